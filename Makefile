@@ -1,0 +1,45 @@
+# Two commands matter on a fresh machine: `make run` and `make test`. Everything else is a step of those.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+BIN := node_modules/.bin
+STAMP := node_modules/.install-stamp
+REPORTS := .cache/test-reports
+
+.PHONY: deps build typecheck lint test test-unit crds run bench clean
+
+$(STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: $(STAMP)
+
+build: deps
+	$(BIN)/tsc -p tsconfig.build.json
+
+typecheck: deps
+	$(BIN)/tsc -p tsconfig.json
+
+lint: deps
+	$(BIN)/eslint --max-warnings 0 .
+
+crds: deps
+	$(BIN)/tsx scripts/gen-crds.ts
+
+test-unit: build
+	@mkdir -p $(REPORTS)
+	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
+
+# Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
+test: build typecheck lint
+	@rm -rf $(REPORTS)
+	@status=0; $(MAKE) --no-print-directory test-unit || status=$$?; \
+	  node scripts/test-summary.mjs $(REPORTS); exit $$status
+
+run: build
+	node bin/gw.js --help
+
+bench: build
+	@for f in bench/*/main.ts; do [ -e "$$f" ] || continue; echo "== $$f"; $(BIN)/tsx "$$f"; done
+
+clean:
+	rm -rf dist .cache

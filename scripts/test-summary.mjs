@@ -1,0 +1,19 @@
+// Sums vitest JSON reports into the one closing line CI reads: `tests: N passed, N failed, N skipped`.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2] ?? '.cache/test-reports';
+let passed = 0, failed = 0, skipped = 0;
+if (existsSync(dir)) {
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+    const r = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    passed += r.numPassedTests ?? 0;
+    failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+    skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  }
+}
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+if (passed === 0) {
+  console.error('no test ran');
+  process.exitCode = 1;
+}
