@@ -40,6 +40,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: controller
 {{- end }}
 
+{{/* Names of cluster-scoped RBAC objects carry the release namespace, so same-named releases in two
+namespaces (several controllers in one cluster) do not collide. */}}
+{{- define "gw.clusterName" -}}
+{{- printf "%s-%s" (include "gw.fullname" .) .Release.Namespace | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "gw.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "gw.fullname" .) .Values.serviceAccount.name }}
@@ -106,9 +112,9 @@ else a Role + RoleBinding in each listed namespace. Argument: dict root, suffix,
 */}}
 {{- define "gw.scopedRole" -}}
 {{- $root := .root }}
-{{- $name := printf "%s-%s" (include "gw.fullname" $root) .suffix }}
 {{- $namespaces := $root.Values.rbac.gatewayNamespaces }}
 {{- if not $namespaces }}
+{{- $name := printf "%s-%s" (include "gw.clusterName" $root) .suffix | trunc 63 | trimSuffix "-" }}
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
@@ -133,6 +139,7 @@ subjects:
     name: {{ include "gw.serviceAccountName" $root }}
     namespace: {{ $root.Release.Namespace }}
 {{- else }}
+{{- $name := printf "%s-%s" (include "gw.fullname" $root) .suffix | trunc 63 | trimSuffix "-" }}
 {{- range $i, $ns := $namespaces }}
 {{- if $i }}
 ---
