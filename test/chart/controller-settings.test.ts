@@ -154,3 +154,14 @@ describe('RBAC', () => {
     expect(reads(renderCase('name-overrides'))).toContain('gwmodels');
   });
 });
+
+describe('optional objects', () => {
+  it('binds a pre-created ServiceAccount without creating it, and renders no Service when disabled', () => {
+    const objects = renderCase('existing-account-no-service');
+    expect(objects.filter((o) => o.kind === 'ServiceAccount' || o.kind === 'Service')).toEqual([]);
+    expect(podSpec(objects)).toMatchObject({ serviceAccountName: 'platform-gw' });
+    const subjects = objects.filter((o) => o.kind.endsWith('Binding')).flatMap((o) => o.subjects as { name: string }[]);
+    expect(subjects.length).toBeGreaterThan(0);
+    expect(subjects.every((s) => s.name === 'platform-gw')).toBe(true);
+  });
+});
