@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { createXdsServer, type XdsServer, type XdsServerOptions } from '../../src/xds/server.js';
 import { createXdsClient, type ApplyResult, type XdsClient, type XdsClientOptions, type XdsUpdate } from '../../src/xds/client.js';
 import { createMemorySource, type MemorySource } from '../../src/xds/memory-source.js';
-import { METHOD_NAME, xdsServiceDefinition, type DeltaRequest, type DeltaResponse } from '../../src/xds/protocol.js';
+import { METHOD_NAME, xdsServiceDefinition, type DeltaRequest, type DeltaResponse, type NodeMessage } from '../../src/xds/protocol.js';
 import type { XdsResource } from '../../src/xds/snapshot.js';
 
 export const log = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
@@ -89,8 +89,8 @@ export function rawStream(port: number, opts: { token?: string; creds?: grpc.Cha
   };
 }
 
-export function node(gateway = 'default/gw', pod = 'raw-0') {
-  const [gatewayNamespace, gatewayName] = gateway.split('/');
+export function node(gateway = 'default/gw', pod = 'raw-0'): NodeMessage {
+  const [gatewayNamespace = '', gatewayName = ''] = gateway.split('/');
   return { gatewayNamespace, gatewayName, podName: pod, buildVersion: 'test' };
 }
 
