@@ -20,7 +20,10 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     }));
   });
   afterEach(() => {
-    for (const o of open.splice(0)) ('client' in o ? o.client.close() : o.close());
+    for (const o of open.splice(0)) {
+      if ('client' in o) o.client.close();
+      else o.close();
+    }
   });
   afterAll(async () => {
     await server.close();
