@@ -61,6 +61,8 @@ export interface XdsServerOptions {
   authorize?: (identity: ProxyIdentity, gateway: string) => boolean;
   /** A proxy rejected these resources of its gateway; the rest of that response was applied. */
   onNack?: (gateway: string, pod: string, errors: ResourceError[]) => void;
+  /** A proxy applied a whole response; `systemVersion` identifies the snapshot it now holds. */
+  onAck?: (gateway: string, pod: string, systemVersion: string) => void;
   /** A proxy applied (or dropped) resources it had rejected before: clear what onNack reported. */
   onResolved?: (gateway: string, pod: string, names: string[]) => void;
   /** Metrics are registered here (once per server). */
@@ -98,7 +100,7 @@ interface Connection {
   sent: Map<string, string>;
   initialized: boolean;
   seq: number;
-  inflight: Map<string, { at: number; names: string[] }>;
+  inflight: Map<string, { at: number; names: string[]; systemVersion: string }>;
   rejected: Map<string, string>;
 }
 
@@ -145,7 +147,7 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     for (const r of diff.upserts) c.sent.set(r.name, r.version);
     for (const n of diff.removes) c.sent.delete(n);
     const nonce = `${c.id}.${++c.seq}`;
-    c.inflight.set(nonce, { at: performance.now(), names: [...diff.upserts.map((r) => r.name), ...diff.removes] });
+    c.inflight.set(nonce, { at: performance.now(), names: [...diff.upserts.map((r) => r.name), ...diff.removes], systemVersion: snap.systemVersion });
     const response: DeltaResponse = { resources: diff.upserts, removedResources: diff.removes, nonce, systemVersionInfo: snap.systemVersion };
     c.call.write(response);
     metrics.pushes.inc();
@@ -158,7 +160,12 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     flush: (gateways) => {
       for (const g of gateways) {
         snapshots.delete(g);
-        for (const c of byGateway.get(g) ?? []) push(c);
+        try {
+          for (const c of byGateway.get(g) ?? []) push(c);
+        } catch (err) {
+          // A failing source must not take the other gateways (or the process) down with it.
+          log.error({ err, gateway: g }, 'xds push failed; the next change of this gateway retries');
+        }
       }
     },
   });
@@ -184,6 +191,7 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
       if (!failed.has(name) && c.rejected.delete(name)) resolved.push(name);
     }
     for (const e of errors) c.rejected.set(e.name, e.message);
+    if (errors.length === 0) opts.onAck?.(c.gateway, c.pod, sent.systemVersion);
     if (errors.length > 0) {
       metrics.nacks.inc({ gateway: c.gateway });
       log.warn({ gateway: c.gateway, pod: c.pod, nonce, errors }, 'proxy rejected resources');
