@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileCaStore, loadOrCreateCa, memoryCaStore } from '../../src/xds/ca.js';
+import { createCa, fileCaStore, loadOrCreateCa, memoryCaStore } from '../../src/xds/ca.js';
 import type { XdsServer } from '../../src/xds/server.js';
 import { createMemorySource, res, startProxy, startServer, waitFor, type FakeProxy } from './harness.js';
 
@@ -124,8 +124,20 @@ describe('xds CA store', () => {
   });
 
   it('returns the CA another replica stored first', async () => {
-    const store = memoryCaStore();
-    const [a, b] = await Promise.all([loadOrCreateCa(store), loadOrCreateCa(store)]);
-    expect(a.caCert).toBe(b.caCert);
+    const [first, second] = await Promise.all([createCa(), createCa()]);
+    const memory = memoryCaStore();
+    expect((await memory.put(first)).caCert).toBe(first.caCert);
+    expect((await memory.put(second)).caCert).toBe(first.caCert);
+
+    const path = join(await mkdtemp(join(tmpdir(), 'gw-xds-race-')), 'ca.json');
+    const stored = await Promise.all([fileCaStore(path).put(first), fileCaStore(path).put(second)]);
+    expect(stored[0].caCert).toBe(stored[1].caCert);
+    expect((await loadOrCreateCa(fileCaStore(path))).caCert).toBe(stored[0].caCert);
+  });
+
+  it('names the file when a stored CA is unreadable', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'gw-xds-bad-')), 'ca.json');
+    await writeFile(path, '{not json');
+    await expect(fileCaStore(path).get()).rejects.toThrow(`${path}: must hold a JSON object with string fields caCert and caKey`);
   });
 });
