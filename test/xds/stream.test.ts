@@ -129,6 +129,34 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     expect(p.updates.length - before).toBeLessThanOrEqual(2);
   });
 
+  it('NACKs every resource of an update whose apply throws, and keeps the previous versions', async () => {
+    source.set('default/gw', { 'listener/a': res('a1') });
+    const p = proxy();
+    await waitFor('snapshot', () => p.client.ready);
+    const held = p.client.versions().get('listener/a');
+    nacks.length = 0;
+    const failing = startProxy(server.port, {
+      podName: 'proxy-throws',
+      apply: () => {
+        throw new Error('listener port in use');
+      },
+    });
+    open.push(failing);
+    await waitFor('nack', () => nacks.some((n) => n.pod === 'proxy-throws'));
+    expect(nacks.find((n) => n.pod === 'proxy-throws')?.errors).toEqual([{ name: 'listener/a', message: 'proxy failed to apply the update: listener port in use' }]);
+    expect(failing.client.versions().size).toBe(0);
+    expect(p.client.versions().get('listener/a')).toBe(held);
+  });
+
+  it('forgets a proxy when its stream ends', async () => {
+    source.set('default/gw', { 'listener/a': res('a1') });
+    const p = startProxy(server.port, { podName: 'short-lived' });
+    await waitFor('snapshot', () => p.client.ready);
+    expect(server.proxies().map((x) => x.pod)).toContain('short-lived');
+    p.client.close();
+    await waitFor('disconnect seen by the server', () => !server.proxies().some((x) => x.pod === 'short-lived'));
+  });
+
   it('counts connected proxies and pushes in the metrics registry', async () => {
     source.set('default/gw', { 'listener/a': res('a1') });
     const p = proxy();
