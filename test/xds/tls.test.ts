@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCa, fileCaStore, loadOrCreateCa, memoryCaStore } from '../../src/xds/ca.js';
 import type { XdsServer } from '../../src/xds/server.js';
@@ -34,7 +35,7 @@ describe('xds tls mode', () => {
 
   beforeAll(async () => {
     source.set('default/gw', { 'listener/a': res('a1') });
-    ({ server } = await startServer(source, { mode: 'tls' }));
+    ({ server } = await startServer(source, { mode: 'tls', tlsNames: ['gw-controller.gw-system.svc'] }));
     caFile = await caFileOf(server);
   });
   afterAll(async () => {
@@ -47,6 +48,17 @@ describe('xds tls mode', () => {
     proxies.push(p);
     await waitFor('snapshot', () => p.client.ready);
     expect(p.state.get('listener/a')).toBe('a1');
+  });
+
+  it('verifies the certificate against a configured service name when dialling an address', async () => {
+    const p = startProxy(server.port, { caFile, podName: 'by-name', serverName: 'gw-controller.gw-system.svc' });
+    proxies.push(p);
+    await waitFor('snapshot', () => p.client.ready);
+    const wrong = startProxy(server.port, { caFile, podName: 'wrong-name', serverName: 'other.example' });
+    const status = await new Promise<{ code: number }>((r) => wrong.client.once('disconnected', (s) => r(s)));
+    wrong.client.close();
+    expect(status.code).toBe(grpc.status.UNAVAILABLE);
+    expect(wrong.client.ready).toBe(false);
   });
 
   it('refuses a plaintext client', async () => {
