@@ -105,6 +105,13 @@ interface Connection {
 }
 
 const DEFAULT_VALIDITY_MS = 7 * 24 * 3600 * 1000;
+const MAX_INFLIGHT = 64;
+const MAX_NACK_ERRORS = 100;
+const MAX_TEXT = 1024;
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
 
 function bearerToken(values: grpc.MetadataValue[]): string | undefined {
   const v = values[0];
@@ -147,6 +154,8 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     for (const r of diff.upserts) c.sent.set(r.name, r.version);
     for (const n of diff.removes) c.sent.delete(n);
     const nonce = `${c.id}.${++c.seq}`;
+    // A proxy that never answers must not grow this map without bound; its oldest nonces are forgotten.
+    if (c.inflight.size >= MAX_INFLIGHT) c.inflight.delete(c.inflight.keys().next().value!);
     c.inflight.set(nonce, { at: performance.now(), names: [...diff.upserts.map((r) => r.name), ...diff.removes], systemVersion: snap.systemVersion });
     const response: DeltaResponse = { resources: diff.upserts, removedResources: diff.removes, nonce, systemVersionInfo: snap.systemVersion };
     c.call.write(response);
@@ -175,6 +184,15 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     debouncer.add(gateways);
   });
 
+  // A failing callback is the caller's bug; it must not end the proxy's stream.
+  const notify = (name: string, fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      log.error({ err, callback: name }, 'xds callback failed');
+    }
+  };
+
   const onReply = (c: Connection, req: DeltaRequest) => {
     const nonce = req.responseNonce ?? '';
     const sent = c.inflight.get(nonce);
@@ -184,20 +202,21 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     }
     c.inflight.delete(nonce);
     metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
-    const errors = (req.errors ?? []).map((e) => ({ name: e.name, message: e.message }));
+    // NACK details come from the proxy and end up in logs and object status: keep them bounded.
+    const errors = (req.errors ?? []).slice(0, MAX_NACK_ERRORS).map((e) => ({ name: clip(e.name), message: clip(e.message) }));
     const failed = new Set(errors.map((e) => e.name));
     const resolved: string[] = [];
     for (const name of sent.names) {
       if (!failed.has(name) && c.rejected.delete(name)) resolved.push(name);
     }
     for (const e of errors) c.rejected.set(e.name, e.message);
-    if (errors.length === 0) opts.onAck?.(c.gateway, c.pod, sent.systemVersion);
+    if (errors.length === 0) notify('onAck', () => opts.onAck?.(c.gateway, c.pod, sent.systemVersion));
     if (errors.length > 0) {
       metrics.nacks.inc({ gateway: c.gateway });
       log.warn({ gateway: c.gateway, pod: c.pod, nonce, errors }, 'proxy rejected resources');
-      opts.onNack?.(c.gateway, c.pod, errors);
+      notify('onNack', () => opts.onNack?.(c.gateway, c.pod, errors));
     }
-    if (resolved.length > 0) opts.onResolved?.(c.gateway, c.pod, resolved);
+    if (resolved.length > 0) notify('onResolved', () => opts.onResolved?.(c.gateway, c.pod, resolved));
   };
 
   const handleStream = (call: grpc.ServerDuplexStream<DeltaRequest, DeltaResponse>) => {

@@ -99,6 +99,20 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     expect(raw.responses).toHaveLength(1);
   });
 
+  it('bounds the NACK details a proxy can report', async () => {
+    source.set('default/gw', { 'listener/a': res('a1') });
+    const raw = rawStream(server.port);
+    open.push(raw);
+    raw.send({ node: node('default/gw', 'noisy') });
+    await waitFor('response', () => raw.responses.length === 1);
+    nacks.length = 0;
+    const errors = Array.from({ length: 500 }, (_, i) => ({ name: `r${i}`, message: 'x'.repeat(5000) }));
+    raw.send({ responseNonce: raw.responses[0]!.nonce, errors });
+    await waitFor('nack', () => nacks.length === 1);
+    expect(nacks[0]!.errors).toHaveLength(100);
+    expect(nacks[0]!.errors[0]!.message.length).toBeLessThanOrEqual(1025);
+  });
+
   it('sends an empty first response when the proxy already holds everything, so it becomes ready', async () => {
     source.set('default/gw', { 'listener/a': res('a1') });
     const raw = rawStream(server.port);
