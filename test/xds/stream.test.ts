@@ -209,3 +209,38 @@ describe('xds readiness', () => {
     }
   });
 });
+
+describe('xds source failures', () => {
+  it('keeps serving other gateways and retries on the next change when the source throws', async () => {
+    const inner = createMemorySource();
+    let failFor: string | undefined;
+    const source = {
+      ...inner,
+      get: (gateway: string) => {
+        if (gateway === failFor) throw new Error('translation cache corrupted');
+        return inner.get(gateway);
+      },
+    };
+    inner.set('default/gw', { 'listener/a': res('a1') });
+    inner.set('other/gw', { 'listener/o': res('o1') });
+    const { server } = await startServer(source as typeof inner);
+    const a = startProxy(server.port, { podName: 'a' });
+    const o = startProxy(server.port, { podName: 'o', gateway: 'other/gw' });
+    try {
+      await waitFor('both ready', () => a.client.ready && o.client.ready);
+      failFor = 'default/gw';
+      inner.set('default/gw', { 'listener/a': res('a2') });
+      inner.set('other/gw', { 'listener/o': res('o2') });
+      await waitFor('other gateway updated', () => o.state.get('listener/o') === 'o2');
+      expect(a.state.get('listener/a')).toBe('a1');
+      failFor = undefined;
+      inner.set('default/gw', { 'listener/a': res('a3') });
+      await waitFor('failed gateway updated on its next change', () => a.state.get('listener/a') === 'a3');
+      expect(a.client.connected).toBe(true);
+    } finally {
+      a.client.close();
+      o.client.close();
+      await server.close();
+    }
+  });
+});
