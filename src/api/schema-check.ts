@@ -180,8 +180,10 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
       return at(`must have at least ${p.limit} entr${p.limit === 1 ? 'y' : 'ies'}`);
     case 'maxProperties':
       return at(`must have at most ${p.limit} entries, got ${Object.keys(data as object).length}`);
-    case 'enum':
-      return at(`must be one of ${oneSentenceList(p.allowedValues as unknown[])}, got ${show(data)}`);
+    case 'enum': {
+      const hint = typeof data === 'boolean' ? ' (YAML reads unquoted Off, On, Yes, No, Y and N as booleans; quote the value)' : '';
+      return at(`must be one of ${oneSentenceList(p.allowedValues as unknown[])}, got ${show(data)}${hint}`);
+    }
     case 'pattern':
       if (p.pattern === DURATION_PATTERN) return at(`must be a duration like 10s, 1m30s or 500ms, got ${show(data)}`);
       if (p.pattern === BYTE_SIZE_PATTERN) return at(`must be a byte size like 1024, 16kb or 2Mi, got ${show(data)}`);
