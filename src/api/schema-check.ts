@@ -115,18 +115,34 @@ function walk(node: Schema, value: unknown, segs: Segment[], visit: (node: Schem
   }
 }
 
-/** API-server defaulting: a missing property with a default gets it, then defaulting continues inside. */
+/**
+ * API-server defaulting (apiextensions' PruneNonNullableNullsWithoutDefaults, then Default): a null for a
+ * non-nullable field is dropped, or replaced by the default when there is one; a missing property with a
+ * default gets it; defaulting continues inside.
+ */
 export function applyDefaults(node: Schema, value: unknown): unknown {
-  if (Array.isArray(value) && node.items) return value.map((v) => applyDefaults(node.items as Schema, v));
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (Array.isArray(value)) {
+    const items = node.items as Schema | undefined;
+    if (!items) return value;
+    return value.map((v) => applyDefaults(items, v === null && !items.nullable && items.default !== undefined ? structuredClone(items.default) : v));
+  }
+  if (value === null || typeof value !== 'object') return value;
   const obj = value as Record<string, unknown>;
   const props = (node.properties ?? {}) as Record<string, Schema>;
+  const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+  for (const k of Object.keys(obj)) {
+    const child = props[k] ?? extra;
+    if (obj[k] === null && child && !child.nullable) {
+      if (child.default === undefined) delete obj[k];
+      else obj[k] = structuredClone(child.default);
+    }
+  }
   for (const [k, child] of Object.entries(props)) {
     if (obj[k] === undefined && child.default !== undefined) obj[k] = structuredClone(child.default);
-    if (obj[k] !== undefined) obj[k] = applyDefaults(child, obj[k]);
   }
-  if (typeof node.additionalProperties === 'object') {
-    for (const k of Object.keys(obj)) if (!(k in props)) obj[k] = applyDefaults(node.additionalProperties as Schema, obj[k]);
+  for (const k of Object.keys(obj)) {
+    const child = props[k] ?? extra;
+    if (child) obj[k] = applyDefaults(child, obj[k]);
   }
   return obj;
 }

@@ -96,6 +96,7 @@ func replay(internal *apiextensions.CustomResourceDefinition, casesFile string) 
 		var obj map[string]interface{}
 		must(utiljson.Unmarshal(c.Manifest, &obj))
 		var errs []string
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, ss)
 		structuraldefaulting.Default(obj, ss)
 		unknown := pruning.PruneWithOptions(obj, ss, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 		for _, u := range unknown {
