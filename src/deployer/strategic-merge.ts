@@ -256,6 +256,7 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
     const field = lookup(schema, k);
     const mergeKey = field.mergeKey ?? '';
     validateOrderList(pv ?? [], order, mergeKey, where);
+    const patchItems = pv === undefined ? undefined : [...pv];
     let merged: Json[];
     if (ov !== undefined && pv === undefined) merged = ov;
     else if (ov === undefined && pv !== undefined) merged = removeDirectives(pv).value as Json[];
@@ -263,8 +264,12 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
     else continue;
     const kind = elementKind([ov ?? [], pv ?? []], [...path, k]);
     if (kind === undefined) throw new SmpError(fieldPath([...path, k]), 'cannot order a list with no items');
+    const live =
+      ov !== undefined && pv !== undefined && kind === 'object' && field.strategy === 'merge' && mergeKey !== ''
+        ? liveOrderSeenByGo(ov, patchItems ?? [], mergeKey)
+        : (ov ?? []);
     const [inOrder, serverOnly] = partitionByPresence(merged, order, mergeKey, fieldPath(where));
-    original[k] = normalizeElementOrder(inOrder, serverOnly, order, ov ?? [], mergeKey, kind, fieldPath(where));
+    original[k] = normalizeElementOrder(inOrder, serverOnly, order, live, mergeKey, kind, fieldPath(where));
     delete patch[k];
   }
 }
@@ -290,4 +295,32 @@ function validateOrderList(patchList: readonly Json[], order: readonly Json[], m
     o++;
   }
   if (p < items.length) throw new SmpError(fieldPath(where), 'must list the patch list\'s items in the same order');
+}
+
+// kubectl's merge deletes and appends items inside the live list's Go backing array, and the
+// $setElementOrder step then reads the live order through the list's old length, so it sees those
+// writes. The JSON decoder grows lists by doubling, so the capacity is the next power of two.
+function liveOrderSeenByGo(live: readonly Json[], patch: readonly Json[], mergeKey: string): Json[] {
+  const cap = live.length === 0 ? 0 : 2 ** Math.ceil(Math.log2(live.length));
+  const backing = [...live];
+  let len = live.length;
+  const find = (key: Json | undefined): number =>
+    backing.slice(0, len).findIndex((o) => isObject(o) && mergeKey in o && scalarEqual(o[mergeKey], key));
+  let replace = false;
+  for (const item of patch) {
+    if (!isObject(item) || !(PATCH in item)) continue;
+    if (item[PATCH] === 'replace') replace = true;
+    if (item[PATCH] !== 'delete') continue;
+    for (let i = find(item[mergeKey]); i >= 0; i = find(item[mergeKey])) {
+      backing.copyWithin(i, i + 1, len);
+      len--;
+    }
+  }
+  if (replace) return backing.slice(0, live.length);
+  for (const item of patch) {
+    if (!isObject(item) || PATCH in item || find(item[mergeKey]) >= 0) continue;
+    if (len >= cap) break;
+    backing[len++] = item;
+  }
+  return backing.slice(0, live.length);
 }
