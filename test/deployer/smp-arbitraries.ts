@@ -112,10 +112,12 @@ const baseSa = fc
 // ---- patches ----
 const scalarPatch = (v: Arb): Arb => fc.oneof({ weight: 4, arbitrary: v }, { weight: 1, arbitrary: fc.constant(null) });
 const mapPatch: Arb = fc.oneof(
-  { weight: 5, arbitrary: fc.dictionary(word, scalarPatch(smallStr), { maxKeys: 3 }) },
-  { weight: 1, arbitrary: fc.constant({ $patch: 'delete' }) },
-  { weight: 1, arbitrary: dict.map((d) => ({ ...d, $patch: 'replace' })) },
-  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 20, arbitrary: fc.dictionary(word, scalarPatch(smallStr), { maxKeys: 3 }) },
+  { weight: 4, arbitrary: fc.constant({ $patch: 'delete' }) },
+  { weight: 4, arbitrary: dict.map((d) => ({ ...d, $patch: 'replace' })) },
+  { weight: 4, arbitrary: fc.constant(null) },
+  // Malformed: kubectl rejects an unknown directive, and so must we.
+  { weight: 1, arbitrary: fc.constantFrom<Json>({ $patch: 'merge' }, { $patch: 'bogus' }) },
 );
 const primitiveSetPatch: Arb = fc.oneof(
   { weight: 3, arbitrary: fc.array(word, { maxLength: 3 }) },
@@ -124,15 +126,17 @@ const primitiveSetPatch: Arb = fc.oneof(
 
 /** A merge-keyed list patch: item patches, maybe `$patch: delete` items and a `$patch: replace` marker. */
 function listPatch(item: (key: Json) => Arb<JsonObject>, keys: Arb, mergeKey: string): Arb<Json[]> {
-  const entry = keys.chain((k) =>
+  const entry: Arb<JsonObject> = keys.chain((k) =>
     fc.oneof(
       { weight: 4, arbitrary: item(k).map((v) => ({ ...v, [mergeKey]: k })) },
-      { weight: 1, arbitrary: fc.constant({ [mergeKey]: k, $patch: 'delete' }) },
+      { weight: 1, arbitrary: fc.constant<JsonObject>({ [mergeKey]: k, $patch: 'delete' }) },
     ),
   );
+  // Now and then a malformed item (no merge key, or a delete without one) that kubectl rejects.
+  const malformed = fc.oneof(item(''), fc.constant<JsonObject>({ $patch: 'delete' }));
   return fc
-    .tuple(fc.uniqueArray(entry, { maxLength: 3, selector: (v) => v[mergeKey] }), fc.nat(12))
-    .map(([items, r]) => (r === 0 ? [...items, { $patch: 'replace' }] : (items as Json[])));
+    .tuple(fc.uniqueArray(entry, { maxLength: 3, selector: (v) => v[mergeKey] }), fc.nat(40), malformed)
+    .map(([items, r, bad]) => (r === 0 ? [...items, { $patch: 'replace' }] : r === 1 ? [...items, bad] : (items as Json[])));
 }
 
 /** Adds `$setElementOrder/<field>` listing the patch's items in order, plus other keys at random places. */
@@ -209,6 +213,7 @@ const metaPatch: Arb<JsonObject> = fc
       fc.constant({}),
       primitiveSetPatch.map((finalizers) => ({ finalizers })),
       uniqWords.map((d) => ({ '$deleteFromPrimitiveList/finalizers': d })),
+      fc.tuple(uniqWords, uniqWords).map(([f, extra]) => ({ finalizers: f, '$setElementOrder/finalizers': [...new Set([...extra, ...f])] })),
     ),
   )
   .map(([a, b]) => ({ ...a, ...b }));
@@ -220,6 +225,8 @@ function workloadPatch(kind: 'Deployment' | 'DaemonSet'): Arb<JsonObject> {
           { $retainKeys: ['type'], type: 'Recreate' },
           { rollingUpdate: { maxSurge: 2 } },
           { $patch: 'replace', type: 'Recreate' },
+          { $retainKeys: ['type'], type: 'RollingUpdate', rollingUpdate: { maxSurge: 3 } },
+          { $retainKeys: 'type', type: 'Recreate' },
         )
       : fc.constant(undefined as unknown as Json);
   return opt({

@@ -89,7 +89,9 @@ describe('strategic merge patch agrees with kubectl patch --type strategic', () 
       const first = failures[0];
       if (first) {
         const report = JSON.stringify({ seed, kind, failing: failures.length, ...first }, null, 1);
-        expect.fail(`SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest:\n${report}`);
+        const dump = join(tmpdir(), `gw-smp-failure-${kind}.json`);
+        writeFileSync(dump, report);
+        expect.fail(`SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest in ${dump}:\n${report}`);
       }
       // Guard against a generator that only produces kubectl errors.
       expect(oracle.filter((o) => o.ok).length).toBeGreaterThan(cases.length / 2);
