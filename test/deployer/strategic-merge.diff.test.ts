@@ -17,6 +17,8 @@ import { smpCaseArbitraries } from './smp-arbitraries.js';
 
 const run = promisify(execFile);
 const seed = Number(process.env.SMP_SEED ?? Math.floor(Math.random() * 2 ** 31));
+// SMP_RUNS_SCALE=<n> multiplies the sample sizes for a longer hunt than the default ~20 s run.
+const scale = Number(process.env.SMP_RUNS_SCALE ?? 1);
 const runsPerKind: Record<string, number> = {
   Deployment: 160,
   DaemonSet: 50,
@@ -79,8 +81,8 @@ function agrees(a: Outcome, b: Outcome): boolean {
 describe('strategic merge patch agrees with kubectl patch --type strategic', () => {
   const { kubectl } = kubeTools();
   for (const [kind, arb] of Object.entries(smpCaseArbitraries)) {
-    it(`gives kubectl's result or error for generated ${kind} patches`, { timeout: 120_000 }, async () => {
-      const cases = fc.sample(arb, { seed, numRuns: runsPerKind[kind] ?? 30 }).map((c) => JSON.parse(JSON.stringify(c)) as SmpCase);
+    it(`gives kubectl's result or error for generated ${kind} patches`, { timeout: 120_000 * scale }, async () => {
+      const cases = fc.sample(arb, { seed, numRuns: Math.ceil((runsPerKind[kind] ?? 30) * scale) }).map((c) => JSON.parse(JSON.stringify(c)) as SmpCase);
       const oracle = await pool(cases, 4, (c, i) => kubectlPatch(kubectl, c, i));
       const failures = cases
         .map((c, i) => ({ c, expected: oracle[i] as Outcome, actual: ours(c) }))
