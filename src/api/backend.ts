@@ -36,6 +36,9 @@ export const McpBackend = Type.Object({
   prefixMode: Type.Optional(StringEnum(['Conditional', 'Always', 'Never'] as const, { default: 'Conditional' })),
 });
 
+/** The backend types of GwBackend.spec, exactly one of which is set. */
+export const BACKEND_TYPES = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
+
 export const GwBackendSpec = Type.Object(
   {
     ai: Type.Optional(BackendAISpec),
@@ -51,7 +54,7 @@ export const GwBackendSpec = Type.Object(
     a2a: Type.Optional(Type.Object({ host: ShortString(), port: Port() })),
     policies: Type.Optional(BackendFull),
   },
-  rules(oneOf(['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'])),
+  rules(oneOf(BACKEND_TYPES)),
 );
 export type GwBackendSpec = Static<typeof GwBackendSpec>;
 export type McpTarget = Static<typeof McpTarget>;

@@ -39,6 +39,9 @@ export const ModelPolicies = Type.Object({
   promptGuard: Type.Optional(AIPromptGuard),
 });
 
+/** The routing strategies of a virtual model, exactly one of which is set. */
+export const VIRTUAL_MODEL_STRATEGIES = ['weighted', 'failover', 'conditional'] as const;
+
 export const VirtualModel = Type.Object(
   {
     weighted: Type.Optional(
@@ -70,7 +73,7 @@ export const VirtualModel = Type.Object(
       }),
     ),
   },
-  rules(oneOf(['weighted', 'failover', 'conditional'])),
+  rules(oneOf(VIRTUAL_MODEL_STRATEGIES)),
 );
 
 const settingOnlyFor = (field: string, provider: string) =>
