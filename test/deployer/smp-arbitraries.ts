@@ -157,7 +157,14 @@ function withOrder(field: string, mergeKey: string, keys: readonly Json[], list:
 }
 
 const envPatch = (): Arb<JsonObject> => opt({ value: scalarPatch(smallStr) });
-const containerPatch = (): Arb<JsonObject> =>
+/** Names patches use for containers and env variables: the small pools, or those of a rendered proxy. */
+interface NamePools {
+  containers: readonly string[];
+  env: readonly string[];
+}
+const smallPools: NamePools = { containers: ['a', 'b', 'c', 'd'], env: ['A', 'B', 'C', 'D'] };
+
+const containerPatch = (pools: NamePools): Arb<JsonObject> =>
   fc
     .tuple(
       opt({
@@ -168,8 +175,8 @@ const containerPatch = (): Arb<JsonObject> =>
       }),
       fc.oneof(
         fc.constant({}),
-        withOrder('env', 'name', ['A', 'B', 'C', 'D'], listPatch(envPatch, upper, 'name')),
-        listPatch(envPatch, upper, 'name').map((env) => ({ env })),
+        withOrder('env', 'name', pools.env, listPatch(envPatch, fc.constantFrom(...pools.env), 'name')),
+        listPatch(envPatch, fc.constantFrom(...pools.env), 'name').map((env) => ({ env })),
       ),
       fc.oneof(
         fc.constant({}),
@@ -186,10 +193,13 @@ const volumePatch = (): Arb<JsonObject> =>
     { configMap: null },
   );
 
-const podSpecPatch: Arb<JsonObject> = fc
+const podSpecPatch = (pools: NamePools): Arb<JsonObject> => {
+  const names = fc.constantFrom(...pools.containers);
+  const containers = (): Arb<JsonObject> => containerPatch(pools);
+  return fc
   .tuple(
     opt({
-      initContainers: listPatch(containerPatch, word, 'name'),
+      initContainers: listPatch(containers, names, 'name'),
       volumes: listPatch(volumePatch, word, 'name'),
       tolerations: scalarPatch(fc.array(toleration, { maxLength: 2 })),
       imagePullSecrets: listPatch(() => fc.constant({}), word, 'name'),
@@ -200,11 +210,12 @@ const podSpecPatch: Arb<JsonObject> = fc
     }),
     fc.oneof(
       fc.constant({}),
-      withOrder('containers', 'name', ['a', 'b', 'c', 'd'], listPatch(containerPatch, word, 'name')),
-      listPatch(containerPatch, word, 'name').map((containers) => ({ containers })),
+      withOrder('containers', 'name', pools.containers, listPatch(containers, names, 'name')),
+      listPatch(containers, names, 'name').map((list) => ({ containers: list })),
     ),
   )
   .map(([a, b]) => ({ ...a, ...b }));
+};
 
 const metaPatch: Arb<JsonObject> = fc
   .tuple(
@@ -218,7 +229,7 @@ const metaPatch: Arb<JsonObject> = fc
   )
   .map(([a, b]) => ({ ...a, ...b }));
 
-function workloadPatch(kind: 'Deployment' | 'DaemonSet'): Arb<JsonObject> {
+export function workloadPatch(kind: 'Deployment' | 'DaemonSet', pools: NamePools = smallPools): Arb<JsonObject> {
   const strategy =
     kind === 'Deployment'
       ? fc.constantFrom<Json>(
@@ -234,7 +245,7 @@ function workloadPatch(kind: 'Deployment' | 'DaemonSet'): Arb<JsonObject> {
     spec: opt({
       replicas: scalarPatch(fc.constantFrom(3, 4)),
       strategy,
-      template: opt({ metadata: opt({ labels: mapPatch }), spec: podSpecPatch }),
+      template: opt({ metadata: opt({ labels: mapPatch }), spec: podSpecPatch(pools) }),
     }),
   }).map((p) => JSON.parse(JSON.stringify(p)) as JsonObject);
 }
@@ -271,6 +282,12 @@ export interface SmpCase {
   base: JsonObject;
   patch: JsonObject;
 }
+
+/** Patches aimed at a rendered proxy Deployment: its container and env names. */
+export const proxyPools: NamePools = {
+  containers: ['proxy', 'sidecar'],
+  env: ['RUST_LOG', 'GW_LOG_LEVEL', 'SESSION_KEY', 'POD_NAME', 'EXTRA'],
+};
 
 export const smpCaseArbitraries: Record<string, Arb<SmpCase>> = {
   Deployment: fc.record({ base: workload('Deployment'), patch: workloadPatch('Deployment') }),
