@@ -28,7 +28,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/translate/**', 'src/api/**'],
+    files: ['src/translate/**', 'src/api/**', 'src/deployer/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['**/controller/**', '@kubernetes/client-node', 'node:fs', 'node:http', 'node:net'] }],
     },
