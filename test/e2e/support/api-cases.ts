@@ -22,7 +22,8 @@ export function loadApiCases(): ApiCase[] {
   if (files.length === 0) throw new Error(`e2e: the API test table ${apiCaseDir}/*.yaml is missing or empty`);
   const cases: ApiCase[] = [];
   for (const file of files) {
-    const list: unknown = parse(readFileSync(join(apiCaseDir, file), 'utf8'));
+    // YAML 1.1, as kubectl and the API's own table test read it ('yes' quoted is a string, yes a boolean).
+    const list: unknown = parse(readFileSync(join(apiCaseDir, file), 'utf8'), { version: '1.1' });
     if (!Array.isArray(list)) throw new Error(`${file}: must be a YAML list of cases`);
     list.forEach((entry: unknown, i) => {
       const c = entry as { name?: unknown; valid?: unknown; path?: unknown; manifest?: unknown };
