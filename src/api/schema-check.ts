@@ -37,6 +37,43 @@ function children(node: Schema): Schema[] {
   return out;
 }
 
+/**
+ * The same schema with every large subtree that occurs more than once (BackendFull, BackendWithAI, auth, …)
+ * moved to `definitions` and referenced, so ajv generates its code once: compiling drops from seconds.
+ */
+function hoistShared(root: Schema): Schema {
+  const keys = new Map<Schema, string>();
+  const counts = new Map<string, number>();
+  const count = (n: Schema): void => {
+    const k = JSON.stringify(n);
+    keys.set(n, k);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    children(n).forEach(count);
+  };
+  count(root);
+  const definitions: Record<string, Schema> = {};
+  const names = new Map<string, string>();
+  const rewrite = (n: Schema): Schema => {
+    const k = keys.get(n)!;
+    if (n === root || (counts.get(k) ?? 0) < 2 || k.length < 1000) return rewriteChildren(n);
+    let name = names.get(k);
+    if (!name) {
+      name = `s${names.size}`;
+      names.set(k, name);
+      definitions[name] = rewriteChildren(n);
+    }
+    return { $ref: `#/definitions/${name}` };
+  };
+  const rewriteChildren = (n: Schema): Schema => {
+    const out: Schema = { ...n };
+    if (n.properties) out.properties = Object.fromEntries(Object.entries(n.properties as Record<string, Schema>).map(([k, v]) => [k, rewrite(v)]));
+    if (n.items && typeof n.items === 'object') out.items = rewrite(n.items as Schema);
+    if (n.additionalProperties && typeof n.additionalProperties === 'object') out.additionalProperties = rewrite(n.additionalProperties as Schema);
+    return out;
+  };
+  return { ...rewrite(root), definitions };
+}
+
 function newAjv(): Ajv {
   const Draft04 = AjvDraft04 as unknown as typeof Ajv;
   const ajv = new Draft04({ allErrors: true, strict: false, validateFormats: false, verbose: true, code: { optimize: false } });
@@ -55,7 +92,7 @@ export interface SchemaChecker {
 /** Builds the checker for one schema (spec or status of a kind); do it once per schema. */
 export function schemaChecker(source: TSchema): SchemaChecker {
   const schema = strictSchema(source);
-  const validate = ajv.compile(schema);
+  const validate = ajv.compile(hoistShared(schema));
   return { check: (value, prefix) => checkValue(schema, validate, value, prefix) };
 }
 
