@@ -12,14 +12,14 @@ import { createHash } from 'node:crypto';
 import { encodeSnapshot, normalizeSnapshot } from '../ir/load.js';
 import type { Snapshot } from '../ir/types.js';
 
-const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false });
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false, verbose: true });
 const validate = ajv.compile<ConfigFile>(ConfigFile);
 
 export function parseConfig(text: string, source: string, env: Record<string, string | undefined>): ConfigFile {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new ProblemError(doc.errors.map((e) => ({
-      source, path: '', message: `is not valid YAML at line ${e.linePos?.[0].line ?? '?'}, column ${e.linePos?.[0].col ?? '?'}: ${e.message.split('\n')[0]}`,
+      source, path: '', message: `is not valid YAML: ${(e.message.split('\n')[0] ?? '').replace(/:$/, '')}`,
     })));
   }
   const problems: Problem[] = [];
@@ -62,6 +62,8 @@ function schemaProblems(errors: ErrorObject[], source: string): Problem[] {
       case 'oneOf': message = `must set exactly one of ${(e.schema as Array<{ required: string[] }>).map((s) => s.required[0]).join(', ')}`; break;
       case 'enum': message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`; break;
       case 'anyOf': message = 'has a value that is not allowed'; break;
+      case 'minimum': case 'maximum': message = rangeMessage(e); break;
+      case 'minProperties': case 'maxProperties': message = `must have ${e.keyword === 'minProperties' ? 'at least' : 'at most'} ${String(e.params.limit)} entries, got ${Object.keys(e.data as object).length}`; break;
       case 'const': message = ''; break;
       default: message = e.message ?? 'is invalid';
     }
@@ -72,6 +74,12 @@ function schemaProblems(errors: ErrorObject[], source: string): Problem[] {
     if (!seen.has(key)) { seen.add(key); out.push(p); }
   }
   return out;
+}
+
+function rangeMessage(e: ErrorObject): string {
+  const { minimum, maximum } = (e.parentSchema ?? {}) as { minimum?: number; maximum?: number };
+  if (minimum !== undefined && maximum !== undefined) return `must be between ${minimum} and ${maximum}, got ${JSON.stringify(e.data)}`;
+  return `${e.message ?? 'is out of range'}, got ${JSON.stringify(e.data)}`;
 }
 
 function describeUnion(e: ErrorObject): string {
