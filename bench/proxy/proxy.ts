@@ -11,3 +11,5 @@ for (const r of snapshot.resources) if (r.bind) r.bind.port = 0;
 const runtime = new ProxyRuntime({ log: pino({ level: 'warn' }) });
 await runtime.apply(snapshot);
 console.log(`http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}/mcp`);
+// Exit normally on SIGTERM so `--cpu-prof` (BENCH_PROF=proxy.ts) can write its profile.
+process.once('SIGTERM', () => void runtime.close().then(() => process.exit(0)));
