@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 
@@ -57,6 +58,12 @@ function percentile(sorted: number[], p: number): number {
 interface Result { rps: number; p50: number; p99: number; n: number }
 
 interface Sample { latencies: number[]; elapsed: number }
+
+/** CPU seconds (user + system) a child has used so far, from /proc: robust to other load on the box. */
+function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 async function closedLoop(url: string, session: string, duration: number): Promise<Sample> {
   const latencies: number[] = [];
@@ -116,10 +123,15 @@ async function main(): Promise<void> {
 
   console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`tools/call, ${concurrency} concurrent, ${seconds}s each`);
+  const [upChild, proxyChild] = children as [ChildProcess, ChildProcess];
+  const before = { up: cpuSeconds(upChild), proxy: cpuSeconds(proxyChild) };
   const [d, p] = await alternate(closedLoop, [upstream, direct], [proxy, proxied]);
+  const upCpuMs = ((cpuSeconds(upChild) - before.up) * 1000) / (d.n + p.n);
+  const proxyCpuMs = ((cpuSeconds(proxyChild) - before.proxy) * 1000) / p.n;
   console.log(`  direct   ${fmt(d)}`);
   console.log(`  proxied  ${fmt(p)}`);
   console.log(`  ratio    ${((p.rps / d.rps) * 100).toFixed(1)}% of direct throughput (target >= 50%)`);
+  console.log(`  cpu      upstream ${upCpuMs.toFixed(3)} ms/call, proxy ${proxyCpuMs.toFixed(3)} ms/call`);
 
   console.log(`tools/call at a fixed ${rate} req/s, ${seconds}s each`);
   const [dr, pr] = await alternate(openLoop, [upstream, direct], [proxy, proxied]);
