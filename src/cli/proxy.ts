@@ -5,6 +5,7 @@ import { createLogger, type LogFormat } from '../log.js';
 import { loadConfigFile } from '../config/load.js';
 import { ProblemError, formatProblem } from '../problem.js';
 import { startStandalone } from '../proxy/standalone.js';
+import { version } from './version.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
 
@@ -56,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     standalone = await startStandalone({
       file, log, watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
+      serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
     });
   } catch (err) {
     return reportFailure(err);

@@ -18,6 +18,7 @@ export interface StandaloneOptions {
   env?: Record<string, string | undefined>;
   security?: RouteSecurityFactory;
   sessionIdleMs?: number;
+  serverInfo?: { name: string; title: string; version: string };
 }
 
 export interface Standalone {
@@ -34,6 +35,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const first = await loadConfigFile(file, env);
   const runtime = new ProxyRuntime({
     log, ...(opts.security ? { security: opts.security } : {}), ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
+    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
   });
   await runtime.apply(first.snapshot, file);
   runtime.metrics.reloads.inc({ result: 'applied' });
