@@ -63,6 +63,11 @@ describe('standalone config loader', () => {
     expect(() => parseConfig('# uses ${UNSET_IN_COMMENT}\nmcp:\n  port: 1\n  targets: [{ name: a, stdio: { cmd: node } }]\n', 'f.yaml', {})).not.toThrow();
   });
 
+  it('accepts the make run example', async () => {
+    const { snapshot } = await loadConfigFile('examples/standalone-mcp/config.yaml', { GW_EXAMPLE_PORT: '3000' });
+    expect(snapshot.resources.find((r) => r.bind)?.bind?.port).toBe(3000);
+  });
+
   it('gives the same snapshot version for the same content', async () => {
     const a = await loadConfigFile(path.join(dir, 'valid/multi-target.yaml'), env);
     const b = await loadConfigFile(path.join(dir, 'valid/multi-target.yaml'), env);
