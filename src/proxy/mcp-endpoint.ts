@@ -160,7 +160,7 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   }
   const call: CallContext = {
     claims,
-    request: { method: req.method ?? 'POST', path: req.url ?? '', headers: flatHeaders(req) },
+    request: { method: req.method ?? 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) },
     sink: undefined,
   };
   const requests: JsonRpcRequest[] = [];
