@@ -51,7 +51,8 @@ export async function connectUpstream(
     events.onClose(target.name);
   };
   try {
-    await client.connect(transport);
+    // A target that never answers initialize must not hold the client's initialize for the SDK default minute.
+    await client.connect(transport, { timeout: 30_000 });
   } catch (err) {
     await upstream.close();
     throw err;
