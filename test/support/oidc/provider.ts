@@ -48,6 +48,20 @@ interface ShapeOptions {
   registration?: boolean;
 }
 
+async function finishInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  if (details.prompt.name === 'login') {
+    await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+    return;
+  }
+  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+  const missing = details.prompt.details;
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+  const grantId = await grant.save();
+  await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,14 +103,6 @@ export async function startProvider(opts: ShapeOptions): Promise<OidcHarness> {
     extraTokenClaims: () => (opts.roles ? { roles: opts.roles } : undefined),
     findAccount: (_ctx: KoaContextWithOIDC, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
     interactions: { url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    // The test user has already consented: grant every requested scope on the default resource.
-    loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
-      grant.addOIDCScope('openid offline_access');
-      grant.addResourceScope(opts.resource.default, opts.resource.scope);
-      await grant.save();
-      return grant;
-    },
     issueRefreshToken: () => true,
     pkce: { required: () => true },
   });
@@ -109,13 +115,11 @@ export async function startProvider(opts: ShapeOptions): Promise<OidcHarness> {
     if (alias) req.url = alias + url.search;
     const interaction = /^\/interaction\/([^/]+)$/.exec(url.pathname);
     if (interaction) {
-      // The user signs in at once: a real interaction, finished without a login page.
-      provider
-        .interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false })
-        .catch((err: unknown) => {
-          res.statusCode = 500;
-          res.end(String(err));
-        });
+      // The user signs in and consents at once: a real interaction, finished without any page.
+      finishInteraction(provider, req, res, accountId).catch((err: unknown) => {
+        res.statusCode = 500;
+        res.end(String(err));
+      });
       return;
     }
     void callback(req, res);
