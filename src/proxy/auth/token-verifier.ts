@@ -42,7 +42,7 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
       cache.delete(token);
     }
     if (token.length > maxTokenBytes) return { ok: false, description: 'The access token is too large' };
-    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return { ok: false, description: 'The access token is malformed' };
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return { ok: false, description: 'The access token is malformed' };
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, opts.keys, {

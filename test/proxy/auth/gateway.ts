@@ -91,7 +91,8 @@ export async function startGateway(): Promise<TestGateway> {
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };
-  const server: Server = createServer((req, res) => {
+  // Header limit above Node's 16 KiB default so the auth module's own token-size limit is what answers.
+  const server: Server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     onRequest(req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(err));
     });
