@@ -32,6 +32,8 @@ export interface McpAuthDeps {
   now?: () => number;
   /** Minimum time between two signing-key fetches (unknown kid, failures). */
   jwksCooldownMs?: number;
+  /** Named as the source of configuration problems (file name, object); default `config`. */
+  source?: string;
 }
 
 const where = 'mcp.policies.mcpAuthentication';
@@ -48,6 +50,15 @@ function validate(s: McpAuthSettings): void {
 }
 
 export function createMcpAuth(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
+  try {
+    return build(settings, deps);
+  } catch (err) {
+    if (err instanceof ProblemError && deps.source) throw new ProblemError(err.problems.map((p) => ({ ...p, source: deps.source ?? p.source })));
+    throw err;
+  }
+}
+
+function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   validate(settings);
   const plan = planProvider(settings);
   const doFetch = deps.fetch ?? fetch;

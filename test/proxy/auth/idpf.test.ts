@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { makeSigningKey, startIdpF, type OidcHarness, type SigningKey } from '../../support/oidc/provider.js';
+import { TestOAuthProvider, userAuthorizes } from '../../support/oidc/mcp-oauth-client.js';
 import { startGateway, type TestGateway } from './gateway.js';
 
 const tenant = '7d1b6c2e-0000-4000-8000-00000000f00d';
@@ -55,63 +55,6 @@ function configureV2(): void {
   });
 }
 
-/** Follows the browser part of the flow (provider redirects, cookies) and returns the code sent to the redirect URI. */
-async function userAuthorizes(start: URL): Promise<string> {
-  const jar = new Map<string, string>();
-  let url = start;
-  for (let i = 0; i < 10; i++) {
-    if (url.href.startsWith(redirectUrl)) {
-      const code = url.searchParams.get('code');
-      if (!code) throw new Error(`no code in ${url.href}`);
-      return code;
-    }
-    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const [k, ...v] = (pair ?? '').split('=');
-      if (k) jar.set(k.trim(), v.join('='));
-    }
-    const location = res.headers.get("location");
-    if (!location) throw new Error(`${url.href} answered ${res.status} without a redirect: ${await res.text()}`);
-    url = new URL(location, url);
-  }
-  throw new Error('too many redirects');
-}
-
-class TestOAuthProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return redirectUrl;
-  }
-  get clientMetadata() {
-    return { client_name: 'SDK test client', redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 const recordingFetch: typeof fetch = async (input, init) => {
   const res = await fetch(input, init);
   const text = await res.clone().text();
@@ -123,7 +66,7 @@ describe('IdpF with the MCP SDK client OAuth flow', () => {
   beforeAll(configureV2);
 
   it('discovers, registers, authorizes with PKCE, redeems the code through the gateway and calls a tool', async () => {
-    const oauth = new TestOAuthProvider();
+    const oauth = new TestOAuthProvider(redirectUrl);
     const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth, fetch: recordingFetch });
     const client = new Client({ name: 'sdk-e2e', version: '1.0.0' });
     await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -135,7 +78,7 @@ describe('IdpF with the MCP SDK client OAuth flow', () => {
     expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizeUrl.searchParams.get('resource')).toBe(mcpUrl);
 
-    const code = await userAuthorizes(authorizeUrl);
+    const code = await userAuthorizes(authorizeUrl, redirectUrl);
     await first.finishAuth(code);
     expect(oauth.saved?.access_token).toBeTruthy();
 
