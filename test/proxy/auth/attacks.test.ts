@@ -178,3 +178,13 @@ describe('optional and permissive modes', () => {
     expect((await call(await crafts.expired!())).status).toBe(200);
   });
 });
+
+describe('inline signing keys (controller-delivered)', () => {
+  it('verifies against the inline key set without fetching anything', async () => {
+    gw.configure({ mode: 'strict', issuer, audiences: [audience], jwksInline: JSON.stringify({ keys: [key.publicJwk] }), resourceMetadata: { resource: audience } }, { now: () => clock });
+    const before = gw.upstream.length;
+    expect((await call(await sign({}))).status).toBe(200);
+    expect((await call(await crafts.unknownKid!())).status).toBe(401);
+    expect(gw.upstream.length).toBe(before);
+  });
+});
