@@ -1,16 +1,8 @@
-// Small HTTP helpers for the auth endpoints: JSON answers, error bodies, bounded bodies, CORS, base URL.
+// Small HTTP helpers for the auth endpoints: bounded bodies, CORS, base URL. JSON answers and error
+// bodies come from the proxy's one helper, re-exported here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-/** Every error from the auth module: `{ "error", "error_description" }`, never a token, secret or stack. */
-export function sendError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { error, error_description: description }, headers);
-}
+export { sendError, sendJson } from '../http-error.js';
 
 export class BodyError extends Error {
   constructor(readonly status: number, message: string) {
