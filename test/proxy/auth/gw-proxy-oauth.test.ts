@@ -123,6 +123,25 @@ describe('gw proxy with MCP authentication', () => {
     await expect(client.callTool({ name: 'crash', arguments: {} })).rejects.toThrow(/403|forbidden|denies/i);
     await client.close();
 
+    // The seed's raw initialize exchange with the token: 200, SSE, session header, serverInfo.
+    const token = oauth.saved?.access_token ?? '';
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+    const init = await fetch(mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'curl', version: '1.0' } } }) });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('content-type')).toContain('text/event-stream');
+    const session = init.headers.get('mcp-session-id');
+    expect(session).toBeTruthy();
+    const sse = await init.text();
+    expect(sse).toMatch(/^event: message$/m);
+    const data = JSON.parse(/^data: (.*)$/m.exec(sse)?.[1] ?? '{}') as { result?: { protocolVersion?: string; serverInfo?: Record<string, unknown> } };
+    expect(data.result?.serverInfo).toMatchObject({ name: expect.any(String), title: expect.any(String), version: expect.any(String) });
+    expect(data.result?.protocolVersion).toBeTruthy();
+
+    // A valid token whose call an authorization rule denies: 403 with a JSON error body.
+    const denied = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'mcp-session-id': session ?? '', 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'crash', arguments: {} } }) });
+    expect(denied.status).toBe(403);
+    expect(((await denied.json()) as { error: string }).error).toBe('forbidden');
+
     expect(logs.length).toBeGreaterThan(0);
     for (const text of [...seen, logs]) expect(text).not.toContain(secret);
   }, 60_000);

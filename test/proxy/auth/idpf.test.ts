@@ -96,6 +96,8 @@ describe('IdpF with the MCP SDK client OAuth flow', () => {
     expect(form.has('resource')).toBe(false);
     expect(form.get('client_secret')).toBe(secret);
     expect(login.hits.some((h) => h.startsWith(`GET /${tenant}/oauth2/v2.0/authorize`))).toBe(true);
+    // Keys came from the default IdpF key URL derived from the issuer.
+    expect(gw.upstream.map((u) => u.url)).toContain(`${login.origin}/${tenant}/discovery/v2.0/keys`);
   });
 
   it('never shows the client secret in any response the client saw or any log line', () => {
@@ -167,9 +169,33 @@ describe('IdpF gateway endpoints', () => {
   });
 
   it('accepts a v2 client-credentials token whose audience is the bare client id', async () => {
-    const r = await login.clientCredentials({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: `api://${clientId}/mcp.tools` });
+    // The seed's by-hand request shape: audience and the `.default` style scope.
+    const r = await login.clientCredentials({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, audience: `api://${clientId}`, scope: `api://${clientId}/mcp.tools` });
+    expect(r.status).toBe(200);
     const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${r.body.access_token as string}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('IdpF confidential registration', () => {
+  const redeem = async () => {
+    const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code: 'not-a-real-code', code_verifier: 'v'.repeat(43), redirect_uri: redirectUrl }).toString(),
+    });
+    return { status: res.status, body: (await res.json()) as { error?: string } };
+  };
+
+  it('is refused client authentication by the provider unless the gateway injects the secret', async () => {
+    gw.configure({ mode: 'strict', issuer: login.issuer, provider: 'idpf', clientId, resourceMetadata: { resource: mcpUrl } });
+    const without = await redeem();
+    expect(without.body.error).toBe('invalid_client');
+    configureV2();
+    const withSecret = await redeem();
+    // Client authentication passed; only the made-up code is refused now.
+    expect(withSecret.body.error).toBe('invalid_grant');
+    expect(JSON.stringify(withSecret.body)).not.toContain(secret);
   });
 });
 
