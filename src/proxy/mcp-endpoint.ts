@@ -97,11 +97,15 @@ function sseHeaders(sessionId: string | undefined): Record<string, string> {
   return headers;
 }
 
+function sseEvent(message: JsonRpcMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
 function sseSink(res: ServerResponse): Sink {
   return {
     send(message: JsonRpcMessage): boolean {
       if (res.writableEnded || res.destroyed) return false;
-      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      res.write(sseEvent(message));
       return true;
     },
   };
@@ -175,9 +179,14 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   }
   for (const r of requests) ctx.onMcpMethod(r.method);
   if (sse) {
+    // Headers go out with the first event, so a plain call costs one write instead of three.
     res.writeHead(200, sseHeaders(session.id));
-    res.flushHeaders();
     call.sink = sseSink(res);
+    if (requests.length === 1 && requests[0]) {
+      const out = await session.handle(requests[0], call);
+      res.end(out ? sseEvent(out) : undefined);
+      return;
+    }
     await Promise.all(requests.map(async (r) => {
       const out = await session.handle(r, call);
       if (out) call.sink?.send(out);
@@ -203,8 +212,7 @@ async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpR
   const headers: Record<string, string> = 'result' in out ? { [sessionHeader]: id } : {};
   if (sse) {
     res.writeHead(200, { ...sseHeaders(undefined), ...headers });
-    sseSink(res).send(out);
-    res.end();
+    res.end(sseEvent(out));
   } else {
     sendJson(res, 200, out, headers);
   }

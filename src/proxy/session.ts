@@ -73,6 +73,9 @@ export class McpSession {
 
   get log(): Logger { return this.opts.log; }
 
+  /** A call in flight counts as activity, however long it runs. */
+  get busy(): boolean { return this.inflight.size > 0; }
+
   /** Connects every target; FailClosed turns any failure into an initialize error. */
   async initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
     const params = req.params ?? {};

@@ -21,6 +21,7 @@ export class SessionRegistry {
   }
 
   add(session: McpSession): void {
+    session.lastActive = Date.now();
     this.sessions.set(session.id, session);
     this.onCount(this.sessions.size);
     session.log.info('session started');
@@ -43,7 +44,7 @@ export class SessionRegistry {
   private async sweep(): Promise<void> {
     const cutoff = Date.now() - this.idleMs;
     for (const s of [...this.sessions.values()]) {
-      if (s.lastActive < cutoff && !s.standalone) await this.end(s.id, 'idle');
+      if (s.lastActive < cutoff && !s.standalone && !s.busy) await this.end(s.id, 'idle');
     }
   }
 }

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { McpTarget } from '../ir/types.js';
+import { upstreamFetch } from './upstream-fetch.js';
 
 export interface UpstreamEvents {
   onNotification(target: string, n: Notification): void;
@@ -74,7 +75,7 @@ function createTransport(target: McpTarget, log: Logger): Transport {
   }
   if (target.transport === 'remote' && target.remote) {
     const url = new URL(target.remote.url);
-    return target.remote.protocol === 'SSE' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url);
+    return target.remote.protocol === 'SSE' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url, { fetch: upstreamFetch });
   }
   throw new Error(`target ${target.name} has no transport`);
 }

@@ -36,9 +36,11 @@ export async function startProxy(mcp: Omit<ConfigFile['mcp'], 'port'>, opts: Par
   return { runtime, url: `http://127.0.0.1:${port}${mcp.path ?? '/mcp'}`, close: () => runtime.close() };
 }
 
-export async function connectClient(url: string, capabilities: ClientCapabilities = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectClient(
+  url: string, capabilities: ClientCapabilities = {}, headers: Record<string, string> = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await client.connect(transport);
   return { client, transport };
 }
