@@ -44,7 +44,7 @@ interface ShapeOptions {
   resource: { default: string; audience: (indicator: string) => string; scope: string };
   roles?: string[];
   accountId?: string;
-  /** Reuse a port (a second issuer on the same "host" is a different origin here). */
+  /** Serve RFC 7591 registration (IdpD management API stand-in). */
   registration?: boolean;
 }
 
