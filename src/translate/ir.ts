@@ -14,9 +14,12 @@ export type IrResource =
   | { backend: IrBackend }
   | { model: IrModel };
 
-/** Effective policy fields, already merged: field path (`traffic.cors`) → value; provenance per path. */
+/**
+ * Effective policy fields, already merged: field path (`traffic.cors`) → the value as canonical JSON
+ * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
+ */
 export interface IrPolicyFields {
-  fields: Record<string, unknown>;
+  fields: Record<string, string>;
   provenance: Record<string, IrFieldProvenance>;
 }
 

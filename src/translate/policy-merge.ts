@@ -4,7 +4,7 @@
 // then namespace/name) wins and the other is reported as Conflicted. A traffic policy with
 // `strategy.inheritance: Override` inverts precedence for its fields: it beats every default, and
 // among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
-import type { IrFieldProvenance, IrPolicyFields } from './ir.js';
+import type { IrFieldProvenance } from './ir.js';
 import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
 import { rec, str, type Rec } from './read.js';
 import { displayName } from './types.js';
@@ -37,7 +37,10 @@ export interface Conflict {
   winner: string;
 }
 
-export interface MergeResult extends IrPolicyFields {
+export interface MergeResult {
+  /** Section-qualified path → value as set by the winning candidate. */
+  fields: Record<string, unknown>;
+  provenance: Record<string, IrFieldProvenance>;
   conflicts: Conflict[];
 }
 

@@ -10,7 +10,7 @@ import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
 import { validAttachments } from './policy-targets.js';
-import { arr, num, rec, recs, selectorMatches, str, type Rec } from './read.js';
+import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
 import { refKind } from './store.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
@@ -84,13 +84,13 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
     const groups = groupByListenerPolicy(gp, [...attached.values()].map((a) => a.listener));
-    for (const [gi, group] of groups.entries()) {
+    for (const group of groups) {
       const leveled = [...listenerLevels(gp, group[0] as ListenerInfo), ...routeLevels(routeAtt, ruleName)];
       const eff = routePolicy(gp, leveled);
       sink.conflicts.push(...eff.conflicts);
       const hosts = new Set(group.flatMap((l) => attached.get(l.irName)?.hosts ?? []));
       sink.routes.push({
-        name: groups.length > 1 ? `${base}@${gi}` : base,
+        name: groups.length > 1 ? `${base}@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}` : base,
         listeners: group.map((l) => l.irName).sort(),
         hostnames: routeHosts.length ? [...hosts].sort() : [],
         matches: matchesOf(route.kind, rule),
@@ -104,7 +104,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
 }
 
 export function fieldsOf(m: MergeResult): IrPolicyFields {
-  return { fields: m.fields, provenance: m.provenance };
+  return { fields: Object.fromEntries(Object.entries(m.fields).map(([k, v]) => [k, stableStringify(v)])), provenance: m.provenance };
 }
 
 function ourParents(gw: StoredObject, route: StoredObject, listeners: ListenerInfo[]): OurParent[] {
@@ -141,7 +141,9 @@ function routeAllowed(ctx: Ctx, l: ListenerInfo, route: StoredObject): boolean {
 function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): ListenerInfo[][] {
   const groups = new Map<string, ListenerInfo[]>();
   for (const l of [...ls].sort((a, b) => (a.irName < b.irName ? -1 : 1))) {
-    const sig = listenerLevels(gp, l).map((x) => `${x.attachment.policy.key}|${x.level}`).sort().join(',');
+    const sig = listenerLevels(gp, l)
+      .filter((x) => { const spec = rec(x.attachment.policy.obj.spec) ?? {}; return spec.traffic !== undefined || spec.backend !== undefined; })
+      .map((x) => `${x.attachment.policy.key}|${x.level}`).sort().join(',');
     const g = groups.get(sig);
     if (g) g.push(l);
     else groups.set(sig, [l]);
