@@ -1,7 +1,7 @@
 // GwBackend and Service → IR Backend. Every GwBackend kind of seed 001 maps onto one IR backend.
 import { lookup, read, type Ctx } from './context.js';
 import type { IrAiProvider, IrBackend, IrMcpTarget } from './ir.js';
-import { num, rec, recs, selectorMatches, str, type Rec } from './read.js';
+import { num, rec, recs, selectorMatches, sortKeys, str, type Rec } from './read.js';
 
 const PROVIDER_KINDS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'] as const;
 const ENUM = (v: string | undefined, dflt: string) => (v ?? dflt).replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
@@ -129,5 +129,5 @@ function aiProvider(ctx: Ctx, ns: string, name: string, p: Rec, path: string, pr
     host = serviceHost(svc, ns);
     port = num(ref.port) ?? port;
   }
-  return { name, kind, settings, host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policies: rec(p.policies) ?? {} };
+  return { name, kind, settings: sortKeys(settings) as Rec, host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policies: (sortKeys(rec(p.policies)) as Rec | undefined) ?? {} };
 }

@@ -51,4 +51,15 @@ describe('incremental re-translation', () => {
     expect(getObject(store, 'GwPolicy', 'default/p')).toBeDefined();
     expect(state.statuses.get('GwPolicy/default/p')).toMatchObject({ ancestors: [{ conditions: [{ type: 'Accepted', status: 'True' }, { type: 'Attached', status: 'True' }] }] });
   });
+
+  it('changes a snapshot version exactly when something the gateway read changed', () => {
+    const text = readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8');
+    const store = createStore();
+    for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
+    const before = snapshots(translateAll(store, goldenOptions(text)));
+    putObject(store, 'GwPolicy', { kind: 'GwPolicy', metadata: { name: 'only-web2', namespace: 'default' }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'web2' }], backend: { tcp: { connectTimeout: '1s' } } } }, 'm');
+    const after = snapshots(translateAll(store, goldenOptions(text)));
+    expect(after.get('default/web')?.version).toBe(before.get('default/web')?.version);
+    expect(after.get('default/web2')?.version).not.toBe(before.get('default/web2')?.version);
+  });
 });
