@@ -16,7 +16,8 @@ export function syntheticCluster(scale: number): Cluster {
   const store = createStore();
   const counts: Record<string, number> = {};
   const put = (kind: Kind, obj: KubeObject) => {
-    putObject(store, kind, obj, 'bench');
+    const e = putObject(store, kind, obj, 'bench');
+    if (e.problems.length) throw new Error(`synthetic ${kind} ${e.key} is invalid: ${e.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
     counts[kind] = (counts[kind] ?? 0) + 1;
   };
   const gateways = 100 * scale, routesPerGateway = 25, rulesPerRoute = 4, backends = 1000 * scale;
@@ -26,12 +27,12 @@ export function syntheticCluster(scale: number): Cluster {
     const spec = b % 3 === 0
       ? { mcp: { targets: [{ name: 't1', static: { host: `mcp-${b}.example`, port: 80 } }, { name: 't2', static: { host: `mcp2-${b}.example`, port: 80, policies: { tls: { sni: 'x' } } } }] } }
       : b % 3 === 1 ? { static: { host: `10.0.${b % 250}.${b % 200}`, port: 8080 } } : { ai: { provider: { openai: { model: 'm' } } } };
-    put('GwBackend', { kind: 'GwBackend', metadata: { name: `b-${b}`, namespace: ns(b) }, spec });
+    put('GwBackend', { apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: `b-${b}`, namespace: ns(b) }, spec });
   }
   const rulePolicies: string[] = [];
   let policies = 0;
   const policy = (namespace: string, name: string, spec: Record<string, unknown>) => {
-    put('GwPolicy', { kind: 'GwPolicy', metadata: { name, namespace, creationTimestamp: `2026-01-01T00:00:${String(policies % 60).padStart(2, '0')}Z` }, spec });
+    put('GwPolicy', { apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name, namespace, creationTimestamp: `2026-01-01T00:00:${String(policies % 60).padStart(2, '0')}Z` }, spec });
     policies++;
   };
   for (let g = 0; g < gateways; g++) {

@@ -43,7 +43,7 @@ describe('incremental re-translation', () => {
     for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
     putObject(store, 'Gateway', { kind: 'Gateway', metadata: { name: 'lonely', namespace: 'default' }, spec: { gatewayClassName: 'gw', listeners: [{ name: 'l', port: 1, protocol: 'HTTP' }] } }, 'm');
     const state = translateAll(store, goldenOptions(text));
-    const policy = { kind: 'GwPolicy', metadata: { name: 'p', namespace: 'default' }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'web2' }], traffic: { authorization: { policy: { matchExpressions: ['true'] } } } } };
+    const policy = { apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'p', namespace: 'default' }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'web2' }], traffic: { authorization: { policy: { matchExpressions: ['true'] } } } } };
     putObject(store, 'GwPolicy', policy, 'm');
     expect(affectedGateways(store, 'GwPolicy/default/p', state)).toEqual(['default/web2']);
     const r = applyChange(state, store, 'GwPolicy/default/p', undefined);
@@ -57,7 +57,7 @@ describe('incremental re-translation', () => {
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
     const before = snapshots(translateAll(store, goldenOptions(text)));
-    putObject(store, 'GwPolicy', { kind: 'GwPolicy', metadata: { name: 'only-web2', namespace: 'default' }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'web2' }], backend: { tcp: { connectTimeout: '1s' } } } }, 'm');
+    putObject(store, 'GwPolicy', { apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'only-web2', namespace: 'default' }, spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'web2' }], backend: { tcp: { connectTimeout: '1s' } } } }, 'm');
     const after = snapshots(translateAll(store, goldenOptions(text)));
     expect(after.get('default/web')?.version).toBe(before.get('default/web')?.version);
     expect(after.get('default/web2')?.version).not.toBe(before.get('default/web2')?.version);
