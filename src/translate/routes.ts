@@ -253,7 +253,7 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
     backendSide = atts.filter((a) => a.sectionName === undefined).map((attachment) => ({ attachment, level: 'Backend' as const }));
     own = { source: displayName('GwBackend', e.key), values: rec(spec.policies) };
     for (const t of result.backend.mcp?.targets ?? []) subs.push({ name: t.name, source: `${displayName('GwBackend', e.key)} target ${t.name}`, values: result.targetPolicies[t.name] });
-    for (const g of result.backend.ai?.groups ?? []) for (const p of g.providers) subs.push({ name: p.name, source: `${displayName('GwBackend', e.key)} provider ${p.name}`, values: Object.keys(p.policies).length ? p.policies : undefined });
+    for (const g of result.backend.ai?.groups ?? []) for (const p of g.providers) subs.push({ name: p.name, source: `${displayName('GwBackend', e.key)} provider ${p.name}`, values: result.targetPolicies[p.name] });
   }
   const merged = backendPolicy(gp, routeSide, backendSide, own);
   sink.conflicts.push(...merged.conflicts);
