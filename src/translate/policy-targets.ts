@@ -72,12 +72,12 @@ const TRAFFIC_TARGETS: ReadonlySet<Kind> = new Set<Kind>(['Gateway', 'ListenerSe
 
 /**
  * Why this policy may not attach to a target of this kind, or undefined when it may. Seed 001: a
- * frontend policy targets only a Gateway; `port` only on frontend policies targeting a Gateway;
+ * frontend policy targets only a Gateway; `port` only on frontend-only policies targeting a Gateway;
  * traffic settings never on a Service or GwBackend.
  */
 export function attachmentProblem(spec: Rec, targetKind: Kind, ref: Rec): string | undefined {
   if (spec.frontend !== undefined && targetKind !== 'Gateway') return `frontend settings can only target a Gateway, not a ${targetKind}`;
-  if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.frontend === undefined)) return 'port may only be used by a frontend policy that targets a Gateway';
+  if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.traffic !== undefined || spec.backend !== undefined)) return 'port may only be used by a frontend-only policy that targets a Gateway';
   if (spec.traffic !== undefined && !TRAFFIC_TARGETS.has(targetKind)) return `traffic settings cannot target a ${targetKind}`;
   return undefined;
 }

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { run } from '../../src/cli/explain.js';
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { explainRoute, parseRouteArg, renderExplanation } from '../../src/translate/explain.js';
 import { translateAll } from '../../src/translate/state.js';
@@ -55,5 +57,27 @@ describe('gw explain route', () => {
     expect(parseRouteArg('r')).toEqual({ namespace: 'default', name: 'r' });
     expect(parseRouteArg('a//b')).toBeUndefined();
     expect(parseRouteArg('a/b/c/d')).toBeUndefined();
+  });
+});
+
+describe('gw explain command', () => {
+  it('prints the explanation for a route in a manifests folder and rejects bad arguments', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-explain-'));
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((s) => { out.push(String(s)); return true; });
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      copyFileSync(join(import.meta.dirname, 'testdata', 'policy-strategy-override.yaml'), join(dir, 'objects.yaml'));
+      expect(await run(['route', 'default/echo', '--manifests', dir])).toBe(0);
+      expect(out.join('')).toContain('traffic.authorization = {"action":"Require","policy":{"matchExpressions":["has(jwt.sub)"]}}');
+      expect(out.join('')).toContain('set by GwPolicy default/platform (level Gateway)');
+      expect(await run(['route', 'default/missing', '--manifests', dir])).toBe(1);
+      expect(await run(['route', 'a/b/c/d', '--manifests', dir])).toBe(2);
+      expect(await run(['route', 'default/echo'])).toBe(2);
+    } finally {
+      write.mockRestore();
+      err.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
