@@ -1,5 +1,6 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
+import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 
 export interface BackendRef {
   /**
@@ -10,6 +11,14 @@ export interface BackendRef {
    * Relative weight; 0 means the backend receives no traffic. A single ref with weight 0 is treated as 1.
    */
   'weight'?: (number);
+  /**
+   * Effective backend policy of this route → backend edge.
+   */
+  'policy'?: (_gw_ir_v1_PolicyFields | null);
+  /**
+   * Per MCP target / AI provider name.
+   */
+  'targetPolicies'?: ({[key: string]: _gw_ir_v1_PolicyFields});
 }
 
 export interface BackendRef__Output {
@@ -21,4 +30,12 @@ export interface BackendRef__Output {
    * Relative weight; 0 means the backend receives no traffic. A single ref with weight 0 is treated as 1.
    */
   'weight': (number);
+  /**
+   * Effective backend policy of this route → backend edge.
+   */
+  'policy': (_gw_ir_v1_PolicyFields__Output | null);
+  /**
+   * Per MCP target / AI provider name.
+   */
+  'targetPolicies': ({[key: string]: _gw_ir_v1_PolicyFields__Output});
 }

@@ -1,6 +1,7 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
 import type { ListenerProtocol as _gw_ir_v1_ListenerProtocol, ListenerProtocol__Output as _gw_ir_v1_ListenerProtocol__Output } from '../../../gw/ir/v1/ListenerProtocol.js';
+import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 
 export interface Listener {
   'name'?: (string);
@@ -13,6 +14,10 @@ export interface Listener {
    */
   'hostnames'?: (string)[];
   'protocol'?: (_gw_ir_v1_ListenerProtocol);
+  /**
+   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields.
+   */
+  'frontend'?: (_gw_ir_v1_PolicyFields | null);
 }
 
 export interface Listener__Output {
@@ -26,4 +31,8 @@ export interface Listener__Output {
    */
   'hostnames': (string)[];
   'protocol': (_gw_ir_v1_ListenerProtocol__Output);
+  /**
+   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields.
+   */
+  'frontend': (_gw_ir_v1_PolicyFields__Output | null);
 }

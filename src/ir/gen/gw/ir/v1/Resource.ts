@@ -4,13 +4,15 @@ import type { Bind as _gw_ir_v1_Bind, Bind__Output as _gw_ir_v1_Bind__Output } f
 import type { Listener as _gw_ir_v1_Listener, Listener__Output as _gw_ir_v1_Listener__Output } from '../../../gw/ir/v1/Listener.js';
 import type { Route as _gw_ir_v1_Route, Route__Output as _gw_ir_v1_Route__Output } from '../../../gw/ir/v1/Route.js';
 import type { Backend as _gw_ir_v1_Backend, Backend__Output as _gw_ir_v1_Backend__Output } from '../../../gw/ir/v1/Backend.js';
+import type { Model as _gw_ir_v1_Model, Model__Output as _gw_ir_v1_Model__Output } from '../../../gw/ir/v1/Model.js';
 
 export interface Resource {
   'bind'?: (_gw_ir_v1_Bind | null);
   'listener'?: (_gw_ir_v1_Listener | null);
   'route'?: (_gw_ir_v1_Route | null);
   'backend'?: (_gw_ir_v1_Backend | null);
-  'kind'?: "bind"|"listener"|"route"|"backend";
+  'model'?: (_gw_ir_v1_Model | null);
+  'kind'?: "bind"|"listener"|"route"|"backend"|"model";
 }
 
 export interface Resource__Output {
@@ -18,5 +20,6 @@ export interface Resource__Output {
   'listener'?: (_gw_ir_v1_Listener__Output | null);
   'route'?: (_gw_ir_v1_Route__Output | null);
   'backend'?: (_gw_ir_v1_Backend__Output | null);
-  'kind'?: "bind"|"listener"|"route"|"backend";
+  'model'?: (_gw_ir_v1_Model__Output | null);
+  'kind'?: "bind"|"listener"|"route"|"backend"|"model";
 }

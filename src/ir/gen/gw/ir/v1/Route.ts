@@ -3,6 +3,7 @@
 import type { PathMatch as _gw_ir_v1_PathMatch, PathMatch__Output as _gw_ir_v1_PathMatch__Output } from '../../../gw/ir/v1/PathMatch.js';
 import type { BackendRef as _gw_ir_v1_BackendRef, BackendRef__Output as _gw_ir_v1_BackendRef__Output } from '../../../gw/ir/v1/BackendRef.js';
 import type { Policy as _gw_ir_v1_Policy, Policy__Output as _gw_ir_v1_Policy__Output } from '../../../gw/ir/v1/Policy.js';
+import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 
 export interface Route {
   'name'?: (string);
@@ -24,6 +25,14 @@ export interface Route {
    * (`GwPolicy default/p1`, `file config.yaml`). Diagnostics only; the runtime never reads it.
    */
   'provenance'?: ({[key: string]: string});
+  /**
+   * Route host names intersected with the listener's; empty means the listener's.
+   */
+  'hostnames'?: (string)[];
+  /**
+   * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
+   */
+  'effective'?: (_gw_ir_v1_PolicyFields | null);
 }
 
 export interface Route__Output {
@@ -46,4 +55,12 @@ export interface Route__Output {
    * (`GwPolicy default/p1`, `file config.yaml`). Diagnostics only; the runtime never reads it.
    */
   'provenance': ({[key: string]: string});
+  /**
+   * Route host names intersected with the listener's; empty means the listener's.
+   */
+  'hostnames': (string)[];
+  /**
+   * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
+   */
+  'effective': (_gw_ir_v1_PolicyFields__Output | null);
 }

@@ -1,0 +1,38 @@
+// Original file: proto/gw/ir/v1/ir_translate.proto
+
+import type { ModelMatch as _gw_ir_v1_ModelMatch, ModelMatch__Output as _gw_ir_v1_ModelMatch__Output } from '../../../gw/ir/v1/ModelMatch.js';
+import type { ModelVisibility as _gw_ir_v1_ModelVisibility, ModelVisibility__Output as _gw_ir_v1_ModelVisibility__Output } from '../../../gw/ir/v1/ModelVisibility.js';
+import type { ModelProvider as _gw_ir_v1_ModelProvider, ModelProvider__Output as _gw_ir_v1_ModelProvider__Output } from '../../../gw/ir/v1/ModelProvider.js';
+import type { ModelRouting as _gw_ir_v1_ModelRouting, ModelRouting__Output as _gw_ir_v1_ModelRouting__Output } from '../../../gw/ir/v1/ModelRouting.js';
+
+/**
+ * A GwModel: which requests it serves and where they go.
+ */
+export interface Model {
+  'name'?: (string);
+  /**
+   * Parent Listener or Route names.
+   */
+  'parents'?: (string)[];
+  'match'?: (_gw_ir_v1_ModelMatch | null);
+  'visibility'?: (_gw_ir_v1_ModelVisibility);
+  'provider'?: (_gw_ir_v1_ModelProvider | null);
+  'routing'?: (_gw_ir_v1_ModelRouting | null);
+  'target'?: "provider"|"routing";
+}
+
+/**
+ * A GwModel: which requests it serves and where they go.
+ */
+export interface Model__Output {
+  'name': (string);
+  /**
+   * Parent Listener or Route names.
+   */
+  'parents': (string)[];
+  'match': (_gw_ir_v1_ModelMatch__Output | null);
+  'visibility': (_gw_ir_v1_ModelVisibility__Output);
+  'provider'?: (_gw_ir_v1_ModelProvider__Output | null);
+  'routing'?: (_gw_ir_v1_ModelRouting__Output | null);
+  'target'?: "provider"|"routing";
+}
