@@ -15,6 +15,7 @@ import { e2eKubeConfig, kubectl, useNamespace } from '../support/kube.js';
 import type { CommandResult } from '../support/kube.js';
 import { mustGet, mustInstall } from './helm-release.js';
 
+
 type Scope = 'cluster' | 'release' | 'gateway' | 'outside';
 
 interface Row {
@@ -141,10 +142,18 @@ describe('controller RBAC of charts/gw', () => {
   };
 
   beforeAll(async () => {
+    // Other files apply crds/ with their own field manager; helm 4 would re-apply the chart's copy and
+    // conflict with them, and authorization does not need the CRDs: this file leaves them alone.
+    const kubeconfig = inject('kubeconfig');
     // Class names are cluster-scoped: one per release so files sharing the API server never collide.
     await Promise.all([
-      mustInstall({ name: 'gw', namespace: clusterWideNs(), values: { gatewayClassName: clusterWideNs() } }),
-      mustInstall({ name: 'gw', namespace: scopedNs(), values: { gatewayClassName: scopedNs(), 'rbac.gatewayNamespaces': [listedA(), listedB()] } }),
+      mustInstall(kubeconfig, { name: 'gw', namespace: clusterWideNs(), skipCrds: true, values: { gatewayClassName: clusterWideNs() } }),
+      mustInstall(kubeconfig, {
+        name: 'gw',
+        namespace: scopedNs(),
+        skipCrds: true,
+        values: { gatewayClassName: scopedNs(), 'rbac.gatewayNamespaces': [listedA(), listedB()] },
+      }),
     ]);
   });
 
@@ -181,7 +190,7 @@ describe('controller RBAC of charts/gw', () => {
   it('the controller server-side applies a proxy Deployment into a gateway namespace as field manager gw-controller', async () => {
     const res = await applyDeploymentAs(clusterWide, unlisted());
     expect(res.code, res.stderr).toBe(0);
-    const deployment = await mustGet('deployment', 'proxy', unlisted());
+    const deployment = await mustGet(inject('kubeconfig'), 'deployment', 'proxy', unlisted());
     const managers = (deployment.metadata as { managedFields?: { manager: string; operation: string }[] }).managedFields ?? [];
     expect(managers).toContainEqual(expect.objectContaining({ manager: 'gw-controller', operation: 'Apply' }));
   });
@@ -207,11 +216,11 @@ describe('controller RBAC of charts/gw', () => {
       });
     const created = await kubectl(inject('kubeconfig'), ['create', ...as, '-f', '-'], lease(ns, 'pod-a'));
     expect(created.code, created.stderr).toBe(0);
-    const current = await mustGet('lease', 'gw-controller', ns);
+    const current = await mustGet(inject('kubeconfig'), 'lease', 'gw-controller', ns);
     // An update (PUT) with the read resourceVersion, as leader election renews.
     const renewed = await kubectl(inject('kubeconfig'), ['replace', ...as, '-f', '-'], lease(ns, 'pod-b', (current.metadata as { resourceVersion?: string }).resourceVersion));
     expect(renewed.code, renewed.stderr).toBe(0);
-    expect(((await mustGet('lease', 'gw-controller', ns)) as unknown as { spec: { holderIdentity: string } }).spec.holderIdentity).toBe('pod-b');
+    expect(((await mustGet(inject('kubeconfig'), 'lease', 'gw-controller', ns)) as unknown as { spec: { holderIdentity: string } }).spec.holderIdentity).toBe('pod-b');
 
     const elsewhere = await kubectl(inject('kubeconfig'), ['create', ...as, '-f', '-'], lease(unlisted(), 'pod-a'));
     expect(elsewhere.code).not.toBe(0);

@@ -106,7 +106,7 @@ describe('rendered chart objects against the API server (server-side dry run)', 
   it.each(cases)('the API server accepts every object rendered for %s', async (caseName) => {
     const kubeconfig = inject('kubeconfig');
     const ns = namespace();
-    const rendered = await helm(['template', 'gw', chartDir, '--namespace', ns, '--values', join(testdataDir, `${caseName}.values.yaml`)]);
+    const rendered = await helm(kubeconfig, ['template', 'gw', chartDir, '--namespace', ns, '--values', join(testdataDir, `${caseName}.values.yaml`)]);
     expect(rendered.code, rendered.stderr).toBe(0);
     const objects = parseAsKubectl(rendered.stdout);
     expect(objects.length).toBeGreaterThan(0);
