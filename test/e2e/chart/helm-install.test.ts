@@ -41,10 +41,11 @@ describe('helm install of charts/gw', () => {
     const gatewayApiCrds = inject('gatewayApiCrdFiles');
     await applyFiles(kubeconfig, gatewayApiCrds);
     await waitForCrdsEstablished(kubeConfigFrom(kubeconfig), crdNamesIn(gatewayApiCrds));
-    const created = await kubectl(kubeconfig, ['create', 'namespace', ns]);
-    if (created.code !== 0) throw new Error(created.stderr);
     // rbac.gatewayNamespaces must exist before the install (Roles go into them).
-    for (const name of [tenantNs, ...listed]) await kubectl(kubeconfig, ['create', 'namespace', name]);
+    for (const name of [ns, tenantNs, ...listed, 'gw-gitops']) {
+      const created = await kubectl(kubeconfig, ['create', 'namespace', name]);
+      if (created.code !== 0) throw new Error(`kubectl create namespace ${name}: ${created.stderr}`);
+    }
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -182,7 +183,6 @@ describe('helm install of charts/gw', () => {
   it('with CRDs owned by another field manager helm install fails on the conflict and --skip-crds installs', async () => {
     const takeOver = await kubectl(kubeconfig, ['apply', '--server-side', '--force-conflicts', '--field-manager=crd-admin', ...chartCrdFiles().flatMap((f) => ['-f', f])]);
     expect(takeOver.code, takeOver.stderr).toBe(0);
-    await kubectl(kubeconfig, ['create', 'namespace', 'gw-gitops']);
     const values = { gatewayClassName: 'gw-gitops', controllerName: 'gw.dev/gw-gitops' };
     const conflicting = await helmInstall(kubeconfig, { name: 'gw', namespace: 'gw-gitops', values });
     expect(conflicting.code).not.toBe(0);
