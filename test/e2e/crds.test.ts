@@ -21,12 +21,29 @@ describe('Gw CRDs in crds/', () => {
     for (const name of crdNamesIn(gwCrdFiles())) {
       const crd = await ext.readCustomResourceDefinition({ name });
       for (const v of crd.spec.versions.filter((v) => v.served)) {
-        const list = await objects.list(`${crd.spec.group}/${v.name}`, crd.spec.names.kind, namespace());
+        const list = await whenStorageReady(() => objects.list(`${crd.spec.group}/${v.name}`, crd.spec.names.kind, namespace()));
         expect(list.items, `${crd.spec.names.kind} ${v.name}`).toEqual([]);
       }
     }
   });
 });
+
+/**
+ * The API server answers 429 "storage is (re)initializing" for a moment after a CRD is (re)applied,
+ * e.g. while the parity suite applies the same CRDs; that is readiness, not a verdict, so wait it out.
+ */
+async function whenStorageReady<T>(call: () => Promise<T>, deadlineMs = 20_000): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      const code = (err as { code?: number }).code;
+      if (code !== 429 || Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
 
 describe('Gateway API CRDs from the Go module cache', () => {
   const namespace = useNamespace('gwapi');
