@@ -12,6 +12,8 @@ interface Entry {
 
 const commands: Record<string, Entry> = {
   version: { summary: 'Print the version of gw', load: () => import('./cli/version.js') },
+  controller: { summary: 'Run the control plane (local mode: --manifests DIR)', load: () => import('./cli/controller.js') },
+  explain: { summary: 'Explain the effective policy of a route, field by field', load: () => import('./cli/explain.js') },
 };
 
 function usage(): string {
