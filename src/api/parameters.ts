@@ -1,0 +1,91 @@
+// GwParameters: how the data plane is provisioned (seed 001 "GwParameters").
+import { Type, ShortString, LongString, Duration, ObjectName, StringEnum, MapOf, JsonObject, rules, rule, atMostOne, oneOf, type Static } from './schema-kit.js';
+
+/** Kubernetes resource.Quantity: int or string, as core types declare it. */
+const Quantity = () =>
+  Type.Unsafe<string | number>({
+    'x-kubernetes-int-or-string': true,
+    anyOf: [{ type: 'integer' }, { type: 'string' }],
+    pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+  });
+
+const Overlay = () =>
+  Type.Object({
+    metadata: Type.Optional(
+      Type.Object({ labels: Type.Optional(MapOf(Type.String({ maxLength: 63 }))), annotations: Type.Optional(MapOf(Type.String({ maxLength: 65536 }))) }),
+    ),
+    spec: Type.Optional(JsonObject()),
+  });
+
+export const GwParametersSpec = Type.Object(
+  {
+    workload: Type.Optional(Type.Object({ kind: Type.Optional(StringEnum(['Deployment', 'DaemonSet'] as const, { default: 'Deployment' })) })),
+    logging: Type.Optional(
+      Type.Object({
+        level: Type.Optional(ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', default: 'info' })),
+        format: Type.Optional(StringEnum(['json', 'text'] as const, { default: 'text' })),
+      }),
+    ),
+    rawConfig: Type.Optional(JsonObject()),
+    image: Type.Optional(
+      Type.Object({
+        registry: Type.Optional(ShortString()),
+        repository: Type.Optional(ShortString()),
+        tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' })),
+        digest: Type.Optional(Type.String({ maxLength: 256, pattern: '^[a-z0-9]+:[a-f0-9]{32,}$' })),
+        pullPolicy: Type.Optional(StringEnum(['Always', 'IfNotPresent', 'Never'] as const)),
+      }),
+    ),
+    env: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: ShortString({ pattern: '^[-._a-zA-Z][-._a-zA-Z0-9]*$' }),
+            value: Type.Optional(Type.String({ maxLength: 32768 })),
+            valueFrom: Type.Optional(JsonObject()),
+          },
+          rules(atMostOne(['value', 'valueFrom'])),
+        ),
+        { maxItems: 64 },
+      ),
+    ),
+    resources: Type.Optional(Type.Object({ limits: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })), requests: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })) })),
+    shutdown: Type.Optional(Type.Object({ minDelay: Type.Optional(Duration()), maxDelay: Type.Optional(Duration()) })),
+    istio: Type.Optional(
+      Type.Object({
+        enabled: Type.Optional(Type.Boolean()),
+        caAddress: Type.Optional(LongString()),
+        trustDomain: Type.Optional(ShortString()),
+        additionalTrustDomains: Type.Optional(Type.Array(ShortString(), { maxItems: 16 })),
+        clusterId: Type.Optional(ShortString()),
+        network: Type.Optional(ShortString()),
+      }),
+    ),
+    spiffe: Type.Optional(Type.Object({ socketPath: Type.Optional(LongString({ pattern: '^/' })) })),
+    modelCatalog: Type.Optional(
+      Type.Object({
+        sources: Type.Array(
+          Type.Object(
+            { configMap: Type.Optional(Type.Object({ name: ObjectName(), key: Type.Optional(ShortString({ default: 'catalog.json' })) })) },
+            rules(oneOf(['configMap'])),
+          ),
+          { minItems: 1, maxItems: 16 },
+        ),
+      }),
+    ),
+    deployment: Type.Optional(Overlay()),
+    daemonSet: Type.Optional(Overlay()),
+    service: Type.Optional(Overlay()),
+    serviceAccount: Type.Optional(Overlay()),
+    podDisruptionBudget: Type.Optional(Overlay()),
+    horizontalPodAutoscaler: Type.Optional(Overlay()),
+  },
+  rules(
+    rule(
+      "!has(self.horizontalPodAutoscaler) || !has(self.workload) || !has(self.workload.kind) || self.workload.kind == 'Deployment'",
+      'horizontalPodAutoscaler may only be set when workload.kind is Deployment',
+      '.horizontalPodAutoscaler',
+    ),
+  ),
+);
+export type GwParametersSpec = Static<typeof GwParametersSpec>;

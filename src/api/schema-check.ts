@@ -1,0 +1,194 @@
+// Checks a value against one kind's schema exactly as the API server would: defaults first, then the
+// structural schema (ajv, draft-04 like CRD schemas, unknown fields rejected as kubectl's strict field
+// validation does), then every x-kubernetes-validations CEL rule at its node, then CELExpression fields.
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import AjvDraft04 from 'ajv-draft-04';
+import { compileCel, evalRule } from '../cel/env.js';
+import { fieldPath } from '../problem.js';
+import { toOpenAPI } from './crd.js';
+import { BYTE_SIZE_PATTERN, DURATION_PATTERN, X_VALIDATIONS, type CelRule, type TSchema } from './schema-kit.js';
+
+type Schema = Record<string, unknown>;
+type Segment = string | number;
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+const HINTS = ['x-gw-cel', 'x-gw-cel-or-duration'];
+
+/** The schema with hints kept and `additionalProperties: false` on closed objects (strict field validation). */
+function strictSchema(schema: unknown): Schema {
+  const s = toOpenAPI(schema as TSchema, HINTS) as Schema;
+  const close = (node: Schema): void => {
+    if (node.properties && node.additionalProperties === undefined && !node['x-kubernetes-preserve-unknown-fields']) node.additionalProperties = false;
+    for (const child of children(node)) close(child);
+  };
+  close(s);
+  return s;
+}
+
+function children(node: Schema): Schema[] {
+  const out: Schema[] = [];
+  if (node.properties) out.push(...Object.values(node.properties as Record<string, Schema>));
+  if (node.items && typeof node.items === 'object') out.push(node.items as Schema);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object') out.push(node.additionalProperties as Schema);
+  return out;
+}
+
+function newAjv(): Ajv {
+  const Draft04 = AjvDraft04 as unknown as typeof Ajv;
+  const ajv = new Draft04({ allErrors: true, strict: false, validateFormats: false, verbose: true });
+  for (const k of ['x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-embedded-resource', ...HINTS]) {
+    ajv.addKeyword({ keyword: k });
+  }
+  return ajv;
+}
+
+const ajv = newAjv();
+
+export interface SchemaChecker {
+  check(value: unknown, prefix: Segment[]): FieldProblem[];
+}
+
+/** Builds the checker for one schema (spec or status of a kind); do it once per schema. */
+export function schemaChecker(source: TSchema): SchemaChecker {
+  const schema = strictSchema(source);
+  const validate = ajv.compile(schema);
+  return { check: (value, prefix) => checkValue(schema, validate, value, prefix) };
+}
+
+function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, prefix: Segment[]): FieldProblem[] {
+  const value = applyDefaults(schema, structuredClone(input));
+  const problems: FieldProblem[] = [];
+  const badPaths: string[] = [];
+  if (!validate(value)) {
+    for (const err of validate.errors ?? []) {
+      const p = ajvProblem(err, prefix);
+      if (p) {
+        problems.push(p);
+        badPaths.push(fieldPath([...prefix, ...pointerSegments(err.instancePath)]));
+      }
+    }
+  }
+  walk(schema, value, prefix, (node, v, segs) => {
+    const here = fieldPath(segs);
+    // A subtree the structural schema already rejected would only give CEL type errors.
+    if (badPaths.some((b) => b === here || b.startsWith(here + '.') || b.startsWith(here + '['))) return;
+    for (const r of (node[X_VALIDATIONS] as CelRule[] | undefined) ?? []) {
+      const ok = evalRule(r.rule, v);
+      if (ok === true) continue;
+      const path = r.fieldPath ? here + r.fieldPath : here;
+      problems.push({ path, message: ok === false ? r.message : `${r.message} (rule failed to evaluate: ${ok})` });
+    }
+    if (typeof v === 'string' && (node['x-gw-cel'] || (node['x-gw-cel-or-duration'] && !new RegExp(String(node['x-gw-cel-or-duration'])).test(v)))) {
+      const c = compileCel(v);
+      if (!c.ok) problems.push({ path: here, message: `is not a valid CEL expression: ${c.message}` });
+    }
+    const listKeys = node['x-kubernetes-list-map-keys'] as string[] | undefined;
+    if (Array.isArray(v) && listKeys) {
+      const seen = new Set<string>();
+      v.forEach((item, i) => {
+        const key = JSON.stringify(listKeys.map((k) => (item as Record<string, unknown>)?.[k]));
+        if (seen.has(key)) problems.push({ path: fieldPath([...segs, i]), message: `duplicate entry for key ${listKeys.join(', ')} ${key}` });
+        seen.add(key);
+      });
+    }
+  });
+  return problems;
+}
+
+/** Visits every present value with its schema node, parents before children. */
+function walk(node: Schema, value: unknown, segs: Segment[], visit: (node: Schema, value: unknown, segs: Segment[]) => void): void {
+  if (value === undefined) return;
+  visit(node, value, segs);
+  if (Array.isArray(value) && node.items) {
+    value.forEach((item, i) => walk(node.items as Schema, item, [...segs, i], visit));
+  } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const props = (node.properties ?? {}) as Record<string, Schema>;
+    const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+    for (const [k, v] of Object.entries(value)) {
+      const child = props[k] ?? extra;
+      if (child) walk(child, v, [...segs, k], visit);
+    }
+  }
+}
+
+/** API-server defaulting: a missing property with a default gets it, then defaulting continues inside. */
+export function applyDefaults(node: Schema, value: unknown): unknown {
+  if (Array.isArray(value) && node.items) return value.map((v) => applyDefaults(node.items as Schema, v));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const obj = value as Record<string, unknown>;
+  const props = (node.properties ?? {}) as Record<string, Schema>;
+  for (const [k, child] of Object.entries(props)) {
+    if (obj[k] === undefined && child.default !== undefined) obj[k] = structuredClone(child.default);
+    if (obj[k] !== undefined) obj[k] = applyDefaults(child, obj[k]);
+  }
+  if (typeof node.additionalProperties === 'object') {
+    for (const k of Object.keys(obj)) if (!(k in props)) obj[k] = applyDefaults(node.additionalProperties as Schema, obj[k]);
+  }
+  return obj;
+}
+
+function pointerSegments(pointer: string): Segment[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
+}
+
+function show(v: unknown): string {
+  return typeof v === 'string' ? JSON.stringify(v.length > 64 ? `${v.slice(0, 61)}...` : v) : JSON.stringify(v) ?? String(v);
+}
+
+function oneSentenceList(values: unknown[]): string {
+  const parts = values.map((v) => String(v));
+  return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} or ${parts[parts.length - 1]}`;
+}
+
+function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefined {
+  const segs = [...prefix, ...pointerSegments(err.instancePath)];
+  const at = (message: string, extra?: Segment) => ({ path: fieldPath(extra === undefined ? segs : [...segs, extra]), message });
+  const p = err.params as Record<string, unknown>;
+  const s = err.parentSchema as Schema | undefined;
+  const data = err.data;
+  // Branch errors of an int-or-string anyOf are summarised by the anyOf error itself.
+  if (err.schemaPath.includes('/anyOf/')) return undefined;
+  switch (err.keyword) {
+    case 'required':
+      return at('is required', String(p.missingProperty));
+    case 'additionalProperties':
+      return at('is not a known field', String(p.additionalProperty));
+    case 'type':
+      return at(`must be ${p.type === 'integer' || p.type === 'object' || p.type === 'array' ? 'an' : 'a'} ${p.type}, got ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}`);
+    case 'minimum':
+    case 'maximum':
+      if (s && s.minimum !== undefined && s.maximum !== undefined) return at(`must be between ${s.minimum} and ${s.maximum}, got ${show(data)}`);
+      return at(`must be ${err.keyword === 'minimum' ? 'at least' : 'at most'} ${p.limit}, got ${show(data)}`);
+    case 'minLength':
+      return at(`must be at least ${p.limit} character${p.limit === 1 ? '' : 's'} long`);
+    case 'maxLength':
+      return at(`must be at most ${p.limit} characters long, got ${(data as string).length}`);
+    case 'minItems':
+      return at(`must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`);
+    case 'maxItems':
+      return at(`must have at most ${p.limit} items, got ${(data as unknown[]).length}`);
+    case 'minProperties':
+      return at(`must have at least ${p.limit} entr${p.limit === 1 ? 'y' : 'ies'}`);
+    case 'maxProperties':
+      return at(`must have at most ${p.limit} entries, got ${Object.keys(data as object).length}`);
+    case 'enum':
+      return at(`must be one of ${oneSentenceList(p.allowedValues as unknown[])}, got ${show(data)}`);
+    case 'pattern':
+      if (p.pattern === DURATION_PATTERN) return at(`must be a duration like 10s, 1m30s or 500ms, got ${show(data)}`);
+      if (p.pattern === BYTE_SIZE_PATTERN) return at(`must be a byte size like 1024, 16kb or 2Mi, got ${show(data)}`);
+      return at(`must match the pattern ${p.pattern}, got ${show(data)}`);
+    case 'anyOf':
+      return s?.['x-kubernetes-int-or-string'] ? at(`must be an integer or a string, got ${show(data)}`) : at('does not match any allowed shape');
+    default:
+      return at(err.message ?? 'is invalid');
+  }
+}

@@ -1,0 +1,105 @@
+// Validates manifests the way the API server would admit them (schema, defaults, CEL rules) and compiles
+// CELExpression fields. Pure: callers read files; this takes text or decoded objects.
+import { parseAllDocuments } from 'yaml';
+import type { Problem } from '../problem.js';
+import { API_VERSION, GROUP, KINDS, kindInfo, type KindInfo } from './kinds.js';
+import { schemaChecker, type SchemaChecker } from './schema-check.js';
+
+export interface ParsedManifests {
+  manifests: unknown[];
+  problems: Problem[];
+}
+
+/** Splits multi-document YAML (or JSON) into objects; empty documents are skipped. */
+export function parseManifests(text: string, source: string): ParsedManifests {
+  const manifests: unknown[] = [];
+  const problems: Problem[] = [];
+  parseAllDocuments(text).forEach((doc, i) => {
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) problems.push({ source, path: '', message: `document ${i + 1} is not valid YAML: ${e.message.split('\n')[0]}` });
+      return;
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value !== null && value !== undefined) manifests.push(value);
+  });
+  return { manifests, problems };
+}
+
+const checkers = new Map<string, { spec: SchemaChecker; status: SchemaChecker }>();
+function checkersFor(info: KindInfo) {
+  let c = checkers.get(info.kind);
+  if (!c) {
+    c = { spec: schemaChecker(info.spec), status: schemaChecker(info.status) };
+    checkers.set(info.kind, c);
+  }
+  return c;
+}
+
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function objectLabel(kind: string, meta: Record<string, unknown>): string {
+  const name = typeof meta.name === 'string' ? meta.name : '<unnamed>';
+  const ns = typeof meta.namespace === 'string' ? meta.namespace : 'default';
+  return `${kind} ${ns}/${name}`;
+}
+
+/**
+ * Every problem with one manifest. Gw kinds get the full check; other kinds (Gateway API, core) only
+ * apiVersion, kind and metadata.name, since their schemas live in the API server.
+ */
+export function validateManifest(obj: unknown, source: string): Problem[] {
+  if (!isObject(obj)) return [{ source, path: '', message: 'must be a Kubernetes object (a YAML mapping), not a scalar or list' }];
+  const kind = typeof obj.kind === 'string' && obj.kind !== '' ? obj.kind : undefined;
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const object = objectLabel(kind ?? '<no kind>', meta);
+  const problems: Problem[] = [];
+  const add = (path: string, message: string) => problems.push({ source, object, path, message });
+
+  if (typeof obj.apiVersion !== 'string' || obj.apiVersion === '') add('apiVersion', 'is required');
+  if (!kind) add('kind', 'is required');
+  if (problems.length > 0) return problems;
+  const apiVersion = obj.apiVersion as string;
+  const isGw = apiVersion.split('/')[0] === GROUP;
+
+  if (isGw && apiVersion !== API_VERSION) add('apiVersion', `must be ${API_VERSION}, got "${apiVersion}"`);
+  if (isGw && kind === 'GwModelList') return [...problems, ...validateList(obj, source, object)];
+  const info = isGw ? kindInfo(kind!) : undefined;
+  if (isGw && !info) {
+    add('kind', `must be one of ${[...KINDS.map((k) => k.kind), 'GwModelList'].join(', ')}, got "${kind}"`);
+    return problems;
+  }
+
+  if (!isObject(obj.metadata)) add('metadata', 'is required');
+  else {
+    if (typeof meta.name !== 'string' || meta.name === '') add('metadata.name', 'is required');
+    else if (meta.name.length > 253 || !NAME.test(meta.name)) add('metadata.name', `must be a lower-case DNS subdomain name, got "${meta.name}"`);
+    if (meta.namespace !== undefined && (typeof meta.namespace !== 'string' || !NAMESPACE.test(meta.namespace) || meta.namespace.length > 63)) {
+      add('metadata.namespace', `must be a lower-case DNS label, got ${JSON.stringify(meta.namespace)}`);
+    }
+  }
+  if (!info) return problems;
+
+  const c = checkersFor(info);
+  if (obj.spec === undefined) add('spec', 'is required');
+  else for (const p of c.spec.check(obj.spec, ['spec'])) add(p.path, p.message);
+  if (obj.status !== undefined) for (const p of c.status.check(obj.status, ['status'])) add(p.path, p.message);
+  for (const key of Object.keys(obj)) {
+    if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(key)) add(key, 'is not a known field');
+  }
+  return problems;
+}
+
+function validateList(obj: Record<string, unknown>, source: string, object: string): Problem[] {
+  if (!Array.isArray(obj.items)) return [{ source, object, path: 'items', message: 'is required and must be a list' }];
+  return obj.items.flatMap((item, i) => {
+    if (isObject(item) && item.kind !== 'GwModel') {
+      return [{ source, object, path: `items[${i}].kind`, message: `must be GwModel, got ${JSON.stringify(item.kind)}` }];
+    }
+    return validateManifest(item, source);
+  });
+}

@@ -1,0 +1,59 @@
+// The control plane's CEL environment, built once: standard CEL plus the strings extension, which is the
+// subset both the Kubernetes API server (CRD validation rules) and @bufbuild/cel implement.
+import { celEnv, parse, plan, isCelError, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+
+const env = celEnv({ funcs: strings });
+
+export type CelProgram = (bindings: Record<string, unknown>) => CelValue;
+
+export type CompileResult = { ok: true; program: CelProgram } | { ok: false; message: string };
+
+const compiled = new Map<string, CompileResult>();
+
+/** Parses and plans `expr` once; later calls with the same text reuse the plan. */
+export function compileCel(expr: string): CompileResult {
+  const hit = compiled.get(expr);
+  if (hit) return hit;
+  let result: CompileResult;
+  try {
+    const run = plan(env, parse(expr));
+    const program: CelProgram = (bindings) => {
+      const out = run(bindings as Parameters<typeof run>[0]);
+      if (isCelError(out)) throw new Error(out.message);
+      return out;
+    };
+    result = { ok: true, program };
+  } catch (e) {
+    result = { ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+  compiled.set(expr, result);
+  return result;
+}
+
+/**
+ * Converts decoded YAML/JSON into CEL input the way the API server sees it: integral numbers are CEL
+ * `int` (the CRD integer type), objects are maps, so `has(self.x)` tests presence.
+ */
+export function toCelValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCelValue);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toCelValue(v);
+    return out;
+  }
+  return value;
+}
+
+/** Evaluates a validation rule with `self` bound; returns true, false, or an error message. */
+export function evalRule(expr: string, self: unknown): boolean | string {
+  const c = compileCel(expr);
+  if (!c.ok) return `rule does not compile: ${c.message}`;
+  try {
+    const out = c.program({ self: toCelValue(self) });
+    return typeof out === 'boolean' ? out : `rule returned ${typeof out}, not a boolean`;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
