@@ -1,0 +1,66 @@
+// Runs cluster mode from the parsed `gw controller` flags until SIGINT/SIGTERM: informers, work queue,
+// leader election, status writer, deployer, and the xDS server every replica runs.
+import http from 'node:http';
+import type { Logger } from 'pino';
+import type { ControllerConfig } from '../cli/controller.js';
+import { startClusterController } from './cluster.js';
+import { errText } from './workers.js';
+
+export async function runClusterController(cfg: ControllerConfig, logger: Logger, signal?: AbortSignal): Promise<number> {
+  const namespace = cfg.leaderElectionNamespace ?? process.env.POD_NAMESPACE;
+  const leaderElect = cfg.leaderElect ?? true;
+  if (leaderElect && !namespace) {
+    logger.error('leader election needs a namespace: pass --leader-election-namespace NS (or set POD_NAMESPACE), or --no-leader-elect');
+    return 2;
+  }
+  let controller;
+  try {
+    controller = await startClusterController({
+      ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
+      controllerName: cfg.controllerName,
+      discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
+      gatewayNamespaces: cfg.gatewayNamespaces,
+      enableModels: cfg.enableModels,
+      leaderElect,
+      leaderElectionNamespace: namespace ?? '',
+      log: logger,
+      ...timingsFromEnv(),
+    });
+  } catch (err) {
+    logger.error({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', err: errText(err) }, 'cannot start the controller');
+    return 2;
+  }
+  let ready = false;
+  void controller.ready().then(() => (ready = true));
+  const health = http.createServer((req, res) => {
+    const ok = req.url === '/healthz' || (req.url === '/readyz' && ready);
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
+  });
+  health.on('error', (err) => logger.warn({ port: cfg.healthPort, err: errText(err) }, 'health endpoint unavailable'));
+  health.listen(cfg.healthPort);
+  logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+  logger.info('stopping: releasing the lease and draining the work queue');
+  await controller.stop();
+  await new Promise<void>((resolve) => health.close(() => resolve()));
+  return 0;
+}
+
+/**
+ * Lease timings from GW_LEASE_DURATION_MS, GW_RENEW_DEADLINE_MS, GW_RETRY_PERIOD_MS: the client-go
+ * defaults (15 s / 10 s / 2 s) suit clusters; tests shorten them.
+ */
+function timingsFromEnv(): { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } {
+  const n = (v: string | undefined) => (v && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+  const out: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } = {};
+  const l = n(process.env.GW_LEASE_DURATION_MS), d = n(process.env.GW_RENEW_DEADLINE_MS), r = n(process.env.GW_RETRY_PERIOD_MS);
+  if (l) out.leaseDurationMs = l;
+  if (d) out.renewDeadlineMs = d;
+  if (r) out.retryPeriodMs = r;
+  return out;
+}
