@@ -35,7 +35,8 @@ export const McpIDP = StringEnum(['IdpA', 'IdpB', 'IdpC', 'IdpD', 'IdpE', 'IdpF'
 export const RemoteJWKS = Type.Object(
   {
     ...RemoteTarget,
-    path: Type.Optional(LongString({ pattern: '^/', default: '/.well-known/jwks.json' })),
+    /** With backendRef; `/.well-known/jwks.json` when unset (no schema default: it would collide with url). */
+    path: Type.Optional(LongString({ pattern: '^/' })),
     cacheDuration: Type.Optional(Duration({ default: '5m' })),
   },
   rules(remoteTargetRule, rule('!has(self.url) || !has(self.path)', 'path may only be set with backendRef; put the path in url instead', '.path')),

@@ -1,6 +1,6 @@
 // How the gateway authenticates to upstreams (seed 001 BackendAuth and its variants).
 import {
-  Type, ShortString, LongString, TinyString, CELExpression, Duration, StringEnum, MapOf, Json,
+  Type, ShortString, LongString, TinyString, CELExpression, Duration, StringEnum, MapOf,
   rules, rule, oneOf, atMostOne, type Static,
 } from './schema-kit.js';
 import { RemoteTarget, remoteTargetRule, SecretRef, SecretKeyRef } from './refs.js';
@@ -142,13 +142,26 @@ export const CrossAppAccessAuth = Type.Object({
   cache: Type.Optional(OAuthTokenCache),
 });
 
+/**
+ * Static claims: any JSON object. The reserved claims are declared (as integers) only so a CEL rule can see
+ * them: the API server hides undeclared fields of preserve-unknown objects from CEL.
+ */
+function StaticClaims() {
+  const reserved = { type: 'integer' };
+  return Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    'x-kubernetes-preserve-unknown-fields': true,
+    maxProperties: 64,
+    properties: { iat: reserved, exp: reserved, nbf: reserved },
+    ...rules(rule('!has(self.iat) && !has(self.exp) && !has(self.nbf)', 'claims must not set the reserved claims iat, exp or nbf')),
+  });
+}
+
 export const JwtSignAuth = Type.Object({
   signingKeyRef: SecretKeyRef('signingKey'),
   alg: Type.Optional(StringEnum(['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384'] as const, { default: 'RS256' })),
   kid: Type.Optional(ShortString()),
-  claims: Type.Optional(
-    MapOf(Json(), rules(rule("!('iat' in self) && !('exp' in self) && !('nbf' in self)", 'claims must not set the reserved claims iat, exp or nbf'))),
-  ),
+  claims: Type.Optional(StaticClaims()),
   ttl: Type.Optional(Duration({ default: '300s' })),
   location: Type.Optional(AuthorizationLocation),
 });

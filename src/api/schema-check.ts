@@ -39,7 +39,7 @@ function children(node: Schema): Schema[] {
 
 function newAjv(): Ajv {
   const Draft04 = AjvDraft04 as unknown as typeof Ajv;
-  const ajv = new Draft04({ allErrors: true, strict: false, validateFormats: false, verbose: true });
+  const ajv = new Draft04({ allErrors: true, strict: false, validateFormats: false, verbose: true, code: { optimize: false } });
   for (const k of ['x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-embedded-resource', ...HINTS]) {
     ajv.addKeyword({ keyword: k });
   }
@@ -90,9 +90,9 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
     if (Array.isArray(v) && listKeys) {
       const seen = new Set<string>();
       v.forEach((item, i) => {
-        const key = JSON.stringify(listKeys.map((k) => (item as Record<string, unknown>)?.[k]));
-        if (seen.has(key)) problems.push({ path: fieldPath([...segs, i]), message: `duplicate entry for key ${listKeys.join(', ')} ${key}` });
-        seen.add(key);
+        const values = listKeys.map((k) => `${k} ${JSON.stringify((item as Record<string, unknown>)?.[k])}`).join(' and ');
+        if (seen.has(values)) problems.push({ path: fieldPath([...segs, i]), message: `duplicates the entry with ${values}` });
+        seen.add(values);
       });
     }
   });

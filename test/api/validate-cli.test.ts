@@ -1,0 +1,113 @@
+// `gw validate` end to end through the CLI dispatcher: files, directories, exit codes, one line per problem.
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli.js';
+import { parseManifests, validateManifest } from '../../src/api/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-validate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+async function validate(...args: string[]): Promise<{ code: number; err: string[]; out: string[] }> {
+  vi.restoreAllMocks();
+  const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const out = vi.spyOn(console, 'log').mockImplementation(() => {});
+  const code = await main(['validate', ...args]);
+  return { code, err: err.mock.calls.map((c) => String(c[0])), out: out.mock.calls.map((c) => String(c[0])) };
+}
+
+const BAD = `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: { name: broken, namespace: team-a }
+spec:
+  mcp:
+    targets:
+      - name: one
+        static: { host: mcp.example.com, port: 0 }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { namespace: team-a }
+spec: {}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: { name: p }
+spec:
+  targetRefs: [{ group: gateway.networking.k8s.io, kind: HTTPRoute, name: r }]
+  traffic:
+    authorization: { policy: { matchExpressions: ['jwt.sub =='] } }
+`;
+
+describe('gw validate', () => {
+  it('exits 0 and reports the object count for every example manifest', async () => {
+    const r = await validate('-f', join(import.meta.dirname, '..', '..', 'examples'));
+    expect(r.err).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.out.join('\n')).toMatch(/^gw validate: \d+ objects valid$/);
+  });
+
+  it('exits 1 with one `<source>: <Kind> <ns>/<name>: <path>: <message>` line per problem', async () => {
+    const p = file('bad.yaml', BAD);
+    const r = await validate('-f', p);
+    expect(r.code).toBe(1);
+    expect(r.err).toEqual([
+      `${p}: GwBackend team-a/broken: spec.mcp.targets[0].static.port: must be between 1 and 65535, got 0`,
+      `${p}: HTTPRoute team-a/<unnamed>: metadata.name: is required`,
+      expect.stringMatching(new RegExp(`^${p}: GwPolicy default/p: spec\\.traffic\\.authorization\\.policy\\.matchExpressions\\[0\\]: is not a valid CEL expression: `)),
+    ]);
+  });
+
+  it('reads several -f arguments and validates each GwModelList item', async () => {
+    const list = file('list.yaml', 'apiVersion: gw.dev/v1alpha1\nkind: GwModelList\nitems:\n  - apiVersion: gw.dev/v1alpha1\n    kind: GwModel\n    metadata: { name: m, namespace: default }\n    spec: { parentRefs: [{ name: g }], provider: Nope }\n');
+    const ok = file('ok.json', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }));
+    const r = await validate('-f', ok, '--filename', list);
+    expect(r.code).toBe(1);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/list\.yaml: GwModel default\/m: spec\.provider: must be one of OpenAI, .* or Custom, got "Nope"$/);
+  });
+
+  it('reports YAML syntax errors, unknown Gw kinds and wrong versions by source', async () => {
+    const p = file('syntax.yaml', 'kind: [unclosed\n---\napiVersion: gw.dev/v1beta1\nkind: GwThing\nmetadata: { name: x }\n');
+    const r = await validate(p);
+    expect(r.code).toBe(1);
+    expect(r.err[0]).toMatch(/syntax\.yaml: document 1 is not valid YAML/);
+    expect(r.err).toContain(`${p}: GwThing default/x: apiVersion: must be gw.dev/v1alpha1, got "gw.dev/v1beta1"`);
+    expect(r.err).toContain(`${p}: GwThing default/x: kind: must be one of GwBackend, GwModel, GwParameters, GwPolicy, GwModelList, got "GwThing"`);
+  });
+
+  it('exits 2 on usage errors and 1 for a missing file', async () => {
+    expect((await validate()).code).toBe(2);
+    expect((await validate('--frobnicate')).code).toBe(2);
+    const r = await validate('-f', join(dir, 'missing.yaml'));
+    expect(r.code).toBe(1);
+    expect(r.err[0]).toMatch(/missing\.yaml: cannot be read: ENOENT/);
+  });
+});
+
+describe('validateManifest', () => {
+  it('applies schema defaults before CEL rules, as the API server does', () => {
+    // apiVersion defaults to v1, so deploymentName is not required.
+    const m = { apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'a' }, spec: { ai: { provider: { azureopenai: { endpoint: 'e' } } } } };
+    expect(validateManifest(m, 's')).toEqual([]);
+  });
+
+  it('rejects unknown top-level fields and a missing spec', () => {
+    const problems = validateManifest({ apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'a' }, extra: 1 }, 's');
+    expect(problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['spec: is required', 'extra: is not a known field']);
+  });
+
+  it('parseManifests skips empty documents and keeps order', () => {
+    const { manifests, problems } = parseManifests('---\na: 1\n---\n---\nb: 2\n', 's');
+    expect(problems).toEqual([]);
+    expect(manifests).toEqual([{ a: 1 }, { b: 2 }]);
+  });
+});
