@@ -3,7 +3,9 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../cli/controller.js';
+import type { ImageDefaults } from '../deployer/pod-template.js';
 import { startClusterController } from './cluster.js';
+import { createDeployer } from './deploy-apply.js';
 import { errText } from './workers.js';
 
 export async function runClusterController(cfg: ControllerConfig, logger: Logger, signal?: AbortSignal): Promise<number> {
@@ -24,6 +26,16 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
       log: logger,
+      deploy: createDeployer({
+        render: {
+          controllerService: { name: process.env.GW_CONTROLLER_SERVICE_NAME ?? 'gw', namespace: namespace ?? 'default' },
+          xdsPort: cfg.xdsPort,
+          xdsMode: cfg.xdsMode,
+          proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
+        },
+        classParametersRefs: cfg.gatewayClassParametersRefs,
+        now: () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      }),
       ...timingsFromEnv(),
     });
   } catch (err) {
@@ -63,4 +75,15 @@ function timingsFromEnv(): { leaseDurationMs?: number; renewDeadlineMs?: number;
   if (d) out.renewDeadlineMs = d;
   if (r) out.retryPeriodMs = r;
   return out;
+}
+
+export const DEFAULT_PROXY_IMAGE = 'ghcr.io/gw-dev/proxy:latest';
+
+/** `registry/repo/name:tag` or `…@sha256:…` → the deployer's image defaults (a digest stays in the tag slot's place). */
+export function parseImage(ref: string): ImageDefaults {
+  const at = ref.indexOf('@');
+  if (at >= 0) return { repository: ref };
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? { repository: ref.slice(0, colon), tag: ref.slice(colon + 1) } : { repository: ref };
 }
