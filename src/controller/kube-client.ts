@@ -74,7 +74,10 @@ export class KubeClient {
           res.destroy(err as Error);
         }
       });
-      res.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+      const fail = (err: Error) => (signal.aborted ? resolve() : reject(err));
+      // readline re-emits errors of its input; both must be handled or a dropped connection crashes the process.
+      lines.on('error', fail);
+      res.on('error', fail);
       res.on('close', () => (res.complete || signal.aborted ? resolve() : reject(new Error('watch stream closed before it ended'))));
     });
   }
@@ -92,9 +95,12 @@ export class KubeClient {
       req.on('error', reject);
       // An idle socket (half-open connection, paused server) fails the request instead of hanging.
       req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error(`${method} ${path}: no response within ${opts.timeoutMs ?? 30_000} ms`)));
-      if (opts.signal) {
-        if (opts.signal.aborted) req.destroy(new Error('aborted'));
-        opts.signal.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
+      const signal = opts.signal;
+      if (signal) {
+        const onAbort = () => req.destroy(new Error('aborted'));
+        if (signal.aborted) onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        req.on('close', () => signal.removeEventListener('abort', onAbort));
       }
       req.end(body);
     });

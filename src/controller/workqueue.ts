@@ -51,8 +51,12 @@ export function maxOfLimiters(...limiters: RateLimiter[]): RateLimiter {
   };
 }
 
+/**
+ * client-go's default pairing, with the per-key cap lowered from 1000 s to 60 s: reconciles here are
+ * cheap, and after an API server outage a key should not sit out a quarter of an hour.
+ */
 export function defaultLimiter(clock: Clock): RateLimiter {
-  return maxOfLimiters(exponentialLimiter(), bucketLimiter(clock));
+  return maxOfLimiters(exponentialLimiter(5, 60_000), bucketLimiter(clock));
 }
 
 export class WorkQueue {
