@@ -16,8 +16,9 @@ import { KubeClient, loadKubeConfig } from './kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { ALTERNATIVES, WATCHED } from './resources.js';
 import { createControllerSource, type ControllerSource } from './snapshot-source.js';
-import { withConditions } from './status-merge.js';
+import { withConditions, withRejections, type Rejection } from './status-merge.js';
 import { StatusWriter } from './status-writer.js';
+import { objectOfResource } from './xds-glue.js';
 import { runWorkers, type Result } from './workers.js';
 import { WorkQueue } from './workqueue.js';
 
@@ -56,6 +57,10 @@ export interface DeployContext {
 
 export interface ClusterController {
   readonly source: ControllerSource;
+  /** The xDS server's onNack: the rejection becomes a condition on the object the resource came from. */
+  reportNack(gateway: string, pod: string, errors: { name: string; message: string }[]): void;
+  /** The xDS server's onResolved: the proxy applied (or dropped) what it had rejected. */
+  resolveNack(gateway: string, pod: string, names: string[]): void;
   readonly store: Store;
   readonly client: KubeClient;
   isLeader(): boolean;
@@ -81,6 +86,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   let synced = false;
   let leader = !o.leaderElect;
   const deployConditions = new Map<string, Condition[]>();
+  /** Object key → `gateway|pod|resource` → what a proxy said when it rejected a resource of that object. */
+  const nacks = new Map<string, Map<string, Rejection>>();
 
   const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
   const informers = new Map<Kind, Informer>();
@@ -89,7 +96,9 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     desired: (key) => {
       const s = state?.statuses.get(key);
       const extra = splitObjectKey(key)?.kind === 'Gateway' ? deployConditions.get(splitObjectKey(key)!.key) : undefined;
-      return s && extra ? withConditions(s, extra) : s;
+      const withDeploy = s && extra ? withConditions(s, extra) : s;
+      const rejected = nacks.get(key);
+      return withDeploy && rejected?.size ? withRejections(withDeploy, [...rejected.values()], new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z')) : withDeploy;
     },
     writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
   });
@@ -226,6 +235,21 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
 
   return {
     source, store, client,
+    reportNack(gateway, pod, errors) {
+      for (const e of errors) {
+        const key = objectOfResource(e.name, gateway);
+        let m = nacks.get(key);
+        if (!m) nacks.set(key, (m = new Map()));
+        m.set(`${gateway}|${pod}|${e.name}`, { gateway, message: `proxy ${pod} rejected ${e.name}: ${e.message}` });
+        queue.add(`status:${key}`);
+      }
+    },
+    resolveNack(gateway, pod, names) {
+      for (const name of names) {
+        const key = objectOfResource(name, gateway);
+        if (nacks.get(key)?.delete(`${gateway}|${pod}|${name}`)) queue.add(`status:${key}`);
+      }
+    },
     isLeader: () => leader,
     ready: () => readyPromise,
     async stop() {

@@ -15,6 +15,7 @@ import type { DeployContext } from './cluster.js';
 import { isStatus, type KubeClient } from './kube-client.js';
 import { DEPLOYED, resourceFor, resourcePath, type Resource } from './resources.js';
 import type { Result } from './workers.js';
+import { publishCaBundle } from './xds-glue.js';
 
 export const FIELD_MANAGER = 'gw-controller';
 /** Hash of the rendered object as last applied: an unchanged render is not sent again. */
@@ -25,6 +26,8 @@ export interface DeployApplyOptions {
   /** `--gateway-class-parameters-refs`: class name → GwParameters, for classes without parametersRef. */
   classParametersRefs?: Record<string, { name: string; namespace: string }>;
   now: () => string;
+  /** The xDS CA bundle (tls and either modes): published as a ConfigMap in each Gateway's namespace. */
+  caBundle?: () => string | undefined;
 }
 
 export function createDeployer(o: DeployApplyOptions): (ctx: DeployContext) => Promise<Result> {
@@ -49,6 +52,8 @@ export function createDeployer(o: DeployApplyOptions): (ctx: DeployContext) => P
         ctx.setConditions([condition('Accepted', false, 'InvalidParameters', rendered.problems.map(formatProblem).join('; '), gen, o.now())]);
         return {};
       }
+      const ca = o.caBundle?.();
+      if (ca) await publishCaBundle(ctx.client, gw.metadata.namespace, ca, o.render.xdsCaConfigMap);
       for (const obj of rendered.objects) await applyObject(ctx.client, obj);
       await prune(ctx.client, gw, rendered.objects);
       ctx.setConditions([]);

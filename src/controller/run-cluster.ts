@@ -6,6 +6,8 @@ import type { ControllerConfig } from '../cli/controller.js';
 import type { ImageDefaults } from '../deployer/pod-template.js';
 import { startClusterController } from './cluster.js';
 import { createDeployer } from './deploy-apply.js';
+import { createXdsServer, type XdsServer } from '../xds/server.js';
+import { authorizeGatewayServiceAccount, secretCaStore, tokenReviewAuthenticator } from './xds-glue.js';
 import { errText } from './workers.js';
 
 export async function runClusterController(cfg: ControllerConfig, logger: Logger, signal?: AbortSignal): Promise<number> {
@@ -15,6 +17,11 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     logger.error('leader election needs a namespace: pass --leader-election-namespace NS (or set POD_NAMESPACE), or --no-leader-elect');
     return 2;
   }
+  const serviceName = process.env.GW_CONTROLLER_SERVICE_NAME ?? 'gw';
+  // All interfaces in a pod; tests and local runs set GW_LISTEN_HOST=127.0.0.1.
+  const listenHost = process.env.GW_LISTEN_HOST ?? '0.0.0.0';
+  // Known once the xDS server has its CA; the deployer reads it on each run.
+  let caBundle: string | undefined;
   let controller;
   try {
     controller = await startClusterController({
@@ -28,18 +35,41 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
       log: logger,
       deploy: createDeployer({
         render: {
-          controllerService: { name: process.env.GW_CONTROLLER_SERVICE_NAME ?? 'gw', namespace: namespace ?? 'default' },
+          controllerService: { name: serviceName, namespace: namespace ?? 'default' },
           xdsPort: cfg.xdsPort,
           xdsMode: cfg.xdsMode,
           proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
         },
         classParametersRefs: cfg.gatewayClassParametersRefs,
+        caBundle: () => caBundle,
         now: () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
       }),
       ...timingsFromEnv(),
     });
   } catch (err) {
     logger.error({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', err: errText(err) }, 'cannot start the controller');
+    return 2;
+  }
+  let xds: XdsServer | undefined;
+  try {
+    xds = await createXdsServer({
+      source: controller.source,
+      log: logger,
+      port: cfg.xdsPort,
+      host: listenHost,
+      mode: cfg.xdsMode,
+      ...(cfg.xdsMode === 'plaintext' ? {} : { caStore: secretCaStore(controller.client, namespace ?? 'default') }),
+      tlsNames: [`${serviceName}.${namespace ?? 'default'}.svc`, `${serviceName}.${namespace ?? 'default'}.svc.cluster.local`],
+      authenticate: tokenReviewAuthenticator(controller.client),
+      authorize: authorizeGatewayServiceAccount,
+      onNack: (gateway, pod, errors) => controller.reportNack(gateway, pod, errors),
+      onResolved: (gateway, pod, names) => controller.resolveNack(gateway, pod, names),
+    });
+    caBundle = xds.caBundle;
+    logger.info({ port: xds.port, mode: cfg.xdsMode }, 'xds server listening');
+  } catch (err) {
+    logger.error({ port: cfg.xdsPort, err: errText(err) }, 'cannot start the xds server');
+    await controller.stop();
     return 2;
   }
   let ready = false;
@@ -49,7 +79,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
   });
   health.on('error', (err) => logger.warn({ port: cfg.healthPort, err: errText(err) }, 'health endpoint unavailable'));
-  health.listen(cfg.healthPort);
+  health.listen(cfg.healthPort, listenHost);
   logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -58,6 +88,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     signal?.addEventListener('abort', stop, { once: true });
   });
   logger.info('stopping: releasing the lease and draining the work queue');
+  await xds.close();
   await controller.stop();
   await new Promise<void>((resolve) => health.close(() => resolve()));
   return 0;

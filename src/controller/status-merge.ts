@@ -79,3 +79,33 @@ export function withConditions(status: Rec, extra: readonly Condition[]): Rec {
   const types = new Set(extra.map((c) => c.type));
   return { ...status, conditions: [...conds.filter((c) => !types.has(c.type)), ...extra] };
 }
+
+export interface Rejection {
+  gateway: string;
+  message: string;
+}
+
+/**
+ * Proxy NACKs as conditions: `Programmed=False, reason RejectedByProxy` on objects with conditions,
+ * and on the route parent entries of the Gateway whose proxies rejected the route.
+ */
+export function withRejections(status: Rec, rejections: readonly Rejection[], now: string): Rec {
+  const cond = (msgs: string[], gen: unknown): Condition => ({
+    type: 'Programmed', status: 'False', reason: 'RejectedByProxy', message: msgs.sort().join('; ').slice(0, 32_000),
+    observedGeneration: typeof gen === 'number' ? gen : 0, lastTransitionTime: now,
+  });
+  if (Array.isArray(status.conditions)) {
+    const gen = (status.conditions as Condition[])[0]?.observedGeneration;
+    return withConditions(status, [cond(rejections.map((r) => r.message), gen)]);
+  }
+  if (Array.isArray(status.parents)) {
+    const parents = (status.parents as Rec[]).map((p) => {
+      const ref = isRec(p.parentRef) ? p.parentRef : {};
+      const mine = rejections.filter((r) => r.gateway.endsWith(`/${String(ref.name)}`) && (ref.namespace === undefined || r.gateway.startsWith(`${String(ref.namespace)}/`)));
+      const conds = Array.isArray(p.conditions) ? (p.conditions as Condition[]) : [];
+      return mine.length ? withConditions(p, [cond(mine.map((r) => r.message), conds[0]?.observedGeneration)]) : p;
+    });
+    return { ...status, parents };
+  }
+  return status;
+}

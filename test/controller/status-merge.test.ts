@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keepTransitionTimes, statusPatch, withConditions } from '../../src/controller/status-merge.js';
+import { keepTransitionTimes, statusPatch, withConditions, withRejections } from '../../src/controller/status-merge.js';
+import { objectOfResource } from '../../src/controller/xds-glue.js';
 
 const ours = 'gw.dev/gateway-controller';
 const cond = (type: string, status: 'True' | 'False', t: string, gen = 1) => ({ type, status, reason: status === 'True' ? type : 'Invalid', message: 'm', observedGeneration: gen, lastTransitionTime: t });
@@ -49,5 +50,27 @@ describe('withConditions', () => {
   it('replaces conditions of the same type and keeps the rest', () => {
     const s = withConditions({ conditions: [cond('Accepted', 'True', 'T'), cond('Programmed', 'True', 'T')] }, [cond('Programmed', 'False', 'T')]);
     expect(s.conditions).toEqual([cond('Accepted', 'True', 'T'), cond('Programmed', 'False', 'T')]);
+  });
+});
+
+describe('withRejections', () => {
+  it('marks an object with conditions Programmed=False RejectedByProxy', () => {
+    const s = withRejections({ conditions: [cond('Accepted', 'True', 'T', 4)] }, [{ gateway: 'ns/web', message: 'proxy p rejected backend/GwBackend/ns/b: bad' }], 'NOW');
+    expect(s.conditions).toEqual([cond('Accepted', 'True', 'T', 4), { type: 'Programmed', status: 'False', reason: 'RejectedByProxy', message: 'proxy p rejected backend/GwBackend/ns/b: bad', observedGeneration: 4, lastTransitionTime: 'NOW' }]);
+  });
+
+  it('marks only the route parent entry of the gateway whose proxy rejected the route', () => {
+    const s = withRejections({ parents: [parent('web', ours, 'T'), parent('other', ours, 'T')] }, [{ gateway: 'ns/web', message: 'rejected' }], 'NOW');
+    const parents = s.parents as { conditions: { type: string }[] }[];
+    expect(parents[0]!.conditions.map((c) => c.type)).toEqual(['Accepted', 'Programmed']);
+    expect(parents[1]!.conditions.map((c) => c.type)).toEqual(['Accepted']);
+  });
+});
+
+describe('objectOfResource', () => {
+  it('maps route and backend resources to their objects and the rest to the Gateway', () => {
+    expect(objectOfResource('route/HTTPRoute/ns/r/0', 'ns/web')).toBe('HTTPRoute/ns/r');
+    expect(objectOfResource('backend/GwBackend/ns/b', 'ns/web')).toBe('GwBackend/ns/b');
+    expect(objectOfResource('listener/ns/web/http', 'ns/web')).toBe('Gateway/ns/web');
   });
 });

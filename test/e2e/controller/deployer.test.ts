@@ -48,6 +48,9 @@ describe('deployer', () => {
     }
     const containers = ((dep.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers);
     expect(containers[0]!.image).toBe('example.com/gw/proxy:1.2.3');
+    const bundle = await eventually(() => obj('v1', 'ConfigMap', 'gw-xds-ca'), 30_000, 'xDS CA bundle ConfigMap');
+    const ca = await read(kc, 'v1', 'Secret', 'gw-xds-ca', ns());
+    expect((bundle.data as Record<string, string>)['ca.crt']).toBe(Buffer.from(String((ca.data as Record<string, string>)['ca.crt']), 'base64').toString('utf8'));
     const secret = await eventually(() => obj('v1', 'Secret', 'edge-session-key'), 30_000, 'session-key Secret');
     expect(Buffer.from(String((secret.data as Record<string, string>)['session-key']), 'base64')).toHaveLength(32);
   });

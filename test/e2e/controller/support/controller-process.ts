@@ -35,10 +35,10 @@ export function startController(o: ControllerStart): ControllerProcess {
   const args = [
     '--import', 'tsx', join(here, 'run-controller.ts'),
     '--kubeconfig', o.kubeconfig, '--controller-name', o.controllerName,
-    '--leader-election-namespace', o.leaderElectionNamespace, '--log-level', 'debug', '--health-port', String(20_000 + Math.floor(Math.random() * 20_000)),
+    '--leader-election-namespace', o.leaderElectionNamespace, '--log-level', 'debug', '--health-port', String(randomPort()), '--xds-port', String(randomPort()),
     ...(o.extraArgs ?? []),
   ];
-  const env: NodeJS.ProcessEnv = { ...process.env, POD_NAME: o.identity };
+  const env: NodeJS.ProcessEnv = { ...process.env, POD_NAME: o.identity, GW_LISTEN_HOST: '127.0.0.1' };
   if (o.lease) Object.assign(env, { GW_LEASE_DURATION_MS: String(o.lease.durationMs), GW_RENEW_DEADLINE_MS: String(o.lease.renewDeadlineMs), GW_RETRY_PERIOD_MS: String(o.lease.retryPeriodMs) });
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const file = createWriteStream(join(e2eLogDir, `${o.identity}.log`), { flags: 'a' });
@@ -82,4 +82,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs 
     if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** A port for the controller's xDS and health listeners: random in a wide range, so parallel test files do not clash. */
+function randomPort(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000);
 }
