@@ -89,6 +89,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   /** Object key → `gateway|pod|resource` → what a proxy said when it rejected a resource of that object. */
   const nacks = new Map<string, Map<string, Rejection>>();
 
+  // `--gateway-namespaces`: RBAC lets the controller write only there, so it does not try elsewhere.
+  const writable = (ns: string | undefined) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns);
   const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
   const informers = new Map<Kind, Informer>();
   const writer = new StatusWriter({
@@ -100,7 +102,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       const rejected = nacks.get(key);
       return withDeploy && rejected?.size ? withRejections(withDeploy, [...rejected.values()], new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z')) : withDeploy;
     },
-    writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
+    writable: (ns) => writable(ns),
   });
 
   const enqueueLeaderWork = (statusKeys: Iterable<string>, gateways: Iterable<string>) => {
@@ -183,7 +185,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     if (key.startsWith('status:')) return writer.reconcile(key.slice('status:'.length));
     if (key.startsWith('deploy:') && o.deploy) {
       const gateway = key.slice('deploy:'.length);
-      if (!state?.gateways.get(gateway)?.ours) return {};
+      if (!state?.gateways.get(gateway)?.ours || !writable(gateway.slice(0, gateway.indexOf('/')))) return {};
       return o.deploy({
         gateway, store, client,
         setConditions: (conds) => {
