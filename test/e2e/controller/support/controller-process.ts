@@ -17,6 +17,8 @@ export interface ControllerProcess {
   /** Log lines whose msg equals `msg`. */
   count(msg: string): number;
   stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** Resolves once the controller logged that its caches are synced (process start is slow on a busy machine). */
+  ready(timeoutMs?: number): Promise<void>;
   exited(): boolean;
 }
 
@@ -58,6 +60,9 @@ export function startController(o: ControllerStart): ControllerProcess {
     logs,
     count: (msg) => logs.filter((l) => l.msg === msg).length,
     exited: () => child.exitCode !== null || child.signalCode !== null,
+    async ready(timeoutMs = 150_000) {
+      await eventually(async () => (logs.some((l) => l.msg === 'caches synced') ? true : undefined), timeoutMs, `controller ${o.identity} synced`);
+    },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
