@@ -1,5 +1,5 @@
 // GwBackend: where traffic goes (seed 001 "GwBackend").
-import { Type, ShortString, LongString, SectionName, Port, StringEnum, rules, rule, oneOf, type Static } from './schema-kit.js';
+import { doc, Type, ShortString, LongString, SectionName, Port, StringEnum, rules, rule, oneOf, type Static } from './schema-kit.js';
 import { LabelSelector, LocalServiceRef } from './refs.js';
 import { BackendSimple, BackendFull } from './backend-policies.js';
 import { BackendAISpec } from './providers.js';
@@ -36,22 +36,23 @@ export const McpBackend = Type.Object({
   prefixMode: Type.Optional(StringEnum(['Conditional', 'Always', 'Never'] as const, { default: 'Conditional' })),
 });
 
+/** The backend types of GwBackend.spec, exactly one of which is set. */
+export const BACKEND_TYPES = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
+
 export const GwBackendSpec = Type.Object(
   {
-    ai: Type.Optional(BackendAISpec),
-    static: Type.Optional(Type.Object({ host: ShortString(), port: Port() })),
-    dynamicForwardProxy: Type.Optional(Type.Object({})),
-    mcp: Type.Optional(McpBackend),
-    aws: Type.Optional(
-      Type.Object(
+    ai: Type.Optional(doc(BackendAISpec, 'LLM provider(s): one provider, or priority groups of named providers tried in order.')),
+    static: Type.Optional(doc(Type.Object({ host: ShortString(), port: Port() }), 'A fixed host and port.')),
+    dynamicForwardProxy: Type.Optional(doc(Type.Object({}), 'Send each request to the host named by its Host header (TLS SNI for TLS); restrict access with policies.')),
+    mcp: Type.Optional(doc(McpBackend, 'MCP servers federated behind one endpoint.')),
+    aws: Type.Optional(doc(Type.Object(
         { agentCore: Type.Optional(Type.Object({ agentRuntimeArn: LongString({ pattern: '^arn:' }), qualifier: Type.Optional(ShortString()) })) },
         rules(oneOf(['agentCore'])),
-      ),
-    ),
-    a2a: Type.Optional(Type.Object({ host: ShortString(), port: Port() })),
-    policies: Type.Optional(BackendFull),
+      ), 'A cloud agent runtime.')),
+    a2a: Type.Optional(doc(Type.Object({ host: ShortString(), port: Port() }), 'An agent-to-agent (A2A) endpoint.')),
+    policies: Type.Optional(doc(BackendFull, 'Backend settings; they take precedence over GwPolicy backend settings for the same field.')),
   },
-  rules(oneOf(['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'])),
+  rules(oneOf(BACKEND_TYPES)),
 );
 export type GwBackendSpec = Static<typeof GwBackendSpec>;
 export type McpTarget = Static<typeof McpTarget>;

@@ -18,3 +18,8 @@ export { validateManifest, parseManifests } from './validate.js';
 export type { ParsedManifests } from './validate.js';
 export { parseByteSize } from './byte-size.js';
 
+export { variantOf, backendVariant, providerVariant, virtualModelVariant } from './variants.js';
+export type { Variant } from './variants.js';
+export { BACKEND_TYPES } from './backend.js';
+export { PROVIDER_VENDORS } from './providers.js';
+export { VIRTUAL_MODEL_STRATEGIES } from './model.js';

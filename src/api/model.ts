@@ -1,5 +1,6 @@
 // GwModel: concrete and virtual models (seed 001 "GwModel").
 import {
+  doc,
   Type, LongString, CELExpression, ObjectName, Namespace, SectionName, Port, StringEnum, rules, rule, oneOf, type Static,
 } from './schema-kit.js';
 import { Group } from './refs.js';
@@ -39,6 +40,9 @@ export const ModelPolicies = Type.Object({
   promptGuard: Type.Optional(AIPromptGuard),
 });
 
+/** The routing strategies of a virtual model, exactly one of which is set. */
+export const VIRTUAL_MODEL_STRATEGIES = ['weighted', 'failover', 'conditional'] as const;
+
 export const VirtualModel = Type.Object(
   {
     weighted: Type.Optional(
@@ -70,7 +74,7 @@ export const VirtualModel = Type.Object(
       }),
     ),
   },
-  rules(oneOf(['weighted', 'failover', 'conditional'])),
+  rules(oneOf(VIRTUAL_MODEL_STRATEGIES)),
 );
 
 const settingOnlyFor = (field: string, provider: string) =>
@@ -80,17 +84,17 @@ const settingRequiredFor = (field: string, provider: string) =>
 
 export const GwModelSpec = Type.Object(
   {
-    parentRefs: Type.Array(ModelParentRef, { minItems: 1, maxItems: 16 }),
-    match: Type.Optional(Type.Object({ model: Type.Optional(LongString({ pattern: '^(\\*|\\*[^*]+|[^*]+\\*?)$' })) })),
-    visibility: Type.Optional(StringEnum(['Public', 'Internal'] as const, { default: 'Public' })),
-    provider: Type.Optional(StringEnum(MODEL_PROVIDERS)),
+    parentRefs: doc(Type.Array(ModelParentRef, { minItems: 1, maxItems: 16 }), 'Gateways, ListenerSets or HTTPRoute rules that serve this model.'),
+    match: Type.Optional(doc(Type.Object({ model: Type.Optional(LongString({ pattern: '^(\\*|\\*[^*]+|[^*]+\\*?)$' })) }), 'Which requested model names select this GwModel; unset matches metadata.name exactly.')),
+    visibility: Type.Optional(doc(StringEnum(['Public', 'Internal'] as const, { default: 'Public' }), 'Public: clients may request it and it is listed; Internal: only virtual models select it.')),
+    provider: Type.Optional(doc(StringEnum(MODEL_PROVIDERS), 'The hosted provider serving this model.')),
     azure: Type.Optional(AzureSettings),
     vertexai: Type.Optional(VertexAISettings),
     bedrock: Type.Optional(BedrockSettings),
     custom: Type.Optional(CustomProviderSettings),
-    baseURL: Type.Optional(LongString({ pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$' })),
-    policies: Type.Optional(ModelPolicies),
-    virtualModel: Type.Optional(VirtualModel),
+    baseURL: Type.Optional(doc(LongString({ pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$' }), 'Override of the provider API base URL (http or https, no query, fragment or user info).')),
+    policies: Type.Optional(doc(ModelPolicies, 'Model-level transformations, authorization, upstream auth, health, TLS, tunnel, headers and prompt guards.')),
+    virtualModel: Type.Optional(doc(VirtualModel, 'Route to other GwModels: weighted, failover or conditional.')),
   },
   rules(
     oneOf(['provider', 'virtualModel']),

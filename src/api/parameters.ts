@@ -1,5 +1,5 @@
 // GwParameters: how the data plane is provisioned (seed 001 "GwParameters").
-import { Type, ShortString, LongString, Duration, ObjectName, StringEnum, MapOf, JsonObject, rules, rule, atMostOne, oneOf, type Static } from './schema-kit.js';
+import { doc, Type, ShortString, LongString, Duration, ObjectName, StringEnum, MapOf, JsonObject, rules, rule, atMostOne, oneOf, type Static } from './schema-kit.js';
 
 /** Kubernetes resource.Quantity: int or string, as core types declare it. */
 const Quantity = () =>
@@ -19,14 +19,12 @@ const Overlay = () =>
 
 export const GwParametersSpec = Type.Object(
   {
-    workload: Type.Optional(Type.Object({ kind: Type.Optional(StringEnum(['Deployment', 'DaemonSet'] as const, { default: 'Deployment' })) })),
-    logging: Type.Optional(
-      Type.Object({
+    workload: Type.Optional(doc(Type.Object({ kind: Type.Optional(StringEnum(['Deployment', 'DaemonSet'] as const, { default: 'Deployment' })) }), 'Run the proxy as a Deployment (default) or a DaemonSet.')),
+    logging: Type.Optional(doc(Type.Object({
         level: Type.Optional(ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', default: 'info' })),
         format: Type.Optional(StringEnum(['json', 'text'] as const, { default: 'text' })),
-      }),
-    ),
-    rawConfig: Type.Optional(JsonObject()),
+      }), 'Proxy log level (RUST_LOG syntax) and format.')),
+    rawConfig: Type.Optional(doc(JsonObject(), 'JSON merged into the generated proxy config; typed fields take precedence.')),
     image: Type.Optional(
       Type.Object({
         registry: Type.Optional(ShortString()),
@@ -36,8 +34,7 @@ export const GwParametersSpec = Type.Object(
         pullPolicy: Type.Optional(StringEnum(['Always', 'IfNotPresent', 'Never'] as const)),
       }),
     ),
-    env: Type.Optional(
-      Type.Array(
+    env: Type.Optional(doc(Type.Array(
         Type.Object(
           {
             name: ShortString({ pattern: '^[-._a-zA-Z][-._a-zA-Z0-9]*$' }),
@@ -47,8 +44,7 @@ export const GwParametersSpec = Type.Object(
           rules(atMostOne(['value', 'valueFrom'])),
         ),
         { maxItems: 64 },
-      ),
-    ),
+      ), 'Environment variables of the proxy container; they override generated ones.')),
     resources: Type.Optional(Type.Object({ limits: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })), requests: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })) })),
     shutdown: Type.Optional(Type.Object({ minDelay: Type.Optional(Duration()), maxDelay: Type.Optional(Duration()) })),
     istio: Type.Optional(
@@ -62,8 +58,7 @@ export const GwParametersSpec = Type.Object(
       }),
     ),
     spiffe: Type.Optional(Type.Object({ socketPath: Type.Optional(LongString({ pattern: '^/' })) })),
-    modelCatalog: Type.Optional(
-      Type.Object({
+    modelCatalog: Type.Optional(doc(Type.Object({
         sources: Type.Array(
           Type.Object(
             { configMap: Type.Optional(Type.Object({ name: ObjectName(), key: Type.Optional(ShortString({ default: 'catalog.json' })) })) },
@@ -71,14 +66,13 @@ export const GwParametersSpec = Type.Object(
           ),
           { minItems: 1, maxItems: 16 },
         ),
-      }),
-    ),
-    deployment: Type.Optional(Overlay()),
+      }), 'Model catalog sources; effective only on gateway-level parameters.')),
+    deployment: Type.Optional(doc(Overlay(), 'Overlay merged into the generated Deployment (strategic merge).')),
     daemonSet: Type.Optional(Overlay()),
     service: Type.Optional(Overlay()),
     serviceAccount: Type.Optional(Overlay()),
     podDisruptionBudget: Type.Optional(Overlay()),
-    horizontalPodAutoscaler: Type.Optional(Overlay()),
+    horizontalPodAutoscaler: Type.Optional(doc(Overlay(), 'Creates a HorizontalPodAutoscaler for the Deployment when present.')),
   },
   rules(
     rule(

@@ -1,5 +1,5 @@
 // GwPolicy: frontend, traffic and backend settings attached to Gateway API objects (seed 001 "GwPolicy").
-import { Type, ObjectName, SectionName, Port, StringEnum, MapOf, rules, rule, oneOf, atMostOne, type Static } from './schema-kit.js';
+import { doc, Type, ObjectName, SectionName, Port, StringEnum, MapOf, rules, rule, oneOf, atMostOne, type Static } from './schema-kit.js';
 import { Group, Kind } from './refs.js';
 import { Frontend } from './frontend.js';
 import { TrafficPolicy } from './traffic.js';
@@ -43,17 +43,15 @@ const portOnlyFrontend = (list: string) =>
 
 export const GwPolicySpec = Type.Object(
   {
-    targetRefs: Type.Optional(Type.Array(PolicyTargetRef, { minItems: 1, maxItems: 16 })),
-    targetSelectors: Type.Optional(Type.Array(PolicyTargetSelector, { minItems: 1, maxItems: 16 })),
-    strategy: Type.Optional(
-      Type.Object({
+    targetRefs: Type.Optional(doc(Type.Array(PolicyTargetRef, { minItems: 1, maxItems: 16 }), 'Objects the policy attaches to, by name.')),
+    targetSelectors: Type.Optional(doc(Type.Array(PolicyTargetSelector, { minItems: 1, maxItems: 16 }), 'Objects the policy attaches to, by labels.')),
+    strategy: Type.Optional(doc(Type.Object({
         merge: Type.Optional(StringEnum(['Merge', 'Replace'] as const, { default: 'Merge' })),
         inheritance: Type.Optional(StringEnum(['Default', 'Override'] as const)),
-      }),
-    ),
-    frontend: Type.Optional(Frontend),
-    traffic: Type.Optional(TrafficPolicy),
-    backend: Type.Optional(BackendFull),
+      }), 'How this policy merges with policies at other levels.')),
+    frontend: Type.Optional(doc(Frontend, 'Downstream settings of a Gateway (TCP, TLS, HTTP, access log, tracing, metrics).')),
+    traffic: Type.Optional(doc(TrafficPolicy, 'Request handling: authentication, authorization, rate limits, CORS, transformations and more.')),
+    backend: Type.Optional(doc(BackendFull, 'Upstream settings: connection, TLS, authentication, AI and MCP processing.')),
   },
   rules(
     oneOf(['targetRefs', 'targetSelectors']),

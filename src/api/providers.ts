@@ -74,7 +74,8 @@ export const CustomProviderSettings = Type.Object({
   model: Model(),
 });
 
-const VENDORS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'];
+/** The vendor settings of an LLMProvider, exactly one of which is set. */
+export const PROVIDER_VENDORS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'] as const;
 const providerFields = {
   openai: Type.Optional(OpenAISettings),
   azureopenai: Type.Optional(AzureOpenAISettings),
@@ -90,7 +91,7 @@ const providerFields = {
   pathPrefix: Type.Optional(LongString({ pattern: '^/' })),
 };
 const providerRules = [
-  oneOf(VENDORS),
+  oneOf(PROVIDER_VENDORS),
   rule('!has(self.pathPrefix) || has(self.openai) || has(self.anthropic)', 'pathPrefix is supported only for the openai and anthropic providers', '.pathPrefix'),
   rule(
     '!has(self.custom) || has(self.custom.backendRef) || (has(self.host) && has(self.port))',

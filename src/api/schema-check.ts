@@ -37,6 +37,43 @@ function children(node: Schema): Schema[] {
   return out;
 }
 
+/**
+ * The same schema with every large subtree that occurs more than once (BackendFull, BackendWithAI, auth, …)
+ * moved to `definitions` and referenced, so ajv generates its code once: compiling drops from seconds.
+ */
+function hoistShared(root: Schema): Schema {
+  const keys = new Map<Schema, string>();
+  const counts = new Map<string, number>();
+  const count = (n: Schema): void => {
+    const k = JSON.stringify(n);
+    keys.set(n, k);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    children(n).forEach(count);
+  };
+  count(root);
+  const definitions: Record<string, Schema> = {};
+  const names = new Map<string, string>();
+  const rewrite = (n: Schema): Schema => {
+    const k = keys.get(n)!;
+    if (n === root || (counts.get(k) ?? 0) < 2 || k.length < 1000) return rewriteChildren(n);
+    let name = names.get(k);
+    if (!name) {
+      name = `s${names.size}`;
+      names.set(k, name);
+      definitions[name] = rewriteChildren(n);
+    }
+    return { $ref: `#/definitions/${name}` };
+  };
+  const rewriteChildren = (n: Schema): Schema => {
+    const out: Schema = { ...n };
+    if (n.properties) out.properties = Object.fromEntries(Object.entries(n.properties as Record<string, Schema>).map(([k, v]) => [k, rewrite(v)]));
+    if (n.items && typeof n.items === 'object') out.items = rewrite(n.items as Schema);
+    if (n.additionalProperties && typeof n.additionalProperties === 'object') out.additionalProperties = rewrite(n.additionalProperties as Schema);
+    return out;
+  };
+  return { ...rewrite(root), definitions };
+}
+
 function newAjv(): Ajv {
   const Draft04 = AjvDraft04 as unknown as typeof Ajv;
   const ajv = new Draft04({ allErrors: true, strict: false, validateFormats: false, verbose: true, code: { optimize: false } });
@@ -55,7 +92,7 @@ export interface SchemaChecker {
 /** Builds the checker for one schema (spec or status of a kind); do it once per schema. */
 export function schemaChecker(source: TSchema): SchemaChecker {
   const schema = strictSchema(source);
-  const validate = ajv.compile(schema);
+  const validate = ajv.compile(hoistShared(schema));
   return { check: (value, prefix) => checkValue(schema, validate, value, prefix) };
 }
 
@@ -115,18 +152,34 @@ function walk(node: Schema, value: unknown, segs: Segment[], visit: (node: Schem
   }
 }
 
-/** API-server defaulting: a missing property with a default gets it, then defaulting continues inside. */
+/**
+ * API-server defaulting (apiextensions' PruneNonNullableNullsWithoutDefaults, then Default): a null for a
+ * non-nullable field is dropped, or replaced by the default when there is one; a missing property with a
+ * default gets it; defaulting continues inside.
+ */
 export function applyDefaults(node: Schema, value: unknown): unknown {
-  if (Array.isArray(value) && node.items) return value.map((v) => applyDefaults(node.items as Schema, v));
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (Array.isArray(value)) {
+    const items = node.items as Schema | undefined;
+    if (!items) return value;
+    return value.map((v) => applyDefaults(items, v === null && !items.nullable && items.default !== undefined ? structuredClone(items.default) : v));
+  }
+  if (value === null || typeof value !== 'object') return value;
   const obj = value as Record<string, unknown>;
   const props = (node.properties ?? {}) as Record<string, Schema>;
+  const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+  for (const k of Object.keys(obj)) {
+    const child = props[k] ?? extra;
+    if (obj[k] === null && child && !child.nullable) {
+      if (child.default === undefined) delete obj[k];
+      else obj[k] = structuredClone(child.default);
+    }
+  }
   for (const [k, child] of Object.entries(props)) {
     if (obj[k] === undefined && child.default !== undefined) obj[k] = structuredClone(child.default);
-    if (obj[k] !== undefined) obj[k] = applyDefaults(child, obj[k]);
   }
-  if (typeof node.additionalProperties === 'object') {
-    for (const k of Object.keys(obj)) if (!(k in props)) obj[k] = applyDefaults(node.additionalProperties as Schema, obj[k]);
+  for (const k of Object.keys(obj)) {
+    const child = props[k] ?? extra;
+    if (child) obj[k] = applyDefaults(child, obj[k]);
   }
   return obj;
 }
@@ -180,8 +233,10 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
       return at(`must have at least ${p.limit} entr${p.limit === 1 ? 'y' : 'ies'}`);
     case 'maxProperties':
       return at(`must have at most ${p.limit} entries, got ${Object.keys(data as object).length}`);
-    case 'enum':
-      return at(`must be one of ${oneSentenceList(p.allowedValues as unknown[])}, got ${show(data)}`);
+    case 'enum': {
+      const hint = typeof data === 'boolean' ? ' (YAML reads unquoted Off, On, Yes, No, Y and N as booleans; quote the value)' : '';
+      return at(`must be one of ${oneSentenceList(p.allowedValues as unknown[])}, got ${show(data)}${hint}`);
+    }
     case 'pattern':
       if (p.pattern === DURATION_PATTERN) return at(`must be a duration like 10s, 1m30s or 500ms, got ${show(data)}`);
       if (p.pattern === BYTE_SIZE_PATTERN) return at(`must be a byte size like 1024, 16kb or 2Mi, got ${show(data)}`);

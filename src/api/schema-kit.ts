@@ -1,6 +1,6 @@
 // Building blocks for the Gw API schemas. Every scalar of seed 001 and every union rule is defined here
 // once, so the CRD's OpenAPI schema and CEL rules and the JS validator all derive from the same objects.
-import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { CloneType, Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
 /** One `x-kubernetes-validations` entry: a CEL rule evaluated with `self` bound to the schema node. */
 export interface CelRule {
@@ -121,6 +121,11 @@ export const JsonObject = (o: SchemaOptions = {}) =>
 export const FailureMode = (o: SchemaOptions = {}) => StringEnum(['FailClosed', 'FailOpen'] as const, o);
 export const StrictMode = (o: SchemaOptions = {}) =>
   StringEnum(['Strict', 'Optional', 'Permissive'] as const, { default: 'Strict', ...o });
+
+/** The schema with a description, shown by `kubectl explain`. */
+export function doc<T extends TSchema>(schema: T, description: string): T {
+  return CloneType(schema, { description });
+}
 
 export { Type };
 export type { Static, TSchema };

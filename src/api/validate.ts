@@ -10,11 +10,14 @@ export interface ParsedManifests {
   problems: Problem[];
 }
 
-/** Splits multi-document YAML (or JSON) into objects; empty documents are skipped. */
+/**
+ * Splits multi-document YAML (or JSON) into objects; empty documents are skipped. Reads YAML 1.1 like
+ * kubectl, so unquoted `Off`, `yes`, `y` are booleans here exactly as they are for the API server.
+ */
 export function parseManifests(text: string, source: string): ParsedManifests {
   const manifests: unknown[] = [];
   const problems: Problem[] = [];
-  parseAllDocuments(text).forEach((doc, i) => {
+  parseAllDocuments(text, { version: '1.1' }).forEach((doc, i) => {
     if (doc.errors.length > 0) {
       for (const e of doc.errors) problems.push({ source, path: '', message: `document ${i + 1} is not valid YAML: ${e.message.split('\n')[0]}` });
       return;

@@ -49,7 +49,7 @@ spec:
 
 describe('gw validate', () => {
   it('exits 0 and reports the object count for every example manifest', async () => {
-    const r = await validate('-f', join(import.meta.dirname, '..', '..', 'examples'));
+    const r = await validate('-f', join(import.meta.dirname, '..', '..', 'examples', 'manifests'));
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.out.join('\n')).toMatch(/^gw validate: \d+ objects valid$/);
@@ -103,6 +103,18 @@ describe('validateManifest', () => {
   it('rejects unknown top-level fields and a missing spec', () => {
     const problems = validateManifest({ apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'a' }, extra: 1 }, 's');
     expect(problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['spec: is required', 'extra: is not a known field']);
+  });
+
+  it('checks status too (what the controller writes): at most 8 conditions, unique by type', () => {
+    const condition = (type: string) => ({ type, status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' });
+    const backend = (conditions: unknown[]) => ({
+      apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'b' }, spec: { static: { host: 'h', port: 1 } }, status: { conditions },
+    });
+    expect(validateManifest(backend([condition('Accepted'), condition('ResolvedRefs')]), 's')).toEqual([]);
+    const nine = validateManifest(backend(Array.from({ length: 9 }, (_, i) => condition(`T${i}`))), 's');
+    expect(nine.map((p) => `${p.path}: ${p.message}`)).toEqual(['status.conditions: must have at most 8 items, got 9']);
+    const dup = validateManifest(backend([condition('Accepted'), condition('Accepted')]), 's');
+    expect(dup.map((p) => `${p.path}: ${p.message}`)).toEqual(['status.conditions[1]: duplicates the entry with type "Accepted"']);
   });
 
   it('parseManifests skips empty documents and keeps order', () => {
