@@ -15,6 +15,7 @@ const commands: Record<string, Entry> = {
   controller: { summary: 'Run the control plane (local mode: --manifests DIR)', load: () => import('./cli/controller.js') },
   explain: { summary: 'Explain the effective policy of a route, field by field', load: () => import('./cli/explain.js') },
   validate: { summary: 'Validate Gw and Kubernetes manifests offline (schema and CEL rules)', load: () => import('./cli/validate.js') },
+  proxy: { summary: 'Run the MCP gateway proxy from a config file', load: () => import('./cli/proxy.js') },
 };
 
 function usage(): string {

@@ -1,7 +1,7 @@
 // GwBackend and Service → IR Backend. Every GwBackend kind of seed 001 maps onto one IR backend.
 import { lookup, read, type Ctx } from './context.js';
 import type { IrAiProvider, IrBackend, IrMcpTarget } from './ir.js';
-import { num, rec, recs, selectorMatches, str, type Rec } from './read.js';
+import { num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 
 const PROVIDER_KINDS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'] as const;
 const ENUM = (v: string | undefined, dflt: string) => (v ?? dflt).replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
@@ -10,7 +10,7 @@ export interface BackendResult {
   backend: IrBackend;
   /** Problems with references inside the backend (status ResolvedRefs=False), one sentence each. */
   refProblems: string[];
-  /** Policies set on MCP targets, by IR target name. */
+  /** Own policies of MCP targets and AI providers, by target / provider name. */
   targetPolicies: Record<string, Rec>;
 }
 
@@ -56,6 +56,9 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
     };
   } else if (ai) {
     const provider = rec(ai.provider);
+    const own = (name: string, p: Rec) => { const pol = rec(p.policies); if (pol) out.targetPolicies[name] = pol; };
+    if (provider) own(key.slice(ns.length + 1), provider);
+    recs(ai.groups).forEach((g) => recs(g.providers).forEach((p, pi) => own(str(p.name) ?? `provider-${pi}`, p)));
     const groups = provider
       ? [{ providers: [aiProvider(ctx, ns, key.slice(ns.length + 1), provider, 'spec.ai.provider', out.refProblems)] }]
       : recs(ai.groups).map((g, gi) => ({
@@ -129,5 +132,5 @@ function aiProvider(ctx: Ctx, ns: string, name: string, p: Rec, path: string, pr
     host = serviceHost(svc, ns);
     port = num(ref.port) ?? port;
   }
-  return { name, kind, settings, host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policies: rec(p.policies) ?? {} };
+  return { name, kind, settingsJson: stableStringify(settings), host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policiesJson: stableStringify(rec(p.policies) ?? {}) };
 }

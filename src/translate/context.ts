@@ -22,10 +22,20 @@ export interface Ctx {
   options: TranslateOptions;
   deps: Set<string>;
   problems: Problem[];
+  /** Per-translation memo for values derived from one object (attachments, translated backends). */
+  memo: Map<string, unknown>;
+}
+
+/** Computes once per translation; the dependencies recorded by the first computation cover later uses. */
+export function memo<T>(ctx: Ctx, key: string, compute: () => T): T {
+  if (ctx.memo.has(key)) return ctx.memo.get(key) as T;
+  const v = compute();
+  ctx.memo.set(key, v);
+  return v;
 }
 
 export function newCtx(store: Store, options: TranslateOptions): Ctx {
-  return { store, options, deps: new Set(), problems: [] };
+  return { store, options, deps: new Set(), problems: [], memo: new Map() };
 }
 
 /** A valid object, or undefined when missing or invalid (invalid objects are reported elsewhere). */

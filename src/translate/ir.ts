@@ -117,13 +117,14 @@ export interface IrAiProvider {
   name: string;
   /** openai, azureopenai, azure, anthropic, gemini, vertexai, bedrock or custom. */
   kind: string;
-  settings: Record<string, unknown>;
+  /** The vendor settings object as canonical JSON text. */
+  settingsJson: string;
   host: string;
   port: number;
   path: string;
   pathPrefix: string;
-  /** Backend policies of this provider (NamedLLMProvider.policies), as given. */
-  policies: Record<string, unknown>;
+  /** Backend policies of this provider (NamedLLMProvider.policies) as canonical JSON text. */
+  policiesJson: string;
 }
 
 export interface IrBackend {
@@ -152,6 +153,6 @@ export interface IrModel {
   parents: string[];
   match: { exact?: string; prefix?: string; suffix?: string; any?: boolean };
   visibility: 'PUBLIC' | 'INTERNAL';
-  provider?: { provider: string; baseUrl: string; settings: Record<string, unknown>; policies: Record<string, unknown> };
+  provider?: { provider: string; baseUrl: string; settingsJson: string; policiesJson: string };
   routing?: { kind: 'FAILOVER' | 'CONDITIONAL' | 'WEIGHTED'; targets: IrModelTarget[] };
 }

@@ -4,7 +4,7 @@ import { condition, type StatusPiece } from './conditions.js';
 import { lookup, read, readAny, type Ctx } from './context.js';
 import type { IrModel, IrModelTarget, IrRoute } from './ir.js';
 import type { ListenerInfo } from './listeners.js';
-import { num, rec, recs, str, type Rec } from './read.js';
+import { num, rec, recs, stableStringify, str, type Rec } from './read.js';
 import { refKind } from './store.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from './types.js';
 
@@ -94,7 +94,7 @@ function translateModel(
   if (spec.provider !== undefined) {
     const settings: Record<string, unknown> = {};
     for (const k of ['azure', 'vertexai', 'bedrock', 'custom']) if (spec[k] !== undefined) settings[k] = spec[k];
-    out.provider = { provider: str(spec.provider) ?? '', baseUrl: str(spec.baseURL) ?? '', settings, policies: rec(spec.policies) ?? {} };
+    out.provider = { provider: str(spec.provider) ?? '', baseUrl: str(spec.baseURL) ?? '', settingsJson: stableStringify(settings), policiesJson: stableStringify(rec(spec.policies) ?? {}) };
   }
   const vm = rec(spec.virtualModel);
   if (vm) out.routing = routing(ns, vm);

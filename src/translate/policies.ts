@@ -1,7 +1,7 @@
 // Builds the candidate lists for each place a policy takes effect and hands them to the one merge.
 import type { Ctx } from './context.js';
 import type { ListenerInfo } from './listeners.js';
-import { combine, inlineCandidate, mergePolicies, policyCandidate, type Candidate, type MergeResult, type Section } from './policy-merge.js';
+import { inlineCandidate, mergePolicies, policyCandidate, type Candidate, type MergeResult, type Section } from './policy-merge.js';
 import { validAttachments, type Attachment, type Level } from './policy-targets.js';
 import type { Rec } from './read.js';
 import type { StoredObject } from './types.js';
@@ -67,10 +67,7 @@ export function frontendPolicy(gp: GatewayPolicies, l: ListenerInfo): MergeResul
 }
 
 export function routePolicy(gp: GatewayPolicies, leveled: readonly Leveled[]): MergeResult {
-  return combine(
-    mergePolicies('traffic', candidates(gp, leveled, 'traffic')),
-    mergePolicies('backend', candidates(gp, leveled, 'backend')),
-  );
+  return mergePolicies('backend', candidates(gp, leveled, 'backend'), mergePolicies('traffic', candidates(gp, leveled, 'traffic')));
 }
 
 /**

@@ -6,8 +6,7 @@
 // among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
 import type { IrFieldProvenance } from './ir.js';
 import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
-import { rec, str, type Rec } from './read.js';
-import { displayName } from './types.js';
+import type { Rec } from './read.js';
 
 export type Section = 'frontend' | 'traffic' | 'backend';
 
@@ -57,29 +56,40 @@ export function comparePrecedence(a: Candidate, b: Candidate): number {
 }
 
 /** Merges the given candidates for one section into effective fields, provenance and conflicts. */
-export function mergePolicies(section: Section, candidates: readonly Candidate[]): MergeResult {
-  const out: MergeResult = { fields: {}, provenance: {}, conflicts: [] };
-  const byField = new Map<string, Candidate[]>();
+export function mergePolicies(section: Section, candidates: readonly Candidate[], into?: MergeResult): MergeResult {
+  const out: MergeResult = into ?? { fields: {}, provenance: {}, conflicts: [] };
+  // Hot path (every rule of every route): candidates set few fields, so parallel arrays with a linear
+  // lookup beat maps; only contested fields are sorted.
+  const names: string[] = [];
+  const lists: Candidate[][] = [];
   for (const c of candidates) {
-    for (const [f, v] of Object.entries(c.values)) {
-      if (v === undefined) continue;
-      let l = byField.get(f);
-      if (!l) byField.set(f, (l = []));
-      l.push(c);
+    for (const f of Object.keys(c.values)) {
+      if (c.values[f] === undefined) continue;
+      const i = names.indexOf(f);
+      if (i >= 0) (lists[i] as Candidate[]).push(c);
+      else {
+        names.push(f);
+        lists.push([c]);
+      }
     }
   }
-  for (const f of [...byField.keys()].sort()) {
-    const list = dedupe(byField.get(f) ?? []).sort(comparePrecedence);
-    const [winner, ...losers] = list as [Candidate, ...Candidate[]];
+  const order = names.map((_, i) => i).sort((a, b) => ((names[a] as string) < (names[b] as string) ? -1 : 1));
+  for (const i of order) {
+    const f = names[i] as string;
+    const all = lists[i] as Candidate[];
+    const list = all.length === 1 ? all : dedupe(all).sort(comparePrecedence);
+    const winner = list[0] as Candidate;
     const path = `${section}.${f}`;
     out.fields[path] = winner.values[f];
-    const prov: IrFieldProvenance = { source: winner.source, level: winner.level, overridden: losers.map((l) => l.source) };
-    out.provenance[path] = prov;
-    for (const l of losers) {
+    const overridden: string[] = [];
+    for (let i = 1; i < list.length; i++) {
+      const l = list[i] as Candidate;
+      overridden.push(l.source);
       if (l.policyKey && winner.policyKey && rank(l) === rank(winner) && l.policyKey !== winner.policyKey) {
         out.conflicts.push({ policyKey: l.policyKey, targetIndex: l.targetIndex ?? 0, field: path, level: l.level, winner: winner.source });
       }
     }
+    out.provenance[path] = { source: winner.source, level: winner.level, overridden };
   }
   return out;
 }
@@ -95,31 +105,18 @@ function dedupe(list: Candidate[]): Candidate[] {
   });
 }
 
-/** Combines per-section results into one set of fields (paths are section-qualified, so no clashes). */
-export function combine(...results: MergeResult[]): MergeResult {
-  const out: MergeResult = { fields: {}, provenance: {}, conflicts: [] };
-  for (const r of results) {
-    Object.assign(out.fields, r.fields);
-    Object.assign(out.provenance, r.provenance);
-    out.conflicts.push(...r.conflicts);
-  }
-  return out;
-}
-
 /** The candidate a GwPolicy attachment contributes for one section, or undefined if it sets none. */
 export function policyCandidate(a: Attachment, level: Level, section: Section): Candidate | undefined {
-  const spec = rec(a.policy.obj.spec) ?? {};
-  const values = rec(spec[section]);
+  const values = a.sections[section];
   if (!values) return undefined;
-  const inheritance = str(rec(spec.strategy)?.inheritance);
   return {
-    source: displayName('GwPolicy', a.policy.key),
+    source: a.source,
     policyKey: a.policy.key,
     targetIndex: a.targetIndex,
     level,
-    created: a.policy.obj.metadata.creationTimestamp ?? '~',
+    created: a.created,
     order: a.policy.key,
-    override: section === 'traffic' && inheritance === 'Override',
+    override: section === 'traffic' && a.override,
     values,
   };
 }

@@ -1,8 +1,8 @@
 // Which GwPolicies attach where: targetRefs and targetSelectors, narrowed by sectionName or port,
 // at one of the precedence levels of seed 001 (Gateway < Listener < Route < Route rule < Backend).
-import { lookup, read, type Ctx } from './context.js';
+import { lookup, memo, read, type Ctx } from './context.js';
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
-import { objectKey, type Kind, type StoredObject } from './types.js';
+import { displayName, objectKey, type Kind, type StoredObject } from './types.js';
 
 export type Level = 'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendOwn' | 'Target';
 
@@ -13,6 +13,11 @@ export const LEVEL_RANK: Record<Level, number> = {
 /** One policy reaching one target through its `index`-th targetRef or targetSelector. */
 export interface Attachment {
   policy: StoredObject;
+  /** `GwPolicy ns/name`, its creationTimestamp ('~' when missing: sorts as newest) and its sections. */
+  source: string;
+  created: string;
+  override: boolean;
+  sections: { frontend?: Rec; traffic?: Rec; backend?: Rec };
   /** Index into spec.targetRefs or spec.targetSelectors. */
   targetIndex: number;
   sectionName?: string;
@@ -47,7 +52,15 @@ function kindMatches(t: Rec, kind: Kind): boolean {
 }
 
 function attachment(policy: StoredObject, targetIndex: number, t: Rec): Attachment {
-  const a: Attachment = { policy, targetIndex };
+  const spec = rec(policy.obj.spec) ?? {};
+  const sections: Attachment['sections'] = {};
+  for (const k of ['frontend', 'traffic', 'backend'] as const) { const v = rec(spec[k]); if (v) sections[k] = v; }
+  const a: Attachment = {
+    policy, targetIndex, sections,
+    source: displayName('GwPolicy', policy.key),
+    created: policy.obj.metadata.creationTimestamp ?? '~',
+    override: str(rec(spec.strategy)?.inheritance) === 'Override',
+  };
   const s = str(t.sectionName);
   const p = num(t.port);
   if (s !== undefined) a.sectionName = s;
@@ -59,21 +72,21 @@ const TRAFFIC_TARGETS: ReadonlySet<Kind> = new Set<Kind>(['Gateway', 'ListenerSe
 
 /**
  * Why this policy may not attach to a target of this kind, or undefined when it may. Seed 001: a
- * frontend policy targets only a Gateway; `port` only on frontend policies targeting a Gateway;
+ * frontend policy targets only a Gateway; `port` only on frontend-only policies targeting a Gateway;
  * traffic settings never on a Service or GwBackend.
  */
 export function attachmentProblem(spec: Rec, targetKind: Kind, ref: Rec): string | undefined {
   if (spec.frontend !== undefined && targetKind !== 'Gateway') return `frontend settings can only target a Gateway, not a ${targetKind}`;
-  if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.frontend === undefined)) return 'port may only be used by a frontend policy that targets a Gateway';
+  if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.traffic !== undefined || spec.backend !== undefined)) return 'port may only be used by a frontend-only policy that targets a Gateway';
   if (spec.traffic !== undefined && !TRAFFIC_TARGETS.has(targetKind)) return `traffic settings cannot target a ${targetKind}`;
   return undefined;
 }
 
 /** Attachments that are allowed for the target kind (invalid ones show up in the policy's status only). */
 export function validAttachments(ctx: Ctx, target: StoredObject): Attachment[] {
-  return attachmentsOf(ctx, target).filter((a) => {
+  return memo(ctx, `attachments:${target.kind}/${target.key}`, () => attachmentsOf(ctx, target).filter((a) => {
     const spec = rec(a.policy.obj.spec) ?? {};
     const list = recs(spec.targetRefs ?? spec.targetSelectors);
     return attachmentProblem(spec, target.kind, list[a.targetIndex] ?? {}) === undefined;
-  });
+  }));
 }

@@ -2,9 +2,9 @@
 // backend references and the effective policy of every rule.
 import { translateGwBackend, translateService, gwBackendName, serviceBackendName } from './backends.js';
 import { condition, type StatusPiece } from './conditions.js';
-import { read, readAny, type Ctx } from './context.js';
+import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
-import type { IrBackend, IrBackendRef, IrPathMatch, IrPolicyFields, IrRoute } from './ir.js';
+import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPathMatch, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
@@ -80,31 +80,53 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   if (attached.size === 0) return;
   for (const { listener } of attached.values()) listener.status.attachedRoutes++;
   const routeAtt = validAttachments(ctx, route);
+  const groups = groupByListenerPolicy(gp, [...attached.values()].map((a) => a.listener)).map((group) => ({
+    group,
+    listenerLevels: listenerLevels(gp, group[0] as ListenerInfo),
+    listeners: group.map((l) => l.irName).sort(),
+    hosts: routeHosts.length ? [...new Set(group.flatMap((l) => attached.get(l.irName)?.hosts ?? []))].sort() : [],
+    suffix: `@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}`,
+  }));
   rules.forEach((rule, i) => {
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
-    const groups = groupByListenerPolicy(gp, [...attached.values()].map((a) => a.listener));
-    for (const group of groups) {
-      const leveled = [...listenerLevels(gp, group[0] as ListenerInfo), ...routeLevels(routeAtt, ruleName)];
+    const matches = matchesOf(route.kind, rule);
+    const ruleLevels = routeLevels(routeAtt, ruleName);
+    for (const g of groups) {
+      const leveled = [...g.listenerLevels, ...ruleLevels];
       const eff = routePolicy(gp, leveled);
       sink.conflicts.push(...eff.conflicts);
-      const hosts = new Set(group.flatMap((l) => attached.get(l.irName)?.hosts ?? []));
+      const provenance: Record<string, string> = {};
+      for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
       sink.routes.push({
-        name: groups.length > 1 ? `${base}@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}` : base,
-        listeners: group.map((l) => l.irName).sort(),
-        hostnames: routeHosts.length ? [...hosts].sort() : [],
-        matches: matchesOf(route.kind, rule),
+        name: groups.length > 1 ? `${base}${g.suffix}` : base,
+        listeners: g.listeners,
+        hostnames: g.hosts,
+        matches,
         backends: (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink)),
         policy: typedPolicy(eff.fields),
-        provenance: Object.fromEntries(Object.entries(eff.provenance).map(([k, v]) => [k, v.source])),
+        provenance,
         effective: fieldsOf(eff),
       });
     }
   });
 }
 
+// Policy values are objects inside stored specs, shared by every rule they reach; their canonical text
+// is a pure function of the object, so it is cached by identity (objects are never mutated in place).
+const canonical = new WeakMap<object, string>();
+
+function canonicalText(v: unknown): string {
+  if (typeof v !== 'object' || v === null) return stableStringify(v);
+  let t = canonical.get(v);
+  if (t === undefined) canonical.set(v, (t = stableStringify(v)));
+  return t;
+}
+
 export function fieldsOf(m: MergeResult): IrPolicyFields {
-  return { fields: Object.fromEntries(Object.entries(m.fields).map(([k, v]) => [k, stableStringify(v)])), provenance: m.provenance };
+  const fields: Record<string, string> = {};
+  for (const k of Object.keys(m.fields)) fields[k] = canonicalText(m.fields[k]);
+  return { fields, provenance: m.provenance };
 }
 
 function ourParents(gw: StoredObject, route: StoredObject, listeners: ListenerInfo[]): OurParent[] {
@@ -226,12 +248,12 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   } else {
     out.backend = gwBackendName(e.key);
     const spec = rec(e.obj.spec) ?? {};
-    const result = translateGwBackend(ctx, e.key, spec);
+    const result = memo(ctx, `backend:${e.key}`, () => translateGwBackend(ctx, e.key, spec));
     if (!sink.backends.has(out.backend)) sink.backends.set(out.backend, result.backend);
     backendSide = atts.filter((a) => a.sectionName === undefined).map((attachment) => ({ attachment, level: 'Backend' as const }));
     own = { source: displayName('GwBackend', e.key), values: rec(spec.policies) };
     for (const t of result.backend.mcp?.targets ?? []) subs.push({ name: t.name, source: `${displayName('GwBackend', e.key)} target ${t.name}`, values: result.targetPolicies[t.name] });
-    for (const g of result.backend.ai?.groups ?? []) for (const p of g.providers) subs.push({ name: p.name, source: `${displayName('GwBackend', e.key)} provider ${p.name}`, values: Object.keys(p.policies).length ? p.policies : undefined });
+    for (const g of result.backend.ai?.groups ?? []) for (const p of g.providers) subs.push({ name: p.name, source: `${displayName('GwBackend', e.key)} provider ${p.name}`, values: result.targetPolicies[p.name] });
   }
   const merged = backendPolicy(gp, routeSide, backendSide, own);
   sink.conflicts.push(...merged.conflicts);

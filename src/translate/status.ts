@@ -56,8 +56,9 @@ export function objectStatus(store: Store, objKey: string, pieces: readonly Stat
 
 function parentsOf(pieces: readonly StatusPiece[]): ParentStatus[] {
   return pieces
-    .flatMap((p) => (p.kind === 'parent' ? [p.parent] : []))
-    .sort((a, b) => (stableStringify(a.parentRef) < stableStringify(b.parentRef) ? -1 : 1));
+    .flatMap((p) => (p.kind === 'parent' ? [[stableStringify(p.parent.parentRef), p.parent] as const] : []))
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([, p]) => p);
 }
 
 function backendConditions(store: Store, e: StoredObject, problemText: string, options: TranslateOptions): Condition[] {

@@ -1,8 +1,9 @@
 // The translator's view of the world: plain objects keyed by kind and `ns/name`, plus the few reverse
 // indexes that let one gateway be translated without scanning every object in the store.
 import type { Problem } from '../problem.js';
-import { arr, rec, recs, str } from './read.js';
-import { GROUP, isClusterScoped, nameKey, objectKey, type Kind, type KubeObject, type StoredObject } from './types.js';
+import { createHash } from 'node:crypto';
+import { arr, rec, recs, stableStringify, str } from './read.js';
+import { GROUP, isClusterScoped, nameKey, objectKey, splitObjectKey, type Kind, type KubeObject, type ObjectMeta, type StoredObject } from './types.js';
 import { validateObject } from './validate.js';
 
 interface Indexes {
@@ -69,7 +70,7 @@ export function putObject(store: Store, kind: Kind, obj: KubeObject, source: str
   const normalized: KubeObject = ns === undefined ? obj : { ...obj, metadata: { ...obj.metadata, namespace: ns } };
   const problems: Problem[] = validateObject(kind, normalized, source);
   removeObject(store, kind, key);
-  const entry: StoredObject = { kind, key, obj: normalized, source, problems };
+  const entry: StoredObject = { kind, key, obj: normalized, source, problems, fingerprint: fingerprintOf(normalized) };
   let m = store.objects.get(kind);
   if (!m) store.objects.set(kind, (m = new Map()));
   m.set(key, entry);
@@ -83,6 +84,12 @@ export function removeObject(store: Store, kind: Kind, key: string): StoredObjec
   store.objects.get(kind)?.delete(key);
   for (const [idx, k] of indexEntries(old)) store.index[idx].get(k)?.delete(indexValue(idx, old));
   return old;
+}
+
+function fingerprintOf(obj: KubeObject): string {
+  const { status: _status, metadata, ...rest } = obj;
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata as ObjectMeta & { resourceVersion?: unknown; managedFields?: unknown };
+  return createHash('sha256').update(stableStringify({ ...rest, metadata: meta })).digest('base64url').slice(0, 22);
 }
 
 /** Route indexes hold two kinds (HTTPRoute, GRPCRoute), so they store full object keys. */
@@ -145,6 +152,17 @@ function indexEntries(e: StoredObject): IndexEntry[] {
 /** `index:<name>:<slot>` keys an object occupies, matching the index keys Ctx records as dependencies. */
 export function indexKeysOf(e: StoredObject): string[] {
   return indexEntries(e).map(([idx, k]) => `index:${idx}:${k}`);
+}
+
+/** The state of one dependency (`Kind/ns/name` or `index:<name>:<slot>`): a fingerprint or a member list. */
+export function dependencyState(store: Store, dep: string): string {
+  if (dep.startsWith('index:')) {
+    const i = dep.indexOf(':', 6);
+    return indexed(store, dep.slice(6, i) as keyof Indexes, dep.slice(i + 1)).join(',');
+  }
+  const k = splitObjectKey(dep);
+  const e = k && getObject(store, k.kind, k.key);
+  return e ? `${e.fingerprint}${e.problems.length ? '!' : ''}` : '-';
 }
 
 export function indexed(store: Store, idx: keyof Indexes, k: string): string[] {

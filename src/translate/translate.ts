@@ -8,9 +8,9 @@ import { collectListeners } from './listeners.js';
 import { translateModels } from './models.js';
 import type { Conflict } from './policy-merge.js';
 import { frontendPolicy, gatewayPolicies } from './policies.js';
-import { rec, selectorMatches, sortKeys, stableStringify, str } from './read.js';
+import { rec, selectorMatches, str } from './read.js';
 import { fieldsOf, translateRoute, type RouteSink } from './routes.js';
-import type { Store } from './store.js';
+import { dependencyState, type Store } from './store.js';
 import { splitObjectKey, objectKey, type StoredObject } from './types.js';
 
 export interface GatewayTranslation {
@@ -88,8 +88,22 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     seen.add(k);
     piece(objectKey('GwPolicy', c.policyKey), { kind: 'policyConflict', conflict: c });
   }
-  const content = sortKeys(resources) as IrResource[];
-  return done(true, { version: createHash('sha256').update(stableStringify(content)).digest('hex').slice(0, 16), resources: content });
+  return done(true, { version: snapshotVersion(store, ctx, options), resources });
+}
+
+/** Bumped whenever translation output changes for the same input, so versions never alias across builds. */
+export const TRANSLATOR_VERSION = 'gw-translate/1';
+
+/**
+ * The snapshot version hashes the inputs, not the output: translation is a pure function of the objects
+ * and index slots it read (all recorded as dependencies) and of the options, so equal inputs give equal
+ * content on every replica, at a fraction of the cost of serialising the whole snapshot.
+ */
+function snapshotVersion(store: Store, ctx: Ctx, options: TranslateOptions): string {
+  const h = createHash('sha256');
+  h.update(`${TRANSLATOR_VERSION}\n${options.controllerName}\n${options.enableModels === true}\n${JSON.stringify(options.discoveryNamespaceSelectors ?? [])}\n`);
+  for (const d of [...ctx.deps].sort()) h.update(`${d}=${dependencyState(store, d)}\n`);
+  return h.digest('hex').slice(0, 16);
 }
 
 function byName(a: { name: string }, b: { name: string }): number {

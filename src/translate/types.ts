@@ -49,6 +49,8 @@ export interface StoredObject {
   source: string;
   /** Empty when the object is valid; invalid objects are reported and skipped by translation. */
   problems: Problem[];
+  /** Hash of everything translation may read (not status, resourceVersion or managedFields). */
+  fingerprint: string;
 }
 
 export function isKind(kind: string): kind is Kind {

@@ -1,6 +1,7 @@
 // The checks translation itself relies on. Schema validation of the Gw kinds comes from src/api
 // (validateManifest); these add the structural minimum for every kind so a malformed object is
 // reported and skipped instead of reaching the translator.
+import { validateManifest } from '../api/validate.js';
 import type { Problem } from '../problem.js';
 import { arr, rec, recs, str } from './read.js';
 import { displayName, nameKey, type Kind, type KubeObject } from './types.js';
@@ -8,6 +9,11 @@ import { displayName, nameKey, type Kind, type KubeObject } from './types.js';
 const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
 
 export function validateObject(kind: Kind, obj: KubeObject, source: string): Problem[] {
+  // The Gw kinds get the API server's admission checks first (schema, bounds, CEL union rules).
+  if (kind.startsWith('Gw')) {
+    const schema = validateManifest(obj, source);
+    if (schema.length) return schema;
+  }
   const object = displayName(kind, nameKey(obj.metadata.namespace, obj.metadata.name));
   const out: Problem[] = [];
   const bad = (path: string, message: string) => out.push({ source, object, path, message });

@@ -1,5 +1,5 @@
 // YAML text → objects for the store. Parsing is separate from reading files so tests and the CLI share it.
-import { parseAllDocuments } from 'yaml';
+import { parseManifests as parseYaml } from '../../api/validate.js';
 import type { Problem } from '../../problem.js';
 import { rec, str } from '../../translate/read.js';
 import { putObject, type Store } from '../../translate/store.js';
@@ -15,16 +15,10 @@ const LIST_KINDS = new Set(['List', 'GwModelList']);
 export function parseManifests(text: string, source: string): { objects: ParsedObject[]; problems: Problem[] } {
   const objects: ParsedObject[] = [];
   const problems: Problem[] = [];
-  const docs = parseAllDocuments(text);
-  docs.forEach((doc, i) => {
-    if (doc.errors.length) {
-      problems.push({ source, path: '', message: `document ${i + 1} is not valid YAML: ${doc.errors[0]?.message.split('\n')[0] ?? ''}` });
-      return;
-    }
-    const value: unknown = doc.toJS();
-    if (value === null || value === undefined) return;
-    collect(value, `document ${i + 1}`);
-  });
+  // YAML 1.1 like kubectl, via the API's parser, so `gw validate` and the controller read files alike.
+  const parsed = parseYaml(text, source);
+  problems.push(...parsed.problems);
+  parsed.manifests.forEach((value, i) => collect(value, `object ${i + 1}`));
   function collect(value: unknown, where: string): void {
     const o = rec(value);
     const kind = str(o?.kind);
