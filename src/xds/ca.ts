@@ -4,7 +4,7 @@
 // keys come from node:crypto, which is fast and native.
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
@@ -50,16 +50,23 @@ export function memoryCaStore(initial?: CaBundle): CaStore {
 /** A CA kept as JSON `{caCert, caKey}` in one file (mode 0600), for local runs that restart. */
 export function fileCaStore(path: string): CaStore {
   const read = async (): Promise<CaBundle | undefined> => {
+    let text: string;
     try {
-      const data = JSON.parse(await readFile(path, 'utf8')) as Partial<CaBundle>;
-      if (typeof data.caCert !== 'string' || typeof data.caKey !== 'string') {
-        throw new Error(`${path}: must hold a JSON object with string fields caCert and caKey`);
-      }
-      return { caCert: data.caCert, caKey: data.caKey };
+      text = await readFile(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+    let data: Partial<CaBundle> | null = null;
+    try {
+      data = JSON.parse(text) as Partial<CaBundle> | null;
+    } catch {
+      // reported below with the file name
+    }
+    if (typeof data?.caCert !== 'string' || typeof data.caKey !== 'string') {
+      throw new Error(`${path}: must hold a JSON object with string fields caCert and caKey`);
+    }
+    return { caCert: data.caCert, caKey: data.caKey };
   };
   return {
     get: read,
@@ -67,10 +74,18 @@ export function fileCaStore(path: string): CaStore {
       const existing = await read();
       if (existing) return existing;
       await mkdir(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
+      const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
       await writeFile(tmp, JSON.stringify(ca), { mode: 0o600 });
-      await rename(tmp, path);
-      return ca;
+      try {
+        // link() fails when the file exists: of two racing processes exactly one stores its CA, whole.
+        await link(tmp, path);
+        return ca;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        return (await read())!;
+      } finally {
+        await unlink(tmp);
+      }
     },
   };
 }

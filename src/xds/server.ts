@@ -61,6 +61,8 @@ export interface XdsServerOptions {
   authorize?: (identity: ProxyIdentity, gateway: string) => boolean;
   /** A proxy rejected these resources of its gateway; the rest of that response was applied. */
   onNack?: (gateway: string, pod: string, errors: ResourceError[]) => void;
+  /** A proxy applied a whole response; `systemVersion` identifies the snapshot it now holds. */
+  onAck?: (gateway: string, pod: string, systemVersion: string) => void;
   /** A proxy applied (or dropped) resources it had rejected before: clear what onNack reported. */
   onResolved?: (gateway: string, pod: string, names: string[]) => void;
   /** Metrics are registered here (once per server). */
@@ -98,11 +100,18 @@ interface Connection {
   sent: Map<string, string>;
   initialized: boolean;
   seq: number;
-  inflight: Map<string, { at: number; names: string[] }>;
+  inflight: Map<string, { at: number; names: string[]; systemVersion: string }>;
   rejected: Map<string, string>;
 }
 
 const DEFAULT_VALIDITY_MS = 7 * 24 * 3600 * 1000;
+const MAX_INFLIGHT = 64;
+const MAX_NACK_ERRORS = 100;
+const MAX_TEXT = 1024;
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
 
 function bearerToken(values: grpc.MetadataValue[]): string | undefined {
   const v = values[0];
@@ -145,7 +154,9 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     for (const r of diff.upserts) c.sent.set(r.name, r.version);
     for (const n of diff.removes) c.sent.delete(n);
     const nonce = `${c.id}.${++c.seq}`;
-    c.inflight.set(nonce, { at: performance.now(), names: [...diff.upserts.map((r) => r.name), ...diff.removes] });
+    // A proxy that never answers must not grow this map without bound; its oldest nonces are forgotten.
+    if (c.inflight.size >= MAX_INFLIGHT) c.inflight.delete(c.inflight.keys().next().value!);
+    c.inflight.set(nonce, { at: performance.now(), names: [...diff.upserts.map((r) => r.name), ...diff.removes], systemVersion: snap.systemVersion });
     const response: DeltaResponse = { resources: diff.upserts, removedResources: diff.removes, nonce, systemVersionInfo: snap.systemVersion };
     c.call.write(response);
     metrics.pushes.inc();
@@ -158,7 +169,12 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     flush: (gateways) => {
       for (const g of gateways) {
         snapshots.delete(g);
-        for (const c of byGateway.get(g) ?? []) push(c);
+        try {
+          for (const c of byGateway.get(g) ?? []) push(c);
+        } catch (err) {
+          // A failing source must not take the other gateways (or the process) down with it.
+          log.error({ err, gateway: g }, 'xds push failed; the next change of this gateway retries');
+        }
       }
     },
   });
@@ -167,6 +183,15 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     for (const g of gateways) snapshots.delete(g);
     debouncer.add(gateways);
   });
+
+  // A failing callback is the caller's bug; it must not end the proxy's stream.
+  const notify = (name: string, fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      log.error({ err, callback: name }, 'xds callback failed');
+    }
+  };
 
   const onReply = (c: Connection, req: DeltaRequest) => {
     const nonce = req.responseNonce ?? '';
@@ -177,19 +202,21 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     }
     c.inflight.delete(nonce);
     metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
-    const errors = (req.errors ?? []).map((e) => ({ name: e.name, message: e.message }));
+    // NACK details come from the proxy and end up in logs and object status: keep them bounded.
+    const errors = (req.errors ?? []).slice(0, MAX_NACK_ERRORS).map((e) => ({ name: clip(e.name), message: clip(e.message) }));
     const failed = new Set(errors.map((e) => e.name));
     const resolved: string[] = [];
     for (const name of sent.names) {
       if (!failed.has(name) && c.rejected.delete(name)) resolved.push(name);
     }
     for (const e of errors) c.rejected.set(e.name, e.message);
+    if (errors.length === 0) notify('onAck', () => opts.onAck?.(c.gateway, c.pod, sent.systemVersion));
     if (errors.length > 0) {
       metrics.nacks.inc({ gateway: c.gateway });
       log.warn({ gateway: c.gateway, pod: c.pod, nonce, errors }, 'proxy rejected resources');
-      opts.onNack?.(c.gateway, c.pod, errors);
+      notify('onNack', () => opts.onNack?.(c.gateway, c.pod, errors));
     }
-    if (resolved.length > 0) opts.onResolved?.(c.gateway, c.pod, resolved);
+    if (resolved.length > 0) notify('onResolved', () => opts.onResolved?.(c.gateway, c.pod, resolved));
   };
 
   const handleStream = (call: grpc.ServerDuplexStream<DeltaRequest, DeltaResponse>) => {

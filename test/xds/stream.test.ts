@@ -99,6 +99,20 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     expect(raw.responses).toHaveLength(1);
   });
 
+  it('bounds the NACK details a proxy can report', async () => {
+    source.set('default/gw', { 'listener/a': res('a1') });
+    const raw = rawStream(server.port);
+    open.push(raw);
+    raw.send({ node: node('default/gw', 'noisy') });
+    await waitFor('response', () => raw.responses.length === 1);
+    nacks.length = 0;
+    const errors = Array.from({ length: 500 }, (_, i) => ({ name: `r${i}`, message: 'x'.repeat(5000) }));
+    raw.send({ responseNonce: raw.responses[0]!.nonce, errors });
+    await waitFor('nack', () => nacks.length === 1);
+    expect(nacks[0]!.errors).toHaveLength(100);
+    expect(nacks[0]!.errors[0]!.message.length).toBeLessThanOrEqual(1025);
+  });
+
   it('sends an empty first response when the proxy already holds everything, so it becomes ready', async () => {
     source.set('default/gw', { 'listener/a': res('a1') });
     const raw = rawStream(server.port);
@@ -127,6 +141,34 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     await waitFor('last value', () => p.state.get('listener/a') === 'a50');
     await sleep(50);
     expect(p.updates.length - before).toBeLessThanOrEqual(2);
+  });
+
+  it('NACKs every resource of an update whose apply throws, and keeps the previous versions', async () => {
+    source.set('default/gw', { 'listener/a': res('a1') });
+    const p = proxy();
+    await waitFor('snapshot', () => p.client.ready);
+    const held = p.client.versions().get('listener/a');
+    nacks.length = 0;
+    const failing = startProxy(server.port, {
+      podName: 'proxy-throws',
+      apply: () => {
+        throw new Error('listener port in use');
+      },
+    });
+    open.push(failing);
+    await waitFor('nack', () => nacks.some((n) => n.pod === 'proxy-throws'));
+    expect(nacks.find((n) => n.pod === 'proxy-throws')?.errors).toEqual([{ name: 'listener/a', message: 'proxy failed to apply the update: listener port in use' }]);
+    expect(failing.client.versions().size).toBe(0);
+    expect(p.client.versions().get('listener/a')).toBe(held);
+  });
+
+  it('forgets a proxy when its stream ends', async () => {
+    source.set('default/gw', { 'listener/a': res('a1') });
+    const p = startProxy(server.port, { podName: 'short-lived' });
+    await waitFor('snapshot', () => p.client.ready);
+    expect(server.proxies().map((x) => x.pod)).toContain('short-lived');
+    p.client.close();
+    await waitFor('disconnect seen by the server', () => !server.proxies().some((x) => x.pod === 'short-lived'));
   });
 
   it('counts connected proxies and pushes in the metrics registry', async () => {
@@ -163,6 +205,41 @@ describe('xds readiness', () => {
       await waitFor('snapshot after ready', () => p.client.ready);
       p.client.close();
     } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('xds source failures', () => {
+  it('keeps serving other gateways and retries on the next change when the source throws', async () => {
+    const inner = createMemorySource();
+    let failFor: string | undefined;
+    const source = {
+      ...inner,
+      get: (gateway: string) => {
+        if (gateway === failFor) throw new Error('translation cache corrupted');
+        return inner.get(gateway);
+      },
+    };
+    inner.set('default/gw', { 'listener/a': res('a1') });
+    inner.set('other/gw', { 'listener/o': res('o1') });
+    const { server } = await startServer(source as typeof inner);
+    const a = startProxy(server.port, { podName: 'a' });
+    const o = startProxy(server.port, { podName: 'o', gateway: 'other/gw' });
+    try {
+      await waitFor('both ready', () => a.client.ready && o.client.ready);
+      failFor = 'default/gw';
+      inner.set('default/gw', { 'listener/a': res('a2') });
+      inner.set('other/gw', { 'listener/o': res('o2') });
+      await waitFor('other gateway updated', () => o.state.get('listener/o') === 'o2');
+      expect(a.state.get('listener/a')).toBe('a1');
+      failFor = undefined;
+      inner.set('default/gw', { 'listener/a': res('a3') });
+      await waitFor('failed gateway updated on its next change', () => a.state.get('listener/a') === 'a3');
+      expect(a.client.connected).toBe(true);
+    } finally {
+      a.client.close();
+      o.client.close();
       await server.close();
     }
   });

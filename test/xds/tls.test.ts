@@ -2,8 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileCaStore, loadOrCreateCa, memoryCaStore } from '../../src/xds/ca.js';
+import { createCa, fileCaStore, loadOrCreateCa, memoryCaStore } from '../../src/xds/ca.js';
 import type { XdsServer } from '../../src/xds/server.js';
 import { createMemorySource, res, startProxy, startServer, waitFor, type FakeProxy } from './harness.js';
 
@@ -34,7 +35,7 @@ describe('xds tls mode', () => {
 
   beforeAll(async () => {
     source.set('default/gw', { 'listener/a': res('a1') });
-    ({ server } = await startServer(source, { mode: 'tls' }));
+    ({ server } = await startServer(source, { mode: 'tls', tlsNames: ['gw-controller.gw-system.svc'] }));
     caFile = await caFileOf(server);
   });
   afterAll(async () => {
@@ -47,6 +48,17 @@ describe('xds tls mode', () => {
     proxies.push(p);
     await waitFor('snapshot', () => p.client.ready);
     expect(p.state.get('listener/a')).toBe('a1');
+  });
+
+  it('verifies the certificate against a configured service name when dialling an address', async () => {
+    const p = startProxy(server.port, { caFile, podName: 'by-name', serverName: 'gw-controller.gw-system.svc' });
+    proxies.push(p);
+    await waitFor('snapshot', () => p.client.ready);
+    const wrong = startProxy(server.port, { caFile, podName: 'wrong-name', serverName: 'other.example' });
+    const status = await new Promise<{ code: number }>((r) => wrong.client.once('disconnected', (s) => r(s)));
+    wrong.client.close();
+    expect(status.code).toBe(grpc.status.UNAVAILABLE);
+    expect(wrong.client.ready).toBe(false);
   });
 
   it('refuses a plaintext client', async () => {
@@ -124,8 +136,20 @@ describe('xds CA store', () => {
   });
 
   it('returns the CA another replica stored first', async () => {
-    const store = memoryCaStore();
-    const [a, b] = await Promise.all([loadOrCreateCa(store), loadOrCreateCa(store)]);
-    expect(a.caCert).toBe(b.caCert);
+    const [first, second] = await Promise.all([createCa(), createCa()]);
+    const memory = memoryCaStore();
+    expect((await memory.put(first)).caCert).toBe(first.caCert);
+    expect((await memory.put(second)).caCert).toBe(first.caCert);
+
+    const path = join(await mkdtemp(join(tmpdir(), 'gw-xds-race-')), 'ca.json');
+    const stored = await Promise.all([fileCaStore(path).put(first), fileCaStore(path).put(second)]);
+    expect(stored[0].caCert).toBe(stored[1].caCert);
+    expect((await loadOrCreateCa(fileCaStore(path))).caCert).toBe(stored[0].caCert);
+  });
+
+  it('names the file when a stored CA is unreadable', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'gw-xds-bad-')), 'ca.json');
+    await writeFile(path, '{not json');
+    await expect(fileCaStore(path).get()).rejects.toThrow(`${path}: must hold a JSON object with string fields caCert and caKey`);
   });
 });
