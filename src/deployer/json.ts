@@ -9,6 +9,16 @@ export function isObject(v: Json | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+// A key such as `__proto__` in user input must stay a plain field: reading it must not reach
+// Object.prototype and writing it must not replace an object's prototype.
+export function getOwn(o: JsonObject, k: string): Json | undefined {
+  return Object.hasOwn(o, k) ? o[k] : undefined;
+}
+
+export function setOwn(o: JsonObject, k: string, v: Json): void {
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
 export function deepClone<T extends Json>(v: T): T {
   return structuredClone(v);
 }
@@ -18,7 +28,7 @@ export function sortKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (isObject(v)) {
     const out: JsonObject = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k] as Json);
+    for (const k of Object.keys(v).sort()) setOwn(out, k, sortKeys(v[k] as Json));
     return out;
   }
   return v;

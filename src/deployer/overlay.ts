@@ -2,7 +2,7 @@
 // `spec` by strategic merge patch with the kind's merge keys and directives.
 import type { Problem } from '../problem.js';
 import type { JsonObject } from './json.js';
-import { isObject } from './json.js';
+import { isObject, setOwn } from './json.js';
 import type { SourcedOverlay } from './parameters.js';
 import { smpSchemaFor } from './smp-schema.js';
 import { SmpError, strategicMergePatch } from './strategic-merge.js';
@@ -29,7 +29,7 @@ export function applyOverlays(obj: JsonObject, overlays: readonly SourcedOverlay
           problems.push({ source: 'cluster', object, path: `${path}.spec.${k}`, message: `cannot be set by an overlay of a ${kind}` });
           continue;
         }
-        patch[k] = v;
+        setOwn(patch, k, v);
       }
     } else if (spec) {
       if (!isObject(spec)) {

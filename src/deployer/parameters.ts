@@ -2,7 +2,7 @@
 // (gateway wins) plus the ordered overlays per generated kind (class first, gateway last).
 import type { GwParametersSpec } from '../api/parameters.js';
 import type { Json, JsonObject } from './json.js';
-import { isObject } from './json.js';
+import { getOwn, isObject, setOwn } from './json.js';
 
 export const OVERLAY_FIELDS = ['deployment', 'daemonSet', 'service', 'serviceAccount', 'podDisruptionBudget', 'horizontalPodAutoscaler'] as const;
 export type OverlayField = (typeof OVERLAY_FIELDS)[number];
@@ -49,8 +49,8 @@ export function mergeEnv<T extends { name: string }>(...lists: ReadonlyArray<rea
 export function deepMerge(base: JsonObject, over: JsonObject): JsonObject {
   const out: JsonObject = { ...base };
   for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] = isObject(b) && isObject(v) ? deepMerge(b, v) : (v as Json);
+    const b = getOwn(out, k);
+    setOwn(out, k, isObject(b) && isObject(v) ? deepMerge(b, v) : (v as Json));
   }
   return out;
 }

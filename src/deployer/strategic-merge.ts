@@ -3,7 +3,7 @@
 // its ordering rules, so overlays behave exactly as users know them from kubectl and kustomize.
 import { fieldPath } from '../problem.js';
 import type { Json, JsonObject } from './json.js';
-import { deepClone, isObject } from './json.js';
+import { deepClone, getOwn, isObject, setOwn } from './json.js';
 import { SmpError } from './smp-error.js';
 import type { ElemKind } from './smp-order.js';
 import { normalizeElementOrder, partitionByPresence, scalarEqual } from './smp-order.js';
@@ -34,7 +34,7 @@ function jsonType(v: Json): string {
 }
 
 function lookup(schema: SmpType, key: string): SmpField {
-  return schema.fields[key] ?? {};
+  return Object.hasOwn(schema.fields, key) ? (schema.fields[key] as SmpField) : {};
 }
 
 function extractKey(key: string, prefix: string, path: Path): string {
@@ -59,7 +59,7 @@ function removeDirectives(v: Json): { keep: boolean; value: Json } {
     if (PATCH in v) return { keep: false, value: null };
     for (const k of Object.keys(v)) {
       const r = removeDirectives(v[k] as Json);
-      if (r.keep) v[k] = r.value;
+      if (r.keep) setOwn(v, k, r.value);
       else delete v[k];
     }
   }
@@ -79,7 +79,7 @@ function discardNulls(v: Json): void {
 function setPatchValue(original: JsonObject, k: string, pv: Json): void {
   discardNulls(pv);
   const r = removeDirectives(pv);
-  if (r.keep) original[k] = r.value;
+  if (r.keep) setOwn(original, k, r.value);
   else delete original[k];
 }
 
@@ -108,18 +108,18 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: S
       delete out[k];
       continue;
     }
-    const ov = out[k];
+    const ov = getOwn(out, k);
     if (ov === undefined || jsonType(ov) !== jsonType(pv)) {
       if (!isDeleteList) setPatchValue(out, k, pv);
       continue;
     }
     const field = lookup(schema, k);
     if (isObject(ov) && isObject(pv)) {
-      out[k] = field.strategy === 'replace' ? pv : mergeMap(ov, pv, field.type ?? untyped, [...path, k]);
+      setOwn(out, k, field.strategy === 'replace' ? pv : mergeMap(ov, pv, field.type ?? untyped, [...path, k]));
     } else if (Array.isArray(ov) && Array.isArray(pv)) {
-      out[k] = mergeListField(ov, pv, field, isDeleteList, [...path, k]);
+      setOwn(out, k, mergeListField(ov, pv, field, isDeleteList, [...path, k]));
     } else {
-      out[k] = pv;
+      setOwn(out, k, pv);
     }
   }
   return out;
@@ -249,8 +249,8 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
     const where = [...path, key];
     if (!Array.isArray(order)) throw new SmpError(fieldPath(where), `must be a list, got ${JSON.stringify(order)}`);
     const k = extractKey(key, SET_ORDER, path);
-    const ov = original[k];
-    const pv = patch[k];
+    const ov = getOwn(original, k);
+    const pv = getOwn(patch, k);
     if (ov !== undefined && !Array.isArray(ov)) throw new SmpError(fieldPath([...path, k]), 'must be a list to be ordered');
     if (pv !== undefined && !Array.isArray(pv)) throw new SmpError(fieldPath([...path, k]), 'must be a list to be ordered');
     const field = lookup(schema, k);
@@ -269,7 +269,7 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
         ? liveOrderSeenByGo(ov, patchItems ?? [], mergeKey)
         : (ov ?? []);
     const [inOrder, serverOnly] = partitionByPresence(merged, order, mergeKey, fieldPath(where));
-    original[k] = normalizeElementOrder(inOrder, serverOnly, order, live, mergeKey, kind, fieldPath(where));
+    setOwn(original, k, normalizeElementOrder(inOrder, serverOnly, order, live, mergeKey, kind, fieldPath(where)));
     delete patch[k];
   }
 }

@@ -112,10 +112,12 @@ const baseSa = fc
 // ---- patches ----
 const scalarPatch = (v: Arb): Arb => fc.oneof({ weight: 4, arbitrary: v }, { weight: 1, arbitrary: fc.constant(null) });
 const mapPatch: Arb = fc.oneof(
-  { weight: 5, arbitrary: fc.dictionary(word, scalarPatch(smallStr), { maxKeys: 3 }) },
-  { weight: 1, arbitrary: fc.constant({ $patch: 'delete' }) },
-  { weight: 1, arbitrary: dict.map((d) => ({ ...d, $patch: 'replace' })) },
-  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 20, arbitrary: fc.dictionary(word, scalarPatch(smallStr), { maxKeys: 3 }) },
+  { weight: 4, arbitrary: fc.constant({ $patch: 'delete' }) },
+  { weight: 4, arbitrary: dict.map((d) => ({ ...d, $patch: 'replace' })) },
+  { weight: 4, arbitrary: fc.constant(null) },
+  // Malformed: kubectl rejects an unknown directive, and so must we.
+  { weight: 1, arbitrary: fc.constantFrom<Json>({ $patch: 'merge' }, { $patch: 'bogus' }) },
 );
 const primitiveSetPatch: Arb = fc.oneof(
   { weight: 3, arbitrary: fc.array(word, { maxLength: 3 }) },
@@ -124,15 +126,17 @@ const primitiveSetPatch: Arb = fc.oneof(
 
 /** A merge-keyed list patch: item patches, maybe `$patch: delete` items and a `$patch: replace` marker. */
 function listPatch(item: (key: Json) => Arb<JsonObject>, keys: Arb, mergeKey: string): Arb<Json[]> {
-  const entry = keys.chain((k) =>
+  const entry: Arb<JsonObject> = keys.chain((k) =>
     fc.oneof(
       { weight: 4, arbitrary: item(k).map((v) => ({ ...v, [mergeKey]: k })) },
-      { weight: 1, arbitrary: fc.constant({ [mergeKey]: k, $patch: 'delete' }) },
+      { weight: 1, arbitrary: fc.constant<JsonObject>({ [mergeKey]: k, $patch: 'delete' }) },
     ),
   );
+  // Now and then a malformed item (no merge key, or a delete without one) that kubectl rejects.
+  const malformed = fc.oneof(item(''), fc.constant<JsonObject>({ $patch: 'delete' }));
   return fc
-    .tuple(fc.uniqueArray(entry, { maxLength: 3, selector: (v) => v[mergeKey] }), fc.nat(12))
-    .map(([items, r]) => (r === 0 ? [...items, { $patch: 'replace' }] : (items as Json[])));
+    .tuple(fc.uniqueArray(entry, { maxLength: 3, selector: (v) => v[mergeKey] }), fc.nat(40), malformed)
+    .map(([items, r, bad]) => (r === 0 ? [...items, { $patch: 'replace' }] : r === 1 ? [...items, bad] : (items as Json[])));
 }
 
 /** Adds `$setElementOrder/<field>` listing the patch's items in order, plus other keys at random places. */
@@ -153,7 +157,14 @@ function withOrder(field: string, mergeKey: string, keys: readonly Json[], list:
 }
 
 const envPatch = (): Arb<JsonObject> => opt({ value: scalarPatch(smallStr) });
-const containerPatch = (): Arb<JsonObject> =>
+/** Names patches use for containers and env variables: the small pools, or those of a rendered proxy. */
+interface NamePools {
+  containers: readonly string[];
+  env: readonly string[];
+}
+const smallPools: NamePools = { containers: ['a', 'b', 'c', 'd'], env: ['A', 'B', 'C', 'D'] };
+
+const containerPatch = (pools: NamePools): Arb<JsonObject> =>
   fc
     .tuple(
       opt({
@@ -164,8 +175,8 @@ const containerPatch = (): Arb<JsonObject> =>
       }),
       fc.oneof(
         fc.constant({}),
-        withOrder('env', 'name', ['A', 'B', 'C', 'D'], listPatch(envPatch, upper, 'name')),
-        listPatch(envPatch, upper, 'name').map((env) => ({ env })),
+        withOrder('env', 'name', pools.env, listPatch(envPatch, fc.constantFrom(...pools.env), 'name')),
+        listPatch(envPatch, fc.constantFrom(...pools.env), 'name').map((env) => ({ env })),
       ),
       fc.oneof(
         fc.constant({}),
@@ -182,10 +193,13 @@ const volumePatch = (): Arb<JsonObject> =>
     { configMap: null },
   );
 
-const podSpecPatch: Arb<JsonObject> = fc
+const podSpecPatch = (pools: NamePools): Arb<JsonObject> => {
+  const names = fc.constantFrom(...pools.containers);
+  const containers = (): Arb<JsonObject> => containerPatch(pools);
+  return fc
   .tuple(
     opt({
-      initContainers: listPatch(containerPatch, word, 'name'),
+      initContainers: listPatch(containers, names, 'name'),
       volumes: listPatch(volumePatch, word, 'name'),
       tolerations: scalarPatch(fc.array(toleration, { maxLength: 2 })),
       imagePullSecrets: listPatch(() => fc.constant({}), word, 'name'),
@@ -196,11 +210,12 @@ const podSpecPatch: Arb<JsonObject> = fc
     }),
     fc.oneof(
       fc.constant({}),
-      withOrder('containers', 'name', ['a', 'b', 'c', 'd'], listPatch(containerPatch, word, 'name')),
-      listPatch(containerPatch, word, 'name').map((containers) => ({ containers })),
+      withOrder('containers', 'name', pools.containers, listPatch(containers, names, 'name')),
+      listPatch(containers, names, 'name').map((list) => ({ containers: list })),
     ),
   )
   .map(([a, b]) => ({ ...a, ...b }));
+};
 
 const metaPatch: Arb<JsonObject> = fc
   .tuple(
@@ -209,17 +224,20 @@ const metaPatch: Arb<JsonObject> = fc
       fc.constant({}),
       primitiveSetPatch.map((finalizers) => ({ finalizers })),
       uniqWords.map((d) => ({ '$deleteFromPrimitiveList/finalizers': d })),
+      fc.tuple(uniqWords, uniqWords).map(([f, extra]) => ({ finalizers: f, '$setElementOrder/finalizers': [...new Set([...extra, ...f])] })),
     ),
   )
   .map(([a, b]) => ({ ...a, ...b }));
 
-function workloadPatch(kind: 'Deployment' | 'DaemonSet'): Arb<JsonObject> {
+export function workloadPatch(kind: 'Deployment' | 'DaemonSet', pools: NamePools = smallPools): Arb<JsonObject> {
   const strategy =
     kind === 'Deployment'
       ? fc.constantFrom<Json>(
           { $retainKeys: ['type'], type: 'Recreate' },
           { rollingUpdate: { maxSurge: 2 } },
           { $patch: 'replace', type: 'Recreate' },
+          { $retainKeys: ['type'], type: 'RollingUpdate', rollingUpdate: { maxSurge: 3 } },
+          { $retainKeys: 'type', type: 'Recreate' },
         )
       : fc.constant(undefined as unknown as Json);
   return opt({
@@ -227,7 +245,7 @@ function workloadPatch(kind: 'Deployment' | 'DaemonSet'): Arb<JsonObject> {
     spec: opt({
       replicas: scalarPatch(fc.constantFrom(3, 4)),
       strategy,
-      template: opt({ metadata: opt({ labels: mapPatch }), spec: podSpecPatch }),
+      template: opt({ metadata: opt({ labels: mapPatch }), spec: podSpecPatch(pools) }),
     }),
   }).map((p) => JSON.parse(JSON.stringify(p)) as JsonObject);
 }
@@ -264,6 +282,12 @@ export interface SmpCase {
   base: JsonObject;
   patch: JsonObject;
 }
+
+/** Patches aimed at a rendered proxy Deployment: its container and env names. */
+export const proxyPools: NamePools = {
+  containers: ['proxy', 'sidecar'],
+  env: ['RUST_LOG', 'GW_LOG_LEVEL', 'SESSION_KEY', 'POD_NAME', 'EXTRA'],
+};
 
 export const smpCaseArbitraries: Record<string, Arb<SmpCase>> = {
   Deployment: fc.record({ base: workload('Deployment'), patch: workloadPatch('Deployment') }),

@@ -13,10 +13,13 @@ import { smpSchemaFor } from '../../src/deployer/smp-schema.js';
 import { strategicMergePatch } from '../../src/deployer/strategic-merge.js';
 import { kubeTools } from '../support/kube-tools.js';
 import type { SmpCase } from './smp-arbitraries.js';
-import { smpCaseArbitraries } from './smp-arbitraries.js';
+import { proxyPools, smpCaseArbitraries, workloadPatch } from './smp-arbitraries.js';
+import { renderGatewayWorkload } from '../../src/deployer/render.js';
 
 const run = promisify(execFile);
 const seed = Number(process.env.SMP_SEED ?? Math.floor(Math.random() * 2 ** 31));
+// SMP_RUNS_SCALE=<n> multiplies the sample sizes for a longer hunt than the default ~20 s run.
+const scale = Number(process.env.SMP_RUNS_SCALE ?? 1);
 const runsPerKind: Record<string, number> = {
   Deployment: 160,
   DaemonSet: 50,
@@ -24,6 +27,21 @@ const runsPerKind: Record<string, number> = {
   PodDisruptionBudget: 30,
   HorizontalPodAutoscaler: 30,
   ServiceAccount: 30,
+  'rendered proxy Deployment': 40,
+};
+
+// Overlays as users write them, on the Deployment the deployer really renders.
+const rendered = renderGatewayWorkload({
+  gateway: {
+    metadata: { name: 'edge', namespace: 'team-a', uid: 'u-1' },
+    spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
+  },
+  sessionKeyChecksum: 'abc',
+  options: { controllerService: { name: 'gw', namespace: 'gw-system' }, proxyImage: { repository: 'proxy', tag: 'v1' } },
+}).objects.find((o) => o.kind === 'Deployment')!;
+const arbitraries: Record<string, fc.Arbitrary<SmpCase>> = {
+  ...smpCaseArbitraries,
+  'rendered proxy Deployment': workloadPatch('Deployment', proxyPools).map((patch) => ({ base: rendered, patch })),
 };
 const dir = mkdtempSync(join(tmpdir(), 'gw-smp-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,9 +96,9 @@ function agrees(a: Outcome, b: Outcome): boolean {
 
 describe('strategic merge patch agrees with kubectl patch --type strategic', () => {
   const { kubectl } = kubeTools();
-  for (const [kind, arb] of Object.entries(smpCaseArbitraries)) {
-    it(`gives kubectl's result or error for generated ${kind} patches`, { timeout: 120_000 }, async () => {
-      const cases = fc.sample(arb, { seed, numRuns: runsPerKind[kind] ?? 30 }).map((c) => JSON.parse(JSON.stringify(c)) as SmpCase);
+  for (const [kind, arb] of Object.entries(arbitraries)) {
+    it(`gives kubectl's result or error for generated ${kind} patches`, { timeout: 120_000 * scale }, async () => {
+      const cases = fc.sample(arb, { seed, numRuns: Math.ceil((runsPerKind[kind] ?? 30) * scale) }).map((c) => JSON.parse(JSON.stringify(c)) as SmpCase);
       const oracle = await pool(cases, 4, (c, i) => kubectlPatch(kubectl, c, i));
       const failures = cases
         .map((c, i) => ({ c, expected: oracle[i] as Outcome, actual: ours(c) }))
@@ -89,7 +107,9 @@ describe('strategic merge patch agrees with kubectl patch --type strategic', () 
       const first = failures[0];
       if (first) {
         const report = JSON.stringify({ seed, kind, failing: failures.length, ...first }, null, 1);
-        expect.fail(`SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest:\n${report}`);
+        const dump = join(tmpdir(), `gw-smp-failure-${kind.replaceAll(' ', '-')}.json`);
+        writeFileSync(dump, report);
+        expect.fail(`SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest in ${dump}:\n${report}`);
       }
       // Guard against a generator that only produces kubectl errors.
       expect(oracle.filter((o) => o.ok).length).toBeGreaterThan(cases.length / 2);
