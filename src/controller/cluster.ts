@@ -274,3 +274,6 @@ function fingerprint(obj: KubeObjectLike): string {
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
   return stableStringify({ ...rest, metadata: meta });
 }
+
+// The CLI's entry point lives next to its flag handling; exported here too, where callers look for it.
+export { runClusterController } from './run-cluster.js';
