@@ -6,14 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createXdsClient, type XdsClient, type XdsStatus } from '../../../src/xds/client.js';
 import { installGwCrds } from '../support/gw-crds.js';
 import { e2eKubeConfig, useNamespace } from '../support/kube.js';
 import { eventually, startController, type ControllerProcess } from './support/controller-process.js';
-import { apply, gateway, gatewayClass, read, tryRead } from './support/objects.js';
+import { apply, gateway, gatewayClass, read, serviceAccountToken, tryRead } from './support/objects.js';
 
 const suffix = randomBytes(3).toString('hex');
 const controllerName = `gw.dev/e2e-xds-${suffix}`;
@@ -44,19 +43,14 @@ describe('xDS from the controller process', () => {
   });
 
   const tokenFile = async (sa: string): Promise<string> => {
-    const core = kc.makeApiClient(CoreV1Api);
-    await core.createNamespacedServiceAccount({ namespace: ns(), body: { metadata: { name: sa } } }).catch((e: { code?: number }) => {
-      if (e.code !== 409) throw e;
-    });
-    const tr = await core.createNamespacedServiceAccountToken({ name: sa, namespace: ns(), body: { spec: { audiences: ['gw-xds'], expirationSeconds: 600 } } });
     const file = join(dir, `${sa}.token`);
-    writeFileSync(file, tr.status!.token);
+    writeFileSync(file, await serviceAccountToken(kc, ns(), sa, 'gw-xds'));
     return file;
   };
 
   const connect = (sa: string, token: string, reject: (name: string) => boolean) => {
     const c = createXdsClient({
-      address: `127.0.0.1:${ctl.xdsPort}`, gateway: `${ns()}/edge`, podName: `${sa}-pod`, tokenFile: token, caFile: join(dir, 'ca.crt'),
+      address: `127.0.0.1:${ctl.xdsPort}`, gateway: `${ns()}/edge`, podName: `${sa}-pod`, tokenFile: token, caFile: join(dir, 'ca.crt'), serverName: 'localhost',
       log: pino({ level: 'silent' }), backoff: { initialMs: 200, maxMs: 1_000 },
       apply: (u) => ({ errors: u.upserts.filter((r) => reject(r.name)).map((r) => ({ name: r.name, message: 'unsupported in this test proxy' })) }),
     });
