@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
 import { createControllerSource, JSON_RESOURCE_TYPE, RESOURCE_TYPE } from '../../src/controller/snapshot-source.js';
 import type { IrSnapshot } from '../../src/translate/ir.js';
@@ -5,9 +7,9 @@ import type { IrSnapshot } from '../../src/translate/ir.js';
 const snap = (port: number): IrSnapshot => ({
   version: String(port),
   resources: [
-    { bind: { name: 'ns/web/8080', port: 8080, address: '' } },
-    { listener: { name: 'ns/web/http', bind: 'ns/web/8080', hostnames: [], protocol: 'HTTP' } },
-    { bind: { name: 'ns/web/extra', port, address: '' } },
+    { kind: 'bind', bind: { name: 'ns/web/8080', port: 8080, address: '' } },
+    { kind: 'listener', listener: { name: 'ns/web/http', bind: 'ns/web/8080', hostnames: [], protocol: 'HTTP' } },
+    { kind: 'bind', bind: { name: 'ns/web/extra', port, address: '' } },
   ],
 });
 
@@ -18,7 +20,9 @@ describe('controller snapshot source', () => {
     const r = s.get('ns/web')!;
     expect([...r.keys()].sort()).toEqual(['bind/ns/web/8080', 'bind/ns/web/extra', 'listener/ns/web/http']);
     expect(r.get('bind/ns/web/8080')!.type).toBe(RESOURCE_TYPE);
-    expect(r.get('bind/ns/web/8080')!.body.length).toBeGreaterThan(0);
+    const proto = loadSync('gw/ir/v1/ir.proto', { includeDirs: [fileURLToPath(new URL('../../proto', import.meta.url))], enums: String, defaults: true, oneofs: true });
+    const decoded = (proto['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>).deserialize(Buffer.from(r.get('bind/ns/web/8080')!.body));
+    expect(decoded).toMatchObject({ kind: 'bind', bind: { name: 'ns/web/8080', port: 8080 } });
   });
 
   it('reuses the body of an unchanged resource and notifies only on change', () => {
@@ -38,7 +42,7 @@ describe('controller snapshot source', () => {
 
   it('carries resources the proto has no message for as JSON and drops a gateway that is gone', () => {
     const s = createControllerSource();
-    s.publish('ns/web', { version: 'x', resources: [{ model: { name: 'gpt' } } as never] });
+    s.publish('ns/web', { version: 'x', resources: [{ kind: 'model', model: { name: 'gpt' } } as never] });
     expect(s.get('ns/web')!.get('model/gpt')!.type).toBe(JSON_RESOURCE_TYPE);
     s.publish('ns/web', undefined);
     expect(s.get('ns/web')).toBeUndefined();
