@@ -1,7 +1,7 @@
 // One client session: its upstream connections (one per target), the merged view of their tools,
 // prompts and resources, and the plumbing that passes progress, cancellation and server-to-client
 // requests to the right side.
-import { McpError, ResultSchema, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpBackend } from '../ir/types.js';
 import type { Authorize, AuthorizeContext } from './hooks.js';
@@ -241,7 +241,7 @@ export class McpSession {
         throw new McpError(InternalError, `target ${target} is not connected`);
       }
       try {
-        const result = await up.client.request({ method: spec.method, params: cursor ? { cursor } : {} }, ResultSchema, { timeout: upstreamTimeoutMs });
+        const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: upstreamTimeoutMs });
         return { target, result: result as Item };
       } catch (err) {
         this.opts.onTargetFailure(target, spec.method);
@@ -364,9 +364,7 @@ export class McpSession {
       ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
       : undefined;
     try {
-      const result = await up.client.request({ method: req.method, params }, ResultSchema, {
-        signal: ac.signal, timeout: upstreamTimeoutMs, resetTimeoutOnProgress: true, ...(onprogress ? { onprogress } : {}),
-      });
+      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, ...(onprogress ? { onprogress } : {}) });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
