@@ -144,13 +144,19 @@ async function main(): Promise<void> {
   if (headroom > 0 && carried > 0 && carried < rate) rates.push(carried);
   for (const r of rates) {
     console.log(`tools/call at a fixed ${r} req/s, ${seconds}s each${r === rate ? '' : ` (${headroom * 100}% of the proxied throughput above)`}`);
+    const cpu0 = { up: cpuSeconds(upChild), proxy: cpuSeconds(proxyChild) };
     const [dr, pr] = await alternate((url, session, duration) => openLoop(r, url, session, duration), [upstream, direct], [proxy, proxied]);
+    // At a fixed rate both processes wake about as often before and after a change, so these figures
+    // compare across runs better than the closed-loop ones (whose batching varies with the load).
+    const upMs = ((cpuSeconds(upChild) - cpu0.up) * 1000) / (dr.n + pr.n);
+    const proxyMs = ((cpuSeconds(proxyChild) - cpu0.proxy) * 1000) / pr.n;
     for (const [name, res] of [['direct', dr], ['proxied', pr]] as const) {
       if (res.dropped > 0) console.log(`  (${name}: ${res.dropped} requests not sent: more than a quarter second of backlog; the machine could not sustain ${r} req/s)`);
     }
     console.log(`  direct   ${fmt(dr)}`);
     console.log(`  proxied  ${fmt(pr)}`);
     console.log(`  added    p50 ${(pr.p50 - dr.p50).toFixed(2)} ms, p99 ${(pr.p99 - dr.p99).toFixed(2)} ms (target p99 <= 1 ms at 1000 req/s)`);
+    console.log(`  cpu      upstream ${upMs.toFixed(3)} ms/call, proxy ${proxyMs.toFixed(3)} ms/call`);
   }
   console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
