@@ -38,3 +38,9 @@ export function isRequest(m: JsonRpcMessage): m is JsonRpcRequest {
 export function isNotification(m: JsonRpcMessage): m is JsonRpcNotification {
   return 'method' in m && !('id' in m && m.id !== undefined);
 }
+
+/** An error's message without the SDK's "MCP error <code>: " prefix, for answers that add their own context. */
+export function messageOf(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  return m.replace(/^MCP error -?\d+: /, '');
+}

@@ -158,9 +158,14 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
     sendJson(res, 400, rpcError(null, InvalidRequest, `Invalid Request: batches are not allowed in protocol version ${session.protocolVersion}`));
     return;
   }
+  let request: CallContext['request'] | undefined;
   const call: CallContext = {
     claims,
-    request: { method: req.method ?? 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) },
+    // Only authorization rules read the request; most calls never pay for copying the headers.
+    get request() {
+      request ??= { method: req.method ?? 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) };
+      return request;
+    },
     sink: undefined,
   };
   const requests: JsonRpcRequest[] = [];
@@ -179,12 +184,16 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   }
   for (const r of requests) ctx.onMcpMethod(r.method);
   if (sse) {
-    // Headers go out with the first event, so a plain call costs one write instead of three.
-    res.writeHead(200, sseHeaders(session.id));
+    // Headers go out with the first event, so a plain call costs one write instead of three; when
+    // that event is the answer, the body length is known and the response needs no chunked framing.
+    res.statusCode = 200;
+    for (const [k, v] of Object.entries(sseHeaders(session.id))) res.setHeader(k, v);
     call.sink = sseSink(res);
     if (requests.length === 1 && requests[0]) {
       const out = await session.handle(requests[0], call);
-      res.end(out ? sseEvent(out) : undefined);
+      const body = out ? sseEvent(out) : '';
+      if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(body));
+      res.end(body);
       return;
     }
     await Promise.all(requests.map(async (r) => {

@@ -1,16 +1,17 @@
 // One client session: its upstream connections (one per target), the merged view of their tools,
 // prompts and resources, and the plumbing that passes progress, cancellation and server-to-client
 // requests to the right side.
-import { McpError, ResultSchema, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpBackend } from '../ir/types.js';
 import type { Authorize, AuthorizeContext } from './hooks.js';
 import {
   type Id, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse,
-  InternalError, InvalidParams, MethodNotFound, rpcError,
+  InternalError, InvalidParams, MethodNotFound, messageOf, rpcError,
 } from './jsonrpc.js';
+import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
-import { decodeCursor, encodeCursor, exposedName, splitPrefixed, usesPrefix } from './multiplex.js';
+import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
@@ -37,16 +38,6 @@ export interface SessionOptions {
   onTargetFailure(target: string, phase: string): void;
 }
 
-type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
-const lists: Record<ListKind, { method: string; key: string; capability: keyof ServerCapabilities }> = {
-  tools: { method: 'tools/list', key: 'tools', capability: 'tools' },
-  prompts: { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
-  resources: { method: 'resources/list', key: 'resources', capability: 'resources' },
-  resourceTemplates: { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
-};
-
-type Item = Record<string, unknown>;
-
 export class McpSession {
   readonly id: string;
   protocolVersion = latestVersion;
@@ -54,12 +45,7 @@ export class McpSession {
   standalone: Sink | undefined;
   closed = false;
   private readonly upstreams = new Map<string, Upstream>();
-  private readonly targetNames: string[];
-  private readonly prefixed: boolean;
-  /** Exposed name or URI → target, learned from lists (needed when names are not prefixed). */
-  private readonly routes: Record<ListKind, Map<string, string>> = {
-    tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map(),
-  };
+  private readonly catalog: Catalog;
   private readonly inflight = new Map<Id, AbortController>();
   private readonly activeSinks = new Map<string, Sink[]>();
   private readonly clientPending = new Map<string, { resolve(r: Record<string, unknown>): void; reject(e: Error): void }>();
@@ -67,8 +53,12 @@ export class McpSession {
 
   constructor(private readonly opts: SessionOptions) {
     this.id = opts.id;
-    this.targetNames = opts.backend.targets.map((t) => t.name);
-    this.prefixed = usesPrefix(opts.backend.prefixMode, this.targetNames.length);
+    const targetNames = opts.backend.targets.map((t) => t.name);
+    this.catalog = new Catalog({
+      upstreams: this.upstreams, targetNames, prefixed: usesPrefix(opts.backend.prefixMode, targetNames.length),
+      failOpen: opts.backend.failureMode === 'FAIL_OPEN', timeoutMs: upstreamTimeoutMs, log: opts.log,
+      onTargetFailure: opts.onTargetFailure,
+    });
   }
 
   get log(): Logger { return this.opts.log; }
@@ -92,7 +82,7 @@ export class McpSession {
     }, this.log.child({ target: t.name }))));
     const failures: string[] = [];
     results.forEach((r, i) => {
-      const name = this.targetNames[i] ?? '';
+      const name = this.opts.backend.targets[i]?.name ?? '';
       if (r.status === 'fulfilled') this.upstreams.set(name, r.value);
       else {
         this.opts.onTargetFailure(name, 'initialize');
@@ -140,7 +130,7 @@ export class McpSession {
       case 'resources/read':
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
-        const up = await this.resolveResource(String(p.uri ?? ''));
+        const up = await this.catalog.resolveResource(String(p.uri ?? ''));
         if (!up) return rpcError(req.id, resourceNotFound, `Resource not found: ${String(p.uri ?? '')}`);
         return this.forward(up, req, p, ctx);
       }
@@ -218,65 +208,17 @@ export class McpSession {
       if (!decoded) return rpcError(req.id, InvalidParams, 'Invalid cursor');
       pending = decoded;
     } else {
-      pending = Object.fromEntries(this.alive().filter((u) => u.capabilities[spec.capability]).map((u) => [u.name, undefined]));
+      pending = this.catalog.firstPages(kind);
     }
     let page: { items: Item[]; next: Record<string, string> };
     try {
-      page = await this.fetchPage(kind, pending);
+      page = await this.catalog.fetchPage(kind, pending);
     } catch (err) {
       return rpcError(req.id, err instanceof McpError ? err.code : InternalError, messageOf(err));
     }
     const items = this.opts.authorize ? page.items.filter((i) => this.listedItemAllowed(kind, i, ctx)) : page.items;
     const nextCursor = encodeCursor(page.next);
     return { jsonrpc: '2.0', id: req.id, result: { [spec.key]: items, ...(nextCursor ? { nextCursor } : {}) } };
-  }
-
-  private async fetchPage(kind: ListKind, pending: Record<string, string | undefined>): Promise<{ items: Item[]; next: Record<string, string> }> {
-    const spec = lists[kind];
-    const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
-    const pages = await Promise.all(Object.entries(pending).map(async ([target, cursor]) => {
-      const up = this.upstreams.get(target);
-      if (!up?.alive) {
-        if (failOpen) return undefined;
-        throw new McpError(InternalError, `target ${target} is not connected`);
-      }
-      try {
-        const result = await up.client.request({ method: spec.method, params: cursor ? { cursor } : {} }, ResultSchema, { timeout: upstreamTimeoutMs });
-        return { target, result: result as Item };
-      } catch (err) {
-        this.opts.onTargetFailure(target, spec.method);
-        if (failOpen) {
-          this.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
-          return undefined;
-        }
-        throw new McpError(err instanceof McpError ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
-      }
-    }));
-    const items: Item[] = [];
-    const next: Record<string, string> = {};
-    for (const page of pages) {
-      if (!page) continue;
-      const got = page.result[spec.key];
-      for (const item of Array.isArray(got) ? (got as Item[]) : []) items.push(this.expose(kind, page.target, item));
-      if (typeof page.result.nextCursor === 'string') next[page.target] = page.result.nextCursor;
-    }
-    return { items, next };
-  }
-
-  /** Renames a listed item for the client and remembers which target owns it. */
-  private expose(kind: ListKind, target: string, item: Item): Item {
-    const routes = this.routes[kind];
-    if (kind === 'tools' || kind === 'prompts') {
-      const name = exposedName(target, String(item.name), this.prefixed);
-      const owner = routes.get(name);
-      if (!this.prefixed && owner !== undefined && owner !== target) {
-        throw new McpError(InternalError, `${kind === 'tools' ? 'tool' : 'prompt'} name ${name} is offered by targets ${owner} and ${target}; prefixMode Never needs unique names`);
-      }
-      routes.set(name, target);
-      return { ...item, name };
-    }
-    routes.set(String(kind === 'resources' ? item.uri : item.uriTemplate), target);
-    return item;
   }
 
   private listedItemAllowed(kind: ListKind, item: Item, ctx: CallContext): boolean {
@@ -288,49 +230,12 @@ export class McpSession {
     return true;
   }
 
-  private async resolveNamed(kind: 'tools' | 'prompts', exposed: string): Promise<{ up: Upstream; name: string } | undefined> {
-    if (this.prefixed) {
-      const split = splitPrefixed(exposed, this.targetNames);
-      const up = split && this.upstreams.get(split.target);
-      return up && split ? { up, name: split.name } : undefined;
-    }
-    if (this.upstreams.size === 1) {
-      const [up] = this.upstreams.values();
-      return up ? { up, name: exposed } : undefined;
-    }
-    if (!this.routes[kind].has(exposed)) await this.refresh(kind);
-    const up = this.upstreams.get(this.routes[kind].get(exposed) ?? '');
-    return up ? { up, name: exposed } : undefined;
-  }
-
-  private async resolveResource(uri: string): Promise<Upstream | undefined> {
-    if (this.upstreams.size === 1) return [...this.upstreams.values()][0];
-    const find = (): string | undefined => this.routes.resources.get(uri)
-      ?? [...this.routes.resourceTemplates].find(([tpl]) => uri.startsWith(tpl.split('{')[0] ?? tpl) && tpl.includes('{'))?.[1];
-    let target = find();
-    if (target === undefined) {
-      await this.refresh('resources').catch(() => undefined);
-      await this.refresh('resourceTemplates').catch(() => undefined);
-      target = find();
-    }
-    return target === undefined ? undefined : this.upstreams.get(target);
-  }
-
-  /** Walks every page of a list so name lookups see everything. */
-  private async refresh(kind: ListKind): Promise<void> {
-    let pending: Record<string, string | undefined> = Object.fromEntries(
-      this.alive().filter((u) => u.capabilities[lists[kind].capability]).map((u) => [u.name, undefined]));
-    for (let pageCount = 0; Object.keys(pending).length > 0 && pageCount < 100; pageCount++) {
-      pending = (await this.fetchPage(kind, pending)).next;
-    }
-  }
-
   private async callNamed(kind: 'tools' | 'prompts', req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
     const exposed = typeof p.name === 'string' ? p.name : '';
     let found: { up: Upstream; name: string } | undefined;
     try {
-      found = await this.resolveNamed(kind, exposed);
+      found = await this.catalog.resolveNamed(kind, exposed);
     } catch (err) {
       return rpcError(req.id, InternalError, messageOf(err));
     }
@@ -342,11 +247,11 @@ export class McpSession {
     const p = req.params ?? {};
     const ref = isObject(p.ref) ? p.ref : {};
     if (ref.type === 'ref/prompt') {
-      const found = await this.resolveNamed('prompts', String(ref.name ?? '')).catch(() => undefined);
+      const found = await this.catalog.resolveNamed('prompts', String(ref.name ?? '')).catch(() => undefined);
       if (!found) return rpcError(req.id, InvalidParams, `Unknown prompt: ${String(ref.name ?? '')}`);
       return this.forward(found.up, req, { ...p, ref: { ...ref, name: found.name } }, ctx);
     }
-    const up = await this.resolveResource(String(ref.uri ?? ''));
+    const up = await this.catalog.resolveResource(String(ref.uri ?? ''));
     if (!up) return rpcError(req.id, resourceNotFound, `Resource not found: ${String(ref.uri ?? '')}`);
     return this.forward(up, req, p, ctx);
   }
@@ -364,9 +269,7 @@ export class McpSession {
       ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
       : undefined;
     try {
-      const result = await up.client.request({ method: req.method, params }, ResultSchema, {
-        signal: ac.signal, timeout: upstreamTimeoutMs, resetTimeoutOnProgress: true, ...(onprogress ? { onprogress } : {}),
-      });
+      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, ...(onprogress ? { onprogress } : {}) });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
@@ -382,7 +285,7 @@ export class McpSession {
   private fromUpstream(target: string, n: Notification): void {
     if (n.method.endsWith('/list_changed')) {
       const kind = n.method.split('/')[1];
-      if (kind === 'tools' || kind === 'prompts') this.routes[kind].clear();
+      if (kind === 'tools' || kind === 'prompts') this.catalog.forget(kind);
     }
     this.standalone?.send({ jsonrpc: '2.0', method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
     this.log.debug({ target, method: n.method }, 'notification from target');
@@ -409,9 +312,4 @@ export class McpSession {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-export function messageOf(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err);
-  return m.replace(/^MCP error -?\d+: /, '');
 }

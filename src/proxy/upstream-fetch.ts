@@ -4,7 +4,8 @@
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 
-const agent = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+/** Keep-alive pool shared by every HTTP target connection of the process. */
+export const upstreamAgent = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
 
 type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -20,7 +21,7 @@ export const upstreamFetch: FetchLike = async (input, init = {}) => {
   if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
   const res = await request(input, {
     method: (init.method ?? 'GET') as 'GET', headers: headerRecord(init.headers), body: body ?? null,
-    dispatcher: agent, ...(init.signal ? { signal: init.signal } : {}),
+    dispatcher: upstreamAgent, ...(init.signal ? { signal: init.signal } : {}),
   });
   const headers = new Headers();
   for (const [k, v] of Object.entries(res.headers)) {

@@ -5,13 +5,14 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities, Implementation, ServerCapabilities, Notification } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, type ClientCapabilities, type Implementation, type ServerCapabilities, type Notification } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { McpTarget } from '../ir/types.js';
 import { upstreamFetch } from './upstream-fetch.js';
+import { httpCaller, type UpstreamCall } from './upstream-http.js';
 
 export interface UpstreamEvents {
   onNotification(target: string, n: Notification): void;
@@ -23,6 +24,8 @@ export interface UpstreamEvents {
 export interface Upstream {
   name: string;
   client: Client;
+  /** A request to the target (the hot path): direct HTTP for streamable-HTTP targets, the SDK client otherwise. */
+  call: UpstreamCall;
   capabilities: ServerCapabilities;
   serverInfo: Implementation | undefined;
   instructions: string | undefined;
@@ -38,7 +41,7 @@ export async function connectUpstream(
   client.fallbackNotificationHandler = async (n) => events.onNotification(target.name, n);
   client.fallbackRequestHandler = async (r, extra) => events.onRequest(target.name, r, extra.signal);
   const upstream: Upstream = {
-    name: target.name, client, capabilities: {}, serverInfo: undefined, instructions: undefined, alive: true,
+    name: target.name, client, call: sdkCaller(client), capabilities: {}, serverInfo: undefined, instructions: undefined, alive: true,
     close: async () => {
       upstream.alive = false;
       await client.close().catch(() => undefined);
@@ -60,7 +63,22 @@ export async function connectUpstream(
   upstream.capabilities = client.getServerCapabilities() ?? {};
   upstream.serverInfo = client.getServerVersion();
   upstream.instructions = client.getInstructions();
+  if (transport instanceof StreamableHTTPClientTransport && target.remote) {
+    upstream.call = httpCaller({
+      url: new URL(target.remote.url),
+      sessionId: () => transport.sessionId,
+      protocolVersion: () => transport.protocolVersion,
+      onOther: (m) => transport.onmessage?.(m),
+      cancel: (requestId, reason) => void client.notification({ method: 'notifications/cancelled', params: { requestId, reason } }).catch(() => undefined),
+    });
+  }
   return upstream;
+}
+
+function sdkCaller(client: Client): UpstreamCall {
+  return (method, params, { signal, timeoutMs, onprogress }) => client.request({ method, params }, ResultSchema, {
+    timeout: timeoutMs, resetTimeoutOnProgress: true, ...(signal ? { signal } : {}), ...(onprogress ? { onprogress } : {}),
+  });
 }
 
 function createTransport(target: McpTarget, log: Logger): Transport {

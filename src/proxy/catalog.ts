@@ -1,0 +1,132 @@
+// What a session's targets offer, merged: pages of tools, prompts, resources and templates across
+// targets, the names the client sees, and which target owns each exposed name or URI.
+import { McpError, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { InternalError, messageOf } from './jsonrpc.js';
+import { exposedName, splitPrefixed } from './multiplex.js';
+import type { Upstream } from './upstream.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+export const lists: Record<ListKind, { method: string; key: string; capability: keyof ServerCapabilities }> = {
+  tools: { method: 'tools/list', key: 'tools', capability: 'tools' },
+  prompts: { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
+  resources: { method: 'resources/list', key: 'resources', capability: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
+};
+
+export type Item = Record<string, unknown>;
+
+export interface CatalogOptions {
+  /** The session's connected targets (the map is the session's own, so later changes show). */
+  upstreams: ReadonlyMap<string, Upstream>;
+  targetNames: string[];
+  prefixed: boolean;
+  failOpen: boolean;
+  timeoutMs: number;
+  log: Logger;
+  onTargetFailure(target: string, phase: string): void;
+}
+
+export class Catalog {
+  /** Exposed name or URI → target, learned from lists (needed when names are not prefixed). */
+  private readonly routes: Record<ListKind, Map<string, string>> = {
+    tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map(),
+  };
+
+  constructor(private readonly opts: CatalogOptions) {}
+
+  /** A target's list changed: names must be learned again. */
+  forget(kind: 'tools' | 'prompts'): void {
+    this.routes[kind].clear();
+  }
+
+  /** Every live target that offers this kind of list, each at its first page. */
+  firstPages(kind: ListKind): Record<string, string | undefined> {
+    const capability = lists[kind].capability;
+    return Object.fromEntries([...this.opts.upstreams.values()].filter((u) => u.alive && u.capabilities[capability]).map((u) => [u.name, undefined]));
+  }
+
+  async fetchPage(kind: ListKind, pending: Record<string, string | undefined>): Promise<{ items: Item[]; next: Record<string, string> }> {
+    const spec = lists[kind];
+    const { failOpen } = this.opts;
+    const pages = await Promise.all(Object.entries(pending).map(async ([target, cursor]) => {
+      const up = this.opts.upstreams.get(target);
+      if (!up?.alive) {
+        if (failOpen) return undefined;
+        throw new McpError(InternalError, `target ${target} is not connected`);
+      }
+      try {
+        const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: this.opts.timeoutMs });
+        return { target, result: result as Item };
+      } catch (err) {
+        this.opts.onTargetFailure(target, spec.method);
+        if (failOpen) {
+          this.opts.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
+          return undefined;
+        }
+        throw new McpError(err instanceof McpError ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
+      }
+    }));
+    const items: Item[] = [];
+    const next: Record<string, string> = {};
+    for (const page of pages) {
+      if (!page) continue;
+      const got = page.result[spec.key];
+      for (const item of Array.isArray(got) ? (got as Item[]) : []) items.push(this.expose(kind, page.target, item));
+      if (typeof page.result.nextCursor === 'string') next[page.target] = page.result.nextCursor;
+    }
+    return { items, next };
+  }
+
+  /** Renames a listed item for the client and remembers which target owns it. */
+  private expose(kind: ListKind, target: string, item: Item): Item {
+    const routes = this.routes[kind];
+    if (kind === 'tools' || kind === 'prompts') {
+      const name = exposedName(target, String(item.name), this.opts.prefixed);
+      const owner = routes.get(name);
+      if (!this.opts.prefixed && owner !== undefined && owner !== target) {
+        throw new McpError(InternalError, `${kind === 'tools' ? 'tool' : 'prompt'} name ${name} is offered by targets ${owner} and ${target}; prefixMode Never needs unique names`);
+      }
+      routes.set(name, target);
+      return { ...item, name };
+    }
+    routes.set(String(kind === 'resources' ? item.uri : item.uriTemplate), target);
+    return item;
+  }
+
+  async resolveNamed(kind: 'tools' | 'prompts', exposed: string): Promise<{ up: Upstream; name: string } | undefined> {
+    if (this.opts.prefixed) {
+      const split = splitPrefixed(exposed, this.opts.targetNames);
+      const up = split && this.opts.upstreams.get(split.target);
+      return up && split ? { up, name: split.name } : undefined;
+    }
+    if (this.opts.upstreams.size === 1) {
+      const [up] = this.opts.upstreams.values();
+      return up ? { up, name: exposed } : undefined;
+    }
+    if (!this.routes[kind].has(exposed)) await this.refresh(kind);
+    const up = this.opts.upstreams.get(this.routes[kind].get(exposed) ?? '');
+    return up ? { up, name: exposed } : undefined;
+  }
+
+  async resolveResource(uri: string): Promise<Upstream | undefined> {
+    if (this.opts.upstreams.size === 1) return [...this.opts.upstreams.values()][0];
+    const find = (): string | undefined => this.routes.resources.get(uri)
+      ?? [...this.routes.resourceTemplates].find(([tpl]) => uri.startsWith(tpl.split('{')[0] ?? tpl) && tpl.includes('{'))?.[1];
+    let target = find();
+    if (target === undefined) {
+      await this.refresh('resources').catch(() => undefined);
+      await this.refresh('resourceTemplates').catch(() => undefined);
+      target = find();
+    }
+    return target === undefined ? undefined : this.opts.upstreams.get(target);
+  }
+
+  /** Walks every page of a list so name lookups see everything. */
+  private async refresh(kind: ListKind): Promise<void> {
+    let pending = this.firstPages(kind);
+    for (let pageCount = 0; Object.keys(pending).length > 0 && pageCount < 100; pageCount++) {
+      pending = (await this.fetchPage(kind, pending)).next;
+    }
+  }
+}
