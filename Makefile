@@ -35,8 +35,12 @@ test: build typecheck lint
 	@status=0; $(MAKE) --no-print-directory test-unit || status=$$?; \
 	  node scripts/test-summary.mjs $(REPORTS); exit $$status
 
+# Standalone proxy on the example config (until the controller's local mode replaces it).
 run: build
-	node bin/gw.js --help
+	@echo "gw proxy: MCP endpoint http://localhost:$${GW_EXAMPLE_PORT:-3000}/mcp (streamable HTTP)"
+	@echo "  connect: npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above"
+	@echo "  ready:   http://localhost:15021/healthz/ready   metrics: http://localhost:15020/metrics"
+	GW_EXAMPLE_PORT=$${GW_EXAMPLE_PORT:-3000} node bin/gw.js proxy -f examples/standalone-mcp/config.yaml --log-format text
 
 bench: build
 	@for f in bench/*/main.ts; do [ -e "$$f" ] || continue; echo "== $$f"; $(BIN)/tsx "$$f"; done

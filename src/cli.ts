@@ -13,6 +13,7 @@ interface Entry {
 const commands: Record<string, Entry> = {
   version: { summary: 'Print the version of gw', load: () => import('./cli/version.js') },
   validate: { summary: 'Validate Gw and Kubernetes manifests offline (schema and CEL rules)', load: () => import('./cli/validate.js') },
+  proxy: { summary: 'Run the MCP gateway proxy from a config file', load: () => import('./cli/proxy.js') },
 };
 
 function usage(): string {

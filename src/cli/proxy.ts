@@ -1,0 +1,83 @@
+// `gw proxy -f config.yaml [--validate-only]`: the standalone MCP gateway.
+import { parseArgs } from 'node:util';
+import type { LevelWithSilent } from 'pino';
+import { createLogger, type LogFormat } from '../log.js';
+import { loadConfigFile } from '../config/load.js';
+import { ProblemError, formatProblem } from '../problem.js';
+import { startStandalone } from '../proxy/standalone.js';
+import { version } from './version.js';
+
+const help = `Usage: gw proxy -f <config.yaml> [options]
+
+Options:
+  -f, --file <path>          Standalone configuration file (required)
+      --validate-only        Check the file, print problems, and exit (0 = valid)
+      --ready-address <a>    Readiness endpoint address (default 0.0.0.0:15021)
+      --metrics-address <a>  Prometheus metrics address (default 0.0.0.0:15020)
+      --log-level <level>    trace | debug | info | warn | error | silent (default info)
+      --log-format <fmt>     json | text (default json)
+      --no-watch             Do not reload when the file changes
+  -h, --help                 Show this help`;
+
+const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv, allowPositionals: false, options: {
+        file: { type: 'string', short: 'f' }, 'validate-only': { type: 'boolean' },
+        'ready-address': { type: 'string', default: '0.0.0.0:15021' }, 'metrics-address': { type: 'string', default: '0.0.0.0:15020' },
+        'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' }, 'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
+        'no-watch': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    console.error(`gw proxy: ${(err as Error).message}\n\n${help}`);
+    return 2;
+  }
+  if (values.help) { console.log(help); return 0; }
+  if (!values.file) { console.error(`gw proxy: --file is required\n\n${help}`); return 2; }
+  if (!levels.includes(values['log-level'])) { console.error(`gw proxy: --log-level must be one of ${levels.join(', ')}`); return 2; }
+  if (values['log-format'] !== 'json' && values['log-format'] !== 'text') { console.error('gw proxy: --log-format must be json or text'); return 2; }
+  const file = values.file;
+
+  if (values['validate-only']) {
+    try {
+      await loadConfigFile(file);
+      console.log(`${file}: valid`);
+      return 0;
+    } catch (err) {
+      return reportFailure(err);
+    }
+  }
+
+  const log = createLogger({ name: 'proxy', level: values['log-level'] as LevelWithSilent, format: values['log-format'] as LogFormat });
+  let standalone;
+  try {
+    standalone = await startStandalone({
+      file, log, watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
+      serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
+    });
+  } catch (err) {
+    return reportFailure(err);
+  }
+  log.info({ file, ports: standalone.runtime.boundPorts(), ready: standalone.ops.readyPort, metrics: standalone.ops.metricsPort }, 'proxy started');
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string): void => {
+      log.info({ signal }, 'shutting down');
+      void standalone.close().then(() => resolve(0));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+function reportFailure(err: unknown): number {
+  if (err instanceof ProblemError) {
+    for (const p of err.problems) console.error(formatProblem(p));
+  } else {
+    console.error(`gw proxy: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return 1;
+}

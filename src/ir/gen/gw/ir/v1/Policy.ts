@@ -1,0 +1,31 @@
+// Original file: proto/gw/ir/v1/ir.proto
+
+import type { Cors as _gw_ir_v1_Cors, Cors__Output as _gw_ir_v1_Cors__Output } from '../../../gw/ir/v1/Cors.js';
+import type { McpAuthentication as _gw_ir_v1_McpAuthentication, McpAuthentication__Output as _gw_ir_v1_McpAuthentication__Output } from '../../../gw/ir/v1/McpAuthentication.js';
+import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
+
+/**
+ * The effective policy of a route. Unset messages mean "no such policy".
+ */
+export interface Policy {
+  'cors'?: (_gw_ir_v1_Cors | null);
+  'mcpAuthentication'?: (_gw_ir_v1_McpAuthentication | null);
+  'authorization'?: (_gw_ir_v1_Authorization | null);
+  /**
+   * Largest accepted request body in bytes; 0 means the proxy default (2 MiB).
+   */
+  'maxRequestBytes'?: (number);
+}
+
+/**
+ * The effective policy of a route. Unset messages mean "no such policy".
+ */
+export interface Policy__Output {
+  'cors': (_gw_ir_v1_Cors__Output | null);
+  'mcpAuthentication': (_gw_ir_v1_McpAuthentication__Output | null);
+  'authorization': (_gw_ir_v1_Authorization__Output | null);
+  /**
+   * Largest accepted request body in bytes; 0 means the proxy default (2 MiB).
+   */
+  'maxRequestBytes': (number);
+}

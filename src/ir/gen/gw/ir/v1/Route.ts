@@ -1,0 +1,49 @@
+// Original file: proto/gw/ir/v1/ir.proto
+
+import type { PathMatch as _gw_ir_v1_PathMatch, PathMatch__Output as _gw_ir_v1_PathMatch__Output } from '../../../gw/ir/v1/PathMatch.js';
+import type { BackendRef as _gw_ir_v1_BackendRef, BackendRef__Output as _gw_ir_v1_BackendRef__Output } from '../../../gw/ir/v1/BackendRef.js';
+import type { Policy as _gw_ir_v1_Policy, Policy__Output as _gw_ir_v1_Policy__Output } from '../../../gw/ir/v1/Policy.js';
+
+export interface Route {
+  'name'?: (string);
+  /**
+   * Names of the parent Listeners.
+   */
+  'listeners'?: (string)[];
+  /**
+   * Any match selects the route; an empty list matches every path.
+   */
+  'matches'?: (_gw_ir_v1_PathMatch)[];
+  'backends'?: (_gw_ir_v1_BackendRef)[];
+  /**
+   * Effective, already merged policy for traffic on this route.
+   */
+  'policy'?: (_gw_ir_v1_Policy | null);
+  /**
+   * Optional provenance: policy field path (e.g. `cors`, `mcp_authentication.issuer`) → source object
+   * (`GwPolicy default/p1`, `file config.yaml`). Diagnostics only; the runtime never reads it.
+   */
+  'provenance'?: ({[key: string]: string});
+}
+
+export interface Route__Output {
+  'name': (string);
+  /**
+   * Names of the parent Listeners.
+   */
+  'listeners': (string)[];
+  /**
+   * Any match selects the route; an empty list matches every path.
+   */
+  'matches': (_gw_ir_v1_PathMatch__Output)[];
+  'backends': (_gw_ir_v1_BackendRef__Output)[];
+  /**
+   * Effective, already merged policy for traffic on this route.
+   */
+  'policy': (_gw_ir_v1_Policy__Output | null);
+  /**
+   * Optional provenance: policy field path (e.g. `cors`, `mcp_authentication.issuer`) → source object
+   * (`GwPolicy default/p1`, `file config.yaml`). Diagnostics only; the runtime never reads it.
+   */
+  'provenance': ({[key: string]: string});
+}

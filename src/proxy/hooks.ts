@@ -1,0 +1,30 @@
+// Extension points for authentication and authorization (implemented in src/proxy/auth and
+// src/proxy/cel). All optional: without them every request is anonymous and allowed.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Route } from '../ir/types.js';
+
+/** Authentication for one route whose effective policy has `mcpAuthentication`. */
+export interface RouteAuth {
+  /** Offered every request on the listener first (discovery, registration, proxied OAuth); true = answered. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** Validates the caller; null means it already answered (401). `claims` is null for anonymous callers. */
+  authenticate(req: IncomingMessage, res: ServerResponse): Promise<{ claims: Record<string, unknown> | null } | null>;
+}
+
+export interface AuthorizeContext {
+  jwt?: Record<string, unknown>;
+  request: { method: string; path: string; headers: Record<string, string> };
+  mcp: { method: string; tool?: string; prompt?: string; resource?: string };
+}
+
+/** True allows. Names are the ones the client sees (after prefixing). */
+export type Authorize = (ctx: AuthorizeContext) => boolean;
+
+export interface RouteSecurity {
+  auth?: RouteAuth;
+  authorize?: Authorize;
+}
+
+/** Built once per route each time a snapshot is applied; return {} when the route needs nothing. */
+export type RouteSecurityFactory = (route: Route, log: Logger) => RouteSecurity;

@@ -1,0 +1,21 @@
+// Prometheus metrics of one proxy runtime, on its own registry so several runtimes (tests) coexist.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({ name: 'gw_http_requests_total', help: 'HTTP requests by method and status.', labelNames: ['method', 'status'], registers: [registry] }),
+    latency: new Histogram({
+      name: 'gw_http_request_duration_seconds', help: 'HTTP request latency until the response ends (SSE streams included).',
+      labelNames: ['method'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [registry],
+    }),
+    mcpRequests: new Counter({ name: 'gw_mcp_requests_total', help: 'MCP requests by JSON-RPC method.', labelNames: ['method'], registers: [registry] }),
+    targetFailures: new Counter({ name: 'gw_mcp_target_failures_total', help: 'Failures talking to MCP targets.', labelNames: ['target', 'phase'], registers: [registry] }),
+    sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),
+    reloads: new Counter({ name: 'gw_config_reloads_total', help: 'Configuration applications by result.', labelNames: ['result'], registers: [registry] }),
+  };
+}
+
+export type ProxyMetrics = ReturnType<typeof createMetrics>;

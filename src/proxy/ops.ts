@@ -1,0 +1,63 @@
+// Operations endpoints: readiness (`/healthz/ready`) and Prometheus metrics (`/metrics`), each on its
+// own address so they can be exposed differently from traffic.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { sendError } from './http-error.js';
+
+export interface OpsServers {
+  readyPort: number;
+  metricsPort: number;
+  close(): Promise<void>;
+}
+
+/** Parses `host:port`, `[v6]:port` or `:port` (all interfaces). */
+export function parseAddress(value: string): { host: string | undefined; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(value);
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  const host = m[1] ?? m[2];
+  return { host: host === '' ? undefined : host, port };
+}
+
+function listen(server: Server, address: string): Promise<number> {
+  const parsed = parseAddress(address);
+  if (!parsed) return Promise.reject(new Error(`address ${address} must look like host:port`));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(parsed.port, parsed.host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startOps(opts: { readyAddress: string; metricsAddress: string; isReady(): boolean; registry: Registry }): Promise<OpsServers> {
+  const ready = createServer((req, res) => {
+    if (req.url?.split('?')[0] !== '/healthz/ready') return sendError(res, 404, 'not_found', 'only /healthz/ready is served here');
+    if (!opts.isReady()) return sendError(res, 503, 'not_ready', 'no configuration has been applied yet');
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
+  });
+  const metrics = createServer((req, res) => {
+    if (req.url?.split('?')[0] !== '/metrics') return sendError(res, 404, 'not_found', 'only /metrics is served here');
+    opts.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(text),
+      () => sendError(res, 500, 'internal_error', 'metrics collection failed'),
+    );
+  });
+  const servers = [ready, metrics];
+  try {
+    const readyPort = await listen(ready, opts.readyAddress);
+    const metricsPort = await listen(metrics, opts.metricsAddress);
+    return { readyPort, metricsPort, close: () => closeAll(servers) };
+  } catch (err) {
+    await closeAll(servers);
+    throw err;
+  }
+}
+
+async function closeAll(servers: Server[]): Promise<void> {
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
+    if (!s.listening) return resolve();
+    s.close(() => resolve());
+    s.closeAllConnections();
+  })));
+}

@@ -1,0 +1,213 @@
+// The proxy runtime: binds listeners for an IR snapshot, dispatches each request to its route, and
+// swaps in a new snapshot atomically (new ports open first; on any failure nothing changes).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Route, Snapshot } from '../ir/types.js';
+import { resourcesOf } from '../ir/load.js';
+import { ProblemError } from '../problem.js';
+import type { RouteSecurityFactory } from './hooks.js';
+import { sendError } from './http-error.js';
+import { isPreflight, preflightHeaders, responseCorsHeaders } from './cors.js';
+import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.js';
+import { SessionRegistry } from './sessions.js';
+import { checkSnapshot } from './snapshot-check.js';
+import { createMetrics, type ProxyMetrics } from './metrics.js';
+
+export const defaultMaxRequestBytes = 2 * 1024 * 1024;
+
+export interface RuntimeOptions {
+  log: Logger;
+  security?: RouteSecurityFactory;
+  serverInfo?: { name: string; title: string; version: string };
+  /** Idle sessions without an open GET stream are closed after this long. */
+  sessionIdleMs?: number;
+  metrics?: ProxyMetrics;
+}
+
+interface CompiledRoute extends McpRoute {
+  route: Route;
+  matches(path: string): boolean;
+}
+
+interface CompiledListener { hostnames: string[]; routes: CompiledRoute[] }
+
+interface BoundPort { server: Server; address: string; port: number }
+
+const knownMethods = new Set([
+  'initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
+  'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel',
+]);
+
+export class ProxyRuntime {
+  readonly metrics: ProxyMetrics;
+  readonly sessions: SessionRegistry;
+  private readonly log: Logger;
+  /** Listeners per bind name; replaced as a whole on apply. */
+  private state = new Map<string, CompiledListener[]>();
+  private readonly ports = new Map<string, BoundPort>();
+  private readonly endpoint: EndpointContext;
+  private applied = false;
+
+  constructor(private readonly opts: RuntimeOptions) {
+    this.log = opts.log;
+    this.metrics = opts.metrics ?? createMetrics();
+    this.sessions = new SessionRegistry(this.log, opts.sessionIdleMs ?? 30 * 60_000, (n) => this.metrics.sessions.set(n));
+    this.endpoint = {
+      sessions: this.sessions,
+      serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
+      onMcpMethod: (m) => this.metrics.mcpRequests.inc({ method: knownMethods.has(m) ? m : 'other' }),
+      onTargetFailure: (target, phase) => this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
+    };
+  }
+
+  get ready(): boolean { return this.applied; }
+
+  /** Actual port of each bind (useful when the IR asks for port 0). */
+  boundPorts(): Record<string, number> {
+    return Object.fromEntries([...this.ports].map(([name, b]) => [name, b.port]));
+  }
+
+  async apply(snapshot: Snapshot, source = 'snapshot'): Promise<void> {
+    const problems = checkSnapshot(snapshot, source);
+    if (problems.length > 0) throw new ProblemError(problems);
+    const binds = resourcesOf(snapshot, 'bind');
+    const next = this.compile(snapshot);
+    const opened: string[] = [];
+    try {
+      for (const [name, bind] of binds) {
+        const current = this.ports.get(name);
+        if (current && (current.port === bind.port || bind.port === 0) && current.address === bind.address) continue;
+        if (current) throw new ProblemError([{ source, object: `Bind ${name}`, path: 'port', message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name` }]);
+        this.ports.set(name, await this.listen(bind.address, bind.port));
+        opened.push(name);
+      }
+    } catch (err) {
+      for (const name of opened) { this.ports.get(name)?.server.close(); this.ports.delete(name); }
+      throw err;
+    }
+    this.state = next;
+    for (const [name, bound] of [...this.ports]) {
+      if (binds.has(name)) continue;
+      this.ports.delete(name);
+      bound.server.close();
+      bound.server.closeIdleConnections();
+    }
+    this.applied = true;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.ports.values()].map((b) => new Promise<void>((resolve) => {
+      b.server.close(() => resolve());
+      b.server.closeAllConnections();
+    })));
+    this.ports.clear();
+    await this.sessions.closeAll();
+  }
+
+  private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
+    const backends = resourcesOf(snapshot, 'backend');
+    const listeners = resourcesOf(snapshot, 'listener');
+    const routesByListener = new Map<string, CompiledRoute[]>();
+    for (const route of resourcesOf(snapshot, 'route').values()) {
+      // Weighted refs only matter once several backends share a route; sessions pin to the first served one.
+      const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
+      const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
+      if (!backend) continue;
+      const compiled: CompiledRoute = {
+        name: route.name, route, backend,
+        security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
+        maxRequestBytes: route.policy?.maxRequestBytes || defaultMaxRequestBytes,
+        matches: pathMatcher(route),
+      };
+      for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
+    }
+    const out = new Map<string, CompiledListener[]>();
+    for (const l of listeners.values()) {
+      out.set(l.bind, [...(out.get(l.bind) ?? []), { hostnames: l.hostnames, routes: routesByListener.get(l.name) ?? [] }]);
+    }
+    return out;
+  }
+
+  private listen(address: string, port: number): Promise<BoundPort> {
+    return new Promise((resolve, reject) => {
+      const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.dispatch(server, req, res));
+      server.once('error', (err) => reject(new ProblemError([{ source: 'runtime', path: 'port', message: `cannot listen on ${address || '*'}:${port}: ${(err as NodeJS.ErrnoException).code ?? err.message}` }])));
+      server.listen(port, address || undefined, () => {
+        server.removeAllListeners('error');
+        server.on('error', (err) => this.log.error({ err }, 'listener error'));
+        resolve({ server, address, port: (server.address() as AddressInfo).port });
+      });
+    });
+  }
+
+  private bindOf(server: Server): string | undefined {
+    for (const [name, b] of this.ports) if (b.server === server) return name;
+    return undefined;
+  }
+
+  private async dispatch(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const start = process.hrtime.bigint();
+    res.on('close', () => {
+      const method = req.method ?? 'OTHER';
+      this.metrics.requests.inc({ method, status: String(res.statusCode) });
+      this.metrics.latency.observe({ method }, Number(process.hrtime.bigint() - start) / 1e9);
+    });
+    try {
+      await this.route(server, req, res);
+    } catch (err) {
+      this.log.error({ err, path: req.url }, 'request failed');
+      sendError(res, 500, 'internal_error', 'the proxy failed to handle the request');
+    }
+  }
+
+  private async route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    const listener = listeners.find((l) => l.hostnames.length === 0 || l.hostnames.some((h) => hostMatches(h, host)));
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const route = listener?.routes.find((r) => r.matches(path));
+    const cors = route?.route.policy?.cors;
+    const origin = req.headers.origin;
+    if (isPreflight(req.method, req.headers) && cors && typeof origin === 'string') {
+      const headers = preflightHeaders(cors, origin, req.headers['access-control-request-headers']);
+      if (!headers) sendError(res, 403, 'forbidden', `origin ${origin} is not allowed`);
+      else res.writeHead(204, headers).end();
+      return;
+    }
+    if (cors) for (const [k, v] of Object.entries(responseCorsHeaders(cors, origin))) res.setHeader(k, v);
+    for (const r of listener?.routes ?? []) {
+      if (r.security.auth && (await r.security.auth.handle(req, res))) return;
+    }
+    if (!route) {
+      sendError(res, 404, 'not_found', `no route for ${path}`);
+      return;
+    }
+    let claims: Record<string, unknown> | null = null;
+    if (route.security.auth) {
+      const result = await route.security.auth.authenticate(req, res);
+      if (!result) return;
+      claims = result.claims;
+    }
+    await handleMcp(req, res, route, claims, this.endpoint);
+  }
+}
+
+function hostMatches(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase();
+  return p.startsWith('*.') ? host.endsWith(p.slice(1)) : p === host;
+}
+
+function pathMatcher(route: Route): (path: string) => boolean {
+  if (route.matches.length === 0) return () => true;
+  const tests = route.matches.map((m) => {
+    if (m.kind === 'exact') return (p: string) => p === m.exact;
+    if (m.kind === 'prefix') {
+      const prefix = (m.prefix ?? '/').replace(/\/$/, '');
+      return (p: string) => p === prefix || p.startsWith(`${prefix}/`) || prefix === '';
+    }
+    const re = new RegExp(`^(?:${m.regex ?? ''})$`);
+    return (p: string) => re.test(p);
+  });
+  return (path) => tests.some((t) => t(path));
+}

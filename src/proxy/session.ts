@@ -1,0 +1,417 @@
+// One client session: its upstream connections (one per target), the merged view of their tools,
+// prompts and resources, and the plumbing that passes progress, cancellation and server-to-client
+// requests to the right side.
+import { McpError, ResultSchema, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { McpBackend } from '../ir/types.js';
+import type { Authorize, AuthorizeContext } from './hooks.js';
+import {
+  type Id, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse,
+  InternalError, InvalidParams, MethodNotFound, rpcError,
+} from './jsonrpc.js';
+import { connectUpstream, type Upstream } from './upstream.js';
+import { decodeCursor, encodeCursor, exposedName, splitPrefixed, usesPrefix } from './multiplex.js';
+
+export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
+export const latestVersion = '2025-11-25';
+const resourceNotFound = -32002;
+const upstreamTimeoutMs = 300_000;
+
+/** Where messages related to one client request go: its SSE response, or the session's GET stream. */
+export interface Sink {
+  send(message: JsonRpcMessage): boolean;
+}
+
+export interface CallContext {
+  claims: Record<string, unknown> | null;
+  request: AuthorizeContext['request'];
+  sink: Sink | undefined;
+}
+
+export interface SessionOptions {
+  id: string;
+  backend: McpBackend;
+  serverInfo: { name: string; title: string; version: string };
+  authorize?: Authorize;
+  log: Logger;
+  onTargetFailure(target: string, phase: string): void;
+}
+
+type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+const lists: Record<ListKind, { method: string; key: string; capability: keyof ServerCapabilities }> = {
+  tools: { method: 'tools/list', key: 'tools', capability: 'tools' },
+  prompts: { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
+  resources: { method: 'resources/list', key: 'resources', capability: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
+};
+
+type Item = Record<string, unknown>;
+
+export class McpSession {
+  readonly id: string;
+  protocolVersion = latestVersion;
+  lastActive = Date.now();
+  standalone: Sink | undefined;
+  closed = false;
+  private readonly upstreams = new Map<string, Upstream>();
+  private readonly targetNames: string[];
+  private readonly prefixed: boolean;
+  /** Exposed name or URI → target, learned from lists (needed when names are not prefixed). */
+  private readonly routes: Record<ListKind, Map<string, string>> = {
+    tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map(),
+  };
+  private readonly inflight = new Map<Id, AbortController>();
+  private readonly activeSinks = new Map<string, Sink[]>();
+  private readonly clientPending = new Map<string, { resolve(r: Record<string, unknown>): void; reject(e: Error): void }>();
+  private nextClientId = 1;
+
+  constructor(private readonly opts: SessionOptions) {
+    this.id = opts.id;
+    this.targetNames = opts.backend.targets.map((t) => t.name);
+    this.prefixed = usesPrefix(opts.backend.prefixMode, this.targetNames.length);
+  }
+
+  get log(): Logger { return this.opts.log; }
+
+  /** A call in flight counts as activity, however long it runs. */
+  get busy(): boolean { return this.inflight.size > 0; }
+
+  /** Connects every target; FailClosed turns any failure into an initialize error. */
+  async initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
+    const params = req.params ?? {};
+    const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
+    this.protocolVersion = supportedVersions.includes(asked) ? asked : latestVersion;
+    const clientInfo = isObject(params.clientInfo) && typeof params.clientInfo.name === 'string'
+      ? { name: params.clientInfo.name, version: String(params.clientInfo.version ?? '0') } : { name: 'gw-client', version: '0' };
+    const capabilities = isObject(params.capabilities) ? params.capabilities : {};
+    const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
+    const results = await Promise.allSettled(this.opts.backend.targets.map((t) => connectUpstream(t, clientInfo, capabilities, {
+      onNotification: (target, n) => this.fromUpstream(target, n),
+      onRequest: (target, r, signal) => this.askClient(target, r, signal),
+      onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
+    }, this.log.child({ target: t.name }))));
+    const failures: string[] = [];
+    results.forEach((r, i) => {
+      const name = this.targetNames[i] ?? '';
+      if (r.status === 'fulfilled') this.upstreams.set(name, r.value);
+      else {
+        this.opts.onTargetFailure(name, 'initialize');
+        this.log.error({ target: name, err: messageOf(r.reason) }, 'target failed to initialize');
+        failures.push(`${name}: ${messageOf(r.reason)}`);
+      }
+    });
+    if (failures.length > 0 && (!failOpen || this.upstreams.size === 0)) {
+      await this.close();
+      return rpcError(req.id, InternalError, `target failed to initialize: ${failures.join('; ')}`);
+    }
+    return { jsonrpc: '2.0', id: req.id, result: {
+      protocolVersion: this.protocolVersion,
+      capabilities: this.mergedCapabilities(),
+      serverInfo: this.opts.serverInfo,
+      ...this.instructions(),
+    } };
+  }
+
+  /** Checks the authorization hook before any response bytes go out; false answers HTTP 403. */
+  allows(req: JsonRpcRequest, ctx: CallContext): boolean {
+    const { authorize } = this.opts;
+    if (!authorize) return true;
+    const p = req.params ?? {};
+    const mcp: AuthorizeContext['mcp'] = { method: req.method };
+    if (req.method === 'tools/call') mcp.tool = String(p.name ?? '');
+    else if (req.method === 'prompts/get') mcp.prompt = String(p.name ?? '');
+    else if (req.method === 'resources/read') mcp.resource = String(p.uri ?? '');
+    else return true;
+    return authorize(this.authorizeContext(ctx, mcp));
+  }
+
+  async handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+    this.lastActive = Date.now();
+    const p = req.params ?? {};
+    switch (req.method) {
+      case 'ping': return { jsonrpc: '2.0', id: req.id, result: {} };
+      case 'initialize': return rpcError(req.id, InternalError, 'session is already initialized');
+      case 'tools/list': return this.list('tools', req, ctx);
+      case 'prompts/list': return this.list('prompts', req, ctx);
+      case 'resources/list': return this.list('resources', req, ctx);
+      case 'resources/templates/list': return this.list('resourceTemplates', req, ctx);
+      case 'tools/call': return this.callNamed('tools', req, ctx);
+      case 'prompts/get': return this.callNamed('prompts', req, ctx);
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe': {
+        const up = await this.resolveResource(String(p.uri ?? ''));
+        if (!up) return rpcError(req.id, resourceNotFound, `Resource not found: ${String(p.uri ?? '')}`);
+        return this.forward(up, req, p, ctx);
+      }
+      case 'completion/complete': return this.complete(req, ctx);
+      case 'logging/setLevel': {
+        await Promise.all(this.alive().filter((u) => u.capabilities.logging).map((u) => this.forward(u, req, p, ctx)));
+        return { jsonrpc: '2.0', id: req.id, result: {} };
+      }
+      default: {
+        const only = this.alive();
+        if (only.length === 1 && only[0]) return this.forward(only[0], req, p, ctx);
+        return rpcError(req.id, MethodNotFound, `Method not found: ${req.method}`);
+      }
+    }
+  }
+
+  notify(n: JsonRpcNotification): void {
+    this.lastActive = Date.now();
+    const p = n.params ?? {};
+    if (n.method === 'notifications/cancelled') {
+      this.inflight.get(p.requestId as Id)?.abort(typeof p.reason === 'string' ? p.reason : 'cancelled by client');
+    } else if (n.method === 'notifications/roots/list_changed') {
+      for (const u of this.alive()) void u.client.notification({ method: n.method }).catch(() => undefined);
+    }
+  }
+
+  /** A client's answer to a server-to-client request the proxy passed on. */
+  respond(r: JsonRpcResponse): void {
+    const pending = this.clientPending.get(String(r.id));
+    if (!pending) return;
+    this.clientPending.delete(String(r.id));
+    if ('result' in r) pending.resolve(r.result);
+    else pending.reject(new McpError(r.error.code, r.error.message, r.error.data));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ac of this.inflight.values()) ac.abort('session closed');
+    for (const p of this.clientPending.values()) p.reject(new McpError(InternalError, 'session closed'));
+    this.clientPending.clear();
+    await Promise.all([...this.upstreams.values()].map((u) => u.close()));
+  }
+
+  private alive(): Upstream[] {
+    return [...this.upstreams.values()].filter((u) => u.alive);
+  }
+
+  private mergedCapabilities(): ServerCapabilities {
+    const ups = [...this.upstreams.values()].map((u) => u.capabilities);
+    const out: ServerCapabilities = {};
+    if (ups.some((c) => c.tools)) out.tools = { listChanged: true };
+    if (ups.some((c) => c.prompts)) out.prompts = { listChanged: true };
+    if (ups.some((c) => c.resources)) out.resources = { listChanged: true, subscribe: ups.some((c) => c.resources?.subscribe === true) };
+    if (ups.some((c) => c.logging)) out.logging = {};
+    if (ups.some((c) => c.completions)) out.completions = {};
+    return out;
+  }
+
+  private instructions(): { instructions?: string } {
+    const parts = [...this.upstreams.values()].filter((u) => u.instructions).map((u) => (this.upstreams.size > 1 ? `${u.name}: ${u.instructions}` : u.instructions));
+    return parts.length > 0 ? { instructions: parts.join('\n\n') } : {};
+  }
+
+  private authorizeContext(ctx: CallContext, mcp: AuthorizeContext['mcp']): AuthorizeContext {
+    return ctx.claims ? { jwt: ctx.claims, request: ctx.request, mcp } : { request: ctx.request, mcp };
+  }
+
+  private async list(kind: ListKind, req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse> {
+    const spec = lists[kind];
+    const cursor = req.params?.cursor;
+    let pending: Record<string, string | undefined>;
+    if (typeof cursor === 'string') {
+      const decoded = decodeCursor(cursor);
+      if (!decoded) return rpcError(req.id, InvalidParams, 'Invalid cursor');
+      pending = decoded;
+    } else {
+      pending = Object.fromEntries(this.alive().filter((u) => u.capabilities[spec.capability]).map((u) => [u.name, undefined]));
+    }
+    let page: { items: Item[]; next: Record<string, string> };
+    try {
+      page = await this.fetchPage(kind, pending);
+    } catch (err) {
+      return rpcError(req.id, err instanceof McpError ? err.code : InternalError, messageOf(err));
+    }
+    const items = this.opts.authorize ? page.items.filter((i) => this.listedItemAllowed(kind, i, ctx)) : page.items;
+    const nextCursor = encodeCursor(page.next);
+    return { jsonrpc: '2.0', id: req.id, result: { [spec.key]: items, ...(nextCursor ? { nextCursor } : {}) } };
+  }
+
+  private async fetchPage(kind: ListKind, pending: Record<string, string | undefined>): Promise<{ items: Item[]; next: Record<string, string> }> {
+    const spec = lists[kind];
+    const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
+    const pages = await Promise.all(Object.entries(pending).map(async ([target, cursor]) => {
+      const up = this.upstreams.get(target);
+      if (!up?.alive) {
+        if (failOpen) return undefined;
+        throw new McpError(InternalError, `target ${target} is not connected`);
+      }
+      try {
+        const result = await up.client.request({ method: spec.method, params: cursor ? { cursor } : {} }, ResultSchema, { timeout: upstreamTimeoutMs });
+        return { target, result: result as Item };
+      } catch (err) {
+        this.opts.onTargetFailure(target, spec.method);
+        if (failOpen) {
+          this.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
+          return undefined;
+        }
+        throw new McpError(err instanceof McpError ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
+      }
+    }));
+    const items: Item[] = [];
+    const next: Record<string, string> = {};
+    for (const page of pages) {
+      if (!page) continue;
+      const got = page.result[spec.key];
+      for (const item of Array.isArray(got) ? (got as Item[]) : []) items.push(this.expose(kind, page.target, item));
+      if (typeof page.result.nextCursor === 'string') next[page.target] = page.result.nextCursor;
+    }
+    return { items, next };
+  }
+
+  /** Renames a listed item for the client and remembers which target owns it. */
+  private expose(kind: ListKind, target: string, item: Item): Item {
+    const routes = this.routes[kind];
+    if (kind === 'tools' || kind === 'prompts') {
+      const name = exposedName(target, String(item.name), this.prefixed);
+      const owner = routes.get(name);
+      if (!this.prefixed && owner !== undefined && owner !== target) {
+        throw new McpError(InternalError, `${kind === 'tools' ? 'tool' : 'prompt'} name ${name} is offered by targets ${owner} and ${target}; prefixMode Never needs unique names`);
+      }
+      routes.set(name, target);
+      return { ...item, name };
+    }
+    routes.set(String(kind === 'resources' ? item.uri : item.uriTemplate), target);
+    return item;
+  }
+
+  private listedItemAllowed(kind: ListKind, item: Item, ctx: CallContext): boolean {
+    const authorize = this.opts.authorize;
+    if (!authorize) return true;
+    if (kind === 'tools') return authorize(this.authorizeContext(ctx, { method: 'tools/call', tool: String(item.name) }));
+    if (kind === 'prompts') return authorize(this.authorizeContext(ctx, { method: 'prompts/get', prompt: String(item.name) }));
+    if (kind === 'resources') return authorize(this.authorizeContext(ctx, { method: 'resources/read', resource: String(item.uri) }));
+    return true;
+  }
+
+  private async resolveNamed(kind: 'tools' | 'prompts', exposed: string): Promise<{ up: Upstream; name: string } | undefined> {
+    if (this.prefixed) {
+      const split = splitPrefixed(exposed, this.targetNames);
+      const up = split && this.upstreams.get(split.target);
+      return up && split ? { up, name: split.name } : undefined;
+    }
+    if (this.upstreams.size === 1) {
+      const [up] = this.upstreams.values();
+      return up ? { up, name: exposed } : undefined;
+    }
+    if (!this.routes[kind].has(exposed)) await this.refresh(kind);
+    const up = this.upstreams.get(this.routes[kind].get(exposed) ?? '');
+    return up ? { up, name: exposed } : undefined;
+  }
+
+  private async resolveResource(uri: string): Promise<Upstream | undefined> {
+    if (this.upstreams.size === 1) return [...this.upstreams.values()][0];
+    const find = (): string | undefined => this.routes.resources.get(uri)
+      ?? [...this.routes.resourceTemplates].find(([tpl]) => uri.startsWith(tpl.split('{')[0] ?? tpl) && tpl.includes('{'))?.[1];
+    let target = find();
+    if (target === undefined) {
+      await this.refresh('resources').catch(() => undefined);
+      await this.refresh('resourceTemplates').catch(() => undefined);
+      target = find();
+    }
+    return target === undefined ? undefined : this.upstreams.get(target);
+  }
+
+  /** Walks every page of a list so name lookups see everything. */
+  private async refresh(kind: ListKind): Promise<void> {
+    let pending: Record<string, string | undefined> = Object.fromEntries(
+      this.alive().filter((u) => u.capabilities[lists[kind].capability]).map((u) => [u.name, undefined]));
+    for (let pageCount = 0; Object.keys(pending).length > 0 && pageCount < 100; pageCount++) {
+      pending = (await this.fetchPage(kind, pending)).next;
+    }
+  }
+
+  private async callNamed(kind: 'tools' | 'prompts', req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+    const p = req.params ?? {};
+    const exposed = typeof p.name === 'string' ? p.name : '';
+    let found: { up: Upstream; name: string } | undefined;
+    try {
+      found = await this.resolveNamed(kind, exposed);
+    } catch (err) {
+      return rpcError(req.id, InternalError, messageOf(err));
+    }
+    if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
+    return this.forward(found.up, req, { ...p, name: found.name }, ctx);
+  }
+
+  private async complete(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+    const p = req.params ?? {};
+    const ref = isObject(p.ref) ? p.ref : {};
+    if (ref.type === 'ref/prompt') {
+      const found = await this.resolveNamed('prompts', String(ref.name ?? '')).catch(() => undefined);
+      if (!found) return rpcError(req.id, InvalidParams, `Unknown prompt: ${String(ref.name ?? '')}`);
+      return this.forward(found.up, req, { ...p, ref: { ...ref, name: found.name } }, ctx);
+    }
+    const up = await this.resolveResource(String(ref.uri ?? ''));
+    if (!up) return rpcError(req.id, resourceNotFound, `Resource not found: ${String(ref.uri ?? '')}`);
+    return this.forward(up, req, p, ctx);
+  }
+
+  private async forward(up: Upstream, req: JsonRpcRequest, params: Record<string, unknown>, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+    if (!up.alive) return rpcError(req.id, InternalError, `target ${up.name} is not connected`);
+    const ac = new AbortController();
+    this.inflight.set(req.id, ac);
+    const sink = ctx.sink ?? this.standalone;
+    const sinks = this.activeSinks.get(up.name) ?? [];
+    if (sink) { sinks.push(sink); this.activeSinks.set(up.name, sinks); }
+    const meta = isObject(params._meta) ? params._meta : undefined;
+    const token = meta?.progressToken;
+    const onprogress = token !== undefined && sink
+      ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
+      : undefined;
+    try {
+      const result = await up.client.request({ method: req.method, params }, ResultSchema, {
+        signal: ac.signal, timeout: upstreamTimeoutMs, resetTimeoutOnProgress: true, ...(onprogress ? { onprogress } : {}),
+      });
+      return { jsonrpc: '2.0', id: req.id, result };
+    } catch (err) {
+      if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
+      if (!(err instanceof McpError) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
+      if (err instanceof McpError) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);
+      return rpcError(req.id, InternalError, `target ${up.name}: ${messageOf(err)}`);
+    } finally {
+      this.inflight.delete(req.id);
+      if (sink) sinks.splice(sinks.indexOf(sink), 1);
+    }
+  }
+
+  private fromUpstream(target: string, n: Notification): void {
+    if (n.method.endsWith('/list_changed')) {
+      const kind = n.method.split('/')[1];
+      if (kind === 'tools' || kind === 'prompts') this.routes[kind].clear();
+    }
+    this.standalone?.send({ jsonrpc: '2.0', method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
+    this.log.debug({ target, method: n.method }, 'notification from target');
+  }
+
+  /** Passes a server-to-client request on: on the stream of a call in flight to that target, else the GET stream. */
+  private askClient(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const sink = this.activeSinks.get(target)?.at(-1) ?? this.standalone;
+    const id = `gw-${this.nextClientId++}`;
+    return new Promise((resolve, reject) => {
+      if (!sink || !sink.send({ jsonrpc: '2.0', id, method: r.method, ...(r.params ? { params: r.params as Record<string, unknown> } : {}) })) {
+        reject(new McpError(InternalError, 'the client has no open stream for server requests'));
+        return;
+      }
+      this.clientPending.set(id, { resolve, reject });
+      signal.addEventListener('abort', () => {
+        if (!this.clientPending.delete(id)) return;
+        sink.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by target' } });
+        reject(new McpError(InternalError, 'cancelled'));
+      }, { once: true });
+    });
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function messageOf(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  return m.replace(/^MCP error -?\d+: /, '');
+}

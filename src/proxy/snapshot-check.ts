@@ -1,0 +1,50 @@
+// Consistency of an IR snapshot before the runtime applies it: every reference resolves, names are
+// unique, and every backend kind is one this proxy serves. Pure; returns problems, applies nothing.
+import type { Problem } from '../problem.js';
+import type { Snapshot } from '../ir/types.js';
+
+export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
+  const problems: Problem[] = [];
+  const names = new Map<string, Set<string>>();
+  const add = (kind: string, name: string, object: string): void => {
+    const seen = names.get(kind) ?? new Set<string>();
+    if (name === '') problems.push({ source, object, path: 'name', message: 'must not be empty' });
+    else if (seen.has(name)) problems.push({ source, object, path: 'name', message: `duplicates another ${kind} named ${name}` });
+    seen.add(name);
+    names.set(kind, seen);
+  };
+  for (const r of snapshot.resources) {
+    const v = r.kind ? r[r.kind] : undefined;
+    if (r.kind && v) add(r.kind, v.name, `${cap(r.kind)} ${v.name}`);
+  }
+  const has = (kind: string, name: string): boolean => names.get(kind)?.has(name) ?? false;
+  for (const r of snapshot.resources) {
+    if (r.kind === 'listener' && r.listener && !has('bind', r.listener.bind)) {
+      problems.push({ source, object: `Listener ${r.listener.name}`, path: 'bind', message: `refers to bind ${r.listener.bind}, which does not exist` });
+    }
+    if (r.kind === 'route' && r.route) {
+      const route = r.route;
+      route.listeners.forEach((l, i) => {
+        if (!has('listener', l)) problems.push({ source, object: `Route ${route.name}`, path: `listeners[${i}]`, message: `refers to listener ${l}, which does not exist` });
+      });
+      route.backends.forEach((b, i) => {
+        if (!has('backend', b.backend)) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].backend`, message: `refers to backend ${b.backend}, which does not exist` });
+      });
+    }
+    if (r.kind === 'backend' && r.backend) {
+      const b = r.backend;
+      if (b.kind !== 'mcp' || !b.mcp) {
+        problems.push({ source, object: `Backend ${b.name}`, path: b.kind ?? '', message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet` });
+      } else {
+        b.mcp.targets.forEach((t, i) => {
+          if (!t.transport) problems.push({ source, object: `Backend ${b.name}`, path: `mcp.targets[${i}]`, message: 'must set stdio or remote' });
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

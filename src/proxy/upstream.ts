@@ -1,0 +1,82 @@
+// One connection from a client session to one MCP target, through the MCP SDK's client transports.
+// Stdio targets get their own process, whose stderr goes to the log and which close() always reaps.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities, Notification } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import type { McpTarget } from '../ir/types.js';
+import { upstreamFetch } from './upstream-fetch.js';
+
+export interface UpstreamEvents {
+  onNotification(target: string, n: Notification): void;
+  /** A server-to-client request (sampling, elicitation, roots) to pass to the downstream client. */
+  onRequest(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  onClose(target: string): void;
+}
+
+export interface Upstream {
+  name: string;
+  client: Client;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation | undefined;
+  instructions: string | undefined;
+  alive: boolean;
+  close(): Promise<void>;
+}
+
+export async function connectUpstream(
+  target: McpTarget, clientInfo: Implementation, capabilities: ClientCapabilities, events: UpstreamEvents, log: Logger,
+): Promise<Upstream> {
+  const transport = createTransport(target, log);
+  const client = new Client(clientInfo, { capabilities });
+  client.fallbackNotificationHandler = async (n) => events.onNotification(target.name, n);
+  client.fallbackRequestHandler = async (r, extra) => events.onRequest(target.name, r, extra.signal);
+  const upstream: Upstream = {
+    name: target.name, client, capabilities: {}, serverInfo: undefined, instructions: undefined, alive: true,
+    close: async () => {
+      upstream.alive = false;
+      await client.close().catch(() => undefined);
+    },
+  };
+  client.onclose = () => {
+    if (!upstream.alive) return;
+    upstream.alive = false;
+    log.warn({ target: target.name }, 'target connection closed');
+    events.onClose(target.name);
+  };
+  try {
+    // A target that never answers initialize must not hold the client's initialize for the SDK default minute.
+    await client.connect(transport, { timeout: 30_000 });
+  } catch (err) {
+    await upstream.close();
+    throw err;
+  }
+  upstream.capabilities = client.getServerCapabilities() ?? {};
+  upstream.serverInfo = client.getServerVersion();
+  upstream.instructions = client.getInstructions();
+  return upstream;
+}
+
+function createTransport(target: McpTarget, log: Logger): Transport {
+  if (target.transport === 'stdio' && target.stdio) {
+    const t = new StdioClientTransport({
+      command: target.stdio.cmd, args: target.stdio.args, env: { ...getDefaultEnvironment(), ...target.stdio.env }, stderr: 'pipe',
+    });
+    const stderr = t.stderr;
+    if (stderr instanceof Readable) {
+      createInterface({ input: stderr }).on('line', (line) => log.info({ target: target.name, stream: 'stderr' }, line));
+    }
+    return t;
+  }
+  if (target.transport === 'remote' && target.remote) {
+    const url = new URL(target.remote.url);
+    return target.remote.protocol === 'SSE' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url, { fetch: upstreamFetch });
+  }
+  throw new Error(`target ${target.name} has no transport`);
+}

@@ -1,0 +1,31 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateIrTypes, defaultOutDir } from '../../src/ir/generate.js';
+import { renderConfigSchema, schemaFile } from '../../scripts/gen-config-schema.js';
+
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('generated files', () => {
+  it('schema/config.json matches the TypeBox source (run scripts/gen-config-schema.ts)', () => {
+    expect(readFileSync(schemaFile, 'utf8')).toBe(renderConfigSchema());
+  });
+
+  it('src/ir/gen matches a fresh generation from proto/ (run src/ir/generate.ts)', () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'gw-ir-gen-'));
+    generateIrTypes(out);
+    expect(tree(out)).toEqual(tree(defaultOutDir));
+  });
+});

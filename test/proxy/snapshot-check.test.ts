@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeSnapshot } from '../../src/ir/load.js';
+import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
+import { formatProblem } from '../../src/problem.js';
+import { pino } from 'pino';
+import { ProxyRuntime } from '../../src/proxy/runtime.js';
+
+const broken = normalizeSnapshot({ version: '1', resources: [
+  { bind: { name: 'b', port: 0 } },
+  { listener: { name: 'l', bind: 'missing-bind' } },
+  { route: { name: 'r', listeners: ['l', 'nope'], backends: [{ backend: 'ghost', weight: 1 }] } },
+  { backend: { name: 's', static: { host: 'x', port: 1 } } },
+  { backend: { name: 's', mcp: { targets: [{ name: 't' }] } } },
+] });
+
+describe('snapshot consistency', () => {
+  it('names every dangling reference, duplicate and unsupported kind with its object and field', () => {
+    expect(checkSnapshot(broken, 'xds').map(formatProblem)).toEqual([
+      'xds: Backend s: name: duplicates another backend named s',
+      'xds: Listener l: bind: refers to bind missing-bind, which does not exist',
+      'xds: Route r: listeners[1]: refers to listener nope, which does not exist',
+      'xds: Route r: backends[0].backend: refers to backend ghost, which does not exist',
+      'xds: Backend s: static: backend kind static is not served by this proxy yet',
+      'xds: Backend s: mcp.targets[0]: must set stdio or remote',
+    ]);
+  });
+
+  it('applies nothing from an inconsistent snapshot', async () => {
+    const runtime = new ProxyRuntime({ log: pino({ level: 'silent' }) });
+    await expect(runtime.apply(broken)).rejects.toThrow(/missing-bind/);
+    expect(runtime.boundPorts()).toEqual({});
+    expect(runtime.ready).toBe(false);
+    await runtime.close();
+  });
+});
