@@ -5,6 +5,7 @@ import { createLogger, type LogFormat } from '../log.js';
 import { loadConfigFile } from '../config/load.js';
 import { ProblemError, formatProblem } from '../problem.js';
 import { startStandalone } from '../proxy/standalone.js';
+import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-security.js';
 import { version } from './version.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
@@ -44,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
 
   if (values['validate-only']) {
     try {
-      await loadConfigFile(file);
+      checkRouteSecurity((await loadConfigFile(file)).snapshot, createLogger({ level: 'silent' }));
       console.log(`${file}: valid`);
       return 0;
     } catch (err) {
@@ -56,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   let standalone;
   try {
     standalone = await startStandalone({
-      file, log, watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
+      file, log, security: createRouteSecurity(), watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
       serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
     });
   } catch (err) {

@@ -1,0 +1,74 @@
+// CEL authorization rules (seed 001 "Authorization"): compiled once at load, evaluated per request.
+import { ProblemError, type Problem } from '../../problem.js';
+import { compileCel, holds, type CompiledCel } from '../cel/env.js';
+
+export type RuleAction = 'allow' | 'deny' | 'require';
+
+export interface AuthorizationRule {
+  expressions: string[];
+  action: RuleAction;
+}
+
+export interface AuthorizationContext {
+  jwt?: Record<string, unknown>;
+  request: { method: string; path: string; headers: Record<string, string> };
+  mcp: { method: string; tool?: string; prompt?: string; resource?: string };
+}
+
+export interface Authorizer {
+  /** Whether the request may proceed; evaluation errors count as "does not hold". */
+  allows(ctx: AuthorizationContext): boolean;
+  readonly ruleCount: number;
+}
+
+interface CompiledRule {
+  action: RuleAction;
+  expressions: CompiledCel[];
+}
+
+/**
+ * Compiles rules; throws a ProblemError naming every rule path (`{where}[2]`, or
+ * `{where}[2].expressions[0]` when a rule has several) whose expression does not compile.
+ * Standalone `authorization.rules` (plain strings) map to one `allow` rule per string.
+ */
+export function compileAuthorization(rules: AuthorizationRule[], where: string, source = 'config'): Authorizer {
+  const problems: Problem[] = [];
+  const compiled: CompiledRule[] = [];
+  rules.forEach((rule, i) => {
+    const exprs: CompiledCel[] = [];
+    if (rule.expressions.length === 0) {
+      problems.push({ source, path: `${where}[${i}]`, message: 'must have at least one expression' });
+    }
+    rule.expressions.forEach((src, j) => {
+      try {
+        exprs.push(compileCel(src, ['jwt', 'request', 'mcp']));
+      } catch (err) {
+        const path = rule.expressions.length === 1 ? `${where}[${i}]` : `${where}[${i}].expressions[${j}]`;
+        problems.push({ source, path, message: `${JSON.stringify(src)} ${(err as Error).message}` });
+      }
+    });
+    compiled.push({ action: rule.action, expressions: exprs });
+  });
+  if (problems.length > 0) throw new ProblemError(problems);
+
+  const allowRules = compiled.filter((r) => r.action === 'allow');
+  const requireRules = compiled.filter((r) => r.action === 'require');
+  const denyRules = compiled.filter((r) => r.action === 'deny');
+  return {
+    ruleCount: compiled.length,
+    allows(ctx) {
+      const bindings = { jwt: ctx.jwt, request: ctx.request as unknown as Record<string, unknown>, mcp: ctx.mcp as unknown as Record<string, unknown> };
+      // A rule matches when all its expressions hold.
+      const matches = (r: CompiledRule): boolean => r.expressions.every((e) => holds(e, bindings));
+      if (denyRules.some(matches)) return false;
+      if (!requireRules.every(matches)) return false;
+      if (allowRules.length > 0 && !allowRules.some(matches)) return false;
+      return true;
+    },
+  };
+}
+
+/** Standalone `mcp.policies.authorization.rules`: each string is one allow rule. */
+export function compileStandaloneRules(rules: string[], where = 'mcp.policies.authorization.rules', source = 'config'): Authorizer {
+  return compileAuthorization(rules.map((e) => ({ expressions: [e], action: 'allow' as const })), where, source);
+}

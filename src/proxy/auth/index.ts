@@ -1,0 +1,192 @@
+// MCP as an OAuth protected resource: token checks on the MCP endpoint, discovery documents,
+// client registration and the IdpD / IdpF bridges. The proxy runtime calls handle() first, then
+// authenticate() for requests to the MCP endpoint.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { ProblemError } from '../../problem.js';
+import { createKeySource, parseKeySet } from './jwks-cache.js';
+import { baseUrl, corsHeaders, sendError, sendJson, sendPreflight } from './http.js';
+import {
+  authorizationServerMetadata, authorizePath, createUpstreamMetadata, oauthPrefix, protectedResourceMetadata,
+  protectedResourcePath, registrationPath, tokenPath,
+} from './metadata.js';
+import { handleAuthorize, handleRegistration, handleToken, type EndpointDeps } from './oauth-endpoints.js';
+import { planProvider } from './provider.js';
+import type { McpAuthSettings } from './settings.js';
+import { createTokenVerifier } from './token-verifier.js';
+
+export type { McpAuthSettings, McpProviderName } from './settings.js';
+export { compileAuthorization, compileStandaloneRules, type Authorizer, type AuthorizationContext, type AuthorizationRule } from './authorization.js';
+
+export interface McpAuth {
+  /** Discovery, registration and proxied OAuth endpoints (and their CORS preflights); true when it answered. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** For MCP requests: the verified claims (null when optional/permissive mode let an unauthenticated request through), or null after it answered 401 itself. */
+  authenticate(req: IncomingMessage, res: ServerResponse): Promise<{ claims: Record<string, unknown> | null } | null>;
+  close(): void;
+}
+
+export interface McpAuthDeps {
+  log: Logger;
+  fetch?: typeof fetch;
+  now?: () => number;
+  /** Minimum time between two signing-key fetches (unknown kid, failures). */
+  jwksCooldownMs?: number;
+  /** Named as the source of configuration problems (file name, object); default `config`. */
+  source?: string;
+}
+
+const where = 'mcp.policies.mcpAuthentication';
+
+function validate(s: McpAuthSettings): void {
+  const bad = (path: string, message: string): never => {
+    throw new ProblemError([{ source: 'config', path: `${where}.${path}`, message }]);
+  };
+  if (!['strict', 'optional', 'permissive'].includes(s.mode)) bad('mode', `must be one of strict, optional, permissive, got ${JSON.stringify(s.mode)}`);
+  if (!s.mcpPath.startsWith('/')) bad('mcpPath', `must start with "/", got ${JSON.stringify(s.mcpPath)}`);
+  if (s.resourceMetadata?.resource !== undefined && !URL.canParse(s.resourceMetadata.resource)) {
+    bad('resourceMetadata.resource', `must be an absolute URL, got ${JSON.stringify(s.resourceMetadata.resource)}`);
+  }
+}
+
+export function createMcpAuth(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
+  try {
+    return build(settings, deps);
+  } catch (err) {
+    if (err instanceof ProblemError && deps.source) throw new ProblemError(err.problems.map((p) => ({ ...p, source: deps.source ?? p.source })));
+    throw err;
+  }
+}
+
+function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
+  validate(settings);
+  const plan = planProvider(settings);
+  const doFetch = deps.fetch ?? fetch;
+  const now = deps.now ?? Date.now;
+  const log = deps.log.child({ component: 'mcp-auth', issuer: settings.issuer });
+  const upstream = createUpstreamMetadata(plan.discoveryUrls, { fetch: doFetch, now, log });
+
+  let inline;
+  if (settings.jwksInline !== undefined) {
+    try {
+      inline = parseKeySet(JSON.parse(settings.jwksInline));
+    } catch (err) {
+      throw new ProblemError([{ source: 'config', path: `${where}.jwksInline`, message: (err as Error).message }]);
+    }
+  }
+  const jwksUrl = plan.jwksUrl;
+  const keys = createKeySource({
+    inline,
+    url: jwksUrl
+      ? () => Promise.resolve(jwksUrl)
+      : async () => {
+          const doc = await upstream.get();
+          if (typeof doc.jwks_uri !== 'string') throw new Error('the provider metadata has no jwks_uri');
+          return doc.jwks_uri;
+        },
+    fetch: doFetch,
+    now,
+    log,
+    cooldownMs: deps.jwksCooldownMs,
+  });
+  const verify = createTokenVerifier({ issuer: settings.issuer, audiences: settings.audiences, keys, now });
+
+  const endpointDeps: EndpointDeps = {
+    settings,
+    plan,
+    fetch: doFetch,
+    now,
+    log,
+    async upstreamEndpoint(name) {
+      if (plan.kind !== 'idpf') throw new Error('only IdpF endpoints are proxied');
+      const doc = await upstream.get().catch(() => ({}) as Record<string, unknown>);
+      const fromDoc = doc[name];
+      if (typeof fromDoc === 'string' && URL.canParse(fromDoc)) return fromDoc;
+      return name === 'authorization_endpoint' ? plan.authorizeUrl : plan.tokenUrl;
+    },
+  };
+
+  const resource = settings.resourceMetadata?.resource;
+  const prPath = protectedResourcePath(settings.mcpPath);
+  const asPaths = new Set([oauthPrefix, `${oauthPrefix}${settings.mcpPath === '/' ? '' : settings.mcpPath}`]);
+  const challenge = (req: IncomingMessage): string => `Bearer resource_metadata="${baseUrl(req, resource)}${prPath}"`;
+
+  const routes: Record<string, { methods: string; run(req: IncomingMessage, res: ServerResponse): Promise<void> }> = {};
+  const prRoute = {
+    methods: 'GET, OPTIONS',
+    run: (req: IncomingMessage, res: ServerResponse) => {
+      sendJson(res, 200, protectedResourceMetadata(settings, baseUrl(req, resource)), corsHeaders);
+      return Promise.resolve();
+    },
+  };
+  routes[prPath] = prRoute;
+  routes['/.well-known/oauth-protected-resource'] = prRoute;
+  const asRoute = {
+    methods: 'GET, OPTIONS',
+    run: async (req: IncomingMessage, res: ServerResponse) => {
+      let doc;
+      try {
+        doc = await upstream.get();
+      } catch {
+        sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+        return;
+      }
+      sendJson(res, 200, authorizationServerMetadata(plan, doc, baseUrl(req, resource)), corsHeaders);
+    },
+  };
+  for (const p of asPaths) routes[p] = asRoute;
+  routes[registrationPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleRegistration(req, res, endpointDeps) };
+  if (plan.kind === 'idpf') {
+    routes[authorizePath] = { methods: 'GET, OPTIONS', run: (req, res) => handleAuthorize(req, res, endpointDeps) };
+    routes[tokenPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleToken(req, res, endpointDeps) };
+  }
+
+  return {
+    async handle(req, res) {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+      if (!route) return false;
+      const method = req.method ?? 'GET';
+      if (method === 'OPTIONS') {
+        sendPreflight(req, res, route.methods);
+        return true;
+      }
+      const allowed = route.methods.split(', ');
+      if (!allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET'))) {
+        sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${path}`, { ...corsHeaders, allow: route.methods });
+        return true;
+      }
+      try {
+        await route.run(req, res);
+      } catch (err) {
+        log.error({ path, err: (err as Error).message }, 'auth endpoint failed');
+        if (!res.headersSent) sendError(res, 500, 'server_error', 'The gateway could not answer this request', corsHeaders);
+        else res.destroy();
+      }
+      return true;
+    },
+
+    async authenticate(req, res) {
+      const header = req.headers.authorization;
+      const m = typeof header === 'string' ? /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header) : null;
+      const token = m?.[1];
+      if (!token) {
+        if (settings.mode !== 'strict') return { claims: null };
+        sendError(res, 401, 'unauthorized', 'JWT token required', { 'www-authenticate': challenge(req) });
+        return null;
+      }
+      const result = await verify(token);
+      if (result.ok) return { claims: result.claims };
+      log.debug({ reason: result.description }, 'bearer token rejected');
+      if (settings.mode === 'permissive') return { claims: null };
+      sendError(res, 401, 'invalid_token', result.description, {
+        'www-authenticate': `${challenge(req)}, error="invalid_token", error_description="${result.description}"`,
+      });
+      return null;
+    },
+
+    close() {
+      // Nothing holds sockets or timers: caches are plain maps that go with this object.
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// Gateway-side OAuth endpoints: dynamic client registration (RFC 7591) and, for IdpF, the authorize
+// and token proxies that strip `resource` and attach the gateway's own client secret.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { BodyError, corsHeaders, readBody, sendError, sendJson } from './http.js';
+import type { ProviderPlan } from './provider.js';
+import type { McpAuthSettings } from './settings.js';
+
+export interface EndpointDeps {
+  settings: McpAuthSettings;
+  plan: ProviderPlan;
+  fetch: typeof fetch;
+  now: () => number;
+  log: Logger;
+  upstreamEndpoint(name: 'authorization_endpoint' | 'token_endpoint'): Promise<string>;
+}
+
+/** Removes every occurrence of the configured secret from text that leaves the gateway. */
+function scrub(text: string, secret: string | undefined): string {
+  return secret ? text.split(secret).join('[redacted]') : text;
+}
+
+function stringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+export async function handleRegistration(req: IncomingMessage, res: ServerResponse, d: EndpointDeps): Promise<void> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch (err) {
+    const status = err instanceof BodyError ? err.status : 400;
+    sendError(res, status, 'invalid_client_metadata', err instanceof BodyError ? err.message : 'The request body must be a JSON object', corsHeaders);
+    return;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    sendError(res, 400, 'invalid_client_metadata', 'The request body must be a JSON object', corsHeaders);
+    return;
+  }
+  const meta = body as Record<string, unknown>;
+  if (meta.redirect_uris !== undefined && (!stringList(meta.redirect_uris) || meta.redirect_uris.some((u) => !URL.canParse(u)))) {
+    sendError(res, 400, 'invalid_redirect_uri', 'redirect_uris must be a list of absolute URLs', corsHeaders);
+    return;
+  }
+  for (const f of ['grant_types', 'response_types'] as const) {
+    if (meta[f] !== undefined && !stringList(meta[f])) {
+      sendError(res, 400, 'invalid_client_metadata', `${f} must be a list of strings`, corsHeaders);
+      return;
+    }
+  }
+  const { clientId } = d.settings;
+  if (clientId || d.plan.kind === 'idpf') {
+    // Answer for the provider: clients stay public (PKCE) even when the gateway's registration is confidential.
+    const echo: Record<string, unknown> = {};
+    for (const f of ['client_name', 'redirect_uris', 'scope', 'client_uri', 'logo_uri', 'contacts', 'software_id', 'software_version']) {
+      if (meta[f] !== undefined) echo[f] = meta[f];
+    }
+    sendJson(res, 201, {
+      ...echo,
+      client_id: clientId,
+      client_id_issued_at: Math.floor(d.now() / 1000),
+      grant_types: meta.grant_types ?? ['authorization_code', 'refresh_token'],
+      response_types: meta.response_types ?? ['code'],
+      token_endpoint_auth_method: 'none',
+    }, corsHeaders);
+    return;
+  }
+  if (d.plan.kind !== 'idpd') {
+    sendError(res, 400, 'invalid_client_metadata', 'Dynamic client registration is not available: configure clientId', corsHeaders);
+    return;
+  }
+  await relay(res, d, d.plan.registrationUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(meta) }, 'client registration');
+}
+
+/** Redirects to the provider's authorize endpoint with `resource` removed (IdpF rejects it next to v2 scopes). */
+export async function handleAuthorize(req: IncomingMessage, res: ServerResponse, d: EndpointDeps): Promise<void> {
+  let target: URL;
+  try {
+    target = new URL(await d.upstreamEndpoint('authorization_endpoint'));
+  } catch {
+    sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+    return;
+  }
+  const incoming = new URL(req.url ?? '/', 'http://gateway');
+  for (const [k, v] of incoming.searchParams) if (k !== 'resource') target.searchParams.append(k, v);
+  res.writeHead(302, { location: target.toString(), 'cache-control': 'no-store' });
+  res.end();
+}
+
+const secretGrants = new Set(['authorization_code', 'refresh_token']);
+
+export async function handleToken(req: IncomingMessage, res: ServerResponse, d: EndpointDeps): Promise<void> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    sendError(res, 400, 'invalid_request', 'The token request must be application/x-www-form-urlencoded', corsHeaders);
+    return;
+  }
+  let form: URLSearchParams;
+  try {
+    form = new URLSearchParams(await readBody(req));
+  } catch (err) {
+    sendError(res, err instanceof BodyError ? err.status : 400, 'invalid_request', (err as Error).message, corsHeaders);
+    return;
+  }
+  form.delete('resource');
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  const auth = req.headers.authorization;
+  if (auth) headers.authorization = auth;
+  const { clientId, clientSecret } = d.settings;
+  const hasOwnAuth = auth !== undefined || form.has('client_secret') || form.has('client_assertion');
+  if (clientSecret && clientId && !hasOwnAuth && form.get('client_id') === clientId && secretGrants.has(form.get('grant_type') ?? '')) {
+    form.set('client_secret', clientSecret);
+  }
+  let target: string;
+  try {
+    target = await d.upstreamEndpoint('token_endpoint');
+  } catch {
+    sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+    return;
+  }
+  await relay(res, d, target, { method: 'POST', headers, body: form.toString() }, 'token');
+}
+
+async function relay(res: ServerResponse, d: EndpointDeps, url: string, init: RequestInit, what: string): Promise<void> {
+  let upstream: Response;
+  let text: string;
+  try {
+    upstream = await d.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    text = await upstream.text();
+  } catch (err) {
+    d.log.warn({ upstream: new URL(url).origin, err: scrub((err as Error).message, d.settings.clientSecret) }, `${what} request to the identity provider failed`);
+    sendError(res, 502, 'temporarily_unavailable', `The identity provider did not answer the ${what} request`, corsHeaders);
+    return;
+  }
+  const headers: Record<string, string> = { ...corsHeaders, 'cache-control': 'no-store', 'content-type': upstream.headers.get('content-type') ?? 'application/json' };
+  d.log.debug({ upstream: new URL(url).origin, status: upstream.status }, `${what} request relayed`);
+  const body = scrub(text, d.settings.clientSecret);
+  res.writeHead(upstream.status, { ...headers, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,20 @@
+// The settings the proxy hands to the MCP auth module (standalone `mcpAuthentication`, or the
+// CRD's jwtAuthentication.mcp translated into the same shape).
+export type McpProviderName = 'idpa' | 'idpb' | 'idpc' | 'idpd' | 'idpe' | 'idpf';
+
+export interface McpAuthSettings {
+  mode: 'strict' | 'optional' | 'permissive';
+  issuer: string;
+  /** Accepted `aud` values; unset or empty: any audience. */
+  audiences?: string[];
+  provider?: McpProviderName;
+  clientId?: string;
+  clientSecret?: string;
+  resourceMetadata?: { resource?: string; scopesSupported?: string[]; bearerMethodsSupported?: string[]; extra?: Record<string, unknown> };
+  /** Signing-key URL override. */
+  jwks?: string;
+  /** Inline JWKS JSON (controller-delivered); wins over any URL. */
+  jwksInline?: string;
+  /** Where the MCP endpoint is mounted, e.g. `/mcp`. */
+  mcpPath: string;
+}

@@ -1,0 +1,93 @@
+// Bearer token verification: asymmetric signatures only, exact issuer, audience in the accepted set,
+// exp / nbf with a small skew. Verified tokens are cached (bounded, until they expire).
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { KeysUnavailableError } from './jwks-cache.js';
+
+/** RS*, PS*, ES*, EdDSA: never `none`, never HMAC (a public key must not double as a shared secret). */
+export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** Larger tokens are refused before any parsing; real access tokens stay well below this. */
+export const maxTokenBytes = 8 * 1024;
+export const clockSkewSeconds = 30;
+
+export type VerifyResult =
+  | { ok: true; claims: Record<string, unknown> }
+  | { ok: false; description: string };
+
+export interface TokenVerifierOptions {
+  issuer: string;
+  audiences?: string[];
+  keys: JWTVerifyGetKey;
+  now: () => number;
+  cacheSize?: number;
+}
+
+interface Cached {
+  claims: Record<string, unknown>;
+  expMs: number;
+  nbfMs: number;
+}
+
+export function createTokenVerifier(opts: TokenVerifierOptions): (token: string) => Promise<VerifyResult> {
+  const cacheSize = opts.cacheSize ?? 10_000;
+  const cache = new Map<string, Cached>();
+  const audience = opts.audiences && opts.audiences.length > 0 ? opts.audiences : undefined;
+  const skewMs = clockSkewSeconds * 1000;
+
+  return async (token) => {
+    const now = opts.now();
+    const hit = cache.get(token);
+    if (hit) {
+      if (now < hit.expMs + skewMs && now >= hit.nbfMs - skewMs) return { ok: true, claims: hit.claims };
+      cache.delete(token);
+    }
+    if (token.length > maxTokenBytes) return { ok: false, description: 'The access token is too large' };
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return { ok: false, description: 'The access token is malformed' };
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, opts.keys, {
+        algorithms: allowedAlgorithms,
+        issuer: opts.issuer,
+        audience,
+        clockTolerance: clockSkewSeconds,
+        currentDate: new Date(now),
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      return { ok: false, description: describe(err) };
+    }
+    const claims = payload as Record<string, unknown>;
+    const expMs = (payload.exp ?? 0) * 1000;
+    if (cache.size >= cacheSize) {
+      // Map keeps insertion order: drop the oldest entry.
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    cache.set(token, { claims, expMs, nbfMs: (payload.nbf ?? 0) * 1000 });
+    return { ok: true, claims };
+  };
+}
+
+/** One sentence per failure class; never names the key, kid or token contents. */
+function describe(err: unknown): string {
+  if (err instanceof KeysUnavailableError) return 'The signing keys needed to verify the access token are unavailable';
+  if (err instanceof errors.JWTExpired) return 'The access token expired';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    switch (err.claim) {
+      case 'iss':
+        return 'The access token was not issued by the accepted issuer';
+      case 'aud':
+        return 'The access token is not intended for this resource';
+      case 'nbf':
+        return 'The access token is not yet valid';
+      case 'exp':
+        return 'The access token has no expiry';
+      default:
+        return 'The access token has an invalid claim';
+    }
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return 'The access token is signed with an algorithm that is not accepted';
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return 'The access token is signed with an unknown key';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The access token signature is invalid';
+  return 'The access token is malformed';
+}

@@ -1,0 +1,48 @@
+// CEL authorization semantics (seed 001 Authorization) and load-time compile errors.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compileAuthorization, compileStandaloneRules, type AuthorizationContext, type AuthorizationRule } from '../../../src/proxy/auth/authorization.js';
+import { ProblemError } from '../../../src/problem.js';
+
+interface Case { name: string; rules: AuthorizationRule[]; ctx: Partial<AuthorizationContext>; allows: boolean }
+const cases = JSON.parse(readFileSync(new URL('./testdata/authorization-cases.json', import.meta.url), 'utf8')) as Case[];
+
+const fill = (c: Partial<AuthorizationContext>): AuthorizationContext => ({
+  jwt: c.jwt,
+  request: c.request ?? { method: 'POST', path: '/mcp', headers: {} },
+  mcp: c.mcp ?? { method: 'tools/list' },
+});
+
+describe('authorization rules', () => {
+  for (const c of cases) {
+    it(`${c.allows ? 'allows' : 'denies'}: ${c.name}`, () => {
+      expect(compileAuthorization(c.rules, 'spec.rules').allows(fill(c.ctx))).toBe(c.allows);
+    });
+  }
+
+  it('names the rule whose expression does not parse', () => {
+    let err: unknown;
+    try {
+      compileStandaloneRules(['jwt.sub == "a"', 'true', '"x" in jwt.roles &&']);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ProblemError);
+    const p = (err as ProblemError).problems;
+    expect(p).toHaveLength(1);
+    expect(p[0]?.path).toBe('mcp.policies.authorization.rules[2]');
+    expect((err as Error).message).toMatch(/^config: mcp\.policies\.authorization\.rules\[2\]: "\\"x\\" in jwt\.roles &&" is not a valid CEL expression/);
+  });
+
+  it('rejects an expression that names an unknown variable, naming the expression inside a multi-expression rule', () => {
+    expect(() => compileAuthorization([{ action: 'allow', expressions: ['true', 'claims.sub == "a"'] }], 'spec.policy.authorization')).toThrow(
+      'spec.policy.authorization[0].expressions[1]: "claims.sub == \\"a\\"" names unknown variable "claims"; known variables are jwt, request, mcp',
+    );
+  });
+
+  it('accepts comprehension variables inside macros', () => {
+    const a = compileStandaloneRules(['jwt.roles.exists(r, r.startsWith("mcp."))']);
+    expect(a.allows(fill({ jwt: { roles: ['mcp.user'] } }))).toBe(true);
+    expect(a.allows(fill({ jwt: { roles: ['other'] } }))).toBe(false);
+  });
+});
