@@ -12,6 +12,8 @@ interface Entry {
 
 const commands: Record<string, Entry> = {
   version: { summary: 'Print the version of gw', load: () => import('./cli/version.js') },
+  controller: { summary: 'Run the control plane (local mode: --manifests DIR)', load: () => import('./cli/controller.js') },
+  explain: { summary: 'Explain the effective policy of a route, field by field', load: () => import('./cli/explain.js') },
   validate: { summary: 'Validate Gw and Kubernetes manifests offline (schema and CEL rules)', load: () => import('./cli/validate.js') },
   proxy: { summary: 'Run the MCP gateway proxy from a config file', load: () => import('./cli/proxy.js') },
 };

@@ -1,0 +1,159 @@
+// `gw controller`: local mode (`--manifests DIR`) runs here; cluster mode is the seam marked below.
+// Flags follow docs/controller-cli.md; every flag also reads GW_<FLAG_IN_UPPER_SNAKE>, flags winning.
+import type { LevelWithSilent } from 'pino';
+import { createLogger, type LogFormat } from '../log.js';
+import { DEFAULT_CONTROLLER_NAME, type TranslateOptions } from '../translate/context.js';
+
+export interface ControllerConfig {
+  kubeconfig?: string;
+  manifests?: string;
+  statusDir?: string;
+  controllerName: string;
+  gatewayClassName: string;
+  gatewayClassParametersRefs: Record<string, { name: string; namespace: string }>;
+  discoveryNamespaceSelectors: Record<string, unknown>[];
+  gatewayNamespaces: string[];
+  xdsMode: 'plaintext' | 'tls' | 'either';
+  xdsPort: number;
+  healthPort: number;
+  metricsPort: number;
+  enableModels: boolean;
+  enableXbackend: boolean;
+  enableInferenceExtension: boolean;
+  logLevel: LevelWithSilent;
+  logFormat: LogFormat;
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+  proxyImage?: string;
+  istio: Record<string, string | boolean>;
+  /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
+  once: boolean;
+}
+
+const VALUE_FLAGS = [
+  'kubeconfig', 'manifests', 'status-dir', 'controller-name', 'gateway-class-name', 'gateway-class-parameters-refs',
+  'discovery-namespace-selectors', 'gateway-namespaces', 'xds-mode', 'xds-port', 'health-port', 'metrics-port', 'log-level',
+  'log-format', 'leader-election-namespace', 'proxy-image', 'istio-ca-address', 'istio-cluster-id', 'istio-namespace',
+  'istio-network', 'istio-revision',
+] as const;
+const BOOL_FLAGS = ['enable-models', 'enable-xbackend', 'enable-inference-extension', 'leader-elect', 'istio-enabled', 'istio-auto-enabled', 'once'] as const;
+
+export const USAGE = `Usage: gw controller [--manifests DIR [--status-dir DIR] [--once]] [options]
+
+Translates Gateway API objects and Gw resources into per-gateway proxy snapshots and reports status.
+Local mode (--manifests DIR) reads every .yaml/.yml/.json file below DIR, watches it, and writes one
+status file per object under --status-dir. Without --manifests the controller runs against a cluster.
+
+Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
+  --manifests DIR                 local mode: objects come from YAML files in DIR
+  --status-dir DIR                local mode: write <Kind>/<namespace>/<name>.yaml status files here
+  --once                          local mode: translate once, write statuses and exit
+  --kubeconfig PATH               cluster mode: kubeconfig (default $KUBECONFIG, else in-cluster)
+  --controller-name NAME          GatewayClasses with this controllerName are ours (default ${DEFAULT_CONTROLLER_NAME})
+  --gateway-class-name NAME       class name of the built-in GatewayClass (default gw)
+  --gateway-class-parameters-refs JSON   class name -> {name, namespace} of its GwParameters
+  --discovery-namespace-selectors JSON   list of label selectors (OR); Gateways only in matching namespaces
+  --gateway-namespaces LIST       comma-separated namespaces the controller writes to (default all)
+  --xds-mode plaintext|tls|either (default tls)    --xds-port N (default 9978)
+  --health-port N (default 9093)  --metrics-port N (default 9092)
+  --enable-models                 translate GwModel resources   --enable-xbackend   --enable-inference-extension
+  --log-level LEVEL (default info)   --log-format json|text (default json)
+  --leader-elect / --no-leader-elect   --leader-election-namespace NS   --proxy-image REF
+  --istio-enabled --istio-auto-enabled --istio-ca-address --istio-cluster-id --istio-namespace --istio-network --istio-revision`;
+
+const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g, '_')}`];
+
+function port(flag: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--${flag} must be between 1 and 65535, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function json<T>(flag: string, v: string | undefined, dflt: T, check: (x: unknown) => boolean): T {
+  if (v === undefined) return dflt;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v);
+  } catch {
+    throw new Error(`--${flag} must be JSON, got ${JSON.stringify(v)}`);
+  }
+  if (!check(parsed)) throw new Error(`--${flag} has the wrong shape`);
+  return parsed as T;
+}
+
+/** Parses argv (and GW_* environment variables) into a config; throws an Error with a one-line message. */
+export function parseControllerFlags(argv: string[]): ControllerConfig {
+  const values: Record<string, string | undefined> = {};
+  const bools: Record<string, boolean | undefined> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
+    const [raw, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if ((BOOL_FLAGS as readonly string[]).includes(raw)) bools[raw] = inline === undefined ? true : inline !== 'false';
+    else if (raw.startsWith('no-') && (BOOL_FLAGS as readonly string[]).includes(raw.slice(3))) bools[raw.slice(3)] = false;
+    else if ((VALUE_FLAGS as readonly string[]).includes(raw)) {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`--${raw} needs a value`);
+      values[raw] = v;
+    } else throw new Error(`unknown flag --${raw}`);
+  }
+  const val = (f: (typeof VALUE_FLAGS)[number]) => values[f] ?? env(f);
+  const bool = (f: (typeof BOOL_FLAGS)[number]) => bools[f] ?? (env(f) === undefined ? undefined : env(f) === 'true');
+  const xdsMode = val('xds-mode') ?? 'tls';
+  if (!['plaintext', 'tls', 'either'].includes(xdsMode)) throw new Error(`--xds-mode must be plaintext, tls or either, got ${JSON.stringify(xdsMode)}`);
+  const logFormat = val('log-format') ?? 'json';
+  if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
+  const istio: Record<string, string | boolean> = {};
+  for (const f of ['istio-ca-address', 'istio-cluster-id', 'istio-namespace', 'istio-network', 'istio-revision'] as const) { const v = val(f); if (v !== undefined) istio[f.slice(6)] = v; }
+  for (const f of ['istio-enabled', 'istio-auto-enabled'] as const) { const v = bool(f); if (v !== undefined) istio[f.slice(6)] = v; }
+  const cfg: ControllerConfig = {
+    controllerName: val('controller-name') ?? DEFAULT_CONTROLLER_NAME,
+    gatewayClassName: val('gateway-class-name') ?? 'gw',
+    gatewayClassParametersRefs: json('gateway-class-parameters-refs', val('gateway-class-parameters-refs'), {}, (x) => typeof x === 'object' && x !== null && !Array.isArray(x)),
+    discoveryNamespaceSelectors: json('discovery-namespace-selectors', val('discovery-namespace-selectors'), [], Array.isArray),
+    gatewayNamespaces: (val('gateway-namespaces') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    xdsMode: xdsMode as ControllerConfig['xdsMode'],
+    xdsPort: port('xds-port', val('xds-port'), 9978),
+    healthPort: port('health-port', val('health-port'), 9093),
+    metricsPort: port('metrics-port', val('metrics-port'), 9092),
+    enableModels: bool('enable-models') ?? false,
+    enableXbackend: bool('enable-xbackend') ?? false,
+    enableInferenceExtension: bool('enable-inference-extension') ?? false,
+    logLevel: (val('log-level') ?? 'info') as LevelWithSilent,
+    logFormat,
+    istio,
+    once: bool('once') ?? false,
+  };
+  const optional = { kubeconfig: val('kubeconfig') ?? process.env.KUBECONFIG, manifests: val('manifests'), statusDir: val('status-dir'), leaderElect: bool('leader-elect'), leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE, proxyImage: val('proxy-image') };
+  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
+  if (cfg.statusDir && !cfg.manifests) throw new Error('--status-dir is only for local mode; add --manifests DIR');
+  return cfg;
+}
+
+export function translateOptionsOf(cfg: ControllerConfig): Omit<TranslateOptions, 'now'> {
+  return { controllerName: cfg.controllerName, discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors, enableModels: cfg.enableModels };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  let cfg: ControllerConfig;
+  try {
+    cfg = parseControllerFlags(argv);
+  } catch (err) {
+    console.error(`gw controller: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const logger = createLogger({ level: cfg.logLevel, format: cfg.logFormat, name: 'controller' });
+  if (!cfg.manifests) {
+    // Seam for cluster mode: src/controller/cluster will provide runCluster(cfg, logger) (informers,
+    // workqueue, leader election, status writer) and call the same src/translate functions.
+    logger.error({ kubeconfig: cfg.kubeconfig ?? 'in-cluster' }, 'cluster mode is not available in this build; run with --manifests DIR');
+    return 2;
+  }
+  const { runLocal } = await import('../controller/local/run-local.js');
+  return runLocal(cfg, logger);
+}

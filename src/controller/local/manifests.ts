@@ -1,0 +1,53 @@
+// YAML text → objects for the store. Parsing is separate from reading files so tests and the CLI share it.
+import { parseManifests as parseYaml } from '../../api/validate.js';
+import type { Problem } from '../../problem.js';
+import { rec, str } from '../../translate/read.js';
+import { putObject, type Store } from '../../translate/store.js';
+import { isKind, type Kind, type KubeObject } from '../../translate/types.js';
+
+export interface ParsedObject {
+  kind: Kind;
+  obj: KubeObject;
+}
+
+const LIST_KINDS = new Set(['List', 'GwModelList']);
+
+export function parseManifests(text: string, source: string): { objects: ParsedObject[]; problems: Problem[] } {
+  const objects: ParsedObject[] = [];
+  const problems: Problem[] = [];
+  // YAML 1.1 like kubectl, via the API's parser, so `gw validate` and the controller read files alike.
+  const parsed = parseYaml(text, source);
+  problems.push(...parsed.problems);
+  parsed.manifests.forEach((value, i) => collect(value, `object ${i + 1}`));
+  function collect(value: unknown, where: string): void {
+    const o = rec(value);
+    const kind = str(o?.kind);
+    if (!o || !kind) {
+      problems.push({ source, path: '', message: `${where} has no kind` });
+      return;
+    }
+    if (LIST_KINDS.has(kind)) {
+      (Array.isArray(o.items) ? o.items : []).forEach((item, j) => collect(kind === 'GwModelList' ? { kind: 'GwModel', ...(rec(item) ?? {}) } : item, `${where} item ${j + 1}`));
+      return;
+    }
+    const kindName = kind === 'XListenerSet' ? 'ListenerSet' : kind;
+    if (!isKind(kindName)) {
+      problems.push({ source, object: `${kind} ${str(rec(o.metadata)?.name) ?? ''}`, path: 'kind', message: `kind ${kind} is not one the controller reads; the object is ignored` });
+      return;
+    }
+    const meta = rec(o.metadata);
+    if (!meta || !str(meta.name)) {
+      problems.push({ source, object: kind, path: 'metadata.name', message: `${where} must have metadata.name` });
+      return;
+    }
+    objects.push({ kind: kindName, obj: o as KubeObject });
+  }
+  return { objects, problems };
+}
+
+/** Loads parsed objects into the store; returns every problem (parse and validation) found. */
+export function loadManifests(store: Store, text: string, source: string): Problem[] {
+  const { objects, problems } = parseManifests(text, source);
+  for (const { kind, obj } of objects) problems.push(...putObject(store, kind, obj, source).problems);
+  return problems;
+}

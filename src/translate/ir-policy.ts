@@ -1,0 +1,67 @@
+// Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
+// a typed home still reach the proxy through IrRoute.effective.
+import type { IrAuthorization, IrCors, IrMcpAuthentication, IrPolicy } from './ir.js';
+import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
+
+const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
+
+/** `2Mi`, `2mb`, `1048576` → bytes; undefined when unreadable. */
+export function parseByteSize(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  const m = /^([0-9]+)\s*([kmg]i?)?b?$/i.exec(str(v) ?? '');
+  if (!m) return undefined;
+  const unit = UNITS[(m[2] ?? '').toLowerCase()];
+  return unit === undefined ? undefined : Number(m[1]) * unit;
+}
+
+export function typedPolicy(fields: Record<string, unknown>): IrPolicy {
+  const out: IrPolicy = {};
+  const cors = rec(fields['traffic.cors']);
+  if (cors) out.cors = toCors(cors);
+  const authz = rec(fields['traffic.authorization']);
+  if (authz) out.authorization = toAuthorization(authz);
+  const jwt = rec(fields['traffic.jwtAuthentication']);
+  if (jwt && rec(jwt.mcp)) out.mcpAuthentication = toMcpAuth(jwt);
+  const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
+  if (max !== undefined) out.maxRequestBytes = max;
+  return out;
+}
+
+const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === 'string');
+
+function toCors(c: Rec): IrCors {
+  return {
+    allowOrigins: strings(c.allowOrigins), allowHeaders: strings(c.allowHeaders), exposeHeaders: strings(c.exposeHeaders),
+    allowMethods: strings(c.allowMethods), maxAge: num(c.maxAge) ?? 0, allowCredentials: c.allowCredentials === true,
+  };
+}
+
+function toAuthorization(a: Rec): IrAuthorization {
+  const action = (str(a.action) ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
+  return { rules: [{ expressions: strings(rec(a.policy)?.matchExpressions), action }] };
+}
+
+function toMcpAuth(j: Rec): IrMcpAuthentication {
+  const mcp = rec(j.mcp) ?? {};
+  const p = recs(j.providers)[0] ?? {};
+  const jwks = rec(p.jwks) ?? {};
+  const meta = rec(mcp.resourceMetadata);
+  const out: IrMcpAuthentication = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as IrMcpAuthentication['mode'],
+    issuer: str(p.issuer) ?? '',
+    audiences: strings(p.audiences),
+    provider: (str(mcp.provider) ?? '').toUpperCase(),
+    clientId: str(mcp.clientId) ?? '',
+    clientSecret: '',
+    jwksUrl: str(rec(jwks.remote)?.url) ?? '',
+    jwksInline: str(jwks.inline) ?? '',
+  };
+  if (meta) {
+    const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
+    out.resourceMetadata = {
+      resource: str(resource) ?? '', scopesSupported: strings(scopesSupported), bearerMethodsSupported: strings(bearerMethodsSupported),
+      extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
+    };
+  }
+  return out;
+}

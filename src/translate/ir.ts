@@ -1,0 +1,158 @@
+// The IR as the translator builds it: the proto3 JSON form of proto/gw/ir/v1 (camelCase fields, enums
+// by name, oneofs as one set field). Kept structurally identical to the proto so the generated types
+// can replace these declarations without touching translation logic.
+
+export interface IrSnapshot {
+  version: string;
+  resources: IrResource[];
+}
+
+export type IrResource =
+  | { bind: IrBind }
+  | { listener: IrListener }
+  | { route: IrRoute }
+  | { backend: IrBackend }
+  | { model: IrModel };
+
+/**
+ * Effective policy fields, already merged: field path (`traffic.cors`) → the value as canonical JSON
+ * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
+ */
+export interface IrPolicyFields {
+  fields: Record<string, string>;
+  provenance: Record<string, IrFieldProvenance>;
+}
+
+export interface IrFieldProvenance {
+  /** `GwPolicy ns/name`, `GwBackend ns/name` (own policies) or `GwBackend ns/name target t` (MCP target). */
+  source: string;
+  /** Gateway, Listener, Route, RouteRule, Backend, BackendOwn, Target. */
+  level: string;
+  /** Objects that set the same field but lost, best first. */
+  overridden: string[];
+}
+
+export interface IrBind {
+  name: string;
+  port: number;
+  address: string;
+}
+
+export interface IrListener {
+  name: string;
+  bind: string;
+  hostnames: string[];
+  protocol: 'HTTP' | 'HTTPS' | 'LISTENER_PROTOCOL_UNSPECIFIED';
+  /** Effective frontend policy (Gateway < Listener/port). */
+  frontend?: IrPolicyFields;
+}
+
+export interface IrPathMatch {
+  exact?: string;
+  prefix?: string;
+  regex?: string;
+}
+
+export interface IrBackendRef {
+  backend: string;
+  weight: number;
+  /** Effective backend policy for this route → backend edge. */
+  policy?: IrPolicyFields;
+  /** MCP target name → effective policy of that target (policy resource < backend < target). */
+  targetPolicies?: Record<string, IrPolicyFields>;
+}
+
+export interface IrCors {
+  allowOrigins: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  allowMethods: string[];
+  maxAge: number;
+  allowCredentials: boolean;
+}
+
+export interface IrAuthorization {
+  rules: { expressions: string[]; action: 'ALLOW' | 'DENY' | 'REQUIRE' }[];
+}
+
+export interface IrMcpAuthentication {
+  mode: 'STRICT' | 'OPTIONAL' | 'PERMISSIVE';
+  issuer: string;
+  audiences: string[];
+  provider: string;
+  clientId: string;
+  clientSecret: string;
+  resourceMetadata?: { resource: string; scopesSupported: string[]; bearerMethodsSupported: string[]; extraJson: string };
+  jwksUrl: string;
+  jwksInline: string;
+}
+
+/** The typed subset the proxy runtime reads today; everything else travels in `effective`. */
+export interface IrPolicy {
+  cors?: IrCors;
+  mcpAuthentication?: IrMcpAuthentication;
+  authorization?: IrAuthorization;
+  maxRequestBytes?: number;
+}
+
+export interface IrRoute {
+  name: string;
+  listeners: string[];
+  hostnames: string[];
+  matches: IrPathMatch[];
+  backends: IrBackendRef[];
+  policy: IrPolicy;
+  /** Field path → source object, as in ir.proto; `effective.provenance` has the full record. */
+  provenance: Record<string, string>;
+  /** All effective frontend-free policy fields (traffic.*, backend.*) with provenance. */
+  effective: IrPolicyFields;
+}
+
+export interface IrMcpTarget {
+  name: string;
+  remote: { url: string; protocol: 'STREAMABLE_HTTP' | 'SSE' };
+}
+
+export interface IrAiProvider {
+  name: string;
+  /** openai, azureopenai, azure, anthropic, gemini, vertexai, bedrock or custom. */
+  kind: string;
+  /** The vendor settings object as canonical JSON text. */
+  settingsJson: string;
+  host: string;
+  port: number;
+  path: string;
+  pathPrefix: string;
+  /** Backend policies of this provider (NamedLLMProvider.policies) as canonical JSON text. */
+  policiesJson: string;
+}
+
+export interface IrBackend {
+  name: string;
+  mcp?: { targets: IrMcpTarget[]; prefixMode: string; failureMode: string; sessionRouting: string };
+  ai?: { groups: { providers: IrAiProvider[] }[] };
+  static?: { host: string; port: number };
+  a2a?: { host: string; port: number };
+  dynamicForwardProxy?: Record<string, never>;
+  aws?: { agentRuntimeArn: string; qualifier: string };
+}
+
+export interface IrModelTarget {
+  /** IR name of the target model. */
+  model: string;
+  /** Upstream model name override (required for wildcard matches). */
+  modelName: string;
+  priority: number;
+  when: string;
+  weight: number;
+}
+
+export interface IrModel {
+  name: string;
+  /** Parent listener or route names. */
+  parents: string[];
+  match: { exact?: string; prefix?: string; suffix?: string; any?: boolean };
+  visibility: 'PUBLIC' | 'INTERNAL';
+  provider?: { provider: string; baseUrl: string; settingsJson: string; policiesJson: string };
+  routing?: { kind: 'FAILOVER' | 'CONDITIONAL' | 'WEIGHTED'; targets: IrModelTarget[] };
+}

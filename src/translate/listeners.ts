@@ -1,0 +1,125 @@
+// A Gateway's listeners (its own, then those of accepted ListenerSets) with their conditions.
+import { lookup, read, readAny, type Ctx } from './context.js';
+import { condition, type Condition, type ListenerStatus } from './conditions.js';
+import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
+import { referenceAllowed } from './refs.js';
+import { GROUP, objectKey, type StoredObject } from './types.js';
+
+export interface ListenerInfo {
+  /** IR name: `ns/gateway/listener` or `ns/gateway/ListenerSet/lsns/ls/listener`. */
+  irName: string;
+  name: string;
+  port: number;
+  protocol: string;
+  hostname?: string;
+  owner: StoredObject;
+  allowedRoutes?: Rec;
+  /** Accepted and not conflicted: routes may attach and the proxy gets it. */
+  programmed: boolean;
+  status: ListenerStatus;
+}
+
+export interface ListenerSetInfo {
+  entry: StoredObject;
+  accepted: boolean;
+  message: string;
+  listeners: ListenerInfo[];
+}
+
+const SUPPORTED_ROUTE_KINDS = ['HTTPRoute', 'GRPCRoute'];
+
+export function collectListeners(ctx: Ctx, gw: StoredObject): { listeners: ListenerInfo[]; listenerSets: ListenerSetInfo[] } {
+  const listeners = recs(rec(gw.obj.spec)?.listeners).map((l) => listenerInfo(ctx, gw, gw.key, l));
+  const listenerSets: ListenerSetInfo[] = [];
+  const allowed = rec(rec(rec(gw.obj.spec)?.allowedListeners)?.namespaces) ?? {};
+  for (const lsKey of lookup(ctx, 'listenerSetsByGateway', objectKey('Gateway', gw.key))) {
+    const ls = read(ctx, 'ListenerSet', lsKey);
+    if (!ls) continue;
+    const from = str(allowed.from) ?? 'None';
+    const lsNs = ls.obj.metadata.namespace ?? '';
+    const gwNs = gw.obj.metadata.namespace ?? '';
+    const ok = from === 'All' || (from === 'Same' && lsNs === gwNs) ||
+      (from === 'Selector' && selectorMatches(rec(allowed.selector), read(ctx, 'Namespace', lsNs)?.obj.metadata.labels));
+    const info: ListenerSetInfo = {
+      entry: ls,
+      accepted: ok,
+      message: ok ? 'accepted by the parent Gateway' : `Gateway ${gw.key} does not allow ListenerSets from namespace ${lsNs} (allowedListeners.namespaces.from is ${from})`,
+      listeners: ok ? recs(rec(ls.obj.spec)?.listeners).map((l) => listenerInfo(ctx, ls, `${gw.key}/ListenerSet/${ls.key}`, l)) : [],
+    };
+    listenerSets.push(info);
+    listeners.push(...info.listeners);
+  }
+  markConflicts(listeners, ctx.options.now);
+  return { listeners, listenerSets };
+}
+
+function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): ListenerInfo {
+  const gen = owner.obj.metadata.generation ?? 0;
+  const now = ctx.options.now;
+  const name = str(l.name) ?? '';
+  const protocol = str(l.protocol) ?? 'HTTP';
+  const conds: Condition[] = [];
+  let programmed = true;
+  const allowedKinds = recs(rec(l.allowedRoutes)?.kinds).map((k) => str(k.kind) ?? '');
+  const kinds = (allowedKinds.length ? allowedKinds : SUPPORTED_ROUTE_KINDS).filter((k) => SUPPORTED_ROUTE_KINDS.includes(k));
+  if (protocol !== 'HTTP' && protocol !== 'HTTPS') {
+    conds.push(condition('Accepted', false, 'UnsupportedProtocol', `protocol ${protocol} is not supported; use HTTP or HTTPS`, gen, now));
+    programmed = false;
+  } else {
+    conds.push(condition('Accepted', true, 'Accepted', 'listener is valid', gen, now));
+  }
+  const refProblem = protocol === 'HTTPS' ? certificateProblem(ctx, owner, l) : undefined;
+  if (refProblem) programmed = false;
+  conds.push(condition('ResolvedRefs', !refProblem, refProblem?.reason ?? 'ResolvedRefs', refProblem?.message ?? 'all references resolved', gen, now));
+  const info: ListenerInfo = {
+    irName: `${prefix}/${name}`,
+    name,
+    port: num(l.port) ?? 0,
+    protocol,
+    owner,
+    programmed,
+    status: { name, attachedRoutes: 0, supportedKinds: kinds.map((kind) => ({ group: GROUP.gateway, kind })), conditions: conds },
+  };
+  const hostname = str(l.hostname);
+  if (hostname !== undefined) info.hostname = hostname;
+  const ar = rec(l.allowedRoutes);
+  if (ar) info.allowedRoutes = ar;
+  return info;
+}
+
+function certificateProblem(ctx: Ctx, owner: StoredObject, l: Rec): { reason: string; message: string } | undefined {
+  const refs = recs(rec(l.tls)?.certificateRefs);
+  if (refs.length === 0) return { reason: 'InvalidCertificateRef', message: 'an HTTPS listener needs tls.certificateRefs' };
+  const ns = owner.obj.metadata.namespace ?? '';
+  for (const r of refs) {
+    const tns = str(r.namespace) ?? ns, name = str(r.name) ?? '';
+    const from = { group: owner.kind === 'Gateway' ? GROUP.gateway : GROUP.listenerSet, kind: owner.kind, namespace: ns };
+    if (!referenceAllowed(ctx, from, { group: '', kind: 'Secret', namespace: tns, name })) {
+      return { reason: 'RefNotPermitted', message: `Secret ${tns}/${name} is in another namespace and no ReferenceGrant allows it` };
+    }
+    if (!readAny(ctx, 'Secret', `${tns}/${name}`)) return { reason: 'InvalidCertificateRef', message: `Secret ${tns}/${name} does not exist` };
+  }
+  return undefined;
+}
+
+/** Same port and same host name: the first listener keeps it, later ones are Conflicted. */
+function markConflicts(listeners: ListenerInfo[], now: string): void {
+  const seen = new Map<string, ListenerInfo>();
+  for (const l of listeners) {
+    if (!l.programmed) continue;
+    const k = `${l.port}|${l.hostname ?? ''}`;
+    const first = seen.get(k);
+    const gen = l.owner.obj.metadata.generation ?? 0;
+    if (first) {
+      l.programmed = false;
+      l.status.conditions.push(condition('Conflicted', true, 'HostnameConflict', `listener ${first.irName} already serves port ${l.port} for host ${l.hostname ?? '*'}`, gen, now));
+    } else {
+      seen.set(k, l);
+      l.status.conditions.push(condition('Conflicted', false, 'NoConflicts', 'no conflicts', gen, now));
+    }
+  }
+  for (const l of listeners) {
+    const gen = l.owner.obj.metadata.generation ?? 0;
+    l.status.conditions.push(condition('Programmed', l.programmed, l.programmed ? 'Programmed' : 'Invalid', l.programmed ? 'listener is programmed' : 'listener is not programmed', gen, now));
+  }
+}

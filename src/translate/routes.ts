@@ -1,0 +1,269 @@
+// HTTPRoute / GRPCRoute → IR routes (one per rule), with parent attachment, hostname intersection,
+// backend references and the effective policy of every rule.
+import { translateGwBackend, translateService, gwBackendName, serviceBackendName } from './backends.js';
+import { condition, type StatusPiece } from './conditions.js';
+import { memo, read, readAny, type Ctx } from './context.js';
+import { intersectHostnames } from './hostnames.js';
+import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPathMatch, IrPolicyFields, IrRoute } from './ir.js';
+import { typedPolicy } from './ir-policy.js';
+import type { ListenerInfo } from './listeners.js';
+import type { Conflict, MergeResult } from './policy-merge.js';
+import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
+import { validAttachments } from './policy-targets.js';
+import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
+import { referenceAllowed } from './refs.js';
+import { refKind } from './store.js';
+import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
+
+export interface RouteSink {
+  routes: IrRoute[];
+  backends: Map<string, IrBackend>;
+  piece(objKey: string, p: StatusPiece): void;
+  conflicts: Conflict[];
+}
+
+/** A parentRef that names this gateway (directly, or one of its ListenerSets) and its candidate listeners. */
+interface OurParent {
+  index: number;
+  ref: Rec;
+  listeners: ListenerInfo[];
+}
+
+export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, listeners: ListenerInfo[], gp: GatewayPolicies, sink: RouteSink): void {
+  const spec = rec(route.obj.spec) ?? {};
+  const ns = route.obj.metadata.namespace ?? '';
+  const gen = route.obj.metadata.generation ?? 0;
+  const now = ctx.options.now;
+  const parents = ourParents(gw, route, listeners);
+  const routeKey = objectKey(route.kind, route.key);
+  const parentPiece = (p: OurParent, accepted: [boolean, string, string], resolved: [boolean, string, string]) =>
+    sink.piece(routeKey, {
+      kind: 'parent',
+      parent: {
+        parentRef: parentRefOut(p.ref, ns),
+        controllerName: ctx.options.controllerName,
+        conditions: [condition('Accepted', ...accepted, gen, now), condition('ResolvedRefs', ...resolved, gen, now)],
+      },
+    });
+  if (route.problems.length > 0) {
+    const msg = `the ${route.kind} is invalid: ${route.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+    for (const p of parents) parentPiece(p, [false, 'UnsupportedValue', msg], [false, 'UnsupportedValue', msg]);
+    return;
+  }
+  const routeHosts = arr(spec.hostnames).filter((h): h is string => typeof h === 'string');
+  const rules = recs(spec.rules);
+  const resolved = rules.map((r) => resolveBackendRefs(ctx, route, r));
+  const refProblem = resolved.flatMap((r) => r.problems)[0];
+  const resolvedCond: [boolean, string, string] = refProblem ? [false, refProblem.reason, refProblem.message] : [true, 'ResolvedRefs', 'all references resolved'];
+  const attached = new Map<string, { listener: ListenerInfo; hosts: string[] }>();
+  for (const p of parents) {
+    if (p.listeners.length === 0) {
+      parentPiece(p, [false, 'NoMatchingParent', 'no listener matches the parentRef sectionName or port'], resolvedCond);
+      continue;
+    }
+    const allowed = p.listeners.filter((l) => l.programmed && routeAllowed(ctx, l, route));
+    if (allowed.length === 0) {
+      parentPiece(p, [false, 'NotAllowedByListeners', 'no matching listener allows this route (allowedRoutes, protocol or listener not programmed)'], resolvedCond);
+      continue;
+    }
+    let any = false;
+    for (const l of allowed) {
+      const hosts = intersectHostnames(l.hostname, routeHosts);
+      if (!hosts) continue;
+      any = true;
+      const prev = attached.get(l.irName);
+      attached.set(l.irName, { listener: l, hosts: [...(prev?.hosts ?? []), ...hosts] });
+    }
+    if (!any) parentPiece(p, [false, 'NoMatchingListenerHostname', 'no listener host name intersects the route hostnames'], resolvedCond);
+    else parentPiece(p, [true, 'Accepted', 'route is attached'], resolvedCond);
+  }
+  if (attached.size === 0) return;
+  for (const { listener } of attached.values()) listener.status.attachedRoutes++;
+  const routeAtt = validAttachments(ctx, route);
+  const groups = groupByListenerPolicy(gp, [...attached.values()].map((a) => a.listener)).map((group) => ({
+    group,
+    listenerLevels: listenerLevels(gp, group[0] as ListenerInfo),
+    listeners: group.map((l) => l.irName).sort(),
+    hosts: routeHosts.length ? [...new Set(group.flatMap((l) => attached.get(l.irName)?.hosts ?? []))].sort() : [],
+    suffix: `@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}`,
+  }));
+  rules.forEach((rule, i) => {
+    const ruleName = str(rule.name);
+    const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
+    const matches = matchesOf(route.kind, rule);
+    const ruleLevels = routeLevels(routeAtt, ruleName);
+    for (const g of groups) {
+      const leveled = [...g.listenerLevels, ...ruleLevels];
+      const eff = routePolicy(gp, leveled);
+      sink.conflicts.push(...eff.conflicts);
+      const provenance: Record<string, string> = {};
+      for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
+      sink.routes.push({
+        name: groups.length > 1 ? `${base}${g.suffix}` : base,
+        listeners: g.listeners,
+        hostnames: g.hosts,
+        matches,
+        backends: (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink)),
+        policy: typedPolicy(eff.fields),
+        provenance,
+        effective: fieldsOf(eff),
+      });
+    }
+  });
+}
+
+// Policy values are objects inside stored specs, shared by every rule they reach; their canonical text
+// is a pure function of the object, so it is cached by identity (objects are never mutated in place).
+const canonical = new WeakMap<object, string>();
+
+function canonicalText(v: unknown): string {
+  if (typeof v !== 'object' || v === null) return stableStringify(v);
+  let t = canonical.get(v);
+  if (t === undefined) canonical.set(v, (t = stableStringify(v)));
+  return t;
+}
+
+export function fieldsOf(m: MergeResult): IrPolicyFields {
+  const fields: Record<string, string> = {};
+  for (const k of Object.keys(m.fields)) fields[k] = canonicalText(m.fields[k]);
+  return { fields, provenance: m.provenance };
+}
+
+function ourParents(gw: StoredObject, route: StoredObject, listeners: ListenerInfo[]): OurParent[] {
+  const ns = route.obj.metadata.namespace ?? '';
+  const out: OurParent[] = [];
+  recs(rec(route.obj.spec)?.parentRefs).forEach((ref, index) => {
+    const kind = refKind(str(ref.group), str(ref.kind), 'Gateway');
+    const key = nameKey(str(ref.namespace) ?? ns, str(ref.name) ?? '');
+    const owned = listeners.filter((l) => l.owner.kind === kind && l.owner.key === key);
+    const isOurs = (kind === 'Gateway' && key === gw.key) || owned.length > 0;
+    if (!isOurs) return;
+    const section = str(ref.sectionName), port = num(ref.port);
+    out.push({ index, ref, listeners: owned.filter((l) => (section === undefined || l.name === section) && (port === undefined || l.port === port)) });
+  });
+  return out;
+}
+
+function parentRefOut(ref: Rec, ns: string): Record<string, unknown> {
+  return { group: str(ref.group) ?? GROUP.gateway, kind: str(ref.kind) ?? 'Gateway', namespace: str(ref.namespace) ?? ns, name: str(ref.name) ?? '', ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}), ...(ref.port !== undefined ? { port: ref.port } : {}) };
+}
+
+function routeAllowed(ctx: Ctx, l: ListenerInfo, route: StoredObject): boolean {
+  if (!l.status.supportedKinds.some((k) => k.kind === route.kind)) return false;
+  const ns = rec(l.allowedRoutes?.namespaces) ?? {};
+  const from = str(ns.from) ?? 'Same';
+  const routeNs = route.obj.metadata.namespace ?? '';
+  if (from === 'All') return true;
+  if (from === 'Same') return routeNs === (l.owner.obj.metadata.namespace ?? '');
+  if (from === 'Selector') return selectorMatches(rec(ns.selector), read(ctx, 'Namespace', routeNs)?.obj.metadata.labels);
+  return false;
+}
+
+/** Listeners with the same listener-level policies share one IR route; others get their own. */
+function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): ListenerInfo[][] {
+  const groups = new Map<string, ListenerInfo[]>();
+  for (const l of [...ls].sort((a, b) => (a.irName < b.irName ? -1 : 1))) {
+    const sig = listenerLevels(gp, l)
+      .filter((x) => { const spec = rec(x.attachment.policy.obj.spec) ?? {}; return spec.traffic !== undefined || spec.backend !== undefined; })
+      .map((x) => `${x.attachment.policy.key}|${x.level}`).sort().join(',');
+    const g = groups.get(sig);
+    if (g) g.push(l);
+    else groups.set(sig, [l]);
+  }
+  return [...groups.values()];
+}
+
+function matchesOf(kind: string, rule: Rec): IrPathMatch[] {
+  const ms = recs(rule.matches);
+  if (ms.length === 0) return [{ prefix: '/' }];
+  return ms.map((m): IrPathMatch => {
+    if (kind === 'GRPCRoute') {
+      const meth = rec(m.method) ?? {};
+      const svc = str(meth.service), method = str(meth.method);
+      if (!svc) return { prefix: '/' };
+      return method ? { exact: `/${svc}/${method}` } : { prefix: `/${svc}/` };
+    }
+    const p = rec(m.path) ?? {};
+    const value = str(p.value) ?? '/';
+    if (p.type === 'Exact') return { exact: value };
+    if (p.type === 'RegularExpression') return { regex: value };
+    return { prefix: value };
+  });
+}
+
+interface ResolvedRef {
+  entry: StoredObject;
+  port?: number;
+  weight: number;
+}
+
+function resolveBackendRefs(ctx: Ctx, route: StoredObject, rule: Rec): { refs: ResolvedRef[]; problems: { reason: string; message: string }[] } {
+  const ns = route.obj.metadata.namespace ?? '';
+  const refs: ResolvedRef[] = [];
+  const problems: { reason: string; message: string }[] = [];
+  for (const r of recs(rule.backendRefs)) {
+    const group = str(r.group) ?? '', kindName = str(r.kind) ?? 'Service', name = str(r.name) ?? '';
+    const tns = str(r.namespace) ?? ns;
+    if (group === GROUP.gw && kindName === 'GwModel') continue; // model routing: GwModels attach to the route instead
+    const kind = refKind(group, kindName, 'Service');
+    if (kind !== 'Service' && kind !== 'GwBackend') {
+      problems.push({ reason: 'InvalidKind', message: `backendRef kind ${group ? `${group}/` : ''}${kindName} is not supported` });
+      continue;
+    }
+    if (!referenceAllowed(ctx, { group: GROUP.gateway, kind: route.kind, namespace: ns }, { group, kind, namespace: tns, name })) {
+      problems.push({ reason: 'RefNotPermitted', message: `${kind} ${tns}/${name} is in another namespace and no ReferenceGrant allows it` });
+      continue;
+    }
+    const entry = readAny(ctx, kind, `${tns}/${name}`);
+    if (!entry || entry.problems.length > 0) {
+      problems.push({ reason: 'BackendNotFound', message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}` });
+      continue;
+    }
+    const port = num(r.port);
+    if (kind === 'Service') {
+      const ports = recs(rec(entry.obj.spec)?.ports).map((p) => num(p.port));
+      if (port === undefined || !ports.includes(port)) {
+        problems.push({ reason: 'BackendNotFound', message: port === undefined ? `backendRef to Service ${tns}/${name} needs a port` : `Service ${tns}/${name} has no port ${port}` });
+        continue;
+      }
+    }
+    refs.push({ entry, weight: num(r.weight) ?? 1, ...(kind === 'Service' ? { port } : {}) });
+  }
+  return { refs, problems };
+}
+
+function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink): IrBackendRef {
+  const e = r.entry;
+  const atts = validAttachments(ctx, e);
+  const ns = e.obj.metadata.namespace ?? '';
+  const out: IrBackendRef = { backend: '', weight: r.weight };
+  let backendSide: Leveled[];
+  let own: { source: string; values: Rec | undefined } | undefined;
+  const subs: { name: string; source: string; values: Rec | undefined }[] = [];
+  if (e.kind === 'Service') {
+    const port = r.port ?? 0;
+    out.backend = serviceBackendName(ns, e.obj.metadata.name, port);
+    if (!sink.backends.has(out.backend)) sink.backends.set(out.backend, translateService(ns, e.obj.metadata.name, port));
+    backendSide = atts.filter((a) => a.sectionName === undefined || a.sectionName === String(port)).map((attachment) => ({ attachment, level: 'Backend' as const }));
+  } else {
+    out.backend = gwBackendName(e.key);
+    const spec = rec(e.obj.spec) ?? {};
+    const result = memo(ctx, `backend:${e.key}`, () => translateGwBackend(ctx, e.key, spec));
+    if (!sink.backends.has(out.backend)) sink.backends.set(out.backend, result.backend);
+    backendSide = atts.filter((a) => a.sectionName === undefined).map((attachment) => ({ attachment, level: 'Backend' as const }));
+    own = { source: displayName('GwBackend', e.key), values: rec(spec.policies) };
+    for (const t of result.backend.mcp?.targets ?? []) subs.push({ name: t.name, source: `${displayName('GwBackend', e.key)} target ${t.name}`, values: result.targetPolicies[t.name] });
+    for (const g of result.backend.ai?.groups ?? []) for (const p of g.providers) subs.push({ name: p.name, source: `${displayName('GwBackend', e.key)} provider ${p.name}`, values: result.targetPolicies[p.name] });
+  }
+  const merged = backendPolicy(gp, routeSide, backendSide, own);
+  sink.conflicts.push(...merged.conflicts);
+  if (Object.keys(merged.fields).length) out.policy = fieldsOf(merged);
+  for (const s of subs) {
+    const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'Backend' as const }));
+    if (leveled.length === 0 && !s.values) continue;
+    const m = backendPolicy(gp, routeSide, backendSide, own, { leveled, source: s.source, values: s.values });
+    sink.conflicts.push(...m.conflicts);
+    (out.targetPolicies ??= {})[s.name] = fieldsOf(m);
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+// Whole-store translation and incremental re-translation: after one object changes, only the gateways
+// that read it (or an index slot it occupies) are translated again and only the statuses those
+// gateways or the object itself can touch are reassembled.
+import type { StatusPiece } from './conditions.js';
+import type { TranslateOptions } from './context.js';
+import type { IrSnapshot } from './ir.js';
+import { rec, str } from './read.js';
+import { getObject, indexed, indexKeysOf, listObjects, type Store } from './store.js';
+import { objectStatus, type ObjectStatus } from './status.js';
+import { translateGateway, type GatewayTranslation } from './translate.js';
+import { objectKey, splitObjectKey, type StoredObject } from './types.js';
+
+export interface TranslationState {
+  options: TranslateOptions;
+  gateways: Map<string, GatewayTranslation>;
+  /** Dependency (object key or index slot) → gateways that read it. */
+  readers: Map<string, Set<string>>;
+  statuses: Map<string, ObjectStatus>;
+}
+
+export interface ChangeResult {
+  /** Gateways translated again, sorted. */
+  gateways: string[];
+  /** Object keys whose status was reassembled (the value may be unchanged). */
+  statuses: string[];
+}
+
+/** Snapshots of every Gateway of our class, keyed by `ns/name`. */
+export function snapshots(state: TranslationState): Map<string, IrSnapshot> {
+  const out = new Map<string, IrSnapshot>();
+  for (const [k, t] of [...state.gateways].sort(([a], [b]) => (a < b ? -1 : 1))) if (t.ours) out.set(k, t.snapshot);
+  return out;
+}
+
+export function translateAll(store: Store, options: TranslateOptions): TranslationState {
+  const state: TranslationState = { options, gateways: new Map(), readers: new Map(), statuses: new Map() };
+  for (const gw of listObjects(store, 'Gateway')) setGateway(state, translateGateway(store, gw.key, options));
+  for (const kind of store.objects.keys()) for (const e of listObjects(store, kind)) refreshStatus(state, store, objectKey(kind, e.key));
+  return state;
+}
+
+/**
+ * Gateways whose snapshot or statuses may change when `changedObjectKey` changes: those that read the
+ * object or an index slot it occupies now or occupied before (`previous`, the replaced or deleted entry).
+ */
+export function affectedGateways(store: Store, changedObjectKey: string, state: TranslationState, previous?: StoredObject): string[] {
+  const k = splitObjectKey(changedObjectKey);
+  const out = new Set<string>();
+  const deps = [changedObjectKey];
+  const now = k && getObject(store, k.kind, k.key);
+  if (now) deps.push(...indexKeysOf(now));
+  if (previous) deps.push(...indexKeysOf(previous));
+  for (const d of deps) for (const g of state.readers.get(d) ?? []) out.add(g);
+  if (k?.kind === 'Gateway') out.add(k.key);
+  if (k?.kind === 'GatewayClass') for (const g of indexed(store, 'gatewaysByClass', k.key)) out.add(g);
+  return [...out].sort();
+}
+
+/** Applies the consequences of one object having been put into or removed from `store`. */
+export function applyChange(state: TranslationState, store: Store, changedObjectKey: string, previous?: StoredObject): ChangeResult {
+  const gateways = affectedGateways(store, changedObjectKey, state, previous);
+  const dirty = new Set<string>([changedObjectKey]);
+  for (const g of gateways) {
+    for (const k of Object.keys(state.gateways.get(g)?.statuses ?? {})) dirty.add(k);
+    const t = translateGateway(store, g, state.options);
+    setGateway(state, t);
+    for (const k of Object.keys(t.statuses)) dirty.add(k);
+  }
+  for (const k of relatedStatuses(store, changedObjectKey, previous)) dirty.add(k);
+  for (const k of dirty) refreshStatus(state, store, k);
+  return { gateways, statuses: [...dirty].sort() };
+}
+
+/** Objects whose own status reads the changed object without any gateway in between. */
+function relatedStatuses(store: Store, changed: string, previous?: StoredObject): string[] {
+  const k = splitObjectKey(changed);
+  if (!k) return [];
+  const ns = k.key.includes('/') ? k.key.slice(0, k.key.indexOf('/')) : '';
+  const out: string[] = [];
+  // Policies report TargetNotFound for missing targets; GwBackends report missing Services.
+  for (const p of indexed(store, 'policiesByTarget', changed)) out.push(objectKey('GwPolicy', p));
+  for (const p of indexed(store, 'selectorPolicies', `${k.kind}/${ns}`)) out.push(objectKey('GwPolicy', p));
+  if (k.kind === 'Service' || k.kind === 'Namespace') for (const b of listObjects(store, 'GwBackend')) if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
+  if (k.kind === 'GatewayClass' || (k.kind === 'Gateway' && classChanged(store, k.key, previous))) {
+    for (const p of listObjects(store, 'GwPolicy')) out.push(objectKey('GwPolicy', p.key));
+  }
+  return out;
+}
+
+function classChanged(store: Store, key: string, previous?: StoredObject): boolean {
+  const cur = str(rec(getObject(store, 'Gateway', key)?.obj.spec)?.gatewayClassName);
+  return cur !== str(rec(previous?.obj.spec)?.gatewayClassName);
+}
+
+function setGateway(state: TranslationState, t: GatewayTranslation): void {
+  const old = state.gateways.get(t.gateway);
+  for (const d of old?.deps ?? []) state.readers.get(d)?.delete(t.gateway);
+  state.gateways.set(t.gateway, t);
+  for (const d of t.deps) {
+    let s = state.readers.get(d);
+    if (!s) state.readers.set(d, (s = new Set()));
+    s.add(t.gateway);
+  }
+}
+
+function piecesFor(state: TranslationState, objKey: string): StatusPiece[] {
+  const out: StatusPiece[] = [];
+  // Only gateways that mention the object contribute; readers of the key are a superset of those.
+  const gws = new Set([...(state.readers.get(objKey) ?? [])]);
+  const k = splitObjectKey(objKey);
+  if (k?.kind === 'Gateway') gws.add(k.key);
+  for (const g of [...gws].sort()) out.push(...(state.gateways.get(g)?.statuses[objKey] ?? []));
+  return out;
+}
+
+function refreshStatus(state: TranslationState, store: Store, objKey: string): void {
+  const s = objectStatus(store, objKey, piecesFor(state, objKey), state.options);
+  if (s === undefined) state.statuses.delete(objKey);
+  else state.statuses.set(objKey, s);
+}

@@ -1,0 +1,161 @@
+// Assembles the status of one object from the pieces every gateway translation contributed plus what
+// can be said about the object alone (validity, target resolution). Pure and per object, so a change
+// recomputes only the statuses it can touch.
+import { condition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
+import { newCtx, type TranslateOptions } from './context.js';
+import { translateGwBackend } from './backends.js';
+import { attachmentProblem } from './policy-targets.js';
+import { rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
+import { getObject, listObjects, refKind, type Store } from './store.js';
+import { nameKey, splitObjectKey, type Kind, type StoredObject } from './types.js';
+import { isOurClass } from './translate.js';
+
+export const MAX_BACKEND_CONDITIONS = 8;
+export const MAX_MODEL_PARENTS = 16;
+export const MAX_POLICY_ANCESTORS = 16;
+
+export type ObjectStatus = Record<string, unknown>;
+
+/** The status to write for an object, or undefined when this controller has nothing to say about it. */
+export function objectStatus(store: Store, objKey: string, pieces: readonly StatusPiece[], options: TranslateOptions): ObjectStatus | undefined {
+  const k = splitObjectKey(objKey);
+  const e = k && getObject(store, k.kind, k.key);
+  if (!k || !e) return undefined;
+  const gen = e.obj.metadata.generation ?? 0;
+  const now = options.now;
+  const problemText = e.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  switch (k.kind) {
+    case 'GatewayClass': {
+      if (str(rec(e.obj.spec)?.controllerName) !== options.controllerName) return undefined;
+      return { conditions: [condition('Accepted', !problemText, problemText ? 'InvalidParameters' : 'Accepted', problemText || 'the GatewayClass is accepted', gen, now)] };
+    }
+    case 'Gateway':
+    case 'ListenerSet': {
+      const p = pieces.find((x) => x.kind === 'gateway' || x.kind === 'listenerSet');
+      return p && (p.kind === 'gateway' || p.kind === 'listenerSet') ? { ...p.status } : undefined;
+    }
+    case 'HTTPRoute':
+    case 'GRPCRoute': {
+      const parents = parentsOf(pieces);
+      return parents.length ? { parents } : undefined;
+    }
+    case 'GwModel': {
+      const parents = parentsOf(pieces).slice(0, MAX_MODEL_PARENTS);
+      return { parents };
+    }
+    case 'GwBackend':
+      return { conditions: backendConditions(store, e, problemText, options).slice(0, MAX_BACKEND_CONDITIONS) };
+    case 'GwParameters':
+      return { conditions: [condition('Accepted', !problemText, problemText ? 'Invalid' : 'Accepted', problemText || 'parameters are valid', gen, now)] };
+    case 'GwPolicy':
+      return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
+    default:
+      return undefined;
+  }
+}
+
+function parentsOf(pieces: readonly StatusPiece[]): ParentStatus[] {
+  return pieces
+    .flatMap((p) => (p.kind === 'parent' ? [[stableStringify(p.parent.parentRef), p.parent] as const] : []))
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([, p]) => p);
+}
+
+function backendConditions(store: Store, e: StoredObject, problemText: string, options: TranslateOptions): Condition[] {
+  const gen = e.obj.metadata.generation ?? 0;
+  const now = options.now;
+  if (problemText) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
+  const { refProblems } = translateGwBackend(newCtx(store, options), e.key, rec(e.obj.spec) ?? {});
+  return [
+    condition('Accepted', true, 'Accepted', 'the backend is valid', gen, now),
+    condition('ResolvedRefs', refProblems.length === 0, refProblems.length ? 'RefNotFound' : 'ResolvedRefs', refProblems.join('; ') || 'all references resolved', gen, now),
+  ];
+}
+
+interface Ancestor {
+  ref: Rec;
+  targetIndex: number;
+  /** Why the policy cannot take effect on this ancestor, if it cannot. */
+  problem?: { reason: string; message: string };
+}
+
+function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusPiece[], problemText: string, options: TranslateOptions): Rec[] {
+  const spec = rec(e.obj.spec) ?? {};
+  const ns = e.obj.metadata.namespace ?? '';
+  const gen = e.obj.metadata.generation ?? 0;
+  const now = options.now;
+  const ancestors: Ancestor[] = [];
+  recs(spec.targetRefs).forEach((t, i) => {
+    const kind = refKind(str(t.group), str(t.kind), 'Gateway');
+    const ref = { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: str(t.name) ?? '', ...section(t) };
+    const target = kind && getObject(store, kind, nameKey(ns, ref.name));
+    ancestors.push({ ref, targetIndex: i, problem: targetProblem(store, spec, kind, target, t, options) });
+  });
+  recs(spec.targetSelectors).forEach((t, i) => {
+    const kind = refKind(str(t.group), str(t.kind), 'Gateway');
+    const matched = kind ? listObjects(store, kind).filter((o) => o.obj.metadata.namespace === ns && selectorMatches({ matchLabels: t.matchLabels }, o.obj.metadata.labels)) : [];
+    if (matched.length === 0) {
+      ancestors.push({ ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: '', ...section(t) }, targetIndex: i, problem: { reason: 'TargetNotFound', message: `no ${str(t.kind) ?? 'object'} in namespace ${ns} matches the labels` } });
+    }
+    for (const o of matched.sort((a, b) => (a.key < b.key ? -1 : 1))) {
+      ancestors.push({ ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: o.obj.metadata.name, ...section(t) }, targetIndex: i, problem: targetProblem(store, spec, kind, o, t, options) });
+    }
+  });
+  return ancestors.map((a) => {
+    const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
+    const conflicts = pieces.flatMap((p) => (p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : []));
+    const accepted = !problemText && !a.problem;
+    const conds: Condition[] = [
+      condition('Accepted', accepted, problemText ? 'Invalid' : a.problem?.reason ?? 'Accepted', problemText || a.problem?.message || 'the policy is accepted', gen, now),
+      condition('Attached', accepted && attachedTo.length > 0, accepted && attachedTo.length ? 'Attached' : 'NotAttached',
+        !accepted ? 'the policy is not accepted for this target' : attachedTo.length ? `in effect through Gateway ${attachedTo.join(', ')}` : `no Gateway of controller ${options.controllerName} serves this target`, gen, now),
+    ];
+    if (conflicts.length) {
+      const fields = [...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`))].sort();
+      conds.push(condition('Conflicted', true, 'Conflicted', `another policy at the same level sets the same field: ${fields.join('; ')}`, gen, now));
+    }
+    return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
+  });
+}
+
+function section(t: Rec): Rec {
+  return { ...(t.sectionName !== undefined ? { sectionName: t.sectionName } : {}), ...(t.port !== undefined ? { port: t.port } : {}) };
+}
+
+function targetProblem(store: Store, spec: Rec, kind: Kind | undefined, target: StoredObject | undefined, t: Rec, options: TranslateOptions): Ancestor['problem'] {
+  if (!kind) return { reason: 'Invalid', message: `target kind ${str(t.group) ?? ''}/${str(t.kind) ?? ''} is not supported` };
+  if (!target) return { reason: 'TargetNotFound', message: `${kind} ${nameKey(undefined, str(t.name) ?? '')} does not exist in the policy's namespace` };
+  const bad = attachmentProblem(spec, kind, t);
+  if (bad) return { reason: 'Invalid', message: bad };
+  const sectionName = str(t.sectionName);
+  if (sectionName !== undefined && !sectionExists(target, sectionName)) {
+    return { reason: 'TargetNotFound', message: `${kind} ${target.key} has no section ${sectionName}` };
+  }
+  if (kind === 'Gateway' && !isOurClass(newCtx(store, options), str(rec(target.obj.spec)?.gatewayClassName) ?? '')) {
+    return { reason: 'TargetNotFound', message: `Gateway ${target.key} is not of a GatewayClass of controller ${options.controllerName}` };
+  }
+  return undefined;
+}
+
+/** sectionName names a listener, a route rule, a Service port or a GwBackend sub-backend. */
+function sectionExists(target: StoredObject, name: string): boolean {
+  const spec = rec(target.obj.spec) ?? {};
+  switch (target.kind) {
+    case 'Gateway':
+    case 'ListenerSet':
+      return recs(spec.listeners).some((l) => l.name === name);
+    case 'HTTPRoute':
+    case 'GRPCRoute':
+      return recs(spec.rules).some((r) => r.name === name);
+    case 'Service':
+      return recs(spec.ports).some((p) => String(p.port) === name);
+    case 'GwBackend': {
+      const mcp = recs(rec(spec.mcp)?.targets).map((x) => x.name);
+      const ai = recs(rec(spec.ai)?.groups).flatMap((g) => recs(g.providers).map((p) => p.name));
+      return [...mcp, ...ai].includes(name);
+    }
+    default:
+      return false;
+  }
+}
+

@@ -1,0 +1,167 @@
+// One Gateway of our class → one IR snapshot plus the status pieces it contributes. Pure: reads the
+// store, returns plain data; `now` comes from the options.
+import { createHash } from 'node:crypto';
+import { condition, type Condition, type StatusPiece } from './conditions.js';
+import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './context.js';
+import type { IrBackend, IrListener, IrResource, IrRoute, IrSnapshot } from './ir.js';
+import { collectListeners } from './listeners.js';
+import { translateModels } from './models.js';
+import type { Conflict } from './policy-merge.js';
+import { frontendPolicy, gatewayPolicies } from './policies.js';
+import { rec, selectorMatches, str } from './read.js';
+import { fieldsOf, translateRoute, type RouteSink } from './routes.js';
+import { dependencyState, type Store } from './store.js';
+import { splitObjectKey, objectKey, type StoredObject } from './types.js';
+
+export interface GatewayTranslation {
+  /** `ns/name` of the Gateway. */
+  gateway: string;
+  /** False when the Gateway does not exist or belongs to another controller: nothing to serve or report. */
+  ours: boolean;
+  snapshot: IrSnapshot;
+  /** Object key (`Kind/ns/name`) → what this gateway says about it; assembled by status.ts. */
+  statuses: Record<string, StatusPiece[]>;
+  /** Object keys and index slots read; a change to any of them may change this translation. */
+  deps: string[];
+}
+
+const EMPTY: IrSnapshot = { version: '', resources: [] };
+
+export function isOurClass(ctx: Ctx, className: string): StoredObject | undefined {
+  const cls = read(ctx, 'GatewayClass', className);
+  return cls && str(rec(cls.obj.spec)?.controllerName) === ctx.options.controllerName ? cls : undefined;
+}
+
+export function translateGateway(store: Store, gatewayKey: string, options: TranslateOptions): GatewayTranslation {
+  const ctx = newCtx(store, options);
+  const statuses: Record<string, StatusPiece[]> = {};
+  const piece = (k: string, p: StatusPiece) => (statuses[k] ??= []).push(p);
+  const done = (ours: boolean, snapshot: IrSnapshot): GatewayTranslation => ({ gateway: gatewayKey, ours, snapshot, statuses, deps: [...ctx.deps].sort() });
+  const gw = readAny(ctx, 'Gateway', gatewayKey);
+  if (!gw) return done(false, EMPTY);
+  const className = str(rec(gw.obj.spec)?.gatewayClassName) ?? '';
+  if (!isOurClass(ctx, className) || !discovered(ctx, gw)) return done(false, EMPTY);
+  const gen = gw.obj.metadata.generation ?? 0;
+  const now = options.now;
+  if (gw.problems.length) {
+    const msg = gw.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+    piece(objectKey('Gateway', gw.key), { kind: 'gateway', status: { conditions: [condition('Accepted', false, 'Invalid', msg, gen, now), condition('Programmed', false, 'Invalid', 'the Gateway is invalid', gen, now)], listeners: [] } });
+    return done(true, EMPTY);
+  }
+  const { listeners, listenerSets } = collectListeners(ctx, gw);
+  const gp = gatewayPolicies(ctx, gw, listenerSets.filter((s) => s.accepted).map((s) => s.entry));
+  const sink: RouteSink = { routes: [], backends: new Map<string, IrBackend>(), piece, conflicts: [] as Conflict[] };
+  const parents = [objectKey('Gateway', gw.key), ...listenerSets.filter((s) => s.accepted).map((s) => objectKey('ListenerSet', s.entry.key))];
+  const routeKeys = new Set<string>();
+  for (const p of parents) for (const r of lookup(ctx, 'routesByParent', p)) routeKeys.add(r);
+  for (const rk of [...routeKeys].sort()) {
+    const k = splitObjectKey(rk);
+    const route = k && readAny(ctx, k.kind, k.key);
+    if (route) translateRoute(ctx, gw, route, listeners, gp, sink);
+  }
+  const models = options.enableModels ? translateModels(ctx, gw, listeners, sink.routes, piece) : [];
+  const irListeners: IrListener[] = [];
+  for (const l of listeners.filter((x) => x.programmed)) {
+    const fe = frontendPolicy(gp, l);
+    sink.conflicts.push(...fe.conflicts);
+    const il: IrListener = { name: l.irName, bind: bindName(gw.key, l.port), hostnames: l.hostname ? [l.hostname] : [], protocol: l.protocol === 'HTTPS' ? 'HTTPS' : 'HTTP' };
+    if (Object.keys(fe.fields).length) il.frontend = fieldsOf(fe);
+    irListeners.push(il);
+  }
+  const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort((a, b) => a - b);
+  const resources: IrResource[] = [
+    ...ports.map((port) => ({ bind: { name: bindName(gw.key, port), port, address: '' } })),
+    ...irListeners.sort(byName).map((listener) => ({ listener })),
+    ...sink.routes.sort(byName).map((route: IrRoute) => ({ route })),
+    ...[...sink.backends.values()].sort(byName).map((backend) => ({ backend })),
+    ...models.sort(byName).map((model) => ({ model })),
+  ];
+  gatewayStatus(ctx, gw, listeners, listenerSets, piece);
+  for (const k of [...gp.used].sort()) {
+    const [policyKey, idx] = k.split('|') as [string, string];
+    piece(objectKey('GwPolicy', policyKey), { kind: 'policyAttached', targetIndex: Number(idx), gateway: gw.key });
+  }
+  const seen = new Set<string>();
+  for (const c of sink.conflicts) {
+    const k = `${c.policyKey}|${c.targetIndex}|${c.field}|${c.winner}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    piece(objectKey('GwPolicy', c.policyKey), { kind: 'policyConflict', conflict: c });
+  }
+  return done(true, { version: snapshotVersion(store, ctx, options), resources });
+}
+
+/** Bumped whenever translation output changes for the same input, so versions never alias across builds. */
+export const TRANSLATOR_VERSION = 'gw-translate/1';
+
+/**
+ * The snapshot version hashes the inputs, not the output: translation is a pure function of the objects
+ * and index slots it read (all recorded as dependencies) and of the options, so equal inputs give equal
+ * content on every replica, at a fraction of the cost of serialising the whole snapshot.
+ */
+function snapshotVersion(store: Store, ctx: Ctx, options: TranslateOptions): string {
+  const h = createHash('sha256');
+  h.update(`${TRANSLATOR_VERSION}\n${options.controllerName}\n${options.enableModels === true}\n${JSON.stringify(options.discoveryNamespaceSelectors ?? [])}\n`);
+  for (const d of [...ctx.deps].sort()) h.update(`${d}=${dependencyState(store, d)}\n`);
+  return h.digest('hex').slice(0, 16);
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export function bindName(gatewayKey: string, port: number): string {
+  return `${gatewayKey}/${port}`;
+}
+
+/** discoveryNamespaceSelectors: Gateways only in namespaces matching one of them (OR); none = all. */
+function discovered(ctx: Ctx, gw: StoredObject): boolean {
+  const sels = ctx.options.discoveryNamespaceSelectors ?? [];
+  if (sels.length === 0) return true;
+  const labels = read(ctx, 'Namespace', gw.obj.metadata.namespace ?? '')?.obj.metadata.labels;
+  return sels.some((s) => selectorMatches(s, labels));
+}
+
+function gatewayStatus(
+  ctx: Ctx, gw: StoredObject, listeners: ReturnType<typeof collectListeners>['listeners'],
+  listenerSets: ReturnType<typeof collectListeners>['listenerSets'], piece: (k: string, p: StatusPiece) => void,
+): void {
+  const gen = gw.obj.metadata.generation ?? 0;
+  const now = ctx.options.now;
+  const own = listeners.filter((l) => l.owner.kind === 'Gateway');
+  const programmed = listeners.some((l) => l.programmed);
+  const unresolved = own.map((l) => l.status.conditions.find((c) => c.type === 'ResolvedRefs' && c.status === 'False')).find((c) => c);
+  const params = parametersProblem(ctx, gw);
+  const conds: Condition[] = [
+    condition('Accepted', !params, params ? 'InvalidParameters' : 'Accepted', params ?? 'the Gateway is accepted', gen, now),
+    condition('Programmed', programmed && !params, programmed ? 'Programmed' : 'Invalid', programmed ? 'the snapshot for this Gateway is built' : 'no listener is programmed', gen, now),
+    condition('ResolvedRefs', !unresolved, unresolved?.reason ?? 'ResolvedRefs', unresolved?.message ?? 'all references resolved', gen, now),
+  ];
+  piece(objectKey('Gateway', gw.key), { kind: 'gateway', status: { conditions: conds, listeners: own.map((l) => l.status) } });
+  for (const s of listenerSets) {
+    const g = s.entry.obj.metadata.generation ?? 0;
+    const ok = s.accepted && s.listeners.some((l) => l.programmed);
+    piece(objectKey('ListenerSet', s.entry.key), {
+      kind: 'listenerSet',
+      status: {
+        conditions: [
+          condition('Accepted', s.accepted, s.accepted ? 'Accepted' : 'NotAllowed', s.message, g, now),
+          condition('Programmed', ok, ok ? 'Programmed' : 'Invalid', ok ? 'listeners are programmed' : 'no listener is programmed', g, now),
+        ],
+        listeners: s.listeners.map((l) => l.status),
+      },
+    });
+  }
+}
+
+/** Gateway infrastructure.parametersRef must name an existing, valid GwParameters in its namespace. */
+function parametersProblem(ctx: Ctx, gw: StoredObject): string | undefined {
+  const ref = rec(rec(rec(gw.obj.spec)?.infrastructure)?.parametersRef);
+  if (!ref) return undefined;
+  const key = `${gw.obj.metadata.namespace ?? ''}/${str(ref.name) ?? ''}`;
+  if (str(ref.kind) !== 'GwParameters') return `infrastructure.parametersRef kind ${str(ref.kind) ?? ''} is not supported; use GwParameters`;
+  const p = readAny(ctx, 'GwParameters', key);
+  if (!p) return `GwParameters ${key} does not exist`;
+  if (p.problems.length) return `GwParameters ${key} is invalid`;
+  return undefined;
+}

@@ -1,0 +1,30 @@
+// Shared by the golden test and by anyone regenerating by hand: one input text → one stable YAML text.
+import { stringify } from 'yaml';
+import { parseManifests } from '../../src/controller/local/manifests.js';
+import { formatProblem } from '../../src/problem.js';
+import type { TranslateOptions } from '../../src/translate/context.js';
+import { sortKeys } from '../../src/translate/read.js';
+import { snapshots, translateAll } from '../../src/translate/state.js';
+import { createStore, putObject } from '../../src/translate/store.js';
+
+export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
+
+export function goldenOptions(text: string): TranslateOptions {
+  const opts: TranslateOptions = { controllerName: 'gw.dev/gateway-controller', now: GOLDEN_NOW, enableModels: true };
+  const m = /^# options: (.*)$/m.exec(text);
+  if (m?.[1]) Object.assign(opts, JSON.parse(m[1]) as Partial<TranslateOptions>);
+  return opts;
+}
+
+export function renderGolden(text: string, source: string): string {
+  const store = createStore();
+  const { objects, problems } = parseManifests(text, source);
+  for (const { kind, obj } of objects) problems.push(...putObject(store, kind, obj, source).problems);
+  const state = translateAll(store, goldenOptions(text));
+  const out = {
+    problems: problems.map(formatProblem),
+    snapshots: Object.fromEntries(snapshots(state)),
+    statuses: Object.fromEntries([...state.statuses].sort(([a], [b]) => (a < b ? -1 : 1))),
+  };
+  return stringify(sortKeys(out), { lineWidth: 0, aliasDuplicateObjects: false });
+}
