@@ -1,0 +1,88 @@
+// The controller's SnapshotSource for the xDS server: each translated IrSnapshot becomes named
+// resources (`bind/…`, `listener/…`, `route/…`, `backend/…`, `model/…`), each body the protobuf
+// `gw.ir.v1.Resource` holding it. Bodies of unchanged resources are reused so versions stay memoized.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
+import type { IrResource, IrSnapshot } from '../translate/ir.js';
+import { stableStringify } from '../translate/read.js';
+import type { SnapshotSource, XdsResource } from '../xds/server.js';
+
+export const RESOURCE_TYPE = 'gw.ir.v1.Resource';
+/** Resources the proto has no message for yet (GwModel routing) travel as canonical JSON. */
+export const JSON_RESOURCE_TYPE = 'gw.ir.v1.Resource+json';
+
+const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
+let resourceType: MessageTypeDefinition<object, object> | undefined;
+
+function encodeResource(r: IrResource): XdsResource {
+  resourceType ??= loadSync('gw/ir/v1/ir.proto', { includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true })['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>;
+  if (!('model' in r)) {
+    try {
+      return { type: RESOURCE_TYPE, body: resourceType.serialize(r) };
+    } catch {
+      // Fall through: a shape the proto cannot carry still reaches the proxy, as JSON.
+    }
+  }
+  return { type: JSON_RESOURCE_TYPE, body: Buffer.from(stableStringify(r)) };
+}
+
+export function resourceName(r: IrResource): string {
+  const [kind, value] = Object.entries(r)[0] as [string, { name: string }];
+  return `${kind}/${value.name}`;
+}
+
+export interface ControllerSource extends SnapshotSource {
+  /** Replaces a gateway's snapshot (undefined: the gateway is gone or no longer ours). */
+  publish(gateway: string, snapshot: IrSnapshot | undefined): void;
+  setReady(ready: boolean): void;
+}
+
+export function createControllerSource(): ControllerSource {
+  let ready = false;
+  const current = new Map<string, Map<string, XdsResource>>();
+  // Per gateway and name: the canonical text the body was made from, to reuse identical bodies.
+  const texts = new Map<string, Map<string, string>>();
+  const listeners = new Set<(gateways: ReadonlySet<string>) => void>();
+  const notify = (g: string) => {
+    const changed = new Set([g]);
+    for (const l of listeners) l(changed);
+  };
+  return {
+    ready: () => ready,
+    get: (g) => current.get(g),
+    subscribe(l) {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    setReady(r) {
+      ready = r;
+    },
+    publish(gateway, snapshot) {
+      if (!snapshot) {
+        if (current.delete(gateway)) notify(gateway);
+        texts.delete(gateway);
+        return;
+      }
+      const prev = current.get(gateway);
+      const prevTexts = texts.get(gateway) ?? new Map<string, string>();
+      const next = new Map<string, XdsResource>();
+      const nextTexts = new Map<string, string>();
+      let changed = !prev || prev.size !== snapshot.resources.length;
+      for (const r of snapshot.resources) {
+        const name = resourceName(r);
+        const text = stableStringify(r);
+        const old = prev?.get(name);
+        if (old && prevTexts.get(name) === text) next.set(name, old);
+        else {
+          next.set(name, encodeResource(r));
+          changed = true;
+        }
+        nextTexts.set(name, text);
+      }
+      current.set(gateway, next);
+      texts.set(gateway, nextTexts);
+      if (changed) notify(gateway);
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// What the status writer sends, decided purely: the fields this controller owns, merged with what
+// other controllers wrote (their route parents stay), lastTransitionTime kept wherever a condition's
+// status did not change, and nothing at all when the result equals what is stored.
+import { stableStringify } from '../translate/read.js';
+import type { Condition } from '../translate/conditions.js';
+
+type Rec = Record<string, unknown>;
+
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Kinds whose status lists entries per controller (`parents[].controllerName`). */
+const SHARED_PARENTS = new Set(['HTTPRoute', 'GRPCRoute', 'GwModel']);
+
+/** Identity of a list item, so lists are matched by meaning rather than position. */
+function itemKey(v: unknown): string | undefined {
+  if (!isRec(v)) return undefined;
+  if (typeof v.type === 'string' && typeof v.status === 'string') return `type:${v.type}`;
+  if (isRec(v.parentRef)) return `parent:${String(v.controllerName)}:${stableStringify(v.parentRef)}`;
+  if (isRec(v.ancestorRef)) return `ancestor:${String(v.controllerName)}:${stableStringify(v.ancestorRef)}`;
+  if (typeof v.name === 'string') return `name:${v.name}`;
+  return undefined;
+}
+
+/**
+ * Copies lastTransitionTime from `prev` into `next` wherever a condition (matched by type, inside
+ * list items matched by identity) kept its status: Kubernetes semantics, and no write churn.
+ */
+export function keepTransitionTimes<T>(prev: unknown, next: T): T {
+  if (Array.isArray(next)) {
+    const p = Array.isArray(prev) ? prev : [];
+    const byKey = new Map<string, unknown>();
+    for (const item of p) {
+      const k = itemKey(item);
+      if (k) byKey.set(k, item);
+    }
+    return next.map((item, i) => {
+      const k = itemKey(item);
+      const old = k ? byKey.get(k) : p[i];
+      if (k?.startsWith('type:') && isRec(old) && isRec(item)) {
+        const c = item as unknown as Condition;
+        return old.status === c.status && typeof old.lastTransitionTime === 'string' ? { ...c, lastTransitionTime: old.lastTransitionTime } : c;
+      }
+      return keepTransitionTimes(old, item);
+    }) as T;
+  }
+  if (isRec(next)) {
+    const p = isRec(prev) ? prev : {};
+    return Object.fromEntries(Object.entries(next).map(([k, v]) => [k, keepTransitionTimes(p[k], v)])) as T;
+  }
+  return next;
+}
+
+/**
+ * The status fields to write for `kind`, or undefined when the stored status already says the same.
+ * `desired` undefined means this controller has nothing to say: on shared route kinds our old parent
+ * entries are then removed; elsewhere nothing is written.
+ */
+export function statusPatch(kind: string, current: unknown, desired: Rec | undefined, controllerName: string): Rec | undefined {
+  const cur = isRec(current) ? current : {};
+  let next: Rec;
+  if (SHARED_PARENTS.has(kind)) {
+    const theirs = (Array.isArray(cur.parents) ? cur.parents : []).filter((p) => !isRec(p) || p.controllerName !== controllerName);
+    const ours = desired && Array.isArray(desired.parents) ? desired.parents : [];
+    if (!desired && theirs.length === (Array.isArray(cur.parents) ? cur.parents.length : 0)) return undefined;
+    next = { ...(desired ?? {}), parents: [...theirs, ...ours] };
+  } else {
+    if (!desired) return undefined;
+    next = desired;
+  }
+  const kept = keepTransitionTimes(cur, next);
+  const same = Object.keys(kept).every((k) => stableStringify(cur[k] ?? null) === stableStringify(kept[k] ?? null));
+  return same ? undefined : kept;
+}
+
+/** Replaces (by type) or adds conditions: how deployer outcomes join a Gateway's translated status. */
+export function withConditions(status: Rec, extra: readonly Condition[]): Rec {
+  if (extra.length === 0) return status;
+  const conds = Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
+  const types = new Set(extra.map((c) => c.type));
+  return { ...status, conditions: [...conds.filter((c) => !types.has(c.type)), ...extra] };
+}
+
+export interface Rejection {
+  gateway: string;
+  message: string;
+}
+
+/**
+ * Proxy NACKs as conditions: `Programmed=False, reason RejectedByProxy` on objects with conditions,
+ * and on the route parent entries of the Gateway whose proxies rejected the route.
+ */
+export function withRejections(status: Rec, rejections: readonly Rejection[], now: string): Rec {
+  const cond = (msgs: string[], gen: unknown): Condition => ({
+    type: 'Programmed', status: 'False', reason: 'RejectedByProxy', message: msgs.sort().join('; ').slice(0, 32_000),
+    observedGeneration: typeof gen === 'number' ? gen : 0, lastTransitionTime: now,
+  });
+  if (Array.isArray(status.conditions)) {
+    const gen = (status.conditions as Condition[])[0]?.observedGeneration;
+    return withConditions(status, [cond(rejections.map((r) => r.message), gen)]);
+  }
+  if (Array.isArray(status.parents)) {
+    const parents = (status.parents as Rec[]).map((p) => {
+      const ref = isRec(p.parentRef) ? p.parentRef : {};
+      const mine = rejections.filter((r) => r.gateway.endsWith(`/${String(ref.name)}`) && (ref.namespace === undefined || r.gateway.startsWith(`${String(ref.namespace)}/`)));
+      const conds = Array.isArray(p.conditions) ? (p.conditions as Condition[]) : [];
+      return mine.length ? withConditions(p, [cond(mine.map((r) => r.message), conds[0]?.observedGeneration)]) : p;
+    });
+    return { ...status, parents };
+  }
+  return status;
+}

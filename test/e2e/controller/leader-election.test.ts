@@ -1,0 +1,77 @@
+// Two controller replicas share a Lease: only the holder writes status; when it dies without
+// releasing, the other takes over within the lease duration; a graceful stop hands over at once.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { installGwCrds } from '../support/gw-crds.js';
+import { e2eKubeConfig, useNamespace } from '../support/kube.js';
+import { eventually, startController, type ControllerProcess } from './support/controller-process.js';
+import { apply, conditionsOf, gateway, gatewayClass, read, trueAt } from './support/objects.js';
+
+const GW_API = 'gateway.networking.k8s.io/v1';
+const suffix = randomBytes(3).toString('hex');
+const controllerName = `gw.dev/e2e-le-${suffix}`;
+const className = `gw-le-${suffix}`;
+const lease = { durationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
+
+describe('leader election', () => {
+  const ns = useNamespace('ctl-le');
+  const kc = e2eKubeConfig();
+  const ctls: ControllerProcess[] = [];
+
+  const holder = async (): Promise<string | undefined> => {
+    const l = await read(kc, 'coordination.k8s.io/v1', 'Lease', 'gw-controller', ns());
+    return (l.spec?.holderIdentity as string | undefined) || undefined;
+  };
+
+  beforeAll(async () => {
+    await installGwCrds(inject('kubeconfig'), kc);
+    for (const id of ['a', 'b']) {
+      ctls.push(startController({ kubeconfig: inject('kubeconfig'), identity: `le-${id}-${suffix}`, controllerName, leaderElectionNamespace: ns(), lease }));
+    }
+    await apply(kc, gatewayClass(className, controllerName));
+    await apply(kc, gateway(ns(), 'web', className));
+  });
+
+  afterAll(async () => {
+    await Promise.all(ctls.map((c) => c.stop()));
+  });
+
+  it('lets only the lease holder write status', async () => {
+    const leaderId = await eventually(holder, 30_000, 'a lease holder');
+    await eventually(async () => trueAt(conditionsOf((await read(kc, GW_API, 'Gateway', 'web', ns())).status), 'Programmed', 1), 60_000, 'Gateway Programmed');
+    const leader = ctls.find((c) => c.identity === leaderId)!;
+    const follower = ctls.find((c) => c.identity !== leaderId)!;
+    expect(leader.count('status written')).toBeGreaterThan(0);
+    expect(follower.count('status written')).toBe(0);
+    expect(follower.count('became leader')).toBe(0);
+  });
+
+  it('fails over to the other replica within the lease duration when the leader dies', async () => {
+    const leaderId = (await holder())!;
+    const leader = ctls.find((c) => c.identity === leaderId)!;
+    const follower = ctls.find((c) => c.identity !== leaderId)!;
+    const killedAt = Date.now();
+    await leader.stop('SIGKILL');
+    await eventually(async () => ((await holder()) === follower.identity ? true : undefined), lease.durationMs * 3, 'the follower holding the lease');
+    const tookMs = Date.now() - killedAt;
+    // Lease duration, plus one retry period to notice, plus the API round trips.
+    expect(tookMs).toBeLessThan(lease.durationMs + lease.retryPeriodMs + 2_000);
+
+    const applied = await apply(kc, gateway(ns(), 'web', className, [{ name: 'http', port: 8080, protocol: 'HTTP' }, { name: 'b', port: 8081, protocol: 'HTTP' }]));
+    await eventually(async () => trueAt(conditionsOf((await read(kc, GW_API, 'Gateway', 'web', ns())).status), 'Accepted', applied.metadata!.generation), 30_000, 'new leader writing status');
+    expect(follower.count('status written')).toBeGreaterThan(0);
+  });
+
+  it('hands the lease over at once when the leader stops gracefully', async () => {
+    const leaderId = (await holder())!;
+    const leader = ctls.find((c) => c.identity === leaderId)!;
+    const next = startController({ kubeconfig: inject('kubeconfig'), identity: `le-c-${suffix}`, controllerName, leaderElectionNamespace: ns(), lease: { ...lease, durationMs: 60_000 } });
+    ctls.push(next);
+    await eventually(async () => (next.count('caches synced') ? true : undefined), 30_000, 'third replica synced');
+    const stoppedAt = Date.now();
+    await leader.stop('SIGTERM');
+    expect(leader.count('lease released')).toBe(1);
+    await eventually(async () => ((await holder()) === next.identity ? true : undefined), 10_000, 'the new replica holding the lease');
+    expect(Date.now() - stoppedAt).toBeLessThan(lease.durationMs);
+  });
+});

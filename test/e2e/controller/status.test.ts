@@ -1,0 +1,106 @@
+// The controller as a process against a real API server: applied Gateway API and Gw objects get their
+// status, with observedGeneration, through the status subresource; other controllers' route parents stay.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { KubeClient } from '../../../src/controller/kube-client.js';
+import { installGwCrds } from '../support/gw-crds.js';
+import { e2eKubeConfig, useNamespace } from '../support/kube.js';
+import { eventually, startController, type ControllerProcess } from './support/controller-process.js';
+import { apply, conditionsOf, gateway, gatewayClass, jwtPolicy, mcpBackend, mcpRoute, read, trueAt, type Obj } from './support/objects.js';
+
+const GW_API = 'gateway.networking.k8s.io/v1';
+const suffix = randomBytes(3).toString('hex');
+const controllerName = `gw.dev/e2e-status-${suffix}`;
+const className = `gw-status-${suffix}`;
+
+describe('controller status', () => {
+  const ns = useNamespace('ctl-status');
+  const kc = e2eKubeConfig();
+  let ctl: ControllerProcess;
+
+  beforeAll(async () => {
+    await installGwCrds(inject('kubeconfig'), kc);
+    ctl = startController({ kubeconfig: inject('kubeconfig'), identity: `status-${suffix}`, controllerName, leaderElectionNamespace: ns() });
+    await apply(kc, gatewayClass(className, controllerName));
+    await apply(kc, gateway(ns(), 'web', className));
+    await apply(kc, mcpBackend(ns(), 'mcp', 3001));
+    await apply(kc, mcpRoute(ns(), 'mcp', 'web', 'mcp'));
+    await apply(kc, jwtPolicy(ns(), 'jwt', 'mcp'));
+  });
+
+  afterAll(async () => {
+    await ctl?.stop();
+  });
+
+  it('accepts its GatewayClass with observedGeneration', async () => {
+    const gc = await read(kc, GW_API, 'GatewayClass', className);
+    const c = await eventually(async () => trueAt(conditionsOf((await read(kc, GW_API, 'GatewayClass', className)).status), 'Accepted', gc.metadata?.generation), 60_000, 'GatewayClass Accepted');
+    expect(c.reason).toBe('Accepted');
+  });
+
+  it('accepts and programs the Gateway and counts the attached route on its listener', async () => {
+    const status = await eventually(async () => {
+      const g = await read(kc, GW_API, 'Gateway', 'web', ns());
+      const conds = conditionsOf(g.status);
+      const listeners = (g.status?.listeners ?? []) as { name: string; attachedRoutes: number }[];
+      return trueAt(conds, 'Accepted', g.metadata?.generation) && trueAt(conds, 'Programmed', g.metadata?.generation) && listeners[0]?.attachedRoutes === 1 ? g.status : undefined;
+    }, 60_000, 'Gateway Accepted and Programmed');
+    expect((status!.listeners as { name: string }[]).map((l) => l.name)).toEqual(['http']);
+  });
+
+  it('writes its parent entry on the HTTPRoute and leaves another controller\'s entry alone', async () => {
+    const other = { parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'elsewhere' }, controllerName: 'example.com/other', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: 'theirs', lastTransitionTime: '2024-01-01T00:00:00Z', observedGeneration: 1 }] };
+    const route = await read(kc, GW_API, 'HTTPRoute', 'mcp', ns());
+    const parents = ((route.status?.parents ?? []) as unknown[]).concat([other]);
+    await kcPatchStatus(kc, route, { parents });
+    const final = await eventually(async () => {
+      const r = await read(kc, GW_API, 'HTTPRoute', 'mcp', ns());
+      const ps = (r.status?.parents ?? []) as { controllerName: string; conditions: { type: string; status: string; observedGeneration: number }[] }[];
+      const ours = ps.find((p) => p.controllerName === controllerName);
+      return ours && trueAt(conditionsOf(ours), 'Accepted', r.metadata?.generation) && ps.some((p) => p.controllerName === 'example.com/other') ? ps : undefined;
+    }, 60_000, 'route parents with ours and theirs');
+    expect(final.map((p) => p.controllerName).sort()).toEqual(['example.com/other', controllerName].sort());
+  });
+
+  it('reports the GwBackend and the JWT GwPolicy as accepted', async () => {
+    await eventually(async () => trueAt(conditionsOf((await read(kc, 'gw.dev/v1alpha1', 'GwBackend', 'mcp', ns())).status), 'Accepted', 1), 60_000, 'GwBackend Accepted');
+    const ancestors = await eventually(async () => {
+      const p = await read(kc, 'gw.dev/v1alpha1', 'GwPolicy', 'jwt', ns());
+      const a = (p.status?.ancestors ?? []) as { controllerName: string; conditions: { type: string; status: string; observedGeneration: number; lastTransitionTime: string; reason: string }[] }[];
+      return a.length && trueAt(a[0]!.conditions, 'Accepted', 1) && trueAt(a[0]!.conditions, 'Attached', 1) ? a : undefined;
+    }, 60_000, 'GwPolicy Accepted and Attached');
+    expect(ancestors[0]!.controllerName).toBe(controllerName);
+  });
+
+  it('follows a spec change with a new observedGeneration and keeps lastTransitionTime of unchanged conditions', async () => {
+    const before = await read(kc, GW_API, 'Gateway', 'web', ns());
+    const accepted = conditionsOf(before.status).find((c) => c.type === 'Accepted')!;
+    const changed = gateway(ns(), 'web', className, [{ name: 'http', port: 8080, protocol: 'HTTP' }, { name: 'admin', port: 9090, protocol: 'HTTP' }]);
+    const applied = await apply(kc, changed);
+    expect(applied.metadata!.generation).toBeGreaterThan(before.metadata!.generation!);
+    const after = await eventually(async () => {
+      const g = await read(kc, GW_API, 'Gateway', 'web', ns());
+      return trueAt(conditionsOf(g.status), 'Accepted', applied.metadata!.generation) && (g.status?.listeners as unknown[]).length === 2 ? g : undefined;
+    }, 60_000, 'Gateway at the new generation');
+    expect(conditionsOf(after.status).find((c) => c.type === 'Accepted')!.lastTransitionTime).toBe(accepted.lastTransitionTime);
+  });
+
+  it('does not rewrite status that did not change', async () => {
+    const g1 = await read(kc, GW_API, 'Gateway', 'web', ns());
+    await new Promise((r) => setTimeout(r, 3_000));
+    const g2 = await read(kc, GW_API, 'Gateway', 'web', ns());
+    expect(g2.metadata!.resourceVersion).toBe(g1.metadata!.resourceVersion);
+  });
+});
+
+/** A merge patch of the status subresource, as another controller would write its own entry. */
+async function kcPatchStatus(kc: ReturnType<typeof e2eKubeConfig>, obj: Obj, status: Record<string, unknown>): Promise<void> {
+  const client = new KubeClient(kc);
+  try {
+    await client.request('PATCH', `/apis/gateway.networking.k8s.io/v1/namespaces/${obj.metadata!.namespace}/httproutes/${obj.metadata!.name}/status`, {
+      body: { status }, contentType: 'application/merge-patch+json',
+    });
+  } finally {
+    client.close();
+  }
+}

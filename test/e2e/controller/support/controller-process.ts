@@ -1,0 +1,90 @@
+// Starts `gw controller` (cluster mode) as a child process against the e2e API server, captures its
+// JSON log lines, and stops it gracefully (SIGTERM: lease released) or abruptly (SIGKILL: a crash).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = join(here, '..', '..', '..', '..');
+export const e2eLogDir = join(repoRoot, '.cache', 'e2e', 'controller');
+
+export interface ControllerProcess {
+  identity: string;
+  /** Parsed JSON log lines so far. */
+  logs: Record<string, unknown>[];
+  /** Log lines whose msg equals `msg`. */
+  count(msg: string): number;
+  stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  exited(): boolean;
+}
+
+export interface ControllerStart {
+  kubeconfig: string;
+  identity: string;
+  controllerName: string;
+  leaderElectionNamespace: string;
+  extraArgs?: string[];
+  /** Short lease timings for tests (ms). */
+  lease?: { durationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+}
+
+export function startController(o: ControllerStart): ControllerProcess {
+  mkdirSync(e2eLogDir, { recursive: true });
+  const args = [
+    '--import', 'tsx', join(here, 'run-controller.ts'),
+    '--kubeconfig', o.kubeconfig, '--controller-name', o.controllerName,
+    '--leader-election-namespace', o.leaderElectionNamespace, '--log-level', 'debug', '--health-port', String(randomPort()), '--xds-port', String(randomPort()),
+    ...(o.extraArgs ?? []),
+  ];
+  const env: NodeJS.ProcessEnv = { ...process.env, POD_NAME: o.identity, GW_LISTEN_HOST: '127.0.0.1' };
+  if (o.lease) Object.assign(env, { GW_LEASE_DURATION_MS: String(o.lease.durationMs), GW_RENEW_DEADLINE_MS: String(o.lease.renewDeadlineMs), GW_RETRY_PERIOD_MS: String(o.lease.retryPeriodMs) });
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const file = createWriteStream(join(e2eLogDir, `${o.identity}.log`), { flags: 'a' });
+  const logs: Record<string, unknown>[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    file.write(`${line}\n`);
+    try {
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // Not a log line (a stray print): kept in the file only.
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => file.write(d));
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    identity: o.identity,
+    logs,
+    count: (msg) => logs.filter((l) => l.msg === msg).length,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exit;
+      clearTimeout(timer);
+      file.end();
+    },
+  };
+}
+
+/** Polls `fn` until it returns a defined value; throws with the last error or value after `timeoutMs`. */
+export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A port for the controller's xDS and health listeners: random in a wide range, so parallel test files do not clash. */
+function randomPort(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000);
+}
