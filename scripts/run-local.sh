@@ -25,15 +25,14 @@ trap stop INT TERM EXIT
 mkdir -p "$STATUS"
 node scripts/mcp-everything-http.mjs 3001 & pids+=($!)
 "${GW[@]}" controller --manifests "$EXAMPLE" --status-dir "$STATUS" --xds-port "$XDS_PORT" --log-format text & pids+=($!)
+# The proxy would retry with backoff anyway; waiting keeps the first screen free of reconnect warnings.
+wait_for() { for _ in $(seq 1 150); do curl -fs -o /dev/null "$1" && return 0; sleep 0.2; done; return 1; }
+wait_for http://127.0.0.1:9093/readyz || { echo "the controller did not become ready; see the logs above" >&2; exit 1; }
 "${GW[@]}" proxy --xds-address "127.0.0.1:$XDS_PORT" --gateway default/local --pod-name make-run \
   --listen-address 127.0.0.1 --ready-address 127.0.0.1:15021 --metrics-address 127.0.0.1:15020 --log-format text & pids+=($!)
 
 # Readiness: the proxy answers 200 only after its first complete snapshot from the controller.
-for _ in $(seq 1 100); do
-  if curl -fs -o /dev/null http://127.0.0.1:15021/healthz/ready; then break; fi
-  sleep 0.2
-done
-if ! curl -fs -o /dev/null http://127.0.0.1:15021/healthz/ready; then echo "the proxy did not become ready; see the logs above" >&2; exit 1; fi
+wait_for http://127.0.0.1:15021/healthz/ready || { echo "the proxy did not become ready; see the logs above" >&2; exit 1; }
 
 cat <<EOF
 

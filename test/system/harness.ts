@@ -53,10 +53,11 @@ spec:
 `);
 }
 
-export function writeRoute(dir: string, path: string): void {
-  writeFileSync(join(dir, 'route.yaml'), `apiVersion: gateway.networking.k8s.io/v1
+/** Writes HTTPRoute `name` (file `<name>.yaml`, `route.yaml` for the example's `mcp`) to GwBackend tools. */
+export function writeRoute(dir: string, path: string, name = 'mcp'): void {
+  writeFileSync(join(dir, name === 'mcp' ? 'route.yaml' : `${name}.yaml`), `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: mcp, namespace: default}
+metadata: {name: ${name}, namespace: default}
 spec:
   parentRefs: [{name: web}]
   rules:

@@ -91,7 +91,7 @@ describe('local controller with two proxies over xDS', () => {
     for (const p of proxies) expect(await isReady(p.readyUrl)).toBe(true);
     const whileAway = ok;
     // The folder changes while nobody serves it: the restarted controller must deliver it.
-    writeFileSync(join(manifests, 'extra.yaml'), readFileSync(join(manifests, 'route.yaml'), 'utf8').replace('name: mcp', 'name: extra').replace('/v2/mcp', '/extra'));
+    writeRoute(manifests, '/extra', 'extra');
     controller = await startController(manifests, statusDir, xdsPort);
     for (const i of [0, 1]) await waitFor(`proxy ${i} serving /extra after the restart`, async () => (await initializeStatus(url(i, '/extra'))) === 200, 30_000);
     await sleep(300);
