@@ -122,3 +122,37 @@ export async function initializeStatus(url: string): Promise<number> {
   await res.body?.cancel();
   return res.status;
 }
+
+export interface Load {
+  /** Successful calls so far. */
+  ok(): number;
+  /** Ends the load and returns every failure seen. */
+  stop(): Promise<string[]>;
+}
+
+/** Steady, bounded load: one echo call at a time per client, 10 ms apart, until stopped. */
+export function startEchoLoad(clients: Client[]): Load {
+  let ok = 0;
+  let running = true;
+  const failures: string[] = [];
+  const loops = clients.map(async (c, i) => {
+    for (let n = 0; running && n < 5000; n++) {
+      try {
+        const r = await c.callTool({ name: 'echo', arguments: { text: `${i}-${n}` } });
+        if (r.isError) failures.push(`client ${i}: tool error`);
+        else ok++;
+      } catch (err) {
+        failures.push(`client ${i}: ${(err as Error).message}`);
+      }
+      await sleep(10);
+    }
+  });
+  return {
+    ok: () => ok,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return failures;
+    },
+  };
+}

@@ -14,7 +14,7 @@ import { startXdsProxy, type XdsProxy } from '../../src/proxy/xds-config.js';
 import { memoryCaStore } from '../../src/xds/ca.js';
 import { createXdsServer, type XdsServer } from '../../src/xds/server.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
-import { connectMcp, freePort, initializeStatus, isReady, log, sleep, waitFor, writeManifests, writeRoute } from './harness.js';
+import { connectMcp, freePort, initializeStatus, isReady, log, sleep, startEchoLoad, waitFor, writeManifests, writeRoute } from './harness.js';
 
 describe('proxies against the xDS server with authentication and TLS', () => {
   let dir: string;
@@ -96,21 +96,7 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     for (const p of pair) p.client.on('disconnected', () => drops++);
     const sessions = await Promise.all(addresses.map((a) => connectMcp(`http://${a}:${listenerPort}/mcp`)));
     clients.push(...sessions);
-    let ok = 0;
-    const failures: string[] = [];
-    let running = true;
-    const load = sessions.map(async (c, i) => {
-      for (let n = 0; running && n < 5000; n++) {
-        try {
-          const r = await c.callTool({ name: 'echo', arguments: { text: `${i}-${n}` } });
-          if (r.isError) failures.push(`proxy ${i}: tool error`);
-          else ok++;
-        } catch (err) {
-          failures.push(`proxy ${i}: ${(err as Error).message}`);
-        }
-        await sleep(10);
-      }
-    });
+    const load = startEchoLoad(sessions);
     await server.rotateServingCert();
     await sleep(200);
     await server.rotateServingCert();
@@ -121,10 +107,9 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     // A proxy connecting now verifies the new certificate against the same CA bundle.
     const late = await proxy(server.port, 'default/web', { caFile, listenAddress: '127.0.0.3' });
     await waitFor('a new proxy ready after the rotation', () => isReady(`http://127.0.0.1:${late.ops.readyPort}/healthz/ready`));
-    running = false;
-    await Promise.all(load);
+    const failures = await load.stop();
     expect(failures).toEqual([]);
-    expect(ok).toBeGreaterThan(0);
+    expect(load.ok()).toBeGreaterThan(0);
     expect(drops).toBe(0);
   });
 });

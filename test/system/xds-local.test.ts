@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../src/controller/local/serve-local.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import {
-  connectMcp, freePort, initializeStatus, isReady, sleep, startController, startProxyProcess, waitFor, writeManifests, writeRoute,
+  connectMcp, freePort, initializeStatus, isReady, sleep, startController, startEchoLoad, startProxyProcess, waitFor, writeManifests, writeRoute,
   type ProxyProcess,
 } from './harness.js';
 
@@ -68,38 +68,22 @@ describe('local controller with two proxies over xDS', () => {
   it('keeps serving with no failed request while the controller is stopped and resyncs after a restart', async () => {
     const sessions = await Promise.all([0, 1].map((i) => connectMcp(url(i, '/v2/mcp'))));
     clients.push(...sessions);
-    let ok = 0;
-    const failures: string[] = [];
-    let running = true;
-    // Steady, bounded load: one echo call at a time per proxy until told to stop.
-    const load = sessions.map(async (c, i) => {
-      for (let n = 0; running && n < 5000; n++) {
-        try {
-          const r = await c.callTool({ name: 'echo', arguments: { text: `p${i}-${n}` } });
-          if (r.isError) failures.push(`proxy ${i}: tool error`);
-          else ok++;
-        } catch (err) {
-          failures.push(`proxy ${i}: ${(err as Error).message}`);
-        }
-        await sleep(10);
-      }
-    });
+    const load = startEchoLoad(sessions);
     await sleep(300);
     await controller?.stop();
     controller = undefined;
     await sleep(1500);
     for (const p of proxies) expect(await isReady(p.readyUrl)).toBe(true);
-    const whileAway = ok;
+    const whileAway = load.ok();
     // The folder changes while nobody serves it: the restarted controller must deliver it.
     writeRoute(manifests, '/extra', 'extra');
     controller = await startController(manifests, statusDir, xdsPort);
     for (const i of [0, 1]) await waitFor(`proxy ${i} serving /extra after the restart`, async () => (await initializeStatus(url(i, '/extra'))) === 200, 30_000);
     await sleep(300);
-    running = false;
-    await Promise.all(load);
+    const failures = await load.stop();
     expect(failures).toEqual([]);
     expect(whileAway).toBeGreaterThan(10);
-    expect(ok).toBeGreaterThan(whileAway);
+    expect(load.ok()).toBeGreaterThan(whileAway);
     await waitFor('both proxies reconnected', () => (controller?.xds.proxies().length ?? 0) === 2);
   });
 
@@ -149,10 +133,12 @@ spec:
     expect(metrics).toContain('gw_translate_duration_seconds_count{mode="local"}');
   });
 
-  it('answers readyz only when manifests are loaded and xDS serves', async () => {
+  it('answers /healthz and /readyz on the health port once manifests are loaded and xDS serves, JSON errors elsewhere', async () => {
     const health = controller?.ops.healthPort;
-    const ready = await fetch(`http://127.0.0.1:${health}/readyz`);
-    expect(ready.status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${health}/readyz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${health}/healthz`)).status).toBe(200);
+    const missing = await fetch(`http://127.0.0.1:${health}/metrics`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'not_found', error_description: 'only /healthz and /readyz are served here' });
   });
 });
