@@ -27,7 +27,7 @@ export function gwBackendName(key: string): string {
 }
 
 export function translateService(namespace: string, name: string, port: number): IrBackend {
-  return { name: serviceBackendName(namespace, name, port), static: { host: serviceHost(name, namespace), port } };
+  return { name: serviceBackendName(namespace, name, port), kind: 'static', static: { host: serviceHost(name, namespace), port } };
 }
 
 export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendResult {
@@ -48,6 +48,7 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
       }
       targets.push(...selectorTargets(ctx, ns, name, rec(t.selector) ?? {}));
     });
+    out.backend.kind = 'mcp';
     out.backend.mcp = {
       targets,
       prefixMode: ENUM(str(mcp.prefixMode), 'Conditional'),
@@ -64,15 +65,20 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
       : recs(ai.groups).map((g, gi) => ({
           providers: recs(g.providers).map((p, pi) => aiProvider(ctx, ns, str(p.name) ?? `provider-${pi}`, p, `spec.ai.groups[${gi}].providers[${pi}]`, out.refProblems)),
         }));
+    out.backend.kind = 'ai';
     out.backend.ai = { groups };
   } else if (a2a) {
+    out.backend.kind = 'a2a';
     out.backend.a2a = { host: str(a2a.host) ?? '', port: num(a2a.port) ?? 0 };
   } else if (st) {
+    out.backend.kind = 'static';
     out.backend.static = { host: str(st.host) ?? '', port: num(st.port) ?? 0 };
   } else if (aws) {
     const core = rec(aws.agentCore) ?? {};
+    out.backend.kind = 'aws';
     out.backend.aws = { agentRuntimeArn: str(core.agentRuntimeArn) ?? '', qualifier: str(core.qualifier) ?? '' };
   } else {
+    out.backend.kind = 'dynamicForwardProxy';
     out.backend.dynamicForwardProxy = {};
   }
   return out;
@@ -92,7 +98,7 @@ function staticTarget(ctx: Ctx, ns: string, name: string, s: Rec, path: string, 
     }
     host = serviceHost(svc, ns);
   }
-  return { name, remote: { url: `http://${host ?? ''}:${port}${urlPath}`, protocol } };
+  return { name, transport: 'remote', remote: { url: `http://${host ?? ''}:${port}${urlPath}`, protocol } };
 }
 
 /** Services chosen by label, in namespaces chosen by label (default: the backend's own namespace). */
@@ -113,6 +119,7 @@ function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): IrMcpTar
       const svcName = svc.obj.metadata.name;
       out.push({
         name: n === ns ? `${name}-${svcName}` : `${name}-${n}-${svcName}`,
+        transport: 'remote',
         remote: { url: `http://${serviceHost(svcName, n)}:${num(mcpPort.port) ?? 0}${sse ? '/sse' : '/mcp'}`, protocol: sse ? 'SSE' : 'STREAMABLE_HTTP' },
       });
     }

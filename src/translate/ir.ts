@@ -7,12 +7,13 @@ export interface IrSnapshot {
   resources: IrResource[];
 }
 
+/** `kind` (and `transport` on MCP targets) is the oneof discriminator proto-loader adds when decoding. */
 export type IrResource =
-  | { bind: IrBind }
-  | { listener: IrListener }
-  | { route: IrRoute }
-  | { backend: IrBackend }
-  | { model: IrModel };
+  | { kind: 'bind'; bind: IrBind }
+  | { kind: 'listener'; listener: IrListener }
+  | { kind: 'route'; route: IrRoute }
+  | { kind: 'backend'; backend: IrBackend }
+  | { kind: 'model'; model: IrModel };
 
 /**
  * Effective policy fields, already merged: field path (`traffic.cors`) → the value as canonical JSON
@@ -48,6 +49,7 @@ export interface IrListener {
 }
 
 export interface IrPathMatch {
+  kind?: 'exact' | 'prefix' | 'regex';
   exact?: string;
   prefix?: string;
   regex?: string;
@@ -110,6 +112,7 @@ export interface IrRoute {
 
 export interface IrMcpTarget {
   name: string;
+  transport: 'remote';
   remote: { url: string; protocol: 'STREAMABLE_HTTP' | 'SSE' };
 }
 
@@ -129,6 +132,7 @@ export interface IrAiProvider {
 
 export interface IrBackend {
   name: string;
+  kind?: 'mcp' | 'ai' | 'static' | 'a2a' | 'dynamicForwardProxy' | 'aws';
   mcp?: { targets: IrMcpTarget[]; prefixMode: string; failureMode: string; sessionRouting: string };
   ai?: { groups: { providers: IrAiProvider[] }[] };
   static?: { host: string; port: number };

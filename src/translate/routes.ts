@@ -175,19 +175,19 @@ function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): Listene
 
 function matchesOf(kind: string, rule: Rec): IrPathMatch[] {
   const ms = recs(rule.matches);
-  if (ms.length === 0) return [{ prefix: '/' }];
+  if (ms.length === 0) return [{ kind: 'prefix', prefix: '/' }];
   return ms.map((m): IrPathMatch => {
     if (kind === 'GRPCRoute') {
       const meth = rec(m.method) ?? {};
       const svc = str(meth.service), method = str(meth.method);
-      if (!svc) return { prefix: '/' };
-      return method ? { exact: `/${svc}/${method}` } : { prefix: `/${svc}/` };
+      if (!svc) return { kind: 'prefix', prefix: '/' };
+      return method ? { kind: 'exact', exact: `/${svc}/${method}` } : { kind: 'prefix', prefix: `/${svc}/` };
     }
     const p = rec(m.path) ?? {};
     const value = str(p.value) ?? '/';
-    if (p.type === 'Exact') return { exact: value };
-    if (p.type === 'RegularExpression') return { regex: value };
-    return { prefix: value };
+    if (p.type === 'Exact') return { kind: 'exact', exact: value };
+    if (p.type === 'RegularExpression') return { kind: 'regex', regex: value };
+    return { kind: 'prefix', prefix: value };
   });
 }
 

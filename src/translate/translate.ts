@@ -70,11 +70,11 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   }
   const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort((a, b) => a - b);
   const resources: IrResource[] = [
-    ...ports.map((port) => ({ bind: { name: bindName(gw.key, port), port, address: '' } })),
-    ...irListeners.sort(byName).map((listener) => ({ listener })),
-    ...sink.routes.sort(byName).map((route: IrRoute) => ({ route })),
-    ...[...sink.backends.values()].sort(byName).map((backend) => ({ backend })),
-    ...models.sort(byName).map((model) => ({ model })),
+    ...ports.map((port) => ({ kind: 'bind' as const, bind: { name: bindName(gw.key, port), port, address: '' } })),
+    ...irListeners.sort(byName).map((listener) => ({ kind: 'listener' as const, listener })),
+    ...sink.routes.sort(byName).map((route: IrRoute) => ({ kind: 'route' as const, route })),
+    ...[...sink.backends.values()].sort(byName).map((backend) => ({ kind: 'backend' as const, backend })),
+    ...models.sort(byName).map((model) => ({ kind: 'model' as const, model })),
   ];
   gatewayStatus(ctx, gw, listeners, listenerSets, piece);
   for (const k of [...gp.used].sort()) {

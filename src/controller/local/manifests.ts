@@ -2,7 +2,6 @@
 import { parseManifests as parseYaml } from '../../api/validate.js';
 import type { Problem } from '../../problem.js';
 import { rec, str } from '../../translate/read.js';
-import { putObject, type Store } from '../../translate/store.js';
 import { isKind, type Kind, type KubeObject } from '../../translate/types.js';
 
 export interface ParsedObject {
@@ -43,11 +42,4 @@ export function parseManifests(text: string, source: string): { objects: ParsedO
     objects.push({ kind: kindName, obj: o as KubeObject });
   }
   return { objects, problems };
-}
-
-/** Loads parsed objects into the store; returns every problem (parse and validation) found. */
-export function loadManifests(store: Store, text: string, source: string): Problem[] {
-  const { objects, problems } = parseManifests(text, source);
-  for (const { kind, obj } of objects) problems.push(...putObject(store, kind, obj, source).problems);
-  return problems;
 }

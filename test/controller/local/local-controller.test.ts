@@ -78,7 +78,7 @@ describe('local mode', () => {
     expect(s.problems).toEqual([]);
     expect(s.gateways).toEqual(['default/web']);
     expect(snapshots).toEqual([1]);
-    expect([...c.snapshots.get('default/web')?.resources.map((r) => Object.keys(r)[0]) ?? []]).toEqual(['bind', 'listener', 'route', 'backend']);
+    expect([...c.snapshots.get('default/web')?.resources.map((r) => r.kind) ?? []]).toEqual(['bind', 'listener', 'route', 'backend']);
     expect(readStatus(statusDir, 'GatewayClass/gw').source).toBe('built-in');
     expect(readStatus(statusDir, 'HTTPRoute/default/echo').status).toMatchObject({ parents: [{ conditions: [{ type: 'Accepted', status: 'True' }, { type: 'ResolvedRefs', status: 'True' }] }] });
     expect(existsSync(join(statusDir, 'Service/default/echo.yaml'))).toBe(false);
