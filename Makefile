@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit crds run run-standalone bench clean
+.PHONY: deps build typecheck lint test test-unit test-e2e cluster go crds run run-standalone bench clean
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -25,6 +25,26 @@ lint: deps
 crds: deps
 	$(BIN)/tsx scripts/gen-crds.ts
 
+# The e2e suite's API server: embedded etcd + kube-apiserver from Go modules (test/cluster).
+# The first build compiles Kubernetes (see docs/testing.md for times); the Go build cache makes later ones fast.
+CLUSTER := test/cluster/bin/gw-cluster
+K8S_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' test/cluster/go.mod)
+K8S_MINOR = $(word 2,$(subst ., ,$(K8S_VERSION)))
+CLUSTER_LDFLAGS = -X main.version=$(K8S_VERSION) \
+  -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
+  -X k8s.io/component-base/version.gitMajor=1 \
+  -X k8s.io/component-base/version.gitMinor=$(K8S_MINOR)
+
+go:
+	@command -v go >/dev/null || { echo 'error: Go (>= 1.25) is required to build the e2e API server (test/cluster); install it from https://go.dev/dl/' >&2; exit 1; }
+
+cluster: go
+	cd test/cluster && go build -trimpath -ldflags '$(CLUSTER_LDFLAGS)' -o bin/gw-cluster .
+
+test-e2e: cluster build
+	@mkdir -p $(REPORTS)
+	$(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
+
 test-unit: build
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
@@ -33,6 +53,7 @@ test-unit: build
 test: build typecheck lint
 	@rm -rf $(REPORTS)
 	@status=0; $(MAKE) --no-print-directory test-unit || status=$$?; \
+	  $(MAKE) --no-print-directory test-e2e || status=$$?; \
 	  node scripts/test-summary.mjs $(REPORTS); exit $$status
 
 # The embedded default: controller (local mode) + one proxy over xDS on examples/local-mcp; see scripts/run-local.sh.

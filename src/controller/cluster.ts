@@ -83,6 +83,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   const fingerprints = new Map<string, string>();
   const pending = new Map<string, StoredObject | undefined>();
   let state: TranslationState | undefined;
+  /** Gateways with a snapshot in the source, so a full translation can withdraw vanished ones. */
+  const published = new Set<string>();
   let synced = false;
   let leader = !o.leaderElect;
   const deployConditions = new Map<string, Condition[]>();
@@ -129,10 +131,10 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
         enqueueLeaderWork([key], kind === 'Gateway' && e.resync ? [key.slice('Gateway/'.length)] : []);
         return;
       }
-      fingerprints.set(key, fp);
       const previous = getObject(store, kind, key.slice(kind.length + 1));
-      if (!pending.has(key)) pending.set(key, previous);
       putObject(store, kind, obj, 'cluster');
+      if (!pending.has(key)) pending.set(key, previous);
+      fingerprints.set(key, fp);
     } else {
       fingerprints.delete(key);
       const previous = removeObject(store, kind, key.slice(kind.length + 1));
@@ -151,12 +153,22 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     };
     const changes = [...pending];
     pending.clear();
+    try {
+      return translateChanges(options, changes);
+    } catch (err) {
+      // Nothing may be lost: the changes go back, and the retry translates everything afresh.
+      for (const [key, previous] of changes) if (!pending.has(key)) pending.set(key, previous);
+      state = undefined;
+      throw err;
+    }
+  };
+
+  const translateChanges = (options: TranslateOptions, changes: [string, StoredObject | undefined][]): Result => {
     let gateways: string[];
     let statusKeys: string[];
     if (!state || changes.length > FULL_TRANSLATE_THRESHOLD) {
-      const before = new Set(state?.gateways.keys() ?? []);
       state = translateAll(store, options);
-      gateways = [...new Set([...before, ...state.gateways.keys()])];
+      gateways = [...new Set([...published, ...state.gateways.keys()])];
       statusKeys = allStatusKeys();
     } else {
       state.options = options;
@@ -173,6 +185,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     for (const gw of gateways) {
       const t = state.gateways.get(gw);
       source.publish(gw, t?.ours ? t.snapshot : undefined);
+      if (t?.ours) published.add(gw);
+      else published.delete(gw);
       if (t?.ours) log.debug({ gateway: gw, version: t.snapshot.version, resources: t.snapshot.resources.length }, 'snapshot published');
     }
     enqueueLeaderWork(statusKeys, gateways.filter((g) => state?.gateways.get(g)?.ours));
@@ -274,3 +288,6 @@ function fingerprint(obj: KubeObjectLike): string {
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
   return stableStringify({ ...rest, metadata: meta });
 }
+
+// The CLI's entry point lives next to its flag handling; exported here too, where callers look for it.
+export { runClusterController } from './run-cluster.js';

@@ -53,6 +53,8 @@ export function createDeployer(o: DeployApplyOptions): (ctx: DeployContext) => P
         return {};
       }
       const ca = o.caBundle?.();
+      // Proxies would mount a bundle that is not there yet: wait for the xDS server's CA.
+      if (o.caBundle && !ca) return { requeueAfter: 1_000 };
       if (ca) await publishCaBundle(ctx.client, gw.metadata.namespace, ca, o.render.xdsCaConfigMap);
       for (const obj of rendered.objects) await applyObject(ctx.client, obj);
       await prune(ctx.client, gw, rendered.objects);

@@ -41,7 +41,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
           proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
         },
         classParametersRefs: cfg.gatewayClassParametersRefs,
-        caBundle: () => caBundle,
+        ...(cfg.xdsMode === 'plaintext' ? {} : { caBundle: () => caBundle }),
         now: () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
       }),
       ...timingsFromEnv(),

@@ -17,7 +17,7 @@ let resourceType: MessageTypeDefinition<object, object> | undefined;
 
 function encodeResource(r: IrResource): XdsResource {
   resourceType ??= loadSync('gw/ir/v1/ir.proto', { includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true })['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>;
-  if (!('model' in r)) {
+  if (r.kind !== 'model') {
     try {
       return { type: RESOURCE_TYPE, body: resourceType.serialize(r) };
     } catch {
@@ -28,8 +28,8 @@ function encodeResource(r: IrResource): XdsResource {
 }
 
 export function resourceName(r: IrResource): string {
-  const [kind, value] = Object.entries(r)[0] as [string, { name: string }];
-  return `${kind}/${value.name}`;
+  const value = (r as unknown as Record<string, { name: string }>)[r.kind]!;
+  return `${r.kind}/${value.name}`;
 }
 
 export interface ControllerSource extends SnapshotSource {

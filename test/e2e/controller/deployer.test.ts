@@ -24,10 +24,11 @@ describe('deployer', () => {
   beforeAll(async () => {
     await installGwCrds(inject('kubeconfig'), kc);
     ctl = startController({ kubeconfig: inject('kubeconfig'), identity: `deploy-${suffix}`, controllerName, leaderElectionNamespace: ns(), extraArgs: ['--proxy-image', 'example.com/gw/proxy:1.2.3'] });
+    await ctl.ready();
     await apply(kc, gatewayClass(className, controllerName));
     await apply(kc, parameters(ns(), 'edge-params', { deployment: { spec: { replicas: 2 } }, podDisruptionBudget: { spec: { minAvailable: 1 } } }));
     gwUid = (await apply(kc, gateway(ns(), 'edge', className, undefined, paramsRef))).metadata!.uid!;
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await ctl?.stop();

@@ -49,13 +49,14 @@ describe('API server disruption', () => {
     await installGwCrds(kubeconfig, kc);
     await KubernetesObjectApi.makeApiClient(kc).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     ctl = startController({ kubeconfig, identity: `disrupt-${suffix}`, controllerName, leaderElectionNamespace: ns, lease: { durationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 } });
-  }, 240_000);
+    await ctl.ready();
+  }, 300_000);
 
   afterAll(async () => {
     await ctl?.stop();
     await cluster?.stop();
     rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('recovers after a restart of the API server and converges on what was applied', async () => {
     let kc = kubeConfigFrom(kubeconfig);
@@ -92,5 +93,5 @@ describe('API server disruption', () => {
     expect(second.controllerName).toBe(controllerName);
     expect(await tryRead(kc, GW_API, 'HTTPRoute', 'first', ns)).toBeUndefined();
     expect(ctl!.exited()).toBe(false);
-  });
+  }, 300_000);
 });

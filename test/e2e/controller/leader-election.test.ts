@@ -28,9 +28,10 @@ describe('leader election', () => {
     for (const id of ['a', 'b']) {
       ctls.push(startController({ kubeconfig: inject('kubeconfig'), identity: `le-${id}-${suffix}`, controllerName, leaderElectionNamespace: ns(), lease }));
     }
+    await Promise.all(ctls.map((c) => c.ready()));
     await apply(kc, gatewayClass(className, controllerName));
     await apply(kc, gateway(ns(), 'web', className));
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all(ctls.map((c) => c.stop()));
@@ -67,7 +68,7 @@ describe('leader election', () => {
     const leader = ctls.find((c) => c.identity === leaderId)!;
     const next = startController({ kubeconfig: inject('kubeconfig'), identity: `le-c-${suffix}`, controllerName, leaderElectionNamespace: ns(), lease: { ...lease, durationMs: 60_000 } });
     ctls.push(next);
-    await eventually(async () => (next.count('caches synced') ? true : undefined), 30_000, 'third replica synced');
+    await next.ready();
     const stoppedAt = Date.now();
     await leader.stop('SIGTERM');
     expect(leader.count('lease released')).toBe(1);

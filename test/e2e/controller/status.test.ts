@@ -21,12 +21,13 @@ describe('controller status', () => {
   beforeAll(async () => {
     await installGwCrds(inject('kubeconfig'), kc);
     ctl = startController({ kubeconfig: inject('kubeconfig'), identity: `status-${suffix}`, controllerName, leaderElectionNamespace: ns() });
+    await ctl.ready();
     await apply(kc, gatewayClass(className, controllerName));
     await apply(kc, gateway(ns(), 'web', className));
     await apply(kc, mcpBackend(ns(), 'mcp', 3001));
     await apply(kc, mcpRoute(ns(), 'mcp', 'web', 'mcp'));
     await apply(kc, jwtPolicy(ns(), 'jwt', 'mcp'));
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await ctl?.stop();

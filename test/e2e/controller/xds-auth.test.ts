@@ -2,12 +2,12 @@
 // TokenReview for the gw-xds audience, a proxy is authorised only for its own Gateway, and the xDS CA
 // lives in one Secret that racing replicas agree on.
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCa } from '../../../src/xds/ca.js';
 import { KubeClient } from '../../../src/controller/kube-client.js';
 import { authorizeGatewayServiceAccount, secretCaStore, tokenReviewAuthenticator } from '../../../src/controller/xds-glue.js';
 import { e2eKubeConfig, useNamespace } from '../support/kube.js';
+import { serviceAccountToken } from './support/objects.js';
 
 describe('xDS glue', () => {
   const ns = useNamespace('ctl-xds');
@@ -15,14 +15,7 @@ describe('xDS glue', () => {
   const client = new KubeClient(kc);
   afterAll(() => client.close());
 
-  const token = async (sa: string, audience: string): Promise<string> => {
-    const core = kc.makeApiClient(CoreV1Api);
-    await core.createNamespacedServiceAccount({ namespace: ns(), body: { metadata: { name: sa } } }).catch((e: { code?: number }) => {
-      if (e.code !== 409) throw e;
-    });
-    const tr = await core.createNamespacedServiceAccountToken({ name: sa, namespace: ns(), body: { spec: { audiences: [audience], expirationSeconds: 600 } } });
-    return tr.status!.token;
-  };
+  const token = (sa: string, audience: string) => serviceAccountToken(kc, ns(), sa, audience);
 
   it('authenticates a ServiceAccount token for the gw-xds audience and authorises only that Gateway', async () => {
     const authenticate = tokenReviewAuthenticator(client);

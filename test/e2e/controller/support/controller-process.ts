@@ -12,11 +12,15 @@ export const e2eLogDir = join(repoRoot, '.cache', 'e2e', 'controller');
 
 export interface ControllerProcess {
   identity: string;
+  /** Port of the controller's xDS server on 127.0.0.1. */
+  xdsPort: number;
   /** Parsed JSON log lines so far. */
   logs: Record<string, unknown>[];
   /** Log lines whose msg equals `msg`. */
   count(msg: string): number;
   stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** Resolves once the controller logged that its caches are synced (process start is slow on a busy machine). */
+  ready(timeoutMs?: number): Promise<void>;
   exited(): boolean;
 }
 
@@ -32,10 +36,11 @@ export interface ControllerStart {
 
 export function startController(o: ControllerStart): ControllerProcess {
   mkdirSync(e2eLogDir, { recursive: true });
+  const xdsPort = randomPort();
   const args = [
     '--import', 'tsx', join(here, 'run-controller.ts'),
     '--kubeconfig', o.kubeconfig, '--controller-name', o.controllerName,
-    '--leader-election-namespace', o.leaderElectionNamespace, '--log-level', 'debug', '--health-port', String(randomPort()), '--xds-port', String(randomPort()),
+    '--leader-election-namespace', o.leaderElectionNamespace, '--log-level', 'debug', '--health-port', String(randomPort()), '--xds-port', String(xdsPort),
     ...(o.extraArgs ?? []),
   ];
   const env: NodeJS.ProcessEnv = { ...process.env, POD_NAME: o.identity, GW_LISTEN_HOST: '127.0.0.1' };
@@ -55,9 +60,13 @@ export function startController(o: ControllerStart): ControllerProcess {
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     identity: o.identity,
+    xdsPort,
     logs,
     count: (msg) => logs.filter((l) => l.msg === msg).length,
     exited: () => child.exitCode !== null || child.signalCode !== null,
+    async ready(timeoutMs = 150_000) {
+      await eventually(async () => (logs.some((l) => l.msg === 'caches synced') ? true : undefined), timeoutMs, `controller ${o.identity} synced`);
+    },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);

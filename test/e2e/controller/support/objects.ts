@@ -1,5 +1,5 @@
 // The objects the controller e2e tests apply, as a user would write them, and small API helpers.
-import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 
 export type Obj = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown>; [k: string]: unknown };
 
@@ -74,4 +74,14 @@ export function conditionsOf(status: unknown): Cond[] {
 export function trueAt(conds: Cond[], type: string, generation: number | undefined): Cond | undefined {
   const c = conds.find((x) => x.type === type);
   return c && c.status === 'True' && c.observedGeneration === generation ? c : undefined;
+}
+
+/** A token of ServiceAccount `sa` (created when absent) for `audience`, via TokenRequest as a kubelet would mint it. */
+export async function serviceAccountToken(kc: KubeConfig, namespace: string, sa: string, audience: string): Promise<string> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } }).catch((e: { code?: number }) => {
+    if (e.code !== 409) throw e;
+  });
+  const tr = await core.createNamespacedServiceAccountToken({ name: sa, namespace, body: { spec: { audiences: [audience], expirationSeconds: 600 } } });
+  return tr.status!.token;
 }

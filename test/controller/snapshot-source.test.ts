@@ -1,0 +1,57 @@
+import { fileURLToPath } from 'node:url';
+import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
+import { describe, expect, it } from 'vitest';
+import { createControllerSource, JSON_RESOURCE_TYPE, RESOURCE_TYPE } from '../../src/controller/snapshot-source.js';
+import type { IrSnapshot } from '../../src/translate/ir.js';
+
+const snap = (port: number): IrSnapshot => ({
+  version: String(port),
+  resources: [
+    { kind: 'bind', bind: { name: 'ns/web/8080', port: 8080, address: '' } },
+    { kind: 'listener', listener: { name: 'ns/web/http', bind: 'ns/web/8080', hostnames: [], protocol: 'HTTP' } },
+    { kind: 'bind', bind: { name: 'ns/web/extra', port, address: '' } },
+  ],
+});
+
+describe('controller snapshot source', () => {
+  it('names resources by kind and IR name and encodes them as gw.ir.v1.Resource', () => {
+    const s = createControllerSource();
+    s.publish('ns/web', snap(9000));
+    const r = s.get('ns/web')!;
+    expect([...r.keys()].sort()).toEqual(['bind/ns/web/8080', 'bind/ns/web/extra', 'listener/ns/web/http']);
+    expect(r.get('bind/ns/web/8080')!.type).toBe(RESOURCE_TYPE);
+    const proto = loadSync('gw/ir/v1/ir.proto', { includeDirs: [fileURLToPath(new URL('../../proto', import.meta.url))], enums: String, defaults: true, oneofs: true });
+    const decoded = (proto['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>).deserialize(Buffer.from(r.get('bind/ns/web/8080')!.body));
+    expect(decoded).toMatchObject({ kind: 'bind', bind: { name: 'ns/web/8080', port: 8080 } });
+  });
+
+  it('reuses the body of an unchanged resource and notifies only on change', () => {
+    const s = createControllerSource();
+    const seen: string[][] = [];
+    s.subscribe((g) => seen.push([...g]));
+    s.publish('ns/web', snap(9000));
+    const first = s.get('ns/web')!;
+    s.publish('ns/web', snap(9000));
+    expect(seen).toHaveLength(1);
+    s.publish('ns/web', snap(9001));
+    expect(seen).toHaveLength(2);
+    const second = s.get('ns/web')!;
+    expect(second.get('bind/ns/web/8080')!.body).toBe(first.get('bind/ns/web/8080')!.body);
+    expect(second.get('bind/ns/web/extra')!.body).not.toBe(first.get('bind/ns/web/extra')!.body);
+  });
+
+  it('carries resources the proto has no message for as JSON and drops a gateway that is gone', () => {
+    const s = createControllerSource();
+    s.publish('ns/web', { version: 'x', resources: [{ kind: 'model', model: { name: 'gpt' } } as never] });
+    expect(s.get('ns/web')!.get('model/gpt')!.type).toBe(JSON_RESOURCE_TYPE);
+    s.publish('ns/web', undefined);
+    expect(s.get('ns/web')).toBeUndefined();
+  });
+
+  it('is not ready until the controller says its caches are synced', () => {
+    const s = createControllerSource();
+    expect(s.ready()).toBe(false);
+    s.setReady(true);
+    expect(s.ready()).toBe(true);
+  });
+});
