@@ -52,11 +52,14 @@ export interface OpsServerOptions {
   registry: Registry;
   checks: ReadinessCheck[];
   log: Logger;
+  /** `warn`: a port that cannot be bound is logged and left unserved instead of failing the start. */
+  onListenError?: 'throw' | 'warn';
 }
 
 export interface OpsServer {
-  readonly healthPort: number;
-  readonly metricsPort: number;
+  /** Bound ports; undefined when binding failed with onListenError `warn`. */
+  readonly healthPort: number | undefined;
+  readonly metricsPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -86,9 +89,18 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
     );
   });
   const servers = [health, metrics];
+  const bind = async (server: Server, port: number, what: string): Promise<number | undefined> => {
+    try {
+      return await listen(server, opts.host, port);
+    } catch (err) {
+      if (opts.onListenError !== 'warn') throw err;
+      opts.log.warn({ port, err: (err as Error).message }, `${what} endpoint unavailable`);
+      return undefined;
+    }
+  };
   try {
-    const healthPort = await listen(health, opts.host, opts.healthPort);
-    const metricsPort = await listen(metrics, opts.host, opts.metricsPort);
+    const healthPort = await bind(health, opts.healthPort, 'health');
+    const metricsPort = await bind(metrics, opts.metricsPort, 'metrics');
     opts.log.info({ healthPort, metricsPort, host: opts.host }, 'ops endpoints listening');
     return { healthPort, metricsPort, close: () => closeAll(servers) };
   } catch (err) {
