@@ -59,6 +59,21 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('stays not ready until its first complete snapshot arrives, then serves it', async () => {
+    const port = await freePort();
+    const early = await proxy(port, 'default/web');
+    const readyUrl = `http://127.0.0.1:${early.ops.readyPort}/healthz/ready`;
+    await sleep(300);
+    const before = await fetch(readyUrl);
+    expect(before.status).toBe(503);
+    expect(await before.json()).toEqual({ error: 'not_ready', error_description: 'no configuration has been applied yet' });
+    const server = await createXdsServer({ source, log, host: '127.0.0.1', port, mode: 'plaintext' });
+    servers.push(server);
+    await waitFor('ready once the controller serves', () => isReady(readyUrl));
+    expect(await initializeStatus(`http://127.0.0.1:${listenerPort}/mcp`)).toBe(200);
+    await early.close();
+  });
+
   it('refuses a proxy whose ServiceAccount belongs to another gateway and serves the one it belongs to', async () => {
     const registry = new Registry();
     // Stands in for TokenReview: this token is the ServiceAccount `web` of namespace default.
