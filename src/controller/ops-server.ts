@@ -4,7 +4,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface ControllerMetrics {
   registry: Registry;
@@ -12,10 +12,6 @@ export interface ControllerMetrics {
   reconcileErrors: Counter<'reconciler'>;
 }
 
-export interface QueueMetrics {
-  queueDepth: Gauge;
-  queueRetries: Counter;
-}
 
 export function createControllerMetrics(registry: Registry = new Registry()): ControllerMetrics {
   const registers = [registry];
@@ -30,14 +26,6 @@ export function createControllerMetrics(registry: Registry = new Registry()): Co
   };
 }
 
-/** Work queue metrics: cluster mode only (local mode has no queue). */
-export function createQueueMetrics(registry: Registry): QueueMetrics {
-  const registers = [registry];
-  return {
-    queueDepth: new Gauge({ name: 'gw_workqueue_depth', help: 'Keys waiting in the work queue.', registers }),
-    queueRetries: new Counter({ name: 'gw_workqueue_retries_total', help: 'Keys re-queued with backoff after a failed reconcile.', registers }),
-  };
-}
 
 /** A named readiness check; all must pass for `/readyz` to answer 200. */
 export interface ReadinessCheck {

@@ -22,9 +22,11 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
   const listenHost = process.env.GW_LISTEN_HOST ?? '0.0.0.0';
   // Known once the xDS server has its CA; the deployer reads it on each run.
   let caBundle: string | undefined;
+  const metrics = createControllerMetrics();
   let controller;
   try {
     controller = await startClusterController({
+      metrics,
       ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
       controllerName: cfg.controllerName,
       discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
@@ -51,7 +53,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     return 2;
   }
   let xds: XdsServer | undefined;
-  const { registry } = createControllerMetrics();
+  const { registry } = metrics;
   try {
     xds = await createXdsServer({
       source: controller.source,
