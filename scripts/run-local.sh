@@ -38,9 +38,7 @@ cat <<EOF
 
   Gw is running (controller in local mode + one proxy over xDS).
   MCP endpoint:  http://127.0.0.1:3000/mcp   (streamable HTTP)
-  Try:           curl -s -X POST http://127.0.0.1:3000/mcp -H 'content-type: application/json' \\
-                   -H 'accept: application/json, text/event-stream' \\
-                   -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+  Try:           curl -s http://127.0.0.1:3000/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
   Or:            npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above
   Edit:          $EXAMPLE/*.yaml (e.g. the route's path) and the proxy follows; statuses in $STATUS
   Ops:           controller http://127.0.0.1:9093/readyz  http://127.0.0.1:9092/metrics
