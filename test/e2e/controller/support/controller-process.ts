@@ -57,7 +57,8 @@ export function startController(o: ControllerStart): ControllerProcess {
     }
   });
   child.stderr!.on('data', (d: Buffer) => file.write(d));
-  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': every log line the process wrote has been read by then.
+  const exit = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
     identity: o.identity,
     xdsPort,
