@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e cluster go crds run bench clean
+.PHONY: deps build typecheck lint test test-unit test-e2e cluster go crds run run-standalone bench clean
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -56,8 +56,12 @@ test: build typecheck lint
 	  $(MAKE) --no-print-directory test-e2e || status=$$?; \
 	  node scripts/test-summary.mjs $(REPORTS); exit $$status
 
-# Standalone proxy on the example config (until the controller's local mode replaces it).
+# The embedded default: controller (local mode) + one proxy over xDS on examples/local-mcp; see scripts/run-local.sh.
 run: build
+	scripts/run-local.sh
+
+# The proxy alone on a standalone config file (no controller).
+run-standalone: build
 	@echo "gw proxy: MCP endpoint http://localhost:$${GW_EXAMPLE_PORT:-3000}/mcp (streamable HTTP)"
 	@echo "  connect: npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above"
 	@echo "  ready:   http://localhost:15021/healthz/ready   metrics: http://localhost:15020/metrics"

@@ -1,4 +1,4 @@
-// `gw controller`: local mode (`--manifests DIR`) runs here; cluster mode is the seam marked below.
+// `gw controller`: local mode (`--manifests DIR`: xDS and ops endpoints on loopback) or cluster mode.
 // Flags follow docs/controller-cli.md; every flag also reads GW_<FLAG_IN_UPPER_SNAKE>, flags winning.
 import type { LevelWithSilent } from 'pino';
 import { createLogger, type LogFormat } from '../log.js';
@@ -66,7 +66,8 @@ const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g,
 function port(flag: string, v: string | undefined, dflt: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--${flag} must be between 1 and 65535, got ${JSON.stringify(v)}`);
+  // 0 picks a free port (tests, several local controllers on one machine).
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${flag} must be between 0 and 65535, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -149,11 +150,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const logger = createLogger({ level: cfg.logLevel, format: cfg.logFormat, name: 'controller' });
   if (!cfg.manifests) {
-    // Seam for cluster mode: src/controller/cluster will provide runCluster(cfg, logger) (informers,
-    // workqueue, leader election, status writer) and call the same src/translate functions.
-    logger.error({ kubeconfig: cfg.kubeconfig ?? 'in-cluster' }, 'cluster mode is not available in this build; run with --manifests DIR');
-    return 2;
+    const { runClusterController } = await import('../controller/run-cluster.js');
+    return runClusterController(cfg, logger);
   }
-  const { runLocal } = await import('../controller/local/run-local.js');
-  return runLocal(cfg, logger);
+  if (cfg.once) {
+    const { runLocal } = await import('../controller/local/run-local.js');
+    return runLocal(cfg, logger);
+  }
+  const { serveLocal } = await import('../controller/local/serve-local.js');
+  return serveLocal(cfg, logger);
 }

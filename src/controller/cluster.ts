@@ -21,6 +21,8 @@ import { StatusWriter } from './status-writer.js';
 import { objectOfResource } from './xds-glue.js';
 import { runWorkers, type Result } from './workers.js';
 import { WorkQueue } from './workqueue.js';
+import type { ControllerMetrics } from './ops-server.js';
+import { createReconcileMetrics, instrumentReconcile } from './reconcile-metrics.js';
 
 export interface ClusterControllerOptions {
   /** Kubeconfig path; undefined: $KUBECONFIG, else in-cluster. */
@@ -41,6 +43,8 @@ export interface ClusterControllerOptions {
   retryPeriodMs?: number;
   resyncMs?: number;
   workers?: number;
+  /** Translation time, reconcile failures, queue depth and retries go here (src/controller/reconcile-metrics.ts). */
+  metrics?: ControllerMetrics;
   log: Logger;
   clock?: Clock;
   /** Leader-only hook per Gateway of our class (the deployer); its outcome joins the Gateway's status. */
@@ -218,7 +222,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     informers.set(kind, inf);
     inf.start();
   }
-  const workersDone = runWorkers(queue, reconcile, o.workers ?? 4, log);
+  const rm = o.metrics && createReconcileMetrics(o.metrics, () => queue.len());
+  const workersDone = runWorkers(queue, rm ? instrumentReconcile(reconcile, rm) : reconcile, o.workers ?? 4, log);
 
   const elector = o.leaderElect
     ? new LeaderElector({

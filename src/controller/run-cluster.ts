@@ -1,6 +1,5 @@
 // Runs cluster mode from the parsed `gw controller` flags until SIGINT/SIGTERM: informers, work queue,
 // leader election, status writer, deployer, and the xDS server every replica runs.
-import http from 'node:http';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../cli/controller.js';
 import type { ImageDefaults } from '../deployer/pod-template.js';
@@ -9,6 +8,7 @@ import { createDeployer } from './deploy-apply.js';
 import { createXdsServer, type XdsServer } from '../xds/server.js';
 import { authorizeGatewayServiceAccount, secretCaStore, tokenReviewAuthenticator } from './xds-glue.js';
 import { errText } from './workers.js';
+import { createControllerMetrics, startOpsServer } from './ops-server.js';
 
 export async function runClusterController(cfg: ControllerConfig, logger: Logger, signal?: AbortSignal): Promise<number> {
   const namespace = cfg.leaderElectionNamespace ?? process.env.POD_NAMESPACE;
@@ -22,9 +22,11 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
   const listenHost = process.env.GW_LISTEN_HOST ?? '0.0.0.0';
   // Known once the xDS server has its CA; the deployer reads it on each run.
   let caBundle: string | undefined;
+  const metrics = createControllerMetrics();
   let controller;
   try {
     controller = await startClusterController({
+      metrics,
       ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
       controllerName: cfg.controllerName,
       discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
@@ -51,6 +53,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     return 2;
   }
   let xds: XdsServer | undefined;
+  const { registry } = metrics;
   try {
     xds = await createXdsServer({
       source: controller.source,
@@ -64,6 +67,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
       authorize: authorizeGatewayServiceAccount,
       onNack: (gateway, pod, errors) => controller.reportNack(gateway, pod, errors),
       onResolved: (gateway, pod, names) => controller.resolveNack(gateway, pod, names),
+      registry,
     });
     caBundle = xds.caBundle;
     logger.info({ port: xds.port, mode: cfg.xdsMode }, 'xds server listening');
@@ -74,12 +78,11 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
   }
   let ready = false;
   void controller.ready().then(() => (ready = true));
-  const health = http.createServer((req, res) => {
-    const ok = req.url === '/healthz' || (req.url === '/readyz' && ready);
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
+  let xdsOpen = true;
+  const ops = await startOpsServer({
+    host: listenHost, healthPort: cfg.healthPort, metricsPort: cfg.metricsPort, registry, log: logger, onListenError: 'warn',
+    checks: [{ name: 'caches synced', ready: () => ready }, { name: 'xds serving', ready: () => xdsOpen }],
   });
-  health.on('error', (err) => logger.warn({ port: cfg.healthPort, err: errText(err) }, 'health endpoint unavailable'));
-  health.listen(cfg.healthPort, listenHost);
   logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -88,9 +91,10 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     signal?.addEventListener('abort', stop, { once: true });
   });
   logger.info('stopping: releasing the lease and draining the work queue');
+  xdsOpen = false;
   await xds.close();
   await controller.stop();
-  await new Promise<void>((resolve) => health.close(() => resolve()));
+  await ops.close();
   return 0;
 }
 

@@ -24,7 +24,7 @@ describe('gw controller flags', () => {
   });
 
   it('rejects bad values with a sentence naming the flag', () => {
-    expect(() => parseControllerFlags(['--xds-port', '0'])).toThrow('--xds-port must be between 1 and 65535, got "0"');
+    expect(() => parseControllerFlags(['--xds-port', '65536'])).toThrow('--xds-port must be between 0 and 65535, got "65536"');
     expect(() => parseControllerFlags(['--xds-mode', 'quic'])).toThrow('--xds-mode must be plaintext, tls or either');
     expect(() => parseControllerFlags(['--discovery-namespace-selectors', '{'])).toThrow('--discovery-namespace-selectors must be JSON');
     expect(() => parseControllerFlags(['--bogus'])).toThrow('unknown flag --bogus');

@@ -1,0 +1,79 @@
+// `gw proxy` in xDS mode: settings from flags, then the environment the deployer renders, then the
+// bootstrap file the deployer mounts (`--config /etc/gw/config.json`); the first that sets a value wins.
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { parseAddress } from '../proxy/ops.js';
+import type { XdsProxyOptions } from '../proxy/xds-config.js';
+
+export const xdsFlags = {
+  'xds-address': { type: 'string' }, gateway: { type: 'string' }, 'pod-name': { type: 'string' },
+  'xds-token-file': { type: 'string' }, 'xds-ca': { type: 'string' }, 'xds-server-name': { type: 'string' },
+  config: { type: 'string' }, 'listen-address': { type: 'string' },
+} as const;
+
+export const xdsHelp = `xDS mode (instead of -f): configuration from the controller
+      --xds-address <h:p>    Controller xDS address (env GW_XDS_ADDRESS)
+      --gateway <ns/name>    Gateway whose configuration to serve (env GW_GATEWAY)
+      --pod-name <name>      Identity reported to the controller (env POD_NAME, else the hostname)
+      --xds-token-file <f>   Bearer token file, re-read on every connect (env GW_XDS_TOKEN_FILE)
+      --xds-ca <f>           CA bundle; turns TLS on (env GW_XDS_CA_FILE)
+      --xds-server-name <n>  Name the controller's certificate must carry (env GW_XDS_SERVER_NAME)
+      --config <f>           Bootstrap JSON the deployer mounts (env GW_CONFIG): gateway, xds.*
+      --listen-address <ip>  Address for gateway listeners the IR leaves open (env GW_LISTEN_ADDRESS; default all)`;
+
+export type XdsFlagValues = { [K in keyof typeof xdsFlags]?: string | undefined };
+
+interface Bootstrap {
+  gateway?: string;
+  xds?: { address?: string; tls?: boolean; tokenFile?: string; caFile?: string };
+}
+
+/** True when xDS mode was asked for by a flag or (without -f) by the environment. */
+export function wantsXds(values: XdsFlagValues, env: NodeJS.ProcessEnv, hasFile: boolean): boolean {
+  const flagged = Object.keys(xdsFlags).some((k) => values[k as keyof XdsFlagValues] !== undefined);
+  return flagged || (!hasFile && (env.GW_XDS_ADDRESS !== undefined || env.GW_CONFIG !== undefined));
+}
+
+type Resolved = Omit<XdsProxyOptions, 'log' | 'security' | 'serverInfo' | 'readyAddress' | 'metricsAddress'>;
+
+/** Resolves the xDS settings; throws an Error with a one-line message naming the flag. */
+export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv): Resolved {
+  const configFile = values.config ?? env.GW_CONFIG;
+  let boot: Bootstrap = {};
+  if (configFile) {
+    try {
+      boot = JSON.parse(readFileSync(configFile, 'utf8')) as Bootstrap;
+    } catch (err) {
+      throw new Error(`--config ${configFile}: cannot be read as JSON: ${(err as Error).message}`);
+    }
+  }
+  const address = values['xds-address'] ?? env.GW_XDS_ADDRESS ?? boot.xds?.address;
+  const gateway = values.gateway ?? env.GW_GATEWAY ?? boot.gateway;
+  if (!address) throw new Error('--xds-address is required in xDS mode (or GW_XDS_ADDRESS)');
+  if (!parseAddress(address)) throw new Error(`--xds-address must look like host:port, got ${JSON.stringify(address)}`);
+  if (!gateway || !/^[^/\s]+\/[^/\s]+$/.test(gateway)) throw new Error(`--gateway must be namespace/name, got ${JSON.stringify(gateway ?? '')}`);
+  const tokenFile = values['xds-token-file'] ?? env.GW_XDS_TOKEN_FILE ?? boot.xds?.tokenFile;
+  const caFile = values['xds-ca'] ?? env.GW_XDS_CA_FILE ?? (boot.xds?.tls === false ? undefined : boot.xds?.caFile);
+  const serverName = values['xds-server-name'] ?? env.GW_XDS_SERVER_NAME;
+  const listenAddress = values['listen-address'] ?? env.GW_LISTEN_ADDRESS;
+  return {
+    address, gateway, podName: values['pod-name'] ?? env.POD_NAME ?? hostname(),
+    ...(tokenFile ? { tokenFile } : {}), ...(caFile ? { caFile } : {}), ...(serverName ? { serverName } : {}),
+    ...(listenAddress ? { listenAddress } : {}),
+  };
+}
+
+export async function runXdsProxy(opts: XdsProxyOptions, log: Logger): Promise<number> {
+  const { startXdsProxy } = await import('../proxy/xds-config.js');
+  const proxy = await startXdsProxy(opts);
+  log.info({ xds: opts.address, gateway: opts.gateway, pod: opts.podName, tls: opts.caFile !== undefined, ready: proxy.ops.readyPort, metrics: proxy.ops.metricsPort }, 'proxy started in xds mode');
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string): void => {
+      log.info({ signal }, 'shutting down');
+      void proxy.close().then(() => resolve(0));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

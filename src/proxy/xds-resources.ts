@@ -1,0 +1,119 @@
+// The proxy's view of an xDS resource set: decodes each body as the IR message the controller's
+// snapshot source encodes, folds an update into the held set, and leaves out (with a per-resource
+// message) whatever would make the snapshot inconsistent. Pure apart from the cached proto codec.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
+import type { Problem } from '../problem.js';
+import type { Resource, ResourceInput, Snapshot } from '../ir/types.js';
+import { checkSnapshot } from './snapshot-check.js';
+
+/** Wire types the controller sends (src/controller/snapshot-source.ts; not imported: proxy code stays apart). */
+export const IR_RESOURCE_TYPE = 'gw.ir.v1.Resource';
+export const IR_JSON_RESOURCE_TYPE = 'gw.ir.v1.Resource+json';
+
+const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
+let codec: MessageTypeDefinition<ResourceInput, Resource> | undefined;
+
+function resourceCodec(): MessageTypeDefinition<ResourceInput, Resource> {
+  codec ??= loadSync('gw/ir/v1/ir.proto', { includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true })['gw.ir.v1.Resource'] as MessageTypeDefinition<ResourceInput, Resource>;
+  return codec;
+}
+
+export interface UpdateInput {
+  upserts: Array<{ name: string; type: string; body: Uint8Array }>;
+  removes: string[];
+}
+
+export interface ResourceError { name: string; message: string }
+
+/** Decodes one body; throws an Error whose message says why the resource cannot be used. */
+export function decodeResource(type: string, body: Uint8Array): Resource {
+  if (type === IR_JSON_RESOURCE_TYPE) throw new Error('model routing (GwModel) is not served by this proxy yet');
+  if (type !== IR_RESOURCE_TYPE) throw new Error(`resource type ${type} is not one this proxy reads (expected ${IR_RESOURCE_TYPE})`);
+  let r: Resource;
+  try {
+    r = resourceCodec().deserialize(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  } catch (err) {
+    throw new Error(`body is not a valid ${IR_RESOURCE_TYPE}: ${(err as Error).message}`);
+  }
+  const value = r.kind ? r[r.kind] : undefined;
+  if (!r.kind || !value) throw new Error('holds no bind, listener, route or backend');
+  if (!(value as { name?: string }).name) throw new Error(`its ${r.kind} has no name`);
+  return r;
+}
+
+export interface Plan {
+  /** The resource set to apply, keyed by xDS resource name. */
+  next: Map<string, Resource>;
+  errors: ResourceError[];
+  /** Held resources, not part of this update, dropped because the update left them dangling. */
+  dropped: Problem[];
+}
+
+function describe(r: Resource): string | undefined {
+  const value = r.kind ? (r[r.kind] as { name?: string } | undefined) : undefined;
+  return r.kind && value?.name ? `${r.kind.charAt(0).toUpperCase()}${r.kind.slice(1)} ${value.name}` : undefined;
+}
+
+/**
+ * Folds an update into the held set. A resource that cannot be decoded, or that the consistency check
+ * rejects, keeps its previous version (or stays absent) and is reported; everything else is taken.
+ */
+export function planUpdate(held: ReadonlyMap<string, Resource>, update: UpdateInput, source: string): Plan {
+  const next = new Map(held);
+  const errors: ResourceError[] = [];
+  const dropped: Problem[] = [];
+  const inUpdate = new Set<string>();
+  const reject = (name: string, message: string): void => {
+    errors.push({ name, message });
+    const previous = held.get(name);
+    if (previous) next.set(name, previous);
+    else next.delete(name);
+  };
+  for (const name of update.removes) {
+    inUpdate.add(name);
+    next.delete(name);
+  }
+  for (const u of update.upserts) {
+    inUpdate.add(u.name);
+    try {
+      next.set(u.name, decodeResource(u.type, u.body));
+    } catch (err) {
+      reject(u.name, (err as Error).message);
+    }
+  }
+  // Rejecting one resource may leave another dangling (a route whose new backend was rejected), so repeat.
+  for (let round = 0; round < 8; round++) {
+    const problems = checkSnapshot(toSnapshot(next, ''), source);
+    if (problems.length === 0) break;
+    const byObject = new Map<string, string>();
+    for (const [name, r] of next) {
+      const d = describe(r);
+      if (d) byObject.set(d, name);
+    }
+    const handled = new Set<string>();
+    for (const p of problems) {
+      const name = p.object ? byObject.get(p.object) : undefined;
+      if (!name || handled.has(name)) continue;
+      handled.add(name);
+      const message = `${p.path ? `${p.path}: ` : ''}${p.message}`;
+      if (inUpdate.has(name)) reject(name, message);
+      else {
+        next.delete(name);
+        dropped.push(p);
+      }
+    }
+    if (handled.size === 0) break;
+  }
+  return { next, errors, dropped };
+}
+
+/** The runtime's snapshot for a resource set; binds without an address listen on `listenAddress`. */
+export function toSnapshot(resources: ReadonlyMap<string, Resource>, version: string, listenAddress?: string): Snapshot {
+  const list = [...resources.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  return {
+    version,
+    resources: listenAddress ? list.map((r) => (r.bind && r.bind.address === '' ? { ...r, bind: { ...r.bind, address: listenAddress } } : r)) : list,
+  };
+}

@@ -1,0 +1,49 @@
+// `gw proxy` xDS-mode settings: flags, then the deployer's environment, then its bootstrap file.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { resolveXdsOptions, wantsXds } from '../../src/cli/proxy-xds.js';
+import { run } from '../../src/cli/proxy.js';
+
+describe('gw proxy xDS settings', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-proxy-xds-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes flags over the environment the deployer renders', () => {
+    const env = { GW_XDS_ADDRESS: 'gw.gw-system.svc:9978', GW_GATEWAY: 'default/web', POD_NAME: 'web-abc', GW_XDS_TOKEN_FILE: '/t' };
+    expect(resolveXdsOptions({}, env)).toEqual({ address: 'gw.gw-system.svc:9978', gateway: 'default/web', podName: 'web-abc', tokenFile: '/t' });
+    expect(resolveXdsOptions({ gateway: 'other/gw', 'xds-ca': '/ca.crt' }, env)).toMatchObject({ gateway: 'other/gw', caFile: '/ca.crt' });
+  });
+
+  it('reads the bootstrap file the deployer mounts, with TLS only when it says so', () => {
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'gw.gw-system.svc:9978', tls: true, tokenFile: '/var/run/t', caFile: '/var/run/ca.crt' } }));
+    expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).toEqual({ address: 'gw.gw-system.svc:9978', gateway: 'ns/gw', podName: 'p', tokenFile: '/var/run/t', caFile: '/var/run/ca.crt' });
+    writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1', tls: false, caFile: '/unused' } }));
+    expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).not.toHaveProperty('caFile');
+  });
+
+  it('rejects a missing address or a gateway that is not namespace/name, naming the flag', () => {
+    expect(() => resolveXdsOptions({ gateway: 'a/b' }, {})).toThrow('--xds-address is required in xDS mode');
+    expect(() => resolveXdsOptions({ 'xds-address': 'nohost' }, {})).toThrow('--xds-address must look like host:port, got "nohost"');
+    expect(() => resolveXdsOptions({ 'xds-address': 'h:1', gateway: 'web' }, {})).toThrow('--gateway must be namespace/name, got "web"');
+  });
+
+  it('turns xDS mode on by flag, or by the environment only when no file is given', () => {
+    expect(wantsXds({ gateway: 'a/b' }, {}, false)).toBe(true);
+    expect(wantsXds({}, { GW_XDS_ADDRESS: 'h:1' }, false)).toBe(true);
+    expect(wantsXds({}, { GW_XDS_ADDRESS: 'h:1' }, true)).toBe(false);
+    expect(wantsXds({}, {}, false)).toBe(false);
+  });
+
+  it('refuses -f together with xDS flags', async () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await run(['-f', 'x.yaml', '--xds-address', 'h:1', '--gateway', 'a/b'])).toBe(2);
+      expect(err.mock.calls[0]?.[0]).toContain('mutually exclusive');
+    } finally {
+      err.mockRestore();
+    }
+  });
+});
