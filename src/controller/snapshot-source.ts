@@ -1,30 +1,17 @@
 // The controller's SnapshotSource for the xDS server: each translated IrSnapshot becomes named
 // resources (`bind/…`, `listener/…`, `route/…`, `backend/…`, `model/…`), each body the protobuf
 // `gw.ir.v1.Resource` holding it. Bodies of unchanged resources are reused so versions stay memoized.
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
+import { IR_RESOURCE_TYPE, encodeResource as encodeIr } from '../ir/load.js';
+import type { ResourceInput } from '../ir/types.js';
 import type { IrResource, IrSnapshot } from '../translate/ir.js';
 import { stableStringify } from '../translate/read.js';
 import type { SnapshotSource, XdsResource } from '../xds/server.js';
 
-export const RESOURCE_TYPE = 'gw.ir.v1.Resource';
-/** Resources the proto has no message for yet (GwModel routing) travel as canonical JSON. */
-export const JSON_RESOURCE_TYPE = 'gw.ir.v1.Resource+json';
+export const RESOURCE_TYPE = IR_RESOURCE_TYPE;
 
-const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
-let resourceType: MessageTypeDefinition<object, object> | undefined;
-
+// The translator's IR is the proto3 JSON form of proto/gw/ir/v1, so it serializes as is.
 function encodeResource(r: IrResource): XdsResource {
-  resourceType ??= loadSync('gw/ir/v1/ir.proto', { includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true })['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>;
-  if (r.kind !== 'model') {
-    try {
-      return { type: RESOURCE_TYPE, body: resourceType.serialize(r) };
-    } catch {
-      // Fall through: a shape the proto cannot carry still reaches the proxy, as JSON.
-    }
-  }
-  return { type: JSON_RESOURCE_TYPE, body: Buffer.from(stableStringify(r)) };
+  return { type: RESOURCE_TYPE, body: encodeIr(r as unknown as ResourceInput) };
 }
 
 export function resourceName(r: IrResource): string {

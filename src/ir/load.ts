@@ -3,22 +3,39 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
-import type { Snapshot, SnapshotInput, Resource } from './types.js';
+import type { Snapshot, SnapshotInput, Resource, ResourceInput } from './types.js';
 
 const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
 
+/** The xDS type of every IR resource body: one serialized `gw.ir.v1.Resource`. */
+export const IR_RESOURCE_TYPE = 'gw.ir.v1.Resource';
+
 type SnapshotCodec = MessageTypeDefinition<SnapshotInput, Snapshot>;
+type ResourceCodec = MessageTypeDefinition<ResourceInput, Resource>;
 
-let snapshotType: SnapshotCodec | undefined;
+let codecs: { snapshot: SnapshotCodec; resource: ResourceCodec } | undefined;
 
-function snapshotDefinition(): SnapshotCodec {
-  if (!snapshotType) {
+function ir(): { snapshot: SnapshotCodec; resource: ResourceCodec } {
+  if (!codecs) {
     const pkg = loadSync('gw/ir/v1/ir.proto', {
       includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true,
     });
-    snapshotType = pkg['gw.ir.v1.Snapshot'] as SnapshotCodec;
+    codecs = { snapshot: pkg['gw.ir.v1.Snapshot'] as SnapshotCodec, resource: pkg['gw.ir.v1.Resource'] as ResourceCodec };
   }
-  return snapshotType;
+  return codecs;
+}
+
+function snapshotDefinition(): SnapshotCodec {
+  return ir().snapshot;
+}
+
+export function encodeResource(resource: ResourceInput): Buffer {
+  return ir().resource.serialize(resource);
+}
+
+/** Throws on bytes that are not a `gw.ir.v1.Resource`. */
+export function decodeResource(bytes: Uint8Array): Resource {
+  return ir().resource.deserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
 export function encodeSnapshot(snapshot: SnapshotInput): Buffer {

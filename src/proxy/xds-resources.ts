@@ -1,24 +1,12 @@
 // The proxy's view of an xDS resource set: decodes each body as the IR message the controller's
 // snapshot source encodes, folds an update into the held set, and leaves out (with a per-resource
 // message) whatever would make the snapshot inconsistent. Pure apart from the cached proto codec.
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
 import type { Problem } from '../problem.js';
-import type { Resource, ResourceInput, Snapshot } from '../ir/types.js';
+import { IR_RESOURCE_TYPE, decodeResource as decodeIr } from '../ir/load.js';
+import type { Resource, Snapshot } from '../ir/types.js';
 import { checkSnapshot } from './snapshot-check.js';
 
-/** Wire types the controller sends (src/controller/snapshot-source.ts; not imported: proxy code stays apart). */
-export const IR_RESOURCE_TYPE = 'gw.ir.v1.Resource';
-export const IR_JSON_RESOURCE_TYPE = 'gw.ir.v1.Resource+json';
-
-const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
-let codec: MessageTypeDefinition<ResourceInput, Resource> | undefined;
-
-function resourceCodec(): MessageTypeDefinition<ResourceInput, Resource> {
-  codec ??= loadSync('gw/ir/v1/ir.proto', { includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true })['gw.ir.v1.Resource'] as MessageTypeDefinition<ResourceInput, Resource>;
-  return codec;
-}
+export { IR_RESOURCE_TYPE };
 
 export interface UpdateInput {
   upserts: Array<{ name: string; type: string; body: Uint8Array }>;
@@ -29,14 +17,14 @@ export interface ResourceError { name: string; message: string }
 
 /** Decodes one body; throws an Error whose message says why the resource cannot be used. */
 export function decodeResource(type: string, body: Uint8Array): Resource {
-  if (type === IR_JSON_RESOURCE_TYPE) throw new Error('model routing (GwModel) is not served by this proxy yet');
   if (type !== IR_RESOURCE_TYPE) throw new Error(`resource type ${type} is not one this proxy reads (expected ${IR_RESOURCE_TYPE})`);
   let r: Resource;
   try {
-    r = resourceCodec().deserialize(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    r = decodeIr(body);
   } catch (err) {
     throw new Error(`body is not a valid ${IR_RESOURCE_TYPE}: ${(err as Error).message}`);
   }
+  if (r.kind === 'model') throw new Error('model routing (GwModel) is not served by this proxy yet');
   const value = r.kind ? r[r.kind] : undefined;
   if (!r.kind || !value) throw new Error('holds no bind, listener, route or backend');
   if (!(value as { name?: string }).name) throw new Error(`its ${r.kind} has no name`);

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
-import { createControllerSource, JSON_RESOURCE_TYPE, RESOURCE_TYPE } from '../../src/controller/snapshot-source.js';
+import { createControllerSource, RESOURCE_TYPE } from '../../src/controller/snapshot-source.js';
+import { decodeResource } from '../../src/ir/load.js';
 import type { IrSnapshot } from '../../src/translate/ir.js';
 
 const snap = (port: number): IrSnapshot => ({
@@ -40,10 +41,12 @@ describe('controller snapshot source', () => {
     expect(second.get('bind/ns/web/extra')!.body).not.toBe(first.get('bind/ns/web/extra')!.body);
   });
 
-  it('carries resources the proto has no message for as JSON and drops a gateway that is gone', () => {
+  it('encodes model routing as gw.ir.v1.Resource too and drops a gateway that is gone', () => {
     const s = createControllerSource();
-    s.publish('ns/web', { version: 'x', resources: [{ kind: 'model', model: { name: 'gpt' } } as never] });
-    expect(s.get('ns/web')!.get('model/gpt')!.type).toBe(JSON_RESOURCE_TYPE);
+    s.publish('ns/web', { version: 'x', resources: [{ kind: 'model', model: { name: 'gpt', parents: ['ns/web/http'], match: { exact: 'gpt' } } } as never] });
+    const model = s.get('ns/web')!.get('model/gpt')!;
+    expect(model.type).toBe(RESOURCE_TYPE);
+    expect(decodeResource(model.body)).toMatchObject({ kind: 'model', model: { name: 'gpt', parents: ['ns/web/http'], match: { exact: 'gpt' } } });
     s.publish('ns/web', undefined);
     expect(s.get('ns/web')).toBeUndefined();
   });

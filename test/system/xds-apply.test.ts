@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ResourceInput } from '../../src/ir/types.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { createXdsApplier } from '../../src/proxy/xds-config.js';
-import { IR_JSON_RESOURCE_TYPE, IR_RESOURCE_TYPE, planUpdate } from '../../src/proxy/xds-resources.js';
+import { IR_RESOURCE_TYPE, planUpdate } from '../../src/proxy/xds-resources.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { freePort, initializeStatus, log } from './harness.js';
 
@@ -36,7 +36,7 @@ describe('applying xDS updates to the proxy runtime', () => {
       upserts: [
         ...basic(1, 'http://127.0.0.1:1/mcp'),
         { name: 'backend/garbage', type: IR_RESOURCE_TYPE, body: new Uint8Array([0xff, 0xff, 0xff]) },
-        { name: 'model/m', type: IR_JSON_RESOURCE_TYPE, body: Buffer.from('{}') },
+        enc('model/m', { model: { name: 'm', parents: ['l'], match: { exact: 'm' } } }),
         { name: 'other/x', type: 'example.v1.Other', body: new Uint8Array() },
       ],
       removes: [],
