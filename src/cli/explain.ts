@@ -1,17 +1,20 @@
-// `gw explain route <ns>/<name>[/<rule>] --manifests DIR`: why a route behaves as it does.
+// `gw explain route <ns>/<name>[/<rule>]`: why a route behaves as it does, from files or a cluster.
 import { formatProblem } from '../problem.js';
 import { DEFAULT_CONTROLLER_NAME } from '../translate/context.js';
 import { explainRoute, parseRouteArg, renderExplanation } from '../translate/explain.js';
 import { translateAll } from '../translate/state.js';
-import { createStore, getObject, putObject } from '../translate/store.js';
+import { createStore, getObject, putObject, type Store } from '../translate/store.js';
 import { readFolder } from '../controller/local/files.js';
+import { readClusterStore } from '../controller/cluster-read.js';
+import { KubeClient, loadKubeConfig } from '../controller/kube-client.js';
 
-const USAGE = `Usage: gw explain route <namespace>/<name>[/<rule>] --manifests DIR [--kind HTTPRoute|GRPCRoute] [--output text|json]
+const USAGE = `Usage: gw explain route <namespace>/<name>[/<rule>] [--manifests DIR | --kubeconfig PATH] [--kind HTTPRoute|GRPCRoute] [--output text|json]
                  [--controller-name NAME] [--gateway-class-name NAME] [--enable-models]
 
 Prints the effective merged policy of a route, field by field: the value, the object that set it and
 the objects it overrode; then the backend settings per backend (and per MCP target or AI provider), and
-the policies aimed at the route that are not in effect, with the reason from their status.`;
+the policies aimed at the route that are not in effect, with the reason from their status.
+Without --manifests it reads the cluster of --kubeconfig (else $KUBECONFIG, else in-cluster).`;
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -39,27 +42,16 @@ export async function run(argv: string[]): Promise<number> {
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') return usageError(`--output must be text or json, got ${JSON.stringify(output)}`);
   const dir = flags.manifests;
-  if (!dir) {
-    console.error('gw explain: explaining against a cluster is not available in this build; pass --manifests DIR');
-    return 2;
-  }
   const controllerName = flags['controller-name'] ?? DEFAULT_CONTROLLER_NAME;
   const className = flags['gateway-class-name'] ?? 'gw';
-  const store = createStore();
-  let folder;
-  try {
-    folder = readFolder(dir);
-  } catch (err) {
-    console.error(`gw explain: cannot read ${dir}: ${(err as Error).message}`);
-    return 2;
-  }
-  for (const p of folder.problems) console.error(formatProblem(p));
-  for (const [source, objects] of folder.files) for (const { kind: k, obj } of objects) for (const p of putObject(store, k, obj, source).problems) console.error(formatProblem(p));
+  const store = dir ? storeFromFolder(dir) : await storeFromCluster(flags.kubeconfig, enableModels);
+  if (!store) return 2;
+  const where = dir ?? 'the cluster';
   if (!getObject(store, 'GatewayClass', className)) {
     putObject(store, 'GatewayClass', { kind: 'GatewayClass', metadata: { name: className }, spec: { controllerName } }, 'built-in');
   }
   if (!getObject(store, kind, `${ref.namespace}/${ref.name}`)) {
-    console.error(`gw explain: ${kind} ${ref.namespace}/${ref.name} is not in ${dir}`);
+    console.error(`gw explain: ${kind} ${ref.namespace}/${ref.name} is not in ${where}`);
     return 1;
   }
   const state = translateAll(store, { controllerName, now: new Date(0).toISOString(), enableModels });
@@ -67,6 +59,32 @@ export async function run(argv: string[]): Promise<number> {
   if (output === 'json') console.log(JSON.stringify(e, null, 2));
   else process.stdout.write(renderExplanation(e));
   return 0;
+}
+
+function storeFromFolder(dir: string): Store | undefined {
+  const store = createStore();
+  let folder;
+  try {
+    folder = readFolder(dir);
+  } catch (err) {
+    console.error(`gw explain: cannot read ${dir}: ${(err as Error).message}`);
+    return undefined;
+  }
+  for (const p of folder.problems) console.error(formatProblem(p));
+  for (const [source, objects] of folder.files) for (const { kind: k, obj } of objects) for (const p of putObject(store, k, obj, source).problems) console.error(formatProblem(p));
+  return store;
+}
+
+async function storeFromCluster(kubeconfig: string | undefined, enableModels: boolean): Promise<Store | undefined> {
+  try {
+    const read = await readClusterStore(new KubeClient(loadKubeConfig(kubeconfig)), { enableModels });
+    for (const s of read.skipped) console.error(`gw explain: ${s.kind} left out: ${s.reason}`);
+    for (const p of read.problems) console.error(formatProblem(p));
+    return read.store;
+  } catch (err) {
+    console.error(`gw explain: cannot read the cluster: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 function usageError(msg: string): number {
