@@ -1,4 +1,6 @@
 // Shared by the golden test and by anyone regenerating by hand: one input text → one stable YAML text.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { formatProblem } from '../../src/problem.js';
@@ -6,6 +8,7 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
+import type { IrSnapshot } from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -27,4 +30,15 @@ export function renderGolden(text: string, source: string): string {
     statuses: Object.fromEntries([...state.statuses].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   return stringify(sortKeys(out), { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** Every golden input case, translated: one entry per (case file, gateway). */
+export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: IrSnapshot }> {
+  const dir = join(import.meta.dirname, 'testdata');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort()) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const store = createStore();
+    for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
+    for (const [gateway, snapshot] of snapshots(translateAll(store, goldenOptions(text)))) yield { file, gateway, snapshot };
+  }
 }

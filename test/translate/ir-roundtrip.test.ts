@@ -1,17 +1,9 @@
 // What the translator produces must survive the proto encoding the xDS stream uses: a field the
 // translator sets but proto/ does not declare would silently vanish on the way to the proxy.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SnapshotInput } from '../../src/ir/types.js';
 import { decodeSnapshot, encodeSnapshot, normalizeSnapshot } from '../../src/ir/load.js';
-import { parseManifests } from '../../src/controller/local/manifests.js';
-import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
-import { goldenOptions } from './golden-render.js';
-
-const dir = join(import.meta.dirname, 'testdata');
-const cases = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort();
+import { goldenSnapshots } from './golden-render.js';
 
 /** Drops empty values so "unset" and "default" compare equal, as proto3 makes them. */
 function prune(v: unknown): unknown {
@@ -41,17 +33,12 @@ function lost(expected: unknown, actual: unknown, path = ''): string[] {
 describe('translated snapshots over the wire', () => {
   it('keep every field through proto encoding and decoding', () => {
     let checked = 0;
-    for (const file of cases) {
-      const text = readFileSync(join(dir, file), 'utf8');
-      const store = createStore();
-      for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
-      for (const [gw, snap] of snapshots(translateAll(store, goldenOptions(text)))) {
-        checked++;
-        const input = snap as unknown as SnapshotInput;
-        const decoded = decodeSnapshot(encodeSnapshot(input));
-        expect(prune(decoded), `${file} ${gw}`).toEqual(prune(normalizeSnapshot(input)));
-        expect(lost(prune(snap), prune(decoded)), `${file} ${gw}: translator fields missing from proto/`).toEqual([]);
-      }
+    for (const { file, gateway, snapshot } of goldenSnapshots()) {
+      checked++;
+      const input = snapshot as unknown as SnapshotInput;
+      const decoded = decodeSnapshot(encodeSnapshot(input));
+      expect(prune(decoded), `${file} ${gateway}`).toEqual(prune(normalizeSnapshot(input)));
+      expect(lost(prune(snapshot), prune(decoded)), `${file} ${gateway}: translator fields missing from proto/`).toEqual([]);
     }
     expect(checked).toBeGreaterThan(40);
   });
