@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateIrTypes, defaultOutDir } from '../../src/ir/generate.js';
 import { renderConfigSchema, schemaFile } from '../../scripts/gen-config-schema.js';
+import { tempDirs } from '../support/temp-dir.js';
+
+const tempDir = tempDirs();
 
 function tree(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -24,7 +26,7 @@ describe('generated files', () => {
   });
 
   it('src/ir/gen matches a fresh generation from proto/ (run src/ir/generate.ts)', () => {
-    const out = mkdtempSync(path.join(tmpdir(), 'gw-ir-gen-'));
+    const out = tempDir('gw-ir-gen-');
     generateIrTypes(out);
     expect(tree(out)).toEqual(tree(defaultOutDir));
   });

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectClient, processAlive, stdioFixture, textOf, waitFor } from './harness.js';
 import { freePort, portIsFree } from './ports.js';
+import { tempDirs } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'gw-cli-'));
+const dir = tempDirs()('gw-cli-');
 const children: Array<ReturnType<typeof spawn>> = [];
 afterAll(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -7,8 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startStandalone, type Standalone } from '../../src/proxy/standalone.js';
 import { connectClient, stdioFixture, textOf, waitFor } from './harness.js';
 import { freePort } from './ports.js';
+import { tempDirs } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'gw-reload-'));
+const dir = tempDirs()('gw-reload-');
 const file = path.join(dir, 'config.yaml');
 let running: Standalone | undefined;
 afterAll(async () => { await running?.close(); });

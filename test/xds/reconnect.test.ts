@@ -1,8 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMemorySource, names, res, startProxy, startServer, waitFor } from './harness.js';
+import { tempDirs } from '../support/temp-dir.js';
+
+const tempDir = tempDirs();
 
 describe('xds reconnect', () => {
   it('keeps the last state while the server is down, retries with growing delays, and resyncs only the difference', async () => {
@@ -40,7 +42,7 @@ describe('xds reconnect', () => {
   });
 
   it('re-reads the token file on every connect', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gw-xds-'));
+    const dir = tempDir('gw-xds-');
     const tokenFile = join(dir, 'token');
     await writeFile(tokenFile, 'old-token\n');
     const seen: string[] = [];

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
@@ -7,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCa, fileCaStore, loadOrCreateCa, memoryCaStore } from '../../src/xds/ca.js';
 import type { XdsServer } from '../../src/xds/server.js';
 import { createMemorySource, res, startProxy, startServer, waitFor, type FakeProxy } from './harness.js';
+import { tempDirs } from '../support/temp-dir.js';
+
+const tempDir = tempDirs();
 
 /** Fingerprint of the certificate a new TLS handshake gets, verified against the CA bundle. */
 function servingFingerprint(port: number, ca: string): Promise<string> {
@@ -21,7 +23,7 @@ function servingFingerprint(port: number, ca: string): Promise<string> {
 }
 
 async function caFileOf(server: XdsServer): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'gw-xds-ca-'));
+  const dir = tempDir('gw-xds-ca-');
   const file = join(dir, 'ca.crt');
   await writeFile(file, server.caBundle!);
   return file;
@@ -113,7 +115,7 @@ describe('xds either mode', () => {
 
 describe('xds CA store', () => {
   it('keeps the CA across restarts, so proxies holding the old bundle reconnect', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gw-xds-store-'));
+    const dir = tempDir('gw-xds-store-');
     const caStore = fileCaStore(join(dir, 'ca.json'));
     const source = createMemorySource();
     source.set('default/gw', { 'listener/a': res('a1') });
@@ -141,14 +143,14 @@ describe('xds CA store', () => {
     expect((await memory.put(first)).caCert).toBe(first.caCert);
     expect((await memory.put(second)).caCert).toBe(first.caCert);
 
-    const path = join(await mkdtemp(join(tmpdir(), 'gw-xds-race-')), 'ca.json');
+    const path = join(tempDir('gw-xds-race-'), 'ca.json');
     const stored = await Promise.all([fileCaStore(path).put(first), fileCaStore(path).put(second)]);
     expect(stored[0].caCert).toBe(stored[1].caCert);
     expect((await loadOrCreateCa(fileCaStore(path))).caCert).toBe(stored[0].caCert);
   });
 
   it('names the file when a stored CA is unreadable', async () => {
-    const path = join(await mkdtemp(join(tmpdir(), 'gw-xds-bad-')), 'ca.json');
+    const path = join(tempDir('gw-xds-bad-'), 'ca.json');
     await writeFile(path, '{not json');
     await expect(fileCaStore(path).get()).rejects.toThrow(`${path}: must hold a JSON object with string fields caCert and caKey`);
   });

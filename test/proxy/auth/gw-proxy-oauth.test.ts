@@ -1,8 +1,7 @@
 // The real `gw proxy` process with mcpAuthentication (IdpF) and authorization rules from a standalone
 // file, driven by the MCP SDK client's OAuth flow against a real oidc-provider.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,12 +11,13 @@ import { makeSigningKey, startIdpF, type OidcHarness } from '../../support/oidc/
 import { TestOAuthProvider, userAuthorizes } from '../../support/oidc/mcp-oauth-client.js';
 import { stdioFixture, waitFor } from '../harness.js';
 import { freePort } from '../ports.js';
+import { tempDirs } from '../../support/temp-dir.js';
 
 const tenant = 'c0ffee00-0000-4000-8000-000000000001';
 const clientId = 'gw-app';
 const secret = 'gw-proxy-secret.Zx9~never-leaks';
 const redirectUrl = 'http://127.0.0.1:9/callback';
-const dir = mkdtempSync(path.join(tmpdir(), 'gw-auth-'));
+const dir = tempDirs()('gw-auth-');
 
 let login: OidcHarness;
 let port: number;
