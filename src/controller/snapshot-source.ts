@@ -5,6 +5,7 @@ import { IR_RESOURCE_TYPE, encodeResource as encodeIr } from '../ir/load.js';
 import type { ResourceInput } from '../ir/types.js';
 import type { IrResource, IrSnapshot } from '../translate/ir.js';
 import { stableStringify } from '../translate/read.js';
+import { createMemorySource } from '../xds/memory-source.js';
 import type { SnapshotSource, XdsResource } from '../xds/server.js';
 
 export const RESOURCE_TYPE = IR_RESOURCE_TYPE;
@@ -26,32 +27,23 @@ export interface ControllerSource extends SnapshotSource {
 }
 
 export function createControllerSource(): ControllerSource {
-  let ready = false;
-  const current = new Map<string, Map<string, XdsResource>>();
-  // Per gateway and name: the canonical text the body was made from, to reuse identical bodies.
+  // Holding, readiness and change notification are the xDS memory source's; this adds encoding and
+  // reuse of unchanged bodies (versions are memoized per body object).
+  const held = createMemorySource({ ready: false });
+  // Per gateway and name: the canonical text the body was made from.
   const texts = new Map<string, Map<string, string>>();
-  const listeners = new Set<(gateways: ReadonlySet<string>) => void>();
-  const notify = (g: string) => {
-    const changed = new Set([g]);
-    for (const l of listeners) l(changed);
-  };
   return {
-    ready: () => ready,
-    get: (g) => current.get(g),
-    subscribe(l) {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    setReady(r) {
-      ready = r;
-    },
+    ready: held.ready,
+    get: held.get,
+    subscribe: held.subscribe,
+    setReady: held.setReady,
     publish(gateway, snapshot) {
       if (!snapshot) {
-        if (current.delete(gateway)) notify(gateway);
+        if (held.get(gateway)) held.delete(gateway);
         texts.delete(gateway);
         return;
       }
-      const prev = current.get(gateway);
+      const prev = held.get(gateway);
       const prevTexts = texts.get(gateway) ?? new Map<string, string>();
       const next = new Map<string, XdsResource>();
       const nextTexts = new Map<string, string>();
@@ -67,9 +59,8 @@ export function createControllerSource(): ControllerSource {
         }
         nextTexts.set(name, text);
       }
-      current.set(gateway, next);
       texts.set(gateway, nextTexts);
-      if (changed) notify(gateway);
+      if (changed) held.set(gateway, next);
     },
   };
 }

@@ -35,6 +35,15 @@ afterAll(async () => {
   await idp.close();
 });
 
+/** An RFC 7591 registration as an IDE sends it to the gateway. */
+function register(): Promise<Response> {
+  return fetch(`${gw.origin}/.well-known/oauth-authorization-server/client-registration`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'IDE', redirect_uris: ['http://127.0.0.1:33418/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+  });
+}
+
 describe('IdpD', () => {
   beforeAll(() => {
     gw.configure({
@@ -90,11 +99,7 @@ describe('IdpD', () => {
 
   it('returns the configured clientId on registration without calling the provider', async () => {
     const before = idp.hits.length;
-    const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/client-registration`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'IDE', redirect_uris: ['http://127.0.0.1:33418/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
-    });
+    const res = await register();
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ client_id: 'pre-registered-client', token_endpoint_auth_method: 'none', client_name: 'IDE', redirect_uris: ['http://127.0.0.1:33418/cb'], grant_types: ['authorization_code'], response_types: ['code'] });
@@ -120,11 +125,7 @@ describe('IdpD without a clientId', () => {
   });
 
   it('proxies registration to the management path derived from the issuer and returns the provider answer', async () => {
-    const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/client-registration`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'IDE', redirect_uris: ['http://127.0.0.1:33418/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
-    });
+    const res = await register();
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(typeof body.client_id).toBe('string');
