@@ -52,9 +52,15 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const child = spawn(clusterBinary, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const log = createWriteStream(opts.logFile, { flags: 'a' });
   child.stderr.pipe(log);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The log's tail, kept here too: on CI the file is gone afterwards, so a failure must carry the cause.
+  let tail = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-3000);
+  });
+  // 'close' (not 'exit'): by then stderr has been read to its end.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
-  const ready = await waitForReadyLine(child, exited, opts.readyTimeoutMs ?? 180_000, opts.logFile);
+  const ready = await waitForReadyLine(child, exited, opts.readyTimeoutMs ?? 180_000, opts.logFile, () => tail);
   return {
     server: ready.server,
     kubeconfig: opts.kubeconfig,
@@ -74,6 +80,7 @@ async function waitForReadyLine(
   exited: Promise<number | null>,
   timeoutMs: number,
   logFile: string,
+  stderrTail: () => string,
 ): Promise<{ server: string }> {
   const lines = createInterface({ input: child.stdout! });
   const ready = new Promise<{ server: string }>((resolve) => {
@@ -94,7 +101,7 @@ async function waitForReadyLine(
     }, timeoutMs);
   });
   const died = exited.then((code) => {
-    throw new Error(`e2e: API server exited with code ${code} before it was ready; see ${logFile}`);
+    throw new Error(`e2e: API server exited with code ${code} before it was ready; see ${logFile}; its last output:\n${stderrTail().trimEnd()}`);
   });
   // Once ready, a later exit (a normal stop) must not surface as an unhandled rejection.
   died.catch(() => undefined);
@@ -104,3 +111,4 @@ async function waitForReadyLine(
     clearTimeout(timer);
   }
 }
+
