@@ -14,6 +14,8 @@ export interface ControllerConfig {
   discoveryNamespaceSelectors: Record<string, unknown>[];
   gatewayNamespaces: string[];
   xdsMode: 'plaintext' | 'tls' | 'either';
+  /** Local mode with tls/either: the CA (`ca.json`, mode 0600) and its bundle for proxies (`ca.crt`) live here. */
+  xdsCaDir?: string;
   xdsPort: number;
   healthPort: number;
   metricsPort: number;
@@ -32,7 +34,7 @@ export interface ControllerConfig {
 
 const VALUE_FLAGS = [
   'kubeconfig', 'manifests', 'status-dir', 'controller-name', 'gateway-class-name', 'gateway-class-parameters-refs',
-  'discovery-namespace-selectors', 'gateway-namespaces', 'xds-mode', 'xds-port', 'health-port', 'metrics-port', 'log-level',
+  'discovery-namespace-selectors', 'gateway-namespaces', 'xds-mode', 'xds-ca-dir', 'xds-port', 'health-port', 'metrics-port', 'log-level',
   'log-format', 'leader-election-namespace', 'proxy-image', 'istio-ca-address', 'istio-cluster-id', 'istio-namespace',
   'istio-network', 'istio-revision',
 ] as const;
@@ -54,7 +56,8 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --gateway-class-parameters-refs JSON   class name -> {name, namespace} of its GwParameters
   --discovery-namespace-selectors JSON   list of label selectors (OR); Gateways only in matching namespaces
   --gateway-namespaces LIST       comma-separated namespaces the controller writes to (default all)
-  --xds-mode plaintext|tls|either (default tls)    --xds-port N (default 9978)
+  --xds-mode plaintext|tls|either (default tls; local mode: plaintext)    --xds-port N (default 9978)
+  --xds-ca-dir DIR                local mode with tls/either: keep the CA here; proxies use DIR/ca.crt
   --health-port N (default 9093)  --metrics-port N (default 9092)
   --enable-models                 translate GwModel resources   --enable-xbackend   --enable-inference-extension
   --log-level LEVEL (default info)   --log-format json|text (default json)
@@ -101,7 +104,8 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
   }
   const val = (f: (typeof VALUE_FLAGS)[number]) => values[f] ?? env(f);
   const bool = (f: (typeof BOOL_FLAGS)[number]) => bools[f] ?? (env(f) === undefined ? undefined : env(f) === 'true');
-  const xdsMode = val('xds-mode') ?? 'tls';
+  // Local runs are loopback-only and have no Secret to keep a CA in: plaintext unless asked otherwise.
+  const xdsMode = val('xds-mode') ?? (val('manifests') === undefined ? 'tls' : 'plaintext');
   if (!['plaintext', 'tls', 'either'].includes(xdsMode)) throw new Error(`--xds-mode must be plaintext, tls or either, got ${JSON.stringify(xdsMode)}`);
   const logFormat = val('log-format') ?? 'json';
   if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
@@ -126,9 +130,13 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     istio,
     once: bool('once') ?? false,
   };
-  const optional = { kubeconfig: val('kubeconfig') ?? process.env.KUBECONFIG, manifests: val('manifests'), statusDir: val('status-dir'), leaderElect: bool('leader-elect'), leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE, proxyImage: val('proxy-image') };
+  const optional = { kubeconfig: val('kubeconfig') ?? process.env.KUBECONFIG, manifests: val('manifests'), statusDir: val('status-dir'), xdsCaDir: val('xds-ca-dir'), leaderElect: bool('leader-elect'), leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE, proxyImage: val('proxy-image') };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
   if (cfg.statusDir && !cfg.manifests) throw new Error('--status-dir is only for local mode; add --manifests DIR');
+  if (cfg.xdsCaDir && !cfg.manifests) throw new Error('--xds-ca-dir is only for local mode (in a cluster the CA lives in a Secret); add --manifests DIR');
+  if (cfg.manifests && cfg.xdsMode !== 'plaintext' && !cfg.xdsCaDir && !cfg.once) {
+    throw new Error(`local mode with --xds-mode ${cfg.xdsMode} needs --xds-ca-dir DIR: the CA is kept there and proxies trust DIR/ca.crt (--xds-ca)`);
+  }
   return cfg;
 }
 

@@ -1,13 +1,15 @@
-// Local mode as a control plane: the folder's snapshots are served over xDS (plaintext, no auth, as
-// the design allows for local runs) with the same snapshot source as cluster mode, plus the ops
-// endpoints. Proxy NACKs become `Programmed=False, reason RejectedByProxy` in the status files.
-import { existsSync, statSync } from 'node:fs';
+// Local mode as a control plane: the folder's snapshots are served over xDS (no proxy authentication,
+// as the design allows for local runs; plaintext unless --xds-mode asks for TLS, with the CA kept in
+// --xds-ca-dir) with the same snapshot source as cluster mode, plus the ops endpoints. Proxy NACKs become `Programmed=False, reason RejectedByProxy` in the status files.
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from '../../cli/controller.js';
 import { translateOptionsOf } from '../../cli/controller.js';
 import { getObject } from '../../translate/store.js';
 import { splitObjectKey } from '../../translate/types.js';
+import { fileCaStore } from '../../xds/ca.js';
 import { createXdsServer, type XdsServer } from '../../xds/server.js';
 import { createControllerMetrics, startOpsServer, type ControllerMetrics, type OpsServer } from '../ops-server.js';
 import { createControllerSource, type ControllerSource } from '../snapshot-source.js';
@@ -91,7 +93,8 @@ export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts:
   let xds: XdsServer;
   try {
     xds = await createXdsServer({
-      source, log, host, port: cfg.xdsPort, mode: 'plaintext', registry: metrics.registry,
+      source, log, host, port: cfg.xdsPort, mode: cfg.xdsMode, registry: metrics.registry,
+      ...(cfg.xdsMode !== 'plaintext' && cfg.xdsCaDir ? { caStore: localCaStore(cfg.xdsCaDir) } : {}),
       onNack: (gateway, pod, errors) => {
         for (const e of errors) {
           const key = objectOfResource(e.name, gateway);
@@ -114,6 +117,7 @@ export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts:
   } catch (err) {
     throw new Error(`cannot serve xDS on ${host}:${cfg.xdsPort}: ${(err as Error).message}`);
   }
+  if (xds.caBundle && cfg.xdsCaDir) writeFileSync(join(cfg.xdsCaDir, 'ca.crt'), xds.caBundle);
   let ops: OpsServer;
   try {
     ops = await startOpsServer({
@@ -126,7 +130,7 @@ export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts:
   }
   xdsOpen = true;
   controller.start();
-  log.info({ manifests: cfg.manifests, statusDir: cfg.statusDir, xds: `${host}:${xds.port}`, health: ops.healthPort, metrics: ops.metricsPort }, 'local mode: watching manifests, serving xds');
+  log.info({ manifests: cfg.manifests, statusDir: cfg.statusDir, xds: `${host}:${xds.port}`, xdsMode: cfg.xdsMode, ...(xds.caBundle && cfg.xdsCaDir ? { xdsCa: join(cfg.xdsCaDir, 'ca.crt') } : {}), health: ops.healthPort, metrics: ops.metricsPort }, 'local mode: watching manifests, serving xds');
   return {
     controller, source, xds, ops, metrics,
     stop: async () => {
@@ -160,4 +164,10 @@ export async function serveLocal(cfg: ControllerConfig, log: Logger, signal?: Ab
   await server.stop();
   log.info('local mode stopped');
   return 0;
+}
+
+/** The CA survives restarts in DIR/ca.json, so proxies holding DIR/ca.crt keep trusting the controller. */
+function localCaStore(dir: string): ReturnType<typeof fileCaStore> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return fileCaStore(join(dir, 'ca.json'));
 }
