@@ -64,9 +64,9 @@ func startEtcdOnce(dir string) (*embed.Etcd, string, error) {
 	case err := <-e.Err():
 		e.Close()
 		return nil, "", fmt.Errorf("etcd: %w", err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(150 * time.Second):
 		e.Close()
-		return nil, "", fmt.Errorf("etcd: not ready after 60s")
+		return nil, "", fmt.Errorf("etcd: not ready after 150s")
 	}
 }
 

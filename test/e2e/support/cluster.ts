@@ -42,8 +42,21 @@ export function assertClusterBinary(): void {
   throw new Error(`e2e: the API server binary ${clusterBinary} is missing; ${goHint}`);
 }
 
+/** An exit before ready is retried once (loudly): on a loaded machine a port can be taken between probe and bind. */
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   assertClusterBinary();
+  try {
+    return await startClusterOnce(opts);
+  } catch (err) {
+    if (!(err instanceof ExitedBeforeReady)) throw err;
+    console.warn(`${err.message}\ne2e: starting the API server once more`);
+    return startClusterOnce(opts);
+  }
+}
+
+class ExitedBeforeReady extends Error {}
+
+async function startClusterOnce(opts: ClusterOptions): Promise<Cluster> {
   mkdirSync(join(opts.logFile, '..'), { recursive: true });
   const args = ['--kubeconfig', opts.kubeconfig, '--port', String(opts.port ?? 0), '--stop-on-stdin-eof'];
   if (opts.dataDir) args.push('--data-dir', opts.dataDir);
@@ -101,7 +114,7 @@ async function waitForReadyLine(
     }, timeoutMs);
   });
   const died = exited.then((code) => {
-    throw new Error(`e2e: API server exited with code ${code} before it was ready; see ${logFile}; its last output:\n${stderrTail().trimEnd()}`);
+    throw new ExitedBeforeReady(`e2e: API server exited with code ${code} before it was ready; see ${logFile}; its last output:\n${stderrTail().trimEnd()}`);
   });
   // Once ready, a later exit (a normal stop) must not surface as an unhandled rejection.
   died.catch(() => undefined);
