@@ -22,7 +22,8 @@ describe('HTTP forwarding to a static backend', () => {
       if (url.includes('/sse')) {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         res.write('data: one\n\n');
-        releaseSse = () => { res.end('data: two\n\n'); sseFinished = true; };
+        res.on('close', () => { if (!res.writableFinished) abandoned.push(url); });
+        if (url.includes('/sse-held')) releaseSse = () => { res.end('data: two\n\n'); sseFinished = true; };
         return;
       }
       if (url.includes('/hop')) {
@@ -52,9 +53,12 @@ describe('HTTP forwarding to a static backend', () => {
       { name: 'timed', prefix: '/timed', backends: [{ name: 'up', weight: 1 }], timeouts: { requestMs: 300, backendRequestMs: 0 } },
       { name: 'small', prefix: '/small', backends: [{ name: 'up', weight: 1 }], maxRequestBytes: 1024 },
       { name: 'dead', prefix: '/dead', backends: [{ name: 'gone', weight: 1 }] },
+      { name: 'nxdomain', prefix: '/nxdomain', backends: [{ name: 'unresolvable', weight: 1 }] },
     ], [
       { name: 'up', static: { host: '127.0.0.1', port: upstream.port } },
       { name: 'gone', static: { host: '127.0.0.1', port: dead } },
+      // RFC 6761: names under .invalid never resolve.
+      { name: 'unresolvable', static: { host: 'gw-test.invalid', port: 80 } },
     ]));
   });
 
@@ -83,7 +87,7 @@ describe('HTTP forwarding to a static backend', () => {
   });
 
   it('delivers SSE events to the client before the backend has finished the response', async () => {
-    const res = await fetch(`${base}/up/sse`);
+    const res = await fetch(`${base}/up/sse-held`);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -102,6 +106,15 @@ describe('HTTP forwarding to a static backend', () => {
       text += decoder.decode(value, { stream: true });
     }
     expect(text).toBe('data: one\n\ndata: two\n\n');
+  });
+
+  it('aborts the upstream stream when the client leaves an SSE response midway', async () => {
+    const leave = new AbortController();
+    const res = await fetch(`${base}/up/sse-left`, { signal: leave.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('data: one');
+    leave.abort();
+    await waitUntil('upstream stream closed', () => abandoned.includes('/up/sse-left'));
   });
 
   it('removes hop-by-hop headers in both directions, including those Connection names', async () => {
@@ -137,6 +150,12 @@ describe('HTTP forwarding to a static backend', () => {
     expect(body.error_description).toContain('gone');
     expect(JSON.stringify(body)).not.toMatch(/private-token|secret/);
     expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total')).toMatch(/backend="gone",reason="connect"} 1/);
+  });
+
+  it('answers 503 naming the backend when its host name does not resolve', async () => {
+    const res = await fetch(`${base}/nxdomain/x`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: 'backend_unavailable', error_description: 'backend unresolvable is unreachable' });
   });
 
   it('answers 504 when the backend does not respond within the route timeout, and stops waiting for it', async () => {
