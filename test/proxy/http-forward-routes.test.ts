@@ -63,6 +63,22 @@ describe('HTTP route backends', () => {
     expect(res.headers.get('x-upstream')).toBe('b');
   });
 
+  it('reuses one keep-alive connection to the backend for sequential requests', async () => {
+    const b = upstreams[1] as Upstream;
+    let opened = 0;
+    const count = (): void => { opened++; };
+    b.server.on('connection', count);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const res = await fetch(`${base}/agent`, { method: 'POST', body: '{}' });
+        await res.arrayBuffer();
+      }
+    } finally {
+      b.server.off('connection', count);
+    }
+    expect(opened).toBeLessThanOrEqual(1);
+  });
+
   it('NACKs static and a2a backends without a host or with a port outside 1..65535, naming the field', () => {
     const snapshot = normalizeSnapshot({ version: '1', resources: [
       { backend: { name: 'nohost', static: { host: '', port: 80 } } },
