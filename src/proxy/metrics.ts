@@ -14,6 +14,8 @@ export function createMetrics() {
     mcpRequests: new Counter({ name: 'gw_mcp_requests_total', help: 'MCP requests by JSON-RPC method.', labelNames: ['method'], registers: [registry] }),
     targetFailures: new Counter({ name: 'gw_mcp_target_failures_total', help: 'Failures talking to MCP targets.', labelNames: ['target', 'phase'], registers: [registry] }),
     sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),
+    upstreamRequests: new Counter({ name: 'gw_upstream_requests_total', help: 'Requests forwarded to HTTP backends, by backend and response status class.', labelNames: ['backend', 'class'], registers: [registry] }),
+    upstreamFailures: new Counter({ name: 'gw_upstream_failures_total', help: 'Forwarded requests that got no complete response, by backend and reason (connect, timeout, reset, other).', labelNames: ['backend', 'reason'], registers: [registry] }),
     reloads: new Counter({ name: 'gw_config_reloads_total', help: 'Configuration applications by result.', labelNames: ['result'], registers: [registry] }),
   };
 }

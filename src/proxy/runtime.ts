@@ -3,13 +3,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Route, Snapshot } from '../ir/types.js';
+import type { McpBackend, Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
 import { ProblemError } from '../problem.js';
 import type { RouteSecurityFactory } from './hooks.js';
 import { sendError } from './http-error.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './cors.js';
 import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.js';
+import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
 import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
@@ -27,12 +28,17 @@ export interface RuntimeOptions {
 
 interface CompiledRoute extends McpRoute {
   route: Route;
+  /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
+  forward?: ForwardRoute;
   matches(path: string): boolean;
 }
 
 interface CompiledListener { hostnames: string[]; routes: CompiledRoute[] }
 
 interface BoundPort { server: Server; address: string; port: number }
+
+// Forwarded routes never reach handleMcp; this only fills the field McpRoute requires.
+const noMcpBackend: McpBackend = { targets: [], prefixMode: 'PREFIX_MODE_UNSPECIFIED', failureMode: 'FAILURE_MODE_UNSPECIFIED', sessionRouting: 'SESSION_ROUTING_UNSPECIFIED' };
 
 const knownMethods = new Set([
   'initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
@@ -47,6 +53,7 @@ export class ProxyRuntime {
   private state = new Map<string, CompiledListener[]>();
   private readonly ports = new Map<string, BoundPort>();
   private readonly endpoint: EndpointContext;
+  private readonly forwarder: HttpForwarder;
   private applied = false;
   private readonly metricChildren = new Map<string, unknown>();
 
@@ -54,6 +61,7 @@ export class ProxyRuntime {
     this.log = opts.log;
     this.metrics = opts.metrics ?? createMetrics();
     this.sessions = new SessionRegistry(this.log, opts.sessionIdleMs ?? 30 * 60_000, (n) => this.metrics.sessions.set(n));
+    this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics });
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
@@ -117,6 +125,7 @@ export class ProxyRuntime {
     })));
     this.ports.clear();
     await this.sessions.closeAll();
+    await this.forwarder.close();
   }
 
   private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
@@ -127,11 +136,13 @@ export class ProxyRuntime {
       // Weighted refs only matter once several backends share a route; sessions pin to the first served one.
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
       const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
-      if (!backend) continue;
+      const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
+      const forward = backend ? undefined : forwardRouteOf(route, backends, maxRequestBytes);
+      if (!backend && !forward) continue;
       const compiled: CompiledRoute = {
-        name: route.name, route, backend,
+        name: route.name, route, backend: backend ?? noMcpBackend, forward,
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
-        maxRequestBytes: route.policy?.maxRequestBytes || defaultMaxRequestBytes,
+        maxRequestBytes,
         matches: pathMatcher(route),
       };
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
@@ -204,7 +215,8 @@ export class ProxyRuntime {
       if (!result) return;
       claims = result.claims;
     }
-    await handleMcp(req, res, route, claims, this.endpoint);
+    if (route.forward) await this.forwarder.handle(req, res, route.forward);
+    else await handleMcp(req, res, route, claims, this.endpoint);
   }
 }
 

@@ -1,7 +1,9 @@
 // Consistency of an IR snapshot before the runtime applies it: every reference resolves, names are
-// unique, and every backend kind is one this proxy serves. Pure; returns problems, applies nothing.
+// unique, and every backend kind is one this proxy serves (MCP; static and a2a as plain HTTP).
+// Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Snapshot } from '../ir/types.js';
+import { httpAddressOf } from './http-forward.js';
 
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];
@@ -33,7 +35,11 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
     }
     if (r.kind === 'backend' && r.backend) {
       const b = r.backend;
-      if (b.kind !== 'mcp' || !b.mcp) {
+      const http = httpAddressOf(b);
+      if (http) {
+        if (http.host === '') problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
+        if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535) problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.port`, message: `must be between 1 and 65535, got ${http.port}` });
+      } else if (b.kind !== 'mcp' || !b.mcp) {
         problems.push({ source, object: `Backend ${b.name}`, path: b.kind ?? '', message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet` });
       } else {
         b.mcp.targets.forEach((t, i) => {

@@ -108,6 +108,13 @@ export interface IrRoute {
   provenance: Record<string, string>;
   /** All effective frontend-free policy fields (traffic.*, backend.*) with provenance. */
   effective: IrPolicyFields;
+  /** HTTPRoute rule timeouts; absent when the rule sets none. */
+  timeouts?: IrRouteTimeouts;
+}
+
+export interface IrRouteTimeouts {
+  requestMs: number;
+  backendRequestMs: number;
 }
 
 export interface IrMcpTarget {

@@ -12,6 +12,7 @@ import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPo
 import { validAttachments } from './policy-targets.js';
 import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
+import { ruleTimeouts } from './route-timeouts.js';
 import { refKind } from './store.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
 
@@ -92,6 +93,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
     const matches = matchesOf(route.kind, rule);
     const ruleLevels = routeLevels(routeAtt, ruleName);
+    const timeouts = route.kind === 'HTTPRoute' ? ruleTimeouts(rule) : undefined;
     for (const g of groups) {
       const leveled = [...g.listenerLevels, ...ruleLevels];
       const eff = routePolicy(gp, leveled);
@@ -107,6 +109,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         policy: typedPolicy(eff.fields),
         provenance,
         effective: fieldsOf(eff),
+        ...(timeouts ? { timeouts } : {}),
       });
     }
   });

@@ -4,6 +4,7 @@ import type { PathMatch as _gw_ir_v1_PathMatch, PathMatch__Output as _gw_ir_v1_P
 import type { BackendRef as _gw_ir_v1_BackendRef, BackendRef__Output as _gw_ir_v1_BackendRef__Output } from '../../../gw/ir/v1/BackendRef.js';
 import type { Policy as _gw_ir_v1_Policy, Policy__Output as _gw_ir_v1_Policy__Output } from '../../../gw/ir/v1/Policy.js';
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
+import type { RouteTimeouts as _gw_ir_v1_RouteTimeouts, RouteTimeouts__Output as _gw_ir_v1_RouteTimeouts__Output } from '../../../gw/ir/v1/RouteTimeouts.js';
 
 export interface Route {
   'name'?: (string);
@@ -33,6 +34,10 @@ export interface Route {
    * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
    */
   'effective'?: (_gw_ir_v1_PolicyFields | null);
+  /**
+   * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
+   */
+  'timeouts'?: (_gw_ir_v1_RouteTimeouts | null);
 }
 
 export interface Route__Output {
@@ -63,4 +68,8 @@ export interface Route__Output {
    * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
    */
   'effective': (_gw_ir_v1_PolicyFields__Output | null);
+  /**
+   * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
+   */
+  'timeouts': (_gw_ir_v1_RouteTimeouts__Output | null);
 }

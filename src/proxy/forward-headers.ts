@@ -1,0 +1,48 @@
+// Header rewriting of the HTTP forwarder (RFC 9110 §7.6.1): hop-by-hop headers stay on their hop, and
+// the backend learns who asked through X-Forwarded-*. Pure: headers in, headers out.
+import type { IncomingHttpHeaders } from 'node:http';
+
+// Always hop-by-hop, whether or not Connection names them. `expect` is answered by this proxy's own
+// server (100-continue), so it must not be repeated to the backend either.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection', 'expect']);
+
+type Headers = IncomingHttpHeaders | Record<string, string | string[] | undefined>;
+
+/** The headers without hop-by-hop ones: the fixed list, every `proxy-*`, and those Connection names. */
+export function withoutHopByHop(headers: Headers): Record<string, string | string[]> {
+  const named = new Set<string>();
+  const connection = headers.connection;
+  for (const v of Array.isArray(connection) ? connection : [connection ?? '']) {
+    for (const token of v.split(',')) if (token.trim()) named.add(token.trim().toLowerCase());
+  }
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(key) || key.startsWith('proxy-') || named.has(key)) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+export interface ClientSide {
+  /** Peer address of the client connection. */
+  remoteAddress: string | undefined;
+  /** `https` when the client connection is TLS. */
+  proto: 'http' | 'https';
+}
+
+/**
+ * Request headers for the backend: hop-by-hop removed, the client's Host kept (Gateway API leaves the
+ * Host alone unless a filter rewrites it), X-Forwarded-For appended, X-Forwarded-Proto/-Host set.
+ */
+export function upstreamRequestHeaders(headers: IncomingHttpHeaders, client: ClientSide): Record<string, string | string[]> {
+  const out = withoutHopByHop(headers);
+  const prior = out['x-forwarded-for'];
+  const chain = (Array.isArray(prior) ? prior.join(', ') : prior ?? '').trim();
+  const peer = client.remoteAddress?.replace(/^::ffff:/, '') ?? '';
+  if (peer) out['x-forwarded-for'] = chain ? `${chain}, ${peer}` : peer;
+  out['x-forwarded-proto'] = client.proto;
+  if (headers.host) out['x-forwarded-host'] = headers.host;
+  return out;
+}
+

@@ -1,0 +1,217 @@
+// Reverse proxy for routes whose backends are plain HTTP (`static`, `a2a`): one keep-alive pool per
+// backend origin, request and response bodies streamed as they come (SSE and chunked responses flow),
+// Gateway API weights per request, route timeouts as one deadline. Behaviour: docs/proxy.md "HTTP backends".
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import { Agent } from 'undici';
+import type { Backend, Route } from '../ir/types.js';
+import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
+import { sendError } from './http-error.js';
+import type { ProxyMetrics } from './metrics.js';
+
+export interface ForwardTarget {
+  /** IR backend name: the label of metrics and the name in error bodies. */
+  backend: string;
+  host: string;
+  port: number;
+  weight: number;
+}
+
+export interface ForwardRoute {
+  name: string;
+  targets: ForwardTarget[];
+  /** The shorter of the route's request and backendRequest timeouts in ms; 0 means no deadline. */
+  deadlineMs: number;
+  maxRequestBytes: number;
+}
+
+export interface ForwarderOptions {
+  log: Logger;
+  metrics: ProxyMetrics;
+  /** Uniform in [0, 1): the weighted pick. Injected so tests can pin it. */
+  random?: () => number;
+  connectTimeoutMs?: number;
+  /** Wait for response headers when the route sets no deadline. */
+  headersTimeoutMs?: number;
+}
+
+/** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
+export function httpAddressOf(b: Backend | undefined): { host: string; port: number } | undefined {
+  if (b?.kind === 'static' && b.static) return b.static;
+  // A2A agents speak JSON-RPC over plain HTTP at host:port: the same forwarding, nothing protocol-specific.
+  if (b?.kind === 'a2a' && b.a2a) return b.a2a;
+  return undefined;
+}
+
+/** The forwarding plan of a route whose backends are HTTP kinds; undefined when none of them is. */
+export function forwardRouteOf(route: Route, backends: Map<string, Backend>, maxRequestBytes: number): ForwardRoute | undefined {
+  const targets: ForwardTarget[] = [];
+  for (const ref of route.backends) {
+    const addr = httpAddressOf(backends.get(ref.backend));
+    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight });
+  }
+  const only = targets[0];
+  if (!only) return undefined;
+  // The IR's rule: a lone ref with weight 0 is treated as 1.
+  if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
+  const limits = [route.timeouts?.requestMs ?? 0, route.timeouts?.backendRequestMs ?? 0].filter((ms) => ms > 0);
+  return { name: route.name, targets, deadlineMs: limits.length > 0 ? Math.min(...limits) : 0, maxRequestBytes };
+}
+
+/** One item chosen with probability weight / total; weight 0 is never chosen; undefined when all are 0. */
+export function pickWeighted<T extends { weight: number }>(items: readonly T[], random: () => number): T | undefined {
+  const total = items.reduce((sum, i) => sum + Math.max(0, i.weight), 0);
+  if (total <= 0) return undefined;
+  let point = random() * total;
+  for (const item of items) {
+    if (item.weight <= 0) continue;
+    point -= item.weight;
+    if (point < 0) return item;
+  }
+  return items.findLast((i) => i.weight > 0);
+}
+
+class BodyTooLarge extends Error {}
+class DeadlineExceeded extends Error {}
+class ClientGone extends Error {}
+
+/** Passes bytes through until `limit`, then fails: the route's max_request_bytes on a streamed body. */
+class ByteLimit extends Transform {
+  private seen = 0;
+  constructor(private readonly limit: number) { super(); }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) done(new BodyTooLarge());
+    else done(null, chunk);
+  }
+}
+
+type Failure = 'connect' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function codeOf(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return String(e?.code ?? e?.cause?.code ?? '');
+}
+
+export class HttpForwarder {
+  private readonly agent: Agent;
+  private readonly random: () => number;
+  private readonly counters = new Map<string, { inc(): void }>();
+
+  constructor(private readonly opts: ForwarderOptions) {
+    this.random = opts.random ?? Math.random;
+    this.agent = new Agent({
+      connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+      headersTimeout: opts.headersTimeoutMs ?? 300_000,
+      // Streams (SSE) may sit idle for long; only the route deadline bounds a response body.
+      bodyTimeout: 0,
+      keepAliveTimeout: 30_000,
+      connections: 1024,
+    });
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, route: ForwardRoute): Promise<void> {
+    const limit = route.maxRequestBytes;
+    if (Number(req.headers['content-length'] ?? '0') > limit) {
+      this.rejectTooLarge(req, res, limit);
+      return;
+    }
+    const target = pickWeighted(route.targets, this.random);
+    if (!target) {
+      sendError(res, 503, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
+      return;
+    }
+    const abort = new AbortController();
+    const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
+    res.once('close', onClose);
+    const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
+    const body = hasBody ? req.pipe(new ByteLimit(limit)) : null;
+    const headers = upstreamRequestHeaders(req.headers, { remoteAddress: req.socket.remoteAddress, proto: 'encrypted' in req.socket ? 'https' : 'http' });
+    if (!hasBody) delete headers['content-length'];
+    try {
+      const up = await this.agent.request({
+        origin: `http://${target.host}:${target.port}`, path: originPath(req.url), method: req.method ?? 'GET',
+        headers, body, signal: abort.signal,
+      });
+      this.count(`req ${target.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(target.backend, `${Math.floor(up.statusCode / 100)}xx`));
+      res.writeHead(up.statusCode, withoutHopByHop(up.headers));
+      // Without this an SSE stream's headers wait for its first event.
+      if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+      await pipeline(up.body, res);
+    } catch (err) {
+      body?.destroy();
+      req.unpipe();
+      this.fail(req, res, route, target, err, abort.signal);
+    } finally {
+      clearTimeout(timer);
+      res.off('close', onClose);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, target: ForwardTarget, err: unknown, signal: AbortSignal): void {
+    const reason = classify(err, signal);
+    if (reason === 'too_large') {
+      this.rejectTooLarge(req, res, route.maxRequestBytes);
+      return;
+    }
+    if (reason === 'client') {
+      this.opts.log.debug({ route: route.name, backend: target.backend }, 'client went away; upstream request aborted');
+      return;
+    }
+    this.count(`fail ${target.backend} ${reason}`, () => this.opts.metrics.upstreamFailures.labels(target.backend, reason));
+    this.opts.log.warn({ route: route.name, backend: target.backend, upstream: `${target.host}:${target.port}`, code: codeOf(err), reason, headersSent: res.headersSent }, 'upstream request failed');
+    if (res.headersSent) {
+      // Mid-response there is no status left to send: ending the connection tells the client the body is cut.
+      res.destroy();
+      return;
+    }
+    req.resume();
+    if (reason === 'connect') sendError(res, 503, 'backend_unavailable', `backend ${target.backend} is unreachable`);
+    else if (reason === 'timeout') sendError(res, 504, 'gateway_timeout', `backend ${target.backend} did not respond in time`);
+    else sendError(res, 502, 'bad_gateway', `backend ${target.backend} closed the connection before responding`);
+  }
+
+  private rejectTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
+    sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    req.resume();
+  }
+
+  /** Labelled counters are looked up once per key: the label hash shows in per-request profiles otherwise. */
+  private count(key: string, make: () => { inc(): void }): void {
+    let c = this.counters.get(key);
+    if (!c) this.counters.set(key, (c = make()));
+    c.inc();
+  }
+}
+
+function classify(err: unknown, signal: AbortSignal): Failure {
+  if (err instanceof BodyTooLarge || (err as { cause?: unknown })?.cause instanceof BodyTooLarge) return 'too_large';
+  if (signal.aborted) return signal.reason instanceof DeadlineExceeded ? 'timeout' : 'client';
+  const code = codeOf(err);
+  if (CONNECT_CODES.has(code)) return 'connect';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (RESET_CODES.has(code) || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  return 'other';
+}
+
+/** The request target as origin-form: an absolute-form URL (`GET http://h/p`) keeps only path and query. */
+function originPath(url: string | undefined): string {
+  if (!url) return '/';
+  if (url.startsWith('/')) return url;
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return '/';
+  }
+}

@@ -1,0 +1,53 @@
+// HTTPRoute rule `timeouts` (Gateway API GEP-1742) → IR RouteTimeouts in milliseconds.
+import type { Problem } from '../problem.js';
+import type { IrRouteTimeouts } from './ir.js';
+import { rec, recs, str, type Rec } from './read.js';
+
+// Gateway API Duration (GEP-2257): 1 to 4 number+unit pairs, units h, m, s, ms.
+const DURATION = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+// The IR field is uint32; anything longer is effectively "no deadline" and is clamped rather than wrapped.
+const MAX_MS = 0xffff_ffff;
+
+/** Milliseconds of a Gateway API Duration (`1m30s`, `500ms`, `0s`); undefined when it is not one. */
+export function parseDurationMs(v: string): number | undefined {
+  if (!DURATION.test(v)) return undefined;
+  let total = 0;
+  for (const m of v.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(m[1]) * (UNIT_MS[m[2] ?? ''] ?? 0);
+  return Math.min(total, MAX_MS);
+}
+
+/** The rule's timeouts for the IR route, or undefined when the rule sets none (or sets them invalidly). */
+export function ruleTimeouts(rule: Rec): IrRouteTimeouts | undefined {
+  const t = rec(rule.timeouts);
+  if (!t || timeoutProblems(t, '', '', '').length > 0) return undefined;
+  const ms = (v: unknown) => { const s = str(v); return s === undefined ? 0 : parseDurationMs(s) ?? 0; };
+  const out = { requestMs: ms(t.request), backendRequestMs: ms(t.backendRequest) };
+  return out.requestMs || out.backendRequestMs ? out : undefined;
+}
+
+/** Problems of every rule's `timeouts` in an HTTPRoute spec, with their field paths. */
+export function routeTimeoutProblems(spec: Rec, source: string, object: string): Problem[] {
+  return recs(spec.rules).flatMap((rule, i) => {
+    const t = rec(rule.timeouts);
+    return t ? timeoutProblems(t, source, object, `spec.rules[${i}].timeouts`) : [];
+  });
+}
+
+function timeoutProblems(t: Rec, source: string, object: string, path: string): Problem[] {
+  const out: Problem[] = [];
+  const parsed: Record<string, number> = {};
+  for (const field of ['request', 'backendRequest'] as const) {
+    const v = t[field];
+    if (v === undefined) continue;
+    const ms = typeof v === 'string' ? parseDurationMs(v) : undefined;
+    if (ms === undefined) out.push({ source, object, path: `${path}.${field}`, message: `must be a duration such as 10s, 1m30s or 500ms, got ${JSON.stringify(v)}` });
+    else parsed[field] = ms;
+  }
+  const { request, backendRequest } = parsed;
+  // Gateway API's own CEL rule: a backend request cannot outlive the request it serves (0 = no deadline).
+  if (request !== undefined && backendRequest !== undefined && request > 0 && backendRequest > request) {
+    out.push({ source, object, path: `${path}.backendRequest`, message: `must not be longer than request (${String(t.request)}), got ${String(t.backendRequest)}` });
+  }
+  return out;
+}
