@@ -43,8 +43,8 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   // Gateway API: invalid rules are dropped (PartiallyInvalid); with no valid rule left the route is not accepted.
   const invalid = route.problems.length > 0 ? route.problems.map((p) => `${p.path}: ${p.message}`)
     : rules.length > 0 && dropped.length === rules.length ? ruleMatchList.flatMap((m) => m.problems) : [];
-  const partial = dropped.length === 0 ? undefined
-    : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? String(i)).join(', ')}: ${dropped.flatMap((i) => ruleMatchList[i]?.problems ?? []).join('; ')}`;
+  const partial = dropped.length === 0 || invalid.length > 0 ? undefined
+    : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => ruleMatchList[i]?.problems ?? []).join('; ')}`;
   const parentPiece = (p: OurParent, accepted: [boolean, string, string], resolved: [boolean, string, string]) =>
     sink.piece(routeKey, {
       kind: 'parent',
