@@ -82,15 +82,21 @@ export function compileRouteMatcher<T extends { route: Route }>(targets: readonl
       const test = compileMatch(match, (path, message) => bad([field, matchIndex, ...path], message));
       if (!test) return;
       const entry: Entry<T> = { target, route, matchIndex, match, test };
-      for (const h of new Set(hosts.map((x) => x.toLowerCase()))) byHost.set(h, [...(byHost.get(h) ?? []), entry]);
+      for (const h of new Set(hosts.map((x) => x.toLowerCase()))) {
+        const list = byHost.get(h);
+        if (list) list.push(entry);
+        else byHost.set(h, [entry]);
+      }
     });
   }
   if (problems.length > 0) throw new ProblemError(problems);
   for (const entries of byHost.values()) entries.sort(precedence);
+  // The common case: no host names anywhere on this listener, so the Host header cannot matter.
+  const anyHostOnly = byHost.size === 1 && byHost.has('');
   return (req) => {
     let parsed: URLSearchParams | undefined;
     const params = () => (parsed ??= new URLSearchParams(req.query));
-    for (const pattern of hostCandidates(req.host)) {
+    for (const pattern of anyHostOnly ? [''] : hostCandidates(req.host)) {
       for (const e of byHost.get(pattern) ?? []) if (e.test(req, params)) return e.target;
     }
     return undefined;
