@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { ResourceInput, RouteMatchInput } from '../../src/ir/types.js';
+import { ProblemError } from '../../src/problem.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { connectClient, textOf } from './harness.js';
@@ -24,11 +25,8 @@ function route(name: string, created: string, match: RouteMatchInput): ResourceI
   ];
 }
 
-beforeAll(async () => {
-  for (const id of ['plain', 'tenant-b', 'any-method', 'post-only']) fixtures.set(id, await startHttpFixture({ id }));
-  runtime = new ProxyRuntime({ log: pino({ level: process.env.TEST_LOG ?? 'silent' }) });
-  // The routes that should lose are the older ones, so only the match itself can make the newer win.
-  await runtime.apply(normalizeSnapshot({
+function snapshot(extra: ResourceInput[]) {
+  return normalizeSnapshot({
     version: '1',
     resources: [
       { bind: { name: 'bind/main', port: 0, address: '127.0.0.1' } },
@@ -37,8 +35,16 @@ beforeAll(async () => {
       ...route('tenant-b', '2026-01-01T00:00:00.000Z', { path: { exact: '/mcp' }, headers: [{ name: 'x-tenant', exact: 'b' }] }),
       ...route('any-method', '2020-01-01T00:00:00.000Z', { path: { exact: '/tools' } }),
       ...route('post-only', '2026-01-01T00:00:00.000Z', { path: { exact: '/tools' }, method: 'POST' }),
+      ...extra,
     ],
-  }));
+  });
+}
+
+beforeAll(async () => {
+  for (const id of ['plain', 'tenant-b', 'any-method', 'post-only']) fixtures.set(id, await startHttpFixture({ id }));
+  runtime = new ProxyRuntime({ log: pino({ level: process.env.TEST_LOG ?? 'silent' }) });
+  // The routes that should lose are the older ones, so only the match itself can make the newer win.
+  await runtime.apply(snapshot([]));
   base = `http://127.0.0.1:${runtime.boundPorts()['bind/main']}`;
 });
 
@@ -80,6 +86,17 @@ describe('route selection in the proxy runtime', () => {
     expect(await res.json()).toEqual({ error: 'bad_request', error_description: 'the mcp-session-id header is required after initialize' });
     const put = await fetch(`${base}/tools`, { method: 'PUT' });
     expect(put.status).toBe(405);
+  });
+
+  it('rejects a snapshot with an invalid regex and keeps routing by the previous one', async () => {
+    const bad = snapshot([{ route: {
+      name: 'route/bad', listeners: ['listener/main'], backends: [{ backend: 'backend/plain', weight: 1 }],
+      routeMatches: [{ path: { prefix: '/' }, queryParams: [{ name: 'q', regex: '(' }] }],
+    } }]);
+    const err = await runtime.apply(bad).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ProblemError);
+    expect((err as ProblemError).message).toMatch(/^snapshot: Route route\/bad: routeMatches\[0\]\.queryParams\[0\]\.regex: is not a valid regular expression: /);
+    expect(await echoThrough('/mcp', { 'x-tenant': 'b' })).toBe('tenant-b:hi');
   });
 
   it('answers a request no route matches with a JSON 404', async () => {
