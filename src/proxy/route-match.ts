@@ -74,17 +74,21 @@ export function compileRouteMatcher<T extends { route: Route }>(targets: readonl
   for (const target of targets) {
     const { route } = target;
     const matches = routeMatchesOf(route);
-    const field = route.routeMatches.length > 0 ? 'routeMatches' : 'matches';
-    const bad = (path: (string | number)[], message: string) => problems.push({ source, object: `Route ${route.name}`, path: fieldPath(path), message });
+    const legacy = route.routeMatches.length === 0;
+    // Deprecated path-only matches are PathMatch themselves: name their field, not the mapped one.
+    const bad = (i: number, path: (string | number)[], message: string) => problems.push({
+      source, object: `Route ${route.name}`, message,
+      path: fieldPath(legacy ? ['matches', i, ...path.slice(1)] : ['routeMatches', i, ...path]),
+    });
     const hosts = route.hostnames.length > 0 ? route.hostnames : listenerHostnames.length > 0 ? listenerHostnames : [''];
     const list = matches.length > 0 ? matches : [{ path: null, headers: [], queryParams: [], method: '' }];
     list.forEach((match, matchIndex) => {
-      const test = compileMatch(match, (path, message) => bad([field, matchIndex, ...path], message));
+      const test = compileMatch(match, (path, message) => bad(matchIndex, path, message));
       if (!test) return;
       const entry: Entry<T> = { target, route, matchIndex, match, test };
       for (const h of new Set(hosts.map((x) => x.toLowerCase()))) {
-        const list = byHost.get(h);
-        if (list) list.push(entry);
+        const bucket = byHost.get(h);
+        if (bucket) bucket.push(entry);
         else byHost.set(h, [entry]);
       }
     });

@@ -74,6 +74,10 @@ describe('route matcher compilation', () => {
     ]);
   });
 
+  it('names the deprecated field when a path-only match has an invalid regex', () => {
+    expect(() => compileRouteMatcher(routesOf([{ name: 'old', legacy: [{ regex: '[' }] }]), [])).toThrow(/^snapshot: Route old: matches\[0\]\.regex: is not a valid regular expression: /);
+  });
+
   it('splits a request target into path and raw query', () => {
     expect(splitTarget('/mcp?a=1&b=%20')).toEqual({ path: '/mcp', query: 'a=1&b=%20' });
     expect(splitTarget('/mcp')).toEqual({ path: '/mcp', query: '' });
