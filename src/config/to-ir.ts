@@ -23,7 +23,7 @@ export function configToIr(config: ConfigFile, source: string): SnapshotInput {
       { bind: { name: bind, port: mcp.port, address: mcp.host ?? '' } },
       { listener: { name: listener, bind, hostnames: [], protocol: 'HTTP' } },
       { route: {
-        name: 'route/mcp', listeners: [listener], matches: [{ exact: mcp.path ?? defaultMcpPath }],
+        name: 'route/mcp', listeners: [listener], routeMatches: [{ path: { exact: mcp.path ?? defaultMcpPath } }],
         backends: [{ backend, weight: 1 }], policy, provenance,
       } },
       { backend: { name: backend, mcp: {

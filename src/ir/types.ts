@@ -29,7 +29,10 @@ export type { RemoteTarget__Output as RemoteTarget, RemoteTarget as RemoteTarget
 export type { Resource__Output as Resource, Resource as ResourceInput } from './gen/gw/ir/v1/Resource.js';
 export type { ResourceMetadata__Output as ResourceMetadata, ResourceMetadata as ResourceMetadataInput } from './gen/gw/ir/v1/ResourceMetadata.js';
 export type { Route__Output as Route, Route as RouteInput } from './gen/gw/ir/v1/Route.js';
+export type { RouteMatch__Output as RouteMatch, RouteMatch as RouteMatchInput } from './gen/gw/ir/v1/RouteMatch.js';
+export type { RouteOrder__Output as RouteOrder, RouteOrder as RouteOrderInput } from './gen/gw/ir/v1/RouteOrder.js';
 export type { SessionRouting__Output as SessionRouting, SessionRouting as SessionRoutingInput } from './gen/gw/ir/v1/SessionRouting.js';
 export type { Snapshot__Output as Snapshot, Snapshot as SnapshotInput } from './gen/gw/ir/v1/Snapshot.js';
 export type { StaticBackend__Output as StaticBackend, StaticBackend as StaticBackendInput } from './gen/gw/ir/v1/StaticBackend.js';
 export type { StdioTarget__Output as StdioTarget, StdioTarget as StdioTargetInput } from './gen/gw/ir/v1/StdioTarget.js';
+export type { ValueMatch__Output as ValueMatch, ValueMatch as ValueMatchInput } from './gen/gw/ir/v1/ValueMatch.js';

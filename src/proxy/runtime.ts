@@ -14,6 +14,7 @@ import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward
 import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
+import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './route-match.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -30,10 +31,9 @@ interface CompiledRoute extends McpRoute {
   route: Route;
   /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
   forward?: ForwardRoute;
-  matches(path: string): boolean;
 }
 
-interface CompiledListener { hostnames: string[]; routes: CompiledRoute[] }
+interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
 
 interface BoundPort { server: Server; address: string; port: number }
 
@@ -143,13 +143,13 @@ export class ProxyRuntime {
         name: route.name, route, backend: backend ?? noMcpBackend, forward,
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
-        matches: pathMatcher(route),
       };
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();
     for (const l of listeners.values()) {
-      out.set(l.bind, [...(out.get(l.bind) ?? []), { hostnames: l.hostnames, routes: routesByListener.get(l.name) ?? [] }]);
+      const routes = routesByListener.get(l.name) ?? [];
+      out.set(l.bind, [...(out.get(l.bind) ?? []), { hostnames: l.hostnames, routes, match: compileRouteMatcher(routes, l.hostnames) }]);
     }
     return out;
   }
@@ -190,9 +190,9 @@ export class ProxyRuntime {
   private async route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-    const listener = listeners.find((l) => l.hostnames.length === 0 || l.hostnames.some((h) => hostMatches(h, host)));
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const route = listener?.routes.find((r) => r.matches(path));
+    const listener = selectListener(listeners, host);
+    const { path, query } = splitTarget(req.url);
+    const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
     const cors = route?.route.policy?.cors;
     const origin = req.headers.origin;
     if (isPreflight(req.method, req.headers) && cors && typeof origin === 'string') {
@@ -218,23 +218,4 @@ export class ProxyRuntime {
     if (route.forward) await this.forwarder.handle(req, res, route.forward);
     else await handleMcp(req, res, route, claims, this.endpoint);
   }
-}
-
-function hostMatches(pattern: string, host: string): boolean {
-  const p = pattern.toLowerCase();
-  return p.startsWith('*.') ? host.endsWith(p.slice(1)) : p === host;
-}
-
-function pathMatcher(route: Route): (path: string) => boolean {
-  if (route.matches.length === 0) return () => true;
-  const tests = route.matches.map((m) => {
-    if (m.kind === 'exact') return (p: string) => p === m.exact;
-    if (m.kind === 'prefix') {
-      const prefix = (m.prefix ?? '/').replace(/\/$/, '');
-      return (p: string) => p === prefix || p.startsWith(`${prefix}/`) || prefix === '';
-    }
-    const re = new RegExp(`^(?:${m.regex ?? ''})$`);
-    return (p: string) => re.test(p);
-  });
-  return (path) => tests.some((t) => t(path));
 }

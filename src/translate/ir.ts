@@ -55,6 +55,28 @@ export interface IrPathMatch {
   regex?: string;
 }
 
+/** One HTTPRoute match (AND of its parts); see RouteMatch in ir.proto. */
+export interface IrRouteMatch {
+  path: IrPathMatch;
+  headers: IrValueMatch[];
+  queryParams: IrValueMatch[];
+  method: string;
+}
+
+export interface IrValueMatch {
+  name: string;
+  kind: 'exact' | 'regex';
+  exact?: string;
+  regex?: string;
+}
+
+/** Precedence tie-breakers: older first, then `namespace/name`, then rule index. */
+export interface IrRouteOrder {
+  created: string;
+  key: string;
+  rule: number;
+}
+
 export interface IrBackendRef {
   backend: string;
   weight: number;
@@ -101,7 +123,8 @@ export interface IrRoute {
   name: string;
   listeners: string[];
   hostnames: string[];
-  matches: IrPathMatch[];
+  routeMatches: IrRouteMatch[];
+  order: IrRouteOrder;
   backends: IrBackendRef[];
   policy: IrPolicy;
   /** Field path → source object, as in ir.proto; `effective.provenance` has the full record. */

@@ -65,7 +65,7 @@ function translateModel(
       const section = str(ref.sectionName);
       const picked = section === undefined ? (ruleCount(ctx, key) === 1 ? mine : []) : mine.filter((r) => r.name.slice(base.length).split('@')[0] === section);
       if (picked.length === 0) why = section === undefined ? 'the HTTPRoute has several rules; set sectionName to pick one' : `the HTTPRoute has no rule named ${section}`;
-      else if (picked.some((r) => r.matches.some((x) => x.prefix === undefined))) why = 'the route rule must use PathPrefix matches only';
+      else if (picked.some((r) => r.routeMatches.some((x) => x.path.kind !== 'prefix'))) why = 'the route rule must use PathPrefix matches only';
       names = picked.map((r) => r.name);
     } else return;
     const ok = m.problems.length === 0 && why === '' && names.length > 0;

@@ -4,12 +4,13 @@ import { translateGwBackend, translateService, gwBackendName, serviceBackendName
 import { condition, type StatusPiece } from './conditions.js';
 import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
-import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPathMatch, IrPolicyFields, IrRoute } from './ir.js';
+import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
 import { validAttachments } from './policy-targets.js';
+import { routeOrder, ruleMatches } from './route-matches.js';
 import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
 import { ruleTimeouts } from './route-timeouts.js';
@@ -37,22 +38,32 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   const now = ctx.options.now;
   const parents = ourParents(gw, route, listeners);
   const routeKey = objectKey(route.kind, route.key);
+  const rules = recs(spec.rules);
+  const ruleMatchList = rules.map((r, i) => ruleMatches(route.kind, r, i));
+  const dropped = ruleMatchList.flatMap((m, i) => (m.problems.length > 0 ? [i] : []));
+  // Gateway API: invalid rules are dropped (PartiallyInvalid); with no valid rule left the route is not accepted.
+  const invalid = route.problems.length > 0 ? route.problems.map((p) => `${p.path}: ${p.message}`)
+    : rules.length > 0 && dropped.length === rules.length ? ruleMatchList.flatMap((m) => m.problems) : [];
+  const partial = dropped.length === 0 || invalid.length > 0 ? undefined
+    : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => ruleMatchList[i]?.problems ?? []).join('; ')}`;
   const parentPiece = (p: OurParent, accepted: [boolean, string, string], resolved: [boolean, string, string]) =>
     sink.piece(routeKey, {
       kind: 'parent',
       parent: {
         parentRef: parentRefOut(p.ref, ns),
         controllerName: ctx.options.controllerName,
-        conditions: [condition('Accepted', ...accepted, gen, now), condition('ResolvedRefs', ...resolved, gen, now)],
+        conditions: [
+          condition('Accepted', ...accepted, gen, now), condition('ResolvedRefs', ...resolved, gen, now),
+          ...(partial ? [condition('PartiallyInvalid', true, 'UnsupportedValue', partial, gen, now)] : []),
+        ],
       },
     });
-  if (route.problems.length > 0) {
-    const msg = `the ${route.kind} is invalid: ${route.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+  if (invalid.length > 0) {
+    const msg = `the ${route.kind} is invalid: ${invalid.join('; ')}`;
     for (const p of parents) parentPiece(p, [false, 'UnsupportedValue', msg], [false, 'UnsupportedValue', msg]);
     return;
   }
   const routeHosts = arr(spec.hostnames).filter((h): h is string => typeof h === 'string');
-  const rules = recs(spec.rules);
   const resolved = rules.map((r) => resolveBackendRefs(ctx, route, r));
   const refProblem = resolved.flatMap((r) => r.problems)[0];
   const resolvedCond: [boolean, string, string] = refProblem ? [false, refProblem.reason, refProblem.message] : [true, 'ResolvedRefs', 'all references resolved'];
@@ -91,7 +102,8 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   rules.forEach((rule, i) => {
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
-    const matches = matchesOf(route.kind, rule);
+    const { matches, problems } = ruleMatchList[i] ?? { matches: [], problems: [] };
+    if (problems.length > 0) return;
     const ruleLevels = routeLevels(routeAtt, ruleName);
     const timeouts = route.kind === 'HTTPRoute' ? ruleTimeouts(rule) : undefined;
     for (const g of groups) {
@@ -104,7 +116,8 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
         hostnames: g.hosts,
-        matches,
+        routeMatches: matches,
+        order: routeOrder(route, i),
         backends: (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink)),
         policy: typedPolicy(eff.fields),
         provenance,
@@ -174,24 +187,6 @@ function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): Listene
     else groups.set(sig, [l]);
   }
   return [...groups.values()];
-}
-
-function matchesOf(kind: string, rule: Rec): IrPathMatch[] {
-  const ms = recs(rule.matches);
-  if (ms.length === 0) return [{ kind: 'prefix', prefix: '/' }];
-  return ms.map((m): IrPathMatch => {
-    if (kind === 'GRPCRoute') {
-      const meth = rec(m.method) ?? {};
-      const svc = str(meth.service), method = str(meth.method);
-      if (!svc) return { kind: 'prefix', prefix: '/' };
-      return method ? { kind: 'exact', exact: `/${svc}/${method}` } : { kind: 'prefix', prefix: `/${svc}/` };
-    }
-    const p = rec(m.path) ?? {};
-    const value = str(p.value) ?? '/';
-    if (p.type === 'Exact') return { kind: 'exact', exact: value };
-    if (p.type === 'RegularExpression') return { kind: 'regex', regex: value };
-    return { kind: 'prefix', prefix: value };
-  });
 }
 
 interface ResolvedRef {

@@ -5,6 +5,7 @@ import { resourcesOf } from '../../ir/load.js';
 import type { McpAuthentication, Route, Snapshot } from '../../ir/types.js';
 import { ProblemError } from '../../problem.js';
 import type { RouteSecurity, RouteSecurityFactory } from '../hooks.js';
+import { routeMatchesOf } from '../route-match.js';
 import { compileAuthorization, type AuthorizationRule } from './authorization.js';
 import { createMcpAuth, type McpAuthDeps } from './index.js';
 import type { McpAuthSettings, McpProviderName } from './settings.js';
@@ -14,9 +15,9 @@ const actions = { AUTHORIZATION_ACTION_UNSPECIFIED: 'allow', ALLOW: 'allow', DEN
 
 /** The path the MCP endpoint is mounted at: the route's first exact or prefix match, else `/mcp`. */
 export function mcpPathOf(route: Route): string {
-  for (const m of route.matches) {
-    if (m.kind === 'exact' && m.exact) return m.exact;
-    if (m.kind === 'prefix' && m.prefix) return m.prefix.replace(/\/$/, '') || '/';
+  for (const { path: m } of routeMatchesOf(route)) {
+    if (m?.kind === 'exact' && m.exact) return m.exact;
+    if (m?.kind === 'prefix' && m.prefix) return m.prefix.replace(/\/$/, '') || '/';
   }
   return '/mcp';
 }

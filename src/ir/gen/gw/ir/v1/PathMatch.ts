@@ -1,6 +1,9 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
 
+/**
+ * Regexes match the whole path (they are anchored at both ends).
+ */
 export interface PathMatch {
   'exact'?: (string);
   'prefix'?: (string);
@@ -8,6 +11,9 @@ export interface PathMatch {
   'kind'?: "exact"|"prefix"|"regex";
 }
 
+/**
+ * Regexes match the whole path (they are anchored at both ends).
+ */
 export interface PathMatch__Output {
   'exact'?: (string);
   'prefix'?: (string);

@@ -4,6 +4,8 @@ import type { PathMatch as _gw_ir_v1_PathMatch, PathMatch__Output as _gw_ir_v1_P
 import type { BackendRef as _gw_ir_v1_BackendRef, BackendRef__Output as _gw_ir_v1_BackendRef__Output } from '../../../gw/ir/v1/BackendRef.js';
 import type { Policy as _gw_ir_v1_Policy, Policy__Output as _gw_ir_v1_Policy__Output } from '../../../gw/ir/v1/Policy.js';
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
+import type { RouteMatch as _gw_ir_v1_RouteMatch, RouteMatch__Output as _gw_ir_v1_RouteMatch__Output } from '../../../gw/ir/v1/RouteMatch.js';
+import type { RouteOrder as _gw_ir_v1_RouteOrder, RouteOrder__Output as _gw_ir_v1_RouteOrder__Output } from '../../../gw/ir/v1/RouteOrder.js';
 import type { RouteTimeouts as _gw_ir_v1_RouteTimeouts, RouteTimeouts__Output as _gw_ir_v1_RouteTimeouts__Output } from '../../../gw/ir/v1/RouteTimeouts.js';
 
 export interface Route {
@@ -13,7 +15,10 @@ export interface Route {
    */
   'listeners'?: (string)[];
   /**
-   * Any match selects the route; an empty list matches every path.
+   * Deprecated: the path-only matches of IR before `route_matches`. Producers no longer write it;
+   * the proxy still reads it when `route_matches` is empty, so a newer proxy serves an older
+   * controller's snapshots during a rollout.
+   * @deprecated
    */
   'matches'?: (_gw_ir_v1_PathMatch)[];
   'backends'?: (_gw_ir_v1_BackendRef)[];
@@ -35,6 +40,14 @@ export interface Route {
    */
   'effective'?: (_gw_ir_v1_PolicyFields | null);
   /**
+   * Any match selects the route (OR); an empty list matches every request.
+   */
+  'routeMatches'?: (_gw_ir_v1_RouteMatch)[];
+  /**
+   * Tie-breakers of Gateway API matching precedence, after the specificity of the matches themselves.
+   */
+  'order'?: (_gw_ir_v1_RouteOrder | null);
+  /**
    * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
    */
   'timeouts'?: (_gw_ir_v1_RouteTimeouts | null);
@@ -47,7 +60,10 @@ export interface Route__Output {
    */
   'listeners': (string)[];
   /**
-   * Any match selects the route; an empty list matches every path.
+   * Deprecated: the path-only matches of IR before `route_matches`. Producers no longer write it;
+   * the proxy still reads it when `route_matches` is empty, so a newer proxy serves an older
+   * controller's snapshots during a rollout.
+   * @deprecated
    */
   'matches': (_gw_ir_v1_PathMatch__Output)[];
   'backends': (_gw_ir_v1_BackendRef__Output)[];
@@ -68,6 +84,14 @@ export interface Route__Output {
    * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
    */
   'effective': (_gw_ir_v1_PolicyFields__Output | null);
+  /**
+   * Any match selects the route (OR); an empty list matches every request.
+   */
+  'routeMatches': (_gw_ir_v1_RouteMatch__Output)[];
+  /**
+   * Tie-breakers of Gateway API matching precedence, after the specificity of the matches themselves.
+   */
+  'order': (_gw_ir_v1_RouteOrder__Output | null);
   /**
    * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
    */
