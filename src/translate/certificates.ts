@@ -36,8 +36,9 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
   if (refs.length === 0) return fail('ResolvedRefs', 'InvalidCertificateRef', 'an HTTPS listener needs at least one tls.certificateRefs entry');
   const ns = owner.obj.metadata.namespace ?? '';
   // ReferenceGrants name the owner as it is served (ListenerSet is in two API groups across releases).
-  const apiGroup = (owner.obj.apiVersion ?? '').includes('/') ? (owner.obj.apiVersion ?? '').split('/')[0] as string : undefined;
-  const from = { group: apiGroup ?? (owner.kind === 'Gateway' ? GROUP.gateway : GROUP.listenerSet), kind: owner.obj.kind || owner.kind, namespace: ns };
+  const apiVersion = owner.obj.apiVersion ?? '';
+  const ownerGroup = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : owner.kind === 'Gateway' ? GROUP.gateway : GROUP.listenerSet;
+  const from = { group: ownerGroup, kind: owner.obj.kind || owner.kind, namespace: ns };
   const certificates: IrTlsCertificate[] = [];
   for (const [i, r] of refs.entries()) {
     const group = str(r.group) ?? '', kind = str(r.kind) ?? 'Secret';
