@@ -8,14 +8,20 @@ import type { Server as HttpsServer, ServerOptions } from 'node:https';
 import type { Listener } from '../ir/types.js';
 import type { Problem } from '../problem.js';
 
+/** One listener's secure context, with the listener's name for diagnostics. */
+export interface TlsEntry {
+  listener: string;
+  context: SecureContext;
+  options: SecureContextOptions;
+}
+
 /** The certificates of one HTTPS bind. */
 export interface BindTls {
-  exact: Map<string, SecureContext>;
+  exact: Map<string, TlsEntry>;
   /** `.example.com` suffixes of `*.example.com` listeners, longest first. */
-  wildcard: Array<[string, SecureContext]>;
+  wildcard: Array<[string, TlsEntry]>;
   /** For SNI names no host name matches, and (as server options) for clients without SNI. */
-  fallback: SecureContext;
-  fallbackOptions: SecureContextOptions;
+  fallback: TlsEntry;
 }
 
 /** Secure-context options of one listener: every certificate pair (RSA, ECDSA, ...) in one context. */
@@ -56,31 +62,31 @@ export function bindTlsOf(listeners: Iterable<Listener>): Map<string, BindTls> {
 
 /** Builds a bind's table from its listeners in snapshot order; the caller has checked them. */
 export function buildBindTls(listeners: Listener[]): BindTls {
-  const exact = new Map<string, SecureContext>();
-  const wildcard: Array<[string, SecureContext]> = [];
-  let catchAll: [SecureContext, SecureContextOptions] | undefined;
-  let first: [SecureContext, SecureContextOptions] | undefined;
+  const exact = new Map<string, TlsEntry>();
+  const wildcard: Array<[string, TlsEntry]> = [];
+  let catchAll: TlsEntry | undefined;
+  let first: TlsEntry | undefined;
   for (const l of listeners) {
     const options = listenerContextOptions(l);
-    const ctx = createSecureContext(options);
-    first ??= [ctx, options];
-    if (l.hostnames.length === 0) catchAll ??= [ctx, options];
+    const entry: TlsEntry = { listener: l.name, context: createSecureContext(options), options };
+    first ??= entry;
+    if (l.hostnames.length === 0) catchAll ??= entry;
     for (const h of l.hostnames.map((x) => x.toLowerCase())) {
-      if (h.startsWith('*.')) wildcard.push([h.slice(1), ctx]);
-      else if (!exact.has(h)) exact.set(h, ctx);
+      if (h.startsWith('*.')) wildcard.push([h.slice(1), entry]);
+      else if (!exact.has(h)) exact.set(h, entry);
     }
   }
-  const [fallback, fallbackOptions] = catchAll ?? first ?? [createSecureContext({}), {}];
   wildcard.sort(([a], [b]) => b.length - a.length);
-  return { exact, wildcard, fallback, fallbackOptions };
+  return { exact, wildcard, fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {} } };
 }
 
-export function selectContext(table: BindTls, servername: string): SecureContext {
+/** Exact name, else the longest wildcard, else the fallback (a listener without host names, else the first). */
+export function selectTls(table: BindTls, servername: string): TlsEntry {
   const name = servername.toLowerCase().replace(/\.$/, '');
   const exact = table.exact.get(name);
   if (exact) return exact;
   // Gateway API wildcards are suffix matches: `*.example.com` covers `a.b.example.com`, not `example.com`.
-  for (const [suffix, ctx] of table.wildcard) if (name.endsWith(suffix) && name.length > suffix.length) return ctx;
+  for (const [suffix, entry] of table.wildcard) if (name.endsWith(suffix) && name.length > suffix.length) return entry;
   return table.fallback;
 }
 
@@ -92,7 +98,7 @@ export class TlsBind {
 
   /** Options for `https.createServer`: the default context and the SNI selector reading the live table. */
   serverOptions(): ServerOptions {
-    return { ...this.table.fallbackOptions, SNICallback: (name, cb) => cb(null, selectContext(this.table, name)) };
+    return { ...this.table.fallback.options, SNICallback: (name, cb) => cb(null, selectTls(this.table, name).context) };
   }
 
   attach(server: Pick<HttpsServer, 'setSecureContext'>): void {
@@ -102,7 +108,7 @@ export class TlsBind {
   update(table: BindTls): void {
     this.table = table;
     // The server's own context is what clients without SNI get; SNICallback never runs for them.
-    this.server?.setSecureContext(table.fallbackOptions);
+    this.server?.setSecureContext(table.fallback.options);
   }
 }
 
