@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
@@ -175,7 +176,11 @@ export class ProxyRuntime {
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
       let server: Server;
       if (live) {
-        const https = createHttpsServer({ keepAliveTimeout: 65_000, ...live.serverOptions() }, handler);
+        const https = createHttpsServer({ keepAliveTimeout: 65_000, ...live.serverOptions() }, (req, res) => {
+          const sni = (req.socket as TLSSocket).servername;
+          if (live.misdirected(sni, req.headers.host)) sendError(res, 421, 'misdirected_request', `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`);
+          else handler(req, res);
+        });
         live.attach(https);
         server = https;
       } else server = createServer({ keepAliveTimeout: 65_000 }, handler);

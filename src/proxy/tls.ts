@@ -101,6 +101,17 @@ export class TlsBind {
     return { ...this.table.fallback.options, SNICallback: (name, cb) => cb(null, selectTls(this.table, name).context) };
   }
 
+  /**
+   * True when the request's Host belongs to another listener than the one the client's SNI chose:
+   * that listener's certificate (and policy) was not the one negotiated, so the client must retry on a
+   * connection of its own (421). Clients without SNI are not checked.
+   */
+  misdirected(servername: string | false | null | undefined, host: string | undefined): boolean {
+    if (!servername || !host) return false;
+    const name = host.startsWith('[') ? host : host.replace(/:\d+$/, '');
+    return selectTls(this.table, servername).listener !== selectTls(this.table, name).listener;
+  }
+
   attach(server: Pick<HttpsServer, 'setSecureContext'>): void {
     this.server = server;
   }

@@ -70,12 +70,13 @@ function fingerprint(file: string): string {
   return new X509Certificate(pem(file)).fingerprint256;
 }
 
-function httpsGet(host: string, reqPath: string): Promise<{ status: number; cn: string }> {
+function httpsGet(host: string, reqPath: string, servername = host): Promise<{ status: number; cn: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, servername: host, path: reqPath, ca, headers: { host }, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, servername, path: reqPath, ca, headers: { host }, agent: false }, (res) => {
       const cn = String((res.socket as TLSSocket).getPeerCertificate().subject.CN);
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cn }));
+      let body = '';
+      res.on('data', (c: Buffer) => { body += String(c); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, cn, body }));
     });
     req.on('error', reject);
     req.end();
@@ -104,7 +105,16 @@ describe('HTTPS listeners', () => {
 
   it('serves HTTP requests over TLS with the CA-verified certificate', async () => {
     const r = await httpsGet('b.example.test', '/nothing-here');
-    expect(r).toEqual({ status: 404, cn: 'b.example.test' });
+    expect(r).toMatchObject({ status: 404, cn: 'b.example.test' });
+  });
+
+  it('answers 421 when the Host header belongs to another listener than the SNI name chose', async () => {
+    const r = await httpsGet('b.example.test', '/nothing-here', 'a.example.test');
+    expect(r.status).toBe(421);
+    expect(JSON.parse(r.body)).toEqual({ error: 'misdirected_request', error_description: expect.stringContaining('b.example.test') });
+    // Two names under one wildcard listener share its certificate, so either Host is fine.
+    expect((await httpsGet('d.example.test', '/nothing-here', 'c.example.test')).status).toBe(404);
+    expect((await httpsGet('b.example.test:443', '/nothing-here', 'b.example.test')).status).toBe(404);
   });
 
   it('lists tools with the MCP SDK client over HTTPS', async () => {
