@@ -17,6 +17,7 @@ export type { DynamicForwardProxyBackend__Output as DynamicForwardProxyBackend, 
 export type { FailureMode__Output as FailureMode, FailureMode as FailureModeInput } from './gen/gw/ir/v1/FailureMode.js';
 export type { Listener__Output as Listener, Listener as ListenerInput } from './gen/gw/ir/v1/Listener.js';
 export type { ListenerProtocol__Output as ListenerProtocol, ListenerProtocol as ListenerProtocolInput } from './gen/gw/ir/v1/ListenerProtocol.js';
+export type { ListenerTls__Output as ListenerTls, ListenerTls as ListenerTlsInput } from './gen/gw/ir/v1/ListenerTls.js';
 export type { McpAuthentication__Output as McpAuthentication, McpAuthentication as McpAuthenticationInput } from './gen/gw/ir/v1/McpAuthentication.js';
 export type { McpBackend__Output as McpBackend, McpBackend as McpBackendInput } from './gen/gw/ir/v1/McpBackend.js';
 export type { McpIdp__Output as McpIdp, McpIdp as McpIdpInput } from './gen/gw/ir/v1/McpIdp.js';
@@ -36,3 +37,4 @@ export type { Snapshot__Output as Snapshot, Snapshot as SnapshotInput } from './
 export type { StaticBackend__Output as StaticBackend, StaticBackend as StaticBackendInput } from './gen/gw/ir/v1/StaticBackend.js';
 export type { StdioTarget__Output as StdioTarget, StdioTarget as StdioTargetInput } from './gen/gw/ir/v1/StdioTarget.js';
 export type { ValueMatch__Output as ValueMatch, ValueMatch as ValueMatchInput } from './gen/gw/ir/v1/ValueMatch.js';
+export type { TlsCertificate__Output as TlsCertificate, TlsCertificate as TlsCertificateInput } from './gen/gw/ir/v1/TlsCertificate.js';

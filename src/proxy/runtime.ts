@@ -1,7 +1,9 @@
 // The proxy runtime: binds listeners for an IR snapshot, dispatches each request to its route, and
 // swaps in a new snapshot atomically (new ports open first; on any failure nothing changes).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { McpBackend, Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
@@ -15,6 +17,7 @@ import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './route-match.js';
+import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -35,7 +38,8 @@ interface CompiledRoute extends McpRoute {
 
 interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
 
-interface BoundPort { server: Server; address: string; port: number }
+/** `tls` is set exactly on HTTPS servers; its table is swapped in place on apply. */
+interface BoundPort { server: Server; address: string; port: number; tls?: TlsBind }
 
 // Forwarded routes never reach handleMcp; this only fills the field McpRoute requires.
 const noMcpBackend: McpBackend = { targets: [], prefixMode: 'PREFIX_MODE_UNSPECIFIED', failureMode: 'FAILURE_MODE_UNSPECIFIED', sessionRouting: 'SESSION_ROUTING_UNSPECIFIED' };
@@ -94,21 +98,44 @@ export class ProxyRuntime {
     const problems = checkSnapshot(snapshot, source);
     if (problems.length > 0) throw new ProblemError(problems);
     const binds = resourcesOf(snapshot, 'bind');
+    const tls = bindTlsOf(resourcesOf(snapshot, 'listener').values());
     const next = this.compile(snapshot);
     const opened: string[] = [];
+    // A bind switching between HTTP and HTTPS keeps its port: the old server closes just before the new one listens.
+    const replaced = new Map<string, BoundPort>();
     try {
       for (const [name, bind] of binds) {
         const current = this.ports.get(name);
-        if (current && (current.port === bind.port || bind.port === 0) && current.address === bind.address) continue;
+        if (current && (current.port === bind.port || bind.port === 0) && current.address === bind.address) {
+          if ((current.tls !== undefined) === tls.has(name)) continue;
+          replaced.set(name, current);
+          continue;
+        }
         if (current) throw new ProblemError([{ source, object: `Bind ${name}`, path: 'port', message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name` }]);
-        this.ports.set(name, await this.listen(bind.address, bind.port));
+        this.ports.set(name, await this.listen(bind.address, bind.port, tls.get(name)));
+        opened.push(name);
+      }
+      for (const [name, old] of replaced) {
+        this.ports.delete(name);
+        old.server.close();
+        old.server.closeIdleConnections();
+        this.ports.set(name, await this.listen(old.address, old.port, tls.get(name)));
         opened.push(name);
       }
     } catch (err) {
       for (const name of opened) { this.ports.get(name)?.server.close(); this.ports.delete(name); }
+      for (const [name, old] of replaced) {
+        // Best effort: the port was ours a moment ago, so listening again with the old settings succeeds unless it was taken.
+        const restored = await this.listen(old.address, old.port, old.tls).catch(() => undefined);
+        if (restored) this.ports.set(name, restored);
+      }
       throw err;
     }
     this.state = next;
+    for (const [name, bound] of this.ports) {
+      const table = tls.get(name);
+      if (bound.tls && table) bound.tls.update(table);
+    }
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
       this.ports.delete(name);
@@ -154,14 +181,27 @@ export class ProxyRuntime {
     return out;
   }
 
-  private listen(address: string, port: number): Promise<BoundPort> {
+  private listen(address: string, port: number, tls?: BindTls | TlsBind): Promise<BoundPort> {
     return new Promise((resolve, reject) => {
-      const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.dispatch(server, req, res));
+      const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
+      const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
+      let server: Server;
+      if (live) {
+        const https = createHttpsServer({ keepAliveTimeout: 65_000, ...live.serverOptions() }, (req, res) => {
+          const sni = (req.socket as TLSSocket).servername;
+          if (live.misdirected(sni, req.headers.host)) sendError(res, 421, 'misdirected_request', `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`);
+          else handler(req, res);
+        });
+        live.attach(https);
+        server = https;
+      } else server = createServer({ keepAliveTimeout: 65_000 }, handler);
       server.once('error', (err) => reject(new ProblemError([{ source: 'runtime', path: 'port', message: `cannot listen on ${address || '*'}:${port}: ${(err as NodeJS.ErrnoException).code ?? err.message}` }])));
+      // Failed handshakes are the client's business (wrong CA, no shared cipher); the reason is enough.
+      if (live) server.on('tlsClientError', (err: NodeJS.ErrnoException) => this.log.debug({ port, code: err.code }, 'TLS handshake failed'));
       server.listen(port, address || undefined, () => {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'listener error'));
-        resolve({ server, address, port: (server.address() as AddressInfo).port });
+        resolve({ server, address, port: (server.address() as AddressInfo).port, ...(live ? { tls: live } : {}) });
       });
     });
   }

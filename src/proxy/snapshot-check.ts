@@ -2,8 +2,9 @@
 // unique, and every backend kind is one this proxy serves (MCP; static and a2a as plain HTTP).
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
-import type { Snapshot } from '../ir/types.js';
+import type { Listener, Snapshot } from '../ir/types.js';
 import { httpAddressOf } from './http-forward.js';
+import { listenerTlsProblems } from './tls.js';
 
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];
@@ -47,6 +48,30 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
         });
       }
     }
+  }
+  problems.push(...httpsProblems(snapshot, source));
+  return problems;
+}
+
+/**
+ * A port serves either plain HTTP or TLS (the first listener of a bind, in snapshot order, decides);
+ * HTTPS listeners carry usable certificates, HTTP ones none.
+ */
+function httpsProblems(snapshot: Snapshot, source: string): Problem[] {
+  const problems: Problem[] = [];
+  const firstOnBind = new Map<string, Listener>();
+  for (const r of snapshot.resources) {
+    if (r.kind !== 'listener' || !r.listener) continue;
+    const l = r.listener;
+    const object = `Listener ${l.name}`;
+    const first = firstOnBind.get(l.bind);
+    if (!first) firstOnBind.set(l.bind, l);
+    else if ((first.protocol === 'HTTPS') !== (l.protocol === 'HTTPS')) {
+      problems.push({ source, object, path: 'protocol', message: `is ${l.protocol} but bind ${l.bind} already serves ${first.protocol} listener ${first.name}; one port serves either plain HTTP or HTTPS` });
+      continue;
+    }
+    if (l.protocol === 'HTTPS') problems.push(...listenerTlsProblems(l, source));
+    else if (l.tls) problems.push({ source, object, path: 'tls', message: `must not be set when protocol is ${l.protocol}` });
   }
   return problems;
 }

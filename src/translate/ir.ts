@@ -46,6 +46,20 @@ export interface IrListener {
   protocol: 'HTTP' | 'HTTPS' | 'LISTENER_PROTOCOL_UNSPECIFIED';
   /** Effective frontend policy (Gateway < Listener/port). */
   frontend?: IrPolicyFields;
+  /** HTTPS only: the certificates to terminate TLS with. */
+  tls?: IrListenerTls;
+}
+
+export interface IrListenerTls {
+  certificates: IrTlsCertificate[];
+}
+
+/** `privateKeyPem` is secret: never log or render it (goldens show a fingerprint). */
+export interface IrTlsCertificate {
+  certChainPem: string;
+  privateKeyPem: string;
+  /** `Secret ns/name`. */
+  source: string;
 }
 
 export interface IrPathMatch {

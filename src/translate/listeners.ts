@@ -1,8 +1,9 @@
 // A Gateway's listeners (its own, then those of accepted ListenerSets) with their conditions.
-import { lookup, read, readAny, type Ctx } from './context.js';
+import { lookup, read, type Ctx } from './context.js';
+import { listenerTls } from './certificates.js';
 import { condition, type Condition, type ListenerStatus } from './conditions.js';
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
-import { referenceAllowed } from './refs.js';
+import type { IrListenerTls } from './ir.js';
 import { GROUP, objectKey, type StoredObject } from './types.js';
 
 export interface ListenerInfo {
@@ -17,6 +18,8 @@ export interface ListenerInfo {
   /** Accepted and not conflicted: routes may attach and the proxy gets it. */
   programmed: boolean;
   status: ListenerStatus;
+  /** HTTPS listeners whose certificates resolved. */
+  tls?: IrListenerTls;
 }
 
 export interface ListenerSetInfo {
@@ -62,13 +65,19 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
   let programmed = true;
   const allowedKinds = recs(rec(l.allowedRoutes)?.kinds).map((k) => str(k.kind) ?? '');
   const kinds = (allowedKinds.length ? allowedKinds : SUPPORTED_ROUTE_KINDS).filter((k) => SUPPORTED_ROUTE_KINDS.includes(k));
-  if (protocol !== 'HTTP' && protocol !== 'HTTPS') {
-    conds.push(condition('Accepted', false, 'UnsupportedProtocol', `protocol ${protocol} is not supported; use HTTP or HTTPS`, gen, now));
+  const supported = protocol === 'HTTP' || protocol === 'HTTPS';
+  const tls = supported ? listenerTls(ctx, owner, protocol, l) : undefined;
+  const tlsProblem = tls && !tls.ok ? tls.problem : undefined;
+  if (!supported) {
+    conds.push(condition('Accepted', false, 'UnsupportedProtocol', unsupportedProtocolMessage(protocol), gen, now));
+    programmed = false;
+  } else if (tlsProblem?.condition === 'Accepted') {
+    conds.push(condition('Accepted', false, tlsProblem.reason, tlsProblem.message, gen, now));
     programmed = false;
   } else {
     conds.push(condition('Accepted', true, 'Accepted', 'listener is valid', gen, now));
   }
-  const refProblem = protocol === 'HTTPS' ? certificateProblem(ctx, owner, l) : undefined;
+  const refProblem = tlsProblem?.condition === 'ResolvedRefs' ? tlsProblem : undefined;
   if (refProblem) programmed = false;
   conds.push(condition('ResolvedRefs', !refProblem, refProblem?.reason ?? 'ResolvedRefs', refProblem?.message ?? 'all references resolved', gen, now));
   const info: ListenerInfo = {
@@ -82,39 +91,38 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
   };
   const hostname = str(l.hostname);
   if (hostname !== undefined) info.hostname = hostname;
+  if (tls?.ok && tls.tls) info.tls = tls.tls;
   const ar = rec(l.allowedRoutes);
   if (ar) info.allowedRoutes = ar;
   return info;
 }
 
-function certificateProblem(ctx: Ctx, owner: StoredObject, l: Rec): { reason: string; message: string } | undefined {
-  const refs = recs(rec(l.tls)?.certificateRefs);
-  if (refs.length === 0) return { reason: 'InvalidCertificateRef', message: 'an HTTPS listener needs tls.certificateRefs' };
-  const ns = owner.obj.metadata.namespace ?? '';
-  for (const r of refs) {
-    const tns = str(r.namespace) ?? ns, name = str(r.name) ?? '';
-    const from = { group: owner.kind === 'Gateway' ? GROUP.gateway : GROUP.listenerSet, kind: owner.kind, namespace: ns };
-    if (!referenceAllowed(ctx, from, { group: '', kind: 'Secret', namespace: tns, name })) {
-      return { reason: 'RefNotPermitted', message: `Secret ${tns}/${name} is in another namespace and no ReferenceGrant allows it` };
-    }
-    if (!readAny(ctx, 'Secret', `${tns}/${name}`)) return { reason: 'InvalidCertificateRef', message: `Secret ${tns}/${name} does not exist` };
-  }
-  return undefined;
+function unsupportedProtocolMessage(protocol: string): string {
+  // TLS listeners would need TLSRoute and SNI passthrough, which the proxy does not do.
+  if (protocol === 'TLS') return 'protocol TLS (TLSRoute, TLS passthrough) is not supported; use HTTPS to terminate TLS at the gateway';
+  return `protocol ${protocol} is not supported; use HTTP or HTTPS`;
 }
 
-/** Same port and same host name: the first listener keeps it, later ones are Conflicted. */
+/** Same port with another protocol, or same port and host name: the first listener keeps it, later ones are Conflicted. */
 function markConflicts(listeners: ListenerInfo[], now: string): void {
   const seen = new Map<string, ListenerInfo>();
+  const portProtocol = new Map<number, ListenerInfo>();
   for (const l of listeners) {
     if (!l.programmed) continue;
     const k = `${l.port}|${l.hostname ?? ''}`;
     const first = seen.get(k);
     const gen = l.owner.obj.metadata.generation ?? 0;
-    if (first) {
+    const other = portProtocol.get(l.port);
+    // One port is either plain HTTP or TLS: the proxy cannot tell them apart before reading bytes.
+    if (other && other.protocol !== l.protocol) {
+      l.programmed = false;
+      l.status.conditions.push(condition('Conflicted', true, 'ProtocolConflict', `listener ${other.irName} already serves port ${l.port} with protocol ${other.protocol}`, gen, now));
+    } else if (first) {
       l.programmed = false;
       l.status.conditions.push(condition('Conflicted', true, 'HostnameConflict', `listener ${first.irName} already serves port ${l.port} for host ${l.hostname ?? '*'}`, gen, now));
     } else {
       seen.set(k, l);
+      if (!other) portProtocol.set(l.port, l);
       l.status.conditions.push(condition('Conflicted', false, 'NoConflicts', 'no conflicts', gen, now));
     }
   }

@@ -66,6 +66,7 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     sink.conflicts.push(...fe.conflicts);
     const il: IrListener = { name: l.irName, bind: bindName(gw.key, l.port), hostnames: l.hostname ? [l.hostname] : [], protocol: l.protocol === 'HTTPS' ? 'HTTPS' : 'HTTP' };
     if (Object.keys(fe.fields).length) il.frontend = fieldsOf(fe);
+    if (l.tls) il.tls = l.tls;
     irListeners.push(il);
   }
   const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort((a, b) => a - b);

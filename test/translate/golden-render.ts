@@ -1,4 +1,5 @@
 // Shared by the golden test and by anyone regenerating by hand: one input text → one stable YAML text.
+import { X509Certificate, createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -19,14 +20,45 @@ export function goldenOptions(text: string): TranslateOptions {
   return opts;
 }
 
-export function renderGolden(text: string, source: string): string {
+const TLS_TESTDATA = join(import.meta.dirname, '../proxy/tls-testdata');
+
+/** `{{tls:a.crt}}` in a case becomes the base64 of that test file, so Secrets in cases stay short. */
+export function goldenInput(text: string): string {
+  return text.replace(/\{\{tls:([\w.-]+)\}\}/g, (_m, file: string) => readFileSync(join(TLS_TESTDATA, file)).toString('base64'));
+}
+
+/** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */
+function redactTls(snapshot: IrSnapshot): IrSnapshot {
+  return {
+    ...snapshot,
+    resources: snapshot.resources.map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
+      ...r,
+      listener: {
+        ...r.listener,
+        tls: {
+          certificates: r.listener.tls.certificates.map((c) => {
+            const leaf = new X509Certificate(c.certChainPem);
+            return {
+              certChainPem: `${leaf.subject} ${leaf.subjectAltName ?? ''} sha256 ${leaf.fingerprint256.slice(0, 23)}`,
+              privateKeyPem: `redacted sha256 ${createHash('sha256').update(c.privateKeyPem).digest('hex').slice(0, 16)}`,
+              source: c.source,
+            };
+          }),
+        },
+      },
+    })),
+  };
+}
+
+export function renderGolden(input: string, source: string): string {
+  const text = goldenInput(input);
   const store = createStore();
   const { objects, problems } = parseManifests(text, source);
   for (const { kind, obj } of objects) problems.push(...putObject(store, kind, obj, source).problems);
   const state = translateAll(store, goldenOptions(text));
   const out = {
     problems: problems.map(formatProblem),
-    snapshots: Object.fromEntries(snapshots(state)),
+    snapshots: Object.fromEntries([...snapshots(state)].map(([k, v]) => [k, redactTls(v)])),
     statuses: Object.fromEntries([...state.statuses].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   return stringify(sortKeys(out), { lineWidth: 0, aliasDuplicateObjects: false });
@@ -36,7 +68,7 @@ export function renderGolden(text: string, source: string): string {
 export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: IrSnapshot }> {
   const dir = join(import.meta.dirname, 'testdata');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort()) {
-    const text = readFileSync(join(dir, file), 'utf8');
+    const text = goldenInput(readFileSync(join(dir, file), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
     for (const [gateway, snapshot] of snapshots(translateAll(store, goldenOptions(text)))) yield { file, gateway, snapshot };

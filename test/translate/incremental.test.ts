@@ -6,7 +6,7 @@ import { parseManifests } from '../../src/controller/local/manifests.js';
 import { affectedGateways, applyChange, snapshots, translateAll, type TranslationState } from '../../src/translate/state.js';
 import { createStore, getObject, putObject, removeObject } from '../../src/translate/store.js';
 import { nameKey, objectKey, isClusterScoped } from '../../src/translate/types.js';
-import { goldenOptions } from './golden-render.js';
+import { goldenInput, goldenOptions } from './golden-render.js';
 
 const dir = join(import.meta.dirname, 'testdata');
 const cases = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort();
@@ -18,7 +18,7 @@ function view(state: TranslationState) {
 describe('incremental re-translation', () => {
   for (const file of cases) {
     it(`matches a full translation when each object of ${file} is removed and added back`, () => {
-      const text = readFileSync(join(dir, file), 'utf8');
+      const text = goldenInput(readFileSync(join(dir, file), 'utf8'));
       const options = goldenOptions(text);
       const { objects } = parseManifests(text, file);
       const store = createStore();

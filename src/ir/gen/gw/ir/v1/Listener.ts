@@ -1,6 +1,7 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
 import type { ListenerProtocol as _gw_ir_v1_ListenerProtocol, ListenerProtocol__Output as _gw_ir_v1_ListenerProtocol__Output } from '../../../gw/ir/v1/ListenerProtocol.js';
+import type { ListenerTls as _gw_ir_v1_ListenerTls, ListenerTls__Output as _gw_ir_v1_ListenerTls__Output } from '../../../gw/ir/v1/ListenerTls.js';
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 
 export interface Listener {
@@ -14,6 +15,10 @@ export interface Listener {
    */
   'hostnames'?: (string)[];
   'protocol'?: (_gw_ir_v1_ListenerProtocol);
+  /**
+   * Set exactly when protocol is HTTPS: the certificates the proxy terminates TLS with.
+   */
+  'tls'?: (_gw_ir_v1_ListenerTls | null);
   /**
    * Effective frontend policy (Gateway < Listener/port), as merged JSON fields.
    */
@@ -31,6 +36,10 @@ export interface Listener__Output {
    */
   'hostnames': (string)[];
   'protocol': (_gw_ir_v1_ListenerProtocol__Output);
+  /**
+   * Set exactly when protocol is HTTPS: the certificates the proxy terminates TLS with.
+   */
+  'tls': (_gw_ir_v1_ListenerTls__Output | null);
   /**
    * Effective frontend policy (Gateway < Listener/port), as merged JSON fields.
    */

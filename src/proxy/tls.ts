@@ -1,0 +1,130 @@
+// TLS termination on HTTPS binds: one secure context per listener, chosen per connection by SNI
+// (exact host name over the longest wildcard over a listener without host names); clients that send
+// no SNI get the bind's default. A snapshot swaps the whole table at once, so new connections see the
+// new certificates without rebinding and open ones keep theirs. Key material is never logged: errors
+// name the listener and certificate index and carry only OpenSSL's reason.
+import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
+import type { Server as HttpsServer, ServerOptions } from 'node:https';
+import type { Listener } from '../ir/types.js';
+import type { Problem } from '../problem.js';
+
+/** One listener's secure context, with the listener's name for diagnostics. */
+export interface TlsEntry {
+  listener: string;
+  context: SecureContext;
+  options: SecureContextOptions;
+}
+
+/** The certificates of one HTTPS bind. */
+export interface BindTls {
+  exact: Map<string, TlsEntry>;
+  /** `.example.com` suffixes of `*.example.com` listeners, longest first. */
+  wildcard: Array<[string, TlsEntry]>;
+  /** For SNI names no host name matches, and (as server options) for clients without SNI. */
+  fallback: TlsEntry;
+}
+
+/** Secure-context options of one listener: every certificate pair (RSA, ECDSA, ...) in one context. */
+export function listenerContextOptions(l: Listener): SecureContextOptions {
+  const certs = l.tls?.certificates ?? [];
+  return { cert: certs.map((c) => c.certChainPem), key: certs.map((c) => c.privateKeyPem), minVersion: 'TLSv1.2' };
+}
+
+/** What is wrong with an HTTPS listener's certificates; the check the proxy runs before applying. */
+export function listenerTlsProblems(l: Listener, source: string): Problem[] {
+  const object = `Listener ${l.name}`;
+  const certs = l.tls?.certificates ?? [];
+  if (certs.length === 0) return [{ source, object, path: 'tls.certificates', message: 'an HTTPS listener needs at least one certificate' }];
+  const problems: Problem[] = [];
+  certs.forEach((c, i) => {
+    try {
+      createSecureContext({ cert: c.certChainPem, key: c.privateKeyPem });
+    } catch (err) {
+      problems.push({ source, object, path: `tls.certificates[${i}]`, message: `is not a usable certificate and key (${opensslReason(err)})` });
+    }
+  });
+  if (problems.length === 0) {
+    try {
+      createSecureContext(listenerContextOptions(l));
+    } catch (err) {
+      problems.push({ source, object, path: 'tls.certificates', message: `cannot be served together (${opensslReason(err)}); use one certificate per key type` });
+    }
+  }
+  return problems;
+}
+
+/** The table of every bind whose listeners are HTTPS (the snapshot check keeps binds unmixed). */
+export function bindTlsOf(listeners: Iterable<Listener>): Map<string, BindTls> {
+  const byBind = new Map<string, Listener[]>();
+  for (const l of listeners) if (l.protocol === 'HTTPS') byBind.set(l.bind, [...(byBind.get(l.bind) ?? []), l]);
+  return new Map([...byBind].map(([bind, ls]) => [bind, buildBindTls(ls)]));
+}
+
+/** Builds a bind's table from its listeners in snapshot order; the caller has checked them. */
+export function buildBindTls(listeners: Listener[]): BindTls {
+  const exact = new Map<string, TlsEntry>();
+  const wildcard: Array<[string, TlsEntry]> = [];
+  let catchAll: TlsEntry | undefined;
+  let first: TlsEntry | undefined;
+  for (const l of listeners) {
+    const options = listenerContextOptions(l);
+    const entry: TlsEntry = { listener: l.name, context: createSecureContext(options), options };
+    first ??= entry;
+    if (l.hostnames.length === 0) catchAll ??= entry;
+    for (const h of l.hostnames.map((x) => x.toLowerCase())) {
+      if (h.startsWith('*.')) wildcard.push([h.slice(1), entry]);
+      else if (!exact.has(h)) exact.set(h, entry);
+    }
+  }
+  wildcard.sort(([a], [b]) => b.length - a.length);
+  return { exact, wildcard, fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {} } };
+}
+
+/** Exact name, else the longest wildcard, else the fallback (a listener without host names, else the first). */
+export function selectTls(table: BindTls, servername: string): TlsEntry {
+  const name = servername.toLowerCase().replace(/\.$/, '');
+  const exact = table.exact.get(name);
+  if (exact) return exact;
+  // Gateway API wildcards are suffix matches: `*.example.com` covers `a.b.example.com`, not `example.com`.
+  for (const [suffix, entry] of table.wildcard) if (name.endsWith(suffix) && name.length > suffix.length) return entry;
+  return table.fallback;
+}
+
+/** The live table of one HTTPS server; `update` swaps it for new connections, open ones keep theirs. */
+export class TlsBind {
+  private server: Pick<HttpsServer, 'setSecureContext'> | undefined;
+
+  constructor(private table: BindTls) {}
+
+  /** Options for `https.createServer`: the default context and the SNI selector reading the live table. */
+  serverOptions(): ServerOptions {
+    return { ...this.table.fallback.options, SNICallback: (name, cb) => cb(null, selectTls(this.table, name).context) };
+  }
+
+  /**
+   * True when the request's Host belongs to another listener than the one the client's SNI chose:
+   * that listener's certificate (and policy) was not the one negotiated, so the client must retry on a
+   * connection of its own (421). Clients without SNI are not checked.
+   */
+  misdirected(servername: string | false | null | undefined, host: string | undefined): boolean {
+    if (!servername || !host) return false;
+    const name = host.startsWith('[') ? host : host.replace(/:\d+$/, '');
+    return selectTls(this.table, servername).listener !== selectTls(this.table, name).listener;
+  }
+
+  attach(server: Pick<HttpsServer, 'setSecureContext'>): void {
+    this.server = server;
+  }
+
+  update(table: BindTls): void {
+    this.table = table;
+    // The server's own context is what clients without SNI get; SNICallback never runs for them.
+    this.server?.setSecureContext(table.fallback.options);
+  }
+}
+
+/** OpenSSL's reason text only (`key values mismatch`); it never quotes the PEM input. */
+function opensslReason(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  return m.replace(/^error:[0-9A-F]+:[^:]*:[^:]*:/i, '').slice(0, 200);
+}
