@@ -12,6 +12,7 @@ import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPo
 import { validAttachments } from './policy-targets.js';
 import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
+import { ruleFilters } from './route-filters.js';
 import { ruleTimeouts } from './route-timeouts.js';
 import { refKind } from './store.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
@@ -94,6 +95,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     const matches = matchesOf(route.kind, rule);
     const ruleLevels = routeLevels(routeAtt, ruleName);
     const timeouts = route.kind === 'HTTPRoute' ? ruleTimeouts(rule) : undefined;
+    const filters = ruleFilters(route.kind, rule);
     for (const g of groups) {
       const leveled = [...g.listenerLevels, ...ruleLevels];
       const eff = routePolicy(gp, leveled);
@@ -110,6 +112,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         provenance,
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),
+        ...(filters ? { filters } : {}),
       });
     }
   });

@@ -5,6 +5,7 @@ import type { BackendRef as _gw_ir_v1_BackendRef, BackendRef__Output as _gw_ir_v
 import type { Policy as _gw_ir_v1_Policy, Policy__Output as _gw_ir_v1_Policy__Output } from '../../../gw/ir/v1/Policy.js';
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { RouteTimeouts as _gw_ir_v1_RouteTimeouts, RouteTimeouts__Output as _gw_ir_v1_RouteTimeouts__Output } from '../../../gw/ir/v1/RouteTimeouts.js';
+import type { RouteFilters as _gw_ir_v1_RouteFilters, RouteFilters__Output as _gw_ir_v1_RouteFilters__Output } from '../../../gw/ir/v1/RouteFilters.js';
 
 export interface Route {
   'name'?: (string);
@@ -38,6 +39,10 @@ export interface Route {
    * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
    */
   'timeouts'?: (_gw_ir_v1_RouteTimeouts | null);
+  /**
+   * Gateway API HTTPRoute rule `filters` the proxy runs; unset means none. See docs/proxy.md "Route filters".
+   */
+  'filters'?: (_gw_ir_v1_RouteFilters | null);
 }
 
 export interface Route__Output {
@@ -72,4 +77,8 @@ export interface Route__Output {
    * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
    */
   'timeouts': (_gw_ir_v1_RouteTimeouts__Output | null);
+  /**
+   * Gateway API HTTPRoute rule `filters` the proxy runs; unset means none. See docs/proxy.md "Route filters".
+   */
+  'filters': (_gw_ir_v1_RouteFilters__Output | null);
 }
