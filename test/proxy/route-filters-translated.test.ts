@@ -1,13 +1,9 @@
 // An HTTPRoute with filters, through the translator and the IR codec into the proxy runtime: what a
 // user applies is what happens on the wire.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseManifests } from '../../src/controller/local/manifests.js';
-import { normalizeSnapshot } from '../../src/ir/load.js';
-import type { SnapshotInput } from '../../src/ir/types.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
-import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
+import { translatedIr } from './translated-ir.js';
 
 const manifests = (port: number): string => `
 apiVersion: gateway.networking.k8s.io/v1
@@ -58,16 +54,8 @@ describe('an HTTPRoute with filters, translated and served', () => {
     upstream = await startUpstream((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.url} ${req.headers.host} ${req.headers['x-tenant']}`);
     });
-    const store = createStore();
-    const parsed = parseManifests(manifests(upstream.port), 'test.yaml');
-    expect(parsed.problems).toEqual([]);
-    for (const { kind, obj } of parsed.objects) expect(putObject(store, kind, obj, 'test.yaml').problems).toEqual([]);
-    const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' })).get('default/web');
-    const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);
-    // The Gateway's port 8080 on every interface becomes port 0 on loopback for the test.
-    for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(ir);
+    await runtime.apply(translatedIr(manifests(upstream.port)));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
