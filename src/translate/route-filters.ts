@@ -42,7 +42,7 @@ const UNSUPPORTED: Record<string, string> = {
   RequestMirror: 'RequestMirror filters are not supported by this gateway',
   ExtensionRef: 'ExtensionRef filters are not supported by this gateway (it defines no extension filter kinds)',
   CORS: 'CORS filters are not supported by this gateway; use a GwPolicy with traffic.cors',
-  ExternalAuth: 'ExternalAuth filters are not supported by this gateway; use a GwPolicy with traffic.authorization',
+  ExternalAuth: 'ExternalAuth filters are not supported by this gateway; use a GwPolicy with traffic.extAuth',
 };
 
 // RFC 9110 token, as Gateway API's HTTPHeaderName pattern.
@@ -53,6 +53,7 @@ const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?
 const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
 const STATUS_CODES = [301, 302, 303, 307, 308];
 const MAX_HEADERS = 16;
+const MAX_FILTERS = 16;
 
 /** The rule's filters for the IR route, or undefined when it has none (or they are invalid). */
 export function ruleFilters(kind: string, rule: Rec): IrRouteFilters | undefined {
@@ -119,7 +120,10 @@ function ruleFilterProblems(kind: string, rule: Rec, source: string, object: str
     }
     if (type === 'RequestRedirect' || type === 'URLRewrite') prefixMatchProblems(rule, settings, type, `${p}.path`, bad);
   });
+  if (arr(rule.filters).length > MAX_FILTERS) bad(`${at}.filters`, `must have at most ${MAX_FILTERS} items, got ${arr(rule.filters).length}`);
   if (seen.has('RequestRedirect') && seen.has('URLRewrite')) bad(`${at}.filters`, 'may not contain both RequestRedirect and URLRewrite');
+  // Gateway API's CEL rule: a redirected request never reaches a backend.
+  if (seen.has('RequestRedirect') && arr(rule.backendRefs).length > 0) bad(`${at}.backendRefs`, 'must be empty in a rule with a RequestRedirect filter');
   recs(rule.backendRefs).forEach((r, k) => {
     if (arr(r.filters).length > 0) bad(`${at}.backendRefs[${k}].filters`, 'backendRef filters are not supported by this gateway; set the filters on the rule');
   });
