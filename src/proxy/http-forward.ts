@@ -6,10 +6,11 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
-import type { Backend, Route } from '../ir/types.js';
+import type { Backend, PathMatch, Route } from '../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
+import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type RouteFilters } from './route-filters.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -25,6 +26,9 @@ export interface ForwardRoute {
   /** The shorter of the route's request and backendRequest timeouts in ms; 0 means no deadline. */
   deadlineMs: number;
   maxRequestBytes: number;
+  /** The route's filters (request headers and URL rewrite run here) and the matches a prefix rewrite needs. */
+  filters: RouteFilters | null;
+  matches: PathMatch[];
 }
 
 export interface ForwarderOptions {
@@ -57,7 +61,7 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   // The IR's rule: a lone ref with weight 0 is treated as 1.
   if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
   const limits = [route.timeouts?.requestMs ?? 0, route.timeouts?.backendRequestMs ?? 0].filter((ms) => ms > 0);
-  return { name: route.name, targets, deadlineMs: limits.length > 0 ? Math.min(...limits) : 0, maxRequestBytes };
+  return { name: route.name, targets, deadlineMs: limits.length > 0 ? Math.min(...limits) : 0, maxRequestBytes, filters: route.filters, matches: pathMatchesOf(route) };
 }
 
 /** One item chosen with probability weight / total; weight 0 is never chosen; undefined when all are 0. */
@@ -132,11 +136,11 @@ export class HttpForwarder {
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
     const body = hasBody ? req.pipe(new ByteLimit(limit)) : null;
-    const headers = upstreamRequestHeaders(req.headers, { remoteAddress: req.socket.remoteAddress, proto: 'encrypted' in req.socket ? 'https' : 'http' });
+    const { path, headers } = upstreamRequest(req, route);
     if (!hasBody) delete headers['content-length'];
     try {
       const up = await this.agent.request({
-        origin: `http://${target.host}:${target.port}`, path: originPath(req.url), method: req.method ?? 'GET',
+        origin: `http://${target.host}:${target.port}`, path, method: req.method ?? 'GET',
         headers, body, signal: abort.signal,
       });
       this.count(`req ${target.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(target.backend, `${Math.floor(up.statusCode / 100)}xx`));
@@ -204,14 +208,18 @@ function classify(err: unknown, signal: AbortSignal): Failure {
   return 'other';
 }
 
-/** The request target as origin-form: an absolute-form URL (`GET http://h/p`) keeps only path and query. */
-function originPath(url: string | undefined): string {
-  if (!url) return '/';
-  if (url.startsWith('/')) return url;
-  try {
-    const u = new URL(url);
-    return `${u.pathname}${u.search}`;
-  } catch {
-    return '/';
-  }
+/**
+ * Request target and headers for the backend: forwarding headers first, then the route's request header
+ * modifier (a filter may override X-Forwarded-*; hop-by-hop names it sets are still dropped), then URLRewrite.
+ */
+function upstreamRequest(req: IncomingMessage, route: ForwardRoute): { path: string; headers: HeaderMap } {
+  let headers = upstreamRequestHeaders(req.headers, { remoteAddress: req.socket.remoteAddress, proto: schemeOf(req) });
+  const target = originPath(req.url);
+  const f = route.filters;
+  if (!f) return { path: target, headers };
+  if (f.requestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, f.requestHeaders));
+  if (!f.rewrite) return { path: target, headers };
+  const rewritten = rewriteTarget(target, f.rewrite, route.matches);
+  if (rewritten.host) headers.host = rewritten.host;
+  return { path: rewritten.target, headers };
 }

@@ -13,6 +13,7 @@ import { sendError } from './http-error.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './cors.js';
 import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
+import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
 import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
@@ -165,7 +166,7 @@ export class ProxyRuntime {
       const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
       const forward = backend ? undefined : forwardRouteOf(route, backends, maxRequestBytes);
-      if (!backend && !forward) continue;
+      if (!backend && !forward && !route.filters?.redirect) continue;
       const compiled: CompiledRoute = {
         name: route.name, route, backend: backend ?? noMcpBackend, forward,
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
@@ -245,6 +246,7 @@ export class ProxyRuntime {
     for (const r of listener?.routes ?? []) {
       if (r.security.auth && (await r.security.auth.handle(req, res))) return;
     }
+    if (route && applyRouteFilters(req, res, route.route)) return;
     if (!route) {
       sendError(res, 404, 'not_found', `no route for ${path}`);
       return;
@@ -256,6 +258,6 @@ export class ProxyRuntime {
       claims = result.claims;
     }
     if (route.forward) await this.forwarder.handle(req, res, route.forward);
-    else await handleMcp(req, res, route, claims, this.endpoint);
+    else await handleMcp(withRequestHeaders(req, route.route), res, route, claims, this.endpoint);
   }
 }

@@ -1,6 +1,7 @@
 // The IR as the translator builds it: the proto3 JSON form of proto/gw/ir/v1 (camelCase fields, enums
 // by name, oneofs as one set field). Kept structurally identical to the proto so the generated types
 // can replace these declarations without touching translation logic.
+import type { IrRouteFilters } from './route-filters.js';
 
 export interface IrSnapshot {
   version: string;
@@ -147,6 +148,8 @@ export interface IrRoute {
   effective: IrPolicyFields;
   /** HTTPRoute rule timeouts; absent when the rule sets none. */
   timeouts?: IrRouteTimeouts;
+  /** HTTPRoute/GRPCRoute rule filters; absent when the rule sets none. */
+  filters?: IrRouteFilters;
 }
 
 export interface IrRouteTimeouts {

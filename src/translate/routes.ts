@@ -13,6 +13,7 @@ import { validAttachments } from './policy-targets.js';
 import { routeOrder, ruleMatches } from './route-matches.js';
 import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
+import { ruleFilters } from './route-filters.js';
 import { ruleTimeouts } from './route-timeouts.js';
 import { refKind } from './store.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
@@ -106,6 +107,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     if (problems.length > 0) return;
     const ruleLevels = routeLevels(routeAtt, ruleName);
     const timeouts = route.kind === 'HTTPRoute' ? ruleTimeouts(rule) : undefined;
+    const filters = ruleFilters(route.kind, rule);
     for (const g of groups) {
       const leveled = [...g.listenerLevels, ...ruleLevels];
       const eff = routePolicy(gp, leveled);
@@ -123,6 +125,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         provenance,
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),
+        ...(filters ? { filters } : {}),
       });
     }
   });

@@ -4,6 +4,7 @@
 import { validateManifest } from '../api/validate.js';
 import type { Problem } from '../problem.js';
 import { arr, rec, recs, str } from './read.js';
+import { routeFilterProblems } from './route-filters.js';
 import { routeTimeoutProblems } from './route-timeouts.js';
 import { displayName, nameKey, type Kind, type KubeObject } from './types.js';
 
@@ -42,6 +43,7 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       if (s.parentRefs !== undefined && !Array.isArray(s.parentRefs)) bad('spec.parentRefs', 'must be a list');
       if (s.rules !== undefined && !Array.isArray(s.rules)) bad('spec.rules', 'must be a list');
       if (kind === 'HTTPRoute') out.push(...routeTimeoutProblems(s, source, object));
+      out.push(...routeFilterProblems(kind, s, source, object));
       break;
     case 'GwBackend': {
       const set = BACKEND_KINDS.filter((k) => s[k] !== undefined);

@@ -7,6 +7,7 @@ import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _g
 import type { RouteMatch as _gw_ir_v1_RouteMatch, RouteMatch__Output as _gw_ir_v1_RouteMatch__Output } from '../../../gw/ir/v1/RouteMatch.js';
 import type { RouteOrder as _gw_ir_v1_RouteOrder, RouteOrder__Output as _gw_ir_v1_RouteOrder__Output } from '../../../gw/ir/v1/RouteOrder.js';
 import type { RouteTimeouts as _gw_ir_v1_RouteTimeouts, RouteTimeouts__Output as _gw_ir_v1_RouteTimeouts__Output } from '../../../gw/ir/v1/RouteTimeouts.js';
+import type { RouteFilters as _gw_ir_v1_RouteFilters, RouteFilters__Output as _gw_ir_v1_RouteFilters__Output } from '../../../gw/ir/v1/RouteFilters.js';
 
 export interface Route {
   'name'?: (string);
@@ -51,6 +52,10 @@ export interface Route {
    * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
    */
   'timeouts'?: (_gw_ir_v1_RouteTimeouts | null);
+  /**
+   * Gateway API HTTPRoute rule `filters` the proxy runs; unset means none. See docs/proxy.md "Route filters".
+   */
+  'filters'?: (_gw_ir_v1_RouteFilters | null);
 }
 
 export interface Route__Output {
@@ -96,4 +101,8 @@ export interface Route__Output {
    * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
    */
   'timeouts': (_gw_ir_v1_RouteTimeouts__Output | null);
+  /**
+   * Gateway API HTTPRoute rule `filters` the proxy runs; unset means none. See docs/proxy.md "Route filters".
+   */
+  'filters': (_gw_ir_v1_RouteFilters__Output | null);
 }
