@@ -1,15 +1,12 @@
 // Which backend an HTTP route forwards to (weights, a2a), what the snapshot check accepts, and an
 // HTTPRoute → GwBackend `static` served end to end through the translator and the proxy runtime.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseManifests } from '../../src/controller/local/manifests.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import type { SnapshotInput } from '../../src/ir/types.js';
 import { formatProblem } from '../../src/problem.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
-import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
 import { log, rawRequest, startForwardProxy, startUpstream, type Upstream } from './http-forward-harness.js';
+import { gatewayWithStaticBackend, translatedIr } from './translated-ir.js';
 
 describe('HTTP route backends', () => {
   const upstreams: Upstream[] = [];
@@ -112,25 +109,7 @@ describe('an HTTPRoute to a GwBackend static, translated and served', () => {
   });
 
   it('forwards to the backend and applies the rule timeout', async () => {
-    const manifests = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: web, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: shop, namespace: default}
-spec:
-  static: {host: 127.0.0.1, port: ${upstream.port}}
----
+    const manifests = `${gatewayWithStaticBackend(upstream.port)}---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: shop, namespace: default}
@@ -142,14 +121,7 @@ spec:
     timeouts: {request: 300ms}
     backendRefs: [{group: gw.dev, kind: GwBackend, name: shop}]
 `;
-    const store = createStore();
-    const parsed = parseManifests(manifests, 'test.yaml');
-    expect(parsed.problems).toEqual([]);
-    for (const { kind, obj } of parsed.objects) expect(putObject(store, kind, obj, 'test.yaml').problems).toEqual([]);
-    const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' })).get('default/web');
-    const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);
-    // The Gateway's port 8080 on every interface becomes port 0 on loopback for the test.
-    for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });
+    const ir = translatedIr(manifests);
     await runtime.apply(ir);
     const base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
 

@@ -3,27 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
-import { translatedIr } from './translated-ir.js';
+import { gatewayWithStaticBackend, translatedIr } from './translated-ir.js';
 
-const manifests = (port: number): string => `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: web, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: shop, namespace: default}
-spec:
-  static: {host: 127.0.0.1, port: ${port}}
----
+const manifests = (port: number): string => `${gatewayWithStaticBackend(port)}---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: shop, namespace: default}

@@ -18,3 +18,26 @@ export function translatedIr(manifests: string, gateway = 'default/web'): Snapsh
   for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });
   return ir;
 }
+
+/** GatewayClass `gw`, Gateway default/web (HTTP 8080) and GwBackend default/shop → 127.0.0.1:`port`; append routes. */
+export function gatewayWithStaticBackend(port: number): string {
+  return `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gw}
+spec: {controllerName: gw.dev/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: web, namespace: default}
+spec:
+  gatewayClassName: gw
+  listeners: [{name: http, port: 8080, protocol: HTTP}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: shop, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${port}}
+`;
+}
