@@ -43,12 +43,18 @@ export async function handleMcp(
   sendError(res, 405, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, { allow: 'GET, POST, DELETE' });
 }
 
-function accepts(req: IncomingMessage, type: string): boolean {
-  const accept = req.headers.accept ?? '*/*';
-  return accept.split(',').some((part) => {
-    const t = part.split(';')[0]?.trim().toLowerCase();
-    return t === type || t === '*/*' || t === `${type.split('/')[0]}/*`;
-  });
+/** Media types an Accept header admits, parsed once per distinct header (clients send the same one every call). */
+const acceptCache = new Map<string, { json: boolean; sse: boolean }>();
+
+function acceptance(header: string): { json: boolean; sse: boolean } {
+  let a = acceptCache.get(header);
+  if (a) return a;
+  const types = header.split(',').map((part) => part.split(';')[0]?.trim().toLowerCase());
+  const admits = (type: string): boolean => types.some((t) => t === type || t === '*/*' || t === `${type.split('/')[0]}/*`);
+  a = { json: admits('application/json'), sse: admits('text/event-stream') };
+  if (acceptCache.size >= 256) acceptCache.clear(); // bounded: a client cannot grow it without limit
+  acceptCache.set(header, a);
+  return a;
 }
 
 function findSession(req: IncomingMessage, res: ServerResponse, ctx: EndpointContext): McpSession | undefined {
@@ -70,25 +76,33 @@ function findSession(req: IncomingMessage, res: ServerResponse, ctx: EndpointCon
   return session;
 }
 
-async function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> {
+/** The body in one buffer; listeners instead of an async iterator, which cost a promise per chunk. */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) {
-    sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
-    req.resume();
-    return undefined;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
-      req.resume();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (declared > limit) return Promise.resolve(tooLarge(req, res, limit));
+  return new Promise((resolve, reject) => {
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData).off('end', onEnd);
+        resolve(tooLarge(req, res, limit));
+        return;
+      }
+      if (first === undefined) first = chunk;
+      else (chunks ??= [first]).push(chunk);
+    };
+    const onEnd = (): void => resolve(chunks ? Buffer.concat(chunks, size) : (first ?? Buffer.alloc(0)));
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
+}
+
+function tooLarge(req: IncomingMessage, res: ServerResponse, limit: number): undefined {
+  sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+  req.resume();
+  return undefined;
 }
 
 function sseHeaders(sessionId: string | undefined): Record<string, string> {
@@ -112,13 +126,13 @@ function sseSink(res: ServerResponse): Sink {
 }
 
 async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext): Promise<void> {
-  const sse = accepts(req, 'text/event-stream');
-  if (!sse && !accepts(req, 'application/json')) {
+  const accept = acceptance(req.headers.accept ?? '*/*');
+  const sse = accept.sse;
+  if (!sse && !accept.json) {
     sendError(res, 406, 'not_acceptable', 'the client must accept application/json or text/event-stream');
     return;
   }
-  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
+  if (!isJsonType(req.headers['content-type'])) {
     sendError(res, 415, 'unsupported_media_type', 'the request body must be application/json');
     return;
   }
@@ -132,13 +146,11 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
     return;
   }
   const batch = Array.isArray(parsed);
-  const raw = batch ? (parsed as unknown[]) : [parsed];
-  const messages = raw.map(classify);
-  if (raw.length === 0 || messages.some((m) => m === undefined)) {
+  const valid = batch ? (parsed as unknown[]).map(classify) : [classify(parsed)];
+  if (valid.length === 0 || !valid.every((m): m is JsonRpcMessage => m !== undefined)) {
     sendJson(res, 400, rpcError(null, InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
     return;
   }
-  const valid = messages as JsonRpcMessage[];
   const init = valid.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
   if (init) {
     if (valid.length > 1) {
@@ -187,7 +199,9 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
     // Headers go out with the first event, so a plain call costs one write instead of three; when
     // that event is the answer, the body length is known and the response needs no chunked framing.
     res.statusCode = 200;
-    for (const [k, v] of Object.entries(sseHeaders(session.id))) res.setHeader(k, v);
+    res.setHeader('content-type', 'text/event-stream');
+    res.setHeader('cache-control', 'no-cache');
+    res.setHeader(sessionHeader, session.id);
     call.sink = sseSink(res);
     if (requests.length === 1 && requests[0]) {
       const out = await session.handle(requests[0], call);
@@ -228,7 +242,7 @@ async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpR
 }
 
 function handleGet(req: IncomingMessage, res: ServerResponse, ctx: EndpointContext): void {
-  if (!accepts(req, 'text/event-stream') || (req.headers.accept ?? '') === '') {
+  if ((req.headers.accept ?? '') === '' || !acceptance(req.headers.accept ?? '').sse) {
     sendError(res, 406, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
     return;
   }
@@ -249,6 +263,12 @@ function handleGet(req: IncomingMessage, res: ServerResponse, ctx: EndpointConte
     clearInterval(keepalive);
     if (session.standalone === sink) session.standalone = undefined;
   });
+}
+
+function isJsonType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  if (header === 'application/json') return true;
+  return header.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 function flatHeaders(req: IncomingMessage): Record<string, string> {

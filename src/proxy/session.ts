@@ -240,7 +240,7 @@ export class McpSession {
       return rpcError(req.id, InternalError, messageOf(err));
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
-    return this.forward(found.up, req, { ...p, name: found.name }, ctx);
+    return this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
   }
 
   private async complete(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
