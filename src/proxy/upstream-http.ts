@@ -2,10 +2,10 @@
 // machinery (schema parsing of every message, a timer and abort listener per call, a WHATWG Response
 // per fetch). The SDK client still owns the connection: initialize, the GET stream, notifications
 // and server-to-client requests, which the caller gets back through `onOther`.
-import { createParser } from 'eventsource-parser';
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
 import { upstreamAgent } from './upstream-fetch.js';
+import { readCallStream } from './upstream-sse.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -61,7 +61,12 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
         throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);
       }
       const type = mediaType(res.headers['content-type']);
-      if (type === 'text/event-stream') return await readStream(res.body, id, call, opts.onOther);
+      if (type === 'text/event-stream') {
+        const answer = await readCallStream(res.body, {
+          url: opts.url, id, headers: headersNow, signal: call.signal, timeoutMs: call.timeoutMs, onprogress: call.onprogress, onOther: opts.onOther,
+        });
+        return settle(answer, method);
+      }
       if (type !== 'application/json') {
         res.body.resume();
         throw new Error(`Streamable HTTP error: unexpected content type ${type || '(none)'} for ${method}`);
@@ -97,41 +102,6 @@ function mediaType(header: string | string[] | undefined): string {
   const v = Array.isArray(header) ? header[0] ?? '' : header ?? '';
   if (v === 'application/json' || v === 'text/event-stream') return v;
   return v.split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-/** The call's SSE stream: progress goes to the caller, its answer ends the call, the rest to onOther. */
-function readStream(body: NodeJS.ReadableStream, id: string, call: CallOptions, onOther: (m: JSONRPCMessage) => void): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const finish = (f: () => void): void => {
-      if (done) return;
-      done = true;
-      f();
-    };
-    const parser = createParser({
-      onEvent: (ev) => {
-        if (done || (ev.event !== undefined && ev.event !== 'message')) return;
-        let m: unknown;
-        try { m = JSON.parse(ev.data); } catch { return; }
-        if (!isObject(m)) return;
-        if (m.id === id && !('method' in m)) {
-          finish(() => { try { resolve(settle(m, '')); } catch (err) { reject(err as Error); } });
-          return;
-        }
-        const p = m.params;
-        if (m.method === 'notifications/progress' && isObject(p) && p.progressToken === id) {
-          const { progressToken: _token, ...progress } = p;
-          call.onprogress?.(progress);
-          return;
-        }
-        onOther(m as JSONRPCMessage);
-      },
-    });
-    const decoder = new TextDecoder();
-    body.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
-    body.on('end', () => finish(() => reject(new Error('the target closed the stream before answering'))));
-    body.on('error', (err) => finish(() => reject(err)));
-  });
 }
 
 function settle(answer: unknown, method: string): Record<string, unknown> {
