@@ -9,8 +9,12 @@ import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
   InvalidRequest, ParseError, classify, isNotification, isRequest, rpcError,
 } from './jsonrpc.js';
-import { McpSession, supportedVersions, type CallContext, type Sink } from './session.js';
+import { handleGet } from './mcp-get.js';
+import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './mcp-request.js';
+import { McpSession, type CallContext } from './session.js';
 import type { SessionRegistry } from './sessions.js';
+import { SseStream } from './sse-stream.js';
+import { isStateless, statelessSession } from './stateless.js';
 
 export interface McpRoute {
   name: string;
@@ -26,12 +30,15 @@ export interface EndpointContext {
   onTargetFailure(target: string, phase: string): void;
 }
 
-const sessionHeader = 'mcp-session-id';
-
 export async function handleMcp(
   req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext,
 ): Promise<void> {
   if (req.method === 'POST') return handlePost(req, res, route, claims, ctx);
+  if (isStateless(route) && req.method !== 'POST') {
+    // Nothing is held between requests, so there is no stream to open or session to end (the spec's 405).
+    sendError(res, 405, 'method_not_allowed', `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`, { allow: 'POST' });
+    return;
+  }
   if (req.method === 'GET') return handleGet(req, res, ctx);
   if (req.method === 'DELETE') {
     const session = findSession(req, res, ctx);
@@ -41,88 +48,6 @@ export async function handleMcp(
     return;
   }
   sendError(res, 405, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, { allow: 'GET, POST, DELETE' });
-}
-
-/** Media types an Accept header admits, parsed once per distinct header (clients send the same one every call). */
-const acceptCache = new Map<string, { json: boolean; sse: boolean }>();
-
-function acceptance(header: string): { json: boolean; sse: boolean } {
-  let a = acceptCache.get(header);
-  if (a) return a;
-  const types = header.split(',').map((part) => part.split(';')[0]?.trim().toLowerCase());
-  const admits = (type: string): boolean => types.some((t) => t === type || t === '*/*' || t === `${type.split('/')[0]}/*`);
-  a = { json: admits('application/json'), sse: admits('text/event-stream') };
-  if (acceptCache.size >= 256) acceptCache.clear(); // bounded: a client cannot grow it without limit
-  acceptCache.set(header, a);
-  return a;
-}
-
-function findSession(req: IncomingMessage, res: ServerResponse, ctx: EndpointContext): McpSession | undefined {
-  const id = req.headers[sessionHeader];
-  if (typeof id !== 'string' || id === '') {
-    sendError(res, 400, 'bad_request', 'the mcp-session-id header is required after initialize');
-    return undefined;
-  }
-  const session = ctx.sessions.get(id);
-  if (!session) {
-    sendError(res, 404, 'not_found', 'the session does not exist or has ended; initialize a new one');
-    return undefined;
-  }
-  const version = req.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && !supportedVersions.includes(version)) {
-    sendError(res, 400, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
-    return undefined;
-  }
-  return session;
-}
-
-/** The body in one buffer; listeners instead of an async iterator, which cost a promise per chunk. */
-function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) return Promise.resolve(tooLarge(req, res, limit));
-  return new Promise((resolve, reject) => {
-    let first: Buffer | undefined;
-    let chunks: Buffer[] | undefined;
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData).off('end', onEnd);
-        resolve(tooLarge(req, res, limit));
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else (chunks ??= [first]).push(chunk);
-    };
-    const onEnd = (): void => resolve(chunks ? Buffer.concat(chunks, size) : (first ?? Buffer.alloc(0)));
-    req.on('data', onData).once('end', onEnd).once('error', reject);
-  });
-}
-
-function tooLarge(req: IncomingMessage, res: ServerResponse, limit: number): undefined {
-  sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
-  req.resume();
-  return undefined;
-}
-
-function sseHeaders(sessionId: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
-  if (sessionId) headers[sessionHeader] = sessionId;
-  return headers;
-}
-
-function sseEvent(message: JsonRpcMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
-
-function sseSink(res: ServerResponse): Sink {
-  return {
-    send(message: JsonRpcMessage): boolean {
-      if (res.writableEnded || res.destroyed) return false;
-      res.write(sseEvent(message));
-      return true;
-    },
-  };
 }
 
 async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext): Promise<void> {
@@ -157,15 +82,26 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
       sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: initialize must be sent alone'));
       return;
     }
-    if (req.headers[sessionHeader] !== undefined) {
+    if (req.headers[sessionHeader] !== undefined && !isStateless(route)) {
       sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: the session is already initialized'));
       return;
     }
     await initialize(res, init, route, sse, ctx);
     return;
   }
-  const session = findSession(req, res, ctx);
+  const session = isStateless(route) ? await statelessSession(req, res, route, ctx, valid) : findSession(req, res, ctx);
   if (!session) return;
+  try {
+    await serve(req, res, session, valid, batch, sse, claims, ctx);
+  } finally {
+    if (isStateless(route)) await session.close();
+  }
+}
+
+async function serve(
+  req: IncomingMessage, res: ServerResponse, session: McpSession, valid: JsonRpcMessage[], batch: boolean, sse: boolean,
+  claims: Record<string, unknown> | null, ctx: EndpointContext,
+): Promise<void> {
   if (batch && session.protocolVersion !== '2025-03-26') {
     sendJson(res, 400, rpcError(null, InvalidRequest, `Invalid Request: batches are not allowed in protocol version ${session.protocolVersion}`));
     return;
@@ -196,83 +132,49 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   }
   for (const r of requests) ctx.onMcpMethod(r.method);
   if (sse) {
-    // Headers go out with the first event, so a plain call costs one write instead of three; when
-    // that event is the answer, the body length is known and the response needs no chunked framing.
-    res.statusCode = 200;
-    res.setHeader('content-type', 'text/event-stream');
-    res.setHeader('cache-control', 'no-cache');
-    res.setHeader(sessionHeader, session.id);
-    call.sink = sseSink(res);
+    // Headers go out with the first event, so a plain call costs one write; when that event is the
+    // answer, the body length is known and the response needs no chunked framing. Clients from
+    // 2025-11-25 on get a priming event first (an id, no data) so a lost stream can be resumed.
+    const stream = session.openStream();
+    stream.attach(res);
+    call.sink = stream;
+    if (session.events && session.protocolVersion >= '2025-11-25') stream.prime();
     if (requests.length === 1 && requests[0]) {
-      const out = await session.handle(requests[0], call);
-      const body = out ? sseEvent(out) : '';
-      if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(body));
-      res.end(body);
+      session.finishStream(stream, await session.handle(requests[0], call));
       return;
     }
     await Promise.all(requests.map(async (r) => {
       const out = await session.handle(r, call);
-      if (out) call.sink?.send(out);
+      if (out) stream.send(out);
     }));
-    res.end();
+    session.finishStream(stream);
     return;
   }
   const out = (await Promise.all(requests.map((r) => session.handle(r, call)))).filter((r) => r !== undefined);
   if (out.length === 0) res.writeHead(202).end();
-  else sendJson(res, 200, batch ? out : out[0], { [sessionHeader]: session.id });
+  else sendJson(res, 200, batch ? out : out[0], session.id ? { [sessionHeader]: session.id } : {});
 }
 
 async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpRoute, sse: boolean, ctx: EndpointContext): Promise<void> {
   ctx.onMcpMethod('initialize');
-  const id = randomUUID();
+  const stateless = isStateless(route);
+  // A stateless route answers initialize from a throwaway session and hands out no session id.
+  const id = stateless ? '' : randomUUID();
   const session = new McpSession({
-    id, backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ session: id, route: route.name }),
-    onTargetFailure: ctx.onTargetFailure,
+    id, backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: id } : {}) }),
+    onTargetFailure: ctx.onTargetFailure, stateless,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
   });
   const out = await session.initialize(init);
-  if ('result' in out) ctx.sessions.add(session);
-  const headers: Record<string, string> = 'result' in out ? { [sessionHeader]: id } : {};
+  if (stateless) await session.close();
+  else if ('result' in out) ctx.sessions.add(session);
+  const headers: Record<string, string> = 'result' in out && id ? { [sessionHeader]: id } : {};
   if (sse) {
-    res.writeHead(200, { ...sseHeaders(undefined), ...headers });
-    res.end(sseEvent(out));
+    const stream = new SseStream(1, undefined, 'result' in out ? id : '');
+    stream.attach(res);
+    stream.end(out);
   } else {
     sendJson(res, 200, out, headers);
   }
 }
 
-function handleGet(req: IncomingMessage, res: ServerResponse, ctx: EndpointContext): void {
-  if ((req.headers.accept ?? '') === '' || !acceptance(req.headers.accept ?? '').sse) {
-    sendError(res, 406, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
-    return;
-  }
-  const session = findSession(req, res, ctx);
-  if (!session) return;
-  if (session.standalone) {
-    sendError(res, 409, 'conflict', 'the session already has an open GET stream');
-    return;
-  }
-  res.writeHead(200, sseHeaders(session.id));
-  res.flushHeaders();
-  const sink = sseSink(res);
-  session.standalone = sink;
-  // Comments keep idle intermediaries from cutting the stream.
-  const keepalive = setInterval(() => res.write(': keepalive\n\n'), 25_000);
-  keepalive.unref();
-  res.on('close', () => {
-    clearInterval(keepalive);
-    if (session.standalone === sink) session.standalone = undefined;
-  });
-}
-
-function isJsonType(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  if (header === 'application/json') return true;
-  return header.split(';')[0]?.trim().toLowerCase() === 'application/json';
-}
-
-function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}

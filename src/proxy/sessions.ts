@@ -44,7 +44,7 @@ export class SessionRegistry {
   private async sweep(): Promise<void> {
     const cutoff = Date.now() - this.idleMs;
     for (const s of [...this.sessions.values()]) {
-      if (s.lastActive < cutoff && !s.standalone && !s.busy) await this.end(s.id, 'idle');
+      if (s.lastActive < cutoff && !s.standalone?.open && !s.busy) await this.end(s.id, 'idle');
     }
   }
 }
