@@ -22,6 +22,8 @@ const headroom = Number(process.env.BENCH_HEADROOM ?? 0.5);
 // Another checkout (its root) to run as a third path, "baseline": A/B in one run, interleaved.
 const baseline = process.env.BENCH_BASELINE;
 const skipClosed = process.env.BENCH_CLOSED === '0';
+// 2025-11-25 sessions get a priming event (an SSE event id) before each answer: one more write per call.
+const protocol = process.env.BENCH_PROTOCOL ?? '2025-06-18';
 const children: ChildProcess[] = [];
 
 interface Child { proc: ChildProcess; url: string; lines: AsyncGenerator<string> }
@@ -58,7 +60,7 @@ const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 30_
 async function post(url: string, body: string, session?: string): Promise<{ status: number; session: string | undefined; text: string }> {
   const res = await request(url, {
     method: 'POST', dispatcher: agent, body,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocol, ...(session ? { 'mcp-session-id': session } : {}) },
   });
   const text = await res.body.text();
   const sid = res.headers['mcp-session-id'];
@@ -68,7 +70,7 @@ async function post(url: string, body: string, session?: string): Promise<{ stat
 interface Path { name: string; url: string; session: string }
 
 async function openSession(name: string, url: string): Promise<Path> {
-  const init = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
+  const init = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: protocol, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
   if (init.status !== 200 || !init.session) throw new Error(`initialize failed at ${url}: ${init.status} ${init.text}`);
   await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
   return { name, url, session: init.session };
@@ -149,23 +151,23 @@ async function main(): Promise<void> {
   for (const p of paths) await openLoop(rate, p, 1);
   for (const c of proxies.values()) await proxyStats(c);
 
-  console.log(`load average before: ${load()}${baseline ? `; baseline: ${baseline}` : ''}`);
+  console.log(`load average before: ${load()}; protocol ${protocol}${baseline ? `; baseline: ${baseline}` : ''}`);
   if (!skipClosed) {
     console.log(`tools/call, ${concurrency} concurrent, ${seconds}s per path`);
-    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), client: process.cpuUsage() };
+    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), base: base ? cpuSeconds(base.proc) : 0, client: process.cpuUsage() };
     const res = (await alternate(paths, closedLoop)).map(summarize);
     const n = res.reduce((t, r) => t + r.n, 0);
     for (const [k, r] of res.entries()) console.log(`  ${paths[k]!.name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})`);
     console.log(`  ratio    ${((res[1]!.rps / res[0]!.rps) * 100).toFixed(1)}% of direct throughput (target >= 50%)`);
     const client = process.cpuUsage(cpu0.client);
-    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / n).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call, load generator ${((client.user + client.system) / 1000 / n).toFixed(3)} ms/call`);
+    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / n).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call, load generator ${((client.user + client.system) / 1000 / n).toFixed(3)} ms/call${base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : ''}`);
     const carried = Math.floor(res[1]!.rps * headroom);
     if (headroom > 0 && carried > 0 && carried < rate) rates.push(carried);
   }
   for (const r of rates) {
     console.log(`tools/call at a fixed ${r} req/s, ${seconds}s per path, latency from the scheduled send time (load ${load()})`);
     const stats = new Map<string, ProxyStats[]>();
-    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc) };
+    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), base: base ? cpuSeconds(base.proc) : 0 };
     const raw = await alternate(paths, (p, d) => openLoop(r, p, d), async (p) => {
       const c = proxies.get(p.name);
       if (c) stats.set(p.name, [...(stats.get(p.name) ?? []), await proxyStats(c)]);
@@ -183,7 +185,8 @@ async function main(): Promise<void> {
       const perSlice = raw[k]!.map((s, i) => percentile([...s.latencies].sort((a, b) => a - b), 99) - percentile([...raw[0]![i]!.latencies].sort((a, b) => a - b), 99));
       console.log(`  added    ${paths[k]!.name}: p50 ${(res[k]!.p50 - res[0]!.p50).toFixed(2)} ms, p99 ${(res[k]!.p99 - res[0]!.p99).toFixed(2)} ms (median over slices ${median(perSlice).toFixed(2)} ms; target p99 <= 1 ms at 1000 req/s)`);
     }
-    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / res.reduce((t, x) => t + x.n, 0)).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call`);
+    const baseCpu = base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : '';
+    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / res.reduce((t, x) => t + x.n, 0)).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call${baseCpu}`);
   }
   console.log(`load average after: ${load()}`);
 }

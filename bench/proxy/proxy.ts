@@ -1,11 +1,11 @@
 // Bench proxy: a proxy runtime in its own process, one streamable-HTTP target given as argv[2].
-// argv[3] (optional) is the root of another checkout whose runtime to load instead (A/B runs).
+// argv[3] (optional) is the root of another built checkout whose runtime to load instead (A/B runs).
 // Prints the MCP URL on stdout; on a "stats" line on stdin prints one JSON line with its event-loop
 // delay and GC pauses since the last one, so the bench can tell own stalls from run-queue waits.
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import { configToIr } from '../../src/config/to-ir.js';
@@ -13,10 +13,10 @@ import type { ProxyRuntime as Runtime } from '../../src/proxy/runtime.js';
 import { startAllocationProfile } from './alloc-profile.js';
 
 const upstream = process.argv[2] ?? '';
-const root = process.argv[3];
-const mod = (root
-  ? await import(pathToFileURL(path.join(root, 'src/proxy/runtime.ts')).href)
-  : await import('../../src/proxy/runtime.js')) as { ProxyRuntime: typeof Runtime };
+// The compiled runtime (`make bench` builds first), as `gw proxy` runs it: tsx's transform adds a
+// name-keeping wrapper to every closure, which would count against the proxy's hot path.
+const root = process.argv[3] ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const mod = (await import(pathToFileURL(path.join(root, 'dist/proxy/runtime.js')).href)) as { ProxyRuntime: typeof Runtime };
 const snapshot = normalizeSnapshot(configToIr({ mcp: { port: 1, host: '127.0.0.1', targets: [{ name: 'bench', streamableHttp: { url: upstream } }] } }, 'bench'));
 for (const r of snapshot.resources) if (r.bind) r.bind.port = 0;
 const runtime = new mod.ProxyRuntime({ log: pino({ level: 'warn' }) });
@@ -37,7 +37,7 @@ createInterface({ input: process.stdin }).on('close', () => process.exit(0)).on(
   gcCount = 0; gcMs = 0; gcMax = 0;
 });
 console.log(`http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}/mcp`);
-const stopProfile = process.env.BENCH_HEAPPROF && !root ? await startAllocationProfile() : undefined;
+const stopProfile = process.env.BENCH_HEAPPROF && !process.argv[3] ? await startAllocationProfile() : undefined;
 // Exit normally on SIGTERM so `--cpu-prof` (BENCH_PROF=proxy.ts) can write its profile.
 process.once('SIGTERM', () => void (async () => {
   await stopProfile?.();

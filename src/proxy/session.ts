@@ -297,7 +297,7 @@ export class McpSession {
       ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
       : undefined;
     try {
-      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, ...(onprogress ? { onprogress } : {}) });
+      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, onprogress });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
