@@ -33,7 +33,11 @@ export async function readCallStream(first: NodeJS.ReadableStream, call: CallStr
   for (;;) {
     const before = cursor.events;
     const outcome = await readEvents(body, call, cursor);
-    if (outcome.answer) return outcome.answer;
+    if (outcome.answer) {
+      // A replayed GET stream may stay open after the answer; nothing else on it is this call's.
+      if (body !== first) (body as NodeJS.ReadableStream & { destroy?(): void }).destroy?.();
+      return outcome.answer;
+    }
     if (cursor.events > before) failures = 0;
     if (cursor.lastEventId === undefined || call.signal?.aborted) throw outcome.cut;
     let next: NodeJS.ReadableStream | undefined;
