@@ -26,12 +26,14 @@ export class EventLog {
 
   /**
    * Records one event and returns its wire text. `data` undefined is a priming event: an id and no
-   * data, which marks a position and is never replayed.
+   * data, which marks a position and is never replayed. `keep` false gives the event its id without
+   * recording it (nobody can ask for it again).
    */
-  append(stream: number, data: string | undefined): string {
+  append(stream: number, data: string | undefined, keep = true): string {
     const seq = ++this.seq;
     const id = `${stream}-${seq}`;
     const text = data === undefined ? `id: ${id}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`;
+    if (!keep) return text;
     this.events.push({ stream, seq, text: data === undefined ? '' : text });
     this.bytes += data === undefined ? 0 : text.length;
     while (this.events.length - this.head > this.limits.events || (this.bytes > this.limits.bytes && this.events.length - this.head > 1)) {
@@ -77,6 +79,8 @@ export class SseStream {
   private res: ServerResponse | undefined;
   /** The stream's last event went out (or was logged): a resume replays and ends. */
   finished = false;
+  /** Events this stream has carried so far, the priming event included. */
+  private sent = 0;
 
   /** Without a log (stateless routes) events carry no ids: there is no session to resume on. */
   constructor(readonly no: number, private readonly log: EventLog | undefined, private readonly sessionId: string) {}
@@ -97,7 +101,9 @@ export class SseStream {
 
   /** An empty event whose id lets the client resume a stream that has carried nothing else yet. */
   prime(): void {
-    if (this.log) this.write(this.log.append(this.no, undefined));
+    if (!this.log) return;
+    this.sent++;
+    this.write(this.log.append(this.no, undefined));
   }
 
   /** True when the client has it or can still get it (logged for a resume). */
@@ -107,7 +113,9 @@ export class SseStream {
 
   /** Writes the stream's last event (if any) and ends it; a lone answer goes out with a content-length. */
   end(message?: JsonRpcMessage): void {
-    const text = message ? this.event(message) : '';
+    // A lone answer (no priming event, nothing before it on this stream) is not kept for replay: a
+    // client that lost it holds no id of this stream to resume from. The common call retains nothing.
+    const text = message ? this.event(message, this.sent > 0 || this.no === 0) : '';
     this.finished = true;
     const res = this.res;
     if (!res || res.writableEnded || res.destroyed) return;
@@ -129,9 +137,10 @@ export class SseStream {
     return complete;
   }
 
-  private event(message: JsonRpcMessage): string {
+  private event(message: JsonRpcMessage, keep = true): string {
     const data = JSON.stringify(message);
-    return this.log ? this.log.append(this.no, data) : `event: message\ndata: ${data}\n\n`;
+    this.sent++;
+    return this.log ? this.log.append(this.no, data, keep) : `event: message\ndata: ${data}\n\n`;
   }
 
   private write(text: string): boolean {

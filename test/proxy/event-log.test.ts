@@ -30,6 +30,14 @@ describe('the replay buffer of a session', () => {
     expect(log.after(s, 0)).toEqual({ texts: [expect.stringContaining('yyy')], complete: false });
   });
 
+  it('gives an unkept event an id without recording it', () => {
+    const log = new EventLog({ events: 10, bytes: 10_000 });
+    const s = log.newStream();
+    expect(log.append(s, '"lone"', false)).toBe(`id: ${s}-1\nevent: message\ndata: "lone"\n\n`);
+    expect(log.issued(1)).toBe(true);
+    expect(log.after(s, 0)).toEqual({ texts: [], complete: true });
+  });
+
   it('rejects ids that are not <stream>-<seq>', () => {
     expect(parseEventId('1-2')).toEqual({ stream: 1, seq: 2 });
     expect(parseEventId('abc')).toBeUndefined();
