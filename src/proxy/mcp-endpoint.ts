@@ -139,15 +139,19 @@ async function serve(
     stream.attach(res);
     call.sink = stream;
     if (session.events && session.protocolVersion >= '2025-11-25') stream.prime();
-    if (requests.length === 1 && requests[0]) {
-      session.finishStream(stream, await session.handle(requests[0], call));
-      return;
+    try {
+      if (requests.length === 1 && requests[0]) {
+        session.finishStream(stream, await session.handle(requests[0], call));
+        return;
+      }
+      await Promise.all(requests.map(async (r) => {
+        const out = await session.handle(r, call);
+        if (out) stream.send(out);
+      }));
+      session.finishStream(stream);
+    } finally {
+      session.streams.delete(stream.no); // also when handling threw: a resume must not wait on it
     }
-    await Promise.all(requests.map(async (r) => {
-      const out = await session.handle(r, call);
-      if (out) stream.send(out);
-    }));
-    session.finishStream(stream);
     return;
   }
   const out = (await Promise.all(requests.map((r) => session.handle(r, call)))).filter((r) => r !== undefined);
