@@ -134,11 +134,13 @@ async function serve(
   if (sse) {
     // Headers go out with the first event, so a plain call costs one write; when that event is the
     // answer, the body length is known and the response needs no chunked framing. Clients from
-    // 2025-11-25 on get a priming event first (an id, no data) so a lost stream can be resumed.
+    // 2025-11-25 on get a priming event (an id, no data) once a call runs past primeAfterMs, so a
+    // lost stream can be resumed.
     const stream = session.openStream();
     stream.attach(res);
     call.sink = stream;
-    if (session.events && session.protocolVersion >= '2025-11-25') stream.prime();
+    const primed = session.events !== undefined && session.protocolVersion >= '2025-11-25';
+    if (primed) ctx.sessions.primer.add(stream);
     try {
       if (requests.length === 1 && requests[0]) {
         session.finishStream(stream, await session.handle(requests[0], call));
@@ -150,6 +152,7 @@ async function serve(
       }));
       session.finishStream(stream);
     } finally {
+      if (primed) ctx.sessions.primer.delete(stream);
       session.streams.delete(stream.no); // also when handling threw: a resume must not wait on it
     }
     return;

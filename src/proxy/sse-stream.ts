@@ -101,7 +101,7 @@ export class SseStream {
 
   /** An empty event whose id lets the client resume a stream that has carried nothing else yet. */
   prime(): void {
-    if (!this.log) return;
+    if (!this.log || this.sent > 0) return;
     this.sent++;
     this.write(this.log.append(this.no, undefined));
   }
@@ -154,5 +154,45 @@ export class SseStream {
     }
     res.write(text);
     return true;
+  }
+}
+
+/**
+ * Primes call streams that are still unanswered after `afterMs` (checked every `afterMs / 2` by one
+ * shared timer), instead of every stream at once: a call answered sooner keeps the single-write,
+ * content-length answer, and the calls worth resuming (the long ones) still get an id early.
+ */
+export class Primer {
+  private readonly waiting = new Map<SseStream, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly afterMs: number, private readonly now: () => number = Date.now) {}
+
+  add(stream: SseStream): void {
+    this.waiting.set(stream, this.now());
+    if (!this.timer) {
+      this.timer = setInterval(() => this.tick(), Math.max(1, this.afterMs / 2));
+      this.timer.unref();
+    }
+  }
+
+  delete(stream: SseStream): void {
+    this.waiting.delete(stream);
+  }
+
+  /** Primes every stream waiting at least `afterMs`; stops the timer when none is left. */
+  tick(): void {
+    const due = this.now() - this.afterMs;
+    for (const [stream, since] of this.waiting) {
+      if (since > due) continue;
+      this.waiting.delete(stream);
+      if (!stream.finished) stream.prime();
+    }
+    if (this.waiting.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog, parseEventId } from '../../src/proxy/sse-stream.js';
+import type { ServerResponse } from 'node:http';
+import { EventLog, Primer, SseStream, parseEventId } from '../../src/proxy/sse-stream.js';
 
 describe('the replay buffer of a session', () => {
   it('replays only the events of the same stream after the given one', () => {
@@ -42,5 +43,29 @@ describe('the replay buffer of a session', () => {
     expect(parseEventId('1-2')).toEqual({ stream: 1, seq: 2 });
     expect(parseEventId('abc')).toBeUndefined();
     expect(parseEventId('1-2-3')).toBeUndefined();
+  });
+});
+
+describe('priming call streams', () => {
+  it('primes only the streams still unanswered after the delay', () => {
+    let now = 1_000;
+    const primer = new Primer(100, () => now);
+    const log = new EventLog();
+    const written: string[] = [];
+    const res = { headersSent: true, writableEnded: false, destroyed: false, write: (t: string) => written.push(t) } as unknown as ServerResponse;
+    const slow = new SseStream(log.newStream(), log, 's');
+    const quick = new SseStream(log.newStream(), log, 's');
+    slow.attach(res);
+    quick.attach(res);
+    primer.add(slow);
+    primer.add(quick);
+    now += 50;
+    primer.tick();
+    expect(written).toEqual([]);
+    primer.delete(quick); // answered in time
+    now += 60;
+    primer.tick();
+    expect(written).toEqual([`id: ${slow.no}-1\ndata: \n\n`]);
+    primer.stop();
   });
 });

@@ -15,7 +15,8 @@ export interface ResumableUpstream { url: string; resumes: string[]; close(): Pr
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function startResumableUpstream(opts: { eventStore?: boolean } = {}): Promise<ResumableUpstream> {
+/** `refuseResume`: event ids are given, but a GET with Last-Event-ID is answered 405. */
+export async function startResumableUpstream(opts: { eventStore?: boolean; refuseResume?: boolean } = {}): Promise<ResumableUpstream> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const sockets = new Map<string, Socket>(); // JSON-RPC id of a tools/call → the connection carrying it
   const resumes: string[] = [];
@@ -45,7 +46,10 @@ export async function startResumableUpstream(opts: { eventStore?: boolean } = {}
     req.on('end', () => {
       const body: unknown = text ? JSON.parse(text) : undefined;
       const last = req.headers['last-event-id'];
-      if (req.method === 'GET' && typeof last === 'string') resumes.push(last);
+      if (req.method === 'GET' && typeof last === 'string') {
+        resumes.push(last);
+        if (opts.refuseResume) return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
+      }
       const call = body as { id?: unknown; method?: string } | undefined;
       if (call?.method === 'tools/call') sockets.set(String(call.id), req.socket);
       const sid = req.headers['mcp-session-id'];

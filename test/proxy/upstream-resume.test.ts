@@ -4,17 +4,22 @@ import { startResumableUpstream, type ResumableUpstream } from './resumable-upst
 
 let resumable: ResumableUpstream;
 let plain: ResumableUpstream;
+let refusing: ResumableUpstream;
 let proxy: Started;
 
 beforeAll(async () => {
   resumable = await startResumableUpstream();
   plain = await startResumableUpstream({ eventStore: false });
-  proxy = await startProxy({ targets: [{ name: 'r', streamableHttp: { url: resumable.url } }, { name: 'p', streamableHttp: { url: plain.url } }] });
+  refusing = await startResumableUpstream({ refuseResume: true });
+  proxy = await startProxy({ targets: [
+    { name: 'r', streamableHttp: { url: resumable.url } }, { name: 'p', streamableHttp: { url: plain.url } }, { name: 'x', streamableHttp: { url: refusing.url } },
+  ] });
 });
 afterAll(async () => {
   await proxy?.close();
   await resumable?.close();
   await plain?.close();
+  await refusing?.close();
 });
 
 describe('a target that drops a call stream mid-call', () => {
@@ -41,6 +46,13 @@ describe('a target that drops a call stream mid-call', () => {
     const { client } = await connectClient(proxy.url);
     await expect(client.callTool({ name: 'p_cut', arguments: {} })).rejects.toThrow(/target p: .*(closed the stream before answering|other side closed|terminated)/);
     expect(plain.resumes).toEqual([]);
+    await client.close();
+  });
+
+  it('fails the call naming the status when the target refuses to resume', async () => {
+    const { client } = await connectClient(proxy.url);
+    await expect(client.callTool({ name: 'x_poll', arguments: {} })).rejects.toThrow(/target x: the target closed the stream before answering and refused to resume it from event .+ \(HTTP 405\)/);
+    expect(refusing.resumes).toHaveLength(1);
     await client.close();
   });
 });
