@@ -1,66 +1,88 @@
 // tools/call through the proxy vs straight to the upstream, side by side: closed-loop throughput
-// (fixed concurrency) and open-loop latency at a fixed 1,000 req/s. Loopback only, < 60 s total.
+// (fixed concurrency) and open-loop latency at fixed rates. The load generator is this process; the
+// upstream and the proxy run in their own processes. Loopback only, about a minute in total.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
+import { median, percentile, type Sample, summarize } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
-// Direct and proxied runs alternate in short slices so background load hits both alike.
+// Paths alternate in short slices so background load hits them alike.
 const slices = Number(process.env.BENCH_SLICES ?? 6);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 // A second fixed rate the machine can carry (a fraction of the proxied closed-loop throughput), so the
 // added latency of the proxy itself shows even when the target rate only measures queueing.
 const headroom = Number(process.env.BENCH_HEADROOM ?? 0.5);
+// Another checkout (its root) to run as a third path, "baseline": A/B in one run, interleaved.
+const baseline = process.env.BENCH_BASELINE;
+const skipClosed = process.env.BENCH_CLOSED === '0';
+// 2025-11-25 sessions get a priming event (an SSE event id) before each answer: one more write per call.
+const protocol = process.env.BENCH_PROTOCOL ?? '2025-06-18';
 const children: ChildProcess[] = [];
 
-function startChild(file: string, args: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROF === file ? ['--cpu-prof', '--cpu-prof-dir=/tmp/gwprof'] : []), '--import', 'tsx', path.join(here, file), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout?.once('data', (d: Buffer) => resolve(d.toString().trim()));
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-  });
+interface Child { proc: ChildProcess; url: string; lines: AsyncGenerator<string> }
+
+async function startChild(file: string, args: string[] = []): Promise<Child> {
+  const prof = process.env.BENCH_PROF === file ? ['--cpu-prof', '--cpu-prof-dir=/tmp/gwprof'] : [];
+  // Extra node flags for the proxies, e.g. BENCH_PROXY_NODE='--trace-gc' (not the baseline's).
+  if (file === 'proxy.ts' && args.length === 1 && process.env.BENCH_PROXY_NODE) prof.push(...process.env.BENCH_PROXY_NODE.split(' '));
+  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, file), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(proc);
+  const lines = protocolLines(createInterface({ input: proc.stdout! }));
+  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`${file} exited with ${code}`))));
+  const first = await Promise.race([lines.next(), exited]);
+  return { proc, url: String(first.value).trim(), lines };
 }
 
-const agent = new Agent({ connections: concurrency * 2, pipelining: 1, keepAliveTimeout: 30_000 });
+/** The child's answers (URL, stats JSON); anything else it prints (--trace-gc) goes to stderr. */
+async function* protocolLines(input: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const line of input) {
+    if (line.startsWith('http') || line.startsWith('{')) yield line;
+    else process.stderr.write(`${line}\n`);
+  }
+}
 
-async function post(url: string, body: unknown, session?: string): Promise<{ status: number; session: string | undefined; text: string }> {
+interface ProxyStats { loopP99: number; loopMax: number; gcCount: number; gcMs: number; gcMax: number }
+
+async function proxyStats(c: Child): Promise<ProxyStats> {
+  c.proc.stdin!.write('stats\n');
+  return JSON.parse(String((await c.lines.next()).value)) as ProxyStats;
+}
+
+const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 30_000 });
+
+async function post(url: string, body: string, session?: string): Promise<{ status: number; session: string | undefined; text: string }> {
   const res = await request(url, {
-    method: 'POST', dispatcher: agent, body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+    method: 'POST', dispatcher: agent, body,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocol, ...(session ? { 'mcp-session-id': session } : {}) },
   });
   const text = await res.body.text();
   const sid = res.headers['mcp-session-id'];
   return { status: res.statusCode, session: typeof sid === 'string' ? sid : undefined, text };
 }
 
-async function openSession(url: string): Promise<string> {
-  const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+interface Path { name: string; url: string; session: string }
+
+async function openSession(name: string, url: string): Promise<Path> {
+  const init = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: protocol, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
   if (init.status !== 200 || !init.session) throw new Error(`initialize failed at ${url}: ${init.status} ${init.text}`);
-  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, init.session);
-  return init.session;
+  await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
+  return { name, url, session: init.session };
 }
 
 let nextId = 1;
-async function call(url: string, session: string): Promise<number> {
-  const start = process.hrtime.bigint();
-  const res = await post(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }, session);
+/** One tools/call; latency counts from `since` (the scheduled send time in an open loop). */
+async function call(p: Path, since = process.hrtime.bigint()): Promise<number> {
+  const res = await post(p.url, `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, p.session);
   if (res.status !== 200 || !res.text.includes('bench:x')) throw new Error(`tools/call failed: ${res.status} ${res.text.slice(0, 200)}`);
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  return Number(process.hrtime.bigint() - since) / 1e6;
 }
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-interface Result { rps: number; p50: number; p99: number; n: number; dropped: number }
-
-interface Sample { latencies: number[]; elapsed: number; dropped: number }
 
 /** CPU seconds (user + system) a child has used so far, from /proc: robust to other load on the box. */
 function cpuSeconds(child: ChildProcess): number {
@@ -68,99 +90,108 @@ function cpuSeconds(child: ChildProcess): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function closedLoop(url: string, session: string, duration: number): Promise<Sample> {
+async function closedLoop(p: Path, duration: number): Promise<Sample> {
   const latencies: number[] = [];
   const end = Date.now() + duration * 1000;
   const started = Date.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) latencies.push(await call(url, session));
+    while (Date.now() < end) latencies.push(await call(p));
   }));
   return { latencies, elapsed: (Date.now() - started) / 1000, dropped: 0 };
 }
 
-function summarize(samples: Sample[]): Result {
-  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const elapsed = samples.reduce((t, s) => t + s.elapsed, 0);
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), n: latencies.length, dropped: samples.reduce((t, s) => t + s.dropped, 0) };
-}
-
-async function alternate(run: (url: string, session: string, duration: number) => Promise<Sample>, a: [string, string], b: [string, string]): Promise<[Result, Result]> {
-  const da: Sample[] = [];
-  const db: Sample[] = [];
-  for (let i = 0; i < slices; i++) {
-    da.push(await run(a[0], a[1], seconds / slices));
-    db.push(await run(b[0], b[1], seconds / slices));
-  }
-  return [summarize(da), summarize(db)];
-}
-
-/** Sends at a fixed rate whatever the answers do (open loop), so queueing shows up in latency. */
-async function openLoop(rate: number, url: string, session: string, duration: number): Promise<Sample> {
+/**
+ * Sends on a fixed schedule whatever the answers do (open loop), and measures each call from its
+ * scheduled send time, so a stall delays every call behind it in the figures too (no coordinated
+ * omission). Past a quarter second of backlog calls are counted as not sent, which bounds the time.
+ */
+async function openLoop(r: number, p: Path, duration: number): Promise<Sample> {
   const latencies: number[] = [];
   let dropped = 0;
-  const total = Math.round(rate * duration);
+  const total = Math.round(r * duration);
   const started = process.hrtime.bigint();
   const pending: Array<Promise<void>> = [];
   let inflight = 0;
   for (let i = 0; i < total; i++) {
-    const due = started + BigInt(Math.round((i * 1e9) / rate));
+    const due = started + BigInt(Math.round((i * 1e9) / r));
     const now = process.hrtime.bigint();
-    if (due > now) await new Promise((r) => setTimeout(r, Number(due - now) / 1e6));
-    // A saturated target would queue without bound (and break the time budget); past a quarter
-    // second of backlog, count drops instead.
-    if (inflight >= Math.max(16, rate / 4)) { dropped++; continue; }
+    if (due > now) await new Promise((resolve) => setTimeout(resolve, Number(due - now) / 1e6));
+    if (inflight >= Math.max(16, r / 4)) { dropped++; continue; }
     inflight++;
-    pending.push(call(url, session).then((ms) => { latencies.push(ms); inflight--; }));
+    pending.push(call(p, due).then((ms) => { latencies.push(ms); inflight--; }));
   }
   await Promise.all(pending);
   return { latencies, elapsed: Number(process.hrtime.bigint() - started) / 1e9, dropped };
 }
 
-const fmt = (r: Result): string => `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  (n=${r.n})`;
-
-async function main(): Promise<void> {
-  const upstream = await startChild('upstream.ts');
-  const proxy = await startChild('proxy.ts', [upstream]);
-  const direct = await openSession(upstream);
-  const proxied = await openSession(proxy);
-  for (let i = 0; i < 100; i++) await Promise.all([call(upstream, direct), call(proxy, proxied)]); // warm-up (JIT, connections)
-
-  console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`tools/call, ${concurrency} concurrent, ${seconds}s each`);
-  const [upChild, proxyChild] = children as [ChildProcess, ChildProcess];
-  const before = { up: cpuSeconds(upChild), proxy: cpuSeconds(proxyChild), client: process.cpuUsage() };
-  const [d, p] = await alternate(closedLoop, [upstream, direct], [proxy, proxied]);
-  const upCpuMs = ((cpuSeconds(upChild) - before.up) * 1000) / (d.n + p.n);
-  const proxyCpuMs = ((cpuSeconds(proxyChild) - before.proxy) * 1000) / p.n;
-  const clientCpu = process.cpuUsage(before.client);
-  const clientCpuMs = (clientCpu.user + clientCpu.system) / 1000 / (d.n + p.n);
-  console.log(`  direct   ${fmt(d)}`);
-  console.log(`  proxied  ${fmt(p)}`);
-  console.log(`  ratio    ${((p.rps / d.rps) * 100).toFixed(1)}% of direct throughput (target >= 50%)`);
-  console.log(`  cpu      upstream ${upCpuMs.toFixed(3)} ms/call, proxy ${proxyCpuMs.toFixed(3)} ms/call, load generator ${clientCpuMs.toFixed(3)} ms/call`);
-
-  const rates = [rate];
-  const carried = Math.floor(p.rps * headroom);
-  if (headroom > 0 && carried > 0 && carried < rate) rates.push(carried);
-  for (const r of rates) {
-    console.log(`tools/call at a fixed ${r} req/s, ${seconds}s each${r === rate ? '' : ` (${headroom * 100}% of the proxied throughput above)`}`);
-    const cpu0 = { up: cpuSeconds(upChild), proxy: cpuSeconds(proxyChild) };
-    const [dr, pr] = await alternate((url, session, duration) => openLoop(r, url, session, duration), [upstream, direct], [proxy, proxied]);
-    // At a fixed rate both processes wake about as often before and after a change, so these figures
-    // compare across runs better than the closed-loop ones (whose batching varies with the load).
-    const upMs = ((cpuSeconds(upChild) - cpu0.up) * 1000) / (dr.n + pr.n);
-    const proxyMs = ((cpuSeconds(proxyChild) - cpu0.proxy) * 1000) / pr.n;
-    for (const [name, res] of [['direct', dr], ['proxied', pr]] as const) {
-      if (res.dropped > 0) console.log(`  (${name}: ${res.dropped} requests not sent: more than a quarter second of backlog; the machine could not sustain ${r} req/s)`);
+/** Runs every path once per slice, in turn; returns each path's slices. */
+async function alternate(paths: Path[], run: (p: Path, duration: number) => Promise<Sample>, onSlice?: (p: Path) => Promise<void>): Promise<Sample[][]> {
+  const out = paths.map(() => [] as Sample[]);
+  for (let i = 0; i < slices; i++) {
+    for (const [k, p] of paths.entries()) {
+      out[k]!.push(await run(p, seconds / slices));
+      await onSlice?.(p);
     }
-    console.log(`  direct   ${fmt(dr)}`);
-    console.log(`  proxied  ${fmt(pr)}`);
-    console.log(`  added    p50 ${(pr.p50 - dr.p50).toFixed(2)} ms, p99 ${(pr.p99 - dr.p99).toFixed(2)} ms (target p99 <= 1 ms at 1000 req/s)`);
-    console.log(`  cpu      upstream ${upMs.toFixed(3)} ms/call, proxy ${proxyMs.toFixed(3)} ms/call`);
   }
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  return out;
 }
 
+const ms = (n: number): string => n.toFixed(2).padStart(6);
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+async function main(): Promise<void> {
+  const up = await startChild('upstream.ts');
+  const proxy = await startChild('proxy.ts', [up.url]);
+  const base = baseline ? await startChild('proxy.ts', [up.url, baseline]) : undefined;
+  const paths = [await openSession('direct', up.url), await openSession('proxied', proxy.url)];
+  if (base) paths.push(await openSession('baseline', base.url));
+  const proxies = new Map([['proxied', proxy], ...(base ? [['baseline', base] as const] : [])]);
+  // Warm-up: JIT, connection pools, then a second at the target rate on every path.
+  for (let i = 0; i < 200; i++) await Promise.all(paths.map((p) => call(p)));
+  for (const p of paths) await openLoop(rate, p, 1);
+  for (const c of proxies.values()) await proxyStats(c);
+
+  console.log(`load average before: ${load()}; protocol ${protocol}${baseline ? `; baseline: ${baseline}` : ''}`);
+  if (!skipClosed) {
+    console.log(`tools/call, ${concurrency} concurrent, ${seconds}s per path`);
+    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), base: base ? cpuSeconds(base.proc) : 0, client: process.cpuUsage() };
+    const res = (await alternate(paths, closedLoop)).map(summarize);
+    const n = res.reduce((t, r) => t + r.n, 0);
+    for (const [k, r] of res.entries()) console.log(`  ${paths[k]!.name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})`);
+    console.log(`  ratio    ${((res[1]!.rps / res[0]!.rps) * 100).toFixed(1)}% of direct throughput (target >= 50%)`);
+    const client = process.cpuUsage(cpu0.client);
+    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / n).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call, load generator ${((client.user + client.system) / 1000 / n).toFixed(3)} ms/call${base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : ''}`);
+    const carried = Math.floor(res[1]!.rps * headroom);
+    if (headroom > 0 && carried > 0 && carried < rate) rates.push(carried);
+  }
+  for (const r of rates) {
+    console.log(`tools/call at a fixed ${r} req/s, ${seconds}s per path, latency from the scheduled send time (load ${load()})`);
+    const stats = new Map<string, ProxyStats[]>();
+    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), base: base ? cpuSeconds(base.proc) : 0 };
+    const raw = await alternate(paths, (p, d) => openLoop(r, p, d), async (p) => {
+      const c = proxies.get(p.name);
+      if (c) stats.set(p.name, [...(stats.get(p.name) ?? []), await proxyStats(c)]);
+    });
+    const res = raw.map(summarize);
+    for (const [k, x] of res.entries()) {
+      const name = paths[k]!.name;
+      const s = stats.get(name);
+      const own = s ? `  own loop delay p99 ${ms(median(s.map((x) => x.loopP99)))} max ${ms(Math.max(...s.map((x) => x.loopMax)))} ms, GC ${s.reduce((t, x) => t + x.gcCount, 0)} pauses ${s.reduce((t, x) => t + x.gcMs, 0).toFixed(1)} ms (max ${Math.max(...s.map((x) => x.gcMax)).toFixed(2)})` : '';
+      console.log(`  ${name.padEnd(8)} ${x.rps.toFixed(0).padStart(5)} req/s  p50 ${ms(x.p50)}  p99 ${ms(x.p99)}  p99.9 ${ms(x.p999)} ms  (n=${x.n}${x.dropped ? `, ${x.dropped} not sent` : ''})${own}`);
+    }
+    for (const k of paths.keys()) {
+      if (k === 0) continue;
+      // Per-slice added p99, median over slices: one slice hit by a burst of outside load does not decide it.
+      const perSlice = raw[k]!.map((s, i) => percentile([...s.latencies].sort((a, b) => a - b), 99) - percentile([...raw[0]![i]!.latencies].sort((a, b) => a - b), 99));
+      console.log(`  added    ${paths[k]!.name}: p50 ${(res[k]!.p50 - res[0]!.p50).toFixed(2)} ms, p99 ${(res[k]!.p99 - res[0]!.p99).toFixed(2)} ms (median over slices ${median(perSlice).toFixed(2)} ms; target p99 <= 1 ms at 1000 req/s)`);
+    }
+    const baseCpu = base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : '';
+    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / res.reduce((t, x) => t + x.n, 0)).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call${baseCpu}`);
+  }
+  console.log(`load average after: ${load()}`);
+}
+
+const rates = (process.env.BENCH_RATES ?? String(rate)).split(',').map(Number);
 try {
   await main();
 } finally {

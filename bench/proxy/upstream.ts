@@ -4,3 +4,5 @@ import { startHttpFixture } from '../../test/fixtures/mcp-http-server.js';
 
 const fixture = await startHttpFixture({ id: 'bench', json: true });
 console.log(fixture.url);
+// The bench holds our stdin: when it goes away (even killed), so do we.
+process.stdin.on('end', () => process.exit(0)).resume();

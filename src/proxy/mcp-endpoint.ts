@@ -9,8 +9,12 @@ import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
   InvalidRequest, ParseError, classify, isNotification, isRequest, rpcError,
 } from './jsonrpc.js';
-import { McpSession, supportedVersions, type CallContext, type Sink } from './session.js';
+import { handleGet } from './mcp-get.js';
+import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './mcp-request.js';
+import { McpSession, type CallContext } from './session.js';
 import type { SessionRegistry } from './sessions.js';
+import { SseStream } from './sse-stream.js';
+import { isStateless, statelessSession } from './stateless.js';
 
 export interface McpRoute {
   name: string;
@@ -26,12 +30,15 @@ export interface EndpointContext {
   onTargetFailure(target: string, phase: string): void;
 }
 
-const sessionHeader = 'mcp-session-id';
-
 export async function handleMcp(
   req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext,
 ): Promise<void> {
   if (req.method === 'POST') return handlePost(req, res, route, claims, ctx);
+  if (isStateless(route) && req.method !== 'POST') {
+    // Nothing is held between requests, so there is no stream to open or session to end (the spec's 405).
+    sendError(res, 405, 'method_not_allowed', `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`, { allow: 'POST' });
+    return;
+  }
   if (req.method === 'GET') return handleGet(req, res, ctx);
   if (req.method === 'DELETE') {
     const session = findSession(req, res, ctx);
@@ -43,82 +50,14 @@ export async function handleMcp(
   sendError(res, 405, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, { allow: 'GET, POST, DELETE' });
 }
 
-function accepts(req: IncomingMessage, type: string): boolean {
-  const accept = req.headers.accept ?? '*/*';
-  return accept.split(',').some((part) => {
-    const t = part.split(';')[0]?.trim().toLowerCase();
-    return t === type || t === '*/*' || t === `${type.split('/')[0]}/*`;
-  });
-}
-
-function findSession(req: IncomingMessage, res: ServerResponse, ctx: EndpointContext): McpSession | undefined {
-  const id = req.headers[sessionHeader];
-  if (typeof id !== 'string' || id === '') {
-    sendError(res, 400, 'bad_request', 'the mcp-session-id header is required after initialize');
-    return undefined;
-  }
-  const session = ctx.sessions.get(id);
-  if (!session) {
-    sendError(res, 404, 'not_found', 'the session does not exist or has ended; initialize a new one');
-    return undefined;
-  }
-  const version = req.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && !supportedVersions.includes(version)) {
-    sendError(res, 400, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
-    return undefined;
-  }
-  return session;
-}
-
-async function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) {
-    sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
-    req.resume();
-    return undefined;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
-      req.resume();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function sseHeaders(sessionId: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
-  if (sessionId) headers[sessionHeader] = sessionId;
-  return headers;
-}
-
-function sseEvent(message: JsonRpcMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
-
-function sseSink(res: ServerResponse): Sink {
-  return {
-    send(message: JsonRpcMessage): boolean {
-      if (res.writableEnded || res.destroyed) return false;
-      res.write(sseEvent(message));
-      return true;
-    },
-  };
-}
-
 async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext): Promise<void> {
-  const sse = accepts(req, 'text/event-stream');
-  if (!sse && !accepts(req, 'application/json')) {
+  const accept = acceptance(req.headers.accept ?? '*/*');
+  const sse = accept.sse;
+  if (!sse && !accept.json) {
     sendError(res, 406, 'not_acceptable', 'the client must accept application/json or text/event-stream');
     return;
   }
-  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
+  if (!isJsonType(req.headers['content-type'])) {
     sendError(res, 415, 'unsupported_media_type', 'the request body must be application/json');
     return;
   }
@@ -132,28 +71,37 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
     return;
   }
   const batch = Array.isArray(parsed);
-  const raw = batch ? (parsed as unknown[]) : [parsed];
-  const messages = raw.map(classify);
-  if (raw.length === 0 || messages.some((m) => m === undefined)) {
+  const valid = batch ? (parsed as unknown[]).map(classify) : [classify(parsed)];
+  if (valid.length === 0 || !valid.every((m): m is JsonRpcMessage => m !== undefined)) {
     sendJson(res, 400, rpcError(null, InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
     return;
   }
-  const valid = messages as JsonRpcMessage[];
   const init = valid.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
   if (init) {
     if (valid.length > 1) {
       sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: initialize must be sent alone'));
       return;
     }
-    if (req.headers[sessionHeader] !== undefined) {
+    if (req.headers[sessionHeader] !== undefined && !isStateless(route)) {
       sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: the session is already initialized'));
       return;
     }
     await initialize(res, init, route, sse, ctx);
     return;
   }
-  const session = findSession(req, res, ctx);
+  const session = isStateless(route) ? await statelessSession(req, res, route, ctx, valid) : findSession(req, res, ctx);
   if (!session) return;
+  try {
+    await serve(req, res, session, valid, batch, sse, claims, ctx);
+  } finally {
+    if (isStateless(route)) await session.close();
+  }
+}
+
+async function serve(
+  req: IncomingMessage, res: ServerResponse, session: McpSession, valid: JsonRpcMessage[], batch: boolean, sse: boolean,
+  claims: Record<string, unknown> | null, ctx: EndpointContext,
+): Promise<void> {
   if (batch && session.protocolVersion !== '2025-03-26') {
     sendJson(res, 400, rpcError(null, InvalidRequest, `Invalid Request: batches are not allowed in protocol version ${session.protocolVersion}`));
     return;
@@ -184,75 +132,56 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   }
   for (const r of requests) ctx.onMcpMethod(r.method);
   if (sse) {
-    // Headers go out with the first event, so a plain call costs one write instead of three; when
-    // that event is the answer, the body length is known and the response needs no chunked framing.
-    res.statusCode = 200;
-    for (const [k, v] of Object.entries(sseHeaders(session.id))) res.setHeader(k, v);
-    call.sink = sseSink(res);
-    if (requests.length === 1 && requests[0]) {
-      const out = await session.handle(requests[0], call);
-      const body = out ? sseEvent(out) : '';
-      if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(body));
-      res.end(body);
-      return;
+    // Headers go out with the first event, so a plain call costs one write; when that event is the
+    // answer, the body length is known and the response needs no chunked framing. Clients from
+    // 2025-11-25 on get a priming event (an id, no data) once a call runs past primeAfterMs, so a
+    // lost stream can be resumed.
+    const stream = session.openStream();
+    stream.attach(res);
+    call.sink = stream;
+    const primed = session.events !== undefined && session.protocolVersion >= '2025-11-25';
+    if (primed) ctx.sessions.primer.add(stream);
+    try {
+      if (requests.length === 1 && requests[0]) {
+        session.finishStream(stream, await session.handle(requests[0], call));
+        return;
+      }
+      await Promise.all(requests.map(async (r) => {
+        const out = await session.handle(r, call);
+        if (out) stream.send(out);
+      }));
+      session.finishStream(stream);
+    } finally {
+      if (primed) ctx.sessions.primer.delete(stream);
+      session.streams.delete(stream.no); // also when handling threw: a resume must not wait on it
     }
-    await Promise.all(requests.map(async (r) => {
-      const out = await session.handle(r, call);
-      if (out) call.sink?.send(out);
-    }));
-    res.end();
     return;
   }
   const out = (await Promise.all(requests.map((r) => session.handle(r, call)))).filter((r) => r !== undefined);
   if (out.length === 0) res.writeHead(202).end();
-  else sendJson(res, 200, batch ? out : out[0], { [sessionHeader]: session.id });
+  else sendJson(res, 200, batch ? out : out[0], session.id ? { [sessionHeader]: session.id } : {});
 }
 
 async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpRoute, sse: boolean, ctx: EndpointContext): Promise<void> {
   ctx.onMcpMethod('initialize');
-  const id = randomUUID();
+  const stateless = isStateless(route);
+  // A stateless route answers initialize from a throwaway session and hands out no session id.
+  const id = stateless ? '' : randomUUID();
   const session = new McpSession({
-    id, backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ session: id, route: route.name }),
-    onTargetFailure: ctx.onTargetFailure,
+    id, backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: id } : {}) }),
+    onTargetFailure: ctx.onTargetFailure, stateless,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
   });
   const out = await session.initialize(init);
-  if ('result' in out) ctx.sessions.add(session);
-  const headers: Record<string, string> = 'result' in out ? { [sessionHeader]: id } : {};
+  if (stateless) await session.close();
+  else if ('result' in out) ctx.sessions.add(session);
+  const headers: Record<string, string> = 'result' in out && id ? { [sessionHeader]: id } : {};
   if (sse) {
-    res.writeHead(200, { ...sseHeaders(undefined), ...headers });
-    res.end(sseEvent(out));
+    const stream = new SseStream(1, undefined, 'result' in out ? id : '');
+    stream.attach(res);
+    stream.end(out);
   } else {
     sendJson(res, 200, out, headers);
   }
 }
 
-function handleGet(req: IncomingMessage, res: ServerResponse, ctx: EndpointContext): void {
-  if (!accepts(req, 'text/event-stream') || (req.headers.accept ?? '') === '') {
-    sendError(res, 406, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
-    return;
-  }
-  const session = findSession(req, res, ctx);
-  if (!session) return;
-  if (session.standalone) {
-    sendError(res, 409, 'conflict', 'the session already has an open GET stream');
-    return;
-  }
-  res.writeHead(200, sseHeaders(session.id));
-  res.flushHeaders();
-  const sink = sseSink(res);
-  session.standalone = sink;
-  // Comments keep idle intermediaries from cutting the stream.
-  const keepalive = setInterval(() => res.write(': keepalive\n\n'), 25_000);
-  keepalive.unref();
-  res.on('close', () => {
-    clearInterval(keepalive);
-    if (session.standalone === sink) session.standalone = undefined;
-  });
-}
-
-function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}

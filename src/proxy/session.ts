@@ -12,6 +12,7 @@ import {
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
+import { EventLog, SseStream } from './sse-stream.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
@@ -36,14 +37,21 @@ export interface SessionOptions {
   authorize?: Authorize;
   log: Logger;
   onTargetFailure(target: string, phase: string): void;
+  /** A session that lives for one HTTP request (stateless routing): no replay buffer. */
+  stateless?: boolean;
 }
 
 export class McpSession {
   readonly id: string;
   protocolVersion = latestVersion;
   lastActive = Date.now();
-  standalone: Sink | undefined;
+  /** The GET stream once opened; it keeps logging events while the client is away. */
+  standalone: SseStream | undefined;
   closed = false;
+  /** Every SSE event of the session, bounded, for clients that resume with Last-Event-ID (none when stateless). */
+  readonly events: EventLog | undefined;
+  /** POST answer streams whose call is still running, by stream number: a resume attaches to them. */
+  readonly streams = new Map<number, SseStream>();
   private readonly upstreams = new Map<string, Upstream>();
   private readonly catalog: Catalog;
   private readonly inflight = new Map<Id, AbortController>();
@@ -53,6 +61,7 @@ export class McpSession {
 
   constructor(private readonly opts: SessionOptions) {
     this.id = opts.id;
+    this.events = opts.stateless ? undefined : new EventLog();
     const targetNames = opts.backend.targets.map((t) => t.name);
     this.catalog = new Catalog({
       upstreams: this.upstreams, targetNames, prefixed: usesPrefix(opts.backend.prefixMode, targetNames.length),
@@ -62,6 +71,24 @@ export class McpSession {
   }
 
   get log(): Logger { return this.opts.log; }
+
+  /** A new answer stream for a POST, live until `finishStream`. */
+  openStream(): SseStream {
+    const stream = new SseStream(this.events?.newStream() ?? 1, this.events, this.id);
+    this.streams.set(stream.no, stream);
+    return stream;
+  }
+
+  finishStream(stream: SseStream, last?: JsonRpcMessage): void {
+    this.streams.delete(stream.no);
+    stream.end(last);
+  }
+
+  /** The GET stream, created on first use. */
+  getStream(): SseStream {
+    this.standalone ??= new SseStream(0, this.events, this.id);
+    return this.standalone;
+  }
 
   /** A call in flight counts as activity, however long it runs. */
   get busy(): boolean { return this.inflight.size > 0; }
@@ -172,6 +199,7 @@ export class McpSession {
     for (const ac of this.inflight.values()) ac.abort('session closed');
     for (const p of this.clientPending.values()) p.reject(new McpError(InternalError, 'session closed'));
     this.clientPending.clear();
+    this.standalone?.end();
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
   }
 
@@ -240,7 +268,7 @@ export class McpSession {
       return rpcError(req.id, InternalError, messageOf(err));
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
-    return this.forward(found.up, req, { ...p, name: found.name }, ctx);
+    return this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
   }
 
   private async complete(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
@@ -269,7 +297,7 @@ export class McpSession {
       ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
       : undefined;
     try {
-      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, ...(onprogress ? { onprogress } : {}) });
+      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, onprogress });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response

@@ -44,6 +44,8 @@ export async function connectUpstream(
     name: target.name, client, call: sdkCaller(client), capabilities: {}, serverInfo: undefined, instructions: undefined, alive: true,
     close: async () => {
       upstream.alive = false;
+      // The spec asks a client that is done with a session to end it; a target that does not allow it answers 405.
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => undefined);
       await client.close().catch(() => undefined);
     },
   };

@@ -81,7 +81,9 @@ describe('streamable HTTP protocol details', () => {
     expect(await plain.json()).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
     const sse = await post({ jsonrpc: '2.0', id: 5, method: 'ping' }, { ...json, 'mcp-session-id': session });
     expect(sse.headers.get('content-type')).toBe('text/event-stream');
-    expect(await sse.text()).toBe('event: message\ndata: {"jsonrpc":"2.0","id":5,"result":{}}\n\n');
+    // 2025-06-18 has no priming event: the lone answer carries the stream's event id and a content length.
+    expect(sse.headers.get('transfer-encoding')).toBeNull();
+    expect(await sse.text()).toBe('id: 1-1\nevent: message\ndata: {"jsonrpc":"2.0","id":5,"result":{}}\n\n');
   });
 
   it('accepts batches only when the negotiated version allows them', async () => {

@@ -99,14 +99,22 @@ describe('calls to streamable-HTTP targets', () => {
     await client.close();
   });
 
-  it('answers a single call on SSE with a content length instead of chunked framing', async () => {
+  it('answers a quick 2025-11-25 call on SSE with a content length and no priming event', async () => {
     const { client } = await connectClient(proxy.url);
     const res = await rawCall(client, 'application/json, text/event-stream', 8, { name: 'js_echo', arguments: { text: 'sse' } });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('transfer-encoding')).toBeNull();
     const text = await res.text();
     expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
-    expect(text).toContain('js:sse');
+    expect(text).toMatch(/^id: \d+-\d+\nevent: message\ndata: .*js:sse.*\n\n$/);
+    await client.close();
+  });
+
+  it('primes a 2025-11-25 call stream (an id, no data) once the call runs past 100 ms', async () => {
+    const { client } = await connectClient(proxy.url);
+    const res = await rawCall(client, 'application/json, text/event-stream', 9, { name: 'js_slow', arguments: { steps: 1, ms: 300 } });
+    const text = await res.text();
+    expect(text).toMatch(/^id: (\d+)-(\d+)\ndata: \n\nid: \1-\d+\nevent: message\ndata: .*done 1.*\n\n$/);
     await client.close();
   });
 });
