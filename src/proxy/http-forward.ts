@@ -157,6 +157,7 @@ export class HttpForwarder {
     if (hasBody && route.retry) {
       const b = await bufferBody(req, limit);
       if (b === 'too_large') return this.rejectTooLarge(req, res, limit);
+      if (b === 'gone') return;
       buffered = b;
     }
     const { path, headers } = upstreamRequest(req, route);

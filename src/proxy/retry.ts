@@ -20,9 +20,12 @@ export function mayRetry(plan: RetryPlan | undefined, tried: number, outcome: { 
   return outcome === 'connect' || plan.codes.has(outcome.status);
 }
 
-/** The whole request body, or 'too_large' as soon as it passes `limit` bytes (the rest is drained). */
-export function bufferBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * The whole request body; 'too_large' as soon as it passes `limit` bytes (the rest is drained); 'gone'
+ * when the client left before sending all of it.
+ */
+export function bufferBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'gone'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (c: Buffer): void => {
@@ -36,7 +39,8 @@ export function bufferBody(req: IncomingMessage, limit: number): Promise<Buffer 
     };
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('error', () => resolve('gone'));
+    req.once('close', () => { if (!req.complete) resolve('gone'); });
   });
 }
 

@@ -1,8 +1,10 @@
 // GwPolicy traffic timeouts, retries and header modifiers on forwarded routes: translated from manifests,
 // served by a real runtime to a real node:http upstream.
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, readAll, startUpstream, type Upstream } from './http-forward-harness.js';
+import { freePort } from './ports.js';
 import { translatedIr } from './translated-ir.js';
 import { trafficManifests } from './traffic-manifests.js';
 
@@ -38,6 +40,7 @@ describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
       }
       res.writeHead(200, { 'content-type': 'application/json', 'x-who': 'upstream' }).end(JSON.stringify(req.headers));
     });
+    const dead = await freePort();
     runtime = new ProxyRuntime({ log });
     await runtime.apply(translatedIr(trafficManifests(upstream.port, [
       { name: 'timed', traffic: '{timeouts: {request: 100ms}}' },
@@ -45,13 +48,19 @@ describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
       { name: 'ruled', traffic: '{timeouts: {request: 100ms}}', rule: 'timeouts: {request: 2s}' },
       { name: 'flaky', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
       { name: 'flaky-out', backend: 'up', traffic: '{retry: {attempts: 1, backoff: 10ms, codes: [503]}}' },
+      { name: 'dead', backend: 'gone', traffic: '{retry: {attempts: 2, backoff: 10ms}}' },
       { name: 'stream', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
       {
         name: 'hdr',
         traffic: '{headerModifiers: {request: {set: [{name: X-Tenant, value: policy}], add: [{name: X-Both, value: policy}], remove: [X-Drop]}, response: {set: [{name: X-Who, value: policy}], add: [{name: X-Policy, value: "yes"}]}}}',
         rule: 'filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: X-Tenant, value: route}]}}, {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: X-Who, value: route}]}}]',
       },
-    ])));
+    ], `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: gone, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${dead}}
+`)));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
@@ -85,6 +94,28 @@ describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
     const res = await rawRequest(`${base}/flaky-out`, { headers: { 'x-id': 'flaky-out-1' } });
     expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: 'busy' });
     expect(tries.get('flaky-out-1')).toBe(2);
+  });
+
+  it('retries a connect failure with the default policy and answers 503 when every try fails', async () => {
+    const res = await rawRequest(`${base}/dead`);
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'backend_unavailable' });
+    const failures = await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total');
+    expect(failures).toMatch(/backend="[^"]*gone[^"]*",reason="connect"\} 3/);
+    const retries = await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_retries_total');
+    expect(retries).toMatch(/backend="[^"]*gone[^"]*"\} 2/);
+  });
+
+  it('buffers a chunked body for a retried route and answers 413 past the limit without contacting the backend', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${base}/flaky`, { method: 'POST', headers: { 'x-id': 'big' }, agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject);
+      req.write(Buffer.alloc(1024 * 1024));
+      req.write(Buffer.alloc(1024 * 1024));
+      req.end(Buffer.alloc(1024));
+    });
+    expect(status).toBe(413);
+    expect(tries.get('big')).toBeUndefined();
   });
 
   it('does not retry once the response has started streaming to the client', async () => {
