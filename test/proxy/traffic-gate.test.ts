@@ -39,7 +39,7 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
     await runtime.apply(translatedIr(trafficManifests(upstream.port, [
       { name: 'limited', traffic: '{rateLimit: {local: [{requests: 1, unit: Minutes, burst: 1}]}}' },
       { name: 'tokens', traffic: '{rateLimit: {local: [{tokens: 1, unit: Hours}]}}' },
-      { name: 'mcp', backend: 'tools', traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}}' },
+      { name: 'mcp', backend: 'tools', traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}, headerModifiers: {response: {add: [{name: X-Policy, value: mcp}]}}}' },
       { name: 'direct', traffic: `{directResponse: {status: 503, body: '{"down":true}', headers: [{name: Content-Type, value: "'application/json'"}]}}` },
       { name: 'dynamic', traffic: '{directResponse: {status: 200, bodyExpression: request.path}}' },
     ], mcpRoute)));
@@ -69,11 +69,14 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
     for (let i = 0; i < 3; i++) expect((await rawRequest(`${base}/tokens`)).status).toBe(200);
   });
 
-  it('limits an MCP route before it reaches the MCP endpoint', async () => {
+  it('limits an MCP route before it reaches the MCP endpoint, and modifies its response headers', async () => {
     const send = () => rawRequest(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
-    expect((await send()).status).not.toBe(429);
+    const first = await send();
+    expect(first.status).not.toBe(429);
+    expect(first.headers['x-policy']).toBe('mcp');
     const refused = await send();
     expect(refused.status).toBe(429);
+    expect(refused.headers['x-policy']).toBe('mcp');
     expect(refused.headers['retry-after']).toBe('3600');
   });
 
