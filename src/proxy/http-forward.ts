@@ -10,7 +10,9 @@ import type { Backend, PathMatch, Route } from '../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
-import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type RouteFilters } from './route-filters.js';
+import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
+import { bufferBody, mayRetry, retryDelayMs, sleep } from './retry.js';
+import type { RetryPlan, TrafficPlan } from './traffic-policy.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -23,8 +25,14 @@ export interface ForwardTarget {
 export interface ForwardRoute {
   name: string;
   targets: ForwardTarget[];
-  /** The shorter of the route's request and backendRequest timeouts in ms; 0 means no deadline. */
+  /** The whole request, retries included (`timeouts.request`), in ms; 0 means no deadline. */
   deadlineMs: number;
+  /** Each try to a backend, until its response is fully received (`timeouts.backendRequest`); 0 means none. */
+  tryDeadlineMs: number;
+  /** GwPolicy `traffic.retry`; a request with a body is then buffered so it can be sent again. */
+  retry?: RetryPlan;
+  /** GwPolicy `traffic.headerModifiers.request`; runs before the route's own RequestHeaderModifier. */
+  policyRequestHeaders?: HeaderModifier;
   maxRequestBytes: number;
   /** The route's filters (request headers and URL rewrite run here) and the matches a prefix rewrite needs. */
   filters: RouteFilters | null;
@@ -50,7 +58,7 @@ export function httpAddressOf(b: Backend | undefined): { host: string; port: num
 }
 
 /** The forwarding plan of a route whose backends are HTTP kinds; undefined when none of them is. */
-export function forwardRouteOf(route: Route, backends: Map<string, Backend>, maxRequestBytes: number): ForwardRoute | undefined {
+export function forwardRouteOf(route: Route, backends: Map<string, Backend>, maxRequestBytes: number, traffic?: TrafficPlan): ForwardRoute | undefined {
   const targets: ForwardTarget[] = [];
   for (const ref of route.backends) {
     const addr = httpAddressOf(backends.get(ref.backend));
@@ -60,8 +68,12 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   if (!only) return undefined;
   // The IR's rule: a lone ref with weight 0 is treated as 1.
   if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
-  const limits = [route.timeouts?.requestMs ?? 0, route.timeouts?.backendRequestMs ?? 0].filter((ms) => ms > 0);
-  return { name: route.name, targets, deadlineMs: limits.length > 0 ? Math.min(...limits) : 0, maxRequestBytes, filters: route.filters, matches: pathMatchesOf(route) };
+  // The HTTPRoute rule's own `timeouts` is the more specific setting: when it sets any, the policy's are not used.
+  const t = route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts : traffic?.timeouts;
+  return {
+    name: route.name, targets, deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0, maxRequestBytes,
+    filters: route.filters, matches: pathMatchesOf(route), retry: traffic?.retry, policyRequestHeaders: traffic?.requestHeaders,
+  };
 }
 
 /** One item chosen with probability weight / total; weight 0 is never chosen; undefined when all are 0. */
@@ -125,37 +137,83 @@ export class HttpForwarder {
       this.rejectTooLarge(req, res, limit);
       return;
     }
-    const target = pickWeighted(route.targets, this.random);
-    if (!target) {
-      sendError(res, 503, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
-      return;
-    }
     const abort = new AbortController();
     const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
     res.once('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
-    const body = hasBody ? req.pipe(new ByteLimit(limit)) : null;
-    const { path, headers } = upstreamRequest(req, route);
-    if (!hasBody) delete headers['content-length'];
     try {
-      const up = await this.agent.request({
-        origin: `http://${target.host}:${target.port}`, path, method: req.method ?? 'GET',
-        headers, body, signal: abort.signal,
-      });
-      this.count(`req ${target.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(target.backend, `${Math.floor(up.statusCode / 100)}xx`));
-      res.writeHead(up.statusCode, withoutHopByHop(up.headers));
-      // Without this an SSE stream's headers wait for its first event.
-      if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
-      await pipeline(up.body, res);
-    } catch (err) {
-      body?.destroy();
-      req.unpipe();
-      this.fail(req, res, route, target, err, abort.signal);
+      await this.forward(req, res, route, abort.signal);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
     }
+  }
+
+  /** Tries until a response may be passed on; only a fully buffered (or empty) body is ever sent twice. */
+  private async forward(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, signal: AbortSignal): Promise<void> {
+    const limit = route.maxRequestBytes;
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
+    let buffered: Buffer | null = null;
+    if (hasBody && route.retry) {
+      const b = await bufferBody(req, limit);
+      if (b === 'too_large') return this.rejectTooLarge(req, res, limit);
+      if (b === 'gone') return;
+      buffered = b;
+    }
+    const { path, headers } = upstreamRequest(req, route);
+    if (!hasBody) delete headers['content-length'];
+    if (buffered) headers['content-length'] = String(buffered.length);
+    for (let tried = 1; ; tried++) {
+      const target = pickWeighted(route.targets, this.random);
+      if (!target) {
+        sendError(res, 503, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
+        return;
+      }
+      const attempt = new AbortController();
+      const onAbort = (): void => attempt.abort(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      const attemptTimer = route.tryDeadlineMs > 0 ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs) : undefined;
+      const body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
+      try {
+        const up = await this.agent.request({
+          origin: `http://${target.host}:${target.port}`, path, method: req.method ?? 'GET',
+          headers, body, signal: attempt.signal,
+        });
+        this.count(`req ${target.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(target.backend, `${Math.floor(up.statusCode / 100)}xx`));
+        if (route.retry && mayRetry(route.retry, tried, { status: up.statusCode })) {
+          await up.body.dump();
+          if (await this.backOff(route, target, tried, `status ${up.statusCode}`, signal)) continue;
+          return this.fail(req, res, route, target, signal.reason, signal);
+        }
+        res.writeHead(up.statusCode, withoutHopByHop(up.headers));
+        // Without this an SSE stream's headers wait for its first event.
+        if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+        await pipeline(up.body, res);
+        return;
+      } catch (err) {
+        if (route.retry && classify(err, attempt.signal) === 'connect' && mayRetry(route.retry, tried, 'connect')) {
+          this.count(`fail ${target.backend} connect`, () => this.opts.metrics.upstreamFailures.labels(target.backend, 'connect'));
+          if (await this.backOff(route, target, tried, 'connect failure', signal)) continue;
+          return this.fail(req, res, route, target, signal.reason, signal);
+        }
+        if (body instanceof ByteLimit) body.destroy();
+        req.unpipe();
+        this.fail(req, res, route, target, err, attempt.signal);
+        return;
+      } finally {
+        clearTimeout(attemptTimer);
+        signal.removeEventListener('abort', onAbort);
+      }
+    }
+  }
+
+  /** Counts the retry and waits its backoff; false when the request deadline passed or the client left meanwhile. */
+  private async backOff(route: ForwardRoute, target: ForwardTarget, tried: number, why: string, signal: AbortSignal): Promise<boolean> {
+    this.count(`retry ${target.backend}`, () => this.opts.metrics.upstreamRetries.labels(target.backend));
+    this.opts.log.debug({ route: route.name, backend: target.backend, tried, why }, 'retrying upstream request');
+    if (route.retry) await sleep(retryDelayMs(route.retry, tried), signal);
+    return !signal.aborted;
   }
 
   async close(): Promise<void> {
@@ -215,6 +273,7 @@ function classify(err: unknown, signal: AbortSignal): Failure {
 function upstreamRequest(req: IncomingMessage, route: ForwardRoute): { path: string; headers: HeaderMap } {
   let headers = upstreamRequestHeaders(req.headers, { remoteAddress: req.socket.remoteAddress, proto: schemeOf(req) });
   const target = originPath(req.url);
+  if (route.policyRequestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, route.policyRequestHeaders));
   const f = route.filters;
   if (!f) return { path: target, headers };
   if (f.requestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, f.requestHeaders));

@@ -16,6 +16,8 @@ export function createMetrics() {
     sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),
     upstreamRequests: new Counter({ name: 'gw_upstream_requests_total', help: 'Requests forwarded to HTTP backends, by backend and response status class.', labelNames: ['backend', 'class'], registers: [registry] }),
     upstreamFailures: new Counter({ name: 'gw_upstream_failures_total', help: 'Forwarded requests that got no complete response, by backend and reason (connect, timeout, reset, other).', labelNames: ['backend', 'reason'], registers: [registry] }),
+    upstreamRetries: new Counter({ name: 'gw_upstream_retries_total', help: 'Forwarded requests sent again after a retriable status or connect failure (GwPolicy traffic.retry), by backend.', labelNames: ['backend'], registers: [registry] }),
+    rateLimited: new Counter({ name: 'gw_rate_limited_total', help: 'Requests refused with 429 by a local rate limit (GwPolicy traffic.rateLimit.local), by route.', labelNames: ['route'], registers: [registry] }),
     reloads: new Counter({ name: 'gw_config_reloads_total', help: 'Configuration applications by result.', labelNames: ['result'], registers: [registry] }),
   };
 }

@@ -19,6 +19,7 @@ import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
+import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './traffic-gate.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -29,12 +30,15 @@ export interface RuntimeOptions {
   /** Idle sessions without an open GET stream are closed after this long. */
   sessionIdleMs?: number;
   metrics?: ProxyMetrics;
+  /** Milliseconds now, for local rate limits; injected by tests. */
+  clock?: () => number;
 }
 
 interface CompiledRoute extends McpRoute {
   route: Route;
   /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
   forward?: ForwardRoute;
+  traffic?: RouteTraffic;
 }
 
 interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
@@ -59,6 +63,7 @@ export class ProxyRuntime {
   private readonly ports = new Map<string, BoundPort>();
   private readonly endpoint: EndpointContext;
   private readonly forwarder: HttpForwarder;
+  private readonly traffic: TrafficGate;
   private applied = false;
   private readonly metricChildren = new Map<string, unknown>();
 
@@ -67,6 +72,7 @@ export class ProxyRuntime {
     this.metrics = opts.metrics ?? createMetrics();
     this.sessions = new SessionRegistry(this.log, opts.sessionIdleMs ?? 30 * 60_000, (n) => this.metrics.sessions.set(n));
     this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics });
+    this.traffic = new TrafficGate(this.log, this.metrics, opts.clock);
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
@@ -160,15 +166,16 @@ export class ProxyRuntime {
     const backends = resourcesOf(snapshot, 'backend');
     const listeners = resourcesOf(snapshot, 'listener');
     const routesByListener = new Map<string, CompiledRoute[]>();
+    const traffic = this.traffic.compile(resourcesOf(snapshot, 'route').values());
     for (const route of resourcesOf(snapshot, 'route').values()) {
       // Weighted refs only matter once several backends share a route; sessions pin to the first served one.
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
       const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
-      const forward = backend ? undefined : forwardRouteOf(route, backends, maxRequestBytes);
-      if (!backend && !forward && !route.filters?.redirect) continue;
+      const forward = backend ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
+      if (!backend && !forward && !route.filters?.redirect && !traffic.get(route.name)?.plan.directResponse) continue;
       const compiled: CompiledRoute = {
-        name: route.name, route, backend: backend ?? noMcpBackend, forward,
+        name: route.name, route, backend: backend ?? noMcpBackend, forward, traffic: traffic.get(route.name),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
       };
@@ -247,6 +254,7 @@ export class ProxyRuntime {
       if (r.security.auth && (await r.security.auth.handle(req, res))) return;
     }
     if (route && applyRouteFilters(req, res, route.route)) return;
+    if (route && this.traffic.handle(req, res, route.name, route.traffic)) return;
     if (!route) {
       sendError(res, 404, 'not_found', `no route for ${path}`);
       return;
@@ -258,6 +266,6 @@ export class ProxyRuntime {
       claims = result.claims;
     }
     if (route.forward) await this.forwarder.handle(req, res, route.forward);
-    else await handleMcp(withRequestHeaders(req, route.route), res, route, claims, this.endpoint);
+    else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route, claims, this.endpoint);
   }
 }

@@ -5,6 +5,7 @@ import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
 import { httpAddressOf } from './http-forward.js';
 import { listenerTlsProblems } from './tls.js';
+import { trafficProblems } from './traffic-policy.js';
 
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];
@@ -50,6 +51,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
     }
   }
   problems.push(...httpsProblems(snapshot, source));
+  problems.push(...trafficProblems(snapshot, source));
   return problems;
 }
 

@@ -1,0 +1,76 @@
+// GwPolicy `traffic.rateLimit.local`: token buckets per route, kept in this proxy process only (each
+// replica counts on its own). The clock is injected so the arithmetic is testable without waiting.
+import type { RateUnit, RequestLimit } from './traffic-policy.js';
+
+const UNIT_MS: Record<RateUnit, number> = { Seconds: 1000, Minutes: 60_000, Hours: 3_600_000 };
+
+/**
+ * `requests` per `unit`, refilled continuously; holds up to `requests + burst`, and starts full, so a
+ * quiet client may send `requests + burst` at once and then `requests` per unit.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  readonly capacity: number;
+  private readonly perMs: number;
+
+  constructor(limit: RequestLimit, now: number) {
+    this.capacity = limit.requests + limit.burst;
+    this.perMs = limit.requests / UNIT_MS[limit.unit];
+    this.tokens = this.capacity;
+    this.last = now;
+  }
+
+  private refill(now: number): void {
+    if (now > this.last) this.tokens = Math.min(this.capacity, this.tokens + (now - this.last) * this.perMs);
+    this.last = Math.max(this.last, now);
+  }
+
+  /** Milliseconds until one token is there; 0 when one is there now. */
+  waitMs(now: number): number {
+    this.refill(now);
+    // The epsilon keeps float noise (0.998 tokens after 499ms at 2/s) from adding a millisecond.
+    return this.tokens >= 1 - 1e-9 ? 0 : Math.ceil((1 - this.tokens) / this.perMs - 1e-6);
+  }
+
+  take(): void {
+    this.tokens -= 1;
+  }
+}
+
+/** A route's buckets: a request passes only when every one of them has a token, and then takes one from each. */
+export class RouteLimiter {
+  constructor(readonly buckets: TokenBucket[]) {}
+
+  /** 0 when the request may pass (its tokens are taken); else milliseconds until it could. */
+  admit(now: number): number {
+    const wait = Math.max(0, ...this.buckets.map((b) => b.waitMs(now)));
+    if (wait === 0) for (const b of this.buckets) b.take();
+    return wait;
+  }
+}
+
+/**
+ * Limiters by route, rebuilt on every snapshot; a route whose limits did not change keeps its buckets,
+ * so a config push does not hand every client a fresh burst.
+ */
+export class RateLimits {
+  private byRoute = new Map<string, { key: string; limiter: RouteLimiter }>();
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  now(): number { return this.clock(); }
+
+  /** Replaces the table with `routes` (route name → limits); returns the limiter of each route with limits. */
+  update(routes: Map<string, RequestLimit[]>): Map<string, RouteLimiter> {
+    const next = new Map<string, { key: string; limiter: RouteLimiter }>();
+    for (const [name, limits] of routes) {
+      if (limits.length === 0) continue;
+      const key = JSON.stringify(limits);
+      const prior = this.byRoute.get(name);
+      next.set(name, prior?.key === key ? prior : { key, limiter: new RouteLimiter(limits.map((l) => new TokenBucket(l, this.clock()))) });
+    }
+    this.byRoute = next;
+    return new Map([...next].map(([name, v]) => [name, v.limiter]));
+  }
+}

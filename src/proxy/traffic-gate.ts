@@ -1,0 +1,80 @@
+// Where a route's GwPolicy traffic plan meets a request, before dispatch to MCP or HTTP backends: the
+// response header modifier, the local rate limit and the direct response. Timeouts, retries and the
+// request header modifier of forwarded routes run in the forwarder (http-forward.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Route } from '../ir/types.js';
+import { sendError } from './http-error.js';
+import type { ProxyMetrics } from './metrics.js';
+import { RateLimits, type RouteLimiter } from './rate-limit.js';
+import { applyHeaderModifier, modifyResponseHeaders, type HeaderMap } from './route-filters.js';
+import { compileTraffic, type RequestLimit, type TrafficPlan } from './traffic-policy.js';
+
+export interface RouteTraffic {
+  plan: TrafficPlan;
+  limiter?: RouteLimiter;
+}
+
+export class TrafficGate {
+  private readonly limits: RateLimits;
+  /** Routes already told about: each unenforced setting is logged once per route, not per snapshot. */
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly log: Logger, private readonly metrics: ProxyMetrics, clock?: () => number) {
+    this.limits = new RateLimits(clock);
+  }
+
+  /** Plans of every route of a snapshot (already checked by checkSnapshot, so problems are not expected here). */
+  compile(routes: Iterable<Route>): Map<string, RouteTraffic> {
+    const plans = new Map<string, TrafficPlan>();
+    for (const route of routes) {
+      const { plan } = compileTraffic(route);
+      plans.set(route.name, plan);
+      if (plan.tokenLimits > 0) this.warnOnce(route.name, 'tokens', 'traffic.rateLimit.local entries with tokens are not enforced yet; requests limits are');
+      if (plan.directResponse?.kind === 'unsupported') this.warnOnce(route.name, 'direct', `traffic.directResponse cannot be served: ${plan.directResponse.reason}; requests get 500`);
+    }
+    const limiters = this.limits.update(new Map<string, RequestLimit[]>([...plans].map(([name, p]) => [name, p.limits])));
+    return new Map([...plans].map(([name, plan]) => [name, { plan, limiter: limiters.get(name) }]));
+  }
+
+  /**
+   * Runs after the route's own filters (so its ResponseHeaderModifier, being more specific, edits last)
+   * and before authentication and dispatch. True when the response has been sent.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, route: string, t: RouteTraffic | undefined): boolean {
+    if (!t) return false;
+    if (t.plan.responseHeaders) modifyResponseHeaders(res, t.plan.responseHeaders);
+    const wait = t.limiter?.admit(this.limits.now()) ?? 0;
+    if (wait > 0) {
+      this.metrics.rateLimited.inc({ route });
+      req.resume();
+      sendError(res, 429, 'rate_limited', `route ${route} allows no more requests right now; retry later`, { 'retry-after': String(Math.ceil(wait / 1000)) });
+      return true;
+    }
+    const direct = t.plan.directResponse;
+    if (!direct) return false;
+    req.resume();
+    if (direct.kind === 'unsupported') sendError(res, 500, 'direct_response_unsupported', `the direct response of route ${route} cannot be served by this proxy yet`);
+    else res.writeHead(direct.response.status, { ...direct.response.headers, 'content-length': String(Buffer.byteLength(direct.response.body)) }).end(direct.response.body);
+    return true;
+  }
+
+  private warnOnce(route: string, what: string, message: string): void {
+    if (this.warned.has(`${what} ${route}`)) return;
+    this.warned.add(`${what} ${route}`);
+    this.log.warn({ route }, message);
+  }
+}
+
+/**
+ * MCP routes: the policy's request header modifier changes what the MCP endpoint sees, like the route's
+ * RequestHeaderModifier (which runs after this one); authentication has already seen the client's headers.
+ */
+export function withPolicyRequestHeaders(req: IncomingMessage, t: RouteTraffic | undefined): IncomingMessage {
+  const mod = t?.plan.requestHeaders;
+  if (!mod) return req;
+  const next = applyHeaderModifier(req.headers as HeaderMap, mod);
+  for (const name of Object.keys(req.headers)) if (!(name in next)) delete req.headers[name];
+  Object.assign(req.headers, next);
+  return req;
+}

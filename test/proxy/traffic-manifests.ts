@@ -1,0 +1,48 @@
+// Manifests for the traffic policy wire tests: one Gateway, a static GwBackend, and per case an HTTPRoute
+// with its own path prefix plus a GwPolicy targeting it with the given `traffic` (YAML flow text).
+export interface TrafficCase {
+  name: string;
+  traffic: string;
+  /** Extra keys of the HTTPRoute rule (YAML flow entries), e.g. `timeouts: {request: 2s}`. */
+  rule?: string;
+  backend?: string;
+}
+
+export function trafficManifests(port: number, cases: TrafficCase[], extra = ''): string {
+  const head = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gw}
+spec: {controllerName: gw.dev/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: web, namespace: default}
+spec:
+  gatewayClassName: gw
+  listeners: [{name: http, port: 8080, protocol: HTTP}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: up, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${port}}
+`;
+  const parts = cases.map((c) => `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${c.name}, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - {matches: [{path: {type: PathPrefix, value: /${c.name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${c.backend ?? 'up'}}]${c.rule ? `, ${c.rule}` : ''}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${c.name}, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${c.name}}]
+  traffic: ${c.traffic}
+`);
+  return [head, ...parts, ...(extra ? [extra] : [])].join('---\n');
+}
