@@ -1,5 +1,7 @@
 // Manifests for the traffic policy wire tests: one Gateway, a static GwBackend, and per case an HTTPRoute
 // with its own path prefix plus a GwPolicy targeting it with the given `traffic` (YAML flow text).
+import { gatewayWithStaticBackend } from './translated-ir.js';
+
 export interface TrafficCase {
   name: string;
   traffic: string;
@@ -9,25 +11,7 @@ export interface TrafficCase {
 }
 
 export function trafficManifests(port: number, cases: TrafficCase[], extra = ''): string {
-  const head = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: web, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: up, namespace: default}
-spec:
-  static: {host: 127.0.0.1, port: ${port}}
-`;
+  const head = gatewayWithStaticBackend(port, 'up');
   const parts = cases.map((c) => `
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute

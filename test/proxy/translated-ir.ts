@@ -19,8 +19,8 @@ export function translatedIr(manifests: string, gateway = 'default/web'): Snapsh
   return ir;
 }
 
-/** GatewayClass `gw`, Gateway default/web (HTTP 8080) and GwBackend default/shop → 127.0.0.1:`port`; append routes. */
-export function gatewayWithStaticBackend(port: number): string {
+/** GatewayClass `gw`, Gateway default/web (HTTP 8080) and GwBackend default/`backend` → 127.0.0.1:`port`; append routes. */
+export function gatewayWithStaticBackend(port: number, backend = 'shop'): string {
   return `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
@@ -36,7 +36,7 @@ spec:
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
-metadata: {name: shop, namespace: default}
+metadata: {name: ${backend}, namespace: default}
 spec:
   static: {host: 127.0.0.1, port: ${port}}
 `;
