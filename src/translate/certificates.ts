@@ -17,7 +17,7 @@ export interface TlsProblem {
 
 export type ListenerTlsResult = { ok: true; tls?: IrListenerTls } | { ok: false; problem: TlsProblem };
 
-const PEM_CERT = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+export const PEM_CERT = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
 
 /**
  * The TLS settings of one listener: none for HTTP, the resolved certificates for HTTPS with mode
@@ -88,7 +88,7 @@ export function tlsSecretPair(secret: { type?: unknown; data?: unknown }): { cer
   return { certChainPem: `${blocks.join('\n')}\n`, privateKeyPem: key };
 }
 
-function decoded(v: unknown): string | undefined {
+export function decoded(v: unknown): string | undefined {
   const s = str(v);
   if (!s) return undefined;
   const text = Buffer.from(s, 'base64').toString('utf8');

@@ -99,6 +99,20 @@ export interface IrBackendRef {
   policy?: IrPolicyFields;
   /** MCP target name → effective policy of that target (policy resource < backend < target). */
   targetPolicies?: Record<string, IrPolicyFields>;
+  /** Upstream TLS from `backend.tls`, references resolved; absent means plain HTTP. */
+  tls?: IrBackendTls;
+}
+
+/** `clientPrivateKeyPem` is secret: never log or render it (goldens show a hash prefix). */
+export interface IrBackendTls {
+  caPem: string;
+  clientCertChainPem: string;
+  clientPrivateKeyPem: string;
+  sni: string;
+  insecureSkipVerify: 'SKIP_NONE' | 'SKIP_HOSTNAME' | 'SKIP_ALL';
+  verifySubjectAltNames: string[];
+  /** `GwPolicy ns/name` (or `GwBackend ns/name`): the object whose `backend.tls` won. */
+  source: string;
 }
 
 export interface IrCors {

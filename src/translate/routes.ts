@@ -1,7 +1,8 @@
 // HTTPRoute / GRPCRoute → IR routes (one per rule), with parent attachment, hostname intersection,
 // backend references and the effective policy of every rule.
+import { backendTls } from './backend-tls.js';
 import { translateGwBackend, translateService, gwBackendName, serviceBackendName } from './backends.js';
-import { condition, type StatusPiece } from './conditions.js';
+import { condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
@@ -47,18 +48,19 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     : rules.length > 0 && dropped.length === rules.length ? ruleMatchList.flatMap((m) => m.problems) : [];
   const partial = dropped.length === 0 || invalid.length > 0 ? undefined
     : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => ruleMatchList[i]?.problems ?? []).join('; ')}`;
-  const parentPiece = (p: OurParent, accepted: [boolean, string, string], resolved: [boolean, string, string]) =>
-    sink.piece(routeKey, {
-      kind: 'parent',
-      parent: {
-        parentRef: parentRefOut(p.ref, ns),
-        controllerName: ctx.options.controllerName,
-        conditions: [
-          condition('Accepted', ...accepted, gen, now), condition('ResolvedRefs', ...resolved, gen, now),
-          ...(partial ? [condition('PartiallyInvalid', true, 'UnsupportedValue', partial, gen, now)] : []),
-        ],
-      },
-    });
+  const emitted: ParentStatus[] = [];
+  const parentPiece = (p: OurParent, accepted: [boolean, string, string], resolved: [boolean, string, string]) => {
+    const parent: ParentStatus = {
+      parentRef: parentRefOut(p.ref, ns),
+      controllerName: ctx.options.controllerName,
+      conditions: [
+        condition('Accepted', ...accepted, gen, now), condition('ResolvedRefs', ...resolved, gen, now),
+        ...(partial ? [condition('PartiallyInvalid', true, 'UnsupportedValue', partial, gen, now)] : []),
+      ],
+    };
+    emitted.push(parent);
+    sink.piece(routeKey, { kind: 'parent', parent });
+  };
   if (invalid.length > 0) {
     const msg = `the ${route.kind} is invalid: ${invalid.join('; ')}`;
     for (const p of parents) parentPiece(p, [false, 'UnsupportedValue', msg], [false, 'UnsupportedValue', msg]);
@@ -100,6 +102,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     hosts: routeHosts.length ? [...new Set(group.flatMap((l) => attached.get(l.irName)?.hosts ?? []))].sort() : [],
     suffix: `@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}`,
   }));
+  const tlsProblems: string[] = [];
   rules.forEach((rule, i) => {
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
@@ -114,13 +117,16 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       sink.conflicts.push(...eff.conflicts);
       const provenance: Record<string, string> = {};
       for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
+      const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink));
+      tlsProblems.push(...refs.filter((r) => typeof r === 'string'));
       sink.routes.push({
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
         hostnames: g.hosts,
         routeMatches: matches,
         order: routeOrder(route, i),
-        backends: (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink)),
+        // An edge whose TLS cannot be set up is left out: sending plaintext instead would be worse than no traffic.
+        backends: refs.filter((r) => typeof r !== 'string'),
         policy: typedPolicy(eff.fields),
         provenance,
         effective: fieldsOf(eff),
@@ -129,6 +135,15 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       });
     }
   });
+  if (tlsProblems.length > 0) markTlsProblem(emitted, [...new Set(tlsProblems)].join('; '), gen, now);
+}
+
+/** Backend TLS is known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
+function markTlsProblem(parents: ParentStatus[], message: string, gen: number, now: string): void {
+  for (const p of parents) {
+    const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
+    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, 'InvalidBackendTLS', message, gen, now);
+  }
 }
 
 // Policy values are objects inside stored specs, shared by every rule they reach; their canonical text
@@ -233,7 +248,8 @@ function resolveBackendRefs(ctx: Ctx, route: StoredObject, rule: Rec): { refs: R
   return { refs, problems };
 }
 
-function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink): IrBackendRef {
+/** The IR edge, or why its backend TLS cannot be programmed. */
+function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink): IrBackendRef | string {
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
@@ -259,6 +275,9 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const merged = backendPolicy(gp, routeSide, backendSide, own);
   sink.conflicts.push(...merged.conflicts);
   if (Object.keys(merged.fields).length) out.policy = fieldsOf(merged);
+  const tls = backendTls(ctx, merged);
+  if (!tls.ok) return tls.message;
+  if (tls.tls) out.tls = tls.tls;
   for (const s of subs) {
     const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'Backend' as const }));
     if (leveled.length === 0 && !s.values) continue;

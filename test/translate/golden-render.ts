@@ -9,7 +9,7 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type { IrSnapshot } from '../../src/translate/ir.js';
+import type { IrResource, IrSnapshot } from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -22,16 +22,47 @@ export function goldenOptions(text: string): TranslateOptions {
 
 const TLS_TESTDATA = join(import.meta.dirname, '../proxy/tls-testdata');
 
-/** `{{tls:a.crt}}` in a case becomes the base64 of that test file, so Secrets in cases stay short. */
+/**
+ * `{{tls:a.crt}}` in a case becomes the base64 of that test file, so Secrets in cases stay short;
+ * `{{pem:ca.crt}}` becomes its text as a quoted YAML string (ConfigMap data is not base64).
+ */
 export function goldenInput(text: string): string {
-  return text.replace(/\{\{tls:([\w.-]+)\}\}/g, (_m, file: string) => readFileSync(join(TLS_TESTDATA, file)).toString('base64'));
+  return text
+    .replace(/\{\{tls:([\w.-]+)\}\}/g, (_m, file: string) => readFileSync(join(TLS_TESTDATA, file)).toString('base64'))
+    .replace(/\{\{pem:([\w.-]+)\}\}/g, (_m, file: string) => JSON.stringify(readFileSync(join(TLS_TESTDATA, file), 'utf8')));
+}
+
+const certSummary = (pem: string): string => {
+  const c = new X509Certificate(pem);
+  return `${c.subject} ${c.subjectAltName ?? ''} sha256 ${c.fingerprint256.slice(0, 23)}`;
+};
+const keySummary = (pem: string): string => `redacted sha256 ${createHash('sha256').update(pem).digest('hex').slice(0, 16)}`;
+
+/** Backend TLS of every route edge, with the same summaries as listener certificates. */
+function redactBackendTls(r: IrResource): IrResource {
+  if (r.kind !== 'route' || !r.route.backends.some((b) => b.tls)) return r;
+  return {
+    ...r,
+    route: {
+      ...r.route,
+      backends: r.route.backends.map((b) => (!b.tls ? b : {
+        ...b,
+        tls: {
+          ...b.tls,
+          caPem: b.tls.caPem && certSummary(b.tls.caPem),
+          clientCertChainPem: b.tls.clientCertChainPem && certSummary(b.tls.clientCertChainPem),
+          clientPrivateKeyPem: b.tls.clientPrivateKeyPem && keySummary(b.tls.clientPrivateKeyPem),
+        },
+      })),
+    },
+  };
 }
 
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */
 function redactTls(snapshot: IrSnapshot): IrSnapshot {
   return {
     ...snapshot,
-    resources: snapshot.resources.map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
+    resources: snapshot.resources.map(redactBackendTls).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
       ...r,
       listener: {
         ...r.listener,

@@ -1,6 +1,7 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
+import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 
 export interface BackendRef {
   /**
@@ -19,6 +20,10 @@ export interface BackendRef {
    * Per MCP target / AI provider name.
    */
   'targetPolicies'?: ({[key: string]: _gw_ir_v1_PolicyFields});
+  /**
+   * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
+   */
+  'tls'?: (_gw_ir_v1_BackendTls | null);
 }
 
 export interface BackendRef__Output {
@@ -38,4 +43,8 @@ export interface BackendRef__Output {
    * Per MCP target / AI provider name.
    */
   'targetPolicies': ({[key: string]: _gw_ir_v1_PolicyFields__Output});
+  /**
+   * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
+   */
+  'tls': (_gw_ir_v1_BackendTls__Output | null);
 }
