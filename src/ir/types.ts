@@ -11,6 +11,7 @@ export type { AuthorizationRule__Output as AuthorizationRule, AuthorizationRule 
 export type { AwsBackend__Output as AwsBackend, AwsBackend as AwsBackendInput } from './gen/gw/ir/v1/AwsBackend.js';
 export type { Backend__Output as Backend, Backend as BackendInput } from './gen/gw/ir/v1/Backend.js';
 export type { BackendRef__Output as BackendRef, BackendRef as BackendRefInput } from './gen/gw/ir/v1/BackendRef.js';
+export type { BackendTls__Output as BackendTls, BackendTls as BackendTlsInput } from './gen/gw/ir/v1/BackendTls.js';
 export type { Bind__Output as Bind, Bind as BindInput } from './gen/gw/ir/v1/Bind.js';
 export type { Cors__Output as Cors, Cors as CorsInput } from './gen/gw/ir/v1/Cors.js';
 export type { DynamicForwardProxyBackend__Output as DynamicForwardProxyBackend, DynamicForwardProxyBackend as DynamicForwardProxyBackendInput } from './gen/gw/ir/v1/DynamicForwardProxyBackend.js';

@@ -6,13 +6,14 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
-import type { Backend, PathMatch, Route } from '../ir/types.js';
+import type { Backend, BackendTls, PathMatch, Route } from '../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
 import { bufferBody, mayRetry, retryDelayMs, sleep } from './retry.js';
 import type { RetryPlan, TrafficPlan } from './traffic-policy.js';
+import { UpstreamTlsPool } from './upstream-tls.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -20,6 +21,8 @@ export interface ForwardTarget {
   host: string;
   port: number;
   weight: number;
+  /** Set when the edge asks for TLS (`backend.tls`): the request goes to `https://host:port`. */
+  tls?: BackendTls;
 }
 
 export interface ForwardRoute {
@@ -62,7 +65,7 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   const targets: ForwardTarget[] = [];
   for (const ref of route.backends) {
     const addr = httpAddressOf(backends.get(ref.backend));
-    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight });
+    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...(ref.tls ? { tls: ref.tls } : {}) });
   }
   const only = targets[0];
   if (!only) return undefined;
@@ -104,7 +107,7 @@ class ByteLimit extends Transform {
   }
 }
 
-type Failure = 'connect' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
+type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
 
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
@@ -116,6 +119,7 @@ function codeOf(err: unknown): string {
 
 export class HttpForwarder {
   private readonly agent: Agent;
+  private readonly tls: UpstreamTlsPool;
   private readonly random: () => number;
   private readonly counters = new Map<string, { inc(): void }>();
 
@@ -129,6 +133,7 @@ export class HttpForwarder {
       keepAliveTimeout: 30_000,
       connections: 1024,
     });
+    this.tls = new UpstreamTlsPool({ log: opts.log, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, headersTimeoutMs: opts.headersTimeoutMs ?? 300_000 });
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, route: ForwardRoute): Promise<void> {
@@ -176,8 +181,9 @@ export class HttpForwarder {
       const attemptTimer = route.tryDeadlineMs > 0 ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs) : undefined;
       const body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
       try {
-        const up = await this.agent.request({
-          origin: `http://${target.host}:${target.port}`, path, method: req.method ?? 'GET',
+        const dispatcher = target.tls ? this.tls.dispatcher(target.backend, target.host, target.tls) : this.agent;
+        const up = await dispatcher.request({
+          origin: `${target.tls ? 'https' : 'http'}://${target.host}:${target.port}`, path, method: req.method ?? 'GET',
           headers, body, signal: attempt.signal,
         });
         this.count(`req ${target.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(target.backend, `${Math.floor(up.statusCode / 100)}xx`));
@@ -217,11 +223,12 @@ export class HttpForwarder {
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy();
+    await Promise.all([this.agent.destroy(), this.tls.close()]);
   }
 
   private fail(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, target: ForwardTarget, err: unknown, signal: AbortSignal): void {
-    const reason = classify(err, signal);
+    const tlsReason = target.tls && !signal.aborted ? this.tls.failureReason(err) : undefined;
+    const reason = tlsReason ? 'tls' : classify(err, signal);
     if (reason === 'too_large') {
       this.rejectTooLarge(req, res, route.maxRequestBytes);
       return;
@@ -239,6 +246,7 @@ export class HttpForwarder {
     }
     req.resume();
     if (reason === 'connect') sendError(res, 503, 'backend_unavailable', `backend ${target.backend} is unreachable`);
+    else if (tlsReason) sendError(res, 503, 'backend_unavailable', `TLS to backend ${target.backend} failed: ${tlsReason}`);
     else if (reason === 'timeout') sendError(res, 504, 'gateway_timeout', `backend ${target.backend} did not respond in time`);
     else sendError(res, 502, 'bad_gateway', `backend ${target.backend} closed the connection before responding`);
   }

@@ -22,3 +22,9 @@ ec wildcard; leaf wildcard '*.example.test' 'DNS:*.example.test'
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out a-rsa.key 2>/dev/null
 leaf a-rsa a.example.test DNS:a.example.test
 rm -f ca.srl
+# A client certificate (clientAuth) for the backend mTLS tests (test/proxy/upstream-tls*.test.ts).
+ec client
+openssl req -new -key client.key -subj "/CN=gw-proxy" -out client.csr
+printf 'basicConstraints=CA:false\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n' > client.ext
+openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days $days -sha256 -extfile client.ext -out client.crt 2>/dev/null
+rm -f client.csr client.ext ca.srl

@@ -1,0 +1,160 @@
+// TLS from the proxy to HTTP backends (GwPolicy `backend.tls`, resolved into BackendRef.tls): one undici
+// dispatcher per (backend, TLS settings), reused across snapshots while the settings stay the same and
+// closed once idle. Behaviour: docs/proxy.md "Backend TLS".
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import type { Logger } from 'pino';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { BackendTls } from '../ir/types.js';
+
+export interface UpstreamTlsOptions {
+  log: Logger;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** A dispatcher unused this long (no request started) is closed; in-flight requests still finish. */
+  idleCloseMs?: number;
+}
+
+interface Entry {
+  agent: Agent;
+  lastUsed: number;
+}
+
+/** The SAN check error: its code lets the forwarder name the reason without quoting the certificate. */
+const SAN_MISMATCH = 'ERR_GW_TLS_SAN_MISMATCH';
+
+export class UpstreamTlsPool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly warnedInsecure = new Set<string>();
+  /**
+   * TLS alerts seen on sockets, by local port. With TLS 1.3 a backend rejects a client certificate after
+   * the client's handshake is done, so undici reports only "other side closed"; the socket saw the alert.
+   */
+  private readonly socketErrors = new Map<number, string>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly idleCloseMs: number;
+
+  constructor(private readonly opts: UpstreamTlsOptions) {
+    this.idleCloseMs = opts.idleCloseMs ?? 5 * 60_000;
+    this.sweeper = setInterval(() => this.sweep(Date.now()), Math.max(1000, Math.floor(this.idleCloseMs / 2)));
+    this.sweeper.unref();
+  }
+
+  /** The dispatcher for `backend` at `host` with these settings; built on first use, then reused. */
+  dispatcher(backend: string, host: string, tls: BackendTls): Dispatcher {
+    const key = settingsKey(backend, host, tls);
+    let e = this.entries.get(key);
+    if (!e) {
+      e = { agent: this.build(backend, host, tls), lastUsed: 0 };
+      this.entries.set(key, e);
+    }
+    e.lastUsed = Date.now();
+    return e.agent;
+  }
+
+  /** Closes dispatchers idle since before `now - idleCloseMs`: settings that left the snapshot end here. */
+  sweep(now: number): void {
+    for (const [key, e] of this.entries) {
+      if (now - e.lastUsed < this.idleCloseMs) continue;
+      this.entries.delete(key);
+      // close(), not destroy(): a long response still streaming through it is allowed to finish.
+      e.agent.close().catch(() => undefined);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const agents = [...this.entries.values()].map((e) => e.agent);
+    this.entries.clear();
+    await Promise.all(agents.map((a) => a.destroy()));
+  }
+
+  private build(backend: string, host: string, tls: BackendTls): Agent {
+    const skip = tls.insecureSkipVerify;
+    if (skip === 'SKIP_ALL' && !this.warnedInsecure.has(backend)) {
+      this.warnedInsecure.add(backend);
+      this.opts.log.warn({ backend, source: tls.source }, 'backend TLS certificates are not verified (insecureSkipVerify: All)');
+    }
+    // Without an explicit name undici would send the client's Host header as SNI; an IP gets no SNI at all.
+    const servername = tls.sni || (isIP(host) ? '' : host);
+    const base = buildConnector({
+      timeout: this.opts.connectTimeoutMs,
+      ...(tls.caPem ? { ca: tls.caPem } : {}),
+      ...(tls.clientCertChainPem ? { cert: tls.clientCertChainPem, key: tls.clientPrivateKeyPem } : {}),
+      rejectUnauthorized: skip !== 'SKIP_ALL',
+      checkServerIdentity: identityCheck(skip, tls.verifySubjectAltNames),
+    });
+    return new Agent({
+      connect: (o, cb) => base({ ...o, servername }, (err, socket) => {
+        socket?.on('error', (e: { code?: unknown }) => this.remember(socket.localPort, e.code));
+        cb(err as Error, socket as never);
+      }),
+      headersTimeout: this.opts.headersTimeoutMs,
+      bodyTimeout: 0,
+      keepAliveTimeout: 30_000,
+      connections: 1024,
+    });
+  }
+
+  /** Why a request on a TLS edge failed, when it was TLS (see tlsFailureReason). */
+  failureReason(err: unknown): string | undefined {
+    const direct = tlsFailureReason(err);
+    if (direct) return direct;
+    const port = (err as { socket?: { localPort?: unknown } } | undefined)?.socket?.localPort;
+    if (typeof port !== 'number') return undefined;
+    const code = this.socketErrors.get(port);
+    this.socketErrors.delete(port);
+    return code ? tlsFailureReason({ code }) : undefined;
+  }
+
+  private remember(port: number | undefined, code: unknown): void {
+    if (port === undefined || typeof code !== 'string' || !tlsFailureReason({ code })) return;
+    // Bounded: entries are taken by failureReason; ones never asked for age out here.
+    if (this.socketErrors.size >= 256) this.socketErrors.delete(this.socketErrors.keys().next().value as number);
+    this.socketErrors.set(port, code);
+  }
+}
+
+function identityCheck(skip: BackendTls['insecureSkipVerify'], sans: string[]): (host: string, cert: PeerCertificate) => Error | undefined {
+  if (skip !== 'SKIP_NONE') return () => undefined;
+  if (sans.length === 0) return checkServerIdentity;
+  return (_host, cert) => {
+    const uris = (cert.subjectaltname ?? '').split(', ').filter((s) => s.startsWith('URI:')).map((s) => s.slice(4));
+    // A DNS name goes through Node's own matching (wildcards, IP SANs); a URI (SPIFFE ID) must be equal.
+    const ok = sans.some((want) => (want.includes(':') && !isIP(want) ? uris.includes(want) : checkServerIdentity(want, cert) === undefined));
+    return ok ? undefined : Object.assign(new Error('the backend certificate carries none of verifySubjectAltNames'), { code: SAN_MISMATCH });
+  };
+}
+
+/** The settings' identity: a hash, so the map never holds key material as a string key. */
+function settingsKey(backend: string, host: string, tls: BackendTls): string {
+  const h = createHash('sha256');
+  for (const part of [host, tls.caPem, tls.clientCertChainPem, tls.clientPrivateKeyPem, tls.sni, tls.insecureSkipVerify, ...tls.verifySubjectAltNames]) h.update(part).update('\0');
+  return `${backend}\0${h.digest('hex')}`;
+}
+
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE', 'CERT_REJECTED',
+]);
+
+/**
+ * Why a TLS connection to a backend failed, as a phrase for the client and the log, or undefined when
+ * the error is not about TLS. Never quotes the certificate (names in it are the backend's business).
+ */
+export function tlsFailureReason(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = String(e?.code ?? e?.cause?.code ?? '');
+  if (UNTRUSTED.has(code)) return 'the backend certificate is not signed by a trusted CA';
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return 'the backend certificate is expired or not yet valid';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'the backend certificate does not match the host name';
+  if (code === SAN_MISMATCH) return 'the backend certificate carries none of verifySubjectAltNames';
+  if (code.startsWith('ERR_SSL_') && code.includes('CERTIFICATE_REQUIRED')) return 'the backend requires a client certificate';
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return 'the handshake failed';
+  return undefined;
+}
