@@ -164,7 +164,11 @@ export function applyRouteFilters(req: IncomingMessage, res: ServerResponse, rou
  * authentication, which always sees the client's own headers.
  */
 export function withRequestHeaders(req: IncomingMessage, route: Route): IncomingMessage {
-  const mod = route.filters?.requestHeaders;
+  return modifyRequestHeaders(req, route.filters?.requestHeaders);
+}
+
+/** Applies `mod` to the request's own headers in place (what the MCP endpoint and authorization read). */
+export function modifyRequestHeaders(req: IncomingMessage, mod: HeaderModifier | null | undefined): IncomingMessage {
   if (!mod) return req;
   const next = applyHeaderModifier(req.headers as HeaderMap, mod);
   for (const name of Object.keys(req.headers)) if (!(name in next)) delete req.headers[name];

@@ -7,7 +7,7 @@ import type { Route } from '../ir/types.js';
 import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
 import { RateLimits, type RouteLimiter } from './rate-limit.js';
-import { applyHeaderModifier, modifyResponseHeaders, type HeaderMap } from './route-filters.js';
+import { modifyRequestHeaders, modifyResponseHeaders } from './route-filters.js';
 import { compileTraffic, type RequestLimit, type TrafficPlan } from './traffic-policy.js';
 
 export interface RouteTraffic {
@@ -71,10 +71,5 @@ export class TrafficGate {
  * RequestHeaderModifier (which runs after this one); authentication has already seen the client's headers.
  */
 export function withPolicyRequestHeaders(req: IncomingMessage, t: RouteTraffic | undefined): IncomingMessage {
-  const mod = t?.plan.requestHeaders;
-  if (!mod) return req;
-  const next = applyHeaderModifier(req.headers as HeaderMap, mod);
-  for (const name of Object.keys(req.headers)) if (!(name in next)) delete req.headers[name];
-  Object.assign(req.headers, next);
-  return req;
+  return modifyRequestHeaders(req, t?.plan.requestHeaders);
 }
