@@ -6,6 +6,7 @@ import type { Listener, Snapshot } from '../ir/types.js';
 import { httpAddressOf } from './http-forward.js';
 import { listenerTlsProblems } from './tls.js';
 import { trafficProblems } from './traffic-policy.js';
+import { backendTlsProblems } from './upstream-tls.js';
 
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];
@@ -52,6 +53,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   }
   problems.push(...httpsProblems(snapshot, source));
   problems.push(...trafficProblems(snapshot, source));
+  problems.push(...backendTlsProblems(snapshot, source));
   return problems;
 }
 

@@ -1,12 +1,13 @@
 // TLS from the proxy to HTTP backends (GwPolicy `backend.tls`, resolved into BackendRef.tls): one undici
 // dispatcher per (backend, TLS settings), reused across snapshots while the settings stay the same and
 // closed once idle. Behaviour: docs/proxy.md "Backend TLS".
-import { createHash } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { checkServerIdentity, createSecureContext, type PeerCertificate } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import type { BackendTls } from '../ir/types.js';
+import type { BackendTls, Snapshot } from '../ir/types.js';
+import type { Problem } from '../problem.js';
 
 export interface UpstreamTlsOptions {
   log: Logger;
@@ -156,5 +157,48 @@ export function tlsFailureReason(err: unknown): string | undefined {
   if (code === SAN_MISMATCH) return 'the backend certificate carries none of verifySubjectAltNames';
   if (code.startsWith('ERR_SSL_') && code.includes('CERTIFICATE_REQUIRED')) return 'the backend requires a client certificate';
   if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return 'the handshake failed';
+  return undefined;
+}
+
+/**
+ * What is wrong with the backend TLS of a snapshot's route edges, checked before it is applied so that
+ * unusable PEM is NACKed instead of failing requests later. Each distinct setting is parsed once.
+ */
+export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[] {
+  const problems: Problem[] = [];
+  const verdicts = new Map<string, string | undefined>();
+  for (const r of snapshot.resources) {
+    if (r.kind !== 'route' || !r.route) continue;
+    const route = r.route;
+    route.backends.forEach((b, i) => {
+      if (!b.tls) return;
+      const key = settingsKey('', '', b.tls);
+      if (!verdicts.has(key)) verdicts.set(key, tlsSettingsProblem(b.tls));
+      const message = verdicts.get(key);
+      if (message) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].tls`, message });
+    });
+  }
+  return problems;
+}
+
+function tlsSettingsProblem(tls: BackendTls): string | undefined {
+  if (!tls.clientCertChainPem !== !tls.clientPrivateKeyPem) return 'must set both client_cert_chain_pem and client_private_key_pem, or neither';
+  // createSecureContext skips CA blocks it cannot parse, which would silently trust fewer roots.
+  const caBlocks = tls.caPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  if (tls.caPem && caBlocks.length === 0) return 'ca_pem holds no PEM certificate';
+  try {
+    for (const b of caBlocks) new X509Certificate(b);
+  } catch {
+    return 'ca_pem holds a certificate that cannot be parsed';
+  }
+  try {
+    createSecureContext({
+      ...(tls.caPem ? { ca: tls.caPem } : {}),
+      ...(tls.clientCertChainPem ? { cert: tls.clientCertChainPem, key: tls.clientPrivateKeyPem } : {}),
+    });
+  } catch (err) {
+    // The code only: OpenSSL's text may quote the input.
+    return `holds a CA bundle or client certificate that cannot be used (${String((err as { code?: unknown }).code ?? 'unreadable PEM')})`;
+  }
   return undefined;
 }
