@@ -20,6 +20,7 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './traffic-gate.js';
+import { unenforcedAuth } from './traffic-policy.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -39,6 +40,8 @@ interface CompiledRoute extends McpRoute {
   /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
   forward?: ForwardRoute;
   traffic?: RouteTraffic;
+  /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
+  unenforced: string[];
 }
 
 interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
@@ -66,6 +69,8 @@ export class ProxyRuntime {
   private readonly traffic: TrafficGate;
   private applied = false;
   private readonly metricChildren = new Map<string, unknown>();
+  /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
+  private readonly refusedLogged = new Set<string>();
 
   constructor(private readonly opts: RuntimeOptions) {
     this.log = opts.log;
@@ -178,7 +183,9 @@ export class ProxyRuntime {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, traffic: traffic.get(route.name),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
+        unenforced: unenforcedAuth(route, { security: this.opts.security !== undefined, forwarded: forward !== undefined }),
       };
+      this.logRefused(compiled);
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();
@@ -212,6 +219,21 @@ export class ProxyRuntime {
         resolve({ server, address, port: (server.address() as AddressInfo).port, ...(live ? { tls: live } : {}) });
       });
     });
+  }
+
+  private logRefused(r: CompiledRoute): void {
+    const key = `${r.name} ${r.unenforced.join(',')}`;
+    if (r.unenforced.length === 0 || this.refusedLogged.has(key)) return;
+    this.refusedLogged.add(key);
+    this.log.error({ route: r.name, fields: r.unenforced }, 'route policy asks for authentication or authorization this proxy does not enforce; refusing all its requests with 503');
+  }
+
+  /** Fail closed: a policy this proxy cannot enforce must not turn into unauthenticated access. */
+  private refuseUnenforced(req: IncomingMessage, res: ServerResponse, r: CompiledRoute): boolean {
+    if (r.unenforced.length === 0) return false;
+    req.resume();
+    sendError(res, 503, 'policy_not_enforced', `route ${r.name} has ${r.unenforced.join(', ')}, which this proxy does not enforce yet`);
+    return true;
   }
 
   private bindOf(server: Server): string | undefined {
@@ -253,6 +275,7 @@ export class ProxyRuntime {
     for (const r of listener?.routes ?? []) {
       if (r.security.auth && (await r.security.auth.handle(req, res))) return;
     }
+    if (route && this.refuseUnenforced(req, res, route)) return;
     if (route && applyRouteFilters(req, res, route.route)) return;
     if (route && this.traffic.handle(req, res, route.name, route.traffic)) return;
     if (!route) {

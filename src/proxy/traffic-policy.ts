@@ -179,3 +179,25 @@ function directResponseOf(v: unknown, bad: (path: string, message: string) => vo
   }
   return { kind: 'static', response: { status: v.status, body, headers } };
 }
+
+/**
+ * Authentication / authorization fields the proxy cannot enforce yet: a route carrying one refuses every
+ * request rather than forwarding it unauthenticated (fail closed). Grows smaller as enforcement lands.
+ */
+export const unenforcedAuthFields = ['apiKeyAuthentication', 'basicAuthentication', 'extAuth', 'extProc'] as const;
+
+export interface AuthEnforcement {
+  /** Whether the runtime was given the route security factory (MCP auth, CEL authorization). */
+  security: boolean;
+  /** Forwarded (plain HTTP) routes: CEL authorization is evaluated per MCP method only, so not here yet. */
+  forwarded: boolean;
+}
+
+/** The route's traffic fields (`traffic.x`) that ask for authentication or authorization this proxy would not apply. */
+export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
+  const fields = route.effective?.fields ?? {};
+  const out: string[] = unenforcedAuthFields.filter((f) => fields[`traffic.${f}`] !== undefined).map((f) => `traffic.${f}`);
+  if (fields['traffic.jwtAuthentication'] !== undefined && (!route.policy?.mcpAuthentication || !how.security)) out.push('traffic.jwtAuthentication');
+  if (fields['traffic.authorization'] !== undefined && (how.forwarded || !how.security)) out.push('traffic.authorization');
+  return out.sort();
+}
