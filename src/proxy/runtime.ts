@@ -12,6 +12,7 @@ import type { RouteSecurityFactory } from './hooks.js';
 import { sendError } from './http-error.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './cors.js';
 import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.js';
+import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
 import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
 import { SessionRegistry } from './sessions.js';
@@ -183,7 +184,7 @@ export class ProxyRuntime {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, traffic: traffic.get(route.name),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
-        unenforced: unenforcedAuth(route, { security: this.opts.security !== undefined, forwarded: forward !== undefined }),
+        unenforced: unenforcedAuth(route, { security: this.opts.security !== undefined }),
       };
       this.logRefused(compiled);
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
@@ -234,6 +235,16 @@ export class ProxyRuntime {
     req.resume();
     sendError(res, 503, 'policy_not_enforced', `route ${r.name} has ${r.unenforced.join(', ')}, which this proxy does not enforce yet`);
     return true;
+  }
+
+  /** CEL authorization on plain HTTP routes (MCP routes evaluate it per method in the session); 403 when no rule allows. */
+  private authorizeForwarded(req: IncomingMessage, res: ServerResponse, r: CompiledRoute, claims: Record<string, unknown> | null): boolean {
+    if (!r.security.authorize) return true;
+    const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
+    if (r.security.authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return true;
+    req.resume();
+    sendError(res, 403, 'forbidden', `route ${r.name} does not allow this request`);
+    return false;
   }
 
   private bindOf(server: Server): string | undefined {
@@ -288,6 +299,7 @@ export class ProxyRuntime {
       if (!result) return;
       claims = result.claims;
     }
+    if (route.forward && !this.authorizeForwarded(req, res, route, claims)) return;
     if (route.forward) await this.forwarder.handle(req, res, route.forward);
     else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route, claims, this.endpoint);
   }

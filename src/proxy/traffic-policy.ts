@@ -187,17 +187,17 @@ function directResponseOf(v: unknown, bad: (path: string, message: string) => vo
 export const unenforcedAuthFields = ['apiKeyAuthentication', 'basicAuthentication', 'extAuth', 'extProc'] as const;
 
 export interface AuthEnforcement {
-  /** Whether the runtime was given the route security factory (MCP auth, CEL authorization). */
+  /** Whether the runtime was given the route security factory (JWT and MCP auth, CEL authorization). */
   security: boolean;
-  /** Forwarded (plain HTTP) routes: CEL authorization is evaluated per MCP method only, so not here yet. */
-  forwarded: boolean;
 }
 
 /** The route's traffic fields (`traffic.x`) that ask for authentication or authorization this proxy would not apply. */
 export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
   const fields = route.effective?.fields ?? {};
   const out: string[] = unenforcedAuthFields.filter((f) => fields[`traffic.${f}`] !== undefined).map((f) => `traffic.${f}`);
-  if (fields['traffic.jwtAuthentication'] !== undefined && (!route.policy?.mcpAuthentication || !how.security)) out.push('traffic.jwtAuthentication');
-  if (fields['traffic.authorization'] !== undefined && (how.forwarded || !how.security)) out.push('traffic.authorization');
+  // Without a typed form the translator could not express the setting faithfully (backendRef keys, CEL location).
+  const jwtTyped = route.policy?.mcpAuthentication ?? route.policy?.jwtAuthentication;
+  if (fields['traffic.jwtAuthentication'] !== undefined && (!jwtTyped || !how.security)) out.push('traffic.jwtAuthentication');
+  if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
   return out.sort();
 }

@@ -1,6 +1,6 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
 // a typed home still reach the proxy through IrRoute.effective.
-import type { IrAuthorization, IrCors, IrMcpAuthentication, IrPolicy } from './ir.js';
+import type { IrAuthorization, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
@@ -22,6 +22,10 @@ export function typedPolicy(fields: Record<string, unknown>): IrPolicy {
   if (authz) out.authorization = toAuthorization(authz);
   const jwt = rec(fields['traffic.jwtAuthentication']);
   if (jwt && rec(jwt.mcp)) out.mcpAuthentication = toMcpAuth(jwt);
+  else if (jwt) {
+    const generic = toJwtAuth(jwt);
+    if (generic) out.jwtAuthentication = generic;
+  }
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   return out;
@@ -62,6 +66,39 @@ function toMcpAuth(j: Rec): IrMcpAuthentication {
       resource: str(resource) ?? '', scopesSupported: strings(scopesSupported), bearerMethodsSupported: strings(bearerMethodsSupported),
       extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
     };
+  }
+  return out;
+}
+
+/**
+ * Generic JWT authentication, or undefined when the proxy could not enforce it as written (a provider whose
+ * keys come from a backendRef, a CEL `expression` location): the route then keeps only the effective field,
+ * and the proxy refuses its requests (fail closed) instead of checking a weaker subset.
+ */
+function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
+  const providers: IrJwtAuthentication['providers'] = [];
+  for (const p of recs(j.providers)) {
+    const jwks = rec(p.jwks) ?? {};
+    const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
+    const jwksInline = str(jwks.inline) ?? '';
+    if (!jwksUrl && !jwksInline) return undefined;
+    providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
+  }
+  if (providers.length === 0) return undefined;
+  const out: IrJwtAuthentication = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as IrJwtAuthentication['mode'],
+    providers,
+    preserveToken: j.preserveToken === true,
+  };
+  const loc = rec(j.location);
+  if (loc) {
+    const header = rec(loc.header);
+    const query = str(rec(loc.queryParameter)?.name);
+    const cookie = str(rec(loc.cookie)?.name);
+    if (header) out.location = { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
+    else if (query) out.location = { header: '', prefix: '', queryParameter: query, cookie: '' };
+    else if (cookie) out.location = { header: '', prefix: '', queryParameter: '', cookie };
+    else return undefined;
   }
   return out;
 }

@@ -126,12 +126,21 @@ export interface IrMcpAuthentication {
   jwksInline: string;
 }
 
+/** `traffic.jwtAuthentication` without `mcp`; a location reads exactly one of header, queryParameter, cookie. */
+export interface IrJwtAuthentication {
+  mode: 'STRICT' | 'OPTIONAL' | 'PERMISSIVE';
+  providers: { issuer: string; audiences: string[]; jwksUrl: string; jwksInline: string }[];
+  location?: { header: string; prefix: string; queryParameter: string; cookie: string };
+  preserveToken: boolean;
+}
+
 /** The typed subset the proxy runtime reads today; everything else travels in `effective`. */
 export interface IrPolicy {
   cors?: IrCors;
   mcpAuthentication?: IrMcpAuthentication;
   authorization?: IrAuthorization;
   maxRequestBytes?: number;
+  jwtAuthentication?: IrJwtAuthentication;
 }
 
 export interface IrRoute {
