@@ -184,7 +184,7 @@ function directResponseOf(v: unknown, bad: (path: string, message: string) => vo
  * Authentication / authorization fields the proxy cannot enforce yet: a route carrying one refuses every
  * request rather than forwarding it unauthenticated (fail closed). Grows smaller as enforcement lands.
  */
-export const unenforcedAuthFields = ['apiKeyAuthentication', 'basicAuthentication', 'extAuth', 'extProc'] as const;
+export const unenforcedAuthFields = ['apiKeyAuthentication', 'extAuth', 'extProc'] as const;
 
 export interface AuthEnforcement {
   /** Whether the runtime was given the route security factory (JWT and MCP auth, CEL authorization). */
@@ -198,6 +198,9 @@ export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
   // Without a typed form the translator could not express the setting faithfully (backendRef keys, CEL location).
   const jwtTyped = route.policy?.mcpAuthentication ?? route.policy?.jwtAuthentication;
   if (fields['traffic.jwtAuthentication'] !== undefined && (!jwtTyped || !how.security)) out.push('traffic.jwtAuthentication');
+  if (fields['traffic.basicAuthentication'] !== undefined && (!route.policy?.basicAuthentication || !how.security)) out.push('traffic.basicAuthentication');
+  // One route, one credential check: JWT and Basic both read Authorization, so the pair is refused rather than half applied.
+  if (fields['traffic.basicAuthentication'] !== undefined && fields['traffic.jwtAuthentication'] !== undefined) out.push('traffic.basicAuthentication with traffic.jwtAuthentication');
   if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
   return out.sort();
 }

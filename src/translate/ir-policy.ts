@@ -1,6 +1,6 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
 // a typed home still reach the proxy through IrRoute.effective.
-import type { IrAuthorization, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
+import type { IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
@@ -14,7 +14,10 @@ export function parseByteSize(v: unknown): number | undefined {
   return unit === undefined ? undefined : Number(m[1]) * unit;
 }
 
-export function typedPolicy(fields: Record<string, unknown>): IrPolicy {
+/** The decoded value of `key` in the Secret `name` of the namespace of the policy that set `field`; undefined when absent. */
+export type PolicySecretReader = (field: string, name: string, key: string) => string | undefined;
+
+export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicySecretReader = () => undefined): IrPolicy {
   const out: IrPolicy = {};
   const cors = rec(fields['traffic.cors']);
   if (cors) out.cors = toCors(cors);
@@ -26,6 +29,9 @@ export function typedPolicy(fields: Record<string, unknown>): IrPolicy {
     const generic = toJwtAuth(jwt);
     if (generic) out.jwtAuthentication = generic;
   }
+  const basic = rec(fields['traffic.basicAuthentication']);
+  const basicTyped = basic && toBasicAuth(basic, readSecret);
+  if (basicTyped) out.basicAuthentication = basicTyped;
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   return out;
@@ -101,4 +107,32 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
     else return undefined;
   }
   return out;
+}
+
+/** htpasswd hash formats the proxy checks (src/proxy/auth/htpasswd.ts); others (bcrypt, SHA-crypt, clear) are refused. */
+const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22})$/;
+
+/**
+ * Basic auth users from `users` or the Secret's htpasswd text; undefined (the proxy then refuses the route)
+ * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
+ * `location` other than the Authorization header is asked for.
+ */
+function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthentication | undefined {
+  if (b.location !== undefined) return undefined;
+  let lines = strings(b.users);
+  const ref = rec(b.secretRef);
+  if (ref) {
+    const text = readSecret('traffic.basicAuthentication', str(ref.name) ?? '', str(ref.key) ?? '.htaccess');
+    if (text === undefined) return undefined;
+    lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  }
+  const users: IrBasicAuthentication['users'] = [];
+  for (const line of lines) {
+    const at = line.indexOf(':');
+    const name = line.slice(0, at), hash = line.slice(at + 1);
+    if (at < 1 || !supportedHash.test(hash)) return undefined;
+    users.push({ name, hash });
+  }
+  if (users.length === 0) return undefined;
+  return { mode: str(b.mode) === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: str(b.realm) ?? 'Restricted', users };
 }

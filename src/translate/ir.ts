@@ -141,6 +141,14 @@ export interface IrPolicy {
   authorization?: IrAuthorization;
   maxRequestBytes?: number;
   jwtAuthentication?: IrJwtAuthentication;
+  basicAuthentication?: IrBasicAuthentication;
+}
+
+/** `traffic.basicAuthentication` with every user's htpasswd hash (supported formats only). */
+export interface IrBasicAuthentication {
+  mode: 'STRICT' | 'OPTIONAL';
+  realm: string;
+  users: { name: string; hash: string }[];
 }
 
 export interface IrRoute {

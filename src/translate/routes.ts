@@ -6,6 +6,7 @@ import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
+import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
@@ -121,7 +122,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         routeMatches: matches,
         order: routeOrder(route, i),
         backends: (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink)),
-        policy: typedPolicy(eff.fields),
+        policy: typedPolicy(eff.fields, policySecretReader(ctx, eff.provenance)),
         provenance,
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),

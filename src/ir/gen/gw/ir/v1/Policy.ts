@@ -4,6 +4,7 @@ import type { Cors as _gw_ir_v1_Cors, Cors__Output as _gw_ir_v1_Cors__Output } f
 import type { McpAuthentication as _gw_ir_v1_McpAuthentication, McpAuthentication__Output as _gw_ir_v1_McpAuthentication__Output } from '../../../gw/ir/v1/McpAuthentication.js';
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
 import type { JwtAuthentication as _gw_ir_v1_JwtAuthentication, JwtAuthentication__Output as _gw_ir_v1_JwtAuthentication__Output } from '../../../gw/ir/v1/JwtAuthentication.js';
+import type { BasicAuthentication as _gw_ir_v1_BasicAuthentication, BasicAuthentication__Output as _gw_ir_v1_BasicAuthentication__Output } from '../../../gw/ir/v1/BasicAuthentication.js';
 
 /**
  * The effective policy of a route. Unset messages mean "no such policy".
@@ -20,6 +21,10 @@ export interface Policy {
    * traffic.jwtAuthentication without `mcp`: bearer JWTs checked on any route (HTTP or MCP).
    */
   'jwtAuthentication'?: (_gw_ir_v1_JwtAuthentication | null);
+  /**
+   * traffic.basicAuthentication, users inline or from the policy's Secret (`.htaccess` key).
+   */
+  'basicAuthentication'?: (_gw_ir_v1_BasicAuthentication | null);
 }
 
 /**
@@ -37,4 +42,8 @@ export interface Policy__Output {
    * traffic.jwtAuthentication without `mcp`: bearer JWTs checked on any route (HTTP or MCP).
    */
   'jwtAuthentication': (_gw_ir_v1_JwtAuthentication__Output | null);
+  /**
+   * traffic.basicAuthentication, users inline or from the policy's Secret (`.htaccess` key).
+   */
+  'basicAuthentication': (_gw_ir_v1_BasicAuthentication__Output | null);
 }
