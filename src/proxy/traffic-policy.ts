@@ -184,7 +184,7 @@ function directResponseOf(v: unknown, bad: (path: string, message: string) => vo
  * Authentication / authorization fields the proxy cannot enforce yet: a route carrying one refuses every
  * request rather than forwarding it unauthenticated (fail closed). Grows smaller as enforcement lands.
  */
-export const unenforcedAuthFields = ['apiKeyAuthentication', 'extAuth', 'extProc'] as const;
+export const unenforcedAuthFields = ['extAuth', 'extProc'] as const;
 
 export interface AuthEnforcement {
   /** Whether the runtime was given the route security factory (JWT and MCP auth, CEL authorization). */
@@ -199,8 +199,10 @@ export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
   const jwtTyped = route.policy?.mcpAuthentication ?? route.policy?.jwtAuthentication;
   if (fields['traffic.jwtAuthentication'] !== undefined && (!jwtTyped || !how.security)) out.push('traffic.jwtAuthentication');
   if (fields['traffic.basicAuthentication'] !== undefined && (!route.policy?.basicAuthentication || !how.security)) out.push('traffic.basicAuthentication');
-  // One route, one credential check: JWT and Basic both read Authorization, so the pair is refused rather than half applied.
-  if (fields['traffic.basicAuthentication'] !== undefined && fields['traffic.jwtAuthentication'] !== undefined) out.push('traffic.basicAuthentication with traffic.jwtAuthentication');
+  if (fields['traffic.apiKeyAuthentication'] !== undefined && (!route.policy?.apiKeyAuthentication || !how.security)) out.push('traffic.apiKeyAuthentication');
+  // One route, one credential check (they all default to the Authorization header): a combination is refused rather than half applied.
+  const methods = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'].filter((f) => fields[`traffic.${f}`] !== undefined);
+  if (methods.length > 1) out.push(methods.map((f) => `traffic.${f}`).join(' with '));
   if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
   return out.sort();
 }

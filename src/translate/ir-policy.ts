@@ -1,6 +1,7 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
 // a typed home still reach the proxy through IrRoute.effective.
-import type { IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
+import { createHash } from 'node:crypto';
+import type { IrApiKeyAuthentication, IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
@@ -14,8 +15,8 @@ export function parseByteSize(v: unknown): number | undefined {
   return unit === undefined ? undefined : Number(m[1]) * unit;
 }
 
-/** The decoded value of `key` in the Secret `name` of the namespace of the policy that set `field`; undefined when absent. */
-export type PolicySecretReader = (field: string, name: string, key: string) => string | undefined;
+/** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
+export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
 
 export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicySecretReader = () => undefined): IrPolicy {
   const out: IrPolicy = {};
@@ -32,6 +33,9 @@ export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicyS
   const basic = rec(fields['traffic.basicAuthentication']);
   const basicTyped = basic && toBasicAuth(basic, readSecret);
   if (basicTyped) out.basicAuthentication = basicTyped;
+  const apiKey = rec(fields['traffic.apiKeyAuthentication']);
+  const apiKeyTyped = apiKey && toApiKeyAuth(apiKey, readSecret);
+  if (apiKeyTyped) out.apiKeyAuthentication = apiKeyTyped;
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   return out;
@@ -98,13 +102,43 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
   };
   const loc = rec(j.location);
   if (loc) {
-    const header = rec(loc.header);
-    const query = str(rec(loc.queryParameter)?.name);
-    const cookie = str(rec(loc.cookie)?.name);
-    if (header) out.location = { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
-    else if (query) out.location = { header: '', prefix: '', queryParameter: query, cookie: '' };
-    else if (cookie) out.location = { header: '', prefix: '', queryParameter: '', cookie };
-    else return undefined;
+    const location = toLocation(loc);
+    if (!location) return undefined;
+    out.location = location;
+  }
+  return out;
+}
+
+/** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */
+function toLocation(loc: Rec): IrJwtAuthentication['location'] {
+  const header = rec(loc.header);
+  const query = str(rec(loc.queryParameter)?.name);
+  const cookie = str(rec(loc.cookie)?.name);
+  if (header) return { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
+  if (query) return { header: '', prefix: '', queryParameter: query, cookie: '' };
+  if (cookie) return { header: '', prefix: '', queryParameter: '', cookie };
+  return undefined;
+}
+
+/**
+ * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; undefined (the
+ * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
+ */
+function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentication | undefined {
+  const ref = rec(a.secretRef);
+  if (!ref) return undefined;
+  const data = readSecret('traffic.apiKeyAuthentication', str(ref.name) ?? '');
+  const keys = Object.values(data ?? {}).map((v) => v.trim()).filter(Boolean);
+  if (keys.length === 0) return undefined;
+  const out: IrApiKeyAuthentication = {
+    mode: (str(a.mode) ?? 'Strict').toUpperCase() as IrApiKeyAuthentication['mode'],
+    keySha256: [...new Set(keys.map((k) => createHash('sha256').update(k, 'utf8').digest('hex')))].sort(),
+  };
+  const loc = rec(a.location);
+  if (loc) {
+    const location = toLocation(loc);
+    if (!location) return undefined;
+    out.location = location;
   }
   return out;
 }
@@ -122,7 +156,7 @@ function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthenticat
   let lines = strings(b.users);
   const ref = rec(b.secretRef);
   if (ref) {
-    const text = readSecret('traffic.basicAuthentication', str(ref.name) ?? '', str(ref.key) ?? '.htaccess');
+    const text = readSecret('traffic.basicAuthentication', str(ref.name) ?? '')?.[str(ref.key) ?? '.htaccess'];
     if (text === undefined) return undefined;
     lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   }

@@ -142,6 +142,14 @@ export interface IrPolicy {
   maxRequestBytes?: number;
   jwtAuthentication?: IrJwtAuthentication;
   basicAuthentication?: IrBasicAuthentication;
+  apiKeyAuthentication?: IrApiKeyAuthentication;
+}
+
+/** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */
+export interface IrApiKeyAuthentication {
+  mode: 'STRICT' | 'OPTIONAL' | 'PERMISSIVE';
+  keySha256: string[];
+  location?: IrJwtAuthentication['location'];
 }
 
 /** `traffic.basicAuthentication` with every user's htpasswd hash (supported formats only). */

@@ -6,12 +6,11 @@ import type { PolicySecretReader } from './ir-policy.js';
 import { rec, str } from './read.js';
 
 export function policySecretReader(ctx: Ctx, provenance: Record<string, IrFieldProvenance>): PolicySecretReader {
-  return (field, name, key) => {
+  return (field, name) => {
     const ns = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
     if (!ns) return undefined;
-    const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
-    const data = rec(rec(secret?.obj)?.data);
-    const value = str(data?.[key]);
-    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+    const data = rec(rec(readAny(ctx, 'Secret', `${ns}/${name}`)?.obj)?.data);
+    if (!data) return undefined;
+    return Object.fromEntries(Object.keys(data).sort().map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]));
   };
 }

@@ -26,6 +26,7 @@ describe('routes with unenforced authentication policies', () => {
       { name: 'extproc', traffic: '{extProc: {url: "grpc://127.0.0.1:1"}}' },
       { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
       { name: 'open', traffic: '{timeouts: {request: 5s}}' },
+      { name: 'combined', traffic: '{basicAuthentication: {users: ["alice:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0="]}, jwtAuthentication: {providers: [{issuer: "https://a.example", jwks: {remote: {url: "http://127.0.0.1:1/jwks"}}}]}}' },
     ])));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -48,6 +49,26 @@ describe('routes with unenforced authentication policies', () => {
   it('names the unenforced field in the error', async () => {
     const res = await rawRequest(`${base}/apikey`);
     expect(JSON.parse(res.body).error_description).toContain('traffic.apiKeyAuthentication');
+  });
+
+  it('refuses a route that combines two authentication methods, naming both', async () => {
+    const res = await rawRequest(`${base}/combined/x`, { headers: { authorization: 'Basic YWxpY2U6aHVudGVyMg==' } });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body).error_description).toContain('traffic.jwtAuthentication with traffic.basicAuthentication');
+  });
+
+  it('refuses routes with JWT or authorization when the runtime has no route security factory', async () => {
+    const bare = new ProxyRuntime({ log });
+    await bare.apply(translatedIr(trafficManifests(upstream.port, [
+      { name: 'authz', traffic: `{authorization: {policy: {matchExpressions: ['request.method == "GET"']}}}` },
+    ])));
+    try {
+      const res = await rawRequest(`http://127.0.0.1:${Object.values(bare.boundPorts())[0]}/authz`);
+      expect(res.status).toBe(503);
+      expect(JSON.parse(res.body).error_description).toContain('traffic.authorization');
+    } finally {
+      await bare.close();
+    }
   });
 
   it('still forwards routes whose policy has no unenforced auth field', async () => {

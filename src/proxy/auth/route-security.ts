@@ -7,6 +7,7 @@ import { ProblemError } from '../../problem.js';
 import type { RouteSecurity, RouteSecurityFactory } from '../hooks.js';
 import { routeMatchesOf } from '../route-match.js';
 import { compileAuthorization, type AuthorizationRule } from './authorization.js';
+import { createApiKeyAuth } from './http-api-key.js';
 import { createBasicAuth } from './http-basic.js';
 import { createHttpJwtAuth } from './http-jwt.js';
 import { createMcpAuth, type McpAuthDeps } from './index.js';
@@ -71,6 +72,8 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
       out.auth = createHttpJwtAuth(policy.jwtAuthentication, { ...deps, log, source });
     } else if (policy?.basicAuthentication) {
       out.auth = createBasicAuth(policy.basicAuthentication);
+    } else if (policy?.apiKeyAuthentication) {
+      out.auth = createApiKeyAuth(policy.apiKeyAuthentication);
     }
     if (policy?.authorization && policy.authorization.rules.length > 0) {
       const rules: AuthorizationRule[] = policy.authorization.rules.map((r) => ({ expressions: r.expressions, action: actions[r.action] }));

@@ -5,6 +5,7 @@ import type { McpAuthentication as _gw_ir_v1_McpAuthentication, McpAuthenticatio
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
 import type { JwtAuthentication as _gw_ir_v1_JwtAuthentication, JwtAuthentication__Output as _gw_ir_v1_JwtAuthentication__Output } from '../../../gw/ir/v1/JwtAuthentication.js';
 import type { BasicAuthentication as _gw_ir_v1_BasicAuthentication, BasicAuthentication__Output as _gw_ir_v1_BasicAuthentication__Output } from '../../../gw/ir/v1/BasicAuthentication.js';
+import type { ApiKeyAuthentication as _gw_ir_v1_ApiKeyAuthentication, ApiKeyAuthentication__Output as _gw_ir_v1_ApiKeyAuthentication__Output } from '../../../gw/ir/v1/ApiKeyAuthentication.js';
 
 /**
  * The effective policy of a route. Unset messages mean "no such policy".
@@ -25,6 +26,10 @@ export interface Policy {
    * traffic.basicAuthentication, users inline or from the policy's Secret (`.htaccess` key).
    */
   'basicAuthentication'?: (_gw_ir_v1_BasicAuthentication | null);
+  /**
+   * traffic.apiKeyAuthentication with secretRef: each data value of the policy's Secret is one key.
+   */
+  'apiKeyAuthentication'?: (_gw_ir_v1_ApiKeyAuthentication | null);
 }
 
 /**
@@ -46,4 +51,8 @@ export interface Policy__Output {
    * traffic.basicAuthentication, users inline or from the policy's Secret (`.htaccess` key).
    */
   'basicAuthentication': (_gw_ir_v1_BasicAuthentication__Output | null);
+  /**
+   * traffic.apiKeyAuthentication with secretRef: each data value of the policy's Secret is one key.
+   */
+  'apiKeyAuthentication': (_gw_ir_v1_ApiKeyAuthentication__Output | null);
 }
