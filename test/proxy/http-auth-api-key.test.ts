@@ -1,80 +1,54 @@
 // GwPolicy traffic.apiKeyAuthentication on forwarded HTTP routes: keys from the policy's Secret, carried as
 // SHA-256 only; translated from manifests and served by a real runtime to a real node:http upstream.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
-import { ProxyRuntime } from '../../src/proxy/runtime.js';
-import { rawRequest, startUpstream, type RawResponse, type Upstream } from './http-forward-harness.js';
-import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { seen, startAuthBench, type AuthBench } from './http-auth-harness.js';
 
 const keyA = 'sk-team-a-0f8e7d6c5b4a';
 const keyB = 'sk-team-b-9a8b7c6d5e4f';
 
 describe('API key authentication on forwarded HTTP routes', () => {
-  let upstream: Upstream;
-  let runtime: ProxyRuntime;
-  let base: string;
-  let hits = 0;
-  let ir = '';
-  const logged: string[] = [];
-  const bodies: string[] = [];
-  const get = async (path: string, headers: Record<string, string> = {}): Promise<RawResponse> => {
-    const res = await rawRequest(`${base}${path}`, { headers });
-    bodies.push(res.body);
-    return res;
-  };
+  let bench: AuthBench;
+  const get = (path: string, headers: Record<string, string> = {}) => bench.get(path, headers);
 
   beforeAll(async () => {
-    upstream = await startUpstream((req, res) => {
-      hits++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, headers: req.headers }));
-    });
     const b64 = (s: string): string => Buffer.from(s).toString('base64');
     const secret = `apiVersion: v1
 kind: Secret
 metadata: {name: api-keys, namespace: default}
 data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
 `;
-    const sink = new Writable({ write(chunk: Buffer, _e, done) { logged.push(chunk.toString()); done(); } });
-    runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity() });
-    const snapshot = translatedIr(trafficManifests(upstream.port, [
+    bench = await startAuthBench([
       { name: 'strict', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}}}' },
       { name: 'optional', traffic: '{apiKeyAuthentication: {mode: Optional, secretRef: {name: api-keys}}}' },
       { name: 'query', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {queryParameter: {name: key}}}}' },
       { name: 'xkey', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {header: {name: X-Api-Key}}}}' },
       { name: 'selector', traffic: '{apiKeyAuthentication: {secretSelector: {matchLabels: {app: keys}}}}' },
-    ], secret));
-    ir = JSON.stringify(snapshot);
-    await runtime.apply(snapshot);
-    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+    ], secret);
   });
 
   afterAll(async () => {
-    await runtime?.close();
-    await upstream?.close();
+    await bench?.close();
   });
 
   it('carries only SHA-256 hashes of the keys in the IR', () => {
-    expect(ir).not.toContain(keyA);
-    expect(ir).not.toContain(keyB);
-    expect(ir).toContain('keySha256');
+    expect(bench.ir).not.toContain(keyA);
+    expect(bench.ir).not.toContain(keyB);
+    expect(bench.ir).toContain('keySha256');
   });
 
   it('answers 401 and never forwards without a key', async () => {
-    const before = hits;
+    const before = bench.hits();
     const res = await get('/strict/x');
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer');
     expect(JSON.parse(res.body)).toEqual({ error: 'unauthorized', error_description: 'API key required' });
-    expect(hits).toBe(before);
+    expect(bench.hits()).toBe(before);
   });
 
   it.each([keyA, keyB])('accepts each key of the Secret as a bearer credential and strips it', async (key) => {
     const res = await get('/strict/x', { authorization: `Bearer ${key}` });
     expect(res.status).toBe(200);
-    expect((JSON.parse(res.body) as { headers: Record<string, string> }).headers.authorization).toBeUndefined();
+    expect(seen(res).headers.authorization).toBeUndefined();
   });
 
   it('answers 401 invalid_api_key for an unknown key', async () => {
@@ -91,7 +65,7 @@ data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
   it('reads the key from a query parameter or a custom header', async () => {
     const q = await get(`/query/x?key=${keyB}&a=1`);
     expect(q.status).toBe(200);
-    expect((JSON.parse(q.body) as { url: string }).url).toBe('/query/x?a=1');
+    expect(seen(q).url).toBe('/query/x?a=1');
     expect((await get('/xkey/x', { 'x-api-key': keyA })).status).toBe(200);
     expect((await get('/xkey/x', { authorization: `Bearer ${keyA}` })).status).toBe(401);
   });
@@ -104,7 +78,7 @@ data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
 
   it('never writes a key into logs or error bodies', async () => {
     await get('/strict/x', { authorization: 'Bearer sk-leaked-guess-123' });
-    for (const text of [...logged, ...bodies]) {
+    for (const text of [...bench.logged, ...bench.bodies]) {
       for (const secret of [keyA, keyB, 'sk-leaked-guess-123']) expect(text).not.toContain(secret);
     }
   });

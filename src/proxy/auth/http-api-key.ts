@@ -33,7 +33,7 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
         sendError(res, 401, 'invalid_api_key', 'The API key is not valid', challenge);
         return Promise.resolve(null);
       }
-      if (ok) removeCredential(req, location);
+      removeCredential(req, location);
       return Promise.resolve({ claims: null });
     },
   };

@@ -75,6 +75,8 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
         return null;
       }
       const result = await verify(token);
+      // Also on failure: a permissive route forwards the request, and the backend must not see the token.
+      if (!cfg.preserveToken) removeCredential(req, location);
       if (!result.ok) {
         log.debug({ reason: result.description }, 'bearer token rejected');
         if (mode === 'permissive') return { claims: null };
@@ -84,7 +86,6 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
         });
         return null;
       }
-      if (!cfg.preserveToken) removeCredential(req, location);
       return { claims: result.claims };
     },
   };
