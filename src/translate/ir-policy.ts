@@ -92,6 +92,8 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
     const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
     const jwksInline = str(jwks.inline) ?? '';
     if (!jwksUrl && !jwksInline) return undefined;
+    // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
+    if (jwksInline && !isKeySetText(jwksInline)) return undefined;
     providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
   }
   if (providers.length === 0) return undefined;
@@ -107,6 +109,14 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
     out.location = location;
   }
   return out;
+}
+
+function isKeySetText(text: string): boolean {
+  try {
+    return Array.isArray(rec(JSON.parse(text))?.keys);
+  } catch {
+    return false;
+  }
 }
 
 /** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */

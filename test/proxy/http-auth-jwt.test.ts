@@ -44,6 +44,7 @@ describe('JWT authentication and CEL authorization on forwarded HTTP routes', ()
       { name: 'query', traffic: `{jwtAuthentication: {location: {queryParameter: {name: access_token}}, providers: [${provA}]}}` },
       { name: 'cookie', traffic: `{jwtAuthentication: {location: {cookie: {name: session}}, providers: [${provA}]}}` },
       { name: 'custom', traffic: `{jwtAuthentication: {location: {header: {name: X-Token, prefix: "Token "}}, providers: [${provA}]}}` },
+      { name: 'badkeys', traffic: `{jwtAuthentication: {providers: [{issuer: "${issB}", jwks: {inline: "not json"}}]}}` },
       { name: 'celloc', traffic: `{jwtAuthentication: {location: {expression: 'request.headers["x-t"]'}, providers: [${provA}]}}` },
       { name: 'authz', traffic: `{jwtAuthentication: {providers: [${provA}]}, authorization: {policy: {matchExpressions: ['jwt.sub == "alice" && request.method == "GET"']}}}` },
       { name: 'deny', traffic: `{authorization: {action: Deny, policy: {matchExpressions: ['request.path.startsWith("/deny/admin")']}}}` },
@@ -129,6 +130,13 @@ describe('JWT authentication and CEL authorization on forwarded HTTP routes', ()
     const token = await sign(keyA, 'a1', { iss: issA, aud: 'api' });
     expect((await get('/custom/x', { 'x-token': `Token ${token}` })).status).toBe(200);
     expect((await get('/custom/x', { 'x-token': `Bearer ${token}` })).status).toBe(401);
+  });
+
+  it('refuses only the route whose inline key set is not a JWKS, with 503, while other routes keep working', async () => {
+    const res = await get('/badkeys/x', { authorization: `Bearer ${await sign(keyB, 'b1', { iss: issB })}` });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body).error).toBe('policy_not_enforced');
+    expect((await get('/permissive/x')).status).toBe(200);
   });
 
   it('refuses a route whose token location is a CEL expression (not enforced yet) with 503', async () => {
