@@ -12,6 +12,7 @@ import type { RouteSecurityFactory } from './hooks.js';
 import { sendError } from './http-error.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './cors.js';
 import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.js';
+import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
 import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
 import { SessionRegistry } from './sessions.js';
@@ -20,6 +21,7 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './traffic-gate.js';
+import { unenforcedAuth } from './traffic-policy.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -39,6 +41,8 @@ interface CompiledRoute extends McpRoute {
   /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
   forward?: ForwardRoute;
   traffic?: RouteTraffic;
+  /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
+  unenforced: string[];
 }
 
 interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
@@ -66,6 +70,8 @@ export class ProxyRuntime {
   private readonly traffic: TrafficGate;
   private applied = false;
   private readonly metricChildren = new Map<string, unknown>();
+  /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
+  private readonly refusedLogged = new Set<string>();
 
   constructor(private readonly opts: RuntimeOptions) {
     this.log = opts.log;
@@ -178,7 +184,9 @@ export class ProxyRuntime {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, traffic: traffic.get(route.name),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
+        unenforced: unenforcedAuth(route, { security: this.opts.security !== undefined }),
       };
+      this.logRefused(compiled);
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();
@@ -212,6 +220,31 @@ export class ProxyRuntime {
         resolve({ server, address, port: (server.address() as AddressInfo).port, ...(live ? { tls: live } : {}) });
       });
     });
+  }
+
+  private logRefused(r: CompiledRoute): void {
+    const key = `${r.name} ${r.unenforced.join(',')}`;
+    if (r.unenforced.length === 0 || this.refusedLogged.has(key)) return;
+    this.refusedLogged.add(key);
+    this.log.error({ route: r.name, fields: r.unenforced }, 'route policy asks for authentication or authorization this proxy does not enforce; refusing all its requests with 503');
+  }
+
+  /** Fail closed: a policy this proxy cannot enforce must not turn into unauthenticated access. */
+  private refuseUnenforced(req: IncomingMessage, res: ServerResponse, r: CompiledRoute): boolean {
+    if (r.unenforced.length === 0) return false;
+    req.resume();
+    sendError(res, 503, 'policy_not_enforced', `route ${r.name} has ${r.unenforced.join(', ')}, which this proxy does not enforce yet`);
+    return true;
+  }
+
+  /** CEL authorization on plain HTTP routes (MCP routes evaluate it per method in the session); 403 when no rule allows. */
+  private authorizeForwarded(req: IncomingMessage, res: ServerResponse, r: CompiledRoute, claims: Record<string, unknown> | null): boolean {
+    if (!r.security.authorize) return true;
+    const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
+    if (r.security.authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return true;
+    req.resume();
+    sendError(res, 403, 'forbidden', `route ${r.name} does not allow this request`);
+    return false;
   }
 
   private bindOf(server: Server): string | undefined {
@@ -253,6 +286,7 @@ export class ProxyRuntime {
     for (const r of listener?.routes ?? []) {
       if (r.security.auth && (await r.security.auth.handle(req, res))) return;
     }
+    if (route && this.refuseUnenforced(req, res, route)) return;
     if (route && applyRouteFilters(req, res, route.route)) return;
     if (route && this.traffic.handle(req, res, route.name, route.traffic)) return;
     if (!route) {
@@ -265,6 +299,7 @@ export class ProxyRuntime {
       if (!result) return;
       claims = result.claims;
     }
+    if (route.forward && !this.authorizeForwarded(req, res, route, claims)) return;
     if (route.forward) await this.forwarder.handle(req, res, route.forward);
     else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route, claims, this.endpoint);
   }

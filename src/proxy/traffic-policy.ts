@@ -179,3 +179,30 @@ function directResponseOf(v: unknown, bad: (path: string, message: string) => vo
   }
   return { kind: 'static', response: { status: v.status, body, headers } };
 }
+
+/**
+ * Authentication / authorization fields the proxy cannot enforce yet: a route carrying one refuses every
+ * request rather than forwarding it unauthenticated (fail closed). Grows smaller as enforcement lands.
+ */
+export const unenforcedAuthFields = ['extAuth', 'extProc'] as const;
+
+export interface AuthEnforcement {
+  /** Whether the runtime was given the route security factory (JWT and MCP auth, CEL authorization). */
+  security: boolean;
+}
+
+/** The route's traffic fields (`traffic.x`) that ask for authentication or authorization this proxy would not apply. */
+export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
+  const fields = route.effective?.fields ?? {};
+  const out: string[] = unenforcedAuthFields.filter((f) => fields[`traffic.${f}`] !== undefined).map((f) => `traffic.${f}`);
+  // Without a typed form the translator could not express the setting faithfully (backendRef keys, CEL location).
+  const jwtTyped = route.policy?.mcpAuthentication ?? route.policy?.jwtAuthentication;
+  if (fields['traffic.jwtAuthentication'] !== undefined && (!jwtTyped || !how.security)) out.push('traffic.jwtAuthentication');
+  if (fields['traffic.basicAuthentication'] !== undefined && (!route.policy?.basicAuthentication || !how.security)) out.push('traffic.basicAuthentication');
+  if (fields['traffic.apiKeyAuthentication'] !== undefined && (!route.policy?.apiKeyAuthentication || !how.security)) out.push('traffic.apiKeyAuthentication');
+  // One route, one credential check (they all default to the Authorization header): a combination is refused rather than half applied.
+  const methods = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'].filter((f) => fields[`traffic.${f}`] !== undefined);
+  if (methods.length > 1) out.push(methods.map((f) => `traffic.${f}`).join(' with '));
+  if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
+  return out.sort();
+}

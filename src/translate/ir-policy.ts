@@ -1,6 +1,7 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
 // a typed home still reach the proxy through IrRoute.effective.
-import type { IrAuthorization, IrCors, IrMcpAuthentication, IrPolicy } from './ir.js';
+import { createHash } from 'node:crypto';
+import type { IrApiKeyAuthentication, IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
@@ -14,7 +15,10 @@ export function parseByteSize(v: unknown): number | undefined {
   return unit === undefined ? undefined : Number(m[1]) * unit;
 }
 
-export function typedPolicy(fields: Record<string, unknown>): IrPolicy {
+/** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
+export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
+
+export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicySecretReader = () => undefined): IrPolicy {
   const out: IrPolicy = {};
   const cors = rec(fields['traffic.cors']);
   if (cors) out.cors = toCors(cors);
@@ -22,6 +26,16 @@ export function typedPolicy(fields: Record<string, unknown>): IrPolicy {
   if (authz) out.authorization = toAuthorization(authz);
   const jwt = rec(fields['traffic.jwtAuthentication']);
   if (jwt && rec(jwt.mcp)) out.mcpAuthentication = toMcpAuth(jwt);
+  else if (jwt) {
+    const generic = toJwtAuth(jwt);
+    if (generic) out.jwtAuthentication = generic;
+  }
+  const basic = rec(fields['traffic.basicAuthentication']);
+  const basicTyped = basic && toBasicAuth(basic, readSecret);
+  if (basicTyped) out.basicAuthentication = basicTyped;
+  const apiKey = rec(fields['traffic.apiKeyAuthentication']);
+  const apiKeyTyped = apiKey && toApiKeyAuth(apiKey, readSecret);
+  if (apiKeyTyped) out.apiKeyAuthentication = apiKeyTyped;
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   return out;
@@ -64,4 +78,105 @@ function toMcpAuth(j: Rec): IrMcpAuthentication {
     };
   }
   return out;
+}
+
+/**
+ * Generic JWT authentication, or undefined when the proxy could not enforce it as written (a provider whose
+ * keys come from a backendRef, a CEL `expression` location): the route then keeps only the effective field,
+ * and the proxy refuses its requests (fail closed) instead of checking a weaker subset.
+ */
+function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
+  const providers: IrJwtAuthentication['providers'] = [];
+  for (const p of recs(j.providers)) {
+    const jwks = rec(p.jwks) ?? {};
+    const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
+    const jwksInline = str(jwks.inline) ?? '';
+    if (!jwksUrl && !jwksInline) return undefined;
+    // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
+    if (jwksInline && !isKeySetText(jwksInline)) return undefined;
+    providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
+  }
+  if (providers.length === 0) return undefined;
+  const out: IrJwtAuthentication = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as IrJwtAuthentication['mode'],
+    providers,
+    preserveToken: j.preserveToken === true,
+  };
+  const loc = rec(j.location);
+  if (loc) {
+    const location = toLocation(loc);
+    if (!location) return undefined;
+    out.location = location;
+  }
+  return out;
+}
+
+function isKeySetText(text: string): boolean {
+  try {
+    return Array.isArray(rec(JSON.parse(text))?.keys);
+  } catch {
+    return false;
+  }
+}
+
+/** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */
+function toLocation(loc: Rec): IrJwtAuthentication['location'] {
+  const header = rec(loc.header);
+  const query = str(rec(loc.queryParameter)?.name);
+  const cookie = str(rec(loc.cookie)?.name);
+  if (header) return { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
+  if (query) return { header: '', prefix: '', queryParameter: query, cookie: '' };
+  if (cookie) return { header: '', prefix: '', queryParameter: '', cookie };
+  return undefined;
+}
+
+/**
+ * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; undefined (the
+ * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
+ */
+function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentication | undefined {
+  const ref = rec(a.secretRef);
+  if (!ref) return undefined;
+  const data = readSecret('traffic.apiKeyAuthentication', str(ref.name) ?? '');
+  const keys = Object.values(data ?? {}).map((v) => v.trim()).filter(Boolean);
+  if (keys.length === 0) return undefined;
+  const out: IrApiKeyAuthentication = {
+    mode: (str(a.mode) ?? 'Strict').toUpperCase() as IrApiKeyAuthentication['mode'],
+    keySha256: [...new Set(keys.map((k) => createHash('sha256').update(k, 'utf8').digest('hex')))].sort(),
+  };
+  const loc = rec(a.location);
+  if (loc) {
+    const location = toLocation(loc);
+    if (!location) return undefined;
+    out.location = location;
+  }
+  return out;
+}
+
+/** htpasswd hash formats the proxy checks (src/proxy/auth/htpasswd.ts); others (bcrypt, SHA-crypt, clear) are refused. */
+const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22})$/;
+
+/**
+ * Basic auth users from `users` or the Secret's htpasswd text; undefined (the proxy then refuses the route)
+ * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
+ * `location` other than the Authorization header is asked for.
+ */
+function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthentication | undefined {
+  if (b.location !== undefined) return undefined;
+  let lines = strings(b.users);
+  const ref = rec(b.secretRef);
+  if (ref) {
+    const text = readSecret('traffic.basicAuthentication', str(ref.name) ?? '')?.[str(ref.key) ?? '.htaccess'];
+    if (text === undefined) return undefined;
+    lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  }
+  const users: IrBasicAuthentication['users'] = [];
+  for (const line of lines) {
+    const at = line.indexOf(':');
+    const name = line.slice(0, at), hash = line.slice(at + 1);
+    if (at < 1 || !supportedHash.test(hash)) return undefined;
+    users.push({ name, hash });
+  }
+  if (users.length === 0) return undefined;
+  return { mode: str(b.mode) === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: str(b.realm) ?? 'Restricted', users };
 }

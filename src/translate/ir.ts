@@ -140,12 +140,37 @@ export interface IrMcpAuthentication {
   jwksInline: string;
 }
 
+/** `traffic.jwtAuthentication` without `mcp`; a location reads exactly one of header, queryParameter, cookie. */
+export interface IrJwtAuthentication {
+  mode: 'STRICT' | 'OPTIONAL' | 'PERMISSIVE';
+  providers: { issuer: string; audiences: string[]; jwksUrl: string; jwksInline: string }[];
+  location?: { header: string; prefix: string; queryParameter: string; cookie: string };
+  preserveToken: boolean;
+}
+
 /** The typed subset the proxy runtime reads today; everything else travels in `effective`. */
 export interface IrPolicy {
   cors?: IrCors;
   mcpAuthentication?: IrMcpAuthentication;
   authorization?: IrAuthorization;
   maxRequestBytes?: number;
+  jwtAuthentication?: IrJwtAuthentication;
+  basicAuthentication?: IrBasicAuthentication;
+  apiKeyAuthentication?: IrApiKeyAuthentication;
+}
+
+/** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */
+export interface IrApiKeyAuthentication {
+  mode: 'STRICT' | 'OPTIONAL' | 'PERMISSIVE';
+  keySha256: string[];
+  location?: IrJwtAuthentication['location'];
+}
+
+/** `traffic.basicAuthentication` with every user's htpasswd hash (supported formats only). */
+export interface IrBasicAuthentication {
+  mode: 'STRICT' | 'OPTIONAL';
+  realm: string;
+  users: { name: string; hash: string }[];
 }
 
 export interface IrRoute {

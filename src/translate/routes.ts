@@ -7,6 +7,7 @@ import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
+import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
@@ -127,7 +128,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         order: routeOrder(route, i),
         // An edge whose TLS cannot be set up is left out: sending plaintext instead would be worse than no traffic.
         backends: refs.filter((r) => typeof r !== 'string'),
-        policy: typedPolicy(eff.fields),
+        policy: typedPolicy(eff.fields, policySecretReader(ctx, eff.provenance)),
         provenance,
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),

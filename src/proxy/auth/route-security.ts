@@ -7,6 +7,9 @@ import { ProblemError } from '../../problem.js';
 import type { RouteSecurity, RouteSecurityFactory } from '../hooks.js';
 import { routeMatchesOf } from '../route-match.js';
 import { compileAuthorization, type AuthorizationRule } from './authorization.js';
+import { createApiKeyAuth } from './http-api-key.js';
+import { createBasicAuth } from './http-basic.js';
+import { createHttpJwtAuth } from './http-jwt.js';
 import { createMcpAuth, type McpAuthDeps } from './index.js';
 import type { McpAuthSettings, McpProviderName } from './settings.js';
 
@@ -64,6 +67,13 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
     const authSource = route.provenance.mcp_authentication ?? `route ${route.name}`;
     if (policy?.mcpAuthentication) {
       out.auth = createMcpAuth(settingsFromIr(policy.mcpAuthentication, mcpPathOf(route), authSource), { ...deps, log, source: authSource.replace(/^file /, '') });
+    } else if (policy?.jwtAuthentication) {
+      const source = route.provenance['traffic.jwtAuthentication'] ?? `route ${route.name}`;
+      out.auth = createHttpJwtAuth(policy.jwtAuthentication, { ...deps, log, source });
+    } else if (policy?.basicAuthentication) {
+      out.auth = createBasicAuth(policy.basicAuthentication);
+    } else if (policy?.apiKeyAuthentication) {
+      out.auth = createApiKeyAuth(policy.apiKeyAuthentication);
     }
     if (policy?.authorization && policy.authorization.rules.length > 0) {
       const rules: AuthorizationRule[] = policy.authorization.rules.map((r) => ({ expressions: r.expressions, action: actions[r.action] }));

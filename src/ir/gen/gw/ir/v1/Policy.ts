@@ -3,6 +3,9 @@
 import type { Cors as _gw_ir_v1_Cors, Cors__Output as _gw_ir_v1_Cors__Output } from '../../../gw/ir/v1/Cors.js';
 import type { McpAuthentication as _gw_ir_v1_McpAuthentication, McpAuthentication__Output as _gw_ir_v1_McpAuthentication__Output } from '../../../gw/ir/v1/McpAuthentication.js';
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
+import type { JwtAuthentication as _gw_ir_v1_JwtAuthentication, JwtAuthentication__Output as _gw_ir_v1_JwtAuthentication__Output } from '../../../gw/ir/v1/JwtAuthentication.js';
+import type { BasicAuthentication as _gw_ir_v1_BasicAuthentication, BasicAuthentication__Output as _gw_ir_v1_BasicAuthentication__Output } from '../../../gw/ir/v1/BasicAuthentication.js';
+import type { ApiKeyAuthentication as _gw_ir_v1_ApiKeyAuthentication, ApiKeyAuthentication__Output as _gw_ir_v1_ApiKeyAuthentication__Output } from '../../../gw/ir/v1/ApiKeyAuthentication.js';
 
 /**
  * The effective policy of a route. Unset messages mean "no such policy".
@@ -15,6 +18,18 @@ export interface Policy {
    * Largest accepted request body in bytes; 0 means the proxy default (2 MiB).
    */
   'maxRequestBytes'?: (number);
+  /**
+   * traffic.jwtAuthentication without `mcp`: bearer JWTs checked on any route (HTTP or MCP).
+   */
+  'jwtAuthentication'?: (_gw_ir_v1_JwtAuthentication | null);
+  /**
+   * traffic.basicAuthentication, users inline or from the policy's Secret (`.htaccess` key).
+   */
+  'basicAuthentication'?: (_gw_ir_v1_BasicAuthentication | null);
+  /**
+   * traffic.apiKeyAuthentication with secretRef: each data value of the policy's Secret is one key.
+   */
+  'apiKeyAuthentication'?: (_gw_ir_v1_ApiKeyAuthentication | null);
 }
 
 /**
@@ -28,4 +43,16 @@ export interface Policy__Output {
    * Largest accepted request body in bytes; 0 means the proxy default (2 MiB).
    */
   'maxRequestBytes': (number);
+  /**
+   * traffic.jwtAuthentication without `mcp`: bearer JWTs checked on any route (HTTP or MCP).
+   */
+  'jwtAuthentication': (_gw_ir_v1_JwtAuthentication__Output | null);
+  /**
+   * traffic.basicAuthentication, users inline or from the policy's Secret (`.htaccess` key).
+   */
+  'basicAuthentication': (_gw_ir_v1_BasicAuthentication__Output | null);
+  /**
+   * traffic.apiKeyAuthentication with secretRef: each data value of the policy's Secret is one key.
+   */
+  'apiKeyAuthentication': (_gw_ir_v1_ApiKeyAuthentication__Output | null);
 }

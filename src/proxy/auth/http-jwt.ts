@@ -1,0 +1,145 @@
+// Generic JWT authentication for any route (GwPolicy traffic.jwtAuthentication without `mcp`): the token
+// is read from the configured location, checked against every provider whose issuer equals its `iss`
+// with the same verifier and key cache MCP auth uses, and removed before forwarding unless preserveToken.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeJwt } from 'jose';
+import type { Logger } from 'pino';
+import type { Route } from '../../ir/types.js';
+import { ProblemError } from '../../problem.js';
+import type { RouteAuth } from '../hooks.js';
+import { sendError } from '../http-error.js';
+import { createKeySource, parseKeySet } from './jwks-cache.js';
+import { createTokenVerifier, type VerifyResult } from './token-verifier.js';
+
+export type JwtAuthenticationIr = NonNullable<NonNullable<Route['policy']>['jwtAuthentication']>;
+type Location = NonNullable<JwtAuthenticationIr['location']>;
+
+export interface HttpJwtDeps {
+  log: Logger;
+  fetch?: typeof fetch;
+  now?: () => number;
+  jwksCooldownMs?: number;
+  /** Names the policy in configuration problems (`GwPolicy ns/name`). */
+  source: string;
+}
+
+const defaultLocation: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
+
+/** A RouteAuth whose `handle` never answers (no discovery endpoints) and whose `authenticate` checks JWTs. */
+export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): RouteAuth {
+  const now = deps.now ?? Date.now;
+  const log = deps.log.child({ component: 'jwt-auth' });
+  const providers = cfg.providers.map((p, i) => {
+    let inline;
+    if (p.jwksInline) {
+      try {
+        inline = parseKeySet(JSON.parse(p.jwksInline));
+      } catch (err) {
+        throw new ProblemError([{ source: deps.source, path: `spec.traffic.jwtAuthentication.providers[${i}].jwks.inline`, message: (err as Error).message }]);
+      }
+    }
+    const keys = createKeySource({
+      inline, url: p.jwksUrl ? () => Promise.resolve(p.jwksUrl) : undefined,
+      fetch: deps.fetch ?? fetch, now, log: log.child({ issuer: p.issuer }), cooldownMs: deps.jwksCooldownMs,
+    });
+    return { issuer: p.issuer, verify: createTokenVerifier({ issuer: p.issuer, audiences: p.audiences, keys, now }) };
+  });
+  const mode = cfg.mode === 'OPTIONAL' ? 'optional' : cfg.mode === 'PERMISSIVE' ? 'permissive' : 'strict';
+  const location = cfg.location ?? defaultLocation;
+
+  const verify = async (token: string): Promise<VerifyResult> => {
+    let iss: unknown;
+    try {
+      iss = decodeJwt(token).iss;
+    } catch {
+      return { ok: false, description: 'The access token is malformed' };
+    }
+    const matching = providers.filter((p) => p.issuer === iss);
+    if (matching.length === 0) return { ok: false, description: 'The access token was not issued by an accepted issuer' };
+    let last: VerifyResult = { ok: false, description: 'The access token is malformed' };
+    for (const p of matching) {
+      last = await p.verify(token);
+      if (last.ok) return last;
+    }
+    return last;
+  };
+
+  return {
+    handle: () => Promise.resolve(false),
+    async authenticate(req: IncomingMessage, res: ServerResponse) {
+      const token = readCredential(req, location);
+      if (!token) {
+        if (mode !== 'strict') return { claims: null };
+        req.resume();
+        sendError(res, 401, 'unauthorized', 'JWT token required', { 'www-authenticate': 'Bearer' });
+        return null;
+      }
+      const result = await verify(token);
+      // Also on failure: a permissive route forwards the request, and the backend must not see the token.
+      if (!cfg.preserveToken) removeCredential(req, location);
+      if (!result.ok) {
+        log.debug({ reason: result.description }, 'bearer token rejected');
+        if (mode === 'permissive') return { claims: null };
+        req.resume();
+        sendError(res, 401, 'invalid_token', result.description, {
+          'www-authenticate': `Bearer error="invalid_token", error_description="${result.description}"`,
+        });
+        return null;
+      }
+      return { claims: result.claims };
+    },
+  };
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The credential after the prefix; a word prefix (`Bearer`) must be followed by a space and compares case-insensitively. */
+function afterPrefix(value: string, prefix: string): string | undefined {
+  const p = prefix.trim();
+  if (!p) return value.trim() || undefined;
+  if (value.slice(0, p.length).toLowerCase() !== p.toLowerCase()) return undefined;
+  const rest = value.slice(p.length);
+  if (/[A-Za-z0-9]$/.test(p) && !/^ /.test(rest)) return undefined;
+  return rest.trim() || undefined;
+}
+
+function cookies(req: IncomingMessage): { name: string; value: string }[] {
+  return (headerValue(req, 'cookie') ?? '').split(';').map((c) => {
+    const eq = c.indexOf('=');
+    return eq < 0 ? { name: c.trim(), value: '' } : { name: c.slice(0, eq).trim(), value: c.slice(eq + 1).trim() };
+  }).filter((c) => c.name);
+}
+
+export function readCredential(req: IncomingMessage, loc: Location): string | undefined {
+  if (loc.header) {
+    const v = headerValue(req, loc.header);
+    return v === undefined ? undefined : afterPrefix(v, loc.prefix);
+  }
+  if (loc.queryParameter) {
+    const q = (req.url ?? '').split('?')[1];
+    return q === undefined ? undefined : new URLSearchParams(q).get(loc.queryParameter) || undefined;
+  }
+  return cookies(req).find((c) => c.name === loc.cookie)?.value || undefined;
+}
+
+/** Removes the credential so the backend never sees it (header, query parameter, or cookie). */
+export function removeCredential(req: IncomingMessage, loc: Location): void {
+  if (loc.header) {
+    delete req.headers[loc.header.toLowerCase()];
+  } else if (loc.queryParameter) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    if (q < 0) return;
+    const params = new URLSearchParams(url.slice(q + 1));
+    params.delete(loc.queryParameter);
+    const rest = params.toString();
+    req.url = url.slice(0, q) + (rest ? `?${rest}` : '');
+  } else {
+    const rest = cookies(req).filter((c) => c.name !== loc.cookie).map((c) => `${c.name}=${c.value}`).join('; ');
+    if (rest) req.headers.cookie = rest;
+    else delete req.headers.cookie;
+  }
+}
