@@ -43,6 +43,8 @@ interface CompiledRoute extends McpRoute {
   traffic?: RouteTraffic;
   /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
+  /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */
+  noBackend: boolean;
 }
 
 interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
@@ -179,12 +181,12 @@ export class ProxyRuntime {
       const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
       const forward = backend ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
-      if (!backend && !forward && !route.filters?.redirect && !traffic.get(route.name)?.plan.directResponse) continue;
       const compiled: CompiledRoute = {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, traffic: traffic.get(route.name),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: unenforcedAuth(route, { security: this.opts.security !== undefined }),
+        noBackend: !backend && !forward,
       };
       this.logRefused(compiled);
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
@@ -298,6 +300,11 @@ export class ProxyRuntime {
       const result = await route.security.auth.authenticate(req, res);
       if (!result) return;
       claims = result.claims;
+    }
+    if (route.noBackend) {
+      req.resume();
+      sendError(res, 500, 'no_backend', `route ${route.name} has no usable backend`);
+      return;
     }
     if (route.forward && !this.authorizeForwarded(req, res, route, claims)) return;
     if (route.forward) await this.forwarder.handle(req, res, route.forward);

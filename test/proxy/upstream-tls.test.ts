@@ -128,7 +128,8 @@ describe('TLS from the proxy to HTTP backends (backend.tls)', () => {
 
   it('does not program an edge whose TLS references are missing, rather than sending plaintext', async () => {
     const res = await rawRequest(`${base}/missing-ca`);
-    // The route's only edge is left out, so the runtime has nothing to forward to (no plaintext attempt).
-    expect(res.status).toBe(404);
+    // The route's only edge is left out: no plaintext attempt, and Gateway API's 500 for a route without a valid backend.
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'no_backend' });
   });
 });
