@@ -111,8 +111,11 @@ describe('strategic merge patch agrees with kubectl patch --type strategic', () 
         writeFileSync(dump, report);
         expect.fail(`SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest in ${dump}:\n${report}`);
       }
-      // Guard against a generator that only produces kubectl errors.
-      expect(oracle.filter((o) => o.ok).length).toBeGreaterThan(cases.length / 2);
+      // Guard against a generator that only produces kubectl errors. Over 300 seeds the Deployment
+      // generator's share of valid patches is 0.49–0.70 (median 0.59, sd ≈ 0.04 at 160 cases), so
+      // a quarter is far below chance and only a broken generator falls under it.
+      const valid = oracle.filter((o) => o.ok).length;
+      expect(valid, `SMP_SEED=${seed}: only ${valid}/${cases.length} ${kind} patches were valid for kubectl`).toBeGreaterThan(cases.length / 4);
     });
   }
 });
