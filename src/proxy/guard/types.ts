@@ -1,0 +1,30 @@
+// The contract between the LLM forwarder (src/proxy/llm) and prompt guards (src/proxy/guard), so the
+// two can grow apart: the forwarder only knows when to ask, the guards only know what to check.
+import type { Logger } from 'pino';
+import type { BackendRef, Route } from '../../ir/types.js';
+
+/** What the guards may read about the client's request (CEL `request.*`, `jwt.*`, `llmRequest.*`). */
+export interface GuardRequestContext {
+  request: { method: string; path: string; host: string; headers: Record<string, string> };
+  /** Validated token claims; absent for anonymous callers. */
+  jwt?: Record<string, unknown>;
+  /** The client's LLM request body as it arrived (OpenAI chat-completions shape), before any guard ran. */
+  llmRequest: Record<string, unknown>;
+}
+
+export type GuardVerdict =
+  | { action: 'allow' }
+  /** Replace the checked body (e.g. masked content) and go on. */
+  | { action: 'modify'; body: Record<string, unknown> }
+  /** Answer the client with this instead of going on; the body is sent as is. */
+  | { action: 'reject'; status: number; contentType: string; body: string };
+
+export interface LlmGuards {
+  /** Before the prompt goes upstream; `body` is in the client's (OpenAI chat-completions) format. */
+  request?(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict>;
+  /** Before a buffered (non-streaming) response returns to the client, in the client's format. */
+  response?(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict>;
+}
+
+/** Built once per route → backend edge each time a snapshot is applied; undefined when it has no guards. */
+export type LlmGuardsFactory = (route: Route, ref: BackendRef, log: Logger) => LlmGuards | undefined;
