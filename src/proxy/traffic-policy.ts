@@ -4,6 +4,7 @@
 import type { Problem } from '../problem.js';
 import type { Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
+import { unenforcedAuthFields } from '../translate/ir-policy.js';
 import { parseDurationMs } from '../translate/route-timeouts.js';
 import { compileCel } from './cel/env.js';
 import type { HeaderModifier } from './route-filters.js';
@@ -179,12 +180,6 @@ function directResponseOf(v: unknown, bad: (path: string, message: string) => vo
   }
   return { kind: 'static', response: { status: v.status, body, headers } };
 }
-
-/**
- * Authentication / authorization fields the proxy cannot enforce yet: a route carrying one refuses every
- * request rather than forwarding it unauthenticated (fail closed). Grows smaller as enforcement lands.
- */
-export const unenforcedAuthFields = ['extAuth', 'extProc'] as const;
 
 export interface AuthEnforcement {
   /** Whether the runtime was given the route security factory (JWT and MCP auth, CEL authorization). */

@@ -28,14 +28,14 @@ export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicyS
   if (jwt && rec(jwt.mcp)) out.mcpAuthentication = toMcpAuth(jwt);
   else if (jwt) {
     const generic = toJwtAuth(jwt);
-    if (generic) out.jwtAuthentication = generic;
+    if (typeof generic !== 'string') out.jwtAuthentication = generic;
   }
   const basic = rec(fields['traffic.basicAuthentication']);
   const basicTyped = basic && toBasicAuth(basic, readSecret);
-  if (basicTyped) out.basicAuthentication = basicTyped;
+  if (basicTyped && typeof basicTyped !== 'string') out.basicAuthentication = basicTyped;
   const apiKey = rec(fields['traffic.apiKeyAuthentication']);
   const apiKeyTyped = apiKey && toApiKeyAuth(apiKey, readSecret);
-  if (apiKeyTyped) out.apiKeyAuthentication = apiKeyTyped;
+  if (apiKeyTyped && typeof apiKeyTyped !== 'string') out.apiKeyAuthentication = apiKeyTyped;
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   return out;
@@ -81,22 +81,22 @@ function toMcpAuth(j: Rec): IrMcpAuthentication {
 }
 
 /**
- * Generic JWT authentication, or undefined when the proxy could not enforce it as written (a provider whose
- * keys come from a backendRef, a CEL `expression` location): the route then keeps only the effective field,
- * and the proxy refuses its requests (fail closed) instead of checking a weaker subset.
+ * Generic JWT authentication, or why the proxy could not enforce it as written (a provider whose keys come
+ * from a backendRef, a CEL `expression` location): the route then keeps only the effective field, and the
+ * proxy refuses its requests (fail closed) instead of checking a weaker subset.
  */
-function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
+function toJwtAuth(j: Rec): IrJwtAuthentication | string {
   const providers: IrJwtAuthentication['providers'] = [];
-  for (const p of recs(j.providers)) {
+  for (const [i, p] of recs(j.providers).entries()) {
     const jwks = rec(p.jwks) ?? {};
     const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
     const jwksInline = str(jwks.inline) ?? '';
-    if (!jwksUrl && !jwksInline) return undefined;
+    if (!jwksUrl && !jwksInline) return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
     // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
-    if (jwksInline && !isKeySetText(jwksInline)) return undefined;
+    if (jwksInline && !isKeySetText(jwksInline)) return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
     providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
   }
-  if (providers.length === 0) return undefined;
+  if (providers.length === 0) return 'providers: at least one provider is needed';
   const out: IrJwtAuthentication = {
     mode: (str(j.mode) ?? 'Strict').toUpperCase() as IrJwtAuthentication['mode'],
     providers,
@@ -105,11 +105,13 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | undefined {
   const loc = rec(j.location);
   if (loc) {
     const location = toLocation(loc);
-    if (!location) return undefined;
+    if (!location) return celLocation;
     out.location = location;
   }
   return out;
 }
+
+const celLocation = 'location.expression: a CEL credential location is not supported; use header, queryParameter or cookie';
 
 function isKeySetText(text: string): boolean {
   try {
@@ -131,15 +133,17 @@ function toLocation(loc: Rec): IrJwtAuthentication['location'] {
 }
 
 /**
- * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; undefined (the
+ * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; why not (the
  * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
  */
-function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentication | undefined {
+function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentication | string {
   const ref = rec(a.secretRef);
-  if (!ref) return undefined;
-  const data = readSecret('traffic.apiKeyAuthentication', str(ref.name) ?? '');
-  const keys = Object.values(data ?? {}).map((v) => v.trim()).filter(Boolean);
-  if (keys.length === 0) return undefined;
+  if (!ref) return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
+  const name = str(ref.name) ?? '';
+  const data = readSecret('traffic.apiKeyAuthentication', name);
+  if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
+  const keys = Object.values(data).map((v) => v.trim()).filter(Boolean);
+  if (keys.length === 0) return `secretRef: Secret ${name} holds no key`;
   const out: IrApiKeyAuthentication = {
     mode: (str(a.mode) ?? 'Strict').toUpperCase() as IrApiKeyAuthentication['mode'],
     keySha256: [...new Set(keys.map((k) => createHash('sha256').update(k, 'utf8').digest('hex')))].sort(),
@@ -147,36 +151,79 @@ function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentic
   const loc = rec(a.location);
   if (loc) {
     const location = toLocation(loc);
-    if (!location) return undefined;
+    if (!location) return celLocation;
     out.location = location;
   }
   return out;
+}
+
+function hashKind(hash: string): string {
+  if (/^\$2[abxy]?\$/.test(hash)) return 'bcrypt';
+  if (/^\$[156]\$/.test(hash)) return 'crypt with MD5 or SHA-2';
+  if (hash.startsWith('{SHA}') || hash.startsWith('$apr1$')) return 'malformed';
+  return 'DES crypt or plain text';
 }
 
 /** htpasswd hash formats the proxy checks (src/proxy/auth/htpasswd.ts); others (bcrypt, SHA-crypt, clear) are refused. */
 const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22})$/;
 
 /**
- * Basic auth users from `users` or the Secret's htpasswd text; undefined (the proxy then refuses the route)
+ * Basic auth users from `users` or the Secret's htpasswd text; why not (the proxy then refuses the route)
  * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
  * `location` other than the Authorization header is asked for.
  */
-function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthentication | undefined {
-  if (b.location !== undefined) return undefined;
+function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthentication | string {
+  if (b.location !== undefined) return 'location: only the Authorization header is supported';
   let lines = strings(b.users);
+  let where = 'users';
   const ref = rec(b.secretRef);
   if (ref) {
-    const text = readSecret('traffic.basicAuthentication', str(ref.name) ?? '')?.[str(ref.key) ?? '.htaccess'];
-    if (text === undefined) return undefined;
+    const name = str(ref.name) ?? '', key = str(ref.key) ?? '.htaccess';
+    const data = readSecret('traffic.basicAuthentication', name);
+    if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
+    const text = data[key];
+    if (text === undefined) return `secretRef: Secret ${name} has no key ${key}`;
     lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    where = `Secret ${name} key ${key}`;
   }
   const users: IrBasicAuthentication['users'] = [];
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
     const at = line.indexOf(':');
     const name = line.slice(0, at), hash = line.slice(at + 1);
-    if (at < 1 || !supportedHash.test(hash)) return undefined;
+    // Never quote the line: it holds a password hash.
+    if (at < 1) return `${where} entry ${i + 1}: is not a user:hash line`;
+    if (!supportedHash.test(hash)) return `${where} entry ${i + 1} (user ${name}): uses a hash format the proxy cannot check (${hashKind(hash)}); use {SHA} or $apr1$`;
     users.push({ name, hash });
   }
-  if (users.length === 0) return undefined;
+  if (users.length === 0) return `${where}: no users`;
   return { mode: str(b.mode) === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: str(b.realm) ?? 'Restricted', users };
+}
+
+/**
+ * Authentication / authorization fields no proxy of this release enforces: a route carrying one refuses
+ * every request (503) rather than forwarding it unauthenticated. Grows smaller as enforcement lands.
+ */
+export const unenforcedAuthFields = ['extAuth', 'extProc'] as const;
+const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
+  extAuth: 'external authorization is not supported',
+  extProc: 'external processing is not supported',
+};
+
+/**
+ * Why each authentication field of these traffic fields cannot be enforced as written (field path → reason),
+ * for status: routes those fields reach refuse their requests with 503 instead of checking less.
+ */
+export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of unenforcedAuthFields) if (traffic[f] !== undefined) out[f] = neverEnforced[f];
+  const jwt = rec(traffic.jwtAuthentication);
+  const jwtWhy = jwt && !rec(jwt.mcp) ? toJwtAuth(jwt) : undefined;
+  if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
+  const basic = rec(traffic.basicAuthentication);
+  const basicWhy = basic && toBasicAuth(basic, readSecret);
+  if (typeof basicWhy === 'string') out.basicAuthentication = basicWhy;
+  const apiKey = rec(traffic.apiKeyAuthentication);
+  const apiKeyWhy = apiKey && toApiKeyAuth(apiKey, readSecret);
+  if (typeof apiKeyWhy === 'string') out.apiKeyAuthentication = apiKeyWhy;
+  return out;
 }

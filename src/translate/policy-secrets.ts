@@ -8,9 +8,23 @@ import { rec, str } from './read.js';
 export function policySecretReader(ctx: Ctx, provenance: Record<string, IrFieldProvenance>): PolicySecretReader {
   return (field, name) => {
     const ns = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
-    if (!ns) return undefined;
-    const data = rec(rec(readAny(ctx, 'Secret', `${ns}/${name}`)?.obj)?.data);
-    if (!data) return undefined;
-    return Object.fromEntries(Object.keys(data).sort().map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]));
+    return ns ? secretData(ctx, ns, name) : undefined;
   };
+}
+
+/** Reads Secrets of one namespace: the policy's own, when its status explains what it references. */
+export function namespaceSecretReader(ctx: Ctx, ns: string): PolicySecretReader {
+  return (_field, name) => secretData(ctx, ns, name);
+}
+
+function secretData(ctx: Ctx, ns: string, name: string): Record<string, string> | undefined {
+  const data = rec(rec(readAny(ctx, 'Secret', `${ns}/${name}`)?.obj)?.data);
+  if (!data) return undefined;
+  return Object.fromEntries(Object.keys(data).sort().map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]));
+}
+
+/** Names of the Secrets a policy's traffic authentication fields reference, so a Secret change refreshes its status. */
+export function referencedSecrets(traffic: Record<string, unknown> | undefined): string[] {
+  const names = ['basicAuthentication', 'apiKeyAuthentication'].map((f) => str(rec(rec(traffic?.[f])?.secretRef)?.name));
+  return names.filter((n): n is string => n !== undefined);
 }

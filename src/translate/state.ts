@@ -4,6 +4,7 @@
 import type { StatusPiece } from './conditions.js';
 import type { TranslateOptions } from './context.js';
 import type { IrSnapshot } from './ir.js';
+import { referencedSecrets } from './policy-secrets.js';
 import { rec, str } from './read.js';
 import { getObject, indexed, indexKeysOf, listObjects, type Store } from './store.js';
 import { objectStatus, type ObjectStatus } from './status.js';
@@ -81,6 +82,13 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
   for (const p of indexed(store, 'policiesByTarget', changed)) out.push(objectKey('GwPolicy', p));
   for (const p of indexed(store, 'selectorPolicies', `${k.kind}/${ns}`)) out.push(objectKey('GwPolicy', p));
   if (k.kind === 'Service' || k.kind === 'Namespace') for (const b of listObjects(store, 'GwBackend')) if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
+  // Policies explain authentication Secrets that are missing or unusable.
+  if (k.kind === 'Secret') {
+    const name = k.key.slice(ns.length + 1);
+    for (const p of listObjects(store, 'GwPolicy')) {
+      if (p.obj.metadata.namespace === ns && referencedSecrets(rec(rec(p.obj.spec)?.traffic)).includes(name)) out.push(objectKey('GwPolicy', p.key));
+    }
+  }
   if (k.kind === 'GatewayClass' || (k.kind === 'Gateway' && classChanged(store, k.key, previous))) {
     for (const p of listObjects(store, 'GwPolicy')) out.push(objectKey('GwPolicy', p.key));
   }

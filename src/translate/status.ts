@@ -4,6 +4,8 @@
 import { condition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
+import { unenforceableAuth } from './ir-policy.js';
+import { namespaceSecretReader } from './policy-secrets.js';
 import { attachmentProblem } from './policy-targets.js';
 import { rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { getObject, listObjects, refKind, type Store } from './store.js';
@@ -101,6 +103,8 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
       ancestors.push({ ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: o.obj.metadata.name, ...section(t) }, targetIndex: i, problem: targetProblem(store, spec, kind, o, t, options) });
     }
   });
+  const unenforced = Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(newCtx(store, options), ns)))
+    .map(([field, why]) => `traffic.${field}: ${why}`).sort();
   return ancestors.map((a) => {
     const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
     const conflicts = pieces.flatMap((p) => (p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : []));
@@ -113,6 +117,10 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
     if (conflicts.length) {
       const fields = [...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`))].sort();
       conds.push(condition('Conflicted', true, 'Conflicted', `another policy at the same level sets the same field: ${fields.join('; ')}`, gen, now));
+    }
+    // Present only when something is wrong: the policy is still accepted and attached, but the proxies fail closed.
+    if (accepted && unenforced.length) {
+      conds.push(condition('Enforced', false, 'NotEnforced', `${unenforced.join('; ')}; requests on the routes it reaches are refused with 503 policy_not_enforced`, gen, now));
     }
     return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
   });
