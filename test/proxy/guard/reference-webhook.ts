@@ -17,8 +17,8 @@ export interface ReferenceWebhook {
   /** Test knobs: answer late, or answer this raw text with 200 instead of the reference behaviour. */
   delayMs: number;
   rawAnswer?: string;
-  /** Highest number of connections open at once. */
-  maxOpenConnections: number;
+  /** Connections accepted so far. */
+  connectionsOpened: number;
   close(): Promise<void>;
 }
 
@@ -27,8 +27,7 @@ type Message = { role?: string; content?: unknown };
 const textOf = (m: Message | undefined): string => (typeof m?.content === 'string' ? m.content : '');
 
 export async function startReferenceWebhook(): Promise<ReferenceWebhook> {
-  let open = 0;
-  const hook: ReferenceWebhook = { port: 0, calls: [], delayMs: 0, maxOpenConnections: 0, close: () => Promise.resolve() };
+  const hook: ReferenceWebhook = { port: 0, calls: [], delayMs: 0, connectionsOpened: 0, close: () => Promise.resolve() };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -60,11 +59,7 @@ export async function startReferenceWebhook(): Promise<ReferenceWebhook> {
       }, hook.delayMs);
     });
   });
-  server.on('connection', (socket) => {
-    open++;
-    hook.maxOpenConnections = Math.max(hook.maxOpenConnections, open);
-    socket.on('close', () => open--);
-  });
+  server.on('connection', () => { hook.connectionsOpened++; });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   hook.port = (server.address() as AddressInfo).port;
   hook.close = () => new Promise<void>((resolve) => {
