@@ -46,7 +46,7 @@ describe('unenforceable prompt guards', () => {
         port: 443
         policies: {ai: {promptGuard: {request: [{regex: {builtins: [Email]}}]}}}
 `;
-    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }).replace(/  ai:\n    provider:\n(?: {6}.*\n)+/, groups);
+    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }).replace(/ {2}ai:\n {4}provider:\n(?: {6}.*\n)+/, groups);
     expect(manifests).toContain('name: primary');
     const { route, ref } = edgeOf(manifests);
     expect(unenforcedPromptGuard(route, ref)).toEqual([
