@@ -130,7 +130,7 @@ function step(s: Rec, source: string, from: { kind: string; namespace: string },
   const regex = rec(s.regex), webhook = rec(s.webhook);
   if (regex) {
     const r = regexGuard(regex, rec(s.customResponse));
-    return typeof r === 'string' ? unsupported('regex', `${source}.regex ${r}`) : { source, kind: 'regex', regex: r };
+    return typeof r === 'string' ? unsupported('regex', `${source}.regex${r}`) : { source, kind: 'regex', regex: r };
   }
   if (webhook) {
     const w = webhookGuard(webhook, from, lookup);
@@ -146,7 +146,7 @@ function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
   const patterns: IrRegexGuard['patterns'] = [];
   for (const b of recsOfStrings(r.builtins)) {
     const builtin = BUILTIN_REGEX[b];
-    if (!builtin) return `builtins names unknown builtin "${b}"`;
+    if (!builtin) return `.builtins names unknown builtin "${b}"`;
     patterns.push({ name: b, ...builtin });
   }
   for (const [i, m] of recs(r.matches).entries()) {
@@ -155,11 +155,11 @@ function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
     try {
       new RegExp(pattern, 'g');
     } catch (err) {
-      return `matches[${i}].pattern is not a valid regular expression: ${(err as Error).message}`;
+      return `.matches[${i}].pattern is not a valid regular expression: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
     }
     patterns.push({ name, pattern, mask: name ? `<${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>` : '****' });
   }
-  if (patterns.length === 0) return 'sets neither matches nor builtins';
+  if (patterns.length === 0) return ' sets neither matches nor builtins';
   const scopes = recsOfStrings(r.scopes).map((s) => SCOPES[s]).filter((s): s is IrContentScope => s !== undefined);
   return {
     patterns,
