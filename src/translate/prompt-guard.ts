@@ -152,11 +152,14 @@ function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
   for (const [i, m] of recs(r.matches).entries()) {
     const pattern = str(m.pattern) ?? '';
     const name = str(m.name) ?? '';
+    let re: RegExp;
     try {
-      new RegExp(pattern, 'g');
+      re = new RegExp(pattern, 'g');
     } catch (err) {
       return `.matches[${i}].pattern is not a valid regular expression: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
     }
+    // A pattern that matches nothing at all would mask between every character or reject every prompt.
+    if (re.test('')) return `.matches[${i}].pattern matches the empty string, so it would match every text`;
     patterns.push({ name, pattern, mask: name ? `<${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>` : '****' });
   }
   if (patterns.length === 0) return ' sets neither matches nor builtins';

@@ -42,9 +42,11 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
     let steps: { request: GuardStep[]; response: GuardStep[] } | undefined;
     if (pg && reasons.length === 0) {
       try {
-        const build = (s: PromptGuardStep): GuardStep => s.kind === 'regex' && s.regex
-          ? regexStep(s.regex, s.source)
-          : webhookStep(s.webhook as NonNullable<typeof s.webhook>, s.source, { dispatcher, timeoutMs: settings.timeoutSeconds * 1000 });
+        const build = (s: PromptGuardStep): GuardStep => {
+          if (s.regex) return regexStep(s.regex, s.source);
+          if (s.webhook) return webhookStep(s.webhook, s.source, { dispatcher, timeoutMs: settings.timeoutSeconds * 1000 });
+          throw new Error(`${s.source} is a guard kind this proxy does not know`);
+        };
         steps = { request: pg.request.map(build), response: pg.response.map(build) };
       } catch (err) {
         reasons.push((err as Error).message);
