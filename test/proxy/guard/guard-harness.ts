@@ -1,6 +1,7 @@
 // Prompt guards as the proxy gets them: GwPolicy YAML → the real translator → IR edge → LlmGuards.
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { decodeSnapshot, encodeSnapshot } from '../../../src/ir/load.js';
 import type { BackendRef, Route } from '../../../src/ir/types.js';
 import { createPromptGuards, type PromptGuards } from '../../../src/proxy/guard/factory.js';
 import type { GuardRequestContext, LlmGuards } from '../../../src/proxy/guard/types.js';
@@ -63,8 +64,9 @@ spec:
 
 export const webhookRef = { group: 'gw.dev', kind: 'GwBackend', name: 'webhook' };
 
-export function edgeOf(manifests: string): { route: Route; ref: BackendRef } {
-  const ir = translatedIr(manifests);
+/** `wire`: the IR goes through the proto encoding of the xDS stream first, as a real proxy receives it. */
+export function edgeOf(manifests: string, wire = false): { route: Route; ref: BackendRef } {
+  const ir = wire ? decodeSnapshot(encodeSnapshot(translatedIr(manifests))) : translatedIr(manifests);
   const route = ir.resources.find((r) => r.route)?.route;
   const ref = route?.backends[0];
   if (!route || !ref) throw new Error('the manifests produced no route → backend edge');

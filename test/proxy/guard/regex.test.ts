@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { PromptGuards } from '../../../src/proxy/guard/factory.js';
-import { chat, completion, ctxOf, guardsFor, llmManifests } from './guard-harness.js';
+import { createPromptGuards, type PromptGuards } from '../../../src/proxy/guard/factory.js';
+import { captureLog, chat, completion, ctxOf, edgeOf, guardsFor, llmManifests } from './guard-harness.js';
 
 const all: PromptGuards[] = [];
 afterAll(async () => { await Promise.all(all.map((p) => p.close())); });
@@ -58,6 +58,15 @@ describe('regex prompt guard actions', () => {
     const audit = logs.entries().find((e) => String(e.msg).includes('audit'));
     expect(audit).toMatchObject({ patterns: ['Ssn'], phase: 'request', route: 'HTTPRoute/default/chat/0', guard: 'GwPolicy default/guards backend.ai.promptGuard.request[0]' });
     expect(logs.text()).not.toContain('123-45-6789');
+  });
+
+  it('behaves the same on an IR that went over the wire (proto encode and decode)', async () => {
+    const pg = createPromptGuards({ env: {} });
+    all.push(pg);
+    const { route, ref } = edgeOf(llmManifests({ request: [{ regex: { action: 'Mask', builtins: ['Ssn'], scopes: ['Messages'] } }] }), true);
+    const guards = pg.llmGuards(route, ref, captureLog().log);
+    const body = chat({ role: 'system', content: '123-45-6789' }, { role: 'user', content: 'ssn 123-45-6789' });
+    expect(await guards?.request?.(body, ctxOf(body))).toEqual({ action: 'modify', body: chat({ role: 'system', content: '123-45-6789' }, { role: 'user', content: 'ssn <SSN>' }) });
   });
 
   it('allows content that matches nothing without logging', async () => {
