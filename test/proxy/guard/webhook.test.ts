@@ -95,6 +95,13 @@ describe('guardrail webhook headers from CEL over the client request', () => {
     expect(hook.calls.map((c) => c.path)).toEqual(['/request', '/response']);
   });
 
+  it('keeps the default path and method when :path is not an absolute path or :method not a token', async () => {
+    const g = guards({ request: [{ webhook: { backendRef: webhookRef, headers: { ':path': '"relative/path"', ':method': '"NOT A METHOD"' } } }] });
+    const body = chat({ role: 'user', content: 'hi' });
+    expect(await g.guards?.request?.(body, ctxOf(body))).toEqual({ action: 'allow' });
+    expect(hook.calls[0]).toMatchObject({ method: 'POST', path: '/request' });
+  });
+
   it('does not give llmRequest to response-phase expressions', async () => {
     const g = guards({ response: [{ webhook: { backendRef: webhookRef, headers: { 'X-Model': 'llmRequest.model', 'X-Tenant': 'request.headers["x-tenant"]' } } }] });
     const { ctx } = client();
