@@ -10,6 +10,7 @@ import { typedPolicy } from './ir-policy.js';
 import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
+import { edgePromptGuard, markPromptGuardProblems, promptGuardLookup, promptGuardRefProblems } from './prompt-guard.js';
 import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
 import { validAttachments } from './policy-targets.js';
 import { routeOrder, ruleMatches } from './route-matches.js';
@@ -104,6 +105,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     suffix: `@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}`,
   }));
   const tlsProblems: string[] = [];
+  const guardProblems: { reason: string; message: string }[] = [];
   rules.forEach((rule, i) => {
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
@@ -120,6 +122,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
       const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink));
       tlsProblems.push(...refs.filter((r) => typeof r === 'string'));
+      guardProblems.push(...promptGuardRefProblems(refs));
       sink.routes.push({
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
@@ -137,6 +140,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     }
   });
   if (tlsProblems.length > 0) markTlsProblem(emitted, [...new Set(tlsProblems)].join('; '), gen, now);
+  markPromptGuardProblems(emitted, guardProblems, gen, now);
 }
 
 /** Backend TLS is known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
@@ -286,5 +290,7 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
     sink.conflicts.push(...m.conflicts);
     (out.targetPolicies ??= {})[s.name] = fieldsOf(m);
   }
+  const promptGuard = edgePromptGuard(out.policy, out.targetPolicies, promptGuardLookup(ctx));
+  if (promptGuard) out.promptGuard = promptGuard;
   return out;
 }

@@ -1,0 +1,35 @@
+// Original file: proto/gw/ir/v1/ir.proto
+
+import type { RegexGuard as _gw_ir_v1_RegexGuard, RegexGuard__Output as _gw_ir_v1_RegexGuard__Output } from '../../../gw/ir/v1/RegexGuard.js';
+import type { WebhookGuard as _gw_ir_v1_WebhookGuard, WebhookGuard__Output as _gw_ir_v1_WebhookGuard__Output } from '../../../gw/ir/v1/WebhookGuard.js';
+import type { UnsupportedGuard as _gw_ir_v1_UnsupportedGuard, UnsupportedGuard__Output as _gw_ir_v1_UnsupportedGuard__Output } from '../../../gw/ir/v1/UnsupportedGuard.js';
+
+export interface PromptGuardStep {
+  'regex'?: (_gw_ir_v1_RegexGuard | null);
+  'webhook'?: (_gw_ir_v1_WebhookGuard | null);
+  /**
+   * A step this proxy cannot run (cloud vendor guards) or whose reference did not resolve: the edge
+   * fails closed.
+   */
+  'unsupported'?: (_gw_ir_v1_UnsupportedGuard | null);
+  /**
+   * Where the step came from, e.g. `GwPolicy ns/name backend.ai.promptGuard.request[0]`; diagnostics only.
+   */
+  'source'?: (string);
+  'kind'?: "regex"|"webhook"|"unsupported";
+}
+
+export interface PromptGuardStep__Output {
+  'regex'?: (_gw_ir_v1_RegexGuard__Output | null);
+  'webhook'?: (_gw_ir_v1_WebhookGuard__Output | null);
+  /**
+   * A step this proxy cannot run (cloud vendor guards) or whose reference did not resolve: the edge
+   * fails closed.
+   */
+  'unsupported'?: (_gw_ir_v1_UnsupportedGuard__Output | null);
+  /**
+   * Where the step came from, e.g. `GwPolicy ns/name backend.ai.promptGuard.request[0]`; diagnostics only.
+   */
+  'source': (string);
+  'kind'?: "regex"|"webhook"|"unsupported";
+}

@@ -1,0 +1,140 @@
+// Prompt guards of a route → backend edge (IR BackendRef.prompt_guard) as the LlmGuards the LLM
+// forwarder calls. Anything this proxy cannot enforce turns the edge into a 503, never into unguarded traffic.
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { PromptGuard__Output as PromptGuard } from '../../ir/gen/gw/ir/v1/PromptGuard.js';
+import type { PromptGuardStep__Output as PromptGuardStep } from '../../ir/gen/gw/ir/v1/PromptGuardStep.js';
+import type { BackendRef, Route } from '../../ir/types.js';
+import type { GuardPhase } from './content.js';
+import { webhookAgent, webhookPoolSettings, type WebhookPoolSettings } from './pool-env.js';
+import { regexStep, type GuardStep } from './regex-step.js';
+import type { GuardRequestContext, GuardVerdict, LlmGuards, LlmGuardsFactory } from './types.js';
+import { errorVerdict } from './verdicts.js';
+import { webhookStep } from './webhook-step.js';
+
+export interface PromptGuardsOptions {
+  /** Where GUARDRAIL_WEBHOOK_* settings are read from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** HTTP client for webhook calls; default an undici Agent sized from `env`. Not closed by `close()` when given. */
+  dispatcher?: Dispatcher;
+}
+
+export interface PromptGuards {
+  llmGuards: LlmGuardsFactory;
+  settings: WebhookPoolSettings;
+  /** Closes the webhook connection pool. */
+  close(): Promise<void>;
+}
+
+/**
+ * Throws a ProblemError naming the variable when a GUARDRAIL_WEBHOOK_* setting is malformed, so a proxy
+ * built with it refuses to start instead of guessing.
+ */
+export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards {
+  const settings = webhookPoolSettings(opts.env ?? process.env);
+  const own = opts.dispatcher ? undefined : webhookAgent(settings);
+  const dispatcher = opts.dispatcher ?? (own as Dispatcher);
+  const logged = new Set<string>();
+  const llmGuards: LlmGuardsFactory = (route, ref, log) => {
+    const reasons = unenforcedPromptGuard(route, ref);
+    const pg = ref.promptGuard;
+    if (!pg && reasons.length === 0) return undefined;
+    let steps: { request: GuardStep[]; response: GuardStep[] } | undefined;
+    if (pg && reasons.length === 0) {
+      try {
+        const build = (s: PromptGuardStep): GuardStep => {
+          if (s.regex) return regexStep(s.regex, s.source);
+          if (s.webhook) return webhookStep(s.webhook, s.source, { dispatcher, timeoutMs: settings.timeoutSeconds * 1000 });
+          throw new Error(`${s.source} is a guard kind this proxy does not know`);
+        };
+        steps = { request: pg.request.map(build), response: pg.response.map(build) };
+      } catch (err) {
+        reasons.push((err as Error).message);
+      }
+    }
+    const glog = log.child({ route: route.name, backend: ref.backend });
+    if (!steps || reasons.length > 0) {
+      const key = `${route.name}\u0000${ref.backend}\u0000${reasons.join('\u0000')}`;
+      if (!logged.has(key)) {
+        logged.add(key);
+        glog.error({ reasons }, 'prompt guards on this edge cannot be enforced by this proxy; refusing its requests with 503');
+      }
+      const refuse = (): Promise<GuardVerdict> => Promise.resolve(notEnforced(route, ref));
+      return { request: refuse, response: refuse };
+    }
+    return guardsOf(pg as PromptGuard, steps, route, ref, glog);
+  };
+  return { llmGuards, settings, close: async () => { await own?.close(); } };
+}
+
+function guardsOf(pg: PromptGuard, steps: { request: GuardStep[]; response: GuardStep[] }, route: Route, ref: BackendRef, log: Logger): LlmGuards {
+  const guardsStreaming = pg.streaming === 'PROMPT_GUARD_STREAMING_BUFFERED' && steps.response.length > 0;
+  const out: LlmGuards = {};
+  if (steps.request.length > 0 || guardsStreaming) {
+    out.request = (body, ctx) => {
+      // Streamed responses never reach response(): a policy that asks for them to be guarded is refused, not ignored.
+      if (guardsStreaming && body.stream === true) return Promise.resolve(notEnforced(route, ref, 'streamed responses (promptGuard.streaming Buffered)'));
+      return runSteps(steps.request, body, 'request', ctx, log);
+    };
+  }
+  if (steps.response.length > 0) out.response = (body, ctx) => runSteps(steps.response, body, 'response', ctx, log);
+  return out;
+}
+
+/** Steps in order: the first reject stops, a modify feeds the next step. */
+async function runSteps(steps: GuardStep[], body: Record<string, unknown>, phase: GuardPhase, ctx: GuardRequestContext, log: Logger): Promise<GuardVerdict> {
+  let current = body;
+  let modified = false;
+  for (const s of steps) {
+    let v: GuardVerdict;
+    try {
+      v = await s.run(current, phase, ctx, log);
+    } catch (err) {
+      log.error({ phase, err: (err as Error).message }, 'prompt guard step failed; failing closed');
+      return errorVerdict(500, 'guard_failed', 'a prompt guard failed while checking this request');
+    }
+    if (v.action === 'reject') return v;
+    if (v.action === 'modify') {
+      current = v.body;
+      modified = true;
+    }
+  }
+  return modified ? { action: 'modify', body: current } : { action: 'allow' };
+}
+
+function notEnforced(route: Route, ref: BackendRef, what = 'prompt guards'): GuardVerdict {
+  return errorVerdict(503, 'guard_not_enforced', `route ${route.name} backend ${ref.backend} has ${what} this proxy does not enforce; refusing rather than forwarding unguarded`);
+}
+
+/**
+ * Pure: why the edge's prompt guards cannot be enforced here (empty when they can). The lead's runtime
+ * may call it to refuse such edges up front, like `unenforcedAuth`; the guards refuse on their own too.
+ */
+export function unenforcedPromptGuard(route: Route, ref: BackendRef): string[] {
+  const pg = ref.promptGuard;
+  if (!pg) return configuredButUnresolved(ref) ? [`route ${route.name}: backend.ai.promptGuard is set but the controller did not resolve it`] : [];
+  const out = [...pg.unenforceable];
+  for (const s of [...pg.request, ...pg.response]) {
+    if (s.kind === 'unsupported' || (!s.regex && !s.webhook)) out.push(s.unsupported?.reason ?? `${s.source} is a guard kind this proxy does not know`);
+  }
+  return out;
+}
+
+function configuredButUnresolved(ref: BackendRef): boolean {
+  const text = ref.policy?.fields['backend.ai'];
+  if (text === undefined) return false;
+  try {
+    const ai = JSON.parse(text) as unknown;
+    return typeof ai === 'object' && ai !== null && (ai as Record<string, unknown>).promptGuard !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+let shared: PromptGuards | undefined;
+
+/**
+ * The process-wide factory (pool settings from process.env on first use). A proxy should rather call
+ * `createPromptGuards()` at startup so a malformed setting stops it there, and `close()` it on shutdown.
+ */
+export const llmGuards: LlmGuardsFactory = (route, ref, log) => (shared ??= createPromptGuards()).llmGuards(route, ref, log);
