@@ -1,6 +1,7 @@
 // The IR as the translator builds it: the proto3 JSON form of proto/gw/ir/v1 (camelCase fields, enums
 // by name, oneofs as one set field). Kept structurally identical to the proto so the generated types
 // can replace these declarations without touching translation logic.
+import type { IrMcpGuardrails } from './mcp-guardrails.js';
 import type { IrRouteFilters } from './route-filters.js';
 
 export interface IrSnapshot {
@@ -101,6 +102,8 @@ export interface IrBackendRef {
   targetPolicies?: Record<string, IrPolicyFields>;
   /** Upstream TLS from `backend.tls`, references resolved; absent means plain HTTP. */
   tls?: IrBackendTls;
+  /** `backend.mcp.guardrails` with processor references resolved. */
+  mcpGuardrails?: IrMcpGuardrails;
 }
 
 /** `clientPrivateKeyPem` is secret: never log or render it (goldens show a hash prefix). */

@@ -5,6 +5,7 @@ import { translateGwBackend, translateService, gwBackendName, serviceBackendName
 import { condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
+import { guardrailProblems, markGuardrailProblem, mcpGuardrails } from './mcp-guardrails.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
 import { policySecretReader } from './policy-secrets.js';
@@ -104,6 +105,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     suffix: `@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}`,
   }));
   const tlsProblems: string[] = [];
+  const guardProblems: string[] = []; // mcp guardrails
   rules.forEach((rule, i) => {
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
@@ -120,6 +122,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
       const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink));
       tlsProblems.push(...refs.filter((r) => typeof r === 'string'));
+      guardProblems.push(...refs.flatMap((r) => (typeof r === 'string' ? [] : guardrailProblems(r)))); // mcp guardrails
       sink.routes.push({
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
@@ -137,6 +140,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     }
   });
   if (tlsProblems.length > 0) markTlsProblem(emitted, [...new Set(tlsProblems)].join('; '), gen, now);
+  if (guardProblems.length > 0) markGuardrailProblem(emitted, [...new Set(guardProblems)].join('; '), gen, now); // mcp guardrails
 }
 
 /** Backend TLS is known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
@@ -279,6 +283,8 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const tls = backendTls(ctx, merged);
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
+  const guardrails = mcpGuardrails(ctx, merged); // mcp guardrails: resolved processors, field 13
+  if (guardrails) out.mcpGuardrails = guardrails;
   for (const s of subs) {
     const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'Backend' as const }));
     if (leveled.length === 0 && !s.values) continue;

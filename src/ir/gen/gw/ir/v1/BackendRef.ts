@@ -2,6 +2,7 @@
 
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as _gw_ir_v1_McpGuardrails__Output } from '../../../gw/ir/v1/McpGuardrails.js';
 
 export interface BackendRef {
   /**
@@ -24,6 +25,10 @@ export interface BackendRef {
    * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
    */
   'tls'?: (_gw_ir_v1_BackendTls | null);
+  /**
+   * `backend.mcp.guardrails` of this edge with references resolved; unset means no processors.
+   */
+  'mcpGuardrails'?: (_gw_ir_v1_McpGuardrails | null);
 }
 
 export interface BackendRef__Output {
@@ -47,4 +52,8 @@ export interface BackendRef__Output {
    * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
    */
   'tls': (_gw_ir_v1_BackendTls__Output | null);
+  /**
+   * `backend.mcp.guardrails` of this edge with references resolved; unset means no processors.
+   */
+  'mcpGuardrails': (_gw_ir_v1_McpGuardrails__Output | null);
 }
