@@ -1,7 +1,7 @@
 // Real servers for the guardrail tests, on 127.0.0.1:0: an MCP target built with the SDK's McpServer
 // (stateless streamable HTTP, a fresh server per request) and a guardrail processor that implements the
 // contract of docs/mcp-guardrails.md with a small policy, recording everything it is asked.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -11,6 +11,11 @@ import { z } from 'zod';
 import type { ProcessorRequest } from '../../../src/proxy/mcp-guardrails/index.js';
 
 export interface Running { port: number; url: string; close(): Promise<void> }
+
+/** Any HTTP handler on 127.0.0.1:0. */
+export function startHttp(handler: (req: IncomingMessage, res: ServerResponse) => void, path = '/check'): Promise<Running> {
+  return listen(createServer(handler), path);
+}
 
 function listen(server: Server, path: string): Promise<Running> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
@@ -83,11 +88,6 @@ function decide(b: ProcessorRequest): unknown {
     return { action: 'modify', result: JSON.parse(JSON.stringify(b.result).replaceAll('hunter2', '****')) as unknown };
   }
   return { action: 'allow' };
-}
-
-/** A processor that accepts connections and never answers. */
-export async function startSilentProcessor(): Promise<Running> {
-  return listen(createServer(() => undefined), '/check');
 }
 
 /** A logger whose lines land in `lines` (raw JSON text), to check what the proxy writes. */
