@@ -5,7 +5,7 @@
 import { condition, type ParentStatus } from './conditions.js';
 import { readAny, type Ctx } from './context.js';
 import { serviceHost } from './backends.js';
-import type { IrFieldProvenance } from './ir.js';
+import type { IrFieldProvenance, IrPolicyFields } from './ir.js';
 import { arr, num, rec, recs, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
 import { GROUP } from './types.js';
@@ -104,4 +104,22 @@ function processorUrl(ctx: Ctx, origin: string, remote: Rec): string | { problem
 
 function headerList(v: unknown): string[] {
   return [...new Set(arr(v).filter((h): h is string => typeof h === 'string').map((h) => h.toLowerCase()))].sort();
+}
+
+/**
+ * Guardrails set for one MCP target only (a GwPolicy with `sectionName`) are not enforced per target
+ * yet; rather than leave that target unguarded, the edge gets a processor that rejects every method.
+ */
+export function refuseTargetGuardrails(ref: { policy?: IrPolicyFields; targetPolicies?: Record<string, IrPolicyFields>; mcpGuardrails?: IrMcpGuardrails }): void {
+  const edge = ref.policy?.fields['backend.mcp'];
+  for (const [target, p] of Object.entries(ref.targetPolicies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const text = p.fields['backend.mcp'];
+    if (text === undefined || text === edge || !rec(rec(JSON.parse(text) as unknown)?.guardrails)) continue;
+    const source = p.provenance['backend.mcp']?.source ?? '';
+    (ref.mcpGuardrails ??= { processors: [] }).processors.push({
+      methods: { '*': 'GUARDRAIL_FULL' }, url: '', failureMode: 'FAIL_CLOSED', metadata: {}, allowedRequestHeaders: [], disallowedRequestHeaders: [],
+      problem: `guardrails for MCP target ${target} alone are not supported; set backend.mcp.guardrails on the backend or route instead`,
+      source: `${source ? `${source} ` : ''}backend.mcp.guardrails`,
+    });
+  }
 }

@@ -5,7 +5,7 @@ import { translateGwBackend, translateService, gwBackendName, serviceBackendName
 import { condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
-import { guardrailProblems, markGuardrailProblem, mcpGuardrails } from './mcp-guardrails.js';
+import { guardrailProblems, markGuardrailProblem, mcpGuardrails, refuseTargetGuardrails } from './mcp-guardrails.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
 import { policySecretReader } from './policy-secrets.js';
@@ -292,5 +292,6 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
     sink.conflicts.push(...m.conflicts);
     (out.targetPolicies ??= {})[s.name] = fieldsOf(m);
   }
+  refuseTargetGuardrails(out); // mcp guardrails
   return out;
 }
