@@ -4,6 +4,7 @@
 import { createServer } from 'node:net';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
 import { GuardrailUnavailable, type ProcessorRequest } from '../../../src/proxy/mcp-guardrails/index.js';
 import { connectClient, textOf } from '../harness.js';
@@ -65,7 +66,26 @@ ${backend('guarded', `        - remote:
           methods: {"tools/call": Full}
 `)}${backend('stateless', `        - remote: {url: ${processor}, metadata: {route: "'stateless'"}}
           methods: {"tools/*": Full}
-`, 'sessionRouting: Stateless\n    ')}`;
+`, 'sessionRouting: Stateless\n    ')}${backend('authz', `        - remote: {url: ${processor}, metadata: {route: "'authz'"}}
+          methods: {"tools/call": Request}
+`)}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: authz, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /authz}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: authz}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: no-notes, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: authz}]
+  traffic:
+    authorization: {policy: {matchExpressions: ["mcp.tool != 'read_note'"]}}
+`;
 }
 
 let target: Awaited<ReturnType<typeof startTarget>>;
@@ -77,7 +97,7 @@ const logs = capturingLogger();
 beforeAll(async () => {
   target = await startTarget();
   processor = await startProcessor();
-  runtime = new ProxyRuntime({ log: logs.log });
+  runtime = new ProxyRuntime({ log: logs.log, security: createRouteSecurity() });
   await runtime.apply(translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await deadPort()}/check`)));
   base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
 });
@@ -164,6 +184,14 @@ describe('MCP guardrail processors on a translated route', () => {
     expect(seenBy('chain-2')).toEqual([]);
     await client.callTool({ name: 'echo', arguments: { text: 'rewrite-me' } });
     expect(seenBy('chain-2').map((s) => `${s.phase} ${JSON.stringify(s.params.arguments)}`)).toEqual(['request {"text":"rewritten"}', 'response {"text":"rewritten"}']);
+    await client.close();
+  });
+
+  it('asks processors only about calls the route\'s authorization allowed', async () => {
+    const { client } = await connectClient(`${base}/authz`);
+    await expect(client.callTool({ name: 'read_note', arguments: {} })).rejects.toThrow(/an authorization rule denies this request/);
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'allowed' } }))).toBe('echo:allowed');
+    expect(seenBy('authz').map((s) => s.params.name)).toEqual(['echo']);
     await client.close();
   });
 
