@@ -52,7 +52,7 @@ export function guardrailProblems(ref: { mcpGuardrails?: IrMcpGuardrails }): str
 export function markGuardrailProblem(parents: ParentStatus[], message: string, gen: number, now: string): void {
   for (const p of parents) {
     const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
-    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, 'BackendNotFound', message, gen, now);
+    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, 'InvalidMcpGuardrails', message, gen, now);
   }
 }
 
