@@ -88,9 +88,12 @@ describe('a guardrail chain that cannot run as configured', () => {
     expect(logged?.problem).toContain(problem);
   });
 
-  it('rejects with FailClosed when the processor times out', async () => {
-    const { out, forwarded } = await run(processor({ url: `${origin}/silent`, failureMode: 'FAIL_CLOSED' }), 150);
+  it('rejects with FailClosed when the processor times out, and logs the URL without its query', async () => {
+    const { out, forwarded, lines } = await run(processor({ url: `${origin}/silent?key=k3y-in-query`, failureMode: 'FAIL_CLOSED' }), 150);
     expect(forwarded).toBe(false);
     expect(out).toMatchObject({ error: { code: GuardrailUnavailable, message: 'the call was not forwarded: guardrail processor 1 is unavailable' } });
+    const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.failureMode === 'FailClosed');
+    expect(warned).toMatchObject({ url: `${origin}/silent`, err: 'no answer within 150 ms' });
+    expect(lines.join('\n')).not.toContain('k3y-in-query');
   });
 });

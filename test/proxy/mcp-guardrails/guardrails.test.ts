@@ -2,6 +2,7 @@
 // client in front, a real SDK MCP server behind, and a real processor speaking the contract of
 // docs/mcp-guardrails.md on loopback.
 import { createServer } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
@@ -12,6 +13,8 @@ import { gatewayWithStaticBackend, translatedIr } from '../translated-ir.js';
 import { capturingLogger, startProcessor, startTarget, type Running } from './servers.js';
 
 const secretToken = 'Bearer s3cret-token-value';
+const issuer = 'https://idp.example';
+let signingKey: CryptoKey;
 
 async function deadPort(): Promise<number> {
   const s = createServer();
@@ -21,7 +24,7 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-function manifests(targetPort: number, processor: string, dead: string): string {
+function manifests(targetPort: number, processor: string, dead: string, inlineJwks: string): string {
   const backend = (name: string, guardrails: string, extra = '') => `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -85,6 +88,25 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: authz}]
   traffic:
     authorization: {policy: {matchExpressions: ["mcp.tool != 'read_note'"]}}
+${backend('jwt', `        - remote: {url: ${processor}, metadata: {route: "'jwt'", user: jwt.sub, groups: jwt.groups}}
+          methods: {"tools/call": Request}
+`)}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: jwt, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /jwt}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: jwt}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: jwt, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: jwt}]
+  traffic:
+    jwtAuthentication: {providers: [{issuer: "${issuer}", jwks: {inline: ${inlineJwks}}}]}
 `;
 }
 
@@ -97,8 +119,11 @@ const logs = capturingLogger();
 beforeAll(async () => {
   target = await startTarget();
   processor = await startProcessor();
+  const pair = await generateKeyPair('ES256');
+  signingKey = pair.privateKey;
+  const inlineJwks = JSON.stringify(JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
   runtime = new ProxyRuntime({ log: logs.log, security: createRouteSecurity() });
-  await runtime.apply(translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await deadPort()}/check`)));
+  await runtime.apply(translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await deadPort()}/check`, inlineJwks)));
   base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
 });
 
@@ -150,6 +175,16 @@ describe('MCP guardrail processors on a translated route', () => {
     expect(Object.keys(asked?.headers ?? {}).sort()).toEqual([':authority', 'x-tenant']);
     expect(asked?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(asked?.version).toBe('gw.dev/mcp-guardrails/v1');
+    await client.close();
+  });
+
+  it('evaluates metadata over the validated token claims', async () => {
+    const token = await new SignJWT({ sub: 'alice', groups: ['ops', 'dev'] }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(issuer).setIssuedAt().setExpirationTime('5m').sign(signingKey);
+    const { client } = await connectClient(`${base}/jwt`, {}, { Authorization: `Bearer ${token}` });
+    await client.callTool({ name: 'echo', arguments: { text: 'who' } });
+    expect(seenBy('jwt').at(-1)?.metadata).toEqual({ route: 'jwt', user: 'alice', groups: ['ops', 'dev'] });
+    expect(logs.lines.join('\n')).not.toContain(token);
     await client.close();
   });
 
