@@ -37,6 +37,25 @@ spec:
       guardrails:
         processors:
 ${guardrails}`;
+  // A route of its own for GwBackend `name`, so its traffic policy touches no other route.
+  const ownRoute = (name: string, traffic: string) => `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /${name}}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
+  traffic:
+    ${traffic}
+`;
   const names = ['guarded', 'patterns', 'allheaders', 'closed', 'open', 'missing', 'chain', 'stateless'];
   // The shared Gateway header also brings a static GwBackend no route uses.
   return `${gatewayWithStaticBackend(targetPort, 'unused')}---
@@ -71,43 +90,9 @@ ${backend('guarded', `        - remote:
           methods: {"tools/*": Full}
 `, 'sessionRouting: Stateless\n    ')}${backend('authz', `        - remote: {url: ${processor}, metadata: {route: "'authz'"}}
           methods: {"tools/call": Request}
-`)}---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: authz, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /authz}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: authz}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: no-notes, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: authz}]
-  traffic:
-    authorization: {policy: {matchExpressions: ["mcp.tool != 'read_note'"]}}
-${backend('jwt', `        - remote: {url: ${processor}, metadata: {route: "'jwt'", user: jwt.sub, groups: jwt.groups}}
+`)}${ownRoute('authz', `authorization: {policy: {matchExpressions: ["mcp.tool != 'read_note'"]}}`)}${backend('jwt', `        - remote: {url: ${processor}, metadata: {route: "'jwt'", user: jwt.sub, groups: jwt.groups}}
           methods: {"tools/call": Request}
-`)}---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: jwt, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /jwt}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: jwt}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: jwt, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: jwt}]
-  traffic:
-    jwtAuthentication: {providers: [{issuer: "${issuer}", jwks: {inline: ${inlineJwks}}}]}
-`;
+`)}${ownRoute('jwt', `jwtAuthentication: {providers: [{issuer: "${issuer}", jwks: {inline: ${inlineJwks}}}]}`)}`;
 }
 
 let target: Awaited<ReturnType<typeof startTarget>>;
