@@ -22,6 +22,9 @@ export type { ListenerTls__Output as ListenerTls, ListenerTls as ListenerTlsInpu
 export type { McpAuthentication__Output as McpAuthentication, McpAuthentication as McpAuthenticationInput } from './gen/gw/ir/v1/McpAuthentication.js';
 export type { McpBackend__Output as McpBackend, McpBackend as McpBackendInput } from './gen/gw/ir/v1/McpBackend.js';
 export type { McpIdp__Output as McpIdp, McpIdp as McpIdpInput } from './gen/gw/ir/v1/McpIdp.js';
+export type { McpGuardrails__Output as McpGuardrails, McpGuardrails as McpGuardrailsInput } from './gen/gw/ir/v1/McpGuardrails.js';
+export type { McpGuardrailPhase__Output as McpGuardrailPhase, McpGuardrailPhase as McpGuardrailPhaseInput } from './gen/gw/ir/v1/McpGuardrailPhase.js';
+export type { McpGuardrailProcessor__Output as McpGuardrailProcessor, McpGuardrailProcessor as McpGuardrailProcessorInput } from './gen/gw/ir/v1/McpGuardrailProcessor.js';
 export type { McpTarget__Output as McpTarget, McpTarget as McpTargetInput } from './gen/gw/ir/v1/McpTarget.js';
 export type { PathMatch__Output as PathMatch, PathMatch as PathMatchInput } from './gen/gw/ir/v1/PathMatch.js';
 export type { Policy__Output as Policy, Policy as PolicyInput } from './gen/gw/ir/v1/Policy.js';

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpBackend } from '../ir/types.js';
 import type { RouteSecurity } from './hooks.js';
+import type { McpGuardrailChain } from './mcp-guardrails/index.js';
 import { sendError, sendJson } from './http-error.js';
 import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
@@ -21,6 +22,8 @@ export interface McpRoute {
   backend: McpBackend;
   security: RouteSecurity;
   maxRequestBytes: number;
+  /** backend.mcp.guardrails of the edge sessions use; unset means none. */
+  guardrails?: McpGuardrailChain;
 }
 
 export interface EndpointContext {
@@ -171,6 +174,7 @@ async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpR
     id, backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: id } : {}) }),
     onTargetFailure: ctx.onTargetFailure, stateless,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
+    ...(route.guardrails ? { guardrails: route.guardrails } : {}),
   });
   const out = await session.initialize(init);
   if (stateless) await session.close();

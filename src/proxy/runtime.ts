@@ -12,6 +12,7 @@ import type { RouteSecurityFactory } from './hooks.js';
 import { sendError } from './http-error.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './cors.js';
 import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.js';
+import { compileGuardrails } from './mcp-guardrails/index.js';
 import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
 import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
@@ -189,6 +190,7 @@ export class ProxyRuntime {
         noBackend: !backend && !forward,
       };
       this.logRefused(compiled);
+      if (backend && ref?.mcpGuardrails) compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();

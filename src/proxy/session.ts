@@ -13,6 +13,7 @@ import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 import { EventLog, SseStream } from './sse-stream.js';
+import type { McpGuardrailChain } from './mcp-guardrails/index.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
@@ -39,6 +40,8 @@ export interface SessionOptions {
   onTargetFailure(target: string, phase: string): void;
   /** A session that lives for one HTTP request (stateless routing): no replay buffer. */
   stateless?: boolean;
+  /** backend.mcp.guardrails of the route's edge: remote processors around every client request. */
+  guardrails?: McpGuardrailChain;
 }
 
 export class McpSession {
@@ -144,6 +147,13 @@ export class McpSession {
 
   async handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     this.lastActive = Date.now();
+    // mcp guardrails: processors see the request after authorization and the result before the client does.
+    const guardrails = this.opts.guardrails;
+    if (guardrails) return guardrails.around(req, ctx, this, (r) => this.dispatch(r, ctx));
+    return this.dispatch(req, ctx);
+  }
+
+  private async dispatch(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
     switch (req.method) {
       case 'ping': return { jsonrpc: '2.0', id: req.id, result: {} };

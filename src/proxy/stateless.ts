@@ -27,6 +27,7 @@ export async function statelessSession(
     id: '', backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ route: route.name }),
     onTargetFailure: ctx.onTargetFailure, stateless: true,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
+    ...(route.guardrails ? { guardrails: route.guardrails } : {}),
   });
   const first = messages.find(isRequest);
   if (!first) return session; // notifications and responses only: nothing to connect for

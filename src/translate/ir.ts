@@ -2,6 +2,7 @@
 // by name, oneofs as one set field). Kept structurally identical to the proto so the generated types
 // can replace these declarations without touching translation logic.
 import type { IrPromptGuard } from './prompt-guard.js';
+import type { IrMcpGuardrails } from './mcp-guardrails.js';
 import type { IrRouteFilters } from './route-filters.js';
 
 export interface IrSnapshot {
@@ -104,6 +105,8 @@ export interface IrBackendRef {
   tls?: IrBackendTls;
   /** Prompt guards from `backend.ai.promptGuard`, resolved (src/translate/prompt-guard.ts). */
   promptGuard?: IrPromptGuard;
+  /** `backend.mcp.guardrails` with processor references resolved. */
+  mcpGuardrails?: IrMcpGuardrails;
 }
 
 /** `clientPrivateKeyPem` is secret: never log or render it (goldens show a hash prefix). */

@@ -5,6 +5,7 @@ import { translateGwBackend, translateService, gwBackendName, serviceBackendName
 import { condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
+import { guardrailProblems, markGuardrailProblem, mcpGuardrails, refuseTargetGuardrails } from './mcp-guardrails.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { typedPolicy } from './ir-policy.js';
 import { policySecretReader } from './policy-secrets.js';
@@ -106,6 +107,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   }));
   const tlsProblems: string[] = [];
   const guardProblems: { reason: string; message: string }[] = [];
+  const mcpGuardrailProblems: string[] = [];
   rules.forEach((rule, i) => {
     const ruleName = str(rule.name);
     const base = `${route.kind}/${route.key}/${ruleName ?? i}`;
@@ -123,6 +125,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink));
       tlsProblems.push(...refs.filter((r) => typeof r === 'string'));
       guardProblems.push(...promptGuardRefProblems(refs));
+      mcpGuardrailProblems.push(...refs.flatMap((r) => (typeof r === 'string' ? [] : guardrailProblems(r))));
       sink.routes.push({
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
@@ -141,6 +144,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   });
   if (tlsProblems.length > 0) markTlsProblem(emitted, [...new Set(tlsProblems)].join('; '), gen, now);
   markPromptGuardProblems(emitted, guardProblems, gen, now);
+  if (mcpGuardrailProblems.length > 0) markGuardrailProblem(emitted, [...new Set(mcpGuardrailProblems)].join('; '), gen, now);
 }
 
 /** Backend TLS is known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
@@ -283,6 +287,8 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const tls = backendTls(ctx, merged);
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
+  const guardrails = mcpGuardrails(ctx, merged); // mcp guardrails: resolved processors, field 13
+  if (guardrails) out.mcpGuardrails = guardrails;
   for (const s of subs) {
     const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'Backend' as const }));
     if (leveled.length === 0 && !s.values) continue;
@@ -292,5 +298,6 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   }
   const promptGuard = edgePromptGuard(out.policy, out.targetPolicies, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;
+  refuseTargetGuardrails(out);
   return out;
 }

@@ -3,6 +3,7 @@
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 import type { PromptGuard as _gw_ir_v1_PromptGuard, PromptGuard__Output as _gw_ir_v1_PromptGuard__Output } from '../../../gw/ir/v1/PromptGuard.js';
+import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as _gw_ir_v1_McpGuardrails__Output } from '../../../gw/ir/v1/McpGuardrails.js';
 
 export interface BackendRef {
   /**
@@ -29,6 +30,10 @@ export interface BackendRef {
    * Prompt guards from the edge's `backend.ai.promptGuard`, resolved; unset means none.
    */
   'promptGuard'?: (_gw_ir_v1_PromptGuard | null);
+  /**
+   * `backend.mcp.guardrails` of this edge with references resolved; unset means no processors.
+   */
+  'mcpGuardrails'?: (_gw_ir_v1_McpGuardrails | null);
 }
 
 export interface BackendRef__Output {
@@ -56,4 +61,8 @@ export interface BackendRef__Output {
    * Prompt guards from the edge's `backend.ai.promptGuard`, resolved; unset means none.
    */
   'promptGuard': (_gw_ir_v1_PromptGuard__Output | null);
+  /**
+   * `backend.mcp.guardrails` of this edge with references resolved; unset means no processors.
+   */
+  'mcpGuardrails': (_gw_ir_v1_McpGuardrails__Output | null);
 }

@@ -1,0 +1,125 @@
+// `backend.mcp.guardrails` of one route → backend edge → IR McpGuardrails, with every processor's
+// `backendRef` resolved to a URL. Pure: reads go through the context, so a Service appearing or
+// disappearing re-translates the edge. A processor that cannot be resolved stays in the IR with a
+// `problem`, which the proxy turns into a rejection of every method it matches (never unguarded).
+import { condition, type ParentStatus } from './conditions.js';
+import { readAny, type Ctx } from './context.js';
+import { serviceHost } from './backends.js';
+import type { IrFieldProvenance, IrPolicyFields } from './ir.js';
+import { arr, num, rec, recs, str, type Rec } from './read.js';
+import { referenceAllowed } from './refs.js';
+import { GROUP } from './types.js';
+
+export type IrMcpGuardrailPhase = 'GUARDRAIL_OFF' | 'GUARDRAIL_REQUEST' | 'GUARDRAIL_RESPONSE' | 'GUARDRAIL_FULL';
+
+export interface IrMcpGuardrailProcessor {
+  methods: Record<string, IrMcpGuardrailPhase>;
+  url: string;
+  failureMode: 'FAIL_CLOSED' | 'FAIL_OPEN';
+  metadata: Record<string, string>;
+  allowedRequestHeaders: string[];
+  disallowedRequestHeaders: string[];
+  /** Why the processor cannot run; empty when it can. */
+  problem: string;
+  source: string;
+}
+
+export interface IrMcpGuardrails {
+  processors: IrMcpGuardrailProcessor[];
+}
+
+const PHASES: Record<string, IrMcpGuardrailPhase> = {
+  Off: 'GUARDRAIL_OFF', Request: 'GUARDRAIL_REQUEST', Response: 'GUARDRAIL_RESPONSE', Full: 'GUARDRAIL_FULL',
+};
+
+/** Exact, `prefix*`, `*suffix` or `*`: one wildcard, at an end. */
+const METHOD_PATTERN = /^(\*|[^*]+|[^*]+\*|\*[^*]+)$/;
+
+/** The edge's guardrails, or undefined when its merged backend policy has none. */
+export function mcpGuardrails(ctx: Ctx, merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> }): IrMcpGuardrails | undefined {
+  const guardrails = rec(rec(merged.fields['backend.mcp'])?.guardrails);
+  if (!guardrails) return undefined;
+  const origin = merged.provenance['backend.mcp']?.source ?? '';
+  return { processors: recs(guardrails.processors).map((p, i) => processor(ctx, origin, p, `${origin ? `${origin} ` : ''}backend.mcp.guardrails.processors[${i}]`)) };
+}
+
+/** One sentence per processor that cannot run, for the route's ResolvedRefs condition. */
+export function guardrailProblems(ref: { mcpGuardrails?: IrMcpGuardrails }): string[] {
+  return (ref.mcpGuardrails?.processors ?? []).flatMap((p) => (p.problem ? [`${p.source}: ${p.problem}`] : []));
+}
+
+/** Like the TLS case: known per edge after the parents' conditions were built, so ResolvedRefs turns false here. */
+export function markGuardrailProblem(parents: ParentStatus[], message: string, gen: number, now: string): void {
+  for (const p of parents) {
+    const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
+    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, 'InvalidMcpGuardrails', message, gen, now);
+  }
+}
+
+function processor(ctx: Ctx, origin: string, p: Rec, source: string): IrMcpGuardrailProcessor {
+  const remote = rec(p.remote) ?? {};
+  const methods: Record<string, IrMcpGuardrailPhase> = {};
+  const problems: string[] = [];
+  for (const [pattern, phase] of Object.entries(rec(p.methods) ?? {})) {
+    if (!METHOD_PATTERN.test(pattern)) problems.push(`methods key ${JSON.stringify(pattern)} must be an exact method, "prefix*", "*suffix" or "*"`);
+    methods[pattern] = PHASES[str(phase) ?? ''] ?? 'GUARDRAIL_OFF';
+  }
+  const target = processorUrl(ctx, origin, remote);
+  if (typeof target !== 'string') problems.push(target.problem);
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec(remote.metadata) ?? {})) if (typeof v === 'string') metadata[k] = v;
+  return {
+    methods,
+    url: typeof target === 'string' ? target : '',
+    failureMode: str(remote.failureMode) === 'FailOpen' ? 'FAIL_OPEN' : 'FAIL_CLOSED',
+    metadata,
+    allowedRequestHeaders: headerList(remote.allowedRequestHeaders),
+    disallowedRequestHeaders: headerList(remote.disallowedRequestHeaders),
+    problem: problems.join('; '),
+    source,
+  };
+}
+
+/** `url` as written, or the Service's cluster address; references are relative to the policy's namespace. */
+function processorUrl(ctx: Ctx, origin: string, remote: Rec): string | { problem: string } {
+  const url = str(remote.url);
+  if (url) return url;
+  const ref = rec(remote.backendRef);
+  if (!ref) return { problem: 'remote needs a backendRef or a url' };
+  const [fromKind = 'GwPolicy', fromKey = ''] = origin.split(' ');
+  const fromNs = fromKey.includes('/') ? fromKey.slice(0, fromKey.indexOf('/')) : '';
+  const group = str(ref.group) ?? '', kind = str(ref.kind) ?? 'Service', name = str(ref.name) ?? '';
+  const ns = str(ref.namespace) ?? fromNs;
+  if (group !== GROUP.core || kind !== 'Service') return { problem: `remote.backendRef to ${kind}${group ? `.${group}` : ''} is not supported; a processor is a core Service` };
+  if (!referenceAllowed(ctx, { group: GROUP.gw, kind: fromKind, namespace: fromNs }, { group, kind, namespace: ns, name })) {
+    return { problem: `remote.backendRef: Service ${ns}/${name} is in another namespace and no ReferenceGrant allows it` };
+  }
+  const svc = readAny(ctx, 'Service', `${ns}/${name}`);
+  if (!svc) return { problem: `remote.backendRef: Service ${ns}/${name} does not exist` };
+  const port = num(ref.port);
+  const ports = recs(rec(svc.obj.spec)?.ports).map((sp) => num(sp.port));
+  if (port === undefined || !ports.includes(port)) return { problem: `remote.backendRef: Service ${ns}/${name} has no port ${port ?? '(none given)'}` };
+  return `http://${serviceHost(name, ns)}:${port}/`;
+}
+
+function headerList(v: unknown): string[] {
+  return [...new Set(arr(v).filter((h): h is string => typeof h === 'string').map((h) => h.toLowerCase()))].sort();
+}
+
+/**
+ * Guardrails set for one MCP target only (a GwPolicy with `sectionName`) are not enforced per target
+ * yet; rather than leave that target unguarded, the edge gets a processor that rejects every method.
+ */
+export function refuseTargetGuardrails(ref: { policy?: IrPolicyFields; targetPolicies?: Record<string, IrPolicyFields>; mcpGuardrails?: IrMcpGuardrails }): void {
+  const edge = ref.policy?.fields['backend.mcp'];
+  for (const [target, p] of Object.entries(ref.targetPolicies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const text = p.fields['backend.mcp'];
+    if (text === undefined || text === edge || !rec(rec(JSON.parse(text) as unknown)?.guardrails)) continue;
+    const source = p.provenance['backend.mcp']?.source ?? '';
+    (ref.mcpGuardrails ??= { processors: [] }).processors.push({
+      methods: { '*': 'GUARDRAIL_FULL' }, url: '', failureMode: 'FAIL_CLOSED', metadata: {}, allowedRequestHeaders: [], disallowedRequestHeaders: [],
+      problem: `guardrails for MCP target ${target} alone are not supported; set backend.mcp.guardrails on the backend or route instead`,
+      source: `${source ? `${source} ` : ''}backend.mcp.guardrails`,
+    });
+  }
+}
