@@ -78,8 +78,8 @@ export function serviceBackendTls(ctx: Ctx, service: StoredObject, port: number,
       clientCertChainPem: '', clientPrivateKeyPem: '',
       sni: hostname,
       insecureSkipVerify: 'SKIP_NONE',
-      // Spelled out rather than left to the SNI, so the proxy verifies the name the spec says it must.
-      verifySubjectAltNames: sans.length ? sans : [hostname],
+      // With no names listed the proxy verifies the certificate against the SNI, i.e. the hostname.
+      verifySubjectAltNames: sans,
       source: at,
     },
   };
