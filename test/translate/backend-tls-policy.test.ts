@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { statusPatch } from '../../src/controller/status-merge.js';
 import { parseManifests } from '../../src/controller/local/manifests.js';
+import { explainRoute, renderExplanation } from '../../src/translate/explain.js';
 import { applyChange, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
 import type { KubeObject } from '../../src/translate/types.js';
 import { gatewayWithStaticBackend } from '../proxy/translated-ir.js';
+import { goldenInput, goldenOptions } from './golden-render.js';
 
 const CA = readFileSync(join(import.meta.dirname, '..', 'proxy', 'tls-testdata', 'ca.crt'), 'utf8');
 const options = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' };
@@ -60,6 +62,16 @@ describe('BackendTLSPolicy status', () => {
     applyChange(state, store, 'BackendTLSPolicy/default/older');
     expect(conditionsOf(state.statuses.get('BackendTLSPolicy/default/api'))?.[0]).toBe('Accepted=False/Conflicted');
     expect(conditionsOf(state.statuses.get('BackendTLSPolicy/default/older'))?.[0]).not.toBe('Accepted=False/Conflicted');
+  });
+
+  it('gw explain names the BackendTLSPolicy that set an edge\'s upstream TLS, per port', () => {
+    const text = goldenInput(readFileSync(join(import.meta.dirname, 'testdata', 'backend-tls-policy.yaml'), 'utf8'));
+    const store = createStore();
+    for (const { kind, obj } of parseManifests(text, 't').objects) putObject(store, kind, obj, 't');
+    const out = renderExplanation(explainRoute(translateAll(store, goldenOptions(text)), 'HTTPRoute', 'default', 'web'));
+    expect(out).toContain('backend Service/default/multi:443 (weight 1):\n    (no policy fields)\n    upstream TLS set by BackendTLSPolicy default/multi-https (SNI a.example.test)');
+    expect(out).toContain('upstream TLS set by BackendTLSPolicy default/multi-all (SNI multi.example.com)');
+    expect(out).not.toMatch(/plain:80[^\n]*\n[^\n]*\n {4}upstream TLS/);
   });
 
   it('writes only our ancestors and keeps those of other controllers', () => {
