@@ -119,8 +119,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
 
   const allStatusKeys = (): string[] => {
     const keys = new Set(state?.statuses.keys() ?? []);
-    // Routes we no longer serve may still carry our parent entries: the writer removes them.
-    for (const kind of ['HTTPRoute', 'GRPCRoute', 'GwModel'] as const) for (const k of informers.get(kind)?.cache.keys() ?? []) keys.add(objectKey(kind, k));
+    // Routes (and BackendTLSPolicies) we no longer serve may still carry our entries: the writer removes them.
+    for (const kind of ['HTTPRoute', 'GRPCRoute', 'GwModel', 'BackendTLSPolicy'] as const) for (const k of informers.get(kind)?.cache.keys() ?? []) keys.add(objectKey(kind, k));
     return [...keys];
   };
   const ourGateways = () => [...(state?.gateways.values() ?? [])].filter((t) => t.ours).map((t) => t.gateway);
@@ -285,7 +285,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
 }
 
 /** Kinds whose CRDs a cluster may lack; the controller serves without them until they appear. */
-const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>(['ListenerSet', 'GRPCRoute', 'ReferenceGrant', 'GwModel']);
+const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>(['ListenerSet', 'GRPCRoute', 'ReferenceGrant', 'GwModel', 'BackendTLSPolicy']);
 
 /** Everything that can change a translation: the object without status and bookkeeping metadata. */
 function fingerprint(obj: KubeObjectLike): string {

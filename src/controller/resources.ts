@@ -30,11 +30,14 @@ export const WATCHED: Record<Kind, Resource> = {
   GwPolicy: r('GwPolicy', 'gw.dev', 'v1alpha1', 'gwpolicies'),
   GwParameters: r('GwParameters', 'gw.dev', 'v1alpha1', 'gwparameters'),
   GwModel: r('GwModel', 'gw.dev', 'v1alpha1', 'gwmodels'),
+  // Standard channel since Gateway API v1.4; older releases serve v1alpha3 (experimental) with the same fields.
+  BackendTLSPolicy: r('BackendTLSPolicy', 'gateway.networking.k8s.io', 'v1', 'backendtlspolicies'),
 };
 
 /** Older places a kind may be served from, tried when the first answers 404. */
 export const ALTERNATIVES: Partial<Record<Kind, Resource[]>> = {
   ListenerSet: [r('XListenerSet', 'gateway.networking.x-k8s.io', 'v1alpha1', 'xlistenersets')],
+  BackendTLSPolicy: [r('BackendTLSPolicy', 'gateway.networking.k8s.io', 'v1alpha3', 'backendtlspolicies')],
 };
 
 /** Kinds the deployer renders, by apiVersion/kind. */

@@ -8,8 +8,8 @@ type Rec = Record<string, unknown>;
 
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Kinds whose status lists entries per controller (`parents[].controllerName`). */
-const SHARED_PARENTS = new Set(['HTTPRoute', 'GRPCRoute', 'GwModel']);
+/** Kinds whose status lists entries per controller (`parents[].controllerName`, `ancestors[].controllerName`). */
+const SHARED: Record<string, 'parents' | 'ancestors'> = { HTTPRoute: 'parents', GRPCRoute: 'parents', GwModel: 'parents', BackendTLSPolicy: 'ancestors' };
 
 /** Identity of a list item, so lists are matched by meaning rather than position. */
 function itemKey(v: unknown): string | undefined {
@@ -58,11 +58,13 @@ export function keepTransitionTimes<T>(prev: unknown, next: T): T {
 export function statusPatch(kind: string, current: unknown, desired: Rec | undefined, controllerName: string): Rec | undefined {
   const cur = isRec(current) ? current : {};
   let next: Rec;
-  if (SHARED_PARENTS.has(kind)) {
-    const theirs = (Array.isArray(cur.parents) ? cur.parents : []).filter((p) => !isRec(p) || p.controllerName !== controllerName);
-    const ours = desired && Array.isArray(desired.parents) ? desired.parents : [];
-    if (!desired && theirs.length === (Array.isArray(cur.parents) ? cur.parents.length : 0)) return undefined;
-    next = { ...(desired ?? {}), parents: [...theirs, ...ours] };
+  const list = SHARED[kind];
+  if (list) {
+    const stored = Array.isArray(cur[list]) ? (cur[list] as unknown[]) : [];
+    const theirs = stored.filter((p) => !isRec(p) || p.controllerName !== controllerName);
+    const ours = desired && Array.isArray(desired[list]) ? (desired[list] as unknown[]) : [];
+    if (!desired && theirs.length === stored.length) return undefined;
+    next = { ...(desired ?? {}), [list]: [...theirs, ...ours] };
   } else {
     if (!desired) return undefined;
     next = desired;

@@ -49,7 +49,7 @@ export function backendTls(ctx: Ctx, merged: { fields: Record<string, unknown>; 
 }
 
 /** `ca.crt` of a ConfigMap (text) or Secret (base64), as one or more valid PEM certificates. */
-function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: string } | { ok: false; message: string } {
+export function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: string } | { ok: false; message: string } {
   const group = str(ref.group) ?? '', kind = str(ref.kind) ?? 'ConfigMap', name = str(ref.name) ?? '';
   if (group !== GROUP.core || (kind !== 'ConfigMap' && kind !== 'Secret')) {
     return { ok: false, message: `refers to ${kind}${group ? `.${group}` : ''}; CA certificates must be in a core ConfigMap or Secret` };

@@ -34,7 +34,8 @@ export type StatusPiece =
   | { kind: 'parent'; parent: ParentStatus }
   | { kind: 'policyAttached'; targetIndex: number; gateway: string }
   | { kind: 'policyConflict'; conflict: Conflict }
-  | { kind: 'backendRefProblem'; message: string };
+  | { kind: 'backendRefProblem'; message: string }
+  | { kind: 'backendTlsPolicy'; gateway: string };
 
 function isCondition(v: unknown): v is Condition {
   return typeof v === 'object' && v !== null && 'type' in v && 'status' in v && 'lastTransitionTime' in v;

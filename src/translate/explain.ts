@@ -17,7 +17,7 @@ export interface ExplainedRoute {
   listeners: string[];
   hostnames: string[];
   fields: ExplainedField[];
-  backends: { backend: string; weight: number; fields: ExplainedField[]; targets: { name: string; fields: ExplainedField[] }[] }[];
+  backends: { backend: string; weight: number; fields: ExplainedField[]; targets: { name: string; fields: ExplainedField[] }[]; tls?: string }[];
 }
 
 export interface Explanation {
@@ -57,6 +57,8 @@ export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCR
         backends: r.backends.map((b) => ({
           backend: b.backend, weight: b.weight, fields: fieldsOf(b.policy),
           targets: Object.keys(b.targetPolicies ?? {}).sort().map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t]) })),
+          // A GwPolicy's backend.tls already shows as a field; a BackendTLSPolicy is not a policy field.
+          ...(b.tls?.source.startsWith('BackendTLSPolicy ') ? { tls: `${b.tls.source} (SNI ${b.tls.sni})` } : {}),
         })),
       });
     }
@@ -99,6 +101,7 @@ export function renderExplanation(e: Explanation): string {
     for (const b of r.backends) {
       out.push(`  backend ${b.backend} (weight ${b.weight}):`);
       out.push(...renderFields(b.fields, '    '));
+      if (b.tls) out.push(`    upstream TLS set by ${b.tls}`);
       for (const t of b.targets) {
         out.push(`    target ${t.name}:`);
         out.push(...renderFields(t.fields, '      '));

@@ -1,6 +1,7 @@
 // HTTPRoute / GRPCRoute → IR routes (one per rule), with parent attachment, hostname intersection,
 // backend references and the effective policy of every rule.
 import { backendTls } from './backend-tls.js';
+import { serviceBackendTls } from './backend-tls-policy.js';
 import { translateGwBackend, translateService, gwBackendName, serviceBackendName } from './backends.js';
 import { condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { memo, read, readAny, type Ctx } from './context.js';
@@ -122,7 +123,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       sink.conflicts.push(...eff.conflicts);
       const provenance: Record<string, string> = {};
       for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
-      const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink));
+      const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink, gw.key));
       tlsProblems.push(...refs.filter((r) => typeof r === 'string'));
       guardProblems.push(...promptGuardRefProblems(refs));
       mcpGuardrailProblems.push(...refs.flatMap((r) => (typeof r === 'string' ? [] : guardrailProblems(r))));
@@ -258,7 +259,7 @@ function resolveBackendRefs(ctx: Ctx, route: StoredObject, rule: Rec): { refs: R
 }
 
 /** The IR edge, or why its backend TLS cannot be programmed. */
-function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink): IrBackendRef | string {
+function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink, gateway: string): IrBackendRef | string {
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
@@ -287,7 +288,11 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const tls = backendTls(ctx, merged);
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
-  const guardrails = mcpGuardrails(ctx, merged); // mcp guardrails: resolved processors, field 13
+  // A Gw backend.tls on the edge is the explicit, more specific setting; else the Service's BackendTLSPolicy.
+  const std = e.kind === 'Service' ? serviceBackendTls(ctx, e, r.port ?? 0, gateway, sink.piece) : undefined;
+  if (std && !tls.tls && !std.ok) return std.message;
+  if (std?.ok && std.tls && !tls.tls) out.tls = std.tls;
+  const guardrails = mcpGuardrails(ctx, merged);
   if (guardrails) out.mcpGuardrails = guardrails;
   for (const s of subs) {
     const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'Backend' as const }));

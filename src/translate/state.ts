@@ -4,6 +4,7 @@
 import type { StatusPiece } from './conditions.js';
 import type { TranslateOptions } from './context.js';
 import type { IrSnapshot } from './ir.js';
+import { backendTlsPolicyTargets } from './backend-tls-policy.js';
 import { referencedSecrets } from './policy-secrets.js';
 import { rec, str } from './read.js';
 import { getObject, indexed, indexKeysOf, listObjects, type Store } from './store.js';
@@ -81,6 +82,14 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
   // Policies report TargetNotFound for missing targets; GwBackends report missing Services.
   for (const p of indexed(store, 'policiesByTarget', changed)) out.push(objectKey('GwPolicy', p));
   for (const p of indexed(store, 'selectorPolicies', `${k.kind}/${ns}`)) out.push(objectKey('GwPolicy', p));
+  // BackendTLSPolicies report missing Services, ConfigMaps and older rivals for the same Service.
+  for (const p of indexed(store, 'backendTlsPoliciesByTarget', changed)) out.push(objectKey('BackendTLSPolicy', p));
+  if (k.kind === 'ConfigMap') for (const p of indexed(store, 'byNamespace', `BackendTLSPolicy/${ns}`)) out.push(objectKey('BackendTLSPolicy', p));
+  if (k.kind === 'BackendTLSPolicy') {
+    const now = getObject(store, k.kind, k.key);
+    const targets = [...(now ? backendTlsPolicyTargets(now) : []), ...(previous ? backendTlsPolicyTargets(previous) : [])];
+    for (const t of new Set(targets)) for (const p of indexed(store, 'backendTlsPoliciesByTarget', t)) out.push(objectKey('BackendTLSPolicy', p));
+  }
   if (k.kind === 'Service' || k.kind === 'Namespace') for (const b of listObjects(store, 'GwBackend')) if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
   // Policies explain authentication Secrets that are missing or unusable.
   if (k.kind === 'Secret') {

@@ -9,7 +9,8 @@ import { namespaceSecretReader } from './policy-secrets.js';
 import { attachmentProblem } from './policy-targets.js';
 import { rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { getObject, listObjects, refKind, type Store } from './store.js';
-import { nameKey, splitObjectKey, type Kind, type StoredObject } from './types.js';
+import { GROUP, nameKey, namespaceOf, splitObjectKey, type Kind, type StoredObject } from './types.js';
+import { backendTlsPolicyConditions } from './backend-tls-policy.js';
 import { isOurClass } from './translate.js';
 
 export const MAX_BACKEND_CONDITIONS = 8;
@@ -51,6 +52,13 @@ export function objectStatus(store: Store, objKey: string, pieces: readonly Stat
       return { conditions: [condition('Accepted', !problemText, problemText ? 'Invalid' : 'Accepted', problemText || 'parameters are valid', gen, now)] };
     case 'GwPolicy':
       return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
+    case 'BackendTLSPolicy': {
+      // Ancestors are the Gateways of ours whose routes reach a selected Service; none: nothing to say.
+      const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'backendTlsPolicy' ? [p.gateway] : [])))].sort().slice(0, MAX_POLICY_ANCESTORS);
+      if (gateways.length === 0) return undefined;
+      const conditions = backendTlsPolicyConditions(newCtx(store, options), e);
+      return { ancestors: gateways.map((g) => ({ ancestorRef: { group: GROUP.gateway, kind: 'Gateway', namespace: namespaceOf(g), name: g.slice(g.indexOf('/') + 1) }, controllerName: options.controllerName, conditions })) };
+    }
     default:
       return undefined;
   }

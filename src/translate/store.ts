@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { arr, rec, recs, stableStringify, str } from './read.js';
 import { GROUP, isClusterScoped, nameKey, objectKey, splitObjectKey, type Kind, type KubeObject, type ObjectMeta, type StoredObject } from './types.js';
 import { validateObject } from './validate.js';
+import { backendTlsPolicyTargets } from './backend-tls-policy.js';
 
 interface Indexes {
   /** `Gateway/ns/name` or `ListenerSet/ns/name` → object keys (`HTTPRoute/ns/name`) of routes naming it as parent. */
@@ -17,6 +18,8 @@ interface Indexes {
   policiesByTarget: Map<string, Set<string>>;
   /** `Kind/ns` → GwPolicy keys with a targetSelector for that kind in that namespace. */
   selectorPolicies: Map<string, Set<string>>;
+  /** `Service/ns/name` → BackendTLSPolicy keys naming it in targetRefs. */
+  backendTlsPoliciesByTarget: Map<string, Set<string>>;
   /** Parent object key → GwModel keys. */
   modelsByParent: Map<string, Set<string>>;
   /** `Kind/ns` → keys of that kind in that namespace (Services, ReferenceGrants). */
@@ -34,6 +37,7 @@ export function createStore(): Store {
     index: {
       routesByParent: new Map(), listenerSetsByGateway: new Map(), gatewaysByClass: new Map(),
       policiesByTarget: new Map(), selectorPolicies: new Map(), modelsByParent: new Map(), byNamespace: new Map(),
+      backendTlsPoliciesByTarget: new Map(),
     },
   };
 }
@@ -136,6 +140,9 @@ function indexEntries(e: StoredObject): IndexEntry[] {
         const k = refKind(str(t.group), str(t.kind), 'Gateway');
         if (k) out.push(['selectorPolicies', `${k}/${ns}`]);
       }
+      break;
+    case 'BackendTLSPolicy':
+      for (const t of backendTlsPolicyTargets(e)) out.push(['backendTlsPoliciesByTarget', t]);
       break;
     case 'GwModel':
       for (const p of arr(rec(e.obj.spec)?.parentRefs).map((x) => rec(x) ?? {})) {

@@ -5,6 +5,7 @@ import type { Problem } from '../problem.js';
 export const KINDS = [
   'GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ListenerSet', 'ReferenceGrant', 'Service',
   'EndpointSlice', 'Secret', 'ConfigMap', 'Namespace', 'GwBackend', 'GwPolicy', 'GwParameters', 'GwModel',
+  'BackendTLSPolicy',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 

@@ -4,6 +4,7 @@
 import { validateManifest } from '../api/validate.js';
 import type { Problem } from '../problem.js';
 import { arr, rec, recs, str } from './read.js';
+import { backendTlsPolicyProblems } from './backend-tls-policy.js';
 import { routeFilterProblems } from './route-filters.js';
 import { routeTimeoutProblems } from './route-timeouts.js';
 import { displayName, nameKey, type Kind, type KubeObject } from './types.js';
@@ -75,6 +76,9 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined) bad('spec', 'at least one of frontend, traffic or backend must be set');
       break;
     }
+    case 'BackendTLSPolicy':
+      out.push(...backendTlsPolicyProblems(s, source, object));
+      break;
     case 'GwModel': {
       const set = ['provider', 'virtualModel'].filter((k) => s[k] !== undefined);
       if (set.length !== 1) bad('spec', 'exactly one of provider or virtualModel must be set');

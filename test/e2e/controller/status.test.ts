@@ -1,12 +1,15 @@
 // The controller as a process against a real API server: applied Gateway API and Gw objects get their
 // status, with observedGeneration, through the status subresource; other controllers' route parents stay.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { KubeClient } from '../../../src/controller/kube-client.js';
 import { installGwCrds } from '../support/gw-crds.js';
 import { e2eKubeConfig, useNamespace } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
 import { eventually, startController, type ControllerProcess } from './support/controller-process.js';
-import { apply, conditionsOf, gateway, gatewayClass, jwtPolicy, mcpBackend, mcpRoute, read, trueAt, type Obj } from './support/objects.js';
+import { apply, conditionsOf, gateway, gatewayClass, jwtPolicy, mcpBackend, mcpRoute, read, trueAt, type Cond, type Obj } from './support/objects.js';
 
 const GW_API = 'gateway.networking.k8s.io/v1';
 const suffix = randomBytes(3).toString('hex');
@@ -91,6 +94,27 @@ describe('controller status', () => {
     await new Promise((r) => setTimeout(r, 3_000));
     const g2 = await read(kc, GW_API, 'Gateway', 'web', ns());
     expect(g2.metadata!.resourceVersion).toBe(g1.metadata!.resourceVersion);
+  });
+
+  it('reports a BackendTLSPolicy per Gateway: no valid CA while its ConfigMap is missing, accepted once it appears', async () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'secure', namespace: ns() }, spec: { ports: [{ name: 'https', port: 443 }] } };
+    const route = { apiVersion: GW_API, kind: 'HTTPRoute', metadata: { name: 'secure', namespace: ns() }, spec: { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'secure', port: 443 }] }] } };
+    const policy = {
+      apiVersion: GW_API, kind: 'BackendTLSPolicy', metadata: { name: 'secure', namespace: ns() },
+      spec: { targetRefs: [{ group: '', kind: 'Service', name: 'secure' }], validation: { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'secure-ca' }], hostname: 'a.example.test' } },
+    };
+    for (const o of [svc, route, policy]) await apply(kc, o);
+    const reasons = async () => {
+      const p = await read(kc, GW_API, 'BackendTLSPolicy', 'secure', ns());
+      const ours = ((p.status?.ancestors ?? []) as { controllerName: string; ancestorRef: { name: string }; conditions: Cond[] }[]).find((a) => a.controllerName === controllerName);
+      return ours && `${ours.ancestorRef.name}: ${ours.conditions.map((c) => `${c.type}=${c.reason}`).join(', ')}`;
+    };
+    await eventually(async () => ((await reasons()) === 'web: Accepted=NoValidCACertificate, ResolvedRefs=InvalidCACertificateRef' ? true : undefined), 60_000, 'BackendTLSPolicy without its CA');
+    const routeResolved = async () => conditionsOf(((await read(kc, GW_API, 'HTTPRoute', 'secure', ns())).status?.parents as unknown[] | undefined)?.[0]).find((c) => c.type === 'ResolvedRefs')?.reason;
+    expect(await routeResolved()).toBe('InvalidBackendTLS');
+    await apply(kc, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'secure-ca', namespace: ns() }, data: { 'ca.crt': readFileSync(join(repoRoot, 'test/proxy/tls-testdata/ca.crt'), 'utf8') } });
+    await eventually(async () => ((await reasons()) === 'web: Accepted=Accepted, ResolvedRefs=ResolvedRefs' ? true : undefined), 60_000, 'BackendTLSPolicy accepted');
+    expect(await eventually(async () => ((await routeResolved()) === 'ResolvedRefs' ? true : undefined), 30_000, 'route refs resolved')).toBe(true);
   });
 });
 
