@@ -30,7 +30,7 @@ export interface IrPolicyFields {
 export interface IrFieldProvenance {
   /** `GwPolicy ns/name`, `GwBackend ns/name` (own policies) or `GwBackend ns/name target t` (MCP target). */
   source: string;
-  /** Gateway, Listener, Route, RouteRule, Backend, BackendOwn, Target. */
+  /** Gateway, Listener, Route, RouteRule, Backend, BackendSection, BackendOwn, Target. */
   level: string;
   /** Objects that set the same field but lost, best first. */
   overridden: string[];

@@ -4,10 +4,12 @@ import { lookup, memo, read, type Ctx } from './context.js';
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
 import { displayName, objectKey, type Kind, type StoredObject } from './types.js';
 
-export type Level = 'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendOwn' | 'Target';
+export type Level = 'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendSection' | 'BackendOwn' | 'Target';
 
+// A policy narrowed by sectionName (a Service port, an MCP target, an AI provider) is more specific than one
+// on the whole backend, as a rule's is than a route's; policy resources still lose to the backend's own.
 export const LEVEL_RANK: Record<Level, number> = {
-  Gateway: 1, Listener: 2, Route: 3, RouteRule: 4, Backend: 5, BackendOwn: 6, Target: 7,
+  Gateway: 1, Listener: 2, Route: 3, RouteRule: 4, Backend: 5, BackendSection: 6, BackendOwn: 7, Target: 8,
 };
 
 /** One policy reaching one target through its `index`-th targetRef or targetSelector. */

@@ -271,7 +271,9 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
     const port = r.port ?? 0;
     out.backend = serviceBackendName(ns, e.obj.metadata.name, port);
     if (!sink.backends.has(out.backend)) sink.backends.set(out.backend, translateService(ns, e.obj.metadata.name, port));
-    backendSide = atts.filter((a) => a.sectionName === undefined || a.sectionName === String(port)).map((attachment) => ({ attachment, level: 'Backend' as const }));
+    backendSide = atts
+      .filter((a) => a.sectionName === undefined || a.sectionName === String(port))
+      .map((attachment) => ({ attachment, level: attachment.sectionName === undefined ? ('Backend' as const) : ('BackendSection' as const) }));
   } else {
     out.backend = gwBackendName(e.key);
     const spec = rec(e.obj.spec) ?? {};
@@ -295,7 +297,7 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const guardrails = mcpGuardrails(ctx, merged);
   if (guardrails) out.mcpGuardrails = guardrails;
   for (const s of subs) {
-    const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'Backend' as const }));
+    const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'BackendSection' as const }));
     if (leveled.length === 0 && !s.values) continue;
     const m = backendPolicy(gp, routeSide, backendSide, own, { leveled, source: s.source, values: s.values });
     sink.conflicts.push(...m.conflicts);

@@ -10,7 +10,7 @@ export interface FieldProvenance {
    */
   'source'?: (string);
   /**
-   * Gateway, Listener, Route, RouteRule, Backend, BackendOwn or Target.
+   * Gateway, Listener, Route, RouteRule, Backend, BackendSection, BackendOwn or Target.
    */
   'level'?: (string);
   /**
@@ -28,7 +28,7 @@ export interface FieldProvenance__Output {
    */
   'source': (string);
   /**
-   * Gateway, Listener, Route, RouteRule, Backend, BackendOwn or Target.
+   * Gateway, Listener, Route, RouteRule, Backend, BackendSection, BackendOwn or Target.
    */
   'level': (string);
   /**
