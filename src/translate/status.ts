@@ -6,6 +6,7 @@ import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
 import { unenforceableAuth } from './ir-policy.js';
 import { namespaceSecretReader } from './policy-secrets.js';
+import { promptGuardLookup, translatePromptGuard } from './prompt-guard.js';
 import { attachmentProblem } from './policy-targets.js';
 import { rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { getObject, listObjects, refKind, type Store } from './store.js';
@@ -111,8 +112,11 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
       ancestors.push({ ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: o.obj.metadata.name, ...section(t) }, targetIndex: i, problem: targetProblem(store, spec, kind, o, t, options) });
     }
   });
-  const unenforced = Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(newCtx(store, options), ns)))
-    .map(([field, why]) => `traffic.${field}: ${why}`).sort();
+  const ctx = newCtx(store, options);
+  const unenforced = [
+    ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(([field, why]) => `traffic.${field}: ${why}`),
+    ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
+  ].sort();
   return ancestors.map((a) => {
     const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
     const conflicts = pieces.flatMap((p) => (p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : []));
@@ -128,10 +132,21 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
     }
     // Present only when something is wrong: the policy is still accepted and attached, but the proxies fail closed.
     if (accepted && unenforced.length) {
-      conds.push(condition('Enforced', false, 'NotEnforced', `${unenforced.join('; ')}; requests on the routes it reaches are refused with 503 policy_not_enforced`, gen, now));
+      conds.push(condition('Enforced', false, 'NotEnforced', `${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`, gen, now));
     }
     return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
   });
+}
+
+/**
+ * Prompt-guard steps no proxy can run as written (cloud-vendor guards, invalid patterns). A webhook whose
+ * Service is missing is a reference problem, reported on the routes (ResolvedRefs) where it is resolved.
+ */
+function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof newCtx>): string[] {
+  const guard = rec(rec(rec(spec.backend)?.ai)?.promptGuard);
+  if (!guard) return [];
+  const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
+  return [...ir.request, ...ir.response].flatMap((s) => (s.kind === 'unsupported' && s.unsupported.kind !== 'webhook' ? [s.unsupported.reason.replace(`${source} `, '')] : []));
 }
 
 function section(t: Rec): Rec {
