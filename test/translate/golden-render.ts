@@ -9,7 +9,7 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type { IrResource, IrSnapshot } from '../../src/translate/ir.js';
+import type { IrAiEdge, IrResource, IrSnapshot } from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -58,11 +58,21 @@ function redactBackendTls(r: IrResource): IrResource {
   };
 }
 
+/** Upstream LLM keys of every AI edge, as a hash prefix like TLS keys. */
+function redactAiKeys(r: IrResource): IrResource {
+  if (r.kind !== 'route' || !r.route.backends.some((b) => b.ai)) return r;
+  const redactEdge = (ai: IrAiEdge): IrAiEdge => ({
+    ...ai,
+    providers: Object.fromEntries(Object.entries(ai.providers).map(([name, p]) => [name, p.credential?.kind !== 'key' ? p : { ...p, credential: { ...p.credential, key: keySummary(p.credential.key) } }])),
+  });
+  return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) } };
+}
+
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */
 function redactTls(snapshot: IrSnapshot): IrSnapshot {
   return {
     ...snapshot,
-    resources: snapshot.resources.map(redactBackendTls).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
+    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
       ...r,
       listener: {
         ...r.listener,

@@ -2,6 +2,7 @@
 
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { AiEdge as _gw_ir_v1_AiEdge, AiEdge__Output as _gw_ir_v1_AiEdge__Output } from '../../../gw/ir/v1/AiEdge.js';
 
 export interface BackendRef {
   /**
@@ -24,6 +25,10 @@ export interface BackendRef {
    * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
    */
   'tls'?: (_gw_ir_v1_BackendTls | null);
+  /**
+   * LLM settings of an edge to an `ai` backend, resolved from `backend.auth` and `backend.ai`.
+   */
+  'ai'?: (_gw_ir_v1_AiEdge | null);
 }
 
 export interface BackendRef__Output {
@@ -47,4 +52,8 @@ export interface BackendRef__Output {
    * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
    */
   'tls': (_gw_ir_v1_BackendTls__Output | null);
+  /**
+   * LLM settings of an edge to an `ai` backend, resolved from `backend.auth` and `backend.ai`.
+   */
+  'ai': (_gw_ir_v1_AiEdge__Output | null);
 }
