@@ -21,7 +21,17 @@ export function translatedIr(manifests: string, gateway = 'default/web'): Snapsh
 
 /** GatewayClass `gw`, Gateway default/web (HTTP 8080) and GwBackend default/`backend` → 127.0.0.1:`port`; append routes. */
 export function gatewayWithStaticBackend(port: number, backend = 'shop'): string {
-  return `
+  return `${GATEWAY_WEB}---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${backend}, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${port}}
+`;
+}
+
+/** GatewayClass `gw` and Gateway default/web with one HTTP listener on 8080; append backends and routes. */
+export const GATEWAY_WEB = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gw}
@@ -33,11 +43,4 @@ metadata: {name: web, namespace: default}
 spec:
   gatewayClassName: gw
   listeners: [{name: http, port: 8080, protocol: HTTP}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${backend}, namespace: default}
-spec:
-  static: {host: 127.0.0.1, port: ${port}}
 `;
-}

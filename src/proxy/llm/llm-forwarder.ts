@@ -1,0 +1,267 @@
+// The LLM data plane: an OpenAI chat-completions request on an `ai` route is checked, shaped per provider,
+// guarded and sent to the first healthy provider, failing over across providers and priority groups
+// until a response starts. Behaviour: docs/proxy.md "LLM backends".
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { Agent, type Dispatcher } from 'undici';
+import { withoutHopByHop } from '../forward-headers.js';
+import type { GuardRequestContext } from '../guard/types.js';
+import { sendError } from '../http-error.js';
+import type { ProxyMetrics } from '../metrics.js';
+import { bufferBody } from '../retry.js';
+import { splitTarget } from '../route-match.js';
+import { UpstreamTlsPool } from '../upstream-tls.js';
+import { toAnthropicRequest } from './anthropic.js';
+import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
+import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayStream } from './llm-response.js';
+import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
+import { ProviderHealth } from './provider-health.js';
+
+export interface LlmForwarderOptions {
+  log: Logger;
+  metrics: ProxyMetrics;
+  /** Milliseconds now (provider backoff); injected by tests. */
+  clock?: () => number;
+  /** Uniform in [0, 1): the order of providers inside a group. */
+  random?: () => number;
+  connectTimeoutMs?: number;
+  /** Wait for response headers when neither the route nor the provider sets a deadline. */
+  headersTimeoutMs?: number;
+}
+
+export interface LlmClient {
+  /** Validated token claims; null for anonymous callers. */
+  claims: Record<string, unknown> | null;
+  /** The client's Authorization header as it arrived (authentication may remove it from the request): `passthrough` sends it on. */
+  authorization?: string;
+}
+
+class Deadline extends Error {}
+class ClientGone extends Error {}
+
+// Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
+const DROPPED = ['host', 'content-length', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
+
+type Failure = { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string } | { kind: 'connect' | 'timeout'; provider: LlmProvider };
+
+export class LlmForwarder {
+  private readonly agent: Agent;
+  private readonly tls: UpstreamTlsPool;
+  private readonly health: ProviderHealth;
+  private readonly usage: LlmUsage;
+  private readonly clock: () => number;
+
+  constructor(private readonly opts: LlmForwarderOptions) {
+    this.clock = opts.clock ?? Date.now;
+    this.health = new ProviderHealth(this.clock, opts.random ?? Math.random);
+    this.usage = new LlmUsage(opts.metrics);
+    const headersTimeout = opts.headersTimeoutMs ?? 300_000;
+    // Streams may pause for long between tokens; only deadlines bound a response body.
+    this.agent = new Agent({ connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, headersTimeout, bodyTimeout: 0, keepAliveTimeout: 30_000, connections: 1024 });
+    this.tls = new UpstreamTlsPool({ log: opts.log, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, headersTimeoutMs: headersTimeout });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.agent.destroy(), this.tls.close()]);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient): Promise<void> {
+    const { path } = splitTarget(req.url);
+    const refuse = (status: number, error: string, description: string, headers: Record<string, string> = {}): void => {
+      req.resume();
+      sendError(res, status, error, description, headers);
+    };
+    if (route.unsupported) return refuse(501, 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    const type = routeTypeOf(route.routes, path);
+    if (type !== 'AI_ROUTE_COMPLETIONS') return refuse(501, 'route_type_not_supported', `route ${route.name} maps ${path} to ${type.replace('AI_ROUTE_', '').toLowerCase()}, which this proxy does not serve yet; only chat completions are`);
+    if (req.method !== 'POST') return refuse(405, 'method_not_allowed', 'chat completions take POST', { allow: 'POST' });
+    const limit = route.maxRequestBytes;
+    if (Number(req.headers['content-length'] ?? '0') > limit) return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    const raw = await bufferBody(req, limit);
+    if (raw === 'gone') return;
+    if (raw === 'too_large') return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    const checked = checkChatRequest(raw.toString('utf8'));
+    if (!checked.ok) return refuse(400, 'invalid_request', `${checked.field} ${checked.message}`);
+    const abort = new AbortController();
+    const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
+    res.once('close', onClose);
+    const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
+    try {
+      await this.serve(req, res, route, client, checked.body, abort.signal);
+    } finally {
+      clearTimeout(timer);
+      res.off('close', onClose);
+    }
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
+    const candidates = this.health.order(route.backend, route.groups);
+    if (candidates.length === 0) {
+      const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
+      sendError(res, 503, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
+      return;
+    }
+    const headers = flatHeaders(req);
+    const guardCtx: GuardRequestContext = {
+      request: { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '', headers },
+      ...(client.claims ? { jwt: client.claims } : {}),
+      llmRequest: body,
+    };
+    // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
+    let guarded: { text: string; body: ChatBody } | undefined;
+    const failures: Failure[] = [];
+    for (const p of candidates) {
+      const shaped = shapeChatRequest(body, p.edge, p.model);
+      if (!shaped.ok) {
+        sendError(res, 400, 'invalid_request', `${shaped.field} ${shaped.message}`);
+        return;
+      }
+      let clientBody = shaped.body;
+      if (route.guards?.request) {
+        const text = JSON.stringify(clientBody);
+        if (guarded?.text !== text) {
+          const verdict = await route.guards.request(clientBody, guardCtx);
+          if (verdict.action === 'reject') {
+            res.writeHead(verdict.status, { 'content-type': verdict.contentType, 'content-length': Buffer.byteLength(verdict.body) }).end(verdict.body);
+            return;
+          }
+          guarded = { text, body: verdict.action === 'modify' ? verdict.body : clientBody };
+        }
+        clientBody = guarded.body;
+      }
+      const credential = this.credential(p, client);
+      if (typeof credential === 'string') {
+        sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
+        return;
+      }
+      const outcome = await this.attempt(res, route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx, signal);
+      if (outcome === 'done') return;
+      if (signal.aborted) break;
+      failures.push(outcome);
+    }
+    this.giveUp(res, route, failures, signal);
+  }
+
+  /** Headers carrying the provider's credential; a string says why there is none to send. */
+  private credential(p: LlmProvider, client: LlmClient): Record<string, string> | string {
+    const c = p.edge?.credential;
+    const headers = { ...p.endpoint.fixedHeaders };
+    if (c?.kind === 'key' && c.key) return { ...headers, ...p.endpoint.credentialHeaders(c.key) };
+    if (c?.kind === 'passthrough') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(client.authorization ?? '');
+      if (!m?.[1]) return `provider ${p.name} passes the client's bearer token through, and the request carries none`;
+      return { ...headers, ...p.endpoint.credentialHeaders(m[1]) };
+    }
+    return headers;
+  }
+
+  /** One try: 'done' once the client got an answer from this provider, else why to go on to the next one. */
+  private async attempt(res: ServerResponse, route: LlmRoute, p: LlmProvider, clientBody: ChatBody, headers: Record<string, string | string[]>, guardCtx: GuardRequestContext, signal: AbortSignal): Promise<'done' | Failure> {
+    const e = p.endpoint;
+    const model = String(clientBody.model);
+    const stream = clientBody.stream === true;
+    const payload = JSON.stringify(e.format === 'anthropic' ? toAnthropicRequest(clientBody) : clientBody);
+    const attempt = new AbortController();
+    const onAbort = (): void => attempt.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const tryMs = route.tryDeadlineMs || p.requestTimeoutMs;
+    const timer = tryMs > 0 ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
+    let started = false;
+    try {
+      const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
+      const up = await dispatcher.request({
+        origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`, path: e.path, method: 'POST', signal: attempt.signal,
+        headers: { ...headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
+        body: payload,
+      });
+      this.usage.request(p.name, model, String(up.statusCode));
+      const contentType = String(up.headers['content-type'] ?? '');
+      if (up.statusCode >= 500 || up.statusCode === 429) {
+        const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
+        this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
+        this.opts.log.warn({ route: route.name, provider: p.name, status: up.statusCode }, 'LLM provider failed; trying the next one');
+        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType };
+      }
+      this.health.succeeded(route.backend, p);
+      started = true;
+      if (up.statusCode >= 400) {
+        const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
+        relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType);
+        return 'done';
+      }
+      const answer = { provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx, ...(route.guards ? { guards: route.guards } : {}) };
+      if (stream && contentType.startsWith('text/event-stream')) {
+        await relayStream(res, up.statusCode, up.body, answer, isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true);
+      } else {
+        await relayBuffered(res, up.statusCode, up.body, answer);
+      }
+      return 'done';
+    } catch (err) {
+      if (started || res.headersSent) {
+        if (!(signal.reason instanceof ClientGone)) this.opts.log.warn({ route: route.name, provider: p.name, code: codeOf(err) }, 'LLM provider response broke off');
+        // Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete.
+        if (res.headersSent) res.destroy();
+        else if (signal.reason instanceof Deadline) sendError(res, 504, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
+        else sendError(res, 502, 'bad_gateway', `provider ${p.name} broke off its response`);
+        return 'done';
+      }
+      const timedOut = attempt.signal.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
+      this.usage.request(p.name, model, timedOut ? 'timeout' : 'connect');
+      if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
+      this.health.failed(route.backend, p);
+      const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;
+      this.opts.log.warn({ route: route.name, provider: p.name, upstream: `${e.host}:${e.port}`, code: codeOf(err), ...(tlsReason ? { tls: tlsReason } : {}) }, 'LLM provider unreachable; trying the next one');
+      return { kind: timedOut ? 'timeout' : 'connect', provider: p };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Every provider failed before answering: the last one's status and body, or what kept them all from answering. */
+  private giveUp(res: ServerResponse, route: LlmRoute, failures: Failure[], signal: AbortSignal): void {
+    if (signal.reason instanceof ClientGone) return;
+    if (signal.reason instanceof Deadline) {
+      sendError(res, 504, 'gateway_timeout', `route ${route.name}: no provider answered within the request timeout`);
+      return;
+    }
+    const last = failures[failures.length - 1];
+    if (last?.kind === 'status') {
+      relayError(res, last.status, last.provider.endpoint.format, last.body, last.contentType);
+      return;
+    }
+    const tried = failures.map((f) => `${f.provider.name} (${f.kind})`).join(', ');
+    if (last?.kind === 'timeout') sendError(res, 504, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
+    else sendError(res, 503, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function codeOf(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return String(e?.code ?? e?.cause?.code ?? '');
+}
+
+function retryAfterMs(v: unknown): number {
+  const n = Number(Array.isArray(v) ? v[0] : v);
+  return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
+}
+
+/** The client's headers minus hop-by-hop ones, its credentials for the gateway and what the proxy sets itself. */
+function upstreamHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
+  const out = withoutHopByHop(headers);
+  for (const name of DROPPED) delete out[name];
+  return out;
+}
+
+/** What prompt guards may read about the request: its headers without the client's credentials. */
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || k === 'authorization' || k === 'cookie' || k === 'x-api-key' || k === 'api-key') continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}

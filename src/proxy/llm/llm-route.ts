@@ -1,0 +1,149 @@
+// A route whose first weighted backend is `ai`, compiled once per snapshot into what the LLM forwarder
+// needs per request: providers by priority group with their endpoint, credential and request shaping.
+import type { Backend, BackendRef, Route, Snapshot } from '../../ir/types.js';
+import type { Problem } from '../../problem.js';
+import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
+import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
+import { parseDurationMs } from '../../translate/route-timeouts.js';
+import type { LlmGuards } from '../guard/types.js';
+import type { TrafficPlan } from '../traffic-policy.js';
+import { vendorEndpoint, type VendorEndpoint } from './vendors.js';
+
+export interface LlmProvider {
+  /** Provider name (unique in the backend): metric label, log field, health key part. */
+  name: string;
+  kind: string;
+  endpoint: VendorEndpoint;
+  /** The vendor settings' `model`: when set it replaces the request's model. */
+  model?: string;
+  /** Shaping and credential of this provider on this edge; unset fields mean none. */
+  edge?: AiProviderEdge;
+  /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
+  requestTimeoutMs: number;
+}
+
+export interface LlmRoute {
+  name: string;
+  /** IR backend name: with the provider name, the key of provider health. */
+  backend: string;
+  /** Priority groups in order. */
+  groups: LlmProvider[][];
+  /** Set when a provider cannot be served (kind or settings): every request gets 501 with this text. */
+  unsupported?: string;
+  routes: Record<string, AiRouteType>;
+  maxRequestBytes: number;
+  /** The whole request (`timeouts.request`), ms; 0 means none. */
+  deadlineMs: number;
+  /** Each try (`timeouts.backendRequest`), ms; 0 means none. */
+  tryDeadlineMs: number;
+  /** Prompt guards of the edge (src/proxy/guard), built by the runtime's LlmGuardsFactory. */
+  guards?: LlmGuards;
+}
+
+/** The ref an LLM route serves (the first weighted one), or undefined when that backend is not `ai`. */
+export function llmRefOf(route: Route, backends: Map<string, Backend>): BackendRef | undefined {
+  const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
+  return ref && backends.get(ref.backend)?.ai ? ref : undefined;
+}
+
+export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestBytes: number, traffic?: TrafficPlan, guards?: LlmGuards): LlmRoute {
+  const groups: LlmProvider[][] = [];
+  const problems: string[] = [];
+  for (const g of backend.ai?.groups ?? []) {
+    const out: LlmProvider[] = [];
+    for (const p of g.providers) {
+      const settings = parseObject(p.settingsJson);
+      const endpoint = vendorEndpoint(p, settings, ref.tls);
+      if (!endpoint.ok) {
+        problems.push(`provider ${p.name}: ${endpoint.message}`);
+        continue;
+      }
+      const edge = ref.ai?.providers[p.name];
+      const fields = ref.targetPolicies[p.name]?.fields ?? ref.policy?.fields ?? {};
+      const timeout = parseObject(fields['backend.http'] ?? '{}').requestTimeout;
+      out.push({
+        name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
+        ...(typeof settings.model === 'string' && settings.model ? { model: settings.model } : {}),
+        ...(edge ? { edge } : {}),
+        requestTimeoutMs: typeof timeout === 'string' ? parseDurationMs(timeout) ?? 0 : 0,
+      });
+    }
+    if (out.length > 0) groups.push(out);
+  }
+  const t = route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts : traffic?.timeouts;
+  return {
+    name: route.name, backend: ref.backend, groups, routes: ref.ai?.routes ?? {}, maxRequestBytes,
+    deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
+    // A route with a provider it cannot serve refuses every request rather than quietly using only the others.
+    ...(problems.length > 0 ? { unsupported: problems.join('; ') } : {}),
+    ...(guards ? { guards } : {}),
+  };
+}
+
+/** The route type of a request path: the longest `routes` suffix it ends with, then `*`, then completions. */
+export function routeTypeOf(routes: Record<string, AiRouteType>, path: string): AiRouteType {
+  let best: string | undefined;
+  for (const suffix of Object.keys(routes)) {
+    if (suffix !== '*' && path.endsWith(suffix) && (best === undefined || suffix.length > best.length)) best = suffix;
+  }
+  return routes[best ?? '*'] ?? 'AI_ROUTE_COMPLETIONS';
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Structural problems of `ai` backends and of route edges' AI settings, for the snapshot check (field paths into the IR). */
+export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
+  const problems: Problem[] = [];
+  for (const r of snapshot.resources) {
+    if (r.kind === 'backend' && r.backend?.kind === 'ai') {
+      const b = r.backend;
+      const object = `Backend ${b.name}`;
+      const groups = b.ai?.groups ?? [];
+      if (groups.length === 0) problems.push({ source, object, path: 'ai.groups', message: 'must have at least one priority group' });
+      const seen = new Set<string>();
+      groups.forEach((g, gi) => {
+        if (g.providers.length === 0) problems.push({ source, object, path: `ai.groups[${gi}].providers`, message: 'must not be empty' });
+        g.providers.forEach((p, pi) => {
+          const at = `ai.groups[${gi}].providers[${pi}]`;
+          if (!p.name) problems.push({ source, object, path: `${at}.name`, message: 'must not be empty' });
+          else if (seen.has(p.name)) problems.push({ source, object, path: `${at}.name`, message: `duplicates another provider named ${p.name}` });
+          seen.add(p.name);
+          if (p.port > 65535) problems.push({ source, object, path: `${at}.port`, message: `must be between 1 and 65535, got ${p.port}` });
+          if (p.settingsJson && !isJsonObject(p.settingsJson)) problems.push({ source, object, path: `${at}.settings_json`, message: 'must be a JSON object text' });
+        });
+      });
+    }
+    if (r.kind === 'route' && r.route) {
+      const route = r.route;
+      route.backends.forEach((ref, i) => {
+        for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
+          if (p.credential?.kind === 'key' && !p.credential.key) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].ai.providers[${name}].credential.key`, message: 'must not be empty' });
+          [...p.defaults, ...p.overrides].forEach((f) => {
+            if (!isJson(f.valueJson)) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].ai.providers[${name}]`, message: `value of field ${f.field} must be JSON text` });
+          });
+        }
+      });
+    }
+  }
+  return problems;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  return isJson(text) && /^\s*\{/.test(text);
+}
