@@ -60,13 +60,28 @@ spec:
         policies: {auth: {passthrough: {}}}
 ---
 apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: nokey, namespace: default}
+spec:
+  ai:
+    provider: {openai: {}, host: 127.0.0.1, port: ${port}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: nokey-auth, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: nokey}]
+  backend:
+    auth: {secretRef: {name: missing-secret}}
+---
+apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: small-body, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: small}]
   traffic:
     buffer: {request: {maxBytes: 1Ki}}
-${aiRoute('openai', '/openai', 'openai')}${aiRoute('pinned', '/pinned', 'pinned')}${aiRoute('gemini', '/gemini', 'gemini')}${aiRoute('local', '/local', 'local')}${aiRoute('small', '/small', 'openai')}`;
+${aiRoute('openai', '/openai', 'openai')}${aiRoute('pinned', '/pinned', 'pinned')}${aiRoute('gemini', '/gemini', 'gemini')}${aiRoute('local', '/local', 'local')}${aiRoute('small', '/small', 'openai')}${aiRoute('nokey', '/nokey', 'nokey')}`;
 }
 
 describe('LLM routes to an OpenAI-format provider', () => {
@@ -136,6 +151,13 @@ describe('LLM routes to an OpenAI-format provider', () => {
     const res = await chat(`${proxy.base}/small/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
     expect(res.status).toBe(413);
     expect(res.json()).toMatchObject({ error: 'payload_too_large' });
+    expect(fake.received).toEqual([]);
+  });
+
+  it('answers 500 no_backend, never a keyless call, when the credential Secret does not exist', async () => {
+    const res = await chat(`${proxy.base}/nokey/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    expect(res.status).toBe(500);
+    expect(res.json()).toMatchObject({ error: 'no_backend' });
     expect(fake.received).toEqual([]);
   });
 
