@@ -1,8 +1,8 @@
 // OpenAI chat requests to an Anthropic provider, through the real translator and proxy runtime, against a
 // loopback fake of the Anthropic messages API (fake-vendors.ts): conversion both ways, buffered and streamed.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANTHROPIC_USAGE, startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, aiRoute, chat, counter, sseData, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { describe, expect, it } from 'vitest';
+import { ANTHROPIC_USAGE } from './fake-vendors.js';
+import { GATEWAY, aiRoute, chat, counter, sseData, useFakeAndProxy } from './llm-harness.js';
 
 const KEY = 'sk-ant-test-SECRET-4242';
 
@@ -28,24 +28,10 @@ ${aiRoute('claude', '/claude', 'claude')}`;
 const tools = [{ type: 'function', function: { name: 'weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
 
 describe('LLM routes to an Anthropic provider', () => {
-  let fake: FakeVendor;
-  let proxy: LlmProxy;
-
-  beforeAll(async () => {
-    fake = await startFakeVendor('anthropic');
-    proxy = await startLlmProxy(manifests(fake.port));
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await fake?.close();
-  });
-  beforeEach(() => {
-    fake.received.length = 0;
-    fake.mode = { kind: 'ok' };
-  });
+  const t = useFakeAndProxy('anthropic', manifests);
 
   it('converts the OpenAI request to Anthropic messages with x-api-key and anthropic-version', async () => {
-    const res = await chat(`${proxy.base}/claude/v1/chat/completions`, {
+    const res = await chat(`${t.proxy.base}/claude/v1/chat/completions`, {
       model: 'gpt-4o', stop: 'END', temperature: 0.3, tools, tool_choice: 'required',
       messages: [
         { role: 'system', content: 'Be brief.' },
@@ -55,7 +41,7 @@ describe('LLM routes to an Anthropic provider', () => {
       ],
     }, { authorization: 'Bearer client-token' });
     expect(res.status).toBe(200);
-    const got = fake.received[0];
+    const got = t.fake.received[0];
     expect(got?.path).toBe('/proxy/v1/messages');
     expect(got?.headers['x-api-key']).toBe(KEY);
     expect(got?.headers['anthropic-version']).toBe('2023-06-01');
@@ -73,8 +59,8 @@ describe('LLM routes to an Anthropic provider', () => {
   });
 
   it('converts the Anthropic message to an OpenAI chat completion with usage', async () => {
-    const res = await chat(`${proxy.base}/claude/chat/completions`, { max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
-    expect(fake.received[0]?.body.max_tokens).toBe(50);
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(t.fake.received[0]?.body.max_tokens).toBe(50);
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({
       id: 'msg_1', object: 'chat.completion', model: 'claude-test',
@@ -84,10 +70,10 @@ describe('LLM routes to an Anthropic provider', () => {
   });
 
   it('converts the event stream to chat.completion.chunk events ending in [DONE], with the usage chunk when asked', async () => {
-    const res = await chat(`${proxy.base}/claude/chat/completions`, { stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
-    expect(fake.received[0]?.body.stream).toBe(true);
+    expect(t.fake.received[0]?.body.stream).toBe(true);
     const events = sseData(res.text);
     expect(events.pop()).toBe('[DONE]');
     const chunks = events.map((e) => JSON.parse(e) as { object: string; choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: unknown });
@@ -100,17 +86,17 @@ describe('LLM routes to an Anthropic provider', () => {
 
   it('leaves the usage chunk out when the client did not ask, and still counts the streamed tokens', async () => {
     const labels = { provider: 'claude', model: 'claude-test' };
-    const before = await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' });
-    const res = await chat(`${proxy.base}/claude/chat/completions`, { stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const before = await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' });
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     expect(sseData(res.text).some((e) => e.includes('"usage"'))).toBe(false);
-    expect(await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before + ANTHROPIC_USAGE.output_tokens);
+    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before + ANTHROPIC_USAGE.output_tokens);
   });
 
   it("passes an Anthropic client error on with its status in OpenAI's error shape", async () => {
-    fake.mode = { kind: 'status', status: 400 };
-    const res = await chat(`${proxy.base}/claude/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
+    t.fake.mode = { kind: 'status', status: 400 };
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(400);
     expect(res.json()).toEqual({ error: { message: 'fake 400', type: 'overloaded_error', param: null, code: null } });
-    for (const line of proxy.logs) expect(line).not.toContain(KEY);
+    for (const line of t.proxy.logs) expect(line).not.toContain(KEY);
   });
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../ports.js';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, aiRoute, chat, counter, sseData, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, aiBackend, aiRoute, chat, counter, sseData, startLlmProxy, type LlmProxy } from './llm-harness.js';
 
 const body = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
 
@@ -36,14 +36,7 @@ spec:
     - providers:
 ${provider('gone', 'openai', dead)}    - providers:
 ${provider('c2', 'anthropic', c.port)}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: slow, namespace: default}
-spec:
-  ai:
-    provider: {openai: {}, host: 127.0.0.1, port: ${a.port}}
----
+${aiBackend('slow', `openai: {}, host: 127.0.0.1, port: ${a.port}`)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: slow-timeout, namespace: default}

@@ -1,9 +1,8 @@
 // The LLM forwarder calls prompt guards through the LlmGuards contract (src/proxy/guard/types.ts): a small
 // real in-process implementation here, a loopback fake of the OpenAI API (fake-vendors.ts) upstream.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { GuardRequestContext, GuardVerdict, LlmGuards } from '../../../src/proxy/guard/types.js';
-import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, aiRoute, chat, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, aiBackend, aiRoute, chat, useFakeAndProxy } from './llm-harness.js';
 
 /** Rejects prompts mentioning "forbidden", masks digits in prompts, and upper-cases answers containing "Hello". */
 class WordGuards implements LlmGuards {
@@ -26,21 +25,9 @@ class WordGuards implements LlmGuards {
 }
 
 describe('prompt guards on LLM routes', () => {
-  let fake: FakeVendor;
-  let proxy: LlmProxy;
   const guards = new WordGuards();
   const built: string[] = [];
-
-  beforeAll(async () => {
-    fake = await startFakeVendor('openai');
-    proxy = await startLlmProxy(`${GATEWAY}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: llm, namespace: default}
-spec:
-  ai:
-    provider: {openai: {}, host: 127.0.0.1, port: ${fake.port}}
+  const t = useFakeAndProxy('openai', (port) => `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -52,27 +39,19 @@ spec:
       modelAliases: {short: gpt-long-name}
       prompt: {prepend: [{role: system, content: Be kind.}]}
 ${aiRoute('llm', '/llm', 'llm')}`, {
-      llmGuards: (route, ref) => {
-        built.push(`${route.name} ${ref.backend}`);
-        return guards;
-      },
-    });
+    llmGuards: (route, ref) => {
+      built.push(`${route.name} ${ref.backend}`);
+      return guards;
+    },
   });
-  afterAll(async () => {
-    await proxy?.close();
-    await fake?.close();
-  });
-  beforeEach(() => {
-    fake.received.length = 0;
-    guards.seen.length = 0;
-  });
+  beforeEach(() => { guards.seen.length = 0; });
 
   it('builds the guards once per LLM edge when the snapshot is applied', () => {
     expect(built).toEqual(['HTTPRoute/default/llm/0 GwBackend/default/llm']);
   });
 
   it('sends the request guard the shaped body and the client request as it arrived', async () => {
-    const res = await chat(`${proxy.base}/llm/chat/completions`, { model: 'short', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-token', 'x-team': 'blue' });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'short', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-token', 'x-team': 'blue' });
     expect(res.status).toBe(200);
     const req = guards.seen.find((s) => s.phase === 'request');
     expect(req?.body).toMatchObject({ model: 'gpt-long-name', messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hi' }] });
@@ -83,22 +62,22 @@ ${aiRoute('llm', '/llm', 'llm')}`, {
   });
 
   it("answers with a reject verdict's status and body and never calls the provider", async () => {
-    const res = await chat(`${proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'a forbidden topic' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'a forbidden topic' }] });
     expect(res.status).toBe(403);
     expect(res.text).toBe('{"error":"prompt_rejected"}');
-    expect(fake.received).toEqual([]);
+    expect(t.fake.received).toEqual([]);
   });
 
   it('sends the body a modify verdict returns, and returns the body the response guard modified', async () => {
-    const res = await chat(`${proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'call 555 1234' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'call 555 1234' }] });
     expect(res.status).toBe(200);
-    expect(fake.received[0]?.body.messages).toEqual([{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'call ### ####' }]);
+    expect(t.fake.received[0]?.body.messages).toEqual([{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'call ### ####' }]);
     expect(res.json()).toMatchObject({ choices: [{ message: { content: 'HELLO' } }] });
     expect(guards.seen.find((s) => s.phase === 'response')?.body).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }] });
   });
 
   it('does not buffer streamed responses for the response guard', async () => {
-    const res = await chat(`${proxy.base}/llm/chat/completions`, { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(200);
     expect(res.text).toContain('"content":"Hel"');
     expect(guards.seen.map((s) => s.phase)).toEqual(['request']);

@@ -2,8 +2,10 @@
 // every log line captured (tests check that keys never appear) and a clock the tests move.
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ProxyRuntime, type RuntimeOptions } from '../../../src/proxy/runtime.js';
 import { GATEWAY_WEB, translatedIr } from '../translated-ir.js';
+import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
 
 export interface LlmProxy {
   runtime: ProxyRuntime;
@@ -73,4 +75,38 @@ export async function counter(runtime: ProxyRuntime, name: string, labels: Recor
   const metric = await runtime.metrics.registry.getSingleMetric(name)?.get();
   const sample = metric?.values.find((v) => Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want));
   return sample?.value ?? 0;
+}
+
+/**
+ * A fake vendor and a proxy serving `manifests(fake port)` for one suite: started before it, stopped after
+ * it, the fake's records and mode reset before each test. Fields are set once the suite starts.
+ */
+export function useFakeAndProxy(vendor: 'openai' | 'anthropic', manifests: (port: number) => string, opts: Partial<RuntimeOptions> = {}): { fake: FakeVendor; proxy: LlmProxy } {
+  const ctx = {} as { fake: FakeVendor; proxy: LlmProxy };
+  beforeAll(async () => {
+    ctx.fake = await startFakeVendor(vendor);
+    ctx.proxy = await startLlmProxy(manifests(ctx.fake.port), opts);
+  });
+  afterAll(async () => {
+    await ctx.proxy?.close();
+    await ctx.fake?.close();
+  });
+  beforeEach(() => {
+    ctx.fake.received.length = 0;
+    ctx.fake.mode = { kind: 'ok' };
+  });
+  return ctx;
+}
+
+/** A GwBackend `name` with one provider given as YAML flow mapping content (`openai: {}, host: h, port: 1`). */
+export function aiBackend(name: string, provider: string): string {
+  return `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}, namespace: default}
+spec:
+  ai:
+    provider: {${provider}}
+`;
 }

@@ -1,21 +1,14 @@
 // OpenAI-format LLM routes through the real translator and proxy runtime, against a loopback fake of the
 // OpenAI API (fake-vendors.ts): request shaping, credentials, validation, streaming, usage metrics, logs.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OPENAI_USAGE, startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, aiRoute, chat, counter, secret, sseData, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { describe, expect, it } from 'vitest';
+import { OPENAI_USAGE } from './fake-vendors.js';
+import { GATEWAY, aiBackend, aiRoute, chat, counter, secret, sseData, useFakeAndProxy } from './llm-harness.js';
 
 const KEY = 'sk-test-SECRET-openai-0123456789';
 
 function manifests(port: number): string {
   return `${GATEWAY}${secret('openai-key', { Authorization: KEY })}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: openai, namespace: default}
-spec:
-  ai:
-    provider: {openai: {}, host: 127.0.0.1, port: ${port}}
----
+${aiBackend('openai', `openai: {}, host: 127.0.0.1, port: ${port}`)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: openai-settings, namespace: default}
@@ -31,21 +24,7 @@ spec:
         prepend: [{role: system, content: Be brief.}]
         append: [{role: user, content: Thanks.}]
       routes: {/v1/models: Models}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: pinned, namespace: default}
-spec:
-  ai:
-    provider: {openai: {model: gpt-pinned}, host: 127.0.0.1, port: ${port}, path: /custom/chat}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: gemini, namespace: default}
-spec:
-  ai:
-    provider: {gemini: {model: g-1}}
----
+${aiBackend('pinned', `openai: {model: gpt-pinned}, host: 127.0.0.1, port: ${port}, path: /custom/chat`)}${aiBackend('gemini', `gemini: {model: g-1}`)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: local, namespace: default}
@@ -58,14 +37,7 @@ spec:
         host: 127.0.0.1
         port: ${port}
         policies: {auth: {passthrough: {}}}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: nokey, namespace: default}
-spec:
-  ai:
-    provider: {openai: {}, host: 127.0.0.1, port: ${port}}
----
+${aiBackend('nokey', `openai: {}, host: 127.0.0.1, port: ${port}`)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: nokey-auth, namespace: default}
@@ -85,27 +57,13 @@ ${aiRoute('openai', '/openai', 'openai')}${aiRoute('pinned', '/pinned', 'pinned'
 }
 
 describe('LLM routes to an OpenAI-format provider', () => {
-  let fake: FakeVendor;
-  let proxy: LlmProxy;
-
-  beforeAll(async () => {
-    fake = await startFakeVendor('openai');
-    proxy = await startLlmProxy(manifests(fake.port));
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await fake?.close();
-  });
-  beforeEach(() => {
-    fake.received.length = 0;
-    fake.mode = { kind: 'ok' };
-  });
+  const t = useFakeAndProxy('openai', manifests);
 
   it('sends the chat request with aliases, defaults, overrides and prompt applied, and the key from the Secret', async () => {
-    const res = await chat(`${proxy.base}/openai/v1/chat/completions`, { model: 'fast', temperature: 0.9, messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-token', 'x-trace': 't1' });
+    const res = await chat(`${t.proxy.base}/openai/v1/chat/completions`, { model: 'fast', temperature: 0.9, messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-token', 'x-trace': 't1' });
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }], usage: OPENAI_USAGE });
-    const got = fake.received[0];
+    const got = t.fake.received[0];
     expect(got?.path).toBe('/v1/chat/completions');
     expect(got?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(got?.headers['x-trace']).toBe('t1');
@@ -116,16 +74,16 @@ describe('LLM routes to an OpenAI-format provider', () => {
   });
 
   it("replaces the request's model with the provider's model setting and uses the IR path override", async () => {
-    const res = await chat(`${proxy.base}/pinned/chat/completions`, { model: 'whatever', messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/pinned/chat/completions`, { model: 'whatever', messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(200);
-    expect(fake.received[0]?.path).toBe('/custom/chat');
-    expect(fake.received[0]?.body.model).toBe('gpt-pinned');
-    expect(fake.received[0]?.headers.authorization).toBeUndefined();
+    expect(t.fake.received[0]?.path).toBe('/custom/chat');
+    expect(t.fake.received[0]?.body.model).toBe('gpt-pinned');
+    expect(t.fake.received[0]?.headers.authorization).toBeUndefined();
   });
 
   it('accepts a request without a model when the provider sets one, and refuses it with 400 when none does', async () => {
-    expect((await chat(`${proxy.base}/pinned/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] })).status).toBe(200);
-    const res = await chat(`${proxy.base}/openai/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
+    expect((await chat(`${t.proxy.base}/pinned/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] })).status).toBe(200);
+    const res = await chat(`${t.proxy.base}/openai/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('model') });
   });
@@ -140,61 +98,61 @@ describe('LLM routes to an OpenAI-format provider', () => {
       [{ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: 'yes' }, 'stream must be a boolean'],
     ];
     for (const [body, description] of cases) {
-      const res = await chat(`${proxy.base}/openai/chat/completions`, body);
+      const res = await chat(`${t.proxy.base}/openai/chat/completions`, body);
       expect(res.status, description).toBe(400);
       expect(res.json()).toEqual({ error: 'invalid_request', error_description: description });
     }
-    expect(fake.received).toEqual([]);
+    expect(t.fake.received).toEqual([]);
   });
 
   it("answers 413 for a body over the route's buffer limit without calling the provider", async () => {
-    const res = await chat(`${proxy.base}/small/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
+    const res = await chat(`${t.proxy.base}/small/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
     expect(res.status).toBe(413);
     expect(res.json()).toMatchObject({ error: 'payload_too_large' });
-    expect(fake.received).toEqual([]);
+    expect(t.fake.received).toEqual([]);
   });
 
   it('answers 500 no_backend, never a keyless call, when the credential Secret does not exist', async () => {
-    const res = await chat(`${proxy.base}/nokey/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const res = await chat(`${t.proxy.base}/nokey/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
     expect(res.status).toBe(500);
     expect(res.json()).toMatchObject({ error: 'no_backend' });
-    expect(fake.received).toEqual([]);
+    expect(t.fake.received).toEqual([]);
   });
 
   it('answers 501 provider_not_supported naming the kind for a gemini provider', async () => {
-    const res = await chat(`${proxy.base}/gemini/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const res = await chat(`${t.proxy.base}/gemini/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
     expect(res.status).toBe(501);
     expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('provider kind gemini') });
   });
 
   it('answers 501 for a path the routes setting maps to a type other than completions, and 405 for GET on completions', async () => {
-    const models = await fetch(`${proxy.base}/openai/v1/models`);
+    const models = await fetch(`${t.proxy.base}/openai/v1/models`);
     expect(models.status).toBe(501);
     expect(await models.json()).toMatchObject({ error: 'route_type_not_supported', error_description: expect.stringContaining('models') });
-    const get = await fetch(`${proxy.base}/openai/v1/chat/completions`);
+    const get = await fetch(`${t.proxy.base}/openai/v1/chat/completions`);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
   });
 
   it("passes the client's bearer token through to a passthrough provider, and answers 401 without one", async () => {
-    const res = await chat(`${proxy.base}/local/v1/chat/completions`, { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-own-key' });
+    const res = await chat(`${t.proxy.base}/local/v1/chat/completions`, { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-own-key' });
     expect(res.status).toBe(200);
-    expect(fake.received[0]?.path).toBe('/api/chat');
-    expect(fake.received[0]?.headers.authorization).toBe('Bearer client-own-key');
-    const anonymous = await chat(`${proxy.base}/local/v1/chat/completions`, { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(t.fake.received[0]?.path).toBe('/api/chat');
+    expect(t.fake.received[0]?.headers.authorization).toBe('Bearer client-own-key');
+    const anonymous = await chat(`${t.proxy.base}/local/v1/chat/completions`, { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] });
     expect(anonymous.status).toBe(401);
     expect(anonymous.json()).toMatchObject({ error: 'unauthorized' });
   });
 
   it('streams SSE chunks to the client as they arrive, before the provider has finished', async () => {
-    fake.mode = { kind: 'held' };
-    const res = await fetch(`${proxy.base}/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) });
+    t.fake.mode = { kind: 'held' };
+    const res = await fetch(`${t.proxy.base}/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain('"content":"Hel"');
-    fake.release();
+    t.fake.release();
     let rest = '';
     for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
     const events = sseData(first + rest);
@@ -204,25 +162,25 @@ describe('LLM routes to an OpenAI-format provider', () => {
 
   it('counts requests and input and output tokens per provider and model, streamed responses included', async () => {
     const labels = { provider: 'openai', model: 'gpt-4o' };
-    const before = { req: await counter(proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' }), input: await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' }), output: await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' }) };
-    await chat(`${proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
-    const streamed = await chat(`${proxy.base}/openai/chat/completions`, { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const before = { req: await counter(t.proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' }), input: await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' }), output: await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' }) };
+    await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+    const streamed = await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     expect(sseData(streamed.text).pop()).toBe('[DONE]');
-    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' })).toBe(before.req + 2);
-    expect(await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBe(before.input + 2 * OPENAI_USAGE.prompt_tokens);
-    expect(await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before.output + 2 * OPENAI_USAGE.completion_tokens);
+    expect(await counter(t.proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' })).toBe(before.req + 2);
+    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBe(before.input + 2 * OPENAI_USAGE.prompt_tokens);
+    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before.output + 2 * OPENAI_USAGE.completion_tokens);
   });
 
   it('never writes the upstream key into a log line or an error body, failures included', async () => {
-    fake.mode = { kind: 'status', status: 500 };
-    const failed = await chat(`${proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+    t.fake.mode = { kind: 'status', status: 500 };
+    const failed = await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
     expect(failed.status).toBe(500);
     expect(failed.text).not.toContain(KEY);
-    proxy.advance(120_000);
-    const backoff = await chat(`${proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+    t.proxy.advance(120_000);
+    const backoff = await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
     expect(backoff.text).not.toContain(KEY);
-    expect(proxy.logs.length).toBeGreaterThan(0);
-    expect(proxy.logs.some((l) => l.includes('LLM provider failed'))).toBe(true);
-    for (const line of proxy.logs) expect(line).not.toContain(KEY);
+    expect(t.proxy.logs.length).toBeGreaterThan(0);
+    expect(t.proxy.logs.some((l) => l.includes('LLM provider failed'))).toBe(true);
+    for (const line of t.proxy.logs) expect(line).not.toContain(KEY);
   });
 });
