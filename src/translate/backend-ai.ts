@@ -1,7 +1,8 @@
-// LLM settings of one route → `ai` backend edge: the winning `backend.auth` and `backend.ai` values of
-// each provider (edge policy, then the provider's own and sectionName-targeted ones) with the credential
-// Secret resolved. Pure: every read goes through the context. Messages name the field and the object,
+// LLM settings of one route → `ai` backend edge: the winning `backend.auth`, `backend.ai` and
+// `backend.tls` values of each provider (edge policy, then the provider's own and sectionName-targeted
+// ones) with the credential Secret and TLS references resolved. Pure: every read goes through the context. Messages name the field and the object,
 // never the key.
+import { backendTls } from './backend-tls.js';
 import { readAny, type Ctx } from './context.js';
 import type { IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
@@ -35,7 +36,7 @@ export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFi
     const p = providerEdge(ctx, m);
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
     out.providers[name] = p;
-    any ||= p.credential !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
+    any ||= p.credential !== undefined || p.tls !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
   }
   const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
   for (const suffix of Object.keys(routes).sort()) {
@@ -57,6 +58,9 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
     const v = str(aliases[k]);
     if (v) out.modelAliases[k] = v;
   }
+  const tls = backendTls(ctx, m);
+  if (!tls.ok) return tls.message;
+  if (tls.tls) out.tls = tls.tls;
   const auth = rec(m.fields['backend.auth']);
   if (!auth) return out;
   const source = m.provenance['backend.auth']?.source ?? '';

@@ -120,6 +120,8 @@ export interface IrAiProviderEdge {
   overrides: { field: string; valueJson: string }[];
   promptPrepend: { role: string; content: string }[];
   promptAppend: { role: string; content: string }[];
+  /** From the provider's merged `backend.tls`; `clientPrivateKeyPem` is secret like IrBackendTls's. */
+  tls?: IrBackendTls;
 }
 
 /** `clientPrivateKeyPem` is secret: never log or render it (goldens show a hash prefix). */

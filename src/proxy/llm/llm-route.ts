@@ -7,6 +7,7 @@ import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/A
 import { parseDurationMs } from '../../translate/route-timeouts.js';
 import type { LlmGuards } from '../guard/types.js';
 import type { TrafficPlan } from '../traffic-policy.js';
+import { tlsSettingsProblem } from '../upstream-tls.js';
 import { vendorEndpoint, type VendorEndpoint } from './vendors.js';
 
 export interface LlmProvider {
@@ -53,12 +54,12 @@ export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxR
     const out: LlmProvider[] = [];
     for (const p of g.providers) {
       const settings = parseObject(p.settingsJson);
-      const endpoint = vendorEndpoint(p, settings, ref.tls);
+      const edge = ref.ai?.providers[p.name];
+      const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
       if (!endpoint.ok) {
         problems.push(`provider ${p.name}: ${endpoint.message}`);
         continue;
       }
-      const edge = ref.ai?.providers[p.name];
       const fields = ref.targetPolicies[p.name]?.fields ?? ref.policy?.fields ?? {};
       const timeout = parseObject(fields['backend.http'] ?? '{}').requestTimeout;
       out.push({
@@ -124,9 +125,12 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
       const route = r.route;
       route.backends.forEach((ref, i) => {
         for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
-          if (p.credential?.kind === 'key' && !p.credential.key) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].ai.providers[${name}].credential.key`, message: 'must not be empty' });
+          const at = `backends[${i}].ai.providers[${name}]`;
+          if (p.credential?.kind === 'key' && !p.credential.key) problems.push({ source, object: `Route ${route.name}`, path: `${at}.credential.key`, message: 'must not be empty' });
+          const tls = p.tls && tlsSettingsProblem(p.tls);
+          if (tls) problems.push({ source, object: `Route ${route.name}`, path: `${at}.tls`, message: tls });
           [...p.defaults, ...p.overrides].forEach((f) => {
-            if (!isJson(f.valueJson)) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].ai.providers[${name}]`, message: `value of field ${f.field} must be JSON text` });
+            if (!isJson(f.valueJson)) problems.push({ source, object: `Route ${route.name}`, path: at, message: `value of field ${f.field} must be JSON text` });
           });
         }
       });

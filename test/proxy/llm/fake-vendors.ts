@@ -2,10 +2,14 @@
 // be reached from tests). It records what it received (path, headers, JSON body) and answers in the
 // vendor's JSON or SSE shape; tests switch it to failing, hanging or breaking off mid-stream.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
   path: string;
+  /** The request came over TLS. */
+  tls: boolean;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
 }
@@ -90,13 +94,14 @@ function anthropic(res: ServerResponse, body: Record<string, unknown>, mode: Fak
   else rest();
 }
 
-export async function startFakeVendor(vendor: 'openai' | 'anthropic'): Promise<FakeVendor> {
+/** With `tls` the fake serves HTTPS with that certificate and key (PEM). */
+export async function startFakeVendor(vendor: 'openai' | 'anthropic', tls?: { cert: string; key: string }): Promise<FakeVendor> {
   const received: Received[] = [];
   const held: { release?: () => void } = {};
   const fake: Partial<FakeVendor> & { mode: FakeMode } = { mode: { kind: 'ok' } };
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     void readJson(req).then((body) => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
+      received.push({ path: req.url ?? '', tls: (req.socket as TLSSocket).encrypted === true, headers: req.headers, body });
       const mode = fake.mode;
       if (mode.kind === 'hang') return;
       if (mode.kind === 'status') {
@@ -108,7 +113,8 @@ export async function startFakeVendor(vendor: 'openai' | 'anthropic'): Promise<F
       if (vendor === 'openai') openAi(res, body, mode, held);
       else anthropic(res, body, mode, held);
     });
-  });
+  };
+  const server: Server = tls ? createHttpsServer(tls, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(fake, {
     port: (server.address() as AddressInfo).port,

@@ -81,10 +81,10 @@ export async function counter(runtime: ProxyRuntime, name: string, labels: Recor
  * A fake vendor and a proxy serving `manifests(fake port)` for one suite: started before it, stopped after
  * it, the fake's records and mode reset before each test. Fields are set once the suite starts.
  */
-export function useFakeAndProxy(vendor: 'openai' | 'anthropic', manifests: (port: number) => string, opts: Partial<RuntimeOptions> = {}): { fake: FakeVendor; proxy: LlmProxy } {
+export function useFakeAndProxy(vendor: 'openai' | 'anthropic', manifests: (port: number) => string, opts: Partial<RuntimeOptions> = {}, tls?: { cert: string; key: string }): { fake: FakeVendor; proxy: LlmProxy } {
   const ctx = {} as { fake: FakeVendor; proxy: LlmProxy };
   beforeAll(async () => {
-    ctx.fake = await startFakeVendor(vendor);
+    ctx.fake = await startFakeVendor(vendor, tls);
     ctx.proxy = await startLlmProxy(manifests(ctx.fake.port), opts);
   });
   afterAll(async () => {
@@ -98,8 +98,11 @@ export function useFakeAndProxy(vendor: 'openai' | 'anthropic', manifests: (port
   return ctx;
 }
 
-/** A GwBackend `name` with one provider given as YAML flow mapping content (`openai: {}, host: h, port: 1`). */
-export function aiBackend(name: string, provider: string): string {
+/**
+ * A GwBackend `name` with one provider given as YAML flow mapping content (`openai: {}, host: h, port: 1`);
+ * with `policies` (flow text) it is a one-group backend whose provider is also called `name`.
+ */
+export function aiBackend(name: string, provider: string, policies?: string): string {
   return `
 ---
 apiVersion: gw.dev/v1alpha1
@@ -107,6 +110,6 @@ kind: GwBackend
 metadata: {name: ${name}, namespace: default}
 spec:
   ai:
-    provider: {${provider}}
+${policies ? `    groups: [{providers: [{name: ${name}, ${provider}, policies: ${policies}}]}]` : `    provider: {${provider}}`}
 `;
 }

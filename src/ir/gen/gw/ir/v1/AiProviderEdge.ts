@@ -3,6 +3,7 @@
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
 import type { AiFieldValue as _gw_ir_v1_AiFieldValue, AiFieldValue__Output as _gw_ir_v1_AiFieldValue__Output } from '../../../gw/ir/v1/AiFieldValue.js';
 import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Output as _gw_ir_v1_AiPromptMessage__Output } from '../../../gw/ir/v1/AiPromptMessage.js';
+import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 
 export interface AiProviderEdge {
   /**
@@ -26,6 +27,11 @@ export interface AiProviderEdge {
    */
   'promptPrepend'?: (_gw_ir_v1_AiPromptMessage)[];
   'promptAppend'?: (_gw_ir_v1_AiPromptMessage)[];
+  /**
+   * TLS to this provider from its merged `backend.tls` (the provider's own policies included); unset
+   * means the edge's BackendRef.tls, else HTTPS with system roots on port 443 and plain HTTP otherwise.
+   */
+  'tls'?: (_gw_ir_v1_BackendTls | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -50,4 +56,9 @@ export interface AiProviderEdge__Output {
    */
   'promptPrepend': (_gw_ir_v1_AiPromptMessage__Output)[];
   'promptAppend': (_gw_ir_v1_AiPromptMessage__Output)[];
+  /**
+   * TLS to this provider from its merged `backend.tls` (the provider's own policies included); unset
+   * means the edge's BackendRef.tls, else HTTPS with system roots on port 443 and plain HTTP otherwise.
+   */
+  'tls': (_gw_ir_v1_BackendTls__Output | null);
 }
