@@ -40,7 +40,7 @@ class Deadline extends Error {}
 class ClientGone extends Error {}
 
 // Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
-const DROPPED = ['host', 'content-length', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
+const DROPPED = ['host', 'content-length', 'content-encoding', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
 
 type Failure = { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string } | { kind: 'connect' | 'timeout'; provider: LlmProvider };
 
@@ -110,11 +110,13 @@ export class LlmForwarder {
     // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
     let guarded: { text: string; body: ChatBody } | undefined;
     const failures: Failure[] = [];
+    let unshaped: string | undefined;
     for (const p of candidates) {
       const shaped = shapeChatRequest(body, p.edge, p.model);
       if (!shaped.ok) {
-        sendError(res, 400, 'invalid_request', `${shaped.field} ${shaped.message}`);
-        return;
+        // Another provider may set the model this request lacks.
+        unshaped = `${shaped.field} ${shaped.message}`;
+        continue;
       }
       let clientBody = shaped.body;
       if (route.guards?.request) {
@@ -139,7 +141,8 @@ export class LlmForwarder {
       if (signal.aborted) break;
       failures.push(outcome);
     }
-    this.giveUp(res, route, failures, signal);
+    if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 400, 'invalid_request', unshaped);
+    else this.giveUp(res, route, failures, signal);
   }
 
   /** Headers carrying the provider's credential; a string says why there is none to send. */

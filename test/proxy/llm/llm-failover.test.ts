@@ -36,6 +36,16 @@ spec:
     - providers:
 ${provider('gone', 'openai', dead)}    - providers:
 ${provider('c2', 'anthropic', c.port)}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: mixed, namespace: default}
+spec:
+  ai:
+    groups:
+    - providers:
+      - {name: unset, openai: {}, host: 127.0.0.1, port: ${b.port}}
+      - {name: fixed, openai: {model: fixed-model}, host: 127.0.0.1, port: ${a.port}}
 ${aiBackend('slow', `openai: {}, host: 127.0.0.1, port: ${a.port}`)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -44,7 +54,7 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: slow}]
   traffic:
     timeouts: {request: 300ms}
-${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst')}${aiRoute('slow', '/slow', 'slow')}`);
+${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst')}${aiRoute('slow', '/slow', 'slow')}${aiRoute('mixed', '/mixed', 'mixed')}`);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -116,6 +126,12 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
     expect(text).not.toContain('[DONE]');
     expect(a.received.length + b.received.length).toBe(1);
     expect(c.received).toHaveLength(0);
+  });
+
+  it('serves a request without a model through the provider that sets one, whichever order the group is tried in', async () => {
+    for (let i = 0; i < 6; i++) expect((await chat(`${proxy.base}/mixed/chat/completions`, { messages: body.messages })).status).toBe(200);
+    expect(a.received.map((r) => r.body.model)).toEqual(Array(6).fill('fixed-model'));
+    expect(b.received).toEqual([]);
   });
 
   it('answers 504 when no provider answers within the route timeout', async () => {
