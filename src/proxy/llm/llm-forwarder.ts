@@ -15,6 +15,7 @@ import { toAnthropicRequest } from './anthropic.js';
 import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
 import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayStream } from './llm-response.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
+import type { WireFormat } from './vendors.js';
 import { ProviderHealth } from './provider-health.js';
 
 export interface LlmForwarderOptions {
@@ -42,7 +43,20 @@ class ClientGone extends Error {}
 // Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
 const DROPPED = ['host', 'content-length', 'content-encoding', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
 
-type Failure = { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string } | { kind: 'connect' | 'timeout'; provider: LlmProvider };
+type Failure = { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat } | { kind: 'connect' | 'timeout'; provider: LlmProvider };
+
+/** One request to one provider, and how a response that is not failed over answers the client. */
+interface Call {
+  /** The model label of metrics. */
+  model: string;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[]>;
+  body: string | Buffer | null;
+  /** The format of the provider's error bodies as the client should get them (Anthropic's are converted for chat). */
+  errorFormat: WireFormat;
+  answer(res: ServerResponse, up: Dispatcher.ResponseData): Promise<void>;
+}
 
 export class LlmForwarder {
   private readonly agent: Agent;
@@ -136,7 +150,7 @@ export class LlmForwarder {
         sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
         return;
       }
-      const outcome = await this.attempt(res, route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx, signal);
+      const outcome = await this.attempt(res, route, p, this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx), signal);
       if (outcome === 'done') return;
       if (signal.aborted) break;
       failures.push(outcome);
@@ -158,12 +172,36 @@ export class LlmForwarder {
     return headers;
   }
 
-  /** One try: 'done' once the client got an answer from this provider, else why to go on to the next one. */
-  private async attempt(res: ServerResponse, route: LlmRoute, p: LlmProvider, clientBody: ChatBody, headers: Record<string, string | string[]>, guardCtx: GuardRequestContext, signal: AbortSignal): Promise<'done' | Failure> {
+  /** The chat-completions call to one provider: converted for its format, answered in the client's. */
+  private chatCall(route: LlmRoute, p: LlmProvider, clientBody: ChatBody, headers: Record<string, string | string[]>, guardCtx: GuardRequestContext): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
     const stream = clientBody.stream === true;
     const payload = JSON.stringify(e.format === 'anthropic' ? toAnthropicRequest(clientBody) : clientBody);
+    return {
+      model, method: 'POST', path: e.path, body: payload, errorFormat: e.format,
+      headers: { ...headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
+      answer: async (res, up) => {
+        const contentType = String(up.headers['content-type'] ?? '');
+        if (up.statusCode >= 400) {
+          const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
+          relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType);
+          return;
+        }
+        const answer = { provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx, ...(route.guards ? { guards: route.guards } : {}) };
+        if (stream && contentType.startsWith('text/event-stream')) {
+          await relayStream(res, up.statusCode, up.body, answer, isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true);
+        } else {
+          await relayBuffered(res, up.statusCode, up.body, answer);
+        }
+      },
+    };
+  }
+
+  /** One try: 'done' once the client got an answer from this provider, else why to go on to the next one. */
+  private async attempt(res: ServerResponse, route: LlmRoute, p: LlmProvider, call: Call, signal: AbortSignal): Promise<'done' | Failure> {
+    const e = p.endpoint;
+    const model = call.model;
     const attempt = new AbortController();
     const onAbort = (): void => attempt.abort(signal.reason);
     if (signal.aborted) onAbort();
@@ -174,9 +212,8 @@ export class LlmForwarder {
     try {
       const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
       const up = await dispatcher.request({
-        origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`, path: e.path, method: 'POST', signal: attempt.signal,
-        headers: { ...headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
-        body: payload,
+        origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
+        signal: attempt.signal, headers: call.headers, body: call.body,
       });
       this.usage.request(p.name, model, String(up.statusCode));
       const contentType = String(up.headers['content-type'] ?? '');
@@ -184,21 +221,11 @@ export class LlmForwarder {
         const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
         this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
         this.opts.log.warn({ route: route.name, provider: p.name, status: up.statusCode }, 'LLM provider failed; trying the next one');
-        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType };
+        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, format: call.errorFormat };
       }
       this.health.succeeded(route.backend, p);
       started = true;
-      if (up.statusCode >= 400) {
-        const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
-        relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType);
-        return 'done';
-      }
-      const answer = { provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx, ...(route.guards ? { guards: route.guards } : {}) };
-      if (stream && contentType.startsWith('text/event-stream')) {
-        await relayStream(res, up.statusCode, up.body, answer, isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true);
-      } else {
-        await relayBuffered(res, up.statusCode, up.body, answer);
-      }
+      await call.answer(res, up);
       return 'done';
     } catch (err) {
       if (started || res.headersSent) {
@@ -231,7 +258,7 @@ export class LlmForwarder {
     }
     const last = failures[failures.length - 1];
     if (last?.kind === 'status') {
-      relayError(res, last.status, last.provider.endpoint.format, last.body, last.contentType);
+      relayError(res, last.status, last.format, last.body, last.contentType);
       return;
     }
     const tried = failures.map((f) => `${f.provider.name} (${f.kind})`).join(', ');
