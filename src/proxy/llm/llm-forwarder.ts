@@ -2,6 +2,7 @@
 // guarded and sent to the first healthy provider, failing over across providers and priority groups
 // until a response starts. Behaviour: docs/proxy.md "LLM backends".
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { withoutHopByHop } from '../forward-headers.js';
@@ -14,8 +15,9 @@ import { UpstreamTlsPool } from '../upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
 import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
 import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayStream } from './llm-response.js';
+import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
-import type { WireFormat } from './vendors.js';
+import type { PlainRouteType, WireFormat } from './vendors.js';
 import { ProviderHealth } from './provider-health.js';
 
 export interface LlmForwarderOptions {
@@ -87,34 +89,84 @@ export class LlmForwarder {
     };
     if (route.unsupported) return refuse(501, 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
     const type = routeTypeOf(route.routes, path);
-    if (type !== 'AI_ROUTE_COMPLETIONS') return refuse(501, 'route_type_not_supported', `route ${route.name} maps ${path} to ${type.replace('AI_ROUTE_', '').toLowerCase()}, which this proxy does not serve yet; only chat completions are`);
-    if (req.method !== 'POST') return refuse(405, 'method_not_allowed', 'chat completions take POST', { allow: 'POST' });
+    const chat = type === 'AI_ROUTE_COMPLETIONS';
+    if (type === 'AI_ROUTE_REALTIME') return refuse(501, 'route_type_not_supported', `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`);
+    if (chat && req.method !== 'POST') return refuse(405, 'method_not_allowed', 'chat completions take POST', { allow: 'POST' });
     const limit = route.maxRequestBytes;
     if (Number(req.headers['content-length'] ?? '0') > limit) return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    // Bodies are buffered (bounded) so that a failed provider's request can go to the next one.
     const raw = await bufferBody(req, limit);
     if (raw === 'gone') return;
     if (raw === 'too_large') return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
-    const checked = checkChatRequest(raw.toString('utf8'));
-    if (!checked.ok) return refuse(400, 'invalid_request', `${checked.field} ${checked.message}`);
+    let body: ChatBody = {};
+    if (chat) {
+      const checked = checkChatRequest(raw.toString('utf8'));
+      if (!checked.ok) return refuse(400, 'invalid_request', `${checked.field} ${checked.message}`);
+      body = checked.body;
+    }
     const abort = new AbortController();
     const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
     res.once('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
     try {
-      await this.serve(req, res, route, client, checked.body, abort.signal);
+      if (chat) await this.serve(req, res, route, client, body, abort.signal);
+      else await this.servePlain(req, res, route, client, type, raw, abort.signal);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
     }
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
-    const candidates = this.health.order(route.backend, route.groups);
-    if (candidates.length === 0) {
-      const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
-      sendError(res, 503, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
+  /** Any route type but chat: the request goes unchanged (credential added) to a provider that serves the type. */
+  private async servePlain(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, type: AiRouteType, raw: Buffer, signal: AbortSignal): Promise<void> {
+    const { path, query } = splitTarget(req.url);
+    const pathOf = (p: LlmProvider): string | undefined => (type === 'AI_ROUTE_PASSTHROUGH' ? `${path}${query ? `?${query}` : ''}` : p.endpoint.apiPaths[type as PlainRouteType]);
+    const name = type.replace('AI_ROUTE_', '').toLowerCase();
+    if (!route.groups.flat().some((p) => pathOf(p) !== undefined)) {
+      sendError(res, 501, 'route_type_not_supported', `route ${route.name} maps ${path} to ${name}, which none of its providers serves`);
       return;
     }
+    const candidates = this.health.order(route.backend, route.groups).filter((p) => pathOf(p) !== undefined);
+    if (candidates.length === 0) return this.noneHealthy(res, route);
+    let model = '';
+    try {
+      const m = (JSON.parse(raw.toString('utf8') || '{}') as { model?: unknown }).model;
+      if (typeof m === 'string') model = m;
+    } catch { /* not JSON: no model label */ }
+    const failures: Failure[] = [];
+    for (const p of candidates) {
+      const credential = this.credential(p, client);
+      if (typeof credential === 'string') {
+        sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
+        return;
+      }
+      const headers: Record<string, string | string[]> = { ...upstreamHeaders(req.headers), ...credential };
+      for (const h of ['content-type', 'accept'] as const) { const v = req.headers[h]; if (v) headers[h] = v; }
+      if (raw.length > 0) headers['content-length'] = String(raw.length);
+      const call: Call = {
+        model, method: req.method ?? 'GET', path: pathOf(p) ?? path, headers, body: raw.length > 0 ? raw : null, errorFormat: 'openai',
+        answer: async (out, up) => {
+          out.writeHead(up.statusCode, withoutHopByHop(up.headers));
+          if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) out.flushHeaders();
+          await pipeline(up.body, out);
+        },
+      };
+      const outcome = await this.attempt(res, route, p, call, signal);
+      if (outcome === 'done') return;
+      if (signal.aborted) break;
+      failures.push(outcome);
+    }
+    this.giveUp(res, route, failures, signal);
+  }
+
+  private noneHealthy(res: ServerResponse, route: LlmRoute): void {
+    const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
+    sendError(res, 503, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
+    const candidates = this.health.order(route.backend, route.groups);
+    if (candidates.length === 0) return this.noneHealthy(res, route);
     const headers = flatHeaders(req);
     const guardCtx: GuardRequestContext = {
       request: { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '', headers },

@@ -18,7 +18,12 @@ export interface VendorEndpoint {
   credentialHeaders(key: string): Record<string, string>;
   /** Further fixed headers the vendor needs. */
   fixedHeaders: Record<string, string>;
+  /** Other API paths than chat, by route type (`AI_ROUTE_MODELS` → `/v1/models`); a type not listed is not served. */
+  apiPaths: Partial<Record<PlainRouteType, string>>;
 }
+
+/** Route types forwarded unchanged (no conversion, no shaping) to a provider that serves them. */
+export type PlainRouteType = 'AI_ROUTE_MODELS' | 'AI_ROUTE_EMBEDDINGS' | 'AI_ROUTE_RESPONSES' | 'AI_ROUTE_MESSAGES';
 
 export type VendorResult = { ok: true; endpoint: VendorEndpoint } | { ok: false; message: string };
 
@@ -40,16 +45,27 @@ export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>,
     return { host: h, port: portOut, path, ...(tls ? { tls } : {}) };
   };
   switch (p.kind) {
-    case 'openai':
-      return { ok: true, endpoint: { format: 'openai', ...at('api.openai.com', 443, '/v1', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {} } };
-    case 'anthropic':
+    case 'openai': {
+      const base = p.pathPrefix || '/v1';
+      return {
+        ok: true,
+        endpoint: {
+          format: 'openai', ...at('api.openai.com', 443, '/v1', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
+          apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings`, AI_ROUTE_RESPONSES: `${base}/responses` },
+        },
+      };
+    }
+    case 'anthropic': {
+      const base = p.pathPrefix || '/v1';
       return {
         ok: true,
         endpoint: {
           format: 'anthropic', ...at('api.anthropic.com', 443, '/v1', '/messages'),
           credentialHeaders: (key) => ({ 'x-api-key': key }), fixedHeaders: { 'anthropic-version': ANTHROPIC_VERSION },
+          apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_MESSAGES: `${base}/messages` },
         },
       };
+    }
     case 'azureopenai': {
       // The endpoint may be written with a scheme; only the host name is used.
       const endpoint = String(settings.endpoint ?? '').replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
@@ -60,7 +76,10 @@ export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>,
       // apiVersion v1 is the versionless OpenAI-style API (model in the body); dated versions address a deployment.
       const suffix = version === 'v1' ? '/openai/v1/chat/completions' : `/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(version)}`;
       const e = at(endpoint, 443, '', suffix);
-      return { ok: true, endpoint: { format: 'openai', ...e, credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {} } };
+      const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
+        ? { AI_ROUTE_MODELS: '/openai/v1/models', AI_ROUTE_EMBEDDINGS: '/openai/v1/embeddings', AI_ROUTE_RESPONSES: '/openai/v1/responses' }
+        : { AI_ROUTE_EMBEDDINGS: `/openai/deployments/${encodeURIComponent(deployment)}/embeddings?api-version=${encodeURIComponent(version)}` };
+      return { ok: true, endpoint: { format: 'openai', ...e, credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
     }
     case 'custom': {
       if (!p.host || !p.port) return { ok: false, message: 'custom needs host and port (or backendRef)' };
@@ -72,9 +91,19 @@ export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>,
       const format: WireFormat = completions ? 'openai' : 'anthropic';
       const path = typeof chosen.path === 'string' ? chosen.path : format === 'openai' ? '/v1/chat/completions' : '/v1/messages';
       const e = at(p.host, p.port, '', path);
+      // Only the formats the provider lists are served, at the paths it gives (or the usual ones).
+      const pathOf = (format: string, dflt: string): string | undefined => {
+        const f = formats.find((x) => x.format === format);
+        return f ? (typeof f.path === 'string' ? f.path : dflt) : undefined;
+      };
+      const apiPaths: VendorEndpoint['apiPaths'] = {};
+      const embeddings = pathOf('Embeddings', '/v1/embeddings'), responses = pathOf('Responses', '/v1/responses'), msgs = pathOf('Messages', '/v1/messages');
+      if (embeddings) apiPaths.AI_ROUTE_EMBEDDINGS = embeddings;
+      if (responses) apiPaths.AI_ROUTE_RESPONSES = responses;
+      if (msgs) apiPaths.AI_ROUTE_MESSAGES = msgs;
       return {
         ok: true,
-        endpoint: { format, ...e, credentialHeaders: bearer, fixedHeaders: format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : {} },
+        endpoint: { format, ...e, credentialHeaders: bearer, fixedHeaders: format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : {}, apiPaths },
       };
     }
     default:

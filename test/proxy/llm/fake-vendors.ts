@@ -110,7 +110,14 @@ export async function startFakeVendor(vendor: 'openai' | 'anthropic', tls?: { ce
         res.end(JSON.stringify(error));
         return;
       }
-      if (vendor === 'openai') openAi(res, body, mode, held);
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      if (path.endsWith('/models')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-fake': 'models' });
+        res.end(JSON.stringify({ object: 'list', data: [{ id: `${vendor}-model-1`, object: 'model' }] }));
+      } else if (path.endsWith('/embeddings')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, 0.25] }], model: body.model, usage: { prompt_tokens: 3, total_tokens: 3 } }));
+      } else if (vendor === 'openai') openAi(res, body, mode, held);
       else anthropic(res, body, mode, held);
     });
   };

@@ -22,6 +22,14 @@ spec:
         port: ${port}
         pathPrefix: /proxy/v1
         policies: {auth: {key: ${KEY}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: claude-routes, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: claude}]
+  backend:
+    ai: {routes: {/v1/messages: Messages}}
 ${aiRoute('claude', '/claude', 'claude')}`;
 }
 
@@ -90,6 +98,18 @@ describe('LLM routes to an Anthropic provider', () => {
     const res = await chat(`${t.proxy.base}/claude/chat/completions`, { stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     expect(sseData(res.text).some((e) => e.includes('"usage"'))).toBe(false);
     expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before + ANTHROPIC_USAGE.output_tokens);
+  });
+
+  it('forwards a native Anthropic messages request unchanged when routes maps its path to Messages', async () => {
+    const native = { model: 'claude-native', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
+    const res = await chat(`${t.proxy.base}/claude/v1/messages`, native, { 'anthropic-beta': 'tools-1' });
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hello' }] });
+    const got = t.fake.received[0];
+    expect(got?.path).toBe('/proxy/v1/messages');
+    expect(got?.body).toEqual(native);
+    expect(got?.headers['x-api-key']).toBe(KEY);
+    expect(got?.headers['anthropic-beta']).toBe('tools-1');
   });
 
   it("passes an Anthropic client error on with its status in OpenAI's error shape", async () => {

@@ -23,7 +23,7 @@ spec:
       prompt:
         prepend: [{role: system, content: Be brief.}]
         append: [{role: user, content: Thanks.}]
-      routes: {/v1/models: Models}
+      routes: {/v1/models: Models, /v1/embeddings: Embeddings, /v1/messages: Messages, /v1/realtime: Realtime, /raw/thing: Passthrough}
 ${aiBackend('pinned', `openai: {model: gpt-pinned}, host: 127.0.0.1, port: ${port}, path: /custom/chat`)}${aiBackend('gemini', `gemini: {model: g-1}`)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -125,13 +125,36 @@ describe('LLM routes to an OpenAI-format provider', () => {
     expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('provider kind gemini') });
   });
 
-  it('answers 501 for a path the routes setting maps to a type other than completions, and 405 for GET on completions', async () => {
-    const models = await fetch(`${t.proxy.base}/openai/v1/models`);
-    expect(models.status).toBe(501);
-    expect(await models.json()).toMatchObject({ error: 'route_type_not_supported', error_description: expect.stringContaining('models') });
+  it('forwards the route types routes names (models, embeddings) unchanged, with the credential, to the vendor path', async () => {
+    const models = await fetch(`${t.proxy.base}/openai/v1/models`, { headers: { authorization: 'Bearer client-token' } });
+    expect(models.status).toBe(200);
+    expect(models.headers.get('x-fake')).toBe('models');
+    expect(await models.json()).toEqual({ object: 'list', data: [{ id: 'openai-model-1', object: 'model' }] });
+    const embeddings = await chat(`${t.proxy.base}/openai/v1/embeddings`, { model: 'fast', input: 'hello' });
+    expect(embeddings.status).toBe(200);
+    expect(embeddings.json()).toMatchObject({ data: [{ embedding: [0.5, 0.25] }] });
+    expect(t.fake.received.map((r) => [r.path, r.headers.authorization])).toEqual([['/v1/models', `Bearer ${KEY}`], ['/v1/embeddings', `Bearer ${KEY}`]]);
+    // Unchanged: no aliases, defaults or prompt on anything but chat.
+    expect(t.fake.received[1]?.body).toEqual({ model: 'fast', input: 'hello' });
+  });
+
+  it('forwards a Passthrough path as the client sent it, query included', async () => {
+    const res = await fetch(`${t.proxy.base}/openai/raw/thing?x=1`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'raw body' });
+    expect(res.status).toBe(200);
+    expect(t.fake.received[0]).toMatchObject({ path: '/openai/raw/thing?x=1', headers: { 'content-type': 'text/plain', authorization: `Bearer ${KEY}` } });
+  });
+
+  it('answers 501 for realtime and for a route type no provider serves, and 405 for GET on completions', async () => {
+    const realtime = await fetch(`${t.proxy.base}/openai/v1/realtime`);
+    expect(realtime.status).toBe(501);
+    expect(await realtime.json()).toMatchObject({ error: 'route_type_not_supported', error_description: expect.stringContaining('realtime') });
+    const messages = await chat(`${t.proxy.base}/openai/v1/messages`, { model: 'm', messages: [] });
+    expect(messages.status).toBe(501);
+    expect(messages.json()).toMatchObject({ error: 'route_type_not_supported', error_description: expect.stringContaining('none of its providers') });
     const get = await fetch(`${t.proxy.base}/openai/v1/chat/completions`);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+    expect(t.fake.received).toEqual([]);
   });
 
   it("passes the client's bearer token through to a passthrough provider, and answers 401 without one", async () => {
