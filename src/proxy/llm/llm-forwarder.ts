@@ -167,7 +167,7 @@ export class LlmForwarder {
   private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
     if (candidates.length === 0) return this.noneHealthy(res, route);
-    const headers = flatHeaders(req);
+    const headers = guardHeaders(req);
     const guardCtx: GuardRequestContext = {
       request: { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '', headers },
       ...(client.claims ? { jwt: client.claims } : {}),
@@ -339,7 +339,7 @@ function upstreamHeaders(headers: IncomingMessage['headers']): Record<string, st
 }
 
 /** What prompt guards may read about the request: its headers without the client's credentials. */
-function flatHeaders(req: IncomingMessage): Record<string, string> {
+function guardHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined || k === 'authorization' || k === 'cookie' || k === 'x-api-key' || k === 'api-key') continue;
