@@ -16,7 +16,8 @@ import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
-import { llmRefOf, llmRouteOf, type LlmRoute } from './llm/llm-route.js';
+import { llmRefOf, llmRouteOf, modelRouteOf, type LlmRoute } from './llm/llm-route.js';
+import { modelTableOf } from './llm/model-routing.js';
 import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
 import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
@@ -45,7 +46,7 @@ interface CompiledRoute extends McpRoute {
   route: Route;
   /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
   forward?: ForwardRoute;
-  /** Set when the route's first weighted backend is `ai`: OpenAI chat completions to LLM providers. */
+  /** Set when the route's first weighted backend is `ai`, or GwModels are attached to it: OpenAI chat completions to LLM providers. */
   llm?: LlmRoute;
   traffic?: RouteTraffic;
   /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
@@ -183,6 +184,7 @@ export class ProxyRuntime {
   private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
     const backends = resourcesOf(snapshot, 'backend');
     const listeners = resourcesOf(snapshot, 'listener');
+    const models = resourcesOf(snapshot, 'model');
     const routesByListener = new Map<string, CompiledRoute[]>();
     const traffic = this.traffic.compile(resourcesOf(snapshot, 'route').values());
     for (const route of resourcesOf(snapshot, 'route').values()) {
@@ -192,9 +194,10 @@ export class ProxyRuntime {
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
       const llmRef = backend ? undefined : llmRefOf(route, backends);
       const llmBackend = llmRef && backends.get(llmRef.backend);
+      const modelTable = !backend && route.backends.length === 0 ? modelTableOf(route, models.values()) : undefined;
       const llm = llmRef && llmBackend
         ? llmRouteOf(route, llmRef, llmBackend, maxRequestBytes, traffic.get(route.name)?.plan, this.opts.llmGuards?.(route, llmRef, this.log.child({ route: route.name })))
-        : undefined;
+        : modelTable ? modelRouteOf(route, modelTable, maxRequestBytes, traffic.get(route.name)?.plan) : undefined;
       const forward = backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const compiled: CompiledRoute = {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, llm, traffic: traffic.get(route.name),

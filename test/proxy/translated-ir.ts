@@ -4,15 +4,16 @@ import { expect } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Snapshot, SnapshotInput } from '../../src/ir/types.js';
+import type { TranslateOptions } from '../../src/translate/context.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
 
-export function translatedIr(manifests: string, gateway = 'default/web'): Snapshot {
+export function translatedIr(manifests: string, gateway = 'default/web', options: Partial<TranslateOptions> = {}): Snapshot {
   const store = createStore();
   const parsed = parseManifests(manifests, 'test.yaml');
   expect(parsed.problems).toEqual([]);
   for (const { kind, obj } of parsed.objects) expect(putObject(store, kind, obj, 'test.yaml').problems).toEqual([]);
-  const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' })).get(gateway);
+  const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z', ...options })).get(gateway);
   if (!snapshot) throw new Error(`no snapshot for Gateway ${gateway}`);
   const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);
   for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { withoutHopByHop } from '../forward-headers.js';
 import type { GuardRequestContext } from '../guard/types.js';
-import { sendError } from '../http-error.js';
+import { sendError, sendJson } from '../http-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../retry.js';
 import { splitTarget } from '../route-match.js';
@@ -18,6 +18,7 @@ import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, r
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
+import { chooseModel, modelList } from './model-routing.js';
 import { ProviderHealth } from './provider-health.js';
 
 export interface LlmForwarderOptions {
@@ -66,10 +67,12 @@ export class LlmForwarder {
   private readonly health: ProviderHealth;
   private readonly usage: LlmUsage;
   private readonly clock: () => number;
+  private readonly random: () => number;
 
   constructor(private readonly opts: LlmForwarderOptions) {
     this.clock = opts.clock ?? Date.now;
-    this.health = new ProviderHealth(this.clock, opts.random ?? Math.random);
+    this.random = opts.random ?? Math.random;
+    this.health = new ProviderHealth(this.clock, this.random);
     this.usage = new LlmUsage(opts.metrics);
     const headersTimeout = opts.headersTimeoutMs ?? 300_000;
     // Streams may pause for long between tokens; only deadlines bound a response body.
@@ -88,6 +91,11 @@ export class LlmForwarder {
       sendError(res, status, error, description, headers);
     };
     if (route.unsupported) return refuse(501, 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    if (route.models && req.method === 'GET' && path.endsWith('/models')) {
+      req.resume();
+      sendJson(res, 200, modelList(route.models));
+      return;
+    }
     const type = routeTypeOf(route.routes, path);
     const chat = type === 'AI_ROUTE_COMPLETIONS';
     if (type === 'AI_ROUTE_REALTIME') return refuse(501, 'route_type_not_supported', `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`);
@@ -103,6 +111,13 @@ export class LlmForwarder {
       const checked = checkChatRequest(raw.toString('utf8'));
       if (!checked.ok) return refuse(400, 'invalid_request', `${checked.field} ${checked.message}`);
       body = checked.body;
+    }
+    if (route.models) {
+      if (typeof body.model !== 'string') return refuse(400, 'invalid_request', 'model is required: it chooses the model on this route');
+      const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
+      const choice = chooseModel(route.models, body.model, { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body }, this.random);
+      if (!choice.ok) return refuse(choice.status, choice.error, choice.message);
+      route = { ...route, groups: choice.groups };
     }
     const abort = new AbortController();
     const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };

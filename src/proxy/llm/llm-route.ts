@@ -8,7 +8,8 @@ import { parseDurationMs } from '../../translate/route-timeouts.js';
 import type { LlmGuards } from '../guard/types.js';
 import type { TrafficPlan } from '../traffic-policy.js';
 import { tlsSettingsProblem } from '../upstream-tls.js';
-import { vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { MODEL_HEALTH_KEY, type ModelTable } from './model-routing.js';
+import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -39,6 +40,8 @@ export interface LlmRoute {
   tryDeadlineMs: number;
   /** Prompt guards of the edge (src/proxy/guard), built by the runtime's LlmGuardsFactory. */
   guards?: LlmGuards;
+  /** Set on a GwModel route (no backend; models attached): the request's model picks the providers. */
+  models?: ModelTable;
 }
 
 /** The ref an LLM route serves (the first weighted one), or undefined when that backend is not `ai`. */
@@ -53,7 +56,7 @@ export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxR
   for (const g of backend.ai?.groups ?? []) {
     const out: LlmProvider[] = [];
     for (const p of g.providers) {
-      const settings = parseObject(p.settingsJson);
+      const settings = parseJsonObject(p.settingsJson);
       const edge = ref.ai?.providers[p.name];
       const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
       if (!endpoint.ok) {
@@ -61,7 +64,7 @@ export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxR
         continue;
       }
       const fields = ref.targetPolicies[p.name]?.fields ?? ref.policy?.fields ?? {};
-      const timeout = parseObject(fields['backend.http'] ?? '{}').requestTimeout;
+      const timeout = parseJsonObject(fields['backend.http'] ?? '{}').requestTimeout;
       out.push({
         name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
         ...(typeof settings.model === 'string' && settings.model ? { model: settings.model } : {}),
@@ -71,7 +74,7 @@ export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxR
     }
     if (out.length > 0) groups.push(out);
   }
-  const t = route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts : traffic?.timeouts;
+  const t = deadlinesOf(route, traffic);
   return {
     name: route.name, backend: ref.backend, groups, routes: ref.ai?.routes ?? {}, maxRequestBytes,
     deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
@@ -81,6 +84,20 @@ export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxR
   };
 }
 
+/** A GwModel route: no providers of its own, they come from the model each request names. */
+export function modelRouteOf(route: Route, models: ModelTable, maxRequestBytes: number, traffic?: TrafficPlan): LlmRoute {
+  const t = deadlinesOf(route, traffic);
+  return {
+    name: route.name, backend: MODEL_HEALTH_KEY, groups: [], routes: {}, maxRequestBytes, models,
+    deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
+  };
+}
+
+/** The HTTPRoute rule's own timeouts when it sets any (the more specific setting), else the policy's. */
+function deadlinesOf(route: Route, traffic?: TrafficPlan): { requestMs: number; backendRequestMs: number } | undefined {
+  return route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts ?? undefined : traffic?.timeouts;
+}
+
 /** The route type of a request path: the longest `routes` suffix it ends with, then `*`, then completions. */
 export function routeTypeOf(routes: Record<string, AiRouteType>, path: string): AiRouteType {
   let best: string | undefined;
@@ -88,15 +105,6 @@ export function routeTypeOf(routes: Record<string, AiRouteType>, path: string): 
     if (suffix !== '*' && path.endsWith(suffix) && (best === undefined || suffix.length > best.length)) best = suffix;
   }
   return routes[best ?? '*'] ?? 'AI_ROUTE_COMPLETIONS';
-}
-
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** Structural problems of `ai` backends and of route edges' AI settings, for the snapshot check (field paths into the IR). */

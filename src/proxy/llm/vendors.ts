@@ -27,7 +27,8 @@ export type PlainRouteType = 'AI_ROUTE_MODELS' | 'AI_ROUTE_EMBEDDINGS' | 'AI_ROU
 
 export type VendorResult = { ok: true; endpoint: VendorEndpoint } | { ok: false; message: string };
 
-const SYSTEM_ROOTS: BackendTls = {
+/** TLS with the proxy's default trust store and the host name checked. */
+export const SYSTEM_ROOTS: BackendTls = {
   caPem: '', clientCertChainPem: '', clientPrivateKeyPem: '', sni: '', insecureSkipVerify: 'SKIP_NONE', verifySubjectAltNames: [], source: 'vendor default',
 };
 
@@ -108,5 +109,15 @@ export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>,
     }
     default:
       return { ok: false, message: `provider kind ${p.kind || 'unset'} is not supported by this proxy yet (supported: openai, azureopenai, anthropic, custom)` };
+  }
+}
+
+/** A JSON object text from the IR (settings, policies) as an object; anything else is an empty one. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }

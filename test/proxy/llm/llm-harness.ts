@@ -22,7 +22,7 @@ export async function startLlmProxy(manifests: string, opts: Partial<RuntimeOpti
   const sink = new Writable({ write(chunk: Buffer, _enc, done) { logs.push(chunk.toString()); done(); } });
   let now = 1_800_000_000_000;
   const runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), clock: () => now, ...opts });
-  await runtime.apply(translatedIr(manifests));
+  await runtime.apply(translatedIr(manifests, 'default/web', { enableModels: true }));
   return {
     runtime, logs,
     base: `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`,
