@@ -5,6 +5,7 @@ import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { parseDurationMs } from '../../translate/route-timeouts.js';
+import { compileCel } from '../cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import type { TrafficPlan } from '../traffic-policy.js';
 import { tlsSettingsProblem } from '../upstream-tls.js';
@@ -107,7 +108,7 @@ export function routeTypeOf(routes: Record<string, AiRouteType>, path: string): 
   return routes[best ?? '*'] ?? 'AI_ROUTE_COMPLETIONS';
 }
 
-/** Structural problems of `ai` backends and of route edges' AI settings, for the snapshot check (field paths into the IR). */
+/** Structural problems of `ai` backends, route edges' AI settings and model conditions, for the snapshot check (field paths into the IR). */
 export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];
   for (const r of snapshot.resources) {
@@ -127,6 +128,17 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
           if (p.port > 65535) problems.push({ source, object, path: `${at}.port`, message: `must be between 1 and 65535, got ${p.port}` });
           if (p.settingsJson && !isJsonObject(p.settingsJson)) problems.push({ source, object, path: `${at}.settings_json`, message: 'must be a JSON object text' });
         });
+      });
+    }
+    if (r.kind === 'model' && r.model?.routing?.kind === 'CONDITIONAL') {
+      const m = r.model;
+      m.routing?.targets.forEach((t, i) => {
+        if (!t.when) return;
+        try {
+          compileCel(t.when, ['jwt', 'request', 'llmRequest']);
+        } catch (err) {
+          problems.push({ source, object: `Model ${m.name}`, path: `routing.targets[${i}].when`, message: (err as Error).message });
+        }
       });
     }
     if (r.kind === 'route' && r.route) {

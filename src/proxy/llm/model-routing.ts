@@ -64,7 +64,7 @@ function safeCompile(when: string): CompiledCel | undefined {
   try {
     return compileCel(when, ['jwt', 'request', 'llmRequest']);
   } catch {
-    // An expression that does not compile never holds; the snapshot check reports it.
+    // An expression that does not compile never holds; the snapshot check refuses such snapshots (aiProblems).
     return { source: when, evaluate: () => new Error('invalid') };
   }
 }

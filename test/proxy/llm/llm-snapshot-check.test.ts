@@ -5,7 +5,7 @@ import { formatProblem } from '../../../src/problem.js';
 import { checkSnapshot } from '../../../src/proxy/snapshot-check.js';
 
 describe('snapshot check of AI backends', () => {
-  it('names empty groups, duplicate provider names, bad ports, bad settings and empty keys', () => {
+  it('names empty groups, duplicate provider names, bad ports, bad settings, empty keys and bad model conditions', () => {
     const snapshot = normalizeSnapshot({ version: '1', resources: [
       { bind: { name: 'b', port: 0 } },
       { listener: { name: 'l', bind: 'b' } },
@@ -15,6 +15,7 @@ describe('snapshot check of AI backends', () => {
         { providers: [] },
       ] } } },
       { backend: { name: 'none', ai: { groups: [] } } },
+      { model: { name: 'm', parents: ['l'], routing: { kind: 'CONDITIONAL', targets: [{ model: 'x', when: 'request.headers[' }, { model: 'y', when: 'tool.name == "a"' }] } } },
     ] });
     expect(checkSnapshot(snapshot, 'xds').map(formatProblem)).toEqual([
       'xds: Route r: backends[0].ai.providers[p].credential.key: must not be empty',
@@ -23,6 +24,8 @@ describe('snapshot check of AI backends', () => {
       'xds: Backend ai: ai.groups[0].providers[1].port: must be between 1 and 65535, got 70000',
       'xds: Backend ai: ai.groups[1].providers: must not be empty',
       'xds: Backend none: ai.groups: must have at least one priority group',
+      expect.stringMatching(/^xds: Model m: routing\.targets\[0\]\.when: is not a valid CEL expression/),
+      expect.stringMatching(/^xds: Model m: routing\.targets\[1\]\.when: names unknown variable "tool"/),
     ]);
   });
 });
