@@ -16,8 +16,7 @@ import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
-import { llmRefOf, llmRouteOf, modelRouteOf, type LlmRoute } from './llm/llm-route.js';
-import { modelTableOf } from './llm/model-routing.js';
+import { compileLlmRoute, type LlmRoute } from './llm/llm-route.js';
 import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
 import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
@@ -192,12 +191,8 @@ export class ProxyRuntime {
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
       const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
-      const llmRef = backend ? undefined : llmRefOf(route, backends);
-      const llmBackend = llmRef && backends.get(llmRef.backend);
-      const modelTable = !backend && route.backends.length === 0 ? modelTableOf(route, models.values()) : undefined;
-      const llm = llmRef && llmBackend
-        ? llmRouteOf(route, llmRef, llmBackend, maxRequestBytes, traffic.get(route.name)?.plan, this.opts.llmGuards?.(route, llmRef, this.log.child({ route: route.name })))
-        : modelTable ? modelRouteOf(route, modelTable, maxRequestBytes, traffic.get(route.name)?.plan) : undefined;
+      const llm = backend ? undefined
+        : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) => this.opts.llmGuards?.(route, r, this.log.child({ route: route.name })));
       const forward = backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const compiled: CompiledRoute = {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, llm, traffic: traffic.get(route.name),

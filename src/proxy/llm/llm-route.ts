@@ -1,6 +1,7 @@
 // A route whose first weighted backend is `ai`, compiled once per snapshot into what the LLM forwarder
 // needs per request: providers by priority group with their endpoint, credential and request shaping.
 import type { Backend, BackendRef, Route, Snapshot } from '../../ir/types.js';
+import type { Model__Output as Model } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
@@ -9,7 +10,7 @@ import { compileCel } from '../cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import type { TrafficPlan } from '../traffic-policy.js';
 import { tlsSettingsProblem } from '../upstream-tls.js';
-import { MODEL_HEALTH_KEY, type ModelTable } from './model-routing.js';
+import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
 import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
 
 export interface LlmProvider {
@@ -45,13 +46,28 @@ export interface LlmRoute {
   models?: ModelTable;
 }
 
+/**
+ * The LLM plan of a route: its first weighted backend is `ai`, or it has no backend and GwModels are
+ * attached to it; undefined for any other route. `guards` builds the edge's prompt guards.
+ */
+export function compileLlmRoute(
+  route: Route, backends: Map<string, Backend>, models: Iterable<Model>, maxRequestBytes: number, traffic: TrafficPlan | undefined,
+  guards: (ref: BackendRef) => LlmGuards | undefined,
+): LlmRoute | undefined {
+  const ref = llmRefOf(route, backends);
+  const backend = ref && backends.get(ref.backend);
+  if (ref && backend) return llmRouteOf(route, ref, backend, maxRequestBytes, traffic, guards(ref));
+  const table = route.backends.length === 0 ? modelTableOf(route, models) : undefined;
+  return table && modelRouteOf(route, table, maxRequestBytes, traffic);
+}
+
 /** The ref an LLM route serves (the first weighted one), or undefined when that backend is not `ai`. */
-export function llmRefOf(route: Route, backends: Map<string, Backend>): BackendRef | undefined {
+function llmRefOf(route: Route, backends: Map<string, Backend>): BackendRef | undefined {
   const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
   return ref && backends.get(ref.backend)?.ai ? ref : undefined;
 }
 
-export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestBytes: number, traffic?: TrafficPlan, guards?: LlmGuards): LlmRoute {
+function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestBytes: number, traffic?: TrafficPlan, guards?: LlmGuards): LlmRoute {
   const groups: LlmProvider[][] = [];
   const problems: string[] = [];
   for (const g of backend.ai?.groups ?? []) {
@@ -86,7 +102,7 @@ export function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxR
 }
 
 /** A GwModel route: no providers of its own, they come from the model each request names. */
-export function modelRouteOf(route: Route, models: ModelTable, maxRequestBytes: number, traffic?: TrafficPlan): LlmRoute {
+function modelRouteOf(route: Route, models: ModelTable, maxRequestBytes: number, traffic?: TrafficPlan): LlmRoute {
   const t = deadlinesOf(route, traffic);
   return {
     name: route.name, backend: MODEL_HEALTH_KEY, groups: [], routes: {}, maxRequestBytes, models,
