@@ -158,10 +158,7 @@ export async function relayStream(res: ServerResponse, status: number, body: Rea
       }
       if (res.destroyed) return;
     }
-    if (conv) {
-      await write(res, conv.end());
-      usage = conv.tokens;
-    }
+    if (conv) await write(res, conv.end());
     res.end();
   } finally {
     a.usage.tokens(a.provider, a.model, conv ? conv.tokens : usage);
