@@ -18,6 +18,8 @@ export function createMetrics() {
     upstreamFailures: new Counter({ name: 'gw_upstream_failures_total', help: 'Forwarded requests that got no complete response, by backend and reason (connect, timeout, reset, other).', labelNames: ['backend', 'reason'], registers: [registry] }),
     upstreamRetries: new Counter({ name: 'gw_upstream_retries_total', help: 'Forwarded requests sent again after a retriable status or connect failure (GwPolicy traffic.retry), by backend.', labelNames: ['backend'], registers: [registry] }),
     rateLimited: new Counter({ name: 'gw_rate_limited_total', help: 'Requests refused with 429 by a local rate limit (GwPolicy traffic.rateLimit.local), by route.', labelNames: ['route'], registers: [registry] }),
+    llmRequests: new Counter({ name: 'gw_llm_requests_total', help: 'Requests sent to LLM providers (each failover attempt counts), by provider, upstream model and status (HTTP status, or connect / timeout).', labelNames: ['provider', 'model', 'status'], registers: [registry] }),
+    llmTokens: new Counter({ name: 'gw_llm_tokens_total', help: 'Tokens LLM providers reported in response usage (streamed too), by provider, model and kind (input, output).', labelNames: ['provider', 'model', 'kind'], registers: [registry] }),
     reloads: new Counter({ name: 'gw_config_reloads_total', help: 'Configuration applications by result.', labelNames: ['result'], registers: [registry] }),
   };
 }

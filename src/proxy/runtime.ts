@@ -15,6 +15,10 @@ import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.j
 import { compileGuardrails } from './mcp-guardrails/index.js';
 import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
+import type { LlmGuardsFactory } from './guard/types.js';
+import { createPromptGuards, type PromptGuards } from './guard/factory.js';
+import { LlmForwarder } from './llm/llm-forwarder.js';
+import { compileLlmRoute, type LlmRoute } from './llm/llm-route.js';
 import { applyRouteFilters, withRequestHeaders } from './route-filters.js';
 import { SessionRegistry } from './sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
@@ -33,14 +37,19 @@ export interface RuntimeOptions {
   /** Idle sessions without an open GET stream are closed after this long. */
   sessionIdleMs?: number;
   metrics?: ProxyMetrics;
-  /** Milliseconds now, for local rate limits; injected by tests. */
+  /** Milliseconds now, for local rate limits and LLM provider backoff; injected by tests. */
   clock?: () => number;
+  /** Prompt guards of LLM routes (src/proxy/guard); without it LLM requests are not guarded. */
+  /** Prompt guards of LLM routes; default the built-in ones (regex, webhook) with GUARDRAIL_WEBHOOK_* from the environment. */
+  llmGuards?: LlmGuardsFactory;
 }
 
 interface CompiledRoute extends McpRoute {
   route: Route;
   /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
   forward?: ForwardRoute;
+  /** Set when the route's first weighted backend is `ai`, or GwModels are attached to it: OpenAI chat completions to LLM providers. */
+  llm?: LlmRoute;
   traffic?: RouteTraffic;
   /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
@@ -70,6 +79,10 @@ export class ProxyRuntime {
   private readonly ports = new Map<string, BoundPort>();
   private readonly endpoint: EndpointContext;
   private readonly forwarder: HttpForwarder;
+  private readonly llm: LlmForwarder;
+  /** The built-in prompt guards when none were given; owns the webhook connection pool. */
+  private readonly guards?: PromptGuards;
+  private readonly llmGuards: LlmGuardsFactory;
   private readonly traffic: TrafficGate;
   private applied = false;
   private readonly metricChildren = new Map<string, unknown>();
@@ -81,6 +94,10 @@ export class ProxyRuntime {
     this.metrics = opts.metrics ?? createMetrics();
     this.sessions = new SessionRegistry(this.log, opts.sessionIdleMs ?? 30 * 60_000, (n) => this.metrics.sessions.set(n));
     this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics });
+    this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
+    // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
+    if (!opts.llmGuards) this.guards = createPromptGuards();
+    this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
     this.traffic = new TrafficGate(this.log, this.metrics, opts.clock);
     this.endpoint = {
       sessions: this.sessions,
@@ -169,11 +186,14 @@ export class ProxyRuntime {
     this.ports.clear();
     await this.sessions.closeAll();
     await this.forwarder.close();
+    await this.llm.close();
+    await this.guards?.close();
   }
 
   private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
     const backends = resourcesOf(snapshot, 'backend');
     const listeners = resourcesOf(snapshot, 'listener');
+    const models = resourcesOf(snapshot, 'model');
     const routesByListener = new Map<string, CompiledRoute[]>();
     const traffic = this.traffic.compile(resourcesOf(snapshot, 'route').values());
     for (const route of resourcesOf(snapshot, 'route').values()) {
@@ -181,13 +201,19 @@ export class ProxyRuntime {
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
       const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
-      const forward = backend ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
+      const llm = backend ? undefined
+        : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) => this.llmGuards(route, r, this.log.child({ route: route.name })));
+      const forward = backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const compiled: CompiledRoute = {
-        name: route.name, route, backend: backend ?? noMcpBackend, forward, traffic: traffic.get(route.name),
+        name: route.name, route, backend: backend ?? noMcpBackend, forward, llm, traffic: traffic.get(route.name),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
-        unenforced: unenforcedAuth(route, { security: this.opts.security !== undefined }),
-        noBackend: !backend && !forward,
+        unenforced: [
+          ...unenforcedAuth(route, { security: this.opts.security !== undefined }),
+          // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
+          ...(!llm && route.backends.some((b) => b.promptGuard) ? ['backend.ai.promptGuard (its backend is not an ai backend)'] : []),
+        ],
+        noBackend: !backend && !forward && !llm,
       };
       this.logRefused(compiled);
       if (backend && ref?.mcpGuardrails) compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
@@ -298,6 +324,8 @@ export class ProxyRuntime {
       return;
     }
     let claims: Record<string, unknown> | null = null;
+    // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
+    const clientAuthorization = route.llm ? req.headers.authorization : undefined;
     if (route.security.auth) {
       const result = await route.security.auth.authenticate(req, res);
       if (!result) return;
@@ -308,8 +336,9 @@ export class ProxyRuntime {
       sendError(res, 500, 'no_backend', `route ${route.name} has no usable backend`);
       return;
     }
-    if (route.forward && !this.authorizeForwarded(req, res, route, claims)) return;
-    if (route.forward) await this.forwarder.handle(req, res, route.forward);
+    if ((route.forward || route.llm) && !this.authorizeForwarded(req, res, route, claims)) return;
+    if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
+    else if (route.forward) await this.forwarder.handle(req, res, route.forward);
     else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route, claims, this.endpoint);
   }
 }

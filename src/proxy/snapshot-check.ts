@@ -1,9 +1,10 @@
 // Consistency of an IR snapshot before the runtime applies it: every reference resolves, names are
-// unique, and every backend kind is one this proxy serves (MCP; static and a2a as plain HTTP).
+// unique, and every backend kind is one this proxy serves (MCP; static and a2a as plain HTTP; ai as LLM).
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
 import { httpAddressOf } from './http-forward.js';
+import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './tls.js';
 import { trafficProblems } from './traffic-policy.js';
 import { backendTlsProblems } from './upstream-tls.js';
@@ -42,6 +43,8 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
       if (http) {
         if (http.host === '') problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
         if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535) problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.port`, message: `must be between 1 and 65535, got ${http.port}` });
+      } else if (b.kind === 'ai' && b.ai) {
+        // Checked with the edges' AI settings in aiProblems.
       } else if (b.kind !== 'mcp' || !b.mcp) {
         problems.push({ source, object: `Backend ${b.name}`, path: b.kind ?? '', message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet` });
       } else {
@@ -54,6 +57,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   problems.push(...httpsProblems(snapshot, source));
   problems.push(...trafficProblems(snapshot, source));
   problems.push(...backendTlsProblems(snapshot, source));
+  problems.push(...aiProblems(snapshot, source));
   return problems;
 }
 

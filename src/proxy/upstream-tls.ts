@@ -181,7 +181,8 @@ export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[
   return problems;
 }
 
-function tlsSettingsProblem(tls: BackendTls): string | undefined {
+/** What makes these TLS settings unusable (unparseable PEM, a certificate without its key), or undefined. */
+export function tlsSettingsProblem(tls: BackendTls): string | undefined {
   if (!tls.clientCertChainPem !== !tls.clientPrivateKeyPem) return 'must set both client_cert_chain_pem and client_private_key_pem, or neither';
   // createSecureContext skips CA blocks it cannot parse, which would silently trust fewer roots.
   const caBlocks = tls.caPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];

@@ -24,9 +24,8 @@ export function decodeResource(type: string, body: Uint8Array): Resource {
   } catch (err) {
     throw new Error(`body is not a valid ${IR_RESOURCE_TYPE}: ${(err as Error).message}`);
   }
-  if (r.kind === 'model') throw new Error('model routing (GwModel) is not served by this proxy yet');
   const value = r.kind ? r[r.kind] : undefined;
-  if (!r.kind || !value) throw new Error('holds no bind, listener, route or backend');
+  if (!r.kind || !value) throw new Error('holds no bind, listener, route, backend or model');
   if (!(value as { name?: string }).name) throw new Error(`its ${r.kind} has no name`);
   return r;
 }

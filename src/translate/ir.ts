@@ -103,10 +103,31 @@ export interface IrBackendRef {
   targetPolicies?: Record<string, IrPolicyFields>;
   /** Upstream TLS from `backend.tls`, references resolved; absent means plain HTTP. */
   tls?: IrBackendTls;
+  /** LLM settings of an edge to an `ai` backend (src/translate/backend-ai.ts). */
+  ai?: IrAiEdge;
   /** Prompt guards from `backend.ai.promptGuard`, resolved (src/translate/prompt-guard.ts). */
   promptGuard?: IrPromptGuard;
   /** `backend.mcp.guardrails` with processor references resolved. */
   mcpGuardrails?: IrMcpGuardrails;
+}
+
+export type IrAiRouteType = 'AI_ROUTE_COMPLETIONS' | 'AI_ROUTE_MESSAGES' | 'AI_ROUTE_RESPONSES' | 'AI_ROUTE_EMBEDDINGS' | 'AI_ROUTE_MODELS' | 'AI_ROUTE_REALTIME' | 'AI_ROUTE_PASSTHROUGH';
+
+export interface IrAiEdge {
+  providers: Record<string, IrAiProviderEdge>;
+  routes: Record<string, IrAiRouteType>;
+}
+
+/** `credential.key` is secret: never log or render it (goldens show a hash prefix). */
+export interface IrAiProviderEdge {
+  credential?: { kind: 'key'; key: string; source: string } | { kind: 'passthrough'; passthrough: true; source: string };
+  modelAliases: Record<string, string>;
+  defaults: { field: string; valueJson: string }[];
+  overrides: { field: string; valueJson: string }[];
+  promptPrepend: { role: string; content: string }[];
+  promptAppend: { role: string; content: string }[];
+  /** From the provider's merged `backend.tls`; `clientPrivateKeyPem` is secret like IrBackendTls's. */
+  tls?: IrBackendTls;
 }
 
 /** `clientPrivateKeyPem` is secret: never log or render it (goldens show a hash prefix). */

@@ -1,5 +1,6 @@
 // HTTPRoute / GRPCRoute → IR routes (one per rule), with parent attachment, hostname intersection,
 // backend references and the effective policy of every rule.
+import { backendAi } from './backend-ai.js';
 import { backendTls } from './backend-tls.js';
 import { serviceBackendTls } from './backend-tls-policy.js';
 import { translateGwBackend, translateService, gwBackendName, serviceBackendName } from './backends.js';
@@ -106,7 +107,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
     hosts: routeHosts.length ? [...new Set(group.flatMap((l) => attached.get(l.irName)?.hosts ?? []))].sort() : [],
     suffix: `@${(group[0] as ListenerInfo).irName.slice(gw.key.length + 1)}`,
   }));
-  const tlsProblems: string[] = [];
+  const edgeProblems: EdgeProblem[] = [];
   const guardProblems: { reason: string; message: string }[] = [];
   const mcpGuardrailProblems: string[] = [];
   rules.forEach((rule, i) => {
@@ -124,17 +125,18 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       const provenance: Record<string, string> = {};
       for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
       const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink, gw.key));
-      tlsProblems.push(...refs.filter((r) => typeof r === 'string'));
-      guardProblems.push(...promptGuardRefProblems(refs));
-      mcpGuardrailProblems.push(...refs.flatMap((r) => (typeof r === 'string' ? [] : guardrailProblems(r))));
+      const edges = refs.filter((r): r is IrBackendRef => !('reason' in r));
+      edgeProblems.push(...refs.filter((r): r is EdgeProblem => 'reason' in r));
+      guardProblems.push(...promptGuardRefProblems(edges));
+      mcpGuardrailProblems.push(...edges.flatMap((r) => guardrailProblems(r)));
       sink.routes.push({
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
         hostnames: g.hosts,
         routeMatches: matches,
         order: routeOrder(route, i),
-        // An edge whose TLS cannot be set up is left out: sending plaintext instead would be worse than no traffic.
-        backends: refs.filter((r) => typeof r !== 'string'),
+        // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
+        backends: edges,
         policy: typedPolicy(eff.fields, policySecretReader(ctx, eff.provenance)),
         provenance,
         effective: fieldsOf(eff),
@@ -143,16 +145,19 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       });
     }
   });
-  if (tlsProblems.length > 0) markTlsProblem(emitted, [...new Set(tlsProblems)].join('; '), gen, now);
+  if (edgeProblems.length > 0) markEdgeProblem(emitted, edgeProblems[0]?.reason ?? '', [...new Set(edgeProblems.map((p) => p.message))].join('; '), gen, now);
   markPromptGuardProblems(emitted, guardProblems, gen, now);
   if (mcpGuardrailProblems.length > 0) markGuardrailProblem(emitted, [...new Set(mcpGuardrailProblems)].join('; '), gen, now);
 }
 
-/** Backend TLS is known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
-function markTlsProblem(parents: ParentStatus[], message: string, gen: number, now: string): void {
+/** Why an edge was left out (InvalidBackendTLS, InvalidBackendAuth). */
+interface EdgeProblem { reason: string; message: string }
+
+/** Backend TLS and AI credentials are known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
+function markEdgeProblem(parents: ParentStatus[], reason: string, message: string, gen: number, now: string): void {
   for (const p of parents) {
     const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
-    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, 'InvalidBackendTLS', message, gen, now);
+    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, reason, message, gen, now);
   }
 }
 
@@ -258,8 +263,8 @@ function resolveBackendRefs(ctx: Ctx, route: StoredObject, rule: Rec): { refs: R
   return { refs, problems };
 }
 
-/** The IR edge, or why its backend TLS cannot be programmed. */
-function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink, gateway: string): IrBackendRef | string {
+/** The IR edge, or why its backend TLS or AI credential cannot be programmed. */
+function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink, gateway: string): IrBackendRef | EdgeProblem {
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
@@ -288,20 +293,29 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   sink.conflicts.push(...merged.conflicts);
   if (Object.keys(merged.fields).length) out.policy = fieldsOf(merged);
   const tls = backendTls(ctx, merged);
-  if (!tls.ok) return tls.message;
+  if (!tls.ok) return { reason: 'InvalidBackendTLS', message: tls.message };
   if (tls.tls) out.tls = tls.tls;
   // A Gw backend.tls on the edge is the explicit, more specific setting; else the Service's BackendTLSPolicy.
   const std = e.kind === 'Service' ? serviceBackendTls(ctx, e, r.port ?? 0, gateway, sink.piece) : undefined;
-  if (std && !tls.tls && !std.ok) return std.message;
+  if (std && !tls.tls && !std.ok) return { reason: 'InvalidBackendTLS', message: std.message };
   if (std?.ok && std.tls && !tls.tls) out.tls = std.tls;
   const guardrails = mcpGuardrails(ctx, merged);
   if (guardrails) out.mcpGuardrails = guardrails;
+  const subMerged: Record<string, MergeResult> = {};
   for (const s of subs) {
     const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'BackendSection' as const }));
     if (leveled.length === 0 && !s.values) continue;
     const m = backendPolicy(gp, routeSide, backendSide, own, { leveled, source: s.source, values: s.values });
     sink.conflicts.push(...m.conflicts);
     (out.targetPolicies ??= {})[s.name] = fieldsOf(m);
+    subMerged[s.name] = m;
+  }
+  const aiBackend = sink.backends.get(out.backend)?.ai;
+  if (aiBackend) {
+    // Like TLS: an edge whose upstream credential cannot be resolved is left out rather than sent without it.
+    const ai = backendAi(ctx, aiBackend.groups.flatMap((g) => g.providers.map((p) => p.name)), merged, subMerged);
+    if (!ai.ok) return { reason: 'InvalidBackendAuth', message: ai.message };
+    if (ai.ai) out.ai = ai.ai;
   }
   const promptGuard = edgePromptGuard(out.policy, out.targetPolicies, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;

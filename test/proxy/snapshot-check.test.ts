@@ -9,7 +9,7 @@ const broken = normalizeSnapshot({ version: '1', resources: [
   { bind: { name: 'b', port: 0 } },
   { listener: { name: 'l', bind: 'missing-bind' } },
   { route: { name: 'r', listeners: ['l', 'nope'], backends: [{ backend: 'ghost', weight: 1 }] } },
-  { backend: { name: 's', ai: {} } },
+  { backend: { name: 's', aws: {} } },
   { backend: { name: 's', mcp: { targets: [{ name: 't' }] } } },
 ] });
 
@@ -20,7 +20,7 @@ describe('snapshot consistency', () => {
       'xds: Listener l: bind: refers to bind missing-bind, which does not exist',
       'xds: Route r: listeners[1]: refers to listener nope, which does not exist',
       'xds: Route r: backends[0].backend: refers to backend ghost, which does not exist',
-      'xds: Backend s: ai: backend kind ai is not served by this proxy yet',
+      'xds: Backend s: aws: backend kind aws is not served by this proxy yet',
       'xds: Backend s: mcp.targets[0]: must set stdio or remote',
     ]);
   });

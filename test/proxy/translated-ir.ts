@@ -4,15 +4,16 @@ import { expect } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Snapshot, SnapshotInput } from '../../src/ir/types.js';
+import type { TranslateOptions } from '../../src/translate/context.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
 
-export function translatedIr(manifests: string, gateway = 'default/web'): Snapshot {
+export function translatedIr(manifests: string, gateway = 'default/web', options: Partial<TranslateOptions> = {}): Snapshot {
   const store = createStore();
   const parsed = parseManifests(manifests, 'test.yaml');
   expect(parsed.problems).toEqual([]);
   for (const { kind, obj } of parsed.objects) expect(putObject(store, kind, obj, 'test.yaml').problems).toEqual([]);
-  const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' })).get(gateway);
+  const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z', ...options })).get(gateway);
   if (!snapshot) throw new Error(`no snapshot for Gateway ${gateway}`);
   const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);
   for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });
@@ -21,7 +22,17 @@ export function translatedIr(manifests: string, gateway = 'default/web'): Snapsh
 
 /** GatewayClass `gw`, Gateway default/web (HTTP 8080) and GwBackend default/`backend` → 127.0.0.1:`port`; append routes. */
 export function gatewayWithStaticBackend(port: number, backend = 'shop'): string {
-  return `
+  return `${GATEWAY_WEB}---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${backend}, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${port}}
+`;
+}
+
+/** GatewayClass `gw` and Gateway default/web with one HTTP listener on 8080; append backends and routes. */
+export const GATEWAY_WEB = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gw}
@@ -33,11 +44,4 @@ metadata: {name: web, namespace: default}
 spec:
   gatewayClassName: gw
   listeners: [{name: http, port: 8080, protocol: HTTP}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${backend}, namespace: default}
-spec:
-  static: {host: 127.0.0.1, port: ${port}}
 `;
-}

@@ -31,7 +31,7 @@ describe('applying xDS updates to the proxy runtime', () => {
     for (const c of cleanup.splice(0)) await c();
   });
 
-  it('NACKs an undecodable body and a resource type it does not read, and applies the rest', () => {
+  it('NACKs an undecodable body and a resource type it does not read, and applies the rest (models included)', () => {
     const plan = planUpdate(new Map(), {
       upserts: [
         ...basic(1, 'http://127.0.0.1:1/mcp'),
@@ -41,10 +41,9 @@ describe('applying xDS updates to the proxy runtime', () => {
       ],
       removes: [],
     }, 'xds test');
-    expect([...plan.next.keys()].sort()).toEqual(['backend/mcp', 'bind/b', 'listener/l', 'route/r']);
+    expect([...plan.next.keys()].sort()).toEqual(['backend/mcp', 'bind/b', 'listener/l', 'model/m', 'route/r']);
     expect(Object.fromEntries(plan.errors.map((e) => [e.name, e.message]))).toEqual({
       'backend/garbage': expect.stringContaining('body is not a valid gw.ir.v1.Resource'),
-      'model/m': 'model routing (GwModel) is not served by this proxy yet',
       'other/x': 'resource type example.v1.Other is not one this proxy reads (expected gw.ir.v1.Resource)',
     });
   });
@@ -53,13 +52,13 @@ describe('applying xDS updates to the proxy runtime', () => {
     const first = planUpdate(new Map(), { upserts: basic(1, 'http://127.0.0.1:1/mcp'), removes: [] }, 'xds test');
     const next = planUpdate(first.next, {
       upserts: [
-        enc('backend/ai', { backend: { name: 'ai', ai: {} } }),
+        enc('backend/ai', { backend: { name: 'ai', ai: {} } }), // no priority group: rejected
         enc('route/r', { route: { name: 'r', listeners: ['l'], matches: [{ prefix: '/v2' }], backends: [{ backend: 'ai', weight: 1 }] } }),
       ],
       removes: [],
     }, 'xds test');
     expect(next.errors.map((e) => e.name).sort()).toEqual(['backend/ai', 'route/r']);
-    expect(next.errors.find((e) => e.name === 'backend/ai')?.message).toBe('ai: backend kind ai is not served by this proxy yet');
+    expect(next.errors.find((e) => e.name === 'backend/ai')?.message).toBe('ai.groups: must have at least one priority group');
     expect(next.next.get('route/r')).toBe(first.next.get('route/r'));
     expect(next.next.has('backend/ai')).toBe(false);
   });

@@ -9,7 +9,7 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type { IrResource, IrSnapshot } from '../../src/translate/ir.js';
+import type { IrAiEdge, IrBackendTls, IrResource, IrSnapshot } from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -41,28 +41,37 @@ const keySummary = (pem: string): string => `redacted sha256 ${createHash('sha25
 /** Backend TLS of every route edge, with the same summaries as listener certificates. */
 function redactBackendTls(r: IrResource): IrResource {
   if (r.kind !== 'route' || !r.route.backends.some((b) => b.tls)) return r;
+  return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (!b.tls ? b : { ...b, tls: tlsSummary(b.tls) })) } };
+}
+
+function tlsSummary(tls: IrBackendTls): IrBackendTls {
   return {
-    ...r,
-    route: {
-      ...r.route,
-      backends: r.route.backends.map((b) => (!b.tls ? b : {
-        ...b,
-        tls: {
-          ...b.tls,
-          caPem: b.tls.caPem && certSummary(b.tls.caPem),
-          clientCertChainPem: b.tls.clientCertChainPem && certSummary(b.tls.clientCertChainPem),
-          clientPrivateKeyPem: b.tls.clientPrivateKeyPem && keySummary(b.tls.clientPrivateKeyPem),
-        },
-      })),
-    },
+    ...tls,
+    caPem: tls.caPem && certSummary(tls.caPem),
+    clientCertChainPem: tls.clientCertChainPem && certSummary(tls.clientCertChainPem),
+    clientPrivateKeyPem: tls.clientPrivateKeyPem && keySummary(tls.clientPrivateKeyPem),
   };
+}
+
+/** Upstream LLM keys and provider TLS of every AI edge, summarised like TLS keys and certificates. */
+function redactAiKeys(r: IrResource): IrResource {
+  if (r.kind !== 'route' || !r.route.backends.some((b) => b.ai)) return r;
+  const redactEdge = (ai: IrAiEdge): IrAiEdge => ({
+    ...ai,
+    providers: Object.fromEntries(Object.entries(ai.providers).map(([name, p]) => [name, {
+      ...p,
+      ...(p.credential?.kind === 'key' ? { credential: { ...p.credential, key: keySummary(p.credential.key) } } : {}),
+      ...(p.tls ? { tls: tlsSummary(p.tls) } : {}),
+    }])),
+  });
+  return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) } };
 }
 
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */
 function redactTls(snapshot: IrSnapshot): IrSnapshot {
   return {
     ...snapshot,
-    resources: snapshot.resources.map(redactBackendTls).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
+    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
       ...r,
       listener: {
         ...r.listener,

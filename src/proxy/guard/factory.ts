@@ -64,7 +64,9 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
     }
     return guardsOf(pg as PromptGuard, steps, route, ref, glog);
   };
-  return { llmGuards, settings, close: async () => { await own?.close(); } };
+  // Shutdown paths may close twice (a runtime closed by its owner and by a signal); undici throws on the second.
+  let closing: Promise<void> | undefined;
+  return { llmGuards, settings, close: () => (closing ??= own?.close() ?? Promise.resolve()) };
 }
 
 function guardsOf(pg: PromptGuard, steps: { request: GuardStep[]; response: GuardStep[] }, route: Route, ref: BackendRef, log: Logger): LlmGuards {
@@ -130,11 +132,3 @@ function configuredButUnresolved(ref: BackendRef): boolean {
     return true;
   }
 }
-
-let shared: PromptGuards | undefined;
-
-/**
- * The process-wide factory (pool settings from process.env on first use). A proxy should rather call
- * `createPromptGuards()` at startup so a malformed setting stops it there, and `close()` it on shutdown.
- */
-export const llmGuards: LlmGuardsFactory = (route, ref, log) => (shared ??= createPromptGuards()).llmGuards(route, ref, log);

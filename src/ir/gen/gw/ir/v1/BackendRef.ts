@@ -2,6 +2,7 @@
 
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { AiEdge as _gw_ir_v1_AiEdge, AiEdge__Output as _gw_ir_v1_AiEdge__Output } from '../../../gw/ir/v1/AiEdge.js';
 import type { PromptGuard as _gw_ir_v1_PromptGuard, PromptGuard__Output as _gw_ir_v1_PromptGuard__Output } from '../../../gw/ir/v1/PromptGuard.js';
 import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as _gw_ir_v1_McpGuardrails__Output } from '../../../gw/ir/v1/McpGuardrails.js';
 
@@ -26,6 +27,10 @@ export interface BackendRef {
    * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
    */
   'tls'?: (_gw_ir_v1_BackendTls | null);
+  /**
+   * LLM settings of an edge to an `ai` backend, resolved from `backend.auth` and `backend.ai`.
+   */
+  'ai'?: (_gw_ir_v1_AiEdge | null);
   /**
    * Prompt guards from the edge's `backend.ai.promptGuard`, resolved; unset means none.
    */
@@ -57,6 +62,10 @@ export interface BackendRef__Output {
    * TLS to the backend, resolved from the edge's `backend.tls` policy; unset means plain HTTP.
    */
   'tls': (_gw_ir_v1_BackendTls__Output | null);
+  /**
+   * LLM settings of an edge to an `ai` backend, resolved from `backend.auth` and `backend.ai`.
+   */
+  'ai': (_gw_ir_v1_AiEdge__Output | null);
   /**
    * Prompt guards from the edge's `backend.ai.promptGuard`, resolved; unset means none.
    */

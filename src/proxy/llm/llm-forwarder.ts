@@ -1,0 +1,364 @@
+// The LLM data plane: an OpenAI chat-completions request on an `ai` route is checked, shaped per provider,
+// guarded and sent to the first healthy provider, failing over across providers and priority groups
+// until a response starts. Behaviour: docs/proxy.md "LLM backends".
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import { Agent, type Dispatcher } from 'undici';
+import { withoutHopByHop } from '../forward-headers.js';
+import type { GuardRequestContext } from '../guard/types.js';
+import { sendError, sendJson } from '../http-error.js';
+import type { ProxyMetrics } from '../metrics.js';
+import { bufferBody } from '../retry.js';
+import { splitTarget } from '../route-match.js';
+import { UpstreamTlsPool } from '../upstream-tls.js';
+import { toAnthropicRequest } from './anthropic.js';
+import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
+import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayStream } from './llm-response.js';
+import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
+import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
+import type { PlainRouteType, WireFormat } from './vendors.js';
+import { chooseModel, modelList } from './model-routing.js';
+import { ProviderHealth } from './provider-health.js';
+
+export interface LlmForwarderOptions {
+  log: Logger;
+  metrics: ProxyMetrics;
+  /** Milliseconds now (provider backoff); injected by tests. */
+  clock?: () => number;
+  /** Uniform in [0, 1): the order of providers inside a group. */
+  random?: () => number;
+  connectTimeoutMs?: number;
+  /** Wait for response headers when neither the route nor the provider sets a deadline. */
+  headersTimeoutMs?: number;
+}
+
+export interface LlmClient {
+  /** Validated token claims; null for anonymous callers. */
+  claims: Record<string, unknown> | null;
+  /** The client's Authorization header as it arrived (authentication may remove it from the request): `passthrough` sends it on. */
+  authorization?: string;
+}
+
+class Deadline extends Error {}
+class ClientGone extends Error {}
+
+// Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
+const DROPPED = ['host', 'content-length', 'content-encoding', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
+
+type Failure = { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat } | { kind: 'connect' | 'timeout'; provider: LlmProvider };
+
+/** One request to one provider, and how a response that is not failed over answers the client. */
+interface Call {
+  /** The model label of metrics. */
+  model: string;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[]>;
+  body: string | Buffer | null;
+  /** The format of the provider's error bodies as the client should get them (Anthropic's are converted for chat). */
+  errorFormat: WireFormat;
+  answer(res: ServerResponse, up: Dispatcher.ResponseData): Promise<void>;
+}
+
+export class LlmForwarder {
+  private readonly agent: Agent;
+  private readonly tls: UpstreamTlsPool;
+  private readonly health: ProviderHealth;
+  private readonly usage: LlmUsage;
+  private readonly clock: () => number;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: LlmForwarderOptions) {
+    this.clock = opts.clock ?? Date.now;
+    this.random = opts.random ?? Math.random;
+    this.health = new ProviderHealth(this.clock, this.random);
+    this.usage = new LlmUsage(opts.metrics);
+    const headersTimeout = opts.headersTimeoutMs ?? 300_000;
+    // Streams may pause for long between tokens; only deadlines bound a response body.
+    this.agent = new Agent({ connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, headersTimeout, bodyTimeout: 0, keepAliveTimeout: 30_000, connections: 1024 });
+    this.tls = new UpstreamTlsPool({ log: opts.log, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, headersTimeoutMs: headersTimeout });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.agent.destroy(), this.tls.close()]);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient): Promise<void> {
+    const { path } = splitTarget(req.url);
+    const refuse = (status: number, error: string, description: string, headers: Record<string, string> = {}): void => {
+      req.resume();
+      sendError(res, status, error, description, headers);
+    };
+    if (route.unsupported) return refuse(501, 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    if (route.models && req.method === 'GET' && path.endsWith('/models')) {
+      req.resume();
+      sendJson(res, 200, modelList(route.models));
+      return;
+    }
+    const type = routeTypeOf(route.routes, path);
+    const chat = type === 'AI_ROUTE_COMPLETIONS';
+    if (type === 'AI_ROUTE_REALTIME') return refuse(501, 'route_type_not_supported', `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`);
+    if (chat && req.method !== 'POST') return refuse(405, 'method_not_allowed', 'chat completions take POST', { allow: 'POST' });
+    const limit = route.maxRequestBytes;
+    if (Number(req.headers['content-length'] ?? '0') > limit) return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    // Bodies are buffered (bounded) so that a failed provider's request can go to the next one.
+    const raw = await bufferBody(req, limit);
+    if (raw === 'gone') return;
+    if (raw === 'too_large') return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    let body: ChatBody = {};
+    if (chat) {
+      const checked = checkChatRequest(raw.toString('utf8'));
+      if (!checked.ok) return refuse(400, 'invalid_request', `${checked.field} ${checked.message}`);
+      body = checked.body;
+    }
+    if (route.models) {
+      if (typeof body.model !== 'string') return refuse(400, 'invalid_request', 'model is required: it chooses the model on this route');
+      const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
+      const choice = chooseModel(route.models, body.model, { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body }, this.random);
+      if (!choice.ok) return refuse(choice.status, choice.error, choice.message);
+      route = { ...route, groups: choice.groups };
+    }
+    const abort = new AbortController();
+    const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
+    res.once('close', onClose);
+    const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
+    try {
+      if (chat) await this.serve(req, res, route, client, body, abort.signal);
+      else await this.servePlain(req, res, route, client, type, raw, abort.signal);
+    } finally {
+      clearTimeout(timer);
+      res.off('close', onClose);
+    }
+  }
+
+  /** Any route type but chat: the request goes unchanged (credential added) to a provider that serves the type. */
+  private async servePlain(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, type: AiRouteType, raw: Buffer, signal: AbortSignal): Promise<void> {
+    const { path, query } = splitTarget(req.url);
+    const pathOf = (p: LlmProvider): string | undefined => (type === 'AI_ROUTE_PASSTHROUGH' ? `${path}${query ? `?${query}` : ''}` : p.endpoint.apiPaths[type as PlainRouteType]);
+    const name = type.replace('AI_ROUTE_', '').toLowerCase();
+    if (!route.groups.flat().some((p) => pathOf(p) !== undefined)) {
+      sendError(res, 501, 'route_type_not_supported', `route ${route.name} maps ${path} to ${name}, which none of its providers serves`);
+      return;
+    }
+    const candidates = this.health.order(route.backend, route.groups).filter((p) => pathOf(p) !== undefined);
+    if (candidates.length === 0) return this.noneHealthy(res, route);
+    let model = '';
+    try {
+      const m = (JSON.parse(raw.toString('utf8') || '{}') as { model?: unknown }).model;
+      if (typeof m === 'string') model = m;
+    } catch { /* not JSON: no model label */ }
+    const failures: Failure[] = [];
+    for (const p of candidates) {
+      const credential = this.credential(p, client);
+      if (typeof credential === 'string') {
+        sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
+        return;
+      }
+      const headers: Record<string, string | string[]> = { ...upstreamHeaders(req.headers), ...credential };
+      for (const h of ['content-type', 'accept'] as const) { const v = req.headers[h]; if (v) headers[h] = v; }
+      if (raw.length > 0) headers['content-length'] = String(raw.length);
+      const call: Call = {
+        model, method: req.method ?? 'GET', path: pathOf(p) ?? path, headers, body: raw.length > 0 ? raw : null, errorFormat: 'openai',
+        answer: async (out, up) => {
+          out.writeHead(up.statusCode, withoutHopByHop(up.headers));
+          if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) out.flushHeaders();
+          await pipeline(up.body, out);
+        },
+      };
+      const outcome = await this.attempt(res, route, p, call, signal);
+      if (outcome === 'done') return;
+      if (signal.aborted) break;
+      failures.push(outcome);
+    }
+    this.giveUp(res, route, failures, signal);
+  }
+
+  private noneHealthy(res: ServerResponse, route: LlmRoute): void {
+    const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
+    sendError(res, 503, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
+    const candidates = this.health.order(route.backend, route.groups);
+    if (candidates.length === 0) return this.noneHealthy(res, route);
+    const headers = guardHeaders(req);
+    const guardCtx: GuardRequestContext = {
+      request: { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '', headers },
+      ...(client.claims ? { jwt: client.claims } : {}),
+      llmRequest: body,
+    };
+    // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
+    let guarded: { text: string; body: ChatBody } | undefined;
+    const failures: Failure[] = [];
+    let unshaped: string | undefined;
+    for (const p of candidates) {
+      const shaped = shapeChatRequest(body, p.edge, p.model);
+      if (!shaped.ok) {
+        // Another provider may set the model this request lacks.
+        unshaped = `${shaped.field} ${shaped.message}`;
+        continue;
+      }
+      let clientBody = shaped.body;
+      if (route.guards?.request) {
+        const text = JSON.stringify(clientBody);
+        if (guarded?.text !== text) {
+          const verdict = await route.guards.request(clientBody, guardCtx);
+          if (verdict.action === 'reject') {
+            res.writeHead(verdict.status, { 'content-type': verdict.contentType, 'content-length': Buffer.byteLength(verdict.body) }).end(verdict.body);
+            return;
+          }
+          guarded = { text, body: verdict.action === 'modify' ? verdict.body : clientBody };
+        }
+        clientBody = guarded.body;
+      }
+      const credential = this.credential(p, client);
+      if (typeof credential === 'string') {
+        sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
+        return;
+      }
+      const outcome = await this.attempt(res, route, p, this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx), signal);
+      if (outcome === 'done') return;
+      if (signal.aborted) break;
+      failures.push(outcome);
+    }
+    if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 400, 'invalid_request', unshaped);
+    else this.giveUp(res, route, failures, signal);
+  }
+
+  /** Headers carrying the provider's credential; a string says why there is none to send. */
+  private credential(p: LlmProvider, client: LlmClient): Record<string, string> | string {
+    const c = p.edge?.credential;
+    const headers = { ...p.endpoint.fixedHeaders };
+    if (c?.kind === 'key' && c.key) return { ...headers, ...p.endpoint.credentialHeaders(c.key) };
+    if (c?.kind === 'passthrough') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(client.authorization ?? '');
+      if (!m?.[1]) return `provider ${p.name} passes the client's bearer token through, and the request carries none`;
+      return { ...headers, ...p.endpoint.credentialHeaders(m[1]) };
+    }
+    return headers;
+  }
+
+  /** The chat-completions call to one provider: converted for its format, answered in the client's. */
+  private chatCall(route: LlmRoute, p: LlmProvider, clientBody: ChatBody, headers: Record<string, string | string[]>, guardCtx: GuardRequestContext): Call {
+    const e = p.endpoint;
+    const model = String(clientBody.model);
+    const stream = clientBody.stream === true;
+    const payload = JSON.stringify(e.format === 'anthropic' ? toAnthropicRequest(clientBody) : clientBody);
+    return {
+      model, method: 'POST', path: e.path, body: payload, errorFormat: e.format,
+      headers: { ...headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
+      answer: async (res, up) => {
+        const contentType = String(up.headers['content-type'] ?? '');
+        if (up.statusCode >= 400) {
+          const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
+          relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType);
+          return;
+        }
+        const answer = { provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx, ...(route.guards ? { guards: route.guards } : {}) };
+        if (stream && contentType.startsWith('text/event-stream')) {
+          await relayStream(res, up.statusCode, up.body, answer, isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true);
+        } else {
+          await relayBuffered(res, up.statusCode, up.body, answer);
+        }
+      },
+    };
+  }
+
+  /** One try: 'done' once the client got an answer from this provider, else why to go on to the next one. */
+  private async attempt(res: ServerResponse, route: LlmRoute, p: LlmProvider, call: Call, signal: AbortSignal): Promise<'done' | Failure> {
+    const e = p.endpoint;
+    const model = call.model;
+    const attempt = new AbortController();
+    const onAbort = (): void => attempt.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const tryMs = route.tryDeadlineMs || p.requestTimeoutMs;
+    const timer = tryMs > 0 ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
+    let started = false;
+    try {
+      const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
+      const up = await dispatcher.request({
+        origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
+        signal: attempt.signal, headers: call.headers, body: call.body,
+      });
+      this.usage.request(p.name, model, String(up.statusCode));
+      const contentType = String(up.headers['content-type'] ?? '');
+      if (up.statusCode >= 500 || up.statusCode === 429) {
+        const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
+        this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
+        this.opts.log.warn({ route: route.name, provider: p.name, status: up.statusCode }, 'LLM provider failed; trying the next one');
+        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, format: call.errorFormat };
+      }
+      this.health.succeeded(route.backend, p);
+      started = true;
+      await call.answer(res, up);
+      return 'done';
+    } catch (err) {
+      if (started || res.headersSent) {
+        if (!(signal.reason instanceof ClientGone)) this.opts.log.warn({ route: route.name, provider: p.name, code: codeOf(err) }, 'LLM provider response broke off');
+        // Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete.
+        if (res.headersSent) res.destroy();
+        else if (signal.reason instanceof Deadline) sendError(res, 504, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
+        else sendError(res, 502, 'bad_gateway', `provider ${p.name} broke off its response`);
+        return 'done';
+      }
+      const timedOut = attempt.signal.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
+      this.usage.request(p.name, model, timedOut ? 'timeout' : 'connect');
+      if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
+      this.health.failed(route.backend, p);
+      const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;
+      this.opts.log.warn({ route: route.name, provider: p.name, upstream: `${e.host}:${e.port}`, code: codeOf(err), ...(tlsReason ? { tls: tlsReason } : {}) }, 'LLM provider unreachable; trying the next one');
+      return { kind: timedOut ? 'timeout' : 'connect', provider: p };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Every provider failed before answering: the last one's status and body, or what kept them all from answering. */
+  private giveUp(res: ServerResponse, route: LlmRoute, failures: Failure[], signal: AbortSignal): void {
+    if (signal.reason instanceof ClientGone) return;
+    if (signal.reason instanceof Deadline) {
+      sendError(res, 504, 'gateway_timeout', `route ${route.name}: no provider answered within the request timeout`);
+      return;
+    }
+    const last = failures[failures.length - 1];
+    if (last?.kind === 'status') {
+      relayError(res, last.status, last.format, last.body, last.contentType);
+      return;
+    }
+    const tried = failures.map((f) => `${f.provider.name} (${f.kind})`).join(', ');
+    if (last?.kind === 'timeout') sendError(res, 504, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
+    else sendError(res, 503, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function codeOf(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return String(e?.code ?? e?.cause?.code ?? '');
+}
+
+function retryAfterMs(v: unknown): number {
+  const n = Number(Array.isArray(v) ? v[0] : v);
+  return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
+}
+
+/** The client's headers minus hop-by-hop ones, its credentials for the gateway and what the proxy sets itself. */
+function upstreamHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
+  const out = withoutHopByHop(headers);
+  for (const name of DROPPED) delete out[name];
+  return out;
+}
+
+/** What prompt guards may read about the request: its headers without the client's credentials. */
+function guardHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || k === 'authorization' || k === 'cookie' || k === 'x-api-key' || k === 'api-key') continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}

@@ -1,0 +1,166 @@
+// The LLM provider's answer on its way to the client: buffered JSON (converted, guarded, counted) or an
+// SSE stream passed on event by event (converted for Anthropic). Usage goes to the proxy's metrics.
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { createParser } from 'eventsource-parser';
+import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
+import { sendError, sendJson } from '../http-error.js';
+import type { ProxyMetrics } from '../metrics.js';
+import { AnthropicStreamConverter, anthropicUsage, fromAnthropicError, fromAnthropicResponse, type Usage } from './anthropic.js';
+import type { WireFormat } from './vendors.js';
+
+/** A non-streamed provider response larger than this is refused (502): it is buffered whole to convert and guard it. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+// Client-chosen model names become label values; past this many distinct ones they are counted as `other`.
+const MAX_MODEL_LABELS = 200;
+
+export class LlmUsage {
+  private readonly models = new Set<string>();
+  private readonly counters = new Map<string, { inc(n?: number): void }>();
+
+  constructor(private readonly metrics: ProxyMetrics) {}
+
+  private model(m: string): string {
+    if (this.models.has(m)) return m;
+    if (this.models.size >= MAX_MODEL_LABELS) return 'other';
+    this.models.add(m);
+    return m;
+  }
+
+  request(provider: string, model: string, status: string): void {
+    const m = this.model(model);
+    this.counter(`r ${provider} ${m} ${status}`, () => this.metrics.llmRequests.labels(provider, m, status)).inc();
+  }
+
+  tokens(provider: string, model: string, usage: Usage | undefined): void {
+    if (!usage) return;
+    const m = this.model(model);
+    if (usage.input > 0) this.counter(`t ${provider} ${m} input`, () => this.metrics.llmTokens.labels(provider, m, 'input')).inc(usage.input);
+    if (usage.output > 0) this.counter(`t ${provider} ${m} output`, () => this.metrics.llmTokens.labels(provider, m, 'output')).inc(usage.output);
+  }
+
+  private counter(key: string, make: () => { inc(n?: number): void }): { inc(n?: number): void } {
+    let c = this.counters.get(key);
+    if (!c) this.counters.set(key, (c = make()));
+    return c;
+  }
+}
+
+/** The whole body, or 'too_large' past `limit` bytes (the rest is discarded). */
+export async function readBounded(body: Readable, limit: number): Promise<Buffer | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body) {
+    size += (c as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      return 'too_large';
+    }
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function openAiUsage(u: unknown): Usage | undefined {
+  if (typeof u !== 'object' || u === null) return undefined;
+  const o = u as Record<string, unknown>;
+  return { input: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : 0, output: typeof o.completion_tokens === 'number' ? o.completion_tokens : 0 };
+}
+
+function parseJson(buf: Buffer): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A provider's error answer, passed on with its status; Anthropic's error shape becomes OpenAI's. */
+export function relayError(res: ServerResponse, status: number, format: WireFormat, body: Buffer, contentType: string): void {
+  const json = parseJson(body);
+  if (json !== undefined) sendJson(res, status, format === 'anthropic' ? fromAnthropicError(json) : json);
+  else if (!res.headersSent) res.writeHead(status, { 'content-type': contentType || 'text/plain', 'content-length': body.length }).end(body);
+}
+
+export interface Answer {
+  provider: string;
+  model: string;
+  format: WireFormat;
+  nowSeconds: number;
+  usage: LlmUsage;
+  guards?: LlmGuards;
+  guardCtx: GuardRequestContext;
+}
+
+/** A buffered 2xx response: converted to the client's format, counted, offered to the response guard, sent. */
+export async function relayBuffered(res: ServerResponse, status: number, body: Readable, a: Answer): Promise<void> {
+  const buf = await readBounded(body, MAX_RESPONSE_BYTES);
+  if (buf === 'too_large') {
+    sendError(res, 502, 'response_too_large', `provider ${a.provider} answered with more than ${MAX_RESPONSE_BYTES} bytes`);
+    return;
+  }
+  const json = parseJson(buf);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    sendError(res, 502, 'bad_gateway', `provider ${a.provider} answered with a body that is not a JSON object`);
+    return;
+  }
+  const upstream = json as Record<string, unknown>;
+  let out = a.format === 'anthropic' ? fromAnthropicResponse(upstream, a.nowSeconds) : upstream;
+  a.usage.tokens(a.provider, a.model, a.format === 'anthropic' ? anthropicUsage(upstream.usage) : openAiUsage(upstream.usage));
+  if (a.guards?.response) {
+    const verdict = await a.guards.response(out, a.guardCtx);
+    if (verdict.action === 'reject') {
+      res.writeHead(verdict.status, { 'content-type': verdict.contentType, 'content-length': Buffer.byteLength(verdict.body) }).end(verdict.body);
+      return;
+    }
+    if (verdict.action === 'modify') out = verdict.body;
+  }
+  sendJson(res, status, out);
+}
+
+async function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
+  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+}
+
+/**
+ * An SSE response, event by event as it arrives (never buffered whole). OpenAI-format bytes pass through
+ * unchanged and are only read for `usage`; Anthropic events are converted. Throws when the upstream
+ * breaks off; the caller then cuts the client connection (its status is long sent).
+ */
+export async function relayStream(res: ServerResponse, status: number, body: Readable, a: Answer, includeUsage: boolean): Promise<void> {
+  res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  const conv = a.format === 'anthropic' ? new AnthropicStreamConverter(a.nowSeconds, includeUsage) : undefined;
+  let usage: Usage | undefined;
+  let pending = '';
+  const parser = createParser({
+    onEvent: (e) => {
+      if (conv) {
+        pending += conv.event(e.event ?? '', e.data);
+        return;
+      }
+      if (e.data === '[DONE]') return;
+      const u = (parseJson(Buffer.from(e.data)) as { usage?: unknown } | undefined)?.usage;
+      if (u) usage = openAiUsage(u);
+    },
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of body) {
+      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      if (!conv) await write(res, chunk as Buffer);
+      else if (pending) {
+        const text = pending;
+        pending = '';
+        await write(res, text);
+      }
+      if (res.destroyed) return;
+    }
+    if (conv) await write(res, conv.end());
+    res.end();
+  } finally {
+    a.usage.tokens(a.provider, a.model, conv ? conv.tokens : usage);
+  }
+}

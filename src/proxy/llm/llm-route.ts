@@ -1,0 +1,189 @@
+// A route whose first weighted backend is `ai`, compiled once per snapshot into what the LLM forwarder
+// needs per request: providers by priority group with their endpoint, credential and request shaping.
+import type { Backend, BackendRef, Route, Snapshot } from '../../ir/types.js';
+import type { Model__Output as Model } from '../../ir/gen/gw/ir/v1/Model.js';
+import type { Problem } from '../../problem.js';
+import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
+import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
+import { parseDurationMs } from '../../translate/route-timeouts.js';
+import { compileCel } from '../cel/env.js';
+import type { LlmGuards } from '../guard/types.js';
+import type { TrafficPlan } from '../traffic-policy.js';
+import { tlsSettingsProblem } from '../upstream-tls.js';
+import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
+import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+
+export interface LlmProvider {
+  /** Provider name (unique in the backend): metric label, log field, health key part. */
+  name: string;
+  kind: string;
+  endpoint: VendorEndpoint;
+  /** The vendor settings' `model`: when set it replaces the request's model. */
+  model?: string;
+  /** Shaping and credential of this provider on this edge; unset fields mean none. */
+  edge?: AiProviderEdge;
+  /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
+  requestTimeoutMs: number;
+}
+
+export interface LlmRoute {
+  name: string;
+  /** IR backend name: with the provider name, the key of provider health. */
+  backend: string;
+  /** Priority groups in order. */
+  groups: LlmProvider[][];
+  /** Set when a provider cannot be served (kind or settings): every request gets 501 with this text. */
+  unsupported?: string;
+  routes: Record<string, AiRouteType>;
+  maxRequestBytes: number;
+  /** The whole request (`timeouts.request`), ms; 0 means none. */
+  deadlineMs: number;
+  /** Each try (`timeouts.backendRequest`), ms; 0 means none. */
+  tryDeadlineMs: number;
+  /** Prompt guards of the edge (src/proxy/guard), built by the runtime's LlmGuardsFactory. */
+  guards?: LlmGuards;
+  /** Set on a GwModel route (no backend; models attached): the request's model picks the providers. */
+  models?: ModelTable;
+}
+
+/**
+ * The LLM plan of a route: its first weighted backend is `ai`, or it has no backend and GwModels are
+ * attached to it; undefined for any other route. `guards` builds the edge's prompt guards.
+ */
+export function compileLlmRoute(
+  route: Route, backends: Map<string, Backend>, models: Iterable<Model>, maxRequestBytes: number, traffic: TrafficPlan | undefined,
+  guards: (ref: BackendRef) => LlmGuards | undefined,
+): LlmRoute | undefined {
+  const ref = llmRefOf(route, backends);
+  const backend = ref && backends.get(ref.backend);
+  if (ref && backend) return llmRouteOf(route, ref, backend, maxRequestBytes, traffic, guards(ref));
+  const table = route.backends.length === 0 ? modelTableOf(route, models) : undefined;
+  return table && modelRouteOf(route, table, maxRequestBytes, traffic);
+}
+
+/** The ref an LLM route serves (the first weighted one), or undefined when that backend is not `ai`. */
+function llmRefOf(route: Route, backends: Map<string, Backend>): BackendRef | undefined {
+  const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
+  return ref && backends.get(ref.backend)?.ai ? ref : undefined;
+}
+
+function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestBytes: number, traffic?: TrafficPlan, guards?: LlmGuards): LlmRoute {
+  const groups: LlmProvider[][] = [];
+  const problems: string[] = [];
+  for (const g of backend.ai?.groups ?? []) {
+    const out: LlmProvider[] = [];
+    for (const p of g.providers) {
+      const settings = parseJsonObject(p.settingsJson);
+      const edge = ref.ai?.providers[p.name];
+      const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
+      if (!endpoint.ok) {
+        problems.push(`provider ${p.name}: ${endpoint.message}`);
+        continue;
+      }
+      const fields = ref.targetPolicies[p.name]?.fields ?? ref.policy?.fields ?? {};
+      const timeout = parseJsonObject(fields['backend.http'] ?? '{}').requestTimeout;
+      out.push({
+        name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
+        ...(typeof settings.model === 'string' && settings.model ? { model: settings.model } : {}),
+        ...(edge ? { edge } : {}),
+        requestTimeoutMs: typeof timeout === 'string' ? parseDurationMs(timeout) ?? 0 : 0,
+      });
+    }
+    if (out.length > 0) groups.push(out);
+  }
+  const t = deadlinesOf(route, traffic);
+  return {
+    name: route.name, backend: ref.backend, groups, routes: ref.ai?.routes ?? {}, maxRequestBytes,
+    deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
+    // A route with a provider it cannot serve refuses every request rather than quietly using only the others.
+    ...(problems.length > 0 ? { unsupported: problems.join('; ') } : {}),
+    ...(guards ? { guards } : {}),
+  };
+}
+
+/** A GwModel route: no providers of its own, they come from the model each request names. */
+function modelRouteOf(route: Route, models: ModelTable, maxRequestBytes: number, traffic?: TrafficPlan): LlmRoute {
+  const t = deadlinesOf(route, traffic);
+  return {
+    name: route.name, backend: MODEL_HEALTH_KEY, groups: [], routes: {}, maxRequestBytes, models,
+    deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
+  };
+}
+
+/** The HTTPRoute rule's own timeouts when it sets any (the more specific setting), else the policy's. */
+function deadlinesOf(route: Route, traffic?: TrafficPlan): { requestMs: number; backendRequestMs: number } | undefined {
+  return route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts ?? undefined : traffic?.timeouts;
+}
+
+/** The route type of a request path: the longest `routes` suffix it ends with, then `*`, then completions. */
+export function routeTypeOf(routes: Record<string, AiRouteType>, path: string): AiRouteType {
+  let best: string | undefined;
+  for (const suffix of Object.keys(routes)) {
+    if (suffix !== '*' && path.endsWith(suffix) && (best === undefined || suffix.length > best.length)) best = suffix;
+  }
+  return routes[best ?? '*'] ?? 'AI_ROUTE_COMPLETIONS';
+}
+
+/** Structural problems of `ai` backends, route edges' AI settings and model conditions, for the snapshot check (field paths into the IR). */
+export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
+  const problems: Problem[] = [];
+  for (const r of snapshot.resources) {
+    if (r.kind === 'backend' && r.backend?.kind === 'ai') {
+      const b = r.backend;
+      const object = `Backend ${b.name}`;
+      const groups = b.ai?.groups ?? [];
+      if (groups.length === 0) problems.push({ source, object, path: 'ai.groups', message: 'must have at least one priority group' });
+      const seen = new Set<string>();
+      groups.forEach((g, gi) => {
+        if (g.providers.length === 0) problems.push({ source, object, path: `ai.groups[${gi}].providers`, message: 'must not be empty' });
+        g.providers.forEach((p, pi) => {
+          const at = `ai.groups[${gi}].providers[${pi}]`;
+          if (!p.name) problems.push({ source, object, path: `${at}.name`, message: 'must not be empty' });
+          else if (seen.has(p.name)) problems.push({ source, object, path: `${at}.name`, message: `duplicates another provider named ${p.name}` });
+          seen.add(p.name);
+          if (p.port > 65535) problems.push({ source, object, path: `${at}.port`, message: `must be between 1 and 65535, got ${p.port}` });
+          if (p.settingsJson && !isJsonObject(p.settingsJson)) problems.push({ source, object, path: `${at}.settings_json`, message: 'must be a JSON object text' });
+        });
+      });
+    }
+    if (r.kind === 'model' && r.model?.routing?.kind === 'CONDITIONAL') {
+      const m = r.model;
+      m.routing?.targets.forEach((t, i) => {
+        if (!t.when) return;
+        try {
+          compileCel(t.when, ['jwt', 'request', 'llmRequest']);
+        } catch (err) {
+          problems.push({ source, object: `Model ${m.name}`, path: `routing.targets[${i}].when`, message: (err as Error).message });
+        }
+      });
+    }
+    if (r.kind === 'route' && r.route) {
+      const route = r.route;
+      route.backends.forEach((ref, i) => {
+        for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
+          const at = `backends[${i}].ai.providers[${name}]`;
+          if (p.credential?.kind === 'key' && !p.credential.key) problems.push({ source, object: `Route ${route.name}`, path: `${at}.credential.key`, message: 'must not be empty' });
+          const tls = p.tls && tlsSettingsProblem(p.tls);
+          if (tls) problems.push({ source, object: `Route ${route.name}`, path: `${at}.tls`, message: tls });
+          [...p.defaults, ...p.overrides].forEach((f) => {
+            if (!isJson(f.valueJson)) problems.push({ source, object: `Route ${route.name}`, path: at, message: `value of field ${f.field} must be JSON text` });
+          });
+        }
+      });
+    }
+  }
+  return problems;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  return isJson(text) && /^\s*\{/.test(text);
+}

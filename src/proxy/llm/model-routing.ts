@@ -1,0 +1,184 @@
+// GwModel routing (IR `Model` resources): which model a chat request's `model` selects on a route, and
+// the providers (in failover groups) that serve it. Compiled once per snapshot; resolved per request.
+// Behaviour: docs/proxy.md "LLM backends" (GwModel routing).
+import type { Route } from '../../ir/types.js';
+import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
+import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
+import { compileCel, holds, type CelBindings, type CompiledCel } from '../cel/env.js';
+import type { LlmProvider } from './llm-route.js';
+import { SYSTEM_ROOTS, parseJsonObject, vendorEndpoint } from './vendors.js';
+
+type IrModel = Model__Output;
+
+/** Health of model providers is kept per model name, shared by every route that serves the model. */
+export const MODEL_HEALTH_KEY = 'GwModel';
+
+interface ModelEntry {
+  model: IrModel;
+  /** Set for provider models: how to call it (the upstream model is filled per request), or why it cannot be served. */
+  provider?: LlmProvider | string;
+  /** Conditional routing: the compiled `when` of each target (undefined for the final fallback). */
+  conditions?: (CompiledCel | undefined)[];
+}
+
+export interface ModelTable {
+  /** Models attached to the route or one of its listeners, by name (Internal ones included: virtual models select them). */
+  byName: Map<string, ModelEntry>;
+  /** Public models in match precedence: exact, then longest prefix, then longest suffix, then any. */
+  public: IrModel[];
+}
+
+export type ModelChoice = { ok: true; model: string; groups: LlmProvider[][] } | { ok: false; status: number; error: string; message: string };
+
+/** The models a route serves, or undefined when none is attached to it (directly or through its listeners). */
+export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTable | undefined {
+  const parents = new Set([route.name, ...route.listeners]);
+  const attached = [...models].filter((m) => m.parents.some((p) => parents.has(p)));
+  // Listener-level models join only routes that use the GwModel backend themselves (a model attached to the route).
+  if (!attached.some((m) => m.parents.includes(route.name))) return undefined;
+  const byName = new Map<string, ModelEntry>();
+  for (const model of attached) byName.set(model.name, entryOf(model));
+  const rank = (m: IrModel): [number, number] => {
+    const k = m.match?.kind;
+    if (k === 'exact') return [0, 0];
+    if (k === 'prefix') return [1, -(m.match?.prefix ?? '').length];
+    if (k === 'suffix') return [2, -(m.match?.suffix ?? '').length];
+    return [3, 0];
+  };
+  const pub = attached.filter((m) => m.visibility !== 'INTERNAL').sort((a, b) => {
+    const [ra, la] = rank(a), [rb, lb] = rank(b);
+    return ra - rb || la - lb || (a.name < b.name ? -1 : 1);
+  });
+  return { byName, public: pub };
+}
+
+function entryOf(model: IrModel): ModelEntry {
+  if (model.provider) return { model, provider: providerOf(model) };
+  if (model.routing?.kind === 'CONDITIONAL') {
+    return { model, conditions: model.routing.targets.map((t) => (t.when ? safeCompile(t.when) : undefined)) };
+  }
+  return { model };
+}
+
+function safeCompile(when: string): CompiledCel | undefined {
+  try {
+    return compileCel(when, ['jwt', 'request', 'llmRequest']);
+  } catch {
+    // An expression that does not compile never holds; the snapshot check refuses such snapshots (aiProblems).
+    return { source: when, evaluate: () => new Error('invalid') };
+  }
+}
+
+function matches(m: IrModel, requested: string): boolean {
+  const match = m.match;
+  switch (match?.kind) {
+    case 'exact': return requested === match.exact;
+    case 'prefix': return requested.startsWith(match.prefix ?? '');
+    case 'suffix': return requested.endsWith(match.suffix ?? '');
+    case 'any': return true;
+    default: return false;
+  }
+}
+
+// Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
+const KINDS: Record<string, string> = {
+  OpenAI: 'openai', Anthropic: 'anthropic', Custom: 'custom', Mistral: 'openai', Groq: 'openai', DeepSeek: 'openai', XAI: 'openai',
+  Together: 'openai', Fireworks: 'openai', Perplexity: 'openai', OpenRouter: 'openai', Cerebras: 'openai', Ollama: 'openai',
+};
+const DEFAULT_BASE: Record<string, string> = {
+  OpenAI: 'https://api.openai.com/v1', Anthropic: 'https://api.anthropic.com/v1', Mistral: 'https://api.mistral.ai/v1',
+  Groq: 'https://api.groq.com/openai/v1', DeepSeek: 'https://api.deepseek.com/v1', XAI: 'https://api.x.ai/v1',
+  Together: 'https://api.together.xyz/v1', Fireworks: 'https://api.fireworks.ai/inference/v1', Perplexity: 'https://api.perplexity.ai',
+  OpenRouter: 'https://openrouter.ai/api/v1', Cerebras: 'https://api.cerebras.ai/v1', Ollama: 'http://localhost:11434/v1',
+};
+const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', anthropic: '/messages' };
+
+/** How to call a provider model; a string says why it cannot be served. */
+function providerOf(m: IrModel): LlmProvider | string {
+  const p = m.provider;
+  const kind = KINDS[p?.provider ?? ''];
+  if (!p || !kind) return `GwModel provider ${p?.provider || 'unset'} is not supported by this proxy yet (supported: ${Object.keys(KINDS).join(', ')})`;
+  const settings = parseJsonObject(p.settingsJson);
+  const policies = parseJsonObject(p.policiesJson);
+  let url: URL;
+  try {
+    url = new URL(p.baseUrl || DEFAULT_BASE[p.provider] || '');
+  } catch {
+    return `GwModel ${m.name} needs a baseURL for provider ${p.provider}`;
+  }
+  const https = url.protocol === 'https:';
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const custom = (settings.custom ?? {}) as Record<string, unknown>;
+  const hasFormatPath = Array.isArray(custom.formats) && custom.formats.some((f: { path?: unknown }) => typeof f.path === 'string');
+  const endpoint = vendorEndpoint({
+    name: m.name, kind, settingsJson: JSON.stringify(kind === 'custom' ? custom : settings),
+    host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80),
+    // The base URL's path is the API prefix; an empty one means the chat path sits at the root.
+    path: kind === 'custom' ? (!hasFormatPath && prefix ? `${prefix}/chat/completions` : '') : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
+    pathPrefix: kind === 'custom' ? '' : prefix, policiesJson: p.policiesJson,
+  }, kind === 'custom' ? { formats: custom.formats ?? [{ format: 'Completions' }] } : settings, https ? SYSTEM_ROOTS : null);
+  if (!endpoint.ok) return `GwModel ${m.name}: ${endpoint.message}`;
+  const auth = (policies.auth ?? {}) as Record<string, unknown>;
+  let credential: AiProviderEdge['credential'] = null;
+  if (typeof auth.key === 'string') credential = { kind: 'key', key: auth.key, source: m.name };
+  else if (auth.passthrough !== undefined) credential = { kind: 'passthrough', passthrough: true, source: m.name };
+  else if (Object.keys(auth).length > 0) {
+    return `GwModel ${m.name} policies.auth.${Object.keys(auth).sort().join(', ')} is not supported by this proxy yet (inline key and passthrough are)`;
+  }
+  const edge: AiProviderEdge = { credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
+  return { name: m.name, kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0 };
+}
+
+/**
+ * The providers serving `requested` on this route: the first Public model that matches, and for a
+ * virtual model its targets (failover: by priority, one group per priority; weighted: the weighted pick
+ * first, the others after; conditional: the first target whose `when` holds). One level of virtual
+ * models: a virtual target that is itself virtual is skipped.
+ */
+export function chooseModel(table: ModelTable, requested: string, bindings: CelBindings, random: () => number): ModelChoice {
+  const m = table.public.find((x) => matches(x, requested));
+  if (!m) return { ok: false, status: 404, error: 'model_not_found', message: `no model on this route matches ${JSON.stringify(requested)}` };
+  const entry = table.byName.get(m.name) as ModelEntry;
+  if (entry.provider !== undefined) return single(entry, requested);
+  const routing = m.routing;
+  if (!routing) return { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has neither provider nor routing` };
+  const target = (t: { model: string; modelName: string }): LlmProvider | string | undefined => {
+    const e = table.byName.get(t.model);
+    if (!e?.provider) return undefined;
+    return typeof e.provider === 'string' ? e.provider : { ...e.provider, model: t.modelName || requested };
+  };
+  let groups: (LlmProvider | string | undefined)[][] = [];
+  if (routing.kind === 'FAILOVER') {
+    const byPriority = new Map<number, (LlmProvider | string | undefined)[]>();
+    for (const t of routing.targets) byPriority.set(t.priority, [...(byPriority.get(t.priority) ?? []), target(t)]);
+    groups = [...byPriority.keys()].sort((a, b) => a - b).map((k) => byPriority.get(k) ?? []);
+  } else if (routing.kind === 'WEIGHTED') {
+    const total = routing.targets.reduce((s, t) => s + Math.max(0, t.weight), 0);
+    let point = random() * total;
+    const pick = routing.targets.findIndex((t) => (point -= Math.max(0, t.weight)) < 0);
+    const order = pick < 0 ? routing.targets : [routing.targets[pick], ...routing.targets.filter((_, i) => i !== pick)];
+    groups = order.map((t) => [t ? target(t) : undefined]);
+  } else if (routing.kind === 'CONDITIONAL') {
+    const i = routing.targets.findIndex((t, j) => !t.when || (entry.conditions?.[j] !== undefined && holds(entry.conditions[j] as CompiledCel, bindings)));
+    const t = routing.targets[i];
+    groups = t ? [[target(t)]] : [];
+    if (!t) return { ok: false, status: 404, error: 'model_not_found', message: `no condition of model ${m.name} holds for this request` };
+  }
+  const refused = groups.flat().find((p): p is string => typeof p === 'string');
+  const usable = groups.map((g) => g.filter((p): p is LlmProvider => typeof p === 'object')).filter((g) => g.length > 0);
+  if (usable.length === 0) return refused ? { ok: false, status: 501, error: 'provider_not_supported', message: refused } : { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has no usable target` };
+  return { ok: true, model: m.name, groups: usable };
+}
+
+function single(entry: ModelEntry, requested: string): ModelChoice {
+  if (typeof entry.provider === 'string') return { ok: false, status: 501, error: 'provider_not_supported', message: entry.provider };
+  return { ok: true, model: entry.model.name, groups: [[{ ...(entry.provider as LlmProvider), model: requested }]] };
+}
+
+/** `GET …/models` on a model route: the Public models with an exact name, OpenAI's list shape. */
+export function modelList(table: ModelTable): { object: 'list'; data: { id: string; object: 'model'; owned_by: string }[] } {
+  return {
+    object: 'list',
+    data: table.public.filter((m) => m.match?.kind === 'exact').map((m) => ({ id: m.match?.exact ?? '', object: 'model' as const, owned_by: m.provider?.provider || 'gw' })),
+  };
+}

@@ -1,0 +1,110 @@
+// LLM settings of one route → `ai` backend edge: the winning `backend.auth`, `backend.ai` and
+// `backend.tls` values of each provider (edge policy, then the provider's own and sectionName-targeted
+// ones) with the credential Secret and TLS references resolved. Pure: every read goes through the context. Messages name the field and the object,
+// never the key.
+import { backendTls } from './backend-tls.js';
+import { readAny, type Ctx } from './context.js';
+import type { IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
+import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
+
+/** Merged policy fields of an edge or of one provider on it. */
+export interface MergedFields {
+  fields: Record<string, unknown>;
+  provenance: Record<string, IrFieldProvenance>;
+}
+
+export type BackendAiResult = { ok: true; ai?: IrAiEdge } | { ok: false; message: string };
+
+const ROUTE_TYPES: Record<string, IrAiRouteType> = {
+  Completions: 'AI_ROUTE_COMPLETIONS', Messages: 'AI_ROUTE_MESSAGES', Responses: 'AI_ROUTE_RESPONSES', Embeddings: 'AI_ROUTE_EMBEDDINGS',
+  Models: 'AI_ROUTE_MODELS', Realtime: 'AI_ROUTE_REALTIME', Passthrough: 'AI_ROUTE_PASSTHROUGH',
+};
+
+// Kinds of BackendAuth that need machinery (token exchange, request signing) the LLM proxy does not have.
+const UNSUPPORTED_AUTH = ['aws', 'azure', 'gcp', 'oauthTokenExchange', 'crossAppAccess', 'jwtSign'];
+
+/**
+ * The edge's AI settings, or why the edge cannot be programmed (a credential that cannot be resolved:
+ * sending the request without it would only move the failure to the vendor, silently). `ai` is left
+ * out when nothing is set, so edges without AI policies stay as they were.
+ */
+export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFields, perProvider: Record<string, MergedFields>): BackendAiResult {
+  const out: IrAiEdge = { providers: {}, routes: {} };
+  let any = false;
+  for (const name of providers) {
+    const m = perProvider[name] ?? edge;
+    const p = providerEdge(ctx, m);
+    if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
+    out.providers[name] = p;
+    any ||= p.credential !== undefined || p.tls !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
+  }
+  const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
+  for (const suffix of Object.keys(routes).sort()) {
+    const type = ROUTE_TYPES[str(routes[suffix]) ?? ''];
+    if (type) out.routes[suffix] = type;
+  }
+  any ||= Object.keys(out.routes).length > 0;
+  return any ? { ok: true, ai: out } : { ok: true };
+}
+
+function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
+  const ai = rec(m.fields['backend.ai']) ?? {};
+  const out: IrAiProviderEdge = {
+    modelAliases: {}, defaults: fieldValues(ai.defaults), overrides: fieldValues(ai.overrides),
+    promptPrepend: messages(rec(ai.prompt)?.prepend), promptAppend: messages(rec(ai.prompt)?.append),
+  };
+  const aliases = rec(ai.modelAliases) ?? {};
+  for (const k of Object.keys(aliases).sort()) {
+    const v = str(aliases[k]);
+    if (v) out.modelAliases[k] = v;
+  }
+  const tls = backendTls(ctx, m);
+  if (!tls.ok) return tls.message;
+  if (tls.tls) out.tls = tls.tls;
+  const auth = rec(m.fields['backend.auth']);
+  if (!auth) return out;
+  const source = m.provenance['backend.auth']?.source ?? '';
+  const at = (field: string) => `${source ? `${source} ` : ''}backend.auth.${field}`;
+  const key = str(auth.key);
+  if (key !== undefined) {
+    out.credential = { kind: 'key', key, source };
+    return out;
+  }
+  const ref = rec(auth.secretRef);
+  if (ref) {
+    const ns = namespaceOfSource(source), name = str(ref.name) ?? '', dataKey = str(ref.key) ?? 'Authorization';
+    const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
+    if (!secret) return `${at('secretRef')}: Secret ${ns}/${name} does not exist`;
+    const raw = str(rec((secret.obj as { data?: unknown }).data)?.[dataKey]);
+    const value = raw === undefined ? '' : Buffer.from(raw, 'base64').toString('utf8').trim();
+    if (!value) return `${at('secretRef')}: Secret ${ns}/${name} has no non-empty key ${dataKey}`;
+    out.credential = { kind: 'key', key: value, source: `Secret ${ns}/${name} key ${dataKey}` };
+    return out;
+  }
+  if (rec(auth.passthrough)) {
+    out.credential = { kind: 'passthrough', passthrough: true, source };
+    return out;
+  }
+  const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
+  return kind ? `${at(kind)}: is not supported for AI backends; use key, secretRef or passthrough` : out;
+}
+
+function fieldValues(v: unknown): { field: string; valueJson: string }[] {
+  return recs(v).flatMap((f: Rec) => {
+    const field = str(f.field);
+    return field && f.value !== undefined ? [{ field, valueJson: stableStringify(f.value) }] : [];
+  });
+}
+
+function messages(v: unknown): { role: string; content: string }[] {
+  return arr(v).flatMap((x) => {
+    const m = rec(x);
+    const role = str(m?.role), content = str(m?.content);
+    return role && content !== undefined ? [{ role, content }] : [];
+  });
+}
+
+/** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
+function namespaceOfSource(source: string): string {
+  return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
+}

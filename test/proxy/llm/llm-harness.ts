@@ -1,0 +1,115 @@
+// LLM routes end to end: manifests → the real translator → the real ProxyRuntime on 127.0.0.1:0, with
+// every log line captured (tests check that keys never appear) and a clock the tests move.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { ProxyRuntime, type RuntimeOptions } from '../../../src/proxy/runtime.js';
+import { GATEWAY_WEB, translatedIr } from '../translated-ir.js';
+import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
+
+export interface LlmProxy {
+  runtime: ProxyRuntime;
+  base: string;
+  /** Every log line the runtime wrote, level debug and up. */
+  logs: string[];
+  /** Moves the runtime's clock (provider backoff). */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export async function startLlmProxy(manifests: string, opts: Partial<RuntimeOptions> = {}): Promise<LlmProxy> {
+  const logs: string[] = [];
+  const sink = new Writable({ write(chunk: Buffer, _enc, done) { logs.push(chunk.toString()); done(); } });
+  let now = 1_800_000_000_000;
+  const runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), clock: () => now, ...opts });
+  await runtime.apply(translatedIr(manifests, 'default/web', { enableModels: true }));
+  return {
+    runtime, logs,
+    base: `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`,
+    advance: (ms) => { now += ms; },
+    close: () => runtime.close(),
+  };
+}
+
+export const GATEWAY = GATEWAY_WEB;
+
+/** An HTTPRoute `name` sending PathPrefix `prefix` to GwBackend `backend`. */
+export function aiRoute(name: string, prefix: string, backend: string): string {
+  return `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: ${prefix}}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+`;
+}
+
+export function secret(name: string, data: Record<string, string>): string {
+  const entries = Object.entries(data).map(([k, v]) => `${k}: ${Buffer.from(v).toString('base64')}`).join(', ');
+  return `
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: ${name}, namespace: default}
+data: {${entries}}
+`;
+}
+
+export async function chat(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: () => Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> };
+}
+
+/** The `data:` payloads of an SSE text, in order. */
+export function sseData(text: string): string[] {
+  return text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+}
+
+/** The value of one sample of a counter in the runtime's registry, 0 when absent. */
+export async function counter(runtime: ProxyRuntime, name: string, labels: Record<string, string>): Promise<number> {
+  const metric = await runtime.metrics.registry.getSingleMetric(name)?.get();
+  const sample = metric?.values.find((v) => Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want));
+  return sample?.value ?? 0;
+}
+
+/**
+ * A fake vendor and a proxy serving `manifests(fake port)` for one suite: started before it, stopped after
+ * it, the fake's records and mode reset before each test. Fields are set once the suite starts.
+ */
+export function useFakeAndProxy(vendor: 'openai' | 'anthropic', manifests: (port: number) => string, opts: Partial<RuntimeOptions> = {}, tls?: { cert: string; key: string }): { fake: FakeVendor; proxy: LlmProxy } {
+  const ctx = {} as { fake: FakeVendor; proxy: LlmProxy };
+  beforeAll(async () => {
+    ctx.fake = await startFakeVendor(vendor, tls);
+    ctx.proxy = await startLlmProxy(manifests(ctx.fake.port), opts);
+  });
+  afterAll(async () => {
+    await ctx.proxy?.close();
+    await ctx.fake?.close();
+  });
+  beforeEach(() => {
+    ctx.fake.received.length = 0;
+    ctx.fake.mode = { kind: 'ok' };
+  });
+  return ctx;
+}
+
+/**
+ * A GwBackend `name` with one provider given as YAML flow mapping content (`openai: {}, host: h, port: 1`);
+ * with `policies` (flow text) it is a one-group backend whose provider is also called `name`.
+ */
+export function aiBackend(name: string, provider: string, policies?: string): string {
+  return `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}, namespace: default}
+spec:
+  ai:
+${policies ? `    groups: [{providers: [{name: ${name}, ${provider}, policies: ${policies}}]}]` : `    provider: {${provider}}`}
+`;
+}

@@ -1,0 +1,122 @@
+// GwModel routing on an HTTPRoute rule that uses the GwModel backend `*`: the request's model picks a
+// Public GwModel (exact, prefix, virtual failover / conditional), against loopback fakes of the OpenAI
+// and Anthropic APIs (fake-vendors.ts).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
+import { GATEWAY, chat, startLlmProxy, type LlmProxy } from './llm-harness.js';
+
+const KEY_A = 'sk-model-a-SECRET';
+const KEY_C = 'sk-model-c-SECRET';
+const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'Hi' }] });
+
+function gwModel(name: string, spec: string): string {
+  return `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: ${name}, namespace: default}
+spec:
+  parentRefs: [{kind: HTTPRoute, name: llm, sectionName: chat}]
+${spec}`;
+}
+
+describe('GwModel routing', () => {
+  let a: FakeVendor, c: FakeVendor;
+  let proxy: LlmProxy;
+
+  beforeAll(async () => {
+    [a, c] = await Promise.all([startFakeVendor('openai'), startFakeVendor('anthropic')]);
+    const openai = `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}}`;
+    const anthropic = `  provider: Anthropic\n  baseURL: http://127.0.0.1:${c.port}/v1\n  policies: {auth: {key: ${KEY_C}}}`;
+    proxy = await startLlmProxy(`${GATEWAY}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - name: chat
+    matches: [{path: {type: PathPrefix, value: /v1}}]
+    backendRefs: [{group: gw.dev, kind: GwModel, name: "*"}]
+${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${anthropic}`)}${gwModel('mistral-small', `  provider: Mistral\n  baseURL: http://127.0.0.1:${a.port}/mistral/v1`)}${gwModel('internal-a', `  visibility: Internal\n${openai}`)}${gwModel('internal-c', `  visibility: Internal\n${anthropic}`)}${gwModel('smart', `  virtualModel:
+    failover:
+      targets:
+      - {modelRef: {name: internal-a}, model: a-large, priority: 0}
+      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('tiered', `  virtualModel:
+    conditional:
+      targets:
+      - {modelRef: {name: internal-c}, model: c-gold, when: "request.headers['x-tier'] == 'gold'"}
+      - {modelRef: {name: internal-a}, model: a-basic}`)}${gwModel('vault', '  provider: OpenAI\n  policies: {auth: {secretRef: {name: openai-key}}}')}`);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await Promise.all([a?.close(), c?.close()]);
+  });
+  beforeEach(() => {
+    for (const f of [a, c]) {
+      f.received.length = 0;
+      f.mode = { kind: 'ok' };
+    }
+    proxy.advance(120_000);
+  });
+
+  it('sends an exactly matching model to its provider with its key', async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('gpt-4o'));
+    expect(res.status).toBe(200);
+    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_A}` }, body: { model: 'gpt-4o' } });
+  });
+
+  it('sends a prefix match to Anthropic, converted, with the requested model name', async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('claude-3-haiku'));
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }] });
+    expect(c.received[0]).toMatchObject({ path: '/v1/messages', headers: { 'x-api-key': KEY_C }, body: { model: 'claude-3-haiku', max_tokens: 4096 } });
+  });
+
+  it('calls an OpenAI-compatible provider at its base URL', async () => {
+    expect((await chat(`${proxy.base}/v1/chat/completions`, body('mistral-small'))).status).toBe(200);
+    expect(a.received[0]?.path).toBe('/mistral/v1/chat/completions');
+  });
+
+  it('answers 404 model_not_found for an unknown model and for an Internal model asked for directly, and 400 without a model', async () => {
+    for (const model of ['nope', 'internal-a']) {
+      const res = await chat(`${proxy.base}/v1/chat/completions`, body(model));
+      expect(res.status).toBe(404);
+      expect(res.json()).toMatchObject({ error: 'model_not_found' });
+    }
+    const none = await chat(`${proxy.base}/v1/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
+    expect(none.status).toBe(400);
+    expect(a.received.length + c.received.length).toBe(0);
+  });
+
+  it('fails a virtual model over to the next priority with the target model name', async () => {
+    expect((await chat(`${proxy.base}/v1/chat/completions`, body('smart'))).status).toBe(200);
+    expect(a.received[0]?.body.model).toBe('a-large');
+    a.mode = { kind: 'status', status: 503 };
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('smart'));
+    expect(res.status).toBe(200);
+    expect(c.received[0]?.body.model).toBe('c-large');
+  });
+
+  it('routes a conditional virtual model by CEL on the request, with the fallback last', async () => {
+    expect((await chat(`${proxy.base}/v1/chat/completions`, body('tiered'), { 'x-tier': 'gold' })).status).toBe(200);
+    expect((await chat(`${proxy.base}/v1/chat/completions`, body('tiered'))).status).toBe(200);
+    expect(c.received.map((r) => r.body.model)).toEqual(['c-gold']);
+    expect(a.received.map((r) => r.body.model)).toEqual(['a-basic']);
+  });
+
+  it('refuses a model whose credential is a Secret reference with 501, naming the field', async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('vault'));
+    expect(res.status).toBe(501);
+    expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('policies.auth.secretRef') });
+  });
+
+  it('lists the Public models with exact names on GET /v1/models', async () => {
+    const res = await fetch(`${proxy.base}/v1/models`);
+    expect(res.status).toBe(200);
+    const ids = ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
+    expect(ids).toEqual(['gpt-4o', 'mistral-small', 'smart', 'tiered', 'vault']);
+    for (const line of proxy.logs) for (const k of [KEY_A, KEY_C]) expect(line).not.toContain(k);
+  });
+});
