@@ -15,7 +15,7 @@ export interface Received {
 }
 
 /** ok: a normal answer; status: that status with a vendor error body; hang: never answers; break: a stream that stops after one event. */
-export type FakeMode = { kind: 'ok' } | { kind: 'status'; status: number; retryAfter?: number } | { kind: 'hang' } | { kind: 'break' } | { kind: 'held' };
+export type FakeMode = { kind: 'ok'; content?: string } | { kind: 'status'; status: number; retryAfter?: number } | { kind: 'hang' } | { kind: 'break' } | { kind: 'held' };
 
 export interface FakeVendor {
   port: number;
@@ -51,7 +51,7 @@ function openAi(res: ServerResponse, body: Record<string, unknown>, mode: FakeMo
   const model = body.model;
   if (body.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }], usage: OPENAI_USAGE }));
+    res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: (mode.kind === 'ok' && mode.content) || 'Hello' }, finish_reason: 'stop' }], usage: OPENAI_USAGE }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
