@@ -101,17 +101,28 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
     expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'gone', model: 'm', status: 'connect' })).toBe(1);
   });
 
-  it("answers with the last provider's status and body when every provider fails, then 503 while all back off", async () => {
+  it("answers with the last provider's status and body when every provider fails, then probes one provider while all back off", async () => {
     a.mode = { kind: 'status', status: 500 };
     b.mode = { kind: 'status', status: 500 };
     c.mode = { kind: 'status', status: 529 };
     const res = await chat(`${proxy.base}/llm/chat/completions`, body);
     expect(res.status).toBe(529);
     expect(res.json()).toEqual({ error: { message: 'fake 529', type: 'overloaded_error', param: null, code: null } });
+    expect([a.received.length, b.received.length, c.received.length]).toEqual([1, 1, 1]);
+    // Every provider backs off now; the one back soonest (fewest failures so far) still gets one probe per request.
+    const probe = await chat(`${proxy.base}/llm/chat/completions`, body);
+    expect([a.received.length + b.received.length + c.received.length, probe.status]).toEqual([4, c.received.length === 2 ? 529 : 500]);
+    for (const f of [a, b, c]) f.mode = { kind: 'ok' };
+    expect((await chat(`${proxy.base}/llm/chat/completions`, body)).status).toBe(200);
+  });
+
+  it('answers 503 with retry-after while every provider asked to be left alone (Retry-After)', async () => {
+    for (const f of [a, b, c]) f.mode = { kind: 'status', status: 429, retryAfter: 30 };
+    expect((await chat(`${proxy.base}/llm/chat/completions`, body)).status).toBe(429);
     const next = await chat(`${proxy.base}/llm/chat/completions`, body);
     expect(next.status).toBe(503);
     expect(next.json()).toMatchObject({ error: 'no_healthy_provider' });
-    expect(Number(next.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(next.headers.get('retry-after'))).toBeGreaterThanOrEqual(29);
     expect([a.received.length, b.received.length, c.received.length]).toEqual([1, 1, 1]);
   });
 
