@@ -93,6 +93,9 @@ const DEFAULT_BASE: Record<string, string> = {
 };
 const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', anthropic: '/messages' };
 
+/** GwModel `policies` fields the model path does not apply (`health` is advisory and ignored). */
+const MODEL_POLICIES_NOT_APPLIED = ['authorization', 'promptGuard', 'transformations', 'finalTransformations', 'headers', 'tls', 'tunnel'];
+
 /** How to call a provider model; a string says why it cannot be served. */
 function providerOf(m: IrModel): LlmProvider | string {
   const p = m.provider;
@@ -118,6 +121,9 @@ function providerOf(m: IrModel): LlmProvider | string {
     pathPrefix: kind === 'custom' ? '' : prefix, policiesJson: p.policiesJson,
   }, kind === 'custom' ? { formats: custom.formats ?? [{ format: 'Completions' }] } : settings, https ? SYSTEM_ROOTS : null);
   if (!endpoint.ok) return `GwModel ${m.name}: ${endpoint.message}`;
+  // Guards and authorization must never be skipped silently; the others would change what is sent.
+  const unenforced = MODEL_POLICIES_NOT_APPLIED.filter((k) => policies[k] !== undefined);
+  if (unenforced.length > 0) return `GwModel ${m.name} policies.${unenforced.join(', policies.')} ${unenforced.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than serve it without`;
   const auth = (policies.auth ?? {}) as Record<string, unknown>;
   let credential: AiProviderEdge['credential'] = null;
   if (typeof auth.key === 'string') credential = { kind: 'key', key: auth.key, source: m.name };

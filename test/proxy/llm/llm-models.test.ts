@@ -47,7 +47,7 @@ ${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${a
     conditional:
       targets:
       - {modelRef: {name: internal-c}, model: c-gold, when: "request.headers['x-tier'] == 'gold'"}
-      - {modelRef: {name: internal-a}, model: a-basic}`)}${gwModel('vault', '  provider: OpenAI\n  policies: {auth: {secretRef: {name: openai-key}}}')}`);
+      - {modelRef: {name: internal-a}, model: a-basic}`)}${gwModel('vault', '  provider: OpenAI\n  policies: {auth: {secretRef: {name: openai-key}}}')}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}`);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -112,11 +112,18 @@ ${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${a
     expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('policies.auth.secretRef') });
   });
 
+  it('refuses a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('guarded'));
+    expect(res.status).toBe(501);
+    expect(res.json()).toMatchObject({ error_description: expect.stringContaining('policies.promptGuard') });
+    expect(a.received).toEqual([]);
+  });
+
   it('lists the Public models with exact names on GET /v1/models', async () => {
     const res = await fetch(`${proxy.base}/v1/models`);
     expect(res.status).toBe(200);
     const ids = ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
-    expect(ids).toEqual(['gpt-4o', 'mistral-small', 'smart', 'tiered', 'vault']);
+    expect(ids).toEqual(['gpt-4o', 'guarded', 'mistral-small', 'smart', 'tiered', 'vault']);
     for (const line of proxy.logs) for (const k of [KEY_A, KEY_C]) expect(line).not.toContain(k);
   });
 });
