@@ -4,7 +4,7 @@
 // never the key.
 import { backendTls } from './backend-tls.js';
 import { readAny, type Ctx } from './context.js';
-import type { IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
+import type { IrAiCredential, IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
 
 /** Merged policy fields of an edge or of one provider on it. */
@@ -65,28 +65,36 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
   if (!auth) return out;
   const source = m.provenance['backend.auth']?.source ?? '';
   const at = (field: string) => `${source ? `${source} ` : ''}backend.auth.${field}`;
-  const key = str(auth.key);
-  if (key !== undefined) {
-    out.credential = { kind: 'key', key, source };
+  const credential = aiCredential(ctx, auth, namespaceOfSource(source), source, at);
+  if (typeof credential === 'string') return credential;
+  if (credential) {
+    out.credential = credential;
     return out;
   }
+  const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
+  return kind ? `${at(kind)}: is not supported for AI backends; use key, secretRef or passthrough` : out;
+}
+
+/**
+ * The upstream credential an auth object (BackendAuth or ModelBackendAuth) sets with `key`, `secretRef`
+ * (a Secret in `ns`, default key `Authorization`) or `passthrough`; undefined when it sets none of them;
+ * a string says why it cannot be resolved (`at(field)` names the field; the message never holds the key).
+ */
+export function aiCredential(ctx: Ctx, auth: Rec, ns: string, source: string, at: (field: string) => string): IrAiCredential | string | undefined {
+  const key = str(auth.key);
+  if (key !== undefined) return { kind: 'key', key, source };
   const ref = rec(auth.secretRef);
   if (ref) {
-    const ns = namespaceOfSource(source), name = str(ref.name) ?? '', dataKey = str(ref.key) ?? 'Authorization';
+    const name = str(ref.name) ?? '', dataKey = str(ref.key) ?? 'Authorization';
     const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
     if (!secret) return `${at('secretRef')}: Secret ${ns}/${name} does not exist`;
     const raw = str(rec((secret.obj as { data?: unknown }).data)?.[dataKey]);
     const value = raw === undefined ? '' : Buffer.from(raw, 'base64').toString('utf8').trim();
     if (!value) return `${at('secretRef')}: Secret ${ns}/${name} has no non-empty key ${dataKey}`;
-    out.credential = { kind: 'key', key: value, source: `Secret ${ns}/${name} key ${dataKey}` };
-    return out;
+    return { kind: 'key', key: value, source: `Secret ${ns}/${name} key ${dataKey}` };
   }
-  if (rec(auth.passthrough)) {
-    out.credential = { kind: 'passthrough', passthrough: true, source };
-    return out;
-  }
-  const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
-  return kind ? `${at(kind)}: is not supported for AI backends; use key, secretRef or passthrough` : out;
+  if (rec(auth.passthrough)) return { kind: 'passthrough', passthrough: true, source };
+  return undefined;
 }
 
 function fieldValues(v: unknown): { field: string; valueJson: string }[] {

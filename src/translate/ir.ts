@@ -118,9 +118,11 @@ export interface IrAiEdge {
   routes: Record<string, IrAiRouteType>;
 }
 
-/** `credential.key` is secret: never log or render it (goldens show a hash prefix). */
+/** `key` is secret: never log or render it (goldens show a hash prefix). */
+export type IrAiCredential = { kind: 'key'; key: string; source: string } | { kind: 'passthrough'; passthrough: true; source: string };
+
 export interface IrAiProviderEdge {
-  credential?: { kind: 'key'; key: string; source: string } | { kind: 'passthrough'; passthrough: true; source: string };
+  credential?: IrAiCredential;
   modelAliases: Record<string, string>;
   defaults: { field: string; valueJson: string }[];
   overrides: { field: string; valueJson: string }[];
@@ -270,6 +272,7 @@ export interface IrModel {
   parents: string[];
   match: { exact?: string; prefix?: string; suffix?: string; any?: boolean };
   visibility: 'PUBLIC' | 'INTERNAL';
-  provider?: { provider: string; baseUrl: string; settingsJson: string; policiesJson: string };
+  /** `credential`: `policies.auth` resolved; unset when none is set, or (with `auth.secretRef`) when it could not be. */
+  provider?: { provider: string; baseUrl: string; settingsJson: string; policiesJson: string; credential?: IrAiCredential };
   routing?: { kind: 'FAILOVER' | 'CONDITIONAL' | 'WEIGHTED'; targets: IrModelTarget[] };
 }

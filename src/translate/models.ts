@@ -1,8 +1,9 @@
 // GwModel → IR Model: which requests a model serves (match, visibility), where they go (a provider or
 // virtual routing over other models) and which listeners or routes expose it.
+import { aiCredential } from './backend-ai.js';
 import { condition, type StatusPiece } from './conditions.js';
 import { lookup, read, readAny, type Ctx } from './context.js';
-import type { IrModel, IrModelTarget, IrRoute } from './ir.js';
+import type { IrAiCredential, IrModel, IrModelTarget, IrRoute } from './ir.js';
 import type { ListenerInfo } from './listeners.js';
 import { num, rec, recs, stableStringify, str, type Rec } from './read.js';
 import { refKind } from './store.js';
@@ -46,7 +47,10 @@ function translateModel(
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const resolvedProblem = m.problems.length ? undefined : refProblem(ctx, ns, spec);
+  const credential = m.problems.length || spec.provider === undefined ? undefined : modelCredential(ctx, m.key, ns, spec);
+  const missingModel = m.problems.length ? undefined : refProblem(ctx, ns, spec);
+  const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
+  const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
   const parentNames: string[] = [];
   recs(spec.parentRefs).forEach((ref) => {
     const kind = refKind(str(ref.group), str(ref.kind), 'Gateway');
@@ -77,7 +81,7 @@ function translateModel(
         controllerName: ctx.options.controllerName,
         conditions: [
           condition('Accepted', ok, ok ? 'Accepted' : invalid ? 'Invalid' : 'NotAllowedByParent', ok ? 'model is attached' : invalid || why || 'the parent has no programmed listener', gen, now),
-          condition('ResolvedRefs', !resolvedProblem, resolvedProblem ? 'ModelNotFound' : 'ResolvedRefs', resolvedProblem ?? 'all references resolved', gen, now),
+          condition('ResolvedRefs', !resolvedProblem, resolvedProblem ? unresolvedReason : 'ResolvedRefs', resolvedProblem ?? 'all references resolved', gen, now),
         ],
       },
     });
@@ -94,11 +98,31 @@ function translateModel(
   if (spec.provider !== undefined) {
     const settings: Record<string, unknown> = {};
     for (const k of ['azure', 'vertexai', 'bedrock', 'custom']) if (spec[k] !== undefined) settings[k] = spec[k];
-    out.provider = { provider: str(spec.provider) ?? '', baseUrl: str(spec.baseURL) ?? '', settingsJson: stableStringify(settings), policiesJson: stableStringify(rec(spec.policies) ?? {}) };
+    const policies = rec(spec.policies) ?? {};
+    const auth = rec(policies.auth);
+    // The inline key travels once, as the credential, not again inside policiesJson.
+    const shown = auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
+    out.provider = { provider: str(spec.provider) ?? '', baseUrl: str(spec.baseURL) ?? '', settingsJson: stableStringify(settings), policiesJson: stableStringify(shown) };
+    // An unresolved secretRef leaves credential unset while policiesJson still names it: the proxy refuses the model.
+    if (typeof credential === 'object') out.provider.credential = credential;
   }
   const vm = rec(spec.virtualModel);
   if (vm) out.routing = routing(ns, vm);
   return out;
+}
+
+/**
+ * `policies.auth` of a provider model as the proxy's credential: `key`, `secretRef` (a Secret in the
+ * model's namespace) or `passthrough`. Other kinds give undefined; the proxy refuses them itself.
+ */
+function modelCredential(ctx: Ctx, key: string, ns: string, spec: Rec): IrAiCredential | string | undefined {
+  const auth = rec(rec(spec.policies)?.auth);
+  return auth && aiCredential(ctx, auth, ns, `GwModel ${key}`, (field) => `spec.policies.auth.${field}`);
+}
+
+function withoutKey(auth: Rec): Rec {
+  const { key: _key, ...rest } = auth;
+  return rest;
 }
 
 function ruleCount(ctx: Ctx, key: string): number {

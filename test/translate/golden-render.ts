@@ -67,11 +67,18 @@ function redactAiKeys(r: IrResource): IrResource {
   return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) } };
 }
 
+/** Upstream LLM keys of GwModel providers, summarised like the AI edges' keys. */
+function redactModelKeys(r: IrResource): IrResource {
+  const c = r.kind === 'model' ? r.model.provider?.credential : undefined;
+  if (r.kind !== 'model' || !r.model.provider || c?.kind !== 'key') return r;
+  return { ...r, model: { ...r.model, provider: { ...r.model.provider, credential: { ...c, key: keySummary(c.key) } } } };
+}
+
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */
 function redactTls(snapshot: IrSnapshot): IrSnapshot {
   return {
     ...snapshot,
-    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
+    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map(redactModelKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
       ...r,
       listener: {
         ...r.listener,

@@ -13,10 +13,17 @@ type IrModel = Model__Output;
 /** Health of model providers is kept per model name, shared by every route that serves the model. */
 export const MODEL_HEALTH_KEY = 'GwModel';
 
+/** Why a provider model cannot be served, and how the client is answered. */
+interface Refusal {
+  status: number;
+  error: string;
+  message: string;
+}
+
 interface ModelEntry {
   model: IrModel;
   /** Set for provider models: how to call it (the upstream model is filled per request), or why it cannot be served. */
-  provider?: LlmProvider | string;
+  provider?: LlmProvider | Refusal;
   /** Conditional routing: the compiled `when` of each target (undefined for the final fallback). */
   conditions?: (CompiledCel | undefined)[];
 }
@@ -96,18 +103,20 @@ const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', anthr
 /** GwModel `policies` fields the model path does not apply (`health` is advisory and ignored). */
 const MODEL_POLICIES_NOT_APPLIED = ['authorization', 'promptGuard', 'transformations', 'finalTransformations', 'headers', 'tls', 'tunnel'];
 
-/** How to call a provider model; a string says why it cannot be served. */
-function providerOf(m: IrModel): LlmProvider | string {
+const notSupported = (message: string): Refusal => ({ status: 501, error: 'provider_not_supported', message });
+
+/** How to call a provider model, or why it cannot be served. */
+function providerOf(m: IrModel): LlmProvider | Refusal {
   const p = m.provider;
   const kind = KINDS[p?.provider ?? ''];
-  if (!p || !kind) return `GwModel provider ${p?.provider || 'unset'} is not supported by this proxy yet (supported: ${Object.keys(KINDS).join(', ')})`;
+  if (!p || !kind) return notSupported(`GwModel provider ${p?.provider || 'unset'} is not supported by this proxy yet (supported: ${Object.keys(KINDS).join(', ')})`);
   const settings = parseJsonObject(p.settingsJson);
   const policies = parseJsonObject(p.policiesJson);
   let url: URL;
   try {
     url = new URL(p.baseUrl || DEFAULT_BASE[p.provider] || '');
   } catch {
-    return `GwModel ${m.name} needs a baseURL for provider ${p.provider}`;
+    return notSupported(`GwModel ${m.name} needs a baseURL for provider ${p.provider}`);
   }
   const https = url.protocol === 'https:';
   const prefix = url.pathname.replace(/\/+$/, '');
@@ -120,19 +129,35 @@ function providerOf(m: IrModel): LlmProvider | string {
     path: kind === 'custom' ? (!hasFormatPath && prefix ? `${prefix}/chat/completions` : '') : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
     pathPrefix: kind === 'custom' ? '' : prefix, policiesJson: p.policiesJson,
   }, kind === 'custom' ? { formats: custom.formats ?? [{ format: 'Completions' }] } : settings, https ? SYSTEM_ROOTS : null);
-  if (!endpoint.ok) return `GwModel ${m.name}: ${endpoint.message}`;
+  if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
   // Guards and authorization must never be skipped silently; the others would change what is sent.
   const unenforced = MODEL_POLICIES_NOT_APPLIED.filter((k) => policies[k] !== undefined);
-  if (unenforced.length > 0) return `GwModel ${m.name} policies.${unenforced.join(', policies.')} ${unenforced.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than serve it without`;
-  const auth = (policies.auth ?? {}) as Record<string, unknown>;
-  let credential: AiProviderEdge['credential'] = null;
-  if (typeof auth.key === 'string') credential = { kind: 'key', key: auth.key, source: m.name };
-  else if (auth.passthrough !== undefined) credential = { kind: 'passthrough', passthrough: true, source: m.name };
-  else if (Object.keys(auth).length > 0) {
-    return `GwModel ${m.name} policies.auth.${Object.keys(auth).sort().join(', ')} is not supported by this proxy yet (inline key and passthrough are)`;
-  }
+  if (unenforced.length > 0) return notSupported(`GwModel ${m.name} policies.${unenforced.join(', policies.')} ${unenforced.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than serve it without`);
+  const credential = credentialOf(m, (policies.auth ?? {}) as Record<string, unknown>);
+  if (credential !== null && 'status' in credential) return credential;
   const edge: AiProviderEdge = { credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
   return { name: m.name, kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0 };
+}
+
+// `policies.auth` fields that would change where the credential goes; sending it elsewhere fails at the vendor.
+const AUTH_NOT_APPLIED = ['location', 'credentials'];
+
+/**
+ * The model's upstream credential: the one the controller resolved, else (snapshots from before it did)
+ * an inline key or passthrough in its policies. A `secretRef` without a resolved credential means the
+ * Secret or its key is missing: refused, never sent keyless.
+ */
+function credentialOf(m: IrModel, auth: Record<string, unknown>): AiProviderEdge['credential'] | Refusal {
+  const unapplied = AUTH_NOT_APPLIED.filter((k) => auth[k] !== undefined);
+  if (unapplied.length > 0) return notSupported(`GwModel ${m.name} policies.auth.${unapplied.join(', policies.auth.')} ${unapplied.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than send the credential elsewhere`);
+  if (m.provider?.credential) return m.provider.credential;
+  if (typeof auth.key === 'string') return { kind: 'key', key: auth.key, source: m.name };
+  if (auth.passthrough !== undefined) return { kind: 'passthrough', passthrough: true, source: m.name };
+  if (auth.secretRef !== undefined) {
+    return { status: 500, error: 'credential_unavailable', message: `GwModel ${m.name} policies.auth.secretRef: the Secret or its key could not be resolved (see the GwModel's status); the model is refused rather than called without its key` };
+  }
+  const kinds = Object.keys(auth).filter((k) => auth[k] !== undefined).sort();
+  return kinds.length > 0 ? notSupported(`GwModel ${m.name} policies.auth.${kinds.join(', ')} is not supported by this proxy yet (key, secretRef and passthrough are)`) : null;
 }
 
 /**
@@ -148,14 +173,14 @@ export function chooseModel(table: ModelTable, requested: string, bindings: CelB
   if (entry.provider !== undefined) return single(entry, requested);
   const routing = m.routing;
   if (!routing) return { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has neither provider nor routing` };
-  const target = (t: { model: string; modelName: string }): LlmProvider | string | undefined => {
+  const target = (t: { model: string; modelName: string }): LlmProvider | Refusal | undefined => {
     const e = table.byName.get(t.model);
     if (!e?.provider) return undefined;
-    return typeof e.provider === 'string' ? e.provider : { ...e.provider, model: t.modelName || requested };
+    return isRefusal(e.provider) ? e.provider : { ...e.provider, model: t.modelName || requested };
   };
-  let groups: (LlmProvider | string | undefined)[][] = [];
+  let groups: (LlmProvider | Refusal | undefined)[][] = [];
   if (routing.kind === 'FAILOVER') {
-    const byPriority = new Map<number, (LlmProvider | string | undefined)[]>();
+    const byPriority = new Map<number, (LlmProvider | Refusal | undefined)[]>();
     for (const t of routing.targets) byPriority.set(t.priority, [...(byPriority.get(t.priority) ?? []), target(t)]);
     groups = [...byPriority.keys()].sort((a, b) => a - b).map((k) => byPriority.get(k) ?? []);
   } else if (routing.kind === 'WEIGHTED') {
@@ -170,14 +195,18 @@ export function chooseModel(table: ModelTable, requested: string, bindings: CelB
     groups = t ? [[target(t)]] : [];
     if (!t) return { ok: false, status: 404, error: 'model_not_found', message: `no condition of model ${m.name} holds for this request` };
   }
-  const refused = groups.flat().find((p): p is string => typeof p === 'string');
-  const usable = groups.map((g) => g.filter((p): p is LlmProvider => typeof p === 'object')).filter((g) => g.length > 0);
-  if (usable.length === 0) return refused ? { ok: false, status: 501, error: 'provider_not_supported', message: refused } : { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has no usable target` };
+  const refused = groups.flat().find((p): p is Refusal => p !== undefined && isRefusal(p));
+  const usable = groups.map((g) => g.filter((p): p is LlmProvider => p !== undefined && !isRefusal(p))).filter((g) => g.length > 0);
+  if (usable.length === 0) return refused ? { ok: false, ...refused } : { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has no usable target` };
   return { ok: true, model: m.name, groups: usable };
 }
 
+function isRefusal(p: LlmProvider | Refusal): p is Refusal {
+  return 'status' in p;
+}
+
 function single(entry: ModelEntry, requested: string): ModelChoice {
-  if (typeof entry.provider === 'string') return { ok: false, status: 501, error: 'provider_not_supported', message: entry.provider };
+  if (entry.provider && isRefusal(entry.provider)) return { ok: false, ...entry.provider };
   return { ok: true, model: entry.model.name, groups: [[{ ...(entry.provider as LlmProvider), model: requested }]] };
 }
 

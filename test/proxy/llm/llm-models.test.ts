@@ -1,12 +1,13 @@
 // GwModel routing on an HTTPRoute rule that uses the GwModel backend `*`: the request's model picks a
 // Public GwModel (exact, prefix, virtual failover / conditional), against loopback fakes of the OpenAI
-// and Anthropic APIs (fake-vendors.ts).
+// and Anthropic APIs (fake-vendors.ts). Credentials come inline or from Secrets the translator resolves.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, chat, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, chat, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
 
 const KEY_A = 'sk-model-a-SECRET';
 const KEY_C = 'sk-model-c-SECRET';
+const KEY_VAULT = 'sk-from-the-vault-SECRET';
 const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'Hi' }] });
 
 function gwModel(name: string, spec: string): string {
@@ -28,7 +29,8 @@ describe('GwModel routing', () => {
     [a, c] = await Promise.all([startFakeVendor('openai'), startFakeVendor('anthropic')]);
     const openai = `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}}`;
     const anthropic = `  provider: Anthropic\n  baseURL: http://127.0.0.1:${c.port}/v1\n  policies: {auth: {key: ${KEY_C}}}`;
-    proxy = await startLlmProxy(`${GATEWAY}
+    const vault = (ref: string) => `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {secretRef: ${ref}}}`;
+    proxy = await startLlmProxy(`${GATEWAY}${secret('openai-key', { Authorization: KEY_VAULT })}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -47,7 +49,11 @@ ${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${a
     conditional:
       targets:
       - {modelRef: {name: internal-c}, model: c-gold, when: "request.headers['x-tier'] == 'gold'"}
-      - {modelRef: {name: internal-a}, model: a-basic}`)}${gwModel('vault', '  provider: OpenAI\n  policies: {auth: {secretRef: {name: openai-key}}}')}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}`);
+      - {modelRef: {name: internal-a}, model: a-basic}`)}${gwModel('vault', vault('{name: openai-key}'))}${gwModel('vault-no-secret', vault('{name: no-such-secret}'))}${gwModel('vault-no-key', vault('{name: openai-key, key: absent}'))}${gwModel('careful', `  virtualModel:
+    failover:
+      targets:
+      - {modelRef: {name: vault-no-secret}, model: a-large, priority: 0}
+      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}`);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -106,10 +112,27 @@ ${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${a
     expect(a.received.map((r) => r.body.model)).toEqual(['a-basic']);
   });
 
-  it('refuses a model whose credential is a Secret reference with 501, naming the field', async () => {
+  it('sends a model whose credential is a Secret reference with the key from the Secret', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('vault'));
-    expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('policies.auth.secretRef') });
+    expect(res.status).toBe(200);
+    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_VAULT}` }, body: { model: 'vault' } });
+  });
+
+  it('refuses with 500 a model whose Secret or Secret key is missing, without calling the vendor keyless', async () => {
+    for (const model of ['vault-no-secret', 'vault-no-key']) {
+      const res = await chat(`${proxy.base}/v1/chat/completions`, body(model));
+      expect(res.status).toBe(500);
+      expect(res.json()).toMatchObject({ error: 'credential_unavailable', error_description: expect.stringContaining('policies.auth.secretRef') });
+      expect(res.text).not.toContain(KEY_VAULT);
+    }
+    expect(a.received).toEqual([]);
+  });
+
+  it('fails a virtual model over past a target whose Secret is missing', async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('careful'));
+    expect(res.status).toBe(200);
+    expect(a.received).toEqual([]);
+    expect(c.received[0]).toMatchObject({ headers: { 'x-api-key': KEY_C }, body: { model: 'c-large' } });
   });
 
   it('refuses a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
@@ -123,7 +146,11 @@ ${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${a
     const res = await fetch(`${proxy.base}/v1/models`);
     expect(res.status).toBe(200);
     const ids = ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
-    expect(ids).toEqual(['gpt-4o', 'guarded', 'mistral-small', 'smart', 'tiered', 'vault']);
-    for (const line of proxy.logs) for (const k of [KEY_A, KEY_C]) expect(line).not.toContain(k);
+    expect(ids).toEqual(['careful', 'gpt-4o', 'guarded', 'mistral-small', 'smart', 'tiered', 'vault', 'vault-no-key', 'vault-no-secret']);
+  });
+
+  it('never writes a key to the logs', () => {
+    expect(proxy.logs.length).toBeGreaterThan(0);
+    for (const line of proxy.logs) for (const k of [KEY_A, KEY_C, KEY_VAULT]) expect(line).not.toContain(k);
   });
 });
