@@ -67,4 +67,7 @@ for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, addre
 const runtime = new mod.ProxyRuntime({ log: pino({ level: 'warn' }) });
 await runtime.apply(ir);
 console.log(`http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`);
-process.stdin.on('end', () => void runtime.close().then(() => process.exit(0))).resume();
+const stop = (): void => void runtime.close().then(() => process.exit(0));
+process.stdin.on('end', stop).resume();
+// Exit normally on SIGTERM so `--cpu-prof` can write its profile.
+process.once('SIGTERM', stop);
