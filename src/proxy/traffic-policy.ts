@@ -199,5 +199,7 @@ export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
   const methods = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'].filter((f) => fields[`traffic.${f}`] !== undefined);
   if (methods.length > 1) out.push(methods.map((f) => `traffic.${f}`).join(' with '));
   if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
+  // The translator leaves extAuthorization unset when it cannot express the policy (gRPC, conditional, a missing backendRef).
+  if (fields['traffic.extAuth'] !== undefined && !route.policy?.extAuthorization) out.push('traffic.extAuth');
   return out.sort();
 }

@@ -184,6 +184,19 @@ export interface IrPolicy {
   jwtAuthentication?: IrJwtAuthentication;
   basicAuthentication?: IrBasicAuthentication;
   apiKeyAuthentication?: IrApiKeyAuthentication;
+  extAuthorization?: IrExtAuthorization;
+}
+
+/** `traffic.extAuth` over HTTP (src/translate/ext-auth.ts); header names lower case, CEL kept as text. */
+export interface IrExtAuthorization {
+  url: string;
+  failOpen: boolean;
+  allowedRequestHeaders: string[];
+  addRequestHeaders: Record<string, string>;
+  allowedResponseHeaders: string[];
+  pathExpression: string;
+  forwardBody: boolean;
+  maxBodyBytes: number;
 }
 
 /** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */
