@@ -27,7 +27,7 @@ import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } f
 import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './traffic-gate.js';
 import { unenforcedAuth } from './traffic-policy.js';
-import { ExtAuthClient, compileExtAuth, type ExtAuthPlan } from './auth/ext-auth.js';
+import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -55,7 +55,7 @@ interface CompiledRoute extends McpRoute {
   llm?: LlmRoute;
   traffic?: RouteTraffic;
   /** GwPolicy `traffic.extAuth`: the authorization service asked before the backend. */
-  extAuth?: ExtAuthPlan;
+  extAuth?: ExtAuthRoute;
   /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
   /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */

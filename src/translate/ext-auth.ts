@@ -27,7 +27,7 @@ function celHeaders(m: Rec): Record<string, string> {
 }
 
 export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthorization | string {
-  if (e.conditional !== undefined) return 'conditional: choosing an authorization service by condition is not supported; use one service';
+  if (e.conditional !== undefined) return toConditional(arr(e.conditional), resolve);
   if (e.grpc !== undefined) return 'grpc: the gRPC ext_authz protocol is not supported; use http';
   const http = rec(e.http) ?? {};
   for (const f of unsupportedHttp) if (http[f] !== undefined) return `http.${f}: is not supported yet`;
@@ -49,6 +49,7 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
     pathExpression: str(http.path) ?? '',
     forwardBody: false,
     maxBodyBytes: 0,
+    conditional: [],
   };
   const body = rec(e.forwardBody);
   if (body) {
@@ -58,6 +59,20 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
     out.maxBodyBytes = max;
   }
   return out;
+}
+
+/** Each branch as a plain extAuth; one that cannot be enforced makes the whole list unenforced (never a silent skip). */
+function toConditional(list: unknown[], resolve: PolicyBackendResolver): IrExtAuthorization | string {
+  const conditional: IrExtAuthorization['conditional'] = [];
+  for (const [i, entry] of list.entries()) {
+    const policy = toExtAuth(rec(rec(entry)?.policy) ?? {}, resolve);
+    if (typeof policy === 'string') return `conditional[${i}].policy.${policy}`;
+    conditional.push({ condition: str(rec(entry)?.condition) ?? '', policy });
+  }
+  return {
+    url: '', failOpen: false, allowedRequestHeaders: [], addRequestHeaders: {}, allowedResponseHeaders: [],
+    pathExpression: '', forwardBody: false, maxBodyBytes: 0, conditional,
+  };
 }
 
 /**
@@ -96,7 +111,13 @@ export const anyBackend: PolicyBackendResolver = () => ({ url: 'http://resolved-
 
 /** Why the effective `traffic.extAuth` backendRef cannot be resolved, as a route ResolvedRefs reason and message. */
 export function extAuthRefProblem(fields: Record<string, unknown>, resolve: PolicyBackendResolver): { reason: string; message: string } | undefined {
-  const ref = rec(rec(fields['traffic.extAuth'])?.backendRef);
-  const r = ref && resolve('traffic.extAuth', ref);
-  return r && 'problem' in r ? { reason: r.reason, message: `traffic.extAuth.backendRef: ${r.problem}` } : undefined;
+  const ext = rec(fields['traffic.extAuth']);
+  const refs: [string, Rec | undefined][] = ext?.conditional !== undefined
+    ? arr(ext.conditional).map((c, i) => [`conditional[${i}].policy.backendRef`, rec(rec(rec(c)?.policy)?.backendRef)])
+    : [['backendRef', rec(ext?.backendRef)]];
+  for (const [path, ref] of refs) {
+    const r = ref && resolve('traffic.extAuth', ref);
+    if (r && 'problem' in r) return { reason: r.reason, message: `traffic.extAuth.${path}: ${r.problem}` };
+  }
+  return undefined;
 }

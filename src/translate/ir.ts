@@ -197,6 +197,8 @@ export interface IrExtAuthorization {
   pathExpression: string;
   forwardBody: boolean;
   maxBodyBytes: number;
+  /** `conditional`: the first branch whose condition holds (empty condition: the fallback) decides; the fields above are unused. */
+  conditional: { condition: string; policy: IrExtAuthorization }[];
 }
 
 /** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Policy } from '../../ir/types.js';
-import { compileCel, type CompiledCel } from '../cel/env.js';
+import { compileCel, holds, type CelBindings, type CompiledCel } from '../cel/env.js';
 import { withoutHopByHop } from '../forward-headers.js';
 import { sendError } from '../http-error.js';
 import { flatHeaders } from '../mcp-request.js';
@@ -30,8 +30,31 @@ export interface ExtAuthPlan {
   maxBodyBytes?: number;
 }
 
-/** The route's plan, or why it cannot be enforced (the runtime then refuses the route with 503). */
-export function compileExtAuth(p: ExtAuthorization): ExtAuthPlan | string {
+/** Which service asks about a request: the first branch whose condition holds or that has none; none holding means no check. */
+export interface ExtAuthRoute { branches: { condition?: CompiledCel; plan: ExtAuthPlan }[] }
+
+/** The route's branches, or why they cannot be enforced (the runtime then refuses the route with 503). */
+export function compileExtAuth(p: ExtAuthorization): ExtAuthRoute | string {
+  if (p.conditional.length === 0) {
+    const plan = compilePlan(p);
+    return typeof plan === 'string' ? plan : { branches: [{ plan }] };
+  }
+  const branches: ExtAuthRoute['branches'] = [];
+  for (const [i, b] of p.conditional.entries()) {
+    const plan = b.policy ? compilePlan(b.policy) : 'no policy';
+    if (typeof plan === 'string') return `conditional[${i}].policy: ${plan}`;
+    let condition: CompiledCel | undefined;
+    try {
+      if (b.condition) condition = compileCel(b.condition, ['request', 'jwt']);
+    } catch (err) {
+      return `conditional[${i}].condition ${(err as Error).message}`;
+    }
+    branches.push({ ...(condition ? { condition } : {}), plan });
+  }
+  return { branches };
+}
+
+function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
   let base: URL;
   try {
     base = new URL(p.url);
@@ -70,7 +93,12 @@ export class ExtAuthClient {
    * Asks the route's authorization service about `req`. Returns the request to continue with (a replay of
    * the buffered body when forwardBody read it), or undefined when the response was already sent.
    */
-  async check(req: IncomingMessage, res: ServerResponse, route: string, plan: ExtAuthPlan, claims: Record<string, unknown> | null): Promise<IncomingMessage | undefined> {
+  async check(req: IncomingMessage, res: ServerResponse, route: string, ext: ExtAuthRoute, claims: Record<string, unknown> | null): Promise<IncomingMessage | undefined> {
+    const { path } = splitTarget(req.url);
+    const bindings: CelBindings = { request: { method: req.method ?? 'GET', path, headers: flatHeaders(req) }, ...(claims ? { jwt: claims } : {}) };
+    // A condition that fails to evaluate does not hold, as for CEL authorization rules.
+    const plan = ext.branches.find((b) => !b.condition || holds(b.condition, bindings))?.plan;
+    if (!plan) return req;
     let body: Buffer | undefined;
     if (plan.maxBodyBytes !== undefined) {
       const b = Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes ? 'too_large' : await bufferBody(req, plan.maxBodyBytes);
@@ -82,7 +110,7 @@ export class ExtAuthClient {
       }
       body = b;
     }
-    const outcome = await this.ask(req, plan, claims, body);
+    const outcome = await this.ask(req, plan, bindings, body);
     const log = this.opts.log.child({ route, service: plan.base.origin });
     if (outcome.kind === 'failed') {
       if (plan.failOpen) {
@@ -105,22 +133,21 @@ export class ExtAuthClient {
     return replay(req, body);
   }
 
-  private async ask(req: IncomingMessage, plan: ExtAuthPlan, claims: Record<string, unknown> | null, body: Buffer | undefined): Promise<CheckOutcome> {
+  private async ask(req: IncomingMessage, plan: ExtAuthPlan, bindings: CelBindings, body: Buffer | undefined): Promise<CheckOutcome> {
     const { path, query } = splitTarget(req.url);
-    const bindings = { request: { method: req.method ?? 'GET', path, headers: flatHeaders(req) }, ...(claims ? { jwt: claims } : {}) };
     let checkPath = `${plan.base.pathname.replace(/\/+$/, '')}${req.url ?? '/'}`;
     if (plan.path) {
       const v = plan.path.evaluate(bindings);
       if (typeof v !== 'string' || !v.startsWith('/')) return { kind: 'failed', why: 'http.path did not yield a path starting with /' };
       checkPath = v;
     }
-    const headers: Record<string, string | string[]> = {
-      'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-method': req.method ?? 'GET', 'x-forwarded-uri': `${path}${query ? `?${query}` : ''}`,
-    };
+    const headers: Record<string, string | string[]> = {};
     for (const name of plan.allowedRequestHeaders) {
       const v = req.headers[name];
       if (v !== undefined && name !== 'host' && name !== 'content-length') headers[name] = v;
     }
+    // After the client's own headers, so a client cannot tell the service it asked for something else.
+    Object.assign(headers, { 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-method': req.method ?? 'GET', 'x-forwarded-uri': `${path}${query ? `?${query}` : ''}` });
     for (const [name, cel] of plan.addRequestHeaders) {
       const v = cel.evaluate(bindings);
       // A value the request cannot give (a claim of an absent token) is left out; the service decides without it.

@@ -34,7 +34,7 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
     });
     const svc = `http://127.0.0.1:${authz.port}`;
     const manifests = trafficManifests(upstream.port, [
-      { name: 'allow', traffic: `{extAuth: {url: "${svc}/check", http: {allowedRequestHeaders: [X-User, Authorization], allowedResponseHeaders: [X-Auth-User]}}}` },
+      { name: 'allow', traffic: `{extAuth: {url: "${svc}/check", http: {allowedRequestHeaders: [X-User, Authorization, X-Forwarded-Uri], allowedResponseHeaders: [X-Auth-User]}}}` },
       { name: 'plain', traffic: `{extAuth: {url: "${svc}"}}` },
       { name: 'cel', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-Other], addRequestHeaders: {x-user: 'request.headers["x-name"]'}, path: '"/decide" + request.path'}}}` },
       { name: 'down', traffic: `{extAuth: {url: "http://127.0.0.1:${dead}"}}` },
@@ -44,6 +44,11 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
       { name: 'body', traffic: `{extAuth: {url: "${svc}", forwardBody: {maxSize: "32"}, http: {allowedRequestHeaders: [X-User]}}}` },
       { name: 'login', traffic: `{extAuth: {url: "${svc}"}}` },
       { name: 'grpc', traffic: `{extAuth: {url: "${svc}", grpc: {}}}` },
+      { name: 'cond', traffic: `{extAuth: {conditional: [
+        {condition: 'request.path.startsWith("/cond/admin")', policy: {url: "${svc}/admin", http: {allowedRequestHeaders: [X-User]}}},
+        {condition: 'request.path.startsWith("/cond/open")', policy: {url: "http://127.0.0.1:${dead}", failureMode: FailOpen}},
+        {policy: {url: "${svc}/fallback"}}]}}` },
+      { name: 'condnone', traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}` },
     ]);
     const sink = new Writable({ write(chunk: Buffer, _e, done) { logged.push(chunk.toString()); done(); } });
     runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity(), extAuthTimeoutMs: 300 });
@@ -145,6 +150,30 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body)).toMatchObject({ error: 'policy_not_enforced' });
     expect(JSON.parse(res.body).error_description).toContain('traffic.extAuth');
+  });
+
+  it('asks the service of the first conditional branch that holds, else the fallback', async () => {
+    const admin = await send('/cond/admin/x', { headers: { 'x-user': 'alice' } });
+    expect(admin.status).toBe(200);
+    expect(lastCheck()?.url).toBe('/admin/cond/admin/x');
+    expect((await send('/cond/admin/x', { headers: { 'x-user': 'bob' } })).status).toBe(403);
+    expect((await send('/cond/open/x')).status).toBe(200);
+    const fallback = await send('/cond/other', { headers: { 'x-user': 'alice' } });
+    expect(fallback.status).toBe(401);
+    expect(lastCheck()?.url).toBe('/fallback/cond/other');
+  });
+
+  it('checks nothing when no conditional branch holds and there is no fallback', async () => {
+    const before = authz.checks.length;
+    expect((await send('/condnone/x')).status).toBe(200);
+    expect(authz.checks.length).toBe(before);
+    expect((await send('/condnone/x', { headers: { 'x-check': 'yes', 'x-user': 'bob' } })).status).toBe(403);
+    expect(authz.checks.length).toBe(before + 1);
+  });
+
+  it('does not let the client choose the X-Forwarded-Uri the service sees, even when allowed', async () => {
+    await send('/allow/real', { headers: { 'x-user': 'alice', 'x-forwarded-uri': '/public' } });
+    expect(lastCheck()?.headers['x-forwarded-uri']).toBe('/allow/real');
   });
 
   it('never writes the Authorization value into logs', () => {

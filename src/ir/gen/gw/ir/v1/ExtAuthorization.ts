@@ -1,5 +1,6 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
+import type { ExtAuthorizationBranch as _gw_ir_v1_ExtAuthorizationBranch, ExtAuthorizationBranch__Output as _gw_ir_v1_ExtAuthorizationBranch__Output } from '../../../gw/ir/v1/ExtAuthorizationBranch.js';
 
 /**
  * An external authorization service asked over HTTP before the request reaches its backend (docs/auth.md
@@ -35,6 +36,11 @@ export interface ExtAuthorization {
    */
   'forwardBody'?: (boolean);
   'maxBodyBytes'?: (number);
+  /**
+   * traffic.extAuth.conditional: the first branch whose condition holds (or that has none, the fallback)
+   * decides which service is asked; when none holds the request is not checked. The fields above are unused.
+   */
+  'conditional'?: (_gw_ir_v1_ExtAuthorizationBranch)[];
 }
 
 /**
@@ -71,4 +77,9 @@ export interface ExtAuthorization__Output {
    */
   'forwardBody': (boolean);
   'maxBodyBytes': (number);
+  /**
+   * traffic.extAuth.conditional: the first branch whose condition holds (or that has none, the fallback)
+   * decides which service is asked; when none holds the request is not checked. The fields above are unused.
+   */
+  'conditional': (_gw_ir_v1_ExtAuthorizationBranch__Output)[];
 }
