@@ -201,5 +201,8 @@ export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
   if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
   // The translator leaves extAuthorization unset when it cannot express the policy (gRPC, conditional, a missing backendRef).
   if (fields['traffic.extAuth'] !== undefined && !route.policy?.extAuthorization) out.push('traffic.extAuth');
+  // A backend-level extAuth (GwPolicy backend.extAuth) rides on the edge and has no typed form yet: refuse, never skip.
+  const edgeExtAuth = (p: { fields: Record<string, string> } | null | undefined): boolean => p?.fields['backend.extAuth'] !== undefined;
+  if (route.backends.some((b) => edgeExtAuth(b.policy) || Object.values(b.targetPolicies ?? {}).some(edgeExtAuth))) out.push('backend.extAuth');
   return out.sort();
 }

@@ -33,7 +33,7 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
       void readAll(req).then((b) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, headers: req.headers, body: b.toString() })));
     });
     const svc = `http://127.0.0.1:${authz.port}`;
-    const manifests = trafficManifests(upstream.port, [
+    const routes = trafficManifests(upstream.port, [
       { name: 'allow', traffic: `{extAuth: {url: "${svc}/check", http: {allowedRequestHeaders: [X-User, Authorization, X-Forwarded-Uri], allowedResponseHeaders: [X-Auth-User]}}}` },
       { name: 'plain', traffic: `{extAuth: {url: "${svc}"}}` },
       { name: 'cel', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-Other], addRequestHeaders: {x-user: 'request.headers["x-name"]'}, path: '"/decide" + request.path'}}}` },
@@ -48,8 +48,23 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
         {condition: 'request.path.startsWith("/cond/admin")', policy: {url: "${svc}/admin", http: {allowedRequestHeaders: [X-User]}}},
         {condition: 'request.path.startsWith("/cond/open")', policy: {url: "http://127.0.0.1:${dead}", failureMode: FailOpen}},
         {policy: {url: "${svc}/fallback"}}]}}` },
+      { name: 'onbackend', traffic: '{timeouts: {request: 5s}}', backend: 'guarded' },
       { name: 'condnone', traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}` },
     ]);
+    const backendLevel = `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: guarded, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${upstream.port}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: guarded, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: guarded}]
+  backend: {extAuth: {url: "${svc}"}}
+`;
+    const manifests = `${routes}---\n${backendLevel}`;
     const sink = new Writable({ write(chunk: Buffer, _e, done) { logged.push(chunk.toString()); done(); } });
     runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity(), extAuthTimeoutMs: 300 });
     await runtime.apply(translatedIr(manifests));
@@ -174,6 +189,14 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
   it('does not let the client choose the X-Forwarded-Uri the service sees, even when allowed', async () => {
     await send('/allow/real', { headers: { 'x-user': 'alice', 'x-forwarded-uri': '/public' } });
     expect(lastCheck()?.headers['x-forwarded-uri']).toBe('/allow/real');
+  });
+
+  it('refuses a route whose backend carries a backend-level extAuth (not enforced yet) with 503, never forwarding', async () => {
+    const before = hits;
+    const res = await send('/onbackend/x', { headers: { 'x-user': 'alice' } });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body).error_description).toContain('backend.extAuth');
+    expect(hits).toBe(before);
   });
 
   it('never writes the Authorization value into logs', () => {
