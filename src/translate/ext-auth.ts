@@ -6,6 +6,7 @@ import type { IrExtAuthorization, IrFieldProvenance } from './ir.js';
 import { parseByteSize } from './ir-policy.js';
 import { arr, num, rec, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
+import { parseDurationMs } from './route-timeouts.js';
 import { GROUP, nameKey } from './types.js';
 
 /** The base URL of the service a policy field's `backendRef` names, or why it cannot be used. */
@@ -51,6 +52,12 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
     maxBodyBytes: 0,
     conditional: [],
   };
+  const cache = rec(e.cache);
+  if (cache) {
+    const ttlMs = parseDurationMs(str(cache.ttl) ?? '');
+    if (ttlMs === undefined || ttlMs > 0xffffffff) return `cache.ttl: must be a duration such as 30s, got ${JSON.stringify(cache.ttl)}`;
+    out.cache = { key: arr(cache.key).filter((k): k is string => typeof k === 'string'), ttlMs, maxEntries: num(cache.maxEntries) ?? 10000 };
+  }
   const body = rec(e.forwardBody);
   if (body) {
     const max = parseByteSize(body.maxSize);

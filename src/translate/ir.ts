@@ -199,6 +199,7 @@ export interface IrExtAuthorization {
   maxBodyBytes: number;
   /** `conditional`: the first branch whose condition holds (empty condition: the fallback) decides; the fields above are unused. */
   conditional: { condition: string; policy: IrExtAuthorization }[];
+  cache?: { key: string[]; ttlMs: number; maxEntries: number };
 }
 
 /** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */

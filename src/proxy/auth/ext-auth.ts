@@ -3,11 +3,11 @@
 // back to the client as is; a service that cannot be asked follows failureMode. Behaviour: docs/auth.md
 // "External authorization".
 import { IncomingMessage, type ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Policy } from '../../ir/types.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../cel/env.js';
+import { DecisionCache, type Decision } from './ext-auth-cache.js';
 import { withoutHopByHop } from '../forward-headers.js';
 import { sendError } from '../http-error.js';
 import { flatHeaders } from '../mcp-request.js';
@@ -28,6 +28,7 @@ export interface ExtAuthPlan {
   path?: CompiledCel;
   /** Set with forwardBody: the largest client body sent along; larger ones get 413. */
   maxBodyBytes?: number;
+  cache?: DecisionCache;
 }
 
 /** Which service asks about a request: the first branch whose condition holds or that has none; none holding means no check. */
@@ -77,17 +78,34 @@ function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
   }
   const path = p.pathExpression ? cel(p.pathExpression, 'http.path') : undefined;
   if (typeof path === 'string') return path;
+  let cache: DecisionCache | undefined;
+  if (p.cache) {
+    const keys: CompiledCel[] = [];
+    for (const [i, source] of p.cache.key.entries()) {
+      const c = cel(source, `cache.key[${i}]`);
+      if (typeof c === 'string') return c;
+      keys.push(c);
+    }
+    cache = new DecisionCache(keys, p.cache.ttlMs, Math.max(1, p.cache.maxEntries));
+  }
   return {
     base, failOpen: p.failOpen, allowedRequestHeaders: p.allowedRequestHeaders, addRequestHeaders: add,
     allowedResponseHeaders: p.allowedResponseHeaders, ...(path ? { path } : {}), ...(p.forwardBody ? { maxBodyBytes: p.maxBodyBytes } : {}),
+    ...(cache ? { cache } : {}),
   };
 }
 
-type CheckOutcome = { kind: 'allow'; headers: Record<string, string | string[]> } | { kind: 'deny'; status: number; headers: Record<string, string | string[]>; body: AsyncIterable<Buffer> & { dump(): Promise<void> } } | { kind: 'failed'; why: string };
+type CheckOutcome = Decision | { kind: 'failed'; why: string };
+
+/** A denial's body is buffered (to cache it and to send it with a length); a larger one counts as a failed call. */
+const maxDenialBytes = 1024 * 1024;
 
 export class ExtAuthClient {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
-  constructor(private readonly opts: { log: Logger; timeoutMs?: number }) {}
+  private readonly now: () => number;
+  constructor(private readonly opts: { log: Logger; timeoutMs?: number; clock?: () => number }) {
+    this.now = opts.clock ?? Date.now;
+  }
 
   /**
    * Asks the route's authorization service about `req`. Returns the request to continue with (a replay of
@@ -110,7 +128,10 @@ export class ExtAuthClient {
       }
       body = b;
     }
-    const outcome = await this.ask(req, plan, bindings, body);
+    const key = plan.cache?.keyOf(bindings);
+    const cached = key !== undefined ? plan.cache?.get(key, this.now()) : undefined;
+    const outcome = cached ?? await this.ask(req, plan, bindings, body);
+    if (key !== undefined && !cached && outcome.kind !== 'failed') plan.cache?.set(key, outcome, this.now());
     const log = this.opts.log.child({ route, service: plan.base.origin });
     if (outcome.kind === 'failed') {
       if (plan.failOpen) {
@@ -125,8 +146,8 @@ export class ExtAuthClient {
     if (outcome.kind === 'deny') {
       log.info({ status: outcome.status }, 'authorization service denied the request');
       if (!body) req.resume();
-      res.writeHead(outcome.status, outcome.headers);
-      await pipeline(outcome.body, res).catch(() => res.destroy());
+      res.writeHead(outcome.status, { ...outcome.headers, 'content-length': String(outcome.body.length) });
+      res.end(outcome.body);
       return undefined;
     }
     for (const [name, value] of Object.entries(outcome.headers)) req.headers[name] = value;
@@ -178,7 +199,18 @@ export class ExtAuthClient {
         return { kind: 'allow', headers: copied };
       }
       const passed = withoutHopByHop(answer.headers);
-      return { kind: 'deny', status: answer.statusCode, headers: passed, body: answer.body };
+      delete passed['content-length'];
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of answer.body as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size > maxDenialBytes) {
+          answer.body.destroy();
+          return { kind: 'failed', why: `a denial body larger than ${maxDenialBytes} bytes` };
+        }
+        chunks.push(c);
+      }
+      return { kind: 'deny', status: answer.statusCode, headers: passed, body: Buffer.concat(chunks) };
     } catch (err) {
       const e = err as { name?: string; code?: string };
       return { kind: 'failed', why: e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' ? `no answer within ${timeoutMs} ms` : (e.code ?? e.name ?? 'request failed') };

@@ -19,6 +19,8 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
   let runtime: ProxyRuntime;
   let base: string;
   let hits = 0;
+  /** The runtime's clock, for cache expiry. */
+  let now = 1_000_000;
   const logged: string[] = [];
   const send = (path: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> => rawRequest(`${base}${path}`, o);
   const seen = (res: RawResponse): { url: string; headers: Record<string, string>; body: string } => JSON.parse(res.body) as { url: string; headers: Record<string, string>; body: string };
@@ -48,6 +50,7 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
         {condition: 'request.path.startsWith("/cond/admin")', policy: {url: "${svc}/admin", http: {allowedRequestHeaders: [X-User]}}},
         {condition: 'request.path.startsWith("/cond/open")', policy: {url: "http://127.0.0.1:${dead}", failureMode: FailOpen}},
         {policy: {url: "${svc}/fallback"}}]}}` },
+      { name: 'cached', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, cache: {key: ['request.headers["x-user"]'], ttl: 60s, maxEntries: 2}}}` },
       { name: 'onbackend', traffic: '{timeouts: {request: 5s}}', backend: 'guarded' },
       { name: 'condnone', traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}` },
     ]);
@@ -66,7 +69,7 @@ spec:
 `;
     const manifests = `${routes}---\n${backendLevel}`;
     const sink = new Writable({ write(chunk: Buffer, _e, done) { logged.push(chunk.toString()); done(); } });
-    runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity(), extAuthTimeoutMs: 300 });
+    runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity(), extAuthTimeoutMs: 300, clock: () => now });
     await runtime.apply(translatedIr(manifests));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -197,6 +200,38 @@ spec:
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body).error_description).toContain('backend.extAuth');
     expect(hits).toBe(before);
+  });
+
+  it('caches allow and deny decisions per key for the ttl, within maxEntries', async () => {
+    const checks = (): number => authz.checks.length;
+    const start = checks();
+    for (let i = 0; i < 2; i++) {
+      const ok = await send('/cached/x', { headers: { 'x-user': 'alice' } });
+      expect(ok.status).toBe(200);
+      expect(seen(ok).headers['x-auth-user']).toBe('alice');
+      const denied = await send('/cached/x', { headers: { 'x-user': 'bob' } });
+      expect(denied.status).toBe(403);
+      expect(JSON.parse(denied.body)).toEqual({ denied: 'bob' });
+    }
+    expect(checks()).toBe(start + 2);
+    now += 61_000;
+    await send('/cached/x', { headers: { 'x-user': 'alice' } });
+    expect(checks()).toBe(start + 3);
+    // maxEntries 2: carol and bob push alice out.
+    await send('/cached/x', { headers: { 'x-user': 'bob' } });
+    await send('/cached/x', { headers: { 'x-user': 'carol' } });
+    await send('/cached/x', { headers: { 'x-user': 'alice' } });
+    expect(checks()).toBe(start + 6);
+  });
+
+  it('does not cache a request whose key cannot be computed, nor a failed call', async () => {
+    const start = authz.checks.length;
+    expect((await send('/cached/x')).status).toBe(401);
+    expect((await send('/cached/x')).status).toBe(401);
+    expect(authz.checks.length).toBe(start + 2);
+    expect((await send('/cached/x', { headers: { 'x-user': 'boom' } })).status).toBe(403);
+    expect((await send('/cached/x', { headers: { 'x-user': 'boom' } })).status).toBe(403);
+    expect(authz.checks.length).toBe(start + 4);
   });
 
   it('never writes the Authorization value into logs', () => {

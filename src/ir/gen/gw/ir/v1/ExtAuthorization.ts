@@ -1,6 +1,7 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
 import type { ExtAuthorizationBranch as _gw_ir_v1_ExtAuthorizationBranch, ExtAuthorizationBranch__Output as _gw_ir_v1_ExtAuthorizationBranch__Output } from '../../../gw/ir/v1/ExtAuthorizationBranch.js';
+import type { ExtAuthorizationCache as _gw_ir_v1_ExtAuthorizationCache, ExtAuthorizationCache__Output as _gw_ir_v1_ExtAuthorizationCache__Output } from '../../../gw/ir/v1/ExtAuthorizationCache.js';
 
 /**
  * An external authorization service asked over HTTP before the request reaches its backend (docs/auth.md
@@ -41,6 +42,10 @@ export interface ExtAuthorization {
    * decides which service is asked; when none holds the request is not checked. The fields above are unused.
    */
   'conditional'?: (_gw_ir_v1_ExtAuthorizationBranch)[];
+  /**
+   * Decisions (allow or deny, never a failed call) kept per key; unset means every request asks.
+   */
+  'cache'?: (_gw_ir_v1_ExtAuthorizationCache | null);
 }
 
 /**
@@ -82,4 +87,8 @@ export interface ExtAuthorization__Output {
    * decides which service is asked; when none holds the request is not checked. The fields above are unused.
    */
   'conditional': (_gw_ir_v1_ExtAuthorizationBranch__Output)[];
+  /**
+   * Decisions (allow or deny, never a failed call) kept per key; unset means every request asks.
+   */
+  'cache': (_gw_ir_v1_ExtAuthorizationCache__Output | null);
 }
