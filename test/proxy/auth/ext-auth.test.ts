@@ -51,6 +51,7 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
         {condition: 'request.path.startsWith("/cond/open")', policy: {url: "http://127.0.0.1:${dead}", failureMode: FailOpen}},
         {policy: {url: "${svc}/fallback"}}]}}` },
       { name: 'cached', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, cache: {key: ['request.headers["x-user"]'], ttl: 60s, maxEntries: 2}}}` },
+      { name: 'badcel', traffic: `{extAuth: {url: "${svc}", http: {addRequestHeaders: {x-user: 'secret.value'}}}}` },
       { name: 'onbackend', traffic: '{timeouts: {request: 5s}}', backend: 'guarded' },
       { name: 'condnone', traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}` },
     ]);
@@ -192,6 +193,13 @@ spec:
   it('does not let the client choose the X-Forwarded-Uri the service sees, even when allowed', async () => {
     await send('/allow/real', { headers: { 'x-user': 'alice', 'x-forwarded-uri': '/public' } });
     expect(lastCheck()?.headers['x-forwarded-uri']).toBe('/allow/real');
+  });
+
+  it('refuses a route whose extAuth CEL does not compile with 503, naming why', async () => {
+    const res = await send('/badcel/x', { headers: { 'x-user': 'alice' } });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body).error_description).toContain('http.addRequestHeaders.x-user');
+    expect(logged.some((l) => l.includes('badcel') && l.includes('does not enforce'))).toBe(true);
   });
 
   it('refuses a route whose backend carries a backend-level extAuth (not enforced yet) with 503, never forwarding', async () => {
