@@ -27,6 +27,7 @@ import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } f
 import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './traffic-gate.js';
 import { unenforcedAuth } from './traffic-policy.js';
+import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -42,6 +43,8 @@ export interface RuntimeOptions {
   /** Prompt guards of LLM routes (src/proxy/guard); without it LLM requests are not guarded. */
   /** Prompt guards of LLM routes; default the built-in ones (regex, webhook) with GUARDRAIL_WEBHOOK_* from the environment. */
   llmGuards?: LlmGuardsFactory;
+  /** How long an external authorization check may take (default 5 s); tests shorten it. */
+  extAuthTimeoutMs?: number;
 }
 
 interface CompiledRoute extends McpRoute {
@@ -51,6 +54,8 @@ interface CompiledRoute extends McpRoute {
   /** Set when the route's first weighted backend is `ai`, or GwModels are attached to it: OpenAI chat completions to LLM providers. */
   llm?: LlmRoute;
   traffic?: RouteTraffic;
+  /** GwPolicy `traffic.extAuth`: the authorization service asked before the backend. */
+  extAuth?: ExtAuthRoute;
   /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
   /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */
@@ -84,6 +89,7 @@ export class ProxyRuntime {
   private readonly guards?: PromptGuards;
   private readonly llmGuards: LlmGuardsFactory;
   private readonly traffic: TrafficGate;
+  private readonly extAuth: ExtAuthClient;
   private applied = false;
   private readonly metricChildren = new Map<string, unknown>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
@@ -99,6 +105,7 @@ export class ProxyRuntime {
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
     this.traffic = new TrafficGate(this.log, this.metrics, opts.clock);
+    this.extAuth = new ExtAuthClient({ log: this.log, ...(opts.extAuthTimeoutMs ? { timeoutMs: opts.extAuthTimeoutMs } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
@@ -188,6 +195,7 @@ export class ProxyRuntime {
     await this.forwarder.close();
     await this.llm.close();
     await this.guards?.close();
+    await this.extAuth.close();
   }
 
   private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
@@ -204,12 +212,15 @@ export class ProxyRuntime {
       const llm = backend ? undefined
         : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) => this.llmGuards(route, r, this.log.child({ route: route.name })));
       const forward = backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
+      const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
       const compiled: CompiledRoute = {
         name: route.name, route, backend: backend ?? noMcpBackend, forward, llm, traffic: traffic.get(route.name),
+        ...(typeof extAuth === 'object' ? { extAuth } : {}),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: [
           ...unenforcedAuth(route, { security: this.opts.security !== undefined }),
+          ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard) ? ['backend.ai.promptGuard (its backend is not an ai backend)'] : []),
         ],
@@ -331,14 +342,22 @@ export class ProxyRuntime {
       if (!result) return;
       claims = result.claims;
     }
+    // --- external authorization (GwPolicy traffic.extAuth): after authentication, before authorization ---
+    let request = req;
+    if (route.extAuth && !route.noBackend) {
+      const checked = await this.extAuth.check(req, res, route.name, route.extAuth, claims);
+      if (!checked) return;
+      request = checked;
+    }
+    // --- end external authorization ---
     if (route.noBackend) {
-      req.resume();
+      request.resume();
       sendError(res, 500, 'no_backend', `route ${route.name} has no usable backend`);
       return;
     }
-    if ((route.forward || route.llm) && !this.authorizeForwarded(req, res, route, claims)) return;
-    if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
-    else if (route.forward) await this.forwarder.handle(req, res, route.forward);
-    else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route), res, route, claims, this.endpoint);
+    if ((route.forward || route.llm) && !this.authorizeForwarded(request, res, route, claims)) return;
+    if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
+    else if (route.forward) await this.forwarder.handle(request, res, route.forward);
+    else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route, claims, this.endpoint);
   }
 }

@@ -199,5 +199,10 @@ export function unenforcedAuth(route: Route, how: AuthEnforcement): string[] {
   const methods = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'].filter((f) => fields[`traffic.${f}`] !== undefined);
   if (methods.length > 1) out.push(methods.map((f) => `traffic.${f}`).join(' with '));
   if (fields['traffic.authorization'] !== undefined && !how.security) out.push('traffic.authorization');
+  // The translator leaves extAuthorization unset when it cannot express the policy (gRPC, conditional, a missing backendRef).
+  if (fields['traffic.extAuth'] !== undefined && !route.policy?.extAuthorization) out.push('traffic.extAuth');
+  // A backend-level extAuth (GwPolicy backend.extAuth) rides on the edge and has no typed form yet: refuse, never skip.
+  const edgeExtAuth = (p: { fields: Record<string, string> } | null | undefined): boolean => p?.fields['backend.extAuth'] !== undefined;
+  if (route.backends.some((b) => edgeExtAuth(b.policy) || Object.values(b.targetPolicies ?? {}).some(edgeExtAuth))) out.push('backend.extAuth');
   return out.sort();
 }

@@ -2,6 +2,7 @@
 // a typed home still reach the proxy through IrRoute.effective.
 import { createHash } from 'node:crypto';
 import type { IrApiKeyAuthentication, IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
+import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
@@ -18,7 +19,7 @@ export function parseByteSize(v: unknown): number | undefined {
 /** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
 export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
 
-export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicySecretReader = () => undefined): IrPolicy {
+export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicySecretReader = () => undefined, resolveBackend: PolicyBackendResolver = noBackends): IrPolicy {
   const out: IrPolicy = {};
   const cors = rec(fields['traffic.cors']);
   if (cors) out.cors = toCors(cors);
@@ -36,6 +37,9 @@ export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicyS
   const apiKey = rec(fields['traffic.apiKeyAuthentication']);
   const apiKeyTyped = apiKey && toApiKeyAuth(apiKey, readSecret);
   if (apiKeyTyped && typeof apiKeyTyped !== 'string') out.apiKeyAuthentication = apiKeyTyped;
+  const ext = rec(fields['traffic.extAuth']);
+  const extTyped = ext && toExtAuth(ext, resolveBackend);
+  if (extTyped && typeof extTyped !== 'string') out.extAuthorization = extTyped;
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   return out;
@@ -203,9 +207,8 @@ function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthenticat
  * Authentication / authorization fields no proxy of this release enforces: a route carrying one refuses
  * every request (503) rather than forwarding it unauthenticated. Grows smaller as enforcement lands.
  */
-export const unenforcedAuthFields = ['extAuth', 'extProc'] as const;
+export const unenforcedAuthFields = ['extProc'] as const;
 const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
-  extAuth: 'external authorization is not supported',
   extProc: 'external processing is not supported',
 };
 
@@ -225,5 +228,8 @@ export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader):
   const apiKey = rec(traffic.apiKeyAuthentication);
   const apiKeyWhy = apiKey && toApiKeyAuth(apiKey, readSecret);
   if (typeof apiKeyWhy === 'string') out.apiKeyAuthentication = apiKeyWhy;
+  const ext = rec(traffic.extAuth);
+  const extWhy = ext && toExtAuth(ext, anyBackend);
+  if (typeof extWhy === 'string') out.extAuth = extWhy;
   return out;
 }

@@ -186,6 +186,22 @@ export interface IrPolicy {
   jwtAuthentication?: IrJwtAuthentication;
   basicAuthentication?: IrBasicAuthentication;
   apiKeyAuthentication?: IrApiKeyAuthentication;
+  extAuthorization?: IrExtAuthorization;
+}
+
+/** `traffic.extAuth` over HTTP (src/translate/ext-auth.ts); header names lower case, CEL kept as text. */
+export interface IrExtAuthorization {
+  url: string;
+  failOpen: boolean;
+  allowedRequestHeaders: string[];
+  addRequestHeaders: Record<string, string>;
+  allowedResponseHeaders: string[];
+  pathExpression: string;
+  forwardBody: boolean;
+  maxBodyBytes: number;
+  /** `conditional`: the first branch whose condition holds (empty condition: the fallback) decides; the fields above are unused. */
+  conditional: { condition: string; policy: IrExtAuthorization }[];
+  cache?: { key: string[]; ttlMs: number; maxEntries: number };
 }
 
 /** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */

@@ -9,6 +9,7 @@ import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
 import { guardrailProblems, markGuardrailProblem, mcpGuardrails, refuseTargetGuardrails } from './mcp-guardrails.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
+import { extAuthRefProblem, policyBackendResolver } from './ext-auth.js';
 import { typedPolicy } from './ir-policy.js';
 import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
@@ -129,6 +130,9 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       edgeProblems.push(...refs.filter((r): r is EdgeProblem => 'reason' in r));
       guardProblems.push(...promptGuardRefProblems(edges));
       mcpGuardrailProblems.push(...edges.flatMap((r) => guardrailProblems(r)));
+      const resolveBackend = policyBackendResolver(ctx, eff.provenance);
+      const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
+      if (extAuthProblem) edgeProblems.push(extAuthProblem);
       sink.routes.push({
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
@@ -137,7 +141,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         order: routeOrder(route, i),
         // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
         backends: edges,
-        policy: typedPolicy(eff.fields, policySecretReader(ctx, eff.provenance)),
+        policy: typedPolicy(eff.fields, policySecretReader(ctx, eff.provenance), resolveBackend),
         provenance,
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),

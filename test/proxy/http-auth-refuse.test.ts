@@ -22,7 +22,8 @@ describe('routes with unenforced authentication policies', () => {
     upstream = await startUpstream((_req, res) => { hits++; res.writeHead(200).end('backend'); });
     runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
     await runtime.apply(translatedIr(trafficManifests(upstream.port, [
-      { name: 'extauth', traffic: '{extAuth: {url: "http://127.0.0.1:1/check"}}' },
+      // extAuth over gRPC stays unenforced (HTTP is enforced: test/proxy/auth/ext-auth.test.ts).
+      { name: 'extauth', traffic: '{extAuth: {url: "http://127.0.0.1:1/check", grpc: {}}}' },
       { name: 'extproc', traffic: '{extProc: {url: "grpc://127.0.0.1:1"}}' },
       { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
       { name: 'open', traffic: '{timeouts: {request: 5s}}' },

@@ -6,6 +6,7 @@ import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as
 import type { JwtAuthentication as _gw_ir_v1_JwtAuthentication, JwtAuthentication__Output as _gw_ir_v1_JwtAuthentication__Output } from '../../../gw/ir/v1/JwtAuthentication.js';
 import type { BasicAuthentication as _gw_ir_v1_BasicAuthentication, BasicAuthentication__Output as _gw_ir_v1_BasicAuthentication__Output } from '../../../gw/ir/v1/BasicAuthentication.js';
 import type { ApiKeyAuthentication as _gw_ir_v1_ApiKeyAuthentication, ApiKeyAuthentication__Output as _gw_ir_v1_ApiKeyAuthentication__Output } from '../../../gw/ir/v1/ApiKeyAuthentication.js';
+import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
 
 /**
  * The effective policy of a route. Unset messages mean "no such policy".
@@ -30,6 +31,10 @@ export interface Policy {
    * traffic.apiKeyAuthentication with secretRef: each data value of the policy's Secret is one key.
    */
   'apiKeyAuthentication'?: (_gw_ir_v1_ApiKeyAuthentication | null);
+  /**
+   * traffic.extAuth over HTTP: every request is first checked by an external authorization service.
+   */
+  'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
 }
 
 /**
@@ -55,4 +60,8 @@ export interface Policy__Output {
    * traffic.apiKeyAuthentication with secretRef: each data value of the policy's Secret is one key.
    */
   'apiKeyAuthentication': (_gw_ir_v1_ApiKeyAuthentication__Output | null);
+  /**
+   * traffic.extAuth over HTTP: every request is first checked by an external authorization service.
+   */
+  'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
 }
