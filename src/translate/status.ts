@@ -116,6 +116,7 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
   const unenforced = [
     ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(([field, why]) => `traffic.${field}: ${why}`),
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
+    ...(rec(spec.backend)?.extAuth !== undefined ? ['backend.extAuth: external authorization per backend is not supported; set it under traffic'] : []),
   ].sort();
   return ancestors.map((a) => {
     const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
