@@ -342,14 +342,13 @@ export class ProxyRuntime {
       if (!result) return;
       claims = result.claims;
     }
-    // --- external authorization (GwPolicy traffic.extAuth): after authentication, before authorization ---
+    // External authorization (traffic.extAuth) sees the authenticated caller and may add headers authorization reads.
     let request = req;
     if (route.extAuth && !route.noBackend) {
       const checked = await this.extAuth.check(req, res, route.name, route.extAuth, claims);
       if (!checked) return;
       request = checked;
     }
-    // --- end external authorization ---
     if (route.noBackend) {
       request.resume();
       sendError(res, 500, 'no_backend', `route ${route.name} has no usable backend`);

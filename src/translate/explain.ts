@@ -39,7 +39,14 @@ export function parseRouteArg(arg: string): { namespace: string; name: string; r
 
 function fieldsOf(p: IrPolicyFields | undefined): ExplainedField[] {
   if (!p) return [];
-  return Object.keys(p.fields).sort().map((path) => ({ path, value: p.fields[path] as string, provenance: p.provenance[path] as IrFieldProvenance }));
+  return Object.keys(p.fields).sort().map((path) => ({ path, value: withoutInlineKey(path, p.fields[path] as string), provenance: p.provenance[path] as IrFieldProvenance }));
+}
+
+/** An inline `backend.auth.key` is an upstream API key: explain says it is set, never what it is. */
+function withoutInlineKey(path: string, text: string): string {
+  if (path !== 'backend.auth') return text;
+  const auth = JSON.parse(text) as Record<string, unknown>;
+  return typeof auth.key === 'string' ? JSON.stringify({ ...auth, key: '<redacted>' }) : text;
 }
 
 export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCRoute', namespace: string, name: string, rule?: string): Explanation {

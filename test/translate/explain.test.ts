@@ -44,6 +44,24 @@ describe('gw explain route', () => {
     });
   });
 
+  it('says an inline upstream key is set without printing it', () => {
+    const text = `${readFileSync(join(import.meta.dirname, 'testdata', 'ai-provider.yaml'), 'utf8')}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: inline-key, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: llm}]
+  backend:
+    auth: {key: sk-inline-SECRET}
+`;
+    const store = createStore();
+    for (const { kind, obj } of parseManifests(text, 't.yaml').objects) putObject(store, kind, obj, 't.yaml');
+    const e = explainRoute(translateAll(store, goldenOptions(text)), 'HTTPRoute', 'default', 'r-llm');
+    expect(e.routes[0]?.backends[0]?.fields.find((f) => f.path === 'backend.auth')?.value).toBe('{"key":"<redacted>"}');
+    expect(renderExplanation(e)).not.toContain('sk-inline-SECRET');
+  });
+
   it('narrows to one rule and says when no gateway serves the route', () => {
     const state = stateOf('policy-rule-beats-route.yaml');
     const rule = explainRoute(state, 'HTTPRoute', 'default', 'echo', 'other');
