@@ -88,6 +88,7 @@ export class ProxyRuntime {
   /** The built-in prompt guards when none were given; owns the webhook connection pool. */
   private readonly guards?: PromptGuards;
   private readonly llmGuards: LlmGuardsFactory;
+  private closing?: Promise<void>;
   private readonly traffic: TrafficGate;
   private readonly extAuth: ExtAuthClient;
   private applied = false;
@@ -185,7 +186,12 @@ export class ProxyRuntime {
     this.applied = true;
   }
 
-  async close(): Promise<void> {
+  /** Idempotent: shutdown paths may close twice (the owner and a signal handler); the clients must close once. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
     await Promise.all([...this.ports.values()].map((b) => new Promise<void>((resolve) => {
       b.server.close(() => resolve());
       b.server.closeAllConnections();

@@ -63,6 +63,15 @@ describe('applying xDS updates to the proxy runtime', () => {
     expect(next.next.has('backend/ai')).toBe(false);
   });
 
+  it('closes once however often close is called, with every client of the runtime closed', async () => {
+    const runtime = new ProxyRuntime({ log });
+    const port = await freePort();
+    expect(await createXdsApplier(runtime, log, 'xds test')({ upserts: basic(port, 'http://127.0.0.1:1/mcp'), removes: [] })).toEqual({ errors: [] });
+    await Promise.all([runtime.close(), runtime.close()]);
+    await expect(runtime.close()).resolves.toBeUndefined();
+    await expect(fetch(`http://127.0.0.1:${port}/mcp`)).rejects.toThrow();
+  });
+
   it('serves the applied part and NACKs a bind whose port is taken', async () => {
     const fixture: HttpFixture = await startHttpFixture({ id: 'apply' });
     const runtime = new ProxyRuntime({ log });
