@@ -12,7 +12,7 @@ import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
 import { bufferBody, mayRetry, retryDelayMs, sleep } from './retry.js';
-import type { RetryPlan, TrafficPlan } from './traffic-policy.js';
+import { routeTimeouts, type RetryPlan, type TrafficPlan } from './traffic-policy.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 
 export interface ForwardTarget {
@@ -71,8 +71,7 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   if (!only) return undefined;
   // The IR's rule: a lone ref with weight 0 is treated as 1.
   if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
-  // The HTTPRoute rule's own `timeouts` is the more specific setting: when it sets any, the policy's are not used.
-  const t = route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts : traffic?.timeouts;
+  const t = routeTimeouts(route, traffic);
   return {
     name: route.name, targets, deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0, maxRequestBytes,
     filters: route.filters, matches: pathMatchesOf(route), retry: traffic?.retry, policyRequestHeaders: traffic?.requestHeaders,

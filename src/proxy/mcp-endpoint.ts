@@ -24,6 +24,8 @@ export interface McpRoute {
   maxRequestBytes: number;
   /** backend.mcp.guardrails of the edge sessions use; unset means none. */
   guardrails?: McpGuardrailChain;
+  /** Bound of one call to a target, from the route's `timeouts`; unset means the session default. */
+  callTimeoutMs?: number;
 }
 
 export interface EndpointContext {
@@ -175,6 +177,7 @@ async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpR
     onTargetFailure: ctx.onTargetFailure, stateless,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
+    ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
   });
   const out = await session.initialize(init);
   if (stateless) await session.close();

@@ -26,7 +26,7 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './traffic-gate.js';
-import { unenforcedAuth } from './traffic-policy.js';
+import { routeTimeouts, unenforcedAuth } from './traffic-policy.js';
 import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
@@ -232,6 +232,10 @@ export class ProxyRuntime {
         ],
         noBackend: !backend && !forward && !llm,
       };
+      // On MCP routes a JSON-RPC call to a target is the backend request; the client's POST lasts as long.
+      const timeouts = backend ? routeTimeouts(route, traffic.get(route.name)?.plan) : undefined;
+      const callTimeoutMs = timeouts?.backendRequestMs || timeouts?.requestMs;
+      if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
       this.logRefused(compiled);
       if (backend && ref?.mcpGuardrails) compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);

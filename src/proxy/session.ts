@@ -18,7 +18,8 @@ import type { McpGuardrailChain } from './mcp-guardrails/index.js';
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
 const resourceNotFound = -32002;
-const upstreamTimeoutMs = 300_000;
+/** A call to a target with no route timeout; progress notifications restart it. */
+const defaultCallTimeoutMs = 300_000;
 
 /** Where messages related to one client request go: its SSE response, or the session's GET stream. */
 export interface Sink {
@@ -42,6 +43,8 @@ export interface SessionOptions {
   stateless?: boolean;
   /** backend.mcp.guardrails of the route's edge: remote processors around every client request. */
   guardrails?: McpGuardrailChain;
+  /** Bound of one call to a target (the route's `timeouts`); default 5 minutes. */
+  callTimeoutMs?: number;
 }
 
 export class McpSession {
@@ -68,7 +71,7 @@ export class McpSession {
     const targetNames = opts.backend.targets.map((t) => t.name);
     this.catalog = new Catalog({
       upstreams: this.upstreams, targetNames, prefixed: usesPrefix(opts.backend.prefixMode, targetNames.length),
-      failOpen: opts.backend.failureMode === 'FAIL_OPEN', timeoutMs: upstreamTimeoutMs, log: opts.log,
+      failOpen: opts.backend.failureMode === 'FAIL_OPEN', timeoutMs: opts.callTimeoutMs || defaultCallTimeoutMs, log: opts.log,
       onTargetFailure: opts.onTargetFailure,
     });
   }
@@ -307,7 +310,7 @@ export class McpSession {
       ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
       : undefined;
     try {
-      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: upstreamTimeoutMs, onprogress });
+      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs, onprogress });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response

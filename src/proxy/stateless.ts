@@ -28,6 +28,7 @@ export async function statelessSession(
     onTargetFailure: ctx.onTargetFailure, stateless: true,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
+    ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
   });
   const first = messages.find(isRequest);
   if (!first) return session; // notifications and responses only: nothing to connect for

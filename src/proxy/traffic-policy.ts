@@ -97,6 +97,11 @@ function duration(v: unknown, path: string, bad: (path: string, message: string)
   return ms;
 }
 
+/** The HTTPRoute rule's own `timeouts` when it sets any (the more specific setting), else the policy's. */
+export function routeTimeouts(route: Route, traffic?: TrafficPlan): { requestMs: number; backendRequestMs: number } | undefined {
+  return route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts ?? undefined : traffic?.timeouts;
+}
+
 function timeoutsOf(v: unknown, bad: (path: string, message: string) => void): TrafficPlan['timeouts'] {
   if (!isObj(v)) return void bad('', 'must be an object');
   const out = { requestMs: duration(v.request, '.request', bad) ?? 0, backendRequestMs: duration(v.backendRequest, '.backendRequest', bad) ?? 0 };

@@ -8,7 +8,7 @@ import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/A
 import { parseDurationMs } from '../../translate/route-timeouts.js';
 import { compileCel } from '../cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
-import type { TrafficPlan } from '../traffic-policy.js';
+import { routeTimeouts, type TrafficPlan } from '../traffic-policy.js';
 import { tlsSettingsProblem } from '../upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
 import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
@@ -91,7 +91,7 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
     }
     if (out.length > 0) groups.push(out);
   }
-  const t = deadlinesOf(route, traffic);
+  const t = routeTimeouts(route, traffic);
   return {
     name: route.name, backend: ref.backend, groups, routes: ref.ai?.routes ?? {}, maxRequestBytes,
     deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
@@ -103,16 +103,11 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
 
 /** A GwModel route: no providers of its own, they come from the model each request names. */
 function modelRouteOf(route: Route, models: ModelTable, maxRequestBytes: number, traffic?: TrafficPlan): LlmRoute {
-  const t = deadlinesOf(route, traffic);
+  const t = routeTimeouts(route, traffic);
   return {
     name: route.name, backend: MODEL_HEALTH_KEY, groups: [], routes: {}, maxRequestBytes, models,
     deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
   };
-}
-
-/** The HTTPRoute rule's own timeouts when it sets any (the more specific setting), else the policy's. */
-function deadlinesOf(route: Route, traffic?: TrafficPlan): { requestMs: number; backendRequestMs: number } | undefined {
-  return route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts ?? undefined : traffic?.timeouts;
 }
 
 /** The route type of a request path: the longest `routes` suffix it ends with, then `*`, then completions. */

@@ -49,7 +49,7 @@ export interface Route {
    */
   'order'?: (_gw_ir_v1_RouteOrder | null);
   /**
-   * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
+   * HTTPRoute rule `timeouts`; unset means none. On MCP routes they bound each call to a target.
    */
   'timeouts'?: (_gw_ir_v1_RouteTimeouts | null);
   /**
@@ -98,7 +98,7 @@ export interface Route__Output {
    */
   'order': (_gw_ir_v1_RouteOrder__Output | null);
   /**
-   * HTTPRoute rule `timeouts`; unset means none (HTTP forwarding only, MCP routes ignore it).
+   * HTTPRoute rule `timeouts`; unset means none. On MCP routes they bound each call to a target.
    */
   'timeouts': (_gw_ir_v1_RouteTimeouts__Output | null);
   /**

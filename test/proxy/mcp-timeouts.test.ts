@@ -1,0 +1,72 @@
+// Route timeouts on MCP routes: a JSON-RPC call to a target is the backend request, bounded by the route's
+// `timeouts` (GwPolicy traffic.timeouts, or the HTTPRoute rule's own). The real runtime serves manifests
+// through the real translator in front of an SDK fixture server whose `slow` tool waits between steps.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
+import { log } from './http-forward-harness.js';
+import { connectClient, textOf } from './harness.js';
+import { translatedIr } from './translated-ir.js';
+import { trafficManifests } from './traffic-manifests.js';
+
+describe('MCP calls bounded by route timeouts', () => {
+  let fixture: HttpFixture;
+  let runtime: ProxyRuntime;
+  let base = '';
+
+  beforeAll(async () => {
+    fixture = await startHttpFixture({ id: 'slow' });
+    const tools = `
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: tools, namespace: default}
+spec:
+  mcp:
+    targets:
+    - name: t
+      static: {host: 127.0.0.1, port: ${new URL(fixture.url).port}, path: /mcp}
+`;
+    runtime = new ProxyRuntime({ log });
+    await runtime.apply(translatedIr(trafficManifests(1, [
+      { name: 'policy', backend: 'tools', traffic: '{timeouts: {request: 400ms}}' },
+      { name: 'rule', backend: 'tools', traffic: '{timeouts: {request: 30s}}', rule: 'timeouts: {backendRequest: 400ms, request: 1s}' },
+      { name: 'none', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
+    ], tools)));
+    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+  });
+
+  afterAll(async () => {
+    await runtime?.close();
+    await fixture?.close();
+  });
+
+  async function slowCall(path: string, ms: number): Promise<{ text?: string; error?: string; tookMs: number }> {
+    const { client } = await connectClient(`${base}/${path}`);
+    const started = Date.now();
+    try {
+      const r = await client.callTool({ name: 'slow', arguments: { steps: 2, ms } });
+      return { text: textOf(r), tookMs: Date.now() - started };
+    } catch (e) {
+      return { error: (e as Error).message, tookMs: Date.now() - started };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("ends a target call that outlasts the policy's request timeout with a timeout error, well before the tool would finish", async () => {
+    const r = await slowCall('policy', 1_000);
+    expect(r.error).toMatch(/timed out/i);
+    expect(r.tookMs).toBeLessThan(1_800);
+  });
+
+  it("uses the HTTPRoute rule's own timeouts over the policy's (backendRequest bounds the call)", async () => {
+    const r = await slowCall('rule', 1_000);
+    expect(r.error).toMatch(/timed out/i);
+    expect(r.tookMs).toBeLessThan(1_800);
+  });
+
+  it('lets a call that fits the timeout, or a route without one, finish', async () => {
+    expect((await slowCall('policy', 50)).text).toBe('done 2');
+    expect((await slowCall('none', 600)).text).toBe('done 2');
+  });
+});
