@@ -7,7 +7,7 @@ import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.
 import { log } from './http-forward-harness.js';
 import { connectClient, textOf } from './harness.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { mcpBackendManifest, trafficManifests } from './traffic-manifests.js';
 
 describe('MCP calls bounded by route timeouts', () => {
   let fixture: HttpFixture;
@@ -16,16 +16,7 @@ describe('MCP calls bounded by route timeouts', () => {
 
   beforeAll(async () => {
     fixture = await startHttpFixture({ id: 'slow' });
-    const tools = `
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: tools, namespace: default}
-spec:
-  mcp:
-    targets:
-    - name: t
-      static: {host: 127.0.0.1, port: ${new URL(fixture.url).port}, path: /mcp}
-`;
+    const tools = mcpBackendManifest('tools', Number(new URL(fixture.url).port));
     runtime = new ProxyRuntime({ log });
     await runtime.apply(translatedIr(trafficManifests(1, [
       { name: 'policy', backend: 'tools', traffic: '{timeouts: {request: 400ms}}' },

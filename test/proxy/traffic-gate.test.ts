@@ -8,18 +8,9 @@ import { TrafficGate } from '../../src/proxy/traffic-gate.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { mcpBackendManifest, trafficManifests } from './traffic-manifests.js';
 
-const mcpRoute = `
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: tools, namespace: default}
-spec:
-  mcp:
-    targets:
-    - name: t
-      static: {host: 127.0.0.1, port: 9, path: /mcp}
-`;
+const mcpRoute = mcpBackendManifest('tools', 9);
 
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
 

@@ -30,3 +30,17 @@ spec:
 `);
   return [head, ...parts, ...(extra ? [extra] : [])].join('---\n');
 }
+
+/** GwBackend default/`name`: one MCP target `t` at 127.0.0.1:`port` (streamable HTTP at /mcp). */
+export function mcpBackendManifest(name: string, port: number): string {
+  return `
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}, namespace: default}
+spec:
+  mcp:
+    targets:
+    - name: t
+      static: {host: 127.0.0.1, port: ${port}, path: /mcp}
+`;
+}
