@@ -5,23 +5,11 @@ import { decodeSnapshot, encodeSnapshot } from '../../../src/ir/load.js';
 import type { BackendRef, Route } from '../../../src/ir/types.js';
 import { createPromptGuards, type PromptGuards } from '../../../src/proxy/guard/factory.js';
 import type { GuardRequestContext, LlmGuards } from '../../../src/proxy/guard/types.js';
-import { translatedIr } from '../translated-ir.js';
+import { GATEWAY_WEB, translatedIr } from '../translated-ir.js';
 
 /** Gateway default/web, an AI GwBackend `llm`, one HTTPRoute to it, and a GwPolicy with `promptGuard` (JSON is YAML). */
 export function llmManifests(promptGuard: unknown, extra = ''): string {
-  return `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: web, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
----
+  return `${GATEWAY_WEB}---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: llm, namespace: default}

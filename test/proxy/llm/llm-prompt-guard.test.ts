@@ -2,6 +2,7 @@
 // the real translator → the runtime's built-in guards, with the seed 000 reference webhook for real on
 // loopback and a loopback fake of the OpenAI API upstream (an LLM vendor cannot run here).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookBackend } from '../guard/guard-harness.js';
 import { startReferenceWebhook, type ReferenceWebhook } from '../guard/reference-webhook.js';
 import { GATEWAY, aiBackend, aiRoute, chat, useFakeAndProxy } from './llm-harness.js';
 
@@ -11,13 +12,7 @@ afterAll(async () => { await hook.w?.close(); });
 
 describe('prompt guards on an LLM route, built in', () => {
   const t = useFakeAndProxy('openai', (port) => `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: guard-hook, namespace: default}
-spec:
-  static: {host: 127.0.0.1, port: ${hook.w?.port ?? 0}}
----
+${webhookBackend(hook.w?.port ?? 0)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: guards, namespace: default}
@@ -29,11 +24,11 @@ spec:
         request:
         - regex: {builtins: [Ssn], action: Mask}
         - webhook:
-            backendRef: {group: gw.dev, kind: GwBackend, name: guard-hook, port: ${hook.w?.port ?? 0}}
+            backendRef: {group: gw.dev, kind: GwBackend, name: webhook, port: ${hook.w?.port ?? 0}}
             headers: {x-team: 'request.headers["x-team"]'}
         response:
         - webhook:
-            backendRef: {group: gw.dev, kind: GwBackend, name: guard-hook, port: ${hook.w?.port ?? 0}}
+            backendRef: {group: gw.dev, kind: GwBackend, name: webhook, port: ${hook.w?.port ?? 0}}
 ${aiRoute('llm', '/llm', 'llm')}`);
 
   it('masks an SSN before the webhook and the provider see the prompt', async () => {
