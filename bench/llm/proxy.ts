@@ -5,12 +5,8 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
-import { parseManifests } from '../../src/controller/local/manifests.js';
-import { normalizeSnapshot } from '../../src/ir/load.js';
-import type { SnapshotInput } from '../../src/ir/types.js';
 import type { ProxyRuntime as Runtime } from '../../src/proxy/runtime.js';
-import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
+import { GATEWAY_WEB, translatedIr } from '../../test/proxy/translated-ir.js';
 
 const port = Number(process.argv[2]);
 // The compiled runtime, as `gw proxy` runs it (tsx's transform would count against the hot path).
@@ -34,18 +30,7 @@ metadata: {name: ${name}, namespace: default}
 spec:
   ai: {provider: {openai: {}, host: 127.0.0.1, port: ${port}}}
 `;
-const manifests = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: web, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
-${backend('llm')}${backend('llm-guarded')}---
+const manifests = `${GATEWAY_WEB}${backend('llm')}${backend('llm-guarded')}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: guards, namespace: default}
@@ -58,12 +43,7 @@ spec:
         response: [{regex: {builtins: [Email], action: Mask}}]
 ${route('plain', 'llm')}${route('guarded', 'llm-guarded')}`;
 
-const store = createStore();
-for (const { kind, obj } of parseManifests(manifests, 'bench.yaml').objects) putObject(store, kind, obj, 'bench.yaml');
-const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' })).get('default/web');
-if (!snapshot) throw new Error('the bench manifests gave no snapshot for default/web');
-const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);
-for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });
+const ir = translatedIr(manifests);
 const runtime = new mod.ProxyRuntime({ log: pino({ level: 'warn' }) });
 await runtime.apply(ir);
 console.log(`http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`);

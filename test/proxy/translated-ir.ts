@@ -1,6 +1,6 @@
 // Manifests → the IR snapshot of one Gateway, as the controller would ship it, with every bind moved to
-// 127.0.0.1:0 so a test can serve it. For tests that prove translation and proxy agree on the wire.
-import { expect } from 'vitest';
+// 127.0.0.1:0 so a test can serve it. For tests that prove translation and proxy agree on the wire, and
+// for the benchmarks (no test-runner imports here).
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Snapshot, SnapshotInput } from '../../src/ir/types.js';
@@ -11,8 +11,8 @@ import { createStore, putObject } from '../../src/translate/store.js';
 export function translatedIr(manifests: string, gateway = 'default/web', options: Partial<TranslateOptions> = {}): Snapshot {
   const store = createStore();
   const parsed = parseManifests(manifests, 'test.yaml');
-  expect(parsed.problems).toEqual([]);
-  for (const { kind, obj } of parsed.objects) expect(putObject(store, kind, obj, 'test.yaml').problems).toEqual([]);
+  const problems = [...parsed.problems, ...parsed.objects.flatMap(({ kind, obj }) => putObject(store, kind, obj, 'test.yaml').problems)];
+  if (problems.length > 0) throw new Error(`the manifests are not valid: ${JSON.stringify(problems)}`);
   const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z', ...options })).get(gateway);
   if (!snapshot) throw new Error(`no snapshot for Gateway ${gateway}`);
   const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);

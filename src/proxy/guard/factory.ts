@@ -64,9 +64,7 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
     }
     return guardsOf(pg as PromptGuard, steps, route, ref, glog);
   };
-  // Shutdown paths may close twice (a runtime closed by its owner and by a signal); undici throws on the second.
-  let closing: Promise<void> | undefined;
-  return { llmGuards, settings, close: () => (closing ??= own?.close() ?? Promise.resolve()) };
+  return { llmGuards, settings, close: async () => { await own?.close(); } };
 }
 
 function guardsOf(pg: PromptGuard, steps: { request: GuardStep[]; response: GuardStep[] }, route: Route, ref: BackendRef, log: Logger): LlmGuards {
