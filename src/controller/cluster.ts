@@ -68,6 +68,12 @@ export interface ClusterController {
   readonly store: Store;
   readonly client: KubeClient;
   isLeader(): boolean;
+  /**
+   * Joins leader election (once caches are synced). The caller arms it when the replica can do a
+   * leader's work: a replica that fails to start its xDS server must never have held, then released,
+   * the lease.
+   */
+  campaign(): void;
   /** Resolves when every informer has listed once and the first translation is published. */
   ready(): Promise<void>;
   stop(): Promise<void>;
@@ -251,8 +257,14 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       check();
     });
     source.setReady(true);
-    elector?.start();
   })();
+  let armCampaign!: () => void;
+  const armed = new Promise<void>((resolve) => (armCampaign = resolve));
+  let stopped = false;
+  // A failed sync is reported to whoever awaits ready(); it only means no campaign here.
+  Promise.all([readyPromise, armed]).then(() => {
+    if (!stopped) elector?.start();
+  }, () => undefined);
 
   return {
     source, store, client,
@@ -272,8 +284,10 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       }
     },
     isLeader: () => leader,
+    campaign: () => armCampaign(),
     ready: () => readyPromise,
     async stop() {
+      stopped = true;
       await elector?.stop();
       leader = false;
       await Promise.all([...informers.values()].map((i) => i.stop()));

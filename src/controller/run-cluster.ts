@@ -71,6 +71,7 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
     });
     caBundle = xds.caBundle;
     logger.info({ port: xds.port, mode: cfg.xdsMode }, 'xds server listening');
+    controller.campaign();
   } catch (err) {
     logger.error({ port: cfg.xdsPort, err: errText(err) }, 'cannot start the xds server');
     await controller.stop();

@@ -22,6 +22,8 @@ export interface ControllerProcess {
   /** Resolves once the controller logged that its caches are synced (process start is slow on a busy machine). */
   ready(timeoutMs?: number): Promise<void>;
   exited(): boolean;
+  /** One line for a failure message: identity, whether it exited (and how), its last log messages. */
+  describe(): string;
 }
 
 export interface ControllerStart {
@@ -65,6 +67,11 @@ export function startController(o: ControllerStart): ControllerProcess {
     logs,
     count: (msg) => logs.filter((l) => l.msg === msg).length,
     exited: () => child.exitCode !== null || child.signalCode !== null,
+    describe: () => {
+      const state = child.exitCode !== null ? `exited ${child.exitCode}` : child.signalCode !== null ? `killed ${child.signalCode}` : 'running';
+      const tail = logs.slice(-4).map((l) => `${String(l.msg)}${l.err ? ` (${String(l.err)})` : ''}`).join('; ');
+      return `${o.identity} ${state}, last: ${tail}`;
+    },
     async ready(timeoutMs = 150_000) {
       await eventually(async () => (logs.some((l) => l.msg === 'caches synced') ? true : undefined), timeoutMs, `controller ${o.identity} synced`);
     },
@@ -94,7 +101,11 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs 
   }
 }
 
-/** A port for the controller's xDS and health listeners: random in a wide range, so parallel test files do not clash. */
+/**
+ * A port for the controller's xDS and health listeners: random, so parallel test files do not clash,
+ * and below Linux's ephemeral range (32768 up), where the kernel picks the local ports of outgoing
+ * connections and of every `listen(0)` in other tests.
+ */
 function randomPort(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
+  return 20_000 + Math.floor(Math.random() * 12_000);
 }
