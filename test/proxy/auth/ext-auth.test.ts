@@ -140,12 +140,12 @@ spec:
   });
 
   it('treats a service slower than the timeout as failed: FailClosed denies, FailOpen continues', async () => {
-    authz.slowMs = 2000;
+    authz.slowMs = 4000;
     try {
       const t0 = Date.now();
       const closed = await send('/slow/x', { headers: { 'x-user': 'alice' } });
       expect(closed.status).toBe(403);
-      expect(Date.now() - t0).toBeLessThan(1500);
+      expect(Date.now() - t0).toBeLessThan(3000);
       const open = await send('/slowopen/x', { headers: { 'x-user': 'bob' } });
       expect(open.status).toBe(200);
     } finally {
