@@ -13,7 +13,7 @@ import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
-import { bufferBody, mayRetry, retryDelayMs, sleep } from './retry.js';
+import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from './retry.js';
 import { destinationOf, hasAccessControl, isSelf, localAddresses, resolveHost, viaHas, viaWith, type Resolve } from './dynamic-forward.js';
 import { routeTimeouts, type RetryPlan, type TrafficPlan } from './traffic-policy.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
@@ -128,13 +128,6 @@ class ByteLimit extends Transform {
 
 type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-function codeOf(err: unknown): string {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  return String(e?.code ?? e?.cause?.code ?? '');
-}
 
 export class HttpForwarder {
   private readonly agent: Agent;
@@ -293,7 +286,7 @@ export class HttpForwarder {
       return;
     }
     this.count(`fail ${target.backend} ${reason}`, () => this.opts.metrics.upstreamFailures.labels(target.backend, reason));
-    this.opts.log.warn({ route: route.name, backend: target.backend, upstream: `${target.host}:${target.port}`, code: codeOf(err), reason, headersSent: res.headersSent }, 'upstream request failed');
+    this.opts.log.warn({ route: route.name, backend: target.backend, upstream: `${target.host}:${target.port}`, code: errorCode(err), reason, headersSent: res.headersSent }, 'upstream request failed');
     if (res.headersSent) {
       // Mid-response there is no status left to send: ending the connection tells the client the body is cut.
       res.destroy();
@@ -332,10 +325,11 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 function classify(err: unknown, signal: AbortSignal): Failure {
   if (err instanceof BodyTooLarge || (err as { cause?: unknown })?.cause instanceof BodyTooLarge) return 'too_large';
   if (signal.aborted) return signal.reason instanceof DeadlineExceeded ? 'timeout' : 'client';
-  const code = codeOf(err);
-  if (CONNECT_CODES.has(code)) return 'connect';
+  const code = errorCode(err);
+  const kind = failureKind(err);
+  if (kind) return kind;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
-  if (RESET_CODES.has(code) || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  if (code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
   return 'other';
 }
 

@@ -236,6 +236,8 @@ export class ProxyRuntime {
       const timeouts = backend ? routeTimeouts(route, traffic.get(route.name)?.plan) : undefined;
       const callTimeoutMs = timeouts?.backendRequestMs || timeouts?.requestMs;
       if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
+      const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
+      if (retry) compiled.retry = retry;
       this.logRefused(compiled);
       if (backend && ref?.mcpGuardrails) compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
