@@ -22,7 +22,7 @@ describe('MCP routes retry target requests per traffic.retry', () => {
     await runtime.apply(translatedIr(trafficManifests(1, [
       { name: 'retry', backend: 'tools', traffic: '{retry: {attempts: 2, backoff: 10ms, codes: [503]}}' },
       { name: 'plain', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
-      { name: 'bounded', backend: 'tools', traffic: '{timeouts: {request: 1s}, retry: {attempts: 10, backoff: 300ms, codes: [503]}}' },
+      { name: 'bounded', backend: 'tools', traffic: '{timeouts: {request: 2s}, retry: {attempts: 10, backoff: 500ms, codes: [503]}}' },
     ], mcpBackendManifest('tools', front.port))));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -118,9 +118,9 @@ describe('MCP routes retry target requests per traffic.retry', () => {
       front.fail('tools/call', ...Array<'503'>(11).fill('503'));
       await expect(c.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toThrow(/503/);
     });
-    // Waits of 300, 600, 1200 ms: the third no longer fits the 1 s timeout; ten retries would take 19 s.
+    // Waits of 500, 1000, 2000 ms: the third can never fit the 2 s timeout; ten retries would take over 30 s.
     expect(front.seen('tools/call')).toBeGreaterThanOrEqual(2);
     expect(front.seen('tools/call')).toBeLessThanOrEqual(3);
-    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Date.now() - started).toBeLessThan(12_000);
   });
 });
