@@ -1,6 +1,7 @@
 // Reverse proxy for routes whose backends are plain HTTP (`static`, `a2a`, and `dynamicForwardProxy`,
-// whose destination is each request's Host): one keep-alive pool per backend origin, request and response bodies streamed as they come (SSE and chunked responses flow),
-// Gateway API weights per request, route timeouts as one deadline. Behaviour: docs/proxy.md "HTTP backends".
+// whose destination is each request's Host): one keep-alive pool per backend origin, request and
+// response bodies streamed as they come (SSE and chunked responses flow), Gateway API weights per
+// request, route timeouts as one deadline. Behaviour: docs/proxy.md "HTTP backends", "Dynamic forward proxy".
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -127,7 +128,6 @@ class ByteLimit extends Transform {
 }
 
 type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
-
 
 export class HttpForwarder {
   private readonly agent: Agent;
