@@ -1,7 +1,10 @@
-// Reverse proxy for routes whose backends are plain HTTP (`static`, `a2a`): one keep-alive pool per
-// backend origin, request and response bodies streamed as they come (SSE and chunked responses flow),
-// Gateway API weights per request, route timeouts as one deadline. Behaviour: docs/proxy.md "HTTP backends".
+// Reverse proxy for routes whose backends are plain HTTP (`static`, `a2a`, and `dynamicForwardProxy`,
+// whose destination is each request's Host): one keep-alive pool per backend origin, request and
+// response bodies streamed as they come (SSE and chunked responses flow), Gateway API weights per
+// request, route timeouts as one deadline. Behaviour: docs/proxy.md "HTTP backends", "Dynamic forward proxy".
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
@@ -11,7 +14,8 @@ import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
 import type { ProxyMetrics } from './metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
-import { bufferBody, mayRetry, retryDelayMs, sleep } from './retry.js';
+import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from './retry.js';
+import { destinationOf, hasAccessControl, isSelf, localAddresses, resolveHost, viaHas, viaWith, type Resolve } from './dynamic-forward.js';
 import { routeTimeouts, type RetryPlan, type TrafficPlan } from './traffic-policy.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 
@@ -23,6 +27,8 @@ export interface ForwardTarget {
   weight: number;
   /** Set when the edge asks for TLS (`backend.tls`): the request goes to `https://host:port`. */
   tls?: BackendTls;
+  /** A `dynamicForwardProxy` backend: `host` and `port` are empty and each request's Host names them. */
+  dynamic?: true;
 }
 
 export interface ForwardRoute {
@@ -40,6 +46,8 @@ export interface ForwardRoute {
   /** The route's filters (request headers and URL rewrite run here) and the matches a prefix rewrite needs. */
   filters: RouteFilters | null;
   matches: PathMatch[];
+  /** A dynamic forward proxy target on a route whose policy restricts nobody: warned about once. */
+  openProxy?: boolean;
 }
 
 export interface ForwarderOptions {
@@ -50,6 +58,10 @@ export interface ForwarderOptions {
   connectTimeoutMs?: number;
   /** Wait for response headers when the route sets no deadline. */
   headersTimeoutMs?: number;
+  /** Ports this proxy listens on: a dynamic forward proxy destination on one of them, on this machine, is a loop. */
+  selfPorts?: () => Iterable<number>;
+  /** Host name → the address connected to (dynamic forward proxy); default the system resolver. */
+  resolve?: Resolve;
 }
 
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
@@ -64,8 +76,11 @@ export function httpAddressOf(b: Backend | undefined): { host: string; port: num
 export function forwardRouteOf(route: Route, backends: Map<string, Backend>, maxRequestBytes: number, traffic?: TrafficPlan): ForwardRoute | undefined {
   const targets: ForwardTarget[] = [];
   for (const ref of route.backends) {
-    const addr = httpAddressOf(backends.get(ref.backend));
-    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...(ref.tls ? { tls: ref.tls } : {}) });
+    const b = backends.get(ref.backend);
+    const tls = ref.tls ? { tls: ref.tls } : {};
+    const addr = httpAddressOf(b);
+    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...tls });
+    else if (b?.kind === 'dynamicForwardProxy') targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...tls });
   }
   const only = targets[0];
   if (!only) return undefined;
@@ -75,6 +90,7 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   return {
     name: route.name, targets, deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0, maxRequestBytes,
     filters: route.filters, matches: pathMatchesOf(route), retry: traffic?.retry, policyRequestHeaders: traffic?.requestHeaders,
+    ...(targets.some((t) => t.dynamic) && !hasAccessControl(route) ? { openProxy: true } : {}),
   };
 }
 
@@ -95,6 +111,11 @@ class BodyTooLarge extends Error {}
 class DeadlineExceeded extends Error {}
 class ClientGone extends Error {}
 
+/** Answered by the proxy itself: the Host names no destination, or one that leads back here. */
+class Refused extends Error {
+  constructor(readonly status: 400 | 508, readonly code: string, message: string) { super(message); }
+}
+
 /** Passes bytes through until `limit`, then fails: the route's max_request_bytes on a streamed body. */
 class ByteLimit extends Transform {
   private seen = 0;
@@ -108,22 +129,20 @@ class ByteLimit extends Transform {
 
 type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-function codeOf(err: unknown): string {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  return String(e?.code ?? e?.cause?.code ?? '');
-}
-
 export class HttpForwarder {
   private readonly agent: Agent;
   private readonly tls: UpstreamTlsPool;
   private readonly random: () => number;
   private readonly counters = new Map<string, { inc(): void }>();
+  /** This process's name in `Via` on dynamic forward proxy requests: seeing it come back means a loop. */
+  private readonly pseudonym: string;
+  private readonly local = localAddresses();
+  private readonly warnedOpen = new Set<string>();
 
   constructor(private readonly opts: ForwarderOptions) {
     this.random = opts.random ?? Math.random;
+    // Not from `random`: that one is the weighted pick's, which tests pin.
+    this.pseudonym = `gw-${randomBytes(4).toString('hex')}`;
     this.agent = new Agent({
       connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
       headersTimeout: opts.headersTimeoutMs ?? 300_000,
@@ -136,6 +155,10 @@ export class HttpForwarder {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, route: ForwardRoute): Promise<void> {
+    if (route.openProxy && !this.warnedOpen.has(route.name)) {
+      this.warnedOpen.add(route.name);
+      this.opts.log.warn({ route: route.name }, 'route forwards to any host its clients name and its policy sets no authentication or authorization');
+    }
     const limit = route.maxRequestBytes;
     if (Number(req.headers['content-length'] ?? '0') > limit) {
       this.rejectTooLarge(req, res, limit);
@@ -178,18 +201,23 @@ export class HttpForwarder {
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
       const attemptTimer = route.tryDeadlineMs > 0 ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs) : undefined;
-      const body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
+      let body: Buffer | ByteLimit | null = null;
+      // A dynamic target becomes the destination this request names, for the log and the TLS name.
+      let sentTo = target;
       try {
-        const dispatcher = target.tls ? this.tls.dispatcher(target.backend, target.host, target.tls) : this.agent;
+        const to = target.dynamic ? await this.destination(req, target, headers, attempt.signal) : { target, address: target.host, headers };
+        sentTo = to.target;
+        body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
+        const dispatcher = target.tls ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
         const up = await dispatcher.request({
-          origin: `${target.tls ? 'https' : 'http'}://${target.host}:${target.port}`, path, method: req.method ?? 'GET',
-          headers, body, signal: attempt.signal,
+          origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`, path, method: req.method ?? 'GET',
+          headers: to.headers, body, signal: attempt.signal,
         });
-        this.count(`req ${target.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(target.backend, `${Math.floor(up.statusCode / 100)}xx`));
+        this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`));
         if (route.retry && mayRetry(route.retry, tried, { status: up.statusCode })) {
           await up.body.dump();
-          if (await this.backOff(route, target, tried, `status ${up.statusCode}`, signal)) continue;
-          return this.fail(req, res, route, target, signal.reason, signal);
+          if (await this.backOff(route, sentTo, tried, `status ${up.statusCode}`, signal)) continue;
+          return this.fail(req, res, route, sentTo, signal.reason, signal);
         }
         res.writeHead(up.statusCode, withoutHopByHop(up.headers));
         // Without this an SSE stream's headers wait for its first event.
@@ -197,20 +225,41 @@ export class HttpForwarder {
         await pipeline(up.body, res);
         return;
       } catch (err) {
+        if (err instanceof Refused) {
+          req.resume();
+          this.opts.log.info({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
+          sendError(res, err.status, err.code, err.message);
+          return;
+        }
         if (route.retry && classify(err, attempt.signal) === 'connect' && mayRetry(route.retry, tried, 'connect')) {
-          this.count(`fail ${target.backend} connect`, () => this.opts.metrics.upstreamFailures.labels(target.backend, 'connect'));
-          if (await this.backOff(route, target, tried, 'connect failure', signal)) continue;
-          return this.fail(req, res, route, target, signal.reason, signal);
+          this.count(`fail ${sentTo.backend} connect`, () => this.opts.metrics.upstreamFailures.labels(sentTo.backend, 'connect'));
+          if (await this.backOff(route, sentTo, tried, 'connect failure', signal)) continue;
+          return this.fail(req, res, route, sentTo, signal.reason, signal);
         }
         if (body instanceof ByteLimit) body.destroy();
         req.unpipe();
-        this.fail(req, res, route, target, err, attempt.signal);
+        this.fail(req, res, route, sentTo, err, attempt.signal);
         return;
       } finally {
         clearTimeout(attemptTimer);
         signal.removeEventListener('abort', onAbort);
       }
     }
+  }
+
+  /**
+   * Where a dynamic forward proxy request goes: the Host the backend would see (after URLRewrite and
+   * header modifiers) names it, resolved once so the loop check and the connection use the same address.
+   */
+  private async destination(req: IncomingMessage, target: ForwardTarget, headers: HeaderMap, signal: AbortSignal): Promise<{ target: ForwardTarget; address: string; headers: HeaderMap }> {
+    const named = destinationOf(headers.host, target.tls !== undefined);
+    if (!named.ok) throw new Refused(400, 'invalid_host', `${named.reason}; backend ${target.backend} forwards to the host the request names`);
+    const { host, port } = named.destination;
+    if (viaHas(req.headers.via, this.pseudonym)) throw new Refused(508, 'loop_detected', `the request already passed through this proxy; forwarding it to ${host}:${port} would loop`);
+    const address = await abortable((this.opts.resolve ?? resolveHost)(host), signal);
+    const ports = this.opts.selfPorts?.() ?? [req.socket.localPort ?? 0];
+    if (isSelf(address, port, ports, this.local)) throw new Refused(508, 'loop_detected', `${host}:${port} is this proxy's own listener; forwarding to it would loop`);
+    return { target: { ...target, host, port }, address, headers: { ...headers, via: viaWith(req.headers.via, this.pseudonym) } };
   }
 
   /** Counts the retry and waits its backoff; false when the request deadline passed or the client left meanwhile. */
@@ -237,7 +286,7 @@ export class HttpForwarder {
       return;
     }
     this.count(`fail ${target.backend} ${reason}`, () => this.opts.metrics.upstreamFailures.labels(target.backend, reason));
-    this.opts.log.warn({ route: route.name, backend: target.backend, upstream: `${target.host}:${target.port}`, code: codeOf(err), reason, headersSent: res.headersSent }, 'upstream request failed');
+    this.opts.log.warn({ route: route.name, backend: target.backend, upstream: `${target.host}:${target.port}`, code: errorCode(err), reason, headersSent: res.headersSent }, 'upstream request failed');
     if (res.headersSent) {
       // Mid-response there is no status left to send: ending the connection tells the client the body is cut.
       res.destroy();
@@ -263,13 +312,24 @@ export class HttpForwarder {
   }
 }
 
+/** `p`, or the signal's reason as soon as it aborts (a DNS lookup cannot be cancelled, only left behind). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 function classify(err: unknown, signal: AbortSignal): Failure {
   if (err instanceof BodyTooLarge || (err as { cause?: unknown })?.cause instanceof BodyTooLarge) return 'too_large';
   if (signal.aborted) return signal.reason instanceof DeadlineExceeded ? 'timeout' : 'client';
-  const code = codeOf(err);
-  if (CONNECT_CODES.has(code)) return 'connect';
+  const code = errorCode(err);
+  const kind = failureKind(err);
+  if (kind) return kind;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
-  if (RESET_CODES.has(code) || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  if (code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
   return 'other';
 }
 

@@ -16,6 +16,7 @@ import { McpSession, type CallContext } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
+import type { RetryPlan } from './traffic-policy.js';
 
 export interface McpRoute {
   name: string;
@@ -26,6 +27,8 @@ export interface McpRoute {
   guardrails?: McpGuardrailChain;
   /** Bound of one call to a target, from the route's `timeouts`; unset means the session default. */
   callTimeoutMs?: number;
+  /** GwPolicy `traffic.retry`: requests to remote targets that may safely be sent again. */
+  retry?: RetryPlan;
 }
 
 export interface EndpointContext {
@@ -178,6 +181,7 @@ async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpR
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
+    ...(route.retry ? { retry: route.retry } : {}),
   });
   const out = await session.initialize(init);
   if (stateless) await session.close();

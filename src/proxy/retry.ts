@@ -3,6 +3,26 @@
 import type { IncomingMessage } from 'node:http';
 import type { RetryPlan } from './traffic-policy.js';
 
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** The socket error code of an upstream failure (undici puts it on the error or its cause). */
+export function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return String(e?.code ?? e?.cause?.code ?? '');
+}
+
+/**
+ * `connect`: the connection was never made, so nothing reached the upstream; `reset`: the connection broke
+ * (the upstream may have received the request); undefined: anything else (timeouts, TLS, protocol errors).
+ */
+export function failureKind(err: unknown): 'connect' | 'reset' | undefined {
+  const code = errorCode(err);
+  if (CONNECT_CODES.has(code)) return 'connect';
+  if (RESET_CODES.has(code)) return 'reset';
+  return undefined;
+}
+
 // Exponential backoff stops growing here, so ten attempts do not wait minutes.
 const MAX_BACKOFF_FACTOR = 8;
 

@@ -100,7 +100,7 @@ export class ProxyRuntime {
     this.log = opts.log;
     this.metrics = opts.metrics ?? createMetrics();
     this.sessions = new SessionRegistry(this.log, opts.sessionIdleMs ?? 30 * 60_000, (n) => this.metrics.sessions.set(n));
-    this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics });
+    this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics, selfPorts: () => [...this.ports.values()].map((b) => b.port) });
     this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
     if (!opts.llmGuards) this.guards = createPromptGuards();
@@ -236,6 +236,8 @@ export class ProxyRuntime {
       const timeouts = backend ? routeTimeouts(route, traffic.get(route.name)?.plan) : undefined;
       const callTimeoutMs = timeouts?.backendRequestMs || timeouts?.requestMs;
       if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
+      const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
+      if (retry) compiled.retry = retry;
       this.logRefused(compiled);
       if (backend && ref?.mcpGuardrails) compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);

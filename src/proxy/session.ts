@@ -14,6 +14,7 @@ import { connectUpstream, type Upstream } from './upstream.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 import { EventLog, SseStream } from './sse-stream.js';
 import type { McpGuardrailChain } from './mcp-guardrails/index.js';
+import type { RetryPlan } from './traffic-policy.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
@@ -45,6 +46,8 @@ export interface SessionOptions {
   guardrails?: McpGuardrailChain;
   /** Bound of one call to a target (the route's `timeouts`); default 5 minutes. */
   callTimeoutMs?: number;
+  /** The route's `traffic.retry` for requests to remote streamable-HTTP targets. */
+  retry?: RetryPlan;
 }
 
 export class McpSession {
@@ -112,7 +115,7 @@ export class McpSession {
       onNotification: (target, n) => this.fromUpstream(target, n),
       onRequest: (target, r, signal) => this.askClient(target, r, signal),
       onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
-    }, this.log.child({ target: t.name }))));
+    }, this.log.child({ target: t.name }), this.opts.retry)));
     const failures: string[] = [];
     results.forEach((r, i) => {
       const name = this.opts.backend.targets[i]?.name ?? '';

@@ -1,5 +1,5 @@
 // Consistency of an IR snapshot before the runtime applies it: every reference resolves, names are
-// unique, and every backend kind is one this proxy serves (MCP; static and a2a as plain HTTP; ai as LLM).
+// unique, and every backend kind is one this proxy serves (MCP; static, a2a and dynamicForwardProxy as plain HTTP; ai as LLM).
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
@@ -43,8 +43,8 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
       if (http) {
         if (http.host === '') problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
         if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535) problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.port`, message: `must be between 1 and 65535, got ${http.port}` });
-      } else if (b.kind === 'ai' && b.ai) {
-        // Checked with the edges' AI settings in aiProblems.
+      } else if ((b.kind === 'ai' && b.ai) || (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)) {
+        // ai: checked with the edges' AI settings in aiProblems; dynamicForwardProxy has no settings.
       } else if (b.kind !== 'mcp' || !b.mcp) {
         problems.push({ source, object: `Backend ${b.name}`, path: b.kind ?? '', message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet` });
       } else {

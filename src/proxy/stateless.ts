@@ -29,6 +29,7 @@ export async function statelessSession(
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
+    ...(route.retry ? { retry: route.retry } : {}),
   });
   const first = messages.find(isRequest);
   if (!first) return session; // notifications and responses only: nothing to connect for

@@ -3,6 +3,8 @@
 // (SSE) stay streams. Saves most of WHATWG fetch's per-call cost on the proxy's hot path.
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
+import type { RetryPlan } from './traffic-policy.js';
+import { sendWithRetry, type RetryOptions } from './upstream-retry.js';
 
 /** Keep-alive pool shared by every HTTP target connection of the process. */
 export const upstreamAgent = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
@@ -16,12 +18,34 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   return headers as Record<string, string>;
 }
 
-export const upstreamFetch: FetchLike = async (input, init = {}) => {
+export const upstreamFetch: FetchLike = (input, init) => fetchWithRetry(input, init, { plan: undefined });
+
+/** `upstreamFetch` with the route's `traffic.retry` (initialize and the SDK's other requests); the caller's signal bounds it. */
+export function retryingFetch(plan: RetryPlan | undefined, onRetry?: (tried: number, why: string) => void): FetchLike {
+  return plan ? (input, init) => fetchWithRetry(input, init, { plan, ...(onRetry ? { onRetry } : {}) }) : upstreamFetch;
+}
+
+/** The JSON-RPC method of a request body, '' for anything else (batches, notifications are never read-only). */
+function methodOf(body: string | undefined): string {
+  try {
+    const m: unknown = body ? JSON.parse(body) : undefined;
+    return m !== null && typeof m === 'object' && 'id' in m && 'method' in m && typeof m.method === 'string' ? m.method : '';
+  } catch {
+    return '';
+  }
+}
+
+async function fetchWithRetry(input: string | URL, init: RequestInit = {}, retry: Pick<RetryOptions, 'plan' | 'onRetry'>): Promise<Response> {
   const body = init.body;
   if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
-  const res = await request(input, {
-    method: (init.method ?? 'GET') as 'GET', headers: headerRecord(init.headers), body: body ?? null,
+  const method = init.method ?? 'GET';
+  const res = await sendWithRetry(() => request(input, {
+    method: method as 'GET', headers: headerRecord(init.headers), body: body ?? null,
     dispatcher: upstreamAgent, ...(init.signal ? { signal: init.signal } : {}),
+  }), {
+    ...retry, timeoutMs: undefined, signal: init.signal ?? undefined,
+    // GET opens the target's stream and DELETE ends a session: both may be repeated.
+    method: method === 'POST' ? methodOf(body ?? undefined) : 'ping',
   });
   const headers = new Headers();
   for (const [k, v] of Object.entries(res.headers)) {

@@ -4,7 +4,9 @@
 // and server-to-client requests, which the caller gets back through `onOther`.
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
+import type { RetryPlan } from './traffic-policy.js';
 import { upstreamAgent } from './upstream-fetch.js';
+import { sendWithRetry } from './upstream-retry.js';
 import { readCallStream } from './upstream-sse.js';
 
 export interface CallOptions {
@@ -26,6 +28,9 @@ export interface HttpCallerOptions {
   onOther(message: JSONRPCMessage): void;
   /** Tells the target a call was cancelled or timed out, as the SDK client would. */
   cancel(requestId: string, reason: string): void;
+  /** The route's `traffic.retry`: calls the target did not get, or answered with one of its codes, are sent again within the call's timeout. */
+  retry?: RetryPlan;
+  onRetry?: (tried: number, why: string) => void;
 }
 
 type Message = Record<string, unknown>;
@@ -52,10 +57,11 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
     const id = `gw-${next++}`;
     const sent = call.onprogress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params;
     try {
-      const res = await request(opts.url, {
-        method: 'POST', headers: headersNow(), body: JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }), dispatcher: upstreamAgent,
-        signal: call.signal, headersTimeout: call.timeoutMs, bodyTimeout: call.timeoutMs,
-      });
+      const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: sent });
+      const res = await sendWithRetry((headersTimeout) => request(opts.url, {
+        method: 'POST', headers: headersNow(), body, dispatcher: upstreamAgent,
+        signal: call.signal, headersTimeout: headersTimeout ?? call.timeoutMs, bodyTimeout: call.timeoutMs,
+      }), { plan: opts.retry, method, timeoutMs: call.timeoutMs, signal: call.signal, ...(opts.onRetry ? { onRetry: opts.onRetry } : {}) });
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await res.body.text().catch(() => '');
         throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);

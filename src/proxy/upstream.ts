@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { McpTarget } from '../ir/types.js';
-import { upstreamFetch } from './upstream-fetch.js';
+import type { RetryPlan } from './traffic-policy.js';
+import { retryingFetch } from './upstream-fetch.js';
 import { httpCaller, type UpstreamCall } from './upstream-http.js';
 
 export interface UpstreamEvents {
@@ -34,9 +35,10 @@ export interface Upstream {
 }
 
 export async function connectUpstream(
-  target: McpTarget, clientInfo: Implementation, capabilities: ClientCapabilities, events: UpstreamEvents, log: Logger,
+  target: McpTarget, clientInfo: Implementation, capabilities: ClientCapabilities, events: UpstreamEvents, log: Logger, retry?: RetryPlan,
 ): Promise<Upstream> {
-  const transport = createTransport(target, log);
+  const onRetry = (tried: number, why: string): void => log.debug({ target: target.name, tried, why }, 'retrying request to target');
+  const transport = createTransport(target, log, retry, onRetry);
   const client = new Client(clientInfo, { capabilities });
   client.fallbackNotificationHandler = async (n) => events.onNotification(target.name, n);
   client.fallbackRequestHandler = async (r, extra) => events.onRequest(target.name, r, extra.signal);
@@ -72,6 +74,7 @@ export async function connectUpstream(
       protocolVersion: () => transport.protocolVersion,
       onOther: (m) => transport.onmessage?.(m),
       cancel: (requestId, reason) => void client.notification({ method: 'notifications/cancelled', params: { requestId, reason } }).catch(() => undefined),
+      ...(retry ? { retry, onRetry } : {}),
     });
   }
   return upstream;
@@ -83,7 +86,7 @@ function sdkCaller(client: Client): UpstreamCall {
   });
 }
 
-function createTransport(target: McpTarget, log: Logger): Transport {
+function createTransport(target: McpTarget, log: Logger, retry: RetryPlan | undefined, onRetry: (tried: number, why: string) => void): Transport {
   if (target.transport === 'stdio' && target.stdio) {
     const t = new StdioClientTransport({
       command: target.stdio.cmd, args: target.stdio.args, env: { ...getDefaultEnvironment(), ...target.stdio.env }, stderr: 'pipe',
@@ -96,7 +99,7 @@ function createTransport(target: McpTarget, log: Logger): Transport {
   }
   if (target.transport === 'remote' && target.remote) {
     const url = new URL(target.remote.url);
-    return target.remote.protocol === 'SSE' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url, { fetch: upstreamFetch });
+    return target.remote.protocol === 'SSE' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url, { fetch: retryingFetch(retry, onRetry) });
   }
   throw new Error(`target ${target.name} has no transport`);
 }
