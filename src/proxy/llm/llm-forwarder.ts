@@ -305,7 +305,7 @@ export class LlmForwarder {
       const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
       const up = await dispatcher.request({
         origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
-        signal: attempt.signal, headers: { ...call.headers, ...cloud }, body: call.body,
+        signal: attempt.signal, headers: { ...signedOnly(call.headers, p), ...cloud }, body: call.body,
       });
       this.usage.request(p.name, model, String(up.statusCode));
       const contentType = String(up.headers['content-type'] ?? '');
@@ -374,6 +374,12 @@ function errorTypeOf(headers: Record<string, unknown>): string {
 
 function headerText(v: unknown): string | undefined {
   return Array.isArray(v) ? (v[0] === undefined ? undefined : String(v[0])) : v === undefined ? undefined : String(v);
+}
+
+/** For a SigV4-signed call the client's own `x-amz-*` headers (a date, a token) are dropped: only the proxy's go upstream. */
+function signedOnly(headers: Record<string, string | string[]>, p: LlmProvider): Record<string, string | string[]> {
+  if (p.edge?.credential?.kind !== 'aws') return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !k.toLowerCase().startsWith('x-amz-')));
 }
 
 /** An IPv6 literal goes in brackets in the Host header. */

@@ -150,8 +150,8 @@ describe('LLM routes to Bedrock (Converse API, SigV4)', () => {
     expect(res.json()).toEqual({ error: { message: 'fake 400', type: 'ValidationException', param: null, code: null } });
   });
 
-  it("signs with the proxy's own AWS environment when auth.aws names no Secret, in the provider's region", async () => {
-    const res = await chat(`${proxy.base}/from-env/chat/completions`, ask);
+  it("signs with the proxy's own AWS environment when auth.aws names no Secret, in the provider's region, dropping the client's x-amz headers", async () => {
+    const res = await chat(`${proxy.base}/from-env/chat/completions`, ask, { 'x-amz-security-token': 'client-token', 'x-amz-date': '20000101T000000Z' });
     expect(res.status).toBe(200);
     expect(fake.received[0]).toMatchObject({ signatureValid: true, accessKeyId: 'AKIDFROMENV', path: '/model/amazon.nova-lite-v1%3A0/converse' });
     expect(fake.received[0]?.scope).toMatch(/\/us-east-1\/bedrock$/);
