@@ -17,6 +17,7 @@ import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
 import { CloudAuth, CloudAuthFailure } from './cloud-auth.js';
 import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
+import { EVENT_STREAM, errorTypeOf, guardHeaders, headerText, hostHeader, signedOnly, upstreamHeaders } from './llm-headers.js';
 import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayEventStream, relayStream } from './llm-response.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
@@ -47,9 +48,6 @@ export interface LlmClient {
 
 class Deadline extends Error {}
 class ClientGone extends Error {}
-
-// Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
-const DROPPED = ['host', 'content-length', 'content-encoding', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
 
 type Failure =
   | { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat; errorType: string }
@@ -365,28 +363,6 @@ export class LlmForwarder {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const EVENT_STREAM = 'application/vnd.amazon.eventstream';
-
-/** Bedrock names the error in a header (`ValidationException:http://…`). */
-function errorTypeOf(headers: Record<string, unknown>): string {
-  return headerText(headers['x-amzn-errortype']) ?? '';
-}
-
-function headerText(v: unknown): string | undefined {
-  return Array.isArray(v) ? (v[0] === undefined ? undefined : String(v[0])) : v === undefined ? undefined : String(v);
-}
-
-/** For a SigV4-signed call the client's own `x-amz-*` headers (a date, a token) are dropped: only the proxy's go upstream. */
-function signedOnly(headers: Record<string, string | string[]>, p: LlmProvider): Record<string, string | string[]> {
-  if (p.edge?.credential?.kind !== 'aws') return headers;
-  return Object.fromEntries(Object.entries(headers).filter(([k]) => !k.toLowerCase().startsWith('x-amz-')));
-}
-
-/** An IPv6 literal goes in brackets in the Host header. */
-function hostHeader(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
-
 function codeOf(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   return String(e?.code ?? e?.cause?.code ?? '');
@@ -395,21 +371,4 @@ function codeOf(err: unknown): string {
 function retryAfterMs(v: unknown): number {
   const n = Number(Array.isArray(v) ? v[0] : v);
   return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
-}
-
-/** The client's headers minus hop-by-hop ones, its credentials for the gateway and what the proxy sets itself. */
-function upstreamHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
-  const out = withoutHopByHop(headers);
-  for (const name of DROPPED) delete out[name];
-  return out;
-}
-
-/** What prompt guards may read about the request: its headers without the client's credentials. */
-function guardHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined || k === 'authorization' || k === 'cookie' || k === 'x-api-key' || k === 'api-key') continue;
-    out[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
 }
