@@ -135,7 +135,8 @@ export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>,
         ok: true,
         endpoint: {
           format: 'bedrock', ...at(`bedrock-runtime.${region}.amazonaws.com`, 443, '', '/model/{modelId}/converse'),
-          chatPath: (model, stream) => `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
+          // An IR path override is used as is (it then names no model).
+          ...(p.path ? {} : { chatPath: (model: string, stream: boolean) => `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}` }),
           // Bedrock API keys are bearer tokens; an `aws` credential signs instead.
           credentialHeaders: bearer, fixedHeaders: {}, apiPaths: {}, signing: { region, service: 'bedrock' }, ...(guardrail ? { guardrail } : {}),
         },

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
 import { startFakeTokenEndpoint, type FakeTokenEndpoint } from './fake-token-endpoint.js';
-import { GATEWAY, aiBackend, aiRoute, chat, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, aiBackend, aiRoute, chat, modelRoute, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
 
 const KEY = 'azure-SECRET-api-key-5150';
 const CLIENT_SECRET = 'entra-SECRET-client-secret';
@@ -18,6 +18,17 @@ ${aiBackend('az-key', `azure: {resourceName: res1, resourceType: OpenAI}, ${at}`
 ${aiBackend('az-dated', `azure: {resourceName: res1, resourceType: OpenAI, apiVersion: '2024-10-21'}, ${at}`, `{auth: {key: ${KEY}}}`)}
 ${aiBackend('az-foundry', `azure: {resourceName: res2, resourceType: Foundry, projectName: proj1}, ${at}`, '{auth: {azure: {secretRef: {name: entra}}}}')}
 ${aiBackend('az-other', `azure: {resourceName: res3, resourceType: OpenAI}, ${at}`, '{auth: {azure: {secretRef: {name: entra-other}}}}')}
+${modelRoute('models', '/models')}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: gpt-4o-mini, namespace: default}
+spec:
+  parentRefs: [{kind: HTTPRoute, name: models, sectionName: chat}]
+  provider: Azure
+  baseURL: http://127.0.0.1:${port}
+  azure: {resourceName: res4, resourceType: OpenAI}
+  policies: {auth: {azure: {secretRef: {name: entra}}}}
 ${aiRoute('az-key', '/az-key', 'az-key')}${aiRoute('az-dated', '/az-dated', 'az-dated')}${aiRoute('az-foundry', '/az-foundry', 'az-foundry')}${aiRoute('az-other', '/az-other', 'az-other')}`;
 }
 
@@ -74,6 +85,13 @@ describe('LLM routes to Azure resources (OpenAI and Foundry), with keys or Entra
     await chat(`${proxy.base}/az-foundry/chat/completions`, ask);
     expect(entra.requests.length).toBe(before + 2);
     expect(fake.received[2]?.headers.authorization).not.toBe(token);
+  });
+
+  it('serves a GwModel Azure provider with an Entra ID token', async () => {
+    const res = await chat(`${proxy.base}/models/chat/completions`, { ...ask, model: 'gpt-4o-mini' });
+    expect(res.status).toBe(200);
+    expect(fake.received[0]?.path).toBe('/openai/v1/chat/completions');
+    expect(fake.received[0]?.headers.authorization).toMatch(/^Bearer fake-token-\d+$/);
   });
 
   it('answers 502 credential_unavailable when the token endpoint refuses, without the secret anywhere', async () => {
