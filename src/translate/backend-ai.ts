@@ -5,6 +5,7 @@
 import { backendTls } from './backend-tls.js';
 import { readAny, type Ctx } from './context.js';
 import type { IrAiCredential, IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
+import { cloudCredential } from './cloud-credentials.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
 
 /** Merged policy fields of an edge or of one provider on it. */
@@ -21,7 +22,7 @@ const ROUTE_TYPES: Record<string, IrAiRouteType> = {
 };
 
 // Kinds of BackendAuth that need machinery (token exchange, request signing) the LLM proxy does not have.
-const UNSUPPORTED_AUTH = ['aws', 'azure', 'gcp', 'oauthTokenExchange', 'crossAppAccess', 'jwtSign'];
+const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'];
 
 /**
  * The edge's AI settings, or why the edge cannot be programmed (a credential that cannot be resolved:
@@ -72,12 +73,13 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
     return out;
   }
   const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
-  return kind ? `${at(kind)}: is not supported for AI backends; use key, secretRef or passthrough` : out;
+  return kind ? `${at(kind)}: is not supported for AI backends; use key, secretRef, passthrough, aws, azure or gcp` : out;
 }
 
 /**
  * The upstream credential an auth object (BackendAuth or ModelBackendAuth) sets with `key`, `secretRef`
- * (a Secret in `ns`, default key `Authorization`) or `passthrough`; undefined when it sets none of them;
+ * (a Secret in `ns`, default key `Authorization`), `passthrough` or a cloud kind (`aws`, `azure`,
+ * `gcp`: cloud-credentials.ts); undefined when it sets none of them;
  * a string says why it cannot be resolved (`at(field)` names the field; the message never holds the key).
  */
 export function aiCredential(ctx: Ctx, auth: Rec, ns: string, source: string, at: (field: string) => string): IrAiCredential | string | undefined {
@@ -94,7 +96,7 @@ export function aiCredential(ctx: Ctx, auth: Rec, ns: string, source: string, at
     return { kind: 'key', key: value, source: `Secret ${ns}/${name} key ${dataKey}` };
   }
   if (rec(auth.passthrough)) return { kind: 'passthrough', passthrough: true, source };
-  return undefined;
+  return cloudCredential(ctx, auth, ns, source, at);
 }
 
 function fieldValues(v: unknown): { field: string; valueJson: string }[] {

@@ -119,7 +119,15 @@ export interface IrAiEdge {
 }
 
 /** `key` is secret: never log or render it (goldens show a hash prefix). */
-export type IrAiCredential = { kind: 'key'; key: string; source: string } | { kind: 'passthrough'; passthrough: true; source: string };
+export type IrAiCredential =
+  | { kind: 'key'; key: string; source: string }
+  | { kind: 'passthrough'; passthrough: true; source: string }
+  | { kind: 'aws'; aws: IrAwsCredential; source: string }
+  | { kind: 'azure'; azure: { tenantId: string; clientId: string; clientSecret: string }; source: string }
+  | { kind: 'gcp'; gcp: { clientEmail: string; privateKey: string; privateKeyId: string; tokenUri: string }; source: string };
+
+/** Empty keys mean the proxy's own environment; `secretAccessKey` and `sessionToken` are secret like `key`. */
+export interface IrAwsCredential { accessKeyId: string; secretAccessKey: string; sessionToken: string; region: string; serviceName: string }
 
 export interface IrAiProviderEdge {
   credential?: IrAiCredential;

@@ -9,7 +9,7 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type { IrAiEdge, IrBackendTls, IrResource, IrSnapshot } from '../../src/translate/ir.js';
+import type { IrAiCredential, IrAiEdge, IrBackendTls, IrResource, IrSnapshot } from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -60,7 +60,7 @@ function redactAiKeys(r: IrResource): IrResource {
     ...ai,
     providers: Object.fromEntries(Object.entries(ai.providers).map(([name, p]) => [name, {
       ...p,
-      ...(p.credential?.kind === 'key' ? { credential: { ...p.credential, key: keySummary(p.credential.key) } } : {}),
+      ...(p.credential ? { credential: credentialSummary(p.credential) } : {}),
       ...(p.tls ? { tls: tlsSummary(p.tls) } : {}),
     }])),
   });
@@ -70,8 +70,20 @@ function redactAiKeys(r: IrResource): IrResource {
 /** Upstream LLM keys of GwModel providers, summarised like the AI edges' keys. */
 function redactModelKeys(r: IrResource): IrResource {
   const c = r.kind === 'model' ? r.model.provider?.credential : undefined;
-  if (r.kind !== 'model' || !r.model.provider || c?.kind !== 'key') return r;
-  return { ...r, model: { ...r.model, provider: { ...r.model.provider, credential: { ...c, key: keySummary(c.key) } } } };
+  if (r.kind !== 'model' || !r.model.provider || !c) return r;
+  return { ...r, model: { ...r.model, provider: { ...r.model.provider, credential: credentialSummary(c) } } };
+}
+
+/** Keys, secrets and private keys of an upstream credential as hash prefixes; ids and sources as they are. */
+function credentialSummary(c: IrAiCredential): IrAiCredential {
+  const hide = (v: string): string => v && keySummary(v);
+  switch (c.kind) {
+    case 'key': return { ...c, key: keySummary(c.key) };
+    case 'aws': return { ...c, aws: { ...c.aws, secretAccessKey: hide(c.aws.secretAccessKey), sessionToken: hide(c.aws.sessionToken) } };
+    case 'azure': return { ...c, azure: { ...c.azure, clientSecret: hide(c.azure.clientSecret) } };
+    case 'gcp': return { ...c, gcp: { ...c.gcp, privateKey: hide(c.gcp.privateKey) } };
+    default: return c;
+  }
 }
 
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */

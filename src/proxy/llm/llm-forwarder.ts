@@ -1,6 +1,7 @@
 // The LLM data plane: an OpenAI chat-completions request on an `ai` route is checked, shaped per provider,
 // guarded and sent to the first healthy provider, failing over across providers and priority groups
 // until a response starts. Behaviour: docs/proxy.md "LLM backends".
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
@@ -13,8 +14,11 @@ import { bufferBody } from '../retry.js';
 import { splitTarget } from '../route-match.js';
 import { UpstreamTlsPool } from '../upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
+import { toConverseRequest } from './bedrock.js';
+import { CloudAuth, CloudAuthFailure } from './cloud-auth.js';
 import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
-import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayStream } from './llm-response.js';
+import { EVENT_STREAM, errorTypeOf, guardHeaders, headerText, hostHeader, signedOnly, upstreamHeaders } from './llm-headers.js';
+import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayEventStream, relayStream } from './llm-response.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
@@ -31,6 +35,8 @@ export interface LlmForwarderOptions {
   connectTimeoutMs?: number;
   /** Wait for response headers when neither the route nor the provider sets a deadline. */
   headersTimeoutMs?: number;
+  /** The proxy's environment (AWS keys, AZURE_AUTHORITY_HOST); process.env unless given. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface LlmClient {
@@ -43,10 +49,10 @@ export interface LlmClient {
 class Deadline extends Error {}
 class ClientGone extends Error {}
 
-// Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
-const DROPPED = ['host', 'content-length', 'content-encoding', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
-
-type Failure = { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat } | { kind: 'connect' | 'timeout'; provider: LlmProvider };
+type Failure =
+  | { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat; errorType: string }
+  | { kind: 'connect' | 'timeout'; provider: LlmProvider }
+  | { kind: 'credential'; provider: LlmProvider; status: number; message: string };
 
 /** One request to one provider, and how a response that is not failed over answers the client. */
 interface Call {
@@ -68,9 +74,11 @@ export class LlmForwarder {
   private readonly usage: LlmUsage;
   private readonly clock: () => number;
   private readonly random: () => number;
+  private readonly cloud: CloudAuth;
 
   constructor(private readonly opts: LlmForwarderOptions) {
     this.clock = opts.clock ?? Date.now;
+    this.cloud = new CloudAuth({ clock: this.clock, env: opts.env ?? process.env });
     this.random = opts.random ?? Math.random;
     this.health = new ProviderHealth(this.clock, this.random);
     this.usage = new LlmUsage(opts.metrics);
@@ -244,20 +252,27 @@ export class LlmForwarder {
     const e = p.endpoint;
     const model = String(clientBody.model);
     const stream = clientBody.stream === true;
-    const payload = JSON.stringify(e.format === 'anthropic' ? toAnthropicRequest(clientBody) : clientBody);
+    const payload = JSON.stringify(e.format === 'anthropic' ? toAnthropicRequest(clientBody) : e.format === 'bedrock' ? toConverseRequest(clientBody, e.guardrail) : clientBody);
+    const streamType = e.format === 'bedrock' ? EVENT_STREAM : 'text/event-stream';
     return {
-      model, method: 'POST', path: e.path, body: payload, errorFormat: e.format,
-      headers: { ...headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
+      model, method: 'POST', path: e.chatPath ? e.chatPath(model, stream) : e.path, body: payload, errorFormat: e.format,
+      headers: { ...headers, 'content-type': 'application/json', accept: stream ? streamType : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
       answer: async (res, up) => {
         const contentType = String(up.headers['content-type'] ?? '');
         if (up.statusCode >= 400) {
           const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
-          relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType);
+          relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, errorTypeOf(up.headers));
           return;
         }
-        const answer = { provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx, ...(route.guards ? { guards: route.guards } : {}) };
-        if (stream && contentType.startsWith('text/event-stream')) {
-          await relayStream(res, up.statusCode, up.body, answer, isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true);
+        const answer = {
+          id: `chatcmpl-${randomUUID()}`, provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx,
+          ...(route.guards ? { guards: route.guards } : {}),
+        };
+        const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
+        if (stream && e.format === 'bedrock' && contentType.startsWith(EVENT_STREAM)) {
+          await relayEventStream(res, up.statusCode, up.body, answer, includeUsage);
+        } else if (stream && contentType.startsWith('text/event-stream')) {
+          await relayStream(res, up.statusCode, up.body, answer, includeUsage);
         } else {
           await relayBuffered(res, up.statusCode, up.body, answer);
         }
@@ -277,10 +292,18 @@ export class LlmForwarder {
     const timer = tryMs > 0 ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
     let started = false;
     try {
+      const https = e.tls !== undefined;
+      const authority = e.port === (https ? 443 : 80) ? hostHeader(e.host) : `${hostHeader(e.host)}:${e.port}`;
+      const signable = { method: call.method, authority, path: call.path, contentType: headerText(call.headers['content-type']), body: call.body };
+      const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
+      if (cloud instanceof CloudAuthFailure) {
+        this.opts.log.warn({ route: route.name, provider: p.name, reason: cloud.message }, 'LLM provider credential unavailable; trying the next one');
+        return { kind: 'credential', provider: p, status: cloud.status, message: cloud.message };
+      }
       const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
       const up = await dispatcher.request({
-        origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
-        signal: attempt.signal, headers: call.headers, body: call.body,
+        origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
+        signal: attempt.signal, headers: { ...signedOnly(call.headers, p), ...cloud }, body: call.body,
       });
       this.usage.request(p.name, model, String(up.statusCode));
       const contentType = String(up.headers['content-type'] ?? '');
@@ -288,7 +311,7 @@ export class LlmForwarder {
         const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
         this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
         this.opts.log.warn({ route: route.name, provider: p.name, status: up.statusCode }, 'LLM provider failed; trying the next one');
-        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, format: call.errorFormat };
+        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, format: call.errorFormat, errorType: errorTypeOf(up.headers) };
       }
       this.health.succeeded(route.backend, p);
       started = true;
@@ -325,7 +348,11 @@ export class LlmForwarder {
     }
     const last = failures[failures.length - 1];
     if (last?.kind === 'status') {
-      relayError(res, last.status, last.format, last.body, last.contentType);
+      relayError(res, last.status, last.format, last.body, last.contentType, last.errorType);
+      return;
+    }
+    if (last?.kind === 'credential') {
+      sendError(res, last.status, 'credential_unavailable', last.message);
       return;
     }
     const tried = failures.map((f) => `${f.provider.name} (${f.kind})`).join(', ');
@@ -344,21 +371,4 @@ function codeOf(err: unknown): string {
 function retryAfterMs(v: unknown): number {
   const n = Number(Array.isArray(v) ? v[0] : v);
   return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
-}
-
-/** The client's headers minus hop-by-hop ones, its credentials for the gateway and what the proxy sets itself. */
-function upstreamHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
-  const out = withoutHopByHop(headers);
-  for (const name of DROPPED) delete out[name];
-  return out;
-}
-
-/** What prompt guards may read about the request: its headers without the client's credentials. */
-function guardHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined || k === 'authorization' || k === 'cookie' || k === 'x-api-key' || k === 'api-key') continue;
-    out[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
 }

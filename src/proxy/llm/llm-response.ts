@@ -8,6 +8,8 @@ import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
 import { sendError, sendJson } from '../http-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { AnthropicStreamConverter, anthropicUsage, fromAnthropicError, fromAnthropicResponse, type Usage } from './anthropic.js';
+import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';
+import { EventStreamDecoder, type EventMessage } from './event-stream.js';
 import type { WireFormat } from './vendors.js';
 
 /** A non-streamed provider response larger than this is refused (502): it is buffered whole to convert and guard it. */
@@ -77,14 +79,16 @@ function parseJson(buf: Buffer): unknown {
   }
 }
 
-/** A provider's error answer, passed on with its status; Anthropic's error shape becomes OpenAI's. */
-export function relayError(res: ServerResponse, status: number, format: WireFormat, body: Buffer, contentType: string): void {
+/** A provider's error answer, passed on with its status; Anthropic's and Bedrock's error shapes become OpenAI's. */
+export function relayError(res: ServerResponse, status: number, format: WireFormat, body: Buffer, contentType: string, errorType = ''): void {
   const json = parseJson(body);
-  if (json !== undefined) sendJson(res, status, format === 'anthropic' ? fromAnthropicError(json) : json);
+  if (json !== undefined) sendJson(res, status, format === 'anthropic' ? fromAnthropicError(json) : format === 'bedrock' ? fromConverseError(json, errorType) : json);
   else if (!res.headersSent) res.writeHead(status, { 'content-type': contentType || 'text/plain', 'content-length': body.length }).end(body);
 }
 
 export interface Answer {
+  /** The completion id for formats whose responses carry none (Bedrock). */
+  id: string;
   provider: string;
   model: string;
   format: WireFormat;
@@ -107,8 +111,8 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
     return;
   }
   const upstream = json as Record<string, unknown>;
-  let out = a.format === 'anthropic' ? fromAnthropicResponse(upstream, a.nowSeconds) : upstream;
-  a.usage.tokens(a.provider, a.model, a.format === 'anthropic' ? anthropicUsage(upstream.usage) : openAiUsage(upstream.usage));
+  let out = a.format === 'anthropic' ? fromAnthropicResponse(upstream, a.nowSeconds) : a.format === 'bedrock' ? fromConverseResponse(upstream, a.id, a.model, a.nowSeconds) : upstream;
+  a.usage.tokens(a.provider, a.model, a.format === 'anthropic' ? anthropicUsage(upstream.usage) : a.format === 'bedrock' ? converseUsage(upstream.usage) : openAiUsage(upstream.usage));
   if (a.guards?.response) {
     const verdict = await a.guards.response(out, a.guardCtx);
     if (verdict.action === 'reject') {
@@ -162,5 +166,38 @@ export async function relayStream(res: ServerResponse, status: number, body: Rea
     res.end();
   } finally {
     a.usage.tokens(a.provider, a.model, conv ? conv.tokens : usage);
+  }
+}
+
+/** The SSE text for one ConverseStream message: an event, or an exception / error the stream reports. */
+function converseEvent(conv: ConverseStreamConverter, m: EventMessage): string {
+  const h = m.headers;
+  const kind = String(h[':message-type'] ?? 'event');
+  if (kind === 'error') return conv.event(String(h[':error-code'] ?? 'error'), { message: String(h[':error-message'] ?? '') }, true);
+  const payload = parseJson(m.payload);
+  if (kind === 'exception') return conv.event(String(h[':exception-type'] ?? 'error'), payload, true);
+  return conv.event(String(h[':event-type'] ?? ''), payload);
+}
+
+/**
+ * A Bedrock ConverseStream response (AWS event-stream frames) as OpenAI SSE chunks, message by message as
+ * they arrive. Throws when the upstream breaks off or sends a corrupt frame; the caller then cuts the client connection.
+ */
+export async function relayEventStream(res: ServerResponse, status: number, body: Readable, a: Answer, includeUsage: boolean): Promise<void> {
+  res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  const decoder = new EventStreamDecoder();
+  const conv = new ConverseStreamConverter(a.id, a.model, a.nowSeconds, includeUsage);
+  try {
+    for await (const chunk of body) {
+      const text = decoder.feed(chunk as Buffer).map((m) => converseEvent(conv, m)).join('');
+      if (text) await write(res, text);
+      if (res.destroyed) return;
+    }
+    if (decoder.buffered > 0) throw new Error('the event stream ended inside a message');
+    await write(res, conv.end());
+    res.end();
+  } finally {
+    a.usage.tokens(a.provider, a.model, conv.tokens);
   }
 }

@@ -158,6 +158,7 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
         for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
           const at = `backends[${i}].ai.providers[${name}]`;
           if (p.credential?.kind === 'key' && !p.credential.key) problems.push({ source, object: `Route ${route.name}`, path: `${at}.credential.key`, message: 'must not be empty' });
+          for (const field of credentialGaps(p.credential)) problems.push({ source, object: `Route ${route.name}`, path: `${at}.credential.${field}`, message: 'must not be empty' });
           const tls = p.tls && tlsSettingsProblem(p.tls);
           if (tls) problems.push({ source, object: `Route ${route.name}`, path: `${at}.tls`, message: tls });
           [...p.defaults, ...p.overrides].forEach((f) => {
@@ -168,6 +169,15 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
     }
   }
   return problems;
+}
+
+/** Fields a cloud credential cannot work without (AWS keys may both be empty: the proxy's environment). */
+function credentialGaps(c: AiProviderEdge['credential']): string[] {
+  const empty = (o: Record<string, unknown>, prefix: string, fields: string[]): string[] => fields.filter((f) => !o[f]).map((f) => `${prefix}.${f.replace(/[A-Z]/g, (x) => `_${x.toLowerCase()}`)}`);
+  if (c?.kind === 'aws' && c.aws?.accessKeyId) return empty({ ...c.aws }, 'aws', ['secretAccessKey']);
+  if (c?.kind === 'azure') return empty({ ...c.azure }, 'azure', ['tenantId', 'clientId', 'clientSecret']);
+  if (c?.kind === 'gcp') return empty({ ...c.gcp }, 'gcp', ['clientEmail', 'privateKey', 'tokenUri']);
+  return [];
 }
 
 function isJson(text: string): boolean {

@@ -6,7 +6,7 @@ import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../cel/env.js';
 import type { LlmProvider } from './llm-route.js';
-import { SYSTEM_ROOTS, parseJsonObject, vendorEndpoint } from './vendors.js';
+import { SYSTEM_ROOTS, parseJsonObject, vendorEndpoint, type VendorResult } from './vendors.js';
 
 type IrModel = Model__Output;
 
@@ -90,15 +90,19 @@ function matches(m: IrModel, requested: string): boolean {
 // Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
 const KINDS: Record<string, string> = {
   OpenAI: 'openai', Anthropic: 'anthropic', Custom: 'custom', Mistral: 'openai', Groq: 'openai', DeepSeek: 'openai', XAI: 'openai',
-  Together: 'openai', Fireworks: 'openai', Perplexity: 'openai', OpenRouter: 'openai', Cerebras: 'openai', Ollama: 'openai',
+  Together: 'openai', Fireworks: 'openai', Perplexity: 'openai', OpenRouter: 'openai', Cerebras: 'openai', Ollama: 'openai', Gemini: 'gemini',
+  Bedrock: 'bedrock', Azure: 'azure', VertexAI: 'vertexai',
 };
+// Providers addressed by their settings (region, resource, project): a baseURL only moves the host.
+const SETTINGS_ADDRESSED: Record<string, string> = { Bedrock: 'bedrock', Azure: 'azure', VertexAI: 'vertexai' };
 const DEFAULT_BASE: Record<string, string> = {
   OpenAI: 'https://api.openai.com/v1', Anthropic: 'https://api.anthropic.com/v1', Mistral: 'https://api.mistral.ai/v1',
   Groq: 'https://api.groq.com/openai/v1', DeepSeek: 'https://api.deepseek.com/v1', XAI: 'https://api.x.ai/v1',
   Together: 'https://api.together.xyz/v1', Fireworks: 'https://api.fireworks.ai/inference/v1', Perplexity: 'https://api.perplexity.ai',
   OpenRouter: 'https://openrouter.ai/api/v1', Cerebras: 'https://api.cerebras.ai/v1', Ollama: 'http://localhost:11434/v1',
+  Gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
 };
-const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', anthropic: '/messages' };
+const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', gemini: '/chat/completions', anthropic: '/messages' };
 
 /** GwModel `policies` fields the model path does not apply (`health` is advisory and ignored). */
 const MODEL_POLICIES_NOT_APPLIED = ['authorization', 'promptGuard', 'transformations', 'finalTransformations', 'headers', 'tls', 'tunnel'];
@@ -112,23 +116,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
   if (!p || !kind) return notSupported(`GwModel provider ${p?.provider || 'unset'} is not supported by this proxy yet (supported: ${Object.keys(KINDS).join(', ')})`);
   const settings = parseJsonObject(p.settingsJson);
   const policies = parseJsonObject(p.policiesJson);
-  let url: URL;
-  try {
-    url = new URL(p.baseUrl || DEFAULT_BASE[p.provider] || '');
-  } catch {
-    return notSupported(`GwModel ${m.name} needs a baseURL for provider ${p.provider}`);
-  }
-  const https = url.protocol === 'https:';
-  const prefix = url.pathname.replace(/\/+$/, '');
-  const custom = (settings.custom ?? {}) as Record<string, unknown>;
-  const hasFormatPath = Array.isArray(custom.formats) && custom.formats.some((f: { path?: unknown }) => typeof f.path === 'string');
-  const endpoint = vendorEndpoint({
-    name: m.name, kind, settingsJson: JSON.stringify(kind === 'custom' ? custom : settings),
-    host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80),
-    // The base URL's path is the API prefix; an empty one means the chat path sits at the root.
-    path: kind === 'custom' ? (!hasFormatPath && prefix ? `${prefix}/chat/completions` : '') : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
-    pathPrefix: kind === 'custom' ? '' : prefix, policiesJson: p.policiesJson,
-  }, kind === 'custom' ? { formats: custom.formats ?? [{ format: 'Completions' }] } : settings, https ? SYSTEM_ROOTS : null);
+  const endpoint = SETTINGS_ADDRESSED[p.provider] ? settingsEndpoint(m, kind, settings) : urlEndpoint(m, kind, settings);
   if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
   // Guards and authorization must never be skipped silently; the others would change what is sent.
   const unenforced = MODEL_POLICIES_NOT_APPLIED.filter((k) => policies[k] !== undefined);
@@ -137,6 +125,45 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
   if (credential !== null && 'status' in credential) return credential;
   const edge: AiProviderEdge = { credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
   return { name: m.name, kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0 };
+}
+
+/** Bedrock, Azure and Vertex AI models: addressed by their own settings object; a baseURL replaces the host and port. */
+function settingsEndpoint(m: IrModel, kind: string, settings: Record<string, unknown>): VendorResult {
+  const own = (settings[kind] ?? {}) as Record<string, unknown>;
+  let url: URL | undefined;
+  try {
+    url = m.provider?.baseUrl ? new URL(m.provider.baseUrl) : undefined;
+  } catch {
+    return { ok: false, message: 'baseURL is not a URL' };
+  }
+  const https = url?.protocol !== 'http:';
+  const port = url ? Number(url.port) || (https ? 443 : 80) : 0;
+  return vendorEndpoint({
+    name: m.name, kind, settingsJson: JSON.stringify(own), host: url ? url.hostname.replace(/^\[|\]$/g, '') : '', port,
+    path: '', pathPrefix: '', policiesJson: m.provider?.policiesJson ?? '',
+  }, own, url && https ? SYSTEM_ROOTS : null);
+}
+
+/** Providers addressed by a base URL (their own or the vendor's default). */
+function urlEndpoint(m: IrModel, kind: string, settings: Record<string, unknown>): VendorResult {
+  const p = m.provider as NonNullable<IrModel['provider']>;
+  let url: URL;
+  try {
+    url = new URL(p.baseUrl || DEFAULT_BASE[p.provider] || '');
+  } catch {
+    return { ok: false, message: `needs a baseURL for provider ${p.provider}` };
+  }
+  const https = url.protocol === 'https:';
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const custom = (settings.custom ?? {}) as Record<string, unknown>;
+  const hasFormatPath = Array.isArray(custom.formats) && custom.formats.some((f: { path?: unknown }) => typeof f.path === 'string');
+  return vendorEndpoint({
+    name: m.name, kind, settingsJson: JSON.stringify(kind === 'custom' ? custom : settings),
+    host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80),
+    // The base URL's path is the API prefix; an empty one means the chat path sits at the root.
+    path: kind === 'custom' ? (!hasFormatPath && prefix ? `${prefix}/chat/completions` : '') : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
+    pathPrefix: kind === 'custom' ? '' : prefix, policiesJson: p.policiesJson,
+  }, kind === 'custom' ? { formats: custom.formats ?? [{ format: 'Completions' }] } : settings, https ? SYSTEM_ROOTS : null);
 }
 
 // `policies.auth` fields that would change where the credential goes; sending it elsewhere fails at the vendor.
@@ -153,11 +180,12 @@ function credentialOf(m: IrModel, auth: Record<string, unknown>): AiProviderEdge
   if (m.provider?.credential) return m.provider.credential;
   if (typeof auth.key === 'string') return { kind: 'key', key: auth.key, source: m.name };
   if (auth.passthrough !== undefined) return { kind: 'passthrough', passthrough: true, source: m.name };
-  if (auth.secretRef !== undefined) {
-    return { status: 500, error: 'credential_unavailable', message: `GwModel ${m.name} policies.auth.secretRef: the Secret or its key could not be resolved (see the GwModel's status); the model is refused rather than called without its key` };
+  const unresolved = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth[k] !== undefined);
+  if (unresolved) {
+    return { status: 500, error: 'credential_unavailable', message: `GwModel ${m.name} policies.auth.${unresolved}: the credential could not be resolved (see the GwModel's status); the model is refused rather than called without it` };
   }
   const kinds = Object.keys(auth).filter((k) => auth[k] !== undefined).sort();
-  return kinds.length > 0 ? notSupported(`GwModel ${m.name} policies.auth.${kinds.join(', ')} is not supported by this proxy yet (key, secretRef and passthrough are)`) : null;
+  return kinds.length > 0 ? notSupported(`GwModel ${m.name} policies.auth.${kinds.join(', ')} is not supported by this proxy yet (key, secretRef, passthrough, aws, azure and gcp are)`) : null;
 }
 
 /**

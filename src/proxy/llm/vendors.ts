@@ -2,9 +2,10 @@
 // IR provider in, endpoint out. Behaviour: docs/proxy.md "LLM backends".
 import type { BackendTls } from '../../ir/types.js';
 import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiProvider.js';
+import type { Guardrail } from './bedrock.js';
 
-/** The wire format spoken upstream: OpenAI chat completions as is, or Anthropic messages (converted). */
-export type WireFormat = 'openai' | 'anthropic';
+/** The wire format spoken upstream: OpenAI chat completions as is, Anthropic messages or Bedrock Converse (converted). */
+export type WireFormat = 'openai' | 'anthropic' | 'bedrock';
 
 export interface VendorEndpoint {
   format: WireFormat;
@@ -20,6 +21,12 @@ export interface VendorEndpoint {
   fixedHeaders: Record<string, string>;
   /** Other API paths than chat, by route type (`AI_ROUTE_MODELS` → `/v1/models`); a type not listed is not served. */
   apiPaths: Partial<Record<PlainRouteType, string>>;
+  /** Set when the chat path names the model (Bedrock, Azure deployments): it replaces `path`. */
+  chatPath?: (model: string, stream: boolean) => string;
+  /** AWS SigV4 scope of the provider, for an `aws` credential. */
+  signing?: { region: string; service: string };
+  /** Bedrock guardrail applied to every Converse call. */
+  guardrail?: Guardrail;
 }
 
 /** Route types forwarded unchanged (no conversion, no shaping) to a provider that serves them. */
@@ -107,8 +114,66 @@ export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>,
         endpoint: { format, ...e, credentialHeaders: bearer, fixedHeaders: format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : {}, apiPaths },
       };
     }
+    case 'gemini': {
+      // Google's OpenAI-compatible API.
+      const base = p.pathPrefix || '/v1beta/openai';
+      return {
+        ok: true,
+        endpoint: {
+          format: 'openai', ...at('generativelanguage.googleapis.com', 443, '/v1beta/openai', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
+          apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings` },
+        },
+      };
+    }
+    case 'bedrock': {
+      const region = regionOf(settings.region, 'us-east-1');
+      if (!region) return { ok: false, message: 'bedrock region must be lower-case letters, digits and hyphens' };
+      const g = settings.guardrail as { identifier?: unknown; version?: unknown } | undefined;
+      const guardrail = typeof g?.identifier === 'string' && typeof g.version === 'string' ? { identifier: g.identifier, version: g.version } : undefined;
+      const prefix = p.pathPrefix;
+      return {
+        ok: true,
+        endpoint: {
+          format: 'bedrock', ...at(`bedrock-runtime.${region}.amazonaws.com`, 443, '', '/model/{modelId}/converse'),
+          // An IR path override is used as is (it then names no model).
+          ...(p.path ? {} : { chatPath: (model: string, stream: boolean) => `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}` }),
+          // Bedrock API keys are bearer tokens; an `aws` credential signs instead.
+          credentialHeaders: bearer, fixedHeaders: {}, apiPaths: {}, signing: { region, service: 'bedrock' }, ...(guardrail ? { guardrail } : {}),
+        },
+      };
+    }
+    case 'azure': {
+      const resource = typeof settings.resourceName === 'string' ? settings.resourceName : '';
+      const type = settings.resourceType === 'Foundry' ? 'Foundry' : 'OpenAI';
+      const project = typeof settings.projectName === 'string' ? settings.projectName : '';
+      const version = typeof settings.apiVersion === 'string' ? settings.apiVersion : 'v1';
+      if (!resource && !p.host) return { ok: false, message: 'azure needs resourceName' };
+      if (type === 'Foundry' && !project) return { ok: false, message: 'azure resourceType Foundry needs projectName' };
+      const host = type === 'Foundry' ? `${resource}.services.ai.azure.com` : `${resource}.openai.azure.com`;
+      const base = `${type === 'Foundry' ? `/api/projects/${encodeURIComponent(project)}` : ''}/openai`;
+      const q = `?api-version=${encodeURIComponent(version)}`;
+      const e = at(host, 443, '', version === 'v1' ? `${base}/v1/chat/completions` : `${base}/deployments/{model}/chat/completions${q}`);
+      // Dated API versions address a deployment, named like the request's model.
+      const chatPath = version === 'v1' || p.path ? undefined : (model: string) => `${base}/deployments/${encodeURIComponent(model)}/chat/completions${q}`;
+      const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
+        ? { AI_ROUTE_MODELS: `${base}/v1/models`, AI_ROUTE_EMBEDDINGS: `${base}/v1/embeddings`, AI_ROUTE_RESPONSES: `${base}/v1/responses` }
+        : {};
+      return { ok: true, endpoint: { format: 'openai', ...e, ...(chatPath ? { chatPath } : {}), credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
+    }
+    case 'vertexai': {
+      const project = typeof settings.projectId === 'string' ? settings.projectId : '';
+      const region = regionOf(settings.region, 'us-central1');
+      if (!project) return { ok: false, message: 'vertexai needs projectId' };
+      if (!region) return { ok: false, message: 'vertexai region must be lower-case letters, digits and hyphens' };
+      const base = `/v1/projects/${encodeURIComponent(project)}/locations/${region}/endpoints/openapi`;
+      const host = region === 'global' ? 'aiplatform.googleapis.com' : `${region}-aiplatform.googleapis.com`;
+      return {
+        ok: true,
+        endpoint: { format: 'openai', ...at(host, 443, base, '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {}, apiPaths: { AI_ROUTE_EMBEDDINGS: `${base}/embeddings` } },
+      };
+    }
     default:
-      return { ok: false, message: `provider kind ${p.kind || 'unset'} is not supported by this proxy yet (supported: openai, azureopenai, anthropic, custom)` };
+      return { ok: false, message: `provider kind ${p.kind || 'unset'} is not supported by this proxy (supported: openai, azureopenai, azure, anthropic, gemini, bedrock, vertexai, custom)` };
   }
 }
 
@@ -120,4 +185,10 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** A cloud region setting (default when unset), or undefined when it could not be a region (it becomes part of a host name). */
+function regionOf(v: unknown, dflt: string): string | undefined {
+  const r = typeof v === 'string' && v !== '' ? v : dflt;
+  return /^[a-z0-9-]{1,63}$/.test(r) ? r : undefined;
 }

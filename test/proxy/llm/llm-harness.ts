@@ -33,8 +33,8 @@ export async function startLlmProxy(manifests: string, opts: Partial<RuntimeOpti
 
 export const GATEWAY = GATEWAY_WEB;
 
-/** An HTTPRoute `name` sending PathPrefix `prefix` to GwBackend `backend`. */
-export function aiRoute(name: string, prefix: string, backend: string): string {
+/** An HTTPRoute `name` with one rule sending PathPrefix `prefix` to `backendRef` (YAML flow mapping). */
+function prefixRoute(name: string, prefix: string, backendRef: string, rule?: string): string {
   return `
 ---
 apiVersion: gateway.networking.k8s.io/v1
@@ -43,9 +43,19 @@ metadata: {name: ${name}, namespace: default}
 spec:
   parentRefs: [{name: web}]
   rules:
-  - matches: [{path: {type: PathPrefix, value: ${prefix}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+  - ${rule ? `name: ${rule}\n    ` : ''}matches: [{path: {type: PathPrefix, value: ${prefix}}}]
+    backendRefs: [${backendRef}]
 `;
+}
+
+/** An HTTPRoute `name` sending PathPrefix `prefix` to GwBackend `backend`. */
+export function aiRoute(name: string, prefix: string, backend: string): string {
+  return prefixRoute(name, prefix, `{group: gw.dev, kind: GwBackend, name: ${backend}}`);
+}
+
+/** An HTTPRoute `name` whose one rule, `chat`, sends PathPrefix `prefix` to the GwModel backend `*`. */
+export function modelRoute(name: string, prefix: string): string {
+  return prefixRoute(name, prefix, '{group: gw.dev, kind: GwModel, name: "*"}', 'chat');
 }
 
 export function secret(name: string, data: Record<string, string>): string {

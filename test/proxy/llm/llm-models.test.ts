@@ -3,7 +3,7 @@
 // and Anthropic APIs (fake-vendors.ts). Credentials come inline or from Secrets the translator resolves.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, chat, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, chat, modelRoute, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
 
 const KEY_A = 'sk-model-a-SECRET';
 const KEY_C = 'sk-model-c-SECRET';
@@ -30,18 +30,7 @@ describe('GwModel routing', () => {
     const openai = `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}}`;
     const anthropic = `  provider: Anthropic\n  baseURL: http://127.0.0.1:${c.port}/v1\n  policies: {auth: {key: ${KEY_C}}}`;
     const vault = (ref: string) => `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {secretRef: ${ref}}}`;
-    proxy = await startLlmProxy(`${GATEWAY}${secret('openai-key', { Authorization: KEY_VAULT })}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - name: chat
-    matches: [{path: {type: PathPrefix, value: /v1}}]
-    backendRefs: [{group: gw.dev, kind: GwModel, name: "*"}]
-${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${anthropic}`)}${gwModel('mistral-small', `  provider: Mistral\n  baseURL: http://127.0.0.1:${a.port}/mistral/v1`)}${gwModel('internal-a', `  visibility: Internal\n${openai}`)}${gwModel('internal-c', `  visibility: Internal\n${anthropic}`)}${gwModel('smart', `  virtualModel:
+    proxy = await startLlmProxy(`${GATEWAY}${secret('openai-key', { Authorization: KEY_VAULT })}${modelRoute('llm', '/v1')}${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${anthropic}`)}${gwModel('mistral-small', `  provider: Mistral\n  baseURL: http://127.0.0.1:${a.port}/mistral/v1`)}${gwModel('internal-a', `  visibility: Internal\n${openai}`)}${gwModel('internal-c', `  visibility: Internal\n${anthropic}`)}${gwModel('smart', `  virtualModel:
     failover:
       targets:
       - {modelRef: {name: internal-a}, model: a-large, priority: 0}

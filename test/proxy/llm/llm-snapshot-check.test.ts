@@ -5,11 +5,17 @@ import { formatProblem } from '../../../src/problem.js';
 import { checkSnapshot } from '../../../src/proxy/snapshot-check.js';
 
 describe('snapshot check of AI backends', () => {
-  it('names empty groups, duplicate provider names, bad ports, bad settings, empty keys and bad model conditions', () => {
+  it('names empty groups, duplicate provider names, bad ports, bad settings, empty keys, incomplete cloud credentials and bad model conditions', () => {
     const snapshot = normalizeSnapshot({ version: '1', resources: [
       { bind: { name: 'b', port: 0 } },
       { listener: { name: 'l', bind: 'b' } },
-      { route: { name: 'r', listeners: ['l'], backends: [{ backend: 'ai', weight: 1, ai: { providers: { p: { credential: { key: '' } } } } }] } },
+      { route: { name: 'r', listeners: ['l'], backends: [{ backend: 'ai', weight: 1, ai: { providers: {
+        p: { credential: { key: '' } },
+        q: { credential: { aws: { accessKeyId: 'AKID' } } },
+        r: { credential: { azure: { tenantId: 't', clientId: 'c' } } },
+        s: { credential: { gcp: { clientEmail: 'e', tokenUri: 'https://t.example' } } },
+        env: { credential: { aws: {} } },
+      } } }] } },
       { backend: { name: 'ai', ai: { groups: [
         { providers: [{ name: 'p', kind: 'openai', settingsJson: '[1]' }, { name: 'p', kind: 'openai', port: 70000 }] },
         { providers: [] },
@@ -19,6 +25,9 @@ describe('snapshot check of AI backends', () => {
     ] });
     expect(checkSnapshot(snapshot, 'xds').map(formatProblem)).toEqual([
       'xds: Route r: backends[0].ai.providers[p].credential.key: must not be empty',
+      'xds: Route r: backends[0].ai.providers[q].credential.aws.secret_access_key: must not be empty',
+      'xds: Route r: backends[0].ai.providers[r].credential.azure.client_secret: must not be empty',
+      'xds: Route r: backends[0].ai.providers[s].credential.gcp.private_key: must not be empty',
       'xds: Backend ai: ai.groups[0].providers[0].settings_json: must be a JSON object text',
       'xds: Backend ai: ai.groups[0].providers[1].name: duplicates another provider named p',
       'xds: Backend ai: ai.groups[0].providers[1].port: must be between 1 and 65535, got 70000',

@@ -1,5 +1,8 @@
 // Original file: proto/gw/ir/v1/ir_translate.proto
 
+import type { AwsCredential as _gw_ir_v1_AwsCredential, AwsCredential__Output as _gw_ir_v1_AwsCredential__Output } from '../../../gw/ir/v1/AwsCredential.js';
+import type { AzureCredential as _gw_ir_v1_AzureCredential, AzureCredential__Output as _gw_ir_v1_AzureCredential__Output } from '../../../gw/ir/v1/AzureCredential.js';
+import type { GcpCredential as _gw_ir_v1_GcpCredential, GcpCredential__Output as _gw_ir_v1_GcpCredential__Output } from '../../../gw/ir/v1/GcpCredential.js';
 
 /**
  * An upstream LLM credential: of an AI backend edge (ir.proto AiProviderEdge) or of a GwModel provider.
@@ -18,7 +21,19 @@ export interface AiCredential {
    * Where it came from, e.g. `GwPolicy ns/name`, `GwModel ns/name` or `Secret ns/name key k`; diagnostics only.
    */
   'source'?: (string);
-  'kind'?: "key"|"passthrough";
+  /**
+   * `auth.aws`: requests are signed with AWS Signature Version 4.
+   */
+  'aws'?: (_gw_ir_v1_AwsCredential | null);
+  /**
+   * `auth.azure`: an Entra ID token from the client-credentials grant.
+   */
+  'azure'?: (_gw_ir_v1_AzureCredential | null);
+  /**
+   * `auth.gcp`: a Google OAuth2 access token from a service account's signed JWT assertion.
+   */
+  'gcp'?: (_gw_ir_v1_GcpCredential | null);
+  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp";
 }
 
 /**
@@ -38,5 +53,17 @@ export interface AiCredential__Output {
    * Where it came from, e.g. `GwPolicy ns/name`, `GwModel ns/name` or `Secret ns/name key k`; diagnostics only.
    */
   'source': (string);
-  'kind'?: "key"|"passthrough";
+  /**
+   * `auth.aws`: requests are signed with AWS Signature Version 4.
+   */
+  'aws'?: (_gw_ir_v1_AwsCredential__Output | null);
+  /**
+   * `auth.azure`: an Entra ID token from the client-credentials grant.
+   */
+  'azure'?: (_gw_ir_v1_AzureCredential__Output | null);
+  /**
+   * `auth.gcp`: a Google OAuth2 access token from a service account's signed JWT assertion.
+   */
+  'gcp'?: (_gw_ir_v1_GcpCredential__Output | null);
+  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp";
 }
