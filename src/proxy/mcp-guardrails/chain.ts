@@ -132,7 +132,8 @@ function compileProcessor(ir: McpGuardrails['processors'][number], no: number, t
     table = compileMethodTable(ir.methods);
   } catch (err) {
     problems.push((err as Error).message);
-    table = compileMethodTable({ '*': 'GUARDRAIL_FULL' }); // unknown coverage: fail closed on everything
+    // Unknown coverage: fail closed on everything, a target's requests and client notifications included.
+    table = compileMethodTable({ '*': 'GUARDRAIL_FULL', 'sampling/*': 'GUARDRAIL_FULL', 'elicitation/*': 'GUARDRAIL_FULL', 'roots/*': 'GUARDRAIL_FULL', 'notifications/*': 'GUARDRAIL_FULL' });
   }
   let metadata: MetadataPlan = [];
   try {

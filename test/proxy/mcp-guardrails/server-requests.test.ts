@@ -7,13 +7,15 @@ import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontex
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
+import { GuardrailUnavailable, compileGuardrails } from '../../../src/proxy/mcp-guardrails/index.js';
 import { freePort } from '../ports.js';
 import { connectClient, textOf, waitFor } from '../harness.js';
 import { GATEWAY_WEB, translatedIr } from '../translated-ir.js';
 import { capturingLogger, prefixRoutes, startSamplingTarget, startSessionProcessor } from './servers.js';
 
 function manifests(targetPort: number, processor: string, dead: string): string {
-  const backend = (name: string, methods: string, url = processor) => `---
+  const remote = (name: string, url: string) => `{url: ${url}, metadata: {route: "'${name}'", user: "request.headers['x-user']"}, allowedRequestHeaders: [X-User]}`;
+  const backend = (name: string, methods: string, processorRemote = remote(name, processor)) => `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}, namespace: default}
@@ -24,10 +26,11 @@ spec:
     mcp:
       guardrails:
         processors:
-        - remote: {url: ${url}, metadata: {route: "'${name}'", user: "request.headers['x-user']"}, allowedRequestHeaders: [X-User]}
+        - remote: ${processorRemote}
           methods: ${methods}
 `;
-  return `${GATEWAY_WEB}${prefixRoutes(['session', 'legacy', 'closed'])}${backend('session', '{"sampling/createMessage": Full, "roots/*": Response, "notifications/*": Request}')}${backend('legacy', '{"*": Full}')}${backend('closed', '{"sampling/*": Request}', dead)}`;
+  return `${GATEWAY_WEB}${prefixRoutes(['session', 'legacy', 'closed', 'missing'])}${backend('session', '{"sampling/createMessage": Full, "roots/*": Response, "notifications/*": Request}')}${backend('legacy', '{"*": Full}')}${backend('closed', '{"sampling/*": Request}', remote('closed', dead))}${
+  backend('missing', '{"sampling/createMessage": Request}', '{backendRef: {name: gone, port: 80}, failureMode: FailOpen}')}`;
 }
 
 let target: Awaited<ReturnType<typeof startSamplingTarget>>;
@@ -105,6 +108,13 @@ describe('MCP guardrails on a target\'s requests to the client', () => {
     await client.close();
   });
 
+  it('refuses a target\'s request with -32051 when the processor guarding it cannot run at all, even FailOpen', async () => {
+    const client = await samplingClient('missing');
+    expect(await ask(client, 'missing question')).toBe('refused:-32051:MCP error -32051: the request was not passed to the client: guardrail processor 1 is misconfigured');
+    expect(sampled).not.toContain('missing question');
+    await client.close();
+  });
+
   it('filters the client\'s roots/list result before the target sees it', async () => {
     const client = await samplingClient('session');
     expect(textOf(await client.callTool({ name: 'list_roots', arguments: {} }))).toBe('file:///work');
@@ -141,3 +151,20 @@ describe('MCP guardrails on client notifications', () => {
     await client.close();
   });
 });
+
+describe('a processor whose method table is invalid', () => {
+  it('guards everything, failing closed: a target\'s requests are refused and client notifications dropped', async () => {
+    const chain = compileGuardrails({ processors: [{
+      methods: { 'tools/*/x': 'GUARDRAIL_REQUEST' }, url: processor.url, failureMode: 'FAIL_OPEN', metadata: {},
+      allowedRequestHeaders: [], disallowedRequestHeaders: [], problem: '', source: 'test',
+    }] }, logs.log);
+    const session = { id: 's', log: logs.log };
+    const call = { claims: null, request: { method: 'POST', path: '/mcp', headers: {} } };
+    let asked = false;
+    const out = await chain.aroundServerRequest({ jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', params: {} }, 'models', call, session, async () => { asked = true; return {}; });
+    expect(out).toEqual({ error: { code: GuardrailUnavailable, message: 'the request was not passed to the client: guardrail processor 1 is misconfigured' } });
+    expect(asked).toBe(false);
+    expect(await chain.notification({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, call, session)).toBeUndefined();
+  });
+});
+
