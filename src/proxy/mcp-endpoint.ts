@@ -127,7 +127,7 @@ async function serve(
   const requests: JsonRpcRequest[] = [];
   for (const m of valid) {
     if (isRequest(m)) requests.push(m);
-    else if (isNotification(m)) session.notify(m);
+    else if (isNotification(m)) session.notify(m, call);
     else session.respond(m as JsonRpcResponse);
   }
   if (requests.some((r) => !session.allows(r, call))) {

@@ -67,6 +67,10 @@ export class McpSession {
   private readonly activeSinks = new Map<string, Sink[]>();
   private readonly clientPending = new Map<string, { resolve(r: Record<string, unknown>): void; reject(e: Error): void }>();
   private nextClientId = 1;
+  /** The latest client request's context: what guardrails see with messages no client request carries. */
+  private lastCall: CallContext | undefined;
+  /** Guarded client notifications, one after another so they take effect in the order sent. */
+  private notified: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: SessionOptions) {
     this.id = opts.id;
@@ -113,7 +117,7 @@ export class McpSession {
     const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
     const results = await Promise.allSettled(this.opts.backend.targets.map((t) => connectUpstream(t, clientInfo, capabilities, {
       onNotification: (target, n) => this.fromUpstream(target, n),
-      onRequest: (target, r, signal) => this.askClient(target, r, signal),
+      onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
       onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
     }, this.log.child({ target: t.name }), this.opts.retry)));
     const failures: string[] = [];
@@ -153,6 +157,7 @@ export class McpSession {
 
   async handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     this.lastActive = Date.now();
+    this.lastCall = ctx;
     // mcp guardrails: processors see the request after authorization and the result before the client does.
     const guardrails = this.opts.guardrails;
     if (guardrails) return guardrails.around(req, ctx, this, (r) => this.dispatch(r, ctx));
@@ -190,8 +195,19 @@ export class McpSession {
     }
   }
 
-  notify(n: JsonRpcNotification): void {
+  notify(n: JsonRpcNotification, ctx?: CallContext): void {
     this.lastActive = Date.now();
+    const guardrails = this.opts.guardrails;
+    if (!guardrails) return this.applyNotification(n);
+    // mcp guardrails see client notifications before the proxy acts on them; a rejection drops one.
+    const call = ctx ?? this.lastCall ?? noCall;
+    this.notified = this.notified
+      .then(() => guardrails.notification(n, call, this))
+      .then((out) => { if (out && !this.closed) this.applyNotification(out); })
+      .catch((err: unknown) => this.log.error({ method: n.method, err: messageOf(err) }, 'guarding a client notification failed; it was dropped'));
+  }
+
+  private applyNotification(n: JsonRpcNotification): void {
     const p = n.params ?? {};
     if (n.method === 'notifications/cancelled') {
       this.inflight.get(p.requestId as Id)?.abort(typeof p.reason === 'string' ? p.reason : 'cancelled by client');
@@ -335,6 +351,17 @@ export class McpSession {
     this.log.debug({ target, method: n.method }, 'notification from target');
   }
 
+  /** mcp guardrails see a target's request before the client does, and the client's result before the target does. */
+  private async fromTarget(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const guardrails = this.opts.guardrails;
+    if (!guardrails) return this.askClient(target, r, signal);
+    const req: JsonRpcRequest = { jsonrpc: '2.0', id: r.id, method: r.method, ...(r.params ? { params: r.params as Record<string, unknown> } : {}) };
+    const out = await guardrails.aroundServerRequest(req, target, this.lastCall ?? noCall, this, (params) => this.askClient(target, { ...r, params }, signal));
+    // Not an McpError: the SDK would prefix the processor's message; the target gets code, message and data as given.
+    if ('error' in out) throw Object.assign(new Error(out.error.message), { code: out.error.code, ...(out.error.data !== undefined ? { data: out.error.data } : {}) });
+    return out.result;
+  }
+
   /** Passes a server-to-client request on: on the stream of a call in flight to that target, else the GET stream. */
   private askClient(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const sink = this.activeSinks.get(target)?.at(-1) ?? this.standalone;
@@ -353,6 +380,9 @@ export class McpSession {
     });
   }
 }
+
+/** Context for guardrails before the session's first client request: no claims, no headers. */
+const noCall: CallContext = { claims: null, request: { method: 'POST', path: '', headers: {} }, sink: undefined };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,5 +1,6 @@
 // GwPolicy `traffic.extAuth` → the typed IR the proxy enforces (an external authorization service asked
 // over HTTP), or why it cannot be enforced as written: the routes it reaches then refuse their requests.
+import { celCompileProblem, expressionVariables } from '../cel/data-plane.js';
 import { read, type Ctx } from './context.js';
 import { serviceHost } from './backends.js';
 import type { IrExtAuthorization, IrFieldProvenance } from './ir.js';
@@ -27,6 +28,40 @@ function celHeaders(m: Rec): Record<string, string> {
   return out;
 }
 
+/** The CEL expressions of one plain extAuth the proxy evaluates, as [path under traffic.extAuth, source]. */
+function plainExpressions(e: Rec): [string, string][] {
+  const http = rec(e.http) ?? {};
+  const out: [string, string][] = [];
+  const path = str(http.path);
+  if (path !== undefined) out.push(['http.path', path]);
+  for (const [name, source] of Object.entries(rec(http.addRequestHeaders) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (typeof source === 'string') out.push([`http.addRequestHeaders.${name}`, source]);
+  }
+  arr(rec(e.cache)?.key).forEach((source, i) => { if (typeof source === 'string') out.push([`cache.key[${i}]`, source]); });
+  return out;
+}
+
+/**
+ * Every expression of `traffic.extAuth` the proxy would evaluate that does not compile with the proxy's own
+ * CEL environment (path under traffic.extAuth, compiler message). Fields the proxy does not apply yet (grpc,
+ * http.redirect/body/responseMetadata) are only syntax-checked by the schema: their variables are not defined.
+ */
+export function extAuthCelProblems(e: Rec): { path: string; message: string }[] {
+  const expressions = e.conditional === undefined ? plainExpressions(e) : arr(e.conditional).flatMap((entry, i): [string, string][] => {
+    const condition = str(rec(entry)?.condition);
+    const own: [string, string][] = condition !== undefined ? [[`conditional[${i}].condition`, condition]] : [];
+    return [...own, ...plainExpressions(rec(rec(entry)?.policy) ?? {}).map(([p, s]): [string, string] => [`conditional[${i}].policy.${p}`, s])];
+  });
+  return expressions.flatMap(([path, source]) => {
+    const message = celCompileProblem(source, expressionVariables.extAuth);
+    return message === undefined ? [] : [{ path, message }];
+  });
+}
+
+/**
+ * The typed form, or why the proxy cannot enforce it. Expressions pass as text even when they do not compile:
+ * the proxy then refuses the route naming the expression, and the policy's status says Invalid (extAuthCelProblems).
+ */
 export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthorization | string {
   if (e.conditional !== undefined) return toConditional(arr(e.conditional), resolve);
   if (e.grpc !== undefined) return 'grpc: the gRPC ext_authz protocol is not supported; use http';

@@ -6,6 +6,7 @@ import type { TranslateOptions } from './context.js';
 import type { IrSnapshot } from './ir.js';
 import { backendTlsPolicyTargets } from './backend-tls-policy.js';
 import { referencedSecrets } from './policy-secrets.js';
+import { guardrailServices } from './mcp-guardrails.js';
 import { rec, str } from './read.js';
 import { getObject, indexed, indexKeysOf, listObjects, type Store } from './store.js';
 import { objectStatus, type ObjectStatus } from './status.js';
@@ -96,6 +97,13 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
     const name = k.key.slice(ns.length + 1);
     for (const p of listObjects(store, 'GwPolicy')) {
       if (p.obj.metadata.namespace === ns && referencedSecrets(rec(rec(p.obj.spec)?.traffic)).includes(name)) out.push(objectKey('GwPolicy', p.key));
+    }
+  }
+  // Policies explain guardrail processors whose Service is missing or not granted to them.
+  if (k.kind === 'Service' || k.kind === 'ReferenceGrant') {
+    for (const p of listObjects(store, 'GwPolicy')) {
+      const services = guardrailServices(p.obj.metadata.namespace ?? '', rec(rec(p.obj.spec)?.backend));
+      if (k.kind === 'ReferenceGrant' ? services.length > 0 : services.includes(k.key)) out.push(objectKey('GwPolicy', p.key));
     }
   }
   if (k.kind === 'GatewayClass' || (k.kind === 'Gateway' && classChanged(store, k.key, previous))) {

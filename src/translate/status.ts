@@ -4,7 +4,9 @@
 import { condition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
+import { extAuthCelProblems } from './ext-auth.js';
 import { unenforceableAuth } from './ir-policy.js';
+import { policyGuardrailProblems } from './mcp-guardrails.js';
 import { namespaceSecretReader } from './policy-secrets.js';
 import { promptGuardLookup, translatePromptGuard } from './prompt-guard.js';
 import { attachmentProblem } from './policy-targets.js';
@@ -113,6 +115,14 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
     }
   });
   const ctx = newCtx(store, options);
+  const extAuth = rec(rec(spec.traffic)?.extAuth);
+  const guardrails = policyGuardrailProblems(ctx, e.key, rec(spec.backend) ?? {});
+  // Found by compiling, not by the schema: the policy still takes effect (its routes fail closed), so only Accepted says so.
+  const celInvalid = extAuth ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`) : [];
+  const invalidText = [
+    ...(celInvalid.length ? [...celInvalid, 'the routes it reaches refuse their requests with 503'] : []),
+    ...(guardrails.invalid.length ? [...guardrails.invalid, 'the MCP methods those processors match are refused'] : []),
+  ].join('; ');
   const unenforced = [
     ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(([field, why]) => `traffic.${field}: ${why}`),
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
@@ -121,19 +131,24 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
   return ancestors.map((a) => {
     const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
     const conflicts = pieces.flatMap((p) => (p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : []));
-    const accepted = !problemText && !a.problem;
+    const attachable = !problemText && !a.problem;
+    const accepted = attachable && !invalidText;
     const conds: Condition[] = [
-      condition('Accepted', accepted, problemText ? 'Invalid' : a.problem?.reason ?? 'Accepted', problemText || a.problem?.message || 'the policy is accepted', gen, now),
-      condition('Attached', accepted && attachedTo.length > 0, accepted && attachedTo.length ? 'Attached' : 'NotAttached',
-        !accepted ? 'the policy is not accepted for this target' : attachedTo.length ? `in effect through Gateway ${attachedTo.join(', ')}` : `no Gateway of controller ${options.controllerName} serves this target`, gen, now),
+      condition('Accepted', accepted, problemText || invalidText ? 'Invalid' : a.problem?.reason ?? 'Accepted', problemText || a.problem?.message || invalidText || 'the policy is accepted', gen, now),
+      condition('Attached', attachable && attachedTo.length > 0, attachable && attachedTo.length ? 'Attached' : 'NotAttached',
+        !attachable ? 'the policy is not accepted for this target' : attachedTo.length ? `in effect through Gateway ${attachedTo.join(', ')}` : `no Gateway of controller ${options.controllerName} serves this target`, gen, now),
     ];
     if (conflicts.length) {
       const fields = [...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`))].sort();
       conds.push(condition('Conflicted', true, 'Conflicted', `another policy at the same level sets the same field: ${fields.join('; ')}`, gen, now));
     }
-    // Present only when something is wrong: the policy is still accepted and attached, but the proxies fail closed.
-    if (accepted && unenforced.length) {
+    // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
+    if (attachable && unenforced.length) {
       conds.push(condition('Enforced', false, 'NotEnforced', `${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`, gen, now));
+    }
+    if (attachable && guardrails.refs.length) {
+      const message = `${guardrails.refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;
+      conds.push(condition('ResolvedRefs', false, guardrails.refs[0]?.reason ?? 'BackendNotFound', message, gen, now));
     }
     return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
   });

@@ -1,14 +1,15 @@
 // The guardrail chain of one route → MCP backend edge: for each client request, processors whose
 // method table selects the request phase see the params before the call is forwarded, and those
-// selecting the response phase see the result before it returns. In list order; the first rejection
-// stops the chain and becomes a JSON-RPC error for the request's id.
+// selecting the response phase see the result before it returns. A target's requests to the client
+// (sampling, elicitation, roots) and their results, and the client's notifications, pass the same way.
+// In list order; the first rejection stops the chain and becomes a JSON-RPC error for the request's id.
 import type { Logger } from 'pino';
 import type { McpGuardrails } from '../../ir/types.js';
-import { type Id, type JsonRpcRequest, type JsonRpcResponse, rpcError } from '../jsonrpc.js';
+import { type Id, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, rpcError } from '../jsonrpc.js';
 import { defaultTimeoutMs, processorClient, safeUrl, type ProcessorClient } from './client.js';
-import { GuardrailUnavailable, contractVersion, type ProcessorRequest, type RpcErrorBody } from './contract.js';
+import { GuardrailUnavailable, contractVersion, type ContractPhase, type ProcessorRequest, type RpcErrorBody } from './contract.js';
 import { forwardedHeaders, headerRules, type HeaderRules } from './headers.js';
-import { compileMethodTable, runsIn, type MethodTable } from './method-match.js';
+import { compileMethodTable, runsIn, type MessageKind, type MethodTable, type Phase } from './method-match.js';
 import { compileMetadata, evaluateMetadata, type MetadataPlan } from './metadata.js';
 
 /** What a processor may learn about the client's call (a session's CallContext fits). */
@@ -17,12 +18,24 @@ export interface GuardrailCall {
   readonly request: { method: string; path: string; headers: Record<string, string> };
 }
 
+type SessionInfo = { id: string; log: Logger };
+
 export interface McpGuardrailChain {
   /** Runs the request phase, then `next` (the session's normal handling), then the response phase. */
   around(
-    req: JsonRpcRequest, call: GuardrailCall, session: { id: string; log: Logger },
+    req: JsonRpcRequest, call: GuardrailCall, session: SessionInfo,
     next: (req: JsonRpcRequest) => Promise<JsonRpcResponse | undefined>,
   ): Promise<JsonRpcResponse | undefined>;
+  /**
+   * A target's request to the client: the serverRequest phase, then `next` (passing it to the client; its
+   * rejections, such as the client's error answer, pass through), then the serverResponse phase on the result.
+   */
+  aroundServerRequest(
+    req: JsonRpcRequest, target: string, call: GuardrailCall, session: SessionInfo,
+    next: (params: Record<string, unknown>) => Promise<Record<string, unknown>>,
+  ): Promise<{ result: Record<string, unknown> } | { error: RpcErrorBody }>;
+  /** A client's notification as the proxy should act on it, or undefined when a processor dropped it. */
+  notification(n: JsonRpcNotification, call: GuardrailCall, session: SessionInfo): Promise<JsonRpcNotification | undefined>;
 }
 
 export interface ChainOptions {
@@ -47,7 +60,12 @@ interface Processor {
 type Step = { kind: 'pass' } | { kind: 'modify'; value: Record<string, unknown> } | { kind: 'reject'; error: RpcErrorBody };
 
 // Liveness checks carry no content; sending each keep-alive ping to every `*` processor only adds load.
-const neverGuarded = new Set(['ping']);
+// `notifications/initialized` belongs to the handshake, which is not guarded (docs/mcp-guardrails.md).
+const neverGuarded = new Set(['ping', 'notifications/initialized']);
+
+/** One message as processors see it; `value` is what a modify verdict replaces. */
+interface Message { method: string; id?: Id; target?: string; params: Record<string, unknown>; result?: Record<string, unknown> }
+type Active = { p: Processor; phase: Phase }[];
 
 /** Never throws: a processor that cannot be compiled fails closed on every method and is logged once here. */
 export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOptions = {}): McpGuardrailChain {
@@ -55,32 +73,54 @@ export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOpt
   for (const p of processors) {
     if (p.problem) log.error({ processor: p.no, source: p.source, problem: p.problem }, 'guardrail processor cannot run; the methods it matches are rejected');
   }
+  const select = (method: string, kind: MessageKind): Active => (neverGuarded.has(method) ? [] : processors.flatMap((p) => {
+    const phase = p.table.phaseOf(method, kind);
+    return phase && phase !== 'off' ? [{ p, phase }] : [];
+  }));
+  /** Runs one phase through the processors selecting it; `value` is params, or the result in a result phase. */
+  const run = async (
+    active: Active, step: 'request' | 'response', phase: ContractPhase, m: Message, call: GuardrailCall, session: SessionInfo,
+  ): Promise<{ value: Record<string, unknown> } | { error: RpcErrorBody }> => {
+    let cur = m;
+    for (const { p, phase: selected } of active) {
+      if (!runsIn(selected, step)) continue;
+      const out = await ask(p, phase, cur, call, session);
+      if (out.kind === 'reject') return { error: out.error };
+      if (out.kind === 'modify') cur = step === 'request' ? { ...cur, params: out.value } : { ...cur, result: out.value };
+    }
+    return { value: (step === 'request' ? cur.params : cur.result) ?? {} };
+  };
   return {
     async around(req, call, session, next) {
-      if (neverGuarded.has(req.method)) return next(req);
-      const active = processors.flatMap((p) => {
-        const phase = p.table.phaseOf(req.method);
-        return phase && phase !== 'off' ? [{ p, phase }] : [];
-      });
+      const active = select(req.method, 'client');
       if (active.length === 0) return next(req);
       const original = req.params ?? {};
-      let params = original;
-      for (const { p, phase } of active) {
-        if (!runsIn(phase, 'request')) continue;
-        const step = await ask(p, 'request', req, params, undefined, call, session);
-        if (step.kind === 'reject') return rejection(req.id, step.error);
-        if (step.kind === 'modify') params = step.value;
-      }
+      const asked = await run(active, 'request', 'request', { method: req.method, id: req.id, params: original }, call, session);
+      if ('error' in asked) return rejection(req.id, asked.error);
+      const params = asked.value;
       const out = await next(params === original ? req : { ...req, params });
       if (!out || !('result' in out)) return out; // errors carry no content a processor would inspect
-      let result = out.result;
-      for (const { p, phase } of active) {
-        if (!runsIn(phase, 'response')) continue;
-        const step = await ask(p, 'response', req, params, result, call, session);
-        if (step.kind === 'reject') return rejection(req.id, step.error);
-        if (step.kind === 'modify') result = step.value;
-      }
-      return result === out.result ? out : { ...out, result };
+      const answered = await run(active, 'response', 'response', { method: req.method, id: req.id, params, result: out.result }, call, session);
+      if ('error' in answered) return rejection(req.id, answered.error);
+      return answered.value === out.result ? out : { ...out, result: answered.value };
+    },
+    async aroundServerRequest(req, target, call, session, next) {
+      const active = select(req.method, 'other');
+      const original = req.params ?? {};
+      if (active.length === 0) return { result: await next(original) };
+      const asked = await run(active, 'request', 'serverRequest', { method: req.method, id: req.id, target, params: original }, call, session);
+      if ('error' in asked) return asked;
+      const result = await next(asked.value);
+      const answered = await run(active, 'response', 'serverResponse', { method: req.method, id: req.id, target, params: asked.value, result }, call, session);
+      return 'error' in answered ? answered : { result: answered.value };
+    },
+    async notification(n, call, session) {
+      const active = select(n.method, 'other');
+      if (active.length === 0) return n;
+      const original = n.params ?? {};
+      const asked = await run(active, 'request', 'notification', { method: n.method, params: original }, call, session);
+      if ('error' in asked) return undefined;
+      return asked.value === original ? n : { ...n, params: asked.value };
     },
   };
 }
@@ -92,7 +132,8 @@ function compileProcessor(ir: McpGuardrails['processors'][number], no: number, t
     table = compileMethodTable(ir.methods);
   } catch (err) {
     problems.push((err as Error).message);
-    table = compileMethodTable({ '*': 'GUARDRAIL_FULL' }); // unknown coverage: fail closed on everything
+    // Unknown coverage: fail closed on everything, a target's requests and client notifications included.
+    table = compileMethodTable({ '*': 'GUARDRAIL_FULL', 'sampling/*': 'GUARDRAIL_FULL', 'elicitation/*': 'GUARDRAIL_FULL', 'roots/*': 'GUARDRAIL_FULL', 'notifications/*': 'GUARDRAIL_FULL' });
   }
   let metadata: MetadataPlan = [];
   try {
@@ -110,31 +151,38 @@ function compileProcessor(ir: McpGuardrails['processors'][number], no: number, t
   };
 }
 
-async function ask(
-  p: Processor, phase: 'request' | 'response', req: JsonRpcRequest, params: Record<string, unknown>,
-  result: Record<string, unknown> | undefined, call: GuardrailCall, session: { id: string; log: Logger },
-): Promise<Step> {
-  const where = phase === 'request' ? 'the call was not forwarded' : 'the result was withheld';
+/** What did not happen when a processor said no or failed closed, by phase. */
+const consequence: Record<ContractPhase, string> = {
+  request: 'the call was not forwarded',
+  response: 'the result was withheld',
+  serverRequest: 'the request was not passed to the client',
+  serverResponse: "the client's result was withheld",
+  notification: 'the notification was dropped',
+};
+
+async function ask(p: Processor, phase: ContractPhase, m: Message, call: GuardrailCall, session: SessionInfo): Promise<Step> {
+  const where = consequence[phase];
   if (!p.client) return { kind: 'reject', error: { code: GuardrailUnavailable, message: `${where}: guardrail processor ${p.no} is misconfigured` } };
   const body: ProcessorRequest = {
-    version: contractVersion, phase, method: req.method, id: req.id, sessionId: session.id, params,
-    ...(result ? { result } : {}),
-    metadata: evaluateMetadata(p.metadata, { ...(call.claims ? { jwt: call.claims } : {}), request: call.request, mcp: mcpContext(req.method, params) }),
+    version: contractVersion, phase, method: m.method, ...(m.id !== undefined ? { id: m.id } : {}), ...(m.target !== undefined ? { target: m.target } : {}),
+    sessionId: session.id, params: m.params,
+    ...(m.result ? { result: m.result } : {}),
+    metadata: evaluateMetadata(p.metadata, { ...(call.claims ? { jwt: call.claims } : {}), request: call.request, mcp: mcpContext(m.method, m.params) }),
     headers: forwardedHeaders(call.request, p.headers),
   };
   const verdict = await p.client.ask(body);
-  const fields = { processor: p.no, source: p.source, url: safeUrl(p.url), phase, method: req.method };
+  const fields = { processor: p.no, source: p.source, url: safeUrl(p.url), phase, method: m.method, ...(m.target !== undefined ? { target: m.target } : {}) };
   if (verdict instanceof Error) {
     session.log.warn({ ...fields, failureMode: p.failOpen ? 'FailOpen' : 'FailClosed', err: verdict.message },
       p.failOpen ? 'guardrail processor failed; FailOpen lets the call pass' : 'guardrail processor failed; FailClosed rejects the call');
     return p.failOpen ? { kind: 'pass' } : { kind: 'reject', error: { code: GuardrailUnavailable, message: `${where}: guardrail processor ${p.no} is unavailable` } };
   }
   if (verdict.action === 'reject') {
-    session.log.info({ ...fields, code: verdict.error.code }, 'guardrail processor rejected the call');
+    session.log.info({ ...fields, code: verdict.error.code }, phase === 'notification' ? 'guardrail processor dropped the notification' : 'guardrail processor rejected the message');
     return { kind: 'reject', error: verdict.error };
   }
   if (verdict.action === 'modify') {
-    session.log.debug(fields, 'guardrail processor modified the call');
+    session.log.debug(fields, 'guardrail processor modified the message');
     return { kind: 'modify', value: 'params' in verdict ? verdict.params : verdict.result };
   }
   return { kind: 'pass' };

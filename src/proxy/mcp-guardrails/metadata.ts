@@ -1,7 +1,7 @@
 // `metadata` of a processor: CEL expressions over the client's call (`request`, `jwt`, `mcp`),
 // evaluated per call into JSON values for the processor request.
 import { isCelError, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
-import { compileCel, type CelBindings, type CompiledCel } from '../cel/env.js';
+import { compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../cel/env.js';
 
 export type MetadataPlan = ReadonlyArray<readonly [string, CompiledCel]>;
 
@@ -9,7 +9,7 @@ export type MetadataPlan = ReadonlyArray<readonly [string, CompiledCel]>;
 export function compileMetadata(metadata: Record<string, string>): MetadataPlan {
   return Object.keys(metadata).sort().map((name) => {
     try {
-      return [name, compileCel(metadata[name] ?? '', ['request', 'jwt', 'mcp'])] as const;
+      return [name, compileCel(metadata[name] ?? '', expressionVariables.guardrailMetadata)] as const;
     } catch (err) {
       throw new Error(`metadata ${JSON.stringify(name)} ${(err as Error).message}`);
     }

@@ -1,7 +1,9 @@
 // Which phase a processor runs for a JSON-RPC method: the most specific matching pattern wins.
 // Order: an exact method; then the wildcard pattern with the longest literal part (`resources/*` before
 // `*/list` for `resources/templates/list`), a prefix pattern before a suffix pattern of equal length;
-// then `*`. A method no pattern matches bypasses the processor.
+// then `*`. A method no pattern matches bypasses the processor. Messages other than client requests
+// (a target's requests to the client, client notifications) are guarded since contract v1 grew phases for
+// them; so that tables written before do not start sending them, only exact and prefix patterns select them.
 import type { McpGuardrailPhase } from '../../ir/types.js';
 
 export type Phase = 'off' | 'request' | 'response' | 'full';
@@ -12,9 +14,12 @@ const PHASES: Record<McpGuardrailPhase, Phase> = {
 
 interface Pattern { kind: 'exact' | 'prefix' | 'suffix' | 'any'; literal: string; phase: Phase }
 
+/** `client`: a client's request; `other`: a target's request to the client or a client notification. */
+export type MessageKind = 'client' | 'other';
+
 export interface MethodTable {
   /** The phase for `method`, or undefined when no pattern matches (the processor is bypassed). */
-  phaseOf(method: string): Phase | undefined;
+  phaseOf(method: string, kind?: MessageKind): Phase | undefined;
 }
 
 /** Throws an Error whose message reads as one sentence when a pattern has a wildcard anywhere but at one end. */
@@ -33,10 +38,11 @@ export function compileMethodTable(methods: Record<string, McpGuardrailPhase>): 
   wild.sort((a, b) => b.literal.length - a.literal.length || rank(a) - rank(b));
   const cache = new Map<string, Phase | undefined>();
   return {
-    phaseOf(method) {
-      if (cache.has(method)) return cache.get(method);
-      const found = exact.get(method) ?? wild.find((w) => matches(w, method))?.phase;
-      if (cache.size < 1024) cache.set(method, found); // methods are client-chosen: bound the cache
+    phaseOf(method, kind = 'client') {
+      const key = `${kind} ${method}`;
+      if (cache.has(key)) return cache.get(key);
+      const found = exact.get(method) ?? wild.find((w) => (kind === 'client' || w.kind === 'prefix') && matches(w, method))?.phase;
+      if (cache.size < 1024) cache.set(key, found); // methods are client-chosen: bound the cache
       return found;
     },
   };

@@ -1,28 +1,20 @@
 // backend.mcp.guardrails end to end: manifests → translator → IR codec → proxy runtime, the MCP SDK's
 // client in front, a real SDK MCP server behind, and a real processor speaking the contract of
 // docs/mcp-guardrails.md on loopback.
-import { createServer } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
 import { GuardrailUnavailable, type ProcessorRequest } from '../../../src/proxy/mcp-guardrails/index.js';
+import { freePort } from '../ports.js';
 import { connectClient, textOf } from '../harness.js';
 import { gatewayWithStaticBackend, translatedIr } from '../translated-ir.js';
-import { capturingLogger, startProcessor, startTarget, type Running } from './servers.js';
+import { capturingLogger, prefixRoutes, startProcessor, startTarget, type Running } from './servers.js';
 
 const secretToken = 'Bearer s3cret-token-value';
 const issuer = 'https://idp.example';
 let signingKey: CryptoKey;
-
-async function deadPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 function manifests(targetPort: number, processor: string, dead: string, inlineJwks: string): string {
   const backend = (name: string, guardrails: string, extra = '') => `---
@@ -58,15 +50,7 @@ spec:
 `;
   const names = ['guarded', 'patterns', 'allheaders', 'closed', 'open', 'missing', 'chain', 'stateless'];
   // The shared Gateway header also brings a static GwBackend no route uses.
-  return `${gatewayWithStaticBackend(targetPort, 'unused')}---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: mcp, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-${names.map((n) => `  - matches: [{path: {type: PathPrefix, value: /${n}}}]\n    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${n}}]`).join('\n')}
-${backend('guarded', `        - remote:
+  return `${gatewayWithStaticBackend(targetPort, 'unused')}${prefixRoutes(names)}${backend('guarded', `        - remote:
             url: ${processor}
             metadata: {route: "'guarded'", tool: "mcp.tool", tenant: "request.headers['x-tenant']", subject: "jwt.sub"}
             allowedRequestHeaders: [X-Tenant, Authorization, ":authority"]
@@ -108,7 +92,7 @@ beforeAll(async () => {
   signingKey = pair.privateKey;
   const inlineJwks = JSON.stringify(JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
   runtime = new ProxyRuntime({ log: logs.log, security: createRouteSecurity() });
-  await runtime.apply(translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await deadPort()}/check`, inlineJwks)));
+  await runtime.apply(translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await freePort()}/check`, inlineJwks)));
   base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
 });
 

@@ -5,16 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { McpGuardrailPhase } from '../../../src/ir/types.js';
 import { forwardedHeaders, headerRules } from '../../../src/proxy/mcp-guardrails/headers.js';
-import { compileMethodTable } from '../../../src/proxy/mcp-guardrails/method-match.js';
+import { compileMethodTable, type MessageKind } from '../../../src/proxy/mcp-guardrails/method-match.js';
 
 const data = (file: string): unknown => parse(readFileSync(join(import.meta.dirname, file), 'utf8'));
 
 describe('method patterns', () => {
-  const cases = data('method-patterns.yaml') as Array<{ name: string; methods: Record<string, McpGuardrailPhase>; expect: Record<string, string> }>;
+  const cases = data('method-patterns.yaml') as Array<{ name: string; methods: Record<string, McpGuardrailPhase>; kind?: MessageKind; expect: Record<string, string> }>;
   for (const c of cases) {
     it(c.name, () => {
       const table = compileMethodTable(c.methods);
-      for (const [method, phase] of Object.entries(c.expect)) expect([method, table.phaseOf(method) ?? 'bypass']).toEqual([method, phase]);
+      for (const [method, phase] of Object.entries(c.expect)) expect([method, table.phaseOf(method, c.kind) ?? 'bypass']).toEqual([method, phase]);
     });
   }
 

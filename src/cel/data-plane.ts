@@ -1,0 +1,122 @@
+// The data plane's one CEL environment: built once per process and shared by authorization rules and
+// guardrail header expressions, so every expression sees the same variables and functions. Pure (no I/O):
+// the translator compiles GwPolicy expressions with it too, so status names what the proxy would refuse.
+import { celEnv, mapType, parse, plan, CelScalar, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+
+type Expr = ReturnType<typeof parse>['expr'];
+
+/** Root variables an expression may name; anything else is rejected when the expression compiles. */
+export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest'] as const;
+export type CelVariable = (typeof celVariables)[number];
+export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
+
+/** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
+export const expressionVariables = {
+  /** traffic.extAuth: evaluated before the request is forwarded. */
+  extAuth: ['request', 'jwt'],
+  /** An MCP guardrail processor's `remote.metadata`: evaluated per JSON-RPC message. */
+  guardrailMetadata: ['request', 'jwt', 'mcp'],
+} as const satisfies Record<string, readonly CelVariable[]>;
+
+const dynMap = mapType(CelScalar.STRING, CelScalar.DYN);
+const env = celEnv({
+  variables: { jwt: dynMap, request: dynMap, mcp: dynMap, llmRequest: dynMap },
+  funcs: strings,
+});
+
+export interface CompiledCel {
+  readonly source: string;
+  /** The value, or an Error when evaluation failed (missing field, wrong type, ...). Never throws. */
+  evaluate(bindings: CelBindings): CelValue | Error;
+}
+
+/**
+ * Parses and plans an expression. Throws an Error whose message reads as one sentence when the
+ * expression does not parse or names a variable outside `allowed`.
+ */
+export function compileCel(source: string, allowed: readonly CelVariable[] = celVariables): CompiledCel {
+  let parsed;
+  try {
+    parsed = parse(source);
+  } catch (err) {
+    throw new Error(`is not a valid CEL expression: ${(err as Error).message.replace(/^<input>:/, 'at ')}`);
+  }
+  const unknown = unknownIdentifiers(parsed.expr, new Set(allowed));
+  if (unknown.length > 0) {
+    throw new Error(`names unknown variable ${unknown.map((n) => `"${n}"`).join(', ')}; known variables are ${allowed.join(', ')}`);
+  }
+  const program = plan(env, parsed);
+  return {
+    source,
+    evaluate(bindings) {
+      // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
+      const ctx = { jwt: bindings.jwt ?? {}, request: bindings.request ?? {}, mcp: bindings.mcp ?? {}, llmRequest: bindings.llmRequest ?? {} };
+      try {
+        return program(ctx as never);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    },
+  };
+}
+
+/** Why `source` would not compile on the proxy with these variables (one sentence, no subject), or undefined when it would. */
+export function celCompileProblem(source: string, allowed: readonly CelVariable[] = celVariables): string | undefined {
+  try {
+    compileCel(source, allowed);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** True only when the expression evaluated to boolean true; errors and non-booleans do not hold. */
+export function holds(compiled: CompiledCel, bindings: CelBindings): boolean {
+  const v = compiled.evaluate(bindings);
+  return v === true;
+}
+
+function unknownIdentifiers(root: Expr | undefined, allowed: ReadonlySet<string>): string[] {
+  const found = new Set<string>();
+  const walk = (e: Expr | undefined, bound: ReadonlySet<string>): void => {
+    if (!e) return;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'identExpr':
+        if (!allowed.has(k.value.name) && !bound.has(k.value.name)) found.add(k.value.name);
+        return;
+      case 'selectExpr':
+        walk(k.value.operand, bound);
+        return;
+      case 'callExpr':
+        walk(k.value.target, bound);
+        for (const a of k.value.args) walk(a, bound);
+        return;
+      case 'listExpr':
+        for (const a of k.value.elements) walk(a, bound);
+        return;
+      case 'structExpr':
+        for (const en of k.value.entries) {
+          if (en.keyKind.case === 'mapKey') walk(en.keyKind.value, bound);
+          walk(en.value, bound);
+        }
+        return;
+      case 'comprehensionExpr': {
+        const c = k.value;
+        walk(c.iterRange, bound);
+        walk(c.accuInit, bound);
+        const inner = new Set(bound);
+        for (const v of [c.iterVar, c.iterVar2, c.accuVar]) if (v) inner.add(v);
+        walk(c.loopCondition, inner);
+        walk(c.loopStep, inner);
+        walk(c.result, inner);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  walk(root, new Set());
+  return [...found].sort();
+}
