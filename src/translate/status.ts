@@ -6,6 +6,7 @@ import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
 import { extAuthCelProblems } from './ext-auth.js';
 import { unenforceableAuth } from './ir-policy.js';
+import { unservableCloudAuth } from './cloud-credentials.js';
 import { policyGuardrailProblems } from './mcp-guardrails.js';
 import { namespaceSecretReader } from './policy-secrets.js';
 import { promptGuardLookup, translatePromptGuard } from './prompt-guard.js';
@@ -128,6 +129,12 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
     ...(rec(spec.backend)?.extAuth !== undefined ? ['backend.extAuth: external authorization per backend is not supported; set it under traffic'] : []),
   ].sort();
+  // Cloud credentials a proxy cannot obtain drop the AI provider edge rather than refuse the route.
+  const unservable = Object.entries(unservableCloudAuth(rec(rec(spec.backend)?.auth) ?? {})).map(([field, why]) => `backend.auth.${field}: ${why}`).sort();
+  const enforcedText = [
+    ...(unenforced.length ? [`${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`] : []),
+    ...(unservable.length ? [`${unservable.join('; ')}; the AI providers it reaches are left out (a route with no other provider answers 500 no_backend)`] : []),
+  ].join('; ');
   return ancestors.map((a) => {
     const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
     const conflicts = pieces.flatMap((p) => (p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : []));
@@ -143,8 +150,8 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
       conds.push(condition('Conflicted', true, 'Conflicted', `another policy at the same level sets the same field: ${fields.join('; ')}`, gen, now));
     }
     // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
-    if (attachable && unenforced.length) {
-      conds.push(condition('Enforced', false, 'NotEnforced', `${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`, gen, now));
+    if (attachable && enforcedText) {
+      conds.push(condition('Enforced', false, 'NotEnforced', enforcedText, gen, now));
     }
     if (attachable && guardrails.refs.length) {
       const message = `${guardrails.refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;
