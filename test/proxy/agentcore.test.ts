@@ -1,11 +1,12 @@
 // GwBackend `aws.agentCore` end to end: manifests → translated IR → the real proxy runtime → a loopback
 // FAKE of the AgentCore runtime API (fake-agentcore.ts; AWS cannot be reached from tests) that checks
-// every SigV4 signature itself. GW_AGENTCORE_ENDPOINT points the proxy at the fake.
+// every SigV4 signature itself. The runtime has the real route security (CEL authorization). GW_AGENTCORE_ENDPOINT points the proxy at the fake.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import { agentCoreTargetOf, invocationPath } from '../../src/proxy/agentcore.js';
+import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startFakeAgentCore, type FakeAgentCore } from './fake-agentcore.js';
 import { log, rawRequest } from './http-forward-harness.js';
@@ -16,7 +17,7 @@ const SECRET = 'agentcore-test-secret-key';
 const SESSION_TOKEN = 'agentcore-test-session-token';
 const arn = (id: string): string => `arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/${id}`;
 
-function agentRoute(name: string, runtime: string, extra: { qualifier?: string; rule?: string } = {}): string {
+function agentRoute(name: string, runtime: string, extra: { qualifier?: string; rule?: string; traffic?: string } = {}): string {
   return `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -32,13 +33,23 @@ spec:
   rules:
   - matches: [{path: {type: PathPrefix, value: /${name}}}]
     backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-${extra.rule ?? ''}`;
+${extra.rule ?? ''}${extra.traffic ? `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
+  traffic: ${extra.traffic}
+` : ''}`;
 }
 
 const MANIFESTS = GATEWAY_WEB + agentRoute('echo', 'echo-1', {
   qualifier: 'DEFAULT',
   rule: '    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-tenant, value: blue}]}}]\n',
-}) + agentRoute('stream', 'stream-1') + agentRoute('slow', 'slow-1', { rule: '    timeouts: {request: 500ms}\n' });
+}) + agentRoute('stream', 'stream-1') + agentRoute('slow', 'slow-1', { rule: '    timeouts: {request: 500ms}\n' })
+  + agentRoute('flaky', 'flaky-1', { traffic: '{retry: {attempts: 2, backoff: 10ms, codes: [503]}}' })
+  + agentRoute('limited', 'echo-2', { traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}}' })
+  + agentRoute('authz', 'echo-3', { traffic: `{authorization: {policy: {matchExpressions: ['request.headers["x-team"] == "blue"']}}}` });
 
 describe('AWS AgentCore backends', () => {
   let fake: FakeAgentCore;
@@ -52,7 +63,7 @@ describe('AWS AgentCore backends', () => {
       AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE', AWS_SECRET_ACCESS_KEY: SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN,
       GW_AGENTCORE_ENDPOINT: `http://127.0.0.1:${fake.port}`,
     });
-    runtime = new ProxyRuntime({ log });
+    runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
     await runtime.apply(translatedIr(MANIFESTS));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -107,6 +118,22 @@ describe('AWS AgentCore backends', () => {
     for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
     expect(rest).toContain('"part":2');
     expect(fake.received.at(-1)?.signatureValid).toBe(true);
+  });
+
+  it('applies the route policy: retries signed again, local rate limit, CEL authorization', async () => {
+    const body = '{"prompt":"again"}';
+    const retried = await rawRequest(`${base}/flaky`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(retried.status).toBe(200);
+    const tries = fake.received.filter((r) => r.arn === arn('flaky-1'));
+    expect(tries.map((r) => [r.signatureValid, r.body])).toEqual([[true, body], [true, body]]);
+
+    expect((await rawRequest(`${base}/limited`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect((await rawRequest(`${base}/limited`, { method: 'POST', body: '{}' })).status).toBe(429);
+
+    const before = fake.received.length;
+    expect((await rawRequest(`${base}/authz`, { method: 'POST', body: '{}', headers: { 'x-team': 'red' } })).status).toBe(403);
+    expect(fake.received.length).toBe(before);
+    expect((await rawRequest(`${base}/authz`, { method: 'POST', body: '{}', headers: { 'x-team': 'blue' } })).status).toBe(200);
   });
 
   it('refuses a body above the route limit with 413 before calling AWS', async () => {

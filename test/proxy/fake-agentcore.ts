@@ -2,7 +2,7 @@
 // be reached from tests. It verifies each request's SigV4 signature with the Bedrock fake's own verifier
 // (written from AWS's documentation, sharing no code with the proxy's signer) and answers by the runtime
 // id in the ARN: `echo-*` JSON describing the call, `stream-*` an SSE stream whose last event waits for
-// `release()`, `slow-*` never.
+// `release()`, `flaky-*` 503 on its first call and JSON after, `slow-*` never.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from './llm/fake-bedrock.js';
@@ -35,6 +35,7 @@ const INVOCATIONS = /^\/runtimes\/([^/?]+)\/invocations(?:\?(.*))?$/;
 export async function startFakeAgentCore(secrets: Record<string, string>): Promise<FakeAgentCore> {
   const received: AgentCoreReceived[] = [];
   let released = false;
+  const calls = new Map<string, number>();
   const waiting: (() => void)[] = [];
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
@@ -54,6 +55,8 @@ export async function startFakeAgentCore(secrets: Record<string, string>): Promi
       const runtime = arn.slice(arn.indexOf('runtime/') + 'runtime/'.length);
       const session = String(req.headers['x-amzn-bedrock-agentcore-runtime-session-id'] ?? 'fake-generated-session-id-0000000000');
       if (runtime.startsWith('slow-')) return;
+      calls.set(runtime, (calls.get(runtime) ?? 0) + 1);
+      if (runtime.startsWith('flaky-') && calls.get(runtime) === 1) return error(503, 'ServiceUnavailableException', 'fake: try again');
       if (runtime.startsWith('stream-')) {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'x-amzn-bedrock-agentcore-runtime-session-id': session });
         res.write('data: {"part":1}\n\n');
