@@ -126,7 +126,7 @@ class BodyTooLarge extends Error {}
 class DeadlineExceeded extends Error {}
 class ClientGone extends Error {}
 
-/** Answered by the proxy itself: the Host names no destination, or one that leads back here. */
+/** Answered by the proxy itself: the Host names no destination, or one that leads back here, or AgentCore has no credentials. */
 class Refused extends Error {
   constructor(readonly status: 400 | 500 | 502 | 508, readonly code: string, message: string) { super(message); }
 }
@@ -251,7 +251,8 @@ export class HttpForwarder {
       } catch (err) {
         if (err instanceof Refused) {
           req.resume();
-          this.opts.log.info({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
+          // 5xx here is the proxy's own configuration (AgentCore credentials): the operator's to see.
+          this.opts.log[err.status >= 500 ? 'warn' : 'info']({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
           sendError(res, err.status, err.code, err.message);
           return;
         }
