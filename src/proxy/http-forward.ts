@@ -1,7 +1,9 @@
 // Reverse proxy for routes whose backends are plain HTTP (`static`, `a2a`, and `dynamicForwardProxy`,
 // whose destination is each request's Host): one keep-alive pool per backend origin, request and
 // response bodies streamed as they come (SSE and chunked responses flow), Gateway API weights per
-// request, route timeouts as one deadline. Behaviour: docs/proxy.md "HTTP backends", "Dynamic forward proxy".
+// request, route timeouts as one deadline. `aws.agentCore` backends are forwarded the same way as signed
+// InvokeAgentRuntime calls (agentcore.ts). Behaviour: docs/proxy.md "HTTP backends", "Dynamic forward proxy",
+// "AWS AgentCore backends".
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,8 @@ import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } fro
 import { destinationOf, hasAccessControl, isSelf, localAddresses, resolveHost, viaHas, viaWith, type Resolve } from './dynamic-forward.js';
 import { routeTimeouts, type RetryPlan, type TrafficPlan } from './traffic-policy.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
+import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
+import { CloudAuth, CloudAuthFailure } from './llm/cloud-auth.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -29,6 +33,8 @@ export interface ForwardTarget {
   tls?: BackendTls;
   /** A `dynamicForwardProxy` backend: `host` and `port` are empty and each request's Host names them. */
   dynamic?: true;
+  /** An `aws.agentCore` backend: each try is a signed InvokeAgentRuntime call on a buffered body. */
+  agentCore?: AgentCoreTarget;
 }
 
 export interface ForwardRoute {
@@ -62,6 +68,10 @@ export interface ForwarderOptions {
   selfPorts?: () => Iterable<number>;
   /** Host name → the address connected to (dynamic forward proxy); default the system resolver. */
   resolve?: Resolve;
+  /** The proxy's environment: AWS_* keys and GW_AGENTCORE_ENDPOINT for AgentCore backends; default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Milliseconds now, for SigV4 signatures; default Date.now. */
+  clock?: () => number;
 }
 
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
@@ -81,6 +91,11 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
     const addr = httpAddressOf(b);
     if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...tls });
     else if (b?.kind === 'dynamicForwardProxy') targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...tls });
+    else if (b?.kind === 'aws' && b.aws) {
+      // An ARN that cannot be invoked is refused by checkSnapshot before this runs.
+      const core = agentCoreTargetOf(b.aws);
+      if (typeof core === 'object') targets.push({ backend: ref.backend, host: core.host, port: 443, weight: ref.weight, agentCore: core });
+    }
   }
   const only = targets[0];
   if (!only) return undefined;
@@ -111,9 +126,9 @@ class BodyTooLarge extends Error {}
 class DeadlineExceeded extends Error {}
 class ClientGone extends Error {}
 
-/** Answered by the proxy itself: the Host names no destination, or one that leads back here. */
+/** Answered by the proxy itself: the Host names no destination, or one that leads back here, or AgentCore has no credentials. */
 class Refused extends Error {
-  constructor(readonly status: 400 | 508, readonly code: string, message: string) { super(message); }
+  constructor(readonly status: 400 | 500 | 502 | 508, readonly code: string, message: string) { super(message); }
 }
 
 /** Passes bytes through until `limit`, then fails: the route's max_request_bytes on a streamed body. */
@@ -138,11 +153,15 @@ export class HttpForwarder {
   private readonly pseudonym: string;
   private readonly local = localAddresses();
   private readonly warnedOpen = new Set<string>();
+  private readonly cloudAuth: CloudAuth;
+  private readonly env: Record<string, string | undefined>;
 
   constructor(private readonly opts: ForwarderOptions) {
     this.random = opts.random ?? Math.random;
     // Not from `random`: that one is the weighted pick's, which tests pin.
     this.pseudonym = `gw-${randomBytes(4).toString('hex')}`;
+    this.env = opts.env ?? process.env;
+    this.cloudAuth = new CloudAuth({ clock: opts.clock ?? Date.now, env: this.env });
     this.agent = new Agent({
       connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
       headersTimeout: opts.headersTimeoutMs ?? 300_000,
@@ -181,7 +200,8 @@ export class HttpForwarder {
     const limit = route.maxRequestBytes;
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
     let buffered: Buffer | null = null;
-    if (hasBody && route.retry) {
+    // A signature covers the body's hash: AgentCore requests are buffered whole (bounded by the route's limit).
+    if (hasBody && (route.retry || route.targets.some((t) => t.agentCore))) {
       const b = await bufferBody(req, limit);
       if (b === 'too_large') return this.rejectTooLarge(req, res, limit);
       if (b === 'gone') return;
@@ -208,10 +228,14 @@ export class HttpForwarder {
         const to = target.dynamic ? await this.destination(req, target, headers, attempt.signal) : { target, address: target.host, headers };
         sentTo = to.target;
         body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
-        const dispatcher = target.tls ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
+        const dispatcher = target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
+        const call = target.agentCore
+          ? await agentCoreCall(this.cloudAuth, target.agentCore, headers, buffered ?? Buffer.alloc(0), this.env, `backend ${target.backend}`)
+          : { origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`, path, headers: to.headers };
+        if (call instanceof CloudAuthFailure) throw new Refused(call.status === 500 ? 500 : 502, 'backend_auth_failed', call.message);
         const up = await dispatcher.request({
-          origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`, path, method: req.method ?? 'GET',
-          headers: to.headers, body, signal: attempt.signal,
+          origin: call.origin, path: call.path, method: target.agentCore ? 'POST' : req.method ?? 'GET',
+          headers: call.headers, body, signal: attempt.signal,
         });
         this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`));
         if (route.retry && mayRetry(route.retry, tried, { status: up.statusCode })) {
@@ -227,7 +251,8 @@ export class HttpForwarder {
       } catch (err) {
         if (err instanceof Refused) {
           req.resume();
-          this.opts.log.info({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
+          // 5xx here is the proxy's own configuration (AgentCore credentials): the operator's to see.
+          this.opts.log[err.status >= 500 ? 'warn' : 'info']({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
           sendError(res, err.status, err.code, err.message);
           return;
         }

@@ -1,8 +1,10 @@
 // Consistency of an IR snapshot before the runtime applies it: every reference resolves, names are
-// unique, and every backend kind is one this proxy serves (MCP; static, a2a and dynamicForwardProxy as plain HTTP; ai as LLM).
+// unique, and every backend kind is one this proxy serves (MCP; static, a2a and dynamicForwardProxy as plain HTTP; ai as LLM;
+// aws as AgentCore invocations).
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
+import { agentCoreTargetOf } from './agentcore.js';
 import { httpAddressOf } from './http-forward.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './tls.js';
@@ -43,6 +45,9 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
       if (http) {
         if (http.host === '') problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
         if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535) problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.port`, message: `must be between 1 and 65535, got ${http.port}` });
+      } else if (b.kind === 'aws' && b.aws) {
+        const core = agentCoreTargetOf(b.aws);
+        if (typeof core === 'string') problems.push({ source, object: `Backend ${b.name}`, path: 'aws.agentRuntimeArn', message: core });
       } else if ((b.kind === 'ai' && b.ai) || (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)) {
         // ai: checked with the edges' AI settings in aiProblems; dynamicForwardProxy has no settings.
       } else if (b.kind !== 'mcp' || !b.mcp) {

@@ -20,7 +20,7 @@ describe('snapshot consistency', () => {
       'xds: Listener l: bind: refers to bind missing-bind, which does not exist',
       'xds: Route r: listeners[1]: refers to listener nope, which does not exist',
       'xds: Route r: backends[0].backend: refers to backend ghost, which does not exist',
-      'xds: Backend s: aws: backend kind aws is not served by this proxy yet',
+      'xds: Backend s: aws.agentRuntimeArn: must be an AgentCore runtime ARN (arn:aws:bedrock-agentcore:<region>:<account>:runtime/<id>), got ""',
       'xds: Backend s: mcp.targets[0]: must set stdio or remote',
     ]);
   });

@@ -88,12 +88,13 @@ describe('local controller with two proxies over xDS', () => {
   });
 
   it('reports a resource a proxy rejects in that object status file and keeps applying the rest', async () => {
-    // An AWS AgentCore GwBackend is valid to the controller but not a backend kind this proxy serves.
+    // The CRD asks only that agentRuntimeArn start with `arn:`; a Lambda ARN passes the controller, and the
+    // proxy rejects it because it names no AgentCore runtime to invoke.
     writeFileSync(join(manifests, 'plain.yaml'), `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: plain, namespace: default}
 spec:
-  aws: {agentCore: {agentRuntimeArn: 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/plain'}}
+  aws: {agentCore: {agentRuntimeArn: 'arn:aws:lambda:us-east-1:123456789012:function:plain'}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -114,7 +115,7 @@ spec:
       }
     });
     const text = readFileSync(file, 'utf8');
-    expect(text).toContain('backend kind aws is not served by this proxy yet');
+    expect(text).toContain('must be an AgentCore runtime ARN');
     expect(text).toMatch(/proxy proxy-[01] rejected backend\/GwBackend\/default\/plain/);
     // The rest of the same update was applied.
     for (const i of [0, 1]) await waitFor(`proxy ${i} serving /v4/mcp`, async () => (await initializeStatus(url(i, '/v4/mcp'))) === 200);

@@ -35,8 +35,8 @@ const sha256 = (v: string | Buffer): string => createHash('sha256').update(v).di
 const hmac = (k: string | Buffer, v: string): Buffer => createHmac('sha256', k).update(v).digest();
 const rfc3986 = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 
-/** Recomputes the SigV4 signature of a received request from the request itself. */
-function verify(req: IncomingMessage, body: Buffer, secrets: Record<string, string>): { valid: boolean; accessKeyId: string; scope: string } {
+/** Recomputes the SigV4 signature of a received request from the request itself (the AgentCore fake reuses it). */
+export function verify(req: IncomingMessage, body: Buffer, secrets: Record<string, string>): { valid: boolean; accessKeyId: string; scope: string } {
   const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(String(req.headers.authorization ?? ''));
   if (!m) return { valid: false, accessKeyId: '', scope: '' };
   const [, akid = '', day = '', region = '', service = '', signedHeaders = '', signature = ''] = m;
