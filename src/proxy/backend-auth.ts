@@ -84,6 +84,7 @@ function unusable(c: AiCredential | null | undefined, backendKind: string): stri
   if (!c?.kind) return undefined;
   if (backendKind === 'ai') return 'is not read on ai backends; their credentials are in ai.providers';
   if (backendKind === 'aws') return c.kind === 'aws' ? undefined : `${c.kind} cannot be applied to an aws.agentCore backend, which is signed with aws keys`;
+  if (backendKind === 'dynamicForwardProxy' && c.kind === 'key') return 'key cannot be applied to dynamicForwardProxy backends: the client chooses where it would go';
   if (backendKind === 'mcp') return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
   return c.kind === 'key' || c.kind === 'passthrough' ? undefined : `${c.kind} cannot be applied to ${backendKind} backends; only key or passthrough`;
 }

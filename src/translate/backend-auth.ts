@@ -37,6 +37,10 @@ export function edgeCredential(ctx: Ctx, backend: IrBackend, m: MergedFields, ta
   if (backend.kind === 'aws' && auth.aws === undefined) {
     return { ok: false, message: `${at(Object.keys(auth).sort()[0] ?? 'aws')}: an aws.agentCore backend is signed with SigV4; only backend.auth.aws applies` };
   }
+  if (backend.kind === 'dynamicForwardProxy' && (auth.key !== undefined || auth.secretRef !== undefined)) {
+    // The destination is whatever host the client names: a key the proxy attaches would go there too.
+    return { ok: false, message: `${at(auth.key !== undefined ? 'key' : 'secretRef')}: is refused on dynamicForwardProxy backends, whose destination the client chooses; use passthrough` };
+  }
   if (backend.kind === 'mcp' && rec(auth.passthrough)) {
     return { ok: false, message: `${at('passthrough')}: is not supported on MCP targets yet; use key or secretRef` };
   }
@@ -64,6 +68,8 @@ export function unenforcedEdgeAuth(auth: Rec, targets: readonly { kind: string; 
     if (auth.aws !== undefined && kind !== 'aws') out.aws = `is only supported on ai and aws.agentCore backends, and ${t.kind} ${t.name} is neither`;
     if (auth.aws === undefined && kind === 'aws') out[Object.keys(auth).sort()[0] ?? 'aws'] = `${t.kind} ${t.name} is an aws.agentCore backend, signed with backend.auth.aws only`;
     if (rec(auth.passthrough) && kind === 'mcp') out.passthrough = `is not supported on MCP targets yet (${t.kind} ${t.name})`;
+    const keyField = auth.key !== undefined ? 'key' : auth.secretRef !== undefined ? 'secretRef' : undefined;
+    if (keyField && kind === 'dynamicForwardProxy') out[keyField] = `is refused on dynamicForwardProxy backends such as ${t.kind} ${t.name}, whose destination the client chooses`;
   }
   return out;
 }
