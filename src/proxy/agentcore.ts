@@ -1,7 +1,8 @@
 // GwBackend `aws.agentCore`: each request of a route is one InvokeAgentRuntime call,
 // `POST /runtimes/{ARN}/invocations[?qualifier=]` on the runtime's regional endpoint, signed with SigV4
-// (service `bedrock-agentcore`) from the proxy's AWS environment. The HTTP forwarder does the rest
+// (service `bedrock-agentcore`) from the edge's `backend.auth.aws` keys or the proxy's AWS environment. The HTTP forwarder does the rest
 // (timeouts, retries, streaming the answer back). Behaviour: docs/proxy.md "AWS AgentCore backends".
+import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/AiCredential.js';
 import type { AwsBackend } from '../ir/types.js';
 import type { HeaderMap } from './route-filters.js';
 import { CloudAuthFailure, type CloudAuth } from './llm/cloud-auth.js';
@@ -70,13 +71,16 @@ export interface AgentCoreCall { origin: string; path: string; headers: HeaderMa
  * no other method, so every request of the route becomes a POST. `headers` are the ones
  * the forwarder built for the backend (route header modifiers applied); the request's own path is not used.
  */
-export async function agentCoreCall(auth: CloudAuth, t: AgentCoreTarget, headers: HeaderMap, body: Buffer, env: Record<string, string | undefined>, who: string): Promise<AgentCoreCall | CloudAuthFailure> {
+export async function agentCoreCall(
+  auth: CloudAuth, t: AgentCoreTarget, headers: HeaderMap, body: Buffer, env: Record<string, string | undefined>, who: string, credential?: AiCredential | null,
+): Promise<AgentCoreCall | CloudAuthFailure> {
   const endpoint = endpointOf(t, env);
   if (endpoint instanceof CloudAuthFailure) return endpoint;
   const path = invocationPath(t);
   const rawType = headers['content-type'];
   const contentType = (Array.isArray(rawType) ? rawType[0] : rawType) ?? 'application/json';
-  const signed = await auth.headers({ kind: 'aws', source: who }, { method: 'POST', authority: endpoint.authority, path, contentType, body }, { region: t.region, service: AGENTCORE_SERVICE }, who);
+  // The edge's `backend.auth.aws` keys when it sets them (docs/proxy.md "Backend authentication"), else the environment's.
+  const signed = await auth.headers(credential?.kind === 'aws' ? credential : { kind: 'aws', source: who }, { method: 'POST', authority: endpoint.authority, path, contentType, body }, { region: t.region, service: AGENTCORE_SERVICE }, who);
   if (signed instanceof CloudAuthFailure) return signed;
   if (!signed) return new CloudAuthFailure(500, `${who} could not be signed`);
   return {

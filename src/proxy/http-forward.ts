@@ -11,6 +11,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
+import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/AiCredential.js';
 import type { Backend, BackendTls, PathMatch, Route } from '../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
@@ -22,6 +23,7 @@ import { routeTimeouts, type RetryPlan, type TrafficPlan } from './traffic-polic
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
 import { CloudAuth, CloudAuthFailure } from './llm/cloud-auth.js';
+import { MissingClientToken, withCredential } from './backend-auth.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -35,6 +37,8 @@ export interface ForwardTarget {
   dynamic?: true;
   /** An `aws.agentCore` backend: each try is a signed InvokeAgentRuntime call on a buffered body. */
   agentCore?: AgentCoreTarget;
+  /** GwPolicy `backend.auth` of the edge (backend-auth.ts); `key` is secret. */
+  credential?: AiCredential;
 }
 
 export interface ForwardRoute {
@@ -87,14 +91,14 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   const targets: ForwardTarget[] = [];
   for (const ref of route.backends) {
     const b = backends.get(ref.backend);
-    const tls = ref.tls ? { tls: ref.tls } : {};
+    const tls = { ...(ref.tls ? { tls: ref.tls } : {}), ...(ref.credential ? { credential: ref.credential } : {}) };
     const addr = httpAddressOf(b);
     if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...tls });
     else if (b?.kind === 'dynamicForwardProxy') targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...tls });
     else if (b?.kind === 'aws' && b.aws) {
       // An ARN that cannot be invoked is refused by checkSnapshot before this runs.
       const core = agentCoreTargetOf(b.aws);
-      if (typeof core === 'object') targets.push({ backend: ref.backend, host: core.host, port: 443, weight: ref.weight, agentCore: core });
+      if (typeof core === 'object') targets.push({ backend: ref.backend, host: core.host, port: 443, weight: ref.weight, agentCore: core, ...(ref.credential ? { credential: ref.credential } : {}) });
     }
   }
   const only = targets[0];
@@ -128,7 +132,7 @@ class ClientGone extends Error {}
 
 /** Answered by the proxy itself: the Host names no destination, or one that leads back here, or AgentCore has no credentials. */
 class Refused extends Error {
-  constructor(readonly status: 400 | 500 | 502 | 508, readonly code: string, message: string) { super(message); }
+  constructor(readonly status: 400 | 401 | 500 | 502 | 508, readonly code: string, message: string) { super(message); }
 }
 
 /** Passes bytes through until `limit`, then fails: the route's max_request_bytes on a streamed body. */
@@ -173,7 +177,8 @@ export class HttpForwarder {
     this.tls = new UpstreamTlsPool({ log: opts.log, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, headersTimeoutMs: opts.headersTimeoutMs ?? 300_000 });
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, route: ForwardRoute): Promise<void> {
+  /** `clientAuthorization`: the Authorization header as the client sent it, before authentication (`backend.auth.passthrough`). */
+  async handle(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, clientAuthorization?: string): Promise<void> {
     if (route.openProxy && !this.warnedOpen.has(route.name)) {
       this.warnedOpen.add(route.name);
       this.opts.log.warn({ route: route.name }, 'route forwards to any host its clients name and its policy sets no authentication or authorization');
@@ -188,7 +193,7 @@ export class HttpForwarder {
     res.once('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
     try {
-      await this.forward(req, res, route, abort.signal);
+      await this.forward(req, res, route, abort.signal, clientAuthorization);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
@@ -196,7 +201,7 @@ export class HttpForwarder {
   }
 
   /** Tries until a response may be passed on; only a fully buffered (or empty) body is ever sent twice. */
-  private async forward(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, signal: AbortSignal): Promise<void> {
+  private async forward(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, signal: AbortSignal, clientAuthorization: string | undefined): Promise<void> {
     const limit = route.maxRequestBytes;
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
     let buffered: Buffer | null = null;
@@ -225,12 +230,14 @@ export class HttpForwarder {
       // A dynamic target becomes the destination this request names, for the log and the TLS name.
       let sentTo = target;
       try {
-        const to = target.dynamic ? await this.destination(req, target, headers, attempt.signal) : { target, address: target.host, headers };
+        const authed = target.agentCore ? headers : withCredential(headers, target.credential, clientAuthorization, target.backend);
+        if (authed instanceof MissingClientToken) throw new Refused(401, 'invalid_token', authed.message);
+        const to = target.dynamic ? await this.destination(req, target, authed, attempt.signal) : { target, address: target.host, headers: authed };
         sentTo = to.target;
         body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
         const dispatcher = target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
         const call = target.agentCore
-          ? await agentCoreCall(this.cloudAuth, target.agentCore, headers, buffered ?? Buffer.alloc(0), this.env, `backend ${target.backend}`)
+          ? await agentCoreCall(this.cloudAuth, target.agentCore, headers, buffered ?? Buffer.alloc(0), this.env, `backend ${target.backend}`, target.credential)
           : { origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`, path, headers: to.headers };
         if (call instanceof CloudAuthFailure) throw new Refused(call.status === 500 ? 500 : 502, 'backend_auth_failed', call.message);
         const up = await dispatcher.request({

@@ -15,6 +15,7 @@ import { handleMcp, type EndpointContext, type McpRoute } from './mcp-endpoint.j
 import { compileGuardrails } from './mcp-guardrails/index.js';
 import { flatHeaders } from './mcp-request.js';
 import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http-forward.js';
+import { mcpBackendWithCredentials } from './backend-auth.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
@@ -213,7 +214,8 @@ export class ProxyRuntime {
     for (const route of resourcesOf(snapshot, 'route').values()) {
       // Weighted refs only matter once several backends share a route; sessions pin to the first served one.
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
-      const backend = ref ? backends.get(ref.backend)?.mcp : undefined;
+      const mcp = ref ? backends.get(ref.backend)?.mcp : undefined;
+      const backend = mcp ? mcpBackendWithCredentials(mcp, ref) : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
       const llm = backend ? undefined
         : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) => this.llmGuards(route, r, this.log.child({ route: route.name })));
@@ -348,7 +350,7 @@ export class ProxyRuntime {
     }
     let claims: Record<string, unknown> | null = null;
     // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
-    const clientAuthorization = route.llm ? req.headers.authorization : undefined;
+    const clientAuthorization = route.llm || route.forward ? req.headers.authorization : undefined;
     if (route.security.auth) {
       const result = await route.security.auth.authenticate(req, res);
       if (!result) return;
@@ -368,7 +370,7 @@ export class ProxyRuntime {
     }
     if ((route.forward || route.llm) && !this.authorizeForwarded(request, res, route, claims)) return;
     if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
-    else if (route.forward) await this.forwarder.handle(request, res, route.forward);
+    else if (route.forward) await this.forwarder.handle(request, res, route.forward, clientAuthorization);
     else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route, claims, this.endpoint);
   }
 }

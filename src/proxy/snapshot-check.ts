@@ -5,6 +5,7 @@
 import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
 import { agentCoreTargetOf } from './agentcore.js';
+import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http-forward.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './tls.js';
@@ -63,6 +64,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   problems.push(...trafficProblems(snapshot, source));
   problems.push(...backendTlsProblems(snapshot, source));
   problems.push(...aiProblems(snapshot, source));
+  problems.push(...credentialProblems(snapshot, source));
   return problems;
 }
 

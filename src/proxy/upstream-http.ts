@@ -31,6 +31,8 @@ export interface HttpCallerOptions {
   /** The route's `traffic.retry`: calls the target did not get, or answered with one of its codes, are sent again within the call's timeout. */
   retry?: RetryPlan;
   onRetry?: (tried: number, why: string) => void;
+  /** Sent on every call: the edge's `backend.auth` credential (backend-auth.ts). */
+  headers?: Record<string, string>;
 }
 
 type Message = Record<string, unknown>;
@@ -45,7 +47,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
     const version = opts.protocolVersion();
     const key = `${sid ?? ''} ${version ?? ''}`;
     if (key !== headersFor) {
-      headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      headers = { ...opts.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       if (sid) headers['mcp-session-id'] = sid;
       if (version) headers['mcp-protocol-version'] = version;
       headersFor = key;

@@ -14,6 +14,7 @@ import type { McpTarget } from '../ir/types.js';
 import type { RetryPlan } from './traffic-policy.js';
 import { retryingFetch } from './upstream-fetch.js';
 import { httpCaller, type UpstreamCall } from './upstream-http.js';
+import { upstreamHeadersOf } from './backend-auth.js';
 
 export interface UpstreamEvents {
   onNotification(target: string, n: Notification): void;
@@ -75,6 +76,7 @@ export async function connectUpstream(
       onOther: (m) => transport.onmessage?.(m),
       cancel: (requestId, reason) => void client.notification({ method: 'notifications/cancelled', params: { requestId, reason } }).catch(() => undefined),
       ...(retry ? { retry, onRetry } : {}),
+      headers: upstreamHeadersOf(target),
     });
   }
   return upstream;
@@ -99,7 +101,11 @@ function createTransport(target: McpTarget, log: Logger, retry: RetryPlan | unde
   }
   if (target.transport === 'remote' && target.remote) {
     const url = new URL(target.remote.url);
-    return target.remote.protocol === 'SSE' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url, { fetch: retryingFetch(retry, onRetry) });
+    // The edge's backend.auth credential, on every request the transport sends (the SSE stream's GET included).
+    const requestInit = { headers: upstreamHeadersOf(target) };
+    return target.remote.protocol === 'SSE'
+      ? new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { fetch: retryingFetch(retry, onRetry), requestInit });
   }
   throw new Error(`target ${target.name} has no transport`);
 }

@@ -109,6 +109,10 @@ export interface IrBackendRef {
   promptGuard?: IrPromptGuard;
   /** `backend.mcp.guardrails` with processor references resolved. */
   mcpGuardrails?: IrMcpGuardrails;
+  /** `backend.auth` of a non-AI edge, resolved (src/translate/backend-auth.ts); `key` is secret. */
+  credential?: IrAiCredential;
+  /** MCP target name → the resolved `backend.auth` of a target with its own policies; other targets use `credential`. */
+  targetCredentials?: Record<string, IrAiCredential>;
 }
 
 export type IrAiRouteType = 'AI_ROUTE_COMPLETIONS' | 'AI_ROUTE_MESSAGES' | 'AI_ROUTE_RESPONSES' | 'AI_ROUTE_EMBEDDINGS' | 'AI_ROUTE_MODELS' | 'AI_ROUTE_REALTIME' | 'AI_ROUTE_PASSTHROUGH';

@@ -1,6 +1,7 @@
 // HTTPRoute / GRPCRoute → IR routes (one per rule), with parent attachment, hostname intersection,
 // backend references and the effective policy of every rule.
 import { backendAi } from './backend-ai.js';
+import { edgeCredential } from './backend-auth.js';
 import { backendTls } from './backend-tls.js';
 import { serviceBackendTls } from './backend-tls-policy.js';
 import { translateGwBackend, translateService, gwBackendName, serviceBackendName } from './backends.js';
@@ -314,7 +315,19 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
     (out.targetPolicies ??= {})[s.name] = fieldsOf(m);
     subMerged[s.name] = m;
   }
-  const aiBackend = sink.backends.get(out.backend)?.ai;
+  const irBackend = sink.backends.get(out.backend);
+  const aiBackend = irBackend?.ai;
+  if (irBackend && !aiBackend) {
+    // Like an AI credential: an edge whose backend.auth cannot be applied is left out, never sent without it.
+    const auth = edgeCredential(ctx, irBackend, merged);
+    if (!auth.ok) return { reason: 'InvalidBackendAuth', message: auth.message };
+    if (auth.credential) out.credential = auth.credential;
+    for (const [name, m] of Object.entries(subMerged)) {
+      const t = edgeCredential(ctx, irBackend, m, name);
+      if (!t.ok) return { reason: 'InvalidBackendAuth', message: t.message };
+      if (t.credential) (out.targetCredentials ??= {})[name] = t.credential;
+    }
+  }
   if (aiBackend) {
     // Like TLS: an edge whose upstream credential cannot be resolved is left out rather than sent without it.
     const ai = backendAi(ctx, aiBackend.groups.flatMap((g) => g.providers.map((p) => p.name)), merged, subMerged);

@@ -7,6 +7,7 @@ import { translateGwBackend } from './backends.js';
 import { extAuthCelProblems } from './ext-auth.js';
 import { unenforceableAuth } from './ir-policy.js';
 import { unservableCloudAuth } from './cloud-credentials.js';
+import { unenforcedEdgeAuth } from './backend-auth.js';
 import { policyGuardrailProblems } from './mcp-guardrails.js';
 import { namespaceSecretReader } from './policy-secrets.js';
 import { promptGuardLookup, translatePromptGuard } from './prompt-guard.js';
@@ -131,9 +132,16 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
   ].sort();
   // Cloud credentials a proxy cannot obtain drop the AI provider edge rather than refuse the route.
   const unservable = Object.entries(unservableCloudAuth(rec(rec(spec.backend)?.auth) ?? {})).map(([field, why]) => `backend.auth.${field}: ${why}`).sort();
+  const authTargets = recs(spec.targetRefs).flatMap((t) => {
+    const kind = refKind(str(t.group), str(t.kind), 'Gateway');
+    const o = kind && getObject(store, kind, nameKey(ns, str(t.name) ?? ''));
+    return o && kind ? [{ kind, name: o.key, spec: rec(o.obj.spec) ?? {} }] : [];
+  });
+  const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets)).map(([field, why]) => `backend.auth.${field}: ${why}`).sort();
   const enforcedText = [
     ...(unenforced.length ? [`${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`] : []),
     ...(unservable.length ? [`${unservable.join('; ')}; the AI providers it reaches are left out (a route with no other provider answers 500 no_backend)`] : []),
+    ...(edgeAuth.length ? [`${edgeAuth.join('; ')}; the backend edges it reaches are left out (a route with no other backend answers 500 no_backend)`] : []),
   ].join('; ');
   return ancestors.map((a) => {
     const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();

@@ -9,7 +9,7 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type { IrAiCredential, IrAiEdge, IrBackendTls, IrResource, IrSnapshot } from '../../src/translate/ir.js';
+import type { IrAiCredential, IrAiEdge, IrBackendTls, IrPolicyFields, IrResource, IrSnapshot } from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -67,6 +67,33 @@ function redactAiKeys(r: IrResource): IrResource {
   return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) } };
 }
 
+/** `backend.auth` credentials of non-AI edges and their MCP targets, and inline keys in every edge's policy fields, summarised like the AI edges' keys. */
+function redactEdgeKeys(r: IrResource): IrResource {
+  if (r.kind !== 'route') return r;
+  return {
+    ...r,
+    route: {
+      ...r.route,
+      backends: r.route.backends.map((b) => ({
+        ...b,
+        ...(b.policy ? { policy: withoutInlineKey(b.policy) } : {}),
+        ...(b.targetPolicies ? { targetPolicies: Object.fromEntries(Object.entries(b.targetPolicies).map(([t, p]) => [t, withoutInlineKey(p)])) } : {}),
+        ...(b.credential ? { credential: credentialSummary(b.credential) } : {}),
+        ...(b.targetCredentials ? { targetCredentials: Object.fromEntries(Object.entries(b.targetCredentials).map(([t, c]) => [t, credentialSummary(c)])) } : {}),
+      })),
+    },
+  };
+}
+
+/** An inline `backend.auth.key` in an edge's policy fields, as a hash prefix like the credential's. */
+function withoutInlineKey(p: IrPolicyFields): IrPolicyFields {
+  const auth = p.fields['backend.auth'];
+  if (!auth) return p;
+  const v = JSON.parse(auth) as Record<string, unknown>;
+  if (typeof v.key !== 'string') return p;
+  return { ...p, fields: { ...p.fields, 'backend.auth': JSON.stringify({ ...v, key: keySummary(v.key) }) } };
+}
+
 /** Upstream LLM keys of GwModel providers, summarised like the AI edges' keys. */
 function redactModelKeys(r: IrResource): IrResource {
   const c = r.kind === 'model' ? r.model.provider?.credential : undefined;
@@ -90,7 +117,7 @@ function credentialSummary(c: IrAiCredential): IrAiCredential {
 function redactTls(snapshot: IrSnapshot): IrSnapshot {
   return {
     ...snapshot,
-    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map(redactModelKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
+    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map(redactEdgeKeys).map(redactModelKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
       ...r,
       listener: {
         ...r.listener,

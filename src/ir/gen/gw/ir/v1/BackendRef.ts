@@ -5,6 +5,7 @@ import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v
 import type { AiEdge as _gw_ir_v1_AiEdge, AiEdge__Output as _gw_ir_v1_AiEdge__Output } from '../../../gw/ir/v1/AiEdge.js';
 import type { PromptGuard as _gw_ir_v1_PromptGuard, PromptGuard__Output as _gw_ir_v1_PromptGuard__Output } from '../../../gw/ir/v1/PromptGuard.js';
 import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as _gw_ir_v1_McpGuardrails__Output } from '../../../gw/ir/v1/McpGuardrails.js';
+import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
 
 export interface BackendRef {
   /**
@@ -39,6 +40,15 @@ export interface BackendRef {
    * `backend.mcp.guardrails` of this edge with references resolved; unset means no processors.
    */
   'mcpGuardrails'?: (_gw_ir_v1_McpGuardrails | null);
+  /**
+   * `backend.auth` of an edge to a non-`ai` backend, resolved: sent on every upstream request.
+   * Secret like AiCredential.key: never log it.
+   */
+  'credential'?: (_gw_ir_v1_AiCredential | null);
+  /**
+   * MCP target name → the credential of that target (its own or sectionName-targeted `backend.auth`).
+   */
+  'targetCredentials'?: ({[key: string]: _gw_ir_v1_AiCredential});
 }
 
 export interface BackendRef__Output {
@@ -74,4 +84,13 @@ export interface BackendRef__Output {
    * `backend.mcp.guardrails` of this edge with references resolved; unset means no processors.
    */
   'mcpGuardrails': (_gw_ir_v1_McpGuardrails__Output | null);
+  /**
+   * `backend.auth` of an edge to a non-`ai` backend, resolved: sent on every upstream request.
+   * Secret like AiCredential.key: never log it.
+   */
+  'credential': (_gw_ir_v1_AiCredential__Output | null);
+  /**
+   * MCP target name → the credential of that target (its own or sectionName-targeted `backend.auth`).
+   */
+  'targetCredentials': ({[key: string]: _gw_ir_v1_AiCredential__Output});
 }
