@@ -91,14 +91,15 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   const targets: ForwardTarget[] = [];
   for (const ref of route.backends) {
     const b = backends.get(ref.backend);
-    const tls = { ...(ref.tls ? { tls: ref.tls } : {}), ...(ref.credential ? { credential: ref.credential } : {}) };
+    const credential = ref.credential ? { credential: ref.credential } : {};
+    const edge = { ...(ref.tls ? { tls: ref.tls } : {}), ...credential };
     const addr = httpAddressOf(b);
-    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...tls });
-    else if (b?.kind === 'dynamicForwardProxy') targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...tls });
+    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge });
+    else if (b?.kind === 'dynamicForwardProxy') targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...edge });
     else if (b?.kind === 'aws' && b.aws) {
-      // An ARN that cannot be invoked is refused by checkSnapshot before this runs.
+      // An ARN that cannot be invoked is refused by checkSnapshot before this runs; AWS's own TLS, not backend.tls.
       const core = agentCoreTargetOf(b.aws);
-      if (typeof core === 'object') targets.push({ backend: ref.backend, host: core.host, port: 443, weight: ref.weight, agentCore: core, ...(ref.credential ? { credential: ref.credential } : {}) });
+      if (typeof core === 'object') targets.push({ backend: ref.backend, host: core.host, port: 443, weight: ref.weight, agentCore: core, ...credential });
     }
   }
   const only = targets[0];

@@ -3,7 +3,8 @@
 // ones) with the credential Secret and TLS references resolved. Pure: every read goes through the context. Messages name the field and the object,
 // never the key.
 import { backendTls } from './backend-tls.js';
-import { readAny, type Ctx } from './context.js';
+import type { Ctx } from './context.js';
+import { secretData } from './policy-secrets.js';
 import type { IrAiCredential, IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
 import { cloudCredential } from './cloud-credentials.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
@@ -88,10 +89,9 @@ export function aiCredential(ctx: Ctx, auth: Rec, ns: string, source: string, at
   const ref = rec(auth.secretRef);
   if (ref) {
     const name = str(ref.name) ?? '', dataKey = str(ref.key) ?? 'Authorization';
-    const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
-    if (!secret) return `${at('secretRef')}: Secret ${ns}/${name} does not exist`;
-    const raw = str(rec((secret.obj as { data?: unknown }).data)?.[dataKey]);
-    const value = raw === undefined ? '' : Buffer.from(raw, 'base64').toString('utf8').trim();
+    const data = secretData(ctx, ns, name);
+    if (!data) return `${at('secretRef')}: Secret ${ns}/${name} does not exist`;
+    const value = (data[dataKey] ?? '').trim();
     if (!value) return `${at('secretRef')}: Secret ${ns}/${name} has no non-empty key ${dataKey}`;
     return { kind: 'key', key: value, source: `Secret ${ns}/${name} key ${dataKey}` };
   }
@@ -115,6 +115,6 @@ function messages(v: unknown): { role: string; content: string }[] {
 }
 
 /** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
-function namespaceOfSource(source: string): string {
+export function namespaceOfSource(source: string): string {
   return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
 }

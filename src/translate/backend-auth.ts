@@ -5,7 +5,7 @@
 // Pure: every read goes through the context. Messages name the field, never the key.
 // Behaviour: docs/proxy.md "Backend authentication".
 import type { Ctx } from './context.js';
-import { aiCredential, type MergedFields } from './backend-ai.js';
+import { aiCredential, namespaceOfSource, type MergedFields } from './backend-ai.js';
 import type { IrAiCredential, IrBackend } from './ir.js';
 import { rec, type Rec } from './read.js';
 
@@ -72,9 +72,4 @@ export function unenforcedEdgeAuth(auth: Rec, targets: readonly { kind: string; 
     if (keyField && kind === 'dynamicForwardProxy') out[keyField] = `is refused on dynamicForwardProxy backends such as ${t.kind} ${t.name}, whose destination the client chooses`;
   }
   return out;
-}
-
-/** `GwPolicy ns/name`, `GwBackend ns/name target t` → `ns`: Secrets are read from the setting object's namespace. */
-function namespaceOfSource(source: string): string {
-  return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
 }

@@ -1,7 +1,8 @@
 // BackendAuth `aws`, `azure` and `gcp` for LLM providers: the Secret each names, read into the IR
 // credential the proxy signs with or exchanges for a token. Pure: every read goes through the context.
 // Messages name the field, the Secret and the key, never a value. Behaviour: docs/llm-providers.md.
-import { readAny, type Ctx } from './context.js';
+import type { Ctx } from './context.js';
+import { secretData } from './policy-secrets.js';
 import type { IrAiCredential } from './ir.js';
 import { rec, str, type Rec } from './read.js';
 
@@ -38,14 +39,11 @@ const GCP_IMPLICIT = 'secretRef (a service account credentials.json) is required
 const azureMode = (azure: Rec): string => (azure.managedIdentity !== undefined ? '.managedIdentity' : azure.workloadIdentity !== undefined ? '.workloadIdentity' : '');
 
 /** The Secret's keys as text (base64 `data` decoded, trimmed), or why the Secret cannot be read. */
-function secretData(ctx: Ctx, ns: string, ref: Rec, at: string): { name: string; data: Record<string, string> } | string {
+function secretOf(ctx: Ctx, ns: string, ref: Rec, at: string): { name: string; data: Record<string, string> } | string {
   const name = str(ref.name) ?? '';
-  const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
-  if (!secret) return `${at}: Secret ${ns}/${name} does not exist`;
-  const raw = rec((secret.obj as { data?: unknown }).data) ?? {};
-  const data: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') data[k] = Buffer.from(v, 'base64').toString('utf8').trim();
-  return { name, data };
+  const data = secretData(ctx, ns, name);
+  if (!data) return `${at}: Secret ${ns}/${name} does not exist`;
+  return { name, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.trim()])) };
 }
 
 function required(s: { name: string; data: Record<string, string> }, ns: string, keys: string[], at: string): string | undefined {
@@ -59,7 +57,7 @@ function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): 
   const ref = rec(aws.secretRef);
   // Without a Secret the proxy signs with its own environment's keys (docs/llm-providers.md).
   if (!ref) return { kind: 'aws', aws: { accessKeyId: '', secretAccessKey: '', sessionToken: '', ...base }, source: `${source} (proxy environment)` };
-  const s = secretData(ctx, ns, ref, at('aws.secretRef'));
+  const s = secretOf(ctx, ns, ref, at('aws.secretRef'));
   if (typeof s === 'string') return s;
   const missing = required(s, ns, ['accessKey', 'secretKey'], at('aws.secretRef'));
   if (missing) return missing;
@@ -73,7 +71,7 @@ function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): 
 function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): IrAiCredential | string {
   const ref = rec(azure.secretRef);
   if (!ref) return `${at(`azure${azureMode(azure)}`)}: ${AZURE_IDENTITY}`;
-  const s = secretData(ctx, ns, ref, at('azure.secretRef'));
+  const s = secretOf(ctx, ns, ref, at('azure.secretRef'));
   if (typeof s === 'string') return s;
   const missing = required(s, ns, ['clientID', 'tenantID', 'clientSecret'], at('azure.secretRef'));
   if (missing) return missing;
@@ -86,7 +84,7 @@ function gcpCredential(ctx: Ctx, gcp: Rec, ns: string, at: At): IrAiCredential |
   const ref = rec(gcp.secretRef);
   if (!ref) return `${at('gcp')}: ${GCP_IMPLICIT}`;
   const key = str(ref.key) ?? 'credentials.json';
-  const s = secretData(ctx, ns, ref, at('gcp.secretRef'));
+  const s = secretOf(ctx, ns, ref, at('gcp.secretRef'));
   if (typeof s === 'string') return s;
   const missing = required(s, ns, [key], at('gcp.secretRef'));
   if (missing) return missing;

@@ -17,9 +17,11 @@ export function namespaceSecretReader(ctx: Ctx, ns: string): PolicySecretReader 
   return (_field, name) => secretData(ctx, ns, name);
 }
 
-function secretData(ctx: Ctx, ns: string, name: string): Record<string, string> | undefined {
-  const data = rec(rec(readAny(ctx, 'Secret', `${ns}/${name}`)?.obj)?.data);
-  if (!data) return undefined;
+/** Secret `ns/name`'s `data` as text (base64 decoded), read through the context; undefined when it does not exist. */
+export function secretData(ctx: Ctx, ns: string, name: string): Record<string, string> | undefined {
+  const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
+  if (!secret) return undefined;
+  const data = rec(rec(secret.obj)?.data) ?? {};
   return Object.fromEntries(Object.keys(data).sort().map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]));
 }
 
