@@ -3,7 +3,7 @@
 import type { AiGroup as _gw_ir_v1_AiGroup, AiGroup__Output as _gw_ir_v1_AiGroup__Output } from '../../../gw/ir/v1/AiGroup.js';
 
 /**
- * Placeholders: the runtime rejects them until their issues define the fields.
+ * An `ai` backend's providers; their credentials and policies ride on each route's BackendRef (AiEdge).
  */
 export interface AiBackend {
   /**
@@ -13,7 +13,7 @@ export interface AiBackend {
 }
 
 /**
- * Placeholders: the runtime rejects them until their issues define the fields.
+ * An `ai` backend's providers; their credentials and policies ride on each route's BackendRef (AiEdge).
  */
 export interface AiBackend__Output {
   /**
