@@ -6,6 +6,7 @@ import type { AiEdge as _gw_ir_v1_AiEdge, AiEdge__Output as _gw_ir_v1_AiEdge__Ou
 import type { PromptGuard as _gw_ir_v1_PromptGuard, PromptGuard__Output as _gw_ir_v1_PromptGuard__Output } from '../../../gw/ir/v1/PromptGuard.js';
 import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as _gw_ir_v1_McpGuardrails__Output } from '../../../gw/ir/v1/McpGuardrails.js';
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
+import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 
 export interface BackendRef {
   /**
@@ -49,6 +50,10 @@ export interface BackendRef {
    * MCP target name → the credential of that target (its own or sectionName-targeted `backend.auth`).
    */
   'targetCredentials'?: ({[key: string]: _gw_ir_v1_AiCredential});
+  /**
+   * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
+   */
+  'refusals'?: (_gw_ir_v1_Refusal)[];
 }
 
 export interface BackendRef__Output {
@@ -93,4 +98,8 @@ export interface BackendRef__Output {
    * MCP target name → the credential of that target (its own or sectionName-targeted `backend.auth`).
    */
   'targetCredentials': ({[key: string]: _gw_ir_v1_AiCredential__Output});
+  /**
+   * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
+   */
+  'refusals': (_gw_ir_v1_Refusal__Output)[];
 }

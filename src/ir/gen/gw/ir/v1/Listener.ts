@@ -3,6 +3,7 @@
 import type { ListenerProtocol as _gw_ir_v1_ListenerProtocol, ListenerProtocol__Output as _gw_ir_v1_ListenerProtocol__Output } from '../../../gw/ir/v1/ListenerProtocol.js';
 import type { ListenerTls as _gw_ir_v1_ListenerTls, ListenerTls__Output as _gw_ir_v1_ListenerTls__Output } from '../../../gw/ir/v1/ListenerTls.js';
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
+import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 
 export interface Listener {
   'name'?: (string);
@@ -20,9 +21,13 @@ export interface Listener {
    */
   'tls'?: (_gw_ir_v1_ListenerTls | null);
   /**
-   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields.
+   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields. Diagnostics only (`gw explain`).
    */
   'frontend'?: (_gw_ir_v1_PolicyFields | null);
+  /**
+   * Frontend fields set on this listener that this release does not act on (see Refusal).
+   */
+  'refusals'?: (_gw_ir_v1_Refusal)[];
 }
 
 export interface Listener__Output {
@@ -41,7 +46,11 @@ export interface Listener__Output {
    */
   'tls': (_gw_ir_v1_ListenerTls__Output | null);
   /**
-   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields.
+   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields. Diagnostics only (`gw explain`).
    */
   'frontend': (_gw_ir_v1_PolicyFields__Output | null);
+  /**
+   * Frontend fields set on this listener that this release does not act on (see Refusal).
+   */
+  'refusals': (_gw_ir_v1_Refusal__Output)[];
 }

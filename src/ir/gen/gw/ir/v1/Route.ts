@@ -8,6 +8,8 @@ import type { RouteMatch as _gw_ir_v1_RouteMatch, RouteMatch__Output as _gw_ir_v
 import type { RouteOrder as _gw_ir_v1_RouteOrder, RouteOrder__Output as _gw_ir_v1_RouteOrder__Output } from '../../../gw/ir/v1/RouteOrder.js';
 import type { RouteTimeouts as _gw_ir_v1_RouteTimeouts, RouteTimeouts__Output as _gw_ir_v1_RouteTimeouts__Output } from '../../../gw/ir/v1/RouteTimeouts.js';
 import type { RouteFilters as _gw_ir_v1_RouteFilters, RouteFilters__Output as _gw_ir_v1_RouteFilters__Output } from '../../../gw/ir/v1/RouteFilters.js';
+import type { TrafficPolicy as _gw_ir_v1_TrafficPolicy, TrafficPolicy__Output as _gw_ir_v1_TrafficPolicy__Output } from '../../../gw/ir/v1/TrafficPolicy.js';
+import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 
 export interface Route {
   'name'?: (string);
@@ -56,6 +58,15 @@ export interface Route {
    * Gateway API HTTPRoute rule `filters` the proxy runs; unset means none. See docs/proxy.md "Route filters".
    */
   'filters'?: (_gw_ir_v1_RouteFilters | null);
+  /**
+   * GwPolicy `traffic` settings, typed.
+   */
+  'traffic'?: (_gw_ir_v1_TrafficPolicy | null);
+  /**
+   * Every refused field that reaches this route (its own policies, its listener's, its backend edges'):
+   * any with `security` set makes the proxy answer 503 policy_not_enforced.
+   */
+  'refusals'?: (_gw_ir_v1_Refusal)[];
 }
 
 export interface Route__Output {
@@ -105,4 +116,13 @@ export interface Route__Output {
    * Gateway API HTTPRoute rule `filters` the proxy runs; unset means none. See docs/proxy.md "Route filters".
    */
   'filters': (_gw_ir_v1_RouteFilters__Output | null);
+  /**
+   * GwPolicy `traffic` settings, typed.
+   */
+  'traffic': (_gw_ir_v1_TrafficPolicy__Output | null);
+  /**
+   * Every refused field that reaches this route (its own policies, its listener's, its backend edges'):
+   * any with `security` set makes the proxy answer 503 policy_not_enforced.
+   */
+  'refusals': (_gw_ir_v1_Refusal__Output)[];
 }
