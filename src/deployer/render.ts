@@ -154,38 +154,40 @@ export function renderGatewayWorkload(input: RenderInput): RenderResult {
   );
 
   const objects: JsonObject[] = [serviceAccount, configMap, workload, service];
-  if (overlays.podDisruptionBudget.length > 0) {
-    objects.push(
-      applyOverlays(
-        { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: objectMeta(gateway, name), spec: { selector: { matchLabels: selectorLabels(gateway) } } },
-        overlays.podDisruptionBudget,
-        problems,
-      ),
-    );
-  }
-  if (overlays.horizontalPodAutoscaler.length > 0) {
-    const last = overlays.horizontalPodAutoscaler[overlays.horizontalPodAutoscaler.length - 1]!;
-    if (kind !== 'Deployment') {
-      problems.push({ source: 'cluster', object: last.object, path: last.path, message: 'applies only when workload.kind is Deployment, got DaemonSet' });
-    } else {
-      const hpa = applyOverlays(
-        {
-          apiVersion: 'autoscaling/v2',
-          kind: 'HorizontalPodAutoscaler',
-          metadata: objectMeta(gateway, name),
-          spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name } },
-        },
-        overlays.horizontalPodAutoscaler,
-        problems,
-      );
-      const spec = isObject(hpa.spec) ? hpa.spec : {};
-      if (typeof spec.maxReplicas !== 'number') {
-        problems.push({ source: 'cluster', object: last.object, path: `${last.path}.spec.maxReplicas`, message: 'is required for a HorizontalPodAutoscaler' });
-      }
-      objects.push(hpa);
-    }
-  }
+  const pdb = disruptionBudget(gateway, name, overlays, problems);
+  if (pdb) objects.push(pdb);
+  const hpa = autoscaler(gateway, name, kind, overlays, problems);
+  if (hpa) objects.push(hpa);
   for (const o of objects) (o.metadata as JsonObject).namespace = ns;
   if (problems.length > 0) return { objects: [], problems };
   return { objects: objects.map((o) => sortKeys(o) as KubeObject), problems };
+}
+
+type Overlays = ResolvedParameters['overlays'];
+
+/** The PodDisruptionBudget, rendered only when a parameters object overlays one. */
+function disruptionBudget(gateway: RenderInput['gateway'], name: string, overlays: Overlays, problems: Problem[]): JsonObject | undefined {
+  if (overlays.podDisruptionBudget.length === 0) return undefined;
+  const base = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: objectMeta(gateway, name), spec: { selector: { matchLabels: selectorLabels(gateway) } } };
+  return applyOverlays(base, overlays.podDisruptionBudget, problems);
+}
+
+/** The HorizontalPodAutoscaler, rendered only when overlaid, for a Deployment, and with `maxReplicas` set. */
+function autoscaler(gateway: RenderInput['gateway'], name: string, kind: string, overlays: Overlays, problems: Problem[]): JsonObject | undefined {
+  const last = overlays.horizontalPodAutoscaler[overlays.horizontalPodAutoscaler.length - 1];
+  if (!last) return undefined;
+  if (kind !== 'Deployment') {
+    problems.push({ source: 'cluster', object: last.object, path: last.path, message: 'applies only when workload.kind is Deployment, got DaemonSet' });
+    return undefined;
+  }
+  const base = {
+    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: objectMeta(gateway, name),
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name } },
+  };
+  const hpa = applyOverlays(base, overlays.horizontalPodAutoscaler, problems);
+  const spec = isObject(hpa.spec) ? hpa.spec : {};
+  if (typeof spec.maxReplicas !== 'number') {
+    problems.push({ source: 'cluster', object: last.object, path: `${last.path}.spec.maxReplicas`, message: 'is required for a HorizontalPodAutoscaler' });
+  }
+  return hpa;
 }
