@@ -58,6 +58,10 @@ export function createMcpAuth(settings: McpAuthSettings, deps: McpAuthDeps): Mcp
   }
 }
 
+type EndpointRoute = { methods: string; run(req: IncomingMessage, res: ServerResponse): Promise<void> };
+type UpstreamMetadata = ReturnType<typeof createUpstreamMetadata>;
+type Plan = ReturnType<typeof planProvider>;
+
 function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   validate(settings);
   const plan = planProvider(settings);
@@ -65,32 +69,8 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ component: 'mcp-auth', issuer: settings.issuer });
   const upstream = createUpstreamMetadata(plan.discoveryUrls, { fetch: doFetch, now, log });
-
-  let inline;
-  if (settings.jwksInline !== undefined) {
-    try {
-      inline = parseKeySet(JSON.parse(settings.jwksInline));
-    } catch (err) {
-      throw new ProblemError([{ source: 'config', path: `${where}.jwksInline`, message: (err as Error).message }]);
-    }
-  }
-  const jwksUrl = plan.jwksUrl;
-  const keys = createKeySource({
-    inline,
-    url: jwksUrl
-      ? () => Promise.resolve(jwksUrl)
-      : async () => {
-          const doc = await upstream.get();
-          if (typeof doc.jwks_uri !== 'string') throw new Error('the provider metadata has no jwks_uri');
-          return doc.jwks_uri;
-        },
-    fetch: doFetch,
-    now,
-    log,
-    cooldownMs: deps.jwksCooldownMs,
-  });
+  const keys = keySourceOf(settings, plan, upstream, { fetch: doFetch, now, log, cooldownMs: deps.jwksCooldownMs });
   const verify = createTokenVerifier({ issuer: settings.issuer, audiences: settings.audiences, keys, now });
-
   const endpointDeps: EndpointDeps = {
     settings,
     plan,
@@ -105,67 +85,12 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
       return name === 'authorization_endpoint' ? plan.authorizeUrl : plan.tokenUrl;
     },
   };
-
   const resource = settings.resourceMetadata?.resource;
   const prPath = protectedResourcePath(settings.mcpPath);
-  const asPaths = new Set([oauthPrefix, `${oauthPrefix}${settings.mcpPath === '/' ? '' : settings.mcpPath}`]);
   const challenge = (req: IncomingMessage): string => `Bearer resource_metadata="${baseUrl(req, resource)}${prPath}"`;
-
-  const routes: Record<string, { methods: string; run(req: IncomingMessage, res: ServerResponse): Promise<void> }> = {};
-  const prRoute = {
-    methods: 'GET, OPTIONS',
-    run: (req: IncomingMessage, res: ServerResponse) => {
-      sendJson(res, 200, protectedResourceMetadata(settings, baseUrl(req, resource)), corsHeaders);
-      return Promise.resolve();
-    },
-  };
-  routes[prPath] = prRoute;
-  routes['/.well-known/oauth-protected-resource'] = prRoute;
-  const asRoute = {
-    methods: 'GET, OPTIONS',
-    run: async (req: IncomingMessage, res: ServerResponse) => {
-      let doc;
-      try {
-        doc = await upstream.get();
-      } catch {
-        sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
-        return;
-      }
-      sendJson(res, 200, authorizationServerMetadata(plan, doc, baseUrl(req, resource)), corsHeaders);
-    },
-  };
-  for (const p of asPaths) routes[p] = asRoute;
-  routes[registrationPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleRegistration(req, res, endpointDeps) };
-  if (plan.kind === 'idpf') {
-    routes[authorizePath] = { methods: 'GET, OPTIONS', run: (req, res) => handleAuthorize(req, res, endpointDeps) };
-    routes[tokenPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleToken(req, res, endpointDeps) };
-  }
-
+  const routes = endpointRoutes(settings, plan, upstream, endpointDeps);
   return {
-    async handle(req, res) {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-      if (!route) return false;
-      const method = req.method ?? 'GET';
-      if (method === 'OPTIONS') {
-        sendPreflight(req, res, route.methods);
-        return true;
-      }
-      const allowed = route.methods.split(', ');
-      if (!allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET'))) {
-        sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${path}`, { ...corsHeaders, allow: route.methods });
-        return true;
-      }
-      try {
-        await route.run(req, res);
-      } catch (err) {
-        log.error({ path, err: (err as Error).message }, 'auth endpoint failed');
-        if (!res.headersSent) sendError(res, 500, 'server_error', 'The gateway could not answer this request', corsHeaders);
-        else res.destroy();
-      }
-      return true;
-    },
-
+    handle: (req, res) => answerEndpoint(routes, req, res, log),
     async authenticate(req, res) {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header) : null;
@@ -184,9 +109,95 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
       });
       return null;
     },
-
     close() {
       // Nothing holds sockets or timers: caches are plain maps that go with this object.
     },
   };
+}
+
+/** Signing keys: the inline set when given, else the plan's URL, else the provider metadata's `jwks_uri`. */
+function keySourceOf(settings: McpAuthSettings, plan: Plan, upstream: UpstreamMetadata, deps: { fetch: typeof fetch; now: () => number; log: Logger; cooldownMs: number | undefined }) {
+  let inline;
+  if (settings.jwksInline !== undefined) {
+    try {
+      inline = parseKeySet(JSON.parse(settings.jwksInline));
+    } catch (err) {
+      throw new ProblemError([{ source: 'config', path: `${where}.jwksInline`, message: (err as Error).message }]);
+    }
+  }
+  const jwksUrl = plan.jwksUrl;
+  return createKeySource({
+    inline,
+    url: jwksUrl
+      ? () => Promise.resolve(jwksUrl)
+      : async () => {
+          const doc = await upstream.get();
+          if (typeof doc.jwks_uri !== 'string') throw new Error('the provider metadata has no jwks_uri');
+          return doc.jwks_uri;
+        },
+    fetch: deps.fetch,
+    now: deps.now,
+    log: deps.log,
+    cooldownMs: deps.cooldownMs,
+  });
+}
+
+/** Path → the discovery, registration and (IdpF) proxied OAuth endpoint served there. */
+function endpointRoutes(settings: McpAuthSettings, plan: Plan, upstream: UpstreamMetadata, endpointDeps: EndpointDeps): Record<string, EndpointRoute> {
+  const resource = settings.resourceMetadata?.resource;
+  const routes: Record<string, EndpointRoute> = {};
+  const prRoute: EndpointRoute = {
+    methods: 'GET, OPTIONS',
+    run: (req, res) => {
+      sendJson(res, 200, protectedResourceMetadata(settings, baseUrl(req, resource)), corsHeaders);
+      return Promise.resolve();
+    },
+  };
+  routes[protectedResourcePath(settings.mcpPath)] = prRoute;
+  routes['/.well-known/oauth-protected-resource'] = prRoute;
+  const asRoute: EndpointRoute = {
+    methods: 'GET, OPTIONS',
+    run: async (req, res) => {
+      let doc;
+      try {
+        doc = await upstream.get();
+      } catch {
+        sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+        return;
+      }
+      sendJson(res, 200, authorizationServerMetadata(plan, doc, baseUrl(req, resource)), corsHeaders);
+    },
+  };
+  for (const p of [oauthPrefix, `${oauthPrefix}${settings.mcpPath === '/' ? '' : settings.mcpPath}`]) routes[p] = asRoute;
+  routes[registrationPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleRegistration(req, res, endpointDeps) };
+  if (plan.kind === 'idpf') {
+    routes[authorizePath] = { methods: 'GET, OPTIONS', run: (req, res) => handleAuthorize(req, res, endpointDeps) };
+    routes[tokenPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleToken(req, res, endpointDeps) };
+  }
+  return routes;
+}
+
+/** Answers a request for one of the endpoints (preflight, 405, or the endpoint itself); false when the path is none of them. */
+async function answerEndpoint(routes: Record<string, EndpointRoute>, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<boolean> {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+  if (!route) return false;
+  const method = req.method ?? 'GET';
+  if (method === 'OPTIONS') {
+    sendPreflight(req, res, route.methods);
+    return true;
+  }
+  const allowed = route.methods.split(', ');
+  if (!allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET'))) {
+    sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${path}`, { ...corsHeaders, allow: route.methods });
+    return true;
+  }
+  try {
+    await route.run(req, res);
+  } catch (err) {
+    log.error({ path, err: (err as Error).message }, 'auth endpoint failed');
+    if (!res.headersSent) sendError(res, 500, 'server_error', 'The gateway could not answer this request', corsHeaders);
+    else res.destroy();
+  }
+  return true;
 }
