@@ -4,7 +4,7 @@ import { connectClient, startProxy, stdioTarget, type Started } from './harness.
 import type { AuthorizeContext, RouteSecurityFactory } from '../../src/proxy/hooks.js';
 import { sendError, sendJson } from '../../src/proxy/http-error.js';
 
-const cors = { allowOrigins: ['https://app.example'], allowHeaders: ['*'], exposeHeaders: ['Mcp-Session-Id'] };
+const cors = { allowOrigins: ['https://app.example', 'https://*.tools.example'], allowHeaders: ['*'], exposeHeaders: ['Mcp-Session-Id'] };
 
 describe('CORS', () => {
   let proxy: Started;
@@ -18,7 +18,16 @@ describe('CORS', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS');
-    expect(res.headers.get('access-control-allow-headers')).toBe('*');
+    expect(res.headers.get('access-control-allow-headers')).toBe('content-type, mcp-session-id');
+  });
+
+  it('lets a browser send its bearer token: allowHeaders * reflects authorization', async () => {
+    const res = await fetch(proxy.url, { method: 'OPTIONS', headers: {
+      origin: 'https://ide.tools.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type',
+    } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://ide.tools.example');
+    expect(res.headers.get('access-control-allow-headers')).toBe('authorization, content-type');
   });
 
   it('refuses a preflight from another origin with 403', async () => {
@@ -31,7 +40,7 @@ describe('CORS', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }) });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
-    expect(res.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id');
+    expect(res.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id, WWW-Authenticate');
     expect(res.headers.get('mcp-session-id')).toBeTruthy();
   });
 });
