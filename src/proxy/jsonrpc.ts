@@ -1,4 +1,6 @@
 // JSON-RPC 2.0 shapes and the error codes the proxy answers with.
+import { randomUUID } from 'node:crypto';
+
 export type Id = string | number;
 
 export interface JsonRpcRequest { jsonrpc: '2.0'; id: Id; method: string; params?: Record<string, unknown> }
@@ -23,6 +25,8 @@ export function classify(value: unknown): JsonRpcMessage | undefined {
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== '2.0') return undefined;
   const hasId = typeof m.id === 'string' || typeof m.id === 'number';
+  // JSON-RPC ids are strings or numbers; MCP also forbids null, so any other id makes the message invalid.
+  if ('id' in m && m.id !== undefined && !hasId) return undefined;
   if (typeof m.method === 'string') {
     if (m.params !== undefined && (m.params === null || typeof m.params !== 'object')) return undefined;
     return value as JsonRpcRequest | JsonRpcNotification;
@@ -43,4 +47,31 @@ export function isNotification(m: JsonRpcMessage): m is JsonRpcNotification {
 export function messageOf(err: unknown): string {
   const m = err instanceof Error ? err.message : String(err);
   return m.replace(/^MCP error -?\d+: /, '');
+}
+
+/** Deepest nesting a message may have; deeper values are refused before anything recurses over them. */
+export const maxNesting = 128;
+
+/** Whether JSON text nests objects and arrays deeper than `limit` (strings are skipped). One pass, no allocation. */
+export function nestedDeeperThan(text: string, limit = maxNesting): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** A JSON-RPC error for a failure inside the proxy: the client gets a reference, the log gets the cause. */
+export function internalError(id: Id | null, err: unknown, log: { error(obj: object, msg: string): void }): JsonRpcError {
+  const ref = randomUUID();
+  log.error({ ref, err: err instanceof Error ? err.message : String(err) }, 'internal error answering a JSON-RPC request');
+  return rpcError(id, InternalError, `internal error (ref ${ref})`);
 }

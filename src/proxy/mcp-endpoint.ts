@@ -8,7 +8,7 @@ import type { McpGuardrailChain } from './mcp-guardrails/index.js';
 import { sendError, sendJson } from './http-error.js';
 import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
-  InvalidRequest, ParseError, classify, isNotification, isRequest, rpcError,
+  InvalidRequest, ParseError, classify, isNotification, isRequest, maxNesting, nestedDeeperThan, rpcError,
 } from './jsonrpc.js';
 import { handleGet } from './mcp-get.js';
 import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './mcp-request.js';
@@ -71,11 +71,17 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   }
   const body = await readBody(req, res, route.maxRequestBytes);
   if (!body) return;
+  const text = body.toString('utf8');
+  if (nestedDeeperThan(text)) {
+    sendJson(res, 400, rpcError(null, InvalidRequest, `Invalid Request: values may nest at most ${maxNesting} levels deep`));
+    return;
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
-    sendJson(res, 400, rpcError(null, ParseError, `Parse error: ${(err as Error).message}`));
+    // V8's SyntaxError describes the client's own text (a position, a token); anything else stays in the log.
+    sendJson(res, 400, rpcError(null, ParseError, err instanceof SyntaxError ? `Parse error: ${err.message}` : 'Parse error'));
     return;
   }
   const batch = Array.isArray(parsed);

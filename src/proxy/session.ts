@@ -7,7 +7,7 @@ import type { McpBackend } from '../ir/types.js';
 import type { Authorize, AuthorizeContext } from './hooks.js';
 import {
   type Id, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse,
-  InternalError, InvalidParams, MethodNotFound, messageOf, rpcError,
+  InternalError, InvalidParams, MethodNotFound, internalError, messageOf, rpcError,
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
@@ -274,7 +274,7 @@ export class McpSession {
     try {
       page = await this.catalog.fetchPage(kind, pending);
     } catch (err) {
-      return rpcError(req.id, err instanceof McpError ? err.code : InternalError, messageOf(err));
+      return err instanceof McpError ? rpcError(req.id, err.code, messageOf(err)) : internalError(req.id, err, this.log);
     }
     const items = this.opts.authorize ? page.items.filter((i) => this.listedItemAllowed(kind, i, ctx)) : page.items;
     const nextCursor = encodeCursor(page.next);
@@ -297,7 +297,7 @@ export class McpSession {
     try {
       found = await this.catalog.resolveNamed(kind, exposed);
     } catch (err) {
-      return rpcError(req.id, InternalError, messageOf(err));
+      return err instanceof McpError ? rpcError(req.id, InternalError, messageOf(err)) : internalError(req.id, err, this.log);
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
     return this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
@@ -335,7 +335,7 @@ export class McpSession {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
       if (!(err instanceof McpError) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
       if (err instanceof McpError) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);
-      return rpcError(req.id, InternalError, `target ${up.name}: ${messageOf(err)}`);
+      return internalError(req.id, err, this.log.child({ target: up.name }));
     } finally {
       this.inflight.delete(req.id);
       if (sink) sinks.splice(sinks.indexOf(sink), 1);
