@@ -69,6 +69,18 @@ export function nestedDeeperThan(text: string, limit = maxNesting): boolean {
   return false;
 }
 
+/**
+ * What a client may read about a failed call to a target: the transport's own description (plain `Error`s
+ * raised while talking to the target: its HTTP status, a closed stream) or the network error's code.
+ * Anything else (a TypeError or the like) is a fault in the proxy and gets a reference instead.
+ */
+export function targetFailureText(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return `${err.message.slice(0, 200)} (${code})`;
+  return Object.getPrototypeOf(err) === Error.prototype ? err.message.slice(0, 600) : undefined;
+}
+
 /** A JSON-RPC error for a failure inside the proxy: the client gets a reference, the log gets the cause. */
 export function internalError(id: Id | null, err: unknown, log: { error(obj: object, msg: string): void }): JsonRpcError {
   const ref = randomUUID();

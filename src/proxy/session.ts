@@ -7,7 +7,7 @@ import type { McpBackend } from '../ir/types.js';
 import type { Authorize, AuthorizeContext } from './hooks.js';
 import {
   type Id, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse,
-  InternalError, InvalidParams, MethodNotFound, internalError, messageOf, rpcError,
+  InternalError, InvalidParams, MethodNotFound, internalError, messageOf, rpcError, targetFailureText,
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
@@ -335,6 +335,8 @@ export class McpSession {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
       if (!(err instanceof McpError) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
       if (err instanceof McpError) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);
+      const text = targetFailureText(err);
+      if (text !== undefined) return rpcError(req.id, InternalError, `target ${up.name}: ${text}`);
       return internalError(req.id, err, this.log.child({ target: up.name }));
     } finally {
       this.inflight.delete(req.id);
