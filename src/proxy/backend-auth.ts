@@ -6,7 +6,7 @@
 import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/AiCredential.js';
 import type { BackendRef, McpBackend, McpTarget, Snapshot } from '../ir/types.js';
 import type { Problem } from '../problem.js';
-import type { HeaderMap } from './route-filters.js';
+import type { HeaderMap } from './http/route-filters.js';
 
 /** Why a request cannot be sent with its edge's credential: the client's to fix (no bearer token to pass through). */
 export class MissingClientToken {

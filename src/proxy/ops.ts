@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { sendError } from './http-error.js';
+import { sendError } from './http/http-error.js';
 
 export interface OpsServers {
   readyPort: number;

@@ -4,13 +4,13 @@
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
-import { agentCoreTargetOf } from './agentcore.js';
+import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
-import { httpAddressOf } from './http-forward.js';
+import { httpAddressOf } from './http/http-forward.js';
 import { aiProblems } from './llm/llm-route.js';
-import { listenerTlsProblems } from './tls.js';
-import { trafficProblems } from './traffic-policy.js';
-import { backendTlsProblems } from './upstream-tls.js';
+import { listenerTlsProblems } from './http/listener-tls.js';
+import { trafficProblems } from './policy/traffic-policy.js';
+import { backendTlsProblems } from './http/upstream-tls.js';
 
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];

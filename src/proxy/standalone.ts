@@ -4,7 +4,7 @@ import type { FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadConfigFile } from '../config/load.js';
 import { ProblemError } from '../problem.js';
-import type { RouteSecurityFactory } from './hooks.js';
+import type { RouteSecurityFactory } from './auth/hooks.js';
 import { startOps, type OpsServers } from './ops.js';
 import { ProxyRuntime } from './runtime.js';
 import { watchFile } from './watch.js';

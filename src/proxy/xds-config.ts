@@ -7,7 +7,7 @@ import { ProblemError, formatProblem } from '../problem.js';
 import type { Resource } from '../ir/types.js';
 import { createXdsClient, type ApplyResult, type XdsClient, type XdsUpdate } from '../xds/client.js';
 import type { BackoffOptions } from '../xds/backoff.js';
-import type { RouteSecurityFactory } from './hooks.js';
+import type { RouteSecurityFactory } from './auth/hooks.js';
 import { startOps, type OpsServers } from './ops.js';
 import { ProxyRuntime } from './runtime.js';
 import { planUpdate, toSnapshot, type ResourceError } from './xds-resources.js';

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import { agentCoreTargetOf, invocationPath } from '../../src/proxy/agentcore.js';
+import { agentCoreTargetOf, invocationPath } from '../../src/proxy/http/agentcore.js';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startFakeAgentCore, type FakeAgentCore } from './fake-agentcore.js';

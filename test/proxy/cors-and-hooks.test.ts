@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startProxy, stdioTarget, type Started } from './harness.js';
-import type { AuthorizeContext, RouteSecurityFactory } from '../../src/proxy/hooks.js';
-import { sendError, sendJson } from '../../src/proxy/http-error.js';
+import type { AuthorizeContext, RouteSecurityFactory } from '../../src/proxy/auth/hooks.js';
+import { sendError, sendJson } from '../../src/proxy/http/http-error.js';
 
 const cors = { allowOrigins: ['https://app.example', 'https://*.tools.example'], allowHeaders: ['*'], exposeHeaders: ['Mcp-Session-Id'] };
 
@@ -45,7 +45,7 @@ describe('CORS', () => {
   });
 });
 
-// The real auth and CEL modules live in src/proxy/auth and src/proxy/cel (another issue); these
+// The real auth and CEL modules live in src/proxy/auth and src/proxy/policy/cel (another issue); these
 // hand-written hooks stand in for them to pin the integration contract the runtime offers.
 describe('authentication and authorization hooks', () => {
   let proxy: Started;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { originMatches, preflightHeaders, responseCorsHeaders } from '../../src/proxy/cors.js';
+import { originMatches, preflightHeaders, responseCorsHeaders } from '../../src/proxy/policy/cors.js';
 
 const base = { allowOrigins: ['*'], allowHeaders: ['*'], exposeHeaders: ['Mcp-Session-Id'], allowMethods: [], maxAge: 600, allowCredentials: false };
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import { destinationOf, isSelf, viaHas, viaWith } from '../../src/proxy/dynamic-forward.js';
+import { destinationOf, isSelf, viaHas, viaWith } from '../../src/proxy/http/dynamic-forward.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 
 interface Case { name: string; host?: string; tls?: boolean; want?: { host: string; port: number }; error?: string }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
-import { EventLog, Primer, SseStream, parseEventId } from '../../src/proxy/sse-stream.js';
+import { EventLog, Primer, SseStream, parseEventId } from '../../src/proxy/mcp/sse-stream.js';
 
 describe('the replay buffer of a session', () => {
   it('replays only the events of the same stream after the given one', () => {

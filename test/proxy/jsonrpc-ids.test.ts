@@ -71,7 +71,7 @@ describe('hostile bodies', () => {
 
 describe('what a client reads about a failed target call', () => {
   it('keeps the transport description and a network error code, and hides a fault in the proxy', async () => {
-    const { targetFailureText } = await import('../../src/proxy/jsonrpc.js');
+    const { targetFailureText } = await import('../../src/proxy/mcp/jsonrpc.js');
     expect(targetFailureText(new Error('the target closed the stream before answering'))).toBe('the target closed the stream before answering');
     expect(targetFailureText(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }))).toBe('other side closed (UND_ERR_SOCKET)');
     expect(targetFailureText(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, exposedName, splitPrefixed, usesPrefix } from '../../src/proxy/multiplex.js';
+import { decodeCursor, encodeCursor, exposedName, splitPrefixed, usesPrefix } from '../../src/proxy/mcp/multiplex.js';
 
 describe('multiplexed names and cursors', () => {
   it('prefixes under Conditional only with several targets', () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import type { AuthorizeContext } from '../../src/proxy/hooks.js';
+import type { AuthorizeContext } from '../../src/proxy/auth/hooks.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { connectClient, snapshotFor, stdioTarget } from './harness.js';
 

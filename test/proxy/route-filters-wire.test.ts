@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { PathMatchInput, ResourceInput, RouteInput } from '../../src/ir/types.js';
-import { sendError } from '../../src/proxy/http-error.js';
+import { sendError } from '../../src/proxy/http/http-error.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
 

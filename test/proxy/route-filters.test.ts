@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { PathMatchInput, Route, RouteInput } from '../../src/ir/types.js';
-import { applyHeaderModifier, matchedPrefix, redirectResponse, replacePrefix, rewriteTarget, type HeaderMap, type RequestOrigin } from '../../src/proxy/route-filters.js';
+import { applyHeaderModifier, matchedPrefix, redirectResponse, replacePrefix, rewriteTarget, type HeaderMap, type RequestOrigin } from '../../src/proxy/http/route-filters.js';
 
 interface Cases {
   replacePrefix: { path: string; prefix: string; replacement: string; want: string }[];

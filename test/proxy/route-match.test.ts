@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { PathMatchInput, Route, RouteMatchInput } from '../../src/ir/types.js';
 import { ProblemError } from '../../src/problem.js';
-import { compileRouteMatcher, selectListener, splitTarget } from '../../src/proxy/route-match.js';
+import { compileRouteMatcher, selectListener, splitTarget } from '../../src/proxy/http/route-match.js';
 
 interface RouteRow {
   name: string;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Listener } from '../../src/ir/types.js';
-import { buildBindTls, selectTls } from '../../src/proxy/tls.js';
+import { buildBindTls, selectTls } from '../../src/proxy/http/listener-tls.js';
 
 const pem = (f: string) => readFileSync(path.join(import.meta.dirname, 'tls-testdata', f), 'utf8');
 

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Route } from '../../src/ir/types.js';
 import { createMetrics } from '../../src/proxy/metrics.js';
-import { TrafficGate } from '../../src/proxy/traffic-gate.js';
+import { TrafficGate } from '../../src/proxy/policy/traffic-gate.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Route } from '../../src/ir/types.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
-import { compileTraffic, type TrafficPlan } from '../../src/proxy/traffic-policy.js';
+import { compileTraffic, type TrafficPlan } from '../../src/proxy/policy/traffic-policy.js';
 
 interface Case { name: string; fields?: Record<string, unknown>; raw?: Record<string, string>; plan?: Record<string, unknown>; problems?: string[] }
 

@@ -1,7 +1,7 @@
 // Local rate limit buckets with an injected clock: no waiting, exact arithmetic.
 import { describe, expect, it } from 'vitest';
-import { RateLimits, RouteLimiter, TokenBucket } from '../../src/proxy/rate-limit.js';
-import { mayRetry, retryDelayMs } from '../../src/proxy/retry.js';
+import { RateLimits, RouteLimiter, TokenBucket } from '../../src/proxy/policy/rate-limit.js';
+import { mayRetry, retryDelayMs } from '../../src/proxy/policy/retry.js';
 
 describe('TokenBucket', () => {
   it('admits requests plus burst at once, then refuses until a token refills', () => {

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstreamAgent } from '../../src/proxy/upstream-fetch.js';
-import { mcpMayRetry, sendWithRetry } from '../../src/proxy/upstream-retry.js';
-import type { RetryPlan } from '../../src/proxy/traffic-policy.js';
+import { upstreamAgent } from '../../src/proxy/mcp/upstream-fetch.js';
+import { mcpMayRetry, sendWithRetry } from '../../src/proxy/mcp/upstream-retry.js';
+import type { RetryPlan } from '../../src/proxy/policy/traffic-policy.js';
 import { freePort } from './ports.js';
 
 const plan: RetryPlan = { attempts: 2, backoffMs: 5, codes: new Set([503]) };

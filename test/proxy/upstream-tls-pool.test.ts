@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BackendTls } from '../../src/ir/types.js';
-import { UpstreamTlsPool, tlsFailureReason } from '../../src/proxy/upstream-tls.js';
+import { UpstreamTlsPool, tlsFailureReason } from '../../src/proxy/http/upstream-tls.js';
 
 const settings = (o: Partial<BackendTls> = {}): BackendTls => ({
   caPem: '', clientCertChainPem: '', clientPrivateKeyPem: '', sni: 'a.example.test', insecureSkipVerify: 'SKIP_NONE',

@@ -1,6 +1,6 @@
 // CEL authorization rules (seed 001 "Authorization"): compiled once at load, evaluated per request.
 import { ProblemError, type Problem } from '../../problem.js';
-import { compileCel, holds, type CompiledCel } from '../cel/env.js';
+import { compileCel, holds, type CompiledCel } from '../policy/cel/env.js';
 
 export type RuleAction = 'allow' | 'deny' | 'require';
 

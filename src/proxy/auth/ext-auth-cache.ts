@@ -1,6 +1,6 @@
 // Decisions of an external authorization service kept per key (GwPolicy `traffic.extAuth.cache`), so
 // repeated requests of one caller skip the call. Lives in the compiled route plan: a new snapshot starts empty.
-import type { CelBindings, CompiledCel } from '../cel/env.js';
+import type { CelBindings, CompiledCel } from '../policy/cel/env.js';
 
 export type Decision =
   | { kind: 'allow'; headers: Record<string, string | string[]> }

@@ -6,13 +6,13 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Policy } from '../../ir/types.js';
-import { compileCel, holds, type CelBindings, type CompiledCel } from '../cel/env.js';
+import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import { DecisionCache, type Decision } from './ext-auth-cache.js';
-import { withoutHopByHop } from '../forward-headers.js';
-import { sendError } from '../http-error.js';
-import { flatHeaders } from '../mcp-request.js';
-import { bufferBody } from '../retry.js';
-import { splitTarget } from '../route-match.js';
+import { withoutHopByHop } from '../http/forward-headers.js';
+import { sendError } from '../http/http-error.js';
+import { flatHeaders } from '../mcp/request.js';
+import { bufferBody } from '../policy/retry.js';
+import { splitTarget } from '../http/route-match.js';
 
 /** The seed gives no timeout; a check slower than this counts as a failed call (failureMode decides). */
 export const defaultExtAuthTimeoutMs = 5_000;

@@ -2,8 +2,8 @@
 // SHA-256 of each key; the presented key is hashed and compared in constant time against every one.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Route } from '../../ir/types.js';
-import type { RouteAuth } from '../hooks.js';
-import { sendError } from '../http-error.js';
+import type { RouteAuth } from './hooks.js';
+import { sendError } from '../http/http-error.js';
 import { readCredential, removeCredential } from './http-jwt.js';
 
 export type ApiKeyAuthenticationIr = NonNullable<NonNullable<Route['policy']>['apiKeyAuthentication']>;

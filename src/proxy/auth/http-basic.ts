@@ -2,8 +2,8 @@
 // user and password are checked against htpasswd hashes; the header is removed before forwarding.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../../ir/types.js';
-import type { RouteAuth } from '../hooks.js';
-import { sendError } from '../http-error.js';
+import type { RouteAuth } from './hooks.js';
+import { sendError } from '../http/http-error.js';
 import { verifyHtpasswd } from './htpasswd.js';
 
 export type BasicAuthenticationIr = NonNullable<NonNullable<Route['policy']>['basicAuthentication']>;

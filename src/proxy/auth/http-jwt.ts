@@ -6,8 +6,8 @@ import { decodeJwt } from 'jose';
 import type { Logger } from 'pino';
 import type { Route } from '../../ir/types.js';
 import { ProblemError } from '../../problem.js';
-import type { RouteAuth } from '../hooks.js';
-import { sendError } from '../http-error.js';
+import type { RouteAuth } from './hooks.js';
+import { sendError } from '../http/http-error.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
 import { createTokenVerifier, type VerifyResult } from './token-verifier.js';
 

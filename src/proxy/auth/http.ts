@@ -2,7 +2,7 @@
 // bodies come from the proxy's one helper, re-exported here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export { sendError, sendJson } from '../http-error.js';
+export { sendError, sendJson } from '../http/http-error.js';
 
 export class BodyError extends Error {
   constructor(readonly status: number, message: string) {

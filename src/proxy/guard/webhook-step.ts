@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { WebhookGuard__Output as WebhookGuard } from '../../ir/gen/gw/ir/v1/WebhookGuard.js';
-import { compileCel, type CelBindings, type CompiledCel } from '../cel/env.js';
+import { compileCel, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import type { GuardRequestContext, GuardVerdict } from './types.js';
 import type { GuardPhase } from './content.js';
 import type { GuardStep } from './regex-step.js';

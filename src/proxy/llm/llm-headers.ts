@@ -1,7 +1,7 @@
 // Headers of an LLM call: what of the client's goes upstream, what prompt guards see, and what the
 // proxy reads from a provider's answer.
 import type { IncomingMessage } from 'node:http';
-import { withoutHopByHop } from '../forward-headers.js';
+import { withoutHopByHop } from '../http/forward-headers.js';
 import type { LlmProvider } from './llm-route.js';
 
 // Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.

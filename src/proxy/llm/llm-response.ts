@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
-import { sendError, sendJson } from '../http-error.js';
+import { sendError, sendJson } from '../http/http-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { AnthropicStreamConverter, anthropicUsage, fromAnthropicError, fromAnthropicResponse, type Usage } from './anthropic.js';
 import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';

@@ -6,10 +6,10 @@ import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { parseDurationMs } from '../../translate/route-timeouts.js';
-import { compileCel } from '../cel/env.js';
+import { compileCel } from '../policy/cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
-import { routeTimeouts, type TrafficPlan } from '../traffic-policy.js';
-import { tlsSettingsProblem } from '../upstream-tls.js';
+import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
+import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
 import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
 

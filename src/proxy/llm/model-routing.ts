@@ -4,7 +4,7 @@
 import type { Route } from '../../ir/types.js';
 import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
-import { compileCel, holds, type CelBindings, type CompiledCel } from '../cel/env.js';
+import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import type { LlmProvider } from './llm-route.js';
 import { SYSTEM_ROOTS, parseJsonObject, vendorEndpoint, type VendorResult } from './vendors.js';
 

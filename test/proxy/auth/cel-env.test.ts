@@ -1,6 +1,6 @@
 // The shared data-plane CEL environment (also used by guardrail header expressions).
 import { describe, expect, it } from 'vitest';
-import { compileCel, holds } from '../../../src/proxy/cel/env.js';
+import { compileCel, holds } from '../../../src/proxy/policy/cel/env.js';
 
 describe('data-plane CEL environment', () => {
   it('evaluates string values for header expressions, with the strings extension', () => {

@@ -3,9 +3,9 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpGuardrailProcessor } from '../../../src/ir/types.js';
-import { processorClient } from '../../../src/proxy/mcp-guardrails/client.js';
-import { GuardrailRejected, GuardrailUnavailable, compileGuardrails, contractVersion, type ProcessorRequest } from '../../../src/proxy/mcp-guardrails/index.js';
-import type { JsonRpcRequest } from '../../../src/proxy/jsonrpc.js';
+import { processorClient } from '../../../src/proxy/mcp/guardrails/client.js';
+import { GuardrailRejected, GuardrailUnavailable, compileGuardrails, contractVersion, type ProcessorRequest } from '../../../src/proxy/mcp/guardrails/index.js';
+import type { JsonRpcRequest } from '../../../src/proxy/mcp/jsonrpc.js';
 import { capturingLogger, startHttp, type Running } from './servers.js';
 
 // Each path answers one way; /silent never answers.

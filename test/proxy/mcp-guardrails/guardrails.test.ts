@@ -6,7 +6,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
-import { GuardrailUnavailable, type ProcessorRequest } from '../../../src/proxy/mcp-guardrails/index.js';
+import { GuardrailUnavailable, type ProcessorRequest } from '../../../src/proxy/mcp/guardrails/index.js';
 import { freePort } from '../ports.js';
 import { connectClient, textOf } from '../harness.js';
 import { gatewayWithStaticBackend, translatedIr } from '../translated-ir.js';

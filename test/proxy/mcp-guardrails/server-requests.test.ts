@@ -7,7 +7,7 @@ import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontex
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
-import { GuardrailUnavailable, compileGuardrails } from '../../../src/proxy/mcp-guardrails/index.js';
+import { GuardrailUnavailable, compileGuardrails } from '../../../src/proxy/mcp/guardrails/index.js';
 import { freePort } from '../ports.js';
 import { connectClient, textOf, waitFor } from '../harness.js';
 import { GATEWAY_WEB, translatedIr } from '../translated-ir.js';

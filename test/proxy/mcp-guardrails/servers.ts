@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { pino, type Logger } from 'pino';
 import { z } from 'zod';
-import type { ProcessorRequest } from '../../../src/proxy/mcp-guardrails/index.js';
+import type { ProcessorRequest } from '../../../src/proxy/mcp/guardrails/index.js';
 
 export interface Running { port: number; url: string; close(): Promise<void> }
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { McpGuardrailPhase } from '../../../src/ir/types.js';
-import { forwardedHeaders, headerRules } from '../../../src/proxy/mcp-guardrails/headers.js';
-import { compileMethodTable, type MessageKind } from '../../../src/proxy/mcp-guardrails/method-match.js';
+import { forwardedHeaders, headerRules } from '../../../src/proxy/mcp/guardrails/headers.js';
+import { compileMethodTable, type MessageKind } from '../../../src/proxy/mcp/guardrails/method-match.js';
 
 const data = (file: string): unknown => parse(readFileSync(join(import.meta.dirname, file), 'utf8'));
 

@@ -11,19 +11,19 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
-import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/AiCredential.js';
-import type { Backend, BackendTls, PathMatch, Route } from '../ir/types.js';
+import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
+import type { Backend, BackendTls, PathMatch, Route } from '../../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError } from './http-error.js';
-import type { ProxyMetrics } from './metrics.js';
+import type { ProxyMetrics } from '../metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
-import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from './retry.js';
+import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import { destinationOf, hasAccessControl, isSelf, localAddresses, resolveHost, viaHas, viaWith, type Resolve } from './dynamic-forward.js';
-import { routeTimeouts, type RetryPlan, type TrafficPlan } from './traffic-policy.js';
+import { routeTimeouts, type RetryPlan, type TrafficPlan } from '../policy/traffic-policy.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
-import { CloudAuth, CloudAuthFailure } from './llm/cloud-auth.js';
-import { MissingClientToken, withCredential } from './backend-auth.js';
+import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
+import { MissingClientToken, withCredential } from '../backend-auth.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */

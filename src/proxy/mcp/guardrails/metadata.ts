@@ -1,7 +1,7 @@
 // `metadata` of a processor: CEL expressions over the client's call (`request`, `jwt`, `mcp`),
 // evaluated per call into JSON values for the processor request.
 import { isCelError, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
-import { compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../cel/env.js';
+import { compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../../policy/cel/env.js';
 
 export type MetadataPlan = ReadonlyArray<readonly [string, CompiledCel]>;
 

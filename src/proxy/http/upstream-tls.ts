@@ -6,8 +6,8 @@ import { isIP } from 'node:net';
 import { checkServerIdentity, createSecureContext, type PeerCertificate } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import type { BackendTls, Snapshot } from '../ir/types.js';
-import type { Problem } from '../problem.js';
+import type { BackendTls, Snapshot } from '../../ir/types.js';
+import type { Problem } from '../../problem.js';
 
 export interface UpstreamTlsOptions {
   log: Logger;

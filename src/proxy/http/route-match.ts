@@ -2,9 +2,9 @@
 // route match that wins by the HTTPRoute "Matching precedence" rules. Everything is compiled once per
 // snapshot; a request costs a few map lookups and the tests of the candidate matches in order.
 import type { IncomingHttpHeaders } from 'node:http';
-import { compileIrRegex } from '../ir/regex.js';
-import type { PathMatch, Route, RouteMatch, ValueMatch } from '../ir/types.js';
-import { fieldPath, ProblemError, type Problem } from '../problem.js';
+import { compileIrRegex } from '../../ir/regex.js';
+import type { PathMatch, Route, RouteMatch, ValueMatch } from '../../ir/types.js';
+import { fieldPath, ProblemError, type Problem } from '../../problem.js';
 
 /** What matching reads from a request. `host` is lower case without a port; `query` has no `?`. */
 export interface MatchRequest {

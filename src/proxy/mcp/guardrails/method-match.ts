@@ -4,7 +4,7 @@
 // then `*`. A method no pattern matches bypasses the processor. Messages other than client requests
 // (a target's requests to the client, client notifications) are guarded since contract v1 grew phases for
 // them; so that tables written before do not start sending them, only exact and prefix patterns select them.
-import type { McpGuardrailPhase } from '../../ir/types.js';
+import type { McpGuardrailPhase } from '../../../ir/types.js';
 
 export type Phase = 'off' | 'request' | 'response' | 'full';
 

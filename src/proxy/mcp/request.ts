@@ -1,7 +1,7 @@
 // Request-level helpers of the MCP endpoint: content negotiation, the session a request names, and
 // reading the body within the route's limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError } from './http-error.js';
+import { sendError } from '../http/http-error.js';
 import { supportedVersions, type McpSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 

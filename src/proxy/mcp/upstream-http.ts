@@ -4,7 +4,7 @@
 // and server-to-client requests, which the caller gets back through `onOther`.
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
-import type { RetryPlan } from './traffic-policy.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 import { upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
 import { readCallStream } from './upstream-sse.js';

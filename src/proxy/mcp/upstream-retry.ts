@@ -1,8 +1,8 @@
 // GwPolicy `traffic.retry` on requests to remote MCP targets (streamable HTTP). JSON-RPC requests are not
 // idempotent in general, so a request is sent again only when the target cannot have acted on it, or said
 // it did not. Behaviour and the reasons: docs/proxy.md "Traffic policy" (Retry on MCP routes).
-import { failureKind, retryDelayMs, sleep } from './retry.js';
-import type { RetryPlan } from './traffic-policy.js';
+import { failureKind, retryDelayMs, sleep } from '../policy/retry.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 
 /**
  * Methods that only read (or, for initialize, open a session the target forgets when idle): sending one

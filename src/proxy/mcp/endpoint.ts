@@ -2,21 +2,21 @@
 // DELETE (end session). Status codes follow the MCP transport specification.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpBackend } from '../ir/types.js';
-import type { RouteSecurity } from './hooks.js';
-import type { McpGuardrailChain } from './mcp-guardrails/index.js';
-import { sendError, sendJson } from './http-error.js';
+import type { McpBackend } from '../../ir/types.js';
+import type { RouteSecurity } from '../auth/hooks.js';
+import type { McpGuardrailChain } from './guardrails/index.js';
+import { sendError, sendJson } from '../http/http-error.js';
 import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
   InvalidRequest, ParseError, classify, isNotification, isRequest, maxNesting, nestedDeeperThan, rpcError,
 } from './jsonrpc.js';
-import { handleGet } from './mcp-get.js';
-import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './mcp-request.js';
+import { handleGet } from './get-stream.js';
+import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
 import { McpSession, type CallContext } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
-import type { RetryPlan } from './traffic-policy.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 
 export interface McpRoute {
   name: string;

@@ -10,11 +10,11 @@ import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import type { McpTarget } from '../ir/types.js';
-import type { RetryPlan } from './traffic-policy.js';
+import type { McpTarget } from '../../ir/types.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 import { retryingFetch } from './upstream-fetch.js';
 import { httpCaller, type UpstreamCall } from './upstream-http.js';
-import { upstreamHeadersOf } from './backend-auth.js';
+import { upstreamHeadersOf } from '../backend-auth.js';
 
 export interface UpstreamEvents {
   onNotification(target: string, n: Notification): void;

@@ -1,6 +1,6 @@
 // Naming across targets: which names carry the target prefix, and which target an exposed name
 // belongs to. Pure, so prefix rules are tested without servers.
-import type { PrefixMode } from '../ir/types.js';
+import type { PrefixMode } from '../../ir/types.js';
 
 export const separator = '_';
 

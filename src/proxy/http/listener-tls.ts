@@ -5,8 +5,8 @@
 // name the listener and certificate index and carry only OpenSSL's reason.
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
-import type { Listener } from '../ir/types.js';
-import type { Problem } from '../problem.js';
+import type { Listener } from '../../ir/types.js';
+import type { Problem } from '../../problem.js';
 
 /** One listener's secure context, with the listener's name for diagnostics. */
 export interface TlsEntry {

@@ -1,8 +1,8 @@
 // GET on the MCP endpoint: the session's server-to-client stream, and resuming any of the session's
 // streams with Last-Event-ID (events the client missed are replayed from the session's buffer).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError } from './http-error.js';
-import { acceptance, findSession } from './mcp-request.js';
+import { sendError } from '../http/http-error.js';
+import { acceptance, findSession } from './request.js';
 import type { McpSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 import { SseStream, parseEventId, replayBuffer } from './sse-stream.js';

@@ -2,7 +2,7 @@
 // Choices where the policy is silent (docs/proxy.md "CORS"): `https://*.example.com` allows any sub-domain,
 // `allowHeaders: ["*"]` reflects what the browser asks for (the Fetch standard's `*` never covers
 // Authorization), and WWW-Authenticate is always exposed so a browser MCP client can start OAuth after a 401.
-import type { Cors } from '../ir/types.js';
+import type { Cors } from '../../ir/types.js';
 
 const defaultMethods = ['GET', 'POST', 'DELETE', 'OPTIONS'];
 

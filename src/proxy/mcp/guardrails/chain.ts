@@ -4,7 +4,7 @@
 // (sampling, elicitation, roots) and their results, and the client's notifications, pass the same way.
 // In list order; the first rejection stops the chain and becomes a JSON-RPC error for the request's id.
 import type { Logger } from 'pino';
-import type { McpGuardrails } from '../../ir/types.js';
+import type { McpGuardrails } from '../../../ir/types.js';
 import { type Id, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, rpcError } from '../jsonrpc.js';
 import { defaultTimeoutMs, processorClient, safeUrl, type ProcessorClient } from './client.js';
 import { GuardrailUnavailable, contractVersion, type ContractPhase, type ProcessorRequest, type RpcErrorBody } from './contract.js';

@@ -3,7 +3,7 @@
 // (SSE) stay streams. Saves most of WHATWG fetch's per-call cost on the proxy's hot path.
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import type { RetryPlan } from './traffic-policy.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 import { sendWithRetry, type RetryOptions } from './upstream-retry.js';
 
 /** Keep-alive pool shared by every HTTP target connection of the process. */

@@ -1,8 +1,8 @@
 // Extension points for authentication and authorization (implemented in src/proxy/auth and
-// src/proxy/cel). All optional: without them every request is anonymous and allowed.
+// src/proxy/policy/cel). All optional: without them every request is anonymous and allowed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Route } from '../ir/types.js';
+import type { Route } from '../../ir/types.js';
 
 /** Authentication for one route whose effective policy has `mcpAuthentication`. */
 export interface RouteAuth {

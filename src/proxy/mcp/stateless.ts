@@ -3,9 +3,9 @@
 // ended after it (DELETE to streamable-HTTP targets), so any proxy replica can serve any request and
 // each request may reach any target replica. No mcp-session-id is handed out; GET and DELETE get 405.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson } from './http-error.js';
+import { sendError, sendJson } from '../http/http-error.js';
 import { type JsonRpcMessage, isRequest, rpcError } from './jsonrpc.js';
-import type { EndpointContext, McpRoute } from './mcp-endpoint.js';
+import type { EndpointContext, McpRoute } from './endpoint.js';
 import { McpSession, supportedVersions } from './session.js';
 
 export function isStateless(route: McpRoute): boolean {

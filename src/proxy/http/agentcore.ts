@@ -2,10 +2,10 @@
 // `POST /runtimes/{ARN}/invocations[?qualifier=]` on the runtime's regional endpoint, signed with SigV4
 // (service `bedrock-agentcore`) from the edge's `backend.auth.aws` keys or the proxy's AWS environment. The HTTP forwarder does the rest
 // (timeouts, retries, streaming the answer back). Behaviour: docs/proxy.md "AWS AgentCore backends".
-import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/AiCredential.js';
-import type { AwsBackend } from '../ir/types.js';
+import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
+import type { AwsBackend } from '../../ir/types.js';
 import type { HeaderMap } from './route-filters.js';
-import { CloudAuthFailure, type CloudAuth } from './llm/cloud-auth.js';
+import { CloudAuthFailure, type CloudAuth } from '../llm/cloud-auth.js';
 
 export const AGENTCORE_SERVICE = 'bedrock-agentcore';
 /** Overrides the endpoint (scheme, host, port) of every AgentCore backend: AWS PrivateLink endpoints, tests. */

@@ -4,7 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { Route } from '../ir/types.js';
+import type { Route } from '../../ir/types.js';
 
 export interface Destination {
   /** Host name or IP literal (IPv6 without brackets), lower case. */

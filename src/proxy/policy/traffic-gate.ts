@@ -3,11 +3,11 @@
 // request header modifier of forwarded routes run in the forwarder (http-forward.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Route } from '../ir/types.js';
-import { sendError } from './http-error.js';
-import type { ProxyMetrics } from './metrics.js';
+import type { Route } from '../../ir/types.js';
+import { sendError } from '../http/http-error.js';
+import type { ProxyMetrics } from '../metrics.js';
 import { RateLimits, type RouteLimiter } from './rate-limit.js';
-import { modifyRequestHeaders, modifyResponseHeaders } from './route-filters.js';
+import { modifyRequestHeaders, modifyResponseHeaders } from '../http/route-filters.js';
 import { compileTraffic, type RequestLimit, type TrafficPlan } from './traffic-policy.js';
 
 export interface RouteTraffic {

@@ -1,13 +1,13 @@
 // A route's GwPolicy `traffic` settings as the proxy enforces them, read from `Route.effective` (canonical
 // JSON per field) once per snapshot. Pure: plain IR in, plain plan and problems out. Which fields are
 // enforced and how: docs/proxy.md "Traffic policy".
-import type { Problem } from '../problem.js';
-import type { Route, Snapshot } from '../ir/types.js';
-import { resourcesOf } from '../ir/load.js';
-import { unenforcedAuthFields } from '../translate/ir-policy.js';
-import { parseDurationMs } from '../translate/route-timeouts.js';
+import type { Problem } from '../../problem.js';
+import type { Route, Snapshot } from '../../ir/types.js';
+import { resourcesOf } from '../../ir/load.js';
+import { unenforcedAuthFields } from '../../translate/ir-policy.js';
+import { parseDurationMs } from '../../translate/route-timeouts.js';
 import { compileCel } from './cel/env.js';
-import type { HeaderModifier } from './route-filters.js';
+import type { HeaderModifier } from '../http/route-filters.js';
 
 export interface RetryPlan {
   /** Retries after the first try (Gateway API `attempts`). */

@@ -3,8 +3,8 @@
 // requests to the right side.
 import { McpError, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { McpBackend } from '../ir/types.js';
-import type { Authorize, AuthorizeContext } from './hooks.js';
+import type { McpBackend } from '../../ir/types.js';
+import type { Authorize, AuthorizeContext } from '../auth/hooks.js';
 import {
   type Id, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse,
   InternalError, InvalidParams, MethodNotFound, internalError, messageOf, rpcError, targetFailureText,
@@ -13,8 +13,8 @@ import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 import { EventLog, SseStream } from './sse-stream.js';
-import type { McpGuardrailChain } from './mcp-guardrails/index.js';
-import type { RetryPlan } from './traffic-policy.js';
+import type { McpGuardrailChain } from './guardrails/index.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
