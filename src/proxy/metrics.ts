@@ -11,6 +11,7 @@ export function createMetrics() {
       name: 'gw_http_request_duration_seconds', help: 'HTTP request latency until the response ends (SSE streams included).',
       labelNames: ['method'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [registry],
     }),
+    errors: new Counter({ name: 'gw_proxy_errors_total', help: 'Requests the proxy answered with one of its own errors, by error code (docs/proxy.md "Error codes") and status.', labelNames: ['code', 'status'], registers: [registry] }),
     mcpRequests: new Counter({ name: 'gw_mcp_requests_total', help: 'MCP requests by JSON-RPC method.', labelNames: ['method'], registers: [registry] }),
     targetFailures: new Counter({ name: 'gw_mcp_target_failures_total', help: 'Failures talking to MCP targets.', labelNames: ['target', 'phase'], registers: [registry] }),
     sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),

@@ -32,15 +32,15 @@ function listen(server: Server, address: string): Promise<number> {
 
 export async function startOps(opts: { readyAddress: string; metricsAddress: string; isReady(): boolean; registry: Registry }): Promise<OpsServers> {
   const ready = createServer((req, res) => {
-    if (req.url?.split('?')[0] !== '/healthz/ready') return sendError(res, 404, 'not_found', 'only /healthz/ready is served here');
-    if (!opts.isReady()) return sendError(res, 503, 'not_ready', 'no configuration has been applied yet');
+    if (req.url?.split('?')[0] !== '/healthz/ready') return sendError(res, 'not_found', 'only /healthz/ready is served here');
+    if (!opts.isReady()) return sendError(res, 'not_ready', 'no configuration has been applied yet');
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
   });
   const metrics = createServer((req, res) => {
-    if (req.url?.split('?')[0] !== '/metrics') return sendError(res, 404, 'not_found', 'only /metrics is served here');
+    if (req.url?.split('?')[0] !== '/metrics') return sendError(res, 'not_found', 'only /metrics is served here');
     opts.registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(text),
-      () => sendError(res, 500, 'internal_error', 'metrics collection failed'),
+      () => sendError(res, 'internal_error', 'metrics collection failed'),
     );
   });
   const servers = [ready, metrics];

@@ -9,7 +9,7 @@ import type { McpBackend, Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
 import { ProblemError } from '../problem.js';
 import type { RouteSecurityFactory } from './auth/hooks.js';
-import { sendError } from './http/http-error.js';
+import { errorCodeOf, sendError } from './http/http-error.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './policy/cors.js';
 import { handleMcp, type EndpointContext, type McpRoute } from './mcp/endpoint.js';
 import { compileGuardrails } from './mcp/guardrails/index.js';
@@ -260,7 +260,7 @@ export class ProxyRuntime {
       if (live) {
         const https = createHttpsServer({ keepAliveTimeout: 65_000, ...live.serverOptions() }, (req, res) => {
           const sni = (req.socket as TLSSocket).servername;
-          if (live.misdirected(sni, req.headers.host)) sendError(res, 421, 'misdirected_request', `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`);
+          if (live.misdirected(sni, req.headers.host)) sendError(res, 'misdirected_request', `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`);
           else handler(req, res);
         });
         live.attach(https);
@@ -288,7 +288,7 @@ export class ProxyRuntime {
   private refuseUnenforced(req: IncomingMessage, res: ServerResponse, r: CompiledRoute): boolean {
     if (r.unenforced.length === 0) return false;
     req.resume();
-    sendError(res, 503, 'policy_not_enforced', `route ${r.name} has ${r.unenforced.join(', ')}, which this proxy does not enforce yet`);
+    sendError(res, 'policy_not_enforced', `route ${r.name} has ${r.unenforced.join(', ')}, which this proxy does not enforce yet`);
     return true;
   }
 
@@ -298,7 +298,7 @@ export class ProxyRuntime {
     const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
     if (r.security.authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return true;
     req.resume();
-    sendError(res, 403, 'forbidden', `route ${r.name} does not allow this request`);
+    sendError(res, 'forbidden', `route ${r.name} does not allow this request`);
     return false;
   }
 
@@ -314,12 +314,14 @@ export class ProxyRuntime {
       const status = res.statusCode;
       this.child(`req ${method} ${status}`, () => this.metrics.requests.labels(method, String(status))).inc();
       this.child(`lat ${method}`, () => this.metrics.latency.labels(method)).observe(Number(process.hrtime.bigint() - start) / 1e9);
+      const code = errorCodeOf(res);
+      if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
     });
     try {
       await this.route(server, req, res);
     } catch (err) {
       this.log.error({ err, path: req.url }, 'request failed');
-      sendError(res, 500, 'internal_error', 'the proxy failed to handle the request');
+      sendError(res, 'internal_error', 'the proxy failed to handle the request');
     }
   }
 
@@ -333,7 +335,7 @@ export class ProxyRuntime {
     const origin = req.headers.origin;
     if (isPreflight(req.method, req.headers) && cors && typeof origin === 'string') {
       const headers = preflightHeaders(cors, origin, req.headers['access-control-request-headers']);
-      if (!headers) sendError(res, 403, 'forbidden', `origin ${origin} is not allowed`);
+      if (!headers) sendError(res, 'forbidden', `origin ${origin} is not allowed`);
       else res.writeHead(204, headers).end();
       return;
     }
@@ -345,7 +347,7 @@ export class ProxyRuntime {
     if (route && applyRouteFilters(req, res, route.route)) return;
     if (route && this.traffic.handle(req, res, route.name, route.traffic)) return;
     if (!route) {
-      sendError(res, 404, 'not_found', `no route for ${path}`);
+      sendError(res, 'not_found', `no route for ${path}`);
       return;
     }
     let claims: Record<string, unknown> | null = null;
@@ -365,7 +367,7 @@ export class ProxyRuntime {
     }
     if (route.noBackend) {
       request.resume();
-      sendError(res, 500, 'no_backend', `route ${route.name} has no usable backend`);
+      sendError(res, 'no_backend', `route ${route.name} has no usable backend`);
       return;
     }
     if ((route.forward || route.llm) && !this.authorizeForwarded(request, res, route, claims)) return;

@@ -154,7 +154,7 @@ describe('AWS AgentCore backends', () => {
     try {
       const res = await rawRequest(`${base}/echo`, { method: 'POST', body: '{}' });
       expect(res.status).toBe(500);
-      expect(JSON.parse(res.body)).toMatchObject({ error: 'backend_auth_failed' });
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'credential_missing' });
       expect(res.body).toContain('AWS_SECRET_ACCESS_KEY');
       expect(res.body).not.toContain(SESSION_TOKEN);
     } finally {

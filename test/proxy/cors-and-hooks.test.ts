@@ -60,7 +60,7 @@ describe('authentication and authorization hooks', () => {
       async authenticate(req: IncomingMessage, res: ServerResponse) {
         const auth = req.headers.authorization;
         if (!auth) {
-          sendError(res, 401, 'unauthorized', 'JWT token required');
+          sendError(res, 'unauthorized', 'JWT token required');
           return null;
         }
         return { claims: { sub: auth.slice('Bearer '.length), roles: auth.endsWith('admin') ? ['admin'] : [] } };

@@ -36,7 +36,7 @@ describe('route filters on the wire', () => {
       // Every route named `locked*` rejects every caller: a redirect there must still be answered.
       security: (r) => (r.name.startsWith('locked') ? { auth: {
         handle: () => Promise.resolve(false),
-        authenticate: (_req, res) => { sendError(res, 401, 'unauthorized', 'no'); return Promise.resolve(null); },
+        authenticate: (_req, res) => { sendError(res, 'unauthorized', 'no'); return Promise.resolve(null); },
       } } : {}),
     });
     await runtime.apply(normalizeSnapshot({ version: '1', resources: [

@@ -123,7 +123,7 @@ export class ExtAuthClient {
       if (b === 'gone') return undefined;
       if (b === 'too_large') {
         req.resume();
-        sendError(res, 413, 'payload_too_large', `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`, { connection: 'close' });
+        sendError(res, 'payload_too_large', `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`, { connection: 'close' });
         return undefined;
       }
       body = b;
@@ -140,7 +140,7 @@ export class ExtAuthClient {
       }
       log.warn({ why: outcome.why }, 'authorization service call failed; denying (failureMode FailClosed)');
       if (!body) req.resume();
-      sendError(res, 403, 'forbidden', 'the authorization service could not decide; access is denied');
+      sendError(res, 'forbidden', 'the authorization service could not decide; access is denied');
       return undefined;
     }
     if (outcome.kind === 'deny') {

@@ -21,7 +21,7 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
       if (!key) {
         if (cfg.mode === 'OPTIONAL' || cfg.mode === 'PERMISSIVE') return Promise.resolve({ claims: null });
         req.resume();
-        sendError(res, 401, 'unauthorized', 'API key required', challenge);
+        sendError(res, 'unauthorized', 'API key required', challenge);
         return Promise.resolve(null);
       }
       const presented = createHash('sha256').update(key, 'utf8').digest();
@@ -30,7 +30,7 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
       for (const h of hashes) ok = timingSafeEqual(h, presented) || ok;
       if (!ok && cfg.mode !== 'PERMISSIVE') {
         req.resume();
-        sendError(res, 401, 'invalid_api_key', 'The API key is not valid', challenge);
+        sendError(res, 'invalid_api_key', 'The API key is not valid', challenge);
         return Promise.resolve(null);
       }
       removeCredential(req, location);

@@ -12,9 +12,9 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
   const users = new Map(cfg.users.map((u) => [u.name, u.hash]));
   // Quotes and backslashes would end the quoted-string early (RFC 7235); the realm is configuration, not secret.
   const challenge = `Basic realm="${(cfg.realm || 'Restricted').replace(/["\\]/g, '')}", charset="UTF-8"`;
-  const refuse = (req: IncomingMessage, res: ServerResponse, error: string, description: string): null => {
+  const refuse = (req: IncomingMessage, res: ServerResponse, error: 'unauthorized' | 'invalid_credentials', description: string): null => {
     req.resume();
-    sendError(res, 401, error, description, { 'www-authenticate': challenge });
+    sendError(res, error, description, { 'www-authenticate': challenge });
     return null;
   };
   return {

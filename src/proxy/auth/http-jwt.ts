@@ -71,7 +71,7 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
       if (!token) {
         if (mode !== 'strict') return { claims: null };
         req.resume();
-        sendError(res, 401, 'unauthorized', 'JWT token required', { 'www-authenticate': 'Bearer' });
+        sendError(res, 'unauthorized', 'JWT token required', { 'www-authenticate': 'Bearer' });
         return null;
       }
       const result = await verify(token);
@@ -81,7 +81,7 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
         log.debug({ reason: result.description }, 'bearer token rejected');
         if (mode === 'permissive') return { claims: null };
         req.resume();
-        sendError(res, 401, 'invalid_token', result.description, {
+        sendError(res, 'invalid_token', result.description, {
           'www-authenticate': `Bearer error="invalid_token", error_description="${result.description}"`,
         });
         return null;

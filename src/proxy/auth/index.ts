@@ -97,14 +97,14 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
       const token = m?.[1];
       if (!token) {
         if (settings.mode !== 'strict') return { claims: null };
-        sendError(res, 401, 'unauthorized', 'JWT token required', { 'www-authenticate': challenge(req) });
+        sendError(res, 'unauthorized', 'JWT token required', { 'www-authenticate': challenge(req) });
         return null;
       }
       const result = await verify(token);
       if (result.ok) return { claims: result.claims };
       log.debug({ reason: result.description }, 'bearer token rejected');
       if (settings.mode === 'permissive') return { claims: null };
-      sendError(res, 401, 'invalid_token', result.description, {
+      sendError(res, 'invalid_token', result.description, {
         'www-authenticate': `${challenge(req)}, error="invalid_token", error_description="${result.description}"`,
       });
       return null;
@@ -162,7 +162,7 @@ function endpointRoutes(settings: McpAuthSettings, plan: Plan, upstream: Upstrea
       try {
         doc = await upstream.get();
       } catch {
-        sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+        sendError(res, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
         return;
       }
       sendJson(res, 200, authorizationServerMetadata(plan, doc, baseUrl(req, resource)), corsHeaders);
@@ -189,14 +189,14 @@ async function answerEndpoint(routes: Record<string, EndpointRoute>, req: Incomi
   }
   const allowed = route.methods.split(', ');
   if (!allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET'))) {
-    sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${path}`, { ...corsHeaders, allow: route.methods });
+    sendError(res, 'method_not_allowed', `${method} is not allowed on ${path}`, { ...corsHeaders, allow: route.methods });
     return true;
   }
   try {
     await route.run(req, res);
   } catch (err) {
     log.error({ path, err: (err as Error).message }, 'auth endpoint failed');
-    if (!res.headersSent) sendError(res, 500, 'server_error', 'The gateway could not answer this request', corsHeaders);
+    if (!res.headersSent) sendError(res, 'server_error', 'The gateway could not answer this request', corsHeaders);
     else res.destroy();
   }
   return true;

@@ -29,22 +29,21 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
   try {
     body = JSON.parse(await readBody(req));
   } catch (err) {
-    const status = err instanceof BodyError ? err.status : 400;
-    sendError(res, status, 'invalid_client_metadata', err instanceof BodyError ? err.message : 'The request body must be a JSON object', corsHeaders);
+    sendError(res, err instanceof BodyError ? 'payload_too_large' : 'invalid_client_metadata', err instanceof BodyError ? err.message : 'The request body must be a JSON object', corsHeaders);
     return;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    sendError(res, 400, 'invalid_client_metadata', 'The request body must be a JSON object', corsHeaders);
+    sendError(res, 'invalid_client_metadata', 'The request body must be a JSON object', corsHeaders);
     return;
   }
   const meta = body as Record<string, unknown>;
   if (meta.redirect_uris !== undefined && (!stringList(meta.redirect_uris) || meta.redirect_uris.some((u) => !URL.canParse(u)))) {
-    sendError(res, 400, 'invalid_redirect_uri', 'redirect_uris must be a list of absolute URLs', corsHeaders);
+    sendError(res, 'invalid_redirect_uri', 'redirect_uris must be a list of absolute URLs', corsHeaders);
     return;
   }
   for (const f of ['grant_types', 'response_types'] as const) {
     if (meta[f] !== undefined && !stringList(meta[f])) {
-      sendError(res, 400, 'invalid_client_metadata', `${f} must be a list of strings`, corsHeaders);
+      sendError(res, 'invalid_client_metadata', `${f} must be a list of strings`, corsHeaders);
       return;
     }
   }
@@ -66,7 +65,7 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
     return;
   }
   if (d.plan.kind !== 'idpd') {
-    sendError(res, 400, 'invalid_client_metadata', 'Dynamic client registration is not available: configure clientId', corsHeaders);
+    sendError(res, 'invalid_client_metadata', 'Dynamic client registration is not available: configure clientId', corsHeaders);
     return;
   }
   await relay(res, d, d.plan.registrationUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(meta) }, 'client registration');
@@ -78,7 +77,7 @@ export async function handleAuthorize(req: IncomingMessage, res: ServerResponse,
   try {
     target = new URL(await d.upstreamEndpoint('authorization_endpoint'));
   } catch {
-    sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+    sendError(res, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
     return;
   }
   const incoming = new URL(req.url ?? '/', 'http://gateway');
@@ -92,14 +91,14 @@ const secretGrants = new Set(['authorization_code', 'refresh_token']);
 export async function handleToken(req: IncomingMessage, res: ServerResponse, d: EndpointDeps): Promise<void> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
-    sendError(res, 400, 'invalid_request', 'The token request must be application/x-www-form-urlencoded', corsHeaders);
+    sendError(res, 'invalid_request', 'The token request must be application/x-www-form-urlencoded', corsHeaders);
     return;
   }
   let form: URLSearchParams;
   try {
     form = new URLSearchParams(await readBody(req));
   } catch (err) {
-    sendError(res, err instanceof BodyError ? err.status : 400, 'invalid_request', (err as Error).message, corsHeaders);
+    sendError(res, err instanceof BodyError ? 'payload_too_large' : 'invalid_request', (err as Error).message, corsHeaders);
     return;
   }
   form.delete('resource');
@@ -115,7 +114,7 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, d: 
   try {
     target = await d.upstreamEndpoint('token_endpoint');
   } catch {
-    sendError(res, 502, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
+    sendError(res, 'temporarily_unavailable', 'The identity provider metadata is unavailable', corsHeaders);
     return;
   }
   await relay(res, d, target, { method: 'POST', headers, body: form.toString() }, 'token');
@@ -129,7 +128,7 @@ async function relay(res: ServerResponse, d: EndpointDeps, url: string, init: Re
     text = await upstream.text();
   } catch (err) {
     d.log.warn({ upstream: new URL(url).origin, err: scrub((err as Error).message, d.settings.clientSecret) }, `${what} request to the identity provider failed`);
-    sendError(res, 502, 'temporarily_unavailable', `The identity provider did not answer the ${what} request`, corsHeaders);
+    sendError(res, 'temporarily_unavailable', `The identity provider did not answer the ${what} request`, corsHeaders);
     return;
   }
   const headers: Record<string, string> = { ...corsHeaders, 'cache-control': 'no-store', 'content-type': upstream.headers.get('content-type') ?? 'application/json' };

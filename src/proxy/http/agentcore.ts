@@ -44,9 +44,9 @@ export function endpointOf(t: AgentCoreTarget, env: Record<string, string | unde
   try {
     url = new URL(override);
   } catch {
-    return new CloudAuthFailure(500, `${ENDPOINT_ENV} is not a URL`);
+    return new CloudAuthFailure('credential_missing', `${ENDPOINT_ENV} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return new CloudAuthFailure(500, `${ENDPOINT_ENV} must be an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return new CloudAuthFailure('credential_missing', `${ENDPOINT_ENV} must be an http or https URL`);
   return { origin: url.origin, authority: url.host };
 }
 
@@ -82,7 +82,7 @@ export async function agentCoreCall(
   // The edge's `backend.auth.aws` keys when it sets them (docs/proxy.md "Backend authentication"), else the environment's.
   const signed = await auth.headers(credential?.kind === 'aws' ? credential : { kind: 'aws', source: who }, { method: 'POST', authority: endpoint.authority, path, contentType, body }, { region: t.region, service: AGENTCORE_SERVICE }, who);
   if (signed instanceof CloudAuthFailure) return signed;
-  if (!signed) return new CloudAuthFailure(500, `${who} could not be signed`);
+  if (!signed) return new CloudAuthFailure('credential_missing', `${who} could not be signed`);
   return {
     origin: endpoint.origin, path,
     headers: { ...forAws(headers), 'content-type': contentType, host: endpoint.authority, 'content-length': String(body.length), ...signed },

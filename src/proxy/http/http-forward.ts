@@ -14,7 +14,8 @@ import { Agent } from 'undici';
 import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
 import type { Backend, BackendTls, PathMatch, Route } from '../../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
-import { sendError } from './http-error.js';
+import { sendError, sendProxyError } from './http-error.js';
+import { ProxyError } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
@@ -132,9 +133,6 @@ class DeadlineExceeded extends Error {}
 class ClientGone extends Error {}
 
 /** Answered by the proxy itself: the Host names no destination, or one that leads back here, or AgentCore has no credentials. */
-class Refused extends Error {
-  constructor(readonly status: 400 | 401 | 500 | 502 | 508, readonly code: string, message: string) { super(message); }
-}
 
 /** Passes bytes through until `limit`, then fails: the route's max_request_bytes on a streamed body. */
 class ByteLimit extends Transform {
@@ -219,7 +217,7 @@ export class HttpForwarder {
     for (let tried = 1; ; tried++) {
       const target = pickWeighted(route.targets, this.random);
       if (!target) {
-        sendError(res, 503, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
+        sendError(res, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
         return;
       }
       const attempt = new AbortController();
@@ -232,7 +230,7 @@ export class HttpForwarder {
       let sentTo = target;
       try {
         const authed = target.agentCore ? headers : withCredential(headers, target.credential, clientAuthorization, target.backend);
-        if (authed instanceof MissingClientToken) throw new Refused(401, 'invalid_token', authed.message);
+        if (authed instanceof MissingClientToken) throw new ProxyError('invalid_token', authed.message);
         const to = target.dynamic ? await this.destination(req, target, authed, attempt.signal) : { target, address: target.host, headers: authed };
         sentTo = to.target;
         body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
@@ -240,7 +238,7 @@ export class HttpForwarder {
         const call = target.agentCore
           ? await agentCoreCall(this.cloudAuth, target.agentCore, headers, buffered ?? Buffer.alloc(0), this.env, `backend ${target.backend}`, target.credential)
           : { origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`, path, headers: to.headers };
-        if (call instanceof CloudAuthFailure) throw new Refused(call.status === 500 ? 500 : 502, 'backend_auth_failed', call.message);
+        if (call instanceof CloudAuthFailure) throw new ProxyError(call.code, call.message);
         const up = await dispatcher.request({
           origin: call.origin, path: call.path, method: target.agentCore ? 'POST' : req.method ?? 'GET',
           headers: call.headers, body, signal: attempt.signal,
@@ -257,11 +255,11 @@ export class HttpForwarder {
         await pipeline(up.body, res);
         return;
       } catch (err) {
-        if (err instanceof Refused) {
+        if (err instanceof ProxyError) {
           req.resume();
           // 5xx here is the proxy's own configuration (AgentCore credentials): the operator's to see.
           this.opts.log[err.status >= 500 ? 'warn' : 'info']({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
-          sendError(res, err.status, err.code, err.message);
+          sendProxyError(res, err);
           return;
         }
         if (route.retry && classify(err, attempt.signal) === 'connect' && mayRetry(route.retry, tried, 'connect')) {
@@ -286,12 +284,12 @@ export class HttpForwarder {
    */
   private async destination(req: IncomingMessage, target: ForwardTarget, headers: HeaderMap, signal: AbortSignal): Promise<{ target: ForwardTarget; address: string; headers: HeaderMap }> {
     const named = destinationOf(headers.host, target.tls !== undefined);
-    if (!named.ok) throw new Refused(400, 'invalid_host', `${named.reason}; backend ${target.backend} forwards to the host the request names`);
+    if (!named.ok) throw new ProxyError('invalid_host', `${named.reason}; backend ${target.backend} forwards to the host the request names`);
     const { host, port } = named.destination;
-    if (viaHas(req.headers.via, this.pseudonym)) throw new Refused(508, 'loop_detected', `the request already passed through this proxy; forwarding it to ${host}:${port} would loop`);
+    if (viaHas(req.headers.via, this.pseudonym)) throw new ProxyError('loop_detected', `the request already passed through this proxy; forwarding it to ${host}:${port} would loop`);
     const address = await abortable((this.opts.resolve ?? resolveHost)(host), signal);
     const ports = this.opts.selfPorts?.() ?? [req.socket.localPort ?? 0];
-    if (isSelf(address, port, ports, this.local)) throw new Refused(508, 'loop_detected', `${host}:${port} is this proxy's own listener; forwarding to it would loop`);
+    if (isSelf(address, port, ports, this.local)) throw new ProxyError('loop_detected', `${host}:${port} is this proxy's own listener; forwarding to it would loop`);
     return { target: { ...target, host, port }, address, headers: { ...headers, via: viaWith(req.headers.via, this.pseudonym) } };
   }
 
@@ -326,14 +324,14 @@ export class HttpForwarder {
       return;
     }
     req.resume();
-    if (reason === 'connect') sendError(res, 503, 'backend_unavailable', `backend ${target.backend} is unreachable`);
-    else if (tlsReason) sendError(res, 503, 'backend_unavailable', `TLS to backend ${target.backend} failed: ${tlsReason}`);
-    else if (reason === 'timeout') sendError(res, 504, 'gateway_timeout', `backend ${target.backend} did not respond in time`);
-    else sendError(res, 502, 'bad_gateway', `backend ${target.backend} closed the connection before responding`);
+    if (reason === 'connect') sendError(res, 'backend_unavailable', `backend ${target.backend} is unreachable`);
+    else if (tlsReason) sendError(res, 'backend_unavailable', `TLS to backend ${target.backend} failed: ${tlsReason}`);
+    else if (reason === 'timeout') sendError(res, 'gateway_timeout', `backend ${target.backend} did not respond in time`);
+    else sendError(res, 'bad_gateway', `backend ${target.backend} closed the connection before responding`);
   }
 
   private rejectTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
-    sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    sendError(res, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
     req.resume();
   }
 

@@ -24,8 +24,9 @@ export interface SignableCall {
 }
 
 /** Why no credential could be had: `status` for the client (500 misconfigured, 502 token endpoint failed). */
+/** `credential_missing`: the proxy's own setup lacks it (500); `credential_unavailable`: its issuer failed (502). */
 export class CloudAuthFailure {
-  constructor(readonly status: number, readonly message: string) {}
+  constructor(readonly code: 'credential_missing' | 'credential_unavailable', readonly message: string) {}
 }
 
 export interface CloudAuthOptions {
@@ -51,7 +52,7 @@ export class CloudAuth {
       case 'aws': {
         const a = c.aws;
         const keys = a?.accessKeyId ? { accessKeyId: a.accessKeyId, secretAccessKey: a.secretAccessKey, ...(a.sessionToken ? { sessionToken: a.sessionToken } : {}) } : this.envKeys();
-        if (!keys) return new CloudAuthFailure(500, `${who} signs with the proxy's AWS environment, and AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set`);
+        if (!keys) return new CloudAuthFailure('credential_missing', `${who} signs with the proxy's AWS environment, and AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set`);
         const [path = '/', query = ''] = call.path.split('?', 2) as [string?, string?];
         const signed = signV4({
           method: call.method, host: call.authority, path, query, headers: call.contentType ? { 'content-type': call.contentType } : {}, body: call.body ?? '',
@@ -118,7 +119,7 @@ async function fetchToken(url: string, form: Record<string, string>, now: number
   try {
     res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams(form).toString(), signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) });
   } catch {
-    return new CloudAuthFailure(502, `${where} could not be reached`);
+    return new CloudAuthFailure('credential_unavailable', `${where} could not be reached`);
   }
   let json: Record<string, unknown> = {};
   try {
@@ -126,9 +127,9 @@ async function fetchToken(url: string, form: Record<string, string>, now: number
   } catch { /* not JSON: judged by status below */ }
   // Only the OAuth error code is repeated: descriptions may echo what was sent.
   const code = typeof json.error === 'string' && /^[a-z_]{1,64}$/.test(json.error) ? ` (${json.error})` : '';
-  if (!res.ok) return new CloudAuthFailure(502, `${where} answered ${res.status}${code}`);
+  if (!res.ok) return new CloudAuthFailure('credential_unavailable', `${where} answered ${res.status}${code}`);
   const value = json.access_token, expiresIn = Number(json.expires_in ?? 3600);
-  if (typeof value !== 'string' || value === '') return new CloudAuthFailure(502, `${where} answered without an access_token`);
+  if (typeof value !== 'string' || value === '') return new CloudAuthFailure('credential_unavailable', `${where} answered without an access_token`);
   const lifeMs = (Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600) * 1000;
   return { value, renewAt: now + lifeMs - Math.min(RENEW_BEFORE_MS, lifeMs / 2) };
 }

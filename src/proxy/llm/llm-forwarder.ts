@@ -9,6 +9,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { withoutHopByHop } from '../http/forward-headers.js';
 import type { GuardRequestContext } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
+import type { ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
@@ -52,7 +53,7 @@ class ClientGone extends Error {}
 type Failure =
   | { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat; errorType: string }
   | { kind: 'connect' | 'timeout'; provider: LlmProvider }
-  | { kind: 'credential'; provider: LlmProvider; status: number; message: string };
+  | { kind: 'credential'; provider: LlmProvider; code: CloudAuthFailure['code']; message: string };
 
 /** One request to one provider, and how a response that is not failed over answers the client. */
 interface Call {
@@ -94,11 +95,11 @@ export class LlmForwarder {
 
   async handle(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient): Promise<void> {
     const { path } = splitTarget(req.url);
-    const refuse = (status: number, error: string, description: string, headers: Record<string, string> = {}): void => {
+    const refuse = (code: ErrorCode, description: string, headers: Record<string, string> = {}): void => {
       req.resume();
-      sendError(res, status, error, description, headers);
+      sendError(res, code, description, headers);
     };
-    if (route.unsupported) return refuse(501, 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    if (route.unsupported) return refuse('provider_not_supported', `route ${route.name}: ${route.unsupported}`);
     if (route.models && req.method === 'GET' && path.endsWith('/models')) {
       req.resume();
       sendJson(res, 200, modelList(route.models));
@@ -106,25 +107,25 @@ export class LlmForwarder {
     }
     const type = routeTypeOf(route.routes, path);
     const chat = type === 'AI_ROUTE_COMPLETIONS';
-    if (type === 'AI_ROUTE_REALTIME') return refuse(501, 'route_type_not_supported', `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`);
-    if (chat && req.method !== 'POST') return refuse(405, 'method_not_allowed', 'chat completions take POST', { allow: 'POST' });
+    if (type === 'AI_ROUTE_REALTIME') return refuse('route_type_not_supported', `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`);
+    if (chat && req.method !== 'POST') return refuse('method_not_allowed', 'chat completions take POST', { allow: 'POST' });
     const limit = route.maxRequestBytes;
-    if (Number(req.headers['content-length'] ?? '0') > limit) return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    if (Number(req.headers['content-length'] ?? '0') > limit) return refuse('payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
     // Bodies are buffered (bounded) so that a failed provider's request can go to the next one.
     const raw = await bufferBody(req, limit);
     if (raw === 'gone') return;
-    if (raw === 'too_large') return refuse(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    if (raw === 'too_large') return refuse('payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
     let body: ChatBody = {};
     if (chat) {
       const checked = checkChatRequest(raw.toString('utf8'));
-      if (!checked.ok) return refuse(400, 'invalid_request', `${checked.field} ${checked.message}`);
+      if (!checked.ok) return refuse('invalid_request', `${checked.field} ${checked.message}`);
       body = checked.body;
     }
     if (route.models) {
-      if (typeof body.model !== 'string') return refuse(400, 'invalid_request', 'model is required: it chooses the model on this route');
+      if (typeof body.model !== 'string') return refuse('invalid_request', 'model is required: it chooses the model on this route');
       const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
       const choice = chooseModel(route.models, body.model, { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body }, this.random);
-      if (!choice.ok) return refuse(choice.status, choice.error, choice.message);
+      if (!choice.ok) return refuse(choice.error, choice.message);
       route = { ...route, groups: choice.groups };
     }
     const abort = new AbortController();
@@ -146,7 +147,7 @@ export class LlmForwarder {
     const pathOf = (p: LlmProvider): string | undefined => (type === 'AI_ROUTE_PASSTHROUGH' ? `${path}${query ? `?${query}` : ''}` : p.endpoint.apiPaths[type as PlainRouteType]);
     const name = type.replace('AI_ROUTE_', '').toLowerCase();
     if (!route.groups.flat().some((p) => pathOf(p) !== undefined)) {
-      sendError(res, 501, 'route_type_not_supported', `route ${route.name} maps ${path} to ${name}, which none of its providers serves`);
+      sendError(res, 'route_type_not_supported', `route ${route.name} maps ${path} to ${name}, which none of its providers serves`);
       return;
     }
     const candidates = this.health.order(route.backend, route.groups).filter((p) => pathOf(p) !== undefined);
@@ -160,7 +161,7 @@ export class LlmForwarder {
     for (const p of candidates) {
       const credential = this.credential(p, client);
       if (typeof credential === 'string') {
-        sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
+        sendError(res, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
         return;
       }
       const headers: Record<string, string | string[]> = { ...upstreamHeaders(req.headers), ...credential };
@@ -184,7 +185,7 @@ export class LlmForwarder {
 
   private noneHealthy(res: ServerResponse, route: LlmRoute): void {
     const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
-    sendError(res, 503, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
+    sendError(res, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
@@ -222,7 +223,7 @@ export class LlmForwarder {
       }
       const credential = this.credential(p, client);
       if (typeof credential === 'string') {
-        sendError(res, 401, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
+        sendError(res, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
         return;
       }
       const outcome = await this.attempt(res, route, p, this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx), signal);
@@ -230,7 +231,7 @@ export class LlmForwarder {
       if (signal.aborted) break;
       failures.push(outcome);
     }
-    if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 400, 'invalid_request', unshaped);
+    if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 'invalid_request', unshaped);
     else this.giveUp(res, route, failures, signal);
   }
 
@@ -298,7 +299,7 @@ export class LlmForwarder {
       const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
       if (cloud instanceof CloudAuthFailure) {
         this.opts.log.warn({ route: route.name, provider: p.name, reason: cloud.message }, 'LLM provider credential unavailable; trying the next one');
-        return { kind: 'credential', provider: p, status: cloud.status, message: cloud.message };
+        return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
       }
       const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
       const up = await dispatcher.request({
@@ -322,8 +323,8 @@ export class LlmForwarder {
         if (!(signal.reason instanceof ClientGone)) this.opts.log.warn({ route: route.name, provider: p.name, code: codeOf(err) }, 'LLM provider response broke off');
         // Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete.
         if (res.headersSent) res.destroy();
-        else if (signal.reason instanceof Deadline) sendError(res, 504, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
-        else sendError(res, 502, 'bad_gateway', `provider ${p.name} broke off its response`);
+        else if (signal.reason instanceof Deadline) sendError(res, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
+        else sendError(res, 'bad_gateway', `provider ${p.name} broke off its response`);
         return 'done';
       }
       const timedOut = attempt.signal.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
@@ -343,7 +344,7 @@ export class LlmForwarder {
   private giveUp(res: ServerResponse, route: LlmRoute, failures: Failure[], signal: AbortSignal): void {
     if (signal.reason instanceof ClientGone) return;
     if (signal.reason instanceof Deadline) {
-      sendError(res, 504, 'gateway_timeout', `route ${route.name}: no provider answered within the request timeout`);
+      sendError(res, 'gateway_timeout', `route ${route.name}: no provider answered within the request timeout`);
       return;
     }
     const last = failures[failures.length - 1];
@@ -352,12 +353,12 @@ export class LlmForwarder {
       return;
     }
     if (last?.kind === 'credential') {
-      sendError(res, last.status, 'credential_unavailable', last.message);
+      sendError(res, last.code, last.message);
       return;
     }
     const tried = failures.map((f) => `${f.provider.name} (${f.kind})`).join(', ');
-    if (last?.kind === 'timeout') sendError(res, 504, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
-    else sendError(res, 503, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
+    if (last?.kind === 'timeout') sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
+    else sendError(res, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
   }
 }
 

@@ -102,12 +102,12 @@ export interface Answer {
 export async function relayBuffered(res: ServerResponse, status: number, body: Readable, a: Answer): Promise<void> {
   const buf = await readBounded(body, MAX_RESPONSE_BYTES);
   if (buf === 'too_large') {
-    sendError(res, 502, 'response_too_large', `provider ${a.provider} answered with more than ${MAX_RESPONSE_BYTES} bytes`);
+    sendError(res, 'response_too_large', `provider ${a.provider} answered with more than ${MAX_RESPONSE_BYTES} bytes`);
     return;
   }
   const json = parseJson(buf);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    sendError(res, 502, 'bad_gateway', `provider ${a.provider} answered with a body that is not a JSON object`);
+    sendError(res, 'bad_gateway', `provider ${a.provider} answered with a body that is not a JSON object`);
     return;
   }
   const upstream = json as Record<string, unknown>;

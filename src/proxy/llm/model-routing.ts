@@ -7,6 +7,7 @@ import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/i
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import type { LlmProvider } from './llm-route.js';
 import { SYSTEM_ROOTS, parseJsonObject, vendorEndpoint, type VendorResult } from './vendors.js';
+import type { ErrorCode } from '../proxy-error.js';
 
 type IrModel = Model__Output;
 
@@ -15,8 +16,7 @@ export const MODEL_HEALTH_KEY = 'GwModel';
 
 /** Why a provider model cannot be served, and how the client is answered. */
 interface Refusal {
-  status: number;
-  error: string;
+  error: ErrorCode;
   message: string;
 }
 
@@ -35,7 +35,7 @@ export interface ModelTable {
   public: IrModel[];
 }
 
-export type ModelChoice = { ok: true; model: string; groups: LlmProvider[][] } | { ok: false; status: number; error: string; message: string };
+export type ModelChoice = { ok: true; model: string; groups: LlmProvider[][] } | { ok: false; error: ErrorCode; message: string };
 
 /** The models a route serves, or undefined when none is attached to it (directly or through its listeners). */
 export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTable | undefined {
@@ -107,7 +107,7 @@ const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', gemin
 /** GwModel `policies` fields the model path does not apply (`health` is advisory and ignored). */
 const MODEL_POLICIES_NOT_APPLIED = ['authorization', 'promptGuard', 'transformations', 'finalTransformations', 'headers', 'tls', 'tunnel'];
 
-const notSupported = (message: string): Refusal => ({ status: 501, error: 'provider_not_supported', message });
+const notSupported = (message: string): Refusal => ({ error: 'provider_not_supported', message });
 
 /** How to call a provider model, or why it cannot be served. */
 function providerOf(m: IrModel): LlmProvider | Refusal {
@@ -122,7 +122,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
   const unenforced = MODEL_POLICIES_NOT_APPLIED.filter((k) => policies[k] !== undefined);
   if (unenforced.length > 0) return notSupported(`GwModel ${m.name} policies.${unenforced.join(', policies.')} ${unenforced.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than serve it without`);
   const credential = credentialOf(m, (policies.auth ?? {}) as Record<string, unknown>);
-  if (credential !== null && 'status' in credential) return credential;
+  if (credential !== null && 'error' in credential) return credential;
   const edge: AiProviderEdge = { credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
   return { name: m.name, kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0 };
 }
@@ -182,7 +182,7 @@ function credentialOf(m: IrModel, auth: Record<string, unknown>): AiProviderEdge
   if (auth.passthrough !== undefined) return { kind: 'passthrough', passthrough: true, source: m.name };
   const unresolved = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth[k] !== undefined);
   if (unresolved) {
-    return { status: 500, error: 'credential_unavailable', message: `GwModel ${m.name} policies.auth.${unresolved}: the credential could not be resolved (see the GwModel's status); the model is refused rather than called without it` };
+    return { error: 'credential_missing', message: `GwModel ${m.name} policies.auth.${unresolved}: the credential could not be resolved (see the GwModel's status); the model is refused rather than called without it` };
   }
   const kinds = Object.keys(auth).filter((k) => auth[k] !== undefined).sort();
   return kinds.length > 0 ? notSupported(`GwModel ${m.name} policies.auth.${kinds.join(', ')} is not supported by this proxy yet (key, secretRef, passthrough, aws, azure and gcp are)`) : null;
@@ -196,11 +196,11 @@ function credentialOf(m: IrModel, auth: Record<string, unknown>): AiProviderEdge
  */
 export function chooseModel(table: ModelTable, requested: string, bindings: CelBindings, random: () => number): ModelChoice {
   const m = table.public.find((x) => matches(x, requested));
-  if (!m) return { ok: false, status: 404, error: 'model_not_found', message: `no model on this route matches ${JSON.stringify(requested)}` };
+  if (!m) return { ok: false, error: 'model_not_found', message: `no model on this route matches ${JSON.stringify(requested)}` };
   const entry = table.byName.get(m.name) as ModelEntry;
   if (entry.provider !== undefined) return single(entry, requested);
   const routing = m.routing;
-  if (!routing) return { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has neither provider nor routing` };
+  if (!routing) return { ok: false, error: 'no_backend', message: `model ${m.name} has neither provider nor routing` };
   const target = (t: { model: string; modelName: string }): LlmProvider | Refusal | undefined => {
     const e = table.byName.get(t.model);
     if (!e?.provider) return undefined;
@@ -221,16 +221,16 @@ export function chooseModel(table: ModelTable, requested: string, bindings: CelB
     const i = routing.targets.findIndex((t, j) => !t.when || (entry.conditions?.[j] !== undefined && holds(entry.conditions[j] as CompiledCel, bindings)));
     const t = routing.targets[i];
     groups = t ? [[target(t)]] : [];
-    if (!t) return { ok: false, status: 404, error: 'model_not_found', message: `no condition of model ${m.name} holds for this request` };
+    if (!t) return { ok: false, error: 'model_not_found', message: `no condition of model ${m.name} holds for this request` };
   }
   const refused = groups.flat().find((p): p is Refusal => p !== undefined && isRefusal(p));
   const usable = groups.map((g) => g.filter((p): p is LlmProvider => p !== undefined && !isRefusal(p))).filter((g) => g.length > 0);
-  if (usable.length === 0) return refused ? { ok: false, ...refused } : { ok: false, status: 500, error: 'no_backend', message: `model ${m.name} has no usable target` };
+  if (usable.length === 0) return refused ? { ok: false, ...refused } : { ok: false, error: 'no_backend', message: `model ${m.name} has no usable target` };
   return { ok: true, model: m.name, groups: usable };
 }
 
 function isRefusal(p: LlmProvider | Refusal): p is Refusal {
-  return 'status' in p;
+  return 'error' in p;
 }
 
 function single(entry: ModelEntry, requested: string): ModelChoice {

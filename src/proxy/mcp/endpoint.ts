@@ -44,7 +44,7 @@ export async function handleMcp(
   if (req.method === 'POST') return handlePost(req, res, route, claims, ctx);
   if (isStateless(route) && req.method !== 'POST') {
     // Nothing is held between requests, so there is no stream to open or session to end (the spec's 405).
-    sendError(res, 405, 'method_not_allowed', `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`, { allow: 'POST' });
+    sendError(res, 'method_not_allowed', `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`, { allow: 'POST' });
     return;
   }
   if (req.method === 'GET') return handleGet(req, res, ctx);
@@ -55,18 +55,18 @@ export async function handleMcp(
     res.writeHead(200).end();
     return;
   }
-  sendError(res, 405, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, { allow: 'GET, POST, DELETE' });
+  sendError(res, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, { allow: 'GET, POST, DELETE' });
 }
 
 async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext): Promise<void> {
   const accept = acceptance(req.headers.accept ?? '*/*');
   const sse = accept.sse;
   if (!sse && !accept.json) {
-    sendError(res, 406, 'not_acceptable', 'the client must accept application/json or text/event-stream');
+    sendError(res, 'not_acceptable', 'the client must accept application/json or text/event-stream');
     return;
   }
   if (!isJsonType(req.headers['content-type'])) {
-    sendError(res, 415, 'unsupported_media_type', 'the request body must be application/json');
+    sendError(res, 'unsupported_media_type', 'the request body must be application/json');
     return;
   }
   const body = await readBody(req, res, route.maxRequestBytes);
@@ -137,7 +137,7 @@ async function serve(
     else session.respond(m as JsonRpcResponse);
   }
   if (requests.some((r) => !session.allows(r, call))) {
-    sendError(res, 403, 'forbidden', 'an authorization rule denies this request');
+    sendError(res, 'forbidden', 'an authorization rule denies this request');
     return;
   }
   if (requests.length === 0) {

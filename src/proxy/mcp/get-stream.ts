@@ -9,7 +9,7 @@ import { SseStream, parseEventId, replayBuffer } from './sse-stream.js';
 
 export function handleGet(req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }): void {
   if ((req.headers.accept ?? '') === '' || !acceptance(req.headers.accept ?? '').sse) {
-    sendError(res, 406, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
+    sendError(res, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
     return;
   }
   const session = findSession(req, res, ctx);
@@ -20,7 +20,7 @@ export function handleGet(req: IncomingMessage, res: ServerResponse, ctx: { sess
     return;
   }
   if (session.standalone?.open) {
-    sendError(res, 409, 'conflict', 'the session already has an open GET stream');
+    sendError(res, 'conflict', 'the session already has an open GET stream');
     return;
   }
   const stream = session.getStream();
@@ -31,7 +31,7 @@ export function handleGet(req: IncomingMessage, res: ServerResponse, ctx: { sess
 function resume(res: ServerResponse, session: McpSession, last: string): void {
   const at = parseEventId(last);
   if (!at || !session.events?.issued(at.seq)) {
-    sendError(res, 404, 'not_found', 'the last-event-id is not an event id of this session');
+    sendError(res, 'not_found', 'the last-event-id is not an event id of this session');
     return;
   }
   // A stream still running (a call in flight, or the GET stream) continues on this response; a

@@ -24,17 +24,17 @@ export function acceptance(header: string): { json: boolean; sse: boolean } {
 export function findSession(req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }): McpSession | undefined {
   const id = req.headers[sessionHeader];
   if (typeof id !== 'string' || id === '') {
-    sendError(res, 400, 'bad_request', 'the mcp-session-id header is required after initialize');
+    sendError(res, 'bad_request', 'the mcp-session-id header is required after initialize');
     return undefined;
   }
   const session = ctx.sessions.get(id);
   if (!session) {
-    sendError(res, 404, 'not_found', 'the session does not exist or has ended; initialize a new one');
+    sendError(res, 'not_found', 'the session does not exist or has ended; initialize a new one');
     return undefined;
   }
   const version = req.headers['mcp-protocol-version'];
   if (typeof version === 'string' && !supportedVersions.includes(version)) {
-    sendError(res, 400, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
+    sendError(res, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
     return undefined;
   }
   return session;
@@ -64,7 +64,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
 }
 
 function tooLarge(req: IncomingMessage, res: ServerResponse, limit: number): undefined {
-  sendError(res, 413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+  sendError(res, 'payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
   req.resume();
   return undefined;
 }

@@ -20,7 +20,7 @@ export async function statelessSession(
   // Without the header the transport specification says to assume 2025-03-26.
   const version = typeof header === 'string' ? header : '2025-03-26';
   if (!supportedVersions.includes(version)) {
-    sendError(res, 400, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
+    sendError(res, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
     return undefined;
   }
   const session = new McpSession({

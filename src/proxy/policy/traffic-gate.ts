@@ -48,13 +48,13 @@ export class TrafficGate {
     if (wait > 0) {
       this.metrics.rateLimited.inc({ route });
       req.resume();
-      sendError(res, 429, 'rate_limited', `route ${route} allows no more requests right now; retry later`, { 'retry-after': String(Math.ceil(wait / 1000)) });
+      sendError(res, 'rate_limited', `route ${route} allows no more requests right now; retry later`, { 'retry-after': String(Math.ceil(wait / 1000)) });
       return true;
     }
     const direct = t.plan.directResponse;
     if (!direct) return false;
     req.resume();
-    if (direct.kind === 'unsupported') sendError(res, 500, 'direct_response_unsupported', `the direct response of route ${route} cannot be served by this proxy yet`);
+    if (direct.kind === 'unsupported') sendError(res, 'direct_response_unsupported', `the direct response of route ${route} cannot be served by this proxy yet`);
     else res.writeHead(direct.response.status, { ...direct.response.headers, 'content-length': String(Buffer.byteLength(direct.response.body)) }).end(direct.response.body);
     return true;
   }

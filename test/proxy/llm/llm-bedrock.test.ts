@@ -158,13 +158,13 @@ describe('LLM routes to Bedrock (Converse API, SigV4)', () => {
     expect(fake.received[0]?.headers['x-amz-security-token']).toBeUndefined();
   });
 
-  it('answers 500 credential_unavailable without calling Bedrock when the environment has no keys', async () => {
+  it('answers 500 credential_missing without calling Bedrock when the environment has no keys', async () => {
     const id = process.env.AWS_ACCESS_KEY_ID;
     delete process.env.AWS_ACCESS_KEY_ID;
     try {
       const res = await chat(`${proxy.base}/from-env/chat/completions`, ask);
       expect(res.status).toBe(500);
-      expect(res.json()).toMatchObject({ error: 'credential_unavailable', error_description: expect.stringContaining('AWS_ACCESS_KEY_ID') });
+      expect(res.json()).toMatchObject({ error: 'credential_missing', error_description: expect.stringContaining('AWS_ACCESS_KEY_ID') });
       expect(fake.received).toEqual([]);
     } finally {
       process.env.AWS_ACCESS_KEY_ID = id;

@@ -111,7 +111,7 @@ describe('GwModel routing', () => {
     for (const model of ['vault-no-secret', 'vault-no-key']) {
       const res = await chat(`${proxy.base}/v1/chat/completions`, body(model));
       expect(res.status).toBe(500);
-      expect(res.json()).toMatchObject({ error: 'credential_unavailable', error_description: expect.stringContaining('policies.auth.secretRef') });
+      expect(res.json()).toMatchObject({ error: 'credential_missing', error_description: expect.stringContaining('policies.auth.secretRef') });
       expect(res.text).not.toContain(KEY_VAULT);
     }
     expect(a.received).toEqual([]);

@@ -35,18 +35,18 @@ describe('GwModel provider credentials', () => {
   });
 
   it('refuses with 500 a Secret reference the controller could not resolve', () => {
-    expect(choose({ auth: { secretRef: { name: 'gone' } } })).toMatchObject({ ok: false, status: 500, error: 'credential_unavailable' });
+    expect(choose({ auth: { secretRef: { name: 'gone' } } })).toMatchObject({ ok: false, error: 'credential_missing' });
   });
 
   it('refuses with 500 a cloud credential the controller could not resolve, and uses one it resolved', () => {
-    expect(choose({ auth: { aws: { assumeRole: { roleArn: 'arn:aws:iam::1:role/r' } } } })).toMatchObject({ ok: false, status: 500, error: 'credential_unavailable', message: expect.stringContaining('policies.auth.aws') });
+    expect(choose({ auth: { aws: { assumeRole: { roleArn: 'arn:aws:iam::1:role/r' } } } })).toMatchObject({ ok: false, error: 'credential_missing', message: expect.stringContaining('policies.auth.aws') });
     const aws: AiCredential__Output = { kind: 'aws', aws: { accessKeyId: '', secretAccessKey: '', sessionToken: '', region: '', serviceName: '' }, source: 'GwModel default/m' };
     expect(credentialOf(choose({ auth: { aws: {} } }, aws))).toEqual(aws);
   });
 
   it('refuses with 501 auth kinds and credential locations it does not apply', () => {
     const resolved: AiCredential__Output = { kind: 'key', key: 'sk-resolved', source: 'GwModel default/m' };
-    expect(choose({ auth: { oauthTokenExchange: { url: 'https://sts.example' } } })).toMatchObject({ ok: false, status: 501, message: expect.stringContaining('policies.auth.oauthTokenExchange') });
-    expect(choose({ auth: { location: { header: { name: 'x-key' } } } }, resolved)).toMatchObject({ ok: false, status: 501, message: expect.stringContaining('policies.auth.location') });
+    expect(choose({ auth: { oauthTokenExchange: { url: 'https://sts.example' } } })).toMatchObject({ ok: false, error: 'provider_not_supported', message: expect.stringContaining('policies.auth.oauthTokenExchange') });
+    expect(choose({ auth: { location: { header: { name: 'x-key' } } } }, resolved)).toMatchObject({ ok: false, error: 'provider_not_supported', message: expect.stringContaining('policies.auth.location') });
   });
 });
