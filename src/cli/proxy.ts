@@ -8,6 +8,7 @@ import { startStandalone } from '../proxy/standalone.js';
 import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-security.js';
 import { version } from './version.js';
 import { resolveXdsOptions, runXdsProxy, wantsXds, xdsFlags, xdsHelp } from './proxy-xds.js';
+import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
        gw proxy --xds-address <host:port> --gateway <ns/name> [options]
@@ -22,6 +23,9 @@ Options:
       --no-watch             Do not reload when the file changes
   -h, --help                 Show this help
 
+Limits (a flag, else its environment variable; docs/proxy.md "Limits"):
+${limitsHelp}
+
 ${xdsHelp}`;
 
 const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -34,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
         file: { type: 'string', short: 'f' }, 'validate-only': { type: 'boolean' },
         'ready-address': { type: 'string', default: '0.0.0.0:15021' }, 'metrics-address': { type: 'string', default: '0.0.0.0:15020' },
         'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' }, 'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
-        'no-watch': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...xdsFlags,
+        'no-watch': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...xdsFlags, ...limitFlags,
       },
     }));
   } catch (err) {
@@ -44,12 +48,19 @@ export async function run(argv: string[]): Promise<number> {
   if (values.help) { console.log(help); return 0; }
   if (!levels.includes(values['log-level'])) { console.error(`gw proxy: --log-level must be one of ${levels.join(', ')}`); return 2; }
   if (values['log-format'] !== 'json' && values['log-format'] !== 'text') { console.error('gw proxy: --log-format must be json or text'); return 2; }
+  let limits;
+  try {
+    limits = resolveLimits(values, process.env);
+  } catch (err) {
+    console.error(`gw proxy: ${(err as Error).message}`);
+    return 2;
+  }
   if (wantsXds(values, process.env, values.file !== undefined)) {
     if (values.file || values['validate-only']) { console.error(`gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`); return 2; }
     const log = createLogger({ name: 'proxy', level: values['log-level'] as LevelWithSilent, format: values['log-format'] as LogFormat });
     try {
       const xds = resolveXdsOptions(values, process.env);
-      return await runXdsProxy({ ...xds, log, security: createRouteSecurity(), readyAddress: values['ready-address'], metricsAddress: values['metrics-address'], serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() } }, log);
+      return await runXdsProxy({ ...xds, log, limits, security: createRouteSecurity(), readyAddress: values['ready-address'], metricsAddress: values['metrics-address'], serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() } }, log);
     } catch (err) {
       return reportFailure(err);
     }
@@ -71,7 +82,7 @@ export async function run(argv: string[]): Promise<number> {
   let standalone;
   try {
     standalone = await startStandalone({
-      file, log, security: createRouteSecurity(), watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
+      file, log, limits, security: createRouteSecurity(), watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
       serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
     });
   } catch (err) {

@@ -24,6 +24,8 @@ import { applyRouteFilters, withRequestHeaders } from './http/route-filters.js';
 import { SessionRegistry } from './mcp/sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
+import { limitsWith, type ProxyLimits } from './limits.js';
+import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './policy/traffic-gate.js';
@@ -36,8 +38,10 @@ export interface RuntimeOptions {
   log: Logger;
   security?: RouteSecurityFactory;
   serverInfo?: { name: string; title: string; version: string };
-  /** Idle sessions without an open GET stream are closed after this long. */
+  /** Idle sessions without an open GET stream are closed after this long (overrides limits.sessionIdleMs). */
   sessionIdleMs?: number;
+  /** Session, connection and time limits; unset ones take defaultLimits. */
+  limits?: Partial<ProxyLimits>;
   metrics?: ProxyMetrics;
   /** Milliseconds now, for local rate limits and LLM provider backoff; injected by tests. */
   clock?: () => number;
@@ -79,6 +83,7 @@ const knownMethods = new Set([
 export class ProxyRuntime {
   readonly metrics: ProxyMetrics;
   readonly sessions: SessionRegistry;
+  private readonly limits: ProxyLimits;
   private readonly log: Logger;
   /** Listeners per bind name; replaced as a whole on apply. */
   private state = new Map<string, CompiledListener[]>();
@@ -100,7 +105,13 @@ export class ProxyRuntime {
   constructor(private readonly opts: RuntimeOptions) {
     this.log = opts.log;
     this.metrics = opts.metrics ?? createMetrics();
-    this.sessions = new SessionRegistry(this.log, opts.sessionIdleMs ?? 30 * 60_000, (n) => this.metrics.sessions.set(n));
+    this.limits = limitsWith({ ...opts.limits, ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}) });
+    const l = this.limits;
+    this.sessions = new SessionRegistry(this.log, { maxSessions: l.maxSessions, maxSessionsPerClient: l.maxSessionsPerClient, idleMs: l.sessionIdleMs }, {
+      onCount: (n) => this.metrics.sessions.set(n),
+      onExpired: () => this.metrics.sessionsExpired.inc(),
+      onRefused: (reason) => this.metrics.sessionsRefused.inc({ reason }),
+    });
     this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics, selfPorts: () => [...this.ports.values()].map((b) => b.port) });
     this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
@@ -258,14 +269,15 @@ export class ProxyRuntime {
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
       let server: Server;
       if (live) {
-        const https = createHttpsServer({ keepAliveTimeout: 65_000, ...live.serverOptions() }, (req, res) => {
+        const https = createHttpsServer({ ...listenerServerOptions(this.limits), ...live.serverOptions() }, (req, res) => {
           const sni = (req.socket as TLSSocket).servername;
           if (live.misdirected(sni, req.headers.host)) sendError(res, 'misdirected_request', `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`);
           else handler(req, res);
         });
         live.attach(https);
         server = https;
-      } else server = createServer({ keepAliveTimeout: 65_000 }, handler);
+      } else server = createServer(listenerServerOptions(this.limits), handler);
+      capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () => this.metrics.connectionsRefused.inc());
       server.once('error', (err) => reject(new ProblemError([{ source: 'runtime', path: 'port', message: `cannot listen on ${address || '*'}:${port}: ${(err as NodeJS.ErrnoException).code ?? err.message}` }])));
       // Failed handshakes are the client's business (wrong CA, no shared cipher); the reason is enough.
       if (live) server.on('tlsClientError', (err: NodeJS.ErrnoException) => this.log.debug({ port, code: err.code }, 'TLS handshake failed'));

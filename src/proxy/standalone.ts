@@ -8,6 +8,7 @@ import type { RouteSecurityFactory } from './auth/hooks.js';
 import { startOps, type OpsServers } from './ops.js';
 import { ProxyRuntime } from './runtime.js';
 import { watchFile } from './watch.js';
+import type { ProxyLimits } from './limits.js';
 
 export interface StandaloneOptions {
   file: string;
@@ -18,6 +19,8 @@ export interface StandaloneOptions {
   env?: Record<string, string | undefined>;
   security?: RouteSecurityFactory;
   sessionIdleMs?: number;
+  /** Session, connection and time limits (src/proxy/limits.ts); unset ones take the defaults. */
+  limits?: Partial<ProxyLimits>;
   serverInfo?: { name: string; title: string; version: string };
 }
 
@@ -35,7 +38,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const first = await loadConfigFile(file, env);
   const runtime = new ProxyRuntime({
     log, ...(opts.security ? { security: opts.security } : {}), ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
-    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
+    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}), ...(opts.limits ? { limits: opts.limits } : {}),
   });
   await runtime.apply(first.snapshot, file);
   runtime.metrics.reloads.inc({ result: 'applied' });

@@ -11,6 +11,7 @@ import type { RouteSecurityFactory } from './auth/hooks.js';
 import { startOps, type OpsServers } from './ops.js';
 import { ProxyRuntime } from './runtime.js';
 import { planUpdate, toSnapshot, type ResourceError } from './xds-resources.js';
+import type { ProxyLimits } from './limits.js';
 
 export interface XdsProxyOptions {
   /** `host:port` of the controller's xDS port. */
@@ -28,6 +29,8 @@ export interface XdsProxyOptions {
   metricsAddress: string;
   security?: RouteSecurityFactory;
   sessionIdleMs?: number;
+  /** Session, connection and time limits (src/proxy/limits.ts); unset ones take the defaults. */
+  limits?: Partial<ProxyLimits>;
   serverInfo?: { name: string; title: string; version: string };
   backoff?: BackoffOptions;
 }
@@ -91,7 +94,7 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
   const { log } = opts;
   const runtime = new ProxyRuntime({
     log, ...(opts.security ? { security: opts.security } : {}), ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
-    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
+    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}), ...(opts.limits ? { limits: opts.limits } : {}),
   });
   // The readiness check needs the client, which must not connect before the ops ports are bound.
   const holder: { client?: XdsClient } = {};

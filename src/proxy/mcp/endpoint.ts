@@ -13,7 +13,7 @@ import {
 import { handleGet } from './get-stream.js';
 import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
 import { McpSession, type CallContext } from './session.js';
-import type { SessionRegistry } from './sessions.js';
+import { clientKeyOf, subjectOf, type SessionRegistry } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
@@ -47,9 +47,9 @@ export async function handleMcp(
     sendError(res, 'method_not_allowed', `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`, { allow: 'POST' });
     return;
   }
-  if (req.method === 'GET') return handleGet(req, res, ctx);
+  if (req.method === 'GET') return handleGet(req, res, ctx, claims);
   if (req.method === 'DELETE') {
-    const session = findSession(req, res, ctx);
+    const session = findSession(req, res, ctx, claims);
     if (!session) return;
     await ctx.sessions.end(session.id);
     res.writeHead(200).end();
@@ -100,10 +100,10 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
       sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: the session is already initialized'));
       return;
     }
-    await initialize(res, init, route, sse, ctx);
+    await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
-  const session = isStateless(route) ? await statelessSession(req, res, route, ctx, valid) : findSession(req, res, ctx);
+  const session = isStateless(route) ? await statelessSession(req, res, route, ctx, valid) : findSession(req, res, ctx, claims);
   if (!session) return;
   try {
     await serve(req, res, session, valid, batch, sse, claims, ctx);
@@ -176,9 +176,16 @@ async function serve(
   else sendJson(res, 200, batch ? out : out[0], session.id ? { [sessionHeader]: session.id } : {});
 }
 
-async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpRoute, sse: boolean, ctx: EndpointContext): Promise<void> {
+async function initialize(
+  req: IncomingMessage, res: ServerResponse, init: JsonRpcRequest, route: McpRoute, sse: boolean, claims: Record<string, unknown> | null, ctx: EndpointContext,
+): Promise<void> {
   ctx.onMcpMethod('initialize');
   const stateless = isStateless(route);
+  const admission = stateless ? undefined : ctx.sessions.admit(clientKeyOf(claims, req.socket.remoteAddress));
+  if (admission && !admission.ok) {
+    sendError(res, admission.code, admission.message, { 'retry-after': String(admission.retryAfterSeconds) });
+    return;
+  }
   // A stateless route answers initialize from a throwaway session and hands out no session id.
   const id = stateless ? '' : randomUUID();
   const session = new McpSession({
@@ -189,9 +196,16 @@ async function initialize(res: ServerResponse, init: JsonRpcRequest, route: McpR
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
     ...(route.retry ? { retry: route.retry } : {}),
   });
-  const out = await session.initialize(init);
+  session.subject = subjectOf(claims);
+  let out: JsonRpcResponse | undefined;
+  try {
+    out = await session.initialize(init);
+  } finally {
+    // A failed or thrown initialize frees its slot; a committed one is freed when the session ends.
+    if (admission?.ok && !(out && 'result' in out)) admission.reservation.cancel();
+  }
   if (stateless) await session.close();
-  else if ('result' in out) ctx.sessions.add(session);
+  else if ('result' in out && admission?.ok) admission.reservation.commit(session);
   const headers: Record<string, string> = 'result' in out && id ? { [sessionHeader]: id } : {};
   if (sse) {
     const stream = new SseStream(1, undefined, 'result' in out ? id : '');

@@ -7,12 +7,12 @@ import type { McpSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 import { SseStream, parseEventId, replayBuffer } from './sse-stream.js';
 
-export function handleGet(req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }): void {
+export function handleGet(req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }, claims: Record<string, unknown> | null): void {
   if ((req.headers.accept ?? '') === '' || !acceptance(req.headers.accept ?? '').sse) {
     sendError(res, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
     return;
   }
-  const session = findSession(req, res, ctx);
+  const session = findSession(req, res, ctx, claims);
   if (!session) return;
   const last = req.headers['last-event-id'];
   if (typeof last === 'string' && last !== '') {

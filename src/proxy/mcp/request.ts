@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from '../http/http-error.js';
 import { supportedVersions, type McpSession } from './session.js';
-import type { SessionRegistry } from './sessions.js';
+import { subjectOf, type SessionRegistry } from './sessions.js';
 
 export const sessionHeader = 'mcp-session-id';
 
@@ -21,14 +21,17 @@ export function acceptance(header: string): { json: boolean; sse: boolean } {
   return a;
 }
 
-export function findSession(req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }): McpSession | undefined {
+export function findSession(
+  req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }, claims: Record<string, unknown> | null,
+): McpSession | undefined {
   const id = req.headers[sessionHeader];
   if (typeof id !== 'string' || id === '') {
     sendError(res, 'bad_request', 'the mcp-session-id header is required after initialize');
     return undefined;
   }
   const session = ctx.sessions.get(id);
-  if (!session) {
+  // A session belongs to the subject that created it; to anyone else it does not exist.
+  if (!session || (session.subject !== undefined && session.subject !== subjectOf(claims))) {
     sendError(res, 'not_found', 'the session does not exist or has ended; initialize a new one');
     return undefined;
   }

@@ -54,6 +54,10 @@ export class McpSession {
   readonly id: string;
   protocolVersion = latestVersion;
   lastActive = Date.now();
+  /** The key the registry counts this session under (sessions.ts clientKeyOf). */
+  client = '';
+  /** The token issuer and subject that created the session; requests from another are answered 404. */
+  subject: string | undefined;
   /** The GET stream once opened; it keeps logging events while the client is away. */
   standalone: SseStream | undefined;
   closed = false;

@@ -6,8 +6,15 @@ import { Agent, request } from 'undici';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { sendWithRetry, type RetryOptions } from './upstream-retry.js';
 
-/** Keep-alive pool shared by every HTTP target connection of the process. */
+/** Keep-alive pool for requests to HTTP targets, shared by every session: a connection is held per request. */
 export const upstreamAgent = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+
+/**
+ * Connections for the targets' long-lived GET streams, one per open stream and never from the request
+ * pool: a session's stream would otherwise pin a pooled connection for the session's life, and 256 idle
+ * sessions would leave every other session's requests queued. Their number is bounded by the session caps.
+ */
+export const streamAgent = new Agent({ keepAliveTimeout: 10_000 });
 
 type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -41,7 +48,7 @@ async function fetchWithRetry(input: string | URL, init: RequestInit = {}, retry
   const method = init.method ?? 'GET';
   const res = await sendWithRetry(() => request(input, {
     method: method as 'GET', headers: headerRecord(init.headers), body: body ?? null,
-    dispatcher: upstreamAgent, ...(init.signal ? { signal: init.signal } : {}),
+    dispatcher: method === 'GET' ? streamAgent : upstreamAgent, ...(init.signal ? { signal: init.signal } : {}),
   }), {
     ...retry, timeoutMs: undefined, signal: init.signal ?? undefined,
     // GET opens the target's stream and DELETE ends a session: both may be repeated.
