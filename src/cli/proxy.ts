@@ -1,7 +1,6 @@
 // `gw proxy -f config.yaml [--validate-only]`: the standalone MCP gateway.
 import { parseArgs } from 'node:util';
-import type { LevelWithSilent } from 'pino';
-import { createLogger, type LogFormat } from '../log.js';
+import { createLogger, parseLogLevels, type LogFormat } from '../log.js';
 import { loadConfigFile } from '../config/load.js';
 import { ProblemError, formatProblem } from '../problem.js';
 import { startStandalone } from '../proxy/standalone.js';
@@ -18,7 +17,7 @@ Options:
       --validate-only        Check the file, print problems, and exit (0 = valid)
       --ready-address <a>    Readiness endpoint address (default 0.0.0.0:15021)
       --metrics-address <a>  Prometheus metrics address (default 0.0.0.0:15020)
-      --log-level <level>    trace | debug | info | warn | error | silent (default info)
+      --log-level <level>    trace | debug | info | warn | error | silent, or info,gw::xds=debug (default info)
       --log-format <fmt>     json | text (default json)
       --no-watch             Do not reload when the file changes
   -h, --help                 Show this help
@@ -46,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (values.help) { console.log(help); return 0; }
-  if (!levels.includes(values['log-level'])) { console.error(`gw proxy: --log-level must be one of ${levels.join(', ')}`); return 2; }
+  if (!parseLogLevels(values['log-level'])) { console.error(`gw proxy: --log-level ${JSON.stringify(values['log-level'])}: must be one of ${levels.join(', ')}, or directives such as info,gw::xds=debug`); return 2; }
   if (values['log-format'] !== 'json' && values['log-format'] !== 'text') { console.error('gw proxy: --log-format must be json or text'); return 2; }
   let limits;
   try {
@@ -57,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (wantsXds(values, process.env, values.file !== undefined)) {
     if (values.file || values['validate-only']) { console.error(`gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`); return 2; }
-    const log = createLogger({ name: 'proxy', level: values['log-level'] as LevelWithSilent, format: values['log-format'] as LogFormat });
+    const log = createLogger({ name: 'proxy', level: values['log-level'], format: values['log-format'] as LogFormat });
     try {
       const xds = resolveXdsOptions(values, process.env);
       return await runXdsProxy({ ...xds, log, limits, security: createRouteSecurity(), readyAddress: values['ready-address'], metricsAddress: values['metrics-address'], serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() } }, log);
@@ -78,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
 
-  const log = createLogger({ name: 'proxy', level: values['log-level'] as LevelWithSilent, format: values['log-format'] as LogFormat });
+  const log = createLogger({ name: 'proxy', level: values['log-level'], format: values['log-format'] as LogFormat });
   let standalone;
   try {
     standalone = await startStandalone({
