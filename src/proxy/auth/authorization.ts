@@ -24,6 +24,15 @@ export interface Authorizer {
 interface CompiledRule {
   action: RuleAction;
   expressions: CompiledCel[];
+  /** The MCP names the rule reads (`mcp.tool`, `mcp.prompt`, `mcp.resource`). */
+  reads: McpName[];
+}
+
+type McpName = 'tool' | 'prompt' | 'resource';
+
+/** Which of `mcp.tool`, `mcp.prompt`, `mcp.resource` an expression reads (dot or index form). */
+function mcpNamesRead(src: string): McpName[] {
+  return (['tool', 'prompt', 'resource'] as const).filter((n) => new RegExp(`\\bmcp\\s*(\\.\\s*${n}\\b|\\[\\s*["']${n}["']\\s*\\])`).test(src));
 }
 
 /**
@@ -47,7 +56,7 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
         problems.push({ source, path, message: `${JSON.stringify(src)} ${(err as Error).message}` });
       }
     });
-    compiled.push({ action: rule.action, expressions: exprs });
+    compiled.push({ action: rule.action, expressions: exprs, reads: [...new Set(rule.expressions.flatMap(mcpNamesRead))] });
   });
   if (problems.length > 0) throw new ProblemError(problems);
 
@@ -58,11 +67,14 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
     ruleCount: compiled.length,
     allows(ctx) {
       const bindings = { jwt: ctx.jwt, request: ctx.request as unknown as Record<string, unknown>, mcp: ctx.mcp as unknown as Record<string, unknown> };
-      // A rule matches when all its expressions hold.
+      // A rule that reads mcp.tool says nothing about a request that names no tool (likewise prompt and
+      // resource): it neither allows nor denies it, so `mcp.tool != "x"` leaves prompts/get alone and
+      // `mcp.tool == "x"` does not block initialize. Otherwise a rule matches when all its expressions hold.
+      const applies = (r: CompiledRule): boolean => r.reads.every((n) => typeof ctx.mcp[n] === 'string');
       const matches = (r: CompiledRule): boolean => r.expressions.every((e) => holds(e, bindings));
-      if (denyRules.some(matches)) return false;
-      if (!requireRules.every(matches)) return false;
-      if (allowRules.length > 0 && !allowRules.some(matches)) return false;
+      if (denyRules.some((r) => applies(r) && matches(r))) return false;
+      if (!requireRules.every((r) => !applies(r) || matches(r))) return false;
+      if (allowRules.length > 0 && !allowRules.some((r) => !applies(r) || matches(r))) return false;
       return true;
     },
   };

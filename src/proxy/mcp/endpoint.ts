@@ -12,7 +12,7 @@ import {
 } from './jsonrpc.js';
 import { handleGet } from './get-stream.js';
 import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
-import { McpSession, type CallContext } from './session.js';
+import { McpSession, mcpContextOf, type CallContext } from './session.js';
 import { clientKeyOf, subjectOf, type SessionRegistry } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
@@ -98,6 +98,11 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
     }
     if (req.headers[sessionHeader] !== undefined && !isStateless(route)) {
       sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: the session is already initialized'));
+      return;
+    }
+    const authorize = route.security.authorize;
+    if (authorize && !authorize({ ...(claims ? { jwt: claims } : {}), request: { method: 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) }, mcp: mcpContextOf(init) })) {
+      sendError(res, 'forbidden', 'an authorization rule denies this request');
       return;
     }
     await initialize(req, res, init, route, sse, claims, ctx);

@@ -150,13 +150,7 @@ export class McpSession {
   allows(req: JsonRpcRequest, ctx: CallContext): boolean {
     const { authorize } = this.opts;
     if (!authorize) return true;
-    const p = req.params ?? {};
-    const mcp: AuthorizeContext['mcp'] = { method: req.method };
-    if (req.method === 'tools/call') mcp.tool = String(p.name ?? '');
-    else if (req.method === 'prompts/get') mcp.prompt = String(p.name ?? '');
-    else if (req.method === 'resources/read') mcp.resource = String(p.uri ?? '');
-    else return true;
-    return authorize(this.authorizeContext(ctx, mcp));
+    return authorize(this.authorizeContext(ctx, mcpContextOf(req)));
   }
 
   async handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
@@ -392,4 +386,22 @@ const noCall: CallContext = { claims: null, request: { method: 'POST', path: '',
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * What route authorization sees of an MCP request: every method is checked (the seed: a request no rule
+ * allows gets 403), and the tool, prompt or resource it names, if any, so rules reading those apply.
+ */
+export function mcpContextOf(req: JsonRpcRequest): AuthorizeContext['mcp'] {
+  const p = req.params ?? {};
+  const mcp: AuthorizeContext['mcp'] = { method: req.method };
+  if (req.method === 'tools/call') mcp.tool = String(p.name ?? '');
+  else if (req.method === 'prompts/get') mcp.prompt = String(p.name ?? '');
+  else if (req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') mcp.resource = String(p.uri ?? '');
+  else if (req.method === 'completion/complete') {
+    const ref = isObject(p.ref) ? p.ref : {};
+    if (ref.type === 'ref/prompt') mcp.prompt = String(ref.name ?? '');
+    else if (ref.type === 'ref/resource') mcp.resource = String(ref.uri ?? '');
+  }
+  return mcp;
 }
