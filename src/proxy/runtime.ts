@@ -26,6 +26,7 @@ import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
+import { rebindingRefusal } from './mcp/rebinding.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './policy/traffic-gate.js';
@@ -385,6 +386,14 @@ export class ProxyRuntime {
     if ((route.forward || route.llm) && !this.authorizeForwarded(request, res, route, claims)) return;
     if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
     else if (route.forward) await this.forwarder.handle(request, res, route.forward, clientAuthorization);
-    else await handleMcp(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route, claims, this.endpoint);
+    else {
+      const rebound = rebindingRefusal(request, listener?.hostnames ?? [], route.route);
+      if (rebound) {
+        request.resume();
+        sendError(res, 'forbidden', rebound);
+        return;
+      }
+      await handleMcp(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route, claims, this.endpoint);
+    }
   }
 }
