@@ -5,7 +5,7 @@ import type { Problem } from '../../problem.js';
 import type { Route, Snapshot } from '../../ir/types.js';
 import { resourcesOf } from '../../ir/load.js';
 import { unenforcedAuthFields } from '../../translate/ir-policy.js';
-import { parseDurationMs } from '../../translate/route-timeouts.js';
+import { parseDurationMs } from '../../ir/duration.js';
 import { compileCel } from './cel/env.js';
 import type { HeaderModifier } from '../http/route-filters.js';
 
