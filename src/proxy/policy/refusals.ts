@@ -10,7 +10,7 @@ export interface AuthEnforcement {
 
 /** Field paths of the route's security refusals, sorted; empty means the route may serve. */
 export function refusedSecurity(route: Route, how: AuthEnforcement): string[] {
-  const out = new Set(route.refusals.filter((r) => r.security).map((r) => r.field));
+  const out = new Set((route.refusals ?? []).filter((r) => r.security).map((r) => r.field));
   if (!how.security) {
     const p = route.policy;
     if (p?.jwtAuthentication || p?.mcpAuthentication) out.add('spec.traffic.jwtAuthentication');

@@ -62,13 +62,14 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
   if (t.timeouts && (t.timeouts.requestMs || t.timeouts.backendRequestMs)) plan.timeouts = { requestMs: t.timeouts.requestMs, backendRequestMs: t.timeouts.backendRequestMs };
   if (t.retry && t.retry.attempts > 0) {
     if (t.retry.attempts > 10) bad('retry.attempts', `must be at most 10, got ${t.retry.attempts}`);
-    else plan.retry = { attempts: t.retry.attempts, backoffMs: t.retry.backoffMs ?? defaultBackoffMs, codes: new Set(t.retry.codes.length > 0 ? t.retry.codes : defaultRetryCodes) };
+    else plan.retry = { attempts: t.retry.attempts, backoffMs: t.retry.backoffMs ?? defaultBackoffMs, codes: new Set(t.retry.codes?.length ? t.retry.codes : defaultRetryCodes) };
   }
   if (t.requestHeaders) plan.requestHeaders = headerModifierOf(t.requestHeaders, 'requestHeaders', bad);
   if (t.responseHeaders) plan.responseHeaders = headerModifierOf(t.responseHeaders, 'responseHeaders', bad);
-  t.localRateLimits.forEach((l, i) => {
+  // `?? []`: checkSnapshot also sees producers' snapshots before decoding fills repeated fields.
+  (t.localRateLimits ?? []).forEach((l, i) => {
     if (l.intervalMs <= 0) bad(`localRateLimits[${i}].intervalMs`, 'must be above 0');
-    else if (l.amount === 'tokens') plan.tokenLimits++;
+    else if (l.tokens) plan.tokenLimits++;
     else if (l.requests) plan.limits.push({ requests: l.requests, intervalMs: l.intervalMs, burst: l.burst });
     else bad(`localRateLimits[${i}]`, 'must set requests or tokens');
   });
@@ -78,9 +79,9 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
     if (!t.hostRewrite || BREAKS.test(t.hostRewrite)) bad('hostRewrite', 'must be a host name');
     else plan.hostRewrite = t.hostRewrite;
   }
-  if (t.requestBuffer) plan.requestBuffer = { maxBytes: Number(t.requestBuffer.maxBytes), failOpen: t.requestBuffer.failOpen };
-  if (t.responseBuffer) plan.responseBuffer = { maxBytes: Number(t.responseBuffer.maxBytes), failOpen: t.responseBuffer.failOpen };
-  if (t.csrf) plan.csrf = { additionalOrigins: t.csrf.additionalOrigins.map((o) => o.toLowerCase()) };
+  if (t.requestBuffer) plan.requestBuffer = { maxBytes: Number(t.requestBuffer.maxBytes), failOpen: !!t.requestBuffer.failOpen };
+  if (t.responseBuffer) plan.responseBuffer = { maxBytes: Number(t.responseBuffer.maxBytes), failOpen: !!t.responseBuffer.failOpen };
+  if (t.csrf) plan.csrf = { additionalOrigins: (t.csrf.additionalOrigins ?? []).map((o) => o.toLowerCase()) };
   return { plan, problems };
 }
 
@@ -102,15 +103,14 @@ function headerModifierOf(m: HeaderModifier, path: string, bad: (path: string, m
     return false;
   };
   return {
-    set: m.set.filter((h, i) => ok(h, `${path}.set[${i}]`)),
-    add: m.add.filter((h, i) => ok(h, `${path}.add[${i}]`)),
-    remove: m.remove,
+    set: (m.set ?? []).filter((h, i) => ok(h, `${path}.set[${i}]`)),
+    add: (m.add ?? []).filter((h, i) => ok(h, `${path}.add[${i}]`)),
+    remove: m.remove ?? [],
   };
 }
 
 function delayOf(d: NonNullable<TrafficPolicy['delay']>, bad: (path: string, message: string) => void): DelayPlan | undefined {
-  if (d.kind === 'durationMs') return d.durationMs ? { kind: 'fixed', ms: d.durationMs } : undefined;
-  if (d.kind !== 'expression' || !d.expression) return undefined;
+  if (!d.expression) return d.durationMs ? { kind: 'fixed', ms: d.durationMs } : undefined;
   try {
     return { kind: 'cel', program: compileCel(d.expression, ['request']) };
   } catch (err) {
@@ -130,16 +130,16 @@ function constantCel(source: string): string | undefined {
 }
 
 function directResponseOf(d: IrDirectResponse, bad: (path: string, message: string) => void): TrafficPlan['directResponse'] {
-  if (d.conditional.length > 0) return { kind: 'unsupported', reason: 'conditional direct responses are not served yet' };
+  if (d.conditional?.length) return { kind: 'unsupported', reason: 'conditional direct responses are not served yet' };
   if (d.status < 200 || d.status > 599) return void bad('directResponse.status', `must be between 200 and 599, got ${d.status}`);
-  let body = d.body;
+  let body = d.body ?? '';
   if (d.bodyExpression !== undefined) {
     const value = constantCel(d.bodyExpression);
     if (value === undefined) return { kind: 'unsupported', reason: 'a bodyExpression that reads the request is not served yet' };
     body = value;
   }
   const headers: Record<string, string> = {};
-  for (const [i, h] of d.headers.entries()) {
+  for (const [i, h] of (d.headers ?? []).entries()) {
     if (!TOKEN.test(h.name)) return void bad(`directResponse.headers[${i}].name`, 'must be a valid header name');
     const value = constantCel(h.valueExpression);
     if (value === undefined) return { kind: 'unsupported', reason: `header ${h.name} uses a CEL value that reads the request, which is not served yet` };
