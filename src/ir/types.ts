@@ -42,3 +42,12 @@ export type { StaticBackend__Output as StaticBackend, StaticBackend as StaticBac
 export type { StdioTarget__Output as StdioTarget, StdioTarget as StdioTargetInput } from './gen/gw/ir/v1/StdioTarget.js';
 export type { ValueMatch__Output as ValueMatch, ValueMatch as ValueMatchInput } from './gen/gw/ir/v1/ValueMatch.js';
 export type { TlsCertificate__Output as TlsCertificate, TlsCertificate as TlsCertificateInput } from './gen/gw/ir/v1/TlsCertificate.js';
+export type { BufferLimit__Output as BufferLimit, BufferLimit as BufferLimitInput } from './gen/gw/ir/v1/BufferLimit.js';
+export type { Csrf__Output as Csrf, Csrf as CsrfInput } from './gen/gw/ir/v1/Csrf.js';
+export type { DirectResponse__Output as DirectResponse, DirectResponse as DirectResponseInput } from './gen/gw/ir/v1/DirectResponse.js';
+export type { LocalRateLimit__Output as LocalRateLimit, LocalRateLimit as LocalRateLimitInput } from './gen/gw/ir/v1/LocalRateLimit.js';
+export type { Refusal__Output as Refusal, Refusal as RefusalInput } from './gen/gw/ir/v1/Refusal.js';
+export type { TrafficDelay__Output as TrafficDelay, TrafficDelay as TrafficDelayInput } from './gen/gw/ir/v1/TrafficDelay.js';
+export type { TrafficHeaderModifier__Output as TrafficHeaderModifier, TrafficHeaderModifier as TrafficHeaderModifierInput } from './gen/gw/ir/v1/TrafficHeaderModifier.js';
+export type { TrafficPolicy__Output as TrafficPolicy, TrafficPolicy as TrafficPolicyInput } from './gen/gw/ir/v1/TrafficPolicy.js';
+export type { TrafficRetry__Output as TrafficRetry, TrafficRetry as TrafficRetryInput } from './gen/gw/ir/v1/TrafficRetry.js';

@@ -30,7 +30,9 @@ import { rebindingRefusal } from './mcp/rebinding.js';
 import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './policy/traffic-gate.js';
-import { routeTimeouts, unenforcedAuth } from './policy/traffic-policy.js';
+import { routeTimeouts } from './policy/traffic-policy.js';
+import { refusedSecurity } from './policy/refusals.js';
+import { delayMs } from './policy/delay.js';
 import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
@@ -239,7 +241,7 @@ export class ProxyRuntime {
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: [
-          ...unenforcedAuth(route, { security: this.opts.security !== undefined }),
+          ...refusedSecurity(route, { security: this.opts.security !== undefined }),
           ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard) ? ['backend.ai.promptGuard (its backend is not an ai backend)'] : []),
@@ -384,6 +386,9 @@ export class ProxyRuntime {
       return;
     }
     if ((route.forward || route.llm) && !this.authorizeForwarded(request, res, route, claims)) return;
+    // traffic.delay on MCP and LLM routes; forwarded routes wait in the forwarder, inside their request deadline.
+    const wait = route.forward ? 0 : delayMs(route.traffic?.plan.delay, request);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
     else if (route.forward) await this.forwarder.handle(request, res, route.forward, clientAuthorization);
     else {

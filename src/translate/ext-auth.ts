@@ -7,7 +7,7 @@ import type { IrExtAuthorization, IrFieldProvenance } from './ir.js';
 import { parseByteSize } from './ir-policy.js';
 import { arr, num, rec, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
-import { parseDurationMs } from './route-timeouts.js';
+import { parseDurationMs } from '../ir/duration.js';
 import { GROUP, nameKey } from './types.js';
 
 /** The base URL of the service a policy field's `backendRef` names, or why it cannot be used. */

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { IrApiKeyAuthentication, IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
+import type { RefusalInput } from '../ir/types.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
 
@@ -207,7 +208,7 @@ function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthenticat
  * Authentication / authorization fields no proxy of this release enforces: a route carrying one refuses
  * every request (503) rather than forwarding it unauthenticated. Grows smaller as enforcement lands.
  */
-export const unenforcedAuthFields = ['extProc'] as const;
+const unenforcedAuthFields = ['extProc'] as const;
 const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
   extProc: 'external processing is not supported',
 };
@@ -232,4 +233,36 @@ export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader):
   const extWhy = ext && toExtAuth(ext, anyBackend);
   if (typeof extWhy === 'string') out.extAuth = extWhy;
   return out;
+}
+
+const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'] as const;
+
+/**
+ * The security refusals of a route's merged fields (`traffic.x` → value, with the source of each): every
+ * authentication or authorization setting the proxy cannot enforce as written. The proxy answers 503
+ * policy_not_enforced on the route instead of forwarding requests unchecked.
+ */
+export function authRefusals(
+  fields: Record<string, unknown>, sourceOf: (field: string) => string, readSecret: PolicySecretReader,
+  resolveBackend: PolicyBackendResolver, edgePolicies: { fields: Record<string, unknown>; provenance: Record<string, { source: string }> }[],
+): RefusalInput[] {
+  const traffic: Rec = {};
+  for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
+  const why = unenforceableAuth(traffic, readSecret);
+  // The route's own resolver: an extAuth backendRef that does not resolve here is refused too.
+  const ext = rec(traffic.extAuth);
+  const extWhy = ext && toExtAuth(ext, resolveBackend);
+  if (typeof extWhy === 'string') why.extAuth = extWhy;
+  const out: RefusalInput[] = Object.entries(why).map(([f, reason]) => ({ field: `spec.traffic.${f}`, source: sourceOf(`traffic.${f}`), reason, security: true }));
+  // One route, one credential check (they all default to the Authorization header): a combination is refused rather than half applied.
+  const methods = AUTH_METHODS.filter((f) => traffic[f] !== undefined);
+  if (methods.length > 1) {
+    out.push({ field: `spec.traffic.${methods[1] ?? ''}`, source: sourceOf(`traffic.${methods[1] ?? ''}`), reason: `${methods.join(' with ')} on one route is not supported`, security: true });
+  }
+  // A backend-level extAuth (GwPolicy backend.extAuth) has no typed form yet: refuse, never skip.
+  const edgeExtAuth = edgePolicies.find((p) => p.fields['backend.extAuth'] !== undefined);
+  if (edgeExtAuth) {
+    out.push({ field: 'spec.backend.extAuth', source: edgeExtAuth.provenance['backend.extAuth']?.source ?? '', reason: 'backend-level external authorization is not supported', security: true });
+  }
+  return out.sort((a, b) => (a.field ?? '').localeCompare(b.field ?? ''));
 }

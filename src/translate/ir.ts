@@ -22,6 +22,8 @@ export type IrResource =
  * Effective policy fields, already merged: field path (`traffic.cors`) → the value as canonical JSON
  * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
  */
+import type { RefusalInput, TrafficPolicyInput } from '../ir/types.js';
+
 export interface IrPolicyFields {
   fields: Record<string, string>;
   provenance: Record<string, IrFieldProvenance>;
@@ -246,6 +248,10 @@ export interface IrRoute {
   timeouts?: IrRouteTimeouts;
   /** HTTPRoute/GRPCRoute rule filters; absent when the rule sets none. */
   filters?: IrRouteFilters;
+  /** GwPolicy `traffic`, typed (the generated IR type); absent when the policy sets none of it. */
+  traffic?: TrafficPolicyInput;
+  /** Refused fields that reach this route; absent when none. */
+  refusals?: RefusalInput[];
 }
 
 export interface IrRouteTimeouts {

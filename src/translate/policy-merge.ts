@@ -6,7 +6,7 @@
 // among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
 import type { IrFieldProvenance } from './ir.js';
 import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
-import type { Rec } from './read.js';
+import { rec, str, type Rec } from './read.js';
 
 export type Section = 'frontend' | 'traffic' | 'backend';
 
@@ -23,6 +23,8 @@ export interface Candidate {
   /** `ns/name`, the last tie-breaker. */
   order: string;
   override: boolean;
+  /** `strategy.merge: Replace`: less specific candidates contribute nothing to this section. */
+  replace?: boolean;
   /** The section object: each own key is one mergeable field. */
   values: Rec;
 }
@@ -58,6 +60,7 @@ export function comparePrecedence(a: Candidate, b: Candidate): number {
 /** Merges the given candidates for one section into effective fields, provenance and conflicts. */
 export function mergePolicies(section: Section, candidates: readonly Candidate[], into?: MergeResult): MergeResult {
   const out: MergeResult = into ?? { fields: {}, provenance: {}, conflicts: [] };
+  candidates = replaced(candidates);
   // Hot path (every rule of every route): candidates set few fields, so parallel arrays with a linear
   // lookup beat maps; only contested fields are sorted.
   const names: string[] = [];
@@ -94,6 +97,18 @@ export function mergePolicies(section: Section, candidates: readonly Candidate[]
   return out;
 }
 
+/**
+ * `strategy.merge: Replace`: the best Replace candidate's section stands whole against less specific ones,
+ * which are dropped (not merged field by field); more specific candidates still merge over it.
+ */
+function replaced(candidates: readonly Candidate[]): readonly Candidate[] {
+  let best: Candidate | undefined;
+  for (const c of candidates) if (c.replace && (!best || comparePrecedence(c, best) < 0)) best = c;
+  if (!best) return candidates;
+  const floor = rank(best);
+  return candidates.filter((c) => rank(c) >= floor);
+}
+
 /** One policy reaching a context twice at the same level (say by sectionName and by port) counts once. */
 function dedupe(list: Candidate[]): Candidate[] {
   const seen = new Set<string>();
@@ -117,6 +132,7 @@ export function policyCandidate(a: Attachment, level: Level, section: Section): 
     created: a.created,
     order: a.policy.key,
     override: section === 'traffic' && a.override,
+    replace: str(rec(rec(a.policy.obj.spec)?.strategy)?.merge) === 'Replace',
     values,
   };
 }

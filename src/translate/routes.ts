@@ -10,8 +10,9 @@ import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
 import { guardrailProblems, markGuardrailProblem, mcpGuardrails, refuseTargetGuardrails } from './mcp-guardrails.js';
 import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
-import { extAuthRefProblem, policyBackendResolver } from './ext-auth.js';
-import { typedPolicy } from './ir-policy.js';
+import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from './ext-auth.js';
+import { authRefusals, typedPolicy, type PolicySecretReader } from './ir-policy.js';
+import { typedTraffic } from './ir-traffic.js';
 import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
@@ -143,6 +144,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
         backends: edges,
         policy: typedPolicy(eff.fields, policySecretReader(ctx, eff.provenance), resolveBackend),
+        ...trafficOf(eff, edges, policySecretReader(ctx, eff.provenance), resolveBackend),
         provenance,
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),
@@ -153,6 +155,14 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   if (edgeProblems.length > 0) markEdgeProblem(emitted, edgeProblems[0]?.reason ?? '', [...new Set(edgeProblems.map((p) => p.message))].join('; '), gen, now);
   markPromptGuardProblems(emitted, guardProblems, gen, now);
   if (mcpGuardrailProblems.length > 0) markGuardrailProblem(emitted, [...new Set(mcpGuardrailProblems)].join('; '), gen, now);
+}
+
+/** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
+function trafficOf(eff: MergeResult, edges: IrBackendRef[], readSecret: PolicySecretReader, resolveBackend: PolicyBackendResolver): Pick<IrRoute, 'traffic' | 'refusals'> {
+  const traffic = typedTraffic(eff.fields);
+  const edgePolicies = edges.flatMap((e) => [...(e.policy ? [e.policy] : []), ...Object.values(e.targetPolicies ?? {})]);
+  const refusals = authRefusals(eff.fields, (f) => eff.provenance[f]?.source ?? '', readSecret, resolveBackend, edgePolicies);
+  return { ...(traffic ? { traffic } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
 }
 
 /** Why an edge was left out (InvalidBackendTLS, InvalidBackendAuth). */

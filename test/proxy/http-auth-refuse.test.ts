@@ -43,7 +43,7 @@ describe('routes with unenforced authentication policies', () => {
     expect(res.status).toBe(503);
     const body = JSON.parse(res.body) as { error: string; error_description: string };
     expect(body.error).toBe('policy_not_enforced');
-    expect(body.error_description).toMatch(/^route .+ has traffic\.\w+, which this proxy does not enforce yet$/);
+    expect(body.error_description).toMatch(/^route .+ has spec\.traffic\.\w+, which this proxy does not enforce yet$/);
     expect(hits).toBe(before);
   });
 
@@ -52,10 +52,10 @@ describe('routes with unenforced authentication policies', () => {
     expect(JSON.parse(res.body).error_description).toContain('traffic.apiKeyAuthentication');
   });
 
-  it('refuses a route that combines two authentication methods, naming both', async () => {
+  it('refuses a route that combines two authentication methods, naming the second', async () => {
     const res = await rawRequest(`${base}/combined/x`, { headers: { authorization: 'Basic YWxpY2U6aHVudGVyMg==' } });
     expect(res.status).toBe(503);
-    expect(JSON.parse(res.body).error_description).toContain('traffic.jwtAuthentication with traffic.basicAuthentication');
+    expect(JSON.parse(res.body).error_description).toContain('spec.traffic.basicAuthentication');
   });
 
   it('refuses routes with JWT or authorization when the runtime has no route security factory', async () => {

@@ -93,7 +93,7 @@ describe('TrafficGate logging', () => {
   it('warns once per route about token limits it does not enforce, however many snapshots arrive', () => {
     const lines: string[] = [];
     const gate = new TrafficGate(pino({ level: 'warn' }, { write: (l: string) => { lines.push(l); } }), createMetrics());
-    const route = { name: 'r', effective: { fields: { 'traffic.rateLimit': '{"local":[{"tokens":5,"unit":"Minutes"}]}' }, provenance: {} } } as unknown as Route;
+    const route = { name: 'r', traffic: { localRateLimits: [{ tokens: 5, amount: 'tokens', intervalMs: 60_000, burst: 0 }] } } as unknown as Route;
     gate.compile([route]);
     gate.compile([route]);
     expect(lines.map((l) => JSON.parse(l) as { route: string; msg: string })).toEqual([

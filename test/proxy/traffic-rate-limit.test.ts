@@ -5,7 +5,7 @@ import { mayRetry, retryDelayMs } from '../../src/proxy/policy/retry.js';
 
 describe('TokenBucket', () => {
   it('admits requests plus burst at once, then refuses until a token refills', () => {
-    const limiter = new RouteLimiter([new TokenBucket({ requests: 2, unit: 'Seconds', burst: 1 }, 0)]);
+    const limiter = new RouteLimiter([new TokenBucket({ requests: 2, intervalMs: 1000, burst: 1 }, 0)]);
     expect([limiter.admit(0), limiter.admit(0), limiter.admit(0)]).toEqual([0, 0, 0]);
     expect(limiter.admit(0)).toBe(500);
     expect(limiter.admit(499)).toBe(1);
@@ -14,15 +14,15 @@ describe('TokenBucket', () => {
   });
 
   it('never holds more than requests plus burst after a long quiet spell', () => {
-    const limiter = new RouteLimiter([new TokenBucket({ requests: 1, unit: 'Minutes', burst: 0 }, 0)]);
+    const limiter = new RouteLimiter([new TokenBucket({ requests: 1, intervalMs: 60_000, burst: 0 }, 0)]);
     expect(limiter.admit(0)).toBe(0);
     expect(limiter.admit(10 * 60_000)).toBe(0);
     expect(limiter.admit(10 * 60_000)).toBe(60_000);
   });
 
   it('takes a token from every bucket only when all of them have one', () => {
-    const perSecond = new TokenBucket({ requests: 10, unit: 'Seconds', burst: 0 }, 0);
-    const perHour = new TokenBucket({ requests: 1, unit: 'Hours', burst: 0 }, 0);
+    const perSecond = new TokenBucket({ requests: 10, intervalMs: 1000, burst: 0 }, 0);
+    const perHour = new TokenBucket({ requests: 1, intervalMs: 3_600_000, burst: 0 }, 0);
     const limiter = new RouteLimiter([perSecond, perHour]);
     expect(limiter.admit(0)).toBe(0);
     expect(limiter.admit(0)).toBe(3_600_000);
@@ -37,7 +37,7 @@ describe('RateLimits', () => {
   it('keeps a route\'s buckets across snapshots while its limits stay the same, and resets them when they change', () => {
     let now = 0;
     const limits = new RateLimits(() => now);
-    const one = [{ requests: 1, unit: 'Hours' as const, burst: 0 }];
+    const one = [{ requests: 1, intervalMs: 3_600_000 as const, burst: 0 }];
     expect(limits.update(new Map([['r', one]])).get('r')?.admit(now)).toBe(0);
     now = 1000;
     expect(limits.update(new Map([['r', one]])).get('r')?.admit(now)).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
 import type { Backend, BackendTls, PathMatch, Route } from '../../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
@@ -20,7 +20,9 @@ import type { ProxyMetrics } from '../metrics.js';
 import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import { destinationOf, hasAccessControl, isSelf, localAddresses, resolveHost, viaHas, viaWith, type Resolve } from './dynamic-forward.js';
-import { routeTimeouts, type RetryPlan, type TrafficPlan } from '../policy/traffic-policy.js';
+import { routeTimeouts, type BufferPlan, type DelayPlan, type RetryPlan, type TrafficPlan } from '../policy/traffic-policy.js';
+import { delayMs } from '../policy/delay.js';
+import { bufferResponse } from '../policy/buffer.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
@@ -53,6 +55,12 @@ export interface ForwardRoute {
   retry?: RetryPlan;
   /** GwPolicy `traffic.headerModifiers.request`; runs before the route's own RequestHeaderModifier. */
   policyRequestHeaders?: HeaderModifier;
+  /** GwPolicy `traffic.delay`: waited before the first try, inside the request deadline. */
+  delay?: DelayPlan;
+  /** GwPolicy `traffic.hostRewrite`: the Host the backend sees (a URLRewrite hostname still wins). */
+  hostRewrite?: string;
+  /** GwPolicy `traffic.buffer.response`. */
+  responseBuffer?: BufferPlan;
   maxRequestBytes: number;
   /** The route's filters (request headers and URL rewrite run here) and the matches a prefix rewrite needs. */
   filters: RouteFilters | null;
@@ -111,7 +119,18 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   return {
     name: route.name, targets, deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0, maxRequestBytes,
     filters: route.filters, matches: pathMatchesOf(route), retry: traffic?.retry, policyRequestHeaders: traffic?.requestHeaders,
+    ...trafficExtras(traffic, maxRequestBytes),
     ...(targets.some((t) => t.dynamic) && !hasAccessControl(route) ? { openProxy: true } : {}),
+  };
+}
+
+/** The traffic settings only forwarded routes act on; `buffer.request` FailOpen streams an oversize body on (not with retry, which must hold it). */
+function trafficExtras(t: TrafficPlan | undefined, maxRequestBytes: number): Partial<ForwardRoute> {
+  if (!t) return {};
+  return {
+    ...(t.delay ? { delay: t.delay } : {}), ...(t.hostRewrite ? { hostRewrite: t.hostRewrite } : {}),
+    ...(t.responseBuffer ? { responseBuffer: t.responseBuffer } : {}),
+    ...(t.requestBuffer?.failOpen && !t.retry ? { maxRequestBytes: Number.POSITIVE_INFINITY } : { maxRequestBytes }),
   };
 }
 
@@ -192,6 +211,9 @@ export class HttpForwarder {
     res.once('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
     try {
+      const wait = delayMs(route.delay, req);
+      // Counted against the request deadline: one that passes meanwhile ends the request with 504.
+      if (wait > 0) await sleep(wait, abort.signal);
       await this.forward(req, res, route, abort.signal, clientAuthorization);
     } finally {
       clearTimeout(timer);
@@ -249,6 +271,7 @@ export class HttpForwarder {
           if (await this.backOff(route, sentTo, tried, `status ${up.statusCode}`, signal)) continue;
           return this.fail(req, res, route, sentTo, signal.reason, signal);
         }
+        if (route.responseBuffer) return await this.respondBuffered(res, route, sentTo, up, route.responseBuffer);
         res.writeHead(up.statusCode, withoutHopByHop(up.headers));
         // Without this an SSE stream's headers wait for its first event.
         if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
@@ -291,6 +314,23 @@ export class HttpForwarder {
     const ports = this.opts.selfPorts?.() ?? [req.socket.localPort ?? 0];
     if (isSelf(address, port, ports, this.local)) throw new ProxyError('loop_detected', `${host}:${port} is this proxy's own listener; forwarding to it would loop`);
     return { target: { ...target, host, port }, address, headers: { ...headers, via: viaWith(req.headers.via, this.pseudonym) } };
+  }
+
+  /** `traffic.buffer.response`: the answer whole, or 502 past the limit (FailClosed), or unbuffered (FailOpen). */
+  private async respondBuffered(res: ServerResponse, route: ForwardRoute, target: ForwardTarget, up: Dispatcher.ResponseData, plan: BufferPlan): Promise<void> {
+    const got = await bufferResponse(up.body, plan, Number(up.headers['content-length'] ?? 0));
+    if (!got.over) {
+      res.writeHead(up.statusCode, { ...withoutHopByHop(up.headers), 'content-length': String(got.body.length) }).end(got.body);
+      return;
+    }
+    if (!plan.failOpen) {
+      up.body.destroy();
+      this.opts.log.info({ route: route.name, backend: target.backend, maxBytes: plan.maxBytes }, 'backend answer exceeds traffic.buffer.response');
+      sendError(res, 'response_too_large', `the answer of backend ${target.backend} exceeds ${plan.maxBytes} bytes`);
+      return;
+    }
+    res.writeHead(up.statusCode, withoutHopByHop(up.headers));
+    await pipeline(got.rest, res);
   }
 
   /** Counts the retry and waits its backoff; false when the request deadline passed or the client left meanwhile. */
@@ -372,6 +412,7 @@ function upstreamRequest(req: IncomingMessage, route: ForwardRoute): { path: str
   let headers = upstreamRequestHeaders(req.headers, { remoteAddress: req.socket.remoteAddress, proto: schemeOf(req) });
   const target = originPath(req.url);
   if (route.policyRequestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, route.policyRequestHeaders));
+  if (route.hostRewrite) headers.host = route.hostRewrite;
   const f = route.filters;
   if (!f) return { path: target, headers };
   if (f.requestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, f.requestHeaders));

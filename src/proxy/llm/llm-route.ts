@@ -5,7 +5,7 @@ import type { Model__Output as Model } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
-import { parseDurationMs } from '../../translate/route-timeouts.js';
+import { parseDurationMs } from '../../ir/duration.js';
 import { compileCel } from '../policy/cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';

@@ -1,11 +1,9 @@
 // GwPolicy `traffic.rateLimit.local`: token buckets per route, kept in this proxy process only (each
 // replica counts on its own). The clock is injected so the arithmetic is testable without waiting.
-import type { RateUnit, RequestLimit } from './traffic-policy.js';
-
-const UNIT_MS: Record<RateUnit, number> = { Seconds: 1000, Minutes: 60_000, Hours: 3_600_000 };
+import type { RequestLimit } from './traffic-policy.js';
 
 /**
- * `requests` per `unit`, refilled continuously; holds up to `requests + burst`, and starts full, so a
+ * `requests` per `intervalMs`, refilled continuously; holds up to `requests + burst`, and starts full, so a
  * quiet client may send `requests + burst` at once and then `requests` per unit.
  */
 export class TokenBucket {
@@ -16,7 +14,7 @@ export class TokenBucket {
 
   constructor(limit: RequestLimit, now: number) {
     this.capacity = limit.requests + limit.burst;
-    this.perMs = limit.requests / UNIT_MS[limit.unit];
+    this.perMs = limit.requests / limit.intervalMs;
     this.tokens = this.capacity;
     this.last = now;
   }

@@ -1,5 +1,5 @@
 // Where a route's GwPolicy traffic plan meets a request, before dispatch to MCP or HTTP backends: the
-// response header modifier, the local rate limit and the direct response. Timeouts, retries and the
+// response header modifier, CSRF, the local rate limit and the direct response. Timeouts, retries and the
 // request header modifier of forwarded routes run in the forwarder (http-forward.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import { sendError } from '../http/http-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { RateLimits, type RouteLimiter } from './rate-limit.js';
 import { modifyRequestHeaders, modifyResponseHeaders } from '../http/route-filters.js';
+import { csrfRefusal } from './csrf.js';
 import { compileTraffic, type RequestLimit, type TrafficPlan } from './traffic-policy.js';
 
 export interface RouteTraffic {
@@ -44,6 +45,13 @@ export class TrafficGate {
   handle(req: IncomingMessage, res: ServerResponse, route: string, t: RouteTraffic | undefined): boolean {
     if (!t) return false;
     if (t.plan.responseHeaders) modifyResponseHeaders(res, t.plan.responseHeaders);
+    // A refused cross-site request takes no rate-limit token.
+    const crossSite = t.plan.csrf ? csrfRefusal(req, t.plan.csrf) : undefined;
+    if (crossSite) {
+      req.resume();
+      sendError(res, 'forbidden', `route ${route} refuses cross-site requests: ${crossSite}`);
+      return true;
+    }
     const wait = t.limiter?.admit(this.limits.now()) ?? 0;
     if (wait > 0) {
       this.metrics.rateLimited.inc({ route });
