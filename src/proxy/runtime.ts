@@ -5,35 +5,32 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { McpBackend, Route, Snapshot } from '../ir/types.js';
+import type { McpBackend, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
 import { ProblemError } from '../problem.js';
 import type { RouteSecurityFactory } from './auth/hooks.js';
 import { errorCodeOf, sendError } from './http/http-error.js';
-import { isPreflight, preflightHeaders, responseCorsHeaders } from './policy/cors.js';
-import { handleMcp, type EndpointContext, type McpRoute } from './mcp/endpoint.js';
+import type { EndpointContext } from './mcp/route.js';
 import { compileGuardrails } from './mcp/guardrails/index.js';
-import { flatHeaders } from './mcp/request.js';
-import { HttpForwarder, forwardRouteOf, type ForwardRoute } from './http/http-forward.js';
+import { HttpForwarder, forwardRouteOf } from './http/http-forward.js';
 import { mcpBackendWithCredentials } from './backend-auth.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
-import { compileLlmRoute, type LlmRoute } from './llm/llm-route.js';
-import { applyRouteFilters, withRequestHeaders } from './http/route-filters.js';
+import { compileLlmRoute } from './llm/llm-route.js';
 import { SessionRegistry } from './mcp/sessions.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
-import { rebindingRefusal } from './mcp/rebinding.js';
-import { compileRouteMatcher, selectListener, splitTarget, type RouteMatcher } from './http/route-match.js';
+import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
+import { runPipeline, type PipelineServices } from './pipeline.js';
+import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
-import { TrafficGate, withPolicyRequestHeaders, type RouteTraffic } from './policy/traffic-gate.js';
+import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
 import { refusedSecurity } from './policy/refusals.js';
-import { delayMs } from './policy/delay.js';
-import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
+import { ExtAuthClient, compileExtAuth } from './auth/ext-auth.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -55,23 +52,6 @@ export interface RuntimeOptions {
   extAuthTimeoutMs?: number;
 }
 
-interface CompiledRoute extends McpRoute {
-  route: Route;
-  /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
-  forward?: ForwardRoute;
-  /** Set when the route's first weighted backend is `ai`, or GwModels are attached to it: OpenAI chat completions to LLM providers. */
-  llm?: LlmRoute;
-  traffic?: RouteTraffic;
-  /** GwPolicy `traffic.extAuth`: the authorization service asked before the backend. */
-  extAuth?: ExtAuthRoute;
-  /** Auth fields of the route's policy this proxy cannot enforce: every request gets 503, never the backend. */
-  unenforced: string[];
-  /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */
-  noBackend: boolean;
-}
-
-interface CompiledListener { hostnames: string[]; routes: CompiledRoute[]; match: RouteMatcher<CompiledRoute> }
-
 /** `tls` is set exactly on HTTPS servers; its table is swapped in place on apply. */
 interface BoundPort { server: Server; address: string; port: number; tls?: TlsBind }
 
@@ -92,6 +72,7 @@ export class ProxyRuntime {
   private state = new Map<string, CompiledListener[]>();
   private readonly ports = new Map<string, BoundPort>();
   private readonly endpoint: EndpointContext;
+  private readonly services: PipelineServices;
   private readonly forwarder: HttpForwarder;
   private readonly llm: LlmForwarder;
   /** The built-in prompt guards when none were given; owns the webhook connection pool. */
@@ -128,6 +109,7 @@ export class ProxyRuntime {
       onMcpMethod: (m) => this.child(`mcp ${m}`, () => this.metrics.mcpRequests.labels(knownMethods.has(m) ? m : 'other')).inc(),
       onTargetFailure: (target, phase) => this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
     };
+    this.services = { traffic: this.traffic, extAuth: this.extAuth, llm: this.llm, forwarder: this.forwarder, endpoint: this.endpoint };
   }
 
   get ready(): boolean { return this.applied; }
@@ -261,7 +243,7 @@ export class ProxyRuntime {
     const out = new Map<string, CompiledListener[]>();
     for (const l of listeners.values()) {
       const routes = routesByListener.get(l.name) ?? [];
-      out.set(l.bind, [...(out.get(l.bind) ?? []), { hostnames: l.hostnames, routes, match: compileRouteMatcher(routes, l.hostnames) }]);
+      out.set(l.bind, [...(out.get(l.bind) ?? []), { hostnames: l.hostnames, routes, match: compileRouteMatcher(routes, l.hostnames), ...authEndpointsOf(routes) }]);
     }
     return out;
   }
@@ -299,24 +281,6 @@ export class ProxyRuntime {
     this.log.error({ route: r.name, fields: r.unenforced }, 'route policy asks for authentication or authorization this proxy does not enforce; refusing all its requests with 503');
   }
 
-  /** Fail closed: a policy this proxy cannot enforce must not turn into unauthenticated access. */
-  private refuseUnenforced(req: IncomingMessage, res: ServerResponse, r: CompiledRoute): boolean {
-    if (r.unenforced.length === 0) return false;
-    req.resume();
-    sendError(res, 'policy_not_enforced', `route ${r.name} has ${r.unenforced.join(', ')}, which this proxy does not enforce yet`);
-    return true;
-  }
-
-  /** CEL authorization on plain HTTP routes (MCP routes evaluate it per method in the session); 403 when no rule allows. */
-  private authorizeForwarded(req: IncomingMessage, res: ServerResponse, r: CompiledRoute, claims: Record<string, unknown> | null): boolean {
-    if (!r.security.authorize) return true;
-    const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
-    if (r.security.authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return true;
-    req.resume();
-    sendError(res, 'forbidden', `route ${r.name} does not allow this request`);
-    return false;
-  }
-
   private bindOf(server: Server): string | undefined {
     for (const [name, b] of this.ports) if (b.server === server) return name;
     return undefined;
@@ -340,65 +304,12 @@ export class ProxyRuntime {
     }
   }
 
-  private async route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const listener = selectListener(listeners, host);
     const { path, query } = splitTarget(req.url);
     const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
-    const cors = route?.route.policy?.cors;
-    const origin = req.headers.origin;
-    if (isPreflight(req.method, req.headers) && cors && typeof origin === 'string') {
-      const headers = preflightHeaders(cors, origin, req.headers['access-control-request-headers']);
-      if (!headers) sendError(res, 'forbidden', `origin ${origin} is not allowed`);
-      else res.writeHead(204, headers).end();
-      return;
-    }
-    if (cors) for (const [k, v] of Object.entries(responseCorsHeaders(cors, origin))) res.setHeader(k, v);
-    for (const r of listener?.routes ?? []) {
-      if (r.security.auth && (await r.security.auth.handle(req, res))) return;
-    }
-    if (route && this.refuseUnenforced(req, res, route)) return;
-    if (route && applyRouteFilters(req, res, route.route)) return;
-    if (route && this.traffic.handle(req, res, route.name, route.traffic)) return;
-    if (!route) {
-      sendError(res, 'not_found', `no route for ${path}`);
-      return;
-    }
-    let claims: Record<string, unknown> | null = null;
-    // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
-    const clientAuthorization = route.llm || route.forward ? req.headers.authorization : undefined;
-    if (route.security.auth) {
-      const result = await route.security.auth.authenticate(req, res);
-      if (!result) return;
-      claims = result.claims;
-    }
-    // External authorization (traffic.extAuth) sees the authenticated caller and may add headers authorization reads.
-    let request = req;
-    if (route.extAuth && !route.noBackend) {
-      const checked = await this.extAuth.check(req, res, route.name, route.extAuth, claims);
-      if (!checked) return;
-      request = checked;
-    }
-    if (route.noBackend) {
-      request.resume();
-      sendError(res, 'no_backend', `route ${route.name} has no usable backend`);
-      return;
-    }
-    if ((route.forward || route.llm) && !this.authorizeForwarded(request, res, route, claims)) return;
-    // traffic.delay on MCP and LLM routes; forwarded routes wait in the forwarder, inside their request deadline.
-    const wait = route.forward ? 0 : delayMs(route.traffic?.plan.delay, request);
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (route.llm) await this.llm.handle(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
-    else if (route.forward) await this.forwarder.handle(request, res, route.forward, clientAuthorization);
-    else {
-      const rebound = rebindingRefusal(request, listener?.hostnames ?? [], route.route);
-      if (rebound) {
-        request.resume();
-        sendError(res, 'forbidden', rebound);
-        return;
-      }
-      await handleMcp(withRequestHeaders(withPolicyRequestHeaders(request, route.traffic), route.route), res, route, claims, this.endpoint);
-    }
+    return runPipeline({ req, res, listener, route, path, claims: null, clientAuthorization: undefined }, this.services);
   }
 }

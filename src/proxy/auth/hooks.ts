@@ -6,8 +6,13 @@ import type { Route } from '../../ir/types.js';
 
 /** Authentication for one route whose effective policy has `mcpAuthentication`. */
 export interface RouteAuth {
-  /** Offered every request on the listener first (discovery, registration, proxied OAuth); true = answered. */
+  /** Offered requests on the listener first (discovery, registration, proxied OAuth); true = answered. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * The exact paths handle() answers; [] for none. When set, the runtime offers handle() only requests
+   * for these paths (one map lookup per request); when unset, every request on the listener.
+   */
+  readonly paths?: readonly string[];
   /** Validates the caller; null means it already answered (401). `claims` is null for anonymous callers. */
   authenticate(req: IncomingMessage, res: ServerResponse): Promise<{ claims: Record<string, unknown> | null } | null>;
 }

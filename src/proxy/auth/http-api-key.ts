@@ -16,6 +16,7 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
   const challenge: Record<string, string> = location.header.toLowerCase() === 'authorization' ? { 'www-authenticate': 'Bearer' } : {};
   return {
     handle: () => Promise.resolve(false),
+    paths: [],
     authenticate(req, res) {
       const key = readCredential(req, location);
       if (!key) {

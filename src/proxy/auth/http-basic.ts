@@ -19,6 +19,7 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
   };
   return {
     handle: () => Promise.resolve(false),
+    paths: [],
     authenticate(req, res) {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header) : null;

@@ -66,6 +66,7 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
 
   return {
     handle: () => Promise.resolve(false),
+    paths: [],
     async authenticate(req: IncomingMessage, res: ServerResponse) {
       const token = readCredential(req, location);
       if (!token) {

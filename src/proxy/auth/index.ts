@@ -21,6 +21,8 @@ export { compileAuthorization, compileStandaloneRules, type Authorizer, type Aut
 export interface McpAuth {
   /** Discovery, registration and proxied OAuth endpoints (and their CORS preflights); true when it answered. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** The exact paths handle() answers. */
+  readonly paths: readonly string[];
   /** For MCP requests: the verified claims (null when optional/permissive mode let an unauthenticated request through), or null after it answered 401 itself. */
   authenticate(req: IncomingMessage, res: ServerResponse): Promise<{ claims: Record<string, unknown> | null } | null>;
   close(): void;
@@ -91,6 +93,7 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   const routes = endpointRoutes(settings, plan, upstream, endpointDeps);
   return {
     handle: (req, res) => answerEndpoint(routes, req, res, log),
+    paths: Object.keys(routes),
     async authenticate(req, res) {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header) : null;

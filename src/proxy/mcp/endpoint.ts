@@ -2,9 +2,6 @@
 // DELETE (end session). Status codes follow the MCP transport specification.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpBackend } from '../../ir/types.js';
-import type { RouteSecurity } from '../auth/hooks.js';
-import type { McpGuardrailChain } from './guardrails/index.js';
 import { sendError, sendJson } from '../http/http-error.js';
 import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
@@ -13,30 +10,10 @@ import {
 import { handleGet } from './get-stream.js';
 import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
 import { McpSession, mcpContextOf, type CallContext } from './session.js';
-import { clientKeyOf, subjectOf, type SessionRegistry } from './sessions.js';
+import { clientKeyOf, subjectOf } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
-import type { RetryPlan } from '../policy/traffic-policy.js';
-
-export interface McpRoute {
-  name: string;
-  backend: McpBackend;
-  security: RouteSecurity;
-  maxRequestBytes: number;
-  /** backend.mcp.guardrails of the edge sessions use; unset means none. */
-  guardrails?: McpGuardrailChain;
-  /** Bound of one call to a target, from the route's `timeouts`; unset means the session default. */
-  callTimeoutMs?: number;
-  /** GwPolicy `traffic.retry`: requests to remote targets that may safely be sent again. */
-  retry?: RetryPlan;
-}
-
-export interface EndpointContext {
-  sessions: SessionRegistry;
-  serverInfo: { name: string; title: string; version: string };
-  onMcpMethod(method: string): void;
-  onTargetFailure(target: string, phase: string): void;
-}
+import type { EndpointContext, McpRoute } from './route.js';
 
 export async function handleMcp(
   req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext,

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from '../http/http-error.js';
 import { type JsonRpcMessage, isRequest, rpcError } from './jsonrpc.js';
-import type { EndpointContext, McpRoute } from './endpoint.js';
+import type { EndpointContext, McpRoute } from './route.js';
 import { McpSession, supportedVersions } from './session.js';
 
 export function isStateless(route: McpRoute): boolean {

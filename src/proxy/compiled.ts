@@ -1,0 +1,51 @@
+// What the runtime compiles an IR route and listener into: everything a request needs, decided once
+// per snapshot so the per-request pipeline (pipeline.ts) only reads.
+import type { Route } from '../ir/types.js';
+import type { RouteAuth } from './auth/hooks.js';
+import type { ExtAuthRoute } from './auth/ext-auth.js';
+import type { ForwardRoute } from './http/http-forward.js';
+import type { RouteMatcher } from './http/route-match.js';
+import type { LlmRoute } from './llm/llm-route.js';
+import type { McpRoute } from './mcp/route.js';
+import type { RouteTraffic } from './policy/traffic-gate.js';
+
+export interface CompiledRoute extends McpRoute {
+  route: Route;
+  /** Set when the route's backends are plain HTTP (static, a2a): requests go to the forwarder, not MCP. */
+  forward?: ForwardRoute;
+  /** Set when the route's first weighted backend is `ai`, or GwModels are attached to it: OpenAI chat completions to LLM providers. */
+  llm?: LlmRoute;
+  traffic?: RouteTraffic;
+  /** GwPolicy `traffic.extAuth`: the authorization service asked before the backend. */
+  extAuth?: ExtAuthRoute;
+  /** Security settings of the route this proxy cannot enforce: every request gets 503, never the backend. */
+  unenforced: string[];
+  /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */
+  noBackend: boolean;
+}
+
+export interface CompiledListener {
+  hostnames: string[];
+  routes: CompiledRoute[];
+  match: RouteMatcher<CompiledRoute>;
+  /**
+   * OAuth endpoints of the listener's routes (discovery, registration, proxied authorize/token) by exact
+   * path: a request is offered to the one auth module that serves its path, not to every route's.
+   */
+  authEndpoints: Map<string, RouteAuth>;
+  /** Auth modules that do not list their paths: offered every request (test hooks, older modules). */
+  authUnlisted: RouteAuth[];
+}
+
+export function authEndpointsOf(routes: readonly CompiledRoute[]): Pick<CompiledListener, 'authEndpoints' | 'authUnlisted'> {
+  const authEndpoints = new Map<string, RouteAuth>();
+  const authUnlisted: RouteAuth[] = [];
+  for (const r of routes) {
+    const auth = r.security.auth;
+    if (!auth) continue;
+    if (!auth.paths) authUnlisted.push(auth);
+    // The first route (in match order) that serves a path answers it, as the old first-wins loop did.
+    else for (const p of auth.paths) if (!authEndpoints.has(p)) authEndpoints.set(p, auth);
+  }
+  return { authEndpoints, authUnlisted };
+}

@@ -1,0 +1,27 @@
+// What the MCP endpoint needs from a compiled route and from the runtime: the types endpoint.ts,
+// stateless.ts and the runtime share, kept apart so those files need not import each other.
+import type { McpBackend } from '../../ir/types.js';
+import type { RouteSecurity } from '../auth/hooks.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
+import type { McpGuardrailChain } from './guardrails/index.js';
+import type { SessionRegistry } from './sessions.js';
+
+export interface McpRoute {
+  name: string;
+  backend: McpBackend;
+  security: RouteSecurity;
+  maxRequestBytes: number;
+  /** backend.mcp.guardrails of the edge sessions use; unset means none. */
+  guardrails?: McpGuardrailChain;
+  /** Bound of one call to a target, from the route's `timeouts`; unset means the session default. */
+  callTimeoutMs?: number;
+  /** GwPolicy `traffic.retry`: requests to remote targets that may safely be sent again. */
+  retry?: RetryPlan;
+}
+
+export interface EndpointContext {
+  sessions: SessionRegistry;
+  serverInfo: { name: string; title: string; version: string };
+  onMcpMethod(method: string): void;
+  onTargetFailure(target: string, phase: string): void;
+}

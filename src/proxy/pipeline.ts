@@ -1,0 +1,154 @@
+// The one request pipeline: every request walks these stages in this order, and the first stage that
+// answers ends it. The order is the design (docs/architecture.md "A request"); a stage never calls
+// another. Stages before `route` need no route; the rest see the matched, compiled route.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExtAuthClient } from './auth/ext-auth.js';
+import type { CompiledListener, CompiledRoute } from './compiled.js';
+import { sendError } from './http/http-error.js';
+import type { HttpForwarder } from './http/http-forward.js';
+import { applyRouteFilters, withRequestHeaders } from './http/route-filters.js';
+import { splitTarget } from './http/route-match.js';
+import type { LlmForwarder } from './llm/llm-forwarder.js';
+import { handleMcp } from './mcp/endpoint.js';
+import type { EndpointContext } from './mcp/route.js';
+import { rebindingRefusal } from './mcp/rebinding.js';
+import { flatHeaders } from './mcp/request.js';
+import { isPreflight, preflightHeaders, responseCorsHeaders } from './policy/cors.js';
+import { delayMs } from './policy/delay.js';
+import { withPolicyRequestHeaders, type TrafficGate } from './policy/traffic-gate.js';
+
+/** One request on its way through the stages. */
+export interface Exchange {
+  /** The request as the next stage sees it: external authorization may hand on a copy with added headers. */
+  req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly listener: CompiledListener | undefined;
+  readonly route: CompiledRoute | undefined;
+  readonly path: string;
+  claims: Record<string, unknown> | null;
+  /** What the client sent in Authorization, kept for backends that pass it through after authentication strips it. */
+  clientAuthorization: string | undefined;
+}
+
+export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
+
+/** What the stages use; owned by the runtime. */
+export interface PipelineServices {
+  traffic: TrafficGate;
+  extAuth: ExtAuthClient;
+  llm: LlmForwarder;
+  forwarder: HttpForwarder;
+  endpoint: EndpointContext;
+}
+
+/** true: the stage answered and the request is done. Synchronous stages cost no promise. */
+type Outcome = boolean | Promise<boolean>;
+interface Stage<X> { readonly name: string; run(x: X, s: PipelineServices): Outcome }
+
+const answered = (req: IncomingMessage): true => { req.resume(); return true; };
+
+const beforeRoute: Stage<Exchange>[] = [
+  { name: 'cors', run: ({ req, res, route }) => {
+    const cors = route?.route.policy?.cors;
+    const origin = req.headers.origin;
+    if (!cors) return false;
+    if (isPreflight(req.method, req.headers) && typeof origin === 'string') {
+      const headers = preflightHeaders(cors, origin, req.headers['access-control-request-headers']);
+      if (!headers) sendError(res, 'forbidden', `origin ${origin} is not allowed`);
+      else res.writeHead(204, headers).end();
+      return true;
+    }
+    for (const [k, v] of Object.entries(responseCorsHeaders(cors, origin))) res.setHeader(k, v);
+    return false;
+  } },
+  { name: 'oauth-endpoints', run: async ({ req, res, listener, path }) => {
+    if (!listener) return false;
+    const serving = listener.authEndpoints.get(path);
+    if (serving && (await serving.handle(req, res))) return true;
+    for (const auth of listener.authUnlisted) if (await auth.handle(req, res)) return true;
+    return false;
+  } },
+  { name: 'route', run: ({ req, res, route, path }) => {
+    if (route) return false;
+    sendError(res, 'not_found', `no route for ${path}`);
+    return answered(req);
+  } },
+];
+
+const onRoute: Stage<RoutedExchange>[] = [
+  { name: 'refusals', run: ({ req, res, route }) => {
+    if (route.unenforced.length === 0) return false;
+    sendError(res, 'policy_not_enforced', `route ${route.name} has ${route.unenforced.join(', ')}, which this proxy does not enforce yet`);
+    return answered(req);
+  } },
+  { name: 'filters', run: ({ req, res, route }) => applyRouteFilters(req, res, route.route) },
+  { name: 'traffic', run: ({ req, res, route }, s) => s.traffic.handle(req, res, route.name, route.traffic) },
+  { name: 'authentication', run: async (x) => {
+    const auth = x.route.security.auth;
+    // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
+    if (x.route.llm || x.route.forward) x.clientAuthorization = x.req.headers.authorization;
+    if (!auth) return false;
+    const result = await auth.authenticate(x.req, x.res);
+    if (!result) return true;
+    x.claims = result.claims;
+    return false;
+  } },
+  { name: 'external-authorization', run: async (x, s) => {
+    if (!x.route.extAuth || x.route.noBackend) return false;
+    const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims);
+    if (!checked) return true;
+    x.req = checked;
+    return false;
+  } },
+  { name: 'backend', run: ({ req, res, route }) => {
+    if (!route.noBackend) return false;
+    sendError(res, 'no_backend', `route ${route.name} has no usable backend`);
+    return answered(req);
+  } },
+  // MCP routes authorize per JSON-RPC method inside the endpoint (mcp.tool and friends are known there).
+  { name: 'authorization', run: ({ req, res, route, claims }) => {
+    const authorize = route.security.authorize;
+    if (!authorize || !(route.forward || route.llm)) return false;
+    const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
+    if (authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return false;
+    sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
+    return answered(req);
+  } },
+  // Forwarded routes wait in the forwarder, inside their request deadline.
+  { name: 'delay', run: async ({ req, route }) => {
+    const wait = route.forward ? 0 : delayMs(route.traffic?.plan.delay, req);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return false;
+  } },
+  { name: 'dns-rebinding', run: ({ req, res, listener, route }) => {
+    if (route.llm || route.forward) return false;
+    const refused = rebindingRefusal(req, listener?.hostnames ?? [], route.route);
+    if (!refused) return false;
+    sendError(res, 'forbidden', refused);
+    return answered(req);
+  } },
+  { name: 'dispatch', run: async ({ req, res, route, claims, clientAuthorization }, s) => {
+    if (route.forward) await s.forwarder.handle(req, res, route.forward, clientAuthorization);
+    else {
+      const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
+      if (route.llm) await s.llm.handle(withHeaders, res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
+      else await handleMcp(withHeaders, res, route, claims, s.endpoint);
+    }
+    return true;
+  } },
+];
+
+/** The stage names in order, for docs and tests. */
+export const stageNames = [...beforeRoute, ...onRoute].map((s) => s.name);
+
+export async function runPipeline(x: Exchange, s: PipelineServices): Promise<void> {
+  for (const stage of beforeRoute) {
+    const out = stage.run(x, s);
+    if (out === true || (out !== false && (await out))) return;
+  }
+  const routed = x as RoutedExchange;
+  for (const stage of onRoute) {
+    const out = stage.run(routed, s);
+    if (out === true || (out !== false && (await out))) return;
+  }
+}
