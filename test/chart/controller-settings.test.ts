@@ -110,7 +110,7 @@ describe('controller objects', () => {
     expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', team: 'platform' });
     const dashboard = JSON.parse((configMap.data as Record<string, string>)['gw.json']!) as { panels: { targets: { expr: string }[] }[] };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
-    for (const metric of ['gw_xds_connected_proxies', 'gw_xds_pushes_total', 'gw_translate_duration_seconds', 'gw_proxy_requests_total', 'gw_mcp_requests_total']) {
+    for (const metric of ['gw_xds_connected_proxies', 'gw_xds_pushes_total', 'gw_translate_duration_seconds', 'gw_http_requests_total', 'gw_mcp_requests_total']) {
       expect(exprs).toContain(metric);
     }
   });
