@@ -1,0 +1,53 @@
+// Coverage of GwPolicy: what the proxy acts on, what is refused, what only the control plane reads.
+import { backendFull } from './backend-policy.js';
+import { controlPlane, enforced, refused, under, type CoverageTable } from './types.js';
+
+const notYet = 'is not supported by this proxy yet';
+const frontend = (what: string, security = false) => refused(`listener ${what} ${notYet}`, security);
+
+const traffic: CoverageTable = {
+  'apiKeyAuthentication.*': enforced('Policy.apiKeyAuthentication'),
+  'basicAuthentication.*': enforced('Policy.basicAuthentication'),
+  'jwtAuthentication.*': enforced('Policy.jwtAuthentication'),
+  'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
+  'authorization.*': enforced('Policy.authorization'),
+  'extAuth.*': enforced('Policy.extAuthorization'),
+  'extProc.*': refused(`external processing ${notYet}`, true),
+  'cors.*': enforced('Policy.cors'),
+  'csrf.*': refused(`CSRF protection ${notYet}`, true),
+  'buffer.request.maxBytes': enforced('Policy.maxRequestBytes'),
+  'buffer.request.failureMode': refused(`choosing what happens to an oversized request ${notYet}`),
+  'buffer.response.*': refused(`buffering responses ${notYet}`),
+  'delay.*': refused(`delaying requests ${notYet}`),
+  'hostRewrite': refused(`rewriting the Host header from a policy ${notYet}; use an HTTPRoute URLRewrite filter`),
+  'transformation.*': refused(`request and response transformations ${notYet}`),
+  'timeouts.*': enforced('Route.effective', 'traffic.timeouts'),
+  'retry.*': enforced('Route.effective', 'traffic.retry'),
+  'headerModifiers.*': enforced('Route.effective', 'traffic.headerModifiers'),
+  'rateLimit.local[].*': enforced('Route.effective', 'traffic.rateLimit'),
+  'rateLimit.local[].tokens': refused(`token-based rate limits ${notYet}`),
+  'directResponse.*': enforced('Route.effective', 'traffic.directResponse'),
+  'directResponse.conditional[].*': refused(`conditional direct responses ${notYet}`),
+};
+
+const frontendTable: CoverageTable = {
+  'accessLog.*': frontend('access logs'),
+  'connect.*': frontend('HTTP CONNECT handling'),
+  'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
+  'metrics.*': frontend('metric attributes'),
+  'networkAuthorization.*': frontend('network authorization', true),
+  'proxyProtocol.*': frontend('PROXY protocol'),
+  'tcp.*': frontend('TCP settings'),
+  'tls.*': frontend('TLS settings (versions, ciphers, ALPN)', true),
+  'tracing.*': frontend('tracing'),
+};
+
+export const gwPolicyCoverage: CoverageTable = {
+  'spec.targetRefs[].*': controlPlane('policy attachment (merge, status)'),
+  'spec.targetSelectors[].*': controlPlane('policy attachment (merge, status)'),
+  'spec.strategy.inheritance': controlPlane('policy merge precedence'),
+  'spec.strategy.merge': refused(`merge: Replace ${notYet}; policies merge field by field`, false, ['Replace']),
+  ...under('spec.traffic', traffic),
+  ...under('spec.frontend', frontendTable),
+  ...under('spec.backend', backendFull),
+};
