@@ -3,6 +3,7 @@
 import { enforced, refused, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
+const notYetPlural = 'are not supported by this proxy yet';
 
 export const backendAuth: CoverageTable = {
   'auth.key': enforced('AiCredential.key'),
@@ -13,7 +14,7 @@ export const backendAuth: CoverageTable = {
   'auth.gcp.*': enforced('AiCredential.gcp'),
   'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
   'auth.crossAppAccess.*': refused(`cross-app access ${notYet}`, true),
-  'auth.jwtSign.*': refused(`signed JWT assertions ${notYet}`, true),
+  'auth.jwtSign.*': refused(`signed JWT assertions ${notYetPlural}`, true),
 };
 
 export const backendTls: CoverageTable = {
@@ -31,16 +32,16 @@ export const backendTls: CoverageTable = {
 export const backendConnection: CoverageTable = {
   'http.requestTimeout': enforced('BackendRef.policy', 'read on AI provider edges'),
   'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
-  'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) ${notYet}`),
+  'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling upstream connections through a proxy ${notYet}`),
 };
 
 export const backendHealth: CoverageTable = {
-  'health.*': refused(`outlier detection (health) ${notYet}`),
+  'health.*': refused(`outlier detection (health) ${notYetPlural}`),
 };
 
 export const backendTransformation: CoverageTable = {
-  'transformation.*': refused(`request and response transformations ${notYet}`),
+  'transformation.*': refused(`request and response transformations ${notYetPlural}`),
 };
 
 export const promptGuard = (at: string): CoverageTable => ({
@@ -52,8 +53,8 @@ export const promptGuard = (at: string): CoverageTable => ({
   [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
   [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
   [`${at}.request[].openAIModeration.*`]: refused(`OpenAI moderation ${notYet}`, true),
-  [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYet}`, true),
-  [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYet}`, true),
+  [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+  [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
   [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
   [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
 });
@@ -66,8 +67,8 @@ export const backendAi: CoverageTable = {
   'ai.prompt.append[].*': enforced('AiProviderEdge.promptAppend'),
   'ai.routes': enforced('AiEdge.routes'),
   'ai.promptCaching.*': refused(`prompt caching ${notYet}`),
-  'ai.transformations[].*': refused(`CEL transformations of AI requests ${notYet}`),
-  'ai.finalTransformations[].*': refused(`CEL transformations of AI requests ${notYet}`),
+  'ai.transformations[].*': refused(`CEL transformations of AI requests ${notYetPlural}`),
+  'ai.finalTransformations[].*': refused(`CEL transformations of AI requests ${notYetPlural}`),
   ...promptGuard('ai.promptGuard'),
 };
 

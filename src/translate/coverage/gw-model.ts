@@ -4,6 +4,7 @@ import { promptGuard } from './backend-policy.js';
 import { enforced, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not applied to GwModel traffic by this proxy yet';
+const notYetPlural = 'are not applied to GwModel traffic by this proxy yet';
 
 const policies: CoverageTable = {
   'auth.key': enforced('ModelProvider.credential'),
@@ -14,15 +15,15 @@ const policies: CoverageTable = {
   'auth.gcp.*': enforced('ModelProvider.credential'),
   'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
   'auth.location.*': refused(`choosing where the credential goes ${notYet}`, true),
-  'auth.credentials[].*': refused(`several credentials ${notYet}`, true),
+  'auth.credentials[].*': refused(`several credentials ${notYetPlural}`, true),
   'authorization.*': refused(`authorization per model ${notYet}; set GwPolicy traffic.authorization`, true),
-  ...Object.fromEntries(Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYet}`, true)])),
-  'tls.*': refused(`TLS settings ${notYet}`, true),
-  'headers.*': refused(`header changes ${notYet}`),
+  ...Object.fromEntries(Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)])),
+  'tls.*': refused(`TLS settings ${notYetPlural}`, true),
+  'headers.*': refused(`header changes ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling ${notYet}`),
-  'health.*': refused(`outlier detection (health) ${notYet}`),
-  'transformations[].*': refused(`CEL transformations ${notYet}`),
-  'finalTransformations[].*': refused(`CEL transformations ${notYet}`),
+  'health.*': refused(`outlier detection (health) ${notYetPlural}`),
+  'transformations[].*': refused(`CEL transformations ${notYetPlural}`),
+  'finalTransformations[].*': refused(`CEL transformations ${notYetPlural}`),
 };
 
 export const gwModelCoverage: CoverageTable = {

@@ -3,6 +3,7 @@ import { backendFull } from './backend-policy.js';
 import { controlPlane, enforced, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
+const notYetPlural = 'are not supported by this proxy yet';
 const frontend = (what: string, security = false) => refused(`listener ${what} ${notYet}`, security);
 
 const traffic: CoverageTable = {
@@ -17,17 +18,17 @@ const traffic: CoverageTable = {
   'csrf.*': refused(`CSRF protection ${notYet}`, true),
   'buffer.request.maxBytes': enforced('Policy.maxRequestBytes'),
   'buffer.request.failureMode': refused(`choosing what happens to an oversized request ${notYet}`),
-  'buffer.response.*': refused(`buffering responses ${notYet}`),
-  'delay.*': refused(`delaying requests ${notYet}`),
+  'buffer.response.*': refused(`buffering responses ${notYetPlural}`),
+  'delay.*': refused(`delaying requests ${notYetPlural}`),
   'hostRewrite': refused(`rewriting the Host header from a policy ${notYet}; use an HTTPRoute URLRewrite filter`),
-  'transformation.*': refused(`request and response transformations ${notYet}`),
+  'transformation.*': refused(`request and response transformations ${notYetPlural}`),
   'timeouts.*': enforced('Route.effective', 'traffic.timeouts'),
   'retry.*': enforced('Route.effective', 'traffic.retry'),
   'headerModifiers.*': enforced('Route.effective', 'traffic.headerModifiers'),
   'rateLimit.local[].*': enforced('Route.effective', 'traffic.rateLimit'),
-  'rateLimit.local[].tokens': refused(`token-based rate limits ${notYet}`),
+  'rateLimit.local[].tokens': refused(`token-based rate limits ${notYetPlural}`),
   'directResponse.*': enforced('Route.effective', 'traffic.directResponse'),
-  'directResponse.conditional[].*': refused(`conditional direct responses ${notYet}`),
+  'directResponse.conditional[].*': refused(`conditional direct responses ${notYetPlural}`),
 };
 
 const frontendTable: CoverageTable = {
