@@ -4,7 +4,7 @@ import { controlPlane, enforced, refused, under, type CoverageTable } from './ty
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
-const frontend = (what: string, security = false) => refused(`listener ${what} ${notYet}`, security);
+const frontend = (what: string, security = false) => refused(`listener setting not supported by this proxy yet: ${what}`, security);
 
 const traffic: CoverageTable = {
   'apiKeyAuthentication.*': enforced('Policy.apiKeyAuthentication'),
