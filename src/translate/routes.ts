@@ -177,9 +177,8 @@ function edgeRefusals(irBackend: IrBackend | undefined, e: StoredObject, merged:
   if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
   const tls = merged.provenance['backend.tls'];
   // MCP targets are reached without the edge's TLS settings: refuse rather than connect without them.
-  if (irBackend?.mcp && tls) {
-    const field = tls.source.startsWith('GwPolicy ') ? 'spec.backend.tls' : 'spec.policies.tls';
-    out.push({ field, source: tls.source, reason: 'TLS to MCP targets is not supported by this proxy yet', security: true });
+  if (irBackend?.mcp && tls?.source.startsWith('GwPolicy ')) {
+    out.push({ field: 'spec.backend.tls', source: tls.source, reason: 'TLS to MCP targets is not supported by this proxy yet', security: true });
   }
   return uniqueRefusals(out);
 }

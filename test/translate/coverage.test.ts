@@ -70,3 +70,9 @@ describe('refusalsOf', () => {
     expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tls']);
   });
 });
+
+describe('refusalsOf on free-form values', () => {
+  it('refuses a map-valued field by its own path', () => {
+    expect(refusalsOf('GwParameters', { rawConfig: { foo: 'bar' } }).map((r) => r.field)).toEqual(['spec.rawConfig']);
+  });
+});

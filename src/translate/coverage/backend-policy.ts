@@ -37,7 +37,7 @@ export const backendConnection: CoverageTable = {
 };
 
 export const backendHealth: CoverageTable = {
-  'health.*': refused(`outlier detection (health) ${notYetPlural}`),
+  'health.*': refused(`outlier detection (health) ${notYet}`),
 };
 
 export const backendTransformation: CoverageTable = {

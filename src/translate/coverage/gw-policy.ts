@@ -19,7 +19,7 @@ const traffic: CoverageTable = {
   'buffer.request.maxBytes': enforced('Policy.maxRequestBytes'),
   'buffer.request.failureMode': refused(`choosing what happens to an oversized request ${notYet}`),
   'buffer.response.*': refused(`buffering responses ${notYetPlural}`),
-  'delay.*': refused(`delaying requests ${notYetPlural}`),
+  'delay.*': refused(`delaying requests ${notYet}`),
   'hostRewrite': refused(`rewriting the Host header from a policy ${notYet}; use an HTTPRoute URLRewrite filter`),
   'transformation.*': refused(`request and response transformations ${notYetPlural}`),
   'timeouts.*': enforced('Route.effective', 'traffic.timeouts'),

@@ -28,14 +28,33 @@ export function refusalsOf(kind: CoveredKind, spec: unknown, root = kind === 'st
   const table = coverageTables[kind];
   const out = new Map<string, FieldRefusal>();
   for (const [path, value] of setLeaves(spec, root)) {
-    const hit = classify(table, path);
+    const hit = classifyUp(table, path);
     if (!hit || !('refused' in hit[1])) continue;
     const c = hit[1];
     if (c.values && !c.values.includes(String(value))) continue;
     const field = cutTo(path, patternDepth(hit[0]));
     if (!out.has(field)) out.set(field, { field, reason: c.refused, security: c.security });
   }
+  if (kind === 'GwBackend') for (const r of mcpTls(spec)) out.set(r.field, r);
   return [...out.values()].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+}
+
+/** The entry for `path`, or for its nearest ancestor (a map or free-form object is one schema leaf). */
+function classifyUp(table: CoverageTable, path: string): ReturnType<typeof classify> {
+  for (let p = path; p; p = p.replace(/(\.[^.[]+|\[\d+\])$/, '')) {
+    const hit = classify(table, p);
+    if (hit) return hit;
+    if (!/(\.[^.[]+|\[\d+\])$/.test(p)) break;
+  }
+  return undefined;
+}
+
+/** A GwBackend's own `policies.tls` on an `mcp` backend: MCP targets are reached without it. */
+function mcpTls(spec: unknown): FieldRefusal[] {
+  const s = spec as { mcp?: unknown; policies?: { tls?: unknown } } | undefined;
+  return s?.mcp !== undefined && s.policies?.tls !== undefined
+    ? [{ field: 'spec.policies.tls', reason: 'TLS to MCP targets is not supported by this proxy yet', security: true }]
+    : [];
 }
 
 /** Concrete paths of every value set under `v` (objects descend, arrays index), with the value. */
@@ -52,5 +71,5 @@ function setLeaves(v: unknown, path: string): [string, unknown][] {
 
 /** One line per refusal, as status messages and `--validate-only` print them. */
 export function refusalText(refusals: readonly FieldRefusal[]): string {
-  return refusals.map((r) => `${r.field}: ${r.reason}${r.security ? ' (security: the routes it reaches answer 503)' : ''}`).join('; ');
+  return refusals.map((r) => `${r.field}: ${r.reason}${r.security ? ' (security: fails closed)' : ''}`).join('; ');
 }
