@@ -19,7 +19,7 @@ const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp'
  * `traffic.authorization` rules compiled with the data plane's CEL environment: one the proxy would
  * reject would NACK the whole snapshot, so the policy is refused here (Accepted=False) and left out.
  */
-function authorizationCelProblems(s: Record<string, unknown>, bad: (path: string, message: string) => void): void {
+export function authorizationCelProblems(s: Record<string, unknown>, bad: (path: string, message: string) => void): void {
   const exprs = arr(rec(rec(rec(s.traffic)?.authorization)?.policy)?.matchExpressions);
   exprs.forEach((e, i) => {
     const why = typeof e === 'string' ? celCompileProblem(e, AUTHORIZATION_VARIABLES) : 'must be a string';
