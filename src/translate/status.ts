@@ -133,7 +133,7 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
   ].join('; ');
   // What the coverage table refuses is said once, by `refused`; the lists below keep only the rest.
   const refusals = refusalsOf('GwPolicy', spec);
-  const notRefused = (line: string): boolean => !isRefused(refusals, `spec.${/^[^\s:]+/.exec(line)?.[0] ?? ''}`);
+  const notRefused = (line: string): boolean => !sameAsRefusal(refusals, line);
   const unenforced = [
     ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(([field, why]) => `traffic.${field}: ${why}`),
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
@@ -185,6 +185,18 @@ function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof n
   if (!guard) return [];
   const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
   return [...ir.request, ...ir.response].flatMap((s) => (s.kind === 'unsupported' && s.unsupported.kind !== 'webhook' ? [s.unsupported.reason.replace(`${source} `, '')] : []));
+}
+
+/**
+ * Whether a `traffic.x: sub.field: why` line says what a refusal already says: its field, or its field
+ * with the sub-path, is a refused path or lies inside or around one.
+ */
+function sameAsRefusal(refusals: readonly FieldRefusal[], line: string): boolean {
+  const m = /^([^\s:]+)(?::\s+([\w.[\]]+):)?/.exec(line);
+  if (!m) return false;
+  const field = `spec.${m[1] ?? ''}`;
+  const sub = m[2] ? `${field}.${m[2]}` : undefined;
+  return isRefused(refusals, field) || (sub !== undefined && (isRefused(refusals, sub) || refusals.some((r) => r.field.startsWith(`${sub}.`))));
 }
 
 /** Whether `path` is a refused field or lies inside one. */

@@ -71,6 +71,14 @@ describe('refusalsOf', () => {
   });
 });
 
+describe('refusalsOf on defaulted values', () => {
+  it('does not refuse a field set to the default the API server fills in', () => {
+    const jwt = (cacheDuration: string) => ({ traffic: { jwtAuthentication: { providers: [{ issuer: 'i', jwks: { remote: { url: 'https://i/jwks', cacheDuration } } }] } } });
+    expect(refusalsOf('GwPolicy', jwt('5m'))).toEqual([]);
+    expect(refusalsOf('GwPolicy', jwt('1h')).map((r) => r.field)).toEqual(['spec.traffic.jwtAuthentication.providers[0].jwks.remote.cacheDuration']);
+  });
+});
+
 describe('refusalsOf on free-form values', () => {
   it('refuses a map-valued field by its own path', () => {
     expect(refusalsOf('GwParameters', { rawConfig: { foo: 'bar' } }).map((r) => r.field)).toEqual(['spec.rawConfig']);

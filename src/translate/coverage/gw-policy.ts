@@ -1,6 +1,6 @@
 // Coverage of GwPolicy: what the proxy acts on, what is refused, what only the control plane reads.
 import { backendFull } from './backend-policy.js';
-import { controlPlane, enforced, refused, under, type CoverageTable } from './types.js';
+import { controlPlane, enforced, refused, refusedUnlessDefault, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
@@ -11,6 +11,14 @@ const traffic: CoverageTable = {
   'basicAuthentication.*': enforced('Policy.basicAuthentication'),
   'jwtAuthentication.*': enforced('Policy.jwtAuthentication'),
   'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
+  'jwtAuthentication.providers[].jwks.remote.backendRef.*': refused(`JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`, true),
+  'jwtAuthentication.providers[].jwks.remote.path': refused(`JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`, true),
+  'jwtAuthentication.providers[].jwks.remote.cacheDuration': refusedUnlessDefault(`choosing how long JWKS are cached ${notYet} (keys are refreshed after 10 minutes)`, '5m'),
+  'jwtAuthentication.location.expression': refused(`a CEL credential location ${notYet}; use header, queryParameter or cookie`, true),
+  'apiKeyAuthentication.location.expression': refused(`a CEL credential location ${notYet}; use header, queryParameter or cookie`, true),
+  'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
+  'apiKeyAuthentication.configMapSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
+  'basicAuthentication.location.*': refused('Basic credentials are read from the Authorization header only; another location is not supported', true),
   'authorization.*': enforced('Policy.authorization'),
   'extAuth.*': enforced('Policy.extAuthorization'),
   'extProc.*': refused(`external processing ${notYet}`, true),

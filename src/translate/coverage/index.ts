@@ -32,6 +32,7 @@ export function refusalsOf(kind: CoveredKind, spec: unknown, root = kind === 'st
     if (!hit || !('refused' in hit[1])) continue;
     const c = hit[1];
     if (c.values && !c.values.includes(String(value))) continue;
+    if (c.except?.includes(String(value))) continue;
     const field = cutTo(path, patternDepth(hit[0]));
     if (!out.has(field)) out.set(field, { field, reason: c.refused, security: c.security });
   }
