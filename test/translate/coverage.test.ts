@@ -84,3 +84,11 @@ describe('refusalsOf on free-form values', () => {
     expect(refusalsOf('GwParameters', { rawConfig: { foo: 'bar' } }).map((r) => r.field)).toEqual(['spec.rawConfig']);
   });
 });
+
+describe('listenerRefusals', () => {
+  it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
+    const { listenerRefusals } = await import('../../src/translate/listeners.js');
+    const fe = { fields: { 'frontend.tls': { minProtocolVersion: 'TLS1_3' }, 'frontend.tracing': { url: 'http://t' } }, provenance: { 'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] }, 'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] } }, conflicts: [] };
+    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([['spec.frontend.tls', true], ['spec.frontend.tracing', false]]);
+  });
+});
