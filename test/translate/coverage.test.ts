@@ -30,6 +30,14 @@ function irFields(): Set<string> {
   return out;
 }
 
+/** The text of every proxy source file, to check that an `enforced` IR field is read there at all. */
+function proxySource(dir = 'src/proxy'): string {
+  return readdirSync(dir, { withFileTypes: true }).map((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? proxySource(p) : e.name.endsWith('.ts') ? readFileSync(p, 'utf8') : '';
+  }).join('\n');
+}
+
 const leavesOf = (kind: CoveredKind): string[] => {
   const [schema, root] = schemas[kind];
   return schemaLeaves(schema, root).map((p) => p.replace(/^\./, ''));
@@ -37,6 +45,7 @@ const leavesOf = (kind: CoveredKind): string[] => {
 
 describe('coverage table', () => {
   const ir = irFields();
+  const proxy = proxySource();
   for (const kind of Object.keys(schemas) as CoveredKind[]) {
     it(`classifies every leaf field of ${kind}`, () => {
       const missing = leavesOf(kind).filter((p) => !classify(coverageTables[kind], p));
@@ -45,6 +54,10 @@ describe('coverage table', () => {
     it(`names only IR fields that exist for ${kind}`, () => {
       const wrong = Object.entries(coverageTables[kind]).flatMap(([p, c]) => ('enforced' in c && !ir.has(c.enforced) ? [`${p} → ${c.enforced}`] : []));
       expect(wrong).toEqual([]);
+    });
+    it(`names for ${kind} only IR fields the proxy reads`, () => {
+      const unread = Object.entries(coverageTables[kind]).flatMap(([p, c]) => ('enforced' in c && !new RegExp(`\\b${c.enforced.split('.')[1] ?? ''}\\b`).test(proxy) ? [`${p} → ${c.enforced}`] : []));
+      expect(unread).toEqual([]);
     });
     it(`has no stale entry for ${kind}`, () => {
       const leaves = leavesOf(kind);
