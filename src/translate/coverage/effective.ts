@@ -1,6 +1,18 @@
 // Refusals as the IR carries them (Route/Listener/BackendRef `refusals`): from what a merge made
 // effective (only the winning GwPolicy's field is in effect) and from objects a route reaches whole.
-import { refusalsOf, type CoveredKind } from './index.js';
+import { refusalsOf, type CoveredKind, type FieldRefusal } from './index.js';
+
+// Objects are never mutated in place (store.ts), so results are cached by value identity per gateway pass and beyond.
+const byValue = new WeakMap<object, Map<string, FieldRefusal[]>>();
+
+function cached(key: string, value: unknown, compute: () => FieldRefusal[]): FieldRefusal[] {
+  if (typeof value !== 'object' || value === null) return compute();
+  let m = byValue.get(value);
+  if (!m) byValue.set(value, (m = new Map()));
+  let hit = m.get(key);
+  if (!hit) m.set(key, (hit = compute()));
+  return hit;
+}
 
 /** gw.ir.v1.Refusal. */
 export interface IrRefusal { field: string; source: string; reason: string; security: boolean }
@@ -14,15 +26,15 @@ export function mergedRefusals(m: Merged): IrRefusal[] {
     const source = m.provenance[key]?.source ?? '';
     if (!source.startsWith('GwPolicy ')) continue;
     const dot = key.indexOf('.');
-    const spec = { [key.slice(0, dot)]: { [key.slice(dot + 1)]: value } };
-    for (const r of refusalsOf('GwPolicy', spec)) out.push({ ...r, source });
+    const refusals = cached(`GwPolicy:${key}`, value, () => refusalsOf('GwPolicy', { [key.slice(0, dot)]: { [key.slice(dot + 1)]: value } }));
+    for (const r of refusals) out.push({ ...r, source });
   }
   return out;
 }
 
 /** Every refused field an object sets, with the object as source (`GwBackend ns/name`). */
 export function objectRefusals(kind: CoveredKind, source: string, spec: unknown): IrRefusal[] {
-  return refusalsOf(kind, spec).map((r) => ({ ...r, source }));
+  return cached(kind, spec, () => refusalsOf(kind, spec)).map((r) => ({ ...r, source }));
 }
 
 /** One list, sorted by field then source, without repeats. */
