@@ -8,6 +8,7 @@ import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-sec
 import { version } from './version.js';
 import { resolveXdsOptions, runXdsProxy, wantsXds, xdsFlags, xdsHelp } from './proxy-xds.js';
 import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
+import { refusalLines } from '../config/refusals.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
        gw proxy --xds-address <host:port> --gateway <ns/name> [options]
@@ -69,7 +70,9 @@ export async function run(argv: string[]): Promise<number> {
 
   if (values['validate-only']) {
     try {
-      checkRouteSecurity((await loadConfigFile(file)).snapshot, createLogger({ level: 'silent' }));
+      const { snapshot, refusals } = await loadConfigFile(file);
+      checkRouteSecurity(snapshot, createLogger({ level: 'silent' }));
+      for (const line of refusalLines(refusals, file)) console.error(line);
       console.log(`${file}: valid`);
       return 0;
     } catch (err) {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatProblem, type Problem } from '../problem.js';
 import { parseManifests, validateManifest } from '../api/validate.js';
+import { authorizationCelProblems } from '../translate/validate.js';
 
 const USAGE = `Usage: gw validate -f <file|dir|-> [-f ...]
 
@@ -45,8 +46,21 @@ function expand(path: string): string[] {
 /** Problems of every manifest in `text`. */
 export function validateText(text: string, source: string): { count: number; problems: Problem[] } {
   const { manifests, problems } = parseManifests(text, source);
-  for (const m of manifests) problems.push(...validateManifest(m, source));
+  for (const m of manifests) {
+    const schema = validateManifest(m, source);
+    problems.push(...(schema.length ? schema : proxyCelProblems(m, source)));
+  }
   return { count: manifests.length, problems };
+}
+
+/** GwPolicy `traffic.authorization` rules the proxy's CEL environment rejects (the controller refuses such a policy). */
+function proxyCelProblems(m: unknown, source: string): Problem[] {
+  const o = m as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown }; spec?: unknown };
+  if (o.kind !== 'GwPolicy' || typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('gw.dev/')) return [];
+  const object = `GwPolicy ${typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : 'default'}/${String(o.metadata?.name ?? '')}`;
+  const out: Problem[] = [];
+  authorizationCelProblems((o.spec ?? {}) as Record<string, unknown>, (path, message) => out.push({ source, object, path, message }));
+  return out;
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -8,6 +8,7 @@ import { ProblemError, fieldPath } from '../problem.js';
 import { ConfigFile } from './schema.js';
 import { expandEnv } from './env.js';
 import { configToIr } from './to-ir.js';
+import { configRefusals, type ConfigRefusal } from './refusals.js';
 import { createHash } from 'node:crypto';
 import { encodeSnapshot, normalizeSnapshot } from '../ir/load.js';
 import type { Snapshot } from '../ir/types.js';
@@ -34,7 +35,8 @@ export function parseConfig(text: string, source: string, env: Record<string, st
   return config;
 }
 
-export async function loadConfigFile(file: string, env: Record<string, string | undefined> = process.env): Promise<{ config: ConfigFile; snapshot: Snapshot }> {
+/** The file's config, its IR snapshot, and the fields it sets that this release refuses (print them with refusalLines). */
+export async function loadConfigFile(file: string, env: Record<string, string | undefined> = process.env): Promise<{ config: ConfigFile; snapshot: Snapshot; refusals: ConfigRefusal[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -44,7 +46,8 @@ export async function loadConfigFile(file: string, env: Record<string, string | 
   const config = parseConfig(text, file, env);
   const ir = configToIr(config, file);
   // The version is a content hash, so an edit that changes nothing is recognisable downstream.
-  return { config, snapshot: normalizeSnapshot({ ...ir, version: createHash('sha256').update(encodeSnapshot(ir)).digest('hex').slice(0, 16) }) };
+  const snapshot = normalizeSnapshot({ ...ir, version: createHash('sha256').update(encodeSnapshot(ir)).digest('hex').slice(0, 16) });
+  return { config, snapshot, refusals: configRefusals(config, file) };
 }
 
 function schemaProblems(errors: ErrorObject[], source: string): Problem[] {

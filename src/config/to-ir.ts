@@ -1,5 +1,6 @@
 // Pure translation of a validated config file into IR resources: one bind, one listener, one route
 // carrying the effective policy, and one MCP backend.
+import { configRefusals } from './refusals.js';
 import type { ConfigFile, TargetConfig } from './schema.js';
 import type { SnapshotInput, McpTargetInput, PolicyInput, McpIdp } from '../ir/types.js';
 
@@ -17,6 +18,7 @@ export function configToIr(config: ConfigFile, source: string): SnapshotInput {
   const origin = `file ${source}`;
   const policy = policyToIr(config);
   const provenance = Object.fromEntries(Object.keys(mcp.policies ?? {}).map((k) => [snake(k), origin]));
+  const refusals = configRefusals(config, source);
   return {
     version: '',
     resources: [
@@ -24,7 +26,7 @@ export function configToIr(config: ConfigFile, source: string): SnapshotInput {
       { listener: { name: listener, bind, hostnames: [], protocol: 'HTTP' } },
       { route: {
         name: 'route/mcp', listeners: [listener], routeMatches: [{ path: { exact: mcp.path ?? defaultMcpPath } }],
-        backends: [{ backend, weight: 1 }], policy, provenance,
+        backends: [{ backend, weight: 1 }], policy, provenance, ...(refusals.length ? { refusals } : {}),
       } },
       { backend: { name: backend, mcp: {
         targets: mcp.targets.map(targetToIr),

@@ -63,3 +63,13 @@ export function keepTransitionTimes<T>(prev: unknown, next: T): T {
   }
   return next;
 }
+
+/**
+ * `Enforced=False` for an accepted object: reason `Unsupported` naming each refused field (issue 14),
+ * followed by what else the proxies cannot enforce as written (reason `NotEnforced` when only that).
+ */
+export function enforcedCondition(refused: string, notEnforced: string, generation: number, now: string): Condition | undefined {
+  if (!refused && !notEnforced) return undefined;
+  const message = [refused && `not enforced by this release: ${refused}`, notEnforced].filter(Boolean).join('; ');
+  return condition('Enforced', false, refused ? 'Unsupported' : 'NotEnforced', message, generation, now);
+}

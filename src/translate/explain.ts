@@ -1,6 +1,7 @@
 // `gw explain route`: the effective merged policy of a route, field by field, with the object that
 // set each field and the objects it overrode, plus policies aimed at the route that are not in effect.
-import type { IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
+import type { IrRefusal } from './coverage/effective.js';
+import type { IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { rec, recs, str } from './read.js';
 import { snapshots, type TranslationState } from './state.js';
 
@@ -9,7 +10,11 @@ export interface ExplainedField {
   /** Canonical JSON text of the effective value. */
   value: string;
   provenance: IrFieldProvenance;
+  /** Set when this release refuses the field (or part of it): what is refused and why. */
+  refused?: IrRefusal[];
 }
+
+type Refusing = { refusals?: IrRefusal[] };
 
 export interface ExplainedRoute {
   gateway: string;
@@ -18,6 +23,8 @@ export interface ExplainedRoute {
   hostnames: string[];
   fields: ExplainedField[];
   backends: { backend: string; weight: number; fields: ExplainedField[]; targets: { name: string; fields: ExplainedField[] }[]; tls?: string }[];
+  /** Every refused field that reaches the route (issue 14): its own, its listener's and its edges'. */
+  refusals: IrRefusal[];
 }
 
 export interface Explanation {
@@ -37,9 +44,19 @@ export function parseRouteArg(arg: string): { namespace: string; name: string; r
   return rule === undefined ? { namespace, name } : { namespace, name, rule };
 }
 
-function fieldsOf(p: IrPolicyFields | undefined): ExplainedField[] {
+function fieldsOf(p: IrPolicyFields | undefined, refusals: readonly IrRefusal[] = []): ExplainedField[] {
   if (!p) return [];
-  return Object.keys(p.fields).sort().map((path) => ({ path, value: withoutInlineKey(path, p.fields[path] as string), provenance: p.provenance[path] as IrFieldProvenance }));
+  return Object.keys(p.fields).sort().map((path) => {
+    const provenance = p.provenance[path] as IrFieldProvenance;
+    const refused = refusals.filter((r) => r.source === provenance.source && refusalCovers(r.field, path, provenance.source));
+    return { path, value: withoutInlineKey(path, p.fields[path] as string), provenance, ...(refused.length ? { refused } : {}) };
+  });
+}
+
+/** Whether a refused object path (`spec.traffic.csrf`, `spec.policies.tls`) lies in the merged field `section.field`. */
+function refusalCovers(field: string, path: string, source: string): boolean {
+  const own = source.startsWith('GwBackend ') && path.startsWith('backend.') ? `spec.policies.${path.slice('backend.'.length)}` : `spec.${path}`;
+  return field === own || field.startsWith(`${own}.`) || field.startsWith(`${own}[`);
 }
 
 /** An inline `backend.auth.key` is an upstream API key: explain says it is set, never what it is. */
@@ -59,11 +76,12 @@ export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCR
       if (!r.name.startsWith(prefix)) continue;
       const ruleName = r.name.slice(prefix.length).split('@')[0];
       if (rule !== undefined && ruleName !== rule) continue;
+      const refusals = (r as IrRoute & Refusing).refusals ?? [];
       routes.push({
-        gateway, route: r.name, listeners: r.listeners, hostnames: r.hostnames, fields: fieldsOf(r.effective),
-        backends: r.backends.map((b) => ({
-          backend: b.backend, weight: b.weight, fields: fieldsOf(b.policy),
-          targets: Object.keys(b.targetPolicies ?? {}).sort().map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t]) })),
+        gateway, route: r.name, listeners: r.listeners, hostnames: r.hostnames, fields: fieldsOf(r.effective, refusals), refusals,
+        backends: r.backends.map((b: IrBackendRef & Refusing) => ({
+          backend: b.backend, weight: b.weight, fields: fieldsOf(b.policy, b.refusals),
+          targets: Object.keys(b.targetPolicies ?? {}).sort().map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t], b.refusals) })),
           // A GwPolicy's backend.tls already shows as a field; a BackendTLSPolicy is not a policy field.
           ...(b.tls?.source.startsWith('BackendTLSPolicy ') ? { tls: `${b.tls.source} (SNI ${b.tls.sni})` } : {}),
         })),
@@ -78,7 +96,7 @@ export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCR
       if (str(ref.kind) !== kind || str(ref.name) !== name || str(ref.namespace) !== namespace) continue;
       if (rule !== undefined && ref.sectionName !== undefined && ref.sectionName !== rule) continue;
       for (const c of recs(a.conditions)) {
-        const bad = (c.type === 'Accepted' || c.type === 'Attached') ? c.status === 'False' : c.type === 'Conflicted' && c.status === 'True';
+        const bad = (c.type === 'Accepted' || c.type === 'Attached' || c.type === 'Enforced') ? c.status === 'False' : c.type === 'Conflicted' && c.status === 'True';
         if (bad) notInEffect.push({ policy: `GwPolicy ${key.slice('GwPolicy/'.length)}`, reason: `${str(c.type) ?? ''}: ${str(c.reason) ?? ''}`, message: str(c.message) ?? '' });
       }
     }
@@ -93,9 +111,13 @@ function renderFields(fields: ExplainedField[], indent: string): string[] {
     out.push(`${indent}${f.path} = ${f.value}`);
     out.push(`${indent}    set by ${f.provenance.source} (level ${f.provenance.level})`);
     if (f.provenance.overridden.length) out.push(`${indent}    overrides ${f.provenance.overridden.join(', ')}`);
+    for (const r of f.refused ?? []) out.push(`${indent}    REFUSED ${refusalLine(r)}`);
   }
   return out;
 }
+
+const refusalLine = (r: IrRefusal): string =>
+  `${r.field}: ${r.reason}${r.security ? ' [security: the route answers 503 rather than run without it]' : ''}`;
 
 export function renderExplanation(e: Explanation): string {
   const out: string[] = [];
@@ -114,6 +136,10 @@ export function renderExplanation(e: Explanation): string {
         out.push(...renderFields(t.fields, '      '));
       }
     }
+  }
+  for (const r of e.routes.filter((x) => x.refusals.length)) {
+    out.push(`refused on ${r.route} (accepted by the API, not enforced by this release):`);
+    for (const f of r.refusals) out.push(`  REFUSED ${f.source} ${refusalLine(f)}`);
   }
   if (e.notInEffect.length) {
     out.push('policies aimed at this route that are not (fully) in effect:');

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { IrApiKeyAuthentication, IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
-import type { RefusalInput } from '../ir/types.js';
+import type { IrRefusal } from './coverage/effective.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
 
@@ -245,7 +245,7 @@ const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthent
 export function authRefusals(
   fields: Record<string, unknown>, sourceOf: (field: string) => string, readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver, edgePolicies: { fields: Record<string, unknown>; provenance: Record<string, { source: string }> }[],
-): RefusalInput[] {
+): IrRefusal[] {
   const traffic: Rec = {};
   for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
   const why = unenforceableAuth(traffic, readSecret);
@@ -253,7 +253,7 @@ export function authRefusals(
   const ext = rec(traffic.extAuth);
   const extWhy = ext && toExtAuth(ext, resolveBackend);
   if (typeof extWhy === 'string') why.extAuth = extWhy;
-  const out: RefusalInput[] = Object.entries(why).map(([f, reason]) => ({ field: `spec.traffic.${f}`, source: sourceOf(`traffic.${f}`), reason, security: true }));
+  const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({ field: `spec.traffic.${f}`, source: sourceOf(`traffic.${f}`), reason, security: true }));
   // One route, one credential check (they all default to the Authorization header): a combination is refused rather than half applied.
   const methods = AUTH_METHODS.filter((f) => traffic[f] !== undefined);
   if (methods.length > 1) {

@@ -22,7 +22,8 @@ export type IrResource =
  * Effective policy fields, already merged: field path (`traffic.cors`) → the value as canonical JSON
  * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
  */
-import type { RefusalInput, TrafficPolicyInput } from '../ir/types.js';
+import type { TrafficPolicyInput } from '../ir/types.js';
+import type { IrRefusal } from './coverage/effective.js';
 
 export interface IrPolicyFields {
   fields: Record<string, string>;
@@ -53,6 +54,8 @@ export interface IrListener {
   frontend?: IrPolicyFields;
   /** HTTPS only: the certificates to terminate TLS with. */
   tls?: IrListenerTls;
+  /** Frontend settings this proxy does not act on (the coverage table). */
+  refusals?: IrRefusal[];
 }
 
 export interface IrListenerTls {
@@ -251,7 +254,7 @@ export interface IrRoute {
   /** GwPolicy `traffic`, typed (the generated IR type); absent when the policy sets none of it. */
   traffic?: TrafficPolicyInput;
   /** Refused fields that reach this route; absent when none. */
-  refusals?: RefusalInput[];
+  refusals?: IrRefusal[];
 }
 
 export interface IrRouteTimeouts {

@@ -5,6 +5,16 @@ import { condition, type Condition, type ListenerStatus } from './conditions.js'
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
 import type { IrListenerTls } from './ir.js';
 import { GROUP, objectKey, type StoredObject } from './types.js';
+import { mergedRefusals, uniqueRefusals, type IrRefusal } from './coverage/effective.js';
+import type { MergeResult } from './policy-merge.js';
+
+/**
+ * `Listener.refusals`: the refused frontend fields of a listener's merged frontend policy (issue 14).
+ * translate.ts builds the IR listener: `const r = listenerRefusals(fe); if (r.length) il.refusals = r;`
+ */
+export function listenerRefusals(frontend: MergeResult): IrRefusal[] {
+  return uniqueRefusals(mergedRefusals(frontend));
+}
 
 export interface ListenerInfo {
   /** IR name: `ns/gateway/listener` or `ns/gateway/ListenerSet/lsns/ls/listener`. */

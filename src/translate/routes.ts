@@ -17,7 +17,8 @@ import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { edgePromptGuard, markPromptGuardProblems, promptGuardLookup, promptGuardRefProblems } from './prompt-guard.js';
-import { backendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
+import { backendPolicy, frontendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
+import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from './coverage/effective.js';
 import { validAttachments } from './policy-targets.js';
 import { routeOrder, ruleMatches } from './route-matches.js';
 import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
@@ -135,7 +136,7 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       const resolveBackend = policyBackendResolver(ctx, eff.provenance);
       const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
       if (extAuthProblem) edgeProblems.push(extAuthProblem);
-      sink.routes.push({
+      const irRoute: IrRoute & Refusing = {
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
         hostnames: g.hosts,
@@ -149,7 +150,11 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
         effective: fieldsOf(eff),
         ...(timeouts ? { timeouts } : {}),
         ...(filters ? { filters } : {}),
-      });
+      };
+      // The typed-traffic path's auth refusals and the coverage table's, once each.
+      const refusals = uniqueRefusals([...(irRoute.refusals ?? []), ...routeRefusals(gp, g.group[0], eff, edges)]);
+      if (refusals.length) irRoute.refusals = refusals;
+      sink.routes.push(irRoute);
     }
   });
   if (edgeProblems.length > 0) markEdgeProblem(emitted, edgeProblems[0]?.reason ?? '', [...new Set(edgeProblems.map((p) => p.message))].join('; '), gen, now);
@@ -163,6 +168,30 @@ function trafficOf(eff: MergeResult, edges: IrBackendRef[], readSecret: PolicySe
   const edgePolicies = edges.flatMap((e) => [...(e.policy ? [e.policy] : []), ...Object.values(e.targetPolicies ?? {})]);
   const refusals = authRefusals(eff.fields, (f) => eff.provenance[f]?.source ?? '', readSecret, resolveBackend, edgePolicies);
   return { ...(traffic ? { traffic } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
+}
+
+/** IR objects that carry `refusals` (gw.ir.v1.Refusal); the generated IR types are to replace ir.ts (issue 14). */
+type Refusing = { refusals?: IrRefusal[] };
+
+/**
+ * Everything refused that reaches a route: its traffic and backend settings, its listener's frontend
+ * settings and every edge's refusals, so one look at the route tells the proxy whether to answer 503.
+ */
+function routeRefusals(gp: GatewayPolicies, listener: ListenerInfo | undefined, eff: MergeResult, edges: readonly (IrBackendRef & Refusing)[]): IrRefusal[] {
+  const frontend = listener ? mergedRefusals(frontendPolicy(gp, listener)) : [];
+  return uniqueRefusals([...mergedRefusals(eff), ...frontend, ...edges.flatMap((e) => e.refusals ?? [])]);
+}
+
+/** The refusals of one edge: what policies made effective on it and what the GwBackend itself sets. */
+function edgeRefusals(irBackend: IrBackend | undefined, e: StoredObject, merged: MergeResult, subMerged: Record<string, MergeResult>): IrRefusal[] {
+  const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals)];
+  if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
+  const tls = merged.provenance['backend.tls'];
+  // MCP targets are reached without the edge's TLS settings: refuse rather than connect without them.
+  if (irBackend?.mcp && tls?.source.startsWith('GwPolicy ')) {
+    out.push({ field: 'spec.backend.tls', source: tls.source, reason: 'TLS to MCP targets is not supported by this proxy yet', security: true });
+  }
+  return uniqueRefusals(out);
 }
 
 /** Why an edge was left out (InvalidBackendTLS, InvalidBackendAuth). */
@@ -283,7 +312,7 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
-  const out: IrBackendRef = { backend: '', weight: r.weight };
+  const out: IrBackendRef & Refusing = { backend: '', weight: r.weight };
   let backendSide: Leveled[];
   let own: { source: string; values: Rec | undefined } | undefined;
   const subs: { name: string; source: string; values: Rec | undefined }[] = [];
@@ -347,5 +376,7 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   const promptGuard = edgePromptGuard(out.policy, out.targetPolicies, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;
   refuseTargetGuardrails(out);
+  const refusals = edgeRefusals(irBackend, e, merged, subMerged);
+  if (refusals.length) out.refusals = refusals;
   return out;
 }

@@ -1,7 +1,8 @@
 // Assembles the status of one object from the pieces every gateway translation contributed plus what
 // can be said about the object alone (validity, target resolution). Pure and per object, so a change
 // recomputes only the statuses it can touch.
-import { condition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
+import { condition, enforcedCondition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
+import { refusalsOf, refusalText, type FieldRefusal } from './coverage/index.js';
 import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
 import { extAuthCelProblems } from './ext-auth.js';
@@ -48,13 +49,16 @@ export function objectStatus(store: Store, objKey: string, pieces: readonly Stat
       return parents.length ? { parents } : undefined;
     }
     case 'GwModel': {
+      const refused = enforcedCondition(refusalText(refusalsOf('GwModel', e.obj.spec)), '', gen, now);
       const parents = parentsOf(pieces).slice(0, MAX_MODEL_PARENTS);
-      return { parents };
+      return { parents: refused ? parents.map((p) => ({ ...p, conditions: [...p.conditions, refused] })) : parents };
     }
     case 'GwBackend':
       return { conditions: backendConditions(store, e, problemText, options).slice(0, MAX_BACKEND_CONDITIONS) };
-    case 'GwParameters':
-      return { conditions: [condition('Accepted', !problemText, problemText ? 'Invalid' : 'Accepted', problemText || 'parameters are valid', gen, now)] };
+    case 'GwParameters': {
+      const refused = problemText ? undefined : enforcedCondition(refusalText(refusalsOf('GwParameters', e.obj.spec)), '', gen, now);
+      return { conditions: [condition('Accepted', !problemText, problemText ? 'Invalid' : 'Accepted', problemText || 'parameters are valid', gen, now), ...(refused ? [refused] : [])] };
+    }
     case 'GwPolicy':
       return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
     case 'BackendTLSPolicy': {
@@ -81,9 +85,11 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   const now = options.now;
   if (problemText) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
   const { refProblems } = translateGwBackend(newCtx(store, options), e.key, rec(e.obj.spec) ?? {});
+  const refused = enforcedCondition(refusalText(refusalsOf('GwBackend', e.obj.spec)), '', gen, now);
   return [
     condition('Accepted', true, 'Accepted', 'the backend is valid', gen, now),
     condition('ResolvedRefs', refProblems.length === 0, refProblems.length ? 'RefNotFound' : 'ResolvedRefs', refProblems.join('; ') || 'all references resolved', gen, now),
+    ...(refused ? [refused] : []),
   ];
 }
 
@@ -125,11 +131,13 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
     ...(celInvalid.length ? [...celInvalid, 'the routes it reaches refuse their requests with 503'] : []),
     ...(guardrails.invalid.length ? [...guardrails.invalid, 'the MCP methods those processors match are refused'] : []),
   ].join('; ');
+  // What the coverage table refuses is said once, by `refused`; the lists below keep only the rest.
+  const refusals = refusalsOf('GwPolicy', spec);
+  const notRefused = (line: string): boolean => !sameAsRefusal(refusals, line);
   const unenforced = [
     ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(([field, why]) => `traffic.${field}: ${why}`),
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
-    ...(rec(spec.backend)?.extAuth !== undefined ? ['backend.extAuth: external authorization per backend is not supported; set it under traffic'] : []),
-  ].sort();
+  ].filter(notRefused).sort();
   // Cloud credentials a proxy cannot obtain drop the AI provider edge rather than refuse the route.
   const unservable = Object.entries(unservableCloudAuth(rec(rec(spec.backend)?.auth) ?? {})).map(([field, why]) => `backend.auth.${field}: ${why}`).sort();
   const authTargets = recs(spec.targetRefs).flatMap((t) => {
@@ -137,7 +145,7 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
     const o = kind && getObject(store, kind, nameKey(ns, str(t.name) ?? ''));
     return o && kind ? [{ kind, name: o.key, spec: rec(o.obj.spec) ?? {} }] : [];
   });
-  const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets)).map(([field, why]) => `backend.auth.${field}: ${why}`).sort();
+  const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets)).map(([field, why]) => `backend.auth.${field}: ${why}`).filter(notRefused).sort();
   const enforcedText = [
     ...(unenforced.length ? [`${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`] : []),
     ...(unservable.length ? [`${unservable.join('; ')}; the AI providers it reaches are left out (a route with no other provider answers 500 no_backend)`] : []),
@@ -158,9 +166,8 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
       conds.push(condition('Conflicted', true, 'Conflicted', `another policy at the same level sets the same field: ${fields.join('; ')}`, gen, now));
     }
     // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
-    if (attachable && enforcedText) {
-      conds.push(condition('Enforced', false, 'NotEnforced', enforcedText, gen, now));
-    }
+    const enforced = attachable ? enforcedCondition(refusalText(refusals), enforcedText, gen, now) : undefined;
+    if (enforced) conds.push(enforced);
     if (attachable && guardrails.refs.length) {
       const message = `${guardrails.refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;
       conds.push(condition('ResolvedRefs', false, guardrails.refs[0]?.reason ?? 'BackendNotFound', message, gen, now));
@@ -178,6 +185,23 @@ function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof n
   if (!guard) return [];
   const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
   return [...ir.request, ...ir.response].flatMap((s) => (s.kind === 'unsupported' && s.unsupported.kind !== 'webhook' ? [s.unsupported.reason.replace(`${source} `, '')] : []));
+}
+
+/**
+ * Whether a `traffic.x: sub.field: why` line says what a refusal already says: its field, or its field
+ * with the sub-path, is a refused path or lies inside or around one.
+ */
+function sameAsRefusal(refusals: readonly FieldRefusal[], line: string): boolean {
+  const m = /^([^\s:]+)(?::\s+([\w.[\]]+):)?/.exec(line);
+  if (!m) return false;
+  const field = `spec.${m[1] ?? ''}`;
+  const sub = m[2] ? `${field}.${m[2]}` : undefined;
+  return isRefused(refusals, field) || (sub !== undefined && (isRefused(refusals, sub) || refusals.some((r) => r.field.startsWith(`${sub}.`))));
+}
+
+/** Whether `path` is a refused field or lies inside one. */
+function isRefused(refusals: readonly FieldRefusal[], path: string): boolean {
+  return refusals.some((r) => path === r.field || path.startsWith(`${r.field}.`) || path.startsWith(`${r.field}[`));
 }
 
 function section(t: Rec): Rec {

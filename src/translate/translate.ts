@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { condition, type Condition, type StatusPiece } from './conditions.js';
 import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './context.js';
 import type { IrBackend, IrListener, IrResource, IrRoute, IrSnapshot } from './ir.js';
-import { collectListeners } from './listeners.js';
+import { collectListeners, listenerRefusals } from './listeners.js';
 import { translateModels } from './models.js';
 import type { Conflict } from './policy-merge.js';
 import { frontendPolicy, gatewayPolicies } from './policies.js';
@@ -67,6 +67,8 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     const il: IrListener = { name: l.irName, bind: bindName(gw.key, l.port), hostnames: l.hostname ? [l.hostname] : [], protocol: l.protocol === 'HTTPS' ? 'HTTPS' : 'HTTP' };
     if (Object.keys(fe.fields).length) il.frontend = fieldsOf(fe);
     if (l.tls) il.tls = l.tls;
+    const refused = listenerRefusals(fe);
+    if (refused.length) il.refusals = refused;
     irListeners.push(il);
   }
   const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort((a, b) => a - b);

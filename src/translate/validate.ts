@@ -2,6 +2,7 @@
 // (validateManifest); these add the structural minimum for every kind so a malformed object is
 // reported and skipped instead of reaching the translator.
 import { validateManifest } from '../api/validate.js';
+import { celCompileProblem, type CelVariable } from '../cel/data-plane.js';
 import type { Problem } from '../problem.js';
 import { arr, rec, recs, str } from './read.js';
 import { backendTlsPolicyProblems } from './backend-tls-policy.js';
@@ -10,6 +11,21 @@ import { routeTimeoutProblems } from './route-timeouts.js';
 import { displayName, nameKey, type Kind, type KubeObject } from './types.js';
 
 const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
+
+/** The variables the proxy's CEL authorization binds (src/proxy/auth/authorization.ts compiles with the same list). */
+const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp'];
+
+/**
+ * `traffic.authorization` rules compiled with the data plane's CEL environment: one the proxy would
+ * reject would NACK the whole snapshot, so the policy is refused here (Accepted=False) and left out.
+ */
+export function authorizationCelProblems(s: Record<string, unknown>, bad: (path: string, message: string) => void): void {
+  const exprs = arr(rec(rec(rec(s.traffic)?.authorization)?.policy)?.matchExpressions);
+  exprs.forEach((e, i) => {
+    const why = typeof e === 'string' ? celCompileProblem(e, AUTHORIZATION_VARIABLES) : 'must be a string';
+    if (why) bad(`spec.traffic.authorization.policy.matchExpressions[${i}]`, why);
+  });
+}
 
 export function validateObject(kind: Kind, obj: KubeObject, source: string): Problem[] {
   // The Gw kinds get the API server's admission checks first (schema, bounds, CEL union rules).
@@ -74,6 +90,7 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       const strategy = rec(s.strategy);
       if (strategy?.inheritance !== undefined && s.traffic === undefined) bad('spec.strategy.inheritance', 'is valid only together with traffic settings');
       if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined) bad('spec', 'at least one of frontend, traffic or backend must be set');
+      authorizationCelProblems(s, bad);
       break;
     }
     case 'BackendTLSPolicy':

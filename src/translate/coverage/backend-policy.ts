@@ -1,0 +1,89 @@
+// Backend settings (GwPolicy `backend`, GwBackend `policies`, per-provider and per-MCP-target
+// `policies`, GwModel `policies`) share one schema; their coverage is written once here.
+import { enforced, refused, type CoverageTable } from './types.js';
+
+const notYet = 'is not supported by this proxy yet';
+const notYetPlural = 'are not supported by this proxy yet';
+
+export const backendAuth: CoverageTable = {
+  'auth.key': enforced('AiCredential.key'),
+  'auth.secretRef.*': enforced('AiCredential.key'),
+  'auth.passthrough.*': enforced('AiCredential.passthrough'),
+  'auth.aws.*': enforced('AiCredential.aws'),
+  'auth.azure.*': enforced('AiCredential.azure'),
+  'auth.gcp.*': enforced('AiCredential.gcp'),
+  'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
+  'auth.crossAppAccess.*': refused(`cross-app access ${notYet}`, true),
+  'auth.jwtSign.*': refused(`signed JWT assertions ${notYetPlural}`, true),
+};
+
+export const backendTls: CoverageTable = {
+  'tls.caCertificateRefs[].*': enforced('BackendTls.caPem'),
+  'tls.certificateSource': enforced('BackendTls.clientCertChainPem'),
+  'tls.mtlsCertificateRef[].*': enforced('BackendTls.clientCertChainPem'),
+  'tls.sni': enforced('BackendTls.sni'),
+  'tls.insecureSkipVerify': enforced('BackendTls.insecureSkipVerify'),
+  'tls.verifySubjectAltNames[]': enforced('BackendTls.verifySubjectAltNames'),
+  'tls.alpnProtocols[]': refused(`upstream ALPN protocol choice ${notYet}`, true),
+  'tls.keyExchangeGroups[]': refused(`upstream TLS key exchange groups ${notYet}`, true),
+};
+
+/** Connection settings every edge kind has. */
+export const backendConnection: CoverageTable = {
+  'http.requestTimeout': enforced('BackendRef.policy', 'read on AI provider edges'),
+  'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
+  'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) ${notYetPlural}`),
+  'tunnel.*': refused(`tunnelling upstream connections through a proxy ${notYet}`),
+};
+
+export const backendHealth: CoverageTable = {
+  'health.*': refused(`outlier detection (health) ${notYet}`),
+};
+
+export const backendTransformation: CoverageTable = {
+  'transformation.*': refused(`request and response transformations ${notYetPlural}`),
+};
+
+export const promptGuard = (at: string): CoverageTable => ({
+  [`${at}.streaming`]: enforced('PromptGuard.streaming'),
+  [`${at}.request[].regex.*`]: enforced('RegexGuard.patterns'),
+  [`${at}.response[].regex.*`]: enforced('RegexGuard.patterns'),
+  [`${at}.request[].webhook.*`]: enforced('WebhookGuard.host'),
+  [`${at}.response[].webhook.*`]: enforced('WebhookGuard.host'),
+  [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
+  [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
+  [`${at}.request[].openAIModeration.*`]: refused(`OpenAI moderation ${notYet}`, true),
+  [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+  [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+  [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+  [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+});
+
+export const backendAi: CoverageTable = {
+  'ai.defaults[].*': enforced('AiProviderEdge.defaults'),
+  'ai.overrides[].*': enforced('AiProviderEdge.overrides'),
+  'ai.modelAliases': enforced('AiProviderEdge.modelAliases'),
+  'ai.prompt.prepend[].*': enforced('AiProviderEdge.promptPrepend'),
+  'ai.prompt.append[].*': enforced('AiProviderEdge.promptAppend'),
+  'ai.routes': enforced('AiEdge.routes'),
+  'ai.promptCaching.*': refused(`prompt caching ${notYet}`),
+  'ai.transformations[].*': refused(`CEL transformations of AI requests ${notYetPlural}`),
+  'ai.finalTransformations[].*': refused(`CEL transformations of AI requests ${notYetPlural}`),
+  ...promptGuard('ai.promptGuard'),
+};
+
+export const backendMcp: CoverageTable = {
+  'mcp.guardrails.*': enforced('BackendRef.mcpGuardrails'),
+  'mcp.authentication.*': refused(`MCP authentication per backend ${notYet}; set traffic.jwtAuthentication`, true),
+  'mcp.authorization.*': refused(`MCP authorization per backend ${notYet}; set traffic.authorization`, true),
+};
+
+export const backendExtAuth: CoverageTable = {
+  'extAuth.*': refused('external authorization per backend is not supported; set it under traffic', true),
+};
+
+/** The full backend settings (GwPolicy `backend`, GwBackend `policies`). */
+export const backendFull: CoverageTable = {
+  ...backendAuth, ...backendTls, ...backendConnection, ...backendHealth, ...backendTransformation,
+  ...backendAi, ...backendMcp, ...backendExtAuth,
+};

@@ -1,0 +1,45 @@
+// Refusals as the IR carries them (Route/Listener/BackendRef `refusals`): from what a merge made
+// effective (only the winning GwPolicy's field is in effect) and from objects a route reaches whole.
+import { refusalsOf, type CoveredKind, type FieldRefusal } from './index.js';
+
+// Objects are never mutated in place (store.ts), so results are cached by value identity per gateway pass and beyond.
+const byValue = new WeakMap<object, Map<string, FieldRefusal[]>>();
+
+function cached(key: string, value: unknown, compute: () => FieldRefusal[]): FieldRefusal[] {
+  if (typeof value !== 'object' || value === null) return compute();
+  let m = byValue.get(value);
+  if (!m) byValue.set(value, (m = new Map()));
+  let hit = m.get(key);
+  if (!hit) m.set(key, (hit = compute()));
+  return hit;
+}
+
+/** gw.ir.v1.Refusal. */
+export interface IrRefusal { field: string; source: string; reason: string; security: boolean }
+
+interface Merged { fields: Record<string, unknown>; provenance: Record<string, { source: string } | undefined> }
+
+/** Refused fields among merged `section.field` values that a GwPolicy set (the source names it). */
+export function mergedRefusals(m: Merged): IrRefusal[] {
+  const out: IrRefusal[] = [];
+  for (const [key, value] of Object.entries(m.fields)) {
+    const source = m.provenance[key]?.source ?? '';
+    if (!source.startsWith('GwPolicy ')) continue;
+    const dot = key.indexOf('.');
+    const refusals = cached(`GwPolicy:${key}`, value, () => refusalsOf('GwPolicy', { [key.slice(0, dot)]: { [key.slice(dot + 1)]: value } }));
+    for (const r of refusals) out.push({ ...r, source });
+  }
+  return out;
+}
+
+/** Every refused field an object sets, with the object as source (`GwBackend ns/name`). */
+export function objectRefusals(kind: CoveredKind, source: string, spec: unknown): IrRefusal[] {
+  return cached(kind, spec, () => refusalsOf(kind, spec)).map((r) => ({ ...r, source }));
+}
+
+/** One list, sorted by field then source, without repeats. */
+export function uniqueRefusals(list: readonly IrRefusal[]): IrRefusal[] {
+  const seen = new Map<string, IrRefusal>();
+  for (const r of list) seen.set(`${r.field}\u0000${r.source}`, r);
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+}

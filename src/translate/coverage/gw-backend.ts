@@ -1,0 +1,58 @@
+// Coverage of GwBackend: the backend kinds, their targets and providers, and their own `policies`.
+import { backendAi, backendAuth, backendConnection, backendFull, backendHealth, backendTls, backendTransformation } from './backend-policy.js';
+import { enforced, refused, under, type CoverageTable } from './types.js';
+
+const notYet = 'is not supported by this proxy yet';
+
+/** One AI provider (`ai.provider` or `ai.groups[].providers[]`): vendor settings travel as settingsJson. */
+const provider: CoverageTable = {
+  'host': enforced('AiProvider.host'),
+  'port': enforced('AiProvider.port'),
+  'path': enforced('AiProvider.path'),
+  'pathPrefix': enforced('AiProvider.pathPrefix'),
+  'openai.model': enforced('AiProvider.settingsJson'),
+  'openai.moderation.*': refused(`OpenAI moderation ${notYet}`, true),
+  'azureopenai.*': enforced('AiProvider.settingsJson'),
+  'azure.*': enforced('AiProvider.settingsJson'),
+  'anthropic.*': enforced('AiProvider.settingsJson'),
+  'gemini.*': enforced('AiProvider.settingsJson'),
+  'vertexai.*': enforced('AiProvider.settingsJson'),
+  'bedrock.*': enforced('AiProvider.settingsJson'),
+  'custom.*': enforced('AiProvider.settingsJson'),
+  'custom.providerOverride': refused(`custom.providerOverride ${notYet} (metric labels keep the provider kind)`),
+};
+
+/** A provider of a priority group also has a name and its own settings. */
+const groupProvider: CoverageTable = {
+  ...provider,
+  'name': enforced('AiProvider.name'),
+  ...under('policies', { ...backendAuth, ...backendTls, ...backendConnection, ...backendHealth, ...backendTransformation, ...backendAi }),
+};
+
+/** Per-target settings of an MCP `static` target: only the credential reaches the target today. */
+const mcpTargetPolicies: CoverageTable = {
+  ...backendAuth,
+  'http.*': refused(`HTTP settings per MCP target ${notYet}`),
+  'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
+  'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`),
+  'tls.*': refused(`TLS to MCP targets ${notYet}`, true),
+};
+
+export const gwBackendCoverage: CoverageTable = {
+  'spec.static.*': enforced('StaticBackend.host'),
+  'spec.a2a.*': enforced('A2aBackend.host'),
+  'spec.dynamicForwardProxy': enforced('Backend.dynamicForwardProxy'),
+  'spec.aws.agentCore.agentRuntimeArn': enforced('AwsBackend.agentRuntimeArn'),
+  'spec.aws.agentCore.qualifier': enforced('AwsBackend.qualifier'),
+  'spec.mcp.prefixMode': enforced('McpBackend.prefixMode'),
+  'spec.mcp.failureMode': enforced('McpBackend.failureMode'),
+  'spec.mcp.sessionRouting': enforced('McpBackend.sessionRouting'),
+  'spec.mcp.targets[].name': enforced('McpTarget.name'),
+  'spec.mcp.targets[].selector.*': enforced('McpTarget.remote', 'resolved to one target per matching Service'),
+  'spec.mcp.targets[].static.*': enforced('RemoteTarget.url'),
+  'spec.mcp.targets[].static.protocol': enforced('RemoteTarget.protocol'),
+  ...under('spec.mcp.targets[].static.policies', mcpTargetPolicies),
+  ...under('spec.ai.provider', provider),
+  ...under('spec.ai.groups[].providers[]', groupProvider),
+  ...under('spec.policies', backendFull),
+};

@@ -1,0 +1,23 @@
+// Coverage of GwParameters: the deployer reads almost all of it; what nothing reads is refused.
+import { controlPlane, refused, type CoverageTable } from './types.js';
+
+const deployer = controlPlane('deployer (proxy workload)');
+
+export const gwParametersCoverage: CoverageTable = {
+  'spec.workload.*': deployer,
+  'spec.deployment.*': deployer,
+  'spec.daemonSet.*': deployer,
+  'spec.service.*': deployer,
+  'spec.serviceAccount.*': deployer,
+  'spec.horizontalPodAutoscaler.*': deployer,
+  'spec.podDisruptionBudget.*': deployer,
+  'spec.image.*': deployer,
+  'spec.env[].*': deployer,
+  'spec.resources.*': deployer,
+  'spec.logging.*': deployer,
+  'spec.istio.*': deployer,
+  'spec.spiffe.*': deployer,
+  'spec.rawConfig': refused('rawConfig is written into the proxy config file, which the proxy does not read; it is configured from the IR only'),
+  'spec.shutdown.*': refused('shutdown delays are written into the proxy config file, which the proxy does not read yet'),
+  'spec.modelCatalog.*': refused('model catalogs are mounted into the pod, but the proxy does not read them yet'),
+};

@@ -1,0 +1,36 @@
+// Matching concrete field paths (`spec.targets[3].static.port`) and schema leaf paths against the
+// coverage table's patterns; one place so the test, the matrix and refusals agree.
+import type { Coverage, CoverageTable } from './types.js';
+
+/** `spec.a[3].b` → `spec.a[].b`. */
+export const normalize = (path: string): string => path.replace(/\[\d+\]/g, '[]');
+
+/** Whether `pattern` covers the (normalized) `path`. */
+export function covers(pattern: string, path: string): boolean {
+  if (!pattern.endsWith('.*')) return pattern === path;
+  const root = pattern.slice(0, -2);
+  return path === root || path.startsWith(`${root}.`) || path.startsWith(`${root}[]`);
+}
+
+/** The most specific entry covering `path`: [pattern, coverage], or undefined. */
+export function classify(table: CoverageTable, path: string): [string, Coverage] | undefined {
+  const p = normalize(path);
+  let best: [string, Coverage] | undefined;
+  for (const [pattern, c] of Object.entries(table)) {
+    if (!covers(pattern, p)) continue;
+    const rank = pattern.endsWith('.*') ? pattern.length - 2 : pattern.length + 1;
+    const bestRank = best ? (best[0].endsWith('.*') ? best[0].length - 2 : best[0].length + 1) : -1;
+    if (rank > bestRank) best = [pattern, c];
+  }
+  return best;
+}
+
+/** How many segments (`.`-separated, `[]` kept on its segment) the pattern's root has. */
+export function patternDepth(pattern: string): number {
+  return (pattern.endsWith('.*') ? pattern.slice(0, -2) : pattern).split('.').length;
+}
+
+/** The concrete path cut to the pattern's depth: `spec.traffic.csrf.additionalOrigins[0]` for `spec.traffic.csrf.*` → `spec.traffic.csrf`. */
+export function cutTo(path: string, depth: number): string {
+  return path.split('.').slice(0, depth).join('.');
+}

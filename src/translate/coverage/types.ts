@@ -1,0 +1,26 @@
+// The coverage table's vocabulary: every leaf field path of every kind is enforced (naming the IR
+// field that carries it), refused (the reason users read) or control plane only (issue 14).
+
+/** `enforced`: `IrMessage.field` (proto message, camelCase field) the proxy acts on. */
+export type Coverage =
+  | { enforced: string; note?: string }
+  | { refused: string; security: boolean; values?: readonly string[]; except?: readonly string[] }
+  | { controlPlane: string };
+
+/**
+ * Field-path pattern → coverage. `[]` stands for any array index; a trailing `.*` covers the whole
+ * subtree (the path itself included). The most specific (longest) matching pattern wins.
+ */
+export type CoverageTable = Readonly<Record<string, Coverage>>;
+
+export const refused = (reason: string, security = false, values?: readonly string[]): Coverage =>
+  (values ? { refused: reason, security, values } : { refused: reason, security });
+/** Refused unless the value is the schema default, which the API server fills in (indistinguishable from unset). */
+export const refusedUnlessDefault = (reason: string, defaultValue: string): Coverage => ({ refused: reason, security: false, except: [defaultValue] });
+export const enforced = (irField: string, note?: string): Coverage => (note ? { enforced: irField, note } : { enforced: irField });
+export const controlPlane = (what: string): Coverage => ({ controlPlane: what });
+
+/** The same sub-table under another root (`spec.backend` for GwPolicy, `spec.policies` for GwBackend). */
+export function under(prefix: string, table: CoverageTable): CoverageTable {
+  return Object.fromEntries(Object.entries(table).map(([k, v]) => [`${prefix}.${k}`, v]));
+}

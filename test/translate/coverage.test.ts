@@ -1,0 +1,107 @@
+// The coverage table cannot drift from the schemas or the IR (issue 14): every schema leaf is
+// classified, every `enforced` entry names a real IR field, and no entry is stale.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GwBackendSpec, GwModelSpec, GwParametersSpec, GwPolicySpec } from '../../src/api/index.js';
+import { ConfigFile } from '../../src/config/schema.js';
+import { coverageTables, refusalsOf, type CoveredKind } from '../../src/translate/coverage/index.js';
+import { schemaLeaves } from '../../src/translate/coverage/leaves.js';
+import { classify, covers } from '../../src/translate/coverage/match.js';
+
+const schemas: Record<CoveredKind, [unknown, string]> = {
+  GwPolicy: [GwPolicySpec, 'spec'], GwBackend: [GwBackendSpec, 'spec'], GwModel: [GwModelSpec, 'spec'],
+  GwParameters: [GwParametersSpec, 'spec'], standalone: [ConfigFile, ''],
+};
+
+/** `Message.fieldName` (camelCase) of every field of every message in proto/gw/ir/v1. */
+function irFields(): Set<string> {
+  const dir = 'proto/gw/ir/v1';
+  const out = new Set<string>();
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.proto'))) {
+    let msg = '';
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      const m = /^\s*message\s+(\w+)/.exec(line);
+      if (m) msg = m[1] ?? '';
+      const field = /^\s*(?:repeated\s+|optional\s+)?[\w.<>, ]+\s+(\w+)\s*=\s*\d+/.exec(line);
+      if (msg && field?.[1]) out.add(`${msg}.${field[1].replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}`);
+    }
+  }
+  return out;
+}
+
+/** The text of every proxy source file, to check that an `enforced` IR field is read there at all. */
+function proxySource(dir = 'src/proxy'): string {
+  return readdirSync(dir, { withFileTypes: true }).map((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? proxySource(p) : e.name.endsWith('.ts') ? readFileSync(p, 'utf8') : '';
+  }).join('\n');
+}
+
+const leavesOf = (kind: CoveredKind): string[] => {
+  const [schema, root] = schemas[kind];
+  return schemaLeaves(schema, root).map((p) => p.replace(/^\./, ''));
+};
+
+describe('coverage table', () => {
+  const ir = irFields();
+  const proxy = proxySource();
+  for (const kind of Object.keys(schemas) as CoveredKind[]) {
+    it(`classifies every leaf field of ${kind}`, () => {
+      const missing = leavesOf(kind).filter((p) => !classify(coverageTables[kind], p));
+      expect(missing).toEqual([]);
+    });
+    it(`names only IR fields that exist for ${kind}`, () => {
+      const wrong = Object.entries(coverageTables[kind]).flatMap(([p, c]) => ('enforced' in c && !ir.has(c.enforced) ? [`${p} → ${c.enforced}`] : []));
+      expect(wrong).toEqual([]);
+    });
+    it(`names for ${kind} only IR fields the proxy reads`, () => {
+      const unread = Object.entries(coverageTables[kind]).flatMap(([p, c]) => ('enforced' in c && !new RegExp(`\\b${c.enforced.split('.')[1] ?? ''}\\b`).test(proxy) ? [`${p} → ${c.enforced}`] : []));
+      expect(unread).toEqual([]);
+    });
+    it(`has no stale entry for ${kind}`, () => {
+      const leaves = leavesOf(kind);
+      const stale = Object.keys(coverageTables[kind]).filter((pattern) => !leaves.some((l) => covers(pattern, l)));
+      expect(stale).toEqual([]);
+    });
+  }
+});
+
+describe('refusalsOf', () => {
+  it('names each refused field a policy sets, cut to the refused subtree', () => {
+    const spec = { traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } }, frontend: { tls: { minProtocolVersion: '1.3' } } };
+    expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
+      ['spec.frontend.tls', true], ['spec.traffic.extProc', true],
+    ]);
+  });
+  it('refuses a value only where the table lists it: rateLimit tokens are refused, strategy.merge Replace is enforced', () => {
+    expect(refusalsOf('GwPolicy', { strategy: { merge: 'Replace' } })).toEqual([]);
+    expect(refusalsOf('GwPolicy', { traffic: { rateLimit: { local: [{ tokens: 10, unit: 'Minutes' }] } } }).map((r) => [r.field, r.security])).toEqual([['spec.traffic.rateLimit.local[0].tokens', false]]);
+  });
+  it('keeps array indexes in the field path', () => {
+    const spec = { mcp: { targets: [{ name: 'a', static: { host: 'h', port: 1 } }, { name: 'b', static: { host: 'h', port: 1, policies: { tls: { sni: 'x' } } } }] } };
+    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tls']);
+  });
+});
+
+describe('refusalsOf on defaulted values', () => {
+  it('does not refuse a field set to the default the API server fills in', () => {
+    const jwt = (cacheDuration: string) => ({ traffic: { jwtAuthentication: { providers: [{ issuer: 'i', jwks: { remote: { url: 'https://i/jwks', cacheDuration } } }] } } });
+    expect(refusalsOf('GwPolicy', jwt('5m'))).toEqual([]);
+    expect(refusalsOf('GwPolicy', jwt('1h')).map((r) => r.field)).toEqual(['spec.traffic.jwtAuthentication.providers[0].jwks.remote.cacheDuration']);
+  });
+});
+
+describe('refusalsOf on free-form values', () => {
+  it('refuses a map-valued field by its own path', () => {
+    expect(refusalsOf('GwParameters', { rawConfig: { foo: 'bar' } }).map((r) => r.field)).toEqual(['spec.rawConfig']);
+  });
+});
+
+describe('listenerRefusals', () => {
+  it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
+    const { listenerRefusals } = await import('../../src/translate/listeners.js');
+    const fe = { fields: { 'frontend.tls': { minProtocolVersion: 'TLS1_3' }, 'frontend.tracing': { url: 'http://t' } }, provenance: { 'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] }, 'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] } }, conflicts: [] };
+    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([['spec.frontend.tls', true], ['spec.frontend.tracing', false]]);
+  });
+});

@@ -1,0 +1,34 @@
+// `gw explain` marks refused fields (issue 14): the field line says REFUSED with the reason, and the
+// route lists every refusal that reaches it, security ones flagged.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { parseManifests } from '../../src/controller/local/manifests.js';
+import { explainRoute, renderExplanation } from '../../src/translate/explain.js';
+import { translateAll } from '../../src/translate/state.js';
+import { createStore, putObject } from '../../src/translate/store.js';
+import { goldenOptions } from './golden-render.js';
+
+function stateOf(file: string) {
+  const text = readFileSync(join(import.meta.dirname, 'testdata', file), 'utf8');
+  const store = createStore();
+  for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
+  return translateAll(store, goldenOptions(text));
+}
+
+it('marks each refused field of the route REFUSED with its reason', () => {
+  const e = explainRoute(stateOf('refused-fields.yaml'), 'HTTPRoute', 'default', 'echo', 'main');
+  const extProc = e.routes[0]?.fields.find((f) => f.path === 'traffic.extProc');
+  expect(extProc?.refused).toEqual([expect.objectContaining({ field: 'spec.traffic.extProc', security: true, source: 'GwPolicy default/traffic' })]);
+  expect(e.routes[0]?.fields.find((f) => f.path === 'traffic.cors')?.refused).toBeUndefined();
+  const text = renderExplanation(e);
+  expect(text).toContain('REFUSED spec.traffic.extProc: external processing is not supported by this proxy yet [security: the route answers 503 rather than run without it]');
+  expect(text).toContain('REFUSED spec.traffic.transformation:');
+  expect(text).toContain('REFUSED GwPolicy default/fe spec.frontend.tls:');
+  expect(e.notInEffect.map((n) => n.reason)).toEqual(['Enforced: Unsupported']);
+});
+
+it('lists refused fields of the GwBackend an edge reaches', () => {
+  const e = explainRoute(stateOf('refused-fields.yaml'), 'HTTPRoute', 'default', 'echo', 'ai');
+  expect(e.routes[0]?.refusals.map((r) => `${r.source} ${r.field}`)).toContain('GwBackend default/llm spec.ai.provider.openai.moderation');
+});
