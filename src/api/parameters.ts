@@ -21,8 +21,10 @@ export const GwParametersSpec = Type.Object(
   {
     workload: Type.Optional(doc(Type.Object({ kind: Type.Optional(StringEnum(['Deployment', 'DaemonSet'] as const, { default: 'Deployment' })) }), 'Run the proxy as a Deployment (default) or a DaemonSet.')),
     logging: Type.Optional(doc(Type.Object({
-        level: Type.Optional(ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', default: 'info' })),
-        format: Type.Optional(StringEnum(['json', 'text'] as const, { default: 'text' })),
+        // No schema defaults: the API server would fill them into a gateway's object and hide the class's
+        // values; the deployer applies info / text after merging class and gateway (docs/deployer.md).
+        level: Type.Optional(ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', description: 'Default info (applied by the deployer).' })),
+        format: Type.Optional(StringEnum(['json', 'text'] as const, { description: 'Default text (applied by the deployer).' })),
       }), 'Proxy log level (RUST_LOG syntax) and format.')),
     rawConfig: Type.Optional(doc(JsonObject(), 'JSON merged into the generated proxy config; typed fields take precedence.')),
     image: Type.Optional(

@@ -39,12 +39,26 @@ export interface PodContext {
 /** `registry/repository@digest` or `registry/repository:tag`; a digest wins over a tag. */
 export function imageRef(typed: TypedParameters, defaults: ImageDefaults): string {
   const img = typed.image ?? {};
-  const registry = img.registry ?? defaults.registry;
-  const repository = img.repository ?? defaults.repository;
+  const fallback = withRegistrySplit(defaults);
+  const registry = img.registry ?? fallback.registry;
+  const repository = img.repository ?? fallback.repository;
   const base = registry ? `${registry.replace(/\/+$/, '')}/${repository}` : repository;
   if (img.digest) return `${base}@${img.digest}`;
   const tag = img.tag ?? defaults.tag;
   return tag ? `${base}:${tag}` : base;
+}
+
+/**
+ * Defaults given as one reference (`ghcr.io/gw-dev/proxy`) carry their registry in the repository; split
+ * it off, so a GwParameters `image.registry` replaces the registry instead of being prefixed to it.
+ * The first path component is a registry when it has a dot or a port, or is `localhost` (Docker's rule).
+ */
+function withRegistrySplit(d: ImageDefaults): ImageDefaults {
+  if (d.registry) return d;
+  const slash = d.repository.indexOf('/');
+  const first = slash > 0 ? d.repository.slice(0, slash) : '';
+  if (!first || !(first.includes('.') || first.includes(':') || first === 'localhost')) return d;
+  return { ...d, registry: first, repository: d.repository.slice(slash + 1) };
 }
 
 /** Seconds of a Duration such as `1m30s` or `500ms`. */
