@@ -1,7 +1,7 @@
 // Refused fields of the standalone config file, decided by the same coverage table as the CRDs
-// (src/translate/coverage/standalone.ts; issue 14). The coverage index and its tables are plain data
+// (src/coverage/standalone.ts; issue 14). The coverage index and its tables are plain data
 // and a matcher: importing them brings no schema, ajv or translator code into the proxy.
-import { refusalsOf } from '../translate/coverage/index.js';
+import { refusalsOf } from '../coverage/index.js';
 import type { ConfigFile } from './schema.js';
 
 export interface ConfigRefusal { field: string; source: string; reason: string; security: boolean }

@@ -1,6 +1,6 @@
 // `gw explain route`: the effective merged policy of a route, field by field, with the object that
 // set each field and the objects it overrode, plus policies aimed at the route that are not in effect.
-import type { IrRefusal } from './coverage/effective.js';
+import type { IrRefusal } from '../coverage/effective.js';
 import type { IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
 import { rec, recs, str } from './read.js';
 import { snapshots, type TranslationState } from './state.js';

@@ -23,7 +23,7 @@ export type IrResource =
  * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
  */
 import type { TrafficPolicyInput } from '../ir/types.js';
-import type { IrRefusal } from './coverage/effective.js';
+import type { IrRefusal } from '../coverage/effective.js';
 
 export interface IrPolicyFields {
   fields: Record<string, string>;

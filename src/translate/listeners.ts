@@ -5,7 +5,7 @@ import { condition, type Condition, type ListenerStatus } from './conditions.js'
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
 import type { IrListenerTls } from './ir.js';
 import { GROUP, objectKey, type StoredObject } from './types.js';
-import { mergedRefusals, uniqueRefusals, type IrRefusal } from './coverage/effective.js';
+import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../coverage/effective.js';
 import type { MergeResult } from './policy-merge.js';
 
 /**

@@ -18,7 +18,7 @@ import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { edgePromptGuard, markPromptGuardProblems, promptGuardLookup, promptGuardRefProblems } from './prompt-guard.js';
 import { backendPolicy, frontendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
-import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from './coverage/effective.js';
+import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '../coverage/effective.js';
 import { validAttachments } from './policy-targets.js';
 import { routeOrder, ruleMatches } from './route-matches.js';
 import { arr, num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';

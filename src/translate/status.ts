@@ -2,7 +2,7 @@
 // can be said about the object alone (validity, target resolution). Pure and per object, so a change
 // recomputes only the statuses it can touch.
 import { condition, enforcedCondition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
-import { refusalsOf, refusalText, type FieldRefusal } from './coverage/index.js';
+import { refusalsOf, refusalText, type FieldRefusal } from '../coverage/index.js';
 import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
 import { extAuthCelProblems } from './ext-auth.js';

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GwBackendSpec, GwModelSpec, GwParametersSpec, GwPolicySpec } from '../../src/api/index.js';
 import { ConfigFile } from '../../src/config/schema.js';
-import { coverageTables, refusalsOf, type CoveredKind } from '../../src/translate/coverage/index.js';
-import { schemaLeaves } from '../../src/translate/coverage/leaves.js';
-import { classify, covers } from '../../src/translate/coverage/match.js';
+import { coverageTables, refusalsOf, type CoveredKind } from '../../src/coverage/index.js';
+import { schemaLeaves } from '../../src/coverage/leaves.js';
+import { classify, covers } from '../../src/coverage/match.js';
 
 const schemas: Record<CoveredKind, [unknown, string]> = {
   GwPolicy: [GwPolicySpec, 'spec'], GwBackend: [GwBackendSpec, 'spec'], GwModel: [GwModelSpec, 'spec'],

@@ -1,10 +1,10 @@
 // The user-facing support matrix (docs/support-matrix.md), rendered from the coverage table and the
 // schemas so it cannot disagree with them. Regenerate: `npx tsx scripts/support-matrix.ts`.
-import { GwBackendSpec, GwModelSpec, GwParametersSpec, GwPolicySpec } from '../../api/index.js';
-import { ConfigFile } from '../../config/schema.js';
-import { coverageTables, type Coverage, type CoveredKind } from './index.js';
-import { schemaLeaves } from './leaves.js';
-import { classify } from './match.js';
+import { GwBackendSpec, GwModelSpec, GwParametersSpec, GwPolicySpec } from '../src/api/index.js';
+import { ConfigFile } from '../src/config/schema.js';
+import { coverageTables, type Coverage, type CoveredKind } from '../src/coverage/index.js';
+import { schemaLeaves } from '../src/coverage/leaves.js';
+import { classify } from '../src/coverage/match.js';
 
 const schemas: Record<CoveredKind, [unknown, string]> = {
   GwPolicy: [GwPolicySpec, 'spec'], GwBackend: [GwBackendSpec, 'spec'], GwModel: [GwModelSpec, 'spec'],
@@ -44,7 +44,7 @@ export function renderMatrix(): string {
   const lines = [
     '# Support matrix',
     '',
-    '<!-- Generated from src/translate/coverage/ by `npx tsx scripts/support-matrix.ts`; do not edit by hand. -->',
+    '<!-- Generated from src/coverage/ by `npx tsx scripts/support-matrix.ts`; do not edit by hand. -->',
     '',
     'Every field the API accepts is one of: **enforced** (the proxy acts on it; the IR field that carries it is named),',
     '**refused** (accepted by the schema, not acted on: the object\'s status gets `Enforced=False` reason `Unsupported`',
