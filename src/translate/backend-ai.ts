@@ -8,6 +8,7 @@ import { secretData } from './policy-secrets.js';
 import type { IrAiCredential, IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
 import { cloudCredential } from './cloud-credentials.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
+import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
 
 /** Merged policy fields of an edge or of one provider on it. */
 export interface MergedFields {
@@ -117,4 +118,28 @@ function messages(v: unknown): { role: string; content: string }[] {
 /** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
 export function namespaceOfSource(source: string): string {
   return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
+}
+
+/**
+ * A vendor settings object (`<vendor>.*` of an LLM provider, or a GwModel's `azure`/`vertexai`/`bedrock`/
+ * `custom`) as the typed IR settings the proxy reads; only the fields that are set (the proxy fills defaults).
+ */
+export function aiProviderSettings(s: Rec): AiProviderSettings {
+  const out: AiProviderSettings = {};
+  const strings = {
+    model: 'model', endpoint: 'endpoint', apiVersion: 'apiVersion', deploymentName: 'deploymentName', region: 'region',
+    resourceName: 'resourceName', resourceType: 'resourceType', projectName: 'projectName', projectId: 'projectId', providerOverride: 'providerOverride',
+  } as const;
+  for (const [k, field] of Object.entries(strings)) {
+    const v = str(s[field]);
+    if (v) out[k as keyof typeof strings] = v;
+  }
+  // The endpoint may be written with a scheme or a path; only the host name addresses the vendor.
+  if (out.endpoint) out.endpoint = out.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
+  const g = rec(s.guardrail);
+  const identifier = str(g?.identifier), version = str(g?.version);
+  if (identifier && version) out.guardrail = { identifier, version };
+  const formats = recs(s.formats).flatMap((f) => (str(f.format) ? [{ format: str(f.format) ?? '', ...(str(f.path) ? { path: str(f.path) } : {}) }] : []));
+  if (formats.length > 0) out.formats = formats;
+  return out;
 }

@@ -11,13 +11,16 @@ import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
-import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { EMPTY_SETTINGS, parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { legacySettings } from './legacy-settings.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
   name: string;
   kind: string;
   endpoint: VendorEndpoint;
+  /** `custom.providerOverride`: the provider label of gw_llm_requests_total / gw_llm_tokens_total instead of `name`. */
+  metricsProvider?: string;
   /** The vendor settings' `model`: when set it replaces the request's model. */
   model?: string;
   /** Shaping and credential of this provider on this edge; unset fields mean none. */
@@ -73,7 +76,7 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
   for (const g of backend.ai?.groups ?? []) {
     const out: LlmProvider[] = [];
     for (const p of g.providers) {
-      const settings = parseJsonObject(p.settingsJson);
+      const settings = p.settings ? { ...EMPTY_SETTINGS, ...p.settings } : legacySettings(p.settingsJson);
       const edge = ref.ai?.providers[p.name];
       const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
       if (!endpoint.ok) {
@@ -84,7 +87,8 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
       const timeout = parseJsonObject(fields['backend.http'] ?? '{}').requestTimeout;
       out.push({
         name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
-        ...(typeof settings.model === 'string' && settings.model ? { model: settings.model } : {}),
+        ...(settings.model ? { model: settings.model } : {}),
+        ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
         requestTimeoutMs: typeof timeout === 'string' ? parseDurationMs(timeout) ?? 0 : 0,
       });

@@ -124,10 +124,10 @@ describe('GwModel routing', () => {
     expect(c.received[0]).toMatchObject({ headers: { 'x-api-key': KEY_C }, body: { model: 'c-large' } });
   });
 
-  it('refuses a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
+  it('refuses with 503 policy_not_enforced a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('guarded'));
-    expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({ error_description: expect.stringContaining('policies.promptGuard') });
+    expect(res.status).toBe(503);
+    expect(res.json()).toMatchObject({ error: 'policy_not_enforced', error_description: expect.stringContaining('spec.policies.promptGuard') });
     expect(a.received).toEqual([]);
   });
 
