@@ -102,7 +102,14 @@ export class LlmForwarder {
       req.resume();
       sendError(res, code, description, headers);
     };
-    if (route.unsupported) return refuse('provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    if (route.unsupported) {
+      // The compiled route belongs to one snapshot: logged once per snapshot.
+      if (!this.loggedRefusals.has(route)) {
+        this.loggedRefusals.add(route);
+        this.opts.log.error({ route: route.name, reason: route.unsupported }, 'LLM route cannot be served as configured; refusing its requests');
+      }
+      return refuse(route.unsupportedCode ?? 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    }
     if (route.models && req.method === 'GET' && path.endsWith('/models')) {
       req.resume();
       sendJson(res, 200, modelList(route.models));

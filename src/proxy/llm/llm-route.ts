@@ -13,6 +13,7 @@ import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
 import { EMPTY_SETTINGS, parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
 import { legacySettings } from './legacy-settings.js';
+import type { ErrorCode } from '../proxy-error.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -37,6 +38,8 @@ export interface LlmRoute {
   groups: LlmProvider[][];
   /** Set when a provider cannot be served (kind or settings): every request gets 501 with this text. */
   unsupported?: string;
+  /** With `unsupported` from IR refusals: the error code (`policy_not_enforced` when one concerns security). */
+  unsupportedCode?: ErrorCode;
   routes: Record<string, AiRouteType>;
   maxRequestBytes: number;
   /** The whole request (`timeouts.request`), ms; 0 means none. */
@@ -101,7 +104,19 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
     deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
     // A route with a provider it cannot serve refuses every request rather than quietly using only the others.
     ...(problems.length > 0 ? { unsupported: problems.join('; ') } : {}),
+    ...refusedEdge(ref),
     ...(guards ? { guards } : {}),
+  };
+}
+
+/** An edge whose IR carries refusals is refused as a whole; the translator decided which fields. */
+function refusedEdge(ref: BackendRef): Pick<LlmRoute, 'unsupported' | 'unsupportedCode'> {
+  const refusals = ref.ai?.refusals ?? [];
+  if (refusals.length === 0) return {};
+  const fields = refusals.map((r) => `${r.source ? `${r.source} ` : ''}${r.field}`).join(', ');
+  return {
+    unsupported: `${fields} ${refusals.length > 1 ? 'are' : 'is'} not applied by this release; refusing rather than serving without`,
+    unsupportedCode: refusals.some((r) => r.security) ? 'policy_not_enforced' : 'provider_not_supported',
   };
 }
 
