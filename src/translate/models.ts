@@ -102,29 +102,33 @@ function translateModel(
     match: modelMatch(match),
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
-  if (spec.provider !== undefined) {
-    const policies = rec(spec.policies) ?? {};
-    const auth = rec(policies.auth);
-    // The inline key travels once, as the credential, not again inside policiesJson.
-    const shown = auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
-    const provider = str(spec.provider) ?? '';
-    out.provider = {
-      provider, baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '', kind: MODEL_KINDS[provider] ?? '',
-      settings: aiProviderSettings(rec(spec[SETTINGS_KEY[provider] ?? 'custom']) ?? {}),
-      // Provenance for `gw explain` only: no proxy code reads these (issue 14).
-      settingsJson: stableStringify(settingsOf(spec)), policiesJson: stableStringify(shown),
-    };
-    if (typeof credential === 'object') out.provider.credential = credential;
-    else if (typeof credential === 'string') out.provider.credentialProblem = credential;
-    else {
-      const named = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth?.[k] !== undefined);
-      if (named) out.provider.credentialProblem = `spec.policies.auth.${named}: the credential could not be resolved`;
-    }
-  }
+  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
   const refusals = modelRefusals(m);
   if (refusals.length > 0) out.refusals = refusals;
   const vm = rec(spec.virtualModel);
   if (vm) out.routing = routing(ns, vm);
+  return out;
+}
+
+/** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
+function modelProvider(spec: Rec, credential: IrAiCredential | string | undefined): ModelProviderOut {
+  const policies = rec(spec.policies) ?? {};
+  const auth = rec(policies.auth);
+  // The inline key travels once, as the credential, not again inside policiesJson.
+  const shown = auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
+  const provider = str(spec.provider) ?? '';
+  const out: ModelProviderOut = {
+    provider, baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '', kind: MODEL_KINDS[provider] ?? '',
+    settings: aiProviderSettings(rec(spec[SETTINGS_KEY[provider] ?? 'custom']) ?? {}),
+    // Provenance for `gw explain` only: no proxy code reads these (issue 14).
+    settingsJson: stableStringify(settingsOf(spec)), policiesJson: stableStringify(shown),
+  };
+  if (typeof credential === 'object') out.credential = credential;
+  else if (typeof credential === 'string') out.credentialProblem = credential;
+  else {
+    const named = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth?.[k] !== undefined);
+    if (named) out.credentialProblem = `spec.policies.auth.${named}: the credential could not be resolved`;
+  }
   return out;
 }
 

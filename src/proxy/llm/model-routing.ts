@@ -177,7 +177,7 @@ export function chooseModel(table: ModelTable, requested: string, bindings: CelB
   const target = (t: { model: string; modelName: string }): LlmProvider | Refusal | undefined => {
     const e = table.byName.get(t.model);
     if (!e?.provider) return undefined;
-    return isRefusal(e.provider) ? e.provider : { ...e.provider, model: t.modelName || requested };
+    return isRefusal(e.provider) ? e.provider : { ...e.provider, model: t.modelName || e.provider.model || requested };
   };
   let groups: (LlmProvider | Refusal | undefined)[][] = [];
   if (routing.kind === 'FAILOVER') {
@@ -208,7 +208,9 @@ function isRefusal(p: LlmProvider | Refusal): p is Refusal {
 
 function single(entry: ModelEntry, requested: string): ModelChoice {
   if (entry.provider && isRefusal(entry.provider)) return { ok: false, ...entry.provider };
-  return { ok: true, model: entry.model.name, groups: [[{ ...(entry.provider as LlmProvider), model: requested }]] };
+  const p = entry.provider as LlmProvider;
+  // The settings' `model` (e.g. `custom.model`) replaces the requested one upstream.
+  return { ok: true, model: entry.model.name, groups: [[{ ...p, model: p.model || requested }]] };
 }
 
 /** `GET …/models` on a model route: the Public models with an exact name, OpenAI's list shape. */

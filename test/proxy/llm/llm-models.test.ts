@@ -44,7 +44,7 @@ describe('GwModel routing', () => {
       - {modelRef: {name: vault-no-secret}, model: a-large, priority: 0}
       - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}${gwModel('tagged', `  provider: Custom
   baseURL: http://127.0.0.1:${a.port}/v1
-  custom: {providerOverride: vllm-lab, formats: [{format: Completions}]}
+  custom: {providerOverride: vllm-lab, model: upstream-x, formats: [{format: Completions}]}
   policies: {auth: {key: ${KEY_A}}}`)}`);
   });
   afterAll(async () => {
@@ -134,14 +134,14 @@ describe('GwModel routing', () => {
     expect(a.received).toEqual([]);
   });
 
-  it('labels request and token metrics with custom.providerOverride instead of the model name', async () => {
-    const labels = { provider: 'vllm-lab', model: 'tagged' };
+  it('sends custom.model upstream and labels request and token metrics with custom.providerOverride instead of the model name', async () => {
+    const labels = { provider: 'vllm-lab', model: 'upstream-x' };
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('tagged'));
     expect(res.status).toBe(200);
-    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_A}` } });
+    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_A}` }, body: { model: 'upstream-x' } });
     expect(await counter(proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' })).toBe(1);
     expect(await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBeGreaterThan(0);
-    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'GwModel/default/tagged', model: 'tagged', status: '200' })).toBe(0);
+    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'GwModel/default/tagged', model: 'upstream-x', status: '200' })).toBe(0);
   });
 
   it('lists the Public models with exact names on GET /v1/models', async () => {
