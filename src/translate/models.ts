@@ -2,6 +2,9 @@
 // virtual routing over other models) and which listeners or routes expose it.
 import { aiCredential, aiProviderSettings } from './backend-ai.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
+
+/** For the status writer: the GwModel fields the proxy refuses (one Refusal per field path). */
+export { modelRefusals } from './model-refusals.js';
 import { condition, type StatusPiece } from './conditions.js';
 import { lookup, read, readAny, type Ctx } from './context.js';
 import type { IrAiCredential, IrModel, IrModelTarget, IrRoute } from './ir.js';
