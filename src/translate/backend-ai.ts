@@ -8,6 +8,8 @@ import { secretData } from './policy-secrets.js';
 import type { IrAiCredential, IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
 import { cloudCredential } from './cloud-credentials.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
+import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
+import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
 
 /** Merged policy fields of an edge or of one provider on it. */
 export interface MergedFields {
@@ -15,7 +17,40 @@ export interface MergedFields {
   provenance: Record<string, IrFieldProvenance>;
 }
 
-export type BackendAiResult = { ok: true; ai?: IrAiEdge } | { ok: false; message: string };
+/** The AI edge with the typed fields ir.ts does not mirror yet. */
+export type AiEdgeOut = IrAiEdge & { refusals?: Refusal[] };
+export type BackendAiResult = { ok: true; ai?: AiEdgeOut } | { ok: false; message: string };
+
+/** `backend.ai` fields this release does not apply, with whether skipping one would weaken security. */
+const AI_NOT_APPLIED: [field: string, security: boolean, reason: string][] = [
+  ['transformations', false, 'CEL field transformations of LLM requests are not applied by this release'],
+  ['finalTransformations', false, 'CEL field transformations after provider conversion are not applied by this release'],
+  ['promptCaching', false, 'automatic prompt caching is not applied by this release'],
+];
+
+/**
+ * Pure: the `backend.ai` fields of one merged edge (or provider) policy this release does not apply, as
+ * refusals naming the object that set them; the IR AiEdge carries them and the proxy refuses the edge.
+ */
+export function aiEdgeRefusals(m: MergedFields): Refusal[] {
+  const ai = rec(m.fields['backend.ai']);
+  if (!ai) return [];
+  const source = m.provenance['backend.ai']?.source ?? '';
+  return AI_NOT_APPLIED.filter(([field]) => ai[field] !== undefined)
+    .map(([field, security, reason]) => ({ field: `backend.ai.${field}`, source, reason, security }));
+}
+
+/**
+ * Pure: vendor settings of a GwBackend provider (`spec.ai…<vendor>`) this release does not apply;
+ * `path` is the provider's field path. For the GwBackend translator (src/translate/backends.ts) to
+ * put on the backend's status and IR; `openai.moderation` is security (moderation must not be skipped).
+ */
+export function providerSettingsRefusals(kind: string, settings: Rec, source: string, path: string): Refusal[] {
+  if (kind === 'openai' && settings.moderation !== undefined) {
+    return [{ field: `${path}.openai.moderation`, source, reason: 'inline moderation is not applied by this release; requests are refused rather than sent unmoderated', security: true }];
+  }
+  return [];
+}
 
 const ROUTE_TYPES: Record<string, IrAiRouteType> = {
   Completions: 'AI_ROUTE_COMPLETIONS', Messages: 'AI_ROUTE_MESSAGES', Responses: 'AI_ROUTE_RESPONSES', Embeddings: 'AI_ROUTE_EMBEDDINGS',
@@ -31,13 +66,16 @@ const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'];
  * out when nothing is set, so edges without AI policies stay as they were.
  */
 export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFields, perProvider: Record<string, MergedFields>): BackendAiResult {
-  const out: IrAiEdge = { providers: {}, routes: {} };
+  const out: AiEdgeOut = { providers: {}, routes: {} };
+  const refusals = new Map<string, Refusal>();
+  for (const r of aiEdgeRefusals(edge)) refusals.set(`${r.source} ${r.field}`, r);
   let any = false;
   for (const name of providers) {
     const m = perProvider[name] ?? edge;
     const p = providerEdge(ctx, m);
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
     out.providers[name] = p;
+    for (const r of aiEdgeRefusals(m)) refusals.set(`${r.source} ${r.field}`, r);
     any ||= p.credential !== undefined || p.tls !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
   }
   const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
@@ -46,6 +84,10 @@ export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFi
     if (type) out.routes[suffix] = type;
   }
   any ||= Object.keys(out.routes).length > 0;
+  if (refusals.size > 0) {
+    out.refusals = [...refusals.keys()].sort().map((k) => refusals.get(k) as Refusal);
+    any = true;
+  }
   return any ? { ok: true, ai: out } : { ok: true };
 }
 
@@ -117,4 +159,28 @@ function messages(v: unknown): { role: string; content: string }[] {
 /** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
 export function namespaceOfSource(source: string): string {
   return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
+}
+
+/**
+ * A vendor settings object (`<vendor>.*` of an LLM provider, or a GwModel's `azure`/`vertexai`/`bedrock`/
+ * `custom`) as the typed IR settings the proxy reads; only the fields that are set (the proxy fills defaults).
+ */
+export function aiProviderSettings(s: Rec): AiProviderSettings {
+  const out: AiProviderSettings = {};
+  const strings = {
+    model: 'model', endpoint: 'endpoint', apiVersion: 'apiVersion', deploymentName: 'deploymentName', region: 'region',
+    resourceName: 'resourceName', resourceType: 'resourceType', projectName: 'projectName', projectId: 'projectId', providerOverride: 'providerOverride',
+  } as const;
+  for (const [k, field] of Object.entries(strings)) {
+    const v = str(s[field]);
+    if (v) out[k as keyof typeof strings] = v;
+  }
+  // The endpoint may be written with a scheme or a path; only the host name addresses the vendor.
+  if (out.endpoint) out.endpoint = out.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
+  const g = rec(s.guardrail);
+  const identifier = str(g?.identifier), version = str(g?.version);
+  if (identifier && version) out.guardrail = { identifier, version };
+  const formats = recs(s.formats).flatMap((f) => (str(f.format) ? [{ format: str(f.format) ?? '', ...(str(f.path) ? { path: str(f.path) } : {}) }] : []));
+  if (formats.length > 0) out.formats = formats;
+  return out;
 }

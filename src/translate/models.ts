@@ -1,6 +1,10 @@
 // GwModel → IR Model: which requests a model serves (match, visibility), where they go (a provider or
 // virtual routing over other models) and which listeners or routes expose it.
-import { aiCredential } from './backend-ai.js';
+import { aiCredential, aiProviderSettings } from './backend-ai.js';
+import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
+
+/** For the status writer: the GwModel fields the proxy refuses (one Refusal per field path). */
+export { modelRefusals } from './model-refusals.js';
 import { condition, type StatusPiece } from './conditions.js';
 import { lookup, read, readAny, type Ctx } from './context.js';
 import type { IrAiCredential, IrModel, IrModelTarget, IrRoute } from './ir.js';
@@ -8,6 +12,12 @@ import type { ListenerInfo } from './listeners.js';
 import { num, rec, recs, stableStringify, str, type Rec } from './read.js';
 import { refKind } from './store.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from './types.js';
+import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
+import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
+
+/** The IR Model with the typed fields ir.ts does not mirror yet (settings, kind, refusals). */
+type ModelProviderOut = NonNullable<IrModel['provider']> & { kind: string; settings: AiProviderSettings; credentialProblem?: string };
+export type ModelOut = Omit<IrModel, 'provider'> & { provider?: ModelProviderOut; refusals?: Refusal[] };
 
 export function modelMatch(pattern: string): IrModel['match'] {
   if (pattern === '*') return { any: true };
@@ -23,14 +33,14 @@ export function modelName(key: string): string {
 /** GwModels attached to this gateway, its ListenerSets or routes it serves. */
 export function translateModels(
   ctx: Ctx, gw: StoredObject, listeners: ListenerInfo[], routes: IrRoute[], piece: (objKey: string, p: StatusPiece) => void,
-): IrModel[] {
+): ModelOut[] {
   const parents = new Set<string>([objectKey('Gateway', gw.key)]);
   for (const l of listeners) if (l.owner.kind === 'ListenerSet') parents.add(objectKey('ListenerSet', l.owner.key));
   const routeKeys = new Set(routes.map((r) => r.name.split('/').slice(0, 3).join('/')));
   for (const rk of routeKeys) parents.add(rk);
   const modelKeys = new Set<string>();
   for (const p of [...parents].sort()) for (const m of lookup(ctx, 'modelsByParent', p)) modelKeys.add(m);
-  const out: IrModel[] = [];
+  const out: ModelOut[] = [];
   for (const mk of [...modelKeys].sort()) {
     const m = readAny(ctx, 'GwModel', mk);
     if (!m) continue;
@@ -42,7 +52,7 @@ export function translateModels(
 
 function translateModel(
   ctx: Ctx, gw: StoredObject, m: StoredObject, listeners: ListenerInfo[], routes: IrRoute[], piece: (objKey: string, p: StatusPiece) => void,
-): IrModel | undefined {
+): ModelOut | undefined {
   const spec = rec(m.obj.spec) ?? {};
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
@@ -89,25 +99,39 @@ function translateModel(
   });
   if (m.problems.length || parentNames.length === 0) return undefined;
   const match = str(rec(spec.match)?.model) ?? m.obj.metadata.name;
-  const out: IrModel = {
+  const out: ModelOut = {
     name: modelName(m.key),
     parents: [...new Set(parentNames)].sort(),
     match: modelMatch(match),
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
-  if (spec.provider !== undefined) {
-    const settings: Record<string, unknown> = {};
-    for (const k of ['azure', 'vertexai', 'bedrock', 'custom']) if (spec[k] !== undefined) settings[k] = spec[k];
-    const policies = rec(spec.policies) ?? {};
-    const auth = rec(policies.auth);
-    // The inline key travels once, as the credential, not again inside policiesJson.
-    const shown = auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
-    out.provider = { provider: str(spec.provider) ?? '', baseUrl: str(spec.baseURL) ?? '', settingsJson: stableStringify(settings), policiesJson: stableStringify(shown) };
-    // An unresolved secretRef leaves credential unset while policiesJson still names it: the proxy refuses the model.
-    if (typeof credential === 'object') out.provider.credential = credential;
-  }
+  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
+  const refusals = modelRefusals(m);
+  if (refusals.length > 0) out.refusals = refusals;
   const vm = rec(spec.virtualModel);
   if (vm) out.routing = routing(ns, vm);
+  return out;
+}
+
+/** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
+function modelProvider(spec: Rec, credential: IrAiCredential | string | undefined): ModelProviderOut {
+  const policies = rec(spec.policies) ?? {};
+  const auth = rec(policies.auth);
+  // The inline key travels once, as the credential, not again inside policiesJson.
+  const shown = auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
+  const provider = str(spec.provider) ?? '';
+  const out: ModelProviderOut = {
+    provider, baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '', kind: MODEL_KINDS[provider] ?? '',
+    settings: aiProviderSettings(rec(spec[SETTINGS_KEY[provider] ?? 'custom']) ?? {}),
+    // Provenance for `gw explain` only: no proxy code reads these (issue 14).
+    settingsJson: stableStringify(settingsOf(spec)), policiesJson: stableStringify(shown),
+  };
+  if (typeof credential === 'object') out.credential = credential;
+  else if (typeof credential === 'string') out.credentialProblem = credential;
+  else {
+    const named = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth?.[k] !== undefined);
+    if (named) out.credentialProblem = `spec.policies.auth.${named}: the credential could not be resolved`;
+  }
   return out;
 }
 

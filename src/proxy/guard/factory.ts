@@ -112,21 +112,12 @@ function notEnforced(route: Route, ref: BackendRef, what = 'prompt guards'): Gua
  */
 export function unenforcedPromptGuard(route: Route, ref: BackendRef): string[] {
   const pg = ref.promptGuard;
-  if (!pg) return configuredButUnresolved(ref) ? [`route ${route.name}: backend.ai.promptGuard is set but the controller did not resolve it`] : [];
+  // The translator emits prompt_guard whenever the effective backend.ai sets promptGuard (an unresolvable step
+  // becomes `unsupported`), so an edge without it has no guards; no policy JSON is read here (issue 14).
+  if (!pg) return [];
   const out = [...pg.unenforceable];
   for (const s of [...pg.request, ...pg.response]) {
     if (s.kind === 'unsupported' || (!s.regex && !s.webhook)) out.push(s.unsupported?.reason ?? `${s.source} is a guard kind this proxy does not know`);
   }
   return out;
-}
-
-function configuredButUnresolved(ref: BackendRef): boolean {
-  const text = ref.policy?.fields['backend.ai'];
-  if (text === undefined) return false;
-  try {
-    const ai = JSON.parse(text) as unknown;
-    return typeof ai === 'object' && ai !== null && (ai as Record<string, unknown>).promptGuard !== undefined;
-  } catch {
-    return true;
-  }
 }

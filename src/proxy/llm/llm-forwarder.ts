@@ -73,6 +73,8 @@ export class LlmForwarder {
   private readonly tls: UpstreamTlsPool;
   private readonly health: ProviderHealth;
   private readonly usage: LlmUsage;
+  /** Refusal lists already logged (one per GwModel per snapshot). */
+  private readonly loggedRefusals: WeakSet<object>;
   private readonly clock: () => number;
   private readonly random: () => number;
   private readonly cloud: CloudAuth;
@@ -83,6 +85,7 @@ export class LlmForwarder {
     this.random = opts.random ?? Math.random;
     this.health = new ProviderHealth(this.clock, this.random);
     this.usage = new LlmUsage(opts.metrics);
+    this.loggedRefusals = new WeakSet();
     const headersTimeout = opts.headersTimeoutMs ?? 300_000;
     // Streams may pause for long between tokens; only deadlines bound a response body.
     this.agent = new Agent({ connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, headersTimeout, bodyTimeout: 0, keepAliveTimeout: 30_000, connections: 1024 });
@@ -99,7 +102,14 @@ export class LlmForwarder {
       req.resume();
       sendError(res, code, description, headers);
     };
-    if (route.unsupported) return refuse('provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    if (route.unsupported) {
+      // The compiled route belongs to one snapshot: logged once per snapshot.
+      if (!this.loggedRefusals.has(route)) {
+        this.loggedRefusals.add(route);
+        this.opts.log.error({ route: route.name, reason: route.unsupported }, 'LLM route cannot be served as configured; refusing its requests');
+      }
+      return refuse(route.unsupportedCode ?? 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
+    }
     if (route.models && req.method === 'GET' && path.endsWith('/models')) {
       req.resume();
       sendJson(res, 200, modelList(route.models));
@@ -125,7 +135,14 @@ export class LlmForwarder {
       if (typeof body.model !== 'string') return refuse('invalid_request', 'model is required: it chooses the model on this route');
       const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
       const choice = chooseModel(route.models, body.model, { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body }, this.random);
-      if (!choice.ok) return refuse(choice.error, choice.message);
+      if (!choice.ok) {
+        // The refusals array belongs to one compiled snapshot: logged once per snapshot and model.
+        if (choice.refusals && !this.loggedRefusals.has(choice.refusals)) {
+          this.loggedRefusals.add(choice.refusals);
+          this.opts.log.error({ route: route.name, refusals: choice.refusals }, 'GwModel sets fields this proxy does not apply; refusing its requests');
+        }
+        return refuse(choice.error, choice.message);
+      }
       route = { ...route, groups: choice.groups };
     }
     const abort = new AbortController();
@@ -266,7 +283,7 @@ export class LlmForwarder {
           return;
         }
         const answer = {
-          id: `chatcmpl-${randomUUID()}`, provider: p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx,
+          id: `chatcmpl-${randomUUID()}`, provider: p.metricsProvider ?? p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx,
           ...(route.guards ? { guards: route.guards } : {}),
         };
         const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
@@ -306,7 +323,7 @@ export class LlmForwarder {
         origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
         signal: attempt.signal, headers: { ...signedOnly(call.headers, p), ...cloud }, body: call.body,
       });
-      this.usage.request(p.name, model, String(up.statusCode));
+      this.usage.request(p.metricsProvider ?? p.name, model, String(up.statusCode));
       const contentType = String(up.headers['content-type'] ?? '');
       if (up.statusCode >= 500 || up.statusCode === 429) {
         const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
@@ -328,7 +345,7 @@ export class LlmForwarder {
         return 'done';
       }
       const timedOut = attempt.signal.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
-      this.usage.request(p.name, model, timedOut ? 'timeout' : 'connect');
+      this.usage.request(p.metricsProvider ?? p.name, model, timedOut ? 'timeout' : 'connect');
       if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
       this.health.failed(route.backend, p);
       const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;

@@ -11,13 +11,17 @@ import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
-import { parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { EMPTY_SETTINGS, parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { legacySettings } from './legacy-settings.js';
+import type { ErrorCode } from '../proxy-error.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
   name: string;
   kind: string;
   endpoint: VendorEndpoint;
+  /** `custom.providerOverride`: the provider label of gw_llm_requests_total / gw_llm_tokens_total instead of `name`. */
+  metricsProvider?: string;
   /** The vendor settings' `model`: when set it replaces the request's model. */
   model?: string;
   /** Shaping and credential of this provider on this edge; unset fields mean none. */
@@ -34,6 +38,8 @@ export interface LlmRoute {
   groups: LlmProvider[][];
   /** Set when a provider cannot be served (kind or settings): every request gets 501 with this text. */
   unsupported?: string;
+  /** With `unsupported` from IR refusals: the error code (`policy_not_enforced` when one concerns security). */
+  unsupportedCode?: ErrorCode;
   routes: Record<string, AiRouteType>;
   maxRequestBytes: number;
   /** The whole request (`timeouts.request`), ms; 0 means none. */
@@ -73,7 +79,7 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
   for (const g of backend.ai?.groups ?? []) {
     const out: LlmProvider[] = [];
     for (const p of g.providers) {
-      const settings = parseJsonObject(p.settingsJson);
+      const settings = p.settings ? { ...EMPTY_SETTINGS, ...p.settings } : legacySettings(p.settingsJson);
       const edge = ref.ai?.providers[p.name];
       const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
       if (!endpoint.ok) {
@@ -84,7 +90,8 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
       const timeout = parseJsonObject(fields['backend.http'] ?? '{}').requestTimeout;
       out.push({
         name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
-        ...(typeof settings.model === 'string' && settings.model ? { model: settings.model } : {}),
+        ...(settings.model ? { model: settings.model } : {}),
+        ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
         requestTimeoutMs: typeof timeout === 'string' ? parseDurationMs(timeout) ?? 0 : 0,
       });
@@ -97,7 +104,19 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
     deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
     // A route with a provider it cannot serve refuses every request rather than quietly using only the others.
     ...(problems.length > 0 ? { unsupported: problems.join('; ') } : {}),
+    ...refusedEdge(ref),
     ...(guards ? { guards } : {}),
+  };
+}
+
+/** An edge whose IR carries refusals is refused as a whole; the translator decided which fields. */
+function refusedEdge(ref: BackendRef): Pick<LlmRoute, 'unsupported' | 'unsupportedCode'> {
+  const refusals = ref.ai?.refusals ?? [];
+  if (refusals.length === 0) return {};
+  const fields = refusals.map((r) => `${r.source ? `${r.source} ` : ''}${r.field}`).join(', ');
+  return {
+    unsupported: `${fields} ${refusals.length > 1 ? 'are' : 'is'} not applied by this release; refusing rather than serving without`,
+    unsupportedCode: refusals.some((r) => r.security) ? 'policy_not_enforced' : 'provider_not_supported',
   };
 }
 

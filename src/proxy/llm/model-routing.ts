@@ -6,7 +6,10 @@ import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import type { LlmProvider } from './llm-route.js';
-import { SYSTEM_ROOTS, parseJsonObject, vendorEndpoint, type VendorResult } from './vendors.js';
+import { EMPTY_SETTINGS, SYSTEM_ROOTS, vendorEndpoint, type VendorResult } from './vendors.js';
+import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiProvider.js';
+import type { AiProviderSettings__Output as Settings } from '../../ir/gen/gw/ir/v1/AiProviderSettings.js';
+import type { Refusal__Output as IrRefusal } from '../../ir/gen/gw/ir/v1/Refusal.js';
 import type { ErrorCode } from '../proxy-error.js';
 
 type IrModel = Model__Output;
@@ -18,6 +21,8 @@ export const MODEL_HEALTH_KEY = 'GwModel';
 interface Refusal {
   error: ErrorCode;
   message: string;
+  /** The IR refusals that caused it; the forwarder logs them once per compiled model. */
+  refusals?: IrRefusal[];
 }
 
 interface ModelEntry {
@@ -35,7 +40,7 @@ export interface ModelTable {
   public: IrModel[];
 }
 
-export type ModelChoice = { ok: true; model: string; groups: LlmProvider[][] } | { ok: false; error: ErrorCode; message: string };
+export type ModelChoice = { ok: true; model: string; groups: LlmProvider[][] } | { ok: false; error: ErrorCode; message: string; refusals?: IrRefusal[] };
 
 /** The models a route serves, or undefined when none is attached to it (directly or through its listeners). */
 export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTable | undefined {
@@ -87,49 +92,41 @@ function matches(m: IrModel, requested: string): boolean {
   }
 }
 
-// Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
-const KINDS: Record<string, string> = {
-  OpenAI: 'openai', Anthropic: 'anthropic', Custom: 'custom', Mistral: 'openai', Groq: 'openai', DeepSeek: 'openai', XAI: 'openai',
-  Together: 'openai', Fireworks: 'openai', Perplexity: 'openai', OpenRouter: 'openai', Cerebras: 'openai', Ollama: 'openai', Gemini: 'gemini',
-  Bedrock: 'bedrock', Azure: 'azure', VertexAI: 'vertexai',
-};
 // Providers addressed by their settings (region, resource, project): a baseURL only moves the host.
-const SETTINGS_ADDRESSED: Record<string, string> = { Bedrock: 'bedrock', Azure: 'azure', VertexAI: 'vertexai' };
-const DEFAULT_BASE: Record<string, string> = {
-  OpenAI: 'https://api.openai.com/v1', Anthropic: 'https://api.anthropic.com/v1', Mistral: 'https://api.mistral.ai/v1',
-  Groq: 'https://api.groq.com/openai/v1', DeepSeek: 'https://api.deepseek.com/v1', XAI: 'https://api.x.ai/v1',
-  Together: 'https://api.together.xyz/v1', Fireworks: 'https://api.fireworks.ai/inference/v1', Perplexity: 'https://api.perplexity.ai',
-  OpenRouter: 'https://openrouter.ai/api/v1', Cerebras: 'https://api.cerebras.ai/v1', Ollama: 'http://localhost:11434/v1',
-  Gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
-};
+const SETTINGS_ADDRESSED = new Set(['bedrock', 'azure', 'vertexai']);
 const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', gemini: '/chat/completions', anthropic: '/messages' };
-
-/** GwModel `policies` fields the model path does not apply (`health` is advisory and ignored). */
-const MODEL_POLICIES_NOT_APPLIED = ['authorization', 'promptGuard', 'transformations', 'finalTransformations', 'headers', 'tls', 'tunnel'];
 
 const notSupported = (message: string): Refusal => ({ error: 'provider_not_supported', message });
 
-/** How to call a provider model, or why it cannot be served. */
+/** How to call a provider model, or why it cannot be served (the translator decided; nothing is re-decided here). */
 function providerOf(m: IrModel): LlmProvider | Refusal {
   const p = m.provider;
-  const kind = KINDS[p?.provider ?? ''];
-  if (!p || !kind) return notSupported(`GwModel provider ${p?.provider || 'unset'} is not supported by this proxy yet (supported: ${Object.keys(KINDS).join(', ')})`);
-  const settings = parseJsonObject(p.settingsJson);
-  const policies = parseJsonObject(p.policiesJson);
-  const endpoint = SETTINGS_ADDRESSED[p.provider] ? settingsEndpoint(m, kind, settings) : urlEndpoint(m, kind, settings);
+  if (m.refusals.length > 0) {
+    const security = m.refusals.some((r) => r.security);
+    const fields = m.refusals.map((r) => r.field).join(', ');
+    return { refusals: m.refusals, error: security ? 'policy_not_enforced' : 'provider_not_supported', message: `${m.name}: ${fields} ${m.refusals.length > 1 ? 'are' : 'is'} not applied by this release; the model is refused rather than served without (see the GwModel's status)` };
+  }
+  if (!p || !p.kind) return notSupported(`${m.name}: provider ${p?.provider || 'unset'} is not supported by this proxy`);
+  if (p.credentialProblem) {
+    return { error: 'credential_missing', message: `${m.name} ${p.credentialProblem} (see the GwModel's status); the model is refused rather than called without it` };
+  }
+  const settings = { ...EMPTY_SETTINGS, ...(p.settings ?? {}) };
+  const endpoint = SETTINGS_ADDRESSED.has(p.kind) ? settingsEndpoint(m, p.kind, settings) : urlEndpoint(m, p.kind, settings);
   if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
-  // Guards and authorization must never be skipped silently; the others would change what is sent.
-  const unenforced = MODEL_POLICIES_NOT_APPLIED.filter((k) => policies[k] !== undefined);
-  if (unenforced.length > 0) return notSupported(`GwModel ${m.name} policies.${unenforced.join(', policies.')} ${unenforced.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than serve it without`);
-  const credential = credentialOf(m, (policies.auth ?? {}) as Record<string, unknown>);
-  if (credential !== null && 'error' in credential) return credential;
-  const edge: AiProviderEdge = { credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
-  return { name: m.name, kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0 };
+  const edge: AiProviderEdge = { credential: p.credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
+  return {
+    name: m.name, kind: p.kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0,
+    ...(settings.model ? { model: settings.model } : {}),
+    ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
+  };
 }
 
-/** Bedrock, Azure and Vertex AI models: addressed by their own settings object; a baseURL replaces the host and port. */
-function settingsEndpoint(m: IrModel, kind: string, settings: Record<string, unknown>): VendorResult {
-  const own = (settings[kind] ?? {}) as Record<string, unknown>;
+const irProvider = (m: IrModel, kind: string, settings: Settings, at: { host: string; port: number; path: string; pathPrefix: string }): AiProvider => ({
+  name: m.name, kind, settingsJson: '', policiesJson: '', settings, ...at,
+});
+
+/** Bedrock, Azure and Vertex AI models: addressed by their own settings; a baseURL replaces the host and port. */
+function settingsEndpoint(m: IrModel, kind: string, settings: Settings): VendorResult {
   let url: URL | undefined;
   try {
     url = m.provider?.baseUrl ? new URL(m.provider.baseUrl) : undefined;
@@ -138,54 +135,30 @@ function settingsEndpoint(m: IrModel, kind: string, settings: Record<string, unk
   }
   const https = url?.protocol !== 'http:';
   const port = url ? Number(url.port) || (https ? 443 : 80) : 0;
-  return vendorEndpoint({
-    name: m.name, kind, settingsJson: JSON.stringify(own), host: url ? url.hostname.replace(/^\[|\]$/g, '') : '', port,
-    path: '', pathPrefix: '', policiesJson: m.provider?.policiesJson ?? '',
-  }, own, url && https ? SYSTEM_ROOTS : null);
+  const host = url ? url.hostname.replace(/^\[|\]$/g, '') : '';
+  return vendorEndpoint(irProvider(m, kind, settings, { host, port, path: '', pathPrefix: '' }), settings, url && https ? SYSTEM_ROOTS : null);
 }
 
-/** Providers addressed by a base URL (their own or the vendor's default). */
-function urlEndpoint(m: IrModel, kind: string, settings: Record<string, unknown>): VendorResult {
-  const p = m.provider as NonNullable<IrModel['provider']>;
+/** Providers addressed by a base URL (their own or the vendor's default, filled by the translator). */
+function urlEndpoint(m: IrModel, kind: string, settings: Settings): VendorResult {
   let url: URL;
   try {
-    url = new URL(p.baseUrl || DEFAULT_BASE[p.provider] || '');
+    url = new URL(m.provider?.baseUrl ?? '');
   } catch {
-    return { ok: false, message: `needs a baseURL for provider ${p.provider}` };
+    return { ok: false, message: `needs a baseURL for provider ${m.provider?.provider ?? ''}` };
   }
   const https = url.protocol === 'https:';
   const prefix = url.pathname.replace(/\/+$/, '');
-  const custom = (settings.custom ?? {}) as Record<string, unknown>;
-  const hasFormatPath = Array.isArray(custom.formats) && custom.formats.some((f: { path?: unknown }) => typeof f.path === 'string');
-  return vendorEndpoint({
-    name: m.name, kind, settingsJson: JSON.stringify(kind === 'custom' ? custom : settings),
+  const hasFormatPath = settings.formats.some((f) => f.path);
+  const formats = settings.formats.length > 0 ? settings.formats : [{ format: 'Completions', path: '' }];
+  const at = {
     host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80),
     // The base URL's path is the API prefix; an empty one means the chat path sits at the root.
     path: kind === 'custom' ? (!hasFormatPath && prefix ? `${prefix}/chat/completions` : '') : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
-    pathPrefix: kind === 'custom' ? '' : prefix, policiesJson: p.policiesJson,
-  }, kind === 'custom' ? { formats: custom.formats ?? [{ format: 'Completions' }] } : settings, https ? SYSTEM_ROOTS : null);
-}
-
-// `policies.auth` fields that would change where the credential goes; sending it elsewhere fails at the vendor.
-const AUTH_NOT_APPLIED = ['location', 'credentials'];
-
-/**
- * The model's upstream credential: the one the controller resolved, else (snapshots from before it did)
- * an inline key or passthrough in its policies. A `secretRef` without a resolved credential means the
- * Secret or its key is missing: refused, never sent keyless.
- */
-function credentialOf(m: IrModel, auth: Record<string, unknown>): AiProviderEdge['credential'] | Refusal {
-  const unapplied = AUTH_NOT_APPLIED.filter((k) => auth[k] !== undefined);
-  if (unapplied.length > 0) return notSupported(`GwModel ${m.name} policies.auth.${unapplied.join(', policies.auth.')} ${unapplied.length > 1 ? 'are' : 'is'} not applied by this proxy yet; it refuses the model rather than send the credential elsewhere`);
-  if (m.provider?.credential) return m.provider.credential;
-  if (typeof auth.key === 'string') return { kind: 'key', key: auth.key, source: m.name };
-  if (auth.passthrough !== undefined) return { kind: 'passthrough', passthrough: true, source: m.name };
-  const unresolved = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth[k] !== undefined);
-  if (unresolved) {
-    return { error: 'credential_missing', message: `GwModel ${m.name} policies.auth.${unresolved}: the credential could not be resolved (see the GwModel's status); the model is refused rather than called without it` };
-  }
-  const kinds = Object.keys(auth).filter((k) => auth[k] !== undefined).sort();
-  return kinds.length > 0 ? notSupported(`GwModel ${m.name} policies.auth.${kinds.join(', ')} is not supported by this proxy yet (key, secretRef, passthrough, aws, azure and gcp are)`) : null;
+    pathPrefix: kind === 'custom' ? '' : prefix,
+  };
+  const s = kind === 'custom' ? { ...settings, formats } : settings;
+  return vendorEndpoint(irProvider(m, kind, s, at), s, https ? SYSTEM_ROOTS : null);
 }
 
 /**
@@ -204,7 +177,7 @@ export function chooseModel(table: ModelTable, requested: string, bindings: CelB
   const target = (t: { model: string; modelName: string }): LlmProvider | Refusal | undefined => {
     const e = table.byName.get(t.model);
     if (!e?.provider) return undefined;
-    return isRefusal(e.provider) ? e.provider : { ...e.provider, model: t.modelName || requested };
+    return isRefusal(e.provider) ? e.provider : { ...e.provider, model: t.modelName || e.provider.model || requested };
   };
   let groups: (LlmProvider | Refusal | undefined)[][] = [];
   if (routing.kind === 'FAILOVER') {
@@ -235,7 +208,9 @@ function isRefusal(p: LlmProvider | Refusal): p is Refusal {
 
 function single(entry: ModelEntry, requested: string): ModelChoice {
   if (entry.provider && isRefusal(entry.provider)) return { ok: false, ...entry.provider };
-  return { ok: true, model: entry.model.name, groups: [[{ ...(entry.provider as LlmProvider), model: requested }]] };
+  const p = entry.provider as LlmProvider;
+  // The settings' `model` (e.g. `custom.model`) replaces the requested one upstream.
+  return { ok: true, model: entry.model.name, groups: [[{ ...p, model: p.model || requested }]] };
 }
 
 /** `GET …/models` on a model route: the Public models with an exact name, OpenAI's list shape. */

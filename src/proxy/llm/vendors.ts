@@ -3,6 +3,7 @@
 import type { BackendTls } from '../../ir/types.js';
 import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiProvider.js';
 import type { Guardrail } from './bedrock.js';
+import type { AiProviderSettings__Output as AiProviderSettings } from '../../ir/gen/gw/ir/v1/AiProviderSettings.js';
 
 /** The wire format spoken upstream: OpenAI chat completions as is, Anthropic messages or Bedrock Converse (converted). */
 export type WireFormat = 'openai' | 'anthropic' | 'bedrock';
@@ -43,139 +44,152 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
-/** The provider's chat endpoint; IR host, port, path and pathPrefix win over the vendor defaults. */
-export function vendorEndpoint(p: AiProvider, settings: Record<string, unknown>, edgeTls: BackendTls | null): VendorResult {
-  const at = (host: string, port: number, prefix: string, suffix: string) => {
-    const h = p.host || host;
+type Settings = AiProviderSettings;
+type At = (host: string, port: number, prefix: string, suffix: string) => { host: string; port: number; path: string; tls?: BackendTls };
+type VendorFn = (p: AiProvider, s: Settings, at: At) => VendorResult;
+
+/** The provider's chat endpoint from its typed settings; IR host, port, path and pathPrefix win over the vendor defaults. */
+export function vendorEndpoint(p: AiProvider, settings: Settings | null, edgeTls: BackendTls | null): VendorResult {
+  const at: At = (host, port, prefix, suffix) => {
     const portOut = p.port || port;
-    const path = p.path || `${p.pathPrefix || prefix}${suffix}`;
     const tls = edgeTls ?? (portOut === 443 ? SYSTEM_ROOTS : undefined);
-    return { host: h, port: portOut, path, ...(tls ? { tls } : {}) };
+    return { host: p.host || host, port: portOut, path: p.path || `${p.pathPrefix || prefix}${suffix}`, ...(tls ? { tls } : {}) };
   };
-  switch (p.kind) {
-    case 'openai': {
-      const base = p.pathPrefix || '/v1';
-      return {
-        ok: true,
-        endpoint: {
-          format: 'openai', ...at('api.openai.com', 443, '/v1', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
-          apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings`, AI_ROUTE_RESPONSES: `${base}/responses` },
-        },
-      };
-    }
-    case 'anthropic': {
-      const base = p.pathPrefix || '/v1';
-      return {
-        ok: true,
-        endpoint: {
-          format: 'anthropic', ...at('api.anthropic.com', 443, '/v1', '/messages'),
-          credentialHeaders: (key) => ({ 'x-api-key': key }), fixedHeaders: { 'anthropic-version': ANTHROPIC_VERSION },
-          apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_MESSAGES: `${base}/messages` },
-        },
-      };
-    }
-    case 'azureopenai': {
-      // The endpoint may be written with a scheme; only the host name is used.
-      const endpoint = String(settings.endpoint ?? '').replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
-      const version = typeof settings.apiVersion === 'string' ? settings.apiVersion : 'v1';
-      const deployment = typeof settings.deploymentName === 'string' ? settings.deploymentName : '';
-      if (!endpoint && !p.host) return { ok: false, message: 'azureopenai needs endpoint' };
-      if (version !== 'v1' && !deployment) return { ok: false, message: `azureopenai apiVersion ${version} needs deploymentName` };
-      // apiVersion v1 is the versionless OpenAI-style API (model in the body); dated versions address a deployment.
-      const suffix = version === 'v1' ? '/openai/v1/chat/completions' : `/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(version)}`;
-      const e = at(endpoint, 443, '', suffix);
-      const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
-        ? { AI_ROUTE_MODELS: '/openai/v1/models', AI_ROUTE_EMBEDDINGS: '/openai/v1/embeddings', AI_ROUTE_RESPONSES: '/openai/v1/responses' }
-        : { AI_ROUTE_EMBEDDINGS: `/openai/deployments/${encodeURIComponent(deployment)}/embeddings?api-version=${encodeURIComponent(version)}` };
-      return { ok: true, endpoint: { format: 'openai', ...e, credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
-    }
-    case 'custom': {
-      if (!p.host || !p.port) return { ok: false, message: 'custom needs host and port (or backendRef)' };
-      const formats = Array.isArray(settings.formats) ? (settings.formats as { format?: unknown; path?: unknown }[]) : [];
-      const completions = formats.find((f) => f.format === 'Completions');
-      const messages = formats.find((f) => f.format === 'Messages');
-      const chosen = completions ?? messages;
-      if (!chosen) return { ok: false, message: 'custom needs the Completions or Messages format' };
-      const format: WireFormat = completions ? 'openai' : 'anthropic';
-      const path = typeof chosen.path === 'string' ? chosen.path : format === 'openai' ? '/v1/chat/completions' : '/v1/messages';
-      const e = at(p.host, p.port, '', path);
-      // Only the formats the provider lists are served, at the paths it gives (or the usual ones).
-      const pathOf = (format: string, dflt: string): string | undefined => {
-        const f = formats.find((x) => x.format === format);
-        return f ? (typeof f.path === 'string' ? f.path : dflt) : undefined;
-      };
-      const apiPaths: VendorEndpoint['apiPaths'] = {};
-      const embeddings = pathOf('Embeddings', '/v1/embeddings'), responses = pathOf('Responses', '/v1/responses'), msgs = pathOf('Messages', '/v1/messages');
-      if (embeddings) apiPaths.AI_ROUTE_EMBEDDINGS = embeddings;
-      if (responses) apiPaths.AI_ROUTE_RESPONSES = responses;
-      if (msgs) apiPaths.AI_ROUTE_MESSAGES = msgs;
-      return {
-        ok: true,
-        endpoint: { format, ...e, credentialHeaders: bearer, fixedHeaders: format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : {}, apiPaths },
-      };
-    }
-    case 'gemini': {
-      // Google's OpenAI-compatible API.
-      const base = p.pathPrefix || '/v1beta/openai';
-      return {
-        ok: true,
-        endpoint: {
-          format: 'openai', ...at('generativelanguage.googleapis.com', 443, '/v1beta/openai', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
-          apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings` },
-        },
-      };
-    }
-    case 'bedrock': {
-      const region = regionOf(settings.region, 'us-east-1');
-      if (!region) return { ok: false, message: 'bedrock region must be lower-case letters, digits and hyphens' };
-      const g = settings.guardrail as { identifier?: unknown; version?: unknown } | undefined;
-      const guardrail = typeof g?.identifier === 'string' && typeof g.version === 'string' ? { identifier: g.identifier, version: g.version } : undefined;
-      const prefix = p.pathPrefix;
-      return {
-        ok: true,
-        endpoint: {
-          format: 'bedrock', ...at(`bedrock-runtime.${region}.amazonaws.com`, 443, '', '/model/{modelId}/converse'),
-          // An IR path override is used as is (it then names no model).
-          ...(p.path ? {} : { chatPath: (model: string, stream: boolean) => `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}` }),
-          // Bedrock API keys are bearer tokens; an `aws` credential signs instead.
-          credentialHeaders: bearer, fixedHeaders: {}, apiPaths: {}, signing: { region, service: 'bedrock' }, ...(guardrail ? { guardrail } : {}),
-        },
-      };
-    }
-    case 'azure': {
-      const resource = typeof settings.resourceName === 'string' ? settings.resourceName : '';
-      const type = settings.resourceType === 'Foundry' ? 'Foundry' : 'OpenAI';
-      const project = typeof settings.projectName === 'string' ? settings.projectName : '';
-      const version = typeof settings.apiVersion === 'string' ? settings.apiVersion : 'v1';
-      if (!resource && !p.host) return { ok: false, message: 'azure needs resourceName' };
-      if (type === 'Foundry' && !project) return { ok: false, message: 'azure resourceType Foundry needs projectName' };
-      const host = type === 'Foundry' ? `${resource}.services.ai.azure.com` : `${resource}.openai.azure.com`;
-      const base = `${type === 'Foundry' ? `/api/projects/${encodeURIComponent(project)}` : ''}/openai`;
-      const q = `?api-version=${encodeURIComponent(version)}`;
-      const e = at(host, 443, '', version === 'v1' ? `${base}/v1/chat/completions` : `${base}/deployments/{model}/chat/completions${q}`);
-      // Dated API versions address a deployment, named like the request's model.
-      const chatPath = version === 'v1' || p.path ? undefined : (model: string) => `${base}/deployments/${encodeURIComponent(model)}/chat/completions${q}`;
-      const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
-        ? { AI_ROUTE_MODELS: `${base}/v1/models`, AI_ROUTE_EMBEDDINGS: `${base}/v1/embeddings`, AI_ROUTE_RESPONSES: `${base}/v1/responses` }
-        : {};
-      return { ok: true, endpoint: { format: 'openai', ...e, ...(chatPath ? { chatPath } : {}), credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
-    }
-    case 'vertexai': {
-      const project = typeof settings.projectId === 'string' ? settings.projectId : '';
-      const region = regionOf(settings.region, 'us-central1');
-      if (!project) return { ok: false, message: 'vertexai needs projectId' };
-      if (!region) return { ok: false, message: 'vertexai region must be lower-case letters, digits and hyphens' };
-      const base = `/v1/projects/${encodeURIComponent(project)}/locations/${region}/endpoints/openapi`;
-      const host = region === 'global' ? 'aiplatform.googleapis.com' : `${region}-aiplatform.googleapis.com`;
-      return {
-        ok: true,
-        endpoint: { format: 'openai', ...at(host, 443, base, '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {}, apiPaths: { AI_ROUTE_EMBEDDINGS: `${base}/embeddings` } },
-      };
-    }
-    default:
-      return { ok: false, message: `provider kind ${p.kind || 'unset'} is not supported by this proxy (supported: openai, azureopenai, azure, anthropic, gemini, bedrock, vertexai, custom)` };
-  }
+  const fn = VENDORS[p.kind];
+  if (!fn) return { ok: false, message: `provider kind ${p.kind || 'unset'} is not supported by this proxy (supported: ${Object.keys(VENDORS).join(', ')})` };
+  return fn(p, settings ?? EMPTY_SETTINGS, at);
 }
+
+export const EMPTY_SETTINGS: Settings = {
+  model: '', endpoint: '', apiVersion: '', deploymentName: '', region: '', guardrail: null, resourceName: '', resourceType: '',
+  projectName: '', projectId: '', formats: [], providerOverride: '',
+};
+
+const openai: VendorFn = (p, _s, at) => {
+  const base = p.pathPrefix || '/v1';
+  return {
+    ok: true,
+    endpoint: {
+      format: 'openai', ...at('api.openai.com', 443, '/v1', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
+      apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings`, AI_ROUTE_RESPONSES: `${base}/responses` },
+    },
+  };
+};
+
+const anthropic: VendorFn = (p, _s, at) => {
+  const base = p.pathPrefix || '/v1';
+  return {
+    ok: true,
+    endpoint: {
+      format: 'anthropic', ...at('api.anthropic.com', 443, '/v1', '/messages'),
+      credentialHeaders: (key) => ({ 'x-api-key': key }), fixedHeaders: { 'anthropic-version': ANTHROPIC_VERSION },
+      apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_MESSAGES: `${base}/messages` },
+    },
+  };
+};
+
+const azureopenai: VendorFn = (p, s, at) => {
+  // The endpoint may be written with a scheme; only the host name is used.
+  const endpoint = s.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
+  const version = s.apiVersion || 'v1';
+  const deployment = s.deploymentName;
+  if (!endpoint && !p.host) return { ok: false, message: 'azureopenai needs endpoint' };
+  if (version !== 'v1' && !deployment) return { ok: false, message: `azureopenai apiVersion ${version} needs deploymentName` };
+  // apiVersion v1 is the versionless OpenAI-style API (model in the body); dated versions address a deployment.
+  const suffix = version === 'v1' ? '/openai/v1/chat/completions' : `/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(version)}`;
+  const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
+    ? { AI_ROUTE_MODELS: '/openai/v1/models', AI_ROUTE_EMBEDDINGS: '/openai/v1/embeddings', AI_ROUTE_RESPONSES: '/openai/v1/responses' }
+    : { AI_ROUTE_EMBEDDINGS: `/openai/deployments/${encodeURIComponent(deployment)}/embeddings?api-version=${encodeURIComponent(version)}` };
+  return { ok: true, endpoint: { format: 'openai', ...at(endpoint, 443, '', suffix), credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
+};
+
+const custom: VendorFn = (p, s, at) => {
+  if (!p.host || !p.port) return { ok: false, message: 'custom needs host and port (or backendRef)' };
+  const formats = s.formats;
+  const completions = formats.find((f) => f.format === 'Completions');
+  const chosen = completions ?? formats.find((f) => f.format === 'Messages');
+  if (!chosen) return { ok: false, message: 'custom needs the Completions or Messages format' };
+  const format: WireFormat = completions ? 'openai' : 'anthropic';
+  const path = chosen.path || (format === 'openai' ? '/v1/chat/completions' : '/v1/messages');
+  // Only the formats the provider lists are served, at the paths it gives (or the usual ones).
+  const pathOf = (name: string, dflt: string): string | undefined => {
+    const f = formats.find((x) => x.format === name);
+    return f ? f.path || dflt : undefined;
+  };
+  const apiPaths: VendorEndpoint['apiPaths'] = {};
+  const embeddings = pathOf('Embeddings', '/v1/embeddings'), responses = pathOf('Responses', '/v1/responses'), msgs = pathOf('Messages', '/v1/messages');
+  if (embeddings) apiPaths.AI_ROUTE_EMBEDDINGS = embeddings;
+  if (responses) apiPaths.AI_ROUTE_RESPONSES = responses;
+  if (msgs) apiPaths.AI_ROUTE_MESSAGES = msgs;
+  return {
+    ok: true,
+    endpoint: { format, ...at(p.host, p.port, '', path), credentialHeaders: bearer, fixedHeaders: format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : ({} as Record<string, string>), apiPaths },
+  };
+};
+
+// Google's OpenAI-compatible API.
+const gemini: VendorFn = (p, _s, at) => {
+  const base = p.pathPrefix || '/v1beta/openai';
+  return {
+    ok: true,
+    endpoint: {
+      format: 'openai', ...at('generativelanguage.googleapis.com', 443, '/v1beta/openai', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
+      apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings` },
+    },
+  };
+};
+
+const bedrock: VendorFn = (p, s, at) => {
+  const region = regionOf(s.region, 'us-east-1');
+  if (!region) return { ok: false, message: 'bedrock region must be lower-case letters, digits and hyphens' };
+  const g = s.guardrail;
+  const guardrail = g && g.identifier && g.version ? { identifier: g.identifier, version: g.version } : undefined;
+  const prefix = p.pathPrefix;
+  return {
+    ok: true,
+    endpoint: {
+      format: 'bedrock', ...at(`bedrock-runtime.${region}.amazonaws.com`, 443, '', '/model/{modelId}/converse'),
+      // An IR path override is used as is (it then names no model).
+      ...(p.path ? {} : { chatPath: (model: string, stream: boolean) => `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}` }),
+      // Bedrock API keys are bearer tokens; an `aws` credential signs instead.
+      credentialHeaders: bearer, fixedHeaders: {}, apiPaths: {}, signing: { region, service: 'bedrock' }, ...(guardrail ? { guardrail } : {}),
+    },
+  };
+};
+
+const azure: VendorFn = (p, s, at) => {
+  const resource = s.resourceName;
+  const type = s.resourceType === 'Foundry' ? 'Foundry' : 'OpenAI';
+  const project = s.projectName;
+  const version = s.apiVersion || 'v1';
+  if (!resource && !p.host) return { ok: false, message: 'azure needs resourceName' };
+  if (type === 'Foundry' && !project) return { ok: false, message: 'azure resourceType Foundry needs projectName' };
+  const host = type === 'Foundry' ? `${resource}.services.ai.azure.com` : `${resource}.openai.azure.com`;
+  const base = `${type === 'Foundry' ? `/api/projects/${encodeURIComponent(project)}` : ''}/openai`;
+  const q = `?api-version=${encodeURIComponent(version)}`;
+  const e = at(host, 443, '', version === 'v1' ? `${base}/v1/chat/completions` : `${base}/deployments/{model}/chat/completions${q}`);
+  // Dated API versions address a deployment, named like the request's model.
+  const chatPath = version === 'v1' || p.path ? undefined : (model: string) => `${base}/deployments/${encodeURIComponent(model)}/chat/completions${q}`;
+  const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
+    ? { AI_ROUTE_MODELS: `${base}/v1/models`, AI_ROUTE_EMBEDDINGS: `${base}/v1/embeddings`, AI_ROUTE_RESPONSES: `${base}/v1/responses` }
+    : {};
+  return { ok: true, endpoint: { format: 'openai', ...e, ...(chatPath ? { chatPath } : {}), credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
+};
+
+const vertexai: VendorFn = (_p, s, at) => {
+  const project = s.projectId;
+  const region = regionOf(s.region, 'us-central1');
+  if (!project) return { ok: false, message: 'vertexai needs projectId' };
+  if (!region) return { ok: false, message: 'vertexai region must be lower-case letters, digits and hyphens' };
+  const base = `/v1/projects/${encodeURIComponent(project)}/locations/${region}/endpoints/openapi`;
+  const host = region === 'global' ? 'aiplatform.googleapis.com' : `${region}-aiplatform.googleapis.com`;
+  return {
+    ok: true,
+    endpoint: { format: 'openai', ...at(host, 443, base, '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {}, apiPaths: { AI_ROUTE_EMBEDDINGS: `${base}/embeddings` } },
+  };
+};
+
+const VENDORS: Record<string, VendorFn> = { openai, azureopenai, azure, anthropic, gemini, bedrock, vertexai, custom };
 
 /** A JSON object text from the IR (settings, policies) as an object; anything else is an empty one. */
 export function parseJsonObject(text: string): Record<string, unknown> {
@@ -188,7 +202,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 }
 
 /** A cloud region setting (default when unset), or undefined when it could not be a region (it becomes part of a host name). */
-function regionOf(v: unknown, dflt: string): string | undefined {
-  const r = typeof v === 'string' && v !== '' ? v : dflt;
+function regionOf(v: string, dflt: string): string | undefined {
+  const r = v || dflt;
   return /^[a-z0-9-]{1,63}$/.test(r) ? r : undefined;
 }

@@ -82,13 +82,14 @@ describe('unenforceable prompt guards', () => {
     expect(guards?.response).toBeDefined();
   });
 
-  it('refuses an edge whose policy sets promptGuard that the controller did not resolve', () => {
+  it('acts on the typed prompt_guard only: the translator emits it for every edge whose policy sets promptGuard, the proxy reads no backend.ai JSON', () => {
     const { route, ref } = edgeOf(llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }));
-    const old = { ...ref, promptGuard: null };
-    expect(unenforcedPromptGuard(route, old)).toEqual(['route HTTPRoute/default/chat/0: backend.ai.promptGuard is set but the controller did not resolve it']);
+    expect(ref.promptGuard?.request).toHaveLength(1);
+    const untyped = { ...ref, promptGuard: null };
+    expect(unenforcedPromptGuard(route, untyped)).toEqual([]);
     const pg = createPromptGuards({ env: {} });
     all.push(pg);
-    expect(pg.llmGuards(route, old, captureLog().log)?.request).toBeDefined();
+    expect(pg.llmGuards(route, untyped, captureLog().log)).toBeUndefined();
   });
 
   it('builds no guards for an edge without prompt guards', () => {

@@ -3,7 +3,7 @@
 // and Anthropic APIs (fake-vendors.ts). Credentials come inline or from Secrets the translator resolves.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, chat, modelRoute, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, chat, counter, modelRoute, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
 
 const KEY_A = 'sk-model-a-SECRET';
 const KEY_C = 'sk-model-c-SECRET';
@@ -42,7 +42,10 @@ describe('GwModel routing', () => {
     failover:
       targets:
       - {modelRef: {name: vault-no-secret}, model: a-large, priority: 0}
-      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}`);
+      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}${gwModel('tagged', `  provider: Custom
+  baseURL: http://127.0.0.1:${a.port}/v1
+  custom: {providerOverride: vllm-lab, model: upstream-x, formats: [{format: Completions}]}
+  policies: {auth: {key: ${KEY_A}}}`)}`);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -124,18 +127,28 @@ describe('GwModel routing', () => {
     expect(c.received[0]).toMatchObject({ headers: { 'x-api-key': KEY_C }, body: { model: 'c-large' } });
   });
 
-  it('refuses a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
+  it('refuses with 503 policy_not_enforced a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('guarded'));
-    expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({ error_description: expect.stringContaining('policies.promptGuard') });
+    expect(res.status).toBe(503);
+    expect(res.json()).toMatchObject({ error: 'policy_not_enforced', error_description: expect.stringContaining('spec.policies.promptGuard') });
     expect(a.received).toEqual([]);
+  });
+
+  it('sends custom.model upstream and labels request and token metrics with custom.providerOverride instead of the model name', async () => {
+    const labels = { provider: 'vllm-lab', model: 'upstream-x' };
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('tagged'));
+    expect(res.status).toBe(200);
+    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_A}` }, body: { model: 'upstream-x' } });
+    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' })).toBe(1);
+    expect(await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBeGreaterThan(0);
+    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'GwModel/default/tagged', model: 'upstream-x', status: '200' })).toBe(0);
   });
 
   it('lists the Public models with exact names on GET /v1/models', async () => {
     const res = await fetch(`${proxy.base}/v1/models`);
     expect(res.status).toBe(200);
     const ids = ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
-    expect(ids).toEqual(['careful', 'gpt-4o', 'guarded', 'mistral-small', 'smart', 'tiered', 'vault', 'vault-no-key', 'vault-no-secret']);
+    expect(ids).toEqual(['careful', 'gpt-4o', 'guarded', 'mistral-small', 'smart', 'tagged', 'tiered', 'vault', 'vault-no-key', 'vault-no-secret']);
   });
 
   it('never writes a key to the logs', () => {

@@ -2,6 +2,7 @@
 
 import type { AiProviderEdge as _gw_ir_v1_AiProviderEdge, AiProviderEdge__Output as _gw_ir_v1_AiProviderEdge__Output } from '../../../gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType as _gw_ir_v1_AiRouteType, AiRouteType__Output as _gw_ir_v1_AiRouteType__Output } from '../../../gw/ir/v1/AiRouteType.js';
+import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 
 /**
  * What the proxy needs per route → `ai` backend edge, resolved from the edge's merged `backend.auth`
@@ -18,6 +19,13 @@ export interface AiEdge {
    * every path is a chat completions request.
    */
   'routes'?: ({[key: string]: _gw_ir_v1_AiRouteType});
+  /**
+   * `backend.ai` fields of the edge or of one of its providers that this release does not apply
+   * (`transformations`, `finalTransformations`, `promptCaching`; src/translate/backend-ai.ts
+   * aiEdgeRefusals): the proxy refuses the edge (`policy_not_enforced` when one concerns security,
+   * else `provider_not_supported`) rather than serve it without them.
+   */
+  'refusals'?: (_gw_ir_v1_Refusal)[];
 }
 
 /**
@@ -35,4 +43,11 @@ export interface AiEdge__Output {
    * every path is a chat completions request.
    */
   'routes': ({[key: string]: _gw_ir_v1_AiRouteType__Output});
+  /**
+   * `backend.ai` fields of the edge or of one of its providers that this release does not apply
+   * (`transformations`, `finalTransformations`, `promptCaching`; src/translate/backend-ai.ts
+   * aiEdgeRefusals): the proxy refuses the edge (`policy_not_enforced` when one concerns security,
+   * else `provider_not_supported`) rather than serve it without them.
+   */
+  'refusals': (_gw_ir_v1_Refusal__Output)[];
 }

@@ -1,5 +1,6 @@
 // Original file: proto/gw/ir/v1/ir_translate.proto
 
+import type { AiProviderSettings as _gw_ir_v1_AiProviderSettings, AiProviderSettings__Output as _gw_ir_v1_AiProviderSettings__Output } from '../../../gw/ir/v1/AiProviderSettings.js';
 
 export interface AiProvider {
   'name'?: (string);
@@ -19,6 +20,10 @@ export interface AiProvider {
    * The provider's own backend policies as JSON text (also merged into BackendRef.target_policies).
    */
   'policiesJson'?: (string);
+  /**
+   * The vendor settings, typed; settings_json is kept for `gw explain` only and read by no proxy code.
+   */
+  'settings'?: (_gw_ir_v1_AiProviderSettings | null);
 }
 
 export interface AiProvider__Output {
@@ -39,4 +44,8 @@ export interface AiProvider__Output {
    * The provider's own backend policies as JSON text (also merged into BackendRef.target_policies).
    */
   'policiesJson': (string);
+  /**
+   * The vendor settings, typed; settings_json is kept for `gw explain` only and read by no proxy code.
+   */
+  'settings': (_gw_ir_v1_AiProviderSettings__Output | null);
 }

@@ -4,6 +4,7 @@ import type { ModelMatch as _gw_ir_v1_ModelMatch, ModelMatch__Output as _gw_ir_v
 import type { ModelVisibility as _gw_ir_v1_ModelVisibility, ModelVisibility__Output as _gw_ir_v1_ModelVisibility__Output } from '../../../gw/ir/v1/ModelVisibility.js';
 import type { ModelProvider as _gw_ir_v1_ModelProvider, ModelProvider__Output as _gw_ir_v1_ModelProvider__Output } from '../../../gw/ir/v1/ModelProvider.js';
 import type { ModelRouting as _gw_ir_v1_ModelRouting, ModelRouting__Output as _gw_ir_v1_ModelRouting__Output } from '../../../gw/ir/v1/ModelRouting.js';
+import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 
 /**
  * A GwModel: which requests it serves and where they go.
@@ -18,6 +19,11 @@ export interface Model {
   'visibility'?: (_gw_ir_v1_ModelVisibility);
   'provider'?: (_gw_ir_v1_ModelProvider | null);
   'routing'?: (_gw_ir_v1_ModelRouting | null);
+  /**
+   * GwModel fields the proxy cannot apply (src/translate/models.ts modelRefusals); a model with any is
+   * refused by the proxy (`policy_not_enforced` when one concerns security, else `provider_not_supported`).
+   */
+  'refusals'?: (_gw_ir_v1_Refusal)[];
   'target'?: "provider"|"routing";
 }
 
@@ -34,5 +40,10 @@ export interface Model__Output {
   'visibility': (_gw_ir_v1_ModelVisibility__Output);
   'provider'?: (_gw_ir_v1_ModelProvider__Output | null);
   'routing'?: (_gw_ir_v1_ModelRouting__Output | null);
+  /**
+   * GwModel fields the proxy cannot apply (src/translate/models.ts modelRefusals); a model with any is
+   * refused by the proxy (`policy_not_enforced` when one concerns security, else `provider_not_supported`).
+   */
+  'refusals': (_gw_ir_v1_Refusal__Output)[];
   'target'?: "provider"|"routing";
 }

@@ -1,11 +1,18 @@
 // Original file: proto/gw/ir/v1/ir_translate.proto
 
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
+import type { AiProviderSettings as _gw_ir_v1_AiProviderSettings, AiProviderSettings__Output as _gw_ir_v1_AiProviderSettings__Output } from '../../../gw/ir/v1/AiProviderSettings.js';
 
 export interface ModelProvider {
   'provider'?: (string);
   'baseUrl'?: (string);
+  /**
+   * @deprecated
+   */
   'settingsJson'?: (string);
+  /**
+   * @deprecated
+   */
   'policiesJson'?: (string);
   /**
    * `policies.auth` resolved by the controller (`key`, the Secret `secretRef` names, or `passthrough`).
@@ -13,12 +20,33 @@ export interface ModelProvider {
    * proxy refuses the model. Secret: never log it.
    */
   'credential'?: (_gw_ir_v1_AiCredential | null);
+  /**
+   * `spec.azure|vertexai|bedrock|custom` of the GwModel, typed; settings_json/policies_json are
+   * provenance only (deprecated: no proxy code reads them).
+   */
+  'settings'?: (_gw_ir_v1_AiProviderSettings | null);
+  /**
+   * The wire API the proxy speaks to `spec.provider` (openai, anthropic, gemini, bedrock, azure, vertexai
+   * or custom); decided by the translator, which refuses providers it has no kind for.
+   */
+  'kind'?: (string);
+  /**
+   * Set when `spec.policies.auth` names a credential the controller could not resolve (the GwModel's
+   * ResolvedRefs says why): the proxy answers `credential_missing` rather than call the vendor without it.
+   */
+  'credentialProblem'?: (string);
 }
 
 export interface ModelProvider__Output {
   'provider': (string);
   'baseUrl': (string);
+  /**
+   * @deprecated
+   */
   'settingsJson': (string);
+  /**
+   * @deprecated
+   */
   'policiesJson': (string);
   /**
    * `policies.auth` resolved by the controller (`key`, the Secret `secretRef` names, or `passthrough`).
@@ -26,4 +54,19 @@ export interface ModelProvider__Output {
    * proxy refuses the model. Secret: never log it.
    */
   'credential': (_gw_ir_v1_AiCredential__Output | null);
+  /**
+   * `spec.azure|vertexai|bedrock|custom` of the GwModel, typed; settings_json/policies_json are
+   * provenance only (deprecated: no proxy code reads them).
+   */
+  'settings': (_gw_ir_v1_AiProviderSettings__Output | null);
+  /**
+   * The wire API the proxy speaks to `spec.provider` (openai, anthropic, gemini, bedrock, azure, vertexai
+   * or custom); decided by the translator, which refuses providers it has no kind for.
+   */
+  'kind': (string);
+  /**
+   * Set when `spec.policies.auth` names a credential the controller could not resolve (the GwModel's
+   * ResolvedRefs says why): the proxy answers `credential_missing` rather than call the vendor without it.
+   */
+  'credentialProblem': (string);
 }

@@ -5,7 +5,9 @@ import type { PromptGuardStreaming as _gw_ir_v1_PromptGuardStreaming, PromptGuar
 
 /**
  * Prompt guards of one route → backend edge (`backend.ai.promptGuard`, seed 001 AIPromptGuard and
- * seed 000 guardrail webhook), resolved so the proxy needs nothing else. Steps run in order.
+ * seed 000 guardrail webhook), resolved so the proxy needs nothing else. Steps run in order. Set whenever
+ * the effective policy sets promptGuard (unresolvable steps become `unsupported`): the proxy reads no
+ * backend.ai JSON (issue 14).
  */
 export interface PromptGuard {
   'request'?: (_gw_ir_v1_PromptGuardStep)[];
@@ -20,7 +22,9 @@ export interface PromptGuard {
 
 /**
  * Prompt guards of one route → backend edge (`backend.ai.promptGuard`, seed 001 AIPromptGuard and
- * seed 000 guardrail webhook), resolved so the proxy needs nothing else. Steps run in order.
+ * seed 000 guardrail webhook), resolved so the proxy needs nothing else. Steps run in order. Set whenever
+ * the effective policy sets promptGuard (unresolvable steps become `unsupported`): the proxy reads no
+ * backend.ai JSON (issue 14).
  */
 export interface PromptGuard__Output {
   'request': (_gw_ir_v1_PromptGuardStep__Output)[];

@@ -1,0 +1,47 @@
+// `backend.ai` fields this release does not apply (transformations, finalTransformations, promptCaching)
+// reach the proxy as AiEdge refusals decided by the translator: the edge is refused, the vendor never
+// called, instead of the request being sent without them; and custom.providerOverride on a GwBackend
+// provider, now typed, labels its metrics (issue 14). Against a loopback fake OpenAI.
+import { describe, expect, it } from 'vitest';
+import { GATEWAY, aiBackend, aiRoute, chat, counter, useFakeAndProxy } from './llm-harness.js';
+
+const policy = (name: string, backend: string, ai: string) => `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+  backend:
+    ai: ${ai}
+`;
+
+describe('backend.ai fields refused on LLM routes', () => {
+  const t = useFakeAndProxy('openai', (port) => `${GATEWAY}${aiBackend('plain', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('shaped', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('cached', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('lab', `custom: {providerOverride: vllm-lab, formats: [{format: Completions}]}, host: 127.0.0.1, port: ${port}`)}${aiRoute('lab', '/lab', 'lab')}${policy('shape', 'shaped', "{transformations: [{field: max_tokens, expression: '10'}]}")}${policy('cache', 'cached', '{promptCaching: {system: true}}')}${aiRoute('plain', '/plain', 'plain')}${aiRoute('shaped', '/shaped', 'shaped')}${aiRoute('cached', '/cached', 'cached')}`);
+  const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] };
+
+  it('serves an edge without refused fields', async () => {
+    expect((await chat(`${t.proxy.base}/plain/v1/chat/completions`, body)).status).toBe(200);
+    expect(t.fake.received).toHaveLength(1);
+  });
+
+  it('refuses an edge whose policy sets backend.ai.transformations, naming the field and the policy', async () => {
+    const res = await chat(`${t.proxy.base}/shaped/v1/chat/completions`, body);
+    expect(res.status).toBe(501);
+    expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('GwPolicy default/shape backend.ai.transformations') });
+    expect(t.fake.received).toEqual([]);
+  });
+
+  it('refuses an edge whose policy sets backend.ai.promptCaching', async () => {
+    const res = await chat(`${t.proxy.base}/cached/v1/chat/completions`, body);
+    expect(res.status).toBe(501);
+    expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('backend.ai.promptCaching') });
+    expect(t.fake.received).toEqual([]);
+  });
+
+  it('labels a GwBackend custom provider\'s metrics with custom.providerOverride', async () => {
+    const res = await chat(`${t.proxy.base}/lab/v1/chat/completions`, body);
+    expect(res.status).toBe(200);
+    expect(await counter(t.proxy.runtime, 'gw_llm_requests_total', { provider: 'vllm-lab', model: 'gpt-4o', status: '200' })).toBe(1);
+  });
+});
