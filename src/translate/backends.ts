@@ -2,6 +2,7 @@
 import { lookup, read, type Ctx } from './context.js';
 import type { IrAiProvider, IrBackend, IrMcpTarget } from './ir.js';
 import { num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
+import { aiProviderSettings } from './backend-ai.js';
 
 const PROVIDER_KINDS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'] as const;
 const ENUM = (v: string | undefined, dflt: string) => (v ?? dflt).replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
@@ -139,5 +140,5 @@ function aiProvider(ctx: Ctx, ns: string, name: string, p: Rec, path: string, pr
     host = serviceHost(svc, ns);
     port = num(ref.port) ?? port;
   }
-  return { name, kind, settingsJson: stableStringify(settings), host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policiesJson: stableStringify(rec(p.policies) ?? {}) };
+  return { name, kind, settingsJson: stableStringify(settings), settings: aiProviderSettings(settings), host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policiesJson: stableStringify(rec(p.policies) ?? {}) };
 }

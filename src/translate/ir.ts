@@ -23,6 +23,7 @@ export type IrResource =
  * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
  */
 import type { TrafficPolicyInput } from '../ir/types.js';
+import type { AiProviderSettings as AiProviderSettingsInput } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
 import type { IrRefusal } from '../coverage/effective.js';
 
 export interface IrPolicyFields {
@@ -272,8 +273,10 @@ export interface IrAiProvider {
   name: string;
   /** openai, azureopenai, azure, anthropic, gemini, vertexai, bedrock or custom. */
   kind: string;
-  /** The vendor settings object as canonical JSON text. */
+  /** The vendor settings object as canonical JSON text (provenance for `gw explain`; the proxy reads `settings`). */
   settingsJson: string;
+  /** The vendor settings the proxy acts on, typed. */
+  settings?: AiProviderSettingsInput;
   host: string;
   port: number;
   path: string;

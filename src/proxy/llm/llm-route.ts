@@ -12,7 +12,6 @@ import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
 import { EMPTY_SETTINGS, parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
-import { legacySettings } from './legacy-settings.js';
 import type { ErrorCode } from '../proxy-error.js';
 
 export interface LlmProvider {
@@ -79,7 +78,7 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
   for (const g of backend.ai?.groups ?? []) {
     const out: LlmProvider[] = [];
     for (const p of g.providers) {
-      const settings = p.settings ? { ...EMPTY_SETTINGS, ...p.settings } : legacySettings(p.settingsJson);
+      const settings = { ...EMPTY_SETTINGS, ...p.settings };
       const edge = ref.ai?.providers[p.name];
       const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
       if (!endpoint.ok) {
