@@ -1,36 +1,11 @@
 // `gw controller`: local mode (`--manifests DIR`: xDS and ops endpoints on loopback) or cluster mode.
 // Flags follow docs/controller-cli.md; every flag also reads GW_<FLAG_IN_UPPER_SNAKE>, flags winning.
 import type { LevelWithSilent } from 'pino';
-import { createLogger, type LogFormat } from '../log.js';
-import { DEFAULT_CONTROLLER_NAME, type TranslateOptions } from '../translate/context.js';
+import { createLogger } from '../log.js';
+import { DEFAULT_CONTROLLER_NAME } from '../translate/context.js';
+import type { ControllerConfig } from '../controller/config.js';
 
-export interface ControllerConfig {
-  kubeconfig?: string;
-  manifests?: string;
-  statusDir?: string;
-  controllerName: string;
-  gatewayClassName: string;
-  gatewayClassParametersRefs: Record<string, { name: string; namespace: string }>;
-  discoveryNamespaceSelectors: Record<string, unknown>[];
-  gatewayNamespaces: string[];
-  xdsMode: 'plaintext' | 'tls' | 'either';
-  /** Local mode with tls/either: the CA (`ca.json`, mode 0600) and its bundle for proxies (`ca.crt`) live here. */
-  xdsCaDir?: string;
-  xdsPort: number;
-  healthPort: number;
-  metricsPort: number;
-  enableModels: boolean;
-  enableXbackend: boolean;
-  enableInferenceExtension: boolean;
-  logLevel: LevelWithSilent;
-  logFormat: LogFormat;
-  leaderElect?: boolean;
-  leaderElectionNamespace?: string;
-  proxyImage?: string;
-  istio: Record<string, string | boolean>;
-  /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
-  once: boolean;
-}
+export type { ControllerConfig } from '../controller/config.js';
 
 const VALUE_FLAGS = [
   'kubeconfig', 'manifests', 'status-dir', 'controller-name', 'gateway-class-name', 'gateway-class-parameters-refs',
@@ -140,9 +115,6 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
   return cfg;
 }
 
-export function translateOptionsOf(cfg: ControllerConfig): Omit<TranslateOptions, 'now'> {
-  return { controllerName: cfg.controllerName, discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors, enableModels: cfg.enableModels };
-}
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {

@@ -1,7 +1,7 @@
 // Runs cluster mode from the parsed `gw controller` flags until SIGINT/SIGTERM: informers, work queue,
 // leader election, status writer, deployer, and the xDS server every replica runs.
 import type { Logger } from 'pino';
-import type { ControllerConfig } from '../cli/controller.js';
+import type { ControllerConfig } from './config.js';
 import type { ImageDefaults } from '../deployer/pod-template.js';
 import { startClusterController } from './cluster.js';
 import { createDeployer } from './deploy-apply.js';

@@ -1,8 +1,7 @@
 // Runs local mode from a parsed controller config until SIGINT/SIGTERM (or once, with --once).
 import { existsSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { ControllerConfig } from '../../cli/controller.js';
-import { translateOptionsOf } from '../../cli/controller.js';
+import { translateOptionsOf, type ControllerConfig } from '../config.js';
 import { LocalController } from './local-controller.js';
 
 export async function runLocal(cfg: ControllerConfig, logger: Logger): Promise<number> {
