@@ -1,5 +1,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { readFileSync } from 'node:fs';
+
+// The house's arrows live in architecture.json (also checked by test/architecture.test.ts): each folder of
+// src/ may import only the folders listed for it, and never the packages listed against it.
+function architectureRules() {
+  const { allowedImports, forbiddenPackages } = JSON.parse(readFileSync(new URL('./architecture.json', import.meta.url), 'utf8'));
+  const folders = ['api', 'cel', 'ir', 'translate', 'deployer', 'controller', 'xds', 'proxy', 'config', 'cli'];
+  return folders.map((room) => ({
+    files: [`src/${room}/**`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...folders.filter((r) => r !== room && !allowedImports[room].includes(r))
+            .map((r) => ({ group: [`**/${r}/**`], message: `src/${room} may not import src/${r} (architecture.json)` })),
+          ...(forbiddenPackages[room] ?? []).map((p) => ({ group: [p, `${p}/**`], message: `src/${room} must not load ${p} (architecture.json)` })),
+        ],
+      }],
+    },
+  }));
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'crds/**', 'charts/**', 'src/**/gen/**', 'test/cluster/**', '.cache/**'] },
@@ -21,16 +41,5 @@ export default tseslint.config(
     files: ['scripts/**', 'bench/**', 'bin/**', 'src/cli/**', 'src/cli.ts', 'test/**'],
     rules: { 'no-console': 'off' },
   },
-  {
-    files: ['src/proxy/**'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['**/controller/**', '@kubernetes/client-node'] }],
-    },
-  },
-  {
-    files: ['src/translate/**', 'src/api/**', 'src/deployer/**'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['**/controller/**', '@kubernetes/client-node', 'node:fs', 'node:http', 'node:net'] }],
-    },
-  },
+  ...architectureRules(),
 );
