@@ -10,6 +10,7 @@ import { cloudCredential } from './cloud-credentials.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
 import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
 import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
+import { parseDurationMs } from '../ir/duration.js';
 
 /** Merged policy fields of an edge or of one provider on it. */
 export interface MergedFields {
@@ -76,7 +77,7 @@ export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFi
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
     out.providers[name] = p;
     for (const r of aiEdgeRefusals(m)) refusals.set(`${r.source} ${r.field}`, r);
-    any ||= p.credential !== undefined || p.tls !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
+    any ||= p.credential !== undefined || p.tls !== undefined || p.requestTimeoutMs !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
   }
   const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
   for (const suffix of Object.keys(routes).sort()) {
@@ -105,6 +106,9 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
   const tls = backendTls(ctx, m);
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
+  const timeout = str(rec(m.fields['backend.http'])?.requestTimeout);
+  const timeoutMs = timeout ? parseDurationMs(timeout) ?? 0 : 0;
+  if (timeoutMs > 0) out.requestTimeoutMs = timeoutMs;
   const auth = rec(m.fields['backend.auth']);
   if (!auth) return out;
   const source = m.provenance['backend.auth']?.source ?? '';

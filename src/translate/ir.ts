@@ -148,6 +148,8 @@ export interface IrAiProviderEdge {
   promptAppend: { role: string; content: string }[];
   /** From the provider's merged `backend.tls`; `clientPrivateKeyPem` is secret like IrBackendTls's. */
   tls?: IrBackendTls;
+  /** `backend.http.requestTimeout` in ms. */
+  requestTimeoutMs?: number;
 }
 
 /** `clientPrivateKeyPem` is secret: never log or render it (goldens show a hash prefix). */

@@ -48,3 +48,15 @@ describe('snapshot check', () => {
     expect(checkSnapshot(snapshot, 'test')).toEqual([]);
   });
 });
+
+describe('open forward proxy warning', () => {
+  it('reads access control from the typed policy, not from the effective-field text', async () => {
+    const { hasAccessControl } = await import('../../src/proxy/http/dynamic-forward.js');
+    const route = (policy: Record<string, unknown> | undefined, effective: Record<string, string> = {}) =>
+      ({ name: 'r', policy, effective: { fields: effective, provenance: {} } }) as unknown as Parameters<typeof hasAccessControl>[0];
+    expect(hasAccessControl(route(undefined, { 'traffic.jwtAuthentication': '{}' }))).toBe(false);
+    expect(hasAccessControl(route({ basicAuthentication: { users: [] } }))).toBe(true);
+    expect(hasAccessControl(route({ authorization: { rules: [] } }))).toBe(false);
+    expect(hasAccessControl(route({ authorization: { rules: [{ expressions: ['true'], action: 'ALLOW' }] } }))).toBe(true);
+  });
+});

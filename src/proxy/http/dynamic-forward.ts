@@ -72,10 +72,9 @@ export function viaWith(via: string | string[] | undefined, pseudonym: string): 
   return prior ? `${prior}, 1.1 ${pseudonym}` : `1.1 ${pseudonym}`;
 }
 
-const ACCESS_CONTROL = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication', 'extAuth', 'authorization'];
-
 /** Whether the route's policy restricts who may use it; a forward proxy without it is an open proxy. */
 export function hasAccessControl(route: Route): boolean {
-  const fields = route.effective?.fields ?? {};
-  return ACCESS_CONTROL.some((f) => fields[`traffic.${f}`] !== undefined);
+  const p = route.policy;
+  if (!p) return false;
+  return Boolean(p.jwtAuthentication || p.basicAuthentication || p.apiKeyAuthentication || p.extAuthorization || p.mcpAuthentication || (p.authorization && p.authorization.rules.length > 0));
 }

@@ -5,13 +5,12 @@ import type { Model__Output as Model } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
-import { parseDurationMs } from '../../ir/duration.js';
 import { compileCel } from '../policy/cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
-import { EMPTY_SETTINGS, parseJsonObject, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { EMPTY_SETTINGS, vendorEndpoint, type VendorEndpoint } from './vendors.js';
 import type { ErrorCode } from '../proxy-error.js';
 
 export interface LlmProvider {
@@ -85,14 +84,12 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
         problems.push(`provider ${p.name}: ${endpoint.message}`);
         continue;
       }
-      const fields = ref.targetPolicies[p.name]?.fields ?? ref.policy?.fields ?? {};
-      const timeout = parseJsonObject(fields['backend.http'] ?? '{}').requestTimeout;
       out.push({
         name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
         ...(settings.model ? { model: settings.model } : {}),
         ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
-        requestTimeoutMs: typeof timeout === 'string' ? parseDurationMs(timeout) ?? 0 : 0,
+        requestTimeoutMs: edge?.requestTimeoutMs ?? 0,
       });
     }
     if (out.length > 0) groups.push(out);

@@ -113,7 +113,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
   const settings = { ...EMPTY_SETTINGS, ...(p.settings ?? {}) };
   const endpoint = SETTINGS_ADDRESSED.has(p.kind) ? settingsEndpoint(m, p.kind, settings) : urlEndpoint(m, p.kind, settings);
   if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
-  const edge: AiProviderEdge = { credential: p.credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null };
+  const edge: AiProviderEdge = { credential: p.credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null, requestTimeoutMs: 0 };
   return {
     name: m.name, kind: p.kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0,
     ...(settings.model ? { model: settings.model } : {}),

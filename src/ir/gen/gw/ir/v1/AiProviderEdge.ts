@@ -32,6 +32,10 @@ export interface AiProviderEdge {
    * means the edge's BackendRef.tls, else HTTPS with system roots on port 443 and plain HTTP otherwise.
    */
   'tls'?: (_gw_ir_v1_BackendTls | null);
+  /**
+   * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
+   */
+  'requestTimeoutMs'?: (number);
 }
 
 export interface AiProviderEdge__Output {
@@ -61,4 +65,8 @@ export interface AiProviderEdge__Output {
    * means the edge's BackendRef.tls, else HTTPS with system roots on port 443 and plain HTTP otherwise.
    */
   'tls': (_gw_ir_v1_BackendTls__Output | null);
+  /**
+   * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
+   */
+  'requestTimeoutMs': (number);
 }
