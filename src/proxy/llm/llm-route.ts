@@ -152,7 +152,6 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
           else if (seen.has(p.name)) problems.push({ source, object, path: `${at}.name`, message: `duplicates another provider named ${p.name}` });
           seen.add(p.name);
           if (p.port > 65535) problems.push({ source, object, path: `${at}.port`, message: `must be between 1 and 65535, got ${p.port}` });
-          if (p.settingsJson && !isJsonObject(p.settingsJson)) problems.push({ source, object, path: `${at}.settings_json`, message: 'must be a JSON object text' });
         });
       });
     }
@@ -202,8 +201,4 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isJsonObject(text: string): boolean {
-  return isJson(text) && /^\s*\{/.test(text);
 }

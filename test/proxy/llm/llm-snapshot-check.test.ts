@@ -28,7 +28,6 @@ describe('snapshot check of AI backends', () => {
       'xds: Route r: backends[0].ai.providers[q].credential.aws.secret_access_key: must not be empty',
       'xds: Route r: backends[0].ai.providers[r].credential.azure.client_secret: must not be empty',
       'xds: Route r: backends[0].ai.providers[s].credential.gcp.private_key: must not be empty',
-      'xds: Backend ai: ai.groups[0].providers[0].settings_json: must be a JSON object text',
       'xds: Backend ai: ai.groups[0].providers[1].name: duplicates another provider named p',
       'xds: Backend ai: ai.groups[0].providers[1].port: must be between 1 and 65535, got 70000',
       'xds: Backend ai: ai.groups[1].providers: must not be empty',
