@@ -56,7 +56,17 @@ export function affectedGateways(store: Store, changedObjectKey: string, state: 
   for (const d of deps) for (const g of state.readers.get(d) ?? []) out.add(g);
   if (k?.kind === 'Gateway') out.add(k.key);
   if (k?.kind === 'GatewayClass') for (const g of indexed(store, 'gatewaysByClass', k.key)) out.add(g);
+  // Class-level GwParameters: the deployer of every Gateway of a class naming them must run again.
+  if (k?.kind === 'GwParameters') for (const c of classesNaming(store, k.key)) for (const g of indexed(store, 'gatewaysByClass', c)) out.add(g);
   return [...out].sort();
+}
+
+/** GatewayClasses whose `spec.parametersRef` names the GwParameters `ns/name`. */
+function classesNaming(store: Store, parametersKey: string): string[] {
+  return listObjects(store, 'GatewayClass').filter((c) => {
+    const ref = rec(rec(c.obj.spec)?.parametersRef);
+    return ref !== undefined && str(ref.kind) === 'GwParameters' && `${str(ref.namespace) ?? ''}/${str(ref.name) ?? ''}` === parametersKey;
+  }).map((c) => c.key);
 }
 
 /** Applies the consequences of one object having been put into or removed from `store`. */

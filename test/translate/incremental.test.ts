@@ -52,6 +52,20 @@ describe('incremental re-translation', () => {
     expect(state.statuses.get('GwPolicy/default/p')).toMatchObject({ ancestors: [{ conditions: [{ type: 'Accepted', status: 'True' }, { type: 'Attached', status: 'True' }] }] });
   });
 
+  it('re-runs every Gateway of a class when the GwParameters its parametersRef names change (issue 16 item 4)', () => {
+    const text = readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8');
+    const store = createStore();
+    for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
+    const cls = getObject(store, 'GatewayClass', 'gw');
+    expect(cls).toBeDefined();
+    putObject(store, 'GatewayClass', { ...cls!.obj, spec: { ...(cls!.obj.spec as object), parametersRef: { group: 'gw.dev', kind: 'GwParameters', name: 'class-params', namespace: 'gw-system' } } }, 'm');
+    const state = translateAll(store, goldenOptions(text));
+    putObject(store, 'GwParameters', { apiVersion: 'gw.dev/v1alpha1', kind: 'GwParameters', metadata: { name: 'class-params', namespace: 'gw-system' }, spec: { logging: { level: 'debug' } } }, 'm');
+    expect(applyChange(state, store, 'GwParameters/gw-system/class-params', undefined).gateways).toEqual(['default/web', 'default/web2']);
+    putObject(store, 'GwParameters', { apiVersion: 'gw.dev/v1alpha1', kind: 'GwParameters', metadata: { name: 'other', namespace: 'gw-system' }, spec: {} }, 'm');
+    expect(applyChange(state, store, 'GwParameters/gw-system/other', undefined).gateways).toEqual([]);
+  });
+
   it('changes a snapshot version exactly when something the gateway read changed', () => {
     const text = readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8');
     const store = createStore();
