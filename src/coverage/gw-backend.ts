@@ -4,22 +4,22 @@ import { enforced, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 
-/** One AI provider (`ai.provider` or `ai.groups[].providers[]`): vendor settings travel as settingsJson. */
+/** One AI provider (`ai.provider` or `ai.groups[].providers[]`): vendor settings travel typed (AiProviderSettings). */
 const provider: CoverageTable = {
   'host': enforced('AiProvider.host'),
   'port': enforced('AiProvider.port'),
   'path': enforced('AiProvider.path'),
   'pathPrefix': enforced('AiProvider.pathPrefix'),
-  'openai.model': enforced('AiProvider.settingsJson'),
+  'openai.model': enforced('AiProvider.settings'),
   'openai.moderation.*': refused(`OpenAI moderation ${notYet}`, true),
-  'azureopenai.*': enforced('AiProvider.settingsJson'),
-  'azure.*': enforced('AiProvider.settingsJson'),
-  'anthropic.*': enforced('AiProvider.settingsJson'),
-  'gemini.*': enforced('AiProvider.settingsJson'),
-  'vertexai.*': enforced('AiProvider.settingsJson'),
-  'bedrock.*': enforced('AiProvider.settingsJson'),
-  'custom.*': enforced('AiProvider.settingsJson'),
-  'custom.providerOverride': refused(`custom.providerOverride ${notYet} (metric labels keep the provider kind)`),
+  'azureopenai.*': enforced('AiProvider.settings'),
+  'azure.*': enforced('AiProvider.settings'),
+  'anthropic.*': enforced('AiProvider.settings'),
+  'gemini.*': enforced('AiProvider.settings'),
+  'vertexai.*': enforced('AiProvider.settings'),
+  'bedrock.*': enforced('AiProvider.settings'),
+  'custom.*': enforced('AiProvider.settings'),
+  'custom.providerOverride': enforced('AiProviderSettings.providerOverride', 'the provider label of gw_llm_requests_total and gw_llm_tokens_total'),
 };
 
 /** A provider of a priority group also has a name and its own settings. */
