@@ -20,6 +20,7 @@ typecheck: deps
 	$(BIN)/tsc -p tsconfig.json
 
 lint: deps
+	$(BIN)/prettier --check --log-level warn .
 	$(BIN)/eslint --max-warnings 0 .
 
 crds: deps

@@ -5,18 +5,30 @@ import { readFileSync } from 'node:fs';
 // The house's arrows live in architecture.json (also checked by test/architecture.test.ts): each folder of
 // src/ may import only the folders listed for it, and never the packages listed against it.
 function architectureRules() {
-  const { allowedImports, forbiddenPackages } = JSON.parse(readFileSync(new URL('./architecture.json', import.meta.url), 'utf8'));
+  const { allowedImports, forbiddenPackages } = JSON.parse(
+    readFileSync(new URL('./architecture.json', import.meta.url), 'utf8'),
+  );
   const folders = ['api', 'cel', 'ir', 'translate', 'deployer', 'controller', 'xds', 'proxy', 'config', 'cli'];
   return folders.map((room) => ({
     files: [`src/${room}/**`],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...folders.filter((r) => r !== room && !allowedImports[room].includes(r))
-            .map((r) => ({ group: [`**/${r}/**`], message: `src/${room} may not import src/${r} (architecture.json)` })),
-          ...(forbiddenPackages[room] ?? []).map((p) => ({ group: [p, `${p}/**`], message: `src/${room} must not load ${p} (architecture.json)` })),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...folders
+              .filter((r) => r !== room && !allowedImports[room].includes(r))
+              .map((r) => ({
+                group: [`**/${r}/**`],
+                message: `src/${room} may not import src/${r} (architecture.json)`,
+              })),
+            ...(forbiddenPackages[room] ?? []).map((p) => ({
+              group: [p, `${p}/**`],
+              message: `src/${room} must not load ${p} (architecture.json)`,
+            })),
+          ],
+        },
+      ],
     },
   }));
 }

@@ -9,10 +9,18 @@ export default defineConfig({
     // Two projects so the e2e API server (a globalSetup) starts only when e2e files are selected.
     // `include` is per project: `extends: true` concatenates arrays, it does not replace them.
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] } },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/e2e/support/global-setup.ts'], testTimeout: 120_000 },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/e2e/support/global-setup.ts'],
+          testTimeout: 120_000,
+        },
       },
     ],
   },

@@ -7,8 +7,11 @@ import { schemaLeaves } from '../src/coverage/leaves.js';
 import { classify } from '../src/coverage/match.js';
 
 const schemas: Record<CoveredKind, [unknown, string]> = {
-  GwPolicy: [GwPolicySpec, 'spec'], GwBackend: [GwBackendSpec, 'spec'], GwModel: [GwModelSpec, 'spec'],
-  GwParameters: [GwParametersSpec, 'spec'], standalone: [ConfigFile, ''],
+  GwPolicy: [GwPolicySpec, 'spec'],
+  GwBackend: [GwBackendSpec, 'spec'],
+  GwModel: [GwModelSpec, 'spec'],
+  GwParameters: [GwParametersSpec, 'spec'],
+  standalone: [ConfigFile, ''],
 };
 
 /** Every schema leaf of a kind, paths from the object's root (`spec.…`, or `mcp.…` for the file). */
@@ -22,7 +25,8 @@ const statusOf = (c: Coverage): Status => ('enforced' in c ? 'enforced' : 'refus
 
 function detail(c: Coverage): string {
   if ('enforced' in c) return `\`${c.enforced}\`${c.note ? ` (${c.note})` : ''}`;
-  if ('refused' in c) return `${c.security ? '**security** (503 on its routes): ' : ''}${c.refused}${c.values ? ` (only ${c.values.join(', ')})` : ''}${c.except ? ` (except the default ${c.except.join(', ')})` : ''}`;
+  if ('refused' in c)
+    return `${c.security ? '**security** (503 on its routes): ' : ''}${c.refused}${c.values ? ` (only ${c.values.join(', ')})` : ''}${c.except ? ` (except the default ${c.except.join(', ')})` : ''}`;
   return c.controlPlane;
 }
 
@@ -47,17 +51,26 @@ export function renderMatrix(): string {
     '<!-- Generated from src/coverage/ by `npx tsx scripts/support-matrix.ts`; do not edit by hand. -->',
     '',
     'Every field the API accepts is one of: **enforced** (the proxy acts on it; the IR field that carries it is named),',
-    '**refused** (accepted by the schema, not acted on: the object\'s status gets `Enforced=False` reason `Unsupported`',
+    "**refused** (accepted by the schema, not acted on: the object's status gets `Enforced=False` reason `Unsupported`",
     'naming the field, `gw explain` marks it REFUSED, and a **security** refusal makes the routes it reaches answer',
     '`503 policy_not_enforced`), or **control plane** (read by the controller, deployer or status only).',
     '`[]` stands for any list item; a trailing `.*` covers the whole subtree. Counts are schema leaves.',
     '',
     '| kind | enforced | refused | control plane |',
     '| --- | ---: | ---: | ---: |',
-    ...kinds.map((k) => { const c = matrixCounts(k); return `| ${k} | ${c.enforced} | ${c.refused} | ${c['control plane']} |`; }),
+    ...kinds.map((k) => {
+      const c = matrixCounts(k);
+      return `| ${k} | ${c.enforced} | ${c.refused} | ${c['control plane']} |`;
+    }),
   ];
   for (const k of kinds) {
-    lines.push('', `## ${k === 'standalone' ? 'Standalone config file (`gw proxy -f`)' : k}`, '', '| field | status | detail |', '| --- | --- | --- |');
+    lines.push(
+      '',
+      `## ${k === 'standalone' ? 'Standalone config file (`gw proxy -f`)' : k}`,
+      '',
+      '| field | status | detail |',
+      '| --- | --- | --- |',
+    );
     for (const [pattern, c] of Object.entries(coverageTables[k]).sort(([a], [b]) => (a < b ? -1 : 1))) {
       lines.push(`| \`${cell(pattern)}\` | ${statusOf(c)} | ${cell(detail(c))} |`);
     }

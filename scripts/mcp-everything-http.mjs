@@ -14,7 +14,9 @@ const http = createHttpServer((req, res) => {
   const existing = typeof sid === 'string' ? transports.get(sid) : undefined;
   if (existing) return void existing.handleRequest(req, res);
   if (typeof sid === 'string') {
-    res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"session not found"},"id":null}');
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"session not found"},"id":null}');
     return;
   }
   const { server, cleanup } = createServer();

@@ -12,16 +12,32 @@ interface Entry {
 
 const commands: Record<string, Entry> = {
   version: { summary: 'Print the version of gw', load: () => import('./cli/version.js') },
-  controller: { summary: 'Run the control plane (local mode: --manifests DIR)', load: () => import('./cli/controller.js') },
-  explain: { summary: 'Explain the effective policy of a route, field by field', load: () => import('./cli/explain.js') },
-  validate: { summary: 'Validate Gw and Kubernetes manifests offline (schema and CEL rules)', load: () => import('./cli/validate.js') },
+  controller: {
+    summary: 'Run the control plane (local mode: --manifests DIR)',
+    load: () => import('./cli/controller.js'),
+  },
+  explain: {
+    summary: 'Explain the effective policy of a route, field by field',
+    load: () => import('./cli/explain.js'),
+  },
+  validate: {
+    summary: 'Validate Gw and Kubernetes manifests offline (schema and CEL rules)',
+    load: () => import('./cli/validate.js'),
+  },
   proxy: { summary: 'Run the MCP gateway proxy from a config file', load: () => import('./cli/proxy.js') },
 };
 
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((n) => n.length));
   const lines = Object.entries(commands).map(([name, e]) => `  ${name.padEnd(width)}  ${e.summary}`);
-  return ['Usage: gw <command> [options]', '', 'Commands:', ...lines, '', 'Run `gw <command> --help` for the options of a command.'].join('\n');
+  return [
+    'Usage: gw <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run `gw <command> --help` for the options of a command.',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -14,12 +14,30 @@ export interface LogOptions {
 
 /** Field names pino must never print: tokens and secrets stay out of logs. */
 export const redactPaths = [
-  'token', '*.token', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'clientSecret', '*.clientSecret', 'client_secret', '*.client_secret', 'password', '*.password',
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'clientSecret',
+  '*.clientSecret',
+  'client_secret',
+  '*.client_secret',
+  'password',
+  '*.password',
 ];
 
 const levelNames: Record<string, LevelWithSilent> = {
-  trace: 'trace', debug: 'debug', info: 'info', warn: 'warn', warning: 'warn', error: 'error', fatal: 'fatal', silent: 'silent', off: 'silent',
+  trace: 'trace',
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  warning: 'warn',
+  error: 'error',
+  fatal: 'fatal',
+  silent: 'silent',
+  off: 'silent',
 };
 
 export interface LogLevels {
@@ -36,7 +54,10 @@ export interface LogLevels {
  */
 export function parseLogLevels(text: string): LogLevels | undefined {
   const out: LogLevels = { level: 'info', components: {} };
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     const level = levelNames[(eq < 0 ? part : part.slice(eq + 1)).toLowerCase()];
     if (!level) return undefined;
@@ -50,19 +71,28 @@ export function createLogger(opts: LogOptions = {}): Logger {
   const text = opts.level ?? process.env.GW_LOG_LEVEL ?? 'info';
   const parsed = parseLogLevels(text) ?? { level: 'info', components: {} };
   const level = parsed.level;
-  const format = opts.format ?? ((process.env.GW_LOG_FORMAT as LogFormat | undefined) ?? 'json');
+  const format = opts.format ?? (process.env.GW_LOG_FORMAT as LogFormat | undefined) ?? 'json';
   const components = parsed.components;
   const base = {
-    level, name: opts.name, redact: { paths: redactPaths, censor: '[redacted]' },
+    level,
+    name: opts.name,
+    redact: { paths: redactPaths, censor: '[redacted]' },
     // A child logger bound to a component a directive names logs at that component's level.
-    ...(Object.keys(components).length > 0 ? { onChild: (child: Logger) => {
-      const c = (child.bindings() as { component?: unknown }).component;
-      if (typeof c === 'string' && components[c]) child.level = components[c];
-    } } : {}),
+    ...(Object.keys(components).length > 0
+      ? {
+          onChild: (child: Logger) => {
+            const c = (child.bindings() as { component?: unknown }).component;
+            if (typeof c === 'string' && components[c]) child.level = components[c];
+          },
+        }
+      : {}),
   };
   if (format === 'text') {
     const dest = opts.destination ?? process.stderr;
-    return pino(base, pretty({ destination: dest, sync: true, colorize: false, translateTime: 'SYS:standard', ignore: 'pid,hostname' }));
+    return pino(
+      base,
+      pretty({ destination: dest, sync: true, colorize: false, translateTime: 'SYS:standard', ignore: 'pid,hostname' }),
+    );
   }
   return pino(base, opts.destination ?? pino.destination({ dest: 2, sync: false }));
 }

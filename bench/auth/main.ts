@@ -29,8 +29,15 @@ async function listen(server: Server): Promise<string> {
 async function toolsCall(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req as AsyncIterable<Buffer>) chunks.push(c);
-  const rpc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; params: { arguments: { text: string } } };
-  const body = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { content: [{ type: 'text', text: rpc.params.arguments.text }] } });
+  const rpc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+    id: number;
+    params: { arguments: { text: string } };
+  };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: rpc.id,
+    result: { content: [{ type: 'text', text: rpc.params.arguments.text }] },
+  });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
@@ -46,18 +53,39 @@ function gateway(auth: McpAuth | undefined): Server {
   });
 }
 
-interface Result { requests: number; errors: number; rps: number; p50: number; p99: number }
+interface Result {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
 
-async function load(origin: string, headers: Record<string, string>, path = '/mcp', secs = seconds / rounds): Promise<Result> {
+async function load(
+  origin: string,
+  headers: Record<string, string>,
+  path = '/mcp',
+  secs = seconds / rounds,
+): Promise<Result> {
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hello' } },
+  });
   const latencies: number[] = [];
   let errors = 0;
   const deadline = performance.now() + secs * 1000;
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
       const t = performance.now();
-      const r = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+      const r = await pool.request({
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+      });
       await r.body.text();
       if (r.statusCode !== 200) errors++;
       latencies.push(performance.now() - t);
@@ -75,7 +103,9 @@ async function load(origin: string, headers: Record<string, string>, path = '/mc
 async function main(): Promise<number> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
-  const keys = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+  const keys = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+  );
   const keysUrl = `${await listen(keys)}/keys`;
 
   const plain = gateway(undefined);
@@ -83,43 +113,80 @@ async function main(): Promise<number> {
   const authed = createServer();
   const authedOrigin = await listen(authed);
   const auth = createMcpAuth(
-    { mode: 'strict', issuer, audiences: [`${authedOrigin}/mcp`], jwks: keysUrl, mcpPath: '/mcp', resourceMetadata: { resource: `${authedOrigin}/mcp` } },
+    {
+      mode: 'strict',
+      issuer,
+      audiences: [`${authedOrigin}/mcp`],
+      jwks: keysUrl,
+      mcpPath: '/mcp',
+      resourceMetadata: { resource: `${authedOrigin}/mcp` },
+    },
     { log: createLogger({ level: 'warn' }) },
   );
   authed.on('request', gateway(auth).listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void);
   const token = await new SignJWT({ sub: 'bench', roles: ['mcp.user'] })
     .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
-    .setIssuer(issuer).setAudience(`${authedOrigin}/mcp`).setIssuedAt().setExpirationTime('1h')
+    .setIssuer(issuer)
+    .setAudience(`${authedOrigin}/mcp`)
+    .setIssuedAt()
+    .setExpirationTime('1h')
     .sign(privateKey);
 
   const bearer = { authorization: `Bearer ${token}` };
   const us = await perCall(auth, token);
-  console.log(`authenticate() with a cached token: ${us.toFixed(2)} µs per call (${(1e6 / us).toFixed(0)} calls/s on one core)`);
-  const handler = await sideBySide('cheap handler', () => load(plainOrigin, {}), () => load(authedOrigin, bearer));
+  console.log(
+    `authenticate() with a cached token: ${us.toFixed(2)} µs per call (${(1e6 / us).toFixed(0)} calls/s on one core)`,
+  );
+  const handler = await sideBySide(
+    'cheap handler',
+    () => load(plainOrigin, {}),
+    () => load(authedOrigin, bearer),
+  );
   for (const s of [plain, authed]) s.close();
   auth.close();
 
   // The real runtime: one proxy without auth, one with strict auth for the same stdio target.
-  const proxies = await Promise.all([false, true].map(async (withAuth) => {
-    const runtime = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
-    const mcp = {
-      port: 1, host: '127.0.0.1',
-      targets: [{ name: 'local', stdio: { cmd: process.execPath, args: [new URL('../../test/fixtures/mcp-stdio-server.mjs', import.meta.url).pathname], env: { FIXTURE_ID: 'bench' } } }],
-      ...(withAuth ? { policies: { mcpAuthentication: { mode: 'strict' as const, issuer, jwks: keysUrl } } } : {}),
-    };
-    const snap = normalizeSnapshot(configToIr({ mcp }, 'bench.yaml'));
-    for (const r of snap.resources) if (r.bind) r.bind.port = 0;
-    await runtime.apply(snap);
-    const origin = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
-    const auth = withAuth ? bearer : {};
-    const init = await fetch(`${origin}/mcp`, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
-    });
-    await init.text();
-    const session = init.headers.get('mcp-session-id') ?? '';
-    return { runtime, run: () => load(origin, { ...auth, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }) };
-  }));
+  const proxies = await Promise.all(
+    [false, true].map(async (withAuth) => {
+      const runtime = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
+      const mcp = {
+        port: 1,
+        host: '127.0.0.1',
+        targets: [
+          {
+            name: 'local',
+            stdio: {
+              cmd: process.execPath,
+              args: [new URL('../../test/fixtures/mcp-stdio-server.mjs', import.meta.url).pathname],
+              env: { FIXTURE_ID: 'bench' },
+            },
+          },
+        ],
+        ...(withAuth ? { policies: { mcpAuthentication: { mode: 'strict' as const, issuer, jwks: keysUrl } } } : {}),
+      };
+      const snap = normalizeSnapshot(configToIr({ mcp }, 'bench.yaml'));
+      for (const r of snap.resources) if (r.bind) r.bind.port = 0;
+      await runtime.apply(snap);
+      const origin = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+      const auth = withAuth ? bearer : {};
+      const init = await fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+        }),
+      });
+      await init.text();
+      const session = init.headers.get('mcp-session-id') ?? '';
+      return {
+        runtime,
+        run: () => load(origin, { ...auth, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }),
+      };
+    }),
+  );
   const proxy = await sideBySide('gw proxy runtime, stdio target', proxies[0]!.run, proxies[1]!.run);
   for (const p of proxies) await p.runtime.close();
   keys.close();
@@ -136,20 +203,31 @@ async function sideBySide(title: string, base: () => Promise<Result>, strict: ()
     bs.push(await base());
     ss.push(await strict());
   }
-  const median = (rs: Result[], f: (r: Result) => number) => rs.map(f).sort((x, y) => x - y)[Math.floor(rs.length / 2)] ?? 0;
+  const median = (rs: Result[], f: (r: Result) => number) =>
+    rs.map(f).sort((x, y) => x - y)[Math.floor(rs.length / 2)] ?? 0;
   const summary = (rs: Result[]): Result => ({
-    requests: rs.reduce((n, r) => n + r.requests, 0), errors: rs.reduce((n, r) => n + r.errors, 0),
-    rps: median(rs, (r) => r.rps), p50: median(rs, (r) => r.p50), p99: median(rs, (r) => r.p99),
+    requests: rs.reduce((n, r) => n + r.requests, 0),
+    errors: rs.reduce((n, r) => n + r.errors, 0),
+    rps: median(rs, (r) => r.rps),
+    p50: median(rs, (r) => r.p50),
+    p99: median(rs, (r) => r.p99),
   });
   const b = summary(bs);
   const s = summary(ss);
-  const row = (name: string, r: Result) => `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(7)}`;
-  console.log(`\n${title}: tools/call, ${concurrency} connections, ${seconds}s per side in ${rounds} alternating rounds (medians), loopback`);
-  console.log(`${'side'.padEnd(14)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
+  const row = (name: string, r: Result) =>
+    `${name.padEnd(14)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(7)}`;
+  console.log(
+    `\n${title}: tools/call, ${concurrency} connections, ${seconds}s per side in ${rounds} alternating rounds (medians), loopback`,
+  );
+  console.log(
+    `${'side'.padEnd(14)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`,
+  );
   console.log(row('no auth', b));
   console.log(row('strict auth', s));
   const cost = 1 - s.rps / b.rps;
-  console.log(`throughput ratio ${(s.rps / b.rps).toFixed(3)} (auth costs ${(cost * 100).toFixed(1)}%), added p99 ${(s.p99 - b.p99).toFixed(2)} ms; target <= 10%: ${cost <= 0.1 ? 'met' : 'missed'}`);
+  console.log(
+    `throughput ratio ${(s.rps / b.rps).toFixed(3)} (auth costs ${(cost * 100).toFixed(1)}%), added p99 ${(s.p99 - b.p99).toFixed(2)} ms; target <= 10%: ${cost <= 0.1 ? 'met' : 'missed'}`,
+  );
   return b.errors + s.errors;
 }
 

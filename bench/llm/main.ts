@@ -18,10 +18,14 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const children: ChildProcess[] = [];
 
 async function startChild(file: string, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, file), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, file), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   children.push(proc);
   const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`${file} exited with ${code}`))));
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code) => reject(new Error(`${file} exited with ${code}`))),
+  );
   const first = await Promise.race([lines.next(), exited]);
   return { proc, url: String(first.value).trim() };
 }
@@ -43,9 +47,15 @@ const body = JSON.stringify({
 
 async function call(url: string): Promise<number> {
   const start = process.hrtime.bigint();
-  const res = await request(url, { method: 'POST', dispatcher: agent, body, headers: { 'content-type': 'application/json' } });
+  const res = await request(url, {
+    method: 'POST',
+    dispatcher: agent,
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   const text = await res.body.text();
-  if (res.statusCode !== 200 || !text.includes('Paris')) throw new Error(`chat call to ${url} failed: ${res.statusCode} ${text.slice(0, 200)}`);
+  if (res.statusCode !== 200 || !text.includes('Paris'))
+    throw new Error(`chat call to ${url} failed: ${res.statusCode} ${text.slice(0, 200)}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
@@ -53,9 +63,11 @@ async function closedLoop(url: string, duration: number): Promise<Sample> {
   const latencies: number[] = [];
   const end = Date.now() + duration * 1000;
   const started = Date.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) latencies.push(await call(url));
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) latencies.push(await call(url));
+    }),
+  );
   return { latencies, elapsed: (Date.now() - started) / 1000, dropped: 0 };
 }
 
@@ -68,8 +80,14 @@ async function main(): Promise<void> {
     { name: 'guarded', url: `${proxy.url}/guarded/v1/chat/completions` },
   ];
   for (let i = 0; i < 300; i++) await Promise.all(paths.map((p) => call(p.url)));
-  console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`chat completions (non-streaming), ${concurrency} concurrent, ${seconds}s per path in ${slices} alternating slices`);
+  console.log(
+    `load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `chat completions (non-streaming), ${concurrency} concurrent, ${seconds}s per path in ${slices} alternating slices`,
+  );
   const samples = paths.map(() => [] as Sample[]);
   const cpu = paths.map(() => 0);
   for (let s = 0; s < slices; s++) {
@@ -83,10 +101,18 @@ async function main(): Promise<void> {
   const ms = (n: number): string => n.toFixed(2).padStart(6);
   for (const [k, r] of res.entries()) {
     const own = k === 0 ? '' : `  proxy cpu ${((cpu[k]! * 1000) / r.n).toFixed(3)} ms/call`;
-    console.log(`  ${paths[k]!.name.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})${own}`);
+    console.log(
+      `  ${paths[k]!.name.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})${own}`,
+    );
   }
-  console.log(`  ratio    proxied ${((res[1]!.rps / res[0]!.rps) * 100).toFixed(1)}% of direct; guarded ${((res[2]!.rps / res[1]!.rps) * 100).toFixed(1)}% of proxied`);
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `  ratio    proxied ${((res[1]!.rps / res[0]!.rps) * 100).toFixed(1)}% of direct; guarded ${((res[2]!.rps / res[1]!.rps) * 100).toFixed(1)}% of proxied`,
+  );
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 try {

@@ -11,7 +11,9 @@ import { GATEWAY_WEB, translatedIr } from '../../test/proxy/translated-ir.js';
 const port = Number(process.argv[2]);
 // The compiled runtime, as `gw proxy` runs it (tsx's transform would count against the hot path).
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const mod = (await import(pathToFileURL(path.join(root, 'dist/proxy/runtime.js')).href)) as { ProxyRuntime: typeof Runtime };
+const mod = (await import(pathToFileURL(path.join(root, 'dist/proxy/runtime.js')).href)) as {
+  ProxyRuntime: typeof Runtime;
+};
 
 const route = (name: string, backend: string) => `---
 apiVersion: gateway.networking.k8s.io/v1

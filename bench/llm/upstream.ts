@@ -5,8 +5,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const answer = JSON.stringify({
-  id: 'chatcmpl-bench', object: 'chat.completion', created: 1, model: 'bench-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.' }, finish_reason: 'stop' }],
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1,
+  model: 'bench-model',
+  choices: [
+    { index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.' }, finish_reason: 'stop' },
+  ],
   usage: { prompt_tokens: 42, completion_tokens: 8, total_tokens: 50 },
 });
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {

@@ -3,12 +3,20 @@
 // Prints the top allocation sites to stderr when the process ends.
 import { Session } from 'node:inspector/promises';
 
-interface Node { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] }
+interface Node {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: Node[];
+}
 
 export async function startAllocationProfile(): Promise<() => Promise<void>> {
   const session = new Session();
   session.connect();
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as object);
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as object);
   return async () => {
     const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node } };
     const sites = new Map<string, number>();

@@ -26,16 +26,25 @@ const skipClosed = process.env.BENCH_CLOSED === '0';
 const protocol = process.env.BENCH_PROTOCOL ?? '2025-06-18';
 const children: ChildProcess[] = [];
 
-interface Child { proc: ChildProcess; url: string; lines: AsyncGenerator<string> }
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  lines: AsyncGenerator<string>;
+}
 
 async function startChild(file: string, args: string[] = []): Promise<Child> {
   const prof = process.env.BENCH_PROF === file ? ['--cpu-prof', '--cpu-prof-dir=/tmp/gwprof'] : [];
   // Extra node flags for the proxies, e.g. BENCH_PROXY_NODE='--trace-gc' (not the baseline's).
-  if (file === 'proxy.ts' && args.length === 1 && process.env.BENCH_PROXY_NODE) prof.push(...process.env.BENCH_PROXY_NODE.split(' '));
-  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, file), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  if (file === 'proxy.ts' && args.length === 1 && process.env.BENCH_PROXY_NODE)
+    prof.push(...process.env.BENCH_PROXY_NODE.split(' '));
+  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, file), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   children.push(proc);
   const lines = protocolLines(createInterface({ input: proc.stdout! }));
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`${file} exited with ${code}`))));
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code) => reject(new Error(`${file} exited with ${code}`))),
+  );
   const first = await Promise.race([lines.next(), exited]);
   return { proc, url: String(first.value).trim(), lines };
 }
@@ -48,7 +57,13 @@ async function* protocolLines(input: AsyncIterable<string>): AsyncGenerator<stri
   }
 }
 
-interface ProxyStats { loopP99: number; loopMax: number; gcCount: number; gcMs: number; gcMax: number }
+interface ProxyStats {
+  loopP99: number;
+  loopMax: number;
+  gcCount: number;
+  gcMs: number;
+  gcMax: number;
+}
 
 async function proxyStats(c: Child): Promise<ProxyStats> {
   c.proc.stdin!.write('stats\n');
@@ -57,20 +72,43 @@ async function proxyStats(c: Child): Promise<ProxyStats> {
 
 const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 30_000 });
 
-async function post(url: string, body: string, session?: string): Promise<{ status: number; session: string | undefined; text: string }> {
+async function post(
+  url: string,
+  body: string,
+  session?: string,
+): Promise<{ status: number; session: string | undefined; text: string }> {
   const res = await request(url, {
-    method: 'POST', dispatcher: agent, body,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocol, ...(session ? { 'mcp-session-id': session } : {}) },
+    method: 'POST',
+    dispatcher: agent,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': protocol,
+      ...(session ? { 'mcp-session-id': session } : {}),
+    },
   });
   const text = await res.body.text();
   const sid = res.headers['mcp-session-id'];
   return { status: res.statusCode, session: typeof sid === 'string' ? sid : undefined, text };
 }
 
-interface Path { name: string; url: string; session: string }
+interface Path {
+  name: string;
+  url: string;
+  session: string;
+}
 
 async function openSession(name: string, url: string): Promise<Path> {
-  const init = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: protocol, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
+  const init = await post(
+    url,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: protocol, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
+  );
   if (init.status !== 200 || !init.session) throw new Error(`initialize failed at ${url}: ${init.status} ${init.text}`);
   await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
   return { name, url, session: init.session };
@@ -79,8 +117,13 @@ async function openSession(name: string, url: string): Promise<Path> {
 let nextId = 1;
 /** One tools/call; latency counts from `since` (the scheduled send time in an open loop). */
 async function call(p: Path, since = process.hrtime.bigint()): Promise<number> {
-  const res = await post(p.url, `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, p.session);
-  if (res.status !== 200 || !res.text.includes('bench:x')) throw new Error(`tools/call failed: ${res.status} ${res.text.slice(0, 200)}`);
+  const res = await post(
+    p.url,
+    `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
+    p.session,
+  );
+  if (res.status !== 200 || !res.text.includes('bench:x'))
+    throw new Error(`tools/call failed: ${res.status} ${res.text.slice(0, 200)}`);
   return Number(process.hrtime.bigint() - since) / 1e6;
 }
 
@@ -94,9 +137,11 @@ async function closedLoop(p: Path, duration: number): Promise<Sample> {
   const latencies: number[] = [];
   const end = Date.now() + duration * 1000;
   const started = Date.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) latencies.push(await call(p));
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) latencies.push(await call(p));
+    }),
+  );
   return { latencies, elapsed: (Date.now() - started) / 1000, dropped: 0 };
 }
 
@@ -116,16 +161,28 @@ async function openLoop(r: number, p: Path, duration: number): Promise<Sample> {
     const due = started + BigInt(Math.round((i * 1e9) / r));
     const now = process.hrtime.bigint();
     if (due > now) await new Promise((resolve) => setTimeout(resolve, Number(due - now) / 1e6));
-    if (inflight >= Math.max(16, r / 4)) { dropped++; continue; }
+    if (inflight >= Math.max(16, r / 4)) {
+      dropped++;
+      continue;
+    }
     inflight++;
-    pending.push(call(p, due).then((ms) => { latencies.push(ms); inflight--; }));
+    pending.push(
+      call(p, due).then((ms) => {
+        latencies.push(ms);
+        inflight--;
+      }),
+    );
   }
   await Promise.all(pending);
   return { latencies, elapsed: Number(process.hrtime.bigint() - started) / 1e9, dropped };
 }
 
 /** Runs every path once per slice, in turn; returns each path's slices. */
-async function alternate(paths: Path[], run: (p: Path, duration: number) => Promise<Sample>, onSlice?: (p: Path) => Promise<void>): Promise<Sample[][]> {
+async function alternate(
+  paths: Path[],
+  run: (p: Path, duration: number) => Promise<Sample>,
+  onSlice?: (p: Path) => Promise<void>,
+): Promise<Sample[][]> {
   const out = paths.map(() => [] as Sample[]);
   for (let i = 0; i < slices; i++) {
     for (const [k, p] of paths.entries()) {
@@ -137,7 +194,10 @@ async function alternate(paths: Path[], run: (p: Path, duration: number) => Prom
 }
 
 const ms = (n: number): string => n.toFixed(2).padStart(6);
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 async function main(): Promise<void> {
   const up = await startChild('upstream.ts');
@@ -154,39 +214,76 @@ async function main(): Promise<void> {
   console.log(`load average before: ${load()}; protocol ${protocol}${baseline ? `; baseline: ${baseline}` : ''}`);
   if (!skipClosed) {
     console.log(`tools/call, ${concurrency} concurrent, ${seconds}s per path`);
-    const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), base: base ? cpuSeconds(base.proc) : 0, client: process.cpuUsage() };
+    const cpu0 = {
+      up: cpuSeconds(up.proc),
+      proxy: cpuSeconds(proxy.proc),
+      base: base ? cpuSeconds(base.proc) : 0,
+      client: process.cpuUsage(),
+    };
     const res = (await alternate(paths, closedLoop)).map(summarize);
     const n = res.reduce((t, r) => t + r.n, 0);
-    for (const [k, r] of res.entries()) console.log(`  ${paths[k]!.name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})`);
+    for (const [k, r] of res.entries())
+      console.log(
+        `  ${paths[k]!.name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})`,
+      );
     console.log(`  ratio    ${((res[1]!.rps / res[0]!.rps) * 100).toFixed(1)}% of direct throughput (target >= 50%)`);
     const client = process.cpuUsage(cpu0.client);
-    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / n).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call, load generator ${((client.user + client.system) / 1000 / n).toFixed(3)} ms/call${base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : ''}`);
+    console.log(
+      `  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / n).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call, load generator ${((client.user + client.system) / 1000 / n).toFixed(3)} ms/call${base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : ''}`,
+    );
     const carried = Math.floor(res[1]!.rps * headroom);
     if (headroom > 0 && carried > 0 && carried < rate) rates.push(carried);
   }
   for (const r of rates) {
-    console.log(`tools/call at a fixed ${r} req/s, ${seconds}s per path, latency from the scheduled send time (load ${load()})`);
+    console.log(
+      `tools/call at a fixed ${r} req/s, ${seconds}s per path, latency from the scheduled send time (load ${load()})`,
+    );
     const stats = new Map<string, ProxyStats[]>();
     const cpu0 = { up: cpuSeconds(up.proc), proxy: cpuSeconds(proxy.proc), base: base ? cpuSeconds(base.proc) : 0 };
-    const raw = await alternate(paths, (p, d) => openLoop(r, p, d), async (p) => {
-      const c = proxies.get(p.name);
-      if (c) stats.set(p.name, [...(stats.get(p.name) ?? []), await proxyStats(c)]);
-    });
+    const raw = await alternate(
+      paths,
+      (p, d) => openLoop(r, p, d),
+      async (p) => {
+        const c = proxies.get(p.name);
+        if (c) stats.set(p.name, [...(stats.get(p.name) ?? []), await proxyStats(c)]);
+      },
+    );
     const res = raw.map(summarize);
     for (const [k, x] of res.entries()) {
       const name = paths[k]!.name;
       const s = stats.get(name);
-      const own = s ? `  own loop delay p99 ${ms(median(s.map((x) => x.loopP99)))} max ${ms(Math.max(...s.map((x) => x.loopMax)))} ms, GC ${s.reduce((t, x) => t + x.gcCount, 0)} pauses ${s.reduce((t, x) => t + x.gcMs, 0).toFixed(1)} ms (max ${Math.max(...s.map((x) => x.gcMax)).toFixed(2)})` : '';
-      console.log(`  ${name.padEnd(8)} ${x.rps.toFixed(0).padStart(5)} req/s  p50 ${ms(x.p50)}  p99 ${ms(x.p99)}  p99.9 ${ms(x.p999)} ms  (n=${x.n}${x.dropped ? `, ${x.dropped} not sent` : ''})${own}`);
+      const own = s
+        ? `  own loop delay p99 ${ms(median(s.map((x) => x.loopP99)))} max ${ms(Math.max(...s.map((x) => x.loopMax)))} ms, GC ${s.reduce((t, x) => t + x.gcCount, 0)} pauses ${s.reduce((t, x) => t + x.gcMs, 0).toFixed(1)} ms (max ${Math.max(...s.map((x) => x.gcMax)).toFixed(2)})`
+        : '';
+      console.log(
+        `  ${name.padEnd(8)} ${x.rps.toFixed(0).padStart(5)} req/s  p50 ${ms(x.p50)}  p99 ${ms(x.p99)}  p99.9 ${ms(x.p999)} ms  (n=${x.n}${x.dropped ? `, ${x.dropped} not sent` : ''})${own}`,
+      );
     }
     for (const k of paths.keys()) {
       if (k === 0) continue;
       // Per-slice added p99, median over slices: one slice hit by a burst of outside load does not decide it.
-      const perSlice = raw[k]!.map((s, i) => percentile([...s.latencies].sort((a, b) => a - b), 99) - percentile([...raw[0]![i]!.latencies].sort((a, b) => a - b), 99));
-      console.log(`  added    ${paths[k]!.name}: p50 ${(res[k]!.p50 - res[0]!.p50).toFixed(2)} ms, p99 ${(res[k]!.p99 - res[0]!.p99).toFixed(2)} ms (median over slices ${median(perSlice).toFixed(2)} ms; target p99 <= 1 ms at 1000 req/s)`);
+      const perSlice = raw[k]!.map(
+        (s, i) =>
+          percentile(
+            [...s.latencies].sort((a, b) => a - b),
+            99,
+          ) -
+          percentile(
+            [...raw[0]![i]!.latencies].sort((a, b) => a - b),
+            99,
+          ),
+      );
+      console.log(
+        `  added    ${paths[k]!.name}: p50 ${(res[k]!.p50 - res[0]!.p50).toFixed(2)} ms, p99 ${(res[k]!.p99 - res[0]!.p99).toFixed(2)} ms (median over slices ${median(perSlice).toFixed(2)} ms; target p99 <= 1 ms at 1000 req/s)`,
+      );
     }
-    const baseCpu = base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : '';
-    console.log(`  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / res.reduce((t, x) => t + x.n, 0)).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call${baseCpu}`);
+    const baseCpu =
+      base && res[2]
+        ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call`
+        : '';
+    console.log(
+      `  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / res.reduce((t, x) => t + x.n, 0)).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call${baseCpu}`,
+    );
   }
   console.log(`load average after: ${load()}`);
 }

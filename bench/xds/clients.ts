@@ -9,7 +9,15 @@ const log = pino({ level: 'silent' });
 const clients: XdsClient[] = [];
 const heapBefore = process.memoryUsage().heapUsed;
 for (let i = 0; i < count; i++) {
-  clients.push(createXdsClient({ address: `127.0.0.1:${port}`, gateway: 'bench/gw', podName: `proxy-${i}`, log, apply: () => ({ errors: [] }) }));
+  clients.push(
+    createXdsClient({
+      address: `127.0.0.1:${port}`,
+      gateway: 'bench/gw',
+      podName: `proxy-${i}`,
+      log,
+      apply: () => ({ errors: [] }),
+    }),
+  );
 }
 const poll = setInterval(() => {
   if (!clients.every((c) => c.ready)) return;

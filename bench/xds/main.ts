@@ -25,7 +25,8 @@ const log = pino({ level: 'silent' });
 const body = (seed: string) => Buffer.alloc(BODY_BYTES, seed);
 const snapshot = (change: number): Record<string, XdsResource> => {
   const out: Record<string, XdsResource> = {};
-  for (let i = 0; i < RESOURCES; i++) out[`resource/${i}`] = { type: 'gw.ir.v1.Policy', body: body(i === 0 ? `change-${change}` : `r${i}`) };
+  for (let i = 0; i < RESOURCES; i++)
+    out[`resource/${i}`] = { type: 'gw.ir.v1.Policy', body: body(i === 0 ? `change-${change}` : `r${i}`) };
   return out;
 };
 
@@ -48,7 +49,15 @@ async function main(): Promise<number> {
       const timer = setTimeout(() => reject(new Error(`bench: timed out waiting for ${what}`)), 10_000);
       waiter = { target, resolve: () => (clearTimeout(timer), resolve()) };
     });
-  const server = await createXdsServer({ source, log, registry: new Registry(), port: 0, host: '127.0.0.1', mode: 'plaintext', onAck });
+  const server = await createXdsServer({
+    source,
+    log,
+    registry: new Registry(),
+    port: 0,
+    host: '127.0.0.1',
+    mode: 'plaintext',
+    onAck,
+  });
 
   gc();
   const before = process.memoryUsage();
@@ -91,12 +100,21 @@ async function main(): Promise<number> {
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
   const kib = (bytes: number) => (bytes / CLIENTS / 1024).toFixed(1);
-  console.log(`xds fan-out: ${CLIENTS} proxies, ${RESOURCES} resources of ${BODY_BYTES} B, ${CHANGES} single-resource changes (10 ms debounce included)`);
-  console.log(`  change -> all ACKed: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms (target p99 <= ${TARGET_P99_MS} ms)`);
-  console.log(`  server event-loop busy time per change (pushes to and ACKs from ${CLIENTS} proxies): ${busyPerChangeMs.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
-  console.log(`  memory per connected proxy: server heap ${kib(after.heapUsed - before.heapUsed)} KiB; process RSS (server + client threads) ${kib(after.rss - before.rss)} KiB; client heap ${kib(clientHeapDelta)} KiB`);
+  console.log(
+    `xds fan-out: ${CLIENTS} proxies, ${RESOURCES} resources of ${BODY_BYTES} B, ${CHANGES} single-resource changes (10 ms debounce included)`,
+  );
+  console.log(
+    `  change -> all ACKed: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms (target p99 <= ${TARGET_P99_MS} ms)`,
+  );
+  console.log(
+    `  server event-loop busy time per change (pushes to and ACKs from ${CLIENTS} proxies): ${busyPerChangeMs.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
+  );
+  console.log(
+    `  memory per connected proxy: server heap ${kib(after.heapUsed - before.heapUsed)} KiB; process RSS (server + client threads) ${kib(after.rss - before.rss)} KiB; client heap ${kib(clientHeapDelta)} KiB`,
+  );
   // Reported, not failed: on a shared machine the figure measures the neighbours as much as this code.
-  if (p99 > TARGET_P99_MS) console.log(`  p99 above the ${TARGET_P99_MS} ms target; compare the busy time per change and the load average`);
+  if (p99 > TARGET_P99_MS)
+    console.log(`  p99 above the ${TARGET_P99_MS} ms target; compare the busy time per change and the load average`);
   return 0;
 }
 

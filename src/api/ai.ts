@@ -1,8 +1,17 @@
 // AI backend settings: prompt enrichment, prompt guards, field defaults/overrides/transformations (seed 001
 // "BackendAI" and "Prompt guards").
 import {
-  Type, ShortString, TinyString, LongString, CELExpression, StringEnum, MapOf, Json,
-  rules, rule, oneOf,
+  Type,
+  ShortString,
+  TinyString,
+  LongString,
+  CELExpression,
+  StringEnum,
+  MapOf,
+  Json,
+  rules,
+  rule,
+  oneOf,
 } from './schema-kit.js';
 import { BackendRef, SecretKeyRef } from './refs.js';
 import { AwsAuth, GcpAuth } from './backend-auth.js';
@@ -20,7 +29,12 @@ export const CONTENT_SCOPES = ['SystemPrompt', 'Messages', 'ToolOutput', 'ToolIn
 const RegexGuard = Type.Object(
   {
     action: Type.Optional(StringEnum(['Mask', 'Reject', 'Audit'] as const, { default: 'Reject' })),
-    matches: Type.Optional(Type.Array(Type.Object({ pattern: LongString(), name: Type.Optional(TinyString()) }), { minItems: 1, maxItems: 64 })),
+    matches: Type.Optional(
+      Type.Array(Type.Object({ pattern: LongString(), name: Type.Optional(TinyString()) }), {
+        minItems: 1,
+        maxItems: 64,
+      }),
+    ),
     builtins: Type.Optional(Type.Array(StringEnum(BUILTIN_PATTERNS), { minItems: 1, maxItems: 5 })),
     scopes: Type.Optional(Type.Array(StringEnum(CONTENT_SCOPES), { minItems: 1, maxItems: 4 })),
   },
@@ -31,7 +45,10 @@ const RegexGuard = Type.Object(
 const WebhookGuard = Type.Object({ backendRef: BackendRef, headers: Type.Optional(MapOf(CELExpression())) });
 
 const KeyOrSecret = Type.Object(
-  { key: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), secretRef: Type.Optional(SecretKeyRef('Authorization')) },
+  {
+    key: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    secretRef: Type.Optional(SecretKeyRef('Authorization')),
+  },
   rules(oneOf(['key', 'secretRef'])),
 );
 
@@ -66,13 +83,19 @@ const BedrockGuard = Type.Object({
 const ModelArmorGuard = Type.Object({
   templateId: ShortString(),
   projectId: ShortString(),
-  location: Type.Optional(Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9-]+$', default: 'us-central1' })),
+  location: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9-]+$', default: 'us-central1' }),
+  ),
   action: Type.Optional(RejectAuditAction()),
   policies: Type.Optional(
     Type.Object({
       auth: Type.Optional(
         Type.Object(
-          { gcp: Type.Optional(GcpAuth), key: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), secretRef: Type.Optional(SecretKeyRef('Authorization')) },
+          {
+            gcp: Type.Optional(GcpAuth),
+            key: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+            secretRef: Type.Optional(SecretKeyRef('Authorization')),
+          },
           rules(oneOf(['gcp', 'key', 'secretRef'])),
         ),
       ),
@@ -102,14 +125,28 @@ export const AIPromptGuard = Type.Object({
 
 export const FieldTransformations = () =>
   Type.Array(Type.Object({ field: ShortString(), expression: CELExpression() }), { minItems: 1, maxItems: 64 });
-const FieldDefaults = () => Type.Array(Type.Object({ field: ShortString(), value: Json() }), { minItems: 1, maxItems: 64 });
+const FieldDefaults = () =>
+  Type.Array(Type.Object({ field: ShortString(), value: Json() }), { minItems: 1, maxItems: 64 });
 const PromptMessages = () =>
-  Type.Array(Type.Object({ role: TinyString(), content: Type.String({ minLength: 1, maxLength: 32768 }) }), { minItems: 1, maxItems: 64 });
+  Type.Array(Type.Object({ role: TinyString(), content: Type.String({ minLength: 1, maxLength: 32768 }) }), {
+    minItems: 1,
+    maxItems: 64,
+  });
 
-export const ROUTE_TYPES = ['Completions', 'Messages', 'Responses', 'Embeddings', 'Models', 'Realtime', 'Passthrough'] as const;
+export const ROUTE_TYPES = [
+  'Completions',
+  'Messages',
+  'Responses',
+  'Embeddings',
+  'Models',
+  'Realtime',
+  'Passthrough',
+] as const;
 
 export const BackendAI = Type.Object({
-  prompt: Type.Optional(Type.Object({ prepend: Type.Optional(PromptMessages()), append: Type.Optional(PromptMessages()) })),
+  prompt: Type.Optional(
+    Type.Object({ prepend: Type.Optional(PromptMessages()), append: Type.Optional(PromptMessages()) }),
+  ),
   promptGuard: Type.Optional(AIPromptGuard),
   defaults: Type.Optional(FieldDefaults()),
   overrides: Type.Optional(FieldDefaults()),

@@ -1,7 +1,19 @@
 // Client authentication and CEL authorization policies (seed 001 "Authorization (CEL)" and "Authentication policies").
 import {
-  Type, ShortString, LongString, TinyString, CELExpression, Duration, HeaderName, StringEnum, MapOf, Json, StrictMode,
-  rules, oneOf, rule,
+  Type,
+  ShortString,
+  LongString,
+  TinyString,
+  CELExpression,
+  Duration,
+  HeaderName,
+  StringEnum,
+  MapOf,
+  Json,
+  StrictMode,
+  rules,
+  oneOf,
+  rule,
 } from './schema-kit.js';
 import { RemoteTarget, remoteTargetRule, SecretRef, SecretKeyRef } from './refs.js';
 
@@ -39,7 +51,14 @@ export const RemoteJWKS = Type.Object(
     path: Type.Optional(LongString({ pattern: '^/' })),
     cacheDuration: Type.Optional(Duration({ default: '5m' })),
   },
-  rules(remoteTargetRule, rule('!has(self.url) || !has(self.path)', 'path may only be set with backendRef; put the path in url instead', '.path')),
+  rules(
+    remoteTargetRule,
+    rule(
+      '!has(self.url) || !has(self.path)',
+      'path may only be set with backendRef; put the path in url instead',
+      '.path',
+    ),
+  ),
 );
 
 const Audiences = () => Type.Array(ShortString(), { minItems: 1, maxItems: 64 });

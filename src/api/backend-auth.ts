@@ -1,7 +1,18 @@
 // How the gateway authenticates to upstreams (seed 001 BackendAuth and its variants).
 import {
-  Type, ShortString, LongString, TinyString, CELExpression, Duration, StringEnum, MapOf,
-  rules, rule, oneOf, atMostOne, type Static,
+  Type,
+  ShortString,
+  LongString,
+  TinyString,
+  CELExpression,
+  Duration,
+  StringEnum,
+  MapOf,
+  rules,
+  rule,
+  oneOf,
+  atMostOne,
+  type Static,
 } from './schema-kit.js';
 import { RemoteTarget, remoteTargetRule, SecretRef, SecretKeyRef } from './refs.js';
 import { AuthorizationLocation } from './authn.js';
@@ -43,7 +54,11 @@ export const AzureAuth = Type.Object(
     secretRef: Type.Optional(SecretRef),
     managedIdentity: Type.Optional(
       Type.Object(
-        { clientId: Type.Optional(ShortString()), objectId: Type.Optional(ShortString()), resourceId: Type.Optional(LongString()) },
+        {
+          clientId: Type.Optional(ShortString()),
+          objectId: Type.Optional(ShortString()),
+          resourceId: Type.Optional(LongString()),
+        },
         rules(atMostOne(['clientId', 'objectId', 'resourceId'])),
       ),
     ),
@@ -58,11 +73,22 @@ export const GcpAuth = Type.Object(
     secretRef: Type.Optional(SecretKeyRef('credentials.json')),
     audience: Type.Optional(ShortString()),
   },
-  rules(rule("!has(self.audience) || (has(self.type) && self.type == 'IdToken')", 'audience may only be set when type is IdToken', '.audience')),
+  rules(
+    rule(
+      "!has(self.audience) || (has(self.type) && self.type == 'IdToken')",
+      'audience may only be set when type is IdToken',
+      '.audience',
+    ),
+  ),
 );
 
 export const TokenType = (o = {}) =>
-  Type.String({ minLength: 1, maxLength: 256, pattern: '^(AccessToken|Jwt|IdToken|IdJag|[a-zA-Z][a-zA-Z0-9+.-]*:[^\\s]+)$', ...o });
+  Type.String({
+    minLength: 1,
+    maxLength: 256,
+    pattern: '^(AccessToken|Jwt|IdToken|IdJag|[a-zA-Z][a-zA-Z0-9+.-]*:[^\\s]+)$',
+    ...o,
+  });
 
 /** A token taken from the request: `source` is a CEL expression yielding the token string. */
 const TokenSource = Type.Object({ source: Type.Optional(CELExpression()), tokenType: Type.Optional(TokenType()) });
@@ -79,14 +105,24 @@ export const OAuthClientAuth = Type.Object(
           signingKeyRef: SecretKeyRef('signingKey'),
           certificateRef: Type.Optional(SecretKeyRef('tls.crt')),
           certificateHeader: Type.Optional(StringEnum(['x5c', 'x5t#S256'] as const)),
-          alg: Type.Optional(StringEnum(['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384'] as const, { default: 'RS256' })),
+          alg: Type.Optional(
+            StringEnum(['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384'] as const, { default: 'RS256' }),
+          ),
           kid: Type.Optional(ShortString()),
           assertionAudience: ShortString(),
         },
-        rules(rule('!has(self.certificateHeader) || has(self.certificateRef)', 'certificateHeader may only be set together with certificateRef', '.certificateHeader')),
+        rules(
+          rule(
+            '!has(self.certificateHeader) || has(self.certificateRef)',
+            'certificateHeader may only be set together with certificateRef',
+            '.certificateHeader',
+          ),
+        ),
       ),
     ),
-    method: Type.Optional(StringEnum(['ClientSecretBasic', 'ClientSecretPost', 'PrivateKeyJwt'] as const, { default: 'ClientSecretBasic' })),
+    method: Type.Optional(
+      StringEnum(['ClientSecretBasic', 'ClientSecretPost', 'PrivateKeyJwt'] as const, { default: 'ClientSecretBasic' }),
+    ),
   },
   rules(
     rule(
@@ -112,7 +148,11 @@ export const OAuthTokenExchange = Type.Object(
     grantType: Type.Optional(StringEnum(['TokenExchange', 'JwtBearer'] as const, { default: 'TokenExchange' })),
     subjectToken: Type.Optional(TokenSource),
     actorToken: Type.Optional(
-      Type.Object({ source: CELExpression(), tokenType: Type.Optional(TokenType()), mayAct: Type.Optional(StringEnum(['Required'] as const)) }),
+      Type.Object({
+        source: CELExpression(),
+        tokenType: Type.Optional(TokenType()),
+        mayAct: Type.Optional(StringEnum(['Required'] as const)),
+      }),
     ),
     audiences: Type.Optional(Scopes()),
     scopes: Type.Optional(Scopes()),
@@ -153,7 +193,12 @@ function StaticClaims() {
     'x-kubernetes-preserve-unknown-fields': true,
     maxProperties: 64,
     properties: { iat: reserved, exp: reserved, nbf: reserved },
-    ...rules(rule('!has(self.iat) && !has(self.exp) && !has(self.nbf)', 'claims must not set the reserved claims iat, exp or nbf')),
+    ...rules(
+      rule(
+        '!has(self.iat) && !has(self.exp) && !has(self.nbf)',
+        'claims must not set the reserved claims iat, exp or nbf',
+      ),
+    ),
   });
 }
 
@@ -189,7 +234,11 @@ export const ModelBackendAuth = Type.Object(
     credentials: Type.Optional(
       Type.Array(
         Type.Object(
-          { key: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), secretRef: Type.Optional(SecretKeyRef('Authorization')), location: AuthorizationLocation },
+          {
+            key: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+            secretRef: Type.Optional(SecretKeyRef('Authorization')),
+            location: AuthorizationLocation,
+          },
           rules(oneOf(['key', 'secretRef'])),
         ),
         { minItems: 1, maxItems: 8 },

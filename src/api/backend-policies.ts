@@ -22,7 +22,11 @@ const withAI = {
 
 export const BackendSimple = Type.Object(simple);
 export const BackendWithAI = Type.Object(withAI);
-export const BackendFull = Type.Object({ ...withAI, mcp: Type.Optional(BackendMCP), extAuth: Type.Optional(ExtAuthPolicy) });
+export const BackendFull = Type.Object({
+  ...withAI,
+  mcp: Type.Optional(BackendMCP),
+  extAuth: Type.Optional(ExtAuthPolicy),
+});
 
 export type BackendSimple = Static<typeof BackendSimple>;
 export type BackendWithAI = Static<typeof BackendWithAI>;

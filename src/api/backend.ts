@@ -1,5 +1,17 @@
 // GwBackend: where traffic goes (seed 001 "GwBackend").
-import { doc, Type, ShortString, LongString, SectionName, Port, StringEnum, rules, rule, oneOf, type Static } from './schema-kit.js';
+import {
+  doc,
+  Type,
+  ShortString,
+  LongString,
+  SectionName,
+  Port,
+  StringEnum,
+  rules,
+  rule,
+  oneOf,
+  type Static,
+} from './schema-kit.js';
 import { LabelSelector, LocalServiceRef } from './refs.js';
 import { BackendSimple, BackendFull } from './backend-policies.js';
 import { BackendAISpec } from './providers.js';
@@ -13,13 +25,18 @@ export const McpTarget = Type.Object(
     protocol: Type.Optional(StringEnum(['StreamableHTTP', 'SSE'] as const)),
     policies: Type.Optional(BackendSimple),
   },
-  rules(oneOf(['host', 'backendRef']), rule('!has(self.policies) || has(self.host)', 'policies may only be set on host-based targets', '.policies')),
+  rules(
+    oneOf(['host', 'backendRef']),
+    rule('!has(self.policies) || has(self.host)', 'policies may only be set on host-based targets', '.policies'),
+  ),
 );
 
 export const McpTargetSelector = Type.Object(
   {
     name: SectionName(),
-    selector: Type.Optional(Type.Object({ namespaces: Type.Optional(LabelSelector), services: Type.Optional(LabelSelector) })),
+    selector: Type.Optional(
+      Type.Object({ namespaces: Type.Optional(LabelSelector), services: Type.Optional(LabelSelector) }),
+    ),
     static: Type.Optional(McpTarget),
   },
   rules(oneOf(['selector', 'static'])),
@@ -41,16 +58,37 @@ export const BACKEND_TYPES = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws
 
 export const GwBackendSpec = Type.Object(
   {
-    ai: Type.Optional(doc(BackendAISpec, 'LLM provider(s): one provider, or priority groups of named providers tried in order.')),
+    ai: Type.Optional(
+      doc(BackendAISpec, 'LLM provider(s): one provider, or priority groups of named providers tried in order.'),
+    ),
     static: Type.Optional(doc(Type.Object({ host: ShortString(), port: Port() }), 'A fixed host and port.')),
-    dynamicForwardProxy: Type.Optional(doc(Type.Object({}), 'Send each request to the host named by its Host header (TLS SNI for TLS); restrict access with policies.')),
+    dynamicForwardProxy: Type.Optional(
+      doc(
+        Type.Object({}),
+        'Send each request to the host named by its Host header (TLS SNI for TLS); restrict access with policies.',
+      ),
+    ),
     mcp: Type.Optional(doc(McpBackend, 'MCP servers federated behind one endpoint.')),
-    aws: Type.Optional(doc(Type.Object(
-        { agentCore: Type.Optional(Type.Object({ agentRuntimeArn: LongString({ pattern: '^arn:' }), qualifier: Type.Optional(ShortString()) })) },
-        rules(oneOf(['agentCore'])),
-      ), 'A cloud agent runtime.')),
+    aws: Type.Optional(
+      doc(
+        Type.Object(
+          {
+            agentCore: Type.Optional(
+              Type.Object({
+                agentRuntimeArn: LongString({ pattern: '^arn:' }),
+                qualifier: Type.Optional(ShortString()),
+              }),
+            ),
+          },
+          rules(oneOf(['agentCore'])),
+        ),
+        'A cloud agent runtime.',
+      ),
+    ),
     a2a: Type.Optional(doc(Type.Object({ host: ShortString(), port: Port() }), 'An agent-to-agent (A2A) endpoint.')),
-    policies: Type.Optional(doc(BackendFull, 'Backend settings; they take precedence over GwPolicy backend settings for the same field.')),
+    policies: Type.Optional(
+      doc(BackendFull, 'Backend settings; they take precedence over GwPolicy backend settings for the same field.'),
+    ),
   },
   rules(oneOf(BACKEND_TYPES)),
 );

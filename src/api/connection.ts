@@ -1,8 +1,20 @@
 // Connection-level settings shared by frontend and backend policies: keepalive, TLS, HTTP, tunnel, health,
 // header modifiers and transformations.
 import {
-  Type, ShortString, TinyString, CELExpression, Duration, HttpUrl, PseudoHeaderName, HeaderName, StringEnum,
-  rules, rule, oneOf, atMostOne, type Static,
+  Type,
+  ShortString,
+  TinyString,
+  CELExpression,
+  Duration,
+  HttpUrl,
+  PseudoHeaderName,
+  HeaderName,
+  StringEnum,
+  rules,
+  rule,
+  oneOf,
+  atMostOne,
+  type Static,
 } from './schema-kit.js';
 import { BackendRef, Group, SecretRef } from './refs.js';
 
@@ -16,7 +28,10 @@ export const KEY_EXCHANGE_GROUPS = ['X25519', 'P-256', 'P-384', 'X25519_MLKEM768
 export const KeyExchangeGroups = () => Type.Array(StringEnum(KEY_EXCHANGE_GROUPS), { minItems: 1, maxItems: 4 });
 export const AlpnProtocols = () => Type.Array(TinyString(), { minItems: 1, maxItems: 16, default: ['h2', 'http/1.1'] });
 
-export const BackendTCP = Type.Object({ keepalive: Type.Optional(Keepalive), connectTimeout: Type.Optional(Duration()) });
+export const BackendTCP = Type.Object({
+  keepalive: Type.Optional(Keepalive),
+  connectTimeout: Type.Optional(Duration()),
+});
 
 export const BackendTLS = Type.Object(
   {
@@ -33,7 +48,13 @@ export const BackendTLS = Type.Object(
       ),
     ),
     insecureSkipVerify: Type.Optional(StringEnum(['All', 'Hostname'] as const)),
-    sni: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$' })),
+    sni: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        pattern: '^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$',
+      }),
+    ),
     verifySubjectAltNames: Type.Optional(Type.Array(ShortString(), { minItems: 1, maxItems: 16 })),
     alpnProtocols: Type.Optional(AlpnProtocols()),
     keyExchangeGroups: Type.Optional(KeyExchangeGroups()),
@@ -48,7 +69,10 @@ export const BackendTLS = Type.Object(
 );
 
 export const HTTPVersion = StringEnum(['HTTP1', 'HTTP2'] as const);
-export const BackendHTTP = Type.Object({ version: Type.Optional(HTTPVersion), requestTimeout: Type.Optional(Duration()) });
+export const BackendHTTP = Type.Object({
+  version: Type.Optional(HTTPVersion),
+  requestTimeout: Type.Optional(Duration()),
+});
 
 export const BackendTunnel = Type.Object(
   {
@@ -75,19 +99,39 @@ const uniqueNames = { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-ke
 
 /** Gateway API HTTPHeaderFilter: static header edits. */
 export const HeaderFilter = Type.Object({
-  set: Type.Optional(Type.Array(Type.Object({ name: HeaderName(), value: HeaderValue() }), { minItems: 1, maxItems: 16, ...uniqueNames })),
+  set: Type.Optional(
+    Type.Array(Type.Object({ name: HeaderName(), value: HeaderValue() }), {
+      minItems: 1,
+      maxItems: 16,
+      ...uniqueNames,
+    }),
+  ),
   add: Type.Optional(HeaderList(HeaderName())),
   remove: Type.Optional(Type.Array(HeaderName(), { minItems: 1, maxItems: 16 })),
 });
-export const HeaderModifiers = Type.Object({ request: Type.Optional(HeaderFilter), response: Type.Optional(HeaderFilter) });
+export const HeaderModifiers = Type.Object({
+  request: Type.Optional(HeaderFilter),
+  response: Type.Optional(HeaderFilter),
+});
 
 /** Like HTTPHeaderFilter, but values are CEL expressions over the request/response; `body` replaces the body. */
 const TransformationStep = Type.Object({
-  set: Type.Optional(Type.Array(Type.Object({ name: PseudoHeaderName(), value: CELExpression() }), { minItems: 1, maxItems: 16, ...uniqueNames })),
-  add: Type.Optional(Type.Array(Type.Object({ name: HeaderName(), value: CELExpression() }), { minItems: 1, maxItems: 16 })),
+  set: Type.Optional(
+    Type.Array(Type.Object({ name: PseudoHeaderName(), value: CELExpression() }), {
+      minItems: 1,
+      maxItems: 16,
+      ...uniqueNames,
+    }),
+  ),
+  add: Type.Optional(
+    Type.Array(Type.Object({ name: HeaderName(), value: CELExpression() }), { minItems: 1, maxItems: 16 }),
+  ),
   remove: Type.Optional(Type.Array(HeaderName(), { minItems: 1, maxItems: 16 })),
   body: Type.Optional(CELExpression()),
 });
-export const Transformation = Type.Object({ request: Type.Optional(TransformationStep), response: Type.Optional(TransformationStep) });
+export const Transformation = Type.Object({
+  request: Type.Optional(TransformationStep),
+  response: Type.Optional(TransformationStep),
+});
 
 export type BackendTLS = Static<typeof BackendTLS>;

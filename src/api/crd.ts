@@ -7,11 +7,39 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** Keys kept in a CRD schema; TypeBox symbols, `$id` and our `x-gw-*` hints are dropped. */
 const CRD_KEYS = new Set([
-  'type', 'properties', 'required', 'items', 'additionalProperties', 'enum', 'default', 'description', 'format',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems',
-  'minProperties', 'maxProperties', 'uniqueItems', 'nullable', 'anyOf', 'allOf', 'oneOf', 'not',
-  'x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-embedded-resource',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'additionalProperties',
+  'enum',
+  'default',
+  'description',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+  'nullable',
+  'anyOf',
+  'allOf',
+  'oneOf',
+  'not',
+  'x-kubernetes-validations',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-embedded-resource',
 ]);
 
 /** The schema as plain OpenAPI v3 (CRD flavour) with keys sorted, so the output is deterministic. */
@@ -24,7 +52,8 @@ export function toOpenAPI(schema: TSchema | Json, keep: readonly string[] = []):
     const value = (schema as Record<string, Json>)[key];
     if (key === 'properties') {
       const props: { [k: string]: Json } = {};
-      for (const p of Object.keys(value as object).sort()) props[p] = toOpenAPI((value as Record<string, Json>)[p] as Json, keep);
+      for (const p of Object.keys(value as object).sort())
+        props[p] = toOpenAPI((value as Record<string, Json>)[p] as Json, keep);
       out[key] = props;
     } else if (key === 'x-kubernetes-validations' || key === 'enum' || key === 'default' || key === 'required') {
       out[key] = JSON.parse(JSON.stringify(value)) as Json;

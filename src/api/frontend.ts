@@ -1,15 +1,31 @@
 // Frontend (downstream, Gateway-level) policy: seed 001 "Frontend" and FrontendHTTP.
 import {
-  Type, ShortString, TinyString, CELExpression, Duration, ByteSize, StringEnum, rules, rule, onlyWith, type Static,
+  Type,
+  ShortString,
+  TinyString,
+  CELExpression,
+  Duration,
+  ByteSize,
+  StringEnum,
+  rules,
+  rule,
+  onlyWith,
+  type Static,
 } from './schema-kit.js';
 import { RemoteTarget, remoteTargetRule } from './refs.js';
 import { Authorization } from './authn.js';
 import { Keepalive, AlpnProtocols, KeyExchangeGroups } from './connection.js';
 
 export const CIPHER_SUITES = [
-  'TLS13_AES_256_GCM_SHA384', 'TLS13_AES_128_GCM_SHA256', 'TLS13_CHACHA20_POLY1305_SHA256',
-  'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
-  'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256',
+  'TLS13_AES_256_GCM_SHA384',
+  'TLS13_AES_128_GCM_SHA256',
+  'TLS13_CHACHA20_POLY1305_SHA256',
+  'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
+  'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
+  'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
+  'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384',
+  'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
+  'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256',
 ] as const;
 export const TLS_VERSIONS = ['TLS1_2', 'TLS1_3'] as const;
 
@@ -51,7 +67,9 @@ export const FrontendHTTP = Type.Object(
 const Attribute = Type.Object({ name: ShortString(), expression: CELExpression() });
 
 export const Frontend = Type.Object({
-  tcp: Type.Optional(Type.Object({ keepalive: Type.Optional(Keepalive), maxConnections: Type.Optional(Type.Integer({ minimum: 1 })) })),
+  tcp: Type.Optional(
+    Type.Object({ keepalive: Type.Optional(Keepalive), maxConnections: Type.Optional(Type.Integer({ minimum: 1 })) }),
+  ),
   networkAuthorization: Type.Optional(Authorization),
   tls: Type.Optional(FrontendTLS),
   http: Type.Optional(FrontendHTTP),
@@ -77,7 +95,11 @@ export const Frontend = Type.Object({
   ),
   tracing: Type.Optional(Type.Object(RemoteTarget, rules(remoteTargetRule))),
   metrics: Type.Optional(
-    Type.Object({ attributes: Type.Optional(Type.Object({ add: Type.Optional(Type.Array(Attribute, { minItems: 1, maxItems: 16 })) })) }),
+    Type.Object({
+      attributes: Type.Optional(
+        Type.Object({ add: Type.Optional(Type.Array(Attribute, { minItems: 1, maxItems: 16 })) }),
+      ),
+    }),
   ),
 });
 

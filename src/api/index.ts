@@ -1,5 +1,16 @@
 // Public surface of the Gw API: schemas and their Static types (same names), CRD building and manifest validation.
-export { GROUP, VERSION, API_VERSION, KINDS, kindInfo, GwBackend, GwModel, GwModelList, GwParameters, GwPolicy } from './kinds.js';
+export {
+  GROUP,
+  VERSION,
+  API_VERSION,
+  KINDS,
+  kindInfo,
+  GwBackend,
+  GwModel,
+  GwModelList,
+  GwParameters,
+  GwPolicy,
+} from './kinds.js';
 export type { KindInfo, PrinterColumn } from './kinds.js';
 export { GwBackendSpec, McpTarget, McpTargetSelector, McpBackend } from './backend.js';
 export { GwModelSpec, VirtualModel, ModelPolicies, MODEL_PROVIDERS } from './model.js';
@@ -7,7 +18,16 @@ export { GwParametersSpec } from './parameters.js';
 export { GwPolicySpec, PolicyTargetRef, PolicyTargetSelector } from './policy.js';
 export { BackendSimple, BackendWithAI, BackendFull } from './backend-policies.js';
 export { Frontend, FrontendHTTP } from './frontend.js';
-export { TrafficPolicy, ExtAuthPolicy, ExtProc, DirectResponsePolicy, LocalRateLimit, CORS, Timeouts, Retry } from './traffic.js';
+export {
+  TrafficPolicy,
+  ExtAuthPolicy,
+  ExtProc,
+  DirectResponsePolicy,
+  LocalRateLimit,
+  CORS,
+  Timeouts,
+  Retry,
+} from './traffic.js';
 export { LLMProvider, NamedLLMProvider, PriorityGroup, BackendAISpec } from './providers.js';
 export { BackendAuth, ModelBackendAuth } from './backend-auth.js';
 export { JWTAuthentication, APIKeyAuthentication, BasicAuthentication, Authorization } from './authn.js';

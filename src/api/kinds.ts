@@ -34,7 +34,9 @@ export const GwPolicy = kindObject('GwPolicy', GwPolicySpec, PolicyStatus);
 export const GwModelList = Type.Object({
   apiVersion: Type.Literal(API_VERSION),
   kind: Type.Literal('GwModelList'),
-  metadata: Type.Optional(Type.Object({ resourceVersion: Type.Optional(Type.String()), continue: Type.Optional(Type.String()) })),
+  metadata: Type.Optional(
+    Type.Object({ resourceVersion: Type.Optional(Type.String()), continue: Type.Optional(Type.String()) }),
+  ),
   items: Type.Array(GwModel),
 });
 
@@ -62,14 +64,31 @@ export interface KindInfo {
   printerColumns: PrinterColumn[];
 }
 
-const accepted: PrinterColumn = { name: 'Accepted', type: 'string', jsonPath: '.status.conditions[?(@.type=="Accepted")].status' };
+const accepted: PrinterColumn = {
+  name: 'Accepted',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Accepted")].status',
+};
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 /** Every Gw kind that has a CRD, in a stable order. */
 export const KINDS: readonly KindInfo[] = [
-  { kind: 'GwBackend', plural: 'gwbackends', singular: 'gwbackend', shortNames: ['gwbe'], spec: GwBackendSpec, status: BackendStatus, printerColumns: [accepted, age] },
   {
-    kind: 'GwModel', plural: 'gwmodels', singular: 'gwmodel', shortNames: ['gwm'], spec: GwModelSpec, status: ModelStatus,
+    kind: 'GwBackend',
+    plural: 'gwbackends',
+    singular: 'gwbackend',
+    shortNames: ['gwbe'],
+    spec: GwBackendSpec,
+    status: BackendStatus,
+    printerColumns: [accepted, age],
+  },
+  {
+    kind: 'GwModel',
+    plural: 'gwmodels',
+    singular: 'gwmodel',
+    shortNames: ['gwm'],
+    spec: GwModelSpec,
+    status: ModelStatus,
     printerColumns: [
       { name: 'Provider', type: 'string', jsonPath: '.spec.provider' },
       { name: 'Match', type: 'string', jsonPath: '.spec.match.model', priority: 1 },
@@ -78,11 +97,21 @@ export const KINDS: readonly KindInfo[] = [
     ],
   },
   {
-    kind: 'GwParameters', plural: 'gwparameters', singular: 'gwparameters', shortNames: ['gwparams'], spec: GwParametersSpec, status: ParametersStatus,
+    kind: 'GwParameters',
+    plural: 'gwparameters',
+    singular: 'gwparameters',
+    shortNames: ['gwparams'],
+    spec: GwParametersSpec,
+    status: ParametersStatus,
     printerColumns: [{ name: 'Workload', type: 'string', jsonPath: '.spec.workload.kind' }, age],
   },
   {
-    kind: 'GwPolicy', plural: 'gwpolicies', singular: 'gwpolicy', shortNames: ['gwpol'], spec: GwPolicySpec, status: PolicyStatus,
+    kind: 'GwPolicy',
+    plural: 'gwpolicies',
+    singular: 'gwpolicy',
+    shortNames: ['gwpol'],
+    spec: GwPolicySpec,
+    status: PolicyStatus,
     printerColumns: [
       { name: 'Target Kind', type: 'string', jsonPath: '.spec.targetRefs[0].kind' },
       { name: 'Target', type: 'string', jsonPath: '.spec.targetRefs[0].name' },

@@ -1,32 +1,69 @@
 // GwParameters: how the data plane is provisioned (seed 001 "GwParameters").
-import { doc, Type, ShortString, LongString, Duration, ObjectName, StringEnum, MapOf, JsonObject, rules, rule, atMostOne, oneOf, type Static } from './schema-kit.js';
+import {
+  doc,
+  Type,
+  ShortString,
+  LongString,
+  Duration,
+  ObjectName,
+  StringEnum,
+  MapOf,
+  JsonObject,
+  rules,
+  rule,
+  atMostOne,
+  oneOf,
+  type Static,
+} from './schema-kit.js';
 
 /** Kubernetes resource.Quantity: int or string, as core types declare it. */
 const Quantity = () =>
   Type.Unsafe<string | number>({
     'x-kubernetes-int-or-string': true,
     anyOf: [{ type: 'integer' }, { type: 'string' }],
-    pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+    pattern:
+      '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
   });
 
 const Overlay = () =>
   Type.Object({
     metadata: Type.Optional(
-      Type.Object({ labels: Type.Optional(MapOf(Type.String({ maxLength: 63 }))), annotations: Type.Optional(MapOf(Type.String({ maxLength: 65536 }))) }),
+      Type.Object({
+        labels: Type.Optional(MapOf(Type.String({ maxLength: 63 }))),
+        annotations: Type.Optional(MapOf(Type.String({ maxLength: 65536 }))),
+      }),
     ),
     spec: Type.Optional(JsonObject()),
   });
 
 export const GwParametersSpec = Type.Object(
   {
-    workload: Type.Optional(doc(Type.Object({ kind: Type.Optional(StringEnum(['Deployment', 'DaemonSet'] as const, { default: 'Deployment' })) }), 'Run the proxy as a Deployment (default) or a DaemonSet.')),
-    logging: Type.Optional(doc(Type.Object({
-        // No schema defaults: the API server would fill them into a gateway's object and hide the class's
-        // values; the deployer applies info / text after merging class and gateway (docs/deployer.md).
-        level: Type.Optional(ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', description: 'Default info (applied by the deployer).' })),
-        format: Type.Optional(StringEnum(['json', 'text'] as const, { description: 'Default text (applied by the deployer).' })),
-      }), 'Proxy log level (RUST_LOG syntax) and format.')),
-    rawConfig: Type.Optional(doc(JsonObject(), 'JSON merged into the generated proxy config; typed fields take precedence.')),
+    workload: Type.Optional(
+      doc(
+        Type.Object({
+          kind: Type.Optional(StringEnum(['Deployment', 'DaemonSet'] as const, { default: 'Deployment' })),
+        }),
+        'Run the proxy as a Deployment (default) or a DaemonSet.',
+      ),
+    ),
+    logging: Type.Optional(
+      doc(
+        Type.Object({
+          // No schema defaults: the API server would fill them into a gateway's object and hide the class's
+          // values; the deployer applies info / text after merging class and gateway (docs/deployer.md).
+          level: Type.Optional(
+            ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', description: 'Default info (applied by the deployer).' }),
+          ),
+          format: Type.Optional(
+            StringEnum(['json', 'text'] as const, { description: 'Default text (applied by the deployer).' }),
+          ),
+        }),
+        'Proxy log level (RUST_LOG syntax) and format.',
+      ),
+    ),
+    rawConfig: Type.Optional(
+      doc(JsonObject(), 'JSON merged into the generated proxy config; typed fields take precedence.'),
+    ),
     image: Type.Optional(
       Type.Object({
         registry: Type.Optional(ShortString()),
@@ -36,18 +73,28 @@ export const GwParametersSpec = Type.Object(
         pullPolicy: Type.Optional(StringEnum(['Always', 'IfNotPresent', 'Never'] as const)),
       }),
     ),
-    env: Type.Optional(doc(Type.Array(
-        Type.Object(
-          {
-            name: ShortString({ pattern: '^[-._a-zA-Z][-._a-zA-Z0-9]*$' }),
-            value: Type.Optional(Type.String({ maxLength: 32768 })),
-            valueFrom: Type.Optional(JsonObject()),
-          },
-          rules(atMostOne(['value', 'valueFrom'])),
+    env: Type.Optional(
+      doc(
+        Type.Array(
+          Type.Object(
+            {
+              name: ShortString({ pattern: '^[-._a-zA-Z][-._a-zA-Z0-9]*$' }),
+              value: Type.Optional(Type.String({ maxLength: 32768 })),
+              valueFrom: Type.Optional(JsonObject()),
+            },
+            rules(atMostOne(['value', 'valueFrom'])),
+          ),
+          { maxItems: 64 },
         ),
-        { maxItems: 64 },
-      ), 'Environment variables of the proxy container; they override generated ones.')),
-    resources: Type.Optional(Type.Object({ limits: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })), requests: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })) })),
+        'Environment variables of the proxy container; they override generated ones.',
+      ),
+    ),
+    resources: Type.Optional(
+      Type.Object({
+        limits: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })),
+        requests: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })),
+      }),
+    ),
     shutdown: Type.Optional(Type.Object({ minDelay: Type.Optional(Duration()), maxDelay: Type.Optional(Duration()) })),
     istio: Type.Optional(
       Type.Object({
@@ -60,21 +107,32 @@ export const GwParametersSpec = Type.Object(
       }),
     ),
     spiffe: Type.Optional(Type.Object({ socketPath: Type.Optional(LongString({ pattern: '^/' })) })),
-    modelCatalog: Type.Optional(doc(Type.Object({
-        sources: Type.Array(
-          Type.Object(
-            { configMap: Type.Optional(Type.Object({ name: ObjectName(), key: Type.Optional(ShortString({ default: 'catalog.json' })) })) },
-            rules(oneOf(['configMap'])),
+    modelCatalog: Type.Optional(
+      doc(
+        Type.Object({
+          sources: Type.Array(
+            Type.Object(
+              {
+                configMap: Type.Optional(
+                  Type.Object({ name: ObjectName(), key: Type.Optional(ShortString({ default: 'catalog.json' })) }),
+                ),
+              },
+              rules(oneOf(['configMap'])),
+            ),
+            { minItems: 1, maxItems: 16 },
           ),
-          { minItems: 1, maxItems: 16 },
-        ),
-      }), 'Model catalog sources; effective only on gateway-level parameters.')),
+        }),
+        'Model catalog sources; effective only on gateway-level parameters.',
+      ),
+    ),
     deployment: Type.Optional(doc(Overlay(), 'Overlay merged into the generated Deployment (strategic merge).')),
     daemonSet: Type.Optional(Overlay()),
     service: Type.Optional(Overlay()),
     serviceAccount: Type.Optional(Overlay()),
     podDisruptionBudget: Type.Optional(Overlay()),
-    horizontalPodAutoscaler: Type.Optional(doc(Overlay(), 'Creates a HorizontalPodAutoscaler for the Deployment when present.')),
+    horizontalPodAutoscaler: Type.Optional(
+      doc(Overlay(), 'Creates a HorizontalPodAutoscaler for the Deployment when present.'),
+    ),
   },
   rules(
     rule(

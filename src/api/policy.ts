@@ -1,5 +1,18 @@
 // GwPolicy: frontend, traffic and backend settings attached to Gateway API objects (seed 001 "GwPolicy").
-import { doc, Type, ObjectName, SectionName, Port, StringEnum, MapOf, rules, rule, oneOf, atMostOne, type Static } from './schema-kit.js';
+import {
+  doc,
+  Type,
+  ObjectName,
+  SectionName,
+  Port,
+  StringEnum,
+  MapOf,
+  rules,
+  rule,
+  oneOf,
+  atMostOne,
+  type Static,
+} from './schema-kit.js';
 import { Group, Kind } from './refs.js';
 import { Frontend } from './frontend.js';
 import { TrafficPolicy } from './traffic.js';
@@ -7,7 +20,13 @@ import { BackendFull } from './backend-policies.js';
 
 const sectionOrPort = atMostOne(['sectionName', 'port']);
 export const PolicyTargetRef = Type.Object(
-  { group: Group(), kind: Kind(), name: ObjectName(), sectionName: Type.Optional(SectionName()), port: Type.Optional(Port()) },
+  {
+    group: Group(),
+    kind: Kind(),
+    name: ObjectName(),
+    sectionName: Type.Optional(SectionName()),
+    port: Type.Optional(Port()),
+  },
   rules(sectionOrPort),
 );
 export const PolicyTargetSelector = Type.Object(
@@ -23,7 +42,16 @@ export const PolicyTargetSelector = Type.Object(
 
 export const FRONTEND_TARGET_KINDS = ['Gateway'] as const;
 export const TRAFFIC_TARGET_KINDS = ['Gateway', 'ListenerSet', 'HTTPRoute', 'GRPCRoute'] as const;
-export const BACKEND_TARGET_KINDS = ['Gateway', 'ListenerSet', 'HTTPRoute', 'GRPCRoute', 'TCPRoute', 'TLSRoute', 'Service', 'GwBackend'] as const;
+export const BACKEND_TARGET_KINDS = [
+  'Gateway',
+  'ListenerSet',
+  'HTTPRoute',
+  'GRPCRoute',
+  'TCPRoute',
+  'TLSRoute',
+  'Service',
+  'GwBackend',
+] as const;
 
 const kindsList = (kinds: readonly string[]) => `[${kinds.map((k) => `'${k}'`).join(', ')}]`;
 /** Every target (by ref or selector) of a policy that sets `section` must have one of `kinds`. */
@@ -43,15 +71,36 @@ const portOnlyFrontend = (list: string) =>
 
 export const GwPolicySpec = Type.Object(
   {
-    targetRefs: Type.Optional(doc(Type.Array(PolicyTargetRef, { minItems: 1, maxItems: 16 }), 'Objects the policy attaches to, by name.')),
-    targetSelectors: Type.Optional(doc(Type.Array(PolicyTargetSelector, { minItems: 1, maxItems: 16 }), 'Objects the policy attaches to, by labels.')),
-    strategy: Type.Optional(doc(Type.Object({
-        merge: Type.Optional(StringEnum(['Merge', 'Replace'] as const, { default: 'Merge' })),
-        inheritance: Type.Optional(StringEnum(['Default', 'Override'] as const)),
-      }), 'How this policy merges with policies at other levels.')),
-    frontend: Type.Optional(doc(Frontend, 'Downstream settings of a Gateway (TCP, TLS, HTTP, access log, tracing, metrics).')),
-    traffic: Type.Optional(doc(TrafficPolicy, 'Request handling: authentication, authorization, rate limits, CORS, transformations and more.')),
-    backend: Type.Optional(doc(BackendFull, 'Upstream settings: connection, TLS, authentication, AI and MCP processing.')),
+    targetRefs: Type.Optional(
+      doc(Type.Array(PolicyTargetRef, { minItems: 1, maxItems: 16 }), 'Objects the policy attaches to, by name.'),
+    ),
+    targetSelectors: Type.Optional(
+      doc(
+        Type.Array(PolicyTargetSelector, { minItems: 1, maxItems: 16 }),
+        'Objects the policy attaches to, by labels.',
+      ),
+    ),
+    strategy: Type.Optional(
+      doc(
+        Type.Object({
+          merge: Type.Optional(StringEnum(['Merge', 'Replace'] as const, { default: 'Merge' })),
+          inheritance: Type.Optional(StringEnum(['Default', 'Override'] as const)),
+        }),
+        'How this policy merges with policies at other levels.',
+      ),
+    ),
+    frontend: Type.Optional(
+      doc(Frontend, 'Downstream settings of a Gateway (TCP, TLS, HTTP, access log, tracing, metrics).'),
+    ),
+    traffic: Type.Optional(
+      doc(
+        TrafficPolicy,
+        'Request handling: authentication, authorization, rate limits, CORS, transformations and more.',
+      ),
+    ),
+    backend: Type.Optional(
+      doc(BackendFull, 'Upstream settings: connection, TLS, authentication, AI and MCP processing.'),
+    ),
   },
   rules(
     oneOf(['targetRefs', 'targetSelectors']),

@@ -1,12 +1,24 @@
 // LLM providers: vendor settings, LLMProvider / NamedLLMProvider and priority groups (seed 001 "LLMProvider").
 import {
-  Type, ShortString, LongString, TinyString, SectionName, ObjectName, Port, StringEnum, rules, rule, oneOf, type Static,
+  Type,
+  ShortString,
+  LongString,
+  TinyString,
+  SectionName,
+  ObjectName,
+  Port,
+  StringEnum,
+  rules,
+  rule,
+  oneOf,
+  type Static,
 } from './schema-kit.js';
 import { Group } from './refs.js';
 import { BackendWithAI } from './backend-policies.js';
 
 const Model = () => Type.Optional(ShortString());
-const CloudRegion = (def: string) => Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9-]+$', default: def });
+const CloudRegion = (def: string) =>
+  Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9-]+$', default: def });
 const ModerationMode = Type.Object({ mode: StringEnum(['Score', 'Block'] as const) });
 
 export const OpenAISettings = Type.Object({
@@ -14,7 +26,9 @@ export const OpenAISettings = Type.Object({
   moderation: Type.Optional(
     Type.Object({
       model: Type.Optional(ShortString({ default: 'omni-moderation-latest' })),
-      policy: Type.Optional(Type.Object({ input: Type.Optional(ModerationMode), output: Type.Optional(ModerationMode) })),
+      policy: Type.Optional(
+        Type.Object({ input: Type.Optional(ModerationMode), output: Type.Optional(ModerationMode) }),
+      ),
     }),
   ),
 });
@@ -26,7 +40,13 @@ export const AzureOpenAISettings = Type.Object(
     deploymentName: Type.Optional(ShortString()),
     apiVersion: Type.Optional(TinyString({ default: 'v1' })),
   },
-  rules(rule("!has(self.apiVersion) || self.apiVersion == 'v1' || has(self.deploymentName)", 'deploymentName is required unless apiVersion is v1', '.deploymentName')),
+  rules(
+    rule(
+      "!has(self.apiVersion) || self.apiVersion == 'v1' || has(self.deploymentName)",
+      'deploymentName is required unless apiVersion is v1',
+      '.deploymentName',
+    ),
+  ),
 );
 
 export const AzureSettings = Type.Object(
@@ -37,10 +57,20 @@ export const AzureSettings = Type.Object(
     apiVersion: Type.Optional(TinyString({ default: 'v1' })),
     projectName: Type.Optional(ShortString()),
   },
-  rules(rule("self.resourceType != 'Foundry' || has(self.projectName)", 'projectName is required when resourceType is Foundry', '.projectName')),
+  rules(
+    rule(
+      "self.resourceType != 'Foundry' || has(self.projectName)",
+      'projectName is required when resourceType is Foundry',
+      '.projectName',
+    ),
+  ),
 );
 
-export const VertexAISettings = Type.Object({ model: Model(), projectId: ShortString(), region: Type.Optional(CloudRegion('us-central1')) });
+export const VertexAISettings = Type.Object({
+  model: Model(),
+  projectId: ShortString(),
+  region: Type.Optional(CloudRegion('us-central1')),
+});
 
 export const BedrockSettings = Type.Object({
   model: Model(),
@@ -50,11 +80,14 @@ export const BedrockSettings = Type.Object({
 
 export const PROVIDER_FORMATS = ['Completions', 'Messages', 'Responses', 'Embeddings'] as const;
 export const ProviderFormats = () =>
-  Type.Array(Type.Object({ format: StringEnum(PROVIDER_FORMATS), path: Type.Optional(LongString({ pattern: '^/' })) }), {
-    minItems: 1,
-    maxItems: 6,
-    ...rules(rule('self.all(f, self.exists_one(g, g.format == f.format))', 'each format may be listed only once')),
-  });
+  Type.Array(
+    Type.Object({ format: StringEnum(PROVIDER_FORMATS), path: Type.Optional(LongString({ pattern: '^/' })) }),
+    {
+      minItems: 1,
+      maxItems: 6,
+      ...rules(rule('self.all(f, self.exists_one(g, g.format == f.format))', 'each format may be listed only once')),
+    },
+  );
 
 /** A Service or an InferencePool in the referring object's namespace. */
 export const ProviderBackendRef = Type.Object(
@@ -64,7 +97,13 @@ export const ProviderBackendRef = Type.Object(
     name: ObjectName(),
     port: Type.Optional(Port()),
   },
-  rules(rule("(has(self.kind) && self.kind != 'Service') || has(self.port)", 'port is required when the reference is to a Service', '.port')),
+  rules(
+    rule(
+      "(has(self.kind) && self.kind != 'Service') || has(self.port)",
+      'port is required when the reference is to a Service',
+      '.port',
+    ),
+  ),
 );
 
 export const CustomProviderSettings = Type.Object({
@@ -75,7 +114,16 @@ export const CustomProviderSettings = Type.Object({
 });
 
 /** The vendor settings of an LLMProvider, exactly one of which is set. */
-export const PROVIDER_VENDORS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'] as const;
+export const PROVIDER_VENDORS = [
+  'openai',
+  'azureopenai',
+  'azure',
+  'anthropic',
+  'gemini',
+  'vertexai',
+  'bedrock',
+  'custom',
+] as const;
 const providerFields = {
   openai: Type.Optional(OpenAISettings),
   azureopenai: Type.Optional(AzureOpenAISettings),
@@ -92,7 +140,11 @@ const providerFields = {
 };
 const providerRules = [
   oneOf(PROVIDER_VENDORS),
-  rule('!has(self.pathPrefix) || has(self.openai) || has(self.anthropic)', 'pathPrefix is supported only for the openai and anthropic providers', '.pathPrefix'),
+  rule(
+    '!has(self.pathPrefix) || has(self.openai) || has(self.anthropic)',
+    'pathPrefix is supported only for the openai and anthropic providers',
+    '.pathPrefix',
+  ),
   rule(
     '!has(self.custom) || has(self.custom.backendRef) || (has(self.host) && has(self.port))',
     'host and port are required when custom has no backendRef',

@@ -1,7 +1,21 @@
 // References to other objects, shaped like Gateway API's so users meet familiar fields.
-import { Type, ShortString, ObjectName, Namespace, Port, SectionName, StringEnum, MapOf, rules, rule, oneOf, type Static } from './schema-kit.js';
+import {
+  Type,
+  ShortString,
+  ObjectName,
+  Namespace,
+  Port,
+  SectionName,
+  StringEnum,
+  MapOf,
+  rules,
+  rule,
+  oneOf,
+  type Static,
+} from './schema-kit.js';
 
-const Group = () => Type.String({ maxLength: 253, pattern: '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$' });
+const Group = () =>
+  Type.String({ maxLength: 253, pattern: '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$' });
 const Kind = () => Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$' });
 
 /** Gateway API BackendObjectReference: a Service by default; cross-namespace needs a ReferenceGrant. */
@@ -13,7 +27,13 @@ export const BackendRef = Type.Object(
     namespace: Type.Optional(Namespace()),
     port: Type.Optional(Port()),
   },
-  rules(rule("(has(self.kind) && self.kind != 'Service') || has(self.port)", 'port is required when the reference is to a Service', '.port')),
+  rules(
+    rule(
+      "(has(self.kind) && self.kind != 'Service') || has(self.port)",
+      'port is required when the reference is to a Service',
+      '.port',
+    ),
+  ),
 );
 export type BackendRef = Static<typeof BackendRef>;
 
@@ -28,7 +48,9 @@ export const SecretKeyRef = (defaultKey: string) =>
 /** `backendRef` or `url`, exactly one: how remote services (JWKS, ext auth, OTLP, …) are addressed. */
 export const RemoteTarget = {
   backendRef: Type.Optional(BackendRef),
-  url: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^(https?|grpcs?)://[^\\s/?#@]+(/[^\\s]*)?$' })),
+  url: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, pattern: '^(https?|grpcs?)://[^\\s/?#@]+(/[^\\s]*)?$' }),
+  ),
 };
 export const remoteTargetRule = oneOf(['backendRef', 'url']);
 

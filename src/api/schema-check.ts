@@ -22,7 +22,8 @@ const HINTS = ['x-gw-cel', 'x-gw-cel-or-duration'];
 function strictSchema(schema: unknown): Schema {
   const s = toOpenAPI(schema as TSchema, HINTS) as Schema;
   const close = (node: Schema): void => {
-    if (node.properties && node.additionalProperties === undefined && !node['x-kubernetes-preserve-unknown-fields']) node.additionalProperties = false;
+    if (node.properties && node.additionalProperties === undefined && !node['x-kubernetes-preserve-unknown-fields'])
+      node.additionalProperties = false;
     for (const child of children(node)) close(child);
   };
   close(s);
@@ -33,7 +34,8 @@ function children(node: Schema): Schema[] {
   const out: Schema[] = [];
   if (node.properties) out.push(...Object.values(node.properties as Record<string, Schema>));
   if (node.items && typeof node.items === 'object') out.push(node.items as Schema);
-  if (node.additionalProperties && typeof node.additionalProperties === 'object') out.push(node.additionalProperties as Schema);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object')
+    out.push(node.additionalProperties as Schema);
   return out;
 }
 
@@ -66,9 +68,13 @@ function hoistShared(root: Schema): Schema {
   };
   const rewriteChildren = (n: Schema): Schema => {
     const out: Schema = { ...n };
-    if (n.properties) out.properties = Object.fromEntries(Object.entries(n.properties as Record<string, Schema>).map(([k, v]) => [k, rewrite(v)]));
+    if (n.properties)
+      out.properties = Object.fromEntries(
+        Object.entries(n.properties as Record<string, Schema>).map(([k, v]) => [k, rewrite(v)]),
+      );
     if (n.items && typeof n.items === 'object') out.items = rewrite(n.items as Schema);
-    if (n.additionalProperties && typeof n.additionalProperties === 'object') out.additionalProperties = rewrite(n.additionalProperties as Schema);
+    if (n.additionalProperties && typeof n.additionalProperties === 'object')
+      out.additionalProperties = rewrite(n.additionalProperties as Schema);
     return out;
   };
   return { ...rewrite(root), definitions };
@@ -76,8 +82,23 @@ function hoistShared(root: Schema): Schema {
 
 function newAjv(): Ajv {
   const Draft04 = AjvDraft04 as unknown as typeof Ajv;
-  const ajv = new Draft04({ allErrors: true, strict: false, validateFormats: false, verbose: true, code: { optimize: false } });
-  for (const k of ['x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-embedded-resource', ...HINTS]) {
+  const ajv = new Draft04({
+    allErrors: true,
+    strict: false,
+    validateFormats: false,
+    verbose: true,
+    code: { optimize: false },
+  });
+  for (const k of [
+    'x-kubernetes-validations',
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-int-or-string',
+    'x-kubernetes-list-type',
+    'x-kubernetes-list-map-keys',
+    'x-kubernetes-map-type',
+    'x-kubernetes-embedded-resource',
+    ...HINTS,
+  ]) {
     ajv.addKeyword({ keyword: k });
   }
   return ajv;
@@ -119,7 +140,10 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
       const path = r.fieldPath ? here + r.fieldPath : here;
       problems.push({ path, message: ok === false ? r.message : `${r.message} (rule failed to evaluate: ${ok})` });
     }
-    if (typeof v === 'string' && (node['x-gw-cel'] || (node['x-gw-cel-or-duration'] && !new RegExp(String(node['x-gw-cel-or-duration'])).test(v)))) {
+    if (
+      typeof v === 'string' &&
+      (node['x-gw-cel'] || (node['x-gw-cel-or-duration'] && !new RegExp(String(node['x-gw-cel-or-duration'])).test(v)))
+    ) {
       const c = compileCel(v);
       if (!c.ok) problems.push({ path: here, message: `is not a valid CEL expression: ${c.message}` });
     }
@@ -127,8 +151,11 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
     if (Array.isArray(v) && listKeys) {
       const seen = new Set<string>();
       v.forEach((item, i) => {
-        const values = listKeys.map((k) => `${k} ${JSON.stringify((item as Record<string, unknown>)?.[k])}`).join(' and ');
-        if (seen.has(values)) problems.push({ path: fieldPath([...segs, i]), message: `duplicates the entry with ${values}` });
+        const values = listKeys
+          .map((k) => `${k} ${JSON.stringify((item as Record<string, unknown>)?.[k])}`)
+          .join(' and ');
+        if (seen.has(values))
+          problems.push({ path: fieldPath([...segs, i]), message: `duplicates the entry with ${values}` });
         seen.add(values);
       });
     }
@@ -137,7 +164,12 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
 }
 
 /** Visits every present value with its schema node, parents before children. */
-function walk(node: Schema, value: unknown, segs: Segment[], visit: (node: Schema, value: unknown, segs: Segment[]) => void): void {
+function walk(
+  node: Schema,
+  value: unknown,
+  segs: Segment[],
+  visit: (node: Schema, value: unknown, segs: Segment[]) => void,
+): void {
   if (value === undefined) return;
   visit(node, value, segs);
   if (Array.isArray(value) && node.items) {
@@ -161,7 +193,12 @@ export function applyDefaults(node: Schema, value: unknown): unknown {
   if (Array.isArray(value)) {
     const items = node.items as Schema | undefined;
     if (!items) return value;
-    return value.map((v) => applyDefaults(items, v === null && !items.nullable && items.default !== undefined ? structuredClone(items.default) : v));
+    return value.map((v) =>
+      applyDefaults(
+        items,
+        v === null && !items.nullable && items.default !== undefined ? structuredClone(items.default) : v,
+      ),
+    );
   }
   if (value === null || typeof value !== 'object') return value;
   const obj = value as Record<string, unknown>;
@@ -194,7 +231,9 @@ function pointerSegments(pointer: string): Segment[] {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v.length > 64 ? `${v.slice(0, 61)}...` : v) : JSON.stringify(v) ?? String(v);
+  return typeof v === 'string'
+    ? JSON.stringify(v.length > 64 ? `${v.slice(0, 61)}...` : v)
+    : (JSON.stringify(v) ?? String(v));
 }
 
 function oneSentenceList(values: unknown[]): string {
@@ -204,7 +243,10 @@ function oneSentenceList(values: unknown[]): string {
 
 function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefined {
   const segs = [...prefix, ...pointerSegments(err.instancePath)];
-  const at = (message: string, extra?: Segment) => ({ path: fieldPath(extra === undefined ? segs : [...segs, extra]), message });
+  const at = (message: string, extra?: Segment) => ({
+    path: fieldPath(extra === undefined ? segs : [...segs, extra]),
+    message,
+  });
   const p = err.params as Record<string, unknown>;
   const s = err.parentSchema as Schema | undefined;
   const data = err.data;
@@ -216,10 +258,13 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
     case 'additionalProperties':
       return at('is not a known field', String(p.additionalProperty));
     case 'type':
-      return at(`must be ${p.type === 'integer' || p.type === 'object' || p.type === 'array' ? 'an' : 'a'} ${p.type}, got ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}`);
+      return at(
+        `must be ${p.type === 'integer' || p.type === 'object' || p.type === 'array' ? 'an' : 'a'} ${p.type}, got ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}`,
+      );
     case 'minimum':
     case 'maximum':
-      if (s && s.minimum !== undefined && s.maximum !== undefined) return at(`must be between ${s.minimum} and ${s.maximum}, got ${show(data)}`);
+      if (s && s.minimum !== undefined && s.maximum !== undefined)
+        return at(`must be between ${s.minimum} and ${s.maximum}, got ${show(data)}`);
       return at(`must be ${err.keyword === 'minimum' ? 'at least' : 'at most'} ${p.limit}, got ${show(data)}`);
     case 'minLength':
       return at(`must be at least ${p.limit} character${p.limit === 1 ? '' : 's'} long`);
@@ -234,7 +279,10 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
     case 'maxProperties':
       return at(`must have at most ${p.limit} entries, got ${Object.keys(data as object).length}`);
     case 'enum': {
-      const hint = typeof data === 'boolean' ? ' (YAML reads unquoted Off, On, Yes, No, Y and N as booleans; quote the value)' : '';
+      const hint =
+        typeof data === 'boolean'
+          ? ' (YAML reads unquoted Off, On, Yes, No, Y and N as booleans; quote the value)'
+          : '';
       return at(`must be one of ${oneSentenceList(p.allowedValues as unknown[])}, got ${show(data)}${hint}`);
     }
     case 'pattern':
@@ -242,7 +290,9 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
       if (p.pattern === BYTE_SIZE_PATTERN) return at(`must be a byte size like 1024, 16kb or 2Mi, got ${show(data)}`);
       return at(`must match the pattern ${p.pattern}, got ${show(data)}`);
     case 'anyOf':
-      return s?.['x-kubernetes-int-or-string'] ? at(`must be an integer or a string, got ${show(data)}`) : at('does not match any allowed shape');
+      return s?.['x-kubernetes-int-or-string']
+        ? at(`must be an integer or a string, got ${show(data)}`)
+        : at('does not match any allowed shape');
     default:
       return at(err.message ?? 'is invalid');
   }

@@ -63,9 +63,22 @@ export const Duration = (o: SchemaOptions = {}) => Type.String({ maxLength: 32, 
 export const BYTE_SIZE_LIMIT = 4 * 1024 ** 3;
 /** Suffix → multiplier; two-letter suffixes first so `kb` is not read as `b`-less `k`. */
 export const BYTE_SIZE_SUFFIXES: ReadonlyArray<readonly [string, number]> = [
-  ['Ki', 1024], ['Mi', 1024 ** 2], ['Gi', 1024 ** 3], ['Ti', 1024 ** 4], ['Pi', 1024 ** 5], ['Ei', 1024 ** 6],
-  ['kb', 1e3], ['mb', 1e6], ['gb', 1e9], ['tb', 1e12],
-  ['k', 1e3], ['M', 1e6], ['G', 1e9], ['T', 1e12], ['P', 1e15], ['E', 1e18],
+  ['Ki', 1024],
+  ['Mi', 1024 ** 2],
+  ['Gi', 1024 ** 3],
+  ['Ti', 1024 ** 4],
+  ['Pi', 1024 ** 5],
+  ['Ei', 1024 ** 6],
+  ['kb', 1e3],
+  ['mb', 1e6],
+  ['gb', 1e9],
+  ['tb', 1e12],
+  ['k', 1e3],
+  ['M', 1e6],
+  ['G', 1e9],
+  ['T', 1e12],
+  ['P', 1e15],
+  ['E', 1e18],
 ];
 export const BYTE_SIZE_PATTERN = `^[0-9]{1,13}(${BYTE_SIZE_SUFFIXES.map(([s]) => s).join('|')})?$`;
 
@@ -77,7 +90,10 @@ function byteSizeRule(): CelRule {
     expr = `self.endsWith('${suffix}') ? int(self.substring(0, self.size() - ${suffix.length})) <= ${max} : (${expr})`;
   }
   // A string failing the pattern is reported by the pattern check; keep the rule from erroring on it.
-  return { rule: `!self.matches('${BYTE_SIZE_PATTERN}') || (${expr})`, message: 'must be at most 4Gi (4294967296 bytes), the data-plane size limit' };
+  return {
+    rule: `!self.matches('${BYTE_SIZE_PATTERN}') || (${expr})`,
+    message: 'must be at most 4Gi (4294967296 bytes), the data-plane size limit',
+  };
 }
 export const ByteSize = (o: SchemaOptions = {}) =>
   Type.String({ minLength: 1, maxLength: 32, pattern: BYTE_SIZE_PATTERN, ...rules(byteSizeRule()), ...o });
@@ -108,12 +124,21 @@ export function StringEnum<const T extends readonly string[]>(values: T, o: Sche
 }
 
 /** A map with string keys (CRD `additionalProperties`), at most `max` entries. */
-export function MapOf<V extends TSchema>(value: V, o: SchemaOptions & { maxProperties?: number } = {}): TUnsafe<Record<string, Static<V>>> {
-  return Type.Unsafe<Record<string, Static<V>>>({ type: 'object', additionalProperties: value, maxProperties: 64, ...o });
+export function MapOf<V extends TSchema>(
+  value: V,
+  o: SchemaOptions & { maxProperties?: number } = {},
+): TUnsafe<Record<string, Static<V>>> {
+  return Type.Unsafe<Record<string, Static<V>>>({
+    type: 'object',
+    additionalProperties: value,
+    maxProperties: 64,
+    ...o,
+  });
 }
 
 /** Any JSON value, kept as-is by the API server. */
-export const Json = (o: SchemaOptions = {}) => Type.Unsafe<unknown>({ 'x-kubernetes-preserve-unknown-fields': true, ...o });
+export const Json = (o: SchemaOptions = {}) =>
+  Type.Unsafe<unknown>({ 'x-kubernetes-preserve-unknown-fields': true, ...o });
 /** A JSON object, kept as-is by the API server. */
 export const JsonObject = (o: SchemaOptions = {}) =>
   Type.Unsafe<Record<string, unknown>>({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...o });

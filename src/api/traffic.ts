@@ -1,8 +1,22 @@
 // Traffic (route-level) policy and the request-processing policies it holds (seed 001 "Other policies",
 // ExtAuth, ExtProc; CORS/timeouts/retry shaped like Gateway API's HTTPRoute filters).
 import {
-  Type, ShortString, LongString, CELExpression, Duration, ByteSize, HeaderName, StringEnum, MapOf, FailureMode,
-  DURATION_PATTERN, rules, rule, oneOf, atMostOne, type Static,
+  Type,
+  ShortString,
+  LongString,
+  CELExpression,
+  Duration,
+  ByteSize,
+  HeaderName,
+  StringEnum,
+  MapOf,
+  FailureMode,
+  DURATION_PATTERN,
+  rules,
+  rule,
+  oneOf,
+  atMostOne,
+  type Static,
 } from './schema-kit.js';
 import { RemoteTarget } from './refs.js';
 import { Authorization, JWTAuthentication, APIKeyAuthentication, BasicAuthentication } from './authn.js';
@@ -28,7 +42,9 @@ const extAuthFields = {
       path: Type.Optional(CELExpression()),
       redirect: Type.Optional(CELExpression()),
       body: Type.Optional(CELExpression()),
-      allowedRequestHeaders: Type.Optional(Type.Array(HeaderName(), { minItems: 1, maxItems: 64, default: ['Authorization'] })),
+      allowedRequestHeaders: Type.Optional(
+        Type.Array(HeaderName(), { minItems: 1, maxItems: 64, default: ['Authorization'] }),
+      ),
       addRequestHeaders: Type.Optional(MapOf(CELExpression())),
       allowedResponseHeaders: Type.Optional(Type.Array(HeaderName(), { minItems: 1, maxItems: 64 })),
       responseMetadata: Type.Optional(MapOf(CELExpression())),
@@ -50,7 +66,11 @@ export const ExtAuthPolicy = Type.Object(
   {
     ...extAuthFields,
     conditional: Type.Optional(
-      Type.Array(Type.Object({ condition: Type.Optional(CELExpression()), policy: ExtAuth }), { minItems: 1, maxItems: 16, ...rules(lastMayOmitCondition) }),
+      Type.Array(Type.Object({ condition: Type.Optional(CELExpression()), policy: ExtAuth }), {
+        minItems: 1,
+        maxItems: 16,
+        ...rules(lastMayOmitCondition),
+      }),
     ),
   },
   rules(
@@ -91,26 +111,40 @@ const directResponseFields = {
   status: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
   body: Type.Optional(Type.String({ maxLength: 4096 })),
   bodyExpression: Type.Optional(CELExpression()),
-  headers: Type.Optional(Type.Array(Type.Object({ name: HeaderName(), value: CELExpression() }), { minItems: 1, maxItems: 16 })),
+  headers: Type.Optional(
+    Type.Array(Type.Object({ name: HeaderName(), value: CELExpression() }), { minItems: 1, maxItems: 16 }),
+  ),
 };
 const bodyOnce = atMostOne(['body', 'bodyExpression']);
-const DirectResponse = Type.Object({ ...directResponseFields, status: Type.Integer({ minimum: 200, maximum: 599 }) }, rules(bodyOnce));
+const DirectResponse = Type.Object(
+  { ...directResponseFields, status: Type.Integer({ minimum: 200, maximum: 599 }) },
+  rules(bodyOnce),
+);
 export const DirectResponsePolicy = Type.Object(
   {
     ...directResponseFields,
     conditional: Type.Optional(
-      Type.Array(Type.Object({ condition: Type.Optional(CELExpression()), response: DirectResponse }), { minItems: 1, maxItems: 16, ...rules(lastMayOmitCondition) }),
+      Type.Array(Type.Object({ condition: Type.Optional(CELExpression()), response: DirectResponse }), {
+        minItems: 1,
+        maxItems: 16,
+        ...rules(lastMayOmitCondition),
+      }),
     ),
   },
   rules(
     oneOf(['status', 'conditional']),
     bodyOnce,
-    rule('!has(self.conditional) || !(has(self.body) || has(self.bodyExpression) || has(self.headers))', 'body, bodyExpression and headers go inside each conditional entry, not beside conditional'),
+    rule(
+      '!has(self.conditional) || !(has(self.body) || has(self.bodyExpression) || has(self.headers))',
+      'body, bodyExpression and headers go inside each conditional entry, not beside conditional',
+    ),
   ),
 );
 
 /** A duration literal (`100ms`) or a CEL expression yielding one. */
-export const Delay = Type.Object({ duration: Type.String({ minLength: 1, maxLength: 16384, 'x-gw-cel-or-duration': DURATION_PATTERN }) });
+export const Delay = Type.Object({
+  duration: Type.String({ minLength: 1, maxLength: 16384, 'x-gw-cel-or-duration': DURATION_PATTERN }),
+});
 
 export const LocalRateLimit = Type.Object(
   {
@@ -124,18 +158,42 @@ export const LocalRateLimit = Type.Object(
 
 export const CSRF = Type.Object({
   additionalOrigins: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#@\\s:]+(:[0-9]{1,5})?$' }), { minItems: 1, maxItems: 16 }),
+    Type.Array(
+      Type.String({ minLength: 1, maxLength: 1024, pattern: '^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#@\\s:]+(:[0-9]{1,5})?$' }),
+      { minItems: 1, maxItems: 16 },
+    ),
   ),
 });
 
-const BufferLimit = Type.Object({ maxBytes: Type.Optional(ByteSize({ default: '2Mi' })), failureMode: Type.Optional(FailureMode({ default: 'FailClosed' })) });
+const BufferLimit = Type.Object({
+  maxBytes: Type.Optional(ByteSize({ default: '2Mi' })),
+  failureMode: Type.Optional(FailureMode({ default: 'FailClosed' })),
+});
 export const Buffer = Type.Object({ request: Type.Optional(BufferLimit), response: Type.Optional(BufferLimit) });
 
-export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', '*'] as const;
+export const HTTP_METHODS = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+  '*',
+] as const;
 /** Gateway API HTTPCORSFilter. */
 export const CORS = Type.Object({
   allowOrigins: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://(\\*\\.)?[^/?#@\\s:*]+(:[0-9]{1,5})?)$' }), { minItems: 1, maxItems: 64 }),
+    Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://(\\*\\.)?[^/?#@\\s:*]+(:[0-9]{1,5})?)$',
+      }),
+      { minItems: 1, maxItems: 64 },
+    ),
   ),
   allowMethods: Type.Optional(
     Type.Array(StringEnum(HTTP_METHODS), {
@@ -144,8 +202,18 @@ export const CORS = Type.Object({
       ...rules(rule("!('*' in self) || self.size() == 1", "'*' must be the only entry of allowMethods")),
     }),
   ),
-  allowHeaders: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^(\\*|[A-Za-z0-9!#$%&'+.^_`|~-]+)$" }), { minItems: 1, maxItems: 64 })),
-  exposeHeaders: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^(\\*|[A-Za-z0-9!#$%&'+.^_`|~-]+)$" }), { minItems: 1, maxItems: 64 })),
+  allowHeaders: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^(\\*|[A-Za-z0-9!#$%&'+.^_`|~-]+)$" }), {
+      minItems: 1,
+      maxItems: 64,
+    }),
+  ),
+  exposeHeaders: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^(\\*|[A-Za-z0-9!#$%&'+.^_`|~-]+)$" }), {
+      minItems: 1,
+      maxItems: 64,
+    }),
+  ),
   maxAge: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400, default: 5 })),
   allowCredentials: Type.Optional(Type.Boolean()),
 });

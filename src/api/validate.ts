@@ -19,7 +19,12 @@ export function parseManifests(text: string, source: string): ParsedManifests {
   const problems: Problem[] = [];
   parseAllDocuments(text, { version: '1.1' }).forEach((doc, i) => {
     if (doc.errors.length > 0) {
-      for (const e of doc.errors) problems.push({ source, path: '', message: `document ${i + 1} is not valid YAML: ${e.message.split('\n')[0]}` });
+      for (const e of doc.errors)
+        problems.push({
+          source,
+          path: '',
+          message: `document ${i + 1} is not valid YAML: ${e.message.split('\n')[0]}`,
+        });
       return;
     }
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
@@ -56,7 +61,8 @@ function objectLabel(kind: string, meta: Record<string, unknown>): string {
  * apiVersion, kind and metadata.name, since their schemas live in the API server.
  */
 export function validateManifest(obj: unknown, source: string): Problem[] {
-  if (!isObject(obj)) return [{ source, path: '', message: 'must be a Kubernetes object (a YAML mapping), not a scalar or list' }];
+  if (!isObject(obj))
+    return [{ source, path: '', message: 'must be a Kubernetes object (a YAML mapping), not a scalar or list' }];
   const kind = typeof obj.kind === 'string' && obj.kind !== '' ? obj.kind : undefined;
   const meta = isObject(obj.metadata) ? obj.metadata : {};
   const object = objectLabel(kind ?? '<no kind>', meta);
@@ -80,8 +86,12 @@ export function validateManifest(obj: unknown, source: string): Problem[] {
   if (!isObject(obj.metadata)) add('metadata', 'is required');
   else {
     if (typeof meta.name !== 'string' || meta.name === '') add('metadata.name', 'is required');
-    else if (meta.name.length > 253 || !NAME.test(meta.name)) add('metadata.name', `must be a lower-case DNS subdomain name, got "${meta.name}"`);
-    if (meta.namespace !== undefined && (typeof meta.namespace !== 'string' || !NAMESPACE.test(meta.namespace) || meta.namespace.length > 63)) {
+    else if (meta.name.length > 253 || !NAME.test(meta.name))
+      add('metadata.name', `must be a lower-case DNS subdomain name, got "${meta.name}"`);
+    if (
+      meta.namespace !== undefined &&
+      (typeof meta.namespace !== 'string' || !NAMESPACE.test(meta.namespace) || meta.namespace.length > 63)
+    ) {
       add('metadata.namespace', `must be a lower-case DNS label, got ${JSON.stringify(meta.namespace)}`);
     }
   }
@@ -101,7 +111,9 @@ function validateList(obj: Record<string, unknown>, source: string, object: stri
   if (!Array.isArray(obj.items)) return [{ source, object, path: 'items', message: 'is required and must be a list' }];
   return obj.items.flatMap((item, i) => {
     if (isObject(item) && item.kind !== 'GwModel') {
-      return [{ source, object, path: `items[${i}].kind`, message: `must be GwModel, got ${JSON.stringify(item.kind)}` }];
+      return [
+        { source, object, path: `items[${i}].kind`, message: `must be GwModel, got ${JSON.stringify(item.kind)}` },
+      ];
     }
     return validateManifest(item, source);
   });

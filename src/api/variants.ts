@@ -10,7 +10,10 @@ import { VIRTUAL_MODEL_STRATEGIES } from './model.js';
 export type Variant<T, K extends keyof T> = { [P in K]: { kind: P } & { [Q in P]-?: NonNullable<T[Q]> } }[K];
 
 /** The one key of `keys` set on `obj`, as `{ kind, [kind]: value }`; undefined unless exactly one is set. */
-export function variantOf<T extends object, const K extends keyof T & string>(obj: T, keys: readonly K[]): Variant<T, K> | undefined {
+export function variantOf<T extends object, const K extends keyof T & string>(
+  obj: T,
+  keys: readonly K[],
+): Variant<T, K> | undefined {
   const set = keys.filter((k) => obj[k] !== undefined && obj[k] !== null);
   if (set.length !== 1) return undefined;
   const kind = set[0]!;

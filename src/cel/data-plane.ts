@@ -44,14 +44,21 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
   }
   const unknown = unknownIdentifiers(parsed.expr, new Set(allowed));
   if (unknown.length > 0) {
-    throw new Error(`names unknown variable ${unknown.map((n) => `"${n}"`).join(', ')}; known variables are ${allowed.join(', ')}`);
+    throw new Error(
+      `names unknown variable ${unknown.map((n) => `"${n}"`).join(', ')}; known variables are ${allowed.join(', ')}`,
+    );
   }
   const program = plan(env, parsed);
   return {
     source,
     evaluate(bindings) {
       // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
-      const ctx = { jwt: bindings.jwt ?? {}, request: bindings.request ?? {}, mcp: bindings.mcp ?? {}, llmRequest: bindings.llmRequest ?? {} };
+      const ctx = {
+        jwt: bindings.jwt ?? {},
+        request: bindings.request ?? {},
+        mcp: bindings.mcp ?? {},
+        llmRequest: bindings.llmRequest ?? {},
+      };
       try {
         return program(ctx as never);
       } catch (err) {

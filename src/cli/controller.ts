@@ -8,12 +8,38 @@ import type { ControllerConfig } from '../controller/config.js';
 export type { ControllerConfig } from '../controller/config.js';
 
 const VALUE_FLAGS = [
-  'kubeconfig', 'manifests', 'status-dir', 'controller-name', 'gateway-class-name', 'gateway-class-parameters-refs',
-  'discovery-namespace-selectors', 'gateway-namespaces', 'xds-mode', 'xds-ca-dir', 'xds-port', 'health-port', 'metrics-port', 'log-level',
-  'log-format', 'leader-election-namespace', 'proxy-image', 'istio-ca-address', 'istio-cluster-id', 'istio-namespace',
-  'istio-network', 'istio-revision',
+  'kubeconfig',
+  'manifests',
+  'status-dir',
+  'controller-name',
+  'gateway-class-name',
+  'gateway-class-parameters-refs',
+  'discovery-namespace-selectors',
+  'gateway-namespaces',
+  'xds-mode',
+  'xds-ca-dir',
+  'xds-port',
+  'health-port',
+  'metrics-port',
+  'log-level',
+  'log-format',
+  'leader-election-namespace',
+  'proxy-image',
+  'istio-ca-address',
+  'istio-cluster-id',
+  'istio-namespace',
+  'istio-network',
+  'istio-revision',
 ] as const;
-const BOOL_FLAGS = ['enable-models', 'enable-xbackend', 'enable-inference-extension', 'leader-elect', 'istio-enabled', 'istio-auto-enabled', 'once'] as const;
+const BOOL_FLAGS = [
+  'enable-models',
+  'enable-xbackend',
+  'enable-inference-extension',
+  'leader-elect',
+  'istio-enabled',
+  'istio-auto-enabled',
+  'once',
+] as const;
 
 export const USAGE = `Usage: gw controller [--manifests DIR [--status-dir DIR] [--once]] [options]
 
@@ -45,7 +71,8 @@ function port(flag: string, v: string | undefined, dflt: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
   // 0 picks a free port (tests, several local controllers on one machine).
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${flag} must be between 0 and 65535, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`--${flag} must be between 0 and 65535, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -70,7 +97,8 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     if (!arg.startsWith('--')) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
     const [raw, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
     if ((BOOL_FLAGS as readonly string[]).includes(raw)) bools[raw] = inline === undefined ? true : inline !== 'false';
-    else if (raw.startsWith('no-') && (BOOL_FLAGS as readonly string[]).includes(raw.slice(3))) bools[raw.slice(3)] = false;
+    else if (raw.startsWith('no-') && (BOOL_FLAGS as readonly string[]).includes(raw.slice(3)))
+      bools[raw.slice(3)] = false;
     else if ((VALUE_FLAGS as readonly string[]).includes(raw)) {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`--${raw} needs a value`);
@@ -81,18 +109,45 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
   const bool = (f: (typeof BOOL_FLAGS)[number]) => bools[f] ?? (env(f) === undefined ? undefined : env(f) === 'true');
   // Local runs are loopback-only and have no Secret to keep a CA in: plaintext unless asked otherwise.
   const xdsMode = val('xds-mode') ?? (val('manifests') === undefined ? 'tls' : 'plaintext');
-  if (!['plaintext', 'tls', 'either'].includes(xdsMode)) throw new Error(`--xds-mode must be plaintext, tls or either, got ${JSON.stringify(xdsMode)}`);
+  if (!['plaintext', 'tls', 'either'].includes(xdsMode))
+    throw new Error(`--xds-mode must be plaintext, tls or either, got ${JSON.stringify(xdsMode)}`);
   const logFormat = val('log-format') ?? 'json';
-  if (logFormat !== 'json' && logFormat !== 'text') throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
+  if (logFormat !== 'json' && logFormat !== 'text')
+    throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
   const istio: Record<string, string | boolean> = {};
-  for (const f of ['istio-ca-address', 'istio-cluster-id', 'istio-namespace', 'istio-network', 'istio-revision'] as const) { const v = val(f); if (v !== undefined) istio[f.slice(6)] = v; }
-  for (const f of ['istio-enabled', 'istio-auto-enabled'] as const) { const v = bool(f); if (v !== undefined) istio[f.slice(6)] = v; }
+  for (const f of [
+    'istio-ca-address',
+    'istio-cluster-id',
+    'istio-namespace',
+    'istio-network',
+    'istio-revision',
+  ] as const) {
+    const v = val(f);
+    if (v !== undefined) istio[f.slice(6)] = v;
+  }
+  for (const f of ['istio-enabled', 'istio-auto-enabled'] as const) {
+    const v = bool(f);
+    if (v !== undefined) istio[f.slice(6)] = v;
+  }
   const cfg: ControllerConfig = {
     controllerName: val('controller-name') ?? DEFAULT_CONTROLLER_NAME,
     gatewayClassName: val('gateway-class-name') ?? 'gw',
-    gatewayClassParametersRefs: json('gateway-class-parameters-refs', val('gateway-class-parameters-refs'), {}, (x) => typeof x === 'object' && x !== null && !Array.isArray(x)),
-    discoveryNamespaceSelectors: json('discovery-namespace-selectors', val('discovery-namespace-selectors'), [], Array.isArray),
-    gatewayNamespaces: (val('gateway-namespaces') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    gatewayClassParametersRefs: json(
+      'gateway-class-parameters-refs',
+      val('gateway-class-parameters-refs'),
+      {},
+      (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+    ),
+    discoveryNamespaceSelectors: json(
+      'discovery-namespace-selectors',
+      val('discovery-namespace-selectors'),
+      [],
+      Array.isArray,
+    ),
+    gatewayNamespaces: (val('gateway-namespaces') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     xdsMode: xdsMode as ControllerConfig['xdsMode'],
     xdsPort: port('xds-port', val('xds-port'), 9978),
     healthPort: port('health-port', val('health-port'), 9093),
@@ -105,16 +160,27 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     istio,
     once: bool('once') ?? false,
   };
-  const optional = { kubeconfig: val('kubeconfig') ?? process.env.KUBECONFIG, manifests: val('manifests'), statusDir: val('status-dir'), xdsCaDir: val('xds-ca-dir'), leaderElect: bool('leader-elect'), leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE, proxyImage: val('proxy-image') };
-  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
+  const optional = {
+    kubeconfig: val('kubeconfig') ?? process.env.KUBECONFIG,
+    manifests: val('manifests'),
+    statusDir: val('status-dir'),
+    xdsCaDir: val('xds-ca-dir'),
+    leaderElect: bool('leader-elect'),
+    leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE,
+    proxyImage: val('proxy-image'),
+  };
+  for (const [k, v] of Object.entries(optional))
+    if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
   if (cfg.statusDir && !cfg.manifests) throw new Error('--status-dir is only for local mode; add --manifests DIR');
-  if (cfg.xdsCaDir && !cfg.manifests) throw new Error('--xds-ca-dir is only for local mode (in a cluster the CA lives in a Secret); add --manifests DIR');
+  if (cfg.xdsCaDir && !cfg.manifests)
+    throw new Error('--xds-ca-dir is only for local mode (in a cluster the CA lives in a Secret); add --manifests DIR');
   if (cfg.manifests && cfg.xdsMode !== 'plaintext' && !cfg.xdsCaDir && !cfg.once) {
-    throw new Error(`local mode with --xds-mode ${cfg.xdsMode} needs --xds-ca-dir DIR: the CA is kept there and proxies trust DIR/ca.crt (--xds-ca)`);
+    throw new Error(
+      `local mode with --xds-mode ${cfg.xdsMode} needs --xds-ca-dir DIR: the CA is kept there and proxies trust DIR/ca.crt (--xds-ca)`,
+    );
   }
   return cfg;
 }
-
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {

@@ -34,13 +34,16 @@ export async function run(argv: string[]): Promise<number> {
     } else positional.push(a);
   }
   const [what, target] = positional;
-  if (what !== 'route' || target === undefined || positional.length > 2) return usageError('expected: route <namespace>/<name>[/<rule>]');
+  if (what !== 'route' || target === undefined || positional.length > 2)
+    return usageError('expected: route <namespace>/<name>[/<rule>]');
   const ref = parseRouteArg(target);
   if (!ref) return usageError(`route must be <namespace>/<name>[/<rule>], got ${JSON.stringify(target)}`);
   const kind = flags.kind ?? 'HTTPRoute';
-  if (kind !== 'HTTPRoute' && kind !== 'GRPCRoute') return usageError(`--kind must be HTTPRoute or GRPCRoute, got ${JSON.stringify(kind)}`);
+  if (kind !== 'HTTPRoute' && kind !== 'GRPCRoute')
+    return usageError(`--kind must be HTTPRoute or GRPCRoute, got ${JSON.stringify(kind)}`);
   const output = flags.output ?? 'text';
-  if (output !== 'text' && output !== 'json') return usageError(`--output must be text or json, got ${JSON.stringify(output)}`);
+  if (output !== 'text' && output !== 'json')
+    return usageError(`--output must be text or json, got ${JSON.stringify(output)}`);
   const dir = flags.manifests;
   const controllerName = flags['controller-name'] ?? DEFAULT_CONTROLLER_NAME;
   const className = flags['gateway-class-name'] ?? 'gw';
@@ -48,7 +51,12 @@ export async function run(argv: string[]): Promise<number> {
   if (!store) return 2;
   const where = dir ?? 'the cluster';
   if (!getObject(store, 'GatewayClass', className)) {
-    putObject(store, 'GatewayClass', { kind: 'GatewayClass', metadata: { name: className }, spec: { controllerName } }, 'built-in');
+    putObject(
+      store,
+      'GatewayClass',
+      { kind: 'GatewayClass', metadata: { name: className }, spec: { controllerName } },
+      'built-in',
+    );
   }
   if (!getObject(store, kind, `${ref.namespace}/${ref.name}`)) {
     console.error(`gw explain: ${kind} ${ref.namespace}/${ref.name} is not in ${where}`);
@@ -71,7 +79,9 @@ function storeFromFolder(dir: string): Store | undefined {
     return undefined;
   }
   for (const p of folder.problems) console.error(formatProblem(p));
-  for (const [source, objects] of folder.files) for (const { kind: k, obj } of objects) for (const p of putObject(store, k, obj, source).problems) console.error(formatProblem(p));
+  for (const [source, objects] of folder.files)
+    for (const { kind: k, obj } of objects)
+      for (const p of putObject(store, k, obj, source).problems) console.error(formatProblem(p));
   return store;
 }
 

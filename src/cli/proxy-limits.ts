@@ -2,21 +2,66 @@
 // limits; one table so the help text, the parser and docs/proxy.md "Limits" name the same things.
 import type { ProxyLimits } from '../proxy/limits.js';
 
-interface LimitFlag { key: keyof ProxyLimits; env: string; kind: 'count' | 'duration'; help: string }
+interface LimitFlag {
+  key: keyof ProxyLimits;
+  env: string;
+  kind: 'count' | 'duration';
+  help: string;
+}
 
 const table: Record<string, LimitFlag> = {
-  'max-sessions': { key: 'maxSessions', env: 'GW_MAX_SESSIONS', kind: 'count', help: 'Open MCP sessions per proxy (default 4000)' },
-  'max-sessions-per-client': { key: 'maxSessionsPerClient', env: 'GW_MAX_SESSIONS_PER_CLIENT', kind: 'count', help: 'Open MCP sessions per client (default 100)' },
-  'session-idle-timeout': { key: 'sessionIdleMs', env: 'GW_SESSION_IDLE_TIMEOUT', kind: 'duration', help: 'Close idle MCP sessions after (default 30m)' },
-  'header-timeout': { key: 'headersTimeoutMs', env: 'GW_HEADER_TIMEOUT', kind: 'duration', help: 'Time to send request headers (default 10s)' },
-  'request-timeout': { key: 'requestTimeoutMs', env: 'GW_REQUEST_TIMEOUT', kind: 'duration', help: 'Time to send a whole request (default 60s; 0 = none)' },
-  'keepalive-timeout': { key: 'keepAliveTimeoutMs', env: 'GW_KEEPALIVE_TIMEOUT', kind: 'duration', help: 'Close idle keep-alive connections after (default 65s)' },
-  'max-connections-per-source': { key: 'maxConnectionsPerSource', env: 'GW_MAX_CONNECTIONS_PER_SOURCE', kind: 'count', help: 'Connections per source address and listener (default 1024; 0 = no cap)' },
+  'max-sessions': {
+    key: 'maxSessions',
+    env: 'GW_MAX_SESSIONS',
+    kind: 'count',
+    help: 'Open MCP sessions per proxy (default 4000)',
+  },
+  'max-sessions-per-client': {
+    key: 'maxSessionsPerClient',
+    env: 'GW_MAX_SESSIONS_PER_CLIENT',
+    kind: 'count',
+    help: 'Open MCP sessions per client (default 100)',
+  },
+  'session-idle-timeout': {
+    key: 'sessionIdleMs',
+    env: 'GW_SESSION_IDLE_TIMEOUT',
+    kind: 'duration',
+    help: 'Close idle MCP sessions after (default 30m)',
+  },
+  'header-timeout': {
+    key: 'headersTimeoutMs',
+    env: 'GW_HEADER_TIMEOUT',
+    kind: 'duration',
+    help: 'Time to send request headers (default 10s)',
+  },
+  'request-timeout': {
+    key: 'requestTimeoutMs',
+    env: 'GW_REQUEST_TIMEOUT',
+    kind: 'duration',
+    help: 'Time to send a whole request (default 60s; 0 = none)',
+  },
+  'keepalive-timeout': {
+    key: 'keepAliveTimeoutMs',
+    env: 'GW_KEEPALIVE_TIMEOUT',
+    kind: 'duration',
+    help: 'Close idle keep-alive connections after (default 65s)',
+  },
+  'max-connections-per-source': {
+    key: 'maxConnectionsPerSource',
+    env: 'GW_MAX_CONNECTIONS_PER_SOURCE',
+    kind: 'count',
+    help: 'Connections per source address and listener (default 1024; 0 = no cap)',
+  },
 };
 
-export const limitFlags = Object.fromEntries(Object.keys(table).map((k) => [k, { type: 'string' as const }])) as Record<keyof typeof table, { type: 'string' }>;
+export const limitFlags = Object.fromEntries(Object.keys(table).map((k) => [k, { type: 'string' as const }])) as Record<
+  keyof typeof table,
+  { type: 'string' }
+>;
 
-export const limitsHelp = Object.entries(table).map(([flag, f]) => `      --${flag.padEnd(28)} ${f.help} [${f.env}]`).join('\n');
+export const limitsHelp = Object.entries(table)
+  .map(([flag, f]) => `      --${flag.padEnd(28)} ${f.help} [${f.env}]`)
+  .join('\n');
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -29,8 +74,17 @@ export function resolveLimits(values: Record<string, unknown>, env: NodeJS.Proce
     if (raw === undefined || raw === '') continue;
     const where = typeof fromFlag === 'string' ? `--${flag}` : f.env;
     const value = f.kind === 'count' ? count(raw) : duration(raw);
-    if (value === undefined) throw new Error(`${where}: ${JSON.stringify(raw)} is not ${f.kind === 'count' ? 'a whole number ≥ 0' : 'a duration such as 500ms, 10s, 5m or 1h'}`);
-    if (value === 0 && (f.key === 'maxSessions' || f.key === 'maxSessionsPerClient' || f.key === 'headersTimeoutMs' || f.key === 'sessionIdleMs')) {
+    if (value === undefined)
+      throw new Error(
+        `${where}: ${JSON.stringify(raw)} is not ${f.kind === 'count' ? 'a whole number ≥ 0' : 'a duration such as 500ms, 10s, 5m or 1h'}`,
+      );
+    if (
+      value === 0 &&
+      (f.key === 'maxSessions' ||
+        f.key === 'maxSessionsPerClient' ||
+        f.key === 'headersTimeoutMs' ||
+        f.key === 'sessionIdleMs')
+    ) {
       throw new Error(`${where}: must be above 0`);
     }
     out[f.key] = value;

@@ -7,9 +7,14 @@ import { parseAddress } from '../proxy/ops.js';
 import type { XdsProxyOptions } from '../proxy/xds-config.js';
 
 export const xdsFlags = {
-  'xds-address': { type: 'string' }, gateway: { type: 'string' }, 'pod-name': { type: 'string' },
-  'xds-token-file': { type: 'string' }, 'xds-ca': { type: 'string' }, 'xds-server-name': { type: 'string' },
-  config: { type: 'string' }, 'listen-address': { type: 'string' },
+  'xds-address': { type: 'string' },
+  gateway: { type: 'string' },
+  'pod-name': { type: 'string' },
+  'xds-token-file': { type: 'string' },
+  'xds-ca': { type: 'string' },
+  'xds-server-name': { type: 'string' },
+  config: { type: 'string' },
+  'listen-address': { type: 'string' },
 } as const;
 
 export const xdsHelp = `xDS mode (instead of -f): configuration from the controller
@@ -52,14 +57,19 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
   const gateway = values.gateway ?? env.GW_GATEWAY ?? boot.gateway;
   if (!address) throw new Error('--xds-address is required in xDS mode (or GW_XDS_ADDRESS)');
   if (!parseAddress(address)) throw new Error(`--xds-address must look like host:port, got ${JSON.stringify(address)}`);
-  if (!gateway || !/^[^/\s]+\/[^/\s]+$/.test(gateway)) throw new Error(`--gateway must be namespace/name, got ${JSON.stringify(gateway ?? '')}`);
+  if (!gateway || !/^[^/\s]+\/[^/\s]+$/.test(gateway))
+    throw new Error(`--gateway must be namespace/name, got ${JSON.stringify(gateway ?? '')}`);
   const tokenFile = values['xds-token-file'] ?? env.GW_XDS_TOKEN_FILE ?? boot.xds?.tokenFile;
   const caFile = values['xds-ca'] ?? env.GW_XDS_CA_FILE ?? (boot.xds?.tls === false ? undefined : boot.xds?.caFile);
   const serverName = values['xds-server-name'] ?? env.GW_XDS_SERVER_NAME;
   const listenAddress = values['listen-address'] ?? env.GW_LISTEN_ADDRESS;
   return {
-    address, gateway, podName: values['pod-name'] ?? env.POD_NAME ?? hostname(),
-    ...(tokenFile ? { tokenFile } : {}), ...(caFile ? { caFile } : {}), ...(serverName ? { serverName } : {}),
+    address,
+    gateway,
+    podName: values['pod-name'] ?? env.POD_NAME ?? hostname(),
+    ...(tokenFile ? { tokenFile } : {}),
+    ...(caFile ? { caFile } : {}),
+    ...(serverName ? { serverName } : {}),
     ...(listenAddress ? { listenAddress } : {}),
   };
 }
@@ -67,7 +77,17 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
 export async function runXdsProxy(opts: XdsProxyOptions, log: Logger): Promise<number> {
   const { startXdsProxy } = await import('../proxy/xds-config.js');
   const proxy = await startXdsProxy(opts);
-  log.info({ xds: opts.address, gateway: opts.gateway, pod: opts.podName, tls: opts.caFile !== undefined, ready: proxy.ops.readyPort, metrics: proxy.ops.metricsPort }, 'proxy started in xds mode');
+  log.info(
+    {
+      xds: opts.address,
+      gateway: opts.gateway,
+      pod: opts.podName,
+      tls: opts.caFile !== undefined,
+      ready: proxy.ops.readyPort,
+      metrics: proxy.ops.metricsPort,
+    },
+    'proxy started in xds mode',
+  );
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       log.info({ signal }, 'shutting down');

@@ -34,20 +34,39 @@ export async function run(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv, allowPositionals: false, options: {
-        file: { type: 'string', short: 'f' }, 'validate-only': { type: 'boolean' },
-        'ready-address': { type: 'string', default: '0.0.0.0:15021' }, 'metrics-address': { type: 'string', default: '0.0.0.0:15020' },
-        'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' }, 'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
-        'no-watch': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...xdsFlags, ...limitFlags,
+      args: argv,
+      allowPositionals: false,
+      options: {
+        file: { type: 'string', short: 'f' },
+        'validate-only': { type: 'boolean' },
+        'ready-address': { type: 'string', default: '0.0.0.0:15021' },
+        'metrics-address': { type: 'string', default: '0.0.0.0:15020' },
+        'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' },
+        'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
+        'no-watch': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        ...xdsFlags,
+        ...limitFlags,
       },
     }));
   } catch (err) {
     console.error(`gw proxy: ${(err as Error).message}\n\n${help}`);
     return 2;
   }
-  if (values.help) { console.log(help); return 0; }
-  if (!parseLogLevels(values['log-level'])) { console.error(`gw proxy: --log-level ${JSON.stringify(values['log-level'])}: must be one of ${levels.join(', ')}, or directives such as info,gw::xds=debug`); return 2; }
-  if (values['log-format'] !== 'json' && values['log-format'] !== 'text') { console.error('gw proxy: --log-format must be json or text'); return 2; }
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  if (!parseLogLevels(values['log-level'])) {
+    console.error(
+      `gw proxy: --log-level ${JSON.stringify(values['log-level'])}: must be one of ${levels.join(', ')}, or directives such as info,gw::xds=debug`,
+    );
+    return 2;
+  }
+  if (values['log-format'] !== 'json' && values['log-format'] !== 'text') {
+    console.error('gw proxy: --log-format must be json or text');
+    return 2;
+  }
   let limits;
   try {
     limits = resolveLimits(values, process.env);
@@ -56,16 +75,35 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (wantsXds(values, process.env, values.file !== undefined)) {
-    if (values.file || values['validate-only']) { console.error(`gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`); return 2; }
+    if (values.file || values['validate-only']) {
+      console.error(
+        `gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`,
+      );
+      return 2;
+    }
     const log = createLogger({ name: 'proxy', level: values['log-level'], format: values['log-format'] as LogFormat });
     try {
       const xds = resolveXdsOptions(values, process.env);
-      return await runXdsProxy({ ...xds, log, limits, security: createRouteSecurity(), readyAddress: values['ready-address'], metricsAddress: values['metrics-address'], serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() } }, log);
+      return await runXdsProxy(
+        {
+          ...xds,
+          log,
+          limits,
+          security: createRouteSecurity(),
+          readyAddress: values['ready-address'],
+          metricsAddress: values['metrics-address'],
+          serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
+        },
+        log,
+      );
     } catch (err) {
       return reportFailure(err);
     }
   }
-  if (!values.file) { console.error(`gw proxy: --file is required\n\n${help}`); return 2; }
+  if (!values.file) {
+    console.error(`gw proxy: --file is required\n\n${help}`);
+    return 2;
+  }
   const file = values.file;
 
   if (values['validate-only']) {
@@ -84,13 +122,27 @@ export async function run(argv: string[]): Promise<number> {
   let standalone;
   try {
     standalone = await startStandalone({
-      file, log, limits, security: createRouteSecurity(), watch: !values['no-watch'], readyAddress: values['ready-address'], metricsAddress: values['metrics-address'],
+      file,
+      log,
+      limits,
+      security: createRouteSecurity(),
+      watch: !values['no-watch'],
+      readyAddress: values['ready-address'],
+      metricsAddress: values['metrics-address'],
       serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
     });
   } catch (err) {
     return reportFailure(err);
   }
-  log.info({ file, ports: standalone.runtime.boundPorts(), ready: standalone.ops.readyPort, metrics: standalone.ops.metricsPort }, 'proxy started');
+  log.info(
+    {
+      file,
+      ports: standalone.runtime.boundPorts(),
+      ready: standalone.ops.readyPort,
+      metrics: standalone.ops.metricsPort,
+    },
+    'proxy started',
+  );
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       log.info({ signal }, 'shutting down');

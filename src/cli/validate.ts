@@ -55,11 +55,18 @@ export function validateText(text: string, source: string): { count: number; pro
 
 /** GwPolicy `traffic.authorization` rules the proxy's CEL environment rejects (the controller refuses such a policy). */
 function proxyCelProblems(m: unknown, source: string): Problem[] {
-  const o = m as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown }; spec?: unknown };
+  const o = m as {
+    apiVersion?: unknown;
+    kind?: unknown;
+    metadata?: { name?: unknown; namespace?: unknown };
+    spec?: unknown;
+  };
   if (o.kind !== 'GwPolicy' || typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('gw.dev/')) return [];
   const object = `GwPolicy ${typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : 'default'}/${String(o.metadata?.name ?? '')}`;
   const out: Problem[] = [];
-  authorizationCelProblems((o.spec ?? {}) as Record<string, unknown>, (path, message) => out.push({ source, object, path, message }));
+  authorizationCelProblems((o.spec ?? {}) as Record<string, unknown>, (path, message) =>
+    out.push({ source, object, path, message }),
+  );
   return out;
 }
 
@@ -80,7 +87,11 @@ export async function run(argv: string[]): Promise<number> {
     try {
       files = expand(path);
     } catch (e) {
-      problems.push({ source: path, path: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+      problems.push({
+        source: path,
+        path: '',
+        message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+      });
       continue;
     }
     for (const file of files) {
@@ -88,7 +99,11 @@ export async function run(argv: string[]): Promise<number> {
       try {
         text = readFileSync(file === '-' ? 0 : file, 'utf8');
       } catch (e) {
-        problems.push({ source: file, path: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+        problems.push({
+          source: file,
+          path: '',
+          message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+        });
         continue;
       }
       const r = validateText(text, file);

@@ -6,7 +6,11 @@ import { fieldPath } from '../problem.js';
 const reference = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export function expandEnv(
-  value: unknown, env: Record<string, string | undefined>, source: string, problems: Problem[], at: Array<string | number> = [],
+  value: unknown,
+  env: Record<string, string | undefined>,
+  source: string,
+  problems: Problem[],
+  at: Array<string | number> = [],
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(reference, (whole, escaped: string | undefined, name: string) => {
@@ -21,7 +25,9 @@ export function expandEnv(
   }
   if (Array.isArray(value)) return value.map((v, i) => expandEnv(v, env, source, problems, [...at, i]));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, source, problems, [...at, k])]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, source, problems, [...at, k])]),
+    );
   }
   return value;
 }

@@ -19,9 +19,13 @@ const validate = ajv.compile<ConfigFile>(ConfigFile);
 export function parseConfig(text: string, source: string, env: Record<string, string | undefined>): ConfigFile {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw new ProblemError(doc.errors.map((e) => ({
-      source, path: '', message: `is not valid YAML: ${(e.message.split('\n')[0] ?? '').replace(/:$/, '')}`,
-    })));
+    throw new ProblemError(
+      doc.errors.map((e) => ({
+        source,
+        path: '',
+        message: `is not valid YAML: ${(e.message.split('\n')[0] ?? '').replace(/:$/, '')}`,
+      })),
+    );
   }
   const problems: Problem[] = [];
   const expanded = expandEnv(doc.toJS(), env, source, problems);
@@ -36,17 +40,25 @@ export function parseConfig(text: string, source: string, env: Record<string, st
 }
 
 /** The file's config, its IR snapshot, and the fields it sets that this release refuses (print them with refusalLines). */
-export async function loadConfigFile(file: string, env: Record<string, string | undefined> = process.env): Promise<{ config: ConfigFile; snapshot: Snapshot; refusals: ConfigRefusal[] }> {
+export async function loadConfigFile(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ config: ConfigFile; snapshot: Snapshot; refusals: ConfigRefusal[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new ProblemError([{ source: file, path: '', message: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` }]);
+    throw new ProblemError([
+      { source: file, path: '', message: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` },
+    ]);
   }
   const config = parseConfig(text, file, env);
   const ir = configToIr(config, file);
   // The version is a content hash, so an edit that changes nothing is recognisable downstream.
-  const snapshot = normalizeSnapshot({ ...ir, version: createHash('sha256').update(encodeSnapshot(ir)).digest('hex').slice(0, 16) });
+  const snapshot = normalizeSnapshot({
+    ...ir,
+    version: createHash('sha256').update(encodeSnapshot(ir)).digest('hex').slice(0, 16),
+  });
   return { config, snapshot, refusals: configRefusals(config, file) };
 }
 
@@ -57,37 +69,67 @@ function schemaProblems(errors: ErrorObject[], source: string): Problem[] {
   const oneOfPaths = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   for (const e of errors) {
     if (e.schemaPath.includes('/oneOf/') && oneOfPaths.has(e.instancePath)) continue;
-    const segs = e.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s.replace(/~1/g, '/').replace(/~0/g, '~')));
+    const segs = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => (/^\d+$/.test(s) ? Number(s) : s.replace(/~1/g, '/').replace(/~0/g, '~')));
     let message: string;
     switch (e.keyword) {
-      case 'required': segs.push(String(e.params.missingProperty)); message = 'is required'; break;
-      case 'additionalProperties': segs.push(String(e.params.additionalProperty)); message = 'is not a known field'; break;
-      case 'oneOf': message = `must set exactly one of ${(e.schema as Array<{ required: string[] }>).map((s) => s.required[0]).join(', ')}`; break;
-      case 'enum': message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`; break;
-      case 'anyOf': message = 'has a value that is not allowed'; break;
-      case 'minimum': case 'maximum': message = rangeMessage(e); break;
-      case 'minProperties': case 'maxProperties': message = `must have ${e.keyword === 'minProperties' ? 'at least' : 'at most'} ${String(e.params.limit)} entries, got ${Object.keys(e.data as object).length}`; break;
-      case 'const': message = ''; break;
-      default: message = e.message ?? 'is invalid';
+      case 'required':
+        segs.push(String(e.params.missingProperty));
+        message = 'is required';
+        break;
+      case 'additionalProperties':
+        segs.push(String(e.params.additionalProperty));
+        message = 'is not a known field';
+        break;
+      case 'oneOf':
+        message = `must set exactly one of ${(e.schema as Array<{ required: string[] }>).map((s) => s.required[0]).join(', ')}`;
+        break;
+      case 'enum':
+        message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+        break;
+      case 'anyOf':
+        message = 'has a value that is not allowed';
+        break;
+      case 'minimum':
+      case 'maximum':
+        message = rangeMessage(e);
+        break;
+      case 'minProperties':
+      case 'maxProperties':
+        message = `must have ${e.keyword === 'minProperties' ? 'at least' : 'at most'} ${String(e.params.limit)} entries, got ${Object.keys(e.data as object).length}`;
+        break;
+      case 'const':
+        message = '';
+        break;
+      default:
+        message = e.message ?? 'is invalid';
     }
     if (e.keyword === 'const') continue; // folded into the parent anyOf error
     if (e.keyword === 'anyOf') message = describeUnion(e);
     const p = { source, path: fieldPath(segs), message };
     const key = `${p.path}\0${p.message}`;
-    if (!seen.has(key)) { seen.add(key); out.push(p); }
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(p);
+    }
   }
   return out;
 }
 
 function rangeMessage(e: ErrorObject): string {
   const { minimum, maximum } = (e.parentSchema ?? {}) as { minimum?: number; maximum?: number };
-  if (minimum !== undefined && maximum !== undefined) return `must be between ${minimum} and ${maximum}, got ${JSON.stringify(e.data)}`;
+  if (minimum !== undefined && maximum !== undefined)
+    return `must be between ${minimum} and ${maximum}, got ${JSON.stringify(e.data)}`;
   return `${e.message ?? 'is out of range'}, got ${JSON.stringify(e.data)}`;
 }
 
 function describeUnion(e: ErrorObject): string {
   const options = (e.schema as Array<{ const?: unknown }>).map((s) => s.const).filter((v) => v !== undefined);
-  return options.length > 0 ? `must be one of ${options.join(', ')}, got ${JSON.stringify(e.data)}` : 'does not match any allowed form';
+  return options.length > 0
+    ? `must be one of ${options.join(', ')}, got ${JSON.stringify(e.data)}`
+    : 'does not match any allowed form';
 }
 
 function checkSemantics(config: ConfigFile, source: string): void {
@@ -95,12 +137,21 @@ function checkSemantics(config: ConfigFile, source: string): void {
   const seen = new Map<string, number>();
   config.mcp.targets.forEach((t, i) => {
     const first = seen.get(t.name);
-    if (first !== undefined) problems.push({ source, path: fieldPath(['mcp', 'targets', i, 'name']), message: `duplicates the name of mcp.targets[${first}]: ${t.name}` });
+    if (first !== undefined)
+      problems.push({
+        source,
+        path: fieldPath(['mcp', 'targets', i, 'name']),
+        message: `duplicates the name of mcp.targets[${first}]: ${t.name}`,
+      });
     else seen.set(t.name, i);
   });
   const exposed = config.mcp.policies?.cors?.exposeHeaders;
   if (exposed && !exposed.some((h) => h === '*' || h.toLowerCase() === 'mcp-session-id')) {
-    problems.push({ source, path: 'mcp.policies.cors.exposeHeaders', message: 'must include Mcp-Session-Id so browser clients can read the session header' });
+    problems.push({
+      source,
+      path: 'mcp.policies.cors.exposeHeaders',
+      message: 'must include Mcp-Session-Id so browser clients can read the session header',
+    });
   }
   if (problems.length > 0) throw new ProblemError(problems);
 }

@@ -4,7 +4,12 @@
 import { refusalsOf } from '../coverage/index.js';
 import type { ConfigFile } from './schema.js';
 
-export interface ConfigRefusal { field: string; source: string; reason: string; security: boolean }
+export interface ConfigRefusal {
+  field: string;
+  source: string;
+  reason: string;
+  security: boolean;
+}
 
 /** Each refused field the file sets, with `file <path>` as source (what Route.refusals carries). */
 export function configRefusals(config: ConfigFile, source: string): ConfigRefusal[] {
@@ -13,5 +18,7 @@ export function configRefusals(config: ConfigFile, source: string): ConfigRefusa
 
 /** One line per refusal, as `--validate-only` prints them: `config.yaml: mcp.x: refused: why`. */
 export function refusalLines(refusals: readonly ConfigRefusal[], file: string): string[] {
-  return refusals.map((r) => `${file}: ${r.field}: refused${r.security ? ' (security: requests are answered 503)' : ''}: ${r.reason}`);
+  return refusals.map(
+    (r) => `${file}: ${r.field}: refused${r.security ? ' (security: requests are answered 503)' : ''}: ${r.reason}`,
+  );
 }

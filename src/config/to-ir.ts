@@ -24,16 +24,28 @@ export function configToIr(config: ConfigFile, source: string): SnapshotInput {
     resources: [
       { bind: { name: bind, port: mcp.port, address: mcp.host ?? '' } },
       { listener: { name: listener, bind, hostnames: [], protocol: 'HTTP' } },
-      { route: {
-        name: 'route/mcp', listeners: [listener], routeMatches: [{ path: { exact: mcp.path ?? defaultMcpPath } }],
-        backends: [{ backend, weight: 1 }], policy, provenance, ...(refusals.length ? { refusals } : {}),
-      } },
-      { backend: { name: backend, mcp: {
-        targets: mcp.targets.map(targetToIr),
-        prefixMode: prefixModes[mcp.prefixMode ?? 'Conditional'],
-        failureMode: failureModes[mcp.failureMode ?? 'FailClosed'],
-        sessionRouting: 'STATEFUL',
-      } } },
+      {
+        route: {
+          name: 'route/mcp',
+          listeners: [listener],
+          routeMatches: [{ path: { exact: mcp.path ?? defaultMcpPath } }],
+          backends: [{ backend, weight: 1 }],
+          policy,
+          provenance,
+          ...(refusals.length ? { refusals } : {}),
+        },
+      },
+      {
+        backend: {
+          name: backend,
+          mcp: {
+            targets: mcp.targets.map(targetToIr),
+            prefixMode: prefixModes[mcp.prefixMode ?? 'Conditional'],
+            failureMode: failureModes[mcp.failureMode ?? 'FailClosed'],
+            sessionRouting: 'STATEFUL',
+          },
+        },
+      },
     ],
   };
 }
@@ -49,9 +61,12 @@ function policyToIr(config: ConfigFile): PolicyInput {
   const out: PolicyInput = { maxRequestBytes: config.mcp.maxRequestBytes ?? 0 };
   if (p.cors) {
     out.cors = {
-      allowOrigins: p.cors.allowOrigins ?? [], allowHeaders: p.cors.allowHeaders ?? [],
-      exposeHeaders: p.cors.exposeHeaders ?? [], allowMethods: p.cors.allowMethods ?? [],
-      maxAge: p.cors.maxAge ?? 0, allowCredentials: p.cors.allowCredentials ?? false,
+      allowOrigins: p.cors.allowOrigins ?? [],
+      allowHeaders: p.cors.allowHeaders ?? [],
+      exposeHeaders: p.cors.exposeHeaders ?? [],
+      allowMethods: p.cors.allowMethods ?? [],
+      maxAge: p.cors.maxAge ?? 0,
+      allowCredentials: p.cors.allowCredentials ?? false,
     };
   }
   const a = p.mcpAuthentication;
@@ -64,10 +79,14 @@ function policyToIr(config: ConfigFile): PolicyInput {
       provider: a.provider ? ((Object.keys(a.provider)[0] ?? '').toUpperCase() as McpIdp) : 'MCP_IDP_UNSPECIFIED',
       clientId: a.clientId ?? '',
       clientSecret: a.clientSecret ?? '',
-      resourceMetadata: a.resourceMetadata ? {
-        resource: resource ?? '', scopesSupported: scopesSupported ?? [], bearerMethodsSupported: bearerMethodsSupported ?? [],
-        extraJson: Object.keys(extra).length > 0 ? JSON.stringify(extra) : '',
-      } : null,
+      resourceMetadata: a.resourceMetadata
+        ? {
+            resource: resource ?? '',
+            scopesSupported: scopesSupported ?? [],
+            bearerMethodsSupported: bearerMethodsSupported ?? [],
+            extraJson: Object.keys(extra).length > 0 ? JSON.stringify(extra) : '',
+          }
+        : null,
       jwksUrl: a.jwks ?? '',
       jwksInline: '',
     };

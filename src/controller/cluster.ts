@@ -9,7 +9,15 @@ import type { TranslateOptions } from '../translate/context.js';
 import { stableStringify } from '../translate/read.js';
 import { applyChange, translateAll, type TranslationState } from '../translate/state.js';
 import { createStore, getObject, putObject, removeObject, type Store } from '../translate/store.js';
-import { KINDS, isClusterScoped, objectKey, splitObjectKey, type Kind, type KubeObject, type StoredObject } from '../translate/types.js';
+import {
+  KINDS,
+  isClusterScoped,
+  objectKey,
+  splitObjectKey,
+  type Kind,
+  type KubeObject,
+  type StoredObject,
+} from '../translate/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { Informer, cacheKey, type InformerEvent, type KubeObjectLike } from './informer.js';
 import { KubeClient, loadKubeConfig } from './kube-client.js';
@@ -106,13 +114,23 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
   const informers = new Map<Kind, Informer>();
   const writer = new StatusWriter({
-    client, controllerName: o.controllerName, log, informers,
+    client,
+    controllerName: o.controllerName,
+    log,
+    informers,
     desired: (key) => {
       const s = state?.statuses.get(key);
-      const extra = splitObjectKey(key)?.kind === 'Gateway' ? deployConditions.get(splitObjectKey(key)!.key) : undefined;
+      const extra =
+        splitObjectKey(key)?.kind === 'Gateway' ? deployConditions.get(splitObjectKey(key)!.key) : undefined;
       const withDeploy = s && extra ? withConditions(s, extra) : s;
       const rejected = nacks.get(key);
-      return withDeploy && rejected?.size ? withRejections(withDeploy, [...rejected.values()], new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z')) : withDeploy;
+      return withDeploy && rejected?.size
+        ? withRejections(
+            withDeploy,
+            [...rejected.values()],
+            new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          )
+        : withDeploy;
     },
     writable: (ns) => writable(ns),
   });
@@ -126,7 +144,8 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   const allStatusKeys = (): string[] => {
     const keys = new Set(state?.statuses.keys() ?? []);
     // Routes (and BackendTLSPolicies) we no longer serve may still carry our entries: the writer removes them.
-    for (const kind of ['HTTPRoute', 'GRPCRoute', 'GwModel', 'BackendTLSPolicy'] as const) for (const k of informers.get(kind)?.cache.keys() ?? []) keys.add(objectKey(kind, k));
+    for (const kind of ['HTTPRoute', 'GRPCRoute', 'GwModel', 'BackendTLSPolicy'] as const)
+      for (const k of informers.get(kind)?.cache.keys() ?? []) keys.add(objectKey(kind, k));
     return [...keys];
   };
   const ourGateways = () => [...(state?.gateways.values() ?? [])].filter((t) => t.ours).map((t) => t.gateway);
@@ -197,9 +216,16 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       source.publish(gw, t?.ours ? t.snapshot : undefined);
       if (t?.ours) published.add(gw);
       else published.delete(gw);
-      if (t?.ours) log.debug({ gateway: gw, version: t.snapshot.version, resources: t.snapshot.resources.length }, 'snapshot published');
+      if (t?.ours)
+        log.debug(
+          { gateway: gw, version: t.snapshot.version, resources: t.snapshot.resources.length },
+          'snapshot published',
+        );
     }
-    enqueueLeaderWork(statusKeys, gateways.filter((g) => state?.gateways.get(g)?.ours));
+    enqueueLeaderWork(
+      statusKeys,
+      gateways.filter((g) => state?.gateways.get(g)?.ours),
+    );
     return {};
   };
 
@@ -211,7 +237,9 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       const gateway = key.slice('deploy:'.length);
       if (!state?.gateways.get(gateway)?.ours || !writable(gateway.slice(0, gateway.indexOf('/')))) return {};
       return o.deploy({
-        gateway, store, client,
+        gateway,
+        store,
+        client,
         setConditions: (conds) => {
           const before = stableStringify(deployConditions.get(gateway) ?? []);
           if (conds.length) deployConditions.set(gateway, conds);
@@ -224,7 +252,12 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   };
 
   for (const kind of kinds) {
-    const inf = new Informer(client, [WATCHED[kind], ...(ALTERNATIVES[kind] ?? [])], { log, onEvent: (e) => onEvent(kind, e), resyncMs: o.resyncMs, clock });
+    const inf = new Informer(client, [WATCHED[kind], ...(ALTERNATIVES[kind] ?? [])], {
+      log,
+      onEvent: (e) => onEvent(kind, e),
+      resyncMs: o.resyncMs,
+      clock,
+    });
     informers.set(kind, inf);
     inf.start();
   }
@@ -233,24 +266,33 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
 
   const elector = o.leaderElect
     ? new LeaderElector({
-      client, log, clock, namespace: o.leaderElectionNamespace, name: o.leaseName ?? 'gw-controller',
-      identity: o.identity ?? process.env.POD_NAME ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
-      leaseDurationMs: o.leaseDurationMs, renewDeadlineMs: o.renewDeadlineMs, retryPeriodMs: o.retryPeriodMs,
-      onStartedLeading: () => {
-        leader = true;
-        enqueueLeaderWork(allStatusKeys(), ourGateways());
-      },
-      onStoppedLeading: () => {
-        leader = false;
-      },
-    })
+        client,
+        log,
+        clock,
+        namespace: o.leaderElectionNamespace,
+        name: o.leaseName ?? 'gw-controller',
+        identity: o.identity ?? process.env.POD_NAME ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
+        leaseDurationMs: o.leaseDurationMs,
+        renewDeadlineMs: o.renewDeadlineMs,
+        retryPeriodMs: o.retryPeriodMs,
+        onStartedLeading: () => {
+          leader = true;
+          enqueueLeaderWork(allStatusKeys(), ourGateways());
+        },
+        onStoppedLeading: () => {
+          leader = false;
+        },
+      })
     : undefined;
 
   const readyPromise = (async () => {
     // Required kinds gate readiness; an absent optional CRD (e.g. ListenerSet) must not block it.
     await Promise.all(kinds.filter((k) => !OPTIONAL.has(k)).map((k) => informers.get(k)!.waitForSync()));
     synced = true;
-    log.info({ kinds: kinds.length, objects: [...informers.values()].reduce((n, i) => n + i.cache.size, 0) }, 'caches synced');
+    log.info(
+      { kinds: kinds.length, objects: [...informers.values()].reduce((n, i) => n + i.cache.size, 0) },
+      'caches synced',
+    );
     queue.add(TRANSLATE);
     await new Promise<void>((resolve) => {
       const check = () => (state ? resolve() : clock.setTimeout(check, 20));
@@ -262,12 +304,17 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   const armed = new Promise<void>((resolve) => (armCampaign = resolve));
   let stopped = false;
   // A failed sync is reported to whoever awaits ready(); it only means no campaign here.
-  Promise.all([readyPromise, armed]).then(() => {
-    if (!stopped) elector?.start();
-  }, () => undefined);
+  Promise.all([readyPromise, armed]).then(
+    () => {
+      if (!stopped) elector?.start();
+    },
+    () => undefined,
+  );
 
   return {
-    source, store, client,
+    source,
+    store,
+    client,
     reportNack(gateway, pod, errors) {
       for (const e of errors) {
         const key = objectOfResource(e.name, gateway);
@@ -299,7 +346,13 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
 }
 
 /** Kinds whose CRDs a cluster may lack; the controller serves without them until they appear. */
-const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>(['ListenerSet', 'GRPCRoute', 'ReferenceGrant', 'GwModel', 'BackendTLSPolicy']);
+const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>([
+  'ListenerSet',
+  'GRPCRoute',
+  'ReferenceGrant',
+  'GwModel',
+  'BackendTLSPolicy',
+]);
 
 /** Everything that can change a translation: the object without status and bookkeeping metadata. */
 function fingerprint(obj: KubeObjectLike): string {

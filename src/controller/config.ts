@@ -34,5 +34,9 @@ export interface ControllerConfig {
 
 /** The translator options the controller's configuration decides. */
 export function translateOptionsOf(cfg: ControllerConfig): Omit<TranslateOptions, 'now'> {
-  return { controllerName: cfg.controllerName, discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors, enableModels: cfg.enableModels };
+  return {
+    controllerName: cfg.controllerName,
+    discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
+    enableModels: cfg.enableModels,
+  };
 }

@@ -3,7 +3,16 @@
 // rendered object as `gw-controller` with force, skip those whose applied hash is unchanged, and
 // prune labelled objects no longer rendered. Failures become Gateway conditions, never a crash.
 import { createHash, randomBytes } from 'node:crypto';
-import { renderGatewayWorkload, sessionKeySecret, sessionKeySecretName, GATEWAY_LABEL, type DeployerOptions, type GatewayInput, type KubeObject, type ParametersInput } from '../deployer/render.js';
+import {
+  renderGatewayWorkload,
+  sessionKeySecret,
+  sessionKeySecretName,
+  GATEWAY_LABEL,
+  type DeployerOptions,
+  type GatewayInput,
+  type KubeObject,
+  type ParametersInput,
+} from '../deployer/render.js';
 import { MANAGED_BY, workloadName } from '../deployer/naming.js';
 import { SESSION_KEY_SECRET_KEY } from '../deployer/pod-template.js';
 import { formatProblem } from '../problem.js';
@@ -44,12 +53,23 @@ export function createDeployer(o: DeployApplyOptions): (ctx: DeployContext) => P
     try {
       const checksum = await ensureSessionKey(ctx.client, ctx.store, gw);
       const rendered = renderGatewayWorkload({
-        gateway: gw, options: o.render, sessionKeyChecksum: checksum,
+        gateway: gw,
+        options: o.render,
+        sessionKeyChecksum: checksum,
         ...(params.classParameters ? { classParameters: params.classParameters } : {}),
         ...(params.gatewayParameters ? { gatewayParameters: params.gatewayParameters } : {}),
       });
       if (rendered.problems.length) {
-        ctx.setConditions([condition('Accepted', false, 'InvalidParameters', rendered.problems.map(formatProblem).join('; '), gen, o.now())]);
+        ctx.setConditions([
+          condition(
+            'Accepted',
+            false,
+            'InvalidParameters',
+            rendered.problems.map(formatProblem).join('; '),
+            gen,
+            o.now(),
+          ),
+        ]);
         return {};
       }
       const ca = o.caBundle?.();
@@ -75,11 +95,26 @@ function gatewayInput(e: StoredObject): GatewayInput {
   return {
     apiVersion: e.obj.apiVersion ?? 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
-    metadata: { name: e.obj.metadata.name, namespace: e.obj.metadata.namespace ?? 'default', uid: e.obj.metadata.uid ?? '' },
+    metadata: {
+      name: e.obj.metadata.name,
+      namespace: e.obj.metadata.namespace ?? 'default',
+      uid: e.obj.metadata.uid ?? '',
+    },
     spec: {
       gatewayClassName: str(spec.gatewayClassName) ?? '',
-      listeners: (Array.isArray(spec.listeners) ? spec.listeners : []).map((l) => ({ name: str(rec(l)?.name) ?? '', port: Number(rec(l)?.port ?? 0), protocol: str(rec(l)?.protocol) ?? 'HTTP' })),
-      ...(infra ? { infrastructure: { ...(rec(infra.labels) ? { labels: infra.labels as Record<string, string> } : {}), ...(rec(infra.annotations) ? { annotations: infra.annotations as Record<string, string> } : {}) } } : {}),
+      listeners: (Array.isArray(spec.listeners) ? spec.listeners : []).map((l) => ({
+        name: str(rec(l)?.name) ?? '',
+        port: Number(rec(l)?.port ?? 0),
+        protocol: str(rec(l)?.protocol) ?? 'HTTP',
+      })),
+      ...(infra
+        ? {
+            infrastructure: {
+              ...(rec(infra.labels) ? { labels: infra.labels as Record<string, string> } : {}),
+              ...(rec(infra.annotations) ? { annotations: infra.annotations as Record<string, string> } : {}),
+            },
+          }
+        : {}),
     },
   };
 }
@@ -91,27 +126,50 @@ interface ResolvedRefs {
 }
 
 /** Class level: the GatewayClass's parametersRef, else the chart's map; gateway level: infrastructure.parametersRef. */
-function resolveParameters(store: Store, gw: StoredObject, classRefs: Record<string, { name: string; namespace: string }>): ResolvedRefs {
+function resolveParameters(
+  store: Store,
+  gw: StoredObject,
+  classRefs: Record<string, { name: string; namespace: string }>,
+): ResolvedRefs {
   const out: ResolvedRefs = {};
   const className = str(rec(gw.obj.spec)?.gatewayClassName) ?? '';
   const cls = getObject(store, 'GatewayClass', className);
   const classRef = rec(rec(cls?.obj.spec)?.parametersRef);
-  const cref = classRef ? { name: str(classRef.name) ?? '', namespace: str(classRef.namespace) ?? '', kind: str(classRef.kind) } : classRefs[className];
+  const cref = classRef
+    ? { name: str(classRef.name) ?? '', namespace: str(classRef.namespace) ?? '', kind: str(classRef.kind) }
+    : classRefs[className];
   if (cref) {
-    if ('kind' in cref && cref.kind !== undefined && cref.kind !== 'GwParameters') return { problem: `GatewayClass ${className} spec.parametersRef kind ${cref.kind} is not supported; use GwParameters` };
+    if ('kind' in cref && cref.kind !== undefined && cref.kind !== 'GwParameters')
+      return {
+        problem: `GatewayClass ${className} spec.parametersRef kind ${cref.kind} is not supported; use GwParameters`,
+      };
     const p = getObject(store, 'GwParameters', `${cref.namespace}/${cref.name}`);
-    if (!p) return { problem: `GwParameters ${cref.namespace}/${cref.name} of GatewayClass ${className} does not exist` };
-    if (p.problems.length) return { problem: `GwParameters ${cref.namespace}/${cref.name} is invalid: ${p.problems.map(formatProblem).join('; ')}` };
-    out.classParameters = { metadata: { name: p.obj.metadata.name, namespace: p.obj.metadata.namespace ?? '' }, spec: (p.obj.spec ?? {}) as ParametersInput['spec'] };
+    if (!p)
+      return { problem: `GwParameters ${cref.namespace}/${cref.name} of GatewayClass ${className} does not exist` };
+    if (p.problems.length)
+      return {
+        problem: `GwParameters ${cref.namespace}/${cref.name} is invalid: ${p.problems.map(formatProblem).join('; ')}`,
+      };
+    out.classParameters = {
+      metadata: { name: p.obj.metadata.name, namespace: p.obj.metadata.namespace ?? '' },
+      spec: (p.obj.spec ?? {}) as ParametersInput['spec'],
+    };
   }
   const gref = rec(rec(rec(gw.obj.spec)?.infrastructure)?.parametersRef);
   if (gref) {
     const key = `${gw.obj.metadata.namespace ?? ''}/${str(gref.name) ?? ''}`;
     const p = getObject(store, 'GwParameters', key);
-    if (str(gref.kind) !== 'GwParameters') return { problem: `spec.infrastructure.parametersRef kind ${str(gref.kind) ?? ''} is not supported; use GwParameters` };
+    if (str(gref.kind) !== 'GwParameters')
+      return {
+        problem: `spec.infrastructure.parametersRef kind ${str(gref.kind) ?? ''} is not supported; use GwParameters`,
+      };
     if (!p) return { problem: `GwParameters ${key} does not exist` };
-    if (p.problems.length) return { problem: `GwParameters ${key} is invalid: ${p.problems.map(formatProblem).join('; ')}` };
-    out.gatewayParameters = { metadata: { name: p.obj.metadata.name, namespace: p.obj.metadata.namespace ?? '' }, spec: (p.obj.spec ?? {}) as ParametersInput['spec'] };
+    if (p.problems.length)
+      return { problem: `GwParameters ${key} is invalid: ${p.problems.map(formatProblem).join('; ')}` };
+    out.gatewayParameters = {
+      metadata: { name: p.obj.metadata.name, namespace: p.obj.metadata.namespace ?? '' },
+      spec: (p.obj.spec ?? {}) as ParametersInput['spec'],
+    };
   }
   return out;
 }
@@ -136,7 +194,10 @@ async function ensureSessionKey(client: KubeClient, store: Store, gw: GatewayInp
 
 function resourceOf(obj: KubeObject): Resource {
   const res = resourceFor(obj.apiVersion, obj.kind);
-  if (!res) throw new Error(`the deployer rendered ${obj.apiVersion} ${obj.kind}, which the controller does not know how to apply`);
+  if (!res)
+    throw new Error(
+      `the deployer rendered ${obj.apiVersion} ${obj.kind}, which the controller does not know how to apply`,
+    );
   return res;
 }
 
@@ -145,14 +206,22 @@ async function applyObject(client: KubeClient, obj: KubeObject): Promise<void> {
   const meta = obj.metadata as { name: string; namespace: string; annotations?: Record<string, string> };
   const hash = createHash('sha256').update(stableStringify(obj)).digest('hex').slice(0, 16);
   try {
-    const live = await client.request<{ metadata?: { annotations?: Record<string, string> } }>('GET', resourcePath(res, meta.namespace, meta.name));
+    const live = await client.request<{ metadata?: { annotations?: Record<string, string> } }>(
+      'GET',
+      resourcePath(res, meta.namespace, meta.name),
+    );
     if (live.metadata?.annotations?.[APPLIED_HASH_ANNOTATION] === hash) return;
   } catch (err) {
     if (!isStatus(err, 404)) throw err;
   }
-  const body = { ...obj, metadata: { ...meta, annotations: { ...(meta.annotations ?? {}), [APPLIED_HASH_ANNOTATION]: hash } } };
+  const body = {
+    ...obj,
+    metadata: { ...meta, annotations: { ...(meta.annotations ?? {}), [APPLIED_HASH_ANNOTATION]: hash } },
+  };
   await client.request('PATCH', resourcePath(res, meta.namespace, meta.name), {
-    body, contentType: 'application/apply-patch+yaml', query: { fieldManager: FIELD_MANAGER, force: true },
+    body,
+    contentType: 'application/apply-patch+yaml',
+    query: { fieldManager: FIELD_MANAGER, force: true },
   });
 }
 
@@ -162,12 +231,18 @@ async function prune(client: KubeClient, gw: GatewayInput, rendered: KubeObject[
   keep.add(`Secret/${sessionKeySecretName(gw)}`);
   const labelSelector = `${GATEWAY_LABEL}=${workloadName(gw)},app.kubernetes.io/managed-by=${MANAGED_BY}`;
   for (const res of DEPLOYED) {
-    const list = await client.request<{ items: { metadata: { name: string; ownerReferences?: { uid: string }[] } }[] }>('GET', resourcePath(res, gw.metadata.namespace), { query: { labelSelector } });
+    const list = await client.request<{ items: { metadata: { name: string; ownerReferences?: { uid: string }[] } }[] }>(
+      'GET',
+      resourcePath(res, gw.metadata.namespace),
+      { query: { labelSelector } },
+    );
     for (const item of list.items) {
       if (keep.has(`${res.kind}/${item.metadata.name}`)) continue;
       if (!item.metadata.ownerReferences?.some((r) => r.uid === gw.metadata.uid)) continue;
       try {
-        await client.request('DELETE', resourcePath(res, gw.metadata.namespace, item.metadata.name), { body: { propagationPolicy: 'Background' } });
+        await client.request('DELETE', resourcePath(res, gw.metadata.namespace, item.metadata.name), {
+          body: { propagationPolicy: 'Background' },
+        });
       } catch (err) {
         if (!isStatus(err, 404)) throw err;
       }

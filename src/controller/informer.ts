@@ -11,11 +11,19 @@ import { errText } from './workers.js';
 export interface KubeObjectLike {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; uid?: string; generation?: number; [k: string]: unknown };
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    uid?: string;
+    generation?: number;
+    [k: string]: unknown;
+  };
   [field: string]: unknown;
 }
 
-export type InformerEvent = { type: 'upsert'; obj: KubeObjectLike; resync: boolean } | { type: 'delete'; obj: KubeObjectLike };
+export type InformerEvent =
+  { type: 'upsert'; obj: KubeObjectLike; resync: boolean } | { type: 'delete'; obj: KubeObjectLike };
 
 export interface InformerOptions {
   log: Logger;
@@ -48,7 +56,11 @@ export class Informer {
   private candidate = 0;
 
   /** `resources`: where the kind may be served, tried in turn while the server answers 404. */
-  constructor(private readonly client: KubeClient, private readonly resources: readonly Resource[], private readonly opts: InformerOptions) {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly resources: readonly Resource[],
+    private readonly opts: InformerOptions,
+  ) {
     this.clock = opts.clock ?? systemClock;
   }
 
@@ -101,7 +113,9 @@ export class Informer {
         const delay = backoff(attempt++, this.opts.backoffBaseMs ?? 200, this.opts.backoffMaxMs ?? 30_000);
         this.log[notServed ? 'warn' : 'info'](
           { kind: this.resource.kind, err: errText(err), retryInMs: delay },
-          notServed ? 'kind is not served by the API server (CRD not installed?); retrying' : 'list/watch failed; retrying',
+          notServed
+            ? 'kind is not served by the API server (CRD not installed?); retrying'
+            : 'list/watch failed; retrying',
         );
         await sleep(this.clock, delay, signal);
       }
@@ -114,7 +128,10 @@ export class Informer {
     let cont: string | undefined;
     let rv = '';
     do {
-      const page = await this.client.request<{ metadata: { resourceVersion: string; continue?: string }; items: KubeObjectLike[] }>('GET', path, {
+      const page = await this.client.request<{
+        metadata: { resourceVersion: string; continue?: string };
+        items: KubeObjectLike[];
+      }>('GET', path, {
         query: { limit: this.opts.pageSize ?? 500, continue: cont },
         signal: this.abort.signal,
         timeoutMs: 60_000,
@@ -180,14 +197,22 @@ export class Informer {
       this.opts.onEvent(e);
     } catch (err) {
       // A handler bug must not stop the cache from following the server.
-      this.log.error({ kind: this.resource.kind, object: cacheKey(e.obj), err: errText(err) }, 'informer event handler failed');
+      this.log.error(
+        { kind: this.resource.kind, object: cacheKey(e.obj), err: errText(err) },
+        'informer event handler failed',
+      );
     }
   }
 
   /** Lists omit kind and apiVersion on items, and managedFields only cost memory here. */
   private normalize(obj: KubeObjectLike): KubeObjectLike {
     const { managedFields: _drop, ...metadata } = obj.metadata;
-    return { ...obj, apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, metadata: metadata as KubeObjectLike['metadata'] };
+    return {
+      ...obj,
+      apiVersion: apiVersionOf(this.resource),
+      kind: this.resource.kind,
+      metadata: metadata as KubeObjectLike['metadata'],
+    };
   }
 
   private scheduleResync(): void {

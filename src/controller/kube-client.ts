@@ -7,7 +7,11 @@ import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 
 export class KubeApiError extends Error {
-  constructor(readonly status: number, readonly reason: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -60,7 +64,13 @@ export class KubeClient {
    * Streams watch events to `onEvent` until the server ends the stream (resolves) or the connection
    * fails (rejects). A non-200 answer rejects with its status; `signal` ends the stream quietly.
    */
-  async watch(path: string, query: RequestOptions['query'], onEvent: (e: WatchEvent) => void, signal: AbortSignal, idleMs: number): Promise<void> {
+  async watch(
+    path: string,
+    query: RequestOptions['query'],
+    onEvent: (e: WatchEvent) => void,
+    signal: AbortSignal,
+    idleMs: number,
+  ): Promise<void> {
     const res = await this.send('GET', path, { query: { ...query, watch: true }, signal, timeoutMs: idleMs });
     const status = res.statusCode ?? 0;
     if (status !== 200) throw apiError(status, await readAll(res), 'WATCH', path);
@@ -78,7 +88,9 @@ export class KubeClient {
       // readline re-emits errors of its input; both must be handled or a dropped connection crashes the process.
       lines.on('error', fail);
       res.on('error', fail);
-      res.on('close', () => (res.complete || signal.aborted ? resolve() : reject(new Error('watch stream closed before it ended'))));
+      res.on('close', () =>
+        res.complete || signal.aborted ? resolve() : reject(new Error('watch stream closed before it ended')),
+      );
     });
   }
 
@@ -87,14 +99,22 @@ export class KubeClient {
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const options: https.RequestOptions = { method, agent: this.agent, headers: { accept: 'application/json' } };
     await this.kc.applyToHTTPSOptions(options);
-    const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-    if (body !== undefined) options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) };
+    const body =
+      opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    if (body !== undefined)
+      options.headers = {
+        ...options.headers,
+        'content-type': opts.contentType ?? 'application/json',
+        'content-length': Buffer.byteLength(body),
+      };
     const mod = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = mod.request(url, options, resolve);
       req.on('error', reject);
       // An idle socket (half-open connection, paused server) fails the request instead of hanging.
-      req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error(`${method} ${path}: no response within ${opts.timeoutMs ?? 30_000} ms`)));
+      req.setTimeout(opts.timeoutMs ?? 30_000, () =>
+        req.destroy(new Error(`${method} ${path}: no response within ${opts.timeoutMs ?? 30_000} ms`)),
+      );
       const signal = opts.signal;
       if (signal) {
         const onAbort = () => req.destroy(new Error('aborted'));

@@ -89,7 +89,10 @@ export class LeaderElector {
         this.lastRenew = this.clock.now();
         this.setLeading(true);
       } else if (this.leading && this.clock.now() - this.lastRenew >= deadline) {
-        this.o.log.warn({ lease: `${this.o.namespace}/${this.o.name}` }, 'could not renew the lease within the renew deadline; stepping down');
+        this.o.log.warn(
+          { lease: `${this.o.namespace}/${this.o.name}` },
+          'could not renew the lease within the renew deadline; stepping down',
+        );
         this.setLeading(false);
       }
       await sleep(this.clock, retry, this.abort.signal);
@@ -99,20 +102,34 @@ export class LeaderElector {
   private setLeading(v: boolean): void {
     if (v === this.leading) return;
     this.leading = v;
-    this.o.log.info({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity }, v ? 'became leader' : 'stopped leading');
+    this.o.log.info(
+      { lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity },
+      v ? 'became leader' : 'stopped leading',
+    );
     if (v) this.o.onStartedLeading();
     else this.o.onStoppedLeading();
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {
     const now = this.clock.now();
-    const spec: LeaseSpec = { holderIdentity: this.o.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+    const spec: LeaseSpec = {
+      holderIdentity: this.o.identity,
+      leaseDurationSeconds: Math.ceil(this.durationMs / 1000),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: 0,
+    };
     let lease: Lease;
     try {
       lease = await this.o.client.request<Lease>('GET', `${this.path}/${this.o.name}`, { timeoutMs: 5_000 });
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
-      const body: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.o.name, namespace: this.o.namespace }, spec };
+      const body: Lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: this.o.name, namespace: this.o.namespace },
+        spec,
+      };
       try {
         await this.o.client.request('POST', this.path, { body, timeoutMs: 5_000 });
       } catch (e) {
@@ -132,7 +149,10 @@ export class LeaderElector {
       ? { ...cur, renewTime: spec.renewTime, leaseDurationSeconds: spec.leaseDurationSeconds }
       : { ...spec, leaseTransitions: (cur.leaseTransitions ?? 0) + 1 };
     try {
-      await this.o.client.request('PUT', `${this.path}/${this.o.name}`, { body: { ...lease, spec: next }, timeoutMs: 5_000 });
+      await this.o.client.request('PUT', `${this.path}/${this.o.name}`, {
+        body: { ...lease, spec: next },
+        timeoutMs: 5_000,
+      });
     } catch (err) {
       if (isStatus(err, 409)) return false;
       throw err;
@@ -154,11 +174,20 @@ export class LeaderElector {
       const lease = await this.o.client.request<Lease>('GET', `${this.path}/${this.o.name}`, { timeoutMs: 5_000 });
       if (lease.spec?.holderIdentity !== this.o.identity) return;
       const now = microTime(this.clock.now());
-      const spec: LeaseSpec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now };
+      const spec: LeaseSpec = {
+        ...lease.spec,
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        renewTime: now,
+        acquireTime: now,
+      };
       await this.o.client.request('PUT', `${this.path}/${this.o.name}`, { body: { ...lease, spec }, timeoutMs: 5_000 });
       this.o.log.info({ lease: `${this.o.namespace}/${this.o.name}` }, 'lease released');
     } catch (err) {
-      this.o.log.warn({ lease: `${this.o.namespace}/${this.o.name}`, err: errText(err) }, 'could not release the lease; the next leader waits for it to expire');
+      this.o.log.warn(
+        { lease: `${this.o.namespace}/${this.o.name}`, err: errText(err) },
+        'could not release the lease; the next leader waits for it to expire',
+      );
     }
   }
 }

@@ -12,20 +12,26 @@ export interface ControllerMetrics {
   reconcileErrors: Counter<'reconciler'>;
 }
 
-
 export function createControllerMetrics(registry: Registry = new Registry()): ControllerMetrics {
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
   return {
     registry,
     translateDuration: new Histogram({
-      name: 'gw_translate_duration_seconds', help: 'Time to translate changed objects into gateway snapshots.', labelNames: ['mode'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers,
+      name: 'gw_translate_duration_seconds',
+      help: 'Time to translate changed objects into gateway snapshots.',
+      labelNames: ['mode'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
     }),
-    reconcileErrors: new Counter({ name: 'gw_reconcile_errors_total', help: 'Reconciles (or local-mode reloads) that failed and will be retried.', labelNames: ['reconciler'], registers }),
+    reconcileErrors: new Counter({
+      name: 'gw_reconcile_errors_total',
+      help: 'Reconciles (or local-mode reloads) that failed and will be retried.',
+      labelNames: ['reconciler'],
+      registers,
+    }),
   };
 }
-
 
 /** A named readiness check; all must pass for `/readyz` to answer 200. */
 export interface ReadinessCheck {
@@ -67,7 +73,8 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
     json(res, 404, { error: 'not_found', error_description: 'only /healthz and /readyz are served here' });
   });
   const metrics = createServer((req, res) => {
-    if (req.url?.split('?')[0] !== '/metrics') return json(res, 404, { error: 'not_found', error_description: 'only /metrics is served here' });
+    if (req.url?.split('?')[0] !== '/metrics')
+      return json(res, 404, { error: 'not_found', error_description: 'only /metrics is served here' });
     opts.registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(text),
       (err: unknown) => {
@@ -108,9 +115,14 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 }
 
 async function closeAll(servers: Server[]): Promise<void> {
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-    if (!s.listening) return resolve();
-    s.close(() => resolve());
-    s.closeAllConnections();
-  })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (!s.listening) return resolve();
+          s.close(() => resolve());
+          s.closeAllConnections();
+        }),
+    ),
+  );
 }

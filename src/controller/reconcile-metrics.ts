@@ -13,10 +13,21 @@ export interface ReconcileMetrics {
 /** Registers the queue metrics; `depth` is read on every scrape. */
 export function createReconcileMetrics(controller: ControllerMetrics, depth: () => number): ReconcileMetrics {
   const registers: Registry[] = [controller.registry];
-  new Gauge({ name: 'gw_workqueue_depth', help: 'Keys waiting in the work queue.', registers, collect() { this.set(depth()); } });
+  new Gauge({
+    name: 'gw_workqueue_depth',
+    help: 'Keys waiting in the work queue.',
+    registers,
+    collect() {
+      this.set(depth());
+    },
+  });
   return {
     controller,
-    queueRetries: new Counter({ name: 'gw_workqueue_retries_total', help: 'Keys re-queued with backoff after a failed reconcile.', registers }),
+    queueRetries: new Counter({
+      name: 'gw_workqueue_retries_total',
+      help: 'Keys re-queued with backoff after a failed reconcile.',
+      registers,
+    }),
   };
 }
 
@@ -33,7 +44,8 @@ export function instrumentReconcile(reconcile: Reconcile, m: ReconcileMetrics): 
       m.queueRetries.inc();
       throw err;
     } finally {
-      if (reconciler === 'translate') m.controller.translateDuration.observe({ mode: 'cluster' }, (performance.now() - start) / 1000);
+      if (reconciler === 'translate')
+        m.controller.translateDuration.observe({ mode: 'cluster' }, (performance.now() - start) / 1000);
     }
   };
 }

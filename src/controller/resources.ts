@@ -10,7 +10,13 @@ export interface Resource {
   namespaced: boolean;
 }
 
-const r = (kind: string, group: string, version: string, plural: string, namespaced = true): Resource => ({ kind, group, version, plural, namespaced });
+const r = (kind: string, group: string, version: string, plural: string, namespaced = true): Resource => ({
+  kind,
+  group,
+  version,
+  plural,
+  namespaced,
+});
 
 export const WATCHED: Record<Kind, Resource> = {
   GatewayClass: r('GatewayClass', 'gateway.networking.k8s.io', 'v1', 'gatewayclasses', false),

@@ -10,11 +10,17 @@ import { authorizeGatewayServiceAccount, secretCaStore, tokenReviewAuthenticator
 import { errText } from './workers.js';
 import { createControllerMetrics, startOpsServer } from './ops-server.js';
 
-export async function runClusterController(cfg: ControllerConfig, logger: Logger, signal?: AbortSignal): Promise<number> {
+export async function runClusterController(
+  cfg: ControllerConfig,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<number> {
   const namespace = cfg.leaderElectionNamespace ?? process.env.POD_NAMESPACE;
   const leaderElect = cfg.leaderElect ?? true;
   if (leaderElect && !namespace) {
-    logger.error('leader election needs a namespace: pass --leader-election-namespace NS (or set POD_NAMESPACE), or --no-leader-elect');
+    logger.error(
+      'leader election needs a namespace: pass --leader-election-namespace NS (or set POD_NAMESPACE), or --no-leader-elect',
+    );
     return 2;
   }
   const serviceName = process.env.GW_CONTROLLER_SERVICE_NAME ?? 'gw';
@@ -62,7 +68,10 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
       host: listenHost,
       mode: cfg.xdsMode,
       ...(cfg.xdsMode === 'plaintext' ? {} : { caStore: secretCaStore(controller.client, namespace ?? 'default') }),
-      tlsNames: [`${serviceName}.${namespace ?? 'default'}.svc`, `${serviceName}.${namespace ?? 'default'}.svc.cluster.local`],
+      tlsNames: [
+        `${serviceName}.${namespace ?? 'default'}.svc`,
+        `${serviceName}.${namespace ?? 'default'}.svc.cluster.local`,
+      ],
       authenticate: tokenReviewAuthenticator(controller.client),
       authorize: authorizeGatewayServiceAccount,
       onNack: (gateway, pod, errors) => controller.reportNack(gateway, pod, errors),
@@ -81,8 +90,16 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
   void controller.ready().then(() => (ready = true));
   let xdsOpen = true;
   const ops = await startOpsServer({
-    host: listenHost, healthPort: cfg.healthPort, metricsPort: cfg.metricsPort, registry, log: logger, onListenError: 'warn',
-    checks: [{ name: 'caches synced', ready: () => ready }, { name: 'xds serving', ready: () => xdsOpen }],
+    host: listenHost,
+    healthPort: cfg.healthPort,
+    metricsPort: cfg.metricsPort,
+    registry,
+    log: logger,
+    onListenError: 'warn',
+    checks: [
+      { name: 'caches synced', ready: () => ready },
+      { name: 'xds serving', ready: () => xdsOpen },
+    ],
   });
   logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
   await new Promise<void>((resolve) => {
@@ -106,7 +123,9 @@ export async function runClusterController(cfg: ControllerConfig, logger: Logger
 function timingsFromEnv(): { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } {
   const n = (v: string | undefined) => (v && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
   const out: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } = {};
-  const l = n(process.env.GW_LEASE_DURATION_MS), d = n(process.env.GW_RENEW_DEADLINE_MS), r = n(process.env.GW_RETRY_PERIOD_MS);
+  const l = n(process.env.GW_LEASE_DURATION_MS),
+    d = n(process.env.GW_RENEW_DEADLINE_MS),
+    r = n(process.env.GW_RETRY_PERIOD_MS);
   if (l) out.leaseDurationMs = l;
   if (d) out.renewDeadlineMs = d;
   if (r) out.retryPeriodMs = r;

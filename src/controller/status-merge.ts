@@ -9,7 +9,12 @@ type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Kinds whose status lists entries per controller (`parents[].controllerName`, `ancestors[].controllerName`). */
-const SHARED: Record<string, 'parents' | 'ancestors'> = { HTTPRoute: 'parents', GRPCRoute: 'parents', GwModel: 'parents', BackendTLSPolicy: 'ancestors' };
+const SHARED: Record<string, 'parents' | 'ancestors'> = {
+  HTTPRoute: 'parents',
+  GRPCRoute: 'parents',
+  GwModel: 'parents',
+  BackendTLSPolicy: 'ancestors',
+};
 
 /** Identity of a list item, so lists are matched by meaning rather than position. */
 function itemKey(v: unknown): string | undefined {
@@ -38,7 +43,9 @@ export function keepTransitionTimes<T>(prev: unknown, next: T): T {
       const old = k ? byKey.get(k) : p[i];
       if (k?.startsWith('type:') && isRec(old) && isRec(item)) {
         const c = item as unknown as Condition;
-        return old.status === c.status && typeof old.lastTransitionTime === 'string' ? { ...c, lastTransitionTime: old.lastTransitionTime } : c;
+        return old.status === c.status && typeof old.lastTransitionTime === 'string'
+          ? { ...c, lastTransitionTime: old.lastTransitionTime }
+          : c;
       }
       return keepTransitionTimes(old, item);
     }) as T;
@@ -55,7 +62,12 @@ export function keepTransitionTimes<T>(prev: unknown, next: T): T {
  * `desired` undefined means this controller has nothing to say: on shared route kinds our old parent
  * entries are then removed; elsewhere nothing is written.
  */
-export function statusPatch(kind: string, current: unknown, desired: Rec | undefined, controllerName: string): Rec | undefined {
+export function statusPatch(
+  kind: string,
+  current: unknown,
+  desired: Rec | undefined,
+  controllerName: string,
+): Rec | undefined {
   const cur = isRec(current) ? current : {};
   let next: Rec;
   const list = SHARED[kind];
@@ -93,19 +105,39 @@ export interface Rejection {
  */
 export function withRejections(status: Rec, rejections: readonly Rejection[], now: string): Rec {
   const cond = (msgs: string[], gen: unknown): Condition => ({
-    type: 'Programmed', status: 'False', reason: 'RejectedByProxy', message: msgs.sort().join('; ').slice(0, 32_000),
-    observedGeneration: typeof gen === 'number' ? gen : 0, lastTransitionTime: now,
+    type: 'Programmed',
+    status: 'False',
+    reason: 'RejectedByProxy',
+    message: msgs.sort().join('; ').slice(0, 32_000),
+    observedGeneration: typeof gen === 'number' ? gen : 0,
+    lastTransitionTime: now,
   });
   if (Array.isArray(status.conditions)) {
     const gen = (status.conditions as Condition[])[0]?.observedGeneration;
-    return withConditions(status, [cond(rejections.map((r) => r.message), gen)]);
+    return withConditions(status, [
+      cond(
+        rejections.map((r) => r.message),
+        gen,
+      ),
+    ]);
   }
   if (Array.isArray(status.parents)) {
     const parents = (status.parents as Rec[]).map((p) => {
       const ref = isRec(p.parentRef) ? p.parentRef : {};
-      const mine = rejections.filter((r) => r.gateway.endsWith(`/${String(ref.name)}`) && (ref.namespace === undefined || r.gateway.startsWith(`${String(ref.namespace)}/`)));
+      const mine = rejections.filter(
+        (r) =>
+          r.gateway.endsWith(`/${String(ref.name)}`) &&
+          (ref.namespace === undefined || r.gateway.startsWith(`${String(ref.namespace)}/`)),
+      );
       const conds = Array.isArray(p.conditions) ? (p.conditions as Condition[]) : [];
-      return mine.length ? withConditions(p, [cond(mine.map((r) => r.message), conds[0]?.observedGeneration)]) : p;
+      return mine.length
+        ? withConditions(p, [
+            cond(
+              mine.map((r) => r.message),
+              conds[0]?.observedGeneration,
+            ),
+          ])
+        : p;
     });
     return { ...status, parents };
   }

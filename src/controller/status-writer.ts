@@ -23,7 +23,18 @@ export interface StatusWriterOptions {
 }
 
 /** Kinds whose status this controller writes. */
-const STATUS_KINDS: ReadonlySet<Kind> = new Set<Kind>(['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ListenerSet', 'GwBackend', 'GwPolicy', 'GwParameters', 'GwModel', 'BackendTLSPolicy']);
+const STATUS_KINDS: ReadonlySet<Kind> = new Set<Kind>([
+  'GatewayClass',
+  'Gateway',
+  'HTTPRoute',
+  'GRPCRoute',
+  'ListenerSet',
+  'GwBackend',
+  'GwPolicy',
+  'GwParameters',
+  'GwModel',
+  'BackendTLSPolicy',
+]);
 
 export class StatusWriter {
   /** Writes done, for tests and metrics. */

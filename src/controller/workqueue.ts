@@ -68,7 +68,10 @@ export class WorkQueue {
   private drained: (() => void)[] = [];
   private shuttingDown = false;
 
-  constructor(private readonly clock: Clock, private readonly limiter: RateLimiter = defaultLimiter(clock)) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly limiter: RateLimiter = defaultLimiter(clock),
+  ) {}
 
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;

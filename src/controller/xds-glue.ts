@@ -20,7 +20,12 @@ interface TokenReview {
  * not a ServiceAccount's, or not for `audience`); throws when the review itself fails. Verdicts are
  * cached for `ttlMs` by token hash so reconnect storms do not become TokenReview storms.
  */
-export function tokenReviewAuthenticator(client: KubeClient, audience = XDS_AUDIENCE, ttlMs = 30_000, now: () => number = Date.now): (token: string) => Promise<ProxyIdentity | null> {
+export function tokenReviewAuthenticator(
+  client: KubeClient,
+  audience = XDS_AUDIENCE,
+  ttlMs = 30_000,
+  now: () => number = Date.now,
+): (token: string) => Promise<ProxyIdentity | null> {
   const cache = new Map<string, { at: number; identity: ProxyIdentity | null }>();
   return async (token) => {
     const key = createHash('sha256').update(token).digest('hex');
@@ -49,7 +54,10 @@ export function authorizeGatewayServiceAccount(identity: ProxyIdentity, gateway:
   if (i < 0) return false;
   const namespace = gateway.slice(0, i);
   const name = gateway.slice(i + 1);
-  const expected = workloadName({ metadata: { name, namespace, uid: '' }, spec: { gatewayClassName: '', listeners: [] } });
+  const expected = workloadName({
+    metadata: { name, namespace, uid: '' },
+    spec: { gatewayClassName: '', listeners: [] },
+  });
   return identity.namespace === namespace && identity.serviceAccount === expected;
 }
 
@@ -62,7 +70,10 @@ export function secretCaStore(client: KubeClient, namespace: string, name = 'gw-
       const cert = s.data?.['ca.crt'];
       const key = s.data?.['ca.key'];
       if (!cert || !key) throw new Error(`Secret ${namespace}/${name} must hold ca.crt and ca.key`);
-      return { caCert: Buffer.from(cert, 'base64').toString('utf8'), caKey: Buffer.from(key, 'base64').toString('utf8') };
+      return {
+        caCert: Buffer.from(cert, 'base64').toString('utf8'),
+        caKey: Buffer.from(key, 'base64').toString('utf8'),
+      };
     } catch (err) {
       if (isStatus(err, 404)) return undefined;
       throw err;
@@ -72,9 +83,14 @@ export function secretCaStore(client: KubeClient, namespace: string, name = 'gw-
     get,
     async put(ca) {
       const body = {
-        apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'Opaque',
         metadata: { name, namespace, labels: { 'app.kubernetes.io/managed-by': 'gw-controller' } },
-        data: { 'ca.crt': Buffer.from(ca.caCert).toString('base64'), 'ca.key': Buffer.from(ca.caKey).toString('base64') },
+        data: {
+          'ca.crt': Buffer.from(ca.caCert).toString('base64'),
+          'ca.key': Buffer.from(ca.caKey).toString('base64'),
+        },
       };
       try {
         await client.request('POST', path, { body });
@@ -90,12 +106,26 @@ export function secretCaStore(client: KubeClient, namespace: string, name = 'gw-
 }
 
 /** The ConfigMap (key `ca.crt`) the deployer mounts into proxies of a namespace, applied as gw-controller. */
-export async function publishCaBundle(client: KubeClient, namespace: string, pem: string, name = 'gw-xds-ca'): Promise<void> {
-  await client.request('PATCH', `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`, {
-    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { 'app.kubernetes.io/managed-by': 'gw-controller' } }, data: { 'ca.crt': pem } },
-    contentType: 'application/apply-patch+yaml',
-    query: { fieldManager: 'gw-controller', force: true },
-  });
+export async function publishCaBundle(
+  client: KubeClient,
+  namespace: string,
+  pem: string,
+  name = 'gw-xds-ca',
+): Promise<void> {
+  await client.request(
+    'PATCH',
+    `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`,
+    {
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace, labels: { 'app.kubernetes.io/managed-by': 'gw-controller' } },
+        data: { 'ca.crt': pem },
+      },
+      contentType: 'application/apply-patch+yaml',
+      query: { fieldManager: 'gw-controller', force: true },
+    },
+  );
 }
 
 /**
@@ -104,6 +134,7 @@ export async function publishCaBundle(client: KubeClient, namespace: string, pem
  */
 export function objectOfResource(resourceName: string, gateway: string): string {
   const [type, ...rest] = resourceName.split('/');
-  if ((type === 'route' || type === 'backend' || type === 'model') && rest.length >= 3 && /^[A-Z]/.test(rest[0]!)) return rest.slice(0, 3).join('/');
+  if ((type === 'route' || type === 'backend' || type === 'model') && rest.length >= 3 && /^[A-Z]/.test(rest[0]!))
+    return rest.slice(0, 3).join('/');
   return `Gateway/${gateway}`;
 }

@@ -26,7 +26,12 @@ export function applyOverlays(obj: JsonObject, overlays: readonly SourcedOverlay
     if (spec && specless.has(kind)) {
       for (const [k, v] of Object.entries(spec)) {
         if (k === 'apiVersion' || k === 'kind' || k === 'metadata') {
-          problems.push({ source: 'cluster', object, path: `${path}.spec.${k}`, message: `cannot be set by an overlay of a ${kind}` });
+          problems.push({
+            source: 'cluster',
+            object,
+            path: `${path}.spec.${k}`,
+            message: `cannot be set by an overlay of a ${kind}`,
+          });
           continue;
         }
         setOwn(patch, k, v);

@@ -4,7 +4,14 @@ import type { GwParametersSpec } from '../api/parameters.js';
 import type { Json, JsonObject } from './json.js';
 import { getOwn, isObject, setOwn } from './json.js';
 
-export const OVERLAY_FIELDS = ['deployment', 'daemonSet', 'service', 'serviceAccount', 'podDisruptionBudget', 'horizontalPodAutoscaler'] as const;
+export const OVERLAY_FIELDS = [
+  'deployment',
+  'daemonSet',
+  'service',
+  'serviceAccount',
+  'podDisruptionBudget',
+  'horizontalPodAutoscaler',
+] as const;
 export type OverlayField = (typeof OVERLAY_FIELDS)[number];
 export type Overlay = NonNullable<GwParametersSpec['deployment']>;
 export type TypedParameters = Omit<GwParametersSpec, OverlayField>;
@@ -27,7 +34,9 @@ export interface ResolvedParameters {
 }
 
 export function parametersKey(p: ParametersInput): string {
-  return p.metadata.namespace ? `GwParameters ${p.metadata.namespace}/${p.metadata.name}` : `GwParameters ${p.metadata.name}`;
+  return p.metadata.namespace
+    ? `GwParameters ${p.metadata.namespace}/${p.metadata.name}`
+    : `GwParameters ${p.metadata.name}`;
 }
 
 type EnvVar = NonNullable<GwParametersSpec['env']>[number];
@@ -74,7 +83,10 @@ export function resolveParameters(classParams?: ParametersInput, gatewayParams?:
   const env = mergeEnv<EnvVar>(classTyped.env, gatewayTyped.env);
   if (env.length > 0) typed.env = env;
 
-  const overlays = Object.fromEntries(OVERLAY_FIELDS.map((f) => [f, [] as SourcedOverlay[]])) as Record<OverlayField, SourcedOverlay[]>;
+  const overlays = Object.fromEntries(OVERLAY_FIELDS.map((f) => [f, [] as SourcedOverlay[]])) as Record<
+    OverlayField,
+    SourcedOverlay[]
+  >;
   for (const p of [classParams, gatewayParams]) {
     if (!p) continue;
     for (const f of OVERLAY_FIELDS) {

@@ -6,7 +6,16 @@ import type { GatewayInput } from './naming.js';
 import { objectLabels, selectorLabels } from './naming.js';
 import type { TypedParameters } from './parameters.js';
 import { mergeEnv } from './parameters.js';
-import { CONFIG_DIR, CONFIG_KEY, DEFAULT_SPIFFE_SOCKET, MODEL_CATALOG_DIR, METRICS_PORT, READINESS_PORT, XDS_CA_PATH, XDS_TOKEN_PATH } from './proxy-config.js';
+import {
+  CONFIG_DIR,
+  CONFIG_KEY,
+  DEFAULT_SPIFFE_SOCKET,
+  MODEL_CATALOG_DIR,
+  METRICS_PORT,
+  READINESS_PORT,
+  XDS_CA_PATH,
+  XDS_TOKEN_PATH,
+} from './proxy-config.js';
 
 export const XDS_AUDIENCE = 'gw-xds';
 export const SESSION_KEY_SECRET_KEY = 'session-key';
@@ -85,18 +94,23 @@ function controllerEnv(ctx: PodContext): Array<JsonObject & { name: string }> {
     { name: 'GW_LOG_LEVEL', value: String(logging.level) },
     { name: 'RUST_LOG', value: String(logging.level) },
     { name: 'GW_LOG_FORMAT', value: String(logging.format) },
-    { name: 'SESSION_KEY', valueFrom: { secretKeyRef: { name: ctx.sessionKeySecretName, key: SESSION_KEY_SECRET_KEY } } },
+    {
+      name: 'SESSION_KEY',
+      valueFrom: { secretKeyRef: { name: ctx.sessionKeySecretName, key: SESSION_KEY_SECRET_KEY } },
+    },
   ];
   const { istio, spiffe } = ctx.typed;
   if (istio?.enabled) {
     env.push({ name: 'GW_ISTIO_ENABLED', value: 'true' });
     if (istio.caAddress) env.push({ name: 'CA_ADDR', value: istio.caAddress });
     if (istio.trustDomain) env.push({ name: 'TRUST_DOMAIN', value: istio.trustDomain });
-    if (istio.additionalTrustDomains?.length) env.push({ name: 'GW_ISTIO_ADDITIONAL_TRUST_DOMAINS', value: istio.additionalTrustDomains.join(',') });
+    if (istio.additionalTrustDomains?.length)
+      env.push({ name: 'GW_ISTIO_ADDITIONAL_TRUST_DOMAINS', value: istio.additionalTrustDomains.join(',') });
     if (istio.clusterId) env.push({ name: 'ISTIO_META_CLUSTER_ID', value: istio.clusterId });
     if (istio.network) env.push({ name: 'ISTIO_META_NETWORK', value: istio.network });
   }
-  if (spiffe) env.push({ name: 'SPIFFE_ENDPOINT_SOCKET', value: `unix://${spiffe.socketPath ?? DEFAULT_SPIFFE_SOCKET}` });
+  if (spiffe)
+    env.push({ name: 'SPIFFE_ENDPOINT_SOCKET', value: `unix://${spiffe.socketPath ?? DEFAULT_SPIFFE_SOCKET}` });
   return env;
 }
 
@@ -105,7 +119,14 @@ function volumesAndMounts(ctx: PodContext): { volumes: JsonObject[]; mounts: Jso
   const file = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
   const volumes: JsonObject[] = [
     { name: 'config', configMap: { name: ctx.configMapName } },
-    { name: 'xds-token', projected: { sources: [{ serviceAccountToken: { audience: XDS_AUDIENCE, expirationSeconds: 3600, path: file(XDS_TOKEN_PATH) } }] } },
+    {
+      name: 'xds-token',
+      projected: {
+        sources: [
+          { serviceAccountToken: { audience: XDS_AUDIENCE, expirationSeconds: 3600, path: file(XDS_TOKEN_PATH) } },
+        ],
+      },
+    },
   ];
   const mounts: JsonObject[] = [
     { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
@@ -117,14 +138,23 @@ function volumesAndMounts(ctx: PodContext): { volumes: JsonObject[]; mounts: Jso
   }
   const { istio, spiffe, modelCatalog } = ctx.typed;
   if (istio?.enabled) {
-    volumes.push({ name: 'istio-token', projected: { sources: [{ serviceAccountToken: { audience: 'istio-ca', expirationSeconds: 43200, path: 'istio-token' } }] } });
+    volumes.push({
+      name: 'istio-token',
+      projected: {
+        sources: [{ serviceAccountToken: { audience: 'istio-ca', expirationSeconds: 43200, path: 'istio-token' } }],
+      },
+    });
     volumes.push({ name: 'istio-ca-root-cert', configMap: { name: 'istio-ca-root-cert' } });
     mounts.push({ name: 'istio-token', mountPath: '/var/run/secrets/tokens', readOnly: true });
     mounts.push({ name: 'istio-ca-root-cert', mountPath: '/var/run/secrets/istio', readOnly: true });
   }
   if (spiffe) {
     volumes.push({ name: 'spiffe-workload-api', csi: { driver: 'csi.spiffe.io', readOnly: true } });
-    mounts.push({ name: 'spiffe-workload-api', mountPath: dir(spiffe.socketPath ?? DEFAULT_SPIFFE_SOCKET), readOnly: true });
+    mounts.push({
+      name: 'spiffe-workload-api',
+      mountPath: dir(spiffe.socketPath ?? DEFAULT_SPIFFE_SOCKET),
+      readOnly: true,
+    });
   }
   (modelCatalog?.sources ?? []).forEach((s, i) => {
     if (!s.configMap) return;

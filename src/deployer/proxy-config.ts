@@ -22,7 +22,9 @@ export interface ProxyConfigContext {
 }
 
 export function modelCatalogFiles(typed: TypedParameters): string[] {
-  return (typed.modelCatalog?.sources ?? []).map((s, i) => `${MODEL_CATALOG_DIR}/${i}/${s.configMap?.key ?? 'catalog.json'}`);
+  return (typed.modelCatalog?.sources ?? []).map(
+    (s, i) => `${MODEL_CATALOG_DIR}/${i}/${s.configMap?.key ?? 'catalog.json'}`,
+  );
 }
 
 export function buildProxyConfig(typed: TypedParameters, ctx: ProxyConfigContext): JsonObject {

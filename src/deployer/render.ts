@@ -116,9 +116,18 @@ export function renderGatewayWorkload(input: RenderInput): RenderResult {
   const config = buildProxyConfig(typed, { gateway, xdsAddress, xdsTls });
   const configText = `${JSON.stringify(config, null, 2)}\n`;
   const configMapName = workloadName(gateway, '-proxy');
-  const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: objectMeta(gateway, configMapName), data: { [CONFIG_KEY]: configText } };
+  const configMap: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: objectMeta(gateway, configMapName),
+    data: { [CONFIG_KEY]: configText },
+  };
 
-  const serviceAccount = applyOverlays({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: objectMeta(gateway, name) }, overlays.serviceAccount, problems);
+  const serviceAccount = applyOverlays(
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: objectMeta(gateway, name) },
+    overlays.serviceAccount,
+    problems,
+  );
 
   const template = podTemplate({
     gateway,
@@ -166,28 +175,56 @@ export function renderGatewayWorkload(input: RenderInput): RenderResult {
 type Overlays = ResolvedParameters['overlays'];
 
 /** The PodDisruptionBudget, rendered only when a parameters object overlays one. */
-function disruptionBudget(gateway: RenderInput['gateway'], name: string, overlays: Overlays, problems: Problem[]): JsonObject | undefined {
+function disruptionBudget(
+  gateway: RenderInput['gateway'],
+  name: string,
+  overlays: Overlays,
+  problems: Problem[],
+): JsonObject | undefined {
   if (overlays.podDisruptionBudget.length === 0) return undefined;
-  const base = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: objectMeta(gateway, name), spec: { selector: { matchLabels: selectorLabels(gateway) } } };
+  const base = {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: objectMeta(gateway, name),
+    spec: { selector: { matchLabels: selectorLabels(gateway) } },
+  };
   return applyOverlays(base, overlays.podDisruptionBudget, problems);
 }
 
 /** The HorizontalPodAutoscaler, rendered only when overlaid, for a Deployment, and with `maxReplicas` set. */
-function autoscaler(gateway: RenderInput['gateway'], name: string, kind: string, overlays: Overlays, problems: Problem[]): JsonObject | undefined {
+function autoscaler(
+  gateway: RenderInput['gateway'],
+  name: string,
+  kind: string,
+  overlays: Overlays,
+  problems: Problem[],
+): JsonObject | undefined {
   const last = overlays.horizontalPodAutoscaler[overlays.horizontalPodAutoscaler.length - 1];
   if (!last) return undefined;
   if (kind !== 'Deployment') {
-    problems.push({ source: 'cluster', object: last.object, path: last.path, message: 'applies only when workload.kind is Deployment, got DaemonSet' });
+    problems.push({
+      source: 'cluster',
+      object: last.object,
+      path: last.path,
+      message: 'applies only when workload.kind is Deployment, got DaemonSet',
+    });
     return undefined;
   }
   const base = {
-    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: objectMeta(gateway, name),
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: objectMeta(gateway, name),
     spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name } },
   };
   const hpa = applyOverlays(base, overlays.horizontalPodAutoscaler, problems);
   const spec = isObject(hpa.spec) ? hpa.spec : {};
   if (typeof spec.maxReplicas !== 'number') {
-    problems.push({ source: 'cluster', object: last.object, path: `${last.path}.spec.maxReplicas`, message: 'is required for a HorizontalPodAutoscaler' });
+    problems.push({
+      source: 'cluster',
+      object: last.object,
+      path: `${last.path}.spec.maxReplicas`,
+      message: 'is required for a HorizontalPodAutoscaler',
+    });
   }
   return hpa;
 }

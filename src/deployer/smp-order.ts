@@ -51,7 +51,13 @@ function sortByOrder(toSort: Json[], order: readonly Json[], mergeKey: string, k
   return out;
 }
 
-function normalizeSliceOrder(toSort: Json[], order: readonly Json[], mergeKey: string, kind: ElemKind, path: string): Json[] {
+function normalizeSliceOrder(
+  toSort: Json[],
+  order: readonly Json[],
+  mergeKey: string,
+  kind: ElemKind,
+  path: string,
+): Json[] {
   let deletes: Json[] = [];
   if (kind === 'object') {
     requireMergeKey(toSort, mergeKey, path);
@@ -63,7 +69,12 @@ function normalizeSliceOrder(toSort: Json[], order: readonly Json[], mergeKey: s
 }
 
 /** Splits `merged` into items present in `by` (by merge key or value) and the rest. */
-export function partitionByPresence(merged: readonly Json[], by: readonly Json[], mergeKey: string, path: string): [Json[], Json[]] {
+export function partitionByPresence(
+  merged: readonly Json[],
+  by: readonly Json[],
+  mergeKey: string,
+  path: string,
+): [Json[], Json[]] {
   const inList: Json[] = [];
   const rest: Json[] = [];
   for (const v of merged) {

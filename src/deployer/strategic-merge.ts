@@ -164,7 +164,14 @@ function mergeListField(original: Json[], patch: Json[], field: SmpField, isDele
   return patch;
 }
 
-function mergeList(original: Json[], patch: Json[], itemType: SmpType, mergeKey: string, isDeleteList: boolean, path: Path): Json[] {
+function mergeList(
+  original: Json[],
+  patch: Json[],
+  itemType: SmpType,
+  mergeKey: string,
+  isDeleteList: boolean,
+  path: Path,
+): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = elementKind([original, patch], path) as ElemKind;
   let merged: Json[];
@@ -178,8 +185,21 @@ function mergeList(original: Json[], patch: Json[], itemType: SmpType, mergeKey:
     [server, patchItems] = applyListDirectives(original, patch, mergeKey, path);
     merged = mergeByKey([...server], patchItems, mergeKey, itemType, path);
   }
-  const [inPatch, serverOnly] = partitionByPresence(merged, patchItems, kind === 'object' ? mergeKey : '', fieldPath(path));
-  return normalizeElementOrder(inPatch, serverOnly, patchItems, server, kind === 'object' ? mergeKey : '', kind, fieldPath(path));
+  const [inPatch, serverOnly] = partitionByPresence(
+    merged,
+    patchItems,
+    kind === 'object' ? mergeKey : '',
+    fieldPath(path),
+  );
+  return normalizeElementOrder(
+    inPatch,
+    serverOnly,
+    patchItems,
+    server,
+    kind === 'object' ? mergeKey : '',
+    kind,
+    fieldPath(path),
+  );
 }
 
 // Go's deduplicateScalars moves the last item into each duplicate's slot; the order it leaves is
@@ -212,7 +232,8 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string, 
     }
     const directive = v[PATCH];
     if (directive === 'delete') {
-      if (!(mergeKey in v)) throw new SmpError(fieldPath([...path, i]), `a $patch: delete item needs the merge key "${mergeKey}"`);
+      if (!(mergeKey in v))
+        throw new SmpError(fieldPath([...path, i]), `a $patch: delete item needs the merge key "${mergeKey}"`);
       const key = v[mergeKey];
       server = server.filter((o) => !(isObject(o) && mergeKey in o && scalarEqual(o[mergeKey], key)));
     } else if (directive === 'replace') {
@@ -220,7 +241,10 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string, 
     } else if (directive === 'merge') {
       throw new SmpError(fieldPath([...path, i, PATCH]), 'merge is not supported on a list item');
     } else {
-      throw new SmpError(fieldPath([...path, i, PATCH]), `must be "replace" or "delete", got ${JSON.stringify(directive)}`);
+      throw new SmpError(
+        fieldPath([...path, i, PATCH]),
+        `must be "replace" or "delete", got ${JSON.stringify(directive)}`,
+      );
     }
   });
   return replace ? [rest, []] : [server, rest];
@@ -232,7 +256,8 @@ function mergeByKey(out: Json[], patch: Json[], mergeKey: string, itemType: SmpT
     if (!(mergeKey in v)) throw new SmpError(fieldPath([...path, i]), `item has no merge key "${mergeKey}"`);
     const key = v[mergeKey];
     const at = out.findIndex((o) => {
-      if (!isObject(o)) throw new SmpError(fieldPath(path), `must be a list of objects, got an item ${JSON.stringify(o)}`);
+      if (!isObject(o))
+        throw new SmpError(fieldPath(path), `must be a list of objects, got an item ${JSON.stringify(o)}`);
       return mergeKey in o && scalarEqual(o[mergeKey], key);
     });
     if (at >= 0) out[at] = mergeMap(out[at] as JsonObject, v, itemType, [...path, i]);
@@ -251,8 +276,10 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, schema: S
     const k = extractKey(key, SET_ORDER, path);
     const ov = getOwn(original, k);
     const pv = getOwn(patch, k);
-    if (ov !== undefined && !Array.isArray(ov)) throw new SmpError(fieldPath([...path, k]), 'must be a list to be ordered');
-    if (pv !== undefined && !Array.isArray(pv)) throw new SmpError(fieldPath([...path, k]), 'must be a list to be ordered');
+    if (ov !== undefined && !Array.isArray(ov))
+      throw new SmpError(fieldPath([...path, k]), 'must be a list to be ordered');
+    if (pv !== undefined && !Array.isArray(pv))
+      throw new SmpError(fieldPath([...path, k]), 'must be a list to be ordered');
     const field = lookup(schema, k);
     const mergeKey = field.mergeKey ?? '';
     validateOrderList(pv ?? [], order, mergeKey, where);
@@ -280,7 +307,8 @@ function validateOrderList(patchList: readonly Json[], order: readonly Json[], m
   const items = mergeKey === '' ? patchList : patchList.filter((v) => !(isObject(v) && v[PATCH] === 'delete'));
   const keyOf = (v: Json): Json | undefined => {
     if (mergeKey === '') return v;
-    if (!isObject(v) || !(mergeKey in v)) throw new SmpError(fieldPath(where), `item ${JSON.stringify(v)} has no merge key "${mergeKey}"`);
+    if (!isObject(v) || !(mergeKey in v))
+      throw new SmpError(fieldPath(where), `item ${JSON.stringify(v)} has no merge key "${mergeKey}"`);
     return v[mergeKey];
   };
   let p = 0;
@@ -294,7 +322,7 @@ function validateOrderList(patchList: readonly Json[], order: readonly Json[], m
     if (scalarEqual(keyOf(item), keyOf(order[o] as Json))) p++;
     o++;
   }
-  if (p < items.length) throw new SmpError(fieldPath(where), 'must list the patch list\'s items in the same order');
+  if (p < items.length) throw new SmpError(fieldPath(where), "must list the patch list's items in the same order");
 }
 
 // kubectl's merge deletes and appends items inside the live list's Go backing array, and the

@@ -17,8 +17,22 @@ export const conversion = { longs: String, enums: String, defaults: true, oneofs
 
 export function generateIrTypes(outDir: string = defaultOutDir): void {
   const bin = path.join(repoRoot, 'node_modules/.bin/proto-loader-gen-types');
-  execFileSync(bin, ['--longs=String', '--enums=String', '--defaults', '--oneofs', '--includeComments',
-    '-I', protoDir, '-O', outDir, protoFile], { stdio: 'inherit' });
+  execFileSync(
+    bin,
+    [
+      '--longs=String',
+      '--enums=String',
+      '--defaults',
+      '--oneofs',
+      '--includeComments',
+      '-I',
+      protoDir,
+      '-O',
+      outDir,
+      protoFile,
+    ],
+    { stdio: 'inherit' },
+  );
   for (const file of walk(outDir)) writeFileSync(file, portable(readFileSync(file, 'utf8')));
 }
 

@@ -18,9 +18,16 @@ let codecs: { snapshot: SnapshotCodec; resource: ResourceCodec } | undefined;
 function ir(): { snapshot: SnapshotCodec; resource: ResourceCodec } {
   if (!codecs) {
     const pkg = loadSync('gw/ir/v1/ir.proto', {
-      includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true,
+      includeDirs: [protoRoot],
+      longs: String,
+      enums: String,
+      defaults: true,
+      oneofs: true,
     });
-    codecs = { snapshot: pkg['gw.ir.v1.Snapshot'] as SnapshotCodec, resource: pkg['gw.ir.v1.Resource'] as ResourceCodec };
+    codecs = {
+      snapshot: pkg['gw.ir.v1.Snapshot'] as SnapshotCodec,
+      resource: pkg['gw.ir.v1.Resource'] as ResourceCodec,
+    };
   }
   return codecs;
 }

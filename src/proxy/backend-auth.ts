@@ -20,7 +20,12 @@ export class MissingClientToken {
  * `headers` with the edge's credential applied. `clientAuthorization` is the Authorization header the
  * client sent, before authentication ran.
  */
-export function withCredential(headers: HeaderMap, c: AiCredential | null | undefined, clientAuthorization: string | undefined, backend: string): HeaderMap | MissingClientToken {
+export function withCredential(
+  headers: HeaderMap,
+  c: AiCredential | null | undefined,
+  clientAuthorization: string | undefined,
+  backend: string,
+): HeaderMap | MissingClientToken {
   if (c?.kind === 'key' && c.key) return { ...headers, authorization: `Bearer ${c.key}` };
   if (c?.kind === 'passthrough') {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(clientAuthorization ?? '')?.[1];
@@ -63,7 +68,8 @@ export function upstreamHeadersOf(target: McpTarget): Record<string, string> {
  */
 export function credentialProblems(snapshot: Snapshot, source: string): Problem[] {
   const kinds = new Map<string, string>();
-  for (const r of snapshot.resources) if (r.kind === 'backend' && r.backend) kinds.set(r.backend.name, r.backend.kind ?? '');
+  for (const r of snapshot.resources)
+    if (r.kind === 'backend' && r.backend) kinds.set(r.backend.name, r.backend.kind ?? '');
   const out: Problem[] = [];
   for (const r of snapshot.resources) {
     if (r.kind !== 'route' || !r.route) continue;
@@ -71,10 +77,12 @@ export function credentialProblems(snapshot: Snapshot, source: string): Problem[
       const kind = kinds.get(b.backend) ?? '';
       const check = (c: AiCredential | null | undefined, path: string): void => {
         const why = unusable(c, kind);
-        if (why) out.push({ source, object: `Route ${r.route?.name ?? ''}`, path: `backends[${i}].${path}`, message: why });
+        if (why)
+          out.push({ source, object: `Route ${r.route?.name ?? ''}`, path: `backends[${i}].${path}`, message: why });
       };
       check(b.credential, 'credential');
-      for (const t of Object.keys(b.targetCredentials ?? {}).sort()) check(b.targetCredentials[t], `targetCredentials.${t}`);
+      for (const t of Object.keys(b.targetCredentials ?? {}).sort())
+        check(b.targetCredentials[t], `targetCredentials.${t}`);
     });
   }
   return out;
@@ -83,8 +91,15 @@ export function credentialProblems(snapshot: Snapshot, source: string): Problem[
 function unusable(c: AiCredential | null | undefined, backendKind: string): string | undefined {
   if (!c?.kind) return undefined;
   if (backendKind === 'ai') return 'is not read on ai backends; their credentials are in ai.providers';
-  if (backendKind === 'aws') return c.kind === 'aws' ? undefined : `${c.kind} cannot be applied to an aws.agentCore backend, which is signed with aws keys`;
-  if (backendKind === 'dynamicForwardProxy' && c.kind === 'key') return 'key cannot be applied to dynamicForwardProxy backends: the client chooses where it would go';
-  if (backendKind === 'mcp') return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
-  return c.kind === 'key' || c.kind === 'passthrough' ? undefined : `${c.kind} cannot be applied to ${backendKind} backends; only key or passthrough`;
+  if (backendKind === 'aws')
+    return c.kind === 'aws'
+      ? undefined
+      : `${c.kind} cannot be applied to an aws.agentCore backend, which is signed with aws keys`;
+  if (backendKind === 'dynamicForwardProxy' && c.kind === 'key')
+    return 'key cannot be applied to dynamicForwardProxy backends: the client chooses where it would go';
+  if (backendKind === 'mcp')
+    return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
+  return c.kind === 'key' || c.kind === 'passthrough'
+    ? undefined
+    : `${c.kind} cannot be applied to ${backendKind} backends; only key or passthrough`;
 }

@@ -37,7 +37,9 @@ export interface CompiledListener {
   authUnlisted: RouteAuth[];
 }
 
-export function authEndpointsOf(routes: readonly CompiledRoute[]): Pick<CompiledListener, 'authEndpoints' | 'authUnlisted'> {
+export function authEndpointsOf(
+  routes: readonly CompiledRoute[],
+): Pick<CompiledListener, 'authEndpoints' | 'authUnlisted'> {
   const authEndpoints = new Map<string, RouteAuth>();
   const authUnlisted: RouteAuth[] = [];
   for (const r of routes) {

@@ -30,8 +30,10 @@ export const defaultLimits: ProxyLimits = {
 
 export function limitsWith(overrides: Partial<ProxyLimits> | undefined): ProxyLimits {
   const out = { ...defaultLimits };
-  for (const [k, v] of Object.entries(overrides ?? {}) as [keyof ProxyLimits, number | undefined][]) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(overrides ?? {}) as [keyof ProxyLimits, number | undefined][])
+    if (v !== undefined) out[k] = v;
   // Node requires the whole-request bound to be at least the headers bound.
-  if (out.requestTimeoutMs > 0 && out.requestTimeoutMs < out.headersTimeoutMs) out.requestTimeoutMs = out.headersTimeoutMs;
+  if (out.requestTimeoutMs > 0 && out.requestTimeoutMs < out.headersTimeoutMs)
+    out.requestTimeoutMs = out.headersTimeoutMs;
   return out;
 }

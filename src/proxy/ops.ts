@@ -30,9 +30,15 @@ function listen(server: Server, address: string): Promise<number> {
   });
 }
 
-export async function startOps(opts: { readyAddress: string; metricsAddress: string; isReady(): boolean; registry: Registry }): Promise<OpsServers> {
+export async function startOps(opts: {
+  readyAddress: string;
+  metricsAddress: string;
+  isReady(): boolean;
+  registry: Registry;
+}): Promise<OpsServers> {
   const ready = createServer((req, res) => {
-    if (req.url?.split('?')[0] !== '/healthz/ready') return sendError(res, 'not_found', 'only /healthz/ready is served here');
+    if (req.url?.split('?')[0] !== '/healthz/ready')
+      return sendError(res, 'not_found', 'only /healthz/ready is served here');
     if (!opts.isReady()) return sendError(res, 'not_ready', 'no configuration has been applied yet');
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
   });
@@ -55,9 +61,14 @@ export async function startOps(opts: { readyAddress: string; metricsAddress: str
 }
 
 async function closeAll(servers: Server[]): Promise<void> {
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-    if (!s.listening) return resolve();
-    s.close(() => resolve());
-    s.closeAllConnections();
-  })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (!s.listening) return resolve();
+          s.close(() => resolve());
+          s.closeAllConnections();
+        }),
+    ),
+  );
 }

@@ -43,99 +43,146 @@ export interface PipelineServices {
 
 /** true: the stage answered and the request is done. Synchronous stages cost no promise. */
 type Outcome = boolean | Promise<boolean>;
-interface Stage<X> { readonly name: string; run(x: X, s: PipelineServices): Outcome }
+interface Stage<X> {
+  readonly name: string;
+  run(x: X, s: PipelineServices): Outcome;
+}
 
-const answered = (req: IncomingMessage): true => { req.resume(); return true; };
+const answered = (req: IncomingMessage): true => {
+  req.resume();
+  return true;
+};
 
 const beforeRoute: Stage<Exchange>[] = [
-  { name: 'cors', run: ({ req, res, route }) => {
-    const cors = route?.route.policy?.cors;
-    const origin = req.headers.origin;
-    if (!cors) return false;
-    if (isPreflight(req.method, req.headers) && typeof origin === 'string') {
-      const headers = preflightHeaders(cors, origin, req.headers['access-control-request-headers']);
-      if (!headers) sendError(res, 'forbidden', `origin ${origin} is not allowed`);
-      else res.writeHead(204, headers).end();
-      return true;
-    }
-    for (const [k, v] of Object.entries(responseCorsHeaders(cors, origin))) res.setHeader(k, v);
-    return false;
-  } },
-  { name: 'oauth-endpoints', run: async ({ req, res, listener, path }) => {
-    if (!listener) return false;
-    const serving = listener.authEndpoints.get(path);
-    if (serving && (await serving.handle(req, res))) return true;
-    for (const auth of listener.authUnlisted) if (await auth.handle(req, res)) return true;
-    return false;
-  } },
-  { name: 'route', run: ({ req, res, route, path }) => {
-    if (route) return false;
-    sendError(res, 'not_found', `no route for ${path}`);
-    return answered(req);
-  } },
+  {
+    name: 'cors',
+    run: ({ req, res, route }) => {
+      const cors = route?.route.policy?.cors;
+      const origin = req.headers.origin;
+      if (!cors) return false;
+      if (isPreflight(req.method, req.headers) && typeof origin === 'string') {
+        const headers = preflightHeaders(cors, origin, req.headers['access-control-request-headers']);
+        if (!headers) sendError(res, 'forbidden', `origin ${origin} is not allowed`);
+        else res.writeHead(204, headers).end();
+        return true;
+      }
+      for (const [k, v] of Object.entries(responseCorsHeaders(cors, origin))) res.setHeader(k, v);
+      return false;
+    },
+  },
+  {
+    name: 'oauth-endpoints',
+    run: async ({ req, res, listener, path }) => {
+      if (!listener) return false;
+      const serving = listener.authEndpoints.get(path);
+      if (serving && (await serving.handle(req, res))) return true;
+      for (const auth of listener.authUnlisted) if (await auth.handle(req, res)) return true;
+      return false;
+    },
+  },
+  {
+    name: 'route',
+    run: ({ req, res, route, path }) => {
+      if (route) return false;
+      sendError(res, 'not_found', `no route for ${path}`);
+      return answered(req);
+    },
+  },
 ];
 
 const onRoute: Stage<RoutedExchange>[] = [
-  { name: 'refusals', run: ({ req, res, route }) => {
-    if (route.unenforced.length === 0) return false;
-    sendError(res, 'policy_not_enforced', `route ${route.name} has ${route.unenforced.join(', ')}, which this proxy does not enforce yet`);
-    return answered(req);
-  } },
+  {
+    name: 'refusals',
+    run: ({ req, res, route }) => {
+      if (route.unenforced.length === 0) return false;
+      sendError(
+        res,
+        'policy_not_enforced',
+        `route ${route.name} has ${route.unenforced.join(', ')}, which this proxy does not enforce yet`,
+      );
+      return answered(req);
+    },
+  },
   { name: 'filters', run: ({ req, res, route }) => applyRouteFilters(req, res, route.route) },
   { name: 'traffic', run: ({ req, res, route }, s) => s.traffic.handle(req, res, route.name, route.traffic) },
-  { name: 'authentication', run: async (x) => {
-    const auth = x.route.security.auth;
-    // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
-    if (x.route.llm || x.route.forward) x.clientAuthorization = x.req.headers.authorization;
-    if (!auth) return false;
-    const result = await auth.authenticate(x.req, x.res);
-    if (!result) return true;
-    x.claims = result.claims;
-    return false;
-  } },
-  { name: 'external-authorization', run: async (x, s) => {
-    if (!x.route.extAuth || x.route.noBackend) return false;
-    const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims);
-    if (!checked) return true;
-    x.req = checked;
-    return false;
-  } },
-  { name: 'backend', run: ({ req, res, route }) => {
-    if (!route.noBackend) return false;
-    sendError(res, 'no_backend', `route ${route.name} has no usable backend`);
-    return answered(req);
-  } },
+  {
+    name: 'authentication',
+    run: async (x) => {
+      const auth = x.route.security.auth;
+      // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
+      if (x.route.llm || x.route.forward) x.clientAuthorization = x.req.headers.authorization;
+      if (!auth) return false;
+      const result = await auth.authenticate(x.req, x.res);
+      if (!result) return true;
+      x.claims = result.claims;
+      return false;
+    },
+  },
+  {
+    name: 'external-authorization',
+    run: async (x, s) => {
+      if (!x.route.extAuth || x.route.noBackend) return false;
+      const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims);
+      if (!checked) return true;
+      x.req = checked;
+      return false;
+    },
+  },
+  {
+    name: 'backend',
+    run: ({ req, res, route }) => {
+      if (!route.noBackend) return false;
+      sendError(res, 'no_backend', `route ${route.name} has no usable backend`);
+      return answered(req);
+    },
+  },
   // MCP routes authorize per JSON-RPC method inside the endpoint (mcp.tool and friends are known there).
-  { name: 'authorization', run: ({ req, res, route, claims }) => {
-    const authorize = route.security.authorize;
-    if (!authorize || !(route.forward || route.llm)) return false;
-    const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
-    if (authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return false;
-    sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
-    return answered(req);
-  } },
+  {
+    name: 'authorization',
+    run: ({ req, res, route, claims }) => {
+      const authorize = route.security.authorize;
+      if (!authorize || !(route.forward || route.llm)) return false;
+      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
+      if (authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return false;
+      sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
+      return answered(req);
+    },
+  },
   // Forwarded routes wait in the forwarder, inside their request deadline.
-  { name: 'delay', run: async ({ req, route }) => {
-    const wait = route.forward ? 0 : delayMs(route.traffic?.plan.delay, req);
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return false;
-  } },
-  { name: 'dns-rebinding', run: ({ req, res, listener, route }) => {
-    if (route.llm || route.forward) return false;
-    const refused = rebindingRefusal(req, listener?.hostnames ?? [], route.route);
-    if (!refused) return false;
-    sendError(res, 'forbidden', refused);
-    return answered(req);
-  } },
-  { name: 'dispatch', run: async ({ req, res, route, claims, clientAuthorization }, s) => {
-    if (route.forward) await s.forwarder.handle(req, res, route.forward, clientAuthorization);
-    else {
-      const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
-      if (route.llm) await s.llm.handle(withHeaders, res, route.llm, { claims, ...(clientAuthorization ? { authorization: clientAuthorization } : {}) });
-      else await handleMcp(withHeaders, res, route, claims, s.endpoint);
-    }
-    return true;
-  } },
+  {
+    name: 'delay',
+    run: async ({ req, route }) => {
+      const wait = route.forward ? 0 : delayMs(route.traffic?.plan.delay, req);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return false;
+    },
+  },
+  {
+    name: 'dns-rebinding',
+    run: ({ req, res, listener, route }) => {
+      if (route.llm || route.forward) return false;
+      const refused = rebindingRefusal(req, listener?.hostnames ?? [], route.route);
+      if (!refused) return false;
+      sendError(res, 'forbidden', refused);
+      return answered(req);
+    },
+  },
+  {
+    name: 'dispatch',
+    run: async ({ req, res, route, claims, clientAuthorization }, s) => {
+      if (route.forward) await s.forwarder.handle(req, res, route.forward, clientAuthorization);
+      else {
+        const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
+        if (route.llm)
+          await s.llm.handle(withHeaders, res, route.llm, {
+            claims,
+            ...(clientAuthorization ? { authorization: clientAuthorization } : {}),
+          });
+        else await handleMcp(withHeaders, res, route, claims, s.endpoint);
+      }
+      return true;
+    },
+  },
 ];
 
 /** The stage names in order, for docs and tests. */

@@ -54,7 +54,11 @@ export type ErrorCode = keyof typeof errorStatus;
 /** A failure to answer with: thrown where it is found, written once where the response is owned. */
 export class ProxyError extends Error {
   readonly status: number;
-  constructor(readonly code: ErrorCode, message: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
     this.status = errorStatus[code];
   }

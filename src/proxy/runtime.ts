@@ -53,14 +53,35 @@ export interface RuntimeOptions {
 }
 
 /** `tls` is set exactly on HTTPS servers; its table is swapped in place on apply. */
-interface BoundPort { server: Server; address: string; port: number; tls?: TlsBind }
+interface BoundPort {
+  server: Server;
+  address: string;
+  port: number;
+  tls?: TlsBind;
+}
 
 // Forwarded routes never reach handleMcp; this only fills the field McpRoute requires.
-const noMcpBackend: McpBackend = { targets: [], prefixMode: 'PREFIX_MODE_UNSPECIFIED', failureMode: 'FAILURE_MODE_UNSPECIFIED', sessionRouting: 'SESSION_ROUTING_UNSPECIFIED' };
+const noMcpBackend: McpBackend = {
+  targets: [],
+  prefixMode: 'PREFIX_MODE_UNSPECIFIED',
+  failureMode: 'FAILURE_MODE_UNSPECIFIED',
+  sessionRouting: 'SESSION_ROUTING_UNSPECIFIED',
+};
 
 const knownMethods = new Set([
-  'initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
-  'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel',
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+  'logging/setLevel',
 ]);
 
 export class ProxyRuntime {
@@ -91,28 +112,50 @@ export class ProxyRuntime {
     this.metrics = opts.metrics ?? createMetrics();
     this.limits = limitsWith({ ...opts.limits, ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}) });
     const l = this.limits;
-    this.sessions = new SessionRegistry(this.log, { maxSessions: l.maxSessions, maxSessionsPerClient: l.maxSessionsPerClient, idleMs: l.sessionIdleMs }, {
-      onCount: (n) => this.metrics.sessions.set(n),
-      onExpired: () => this.metrics.sessionsExpired.inc(),
-      onRefused: (reason) => this.metrics.sessionsRefused.inc({ reason }),
+    this.sessions = new SessionRegistry(
+      this.log,
+      { maxSessions: l.maxSessions, maxSessionsPerClient: l.maxSessionsPerClient, idleMs: l.sessionIdleMs },
+      {
+        onCount: (n) => this.metrics.sessions.set(n),
+        onExpired: () => this.metrics.sessionsExpired.inc(),
+        onRefused: (reason) => this.metrics.sessionsRefused.inc({ reason }),
+      },
+    );
+    this.forwarder = new HttpForwarder({
+      log: this.log,
+      metrics: this.metrics,
+      selfPorts: () => [...this.ports.values()].map((b) => b.port),
     });
-    this.forwarder = new HttpForwarder({ log: this.log, metrics: this.metrics, selfPorts: () => [...this.ports.values()].map((b) => b.port) });
     this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
     this.traffic = new TrafficGate(this.log, this.metrics, opts.clock);
-    this.extAuth = new ExtAuthClient({ log: this.log, ...(opts.extAuthTimeoutMs ? { timeoutMs: opts.extAuthTimeoutMs } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
+    this.extAuth = new ExtAuthClient({
+      log: this.log,
+      ...(opts.extAuthTimeoutMs ? { timeoutMs: opts.extAuthTimeoutMs } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
-      onMcpMethod: (m) => this.child(`mcp ${m}`, () => this.metrics.mcpRequests.labels(knownMethods.has(m) ? m : 'other')).inc(),
-      onTargetFailure: (target, phase) => this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
+      onMcpMethod: (m) =>
+        this.child(`mcp ${m}`, () => this.metrics.mcpRequests.labels(knownMethods.has(m) ? m : 'other')).inc(),
+      onTargetFailure: (target, phase) =>
+        this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
     };
-    this.services = { traffic: this.traffic, extAuth: this.extAuth, llm: this.llm, forwarder: this.forwarder, endpoint: this.endpoint };
+    this.services = {
+      traffic: this.traffic,
+      extAuth: this.extAuth,
+      llm: this.llm,
+      forwarder: this.forwarder,
+      endpoint: this.endpoint,
+    };
   }
 
-  get ready(): boolean { return this.applied; }
+  get ready(): boolean {
+    return this.applied;
+  }
 
   /**
    * A labelled metric child, looked up once: prom-client hashes the label object on every call
@@ -149,7 +192,15 @@ export class ProxyRuntime {
           replaced.set(name, current);
           continue;
         }
-        if (current) throw new ProblemError([{ source, object: `Bind ${name}`, path: 'port', message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name` }]);
+        if (current)
+          throw new ProblemError([
+            {
+              source,
+              object: `Bind ${name}`,
+              path: 'port',
+              message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name`,
+            },
+          ]);
         this.ports.set(name, await this.listen(bind.address, bind.port, tls.get(name)));
         opened.push(name);
       }
@@ -161,7 +212,10 @@ export class ProxyRuntime {
         opened.push(name);
       }
     } catch (err) {
-      for (const name of opened) { this.ports.get(name)?.server.close(); this.ports.delete(name); }
+      for (const name of opened) {
+        this.ports.get(name)?.server.close();
+        this.ports.delete(name);
+      }
       for (const [name, old] of replaced) {
         // Best effort: the port was ours a moment ago, so listening again with the old settings succeeds unless it was taken.
         const restored = await this.listen(old.address, old.port, old.tls).catch(() => undefined);
@@ -189,10 +243,15 @@ export class ProxyRuntime {
   }
 
   private async closeOnce(): Promise<void> {
-    await Promise.all([...this.ports.values()].map((b) => new Promise<void>((resolve) => {
-      b.server.close(() => resolve());
-      b.server.closeAllConnections();
-    })));
+    await Promise.all(
+      [...this.ports.values()].map(
+        (b) =>
+          new Promise<void>((resolve) => {
+            b.server.close(() => resolve());
+            b.server.closeAllConnections();
+          }),
+      ),
+    );
     this.ports.clear();
     await this.sessions.closeAll();
     await this.forwarder.close();
@@ -213,12 +272,21 @@ export class ProxyRuntime {
       const mcp = ref ? backends.get(ref.backend)?.mcp : undefined;
       const backend = mcp ? mcpBackendWithCredentials(mcp, ref) : undefined;
       const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
-      const llm = backend ? undefined
-        : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) => this.llmGuards(route, r, this.log.child({ route: route.name })));
-      const forward = backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
+      const llm = backend
+        ? undefined
+        : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) =>
+            this.llmGuards(route, r, this.log.child({ route: route.name })),
+          );
+      const forward =
+        backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
       const compiled: CompiledRoute = {
-        name: route.name, route, backend: backend ?? noMcpBackend, forward, llm, traffic: traffic.get(route.name),
+        name: route.name,
+        route,
+        backend: backend ?? noMcpBackend,
+        forward,
+        llm,
+        traffic: traffic.get(route.name),
         ...(typeof extAuth === 'object' ? { extAuth } : {}),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
@@ -226,7 +294,9 @@ export class ProxyRuntime {
           ...refusedSecurity(route, { security: this.opts.security !== undefined }),
           ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
-          ...(!llm && route.backends.some((b) => b.promptGuard) ? ['backend.ai.promptGuard (its backend is not an ai backend)'] : []),
+          ...(!llm && route.backends.some((b) => b.promptGuard)
+            ? ['backend.ai.promptGuard (its backend is not an ai backend)']
+            : []),
         ],
         noBackend: !backend && !forward && !llm,
       };
@@ -237,13 +307,17 @@ export class ProxyRuntime {
       const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
       if (retry) compiled.retry = retry;
       this.logRefused(compiled);
-      if (backend && ref?.mcpGuardrails) compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
+      if (backend && ref?.mcpGuardrails)
+        compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();
     for (const l of listeners.values()) {
       const routes = routesByListener.get(l.name) ?? [];
-      out.set(l.bind, [...(out.get(l.bind) ?? []), { hostnames: l.hostnames, routes, match: compileRouteMatcher(routes, l.hostnames), ...authEndpointsOf(routes) }]);
+      out.set(l.bind, [
+        ...(out.get(l.bind) ?? []),
+        { hostnames: l.hostnames, routes, match: compileRouteMatcher(routes, l.hostnames), ...authEndpointsOf(routes) },
+      ]);
     }
     return out;
   }
@@ -254,18 +328,41 @@ export class ProxyRuntime {
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
       let server: Server;
       if (live) {
-        const https = createHttpsServer({ ...listenerServerOptions(this.limits), ...live.serverOptions() }, (req, res) => {
-          const sni = (req.socket as TLSSocket).servername;
-          if (live.misdirected(sni, req.headers.host)) sendError(res, 'misdirected_request', `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`);
-          else handler(req, res);
-        });
+        const https = createHttpsServer(
+          { ...listenerServerOptions(this.limits), ...live.serverOptions() },
+          (req, res) => {
+            const sni = (req.socket as TLSSocket).servername;
+            if (live.misdirected(sni, req.headers.host))
+              sendError(
+                res,
+                'misdirected_request',
+                `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
+              );
+            else handler(req, res);
+          },
+        );
         live.attach(https);
         server = https;
       } else server = createServer(listenerServerOptions(this.limits), handler);
-      capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () => this.metrics.connectionsRefused.inc());
-      server.once('error', (err) => reject(new ProblemError([{ source: 'runtime', path: 'port', message: `cannot listen on ${address || '*'}:${port}: ${(err as NodeJS.ErrnoException).code ?? err.message}` }])));
+      capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () =>
+        this.metrics.connectionsRefused.inc(),
+      );
+      server.once('error', (err) =>
+        reject(
+          new ProblemError([
+            {
+              source: 'runtime',
+              path: 'port',
+              message: `cannot listen on ${address || '*'}:${port}: ${(err as NodeJS.ErrnoException).code ?? err.message}`,
+            },
+          ]),
+        ),
+      );
       // Failed handshakes are the client's business (wrong CA, no shared cipher); the reason is enough.
-      if (live) server.on('tlsClientError', (err: NodeJS.ErrnoException) => this.log.debug({ port, code: err.code }, 'TLS handshake failed'));
+      if (live)
+        server.on('tlsClientError', (err: NodeJS.ErrnoException) =>
+          this.log.debug({ port, code: err.code }, 'TLS handshake failed'),
+        );
       server.listen(port, address || undefined, () => {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'listener error'));
@@ -278,7 +375,10 @@ export class ProxyRuntime {
     const key = `${r.name} ${r.unenforced.join(',')}`;
     if (r.unenforced.length === 0 || this.refusedLogged.has(key)) return;
     this.refusedLogged.add(key);
-    this.log.error({ route: r.name, fields: r.unenforced }, 'route policy asks for authentication or authorization this proxy does not enforce; refusing all its requests with 503');
+    this.log.error(
+      { route: r.name, fields: r.unenforced },
+      'route policy asks for authentication or authorization this proxy does not enforce; refusing all its requests with 503',
+    );
   }
 
   private bindOf(server: Server): string | undefined {
@@ -292,7 +392,9 @@ export class ProxyRuntime {
       const method = req.method ?? 'OTHER';
       const status = res.statusCode;
       this.child(`req ${method} ${status}`, () => this.metrics.requests.labels(method, String(status))).inc();
-      this.child(`lat ${method}`, () => this.metrics.latency.labels(method)).observe(Number(process.hrtime.bigint() - start) / 1e9);
+      this.child(`lat ${method}`, () => this.metrics.latency.labels(method)).observe(
+        Number(process.hrtime.bigint() - start) / 1e9,
+      );
       const code = errorCodeOf(res);
       if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
     });
@@ -310,6 +412,9 @@ export class ProxyRuntime {
     const listener = selectListener(listeners, host);
     const { path, query } = splitTarget(req.url);
     const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
-    return runPipeline({ req, res, listener, route, path, claims: null, clientAuthorization: undefined }, this.services);
+    return runPipeline(
+      { req, res, listener, route, path, claims: null, clientAuthorization: undefined },
+      this.services,
+    );
   }
 }

@@ -18,7 +18,8 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const add = (kind: string, name: string, object: string): void => {
     const seen = names.get(kind) ?? new Set<string>();
     if (name === '') problems.push({ source, object, path: 'name', message: 'must not be empty' });
-    else if (seen.has(name)) problems.push({ source, object, path: 'name', message: `duplicates another ${kind} named ${name}` });
+    else if (seen.has(name))
+      problems.push({ source, object, path: 'name', message: `duplicates another ${kind} named ${name}` });
     seen.add(name);
     names.set(kind, seen);
   };
@@ -29,33 +30,69 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const has = (kind: string, name: string): boolean => names.get(kind)?.has(name) ?? false;
   for (const r of snapshot.resources) {
     if (r.kind === 'listener' && r.listener && !has('bind', r.listener.bind)) {
-      problems.push({ source, object: `Listener ${r.listener.name}`, path: 'bind', message: `refers to bind ${r.listener.bind}, which does not exist` });
+      problems.push({
+        source,
+        object: `Listener ${r.listener.name}`,
+        path: 'bind',
+        message: `refers to bind ${r.listener.bind}, which does not exist`,
+      });
     }
     if (r.kind === 'route' && r.route) {
       const route = r.route;
       route.listeners.forEach((l, i) => {
-        if (!has('listener', l)) problems.push({ source, object: `Route ${route.name}`, path: `listeners[${i}]`, message: `refers to listener ${l}, which does not exist` });
+        if (!has('listener', l))
+          problems.push({
+            source,
+            object: `Route ${route.name}`,
+            path: `listeners[${i}]`,
+            message: `refers to listener ${l}, which does not exist`,
+          });
       });
       route.backends.forEach((b, i) => {
-        if (!has('backend', b.backend)) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].backend`, message: `refers to backend ${b.backend}, which does not exist` });
+        if (!has('backend', b.backend))
+          problems.push({
+            source,
+            object: `Route ${route.name}`,
+            path: `backends[${i}].backend`,
+            message: `refers to backend ${b.backend}, which does not exist`,
+          });
       });
     }
     if (r.kind === 'backend' && r.backend) {
       const b = r.backend;
       const http = httpAddressOf(b);
       if (http) {
-        if (http.host === '') problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
-        if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535) problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.port`, message: `must be between 1 and 65535, got ${http.port}` });
+        if (http.host === '')
+          problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
+        if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535)
+          problems.push({
+            source,
+            object: `Backend ${b.name}`,
+            path: `${b.kind}.port`,
+            message: `must be between 1 and 65535, got ${http.port}`,
+          });
       } else if (b.kind === 'aws' && b.aws) {
         const core = agentCoreTargetOf(b.aws);
-        if (typeof core === 'string') problems.push({ source, object: `Backend ${b.name}`, path: 'aws.agentRuntimeArn', message: core });
+        if (typeof core === 'string')
+          problems.push({ source, object: `Backend ${b.name}`, path: 'aws.agentRuntimeArn', message: core });
       } else if ((b.kind === 'ai' && b.ai) || (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)) {
         // ai: checked with the edges' AI settings in aiProblems; dynamicForwardProxy has no settings.
       } else if (b.kind !== 'mcp' || !b.mcp) {
-        problems.push({ source, object: `Backend ${b.name}`, path: b.kind ?? '', message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet` });
+        problems.push({
+          source,
+          object: `Backend ${b.name}`,
+          path: b.kind ?? '',
+          message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet`,
+        });
       } else {
         b.mcp.targets.forEach((t, i) => {
-          if (!t.transport) problems.push({ source, object: `Backend ${b.name}`, path: `mcp.targets[${i}]`, message: 'must set stdio or remote' });
+          if (!t.transport)
+            problems.push({
+              source,
+              object: `Backend ${b.name}`,
+              path: `mcp.targets[${i}]`,
+              message: 'must set stdio or remote',
+            });
         });
       }
     }
@@ -82,11 +119,17 @@ function httpsProblems(snapshot: Snapshot, source: string): Problem[] {
     const first = firstOnBind.get(l.bind);
     if (!first) firstOnBind.set(l.bind, l);
     else if ((first.protocol === 'HTTPS') !== (l.protocol === 'HTTPS')) {
-      problems.push({ source, object, path: 'protocol', message: `is ${l.protocol} but bind ${l.bind} already serves ${first.protocol} listener ${first.name}; one port serves either plain HTTP or HTTPS` });
+      problems.push({
+        source,
+        object,
+        path: 'protocol',
+        message: `is ${l.protocol} but bind ${l.bind} already serves ${first.protocol} listener ${first.name}; one port serves either plain HTTP or HTTPS`,
+      });
       continue;
     }
     if (l.protocol === 'HTTPS') problems.push(...listenerTlsProblems(l, source));
-    else if (l.tls) problems.push({ source, object, path: 'tls', message: `must not be set when protocol is ${l.protocol}` });
+    else if (l.tls)
+      problems.push({ source, object, path: 'tls', message: `must not be set when protocol is ${l.protocol}` });
   }
   return problems;
 }

@@ -37,14 +37,22 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   const env = opts.env ?? process.env;
   const first = await loadConfigFile(file, env);
   const runtime = new ProxyRuntime({
-    log, ...(opts.security ? { security: opts.security } : {}), ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
-    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}), ...(opts.limits ? { limits: opts.limits } : {}),
+    log,
+    ...(opts.security ? { security: opts.security } : {}),
+    ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
+    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   await runtime.apply(first.snapshot, file);
   runtime.metrics.reloads.inc({ result: 'applied' });
   let ops: OpsServers;
   try {
-    ops = await startOps({ readyAddress: opts.readyAddress, metricsAddress: opts.metricsAddress, isReady: () => runtime.ready, registry: runtime.metrics.registry });
+    ops = await startOps({
+      readyAddress: opts.readyAddress,
+      metricsAddress: opts.metricsAddress,
+      isReady: () => runtime.ready,
+      registry: runtime.metrics.registry,
+    });
   } catch (err) {
     await runtime.close();
     throw err;
@@ -63,8 +71,13 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
         return true;
       } catch (err) {
         runtime.metrics.reloads.inc({ result: 'rejected' });
-        const problems = err instanceof ProblemError ? err.problems : [{ source: file, path: '', message: String(err) }];
-        for (const p of problems) log.error({ file, path: p.path, object: p.object }, `configuration rejected, keeping the last good one: ${p.message}`);
+        const problems =
+          err instanceof ProblemError ? err.problems : [{ source: file, path: '', message: String(err) }];
+        for (const p of problems)
+          log.error(
+            { file, path: p.path, object: p.object },
+            `configuration rejected, keeping the last good one: ${p.message}`,
+          );
         return false;
       }
     });
@@ -72,7 +85,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
   };
   const watcher: FSWatcher | undefined = opts.watch ? watchFile(file, () => void reload()) : undefined;
   return {
-    runtime, ops, reload,
+    runtime,
+    ops,
+    reload,
     close: async () => {
       watcher?.close();
       await ops.close();

@@ -43,12 +43,21 @@ export interface XdsProxy {
 }
 
 /** Applies xDS updates to a runtime; exported apart from the client so it can be driven directly. */
-export function createXdsApplier(runtime: ProxyRuntime, log: Logger, source: string, listenAddress?: string): (update: XdsUpdate) => Promise<ApplyResult> {
+export function createXdsApplier(
+  runtime: ProxyRuntime,
+  log: Logger,
+  source: string,
+  listenAddress?: string,
+): (update: XdsUpdate) => Promise<ApplyResult> {
   let held = new Map<string, Resource>();
   let generation = 0;
   return async (update) => {
     const plan = planUpdate(held, update, source);
-    for (const p of plan.dropped) log.warn({ object: p.object, path: p.path }, `held resource dropped, the update left it inconsistent: ${formatProblem(p)}`);
+    for (const p of plan.dropped)
+      log.warn(
+        { object: p.object, path: p.path },
+        `held resource dropped, the update left it inconsistent: ${formatProblem(p)}`,
+      );
     const errors: ResourceError[] = [...plan.errors];
     let next = plan.next;
     // A bind that cannot listen (port taken) is the one failure only the runtime can find: leave it out and retry once.
@@ -62,14 +71,21 @@ export function createXdsApplier(runtime: ProxyRuntime, log: Logger, source: str
           runtime.metrics.reloads.inc({ result: 'rejected' });
           throw err;
         }
-        const replan = planUpdate(held, { ...update, upserts: update.upserts.filter((u) => !culprits.some((c) => c.name === u.name)) }, source);
+        const replan = planUpdate(
+          held,
+          { ...update, upserts: update.upserts.filter((u) => !culprits.some((c) => c.name === u.name)) },
+          source,
+        );
         errors.push(...culprits, ...replan.errors.filter((e) => !errors.some((x) => x.name === e.name)));
         next = replan.next;
       }
     }
     held = next;
     runtime.metrics.reloads.inc({ result: errors.length > 0 ? 'partial' : 'applied' });
-    log.info({ upserts: update.upserts.length, removes: update.removes.length, rejected: errors.length, resources: held.size }, 'xds update applied');
+    log.info(
+      { upserts: update.upserts.length, removes: update.removes.length, rejected: errors.length, resources: held.size },
+      'xds update applied',
+    );
     return { errors };
   };
 }
@@ -93,23 +109,31 @@ function bindsOf(err: ProblemError, next: ReadonlyMap<string, Resource>, update:
 export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
   const { log } = opts;
   const runtime = new ProxyRuntime({
-    log, ...(opts.security ? { security: opts.security } : {}), ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
-    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}), ...(opts.limits ? { limits: opts.limits } : {}),
+    log,
+    ...(opts.security ? { security: opts.security } : {}),
+    ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
+    ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   // The readiness check needs the client, which must not connect before the ops ports are bound.
   const holder: { client?: XdsClient } = {};
   let ops: OpsServers;
   try {
     ops = await startOps({
-      readyAddress: opts.readyAddress, metricsAddress: opts.metricsAddress,
-      isReady: () => (holder.client?.ready ?? false) && runtime.ready, registry: runtime.metrics.registry,
+      readyAddress: opts.readyAddress,
+      metricsAddress: opts.metricsAddress,
+      isReady: () => (holder.client?.ready ?? false) && runtime.ready,
+      registry: runtime.metrics.registry,
     });
   } catch (err) {
     await runtime.close();
     throw err;
   }
   const c = createXdsClient({
-    address: opts.address, gateway: opts.gateway, podName: opts.podName, log,
+    address: opts.address,
+    gateway: opts.gateway,
+    podName: opts.podName,
+    log,
     ...(opts.tokenFile ? { tokenFile: opts.tokenFile } : {}),
     ...(opts.caFile ? { caFile: opts.caFile } : {}),
     ...(opts.serverName ? { serverName: opts.serverName } : {}),
@@ -118,9 +142,13 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
     apply: createXdsApplier(runtime, log, `xds ${opts.address}`, opts.listenAddress),
   });
   holder.client = c;
-  c.once('ready', () => log.info({ gateway: opts.gateway, ports: runtime.boundPorts() }, 'first snapshot applied; ready'));
+  c.once('ready', () =>
+    log.info({ gateway: opts.gateway, ports: runtime.boundPorts() }, 'first snapshot applied; ready'),
+  );
   return {
-    runtime, ops, client: c,
+    runtime,
+    ops,
+    client: c,
     close: async () => {
       c.close();
       await ops.close();

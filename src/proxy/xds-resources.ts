@@ -13,11 +13,15 @@ export interface UpdateInput {
   removes: string[];
 }
 
-export interface ResourceError { name: string; message: string }
+export interface ResourceError {
+  name: string;
+  message: string;
+}
 
 /** Decodes one body; throws an Error whose message says why the resource cannot be used. */
 export function decodeResource(type: string, body: Uint8Array): Resource {
-  if (type !== IR_RESOURCE_TYPE) throw new Error(`resource type ${type} is not one this proxy reads (expected ${IR_RESOURCE_TYPE})`);
+  if (type !== IR_RESOURCE_TYPE)
+    throw new Error(`resource type ${type} is not one this proxy reads (expected ${IR_RESOURCE_TYPE})`);
   let r: Resource;
   try {
     r = decodeIr(body);
@@ -97,10 +101,16 @@ export function planUpdate(held: ReadonlyMap<string, Resource>, update: UpdateIn
 }
 
 /** The runtime's snapshot for a resource set; binds without an address listen on `listenAddress`. */
-export function toSnapshot(resources: ReadonlyMap<string, Resource>, version: string, listenAddress?: string): Snapshot {
+export function toSnapshot(
+  resources: ReadonlyMap<string, Resource>,
+  version: string,
+  listenAddress?: string,
+): Snapshot {
   const list = [...resources.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
   return {
     version,
-    resources: listenAddress ? list.map((r) => (r.bind && r.bind.address === '' ? { ...r, bind: { ...r.bind, address: listenAddress } } : r)) : list,
+    resources: listenAddress
+      ? list.map((r) => (r.bind && r.bind.address === '' ? { ...r, bind: { ...r.bind, address: listenAddress } } : r))
+      : list,
   };
 }

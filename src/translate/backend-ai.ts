@@ -25,7 +25,11 @@ export type BackendAiResult = { ok: true; ai?: AiEdgeOut } | { ok: false; messag
 /** `backend.ai` fields this release does not apply, with whether skipping one would weaken security. */
 const AI_NOT_APPLIED: [field: string, security: boolean, reason: string][] = [
   ['transformations', false, 'CEL field transformations of LLM requests are not applied by this release'],
-  ['finalTransformations', false, 'CEL field transformations after provider conversion are not applied by this release'],
+  [
+    'finalTransformations',
+    false,
+    'CEL field transformations after provider conversion are not applied by this release',
+  ],
   ['promptCaching', false, 'automatic prompt caching is not applied by this release'],
 ];
 
@@ -37,8 +41,12 @@ export function aiEdgeRefusals(m: MergedFields): Refusal[] {
   const ai = rec(m.fields['backend.ai']);
   if (!ai) return [];
   const source = m.provenance['backend.ai']?.source ?? '';
-  return AI_NOT_APPLIED.filter(([field]) => ai[field] !== undefined)
-    .map(([field, security, reason]) => ({ field: `backend.ai.${field}`, source, reason, security }));
+  return AI_NOT_APPLIED.filter(([field]) => ai[field] !== undefined).map(([field, security, reason]) => ({
+    field: `backend.ai.${field}`,
+    source,
+    reason,
+    security,
+  }));
 }
 
 /**
@@ -48,14 +56,26 @@ export function aiEdgeRefusals(m: MergedFields): Refusal[] {
  */
 export function providerSettingsRefusals(kind: string, settings: Rec, source: string, path: string): Refusal[] {
   if (kind === 'openai' && settings.moderation !== undefined) {
-    return [{ field: `${path}.openai.moderation`, source, reason: 'inline moderation is not applied by this release; requests are refused rather than sent unmoderated', security: true }];
+    return [
+      {
+        field: `${path}.openai.moderation`,
+        source,
+        reason: 'inline moderation is not applied by this release; requests are refused rather than sent unmoderated',
+        security: true,
+      },
+    ];
   }
   return [];
 }
 
 const ROUTE_TYPES: Record<string, IrAiRouteType> = {
-  Completions: 'AI_ROUTE_COMPLETIONS', Messages: 'AI_ROUTE_MESSAGES', Responses: 'AI_ROUTE_RESPONSES', Embeddings: 'AI_ROUTE_EMBEDDINGS',
-  Models: 'AI_ROUTE_MODELS', Realtime: 'AI_ROUTE_REALTIME', Passthrough: 'AI_ROUTE_PASSTHROUGH',
+  Completions: 'AI_ROUTE_COMPLETIONS',
+  Messages: 'AI_ROUTE_MESSAGES',
+  Responses: 'AI_ROUTE_RESPONSES',
+  Embeddings: 'AI_ROUTE_EMBEDDINGS',
+  Models: 'AI_ROUTE_MODELS',
+  Realtime: 'AI_ROUTE_REALTIME',
+  Passthrough: 'AI_ROUTE_PASSTHROUGH',
 };
 
 // Kinds of BackendAuth that need machinery (token exchange, request signing) the LLM proxy does not have.
@@ -66,7 +86,12 @@ const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'];
  * sending the request without it would only move the failure to the vendor, silently). `ai` is left
  * out when nothing is set, so edges without AI policies stay as they were.
  */
-export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFields, perProvider: Record<string, MergedFields>): BackendAiResult {
+export function backendAi(
+  ctx: Ctx,
+  providers: readonly string[],
+  edge: MergedFields,
+  perProvider: Record<string, MergedFields>,
+): BackendAiResult {
   const out: AiEdgeOut = { providers: {}, routes: {} };
   const refusals = new Map<string, Refusal>();
   for (const r of aiEdgeRefusals(edge)) refusals.set(`${r.source} ${r.field}`, r);
@@ -77,7 +102,12 @@ export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFi
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
     out.providers[name] = p;
     for (const r of aiEdgeRefusals(m)) refusals.set(`${r.source} ${r.field}`, r);
-    any ||= p.credential !== undefined || p.tls !== undefined || p.requestTimeoutMs !== undefined || Object.keys(p.modelAliases).length > 0 || p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
+    any ||=
+      p.credential !== undefined ||
+      p.tls !== undefined ||
+      p.requestTimeoutMs !== undefined ||
+      Object.keys(p.modelAliases).length > 0 ||
+      p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
   }
   const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
   for (const suffix of Object.keys(routes).sort()) {
@@ -95,8 +125,11 @@ export function backendAi(ctx: Ctx, providers: readonly string[], edge: MergedFi
 function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
   const ai = rec(m.fields['backend.ai']) ?? {};
   const out: IrAiProviderEdge = {
-    modelAliases: {}, defaults: fieldValues(ai.defaults), overrides: fieldValues(ai.overrides),
-    promptPrepend: messages(rec(ai.prompt)?.prepend), promptAppend: messages(rec(ai.prompt)?.append),
+    modelAliases: {},
+    defaults: fieldValues(ai.defaults),
+    overrides: fieldValues(ai.overrides),
+    promptPrepend: messages(rec(ai.prompt)?.prepend),
+    promptAppend: messages(rec(ai.prompt)?.append),
   };
   const aliases = rec(ai.modelAliases) ?? {};
   for (const k of Object.keys(aliases).sort()) {
@@ -107,7 +140,7 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
   const timeout = str(rec(m.fields['backend.http'])?.requestTimeout);
-  const timeoutMs = timeout ? parseDurationMs(timeout) ?? 0 : 0;
+  const timeoutMs = timeout ? (parseDurationMs(timeout) ?? 0) : 0;
   if (timeoutMs > 0) out.requestTimeoutMs = timeoutMs;
   const auth = rec(m.fields['backend.auth']);
   if (!auth) return out;
@@ -120,7 +153,9 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
     return out;
   }
   const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
-  return kind ? `${at(kind)}: is not supported for AI backends; use key, secretRef, passthrough, aws, azure or gcp` : out;
+  return kind
+    ? `${at(kind)}: is not supported for AI backends; use key, secretRef, passthrough, aws, azure or gcp`
+    : out;
 }
 
 /**
@@ -129,12 +164,19 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
  * `gcp`: cloud-credentials.ts); undefined when it sets none of them;
  * a string says why it cannot be resolved (`at(field)` names the field; the message never holds the key).
  */
-export function aiCredential(ctx: Ctx, auth: Rec, ns: string, source: string, at: (field: string) => string): IrAiCredential | string | undefined {
+export function aiCredential(
+  ctx: Ctx,
+  auth: Rec,
+  ns: string,
+  source: string,
+  at: (field: string) => string,
+): IrAiCredential | string | undefined {
   const key = str(auth.key);
   if (key !== undefined) return { kind: 'key', key, source };
   const ref = rec(auth.secretRef);
   if (ref) {
-    const name = str(ref.name) ?? '', dataKey = str(ref.key) ?? 'Authorization';
+    const name = str(ref.name) ?? '',
+      dataKey = str(ref.key) ?? 'Authorization';
     const data = secretData(ctx, ns, name);
     if (!data) return `${at('secretRef')}: Secret ${ns}/${name} does not exist`;
     const value = (data[dataKey] ?? '').trim();
@@ -155,7 +197,8 @@ function fieldValues(v: unknown): { field: string; valueJson: string }[] {
 function messages(v: unknown): { role: string; content: string }[] {
   return arr(v).flatMap((x) => {
     const m = rec(x);
-    const role = str(m?.role), content = str(m?.content);
+    const role = str(m?.role),
+      content = str(m?.content);
     return role && content !== undefined ? [{ role, content }] : [];
   });
 }
@@ -172,8 +215,16 @@ export function namespaceOfSource(source: string): string {
 export function aiProviderSettings(s: Rec): AiProviderSettings {
   const out: AiProviderSettings = {};
   const strings = {
-    model: 'model', endpoint: 'endpoint', apiVersion: 'apiVersion', deploymentName: 'deploymentName', region: 'region',
-    resourceName: 'resourceName', resourceType: 'resourceType', projectName: 'projectName', projectId: 'projectId', providerOverride: 'providerOverride',
+    model: 'model',
+    endpoint: 'endpoint',
+    apiVersion: 'apiVersion',
+    deploymentName: 'deploymentName',
+    region: 'region',
+    resourceName: 'resourceName',
+    resourceType: 'resourceType',
+    projectName: 'projectName',
+    projectId: 'projectId',
+    providerOverride: 'providerOverride',
   } as const;
   for (const [k, field] of Object.entries(strings)) {
     const v = str(s[field]);
@@ -182,9 +233,12 @@ export function aiProviderSettings(s: Rec): AiProviderSettings {
   // The endpoint may be written with a scheme or a path; only the host name addresses the vendor.
   if (out.endpoint) out.endpoint = out.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
   const g = rec(s.guardrail);
-  const identifier = str(g?.identifier), version = str(g?.version);
+  const identifier = str(g?.identifier),
+    version = str(g?.version);
   if (identifier && version) out.guardrail = { identifier, version };
-  const formats = recs(s.formats).flatMap((f) => (str(f.format) ? [{ format: str(f.format) ?? '', ...(str(f.path) ? { path: str(f.path) } : {}) }] : []));
+  const formats = recs(s.formats).flatMap((f) =>
+    str(f.format) ? [{ format: str(f.format) ?? '', ...(str(f.path) ? { path: str(f.path) } : {}) }] : [],
+  );
   if (formats.length > 0) out.formats = formats;
   return out;
 }

@@ -16,15 +16,25 @@ const SKIP: Record<string, IrBackendTls['insecureSkipVerify']> = { Hostname: 'SK
  * The edge's upstream TLS, or why it cannot be programmed. References are names in the namespace of the
  * object that set `backend.tls` (policies cannot reach across namespaces).
  */
-export function backendTls(ctx: Ctx, merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> }): BackendTlsResult {
+export function backendTls(
+  ctx: Ctx,
+  merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> },
+): BackendTlsResult {
   const tls = rec(merged.fields['backend.tls']);
   if (!tls) return { ok: true };
   const source = merged.provenance['backend.tls']?.source ?? '';
   const ns = namespaceOf(source);
   const at = (field: string) => `${source ? `${source} ` : ''}backend.tls.${field}`;
-  if (str(tls.certificateSource) === 'SPIFFE') return { ok: false, message: `${at('certificateSource')}: SPIFFE is not supported; use Inline with mtlsCertificateRef and caCertificateRefs` };
+  if (str(tls.certificateSource) === 'SPIFFE')
+    return {
+      ok: false,
+      message: `${at('certificateSource')}: SPIFFE is not supported; use Inline with mtlsCertificateRef and caCertificateRefs`,
+    };
   const out: IrBackendTls = {
-    caPem: '', clientCertChainPem: '', clientPrivateKeyPem: '', sni: str(tls.sni) ?? '',
+    caPem: '',
+    clientCertChainPem: '',
+    clientPrivateKeyPem: '',
+    sni: str(tls.sni) ?? '',
     insecureSkipVerify: SKIP[str(tls.insecureSkipVerify) ?? ''] ?? 'SKIP_NONE',
     verifySubjectAltNames: arr(tls.verifySubjectAltNames).filter((s): s is string => typeof s === 'string'),
     source,
@@ -35,7 +45,8 @@ export function backendTls(ctx: Ctx, merged: { fields: Record<string, unknown>; 
     const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
     if (!secret) return { ok: false, message: `${at('mtlsCertificateRef[0]')}: Secret ${ns}/${name} does not exist` };
     const pair = tlsSecretPair(secret.obj);
-    if (typeof pair === 'string') return { ok: false, message: `${at('mtlsCertificateRef[0]')}: Secret ${ns}/${name} ${pair}` };
+    if (typeof pair === 'string')
+      return { ok: false, message: `${at('mtlsCertificateRef[0]')}: Secret ${ns}/${name} ${pair}` };
     out.clientCertChainPem = pair.certChainPem;
     out.clientPrivateKeyPem = pair.privateKeyPem;
   }
@@ -50,9 +61,14 @@ export function backendTls(ctx: Ctx, merged: { fields: Record<string, unknown>; 
 
 /** `ca.crt` of a ConfigMap (text) or Secret (base64), as one or more valid PEM certificates. */
 export function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: string } | { ok: false; message: string } {
-  const group = str(ref.group) ?? '', kind = str(ref.kind) ?? 'ConfigMap', name = str(ref.name) ?? '';
+  const group = str(ref.group) ?? '',
+    kind = str(ref.kind) ?? 'ConfigMap',
+    name = str(ref.name) ?? '';
   if (group !== GROUP.core || (kind !== 'ConfigMap' && kind !== 'Secret')) {
-    return { ok: false, message: `refers to ${kind}${group ? `.${group}` : ''}; CA certificates must be in a core ConfigMap or Secret` };
+    return {
+      ok: false,
+      message: `refers to ${kind}${group ? `.${group}` : ''}; CA certificates must be in a core ConfigMap or Secret`,
+    };
   }
   const obj = readAny(ctx, kind, `${ns}/${name}`);
   if (!obj) return { ok: false, message: `${kind} ${ns}/${name} does not exist` };

@@ -4,7 +4,16 @@ import type { IrAiProvider, IrBackend, IrMcpTarget } from './ir.js';
 import { num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { aiProviderSettings } from './backend-ai.js';
 
-const PROVIDER_KINDS = ['openai', 'azureopenai', 'azure', 'anthropic', 'gemini', 'vertexai', 'bedrock', 'custom'] as const;
+const PROVIDER_KINDS = [
+  'openai',
+  'azureopenai',
+  'azure',
+  'anthropic',
+  'gemini',
+  'vertexai',
+  'bedrock',
+  'custom',
+] as const;
 const ENUM = (v: string | undefined, dflt: string) => (v ?? dflt).replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
 
 export interface BackendResult {
@@ -28,13 +37,21 @@ export function gwBackendName(key: string): string {
 }
 
 export function translateService(namespace: string, name: string, port: number): IrBackend {
-  return { name: serviceBackendName(namespace, name, port), kind: 'static', static: { host: serviceHost(name, namespace), port } };
+  return {
+    name: serviceBackendName(namespace, name, port),
+    kind: 'static',
+    static: { host: serviceHost(name, namespace), port },
+  };
 }
 
 export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendResult {
   const ns = key.slice(0, key.indexOf('/'));
   const out: BackendResult = { backend: { name: gwBackendName(key) }, refProblems: [], targetPolicies: {} };
-  const mcp = rec(spec.mcp), ai = rec(spec.ai), a2a = rec(spec.a2a), st = rec(spec.static), aws = rec(spec.aws);
+  const mcp = rec(spec.mcp),
+    ai = rec(spec.ai),
+    a2a = rec(spec.a2a),
+    st = rec(spec.static),
+    aws = rec(spec.aws);
   if (mcp) {
     const targets: IrMcpTarget[] = [];
     recs(mcp.targets).forEach((t, i) => {
@@ -58,13 +75,25 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
     };
   } else if (ai) {
     const provider = rec(ai.provider);
-    const own = (name: string, p: Rec) => { const pol = rec(p.policies); if (pol) out.targetPolicies[name] = pol; };
+    const own = (name: string, p: Rec) => {
+      const pol = rec(p.policies);
+      if (pol) out.targetPolicies[name] = pol;
+    };
     if (provider) own(key.slice(ns.length + 1), provider);
     recs(ai.groups).forEach((g) => recs(g.providers).forEach((p, pi) => own(str(p.name) ?? `provider-${pi}`, p)));
     const groups = provider
       ? [{ providers: [aiProvider(ctx, ns, key.slice(ns.length + 1), provider, 'spec.ai.provider', out.refProblems)] }]
       : recs(ai.groups).map((g, gi) => ({
-          providers: recs(g.providers).map((p, pi) => aiProvider(ctx, ns, str(p.name) ?? `provider-${pi}`, p, `spec.ai.groups[${gi}].providers[${pi}]`, out.refProblems)),
+          providers: recs(g.providers).map((p, pi) =>
+            aiProvider(
+              ctx,
+              ns,
+              str(p.name) ?? `provider-${pi}`,
+              p,
+              `spec.ai.groups[${gi}].providers[${pi}]`,
+              out.refProblems,
+            ),
+          ),
         }));
     out.backend.kind = 'ai';
     out.backend.ai = { groups };
@@ -85,7 +114,14 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
   return out;
 }
 
-function staticTarget(ctx: Ctx, ns: string, name: string, s: Rec, path: string, problems: string[]): IrMcpTarget | undefined {
+function staticTarget(
+  ctx: Ctx,
+  ns: string,
+  name: string,
+  s: Rec,
+  path: string,
+  problems: string[],
+): IrMcpTarget | undefined {
   const protocol = s.protocol === 'SSE' ? 'SSE' : 'STREAMABLE_HTTP';
   const urlPath = str(s.path) ?? (protocol === 'SSE' ? '/sse' : '/mcp');
   const port = num(s.port) ?? 0;
@@ -106,7 +142,9 @@ function staticTarget(ctx: Ctx, ns: string, name: string, s: Rec, path: string, 
 function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): IrMcpTarget[] {
   const nsSel = rec(sel.namespaces);
   const namespaces = nsSel
-    ? lookup(ctx, 'byNamespace', 'Namespace/').filter((n) => selectorMatches(nsSel, read(ctx, 'Namespace', n)?.obj.metadata.labels))
+    ? lookup(ctx, 'byNamespace', 'Namespace/').filter((n) =>
+        selectorMatches(nsSel, read(ctx, 'Namespace', n)?.obj.metadata.labels),
+      )
     : [ns];
   const out: IrMcpTarget[] = [];
   for (const n of namespaces) {
@@ -121,7 +159,10 @@ function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): IrMcpTar
       out.push({
         name: n === ns ? `${name}-${svcName}` : `${name}-${n}-${svcName}`,
         transport: 'remote',
-        remote: { url: `http://${serviceHost(svcName, n)}:${num(mcpPort.port) ?? 0}${sse ? '/sse' : '/mcp'}`, protocol: sse ? 'SSE' : 'STREAMABLE_HTTP' },
+        remote: {
+          url: `http://${serviceHost(svcName, n)}:${num(mcpPort.port) ?? 0}${sse ? '/sse' : '/mcp'}`,
+          protocol: sse ? 'SSE' : 'STREAMABLE_HTTP',
+        },
       });
     }
   }
@@ -136,9 +177,20 @@ function aiProvider(ctx: Ctx, ns: string, name: string, p: Rec, path: string, pr
   let port = num(p.port) ?? 0;
   if (kind === 'custom' && ref) {
     const svc = str(ref.name) ?? '';
-    if (!read(ctx, 'Service', `${ns}/${svc}`)) problems.push(`${path}.custom.backendRef: Service ${ns}/${svc} does not exist`);
+    if (!read(ctx, 'Service', `${ns}/${svc}`))
+      problems.push(`${path}.custom.backendRef: Service ${ns}/${svc} does not exist`);
     host = serviceHost(svc, ns);
     port = num(ref.port) ?? port;
   }
-  return { name, kind, settingsJson: stableStringify(settings), settings: aiProviderSettings(settings), host, port, path: str(p.path) ?? '', pathPrefix: str(p.pathPrefix) ?? '', policiesJson: stableStringify(rec(p.policies) ?? {}) };
+  return {
+    name,
+    kind,
+    settingsJson: stableStringify(settings),
+    settings: aiProviderSettings(settings),
+    host,
+    port,
+    path: str(p.path) ?? '',
+    pathPrefix: str(p.pathPrefix) ?? '',
+    policiesJson: stableStringify(rec(p.policies) ?? {}),
+  };
 }

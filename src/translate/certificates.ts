@@ -26,34 +26,60 @@ export const PEM_CERT = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE---
 export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: Rec): ListenerTlsResult {
   const tls = rec(l.tls);
   if (protocol !== 'HTTPS') {
-    return tls ? fail('Accepted', 'UnsupportedValue', `tls must not be set when protocol is ${protocol}`) : { ok: true };
+    return tls
+      ? fail('Accepted', 'UnsupportedValue', `tls must not be set when protocol is ${protocol}`)
+      : { ok: true };
   }
   const mode = str(tls?.mode) ?? 'Terminate';
   if (mode !== 'Terminate') {
-    return fail('Accepted', 'UnsupportedValue', `tls.mode ${mode} is not valid on an HTTPS listener; HTTPS terminates TLS at the gateway (passthrough needs protocol TLS, which Gw does not support)`);
+    return fail(
+      'Accepted',
+      'UnsupportedValue',
+      `tls.mode ${mode} is not valid on an HTTPS listener; HTTPS terminates TLS at the gateway (passthrough needs protocol TLS, which Gw does not support)`,
+    );
   }
   const refs = recs(tls?.certificateRefs);
-  if (refs.length === 0) return fail('ResolvedRefs', 'InvalidCertificateRef', 'an HTTPS listener needs at least one tls.certificateRefs entry');
+  if (refs.length === 0)
+    return fail(
+      'ResolvedRefs',
+      'InvalidCertificateRef',
+      'an HTTPS listener needs at least one tls.certificateRefs entry',
+    );
   const ns = owner.obj.metadata.namespace ?? '';
   // ReferenceGrants name the owner as it is served (ListenerSet is in two API groups across releases).
   const apiVersion = owner.obj.apiVersion ?? '';
-  const ownerGroup = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : owner.kind === 'Gateway' ? GROUP.gateway : GROUP.listenerSet;
+  const ownerGroup = apiVersion.includes('/')
+    ? apiVersion.slice(0, apiVersion.indexOf('/'))
+    : owner.kind === 'Gateway'
+      ? GROUP.gateway
+      : GROUP.listenerSet;
   const from = { group: ownerGroup, kind: owner.obj.kind || owner.kind, namespace: ns };
   const certificates: IrTlsCertificate[] = [];
   for (const [i, r] of refs.entries()) {
-    const group = str(r.group) ?? '', kind = str(r.kind) ?? 'Secret';
-    const tns = str(r.namespace) ?? ns, name = str(r.name) ?? '';
+    const group = str(r.group) ?? '',
+      kind = str(r.kind) ?? 'Secret';
+    const tns = str(r.namespace) ?? ns,
+      name = str(r.name) ?? '';
     const at = `tls.certificateRefs[${i}]`;
     if (group !== GROUP.core || kind !== 'Secret') {
-      return fail('ResolvedRefs', 'InvalidCertificateRef', `${at} refers to ${kind}${group ? `.${group}` : ''}; only core Secrets hold certificates`);
+      return fail(
+        'ResolvedRefs',
+        'InvalidCertificateRef',
+        `${at} refers to ${kind}${group ? `.${group}` : ''}; only core Secrets hold certificates`,
+      );
     }
     if (!referenceAllowed(ctx, from, { group: GROUP.core, kind: 'Secret', namespace: tns, name })) {
-      return fail('ResolvedRefs', 'RefNotPermitted', `${at}: Secret ${tns}/${name} is in another namespace and no ReferenceGrant allows it`);
+      return fail(
+        'ResolvedRefs',
+        'RefNotPermitted',
+        `${at}: Secret ${tns}/${name} is in another namespace and no ReferenceGrant allows it`,
+      );
     }
     const secret = readAny(ctx, 'Secret', `${tns}/${name}`);
     if (!secret) return fail('ResolvedRefs', 'InvalidCertificateRef', `${at}: Secret ${tns}/${name} does not exist`);
     const parsed = tlsSecretPair(secret.obj);
-    if (typeof parsed === 'string') return fail('ResolvedRefs', 'InvalidCertificateRef', `${at}: Secret ${tns}/${name} ${parsed}`);
+    if (typeof parsed === 'string')
+      return fail('ResolvedRefs', 'InvalidCertificateRef', `${at}: Secret ${tns}/${name} ${parsed}`);
     certificates.push({ ...parsed, source: `Secret ${tns}/${name}` });
   }
   return { ok: true, tls: { certificates } };
@@ -63,10 +89,15 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
  * The PEM pair of a kubernetes.io/tls Secret, or what is wrong with it (a phrase completing
  * "Secret ns/name ..."). The certificate must parse, the key must parse and belong to it.
  */
-export function tlsSecretPair(secret: { type?: unknown; data?: unknown }): { certChainPem: string; privateKeyPem: string } | string {
-  if (secret.type !== 'kubernetes.io/tls') return `has type ${str(secret.type) ?? 'Opaque'}; certificates must be in a kubernetes.io/tls Secret`;
+export function tlsSecretPair(secret: {
+  type?: unknown;
+  data?: unknown;
+}): { certChainPem: string; privateKeyPem: string } | string {
+  if (secret.type !== 'kubernetes.io/tls')
+    return `has type ${str(secret.type) ?? 'Opaque'}; certificates must be in a kubernetes.io/tls Secret`;
   const data = rec(secret.data) ?? {};
-  const crt = decoded(data['tls.crt']), key = decoded(data['tls.key']);
+  const crt = decoded(data['tls.crt']),
+    key = decoded(data['tls.key']);
   if (!crt) return 'has no tls.crt';
   if (!key) return 'has no tls.key';
   const blocks = crt.match(PEM_CERT) ?? [];

@@ -9,8 +9,16 @@ import { rec, str, type Rec } from './read.js';
 type At = (field: string) => string;
 
 /** The cloud credential of `auth`, undefined when it sets no cloud kind, or why it cannot be used. */
-export function cloudCredential(ctx: Ctx, auth: Rec, ns: string, source: string, at: At): IrAiCredential | string | undefined {
-  const aws = rec(auth.aws), azure = rec(auth.azure), gcp = rec(auth.gcp);
+export function cloudCredential(
+  ctx: Ctx,
+  auth: Rec,
+  ns: string,
+  source: string,
+  at: At,
+): IrAiCredential | string | undefined {
+  const aws = rec(auth.aws),
+    azure = rec(auth.azure),
+    gcp = rec(auth.gcp);
   if (aws) return awsCredential(ctx, aws, ns, source, at);
   if (azure) return azureCredential(ctx, azure, ns, at);
   if (gcp) return gcpCredential(ctx, gcp, ns, at);
@@ -23,7 +31,9 @@ export function cloudCredential(ctx: Ctx, auth: Rec, ns: string, source: string,
  */
 export function unservableCloudAuth(auth: Rec): Record<string, string> {
   const out: Record<string, string> = {};
-  const aws = rec(auth.aws), azure = rec(auth.azure), gcp = rec(auth.gcp);
+  const aws = rec(auth.aws),
+    azure = rec(auth.azure),
+    gcp = rec(auth.gcp);
   if (aws?.assumeRole !== undefined) out['aws.assumeRole'] = ASSUME_ROLE;
   if (azure && !rec(azure.secretRef)) out[`azure${azureMode(azure)}`] = AZURE_IDENTITY;
   if (gcp && str(gcp.type) === 'IdToken') out['gcp.type'] = GCP_ID_TOKEN;
@@ -31,12 +41,19 @@ export function unservableCloudAuth(auth: Rec): Record<string, string> {
   return out;
 }
 
-const ASSUME_ROLE = 'assuming a role is not supported yet; give the role\'s keys in secretRef, or leave secretRef out to use the proxy\'s own AWS environment';
+const ASSUME_ROLE =
+  "assuming a role is not supported yet; give the role's keys in secretRef, or leave secretRef out to use the proxy's own AWS environment";
 const AZURE_IDENTITY = 'only secretRef (a client secret) is supported yet, not managed, workload or implicit identity';
 const GCP_ID_TOKEN = 'IdToken is not supported for LLM providers; they take AccessToken';
-const GCP_IMPLICIT = 'secretRef (a service account credentials.json) is required; implicit credentials are not supported yet';
+const GCP_IMPLICIT =
+  'secretRef (a service account credentials.json) is required; implicit credentials are not supported yet';
 
-const azureMode = (azure: Rec): string => (azure.managedIdentity !== undefined ? '.managedIdentity' : azure.workloadIdentity !== undefined ? '.workloadIdentity' : '');
+const azureMode = (azure: Rec): string =>
+  azure.managedIdentity !== undefined
+    ? '.managedIdentity'
+    : azure.workloadIdentity !== undefined
+      ? '.workloadIdentity'
+      : '';
 
 /** The Secret's keys as text (base64 `data` decoded, trimmed), or why the Secret cannot be read. */
 function secretOf(ctx: Ctx, ns: string, ref: Rec, at: string): { name: string; data: Record<string, string> } | string {
@@ -46,7 +63,12 @@ function secretOf(ctx: Ctx, ns: string, ref: Rec, at: string): { name: string; d
   return { name, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.trim()])) };
 }
 
-function required(s: { name: string; data: Record<string, string> }, ns: string, keys: string[], at: string): string | undefined {
+function required(
+  s: { name: string; data: Record<string, string> },
+  ns: string,
+  keys: string[],
+  at: string,
+): string | undefined {
   const missing = keys.filter((k) => !s.data[k]);
   return missing.length ? `${at}: Secret ${ns}/${s.name} has no non-empty key ${missing.join(', ')}` : undefined;
 }
@@ -56,14 +78,24 @@ function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): 
   const base = { region: str(aws.region) ?? '', serviceName: str(aws.serviceName) ?? '' };
   const ref = rec(aws.secretRef);
   // Without a Secret the proxy signs with its own environment's keys (docs/llm-providers.md).
-  if (!ref) return { kind: 'aws', aws: { accessKeyId: '', secretAccessKey: '', sessionToken: '', ...base }, source: `${source} (proxy environment)` };
+  if (!ref)
+    return {
+      kind: 'aws',
+      aws: { accessKeyId: '', secretAccessKey: '', sessionToken: '', ...base },
+      source: `${source} (proxy environment)`,
+    };
   const s = secretOf(ctx, ns, ref, at('aws.secretRef'));
   if (typeof s === 'string') return s;
   const missing = required(s, ns, ['accessKey', 'secretKey'], at('aws.secretRef'));
   if (missing) return missing;
   return {
     kind: 'aws',
-    aws: { accessKeyId: s.data.accessKey ?? '', secretAccessKey: s.data.secretKey ?? '', sessionToken: s.data.sessionToken ?? '', ...base },
+    aws: {
+      accessKeyId: s.data.accessKey ?? '',
+      secretAccessKey: s.data.secretKey ?? '',
+      sessionToken: s.data.sessionToken ?? '',
+      ...base,
+    },
     source: `Secret ${ns}/${s.name}`,
   };
 }
@@ -75,8 +107,17 @@ function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): IrAiCredenti
   if (typeof s === 'string') return s;
   const missing = required(s, ns, ['clientID', 'tenantID', 'clientSecret'], at('azure.secretRef'));
   if (missing) return missing;
-  if (!/^[A-Za-z0-9.-]+$/.test(s.data.tenantID ?? '')) return `${at('azure.secretRef')}: Secret ${ns}/${s.name} key tenantID must be a tenant ID or domain name`;
-  return { kind: 'azure', azure: { tenantId: s.data.tenantID ?? '', clientId: s.data.clientID ?? '', clientSecret: s.data.clientSecret ?? '' }, source: `Secret ${ns}/${s.name}` };
+  if (!/^[A-Za-z0-9.-]+$/.test(s.data.tenantID ?? ''))
+    return `${at('azure.secretRef')}: Secret ${ns}/${s.name} key tenantID must be a tenant ID or domain name`;
+  return {
+    kind: 'azure',
+    azure: {
+      tenantId: s.data.tenantID ?? '',
+      clientId: s.data.clientID ?? '',
+      clientSecret: s.data.clientSecret ?? '',
+    },
+    source: `Secret ${ns}/${s.name}`,
+  };
 }
 
 function gcpCredential(ctx: Ctx, gcp: Rec, ns: string, at: At): IrAiCredential | string {
@@ -98,8 +139,14 @@ function gcpCredential(ctx: Ctx, gcp: Rec, ns: string, at: At): IrAiCredential |
   }
   if (!file) return `${where} is not a JSON object`;
   if (str(file.type) !== 'service_account') return `${where} must be a service account key (type service_account)`;
-  const email = str(file.client_email), privateKey = str(file.private_key), tokenUri = str(file.token_uri) ?? 'https://oauth2.googleapis.com/token';
+  const email = str(file.client_email),
+    privateKey = str(file.private_key),
+    tokenUri = str(file.token_uri) ?? 'https://oauth2.googleapis.com/token';
   if (!email || !privateKey) return `${where} must have client_email and private_key`;
   if (!/^https?:\/\//.test(tokenUri)) return `${where} token_uri must be an http(s) URL`;
-  return { kind: 'gcp', gcp: { clientEmail: email, privateKey, privateKeyId: str(file.private_key_id) ?? '', tokenUri }, source: `Secret ${ns}/${s.name} key ${key}` };
+  return {
+    kind: 'gcp',
+    gcp: { clientEmail: email, privateKey, privateKeyId: str(file.private_key_id) ?? '', tokenUri },
+    source: `Secret ${ns}/${s.name} key ${key}`,
+  };
 }

@@ -10,8 +10,22 @@ export interface Condition {
   lastTransitionTime: string;
 }
 
-export function condition(type: string, ok: boolean, reason: string, message: string, generation: number, now: string): Condition {
-  return { type, status: ok ? 'True' : 'False', reason, message, observedGeneration: generation, lastTransitionTime: now };
+export function condition(
+  type: string,
+  ok: boolean,
+  reason: string,
+  message: string,
+  generation: number,
+  now: string,
+): Condition {
+  return {
+    type,
+    status: ok ? 'True' : 'False',
+    reason,
+    message,
+    observedGeneration: generation,
+    lastTransitionTime: now,
+  };
 }
 
 export interface ParentStatus {
@@ -68,7 +82,12 @@ export function keepTransitionTimes<T>(prev: unknown, next: T): T {
  * `Enforced=False` for an accepted object: reason `Unsupported` naming each refused field (issue 14),
  * followed by what else the proxies cannot enforce as written (reason `NotEnforced` when only that).
  */
-export function enforcedCondition(refused: string, notEnforced: string, generation: number, now: string): Condition | undefined {
+export function enforcedCondition(
+  refused: string,
+  notEnforced: string,
+  generation: number,
+  now: string,
+): Condition | undefined {
   if (!refused && !notEnforced) return undefined;
   const message = [refused && `not enforced by this release: ${refused}`, notEnforced].filter(Boolean).join('; ');
   return condition('Enforced', false, refused ? 'Unsupported' : 'NotEnforced', message, generation, now);

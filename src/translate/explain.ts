@@ -22,7 +22,13 @@ export interface ExplainedRoute {
   listeners: string[];
   hostnames: string[];
   fields: ExplainedField[];
-  backends: { backend: string; weight: number; fields: ExplainedField[]; targets: { name: string; fields: ExplainedField[] }[]; tls?: string }[];
+  backends: {
+    backend: string;
+    weight: number;
+    fields: ExplainedField[];
+    targets: { name: string; fields: ExplainedField[] }[];
+    tls?: string;
+  }[];
   /** Every refused field that reaches the route (issue 14): its own, its listener's and its edges'. */
   refusals: IrRefusal[];
 }
@@ -46,16 +52,28 @@ export function parseRouteArg(arg: string): { namespace: string; name: string; r
 
 function fieldsOf(p: IrPolicyFields | undefined, refusals: readonly IrRefusal[] = []): ExplainedField[] {
   if (!p) return [];
-  return Object.keys(p.fields).sort().map((path) => {
-    const provenance = p.provenance[path] as IrFieldProvenance;
-    const refused = refusals.filter((r) => r.source === provenance.source && refusalCovers(r.field, path, provenance.source));
-    return { path, value: withoutInlineKey(path, p.fields[path] as string), provenance, ...(refused.length ? { refused } : {}) };
-  });
+  return Object.keys(p.fields)
+    .sort()
+    .map((path) => {
+      const provenance = p.provenance[path] as IrFieldProvenance;
+      const refused = refusals.filter(
+        (r) => r.source === provenance.source && refusalCovers(r.field, path, provenance.source),
+      );
+      return {
+        path,
+        value: withoutInlineKey(path, p.fields[path] as string),
+        provenance,
+        ...(refused.length ? { refused } : {}),
+      };
+    });
 }
 
 /** Whether a refused object path (`spec.traffic.csrf`, `spec.policies.tls`) lies in the merged field `section.field`. */
 function refusalCovers(field: string, path: string, source: string): boolean {
-  const own = source.startsWith('GwBackend ') && path.startsWith('backend.') ? `spec.policies.${path.slice('backend.'.length)}` : `spec.${path}`;
+  const own =
+    source.startsWith('GwBackend ') && path.startsWith('backend.')
+      ? `spec.policies.${path.slice('backend.'.length)}`
+      : `spec.${path}`;
   return field === own || field.startsWith(`${own}.`) || field.startsWith(`${own}[`);
 }
 
@@ -66,7 +84,13 @@ function withoutInlineKey(path: string, text: string): string {
   return typeof auth.key === 'string' ? JSON.stringify({ ...auth, key: '<redacted>' }) : text;
 }
 
-export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCRoute', namespace: string, name: string, rule?: string): Explanation {
+export function explainRoute(
+  state: TranslationState,
+  kind: 'HTTPRoute' | 'GRPCRoute',
+  namespace: string,
+  name: string,
+  rule?: string,
+): Explanation {
   const prefix = `${kind}/${namespace}/${name}/`;
   const routes: ExplainedRoute[] = [];
   for (const [gateway, snap] of snapshots(state)) {
@@ -78,10 +102,19 @@ export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCR
       if (rule !== undefined && ruleName !== rule) continue;
       const refusals = (r as IrRoute & Refusing).refusals ?? [];
       routes.push({
-        gateway, route: r.name, listeners: r.listeners, hostnames: r.hostnames, fields: fieldsOf(r.effective, refusals), refusals,
+        gateway,
+        route: r.name,
+        listeners: r.listeners,
+        hostnames: r.hostnames,
+        fields: fieldsOf(r.effective, refusals),
+        refusals,
         backends: r.backends.map((b: IrBackendRef & Refusing) => ({
-          backend: b.backend, weight: b.weight, fields: fieldsOf(b.policy, b.refusals),
-          targets: Object.keys(b.targetPolicies ?? {}).sort().map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t], b.refusals) })),
+          backend: b.backend,
+          weight: b.weight,
+          fields: fieldsOf(b.policy, b.refusals),
+          targets: Object.keys(b.targetPolicies ?? {})
+            .sort()
+            .map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t], b.refusals) })),
           // A GwPolicy's backend.tls already shows as a field; a BackendTLSPolicy is not a policy field.
           ...(b.tls?.source.startsWith('BackendTLSPolicy ') ? { tls: `${b.tls.source} (SNI ${b.tls.sni})` } : {}),
         })),
@@ -96,8 +129,16 @@ export function explainRoute(state: TranslationState, kind: 'HTTPRoute' | 'GRPCR
       if (str(ref.kind) !== kind || str(ref.name) !== name || str(ref.namespace) !== namespace) continue;
       if (rule !== undefined && ref.sectionName !== undefined && ref.sectionName !== rule) continue;
       for (const c of recs(a.conditions)) {
-        const bad = (c.type === 'Accepted' || c.type === 'Attached' || c.type === 'Enforced') ? c.status === 'False' : c.type === 'Conflicted' && c.status === 'True';
-        if (bad) notInEffect.push({ policy: `GwPolicy ${key.slice('GwPolicy/'.length)}`, reason: `${str(c.type) ?? ''}: ${str(c.reason) ?? ''}`, message: str(c.message) ?? '' });
+        const bad =
+          c.type === 'Accepted' || c.type === 'Attached' || c.type === 'Enforced'
+            ? c.status === 'False'
+            : c.type === 'Conflicted' && c.status === 'True';
+        if (bad)
+          notInEffect.push({
+            policy: `GwPolicy ${key.slice('GwPolicy/'.length)}`,
+            reason: `${str(c.type) ?? ''}: ${str(c.reason) ?? ''}`,
+            message: str(c.message) ?? '',
+          });
       }
     }
   }
@@ -121,10 +162,13 @@ const refusalLine = (r: IrRefusal): string =>
 
 export function renderExplanation(e: Explanation): string {
   const out: string[] = [];
-  if (e.routes.length === 0) out.push(`${e.subject}: no Gateway of this controller serves it (check its status parents[]).`);
+  if (e.routes.length === 0)
+    out.push(`${e.subject}: no Gateway of this controller serves it (check its status parents[]).`);
   for (const r of e.routes) {
     out.push(`${r.route} on Gateway ${r.gateway}`);
-    out.push(`  listeners: ${r.listeners.join(', ')}${r.hostnames.length ? `; hostnames: ${r.hostnames.join(', ')}` : ''}`);
+    out.push(
+      `  listeners: ${r.listeners.join(', ')}${r.hostnames.length ? `; hostnames: ${r.hostnames.join(', ')}` : ''}`,
+    );
     out.push('  effective policy:');
     out.push(...renderFields(r.fields, '    '));
     for (const b of r.backends) {

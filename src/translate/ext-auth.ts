@@ -11,10 +11,16 @@ import { parseDurationMs } from '../ir/duration.js';
 import { GROUP, nameKey } from './types.js';
 
 /** The base URL of the service a policy field's `backendRef` names, or why it cannot be used. */
-export type PolicyBackendResolver = (field: string, ref: Rec) => { url: string } | { problem: string; reason: RefReason };
+export type PolicyBackendResolver = (
+  field: string,
+  ref: Rec,
+) => { url: string } | { problem: string; reason: RefReason };
 type RefReason = 'RefNotPermitted' | 'BackendNotFound' | 'InvalidKind';
 
-const lower = (v: unknown): string[] => arr(v).filter((x): x is string => typeof x === 'string').map((h) => h.toLowerCase());
+const lower = (v: unknown): string[] =>
+  arr(v)
+    .filter((x): x is string => typeof x === 'string')
+    .map((h) => h.toLowerCase());
 
 /** Fields of `http` the proxy does not apply yet; ignoring one would change who gets in or what they see. */
 const unsupportedHttp = ['redirect', 'body', 'responseMetadata'] as const;
@@ -37,7 +43,9 @@ function plainExpressions(e: Rec): [string, string][] {
   for (const [name, source] of Object.entries(rec(http.addRequestHeaders) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (typeof source === 'string') out.push([`http.addRequestHeaders.${name}`, source]);
   }
-  arr(rec(e.cache)?.key).forEach((source, i) => { if (typeof source === 'string') out.push([`cache.key[${i}]`, source]); });
+  arr(rec(e.cache)?.key).forEach((source, i) => {
+    if (typeof source === 'string') out.push([`cache.key[${i}]`, source]);
+  });
   return out;
 }
 
@@ -47,11 +55,20 @@ function plainExpressions(e: Rec): [string, string][] {
  * http.redirect/body/responseMetadata) are only syntax-checked by the schema: their variables are not defined.
  */
 export function extAuthCelProblems(e: Rec): { path: string; message: string }[] {
-  const expressions = e.conditional === undefined ? plainExpressions(e) : arr(e.conditional).flatMap((entry, i): [string, string][] => {
-    const condition = str(rec(entry)?.condition);
-    const own: [string, string][] = condition !== undefined ? [[`conditional[${i}].condition`, condition]] : [];
-    return [...own, ...plainExpressions(rec(rec(entry)?.policy) ?? {}).map(([p, s]): [string, string] => [`conditional[${i}].policy.${p}`, s])];
-  });
+  const expressions =
+    e.conditional === undefined
+      ? plainExpressions(e)
+      : arr(e.conditional).flatMap((entry, i): [string, string][] => {
+          const condition = str(rec(entry)?.condition);
+          const own: [string, string][] = condition !== undefined ? [[`conditional[${i}].condition`, condition]] : [];
+          return [
+            ...own,
+            ...plainExpressions(rec(rec(entry)?.policy) ?? {}).map(([p, s]): [string, string] => [
+              `conditional[${i}].policy.${p}`,
+              s,
+            ]),
+          ];
+        });
   return expressions.flatMap(([path, source]) => {
     const message = celCompileProblem(source, expressionVariables.extAuth);
     return message === undefined ? [] : [{ path, message }];
@@ -68,7 +85,8 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
   const http = rec(e.http) ?? {};
   for (const f of unsupportedHttp) if (http[f] !== undefined) return `http.${f}: is not supported yet`;
   let url = str(e.url);
-  if (url !== undefined && !/^https?:\/\//i.test(url)) return 'url: only http:// and https:// services are supported (the gRPC protocol is not)';
+  if (url !== undefined && !/^https?:\/\//i.test(url))
+    return 'url: only http:// and https:// services are supported (the gRPC protocol is not)';
   const ref = rec(e.backendRef);
   if (ref) {
     const r = resolve('traffic.extAuth', ref);
@@ -79,7 +97,8 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
   const out: IrExtAuthorization = {
     url: url.replace(/\/+$/, ''),
     failOpen: str(e.failureMode) === 'FailOpen',
-    allowedRequestHeaders: http.allowedRequestHeaders !== undefined ? lower(http.allowedRequestHeaders) : ['authorization'],
+    allowedRequestHeaders:
+      http.allowedRequestHeaders !== undefined ? lower(http.allowedRequestHeaders) : ['authorization'],
     addRequestHeaders: celHeaders(rec(http.addRequestHeaders) ?? {}),
     allowedResponseHeaders: lower(http.allowedResponseHeaders),
     pathExpression: str(http.path) ?? '',
@@ -90,13 +109,19 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
   const cache = rec(e.cache);
   if (cache) {
     const ttlMs = parseDurationMs(str(cache.ttl) ?? '');
-    if (ttlMs === undefined || ttlMs > 0xffffffff) return `cache.ttl: must be a duration such as 30s, got ${JSON.stringify(cache.ttl)}`;
-    out.cache = { key: arr(cache.key).filter((k): k is string => typeof k === 'string'), ttlMs, maxEntries: num(cache.maxEntries) ?? 10000 };
+    if (ttlMs === undefined || ttlMs > 0xffffffff)
+      return `cache.ttl: must be a duration such as 30s, got ${JSON.stringify(cache.ttl)}`;
+    out.cache = {
+      key: arr(cache.key).filter((k): k is string => typeof k === 'string'),
+      ttlMs,
+      maxEntries: num(cache.maxEntries) ?? 10000,
+    };
   }
   const body = rec(e.forwardBody);
   if (body) {
     const max = parseByteSize(body.maxSize);
-    if (max === undefined || max > 0xffffffff) return `forwardBody.maxSize: must be a byte size such as 64Ki, got ${JSON.stringify(body.maxSize)}`;
+    if (max === undefined || max > 0xffffffff)
+      return `forwardBody.maxSize: must be a byte size such as 64Ki, got ${JSON.stringify(body.maxSize)}`;
     out.forwardBody = true;
     out.maxBodyBytes = max;
   }
@@ -112,8 +137,15 @@ function toConditional(list: unknown[], resolve: PolicyBackendResolver): IrExtAu
     conditional.push({ condition: str(rec(entry)?.condition) ?? '', policy });
   }
   return {
-    url: '', failOpen: false, allowedRequestHeaders: [], addRequestHeaders: {}, allowedResponseHeaders: [],
-    pathExpression: '', forwardBody: false, maxBodyBytes: 0, conditional,
+    url: '',
+    failOpen: false,
+    allowedRequestHeaders: [],
+    addRequestHeaders: {},
+    allowedResponseHeaders: [],
+    pathExpression: '',
+    forwardBody: false,
+    maxBodyBytes: 0,
+    conditional,
   };
 }
 
@@ -129,34 +161,61 @@ export function policyBackendResolver(ctx: Ctx, provenance: Record<string, IrFie
     const kind = str(ref.kind) ?? 'Service';
     const name = str(ref.name) ?? '';
     const ns = str(ref.namespace) ?? from;
-    if (!referenceAllowed(ctx, { group: GROUP.gw, kind: 'GwPolicy', namespace: from }, { group, kind, namespace: ns, name })) {
-      return { problem: `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`, reason: 'RefNotPermitted' };
+    if (
+      !referenceAllowed(
+        ctx,
+        { group: GROUP.gw, kind: 'GwPolicy', namespace: from },
+        { group, kind, namespace: ns, name },
+      )
+    ) {
+      return {
+        problem: `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`,
+        reason: 'RefNotPermitted',
+      };
     }
     if (group === GROUP.core && kind === 'Service') {
-      if (!read(ctx, 'Service', nameKey(ns, name))) return { problem: `Service ${ns}/${name} does not exist`, reason: 'BackendNotFound' };
+      if (!read(ctx, 'Service', nameKey(ns, name)))
+        return { problem: `Service ${ns}/${name} does not exist`, reason: 'BackendNotFound' };
       return { url: `http://${serviceHost(name, ns)}:${num(ref.port) ?? 0}` };
     }
     if (group === GROUP.gw && kind === 'GwBackend') {
       const st = rec(rec(read(ctx, 'GwBackend', nameKey(ns, name))?.obj.spec)?.static);
-      if (!st) return { problem: `GwBackend ${ns}/${name} does not exist or is not a static backend`, reason: 'BackendNotFound' };
+      if (!st)
+        return {
+          problem: `GwBackend ${ns}/${name} does not exist or is not a static backend`,
+          reason: 'BackendNotFound',
+        };
       return { url: `http://${str(st.host) ?? ''}:${num(ref.port) ?? num(st.port) ?? 0}` };
     }
-    return { problem: `${kind}${group ? `.${group}` : ''} is not a supported kind; use a Service or a GwBackend`, reason: 'InvalidKind' };
+    return {
+      problem: `${kind}${group ? `.${group}` : ''} is not a supported kind; use a Service or a GwBackend`,
+      reason: 'InvalidKind',
+    };
   };
 }
 
 /** Without the translation context no backendRef resolves: the proxy refuses the route rather than guess. */
-export const noBackends: PolicyBackendResolver = () => ({ problem: 'cannot be resolved here', reason: 'BackendNotFound' });
+export const noBackends: PolicyBackendResolver = () => ({
+  problem: 'cannot be resolved here',
+  reason: 'BackendNotFound',
+});
 
 /** For policy status, judged apart from any route: a backendRef's problems show on the routes (ResolvedRefs). */
 export const anyBackend: PolicyBackendResolver = () => ({ url: 'http://resolved-per-route' });
 
 /** Why the effective `traffic.extAuth` backendRef cannot be resolved, as a route ResolvedRefs reason and message. */
-export function extAuthRefProblem(fields: Record<string, unknown>, resolve: PolicyBackendResolver): { reason: string; message: string } | undefined {
+export function extAuthRefProblem(
+  fields: Record<string, unknown>,
+  resolve: PolicyBackendResolver,
+): { reason: string; message: string } | undefined {
   const ext = rec(fields['traffic.extAuth']);
-  const refs: [string, Rec | undefined][] = ext?.conditional !== undefined
-    ? arr(ext.conditional).map((c, i) => [`conditional[${i}].policy.backendRef`, rec(rec(rec(c)?.policy)?.backendRef)])
-    : [['backendRef', rec(ext?.backendRef)]];
+  const refs: [string, Rec | undefined][] =
+    ext?.conditional !== undefined
+      ? arr(ext.conditional).map((c, i) => [
+          `conditional[${i}].policy.backendRef`,
+          rec(rec(rec(c)?.policy)?.backendRef),
+        ])
+      : [['backendRef', rec(ext?.backendRef)]];
   for (const [path, ref] of refs) {
     const r = ref && resolve('traffic.extAuth', ref);
     if (r && 'problem' in r) return { reason: r.reason, message: `traffic.extAuth.${path}: ${r.problem}` };

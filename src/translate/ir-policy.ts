@@ -1,7 +1,15 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
 // a typed home still reach the proxy through IrRoute.effective.
 import { createHash } from 'node:crypto';
-import type { IrApiKeyAuthentication, IrAuthorization, IrBasicAuthentication, IrCors, IrJwtAuthentication, IrMcpAuthentication, IrPolicy } from './ir.js';
+import type {
+  IrApiKeyAuthentication,
+  IrAuthorization,
+  IrBasicAuthentication,
+  IrCors,
+  IrJwtAuthentication,
+  IrMcpAuthentication,
+  IrPolicy,
+} from './ir.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 import type { IrRefusal } from '../coverage/effective.js';
@@ -20,7 +28,11 @@ export function parseByteSize(v: unknown): number | undefined {
 /** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
 export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
 
-export function typedPolicy(fields: Record<string, unknown>, readSecret: PolicySecretReader = () => undefined, resolveBackend: PolicyBackendResolver = noBackends): IrPolicy {
+export function typedPolicy(
+  fields: Record<string, unknown>,
+  readSecret: PolicySecretReader = () => undefined,
+  resolveBackend: PolicyBackendResolver = noBackends,
+): IrPolicy {
   const out: IrPolicy = {};
   const cors = rec(fields['traffic.cors']);
   if (cors) out.cors = toCors(cors);
@@ -50,8 +62,12 @@ const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === '
 
 function toCors(c: Rec): IrCors {
   return {
-    allowOrigins: strings(c.allowOrigins), allowHeaders: strings(c.allowHeaders), exposeHeaders: strings(c.exposeHeaders),
-    allowMethods: strings(c.allowMethods), maxAge: num(c.maxAge) ?? 0, allowCredentials: c.allowCredentials === true,
+    allowOrigins: strings(c.allowOrigins),
+    allowHeaders: strings(c.allowHeaders),
+    exposeHeaders: strings(c.exposeHeaders),
+    allowMethods: strings(c.allowMethods),
+    maxAge: num(c.maxAge) ?? 0,
+    allowCredentials: c.allowCredentials === true,
   };
 }
 
@@ -78,7 +94,9 @@ function toMcpAuth(j: Rec): IrMcpAuthentication {
   if (meta) {
     const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
     out.resourceMetadata = {
-      resource: str(resource) ?? '', scopesSupported: strings(scopesSupported), bearerMethodsSupported: strings(bearerMethodsSupported),
+      resource: str(resource) ?? '',
+      scopesSupported: strings(scopesSupported),
+      bearerMethodsSupported: strings(bearerMethodsSupported),
       extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
     };
   }
@@ -96,9 +114,11 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | string {
     const jwks = rec(p.jwks) ?? {};
     const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
     const jwksInline = str(jwks.inline) ?? '';
-    if (!jwksUrl && !jwksInline) return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
+    if (!jwksUrl && !jwksInline)
+      return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
     // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
-    if (jwksInline && !isKeySetText(jwksInline)) return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
+    if (jwksInline && !isKeySetText(jwksInline))
+      return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
     providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
   }
   if (providers.length === 0) return 'providers: at least one provider is needed';
@@ -116,7 +136,8 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | string {
   return out;
 }
 
-const celLocation = 'location.expression: a CEL credential location is not supported; use header, queryParameter or cookie';
+const celLocation =
+  'location.expression: a CEL credential location is not supported; use header, queryParameter or cookie';
 
 function isKeySetText(text: string): boolean {
   try {
@@ -131,7 +152,8 @@ function toLocation(loc: Rec): IrJwtAuthentication['location'] {
   const header = rec(loc.header);
   const query = str(rec(loc.queryParameter)?.name);
   const cookie = str(rec(loc.cookie)?.name);
-  if (header) return { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
+  if (header)
+    return { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
   if (query) return { header: '', prefix: '', queryParameter: query, cookie: '' };
   if (cookie) return { header: '', prefix: '', queryParameter: '', cookie };
   return undefined;
@@ -143,11 +165,14 @@ function toLocation(loc: Rec): IrJwtAuthentication['location'] {
  */
 function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentication | string {
   const ref = rec(a.secretRef);
-  if (!ref) return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
+  if (!ref)
+    return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
   const name = str(ref.name) ?? '';
   const data = readSecret('traffic.apiKeyAuthentication', name);
   if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
-  const keys = Object.values(data).map((v) => v.trim()).filter(Boolean);
+  const keys = Object.values(data)
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (keys.length === 0) return `secretRef: Secret ${name} holds no key`;
   const out: IrApiKeyAuthentication = {
     mode: (str(a.mode) ?? 'Strict').toUpperCase() as IrApiKeyAuthentication['mode'],
@@ -183,21 +208,27 @@ function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthenticat
   let where = 'users';
   const ref = rec(b.secretRef);
   if (ref) {
-    const name = str(ref.name) ?? '', key = str(ref.key) ?? '.htaccess';
+    const name = str(ref.name) ?? '',
+      key = str(ref.key) ?? '.htaccess';
     const data = readSecret('traffic.basicAuthentication', name);
     if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
     const text = data[key];
     if (text === undefined) return `secretRef: Secret ${name} has no key ${key}`;
-    lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     where = `Secret ${name} key ${key}`;
   }
   const users: IrBasicAuthentication['users'] = [];
   for (const [i, line] of lines.entries()) {
     const at = line.indexOf(':');
-    const name = line.slice(0, at), hash = line.slice(at + 1);
+    const name = line.slice(0, at),
+      hash = line.slice(at + 1);
     // Never quote the line: it holds a password hash.
     if (at < 1) return `${where} entry ${i + 1}: is not a user:hash line`;
-    if (!supportedHash.test(hash)) return `${where} entry ${i + 1} (user ${name}): uses a hash format the proxy cannot check (${hashKind(hash)}); use {SHA} or $apr1$`;
+    if (!supportedHash.test(hash))
+      return `${where} entry ${i + 1} (user ${name}): uses a hash format the proxy cannot check (${hashKind(hash)}); use {SHA} or $apr1$`;
     users.push({ name, hash });
   }
   if (users.length === 0) return `${where}: no users`;
@@ -243,8 +274,11 @@ const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthent
  * policy_not_enforced on the route instead of forwarding requests unchecked.
  */
 export function authRefusals(
-  fields: Record<string, unknown>, sourceOf: (field: string) => string, readSecret: PolicySecretReader,
-  resolveBackend: PolicyBackendResolver, edgePolicies: { fields: Record<string, unknown>; provenance: Record<string, { source: string }> }[],
+  fields: Record<string, unknown>,
+  sourceOf: (field: string) => string,
+  readSecret: PolicySecretReader,
+  resolveBackend: PolicyBackendResolver,
+  edgePolicies: { fields: Record<string, unknown>; provenance: Record<string, { source: string }> }[],
 ): IrRefusal[] {
   const traffic: Rec = {};
   for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
@@ -253,16 +287,31 @@ export function authRefusals(
   const ext = rec(traffic.extAuth);
   const extWhy = ext && toExtAuth(ext, resolveBackend);
   if (typeof extWhy === 'string') why.extAuth = extWhy;
-  const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({ field: `spec.traffic.${f}`, source: sourceOf(`traffic.${f}`), reason, security: true }));
+  const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({
+    field: `spec.traffic.${f}`,
+    source: sourceOf(`traffic.${f}`),
+    reason,
+    security: true,
+  }));
   // One route, one credential check (they all default to the Authorization header): a combination is refused rather than half applied.
   const methods = AUTH_METHODS.filter((f) => traffic[f] !== undefined);
   if (methods.length > 1) {
-    out.push({ field: `spec.traffic.${methods[1] ?? ''}`, source: sourceOf(`traffic.${methods[1] ?? ''}`), reason: `${methods.join(' with ')} on one route is not supported`, security: true });
+    out.push({
+      field: `spec.traffic.${methods[1] ?? ''}`,
+      source: sourceOf(`traffic.${methods[1] ?? ''}`),
+      reason: `${methods.join(' with ')} on one route is not supported`,
+      security: true,
+    });
   }
   // A backend-level extAuth (GwPolicy backend.extAuth) has no typed form yet: refuse, never skip.
   const edgeExtAuth = edgePolicies.find((p) => p.fields['backend.extAuth'] !== undefined);
   if (edgeExtAuth) {
-    out.push({ field: 'spec.backend.extAuth', source: edgeExtAuth.provenance['backend.extAuth']?.source ?? '', reason: 'backend-level external authorization is not supported', security: true });
+    out.push({
+      field: 'spec.backend.extAuth',
+      source: edgeExtAuth.provenance['backend.extAuth']?.source ?? '',
+      reason: 'backend-level external authorization is not supported',
+      security: true,
+    });
   }
   return out.sort((a, b) => (a.field ?? '').localeCompare(b.field ?? ''));
 }

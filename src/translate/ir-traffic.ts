@@ -1,7 +1,12 @@
 // GwPolicy `traffic` (merged, one value per field) → the typed IR `TrafficPolicy` the proxy enforces. The
 // merged values were validated against the schema, so they are read as the schema's own types.
 import type { TrafficPolicy as ApiTraffic, DirectResponsePolicy } from '../api/traffic.js';
-import type { BufferLimitInput, DirectResponseInput, TrafficHeaderModifierInput, TrafficPolicyInput } from '../ir/types.js';
+import type {
+  BufferLimitInput,
+  DirectResponseInput,
+  TrafficHeaderModifierInput,
+  TrafficPolicyInput,
+} from '../ir/types.js';
 import { parseDurationMs } from '../ir/duration.js';
 import { parseByteSize } from './ir-policy.js';
 
@@ -13,14 +18,15 @@ const UNIT_MS = { Seconds: 1000, Minutes: 60_000, Hours: 3_600_000 } as const;
 /** The schema's default of `buffer.*.maxBytes`. */
 const DEFAULT_BUFFER_BYTES = 2 * 1024 * 1024;
 
-const ms = (d: string | undefined): number => (d === undefined ? 0 : parseDurationMs(d) ?? 0);
+const ms = (d: string | undefined): number => (d === undefined ? 0 : (parseDurationMs(d) ?? 0));
 
 /** The typed traffic policy of merged fields (`traffic.x` → value); undefined when none of them is set. */
 export function typedTraffic(fields: Record<string, unknown>): TrafficPolicyInput | undefined {
   const get = <K extends keyof ApiTraffic>(k: K): ApiTraffic[K] => fields[`traffic.${k}`] as ApiTraffic[K];
   const out: TrafficPolicyInput = {};
   const t = get('timeouts');
-  if (t && (ms(t.request) || ms(t.backendRequest))) out.timeouts = { requestMs: ms(t.request), backendRequestMs: ms(t.backendRequest) };
+  if (t && (ms(t.request) || ms(t.backendRequest)))
+    out.timeouts = { requestMs: ms(t.request), backendRequestMs: ms(t.backendRequest) };
   const r = get('retry');
   if (r) {
     out.retry = { attempts: r.attempts ?? 1, codes: r.codes ?? [] };
@@ -33,7 +39,8 @@ export function typedTraffic(fields: Record<string, unknown>): TrafficPolicyInpu
   if (rl) {
     out.localRateLimits = rl.local.map((l) => ({
       ...(l.tokens !== undefined ? { tokens: l.tokens } : { requests: l.requests ?? 0 }),
-      intervalMs: UNIT_MS[l.unit], burst: l.burst ?? 0,
+      intervalMs: UNIT_MS[l.unit],
+      burst: l.burst ?? 0,
     }));
   }
   const dr = get('directResponse');
@@ -58,19 +65,26 @@ function headerModifier(s: HeaderStep): TrafficHeaderModifierInput {
 }
 
 function bufferLimit(l: Limit): BufferLimitInput {
-  return { maxBytes: String(parseByteSize(l.maxBytes) ?? DEFAULT_BUFFER_BYTES), failOpen: l.failureMode === 'FailOpen' };
+  return {
+    maxBytes: String(parseByteSize(l.maxBytes) ?? DEFAULT_BUFFER_BYTES),
+    failOpen: l.failureMode === 'FailOpen',
+  };
 }
 
 type DirectFields = Pick<DirectResponsePolicy, 'status' | 'body' | 'bodyExpression' | 'headers'>;
 
 function directResponse(d: DirectResponsePolicy): DirectResponseInput {
   const one = (x: DirectFields): DirectResponseInput => ({
-    status: x.status ?? 0, body: x.body ?? '',
+    status: x.status ?? 0,
+    body: x.body ?? '',
     ...(x.bodyExpression !== undefined ? { bodyExpression: x.bodyExpression } : {}),
     headers: (x.headers ?? []).map((hd) => ({ name: hd.name, valueExpression: hd.value })),
   });
   return {
     ...one(d),
-    conditional: (d.conditional ?? []).map((c) => ({ ...(c.condition !== undefined ? { condition: c.condition } : {}), response: one(c.response) })),
+    conditional: (d.conditional ?? []).map((c) => ({
+      ...(c.condition !== undefined ? { condition: c.condition } : {}),
+      response: one(c.response),
+    })),
   };
 }

@@ -121,7 +121,14 @@ export interface IrBackendRef {
   targetCredentials?: Record<string, IrAiCredential>;
 }
 
-export type IrAiRouteType = 'AI_ROUTE_COMPLETIONS' | 'AI_ROUTE_MESSAGES' | 'AI_ROUTE_RESPONSES' | 'AI_ROUTE_EMBEDDINGS' | 'AI_ROUTE_MODELS' | 'AI_ROUTE_REALTIME' | 'AI_ROUTE_PASSTHROUGH';
+export type IrAiRouteType =
+  | 'AI_ROUTE_COMPLETIONS'
+  | 'AI_ROUTE_MESSAGES'
+  | 'AI_ROUTE_RESPONSES'
+  | 'AI_ROUTE_EMBEDDINGS'
+  | 'AI_ROUTE_MODELS'
+  | 'AI_ROUTE_REALTIME'
+  | 'AI_ROUTE_PASSTHROUGH';
 
 export interface IrAiEdge {
   providers: Record<string, IrAiProviderEdge>;
@@ -134,10 +141,20 @@ export type IrAiCredential =
   | { kind: 'passthrough'; passthrough: true; source: string }
   | { kind: 'aws'; aws: IrAwsCredential; source: string }
   | { kind: 'azure'; azure: { tenantId: string; clientId: string; clientSecret: string }; source: string }
-  | { kind: 'gcp'; gcp: { clientEmail: string; privateKey: string; privateKeyId: string; tokenUri: string }; source: string };
+  | {
+      kind: 'gcp';
+      gcp: { clientEmail: string; privateKey: string; privateKeyId: string; tokenUri: string };
+      source: string;
+    };
 
 /** Empty keys mean the proxy's own environment; `secretAccessKey` and `sessionToken` are secret like `key`. */
-export interface IrAwsCredential { accessKeyId: string; secretAccessKey: string; sessionToken: string; region: string; serviceName: string }
+export interface IrAwsCredential {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+  region: string;
+  serviceName: string;
+}
 
 export interface IrAiProviderEdge {
   credential?: IrAiCredential;
@@ -184,7 +201,12 @@ export interface IrMcpAuthentication {
   provider: string;
   clientId: string;
   clientSecret: string;
-  resourceMetadata?: { resource: string; scopesSupported: string[]; bearerMethodsSupported: string[]; extraJson: string };
+  resourceMetadata?: {
+    resource: string;
+    scopesSupported: string[];
+    bearerMethodsSupported: string[];
+    extraJson: string;
+  };
   jwksUrl: string;
   jwksInline: string;
 }
@@ -315,6 +337,12 @@ export interface IrModel {
   match: { exact?: string; prefix?: string; suffix?: string; any?: boolean };
   visibility: 'PUBLIC' | 'INTERNAL';
   /** `credential`: `policies.auth` resolved; unset when none is set, or (with `auth.secretRef`) when it could not be. */
-  provider?: { provider: string; baseUrl: string; settingsJson: string; policiesJson: string; credential?: IrAiCredential };
+  provider?: {
+    provider: string;
+    baseUrl: string;
+    settingsJson: string;
+    policiesJson: string;
+    credential?: IrAiCredential;
+  };
   routing?: { kind: 'FAILOVER' | 'CONDITIONAL' | 'WEIGHTED'; targets: IrModelTarget[] };
 }

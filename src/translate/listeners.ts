@@ -41,7 +41,10 @@ export interface ListenerSetInfo {
 
 const SUPPORTED_ROUTE_KINDS = ['HTTPRoute', 'GRPCRoute'];
 
-export function collectListeners(ctx: Ctx, gw: StoredObject): { listeners: ListenerInfo[]; listenerSets: ListenerSetInfo[] } {
+export function collectListeners(
+  ctx: Ctx,
+  gw: StoredObject,
+): { listeners: ListenerInfo[]; listenerSets: ListenerSetInfo[] } {
   const listeners = recs(rec(gw.obj.spec)?.listeners).map((l) => listenerInfo(ctx, gw, gw.key, l));
   const listenerSets: ListenerSetInfo[] = [];
   const allowed = rec(rec(rec(gw.obj.spec)?.allowedListeners)?.namespaces) ?? {};
@@ -51,13 +54,20 @@ export function collectListeners(ctx: Ctx, gw: StoredObject): { listeners: Liste
     const from = str(allowed.from) ?? 'None';
     const lsNs = ls.obj.metadata.namespace ?? '';
     const gwNs = gw.obj.metadata.namespace ?? '';
-    const ok = from === 'All' || (from === 'Same' && lsNs === gwNs) ||
-      (from === 'Selector' && selectorMatches(rec(allowed.selector), read(ctx, 'Namespace', lsNs)?.obj.metadata.labels));
+    const ok =
+      from === 'All' ||
+      (from === 'Same' && lsNs === gwNs) ||
+      (from === 'Selector' &&
+        selectorMatches(rec(allowed.selector), read(ctx, 'Namespace', lsNs)?.obj.metadata.labels));
     const info: ListenerSetInfo = {
       entry: ls,
       accepted: ok,
-      message: ok ? 'accepted by the parent Gateway' : `Gateway ${gw.key} does not allow ListenerSets from namespace ${lsNs} (allowedListeners.namespaces.from is ${from})`,
-      listeners: ok ? recs(rec(ls.obj.spec)?.listeners).map((l) => listenerInfo(ctx, ls, `${gw.key}/ListenerSet/${ls.key}`, l)) : [],
+      message: ok
+        ? 'accepted by the parent Gateway'
+        : `Gateway ${gw.key} does not allow ListenerSets from namespace ${lsNs} (allowedListeners.namespaces.from is ${from})`,
+      listeners: ok
+        ? recs(rec(ls.obj.spec)?.listeners).map((l) => listenerInfo(ctx, ls, `${gw.key}/ListenerSet/${ls.key}`, l))
+        : [],
     };
     listenerSets.push(info);
     listeners.push(...info.listeners);
@@ -74,7 +84,9 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
   const conds: Condition[] = [];
   let programmed = true;
   const allowedKinds = recs(rec(l.allowedRoutes)?.kinds).map((k) => str(k.kind) ?? '');
-  const kinds = (allowedKinds.length ? allowedKinds : SUPPORTED_ROUTE_KINDS).filter((k) => SUPPORTED_ROUTE_KINDS.includes(k));
+  const kinds = (allowedKinds.length ? allowedKinds : SUPPORTED_ROUTE_KINDS).filter((k) =>
+    SUPPORTED_ROUTE_KINDS.includes(k),
+  );
   const supported = protocol === 'HTTP' || protocol === 'HTTPS';
   const tls = supported ? listenerTls(ctx, owner, protocol, l) : undefined;
   const tlsProblem = tls && !tls.ok ? tls.problem : undefined;
@@ -89,7 +101,16 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
   }
   const refProblem = tlsProblem?.condition === 'ResolvedRefs' ? tlsProblem : undefined;
   if (refProblem) programmed = false;
-  conds.push(condition('ResolvedRefs', !refProblem, refProblem?.reason ?? 'ResolvedRefs', refProblem?.message ?? 'all references resolved', gen, now));
+  conds.push(
+    condition(
+      'ResolvedRefs',
+      !refProblem,
+      refProblem?.reason ?? 'ResolvedRefs',
+      refProblem?.message ?? 'all references resolved',
+      gen,
+      now,
+    ),
+  );
   const info: ListenerInfo = {
     irName: `${prefix}/${name}`,
     name,
@@ -97,7 +118,12 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
     protocol,
     owner,
     programmed,
-    status: { name, attachedRoutes: 0, supportedKinds: kinds.map((kind) => ({ group: GROUP.gateway, kind })), conditions: conds },
+    status: {
+      name,
+      attachedRoutes: 0,
+      supportedKinds: kinds.map((kind) => ({ group: GROUP.gateway, kind })),
+      conditions: conds,
+    },
   };
   const hostname = str(l.hostname);
   if (hostname !== undefined) info.hostname = hostname;
@@ -109,7 +135,8 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
 
 function unsupportedProtocolMessage(protocol: string): string {
   // TLS listeners would need TLSRoute and SNI passthrough, which the proxy does not do.
-  if (protocol === 'TLS') return 'protocol TLS (TLSRoute, TLS passthrough) is not supported; use HTTPS to terminate TLS at the gateway';
+  if (protocol === 'TLS')
+    return 'protocol TLS (TLSRoute, TLS passthrough) is not supported; use HTTPS to terminate TLS at the gateway';
   return `protocol ${protocol} is not supported; use HTTP or HTTPS`;
 }
 
@@ -126,10 +153,28 @@ function markConflicts(listeners: ListenerInfo[], now: string): void {
     // One port is either plain HTTP or TLS: the proxy cannot tell them apart before reading bytes.
     if (other && other.protocol !== l.protocol) {
       l.programmed = false;
-      l.status.conditions.push(condition('Conflicted', true, 'ProtocolConflict', `listener ${other.irName} already serves port ${l.port} with protocol ${other.protocol}`, gen, now));
+      l.status.conditions.push(
+        condition(
+          'Conflicted',
+          true,
+          'ProtocolConflict',
+          `listener ${other.irName} already serves port ${l.port} with protocol ${other.protocol}`,
+          gen,
+          now,
+        ),
+      );
     } else if (first) {
       l.programmed = false;
-      l.status.conditions.push(condition('Conflicted', true, 'HostnameConflict', `listener ${first.irName} already serves port ${l.port} for host ${l.hostname ?? '*'}`, gen, now));
+      l.status.conditions.push(
+        condition(
+          'Conflicted',
+          true,
+          'HostnameConflict',
+          `listener ${first.irName} already serves port ${l.port} for host ${l.hostname ?? '*'}`,
+          gen,
+          now,
+        ),
+      );
     } else {
       seen.set(k, l);
       if (!other) portProtocol.set(l.port, l);
@@ -138,6 +183,15 @@ function markConflicts(listeners: ListenerInfo[], now: string): void {
   }
   for (const l of listeners) {
     const gen = l.owner.obj.metadata.generation ?? 0;
-    l.status.conditions.push(condition('Programmed', l.programmed, l.programmed ? 'Programmed' : 'Invalid', l.programmed ? 'listener is programmed' : 'listener is not programmed', gen, now));
+    l.status.conditions.push(
+      condition(
+        'Programmed',
+        l.programmed,
+        l.programmed ? 'Programmed' : 'Invalid',
+        l.programmed ? 'listener is programmed' : 'listener is not programmed',
+        gen,
+        now,
+      ),
+    );
   }
 }

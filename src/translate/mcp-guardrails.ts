@@ -30,18 +30,28 @@ export interface IrMcpGuardrails {
 }
 
 const PHASES: Record<string, IrMcpGuardrailPhase> = {
-  Off: 'GUARDRAIL_OFF', Request: 'GUARDRAIL_REQUEST', Response: 'GUARDRAIL_RESPONSE', Full: 'GUARDRAIL_FULL',
+  Off: 'GUARDRAIL_OFF',
+  Request: 'GUARDRAIL_REQUEST',
+  Response: 'GUARDRAIL_RESPONSE',
+  Full: 'GUARDRAIL_FULL',
 };
 
 /** Exact, `prefix*`, `*suffix` or `*`: one wildcard, at an end. */
 const METHOD_PATTERN = /^(\*|[^*]+|[^*]+\*|\*[^*]+)$/;
 
 /** The edge's guardrails, or undefined when its merged backend policy has none. */
-export function mcpGuardrails(ctx: Ctx, merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> }): IrMcpGuardrails | undefined {
+export function mcpGuardrails(
+  ctx: Ctx,
+  merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> },
+): IrMcpGuardrails | undefined {
   const guardrails = rec(rec(merged.fields['backend.mcp'])?.guardrails);
   if (!guardrails) return undefined;
   const origin = merged.provenance['backend.mcp']?.source ?? '';
-  return { processors: recs(guardrails.processors).map((p, i) => processor(ctx, origin, p, `${origin ? `${origin} ` : ''}backend.mcp.guardrails.processors[${i}]`)) };
+  return {
+    processors: recs(guardrails.processors).map((p, i) =>
+      processor(ctx, origin, p, `${origin ? `${origin} ` : ''}backend.mcp.guardrails.processors[${i}]`),
+    ),
+  };
 }
 
 /** One sentence per processor that cannot run, for the route's ResolvedRefs condition. */
@@ -53,7 +63,8 @@ export function guardrailProblems(ref: { mcpGuardrails?: IrMcpGuardrails }): str
 export function markGuardrailProblem(parents: ParentStatus[], message: string, gen: number, now: string): void {
   for (const p of parents) {
     const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
-    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, 'InvalidMcpGuardrails', message, gen, now);
+    if (i >= 0 && p.conditions[i]?.status === 'True')
+      p.conditions[i] = condition('ResolvedRefs', false, 'InvalidMcpGuardrails', message, gen, now);
   }
 }
 
@@ -68,10 +79,18 @@ interface ProcessorProblem {
 function processorProblems(ctx: Ctx, origin: string, p: Rec): ProcessorProblem[] {
   const problems: ProcessorProblem[] = [];
   for (const pattern of Object.keys(rec(p.methods) ?? {})) {
-    if (!METHOD_PATTERN.test(pattern)) problems.push({ reason: 'Invalid', field: 'methods', message: `key ${JSON.stringify(pattern)} must be an exact method, "prefix*", "*suffix" or "*"` });
+    if (!METHOD_PATTERN.test(pattern))
+      problems.push({
+        reason: 'Invalid',
+        field: 'methods',
+        message: `key ${JSON.stringify(pattern)} must be an exact method, "prefix*", "*suffix" or "*"`,
+      });
   }
-  for (const [name, source] of Object.entries(rec(rec(p.remote)?.metadata) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const why = typeof source === 'string' ? celCompileProblem(source, expressionVariables.guardrailMetadata) : undefined;
+  for (const [name, source] of Object.entries(rec(rec(p.remote)?.metadata) ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
+    const why =
+      typeof source === 'string' ? celCompileProblem(source, expressionVariables.guardrailMetadata) : undefined;
     if (why) problems.push({ reason: 'Invalid', field: `remote.metadata.${name}`, message: why });
   }
   const target = processorUrl(ctx, origin, rec(p.remote) ?? {});
@@ -82,7 +101,8 @@ function processorProblems(ctx: Ctx, origin: string, p: Rec): ProcessorProblem[]
 function processor(ctx: Ctx, origin: string, p: Rec, source: string): IrMcpGuardrailProcessor {
   const remote = rec(p.remote) ?? {};
   const methods: Record<string, IrMcpGuardrailPhase> = {};
-  for (const [pattern, phase] of Object.entries(rec(p.methods) ?? {})) methods[pattern] = PHASES[str(phase) ?? ''] ?? 'GUARDRAIL_OFF';
+  for (const [pattern, phase] of Object.entries(rec(p.methods) ?? {}))
+    methods[pattern] = PHASES[str(phase) ?? ''] ?? 'GUARDRAIL_OFF';
   const target = processorUrl(ctx, origin, remote);
   const metadata: Record<string, string> = {};
   for (const [k, v] of Object.entries(rec(remote.metadata) ?? {})) if (typeof v === 'string') metadata[k] = v;
@@ -93,7 +113,9 @@ function processor(ctx: Ctx, origin: string, p: Rec, source: string): IrMcpGuard
     metadata,
     allowedRequestHeaders: headerList(remote.allowedRequestHeaders),
     disallowedRequestHeaders: headerList(remote.disallowedRequestHeaders),
-    problem: processorProblems(ctx, origin, p).map((x) => `${x.field}: ${x.message}`).join('; '),
+    problem: processorProblems(ctx, origin, p)
+      .map((x) => `${x.field}: ${x.message}`)
+      .join('; '),
     source,
   };
 }
@@ -103,7 +125,11 @@ function processor(ctx: Ctx, origin: string, p: Rec, source: string): IrMcpGuard
  * judged in the policy's namespace as the routes judge them (the proxy rejects every method such a
  * processor matches). `invalid`: its spec (Accepted=False); `refs`: what its backendRefs name (ResolvedRefs=False).
  */
-export function policyGuardrailProblems(ctx: Ctx, policyKey: string, backend: Rec): { invalid: string[]; refs: { reason: string; message: string }[] } {
+export function policyGuardrailProblems(
+  ctx: Ctx,
+  policyKey: string,
+  backend: Rec,
+): { invalid: string[]; refs: { reason: string; message: string }[] } {
   const out: ReturnType<typeof policyGuardrailProblems> = { invalid: [], refs: [] };
   recs(rec(rec(backend.mcp)?.guardrails)?.processors).forEach((p, i) => {
     for (const x of processorProblems(ctx, `GwPolicy ${policyKey}`, p)) {
@@ -123,18 +149,28 @@ function processorUrl(ctx: Ctx, origin: string, remote: Rec): string | Processor
   if (!ref) return { reason: 'Invalid', field: 'remote', message: 'needs a backendRef or a url' };
   const [fromKind = 'GwPolicy', fromKey = ''] = origin.split(' ');
   const fromNs = fromKey.includes('/') ? fromKey.slice(0, fromKey.indexOf('/')) : '';
-  const group = str(ref.group) ?? '', kind = str(ref.kind) ?? 'Service', name = str(ref.name) ?? '';
+  const group = str(ref.group) ?? '',
+    kind = str(ref.kind) ?? 'Service',
+    name = str(ref.name) ?? '';
   const ns = str(ref.namespace) ?? fromNs;
-  const bad = (reason: ProcessorProblem['reason'], message: string): ProcessorProblem => ({ reason, field: 'remote.backendRef', message });
-  if (group !== GROUP.core || kind !== 'Service') return bad('InvalidKind', `to ${kind}${group ? `.${group}` : ''} is not supported; a processor is a core Service`);
-  if (!referenceAllowed(ctx, { group: GROUP.gw, kind: fromKind, namespace: fromNs }, { group, kind, namespace: ns, name })) {
+  const bad = (reason: ProcessorProblem['reason'], message: string): ProcessorProblem => ({
+    reason,
+    field: 'remote.backendRef',
+    message,
+  });
+  if (group !== GROUP.core || kind !== 'Service')
+    return bad('InvalidKind', `to ${kind}${group ? `.${group}` : ''} is not supported; a processor is a core Service`);
+  if (
+    !referenceAllowed(ctx, { group: GROUP.gw, kind: fromKind, namespace: fromNs }, { group, kind, namespace: ns, name })
+  ) {
     return bad('RefNotPermitted', `Service ${ns}/${name} is in another namespace and no ReferenceGrant allows it`);
   }
   const svc = readAny(ctx, 'Service', `${ns}/${name}`);
   if (!svc) return bad('BackendNotFound', `Service ${ns}/${name} does not exist`);
   const port = num(ref.port);
   const ports = recs(rec(svc.obj.spec)?.ports).map((sp) => num(sp.port));
-  if (port === undefined || !ports.includes(port)) return bad('BackendNotFound', `Service ${ns}/${name} has no port ${port ?? '(none given)'}`);
+  if (port === undefined || !ports.includes(port))
+    return bad('BackendNotFound', `Service ${ns}/${name} has no port ${port ?? '(none given)'}`);
   return `http://${serviceHost(name, ns)}:${port}/`;
 }
 
@@ -147,21 +183,36 @@ export function guardrailServices(policyNs: string, backend: Rec | undefined): s
 }
 
 function headerList(v: unknown): string[] {
-  return [...new Set(arr(v).filter((h): h is string => typeof h === 'string').map((h) => h.toLowerCase()))].sort();
+  return [
+    ...new Set(
+      arr(v)
+        .filter((h): h is string => typeof h === 'string')
+        .map((h) => h.toLowerCase()),
+    ),
+  ].sort();
 }
 
 /**
  * Guardrails set for one MCP target only (a GwPolicy with `sectionName`) are not enforced per target
  * yet; rather than leave that target unguarded, the edge gets a processor that rejects every method.
  */
-export function refuseTargetGuardrails(ref: { policy?: IrPolicyFields; targetPolicies?: Record<string, IrPolicyFields>; mcpGuardrails?: IrMcpGuardrails }): void {
+export function refuseTargetGuardrails(ref: {
+  policy?: IrPolicyFields;
+  targetPolicies?: Record<string, IrPolicyFields>;
+  mcpGuardrails?: IrMcpGuardrails;
+}): void {
   const edge = ref.policy?.fields['backend.mcp'];
   for (const [target, p] of Object.entries(ref.targetPolicies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const text = p.fields['backend.mcp'];
     if (text === undefined || text === edge || !rec(rec(JSON.parse(text) as unknown)?.guardrails)) continue;
     const source = p.provenance['backend.mcp']?.source ?? '';
     (ref.mcpGuardrails ??= { processors: [] }).processors.push({
-      methods: { '*': 'GUARDRAIL_FULL' }, url: '', failureMode: 'FAIL_CLOSED', metadata: {}, allowedRequestHeaders: [], disallowedRequestHeaders: [],
+      methods: { '*': 'GUARDRAIL_FULL' },
+      url: '',
+      failureMode: 'FAIL_CLOSED',
+      metadata: {},
+      allowedRequestHeaders: [],
+      disallowedRequestHeaders: [],
       problem: `guardrails for MCP target ${target} alone are not supported; set backend.mcp.guardrails on the backend or route instead`,
       source: `${source ? `${source} ` : ''}backend.mcp.guardrails`,
     });

@@ -6,22 +6,49 @@ import { rec, str, type Rec } from './read.js';
 
 // Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
 export const MODEL_KINDS: Record<string, string> = {
-  OpenAI: 'openai', Anthropic: 'anthropic', Custom: 'custom', Mistral: 'openai', Groq: 'openai', DeepSeek: 'openai', XAI: 'openai',
-  Together: 'openai', Fireworks: 'openai', Perplexity: 'openai', OpenRouter: 'openai', Cerebras: 'openai', Ollama: 'openai', Gemini: 'gemini',
-  Bedrock: 'bedrock', Azure: 'azure', VertexAI: 'vertexai',
+  OpenAI: 'openai',
+  Anthropic: 'anthropic',
+  Custom: 'custom',
+  Mistral: 'openai',
+  Groq: 'openai',
+  DeepSeek: 'openai',
+  XAI: 'openai',
+  Together: 'openai',
+  Fireworks: 'openai',
+  Perplexity: 'openai',
+  OpenRouter: 'openai',
+  Cerebras: 'openai',
+  Ollama: 'openai',
+  Gemini: 'gemini',
+  Bedrock: 'bedrock',
+  Azure: 'azure',
+  VertexAI: 'vertexai',
 };
 
 /** The settings object each provider reads (`spec.azure` for Azure, ...); others read `spec.custom` (providerOverride, formats). */
-export const SETTINGS_KEY: Record<string, string> = { Azure: 'azure', VertexAI: 'vertexai', Bedrock: 'bedrock', Custom: 'custom' };
+export const SETTINGS_KEY: Record<string, string> = {
+  Azure: 'azure',
+  VertexAI: 'vertexai',
+  Bedrock: 'bedrock',
+  Custom: 'custom',
+};
 
 // Providers addressed by their settings (region, resource, project); a baseURL only moves their host.
 const SETTINGS_ADDRESSED = new Set(['Bedrock', 'Azure', 'VertexAI']);
 
 export const DEFAULT_BASE: Record<string, string> = {
-  OpenAI: 'https://api.openai.com/v1', Anthropic: 'https://api.anthropic.com/v1', Mistral: 'https://api.mistral.ai/v1',
-  Groq: 'https://api.groq.com/openai/v1', DeepSeek: 'https://api.deepseek.com/v1', XAI: 'https://api.x.ai/v1',
-  Together: 'https://api.together.xyz/v1', Fireworks: 'https://api.fireworks.ai/inference/v1', Perplexity: 'https://api.perplexity.ai',
-  OpenRouter: 'https://openrouter.ai/api/v1', Cerebras: 'https://api.cerebras.ai/v1', Ollama: 'http://localhost:11434/v1',
+  OpenAI: 'https://api.openai.com/v1',
+  Anthropic: 'https://api.anthropic.com/v1',
+  Mistral: 'https://api.mistral.ai/v1',
+  Groq: 'https://api.groq.com/openai/v1',
+  DeepSeek: 'https://api.deepseek.com/v1',
+  XAI: 'https://api.x.ai/v1',
+  Together: 'https://api.together.xyz/v1',
+  Fireworks: 'https://api.fireworks.ai/inference/v1',
+  Perplexity: 'https://api.perplexity.ai',
+  OpenRouter: 'https://openrouter.ai/api/v1',
+  Cerebras: 'https://api.cerebras.ai/v1',
+  Ollama: 'http://localhost:11434/v1',
   Gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
 };
 
@@ -63,24 +90,43 @@ export function modelRefusals(m: { key: string; obj: { spec?: unknown } }): Refu
   const provider = str(spec.provider);
   if (provider === undefined) return out;
   if (!MODEL_KINDS[provider]) {
-    refuse('spec.provider', `provider ${provider} is not supported by this release (supported: ${Object.keys(MODEL_KINDS).join(', ')})`);
+    refuse(
+      'spec.provider',
+      `provider ${provider} is not supported by this release (supported: ${Object.keys(MODEL_KINDS).join(', ')})`,
+    );
   } else if (!str(spec.baseURL) && !DEFAULT_BASE[provider] && !SETTINGS_ADDRESSED.has(provider)) {
     refuse('spec.baseURL', `provider ${provider} needs a baseURL`);
   }
   if (provider === 'Custom' && rec(spec.custom)?.backendRef !== undefined) {
-    refuse('spec.custom.backendRef', 'a GwModel custom provider is called at its baseURL; custom.backendRef is not applied by this release');
+    refuse(
+      'spec.custom.backendRef',
+      'a GwModel custom provider is called at its baseURL; custom.backendRef is not applied by this release',
+    );
   }
   const policies = rec(spec.policies) ?? {};
   for (const [field, security, what] of POLICIES_NOT_APPLIED) {
-    if (policies[field] !== undefined) refuse(`spec.policies.${field}`, `${what} is not applied by this release; the model is refused rather than served without it`, security);
+    if (policies[field] !== undefined)
+      refuse(
+        `spec.policies.${field}`,
+        `${what} is not applied by this release; the model is refused rather than served without it`,
+        security,
+      );
   }
   const auth = rec(policies.auth) ?? {};
   for (const field of AUTH_NOT_APPLIED) {
-    if (auth[field] !== undefined) refuse(`spec.policies.auth.${field}`, 'the credential location is not applied by this release; the model is refused rather than send the credential elsewhere');
+    if (auth[field] !== undefined)
+      refuse(
+        `spec.policies.auth.${field}`,
+        'the credential location is not applied by this release; the model is refused rather than send the credential elsewhere',
+      );
   }
   for (const field of Object.keys(auth).sort()) {
     if (!AUTH_KINDS.includes(field) && !AUTH_NOT_APPLIED.includes(field) && auth[field] !== undefined) {
-      refuse(`spec.policies.auth.${field}`, `this credential kind is not supported for models (${AUTH_KINDS.join(', ')} are)`, true);
+      refuse(
+        `spec.policies.auth.${field}`,
+        `this credential kind is not supported for models (${AUTH_KINDS.join(', ')} are)`,
+        true,
+      );
     }
   }
   return out;

@@ -16,7 +16,11 @@ import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.j
 import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
 
 /** The IR Model with the typed fields ir.ts does not mirror yet (settings, kind, refusals). */
-type ModelProviderOut = NonNullable<IrModel['provider']> & { kind: string; settings: AiProviderSettings; credentialProblem?: string };
+type ModelProviderOut = NonNullable<IrModel['provider']> & {
+  kind: string;
+  settings: AiProviderSettings;
+  credentialProblem?: string;
+};
 export type ModelOut = Omit<IrModel, 'provider'> & { provider?: ModelProviderOut; refusals?: Refusal[] };
 
 export function modelMatch(pattern: string): IrModel['match'] {
@@ -32,7 +36,11 @@ export function modelName(key: string): string {
 
 /** GwModels attached to this gateway, its ListenerSets or routes it serves. */
 export function translateModels(
-  ctx: Ctx, gw: StoredObject, listeners: ListenerInfo[], routes: IrRoute[], piece: (objKey: string, p: StatusPiece) => void,
+  ctx: Ctx,
+  gw: StoredObject,
+  listeners: ListenerInfo[],
+  routes: IrRoute[],
+  piece: (objKey: string, p: StatusPiece) => void,
 ): ModelOut[] {
   const parents = new Set<string>([objectKey('Gateway', gw.key)]);
   for (const l of listeners) if (l.owner.kind === 'ListenerSet') parents.add(objectKey('ListenerSet', l.owner.key));
@@ -51,13 +59,19 @@ export function translateModels(
 }
 
 function translateModel(
-  ctx: Ctx, gw: StoredObject, m: StoredObject, listeners: ListenerInfo[], routes: IrRoute[], piece: (objKey: string, p: StatusPiece) => void,
+  ctx: Ctx,
+  gw: StoredObject,
+  m: StoredObject,
+  listeners: ListenerInfo[],
+  routes: IrRoute[],
+  piece: (objKey: string, p: StatusPiece) => void,
 ): ModelOut | undefined {
   const spec = rec(m.obj.spec) ?? {};
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const credential = m.problems.length || spec.provider === undefined ? undefined : modelCredential(ctx, m.key, ns, spec);
+  const credential =
+    m.problems.length || spec.provider === undefined ? undefined : modelCredential(ctx, m.key, ns, spec);
   const missingModel = m.problems.length ? undefined : refProblem(ctx, ns, spec);
   const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
   const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
@@ -67,7 +81,8 @@ function translateModel(
     const key = nameKey(str(ref.namespace) ?? ns, str(ref.name) ?? '');
     let names: string[] | undefined;
     let why = '';
-    if (kind === 'Gateway' && key === gw.key) names = listeners.filter((l) => l.owner.kind === 'Gateway' && l.programmed).map((l) => l.irName);
+    if (kind === 'Gateway' && key === gw.key)
+      names = listeners.filter((l) => l.owner.kind === 'Gateway' && l.programmed).map((l) => l.irName);
     else if (kind === 'ListenerSet') {
       const own = listeners.filter((l) => l.owner.kind === 'ListenerSet' && l.owner.key === key);
       if (own.length === 0) return;
@@ -77,9 +92,19 @@ function translateModel(
       const mine = routes.filter((r) => r.name.startsWith(base));
       if (mine.length === 0) return;
       const section = str(ref.sectionName);
-      const picked = section === undefined ? (ruleCount(ctx, key) === 1 ? mine : []) : mine.filter((r) => r.name.slice(base.length).split('@')[0] === section);
-      if (picked.length === 0) why = section === undefined ? 'the HTTPRoute has several rules; set sectionName to pick one' : `the HTTPRoute has no rule named ${section}`;
-      else if (picked.some((r) => r.routeMatches.some((x) => x.path.kind !== 'prefix'))) why = 'the route rule must use PathPrefix matches only';
+      const picked =
+        section === undefined
+          ? ruleCount(ctx, key) === 1
+            ? mine
+            : []
+          : mine.filter((r) => r.name.slice(base.length).split('@')[0] === section);
+      if (picked.length === 0)
+        why =
+          section === undefined
+            ? 'the HTTPRoute has several rules; set sectionName to pick one'
+            : `the HTTPRoute has no rule named ${section}`;
+      else if (picked.some((r) => r.routeMatches.some((x) => x.path.kind !== 'prefix')))
+        why = 'the route rule must use PathPrefix matches only';
       names = picked.map((r) => r.name);
     } else return;
     const ok = m.problems.length === 0 && why === '' && names.length > 0;
@@ -87,11 +112,31 @@ function translateModel(
     piece(objectKey('GwModel', m.key), {
       kind: 'parent',
       parent: {
-        parentRef: { group: str(ref.group) ?? GROUP.gateway, kind: str(ref.kind) ?? 'Gateway', namespace: str(ref.namespace) ?? ns, name: str(ref.name) ?? '', ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}) },
+        parentRef: {
+          group: str(ref.group) ?? GROUP.gateway,
+          kind: str(ref.kind) ?? 'Gateway',
+          namespace: str(ref.namespace) ?? ns,
+          name: str(ref.name) ?? '',
+          ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}),
+        },
         controllerName: ctx.options.controllerName,
         conditions: [
-          condition('Accepted', ok, ok ? 'Accepted' : invalid ? 'Invalid' : 'NotAllowedByParent', ok ? 'model is attached' : invalid || why || 'the parent has no programmed listener', gen, now),
-          condition('ResolvedRefs', !resolvedProblem, resolvedProblem ? unresolvedReason : 'ResolvedRefs', resolvedProblem ?? 'all references resolved', gen, now),
+          condition(
+            'Accepted',
+            ok,
+            ok ? 'Accepted' : invalid ? 'Invalid' : 'NotAllowedByParent',
+            ok ? 'model is attached' : invalid || why || 'the parent has no programmed listener',
+            gen,
+            now,
+          ),
+          condition(
+            'ResolvedRefs',
+            !resolvedProblem,
+            resolvedProblem ? unresolvedReason : 'ResolvedRefs',
+            resolvedProblem ?? 'all references resolved',
+            gen,
+            now,
+          ),
         ],
       },
     });
@@ -118,13 +163,17 @@ function modelProvider(spec: Rec, credential: IrAiCredential | string | undefine
   const policies = rec(spec.policies) ?? {};
   const auth = rec(policies.auth);
   // The inline key travels once, as the credential, not again inside policiesJson.
-  const shown = auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
+  const shown =
+    auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
   const provider = str(spec.provider) ?? '';
   const out: ModelProviderOut = {
-    provider, baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '', kind: MODEL_KINDS[provider] ?? '',
+    provider,
+    baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '',
+    kind: MODEL_KINDS[provider] ?? '',
     settings: aiProviderSettings(rec(spec[SETTINGS_KEY[provider] ?? 'custom']) ?? {}),
     // Provenance for `gw explain` only: no proxy code reads these (issue 14).
-    settingsJson: stableStringify(settingsOf(spec)), policiesJson: stableStringify(shown),
+    settingsJson: stableStringify(settingsOf(spec)),
+    policiesJson: stableStringify(shown),
   };
   if (typeof credential === 'object') out.credential = credential;
   else if (typeof credential === 'string') out.credentialProblem = credential;
@@ -156,15 +205,31 @@ function ruleCount(ctx: Ctx, key: string): number {
 function routing(ns: string, vm: Rec): IrModel['routing'] {
   const target = (t: Rec, extra: Partial<IrModelTarget>): IrModelTarget => ({
     model: modelName(`${ns}/${str(rec(t.modelRef)?.name) ?? str(t.modelRef) ?? ''}`),
-    modelName: str(t.model) ?? '', priority: 0, when: '', weight: 0, ...extra,
+    modelName: str(t.model) ?? '',
+    priority: 0,
+    when: '',
+    weight: 0,
+    ...extra,
   });
-  const failover = rec(vm.failover), conditional = rec(vm.conditional), weighted = rec(vm.weighted);
+  const failover = rec(vm.failover),
+    conditional = rec(vm.conditional),
+    weighted = rec(vm.weighted);
   if (failover) {
     const targets = recs(failover.targets).map((t) => target(t, { priority: num(t.priority) ?? 0 }));
     // Stable: equal priorities keep their written order; the proxy scores them by health at run time.
-    return { kind: 'FAILOVER', targets: targets.map((t, i) => [t, i] as const).sort((a, b) => a[0].priority - b[0].priority || a[1] - b[1]).map(([t]) => t) };
+    return {
+      kind: 'FAILOVER',
+      targets: targets
+        .map((t, i) => [t, i] as const)
+        .sort((a, b) => a[0].priority - b[0].priority || a[1] - b[1])
+        .map(([t]) => t),
+    };
   }
-  if (conditional) return { kind: 'CONDITIONAL', targets: recs(conditional.targets).map((t) => target(t, { when: str(t.when) ?? '' })) };
+  if (conditional)
+    return {
+      kind: 'CONDITIONAL',
+      targets: recs(conditional.targets).map((t) => target(t, { when: str(t.when) ?? '' })),
+    };
   return { kind: 'WEIGHTED', targets: recs(weighted?.targets).map((t) => target(t, { weight: num(t.weight) ?? 1 })) };
 }
 

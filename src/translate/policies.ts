@@ -1,7 +1,14 @@
 // Builds the candidate lists for each place a policy takes effect and hands them to the one merge.
 import type { Ctx } from './context.js';
 import type { ListenerInfo } from './listeners.js';
-import { inlineCandidate, mergePolicies, policyCandidate, type Candidate, type MergeResult, type Section } from './policy-merge.js';
+import {
+  inlineCandidate,
+  mergePolicies,
+  policyCandidate,
+  type Candidate,
+  type MergeResult,
+  type Section,
+} from './policy-merge.js';
 import { validAttachments, type Attachment, type Level } from './policy-targets.js';
 import type { Rec } from './read.js';
 import type { StoredObject } from './types.js';
@@ -31,7 +38,8 @@ export function listenerLevels(gp: GatewayPolicies, l: ListenerInfo): Leveled[] 
   const ownedByGateway = l.owner.kind === 'Gateway';
   for (const a of gp.gateway) {
     if (a.sectionName === undefined && a.port === undefined) out.push({ attachment: a, level: 'Gateway' });
-    else if (a.port === l.port || (ownedByGateway && a.sectionName === l.name)) out.push({ attachment: a, level: 'Listener' });
+    else if (a.port === l.port || (ownedByGateway && a.sectionName === l.name))
+      out.push({ attachment: a, level: 'Listener' });
   }
   if (!ownedByGateway) {
     for (const a of gp.listenerSets.get(l.owner.key) ?? []) {
@@ -67,7 +75,11 @@ export function frontendPolicy(gp: GatewayPolicies, l: ListenerInfo): MergeResul
 }
 
 export function routePolicy(gp: GatewayPolicies, leveled: readonly Leveled[]): MergeResult {
-  return mergePolicies('backend', candidates(gp, leveled, 'backend'), mergePolicies('traffic', candidates(gp, leveled, 'traffic')));
+  return mergePolicies(
+    'backend',
+    candidates(gp, leveled, 'backend'),
+    mergePolicies('traffic', candidates(gp, leveled, 'traffic')),
+  );
 }
 
 /**

@@ -89,7 +89,13 @@ export function mergePolicies(section: Section, candidates: readonly Candidate[]
       const l = list[i] as Candidate;
       overridden.push(l.source);
       if (l.policyKey && winner.policyKey && rank(l) === rank(winner) && l.policyKey !== winner.policyKey) {
-        out.conflicts.push({ policyKey: l.policyKey, targetIndex: l.targetIndex ?? 0, field: path, level: l.level, winner: winner.source });
+        out.conflicts.push({
+          policyKey: l.policyKey,
+          targetIndex: l.targetIndex ?? 0,
+          field: path,
+          level: l.level,
+          winner: winner.source,
+        });
       }
     }
     out.provenance[path] = { source: winner.source, level: winner.level, overridden };

@@ -22,11 +22,17 @@ export function secretData(ctx: Ctx, ns: string, name: string): Record<string, s
   const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
   if (!secret) return undefined;
   const data = rec(rec(secret.obj)?.data) ?? {};
-  return Object.fromEntries(Object.keys(data).sort().map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]));
+  return Object.fromEntries(
+    Object.keys(data)
+      .sort()
+      .map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]),
+  );
 }
 
 /** Names of the Secrets a policy's traffic authentication fields reference, so a Secret change refreshes its status. */
 export function referencedSecrets(traffic: Record<string, unknown> | undefined): string[] {
-  const names = ['basicAuthentication', 'apiKeyAuthentication'].map((f) => str(rec(rec(traffic?.[f])?.secretRef)?.name));
+  const names = ['basicAuthentication', 'apiKeyAuthentication'].map((f) =>
+    str(rec(rec(traffic?.[f])?.secretRef)?.name),
+  );
   return names.filter((n): n is string => n !== undefined);
 }

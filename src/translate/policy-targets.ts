@@ -4,12 +4,20 @@ import { lookup, memo, read, type Ctx } from './context.js';
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
 import { displayName, objectKey, type Kind, type StoredObject } from './types.js';
 
-export type Level = 'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendSection' | 'BackendOwn' | 'Target';
+export type Level =
+  'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendSection' | 'BackendOwn' | 'Target';
 
 // A policy narrowed by sectionName (a Service port, an MCP target, an AI provider) is more specific than one
 // on the whole backend, as a rule's is than a route's; policy resources still lose to the backend's own.
 export const LEVEL_RANK: Record<Level, number> = {
-  Gateway: 1, Listener: 2, Route: 3, RouteRule: 4, Backend: 5, BackendSection: 6, BackendOwn: 7, Target: 8,
+  Gateway: 1,
+  Listener: 2,
+  Route: 3,
+  RouteRule: 4,
+  Backend: 5,
+  BackendSection: 6,
+  BackendOwn: 7,
+  Target: 8,
 };
 
 /** One policy reaching one target through its `index`-th targetRef or targetSelector. */
@@ -42,7 +50,8 @@ export function attachmentsOf(ctx: Ctx, target: StoredObject): Attachment[] {
     const p = read(ctx, 'GwPolicy', pk);
     if (!p) continue;
     recs(rec(p.obj.spec)?.targetSelectors).forEach((t, i) => {
-      if (kindMatches(t, target.kind) && selectorMatches({ matchLabels: t.matchLabels }, target.obj.metadata.labels)) out.push(attachment(p, i, t));
+      if (kindMatches(t, target.kind) && selectorMatches({ matchLabels: t.matchLabels }, target.obj.metadata.labels))
+        out.push(attachment(p, i, t));
     });
   }
   return out;
@@ -56,9 +65,14 @@ function kindMatches(t: Rec, kind: Kind): boolean {
 function attachment(policy: StoredObject, targetIndex: number, t: Rec): Attachment {
   const spec = rec(policy.obj.spec) ?? {};
   const sections: Attachment['sections'] = {};
-  for (const k of ['frontend', 'traffic', 'backend'] as const) { const v = rec(spec[k]); if (v) sections[k] = v; }
+  for (const k of ['frontend', 'traffic', 'backend'] as const) {
+    const v = rec(spec[k]);
+    if (v) sections[k] = v;
+  }
   const a: Attachment = {
-    policy, targetIndex, sections,
+    policy,
+    targetIndex,
+    sections,
     source: displayName('GwPolicy', policy.key),
     created: policy.obj.metadata.creationTimestamp ?? '~',
     override: str(rec(spec.strategy)?.inheritance) === 'Override',
@@ -78,17 +92,22 @@ const TRAFFIC_TARGETS: ReadonlySet<Kind> = new Set<Kind>(['Gateway', 'ListenerSe
  * traffic settings never on a Service or GwBackend.
  */
 export function attachmentProblem(spec: Rec, targetKind: Kind, ref: Rec): string | undefined {
-  if (spec.frontend !== undefined && targetKind !== 'Gateway') return `frontend settings can only target a Gateway, not a ${targetKind}`;
-  if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.traffic !== undefined || spec.backend !== undefined)) return 'port may only be used by a frontend-only policy that targets a Gateway';
-  if (spec.traffic !== undefined && !TRAFFIC_TARGETS.has(targetKind)) return `traffic settings cannot target a ${targetKind}`;
+  if (spec.frontend !== undefined && targetKind !== 'Gateway')
+    return `frontend settings can only target a Gateway, not a ${targetKind}`;
+  if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.traffic !== undefined || spec.backend !== undefined))
+    return 'port may only be used by a frontend-only policy that targets a Gateway';
+  if (spec.traffic !== undefined && !TRAFFIC_TARGETS.has(targetKind))
+    return `traffic settings cannot target a ${targetKind}`;
   return undefined;
 }
 
 /** Attachments that are allowed for the target kind (invalid ones show up in the policy's status only). */
 export function validAttachments(ctx: Ctx, target: StoredObject): Attachment[] {
-  return memo(ctx, `attachments:${target.kind}/${target.key}`, () => attachmentsOf(ctx, target).filter((a) => {
-    const spec = rec(a.policy.obj.spec) ?? {};
-    const list = recs(spec.targetRefs ?? spec.targetSelectors);
-    return attachmentProblem(spec, target.kind, list[a.targetIndex] ?? {}) === undefined;
-  }));
+  return memo(ctx, `attachments:${target.kind}/${target.key}`, () =>
+    attachmentsOf(ctx, target).filter((a) => {
+      const spec = rec(a.policy.obj.spec) ?? {};
+      const list = recs(spec.targetRefs ?? spec.targetSelectors);
+      return attachmentProblem(spec, target.kind, list[a.targetIndex] ?? {}) === undefined;
+    }),
+  );
 }

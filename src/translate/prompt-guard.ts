@@ -30,7 +30,8 @@ export interface IrWebhookGuard {
 export type IrPromptGuardStep = { source: string } & (
   | { kind: 'regex'; regex: IrRegexGuard }
   | { kind: 'webhook'; webhook: IrWebhookGuard }
-  | { kind: 'unsupported'; unsupported: { kind: string; reason: string } });
+  | { kind: 'unsupported'; unsupported: { kind: string; reason: string } }
+);
 
 export interface IrPromptGuard {
   request: IrPromptGuardStep[];
@@ -42,14 +43,23 @@ export interface IrPromptGuard {
 /** Seed 001 builtins; documented in docs/guardrails.md. Searched anywhere in the text, so anchored by \b. */
 export const BUILTIN_REGEX: Record<string, { pattern: string; mask: string }> = {
   Ssn: { pattern: '\\b(?!000|666|9\\d\\d)\\d{3}-(?!00)\\d{2}-(?!0000)\\d{4}\\b', mask: '<SSN>' },
-  CreditCard: { pattern: '\\b(?:\\d{4}[ -]?){3}\\d{4}\\b|\\b3[47]\\d{2}[ -]?\\d{6}[ -]?\\d{5}\\b', mask: '<CREDIT_CARD>' },
-  PhoneNumber: { pattern: '(?:\\+1[ .-]?)?(?:\\(\\d{3}\\)|\\b\\d{3})[ .-]?\\d{3}[ .-]\\d{4}\\b|\\+[1-9]\\d{7,14}\\b', mask: '<PHONE_NUMBER>' },
+  CreditCard: {
+    pattern: '\\b(?:\\d{4}[ -]?){3}\\d{4}\\b|\\b3[47]\\d{2}[ -]?\\d{6}[ -]?\\d{5}\\b',
+    mask: '<CREDIT_CARD>',
+  },
+  PhoneNumber: {
+    pattern: '(?:\\+1[ .-]?)?(?:\\(\\d{3}\\)|\\b\\d{3})[ .-]?\\d{3}[ .-]\\d{4}\\b|\\+[1-9]\\d{7,14}\\b',
+    mask: '<PHONE_NUMBER>',
+  },
   Email: { pattern: '\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}\\b', mask: '<EMAIL>' },
   CaSin: { pattern: '\\b\\d{3}[ -]\\d{3}[ -]\\d{3}\\b', mask: '<CA_SIN>' },
 };
 
 const SCOPES: Record<string, IrContentScope> = {
-  SystemPrompt: 'SCOPE_SYSTEM_PROMPT', Messages: 'SCOPE_MESSAGES', ToolOutput: 'SCOPE_TOOL_OUTPUT', ToolInput: 'SCOPE_TOOL_INPUT',
+  SystemPrompt: 'SCOPE_SYSTEM_PROMPT',
+  Messages: 'SCOPE_MESSAGES',
+  ToolOutput: 'SCOPE_TOOL_OUTPUT',
+  ToolInput: 'SCOPE_TOOL_INPUT',
 };
 const ACTIONS = { Reject: 'REGEX_REJECT', Mask: 'REGEX_MASK', Audit: 'REGEX_AUDIT' } as const;
 const UNSUPPORTED_KINDS = ['openAIModeration', 'bedrockGuardrails', 'googleModelArmor'] as const;
@@ -76,11 +86,16 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
       const b = read(ctx, 'GwBackend', `${ns}/${name}`);
       if (!b) return undefined;
       const st = rec(rec(b.obj.spec)?.static);
-      const host = str(st?.host), port = num(st?.port);
+      const host = str(st?.host),
+        port = num(st?.port);
       return host !== undefined && port !== undefined ? { host, port } : null;
     },
     referenceAllowed: (fromKind, fromNs, group, kind, toNs, name) =>
-      referenceAllowed(ctx, { group: GROUP.gw, kind: fromKind, namespace: fromNs }, { group, kind, namespace: toNs, name }),
+      referenceAllowed(
+        ctx,
+        { group: GROUP.gw, kind: fromKind, namespace: fromNs },
+        { group, kind, namespace: toNs, name },
+      ),
   };
 }
 
@@ -89,17 +104,23 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
  * per-provider ones; undefined when the edge has none.
  */
 export function edgePromptGuard(
-  policy: IrPolicyFields | undefined, targetPolicies: Record<string, IrPolicyFields> | undefined, lookup: PromptGuardLookup,
+  policy: IrPolicyFields | undefined,
+  targetPolicies: Record<string, IrPolicyFields> | undefined,
+  lookup: PromptGuardLookup,
 ): IrPromptGuard | undefined {
   const own = promptGuardOf(policy);
   const providers = Object.entries(targetPolicies ?? {})
     .map(([name, p]) => ({ name, guard: promptGuardOf(p) }))
     .filter((p) => stableStringify(p.guard?.spec) !== stableStringify(own?.spec));
   if (!own && providers.length === 0) return undefined;
-  const out = own ? translatePromptGuard(own.spec, own.source, lookup) : { request: [], response: [], streaming: 'PROMPT_GUARD_STREAMING_DISABLED' as const, unenforceable: [] };
+  const out = own
+    ? translatePromptGuard(own.spec, own.source, lookup)
+    : { request: [], response: [], streaming: 'PROMPT_GUARD_STREAMING_DISABLED' as const, unenforceable: [] };
   // The LLM guards are chosen per edge, before a provider is picked: different per-provider guards cannot be honoured.
   for (const p of providers.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    out.unenforceable.push(`provider ${p.name} has its own backend.ai.promptGuard (from ${p.guard?.source ?? 'a policy that removes it'}), which this proxy does not apply per provider`);
+    out.unenforceable.push(
+      `provider ${p.name} has its own backend.ai.promptGuard (from ${p.guard?.source ?? 'a policy that removes it'}), which this proxy does not apply per provider`,
+    );
   }
   return out;
 }
@@ -120,26 +141,42 @@ export function translatePromptGuard(spec: Rec, source: string, lookup: PromptGu
   return {
     request: steps('request'),
     response: steps('response'),
-    streaming: str(spec.streaming) === 'Buffered' ? 'PROMPT_GUARD_STREAMING_BUFFERED' : 'PROMPT_GUARD_STREAMING_DISABLED',
+    streaming:
+      str(spec.streaming) === 'Buffered' ? 'PROMPT_GUARD_STREAMING_BUFFERED' : 'PROMPT_GUARD_STREAMING_DISABLED',
     unenforceable: [],
   };
 }
 
-function step(s: Rec, source: string, from: { kind: string; namespace: string }, lookup: PromptGuardLookup): IrPromptGuardStep {
-  const unsupported = (kind: string, reason: string): IrPromptGuardStep => ({ source, kind: 'unsupported', unsupported: { kind, reason } });
-  const regex = rec(s.regex), webhook = rec(s.webhook);
+function step(
+  s: Rec,
+  source: string,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): IrPromptGuardStep {
+  const unsupported = (kind: string, reason: string): IrPromptGuardStep => ({
+    source,
+    kind: 'unsupported',
+    unsupported: { kind, reason },
+  });
+  const regex = rec(s.regex),
+    webhook = rec(s.webhook);
   if (regex) {
     const r = regexGuard(regex, rec(s.customResponse));
     return typeof r === 'string' ? unsupported('regex', `${source}.regex${r}`) : { source, kind: 'regex', regex: r };
   }
   if (webhook) {
     const w = webhookGuard(webhook, from, lookup);
-    return typeof w === 'string' ? unsupported('webhook', `${source}.webhook.backendRef: ${w}`) : { source, kind: 'webhook', webhook: w };
+    return typeof w === 'string'
+      ? unsupported('webhook', `${source}.webhook.backendRef: ${w}`)
+      : { source, kind: 'webhook', webhook: w };
   }
   const vendor = UNSUPPORTED_KINDS.find((k) => s[k] !== undefined);
-  return unsupported(vendor ?? 'unknown', vendor
-    ? `${source}.${vendor} calls a cloud vendor's guard service, which this proxy does not support`
-    : `${source} sets no guard kind this proxy knows`);
+  return unsupported(
+    vendor ?? 'unknown',
+    vendor
+      ? `${source}.${vendor} calls a cloud vendor's guard service, which this proxy does not support`
+      : `${source} sets no guard kind this proxy knows`,
+  );
 }
 
 function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
@@ -163,7 +200,9 @@ function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
     patterns.push({ name, pattern, mask: name ? `<${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>` : '****' });
   }
   if (patterns.length === 0) return ' sets neither matches nor builtins';
-  const scopes = recsOfStrings(r.scopes).map((s) => SCOPES[s]).filter((s): s is IrContentScope => s !== undefined);
+  const scopes = recsOfStrings(r.scopes)
+    .map((s) => SCOPES[s])
+    .filter((s): s is IrContentScope => s !== undefined);
   return {
     patterns,
     action: ACTIONS[(str(r.action) ?? 'Reject') as keyof typeof ACTIONS] ?? 'REGEX_REJECT',
@@ -173,19 +212,28 @@ function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
   };
 }
 
-function webhookGuard(w: Rec, from: { kind: string; namespace: string }, lookup: PromptGuardLookup): IrWebhookGuard | string {
+function webhookGuard(
+  w: Rec,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): IrWebhookGuard | string {
   const ref = rec(w.backendRef) ?? {};
-  const name = str(ref.name) ?? '', ns = str(ref.namespace) ?? from.namespace;
+  const name = str(ref.name) ?? '',
+    ns = str(ref.namespace) ?? from.namespace;
   const kind = refKind(str(ref.group), str(ref.kind) ?? 'Service', 'Service');
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rec(w.headers) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) if (typeof v === 'string') headers[k.toLowerCase()] = v;
-  if (kind !== 'Service' && kind !== 'GwBackend') return `kind ${str(ref.kind) ?? ''} is not supported; use a Service or a static GwBackend`;
-  if (!lookup.referenceAllowed(from.kind, from.namespace, kind === 'Service' ? GROUP.core : GROUP.gw, kind, ns, name)) return `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`;
+  for (const [k, v] of Object.entries(rec(w.headers) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
+    if (typeof v === 'string') headers[k.toLowerCase()] = v;
+  if (kind !== 'Service' && kind !== 'GwBackend')
+    return `kind ${str(ref.kind) ?? ''} is not supported; use a Service or a static GwBackend`;
+  if (!lookup.referenceAllowed(from.kind, from.namespace, kind === 'Service' ? GROUP.core : GROUP.gw, kind, ns, name))
+    return `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`;
   if (kind === 'Service') {
     const port = num(ref.port);
     const ports = lookup.servicePorts(ns, name);
     if (!ports) return `Service ${ns}/${name} does not exist`;
-    if (port === undefined || !ports.includes(port)) return port === undefined ? `Service ${ns}/${name} needs a port` : `Service ${ns}/${name} has no port ${port}`;
+    if (port === undefined || !ports.includes(port))
+      return port === undefined ? `Service ${ns}/${name} needs a port` : `Service ${ns}/${name} has no port ${port}`;
     return { host: serviceHost(name, ns), port, headers, target: `Service ${ns}/${name}:${port}` };
   }
   const st = lookup.staticBackend(ns, name);
@@ -205,18 +253,27 @@ export function promptGuardRefProblems(refs: (IrBackendRef | string)[]): { reaso
     if (typeof r === 'string' || !r.promptGuard) continue;
     for (const s of [...r.promptGuard.request, ...r.promptGuard.response]) {
       if (s.kind !== 'unsupported' || s.unsupported.kind !== 'webhook') continue;
-      out.push({ reason: s.unsupported.reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound', message: s.unsupported.reason });
+      out.push({
+        reason: s.unsupported.reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound',
+        message: s.unsupported.reason,
+      });
     }
   }
   return out;
 }
 
-export function markPromptGuardProblems(parents: ParentStatus[], problems: { reason: string; message: string }[], gen: number, now: string): void {
+export function markPromptGuardProblems(
+  parents: ParentStatus[],
+  problems: { reason: string; message: string }[],
+  gen: number,
+  now: string,
+): void {
   const first = problems[0];
   if (!first) return;
   const message = [...new Set(problems.map((p) => p.message))].join('; ');
   for (const p of parents) {
     const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
-    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, first.reason, message, gen, now);
+    if (i >= 0 && p.conditions[i]?.status === 'True')
+      p.conditions[i] = condition('ResolvedRefs', false, first.reason, message, gen, now);
   }
 }

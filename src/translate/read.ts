@@ -31,11 +31,20 @@ export function selectorMatches(selector: Rec | undefined, labels: Record<string
     const values = arr(e.values).map(String);
     const has = Object.prototype.hasOwnProperty.call(l, key);
     switch (e.operator) {
-      case 'In': if (!has || !values.includes(l[key] as string)) return false; break;
-      case 'NotIn': if (has && values.includes(l[key] as string)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !values.includes(l[key] as string)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(l[key] as string)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   return true;

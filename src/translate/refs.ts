@@ -21,8 +21,15 @@ export function referenceAllowed(ctx: Ctx, from: RefFrom, to: RefTo): boolean {
     const g = read(ctx, 'ReferenceGrant', gk);
     const spec = rec(g?.obj.spec);
     if (!spec) continue;
-    const fromOk = recs(spec.from).some((f) => (str(f.group) ?? '') === from.group && str(f.kind) === from.kind && str(f.namespace) === from.namespace);
-    const toOk = recs(spec.to).some((t) => (str(t.group) ?? '') === to.group && str(t.kind) === to.kind && (str(t.name) === undefined || str(t.name) === to.name));
+    const fromOk = recs(spec.from).some(
+      (f) => (str(f.group) ?? '') === from.group && str(f.kind) === from.kind && str(f.namespace) === from.namespace,
+    );
+    const toOk = recs(spec.to).some(
+      (t) =>
+        (str(t.group) ?? '') === to.group &&
+        str(t.kind) === to.kind &&
+        (str(t.name) === undefined || str(t.name) === to.name),
+    );
     if (fromOk && toOk) return true;
   }
   return false;

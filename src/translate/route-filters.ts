@@ -4,13 +4,19 @@
 import type { Problem } from '../problem.js';
 import { arr, num, rec, recs, str, type Rec } from './read.js';
 
-export interface IrFilterHeader { name: string; value: string }
+export interface IrFilterHeader {
+  name: string;
+  value: string;
+}
 
-export interface IrHeaderModifier { set?: IrFilterHeader[]; add?: IrFilterHeader[]; remove?: string[] }
+export interface IrHeaderModifier {
+  set?: IrFilterHeader[];
+  add?: IrFilterHeader[];
+  remove?: string[];
+}
 
 export type IrPathModifier =
-  | { kind: 'replaceFullPath'; replaceFullPath: string }
-  | { kind: 'replacePrefixMatch'; replacePrefixMatch: string };
+  { kind: 'replaceFullPath'; replaceFullPath: string } | { kind: 'replacePrefixMatch'; replacePrefixMatch: string };
 
 export interface IrRouteFilters {
   requestHeaders?: IrHeaderModifier;
@@ -32,7 +38,16 @@ const FIELD: Record<string, string> = {
 };
 
 const TYPES: Record<string, readonly string[]> = {
-  HTTPRoute: ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'RequestRedirect', 'URLRewrite', 'ExtensionRef', 'CORS', 'ExternalAuth'],
+  HTTPRoute: [
+    'RequestHeaderModifier',
+    'ResponseHeaderModifier',
+    'RequestMirror',
+    'RequestRedirect',
+    'URLRewrite',
+    'ExtensionRef',
+    'CORS',
+    'ExternalAuth',
+  ],
   GRPCRoute: ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'ExtensionRef'],
 };
 
@@ -67,7 +82,13 @@ export function ruleFilters(kind: string, rule: Rec): IrRouteFilters | undefined
     if (type === 'RequestRedirect') {
       const r = rec(f.requestRedirect) ?? {};
       const path = pathModifier(rec(r.path));
-      out.redirect = prune({ scheme: str(r.scheme), hostname: str(r.hostname), path, port: num(r.port), statusCode: num(r.statusCode) });
+      out.redirect = prune({
+        scheme: str(r.scheme),
+        hostname: str(r.hostname),
+        path,
+        port: num(r.port),
+        statusCode: num(r.statusCode),
+      });
     }
     if (type === 'URLRewrite') {
       const r = rec(f.urlRewrite) ?? {};
@@ -84,7 +105,9 @@ export function routeFilterProblems(kind: string, spec: Rec, source: string, obj
 
 function ruleFilterProblems(kind: string, rule: Rec, source: string, object: string, at: string): Problem[] {
   const out: Problem[] = [];
-  const bad = (path: string, message: string): void => { out.push({ source, object, path, message }); };
+  const bad = (path: string, message: string): void => {
+    out.push({ source, object, path, message });
+  };
   const known = TYPES[kind] ?? [];
   const seen = new Map<string, number>();
   recs(rule.filters).forEach((f, j) => {
@@ -96,7 +119,8 @@ function ruleFilterProblems(kind: string, rule: Rec, source: string, object: str
     }
     const field = FIELD[type] ?? '';
     for (const [other, otherField] of Object.entries(FIELD)) {
-      if (other !== type && f[otherField] !== undefined) bad(`${path}.${otherField}`, `must not be set when type is ${type}`);
+      if (other !== type && f[otherField] !== undefined)
+        bad(`${path}.${otherField}`, `must not be set when type is ${type}`);
     }
     const unsupported = UNSUPPORTED[type];
     if (unsupported) {
@@ -104,7 +128,8 @@ function ruleFilterProblems(kind: string, rule: Rec, source: string, object: str
       return;
     }
     const first = seen.get(type);
-    if (first !== undefined) bad(`${path}.type`, `${type} may appear only once in a rule, already at filters[${first}]`);
+    if (first !== undefined)
+      bad(`${path}.type`, `${type} may appear only once in a rule, already at filters[${first}]`);
     else seen.set(type, j);
     const settings = rec(f[field]);
     if (!settings) {
@@ -118,14 +143,22 @@ function ruleFilterProblems(kind: string, rule: Rec, source: string, object: str
       if (settings.hostname !== undefined) hostnameProblems(settings.hostname, `${p}.hostname`, bad);
       if (settings.path !== undefined) pathModifierProblems(settings.path, `${p}.path`, bad);
     }
-    if (type === 'RequestRedirect' || type === 'URLRewrite') prefixMatchProblems(rule, settings, type, `${p}.path`, bad);
+    if (type === 'RequestRedirect' || type === 'URLRewrite')
+      prefixMatchProblems(rule, settings, type, `${p}.path`, bad);
   });
-  if (arr(rule.filters).length > MAX_FILTERS) bad(`${at}.filters`, `must have at most ${MAX_FILTERS} items, got ${arr(rule.filters).length}`);
-  if (seen.has('RequestRedirect') && seen.has('URLRewrite')) bad(`${at}.filters`, 'may not contain both RequestRedirect and URLRewrite');
+  if (arr(rule.filters).length > MAX_FILTERS)
+    bad(`${at}.filters`, `must have at most ${MAX_FILTERS} items, got ${arr(rule.filters).length}`);
+  if (seen.has('RequestRedirect') && seen.has('URLRewrite'))
+    bad(`${at}.filters`, 'may not contain both RequestRedirect and URLRewrite');
   // Gateway API's CEL rule: a redirected request never reaches a backend.
-  if (seen.has('RequestRedirect') && arr(rule.backendRefs).length > 0) bad(`${at}.backendRefs`, 'must be empty in a rule with a RequestRedirect filter');
+  if (seen.has('RequestRedirect') && arr(rule.backendRefs).length > 0)
+    bad(`${at}.backendRefs`, 'must be empty in a rule with a RequestRedirect filter');
   recs(rule.backendRefs).forEach((r, k) => {
-    if (arr(r.filters).length > 0) bad(`${at}.backendRefs[${k}].filters`, 'backendRef filters are not supported by this gateway; set the filters on the rule');
+    if (arr(r.filters).length > 0)
+      bad(
+        `${at}.backendRefs[${k}].filters`,
+        'backendRef filters are not supported by this gateway; set the filters on the rule',
+      );
   });
   return out;
 }
@@ -135,13 +168,18 @@ type Report = (path: string, message: string) => void;
 function headerModifierProblems(m: Rec, path: string, bad: Report): void {
   for (const list of ['set', 'add'] as const) {
     if (m[list] === undefined) continue;
-    if (!Array.isArray(m[list])) { bad(`${path}.${list}`, 'must be a list'); continue; }
+    if (!Array.isArray(m[list])) {
+      bad(`${path}.${list}`, 'must be a list');
+      continue;
+    }
     const entries = recs(m[list]);
-    if (entries.length > MAX_HEADERS) bad(`${path}.${list}`, `must have at most ${MAX_HEADERS} items, got ${entries.length}`);
+    if (entries.length > MAX_HEADERS)
+      bad(`${path}.${list}`, `must have at most ${MAX_HEADERS} items, got ${entries.length}`);
     const names = new Map<string, number>();
     entries.forEach((h, k) => {
       const at = `${path}.${list}[${k}]`;
-      if (headerNameProblem(h.name, `${at}.name`, bad)) duplicateCheck(names, String(h.name), k, `${at}.name`, list, bad);
+      if (headerNameProblem(h.name, `${at}.name`, bad))
+        duplicateCheck(names, String(h.name), k, `${at}.name`, list, bad);
       const v = h.value;
       if (typeof v !== 'string') bad(`${at}.value`, `must be a string, got ${JSON.stringify(v ?? null)}`);
       // CR, LF or NUL would split or end the header line on the wire.
@@ -150,43 +188,66 @@ function headerModifierProblems(m: Rec, path: string, bad: Report): void {
     });
   }
   if (m.remove === undefined) return;
-  if (!Array.isArray(m.remove)) { bad(`${path}.remove`, 'must be a list'); return; }
-  if (m.remove.length > MAX_HEADERS) bad(`${path}.remove`, `must have at most ${MAX_HEADERS} items, got ${m.remove.length}`);
+  if (!Array.isArray(m.remove)) {
+    bad(`${path}.remove`, 'must be a list');
+    return;
+  }
+  if (m.remove.length > MAX_HEADERS)
+    bad(`${path}.remove`, `must have at most ${MAX_HEADERS} items, got ${m.remove.length}`);
   const names = new Map<string, number>();
   m.remove.forEach((n, k) => {
-    if (headerNameProblem(n, `${path}.remove[${k}]`, bad)) duplicateCheck(names, String(n), k, `${path}.remove[${k}]`, 'remove', bad);
+    if (headerNameProblem(n, `${path}.remove[${k}]`, bad))
+      duplicateCheck(names, String(n), k, `${path}.remove[${k}]`, 'remove', bad);
   });
 }
 
 /** True when the name is valid (a problem was not reported). */
 function headerNameProblem(name: unknown, path: string, bad: Report): boolean {
   if (typeof name === 'string' && name.length <= 256 && HEADER_NAME.test(name)) return true;
-  bad(path, `must be an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~, at most 256), got ${JSON.stringify(name ?? null)}`);
+  bad(
+    path,
+    `must be an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~, at most 256), got ${JSON.stringify(name ?? null)}`,
+  );
   return false;
 }
 
 // Header names are case-insensitive, so `X-A` and `x-a` in one list name the same header.
-function duplicateCheck(names: Map<string, number>, name: string, k: number, path: string, list: string, bad: Report): void {
+function duplicateCheck(
+  names: Map<string, number>,
+  name: string,
+  k: number,
+  path: string,
+  list: string,
+  bad: Report,
+): void {
   const first = names.get(name.toLowerCase());
-  if (first !== undefined) bad(path, `duplicates ${list}[${first}] (header names are case-insensitive), got ${JSON.stringify(name)}`);
+  if (first !== undefined)
+    bad(path, `duplicates ${list}[${first}] (header names are case-insensitive), got ${JSON.stringify(name)}`);
   else names.set(name.toLowerCase(), k);
 }
 
 function redirectProblems(r: Rec, path: string, bad: Report): void {
-  if (r.scheme !== undefined && r.scheme !== 'http' && r.scheme !== 'https') bad(`${path}.scheme`, `must be http or https, got ${JSON.stringify(r.scheme)}`);
+  if (r.scheme !== undefined && r.scheme !== 'http' && r.scheme !== 'https')
+    bad(`${path}.scheme`, `must be http or https, got ${JSON.stringify(r.scheme)}`);
   if (r.hostname !== undefined) hostnameProblems(r.hostname, `${path}.hostname`, bad);
-  if (r.port !== undefined && (!Number.isInteger(r.port) || (r.port as number) < 1 || (r.port as number) > 65535)) bad(`${path}.port`, `must be between 1 and 65535, got ${JSON.stringify(r.port)}`);
-  if (r.statusCode !== undefined && !STATUS_CODES.includes(r.statusCode as number)) bad(`${path}.statusCode`, `must be one of ${STATUS_CODES.join(', ')}, got ${JSON.stringify(r.statusCode)}`);
+  if (r.port !== undefined && (!Number.isInteger(r.port) || (r.port as number) < 1 || (r.port as number) > 65535))
+    bad(`${path}.port`, `must be between 1 and 65535, got ${JSON.stringify(r.port)}`);
+  if (r.statusCode !== undefined && !STATUS_CODES.includes(r.statusCode as number))
+    bad(`${path}.statusCode`, `must be one of ${STATUS_CODES.join(', ')}, got ${JSON.stringify(r.statusCode)}`);
   if (r.path !== undefined) pathModifierProblems(r.path, `${path}.path`, bad);
 }
 
 function hostnameProblems(h: unknown, path: string, bad: Report): void {
-  if (typeof h !== 'string' || h.length > 253 || !HOSTNAME.test(h)) bad(path, `must be a lower-case DNS name without a port or wildcard, got ${JSON.stringify(h)}`);
+  if (typeof h !== 'string' || h.length > 253 || !HOSTNAME.test(h))
+    bad(path, `must be a lower-case DNS name without a port or wildcard, got ${JSON.stringify(h)}`);
 }
 
 function pathModifierProblems(p: unknown, path: string, bad: Report): void {
   const m = rec(p);
-  if (!m) { bad(path, 'must be an object'); return; }
+  if (!m) {
+    bad(path, 'must be an object');
+    return;
+  }
   const type = m.type;
   if (type !== 'ReplaceFullPath' && type !== 'ReplacePrefixMatch') {
     bad(`${path}.type`, `must be ReplaceFullPath or ReplacePrefixMatch, got ${JSON.stringify(type ?? null)}`);
@@ -196,11 +257,17 @@ function pathModifierProblems(p: unknown, path: string, bad: Report): void {
   const other = type === 'ReplaceFullPath' ? 'replacePrefixMatch' : 'replaceFullPath';
   if (m[other] !== undefined) bad(`${path}.${other}`, `must not be set when type is ${type}`);
   const v = m[field];
-  if (typeof v !== 'string') { bad(`${path}.${field}`, `must be set when type is ${type}`); return; }
+  if (typeof v !== 'string') {
+    bad(`${path}.${field}`, `must be set when type is ${type}`);
+    return;
+  }
   // An empty prefix replacement is meaningful (`/foo/bar` → `/bar`); an empty full path is not.
   const absolute = v.startsWith('/') || (type === 'ReplacePrefixMatch' && v === '');
   if (!absolute || v.length > 1024 || !PATH_CHARS.test(v)) {
-    bad(`${path}.${field}`, `must be an absolute path (starting with /, no query, spaces or control characters, at most 1024), got ${JSON.stringify(v)}`);
+    bad(
+      `${path}.${field}`,
+      `must be an absolute path (starting with /, no query, spaces or control characters, at most 1024), got ${JSON.stringify(v)}`,
+    );
   }
 }
 
@@ -212,12 +279,16 @@ function prefixMatchProblems(rule: Rec, settings: Rec, type: string, path: strin
   const matches = recs(rule.matches);
   const pathType = rec(matches[0]?.path)?.type ?? 'PathPrefix';
   if (matches.length > 1 || pathType !== 'PathPrefix') {
-    bad(`${path}.type`, `ReplacePrefixMatch in a ${type} filter needs exactly one match with a PathPrefix path, got ${matches.length} match(es)${matches.length === 1 ? ` of type ${String(pathType)}` : ''}`);
+    bad(
+      `${path}.type`,
+      `ReplacePrefixMatch in a ${type} filter needs exactly one match with a PathPrefix path, got ${matches.length} match(es)${matches.length === 1 ? ` of type ${String(pathType)}` : ''}`,
+    );
   }
 }
 
 function headerModifier(m: Rec): IrHeaderModifier {
-  const headers = (v: unknown): IrFilterHeader[] => recs(v).map((h) => ({ name: String(h.name).toLowerCase(), value: String(h.value) }));
+  const headers = (v: unknown): IrFilterHeader[] =>
+    recs(v).map((h) => ({ name: String(h.name).toLowerCase(), value: String(h.value) }));
   return prune({
     set: nonEmpty(headers(m.set)),
     add: nonEmpty(headers(m.add)),
@@ -227,7 +298,8 @@ function headerModifier(m: Rec): IrHeaderModifier {
 
 function pathModifier(p: Rec | undefined): IrPathModifier | undefined {
   if (p?.type === 'ReplaceFullPath') return { kind: 'replaceFullPath', replaceFullPath: String(p.replaceFullPath) };
-  if (p?.type === 'ReplacePrefixMatch') return { kind: 'replacePrefixMatch', replacePrefixMatch: String(p.replacePrefixMatch) };
+  if (p?.type === 'ReplacePrefixMatch')
+    return { kind: 'replacePrefixMatch', replacePrefixMatch: String(p.replacePrefixMatch) };
   return undefined;
 }
 

@@ -21,12 +21,13 @@ export function ruleMatches(kind: string, rule: Rec, ruleIndex: number): RuleMat
   const problems: string[] = [];
   const base = ['spec', 'rules', ruleIndex, 'matches'];
   const ms = recs(rule.matches);
-  const matches = ms.length === 0
-    ? [{ path: { kind: 'prefix', prefix: '/' }, headers: [], queryParams: [], method: '' } satisfies IrRouteMatch]
-    : ms.map((m, i) => {
-      const bad: Bad = (path, message) => problems.push(`${fieldPath([...base, i, ...path])}: ${message}`);
-      return kind === 'GRPCRoute' ? grpcMatch(m, bad) : httpMatch(m, bad);
-    });
+  const matches =
+    ms.length === 0
+      ? [{ path: { kind: 'prefix', prefix: '/' }, headers: [], queryParams: [], method: '' } satisfies IrRouteMatch]
+      : ms.map((m, i) => {
+          const bad: Bad = (path, message) => problems.push(`${fieldPath([...base, i, ...path])}: ${message}`);
+          return kind === 'GRPCRoute' ? grpcMatch(m, bad) : httpMatch(m, bad);
+        });
   return { matches, problems };
 }
 
@@ -46,7 +47,8 @@ function httpMatch(m: Rec, bad: Bad): IrRouteMatch {
     path = { kind: 'regex', regex: value };
     checkRegex(value, ['path', 'value'], bad);
   } else {
-    if (type !== 'Exact' && type !== 'PathPrefix') bad(['path', 'type'], `must be Exact, PathPrefix or RegularExpression, got ${type}`);
+    if (type !== 'Exact' && type !== 'PathPrefix')
+      bad(['path', 'type'], `must be Exact, PathPrefix or RegularExpression, got ${type}`);
     if (!value.startsWith('/')) bad(['path', 'value'], `must start with /, got ${JSON.stringify(value)}`);
     path = type === 'Exact' ? { kind: 'exact', exact: value } : { kind: 'prefix', prefix: value };
   }
@@ -64,7 +66,8 @@ function httpMatch(m: Rec, bad: Bad): IrRouteMatch {
 function grpcMatch(m: Rec, bad: Bad): IrRouteMatch {
   const headers = valueMatches(recs(m.headers), 'headers', (n) => n.toLowerCase(), bad);
   const meth = rec(m.method);
-  const svc = str(meth?.service) || undefined, method = str(meth?.method) || undefined;
+  const svc = str(meth?.service) || undefined,
+    method = str(meth?.method) || undefined;
   const out = (path: IrPathMatch): IrRouteMatch => ({ path, headers, queryParams: [], method: '' });
   if (!svc && !method) return out({ kind: 'prefix', prefix: '/' });
   const type = str(meth?.type) ?? 'Exact';
@@ -88,11 +91,14 @@ function valueMatches(list: Rec[], field: string, normalize: (name: string) => s
     const value = str(h.value) ?? '';
     const type = str(h.type) ?? 'Exact';
     if (!name) bad([field, i, 'name'], 'must be set');
-    if (type !== 'Exact' && type !== 'RegularExpression') bad([field, i, 'type'], `must be Exact or RegularExpression, got ${type}`);
+    if (type !== 'Exact' && type !== 'RegularExpression')
+      bad([field, i, 'type'], `must be Exact or RegularExpression, got ${type}`);
     if (type === 'RegularExpression') checkRegex(value, [field, i, 'value'], bad);
     if (seen.has(name)) return;
     seen.add(name);
-    out.push(type === 'RegularExpression' ? { name, kind: 'regex', regex: value } : { name, kind: 'exact', exact: value });
+    out.push(
+      type === 'RegularExpression' ? { name, kind: 'regex', regex: value } : { name, kind: 'exact', exact: value },
+    );
   });
   return out;
 }

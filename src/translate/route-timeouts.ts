@@ -8,7 +8,10 @@ import { parseDurationMs } from '../ir/duration.js';
 export function ruleTimeouts(rule: Rec): IrRouteTimeouts | undefined {
   const t = rec(rule.timeouts);
   if (!t || timeoutProblems(t, '', '', '').length > 0) return undefined;
-  const ms = (v: unknown) => { const s = str(v); return s === undefined ? 0 : parseDurationMs(s) ?? 0; };
+  const ms = (v: unknown) => {
+    const s = str(v);
+    return s === undefined ? 0 : (parseDurationMs(s) ?? 0);
+  };
   const out = { requestMs: ms(t.request), backendRequestMs: ms(t.backendRequest) };
   return out.requestMs || out.backendRequestMs ? out : undefined;
 }
@@ -28,13 +31,24 @@ function timeoutProblems(t: Rec, source: string, object: string, path: string): 
     const v = t[field];
     if (v === undefined) continue;
     const ms = typeof v === 'string' ? parseDurationMs(v) : undefined;
-    if (ms === undefined) out.push({ source, object, path: `${path}.${field}`, message: `must be a duration such as 10s, 1m30s or 500ms, got ${JSON.stringify(v)}` });
+    if (ms === undefined)
+      out.push({
+        source,
+        object,
+        path: `${path}.${field}`,
+        message: `must be a duration such as 10s, 1m30s or 500ms, got ${JSON.stringify(v)}`,
+      });
     else parsed[field] = ms;
   }
   const { request, backendRequest } = parsed;
   // Gateway API's own CEL rule: a backend request cannot outlive the request it serves (0 = no deadline).
   if (request !== undefined && backendRequest !== undefined && request > 0 && backendRequest > request) {
-    out.push({ source, object, path: `${path}.backendRequest`, message: `must not be longer than request (${String(t.request)}), got ${String(t.backendRequest)}` });
+    out.push({
+      source,
+      object,
+      path: `${path}.backendRequest`,
+      message: `must not be longer than request (${String(t.request)}), got ${String(t.backendRequest)}`,
+    });
   }
   return out;
 }

@@ -17,7 +17,15 @@ import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
 import { edgePromptGuard, markPromptGuardProblems, promptGuardLookup, promptGuardRefProblems } from './prompt-guard.js';
-import { backendPolicy, frontendPolicy, listenerLevels, routeLevels, routePolicy, type GatewayPolicies, type Leveled } from './policies.js';
+import {
+  backendPolicy,
+  frontendPolicy,
+  listenerLevels,
+  routeLevels,
+  routePolicy,
+  type GatewayPolicies,
+  type Leveled,
+} from './policies.js';
 import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '../coverage/effective.js';
 import { validAttachments } from './policy-targets.js';
 import { routeOrder, ruleMatches } from './route-matches.js';
@@ -42,7 +50,14 @@ interface OurParent {
   listeners: ListenerInfo[];
 }
 
-export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, listeners: ListenerInfo[], gp: GatewayPolicies, sink: RouteSink): void {
+export function translateRoute(
+  ctx: Ctx,
+  gw: StoredObject,
+  route: StoredObject,
+  listeners: ListenerInfo[],
+  gp: GatewayPolicies,
+  sink: RouteSink,
+): void {
   const spec = rec(route.obj.spec) ?? {};
   const ns = route.obj.metadata.namespace ?? '';
   const gen = route.obj.metadata.generation ?? 0;
@@ -53,17 +68,24 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   const ruleMatchList = rules.map((r, i) => ruleMatches(route.kind, r, i));
   const dropped = ruleMatchList.flatMap((m, i) => (m.problems.length > 0 ? [i] : []));
   // Gateway API: invalid rules are dropped (PartiallyInvalid); with no valid rule left the route is not accepted.
-  const invalid = route.problems.length > 0 ? route.problems.map((p) => `${p.path}: ${p.message}`)
-    : rules.length > 0 && dropped.length === rules.length ? ruleMatchList.flatMap((m) => m.problems) : [];
-  const partial = dropped.length === 0 || invalid.length > 0 ? undefined
-    : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => ruleMatchList[i]?.problems ?? []).join('; ')}`;
+  const invalid =
+    route.problems.length > 0
+      ? route.problems.map((p) => `${p.path}: ${p.message}`)
+      : rules.length > 0 && dropped.length === rules.length
+        ? ruleMatchList.flatMap((m) => m.problems)
+        : [];
+  const partial =
+    dropped.length === 0 || invalid.length > 0
+      ? undefined
+      : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => ruleMatchList[i]?.problems ?? []).join('; ')}`;
   const emitted: ParentStatus[] = [];
   const parentPiece = (p: OurParent, accepted: [boolean, string, string], resolved: [boolean, string, string]) => {
     const parent: ParentStatus = {
       parentRef: parentRefOut(p.ref, ns),
       controllerName: ctx.options.controllerName,
       conditions: [
-        condition('Accepted', ...accepted, gen, now), condition('ResolvedRefs', ...resolved, gen, now),
+        condition('Accepted', ...accepted, gen, now),
+        condition('ResolvedRefs', ...resolved, gen, now),
         ...(partial ? [condition('PartiallyInvalid', true, 'UnsupportedValue', partial, gen, now)] : []),
       ],
     };
@@ -78,16 +100,30 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
   const routeHosts = arr(spec.hostnames).filter((h): h is string => typeof h === 'string');
   const resolved = rules.map((r) => resolveBackendRefs(ctx, route, r));
   const refProblem = resolved.flatMap((r) => r.problems)[0];
-  const resolvedCond: [boolean, string, string] = refProblem ? [false, refProblem.reason, refProblem.message] : [true, 'ResolvedRefs', 'all references resolved'];
+  const resolvedCond: [boolean, string, string] = refProblem
+    ? [false, refProblem.reason, refProblem.message]
+    : [true, 'ResolvedRefs', 'all references resolved'];
   const attached = new Map<string, { listener: ListenerInfo; hosts: string[] }>();
   for (const p of parents) {
     if (p.listeners.length === 0) {
-      parentPiece(p, [false, 'NoMatchingParent', 'no listener matches the parentRef sectionName or port'], resolvedCond);
+      parentPiece(
+        p,
+        [false, 'NoMatchingParent', 'no listener matches the parentRef sectionName or port'],
+        resolvedCond,
+      );
       continue;
     }
     const allowed = p.listeners.filter((l) => l.programmed && routeAllowed(ctx, l, route));
     if (allowed.length === 0) {
-      parentPiece(p, [false, 'NotAllowedByListeners', 'no matching listener allows this route (allowedRoutes, protocol or listener not programmed)'], resolvedCond);
+      parentPiece(
+        p,
+        [
+          false,
+          'NotAllowedByListeners',
+          'no matching listener allows this route (allowedRoutes, protocol or listener not programmed)',
+        ],
+        resolvedCond,
+      );
       continue;
     }
     let any = false;
@@ -98,13 +134,21 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       const prev = attached.get(l.irName);
       attached.set(l.irName, { listener: l, hosts: [...(prev?.hosts ?? []), ...hosts] });
     }
-    if (!any) parentPiece(p, [false, 'NoMatchingListenerHostname', 'no listener host name intersects the route hostnames'], resolvedCond);
+    if (!any)
+      parentPiece(
+        p,
+        [false, 'NoMatchingListenerHostname', 'no listener host name intersects the route hostnames'],
+        resolvedCond,
+      );
     else parentPiece(p, [true, 'Accepted', 'route is attached'], resolvedCond);
   }
   if (attached.size === 0) return;
   for (const { listener } of attached.values()) listener.status.attachedRoutes++;
   const routeAtt = validAttachments(ctx, route);
-  const groups = groupByListenerPolicy(gp, [...attached.values()].map((a) => a.listener)).map((group) => ({
+  const groups = groupByListenerPolicy(
+    gp,
+    [...attached.values()].map((a) => a.listener),
+  ).map((group) => ({
     group,
     listenerLevels: listenerLevels(gp, group[0] as ListenerInfo),
     listeners: group.map((l) => l.irName).sort(),
@@ -157,16 +201,38 @@ export function translateRoute(ctx: Ctx, gw: StoredObject, route: StoredObject, 
       sink.routes.push(irRoute);
     }
   });
-  if (edgeProblems.length > 0) markEdgeProblem(emitted, edgeProblems[0]?.reason ?? '', [...new Set(edgeProblems.map((p) => p.message))].join('; '), gen, now);
+  if (edgeProblems.length > 0)
+    markEdgeProblem(
+      emitted,
+      edgeProblems[0]?.reason ?? '',
+      [...new Set(edgeProblems.map((p) => p.message))].join('; '),
+      gen,
+      now,
+    );
   markPromptGuardProblems(emitted, guardProblems, gen, now);
-  if (mcpGuardrailProblems.length > 0) markGuardrailProblem(emitted, [...new Set(mcpGuardrailProblems)].join('; '), gen, now);
+  if (mcpGuardrailProblems.length > 0)
+    markGuardrailProblem(emitted, [...new Set(mcpGuardrailProblems)].join('; '), gen, now);
 }
 
 /** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
-function trafficOf(eff: MergeResult, edges: IrBackendRef[], readSecret: PolicySecretReader, resolveBackend: PolicyBackendResolver): Pick<IrRoute, 'traffic' | 'refusals'> {
+function trafficOf(
+  eff: MergeResult,
+  edges: IrBackendRef[],
+  readSecret: PolicySecretReader,
+  resolveBackend: PolicyBackendResolver,
+): Pick<IrRoute, 'traffic' | 'refusals'> {
   const traffic = typedTraffic(eff.fields);
-  const edgePolicies = edges.flatMap((e) => [...(e.policy ? [e.policy] : []), ...Object.values(e.targetPolicies ?? {})]);
-  const refusals = authRefusals(eff.fields, (f) => eff.provenance[f]?.source ?? '', readSecret, resolveBackend, edgePolicies);
+  const edgePolicies = edges.flatMap((e) => [
+    ...(e.policy ? [e.policy] : []),
+    ...Object.values(e.targetPolicies ?? {}),
+  ]);
+  const refusals = authRefusals(
+    eff.fields,
+    (f) => eff.provenance[f]?.source ?? '',
+    readSecret,
+    resolveBackend,
+    edgePolicies,
+  );
   return { ...(traffic ? { traffic } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
 }
 
@@ -177,31 +243,50 @@ type Refusing = { refusals?: IrRefusal[] };
  * Everything refused that reaches a route: its traffic and backend settings, its listener's frontend
  * settings and every edge's refusals, so one look at the route tells the proxy whether to answer 503.
  */
-function routeRefusals(gp: GatewayPolicies, listener: ListenerInfo | undefined, eff: MergeResult, edges: readonly (IrBackendRef & Refusing)[]): IrRefusal[] {
+function routeRefusals(
+  gp: GatewayPolicies,
+  listener: ListenerInfo | undefined,
+  eff: MergeResult,
+  edges: readonly (IrBackendRef & Refusing)[],
+): IrRefusal[] {
   const frontend = listener ? mergedRefusals(frontendPolicy(gp, listener)) : [];
   return uniqueRefusals([...mergedRefusals(eff), ...frontend, ...edges.flatMap((e) => e.refusals ?? [])]);
 }
 
 /** The refusals of one edge: what policies made effective on it and what the GwBackend itself sets. */
-function edgeRefusals(irBackend: IrBackend | undefined, e: StoredObject, merged: MergeResult, subMerged: Record<string, MergeResult>): IrRefusal[] {
+function edgeRefusals(
+  irBackend: IrBackend | undefined,
+  e: StoredObject,
+  merged: MergeResult,
+  subMerged: Record<string, MergeResult>,
+): IrRefusal[] {
   const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals)];
   if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
   const tls = merged.provenance['backend.tls'];
   // MCP targets are reached without the edge's TLS settings: refuse rather than connect without them.
   if (irBackend?.mcp && tls?.source.startsWith('GwPolicy ')) {
-    out.push({ field: 'spec.backend.tls', source: tls.source, reason: 'TLS to MCP targets is not supported by this proxy yet', security: true });
+    out.push({
+      field: 'spec.backend.tls',
+      source: tls.source,
+      reason: 'TLS to MCP targets is not supported by this proxy yet',
+      security: true,
+    });
   }
   return uniqueRefusals(out);
 }
 
 /** Why an edge was left out (InvalidBackendTLS, InvalidBackendAuth). */
-interface EdgeProblem { reason: string; message: string }
+interface EdgeProblem {
+  reason: string;
+  message: string;
+}
 
 /** Backend TLS and AI credentials are known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */
 function markEdgeProblem(parents: ParentStatus[], reason: string, message: string, gen: number, now: string): void {
   for (const p of parents) {
     const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
-    if (i >= 0 && p.conditions[i]?.status === 'True') p.conditions[i] = condition('ResolvedRefs', false, reason, message, gen, now);
+    if (i >= 0 && p.conditions[i]?.status === 'True')
+      p.conditions[i] = condition('ResolvedRefs', false, reason, message, gen, now);
   }
 }
 
@@ -231,14 +316,28 @@ function ourParents(gw: StoredObject, route: StoredObject, listeners: ListenerIn
     const owned = listeners.filter((l) => l.owner.kind === kind && l.owner.key === key);
     const isOurs = (kind === 'Gateway' && key === gw.key) || owned.length > 0;
     if (!isOurs) return;
-    const section = str(ref.sectionName), port = num(ref.port);
-    out.push({ index, ref, listeners: owned.filter((l) => (section === undefined || l.name === section) && (port === undefined || l.port === port)) });
+    const section = str(ref.sectionName),
+      port = num(ref.port);
+    out.push({
+      index,
+      ref,
+      listeners: owned.filter(
+        (l) => (section === undefined || l.name === section) && (port === undefined || l.port === port),
+      ),
+    });
   });
   return out;
 }
 
 function parentRefOut(ref: Rec, ns: string): Record<string, unknown> {
-  return { group: str(ref.group) ?? GROUP.gateway, kind: str(ref.kind) ?? 'Gateway', namespace: str(ref.namespace) ?? ns, name: str(ref.name) ?? '', ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}), ...(ref.port !== undefined ? { port: ref.port } : {}) };
+  return {
+    group: str(ref.group) ?? GROUP.gateway,
+    kind: str(ref.kind) ?? 'Gateway',
+    namespace: str(ref.namespace) ?? ns,
+    name: str(ref.name) ?? '',
+    ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}),
+    ...(ref.port !== undefined ? { port: ref.port } : {}),
+  };
 }
 
 function routeAllowed(ctx: Ctx, l: ListenerInfo, route: StoredObject): boolean {
@@ -248,7 +347,8 @@ function routeAllowed(ctx: Ctx, l: ListenerInfo, route: StoredObject): boolean {
   const routeNs = route.obj.metadata.namespace ?? '';
   if (from === 'All') return true;
   if (from === 'Same') return routeNs === (l.owner.obj.metadata.namespace ?? '');
-  if (from === 'Selector') return selectorMatches(rec(ns.selector), read(ctx, 'Namespace', routeNs)?.obj.metadata.labels);
+  if (from === 'Selector')
+    return selectorMatches(rec(ns.selector), read(ctx, 'Namespace', routeNs)?.obj.metadata.labels);
   return false;
 }
 
@@ -257,8 +357,13 @@ function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): Listene
   const groups = new Map<string, ListenerInfo[]>();
   for (const l of [...ls].sort((a, b) => (a.irName < b.irName ? -1 : 1))) {
     const sig = listenerLevels(gp, l)
-      .filter((x) => { const spec = rec(x.attachment.policy.obj.spec) ?? {}; return spec.traffic !== undefined || spec.backend !== undefined; })
-      .map((x) => `${x.attachment.policy.key}|${x.level}`).sort().join(',');
+      .filter((x) => {
+        const spec = rec(x.attachment.policy.obj.spec) ?? {};
+        return spec.traffic !== undefined || spec.backend !== undefined;
+      })
+      .map((x) => `${x.attachment.policy.key}|${x.level}`)
+      .sort()
+      .join(',');
     const g = groups.get(sig);
     if (g) g.push(l);
     else groups.set(sig, [l]);
@@ -272,33 +377,60 @@ interface ResolvedRef {
   weight: number;
 }
 
-function resolveBackendRefs(ctx: Ctx, route: StoredObject, rule: Rec): { refs: ResolvedRef[]; problems: { reason: string; message: string }[] } {
+function resolveBackendRefs(
+  ctx: Ctx,
+  route: StoredObject,
+  rule: Rec,
+): { refs: ResolvedRef[]; problems: { reason: string; message: string }[] } {
   const ns = route.obj.metadata.namespace ?? '';
   const refs: ResolvedRef[] = [];
   const problems: { reason: string; message: string }[] = [];
   for (const r of recs(rule.backendRefs)) {
-    const group = str(r.group) ?? '', kindName = str(r.kind) ?? 'Service', name = str(r.name) ?? '';
+    const group = str(r.group) ?? '',
+      kindName = str(r.kind) ?? 'Service',
+      name = str(r.name) ?? '';
     const tns = str(r.namespace) ?? ns;
     if (group === GROUP.gw && kindName === 'GwModel') continue; // model routing: GwModels attach to the route instead
     const kind = refKind(group, kindName, 'Service');
     if (kind !== 'Service' && kind !== 'GwBackend') {
-      problems.push({ reason: 'InvalidKind', message: `backendRef kind ${group ? `${group}/` : ''}${kindName} is not supported` });
+      problems.push({
+        reason: 'InvalidKind',
+        message: `backendRef kind ${group ? `${group}/` : ''}${kindName} is not supported`,
+      });
       continue;
     }
-    if (!referenceAllowed(ctx, { group: GROUP.gateway, kind: route.kind, namespace: ns }, { group, kind, namespace: tns, name })) {
-      problems.push({ reason: 'RefNotPermitted', message: `${kind} ${tns}/${name} is in another namespace and no ReferenceGrant allows it` });
+    if (
+      !referenceAllowed(
+        ctx,
+        { group: GROUP.gateway, kind: route.kind, namespace: ns },
+        { group, kind, namespace: tns, name },
+      )
+    ) {
+      problems.push({
+        reason: 'RefNotPermitted',
+        message: `${kind} ${tns}/${name} is in another namespace and no ReferenceGrant allows it`,
+      });
       continue;
     }
     const entry = readAny(ctx, kind, `${tns}/${name}`);
     if (!entry || entry.problems.length > 0) {
-      problems.push({ reason: 'BackendNotFound', message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}` });
+      problems.push({
+        reason: 'BackendNotFound',
+        message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}`,
+      });
       continue;
     }
     const port = num(r.port);
     if (kind === 'Service') {
       const ports = recs(rec(entry.obj.spec)?.ports).map((p) => num(p.port));
       if (port === undefined || !ports.includes(port)) {
-        problems.push({ reason: 'BackendNotFound', message: port === undefined ? `backendRef to Service ${tns}/${name} needs a port` : `Service ${tns}/${name} has no port ${port}` });
+        problems.push({
+          reason: 'BackendNotFound',
+          message:
+            port === undefined
+              ? `backendRef to Service ${tns}/${name} needs a port`
+              : `Service ${tns}/${name} has no port ${port}`,
+        });
         continue;
       }
     }
@@ -308,7 +440,14 @@ function resolveBackendRefs(ctx: Ctx, route: StoredObject, rule: Rec): { refs: R
 }
 
 /** The IR edge, or why its backend TLS or AI credential cannot be programmed. */
-function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Leveled[], sink: RouteSink, gateway: string): IrBackendRef | EdgeProblem {
+function backendRef(
+  ctx: Ctx,
+  gp: GatewayPolicies,
+  r: ResolvedRef,
+  routeSide: Leveled[],
+  sink: RouteSink,
+  gateway: string,
+): IrBackendRef | EdgeProblem {
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
@@ -319,19 +458,36 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   if (e.kind === 'Service') {
     const port = r.port ?? 0;
     out.backend = serviceBackendName(ns, e.obj.metadata.name, port);
-    if (!sink.backends.has(out.backend)) sink.backends.set(out.backend, translateService(ns, e.obj.metadata.name, port));
+    if (!sink.backends.has(out.backend))
+      sink.backends.set(out.backend, translateService(ns, e.obj.metadata.name, port));
     backendSide = atts
       .filter((a) => a.sectionName === undefined || a.sectionName === String(port))
-      .map((attachment) => ({ attachment, level: attachment.sectionName === undefined ? ('Backend' as const) : ('BackendSection' as const) }));
+      .map((attachment) => ({
+        attachment,
+        level: attachment.sectionName === undefined ? ('Backend' as const) : ('BackendSection' as const),
+      }));
   } else {
     out.backend = gwBackendName(e.key);
     const spec = rec(e.obj.spec) ?? {};
     const result = memo(ctx, `backend:${e.key}`, () => translateGwBackend(ctx, e.key, spec));
     if (!sink.backends.has(out.backend)) sink.backends.set(out.backend, result.backend);
-    backendSide = atts.filter((a) => a.sectionName === undefined).map((attachment) => ({ attachment, level: 'Backend' as const }));
+    backendSide = atts
+      .filter((a) => a.sectionName === undefined)
+      .map((attachment) => ({ attachment, level: 'Backend' as const }));
     own = { source: displayName('GwBackend', e.key), values: rec(spec.policies) };
-    for (const t of result.backend.mcp?.targets ?? []) subs.push({ name: t.name, source: `${displayName('GwBackend', e.key)} target ${t.name}`, values: result.targetPolicies[t.name] });
-    for (const g of result.backend.ai?.groups ?? []) for (const p of g.providers) subs.push({ name: p.name, source: `${displayName('GwBackend', e.key)} provider ${p.name}`, values: result.targetPolicies[p.name] });
+    for (const t of result.backend.mcp?.targets ?? [])
+      subs.push({
+        name: t.name,
+        source: `${displayName('GwBackend', e.key)} target ${t.name}`,
+        values: result.targetPolicies[t.name],
+      });
+    for (const g of result.backend.ai?.groups ?? [])
+      for (const p of g.providers)
+        subs.push({
+          name: p.name,
+          source: `${displayName('GwBackend', e.key)} provider ${p.name}`,
+          values: result.targetPolicies[p.name],
+        });
   }
   const merged = backendPolicy(gp, routeSide, backendSide, own);
   sink.conflicts.push(...merged.conflicts);
@@ -347,7 +503,9 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   if (guardrails) out.mcpGuardrails = guardrails;
   const subMerged: Record<string, MergeResult> = {};
   for (const s of subs) {
-    const leveled = atts.filter((a) => a.sectionName === s.name).map((attachment) => ({ attachment, level: 'BackendSection' as const }));
+    const leveled = atts
+      .filter((a) => a.sectionName === s.name)
+      .map((attachment) => ({ attachment, level: 'BackendSection' as const }));
     if (leveled.length === 0 && !s.values) continue;
     const m = backendPolicy(gp, routeSide, backendSide, own, { leveled, source: s.source, values: s.values });
     sink.conflicts.push(...m.conflicts);
@@ -369,7 +527,12 @@ function backendRef(ctx: Ctx, gp: GatewayPolicies, r: ResolvedRef, routeSide: Le
   }
   if (aiBackend) {
     // Like TLS: an edge whose upstream credential cannot be resolved is left out rather than sent without it.
-    const ai = backendAi(ctx, aiBackend.groups.flatMap((g) => g.providers.map((p) => p.name)), merged, subMerged);
+    const ai = backendAi(
+      ctx,
+      aiBackend.groups.flatMap((g) => g.providers.map((p) => p.name)),
+      merged,
+      subMerged,
+    );
     if (!ai.ok) return { reason: 'InvalidBackendAuth', message: ai.message };
     if (ai.ai) out.ai = ai.ai;
   }

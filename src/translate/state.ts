@@ -38,7 +38,8 @@ export function snapshots(state: TranslationState): Map<string, IrSnapshot> {
 export function translateAll(store: Store, options: TranslateOptions): TranslationState {
   const state: TranslationState = { options, gateways: new Map(), readers: new Map(), statuses: new Map() };
   for (const gw of listObjects(store, 'Gateway')) setGateway(state, translateGateway(store, gw.key, options));
-  for (const kind of store.objects.keys()) for (const e of listObjects(store, kind)) refreshStatus(state, store, objectKey(kind, e.key));
+  for (const kind of store.objects.keys())
+    for (const e of listObjects(store, kind)) refreshStatus(state, store, objectKey(kind, e.key));
   return state;
 }
 
@@ -46,7 +47,12 @@ export function translateAll(store: Store, options: TranslateOptions): Translati
  * Gateways whose snapshot or statuses may change when `changedObjectKey` changes: those that read the
  * object or an index slot it occupies now or occupied before (`previous`, the replaced or deleted entry).
  */
-export function affectedGateways(store: Store, changedObjectKey: string, state: TranslationState, previous?: StoredObject): string[] {
+export function affectedGateways(
+  store: Store,
+  changedObjectKey: string,
+  state: TranslationState,
+  previous?: StoredObject,
+): string[] {
   const k = splitObjectKey(changedObjectKey);
   const out = new Set<string>();
   const deps = [changedObjectKey];
@@ -57,20 +63,32 @@ export function affectedGateways(store: Store, changedObjectKey: string, state: 
   if (k?.kind === 'Gateway') out.add(k.key);
   if (k?.kind === 'GatewayClass') for (const g of indexed(store, 'gatewaysByClass', k.key)) out.add(g);
   // Class-level GwParameters: the deployer of every Gateway of a class naming them must run again.
-  if (k?.kind === 'GwParameters') for (const c of classesNaming(store, k.key)) for (const g of indexed(store, 'gatewaysByClass', c)) out.add(g);
+  if (k?.kind === 'GwParameters')
+    for (const c of classesNaming(store, k.key)) for (const g of indexed(store, 'gatewaysByClass', c)) out.add(g);
   return [...out].sort();
 }
 
 /** GatewayClasses whose `spec.parametersRef` names the GwParameters `ns/name`. */
 function classesNaming(store: Store, parametersKey: string): string[] {
-  return listObjects(store, 'GatewayClass').filter((c) => {
-    const ref = rec(rec(c.obj.spec)?.parametersRef);
-    return ref !== undefined && str(ref.kind) === 'GwParameters' && `${str(ref.namespace) ?? ''}/${str(ref.name) ?? ''}` === parametersKey;
-  }).map((c) => c.key);
+  return listObjects(store, 'GatewayClass')
+    .filter((c) => {
+      const ref = rec(rec(c.obj.spec)?.parametersRef);
+      return (
+        ref !== undefined &&
+        str(ref.kind) === 'GwParameters' &&
+        `${str(ref.namespace) ?? ''}/${str(ref.name) ?? ''}` === parametersKey
+      );
+    })
+    .map((c) => c.key);
 }
 
 /** Applies the consequences of one object having been put into or removed from `store`. */
-export function applyChange(state: TranslationState, store: Store, changedObjectKey: string, previous?: StoredObject): ChangeResult {
+export function applyChange(
+  state: TranslationState,
+  store: Store,
+  changedObjectKey: string,
+  previous?: StoredObject,
+): ChangeResult {
   const gateways = affectedGateways(store, changedObjectKey, state, previous);
   const dirty = new Set<string>([changedObjectKey]);
   for (const g of gateways) {
@@ -95,25 +113,34 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
   for (const p of indexed(store, 'selectorPolicies', `${k.kind}/${ns}`)) out.push(objectKey('GwPolicy', p));
   // BackendTLSPolicies report missing Services, ConfigMaps and older rivals for the same Service.
   for (const p of indexed(store, 'backendTlsPoliciesByTarget', changed)) out.push(objectKey('BackendTLSPolicy', p));
-  if (k.kind === 'ConfigMap') for (const p of indexed(store, 'byNamespace', `BackendTLSPolicy/${ns}`)) out.push(objectKey('BackendTLSPolicy', p));
+  if (k.kind === 'ConfigMap')
+    for (const p of indexed(store, 'byNamespace', `BackendTLSPolicy/${ns}`)) out.push(objectKey('BackendTLSPolicy', p));
   if (k.kind === 'BackendTLSPolicy') {
     const now = getObject(store, k.kind, k.key);
-    const targets = [...(now ? backendTlsPolicyTargets(now) : []), ...(previous ? backendTlsPolicyTargets(previous) : [])];
-    for (const t of new Set(targets)) for (const p of indexed(store, 'backendTlsPoliciesByTarget', t)) out.push(objectKey('BackendTLSPolicy', p));
+    const targets = [
+      ...(now ? backendTlsPolicyTargets(now) : []),
+      ...(previous ? backendTlsPolicyTargets(previous) : []),
+    ];
+    for (const t of new Set(targets))
+      for (const p of indexed(store, 'backendTlsPoliciesByTarget', t)) out.push(objectKey('BackendTLSPolicy', p));
   }
-  if (k.kind === 'Service' || k.kind === 'Namespace') for (const b of listObjects(store, 'GwBackend')) if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
+  if (k.kind === 'Service' || k.kind === 'Namespace')
+    for (const b of listObjects(store, 'GwBackend'))
+      if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
   // Policies explain authentication Secrets that are missing or unusable.
   if (k.kind === 'Secret') {
     const name = k.key.slice(ns.length + 1);
     for (const p of listObjects(store, 'GwPolicy')) {
-      if (p.obj.metadata.namespace === ns && referencedSecrets(rec(rec(p.obj.spec)?.traffic)).includes(name)) out.push(objectKey('GwPolicy', p.key));
+      if (p.obj.metadata.namespace === ns && referencedSecrets(rec(rec(p.obj.spec)?.traffic)).includes(name))
+        out.push(objectKey('GwPolicy', p.key));
     }
   }
   // Policies explain guardrail processors whose Service is missing or not granted to them.
   if (k.kind === 'Service' || k.kind === 'ReferenceGrant') {
     for (const p of listObjects(store, 'GwPolicy')) {
       const services = guardrailServices(p.obj.metadata.namespace ?? '', rec(rec(p.obj.spec)?.backend));
-      if (k.kind === 'ReferenceGrant' ? services.length > 0 : services.includes(k.key)) out.push(objectKey('GwPolicy', p.key));
+      if (k.kind === 'ReferenceGrant' ? services.length > 0 : services.includes(k.key))
+        out.push(objectKey('GwPolicy', p.key));
     }
   }
   if (k.kind === 'GatewayClass' || (k.kind === 'Gateway' && classChanged(store, k.key, previous))) {

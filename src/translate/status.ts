@@ -26,7 +26,12 @@ export const MAX_POLICY_ANCESTORS = 16;
 export type ObjectStatus = Record<string, unknown>;
 
 /** The status to write for an object, or undefined when this controller has nothing to say about it. */
-export function objectStatus(store: Store, objKey: string, pieces: readonly StatusPiece[], options: TranslateOptions): ObjectStatus | undefined {
+export function objectStatus(
+  store: Store,
+  objKey: string,
+  pieces: readonly StatusPiece[],
+  options: TranslateOptions,
+): ObjectStatus | undefined {
   const k = splitObjectKey(objKey);
   const e = k && getObject(store, k.kind, k.key);
   if (!k || !e) return undefined;
@@ -36,7 +41,18 @@ export function objectStatus(store: Store, objKey: string, pieces: readonly Stat
   switch (k.kind) {
     case 'GatewayClass': {
       if (str(rec(e.obj.spec)?.controllerName) !== options.controllerName) return undefined;
-      return { conditions: [condition('Accepted', !problemText, problemText ? 'InvalidParameters' : 'Accepted', problemText || 'the GatewayClass is accepted', gen, now)] };
+      return {
+        conditions: [
+          condition(
+            'Accepted',
+            !problemText,
+            problemText ? 'InvalidParameters' : 'Accepted',
+            problemText || 'the GatewayClass is accepted',
+            gen,
+            now,
+          ),
+        ],
+      };
     }
     case 'Gateway':
     case 'ListenerSet': {
@@ -56,17 +72,44 @@ export function objectStatus(store: Store, objKey: string, pieces: readonly Stat
     case 'GwBackend':
       return { conditions: backendConditions(store, e, problemText, options).slice(0, MAX_BACKEND_CONDITIONS) };
     case 'GwParameters': {
-      const refused = problemText ? undefined : enforcedCondition(refusalText(refusalsOf('GwParameters', e.obj.spec)), '', gen, now);
-      return { conditions: [condition('Accepted', !problemText, problemText ? 'Invalid' : 'Accepted', problemText || 'parameters are valid', gen, now), ...(refused ? [refused] : [])] };
+      const refused = problemText
+        ? undefined
+        : enforcedCondition(refusalText(refusalsOf('GwParameters', e.obj.spec)), '', gen, now);
+      return {
+        conditions: [
+          condition(
+            'Accepted',
+            !problemText,
+            problemText ? 'Invalid' : 'Accepted',
+            problemText || 'parameters are valid',
+            gen,
+            now,
+          ),
+          ...(refused ? [refused] : []),
+        ],
+      };
     }
     case 'GwPolicy':
       return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
     case 'BackendTLSPolicy': {
       // Ancestors are the Gateways of ours whose routes reach a selected Service; none: nothing to say.
-      const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'backendTlsPolicy' ? [p.gateway] : [])))].sort().slice(0, MAX_POLICY_ANCESTORS);
+      const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'backendTlsPolicy' ? [p.gateway] : [])))]
+        .sort()
+        .slice(0, MAX_POLICY_ANCESTORS);
       if (gateways.length === 0) return undefined;
       const conditions = backendTlsPolicyConditions(newCtx(store, options), e);
-      return { ancestors: gateways.map((g) => ({ ancestorRef: { group: GROUP.gateway, kind: 'Gateway', namespace: namespaceOf(g), name: g.slice(g.indexOf('/') + 1) }, controllerName: options.controllerName, conditions })) };
+      return {
+        ancestors: gateways.map((g) => ({
+          ancestorRef: {
+            group: GROUP.gateway,
+            kind: 'Gateway',
+            namespace: namespaceOf(g),
+            name: g.slice(g.indexOf('/') + 1),
+          },
+          controllerName: options.controllerName,
+          conditions,
+        })),
+      };
     }
     default:
       return undefined;
@@ -88,7 +131,14 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   const refused = enforcedCondition(refusalText(refusalsOf('GwBackend', e.obj.spec)), '', gen, now);
   return [
     condition('Accepted', true, 'Accepted', 'the backend is valid', gen, now),
-    condition('ResolvedRefs', refProblems.length === 0, refProblems.length ? 'RefNotFound' : 'ResolvedRefs', refProblems.join('; ') || 'all references resolved', gen, now),
+    condition(
+      'ResolvedRefs',
+      refProblems.length === 0,
+      refProblems.length ? 'RefNotFound' : 'ResolvedRefs',
+      refProblems.join('; ') || 'all references resolved',
+      gen,
+      now,
+    ),
     ...(refused ? [refused] : []),
   ];
 }
@@ -100,7 +150,13 @@ interface Ancestor {
   problem?: { reason: string; message: string };
 }
 
-function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusPiece[], problemText: string, options: TranslateOptions): Rec[] {
+function policyAncestors(
+  store: Store,
+  e: StoredObject,
+  pieces: readonly StatusPiece[],
+  problemText: string,
+  options: TranslateOptions,
+): Rec[] {
   const spec = rec(e.obj.spec) ?? {};
   const ns = e.obj.metadata.namespace ?? '';
   const gen = e.obj.metadata.generation ?? 0;
@@ -108,25 +164,55 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
   const ancestors: Ancestor[] = [];
   recs(spec.targetRefs).forEach((t, i) => {
     const kind = refKind(str(t.group), str(t.kind), 'Gateway');
-    const ref = { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: str(t.name) ?? '', ...section(t) };
+    const ref = {
+      group: str(t.group) ?? '',
+      kind: str(t.kind) ?? '',
+      namespace: ns,
+      name: str(t.name) ?? '',
+      ...section(t),
+    };
     const target = kind && getObject(store, kind, nameKey(ns, ref.name));
     ancestors.push({ ref, targetIndex: i, problem: targetProblem(store, spec, kind, target, t, options) });
   });
   recs(spec.targetSelectors).forEach((t, i) => {
     const kind = refKind(str(t.group), str(t.kind), 'Gateway');
-    const matched = kind ? listObjects(store, kind).filter((o) => o.obj.metadata.namespace === ns && selectorMatches({ matchLabels: t.matchLabels }, o.obj.metadata.labels)) : [];
+    const matched = kind
+      ? listObjects(store, kind).filter(
+          (o) =>
+            o.obj.metadata.namespace === ns && selectorMatches({ matchLabels: t.matchLabels }, o.obj.metadata.labels),
+        )
+      : [];
     if (matched.length === 0) {
-      ancestors.push({ ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: '', ...section(t) }, targetIndex: i, problem: { reason: 'TargetNotFound', message: `no ${str(t.kind) ?? 'object'} in namespace ${ns} matches the labels` } });
+      ancestors.push({
+        ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: '', ...section(t) },
+        targetIndex: i,
+        problem: {
+          reason: 'TargetNotFound',
+          message: `no ${str(t.kind) ?? 'object'} in namespace ${ns} matches the labels`,
+        },
+      });
     }
     for (const o of matched.sort((a, b) => (a.key < b.key ? -1 : 1))) {
-      ancestors.push({ ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: o.obj.metadata.name, ...section(t) }, targetIndex: i, problem: targetProblem(store, spec, kind, o, t, options) });
+      ancestors.push({
+        ref: {
+          group: str(t.group) ?? '',
+          kind: str(t.kind) ?? '',
+          namespace: ns,
+          name: o.obj.metadata.name,
+          ...section(t),
+        },
+        targetIndex: i,
+        problem: targetProblem(store, spec, kind, o, t, options),
+      });
     }
   });
   const ctx = newCtx(store, options);
   const extAuth = rec(rec(spec.traffic)?.extAuth);
   const guardrails = policyGuardrailProblems(ctx, e.key, rec(spec.backend) ?? {});
   // Found by compiling, not by the schema: the policy still takes effect (its routes fail closed), so only Accepted says so.
-  const celInvalid = extAuth ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`) : [];
+  const celInvalid = extAuth
+    ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`)
+    : [];
   const invalidText = [
     ...(celInvalid.length ? [...celInvalid, 'the routes it reaches refuse their requests with 503'] : []),
     ...(guardrails.invalid.length ? [...guardrails.invalid, 'the MCP methods those processors match are refused'] : []),
@@ -135,35 +221,86 @@ function policyAncestors(store: Store, e: StoredObject, pieces: readonly StatusP
   const refusals = refusalsOf('GwPolicy', spec);
   const notRefused = (line: string): boolean => !sameAsRefusal(refusals, line);
   const unenforced = [
-    ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(([field, why]) => `traffic.${field}: ${why}`),
+    ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(
+      ([field, why]) => `traffic.${field}: ${why}`,
+    ),
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
-  ].filter(notRefused).sort();
+  ]
+    .filter(notRefused)
+    .sort();
   // Cloud credentials a proxy cannot obtain drop the AI provider edge rather than refuse the route.
-  const unservable = Object.entries(unservableCloudAuth(rec(rec(spec.backend)?.auth) ?? {})).map(([field, why]) => `backend.auth.${field}: ${why}`).sort();
+  const unservable = Object.entries(unservableCloudAuth(rec(rec(spec.backend)?.auth) ?? {}))
+    .map(([field, why]) => `backend.auth.${field}: ${why}`)
+    .sort();
   const authTargets = recs(spec.targetRefs).flatMap((t) => {
     const kind = refKind(str(t.group), str(t.kind), 'Gateway');
     const o = kind && getObject(store, kind, nameKey(ns, str(t.name) ?? ''));
     return o && kind ? [{ kind, name: o.key, spec: rec(o.obj.spec) ?? {} }] : [];
   });
-  const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets)).map(([field, why]) => `backend.auth.${field}: ${why}`).filter(notRefused).sort();
+  const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets))
+    .map(([field, why]) => `backend.auth.${field}: ${why}`)
+    .filter(notRefused)
+    .sort();
   const enforcedText = [
     ...(unenforced.length ? [`${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`] : []),
-    ...(unservable.length ? [`${unservable.join('; ')}; the AI providers it reaches are left out (a route with no other provider answers 500 no_backend)`] : []),
-    ...(edgeAuth.length ? [`${edgeAuth.join('; ')}; the backend edges it reaches are left out (a route with no other backend answers 500 no_backend)`] : []),
+    ...(unservable.length
+      ? [
+          `${unservable.join('; ')}; the AI providers it reaches are left out (a route with no other provider answers 500 no_backend)`,
+        ]
+      : []),
+    ...(edgeAuth.length
+      ? [
+          `${edgeAuth.join('; ')}; the backend edges it reaches are left out (a route with no other backend answers 500 no_backend)`,
+        ]
+      : []),
   ].join('; ');
   return ancestors.map((a) => {
-    const attachedTo = [...new Set(pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])))].sort();
-    const conflicts = pieces.flatMap((p) => (p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : []));
+    const attachedTo = [
+      ...new Set(
+        pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
+      ),
+    ].sort();
+    const conflicts = pieces.flatMap((p) =>
+      p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : [],
+    );
     const attachable = !problemText && !a.problem;
     const accepted = attachable && !invalidText;
     const conds: Condition[] = [
-      condition('Accepted', accepted, problemText || invalidText ? 'Invalid' : a.problem?.reason ?? 'Accepted', problemText || a.problem?.message || invalidText || 'the policy is accepted', gen, now),
-      condition('Attached', attachable && attachedTo.length > 0, attachable && attachedTo.length ? 'Attached' : 'NotAttached',
-        !attachable ? 'the policy is not accepted for this target' : attachedTo.length ? `in effect through Gateway ${attachedTo.join(', ')}` : `no Gateway of controller ${options.controllerName} serves this target`, gen, now),
+      condition(
+        'Accepted',
+        accepted,
+        problemText || invalidText ? 'Invalid' : (a.problem?.reason ?? 'Accepted'),
+        problemText || a.problem?.message || invalidText || 'the policy is accepted',
+        gen,
+        now,
+      ),
+      condition(
+        'Attached',
+        attachable && attachedTo.length > 0,
+        attachable && attachedTo.length ? 'Attached' : 'NotAttached',
+        !attachable
+          ? 'the policy is not accepted for this target'
+          : attachedTo.length
+            ? `in effect through Gateway ${attachedTo.join(', ')}`
+            : `no Gateway of controller ${options.controllerName} serves this target`,
+        gen,
+        now,
+      ),
     ];
     if (conflicts.length) {
-      const fields = [...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`))].sort();
-      conds.push(condition('Conflicted', true, 'Conflicted', `another policy at the same level sets the same field: ${fields.join('; ')}`, gen, now));
+      const fields = [
+        ...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`)),
+      ].sort();
+      conds.push(
+        condition(
+          'Conflicted',
+          true,
+          'Conflicted',
+          `another policy at the same level sets the same field: ${fields.join('; ')}`,
+          gen,
+          now,
+        ),
+      );
     }
     // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
     const enforced = attachable ? enforcedCondition(refusalText(refusals), enforcedText, gen, now) : undefined;
@@ -184,7 +321,11 @@ function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof n
   const guard = rec(rec(rec(spec.backend)?.ai)?.promptGuard);
   if (!guard) return [];
   const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
-  return [...ir.request, ...ir.response].flatMap((s) => (s.kind === 'unsupported' && s.unsupported.kind !== 'webhook' ? [s.unsupported.reason.replace(`${source} `, '')] : []));
+  return [...ir.request, ...ir.response].flatMap((s) =>
+    s.kind === 'unsupported' && s.unsupported.kind !== 'webhook'
+      ? [s.unsupported.reason.replace(`${source} `, '')]
+      : [],
+  );
 }
 
 /**
@@ -196,7 +337,10 @@ function sameAsRefusal(refusals: readonly FieldRefusal[], line: string): boolean
   if (!m) return false;
   const field = `spec.${m[1] ?? ''}`;
   const sub = m[2] ? `${field}.${m[2]}` : undefined;
-  return isRefused(refusals, field) || (sub !== undefined && (isRefused(refusals, sub) || refusals.some((r) => r.field.startsWith(`${sub}.`))));
+  return (
+    isRefused(refusals, field) ||
+    (sub !== undefined && (isRefused(refusals, sub) || refusals.some((r) => r.field.startsWith(`${sub}.`))))
+  );
 }
 
 /** Whether `path` is a refused field or lies inside one. */
@@ -205,12 +349,27 @@ function isRefused(refusals: readonly FieldRefusal[], path: string): boolean {
 }
 
 function section(t: Rec): Rec {
-  return { ...(t.sectionName !== undefined ? { sectionName: t.sectionName } : {}), ...(t.port !== undefined ? { port: t.port } : {}) };
+  return {
+    ...(t.sectionName !== undefined ? { sectionName: t.sectionName } : {}),
+    ...(t.port !== undefined ? { port: t.port } : {}),
+  };
 }
 
-function targetProblem(store: Store, spec: Rec, kind: Kind | undefined, target: StoredObject | undefined, t: Rec, options: TranslateOptions): Ancestor['problem'] {
-  if (!kind) return { reason: 'Invalid', message: `target kind ${str(t.group) ?? ''}/${str(t.kind) ?? ''} is not supported` };
-  if (!target) return { reason: 'TargetNotFound', message: `${kind} ${nameKey(undefined, str(t.name) ?? '')} does not exist in the policy's namespace` };
+function targetProblem(
+  store: Store,
+  spec: Rec,
+  kind: Kind | undefined,
+  target: StoredObject | undefined,
+  t: Rec,
+  options: TranslateOptions,
+): Ancestor['problem'] {
+  if (!kind)
+    return { reason: 'Invalid', message: `target kind ${str(t.group) ?? ''}/${str(t.kind) ?? ''} is not supported` };
+  if (!target)
+    return {
+      reason: 'TargetNotFound',
+      message: `${kind} ${nameKey(undefined, str(t.name) ?? '')} does not exist in the policy's namespace`,
+    };
   const bad = attachmentProblem(spec, kind, t);
   if (bad) return { reason: 'Invalid', message: bad };
   const sectionName = str(t.sectionName);
@@ -218,7 +377,10 @@ function targetProblem(store: Store, spec: Rec, kind: Kind | undefined, target: 
     return { reason: 'TargetNotFound', message: `${kind} ${target.key} has no section ${sectionName}` };
   }
   if (kind === 'Gateway' && !isOurClass(newCtx(store, options), str(rec(target.obj.spec)?.gatewayClassName) ?? '')) {
-    return { reason: 'TargetNotFound', message: `Gateway ${target.key} is not of a GatewayClass of controller ${options.controllerName}` };
+    return {
+      reason: 'TargetNotFound',
+      message: `Gateway ${target.key} is not of a GatewayClass of controller ${options.controllerName}`,
+    };
   }
   return undefined;
 }
@@ -244,4 +406,3 @@ function sectionExists(target: StoredObject, name: string): boolean {
       return false;
   }
 }
-

@@ -3,7 +3,17 @@
 import type { Problem } from '../problem.js';
 import { createHash } from 'node:crypto';
 import { arr, rec, recs, stableStringify, str } from './read.js';
-import { GROUP, isClusterScoped, nameKey, objectKey, splitObjectKey, type Kind, type KubeObject, type ObjectMeta, type StoredObject } from './types.js';
+import {
+  GROUP,
+  isClusterScoped,
+  nameKey,
+  objectKey,
+  splitObjectKey,
+  type Kind,
+  type KubeObject,
+  type ObjectMeta,
+  type StoredObject,
+} from './types.js';
 import { validateObject } from './validate.js';
 import { backendTlsPolicyTargets } from './backend-tls-policy.js';
 
@@ -35,8 +45,13 @@ export function createStore(): Store {
   return {
     objects: new Map(),
     index: {
-      routesByParent: new Map(), listenerSetsByGateway: new Map(), gatewaysByClass: new Map(),
-      policiesByTarget: new Map(), selectorPolicies: new Map(), modelsByParent: new Map(), byNamespace: new Map(),
+      routesByParent: new Map(),
+      listenerSetsByGateway: new Map(),
+      gatewaysByClass: new Map(),
+      policiesByTarget: new Map(),
+      selectorPolicies: new Map(),
+      modelsByParent: new Map(),
+      byNamespace: new Map(),
       backendTlsPoliciesByTarget: new Map(),
     },
   };
@@ -46,8 +61,9 @@ export function createStore(): Store {
 export function refKind(group: string | undefined, kind: string | undefined, fallback: Kind): Kind | undefined {
   if (kind === undefined) return fallback;
   const g = group ?? (fallback === 'Service' ? GROUP.core : fallback.startsWith('Gw') ? GROUP.gw : GROUP.gateway);
-  if ((g === GROUP.gateway) && (kind === 'Gateway' || kind === 'HTTPRoute' || kind === 'GRPCRoute')) return kind;
-  if ((g === GROUP.listenerSet || g === GROUP.gateway) && (kind === 'ListenerSet' || kind === 'XListenerSet')) return 'ListenerSet';
+  if (g === GROUP.gateway && (kind === 'Gateway' || kind === 'HTTPRoute' || kind === 'GRPCRoute')) return kind;
+  if ((g === GROUP.listenerSet || g === GROUP.gateway) && (kind === 'ListenerSet' || kind === 'XListenerSet'))
+    return 'ListenerSet';
   if (g === GROUP.core && kind === 'Service') return 'Service';
   if (g === GROUP.gw && (kind === 'GwBackend' || kind === 'GwModel')) return kind;
   return undefined;
@@ -92,8 +108,15 @@ export function removeObject(store: Store, kind: Kind, key: string): StoredObjec
 
 function fingerprintOf(obj: KubeObject): string {
   const { status: _status, metadata, ...rest } = obj;
-  const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata as ObjectMeta & { resourceVersion?: unknown; managedFields?: unknown };
-  return createHash('sha256').update(stableStringify({ ...rest, metadata: meta })).digest('base64url').slice(0, 22);
+  const {
+    resourceVersion: _rv,
+    managedFields: _mf,
+    ...meta
+  } = metadata as ObjectMeta & { resourceVersion?: unknown; managedFields?: unknown };
+  return createHash('sha256')
+    .update(stableStringify({ ...rest, metadata: meta }))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 /** Route indexes hold two kinds (HTTPRoute, GRPCRoute), so they store full object keys. */

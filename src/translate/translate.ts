@@ -36,7 +36,13 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   const ctx = newCtx(store, options);
   const statuses: Record<string, StatusPiece[]> = {};
   const piece = (k: string, p: StatusPiece) => (statuses[k] ??= []).push(p);
-  const done = (ours: boolean, snapshot: IrSnapshot): GatewayTranslation => ({ gateway: gatewayKey, ours, snapshot, statuses, deps: [...ctx.deps].sort() });
+  const done = (ours: boolean, snapshot: IrSnapshot): GatewayTranslation => ({
+    gateway: gatewayKey,
+    ours,
+    snapshot,
+    statuses,
+    deps: [...ctx.deps].sort(),
+  });
   const gw = readAny(ctx, 'Gateway', gatewayKey);
   if (!gw) return done(false, EMPTY);
   const className = str(rec(gw.obj.spec)?.gatewayClassName) ?? '';
@@ -45,13 +51,29 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   const now = options.now;
   if (gw.problems.length) {
     const msg = gw.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    piece(objectKey('Gateway', gw.key), { kind: 'gateway', status: { conditions: [condition('Accepted', false, 'Invalid', msg, gen, now), condition('Programmed', false, 'Invalid', 'the Gateway is invalid', gen, now)], listeners: [] } });
+    piece(objectKey('Gateway', gw.key), {
+      kind: 'gateway',
+      status: {
+        conditions: [
+          condition('Accepted', false, 'Invalid', msg, gen, now),
+          condition('Programmed', false, 'Invalid', 'the Gateway is invalid', gen, now),
+        ],
+        listeners: [],
+      },
+    });
     return done(true, EMPTY);
   }
   const { listeners, listenerSets } = collectListeners(ctx, gw);
-  const gp = gatewayPolicies(ctx, gw, listenerSets.filter((s) => s.accepted).map((s) => s.entry));
+  const gp = gatewayPolicies(
+    ctx,
+    gw,
+    listenerSets.filter((s) => s.accepted).map((s) => s.entry),
+  );
   const sink: RouteSink = { routes: [], backends: new Map<string, IrBackend>(), piece, conflicts: [] as Conflict[] };
-  const parents = [objectKey('Gateway', gw.key), ...listenerSets.filter((s) => s.accepted).map((s) => objectKey('ListenerSet', s.entry.key))];
+  const parents = [
+    objectKey('Gateway', gw.key),
+    ...listenerSets.filter((s) => s.accepted).map((s) => objectKey('ListenerSet', s.entry.key)),
+  ];
   const routeKeys = new Set<string>();
   for (const p of parents) for (const r of lookup(ctx, 'routesByParent', p)) routeKeys.add(r);
   for (const rk of [...routeKeys].sort()) {
@@ -64,14 +86,21 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   for (const l of listeners.filter((x) => x.programmed)) {
     const fe = frontendPolicy(gp, l);
     sink.conflicts.push(...fe.conflicts);
-    const il: IrListener = { name: l.irName, bind: bindName(gw.key, l.port), hostnames: l.hostname ? [l.hostname] : [], protocol: l.protocol === 'HTTPS' ? 'HTTPS' : 'HTTP' };
+    const il: IrListener = {
+      name: l.irName,
+      bind: bindName(gw.key, l.port),
+      hostnames: l.hostname ? [l.hostname] : [],
+      protocol: l.protocol === 'HTTPS' ? 'HTTPS' : 'HTTP',
+    };
     if (Object.keys(fe.fields).length) il.frontend = fieldsOf(fe);
     if (l.tls) il.tls = l.tls;
     const refused = listenerRefusals(fe);
     if (refused.length) il.refusals = refused;
     irListeners.push(il);
   }
-  const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort((a, b) => a - b);
+  const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort(
+    (a, b) => a - b,
+  );
   const resources: IrResource[] = [
     ...ports.map((port) => ({ kind: 'bind' as const, bind: { name: bindName(gw.key, port), port, address: '' } })),
     ...irListeners.sort(byName).map((listener) => ({ kind: 'listener' as const, listener })),
@@ -104,7 +133,9 @@ export const TRANSLATOR_VERSION = 'gw-translate/1';
  */
 function snapshotVersion(store: Store, ctx: Ctx, options: TranslateOptions): string {
   const h = createHash('sha256');
-  h.update(`${TRANSLATOR_VERSION}\n${options.controllerName}\n${options.enableModels === true}\n${JSON.stringify(options.discoveryNamespaceSelectors ?? [])}\n`);
+  h.update(
+    `${TRANSLATOR_VERSION}\n${options.controllerName}\n${options.enableModels === true}\n${JSON.stringify(options.discoveryNamespaceSelectors ?? [])}\n`,
+  );
   for (const d of [...ctx.deps].sort()) h.update(`${d}=${dependencyState(store, d)}\n`);
   return h.digest('hex').slice(0, 16);
 }
@@ -126,21 +157,50 @@ function discovered(ctx: Ctx, gw: StoredObject): boolean {
 }
 
 function gatewayStatus(
-  ctx: Ctx, gw: StoredObject, listeners: ReturnType<typeof collectListeners>['listeners'],
-  listenerSets: ReturnType<typeof collectListeners>['listenerSets'], piece: (k: string, p: StatusPiece) => void,
+  ctx: Ctx,
+  gw: StoredObject,
+  listeners: ReturnType<typeof collectListeners>['listeners'],
+  listenerSets: ReturnType<typeof collectListeners>['listenerSets'],
+  piece: (k: string, p: StatusPiece) => void,
 ): void {
   const gen = gw.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
   const own = listeners.filter((l) => l.owner.kind === 'Gateway');
   const programmed = listeners.some((l) => l.programmed);
-  const unresolved = own.map((l) => l.status.conditions.find((c) => c.type === 'ResolvedRefs' && c.status === 'False')).find((c) => c);
+  const unresolved = own
+    .map((l) => l.status.conditions.find((c) => c.type === 'ResolvedRefs' && c.status === 'False'))
+    .find((c) => c);
   const params = parametersProblem(ctx, gw);
   const conds: Condition[] = [
-    condition('Accepted', !params, params ? 'InvalidParameters' : 'Accepted', params ?? 'the Gateway is accepted', gen, now),
-    condition('Programmed', programmed && !params, programmed ? 'Programmed' : 'Invalid', programmed ? 'the snapshot for this Gateway is built' : 'no listener is programmed', gen, now),
-    condition('ResolvedRefs', !unresolved, unresolved?.reason ?? 'ResolvedRefs', unresolved?.message ?? 'all references resolved', gen, now),
+    condition(
+      'Accepted',
+      !params,
+      params ? 'InvalidParameters' : 'Accepted',
+      params ?? 'the Gateway is accepted',
+      gen,
+      now,
+    ),
+    condition(
+      'Programmed',
+      programmed && !params,
+      programmed ? 'Programmed' : 'Invalid',
+      programmed ? 'the snapshot for this Gateway is built' : 'no listener is programmed',
+      gen,
+      now,
+    ),
+    condition(
+      'ResolvedRefs',
+      !unresolved,
+      unresolved?.reason ?? 'ResolvedRefs',
+      unresolved?.message ?? 'all references resolved',
+      gen,
+      now,
+    ),
   ];
-  piece(objectKey('Gateway', gw.key), { kind: 'gateway', status: { conditions: conds, listeners: own.map((l) => l.status) } });
+  piece(objectKey('Gateway', gw.key), {
+    kind: 'gateway',
+    status: { conditions: conds, listeners: own.map((l) => l.status) },
+  });
   for (const s of listenerSets) {
     const g = s.entry.obj.metadata.generation ?? 0;
     const ok = s.accepted && s.listeners.some((l) => l.programmed);
@@ -149,7 +209,14 @@ function gatewayStatus(
       status: {
         conditions: [
           condition('Accepted', s.accepted, s.accepted ? 'Accepted' : 'NotAllowed', s.message, g, now),
-          condition('Programmed', ok, ok ? 'Programmed' : 'Invalid', ok ? 'listeners are programmed' : 'no listener is programmed', g, now),
+          condition(
+            'Programmed',
+            ok,
+            ok ? 'Programmed' : 'Invalid',
+            ok ? 'listeners are programmed' : 'no listener is programmed',
+            g,
+            now,
+          ),
         ],
         listeners: s.listeners.map((l) => l.status),
       },
@@ -162,7 +229,8 @@ function parametersProblem(ctx: Ctx, gw: StoredObject): string | undefined {
   const ref = rec(rec(rec(gw.obj.spec)?.infrastructure)?.parametersRef);
   if (!ref) return undefined;
   const key = `${gw.obj.metadata.namespace ?? ''}/${str(ref.name) ?? ''}`;
-  if (str(ref.kind) !== 'GwParameters') return `infrastructure.parametersRef kind ${str(ref.kind) ?? ''} is not supported; use GwParameters`;
+  if (str(ref.kind) !== 'GwParameters')
+    return `infrastructure.parametersRef kind ${str(ref.kind) ?? ''} is not supported; use GwParameters`;
   const p = readAny(ctx, 'GwParameters', key);
   if (!p) return `GwParameters ${key} does not exist`;
   if (p.problems.length) return `GwParameters ${key} is invalid`;

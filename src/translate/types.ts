@@ -3,8 +3,21 @@
 import type { Problem } from '../problem.js';
 
 export const KINDS = [
-  'GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ListenerSet', 'ReferenceGrant', 'Service',
-  'EndpointSlice', 'Secret', 'ConfigMap', 'Namespace', 'GwBackend', 'GwPolicy', 'GwParameters', 'GwModel',
+  'GatewayClass',
+  'Gateway',
+  'HTTPRoute',
+  'GRPCRoute',
+  'ListenerSet',
+  'ReferenceGrant',
+  'Service',
+  'EndpointSlice',
+  'Secret',
+  'ConfigMap',
+  'Namespace',
+  'GwBackend',
+  'GwPolicy',
+  'GwParameters',
+  'GwModel',
   'BackendTLSPolicy',
 ] as const;
 export type Kind = (typeof KINDS)[number];

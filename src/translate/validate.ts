@@ -19,7 +19,10 @@ const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp'
  * `traffic.authorization` rules compiled with the data plane's CEL environment: one the proxy would
  * reject would NACK the whole snapshot, so the policy is refused here (Accepted=False) and left out.
  */
-export function authorizationCelProblems(s: Record<string, unknown>, bad: (path: string, message: string) => void): void {
+export function authorizationCelProblems(
+  s: Record<string, unknown>,
+  bad: (path: string, message: string) => void,
+): void {
   const exprs = arr(rec(rec(rec(s.traffic)?.authorization)?.policy)?.matchExpressions);
   exprs.forEach((e, i) => {
     const why = typeof e === 'string' ? celCompileProblem(e, AUTHORIZATION_VARIABLES) : 'must be a string';
@@ -64,32 +67,44 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       break;
     case 'GwBackend': {
       const set = BACKEND_KINDS.filter((k) => s[k] !== undefined);
-      if (set.length !== 1) bad('spec', `exactly one of ${BACKEND_KINDS.join(', ')} must be set, got ${set.length === 0 ? 'none' : set.join(', ')}`);
+      if (set.length !== 1)
+        bad(
+          'spec',
+          `exactly one of ${BACKEND_KINDS.join(', ')} must be set, got ${set.length === 0 ? 'none' : set.join(', ')}`,
+        );
       const mcp = rec(s.mcp);
       if (mcp) {
         const targets = arr(mcp.targets);
-        if (targets.length < 1 || targets.length > 128) bad('spec.mcp.targets', `must have 1 to 128 items, got ${targets.length}`);
+        if (targets.length < 1 || targets.length > 128)
+          bad('spec.mcp.targets', `must have 1 to 128 items, got ${targets.length}`);
         recs(targets).forEach((t, i) => {
           if (!str(t.name)) bad(`spec.mcp.targets[${i}].name`, 'must be set');
-          if ((t.static === undefined) === (t.selector === undefined)) bad(`spec.mcp.targets[${i}]`, 'exactly one of selector or static must be set');
+          if ((t.static === undefined) === (t.selector === undefined))
+            bad(`spec.mcp.targets[${i}]`, 'exactly one of selector or static must be set');
           const st = rec(t.static);
           const port = st?.port;
-          if (st && (typeof port !== 'number' || port < 1 || port > 65535)) bad(`spec.mcp.targets[${i}].static.port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
+          if (st && (typeof port !== 'number' || port < 1 || port > 65535))
+            bad(`spec.mcp.targets[${i}].static.port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
         });
       }
       break;
     }
     case 'GwPolicy': {
-      const refs = s.targetRefs !== undefined, sels = s.targetSelectors !== undefined;
+      const refs = s.targetRefs !== undefined,
+        sels = s.targetSelectors !== undefined;
       if (refs === sels) bad('spec', 'exactly one of targetRefs or targetSelectors must be set');
       const list = refs ? arr(s.targetRefs) : arr(s.targetSelectors);
-      if (list.length < 1 || list.length > 16) bad(refs ? 'spec.targetRefs' : 'spec.targetSelectors', `must have 1 to 16 items, got ${list.length}`);
+      if (list.length < 1 || list.length > 16)
+        bad(refs ? 'spec.targetRefs' : 'spec.targetSelectors', `must have 1 to 16 items, got ${list.length}`);
       recs(list).forEach((t, i) => {
-        if (t.sectionName !== undefined && t.port !== undefined) bad(`spec.${refs ? 'targetRefs' : 'targetSelectors'}[${i}]`, 'at most one of sectionName or port may be set');
+        if (t.sectionName !== undefined && t.port !== undefined)
+          bad(`spec.${refs ? 'targetRefs' : 'targetSelectors'}[${i}]`, 'at most one of sectionName or port may be set');
       });
       const strategy = rec(s.strategy);
-      if (strategy?.inheritance !== undefined && s.traffic === undefined) bad('spec.strategy.inheritance', 'is valid only together with traffic settings');
-      if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined) bad('spec', 'at least one of frontend, traffic or backend must be set');
+      if (strategy?.inheritance !== undefined && s.traffic === undefined)
+        bad('spec.strategy.inheritance', 'is valid only together with traffic settings');
+      if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined)
+        bad('spec', 'at least one of frontend, traffic or backend must be set');
       authorizationCelProblems(s, bad);
       break;
     }
@@ -100,7 +115,8 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       const set = ['provider', 'virtualModel'].filter((k) => s[k] !== undefined);
       if (set.length !== 1) bad('spec', 'exactly one of provider or virtualModel must be set');
       const parents = arr(s.parentRefs);
-      if (parents.length < 1 || parents.length > 16) bad('spec.parentRefs', `must have 1 to 16 items, got ${parents.length}`);
+      if (parents.length < 1 || parents.length > 16)
+        bad('spec.parentRefs', `must have 1 to 16 items, got ${parents.length}`);
       break;
     }
     default:

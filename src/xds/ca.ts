@@ -93,7 +93,11 @@ export function fileCaStore(path: string): CaStore {
 const generateRsa = promisify(generateKeyPair);
 
 // Generated on the libuv pool, so issuing a certificate never stalls the streams being served.
-async function newKeyPair(): Promise<{ forgeKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; pem: string }> {
+async function newKeyPair(): Promise<{
+  forgeKey: forge.pki.rsa.PrivateKey;
+  publicKey: forge.pki.rsa.PublicKey;
+  pem: string;
+}> {
   const { privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
   const forgeKey = forge.pki.privateKeyFromPem(pem);
@@ -161,5 +165,10 @@ export async function issueServingCert(ca: CaBundle, opts: IssueOptions): Promis
     { name: 'subjectAltName', altNames },
   ]);
   cert.sign(caKey, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: pem, notBefore: cert.validity.notBefore, notAfter: cert.validity.notAfter };
+  return {
+    cert: forge.pki.certificateToPem(cert),
+    key: pem,
+    notBefore: cert.validity.notBefore,
+    notAfter: cert.validity.notAfter,
+  };
 }

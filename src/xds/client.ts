@@ -6,7 +6,14 @@ import { readFile } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { AUTHORIZATION_HEADER, METHOD_NAME, xdsServiceDefinition, type DeltaRequest, type DeltaResponse, type ResourceError } from './protocol.js';
+import {
+  AUTHORIZATION_HEADER,
+  METHOD_NAME,
+  xdsServiceDefinition,
+  type DeltaRequest,
+  type DeltaResponse,
+  type ResourceError,
+} from './protocol.js';
 
 export interface XdsUpdateResource {
   name: string;
@@ -152,11 +159,16 @@ class Client extends EventEmitter implements XdsClient {
         metadata.set(AUTHORIZATION_HEADER, `Bearer ${token}`);
       }
     } catch (err) {
-      return this.down({ code: grpc.status.UNAVAILABLE, details: `cannot read xds credentials: ${(err as Error).message}` });
+      return this.down({
+        code: grpc.status.UNAVAILABLE,
+        details: `cannot read xds credentials: ${(err as Error).message}`,
+      });
     }
     if (this.closed) return;
     this.grpcClient?.close();
-    const options = this.opts.serverName ? { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': this.opts.serverName } : CHANNEL_OPTIONS;
+    const options = this.opts.serverName
+      ? { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': this.opts.serverName }
+      : CHANNEL_OPTIONS;
     this.grpcClient = new this.Ctor(this.opts.address, creds, options);
     const method = (this.grpcClient as unknown as Record<string, (md: grpc.Metadata) => Stream>)[METHOD_NAME]!;
     const stream = method.call(this.grpcClient, metadata);
@@ -186,8 +198,18 @@ class Client extends EventEmitter implements XdsClient {
     this.connected = false;
     if (this.closed) return;
     const delay = backoffDelay(this.attempt++, this.random, this.opts.backoff ?? DEFAULT_BACKOFF);
-    const level = status.code === grpc.status.PERMISSION_DENIED || status.code === grpc.status.UNAUTHENTICATED ? 'error' : 'warn';
-    this.opts.log[level]({ address: this.opts.address, gateway: this.opts.gateway, code: grpc.status[status.code], details: status.details, retryInMs: delay }, 'xds stream ended; keeping the last applied configuration');
+    const level =
+      status.code === grpc.status.PERMISSION_DENIED || status.code === grpc.status.UNAUTHENTICATED ? 'error' : 'warn';
+    this.opts.log[level](
+      {
+        address: this.opts.address,
+        gateway: this.opts.gateway,
+        code: grpc.status[status.code],
+        details: status.details,
+        retryInMs: delay,
+      },
+      'xds stream ended; keeping the last applied configuration',
+    );
     this.emit('disconnected', status, delay);
     this.timer = setTimeout(() => void this.connect(), delay);
   }
@@ -210,7 +232,10 @@ class Client extends EventEmitter implements XdsClient {
     for (const name of update.removes) if (!failed.has(name)) this.held.delete(name);
     if (this.stream === stream) stream.write({ responseNonce: resp.nonce, errors: result.errors });
     if (result.errors.length > 0) {
-      this.opts.log.warn({ gateway: this.opts.gateway, nonce: resp.nonce, errors: result.errors }, 'xds update applied in part; rejected resources NACKed');
+      this.opts.log.warn(
+        { gateway: this.opts.gateway, nonce: resp.nonce, errors: result.errors },
+        'xds update applied in part; rejected resources NACKed',
+      );
     }
     this.emit('update', update, result);
     if (!this.ready) {

@@ -19,7 +19,12 @@ export interface Debouncer<K> {
   cancel(): void;
 }
 
-export function createDebouncer<K>(opts: { quietMs: number; maxMs: number; flush: (keys: Set<K>) => void; timers?: Timers }): Debouncer<K> {
+export function createDebouncer<K>(opts: {
+  quietMs: number;
+  maxMs: number;
+  flush: (keys: Set<K>) => void;
+  timers?: Timers;
+}): Debouncer<K> {
   const timers = opts.timers ?? realTimers;
   let pending = new Set<K>();
   let firstAt = 0;

@@ -20,7 +20,12 @@ export function createXdsMetrics(registry: Registry = new Registry()): XdsMetric
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
-    nacks: new Counter({ name: 'gw_xds_nacks_total', help: 'xDS responses a proxy rejected in part.', labelNames: ['gateway'], registers }),
+    nacks: new Counter({
+      name: 'gw_xds_nacks_total',
+      help: 'xDS responses a proxy rejected in part.',
+      labelNames: ['gateway'],
+      registers,
+    }),
     refused: new Counter({
       name: 'gw_xds_streams_refused_total',
       help: 'xDS streams refused, by reason (not_ready, unauthenticated, permission_denied, invalid).',

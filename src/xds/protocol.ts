@@ -50,7 +50,14 @@ let cached: grpc.ServiceDefinition | undefined;
 
 export function xdsServiceDefinition(): grpc.ServiceDefinition {
   if (cached) return cached;
-  const pkg = protoLoader.loadSync(PROTO_PATH, { keepCase: false, longs: String, enums: String, defaults: true, arrays: true, objects: true });
+  const pkg = protoLoader.loadSync(PROTO_PATH, {
+    keepCase: false,
+    longs: String,
+    enums: String,
+    defaults: true,
+    arrays: true,
+    objects: true,
+  });
   const def = pkg[SERVICE_NAME];
   if (!def || !('DeltaResources' in def)) throw new Error(`${PROTO_PATH}: service ${SERVICE_NAME} not found`);
   cached = def as grpc.ServiceDefinition;

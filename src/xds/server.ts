@@ -8,7 +8,14 @@ import { memoryCaStore, type CaStore } from './ca.js';
 import { createDebouncer } from './debounce.js';
 import { listenFront, type FrontListener, type XdsMode } from './listener.js';
 import { createXdsMetrics } from './metrics.js';
-import { AUTHORIZATION_HEADER, gatewayKey, xdsServiceDefinition, type DeltaRequest, type DeltaResponse, type ResourceError } from './protocol.js';
+import {
+  AUTHORIZATION_HEADER,
+  gatewayKey,
+  xdsServiceDefinition,
+  type DeltaRequest,
+  type DeltaResponse,
+  type ResourceError,
+} from './protocol.js';
 import { createServingCerts, type ServingCerts } from './serving-cert.js';
 import { diffSnapshot, versionSnapshot, type VersionedSnapshot, type XdsResource } from './snapshot.js';
 
@@ -156,11 +163,23 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     const nonce = `${c.id}.${++c.seq}`;
     // A proxy that never answers must not grow this map without bound; its oldest nonces are forgotten.
     if (c.inflight.size >= MAX_INFLIGHT) c.inflight.delete(c.inflight.keys().next().value!);
-    c.inflight.set(nonce, { at: performance.now(), names: [...diff.upserts.map((r) => r.name), ...diff.removes], systemVersion: snap.systemVersion });
-    const response: DeltaResponse = { resources: diff.upserts, removedResources: diff.removes, nonce, systemVersionInfo: snap.systemVersion };
+    c.inflight.set(nonce, {
+      at: performance.now(),
+      names: [...diff.upserts.map((r) => r.name), ...diff.removes],
+      systemVersion: snap.systemVersion,
+    });
+    const response: DeltaResponse = {
+      resources: diff.upserts,
+      removedResources: diff.removes,
+      nonce,
+      systemVersionInfo: snap.systemVersion,
+    };
     c.call.write(response);
     metrics.pushes.inc();
-    log.debug({ gateway: c.gateway, pod: c.pod, nonce, upserts: diff.upserts.length, removes: diff.removes.length }, 'xds push');
+    log.debug(
+      { gateway: c.gateway, pod: c.pod, nonce, upserts: diff.upserts.length, removes: diff.removes.length },
+      'xds push',
+    );
   };
 
   const debouncer = createDebouncer<string>({
@@ -203,7 +222,9 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     c.inflight.delete(nonce);
     metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
     // NACK details come from the proxy and end up in logs and object status: keep them bounded.
-    const errors = (req.errors ?? []).slice(0, MAX_NACK_ERRORS).map((e) => ({ name: clip(e.name), message: clip(e.message) }));
+    const errors = (req.errors ?? [])
+      .slice(0, MAX_NACK_ERRORS)
+      .map((e) => ({ name: clip(e.name), message: clip(e.message) }));
     const failed = new Set(errors.map((e) => e.name));
     const resolved: string[] = [];
     for (const name of sent.names) {
@@ -231,12 +252,18 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
       call.emit('error', { code, details });
     };
     if (closing) return refuse('shutting_down', grpc.status.UNAVAILABLE, 'the control plane is shutting down');
-    if (!opts.source.ready()) return refuse('not_ready', grpc.status.UNAVAILABLE, 'the control plane has not synced its caches yet');
+    if (!opts.source.ready())
+      return refuse('not_ready', grpc.status.UNAVAILABLE, 'the control plane has not synced its caches yet');
 
     let identity: Promise<ProxyIdentity | null> | undefined;
     if (opts.authenticate) {
       const token = bearerToken(call.metadata.get(AUTHORIZATION_HEADER));
-      if (!token) return refuse('unauthenticated', grpc.status.UNAUTHENTICATED, 'missing bearer token in metadata "authorization"');
+      if (!token)
+        return refuse(
+          'unauthenticated',
+          grpc.status.UNAUTHENTICATED,
+          'missing bearer token in metadata "authorization"',
+        );
       identity = opts.authenticate(token);
       identity.catch(() => undefined); // handled where awaited; avoids an unhandled rejection before then
     }
@@ -258,7 +285,11 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     const subscribe = async (req: DeltaRequest) => {
       const node = req.node;
       if (!node?.gatewayNamespace || !node.gatewayName) {
-        return refuse('invalid', grpc.status.INVALID_ARGUMENT, 'the first request must carry node.gateway_namespace and node.gateway_name');
+        return refuse(
+          'invalid',
+          grpc.status.INVALID_ARGUMENT,
+          'the first request must carry node.gateway_namespace and node.gateway_name',
+        );
       }
       const gateway = gatewayKey(node.gatewayNamespace, node.gatewayName);
       const pod = node.podName || peer;
@@ -270,10 +301,19 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
           log.warn({ gateway, pod, err }, 'xds token check failed');
           return refuse('auth_error', grpc.status.UNAVAILABLE, 'the proxy token could not be checked; retry');
         }
-        if (!who) return refuse('unauthenticated', grpc.status.UNAUTHENTICATED, 'the proxy token is not valid', { gateway, pod });
+        if (!who)
+          return refuse('unauthenticated', grpc.status.UNAUTHENTICATED, 'the proxy token is not valid', {
+            gateway,
+            pod,
+          });
         if (!authorize(who, gateway)) {
           const subject = `system:serviceaccount:${who.namespace}:${who.serviceAccount}`;
-          return refuse('permission_denied', grpc.status.PERMISSION_DENIED, `${subject} may not read the configuration of gateway ${gateway}`, { gateway, pod });
+          return refuse(
+            'permission_denied',
+            grpc.status.PERMISSION_DENIED,
+            `${subject} may not read the configuration of gateway ${gateway}`,
+            { gateway, pod },
+          );
         }
       }
       if (done) return;
@@ -328,7 +368,12 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
   try {
     if (mode !== 'plaintext') {
       const names = [...new Set(['localhost', '127.0.0.1', '::1', ...(opts.tlsNames ?? [])])];
-      certs = await createServingCerts({ store: opts.caStore ?? memoryCaStore(), names, validityMs: opts.certValidityMs ?? DEFAULT_VALIDITY_MS, log });
+      certs = await createServingCerts({
+        store: opts.caStore ?? memoryCaStore(),
+        names,
+        validityMs: opts.certValidityMs ?? DEFAULT_VALIDITY_MS,
+        log,
+      });
     }
     front = await listenFront({
       host: opts.host ?? '0.0.0.0',
@@ -355,7 +400,12 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
     },
     proxies: () =>
       [...byGateway.values()].flatMap((set) =>
-        [...set].map((c) => ({ gateway: c.gateway, pod: c.pod, peer: c.peer, rejected: [...c.rejected.keys()].sort() })),
+        [...set].map((c) => ({
+          gateway: c.gateway,
+          pod: c.pod,
+          peer: c.peer,
+          rejected: [...c.rejected.keys()].sort(),
+        })),
       ),
     close: async () => {
       if (closing) return;
@@ -364,7 +414,8 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
       debouncer.cancel();
       certs?.close();
       for (const set of byGateway.values()) {
-        for (const c of set) c.call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the control plane is shutting down' });
+        for (const c of set)
+          c.call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the control plane is shutting down' });
       }
       server.forceShutdown();
       await front.close();

@@ -71,10 +71,13 @@ export async function createServingCerts(opts: ServingCertOptions): Promise<Serv
     const lifetime = cert.notAfter.getTime() - cert.notBefore.getTime();
     const renewAt = cert.notBefore.getTime() + (lifetime * 2) / 3;
     const wait = Math.max(0, renewAt - Date.now());
-    timer = setTimeout(() => {
-      if (Date.now() < renewAt) schedule();
-      else tick();
-    }, Math.min(wait, MAX_TIMER_MS));
+    timer = setTimeout(
+      () => {
+        if (Date.now() < renewAt) schedule();
+        else tick();
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     timer.unref();
   };
   schedule();

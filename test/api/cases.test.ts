@@ -22,7 +22,11 @@ const tables = ['cases', 'cel-compile'].flatMap((sub) =>
   readdirSync(join(testdata, sub))
     .filter((f) => f.endsWith('.yaml'))
     .sort()
-    .map((file) => ({ table: `${sub}/${file}`, file, cases: parse(readFileSync(join(testdata, sub, file), 'utf8'), { version: '1.1' }) as Case[] })),
+    .map((file) => ({
+      table: `${sub}/${file}`,
+      file,
+      cases: parse(readFileSync(join(testdata, sub, file), 'utf8'), { version: '1.1' }) as Case[],
+    })),
 );
 
 describe.each(tables)('case table $table', ({ file, cases }) => {
@@ -31,7 +35,9 @@ describe.each(tables)('case table $table', ({ file, cases }) => {
     expect(kind, `${file} must be named after a Gw kind`).toBeDefined();
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
     for (const c of cases) {
-      expect(Object.keys(c).sort()).toEqual(c.valid ? ['manifest', 'name', 'valid'] : ['manifest', 'name', 'path', 'valid']);
+      expect(Object.keys(c).sort()).toEqual(
+        c.valid ? ['manifest', 'name', 'valid'] : ['manifest', 'name', 'path', 'valid'],
+      );
       expect(c.manifest).toMatchObject({ apiVersion: 'gw.dev/v1alpha1', kind, metadata: { namespace: 'default' } });
       expect(typeof c.manifest.metadata.name).toBe('string');
       expect(c.manifest.spec).toBeDefined();
@@ -45,7 +51,10 @@ describe.each(tables)('case table $table', ({ file, cases }) => {
       expect(lines).toEqual([]);
     } else {
       expect(lines.length, 'an invalid case must produce a problem').toBeGreaterThan(0);
-      expect(problems.map((p) => p.path), lines.join('\n')).toContain(c.path);
+      expect(
+        problems.map((p) => p.path),
+        lines.join('\n'),
+      ).toContain(c.path);
     }
   });
 });
@@ -66,7 +75,8 @@ describe('rule coverage', () => {
   // Shared types (BackendFull, auth, …) appear in several kinds; one breaking case anywhere covers the rule.
   it('every CEL rule message of every kind is produced by at least one invalid case', () => {
     const hit = new Set<string>();
-    for (const t of tables) for (const c of t.cases) if (!c.valid) for (const p of validateManifest(c.manifest, 'x')) hit.add(p.message);
+    for (const t of tables)
+      for (const c of t.cases) if (!c.valid) for (const p of validateManifest(c.manifest, 'x')) hit.add(p.message);
     const all = new Set<string>();
     for (const k of KINDS) ruleMessages(toOpenAPI(k.spec), all);
     const missing = [...all].filter((m) => ![...hit].some((h) => h === m));

@@ -1,7 +1,15 @@
 // The exported Static types and the schemas describe the same objects (a value typed by the TS types
 // passes the validator; the compiler rejects shapes the schema rejects), and the variant helpers.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { backendVariant, providerVariant, validateManifest, type GwBackendSpec, type GwPolicy, type GwModelSpec, type GwParametersSpec } from '../../src/api/index.js';
+import {
+  backendVariant,
+  providerVariant,
+  validateManifest,
+  type GwBackendSpec,
+  type GwPolicy,
+  type GwModelSpec,
+  type GwParametersSpec,
+} from '../../src/api/index.js';
 
 describe('Static types', () => {
   it('a GwPolicy built with the TS types validates', () => {
@@ -19,11 +27,15 @@ describe('Static types', () => {
 
   it('enums are string unions and required fields are required', () => {
     expectTypeOf<NonNullable<GwModelSpec['visibility']>>().toEqualTypeOf<'Public' | 'Internal'>();
-    expectTypeOf<NonNullable<NonNullable<GwParametersSpec['workload']>['kind']>>().toEqualTypeOf<'Deployment' | 'DaemonSet'>();
+    expectTypeOf<NonNullable<NonNullable<GwParametersSpec['workload']>['kind']>>().toEqualTypeOf<
+      'Deployment' | 'DaemonSet'
+    >();
     expectTypeOf<NonNullable<GwBackendSpec['a2a']>>().toEqualTypeOf<{ host: string; port: number }>();
     // @ts-expect-error port is required on a2a
     const bad: GwBackendSpec = { a2a: { host: 'h' } };
-    expect(validateManifest({ apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'b' }, spec: bad }, 't')).toHaveLength(1);
+    expect(
+      validateManifest({ apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'b' }, spec: bad }, 't'),
+    ).toHaveLength(1);
   });
 });
 
@@ -33,7 +45,10 @@ describe('variants', () => {
     const v = backendVariant(spec);
     expect(v).toEqual({ kind: 'mcp', mcp: spec.mcp });
     if (v?.kind === 'mcp') expectTypeOf(v.mcp.targets).toBeArray();
-    expect(providerVariant({ anthropic: { model: 'm' }, host: 'h' })).toEqual({ kind: 'anthropic', anthropic: { model: 'm' } });
+    expect(providerVariant({ anthropic: { model: 'm' }, host: 'h' })).toEqual({
+      kind: 'anthropic',
+      anthropic: { model: 'm' },
+    });
   });
 
   it('is undefined unless exactly one member is set', () => {

@@ -62,26 +62,40 @@ describe('gw validate', () => {
     expect(r.err).toEqual([
       `${p}: GwBackend team-a/broken: spec.mcp.targets[0].static.port: must be between 1 and 65535, got 0`,
       `${p}: HTTPRoute team-a/<unnamed>: metadata.name: is required`,
-      expect.stringMatching(new RegExp(`^${p}: GwPolicy default/p: spec\\.traffic\\.authorization\\.policy\\.matchExpressions\\[0\\]: is not a valid CEL expression: `)),
+      expect.stringMatching(
+        new RegExp(
+          `^${p}: GwPolicy default/p: spec\\.traffic\\.authorization\\.policy\\.matchExpressions\\[0\\]: is not a valid CEL expression: `,
+        ),
+      ),
     ]);
   });
 
   it('reads several -f arguments and validates each GwModelList item', async () => {
-    const list = file('list.yaml', 'apiVersion: gw.dev/v1alpha1\nkind: GwModelList\nitems:\n  - apiVersion: gw.dev/v1alpha1\n    kind: GwModel\n    metadata: { name: m, namespace: default }\n    spec: { parentRefs: [{ name: g }], provider: Nope }\n');
+    const list = file(
+      'list.yaml',
+      'apiVersion: gw.dev/v1alpha1\nkind: GwModelList\nitems:\n  - apiVersion: gw.dev/v1alpha1\n    kind: GwModel\n    metadata: { name: m, namespace: default }\n    spec: { parentRefs: [{ name: g }], provider: Nope }\n',
+    );
     const ok = file('ok.json', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }));
     const r = await validate('-f', ok, '--filename', list);
     expect(r.code).toBe(1);
     expect(r.err).toHaveLength(1);
-    expect(r.err[0]).toMatch(/list\.yaml: GwModel default\/m: spec\.provider: must be one of OpenAI, .* or Custom, got "Nope"$/);
+    expect(r.err[0]).toMatch(
+      /list\.yaml: GwModel default\/m: spec\.provider: must be one of OpenAI, .* or Custom, got "Nope"$/,
+    );
   });
 
   it('reports YAML syntax errors, unknown Gw kinds and wrong versions by source', async () => {
-    const p = file('syntax.yaml', 'kind: [unclosed\n---\napiVersion: gw.dev/v1beta1\nkind: GwThing\nmetadata: { name: x }\n');
+    const p = file(
+      'syntax.yaml',
+      'kind: [unclosed\n---\napiVersion: gw.dev/v1beta1\nkind: GwThing\nmetadata: { name: x }\n',
+    );
     const r = await validate(p);
     expect(r.code).toBe(1);
     expect(r.err[0]).toMatch(/syntax\.yaml: document 1 is not valid YAML/);
     expect(r.err).toContain(`${p}: GwThing default/x: apiVersion: must be gw.dev/v1alpha1, got "gw.dev/v1beta1"`);
-    expect(r.err).toContain(`${p}: GwThing default/x: kind: must be one of GwBackend, GwModel, GwParameters, GwPolicy, GwModelList, got "GwThing"`);
+    expect(r.err).toContain(
+      `${p}: GwThing default/x: kind: must be one of GwBackend, GwModel, GwParameters, GwPolicy, GwModelList, got "GwThing"`,
+    );
   });
 
   it('exits 2 on usage errors and 1 for a missing file', async () => {
@@ -96,25 +110,48 @@ describe('gw validate', () => {
 describe('validateManifest', () => {
   it('applies schema defaults before CEL rules, as the API server does', () => {
     // apiVersion defaults to v1, so deploymentName is not required.
-    const m = { apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'a' }, spec: { ai: { provider: { azureopenai: { endpoint: 'e' } } } } };
+    const m = {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'a' },
+      spec: { ai: { provider: { azureopenai: { endpoint: 'e' } } } },
+    };
     expect(validateManifest(m, 's')).toEqual([]);
   });
 
   it('rejects unknown top-level fields and a missing spec', () => {
-    const problems = validateManifest({ apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'a' }, extra: 1 }, 's');
-    expect(problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['spec: is required', 'extra: is not a known field']);
+    const problems = validateManifest(
+      { apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'a' }, extra: 1 },
+      's',
+    );
+    expect(problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'spec: is required',
+      'extra: is not a known field',
+    ]);
   });
 
   it('checks status too (what the controller writes): at most 8 conditions, unique by type', () => {
-    const condition = (type: string) => ({ type, status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' });
+    const condition = (type: string) => ({
+      type,
+      status: 'True',
+      reason: 'Accepted',
+      message: '',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
     const backend = (conditions: unknown[]) => ({
-      apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'b' }, spec: { static: { host: 'h', port: 1 } }, status: { conditions },
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'b' },
+      spec: { static: { host: 'h', port: 1 } },
+      status: { conditions },
     });
     expect(validateManifest(backend([condition('Accepted'), condition('ResolvedRefs')]), 's')).toEqual([]);
     const nine = validateManifest(backend(Array.from({ length: 9 }, (_, i) => condition(`T${i}`))), 's');
     expect(nine.map((p) => `${p.path}: ${p.message}`)).toEqual(['status.conditions: must have at most 8 items, got 9']);
     const dup = validateManifest(backend([condition('Accepted'), condition('Accepted')]), 's');
-    expect(dup.map((p) => `${p.path}: ${p.message}`)).toEqual(['status.conditions[1]: duplicates the entry with type "Accepted"']);
+    expect(dup.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'status.conditions[1]: duplicates the entry with type "Accepted"',
+    ]);
   });
 
   it('parseManifests skips empty documents and keeps order', () => {

@@ -42,7 +42,20 @@ describe('gw chart lint', () => {
 describe('gw chart install notes', () => {
   it('name the class, controller name, images and the namespaces writes are limited to', () => {
     // A client-only dry run renders NOTES.txt without a cluster; KUBECONFIG=/dev/null keeps it offline.
-    const result = helm(['install', 'gw', chartDir, '--namespace', 'gw-system', '--dry-run=client', '--kubeconfig', '/dev/null', '--set', 'rbac.gatewayNamespaces={agents,tools}', '--set', 'gatewayClassName=gw-internal']);
+    const result = helm([
+      'install',
+      'gw',
+      chartDir,
+      '--namespace',
+      'gw-system',
+      '--dry-run=client',
+      '--kubeconfig',
+      '/dev/null',
+      '--set',
+      'rbac.gatewayNamespaces={agents,tools}',
+      '--set',
+      'gatewayClassName=gw-internal',
+    ]);
     expect(result.status, result.stderr).toBe(0);
     const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
     expect(notes).toContain('GatewayClass: gw-internal (controllerName gw.dev/gateway-controller)');

@@ -15,9 +15,12 @@ interface PolicyRule {
   verbs: string[];
 }
 
-const podSpec = (objects: K8sObject[]) => (findObject(objects, 'Deployment').spec as { template: { spec: { containers: Container[] } } }).template.spec;
-const controllerArgs = (objects: K8sObject[]) => podSpec(objects).containers.find((c) => c.name === 'controller')!.args!;
-const caseValues = (name: string) => parse(readFileSync(join(testdataDir, `${name}.values.yaml`), 'utf8')) as Record<string, unknown>;
+const podSpec = (objects: K8sObject[]) =>
+  (findObject(objects, 'Deployment').spec as { template: { spec: { containers: Container[] } } }).template.spec;
+const controllerArgs = (objects: K8sObject[]) =>
+  podSpec(objects).containers.find((c) => c.name === 'controller')!.args!;
+const caseValues = (name: string) =>
+  parse(readFileSync(join(testdataDir, `${name}.values.yaml`), 'utf8')) as Record<string, unknown>;
 
 /** Value of a `--flag VALUE` pair, or true for a bare boolean flag, or undefined when absent. */
 function flag(args: string[], name: string): string | true | undefined {
@@ -28,28 +31,44 @@ function flag(args: string[], name: string): string | true | undefined {
 }
 
 describe('controller command line', () => {
-  const documented = new Set(readFileSync(join(repoRoot, 'docs', 'controller-cli.md'), 'utf8').match(/--[a-z][a-z-]*/g));
+  const documented = new Set(
+    readFileSync(join(repoRoot, 'docs', 'controller-cli.md'), 'utf8').match(/--[a-z][a-z-]*/g),
+  );
 
-  it.each(['defaults', 'name-overrides', 'istio-settings', 'rbac-gateway-namespaces', 'service-fields'])('passes only flags of docs/controller-cli.md (%s)', (name) => {
-    const args = controllerArgs(renderCase(name));
-    expect(args[0]).toBe('controller');
-    expect(args.filter((a) => a.startsWith('--') && !documented.has(a))).toEqual([]);
-  });
+  it.each(['defaults', 'name-overrides', 'istio-settings', 'rbac-gateway-namespaces', 'service-fields'])(
+    'passes only flags of docs/controller-cli.md (%s)',
+    (name) => {
+      const args = controllerArgs(renderCase(name));
+      expect(args[0]).toBe('controller');
+      expect(args.filter((a) => a.startsWith('--') && !documented.has(a))).toEqual([]);
+    },
+  );
 
   it('passes class parameters and discovery selectors as JSON equal to the values', () => {
     const args = controllerArgs(renderCase('name-overrides'));
     const values = caseValues('name-overrides');
-    expect(JSON.parse(flag(args, '--gateway-class-parameters-refs') as string)).toEqual(values.gatewayClassParametersRefs);
-    expect(JSON.parse(flag(args, '--discovery-namespace-selectors') as string)).toEqual(values.discoveryNamespaceSelectors);
+    expect(JSON.parse(flag(args, '--gateway-class-parameters-refs') as string)).toEqual(
+      values.gatewayClassParametersRefs,
+    );
+    expect(JSON.parse(flag(args, '--discovery-namespace-selectors') as string)).toEqual(
+      values.discoveryNamespaceSelectors,
+    );
     expect(flag(args, '--controller-name')).toBe('example.com/gw-internal');
     expect(flag(args, '--log-level')).toBe('debug');
     expect(flag(args, '--proxy-image')).toBe('proxies.example.com/gw/proxy:0.1.0-rc.1');
-    for (const f of ['--enable-models', '--enable-xbackend', '--enable-inference-extension']) expect(flag(args, f)).toBe(true);
+    for (const f of ['--enable-models', '--enable-xbackend', '--enable-inference-extension'])
+      expect(flag(args, f)).toBe(true);
   });
 
   it('leaves optional flags out at the defaults, so the controller defaults apply', () => {
     const args = controllerArgs(renderCase('defaults'));
-    for (const f of ['--gateway-class-parameters-refs', '--discovery-namespace-selectors', '--gateway-namespaces', '--enable-models', '--istio-auto-enabled']) {
+    for (const f of [
+      '--gateway-class-parameters-refs',
+      '--discovery-namespace-selectors',
+      '--gateway-namespaces',
+      '--enable-models',
+      '--istio-auto-enabled',
+    ]) {
       expect(flag(args, f), f).toBeUndefined();
     }
     expect(flag(args, '--xds-mode')).toBe('tls');
@@ -60,7 +79,11 @@ describe('controller command line', () => {
   it('maps xds mode, ports, gateway namespaces and istio settings to their flags', () => {
     expect(flag(controllerArgs(renderCase('xds-plaintext')), '--xds-mode')).toBe('plaintext');
     const ports = controllerArgs(renderCase('service-fields'));
-    expect([flag(ports, '--xds-port'), flag(ports, '--health-port'), flag(ports, '--metrics-port')]).toEqual(['19978', '19093', '19092']);
+    expect([flag(ports, '--xds-port'), flag(ports, '--health-port'), flag(ports, '--metrics-port')]).toEqual([
+      '19978',
+      '19093',
+      '19092',
+    ]);
     expect(flag(controllerArgs(renderCase('rbac-gateway-namespaces')), '--gateway-namespaces')).toBe('agents,tools');
     const istio = controllerArgs(renderCase('istio-settings'));
     expect(flag(istio, '--istio-auto-enabled')).toBe(true);
@@ -74,7 +97,10 @@ describe('controller command line', () => {
     expect(env.slice(0, 3).map((e) => e.name)).toEqual(['POD_NAME', 'POD_NAMESPACE', 'NODE_NAME']);
     expect(env.find((e) => e.name === 'GW_WORKERS')).toEqual({ name: 'GW_WORKERS', value: '4' });
     expect(env.find((e) => e.name === 'GW_TRACE')).toEqual({ name: 'GW_TRACE', value: 'true' });
-    expect(env.find((e) => e.name === 'OTEL_EXPORTER_OTLP_HEADERS')).toEqual({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: 'otel', key: 'headers' } } });
+    expect(env.find((e) => e.name === 'OTEL_EXPORTER_OTLP_HEADERS')).toEqual({
+      name: 'OTEL_EXPORTER_OTLP_HEADERS',
+      valueFrom: { secretKeyRef: { name: 'otel', key: 'headers' } },
+    });
   });
 });
 
@@ -83,11 +109,18 @@ describe('controller objects', () => {
     const objects = renderCase('name-overrides');
     const spec = findObject(objects, 'GatewayClass', 'gw-internal').spec as Record<string, unknown>;
     expect(spec.controllerName).toBe(flag(controllerArgs(objects), '--controller-name'));
-    expect(spec.parametersRef).toEqual({ group: 'gw.dev', kind: 'GwParameters', name: 'internal-defaults', namespace: 'gw-system' });
+    expect(spec.parametersRef).toEqual({
+      group: 'gw.dev',
+      kind: 'GwParameters',
+      name: 'internal-defaults',
+      namespace: 'gw-system',
+    });
   });
 
   it('keeps revisionHistoryLimit 0 and omits it when null', () => {
-    expect((findObject(renderCase('name-overrides'), 'Deployment').spec as Record<string, unknown>).revisionHistoryLimit).toBe(0);
+    expect(
+      (findObject(renderCase('name-overrides'), 'Deployment').spec as Record<string, unknown>).revisionHistoryLimit,
+    ).toBe(0);
     expect(findObject(renderCase('defaults'), 'Deployment').spec).not.toHaveProperty('revisionHistoryLimit');
   });
 
@@ -95,22 +128,38 @@ describe('controller objects', () => {
     const objects = renderCase('autoscaling');
     expect(findObject(objects, 'Deployment').spec).not.toHaveProperty('replicas');
     expect((findObject(objects, 'HorizontalPodAutoscaler').spec as Record<string, unknown>).maxReplicas).toBe(5);
-    expect(renderCase('defaults').filter((o) => ['HorizontalPodAutoscaler', 'VerticalPodAutoscaler', 'PodDisruptionBudget'].includes(o.kind))).toEqual([]);
+    expect(
+      renderCase('defaults').filter((o) =>
+        ['HorizontalPodAutoscaler', 'VerticalPodAutoscaler', 'PodDisruptionBudget'].includes(o.kind),
+      ),
+    ).toEqual([]);
   });
 
   it('renders standard Service fields only when set, keeping an explicit false', () => {
     const set = findObject(renderCase('service-fields'), 'Service').spec as Record<string, unknown>;
     expect(set.allocateLoadBalancerNodePorts).toBe(false);
     expect(set.trafficDistribution).toBe('PreferClose');
-    expect(Object.keys(findObject(renderCase('defaults'), 'Service').spec as object).sort()).toEqual(['ports', 'selector', 'type']);
+    expect(Object.keys(findObject(renderCase('defaults'), 'Service').spec as object).sort()).toEqual([
+      'ports',
+      'selector',
+      'type',
+    ]);
   });
 
   it('ships a dashboard that parses and charts the controller and proxy metrics', () => {
     const configMap = findObject(renderCase('monitoring-on'), 'ConfigMap', 'gw-dashboard');
     expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', team: 'platform' });
-    const dashboard = JSON.parse((configMap.data as Record<string, string>)['gw.json']!) as { panels: { targets: { expr: string }[] }[] };
+    const dashboard = JSON.parse((configMap.data as Record<string, string>)['gw.json']!) as {
+      panels: { targets: { expr: string }[] }[];
+    };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
-    for (const metric of ['gw_xds_connected_proxies', 'gw_xds_pushes_total', 'gw_translate_duration_seconds', 'gw_http_requests_total', 'gw_mcp_requests_total']) {
+    for (const metric of [
+      'gw_xds_connected_proxies',
+      'gw_xds_pushes_total',
+      'gw_translate_duration_seconds',
+      'gw_http_requests_total',
+      'gw_mcp_requests_total',
+    ]) {
       expect(exprs).toContain(metric);
     }
   });
@@ -119,7 +168,8 @@ describe('controller objects', () => {
 describe('RBAC', () => {
   const writeVerbs = ['create', 'update', 'patch', 'delete'];
   const rulesOf = (o: K8sObject) => (o.rules ?? []) as PolicyRule[];
-  const writesWorkloads = (o: K8sObject) => rulesOf(o).some((r) => r.resources.includes('deployments') && r.verbs.includes('create'));
+  const writesWorkloads = (o: K8sObject) =>
+    rulesOf(o).some((r) => r.resources.includes('deployments') && r.verbs.includes('create'));
 
   it('reads cluster-wide and writes only status and TokenReviews outside the workload roles', () => {
     const objects = renderCase('defaults');
@@ -127,10 +177,14 @@ describe('RBAC', () => {
     for (const rule of rulesOf(read)) {
       const writes = rule.verbs.filter((v) => writeVerbs.includes(v));
       if (writes.length === 0) continue;
-      const allowed = rule.resources.every((r) => r.endsWith('/status')) || (rule.resources.join() === 'tokenreviews' && rule.verbs.join() === 'create');
+      const allowed =
+        rule.resources.every((r) => r.endsWith('/status')) ||
+        (rule.resources.join() === 'tokenreviews' && rule.verbs.join() === 'create');
       expect(allowed, JSON.stringify(rule)).toBe(true);
     }
-    expect(objects.filter((o) => o.kind === 'ClusterRole' && writesWorkloads(o)).map((o) => o.metadata.name)).toEqual(['gw-gw-system-workloads']);
+    expect(objects.filter((o) => o.kind === 'ClusterRole' && writesWorkloads(o)).map((o) => o.metadata.name)).toEqual([
+      'gw-gw-system-workloads',
+    ]);
   });
 
   it('writes proxy workloads only in rbac.gatewayNamespaces when set', () => {
@@ -143,7 +197,8 @@ describe('RBAC', () => {
   });
 
   it('grants mesh entries only when istio is enabled', () => {
-    const meshRules = (objects: K8sObject[]) => objects.flatMap(rulesOf).filter((r) => r.apiGroups.includes('networking.istio.io'));
+    const meshRules = (objects: K8sObject[]) =>
+      objects.flatMap(rulesOf).filter((r) => r.apiGroups.includes('networking.istio.io'));
     expect(meshRules(renderCase('defaults'))).toHaveLength(1);
     expect(meshRules(renderCase('istio-off'))).toEqual([]);
   });

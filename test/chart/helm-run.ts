@@ -18,14 +18,24 @@ export interface HelmResult {
 }
 
 export function helm(args: string[]): HelmResult {
-  const result = spawnSync(kubeTools().helm, args, { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: join(repoRoot, '.cache', 'helm') } });
+  const result = spawnSync(kubeTools().helm, args, {
+    encoding: 'utf8',
+    env: { ...process.env, HELM_CACHE_HOME: join(repoRoot, '.cache', 'helm') },
+  });
   if (result.error) throw result.error;
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** `helm template` of the chart (or a copy of it) with the given values files, in a fixed release and namespace. */
 export function helmTemplate(valuesFiles: string[], chart = chartDir): HelmResult {
-  return helm(['template', releaseName, chart, '--namespace', releaseNamespace, ...valuesFiles.flatMap((f) => ['--values', f])]);
+  return helm([
+    'template',
+    releaseName,
+    chart,
+    '--namespace',
+    releaseNamespace,
+    ...valuesFiles.flatMap((f) => ['--values', f]),
+  ]);
 }
 
 export interface K8sObject {

@@ -55,12 +55,19 @@ interface CustomKind {
   spec: object;
 }
 
-const customKinds = (parse(readFileSync(join(import.meta.dirname, 'testdata', 'custom-kind-schemas.yaml'), 'utf8')) as { kinds: Record<string, CustomKind> }).kinds;
+const customKinds = (
+  parse(readFileSync(join(import.meta.dirname, 'testdata', 'custom-kind-schemas.yaml'), 'utf8')) as {
+    kinds: Record<string, CustomKind>;
+  }
+).kinds;
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-const customValidators = Object.fromEntries(Object.entries(customKinds).map(([key, kind]) => [key, ajv.compile(kind.spec)]));
+const customValidators = Object.fromEntries(
+  Object.entries(customKinds).map(([key, kind]) => [key, ajv.compile(kind.spec)]),
+);
 
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const labelName = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const labelName =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const labelValue = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** Every problem found in one rendered object, each as `Kind ns/name: path: message`. */
@@ -69,12 +76,17 @@ export function checkObject(obj: K8sObject): string[] {
   const id = `${obj.kind ?? '?'} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name ?? '?'}`;
   const report = (path: string, message: string) => problems.push(`${id}: ${path}: ${message}`);
   if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') report('', 'must have apiVersion and kind');
-  if (typeof obj.metadata?.name !== 'string' || !dnsSubdomain.test(obj.metadata.name) || obj.metadata.name.length > 253) {
+  if (
+    typeof obj.metadata?.name !== 'string' ||
+    !dnsSubdomain.test(obj.metadata.name) ||
+    obj.metadata.name.length > 253
+  ) {
     report('metadata.name', `must be a DNS subdomain, got ${JSON.stringify(obj.metadata?.name)}`);
   }
   for (const [key, value] of Object.entries(obj.metadata?.labels ?? {})) {
     if (!labelName.test(key)) report(`metadata.labels[${key}]`, 'is not a valid label key');
-    if (typeof value !== 'string' || value.length > 63 || !labelValue.test(value)) report(`metadata.labels[${key}]`, `is not a valid label value: ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || value.length > 63 || !labelValue.test(value))
+      report(`metadata.labels[${key}]`, `is not a valid label value: ${JSON.stringify(value)}`);
   }
   const key = `${obj.apiVersion}/${obj.kind}`;
   const builtIn = builtInKinds[key];
@@ -91,8 +103,11 @@ export function checkObject(obj: K8sObject): string[] {
   } else {
     checkValue(obj.metadata, 'V1ObjectMeta', 'metadata', report);
     const validate = customValidators[key]!;
-    if (!validate(obj.spec)) for (const e of validate.errors ?? []) report(`spec${e.instancePath.replaceAll('/', '.')}`, e.message ?? 'is invalid');
-    for (const field of Object.keys(obj)) if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(field)) report(field, 'is not a field of this kind');
+    if (!validate(obj.spec))
+      for (const e of validate.errors ?? [])
+        report(`spec${e.instancePath.replaceAll('/', '.')}`, e.message ?? 'is invalid');
+    for (const field of Object.keys(obj))
+      if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(field)) report(field, 'is not a field of this kind');
   }
   return problems;
 }
@@ -111,13 +126,16 @@ function checkValue(value: unknown, type: string, path: string, report: Report, 
     for (const [k, v] of Object.entries(value)) checkValue(v, map[1]!, `${path}[${k}]`, report, '', quantity);
   } else if (type === 'string' || type === 'Date') {
     // Resource quantities are strings in the model but the API also accepts plain numbers.
-    if (typeof value !== 'string' && !(quantity && typeof value === 'number')) report(path, `must be a string, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' && !(quantity && typeof value === 'number'))
+      report(path, `must be a string, got ${JSON.stringify(value)}`);
   } else if (type === 'number') {
-    if (typeof value !== 'number' || (format.startsWith('int') && !Number.isInteger(value))) report(path, `must be ${format || 'a number'}, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'number' || (format.startsWith('int') && !Number.isInteger(value)))
+      report(path, `must be ${format || 'a number'}, got ${JSON.stringify(value)}`);
   } else if (type === 'boolean') {
     if (typeof value !== 'boolean') report(path, `must be a boolean, got ${JSON.stringify(value)}`);
   } else if (type === 'IntOrString') {
-    if (typeof value !== 'string' && !Number.isInteger(value)) report(path, `must be an integer or a string, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' && !Number.isInteger(value))
+      report(path, `must be an integer or a string, got ${JSON.stringify(value)}`);
   } else if (type === 'any' || type === 'object') {
     return;
   } else {
@@ -130,7 +148,8 @@ function checkValue(value: unknown, type: string, path: string, report: Report, 
       if (!attribute) report(childPath, `is not a field of ${type}`);
       else checkValue(child, attribute.type, childPath, report, attribute.format, type === 'V1ResourceRequirements');
     }
-    for (const field of requiredFields[type] ?? []) if (!(field in value)) report(path ? `${path}.${field}` : field, 'is required');
+    for (const field of requiredFields[type] ?? [])
+      if (!(field in value)) report(path ? `${path}.${field}` : field, 'is required');
   }
 }
 

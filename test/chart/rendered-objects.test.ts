@@ -10,13 +10,21 @@ describe('rendered objects match the Kubernetes API types', () => {
     expect(objects.length).toBeGreaterThan(0);
     expect(objects.flatMap(checkObject)).toEqual([]);
     const ids = objects.map((o) => `${o.apiVersion}/${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`);
-    expect(ids.filter((id, i) => ids.indexOf(id) !== i), 'duplicate objects').toEqual([]);
+    expect(
+      ids.filter((id, i) => ids.indexOf(id) !== i),
+      'duplicate objects',
+    ).toEqual([]);
   });
 });
 
 // The checker itself must catch what it claims to, or the test above proves nothing.
 describe('the structure checker', () => {
-  const deployment = (spec: unknown): K8sObject => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gw', namespace: 'ns' }, spec });
+  const deployment = (spec: unknown): K8sObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'gw', namespace: 'ns' },
+    spec,
+  });
   const template = (container: Record<string, unknown>) => ({
     selector: { matchLabels: { a: 'b' } },
     template: { spec: { containers: [{ name: 'c', image: 'i', ...container }] } },
@@ -39,11 +47,18 @@ describe('the structure checker', () => {
   });
 
   it('reports a missing required field', () => {
-    expect(checkObject(deployment(template({ env: [{ value: 'x' }] })))).toEqual(['Deployment ns/gw: spec.template.spec.containers[0].env[0].name: is required']);
+    expect(checkObject(deployment(template({ env: [{ value: 'x' }] })))).toEqual([
+      'Deployment ns/gw: spec.template.spec.containers[0].env[0].name: is required',
+    ]);
   });
 
   it('reports a namespace on a cluster-scoped kind and a bad label value', () => {
-    const role: K8sObject = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', namespace: 'ns', labels: { a: 'not ok!' } }, rules: [] };
+    const role: K8sObject = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'r', namespace: 'ns', labels: { a: 'not ok!' } },
+      rules: [],
+    };
     expect(checkObject(role)).toEqual([
       'ClusterRole ns/r: metadata.labels[a]: is not a valid label value: "not ok!"',
       'ClusterRole ns/r: metadata.namespace: must not be set on a cluster-scoped kind',
@@ -51,11 +66,20 @@ describe('the structure checker', () => {
   });
 
   it('checks custom kinds against their CRD schema', () => {
-    const podMonitor: K8sObject = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', metadata: { name: 'p', namespace: 'ns' }, spec: { selector: {}, podMetricsEndpoints: [{ targetPorts: 1 }] } };
-    expect(checkObject(podMonitor)).toEqual(['PodMonitor ns/p: spec.podMetricsEndpoints.0: must NOT have additional properties']);
+    const podMonitor: K8sObject = {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PodMonitor',
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: { selector: {}, podMetricsEndpoints: [{ targetPorts: 1 }] },
+    };
+    expect(checkObject(podMonitor)).toEqual([
+      'PodMonitor ns/p: spec.podMetricsEndpoints.0: must NOT have additional properties',
+    ]);
   });
 
   it('refuses a kind it has no schema for', () => {
-    expect(checkObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual(['Widget w: : kind example.com/v1/Widget has no schema in the chart tests; add one']);
+    expect(checkObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toEqual([
+      'Widget w: : kind example.com/v1/Widget has no schema in the chart tests; add one',
+    ]);
   });
 });

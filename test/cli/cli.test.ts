@@ -21,9 +21,13 @@ describe('gw CLI', () => {
 describe('problem formatting', () => {
   it('joins source, object, path and message as one line', () => {
     const line = formatProblem({
-      source: 'a.yaml', object: 'GwBackend default/b', path: fieldPath(['spec', 'mcp', 'targets', 3, 'static', 'port']),
+      source: 'a.yaml',
+      object: 'GwBackend default/b',
+      path: fieldPath(['spec', 'mcp', 'targets', 3, 'static', 'port']),
       message: 'must be between 1 and 65535, got 0',
     });
-    expect(line).toBe('a.yaml: GwBackend default/b: spec.mcp.targets[3].static.port: must be between 1 and 65535, got 0');
+    expect(line).toBe(
+      'a.yaml: GwBackend default/b: spec.mcp.targets[3].static.port: must be between 1 and 65535, got 0',
+    );
   });
 });

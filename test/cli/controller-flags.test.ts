@@ -12,29 +12,55 @@ afterEach(() => {
 describe('gw controller flags', () => {
   it('uses the documented defaults', () => {
     const c = parseControllerFlags([]);
-    expect(c).toMatchObject({ controllerName: 'gw.dev/gateway-controller', gatewayClassName: 'gw', xdsMode: 'tls', xdsPort: 9978, healthPort: 9093, metricsPort: 9092, enableModels: false, logFormat: 'json' });
+    expect(c).toMatchObject({
+      controllerName: 'gw.dev/gateway-controller',
+      gatewayClassName: 'gw',
+      xdsMode: 'tls',
+      xdsPort: 9978,
+      healthPort: 9093,
+      metricsPort: 9092,
+      enableModels: false,
+      logFormat: 'json',
+    });
   });
 
   it('reads GW_* environment variables and lets flags win', () => {
     process.env.GW_CONTROLLER_NAME = 'env/controller';
     process.env.GW_ENABLE_MODELS = 'true';
     process.env.GW_XDS_PORT = '1234';
-    const c = parseControllerFlags(['--xds-port=4321', '--discovery-namespace-selectors', '[{"matchLabels":{"a":"b"}}]']);
-    expect(c).toMatchObject({ controllerName: 'env/controller', enableModels: true, xdsPort: 4321, discoveryNamespaceSelectors: [{ matchLabels: { a: 'b' } }] });
+    const c = parseControllerFlags([
+      '--xds-port=4321',
+      '--discovery-namespace-selectors',
+      '[{"matchLabels":{"a":"b"}}]',
+    ]);
+    expect(c).toMatchObject({
+      controllerName: 'env/controller',
+      enableModels: true,
+      xdsPort: 4321,
+      discoveryNamespaceSelectors: [{ matchLabels: { a: 'b' } }],
+    });
   });
 
   it('rejects bad values with a sentence naming the flag', () => {
-    expect(() => parseControllerFlags(['--xds-port', '65536'])).toThrow('--xds-port must be between 0 and 65535, got "65536"');
+    expect(() => parseControllerFlags(['--xds-port', '65536'])).toThrow(
+      '--xds-port must be between 0 and 65535, got "65536"',
+    );
     expect(() => parseControllerFlags(['--xds-mode', 'quic'])).toThrow('--xds-mode must be plaintext, tls or either');
-    expect(() => parseControllerFlags(['--discovery-namespace-selectors', '{'])).toThrow('--discovery-namespace-selectors must be JSON');
+    expect(() => parseControllerFlags(['--discovery-namespace-selectors', '{'])).toThrow(
+      '--discovery-namespace-selectors must be JSON',
+    );
     expect(() => parseControllerFlags(['--bogus'])).toThrow('unknown flag --bogus');
     expect(() => parseControllerFlags(['--status-dir', '/x'])).toThrow('--status-dir is only for local mode');
   });
 
   it('runs local mode once and writes status files', async () => {
-    const m = mkdtempSync(join(tmpdir(), 'gw-cli-m-')), s = mkdtempSync(join(tmpdir(), 'gw-cli-s-'));
+    const m = mkdtempSync(join(tmpdir(), 'gw-cli-m-')),
+      s = mkdtempSync(join(tmpdir(), 'gw-cli-s-'));
     try {
-      writeFileSync(join(m, 'gw.yaml'), 'kind: Gateway\nmetadata: {name: web, namespace: default}\nspec: {gatewayClassName: gw, listeners: [{name: http, port: 8080, protocol: HTTP}]}\n');
+      writeFileSync(
+        join(m, 'gw.yaml'),
+        'kind: Gateway\nmetadata: {name: web, namespace: default}\nspec: {gatewayClassName: gw, listeners: [{name: http, port: 8080, protocol: HTTP}]}\n',
+      );
       expect(await run(['--manifests', m, '--status-dir', s, '--once', '--log-level', 'silent'])).toBe(0);
       expect(existsSync(join(s, 'Gateway/default/web.yaml'))).toBe(true);
       expect(await run(['--manifests', join(m, 'missing'), '--once', '--log-level', 'silent'])).toBe(2);

@@ -16,7 +16,14 @@ spec:
 
 it('reports an authorization rule that names a variable the proxy does not bind', () => {
   const r = validateText(policy('foo.bar == 1'), 'p.yaml');
-  expect(r.problems).toEqual([{ source: 'p.yaml', object: 'GwPolicy default/p', path: 'spec.traffic.authorization.policy.matchExpressions[0]', message: 'names unknown variable "foo"; known variables are jwt, request, mcp' }]);
+  expect(r.problems).toEqual([
+    {
+      source: 'p.yaml',
+      object: 'GwPolicy default/p',
+      path: 'spec.traffic.authorization.policy.matchExpressions[0]',
+      message: 'names unknown variable "foo"; known variables are jwt, request, mcp',
+    },
+  ]);
 });
 
 it('accepts an authorization rule over jwt, request and mcp', () => {

@@ -11,7 +11,11 @@ const refresh = process.env.REFRESH_GOLDEN === '1';
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -51,16 +55,28 @@ describe('standalone config loader', () => {
     const route = snapshot.resources.find((r) => r.route)?.route;
     expect(route?.policy?.authorization?.rules).toEqual([{ expressions: ['"admin" in jwt.roles'], action: 'ALLOW' }]);
     expect(route?.policy?.mcpAuthentication?.provider).toBe('IDPF');
-    expect(JSON.parse(route?.policy?.mcpAuthentication?.resourceMetadata?.extraJson ?? '{}')).toEqual({ resource_documentation: 'https://docs.example/mcp' });
+    expect(JSON.parse(route?.policy?.mcpAuthentication?.resourceMetadata?.extraJson ?? '{}')).toEqual({
+      resource_documentation: 'https://docs.example/mcp',
+    });
   });
 
   it('expands ${NAME} inside longer strings and leaves $${NAME} literal', () => {
-    const config = parseConfig('mcp:\n  port: 1\n  targets:\n    - name: a\n      stdio: { cmd: "${BIN}/node", args: ["$${HOME}", "x${N}y"] }\n', 'f.yaml', { BIN: '/usr/bin', N: '1' });
+    const config = parseConfig(
+      'mcp:\n  port: 1\n  targets:\n    - name: a\n      stdio: { cmd: "${BIN}/node", args: ["$${HOME}", "x${N}y"] }\n',
+      'f.yaml',
+      { BIN: '/usr/bin', N: '1' },
+    );
     expect(config.mcp.targets[0]?.stdio).toEqual({ cmd: '/usr/bin/node', args: ['${HOME}', 'x1y'] });
   });
 
   it('does not expand references inside comments', () => {
-    expect(() => parseConfig('# uses ${UNSET_IN_COMMENT}\nmcp:\n  port: 1\n  targets: [{ name: a, stdio: { cmd: node } }]\n', 'f.yaml', {})).not.toThrow();
+    expect(() =>
+      parseConfig(
+        '# uses ${UNSET_IN_COMMENT}\nmcp:\n  port: 1\n  targets: [{ name: a, stdio: { cmd: node } }]\n',
+        'f.yaml',
+        {},
+      ),
+    ).not.toThrow();
   });
 
   it('accepts the make run example', async () => {

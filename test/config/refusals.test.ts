@@ -19,6 +19,7 @@ it('finds no refused field in the valid example files, and their routes carry no
 });
 
 it('prints one line per refusal naming the file, the field and the reason', () => {
-  expect(refusalLines([{ field: 'mcp.x', source: 'file c.yaml', reason: 'x is not supported', security: true }], 'c.yaml'))
-    .toEqual(['c.yaml: mcp.x: refused (security: requests are answered 503): x is not supported']);
+  expect(
+    refusalLines([{ field: 'mcp.x', source: 'file c.yaml', reason: 'x is not supported', security: true }], 'c.yaml'),
+  ).toEqual(['c.yaml: mcp.x: refused (security: requests are answered 503): x is not supported']);
 });

@@ -76,7 +76,16 @@ export class FakeApiServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x');
     if (this.notFound || url.pathname !== '/api/v1/configmaps') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            kind: 'Status',
+            code: 404,
+            reason: 'NotFound',
+            message: 'the server could not find the requested resource',
+          }),
+        );
       return;
     }
     if (url.searchParams.get('watch') === 'true') {
@@ -84,7 +93,9 @@ export class FakeApiServer {
       res.writeHead(200, { 'content-type': 'application/json' });
       if (this.goneOnNextWatch) {
         this.goneOnNextWatch = false;
-        res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } })}\n`);
+        res.end(
+          `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } })}\n`,
+        );
         return;
       }
       this.watchers.add(res);
@@ -92,6 +103,8 @@ export class FakeApiServer {
       return;
     }
     this.requests.push('LIST');
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: [...this.objects.values()] }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: [...this.objects.values()] }));
   }
 }

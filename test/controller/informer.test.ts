@@ -20,7 +20,10 @@ describe('Informer', () => {
   let client: KubeClient;
   let informer: Informer | undefined;
   const events: string[] = [];
-  const record = (e: InformerEvent) => events.push(`${e.type} ${e.obj.metadata.name}${e.type === 'upsert' ? `=${JSON.stringify((e.obj as { data?: unknown }).data)}` : ''}`);
+  const record = (e: InformerEvent) =>
+    events.push(
+      `${e.type} ${e.obj.metadata.name}${e.type === 'upsert' ? `=${JSON.stringify((e.obj as { data?: unknown }).data)}` : ''}`,
+    );
 
   beforeEach(async () => {
     events.length = 0;
@@ -36,7 +39,13 @@ describe('Informer', () => {
   });
 
   const start = (resyncMs = 0) => {
-    informer = new Informer(client, [WATCHED.ConfigMap], { log: silent, onEvent: record, resyncMs, backoffBaseMs: 10, backoffMaxMs: 50 });
+    informer = new Informer(client, [WATCHED.ConfigMap], {
+      log: silent,
+      onEvent: record,
+      resyncMs,
+      backoffBaseMs: 10,
+      backoffMaxMs: 50,
+    });
     informer.start();
     return informer;
   };

@@ -22,7 +22,8 @@ class LeaseApi {
         this.lease = { ...body!, metadata: { ...body!.metadata, resourceVersion: String(++this.rv) } };
         return this.lease;
       }
-      if (body!.metadata.resourceVersion !== this.lease!.metadata.resourceVersion) throw new KubeApiError(409, 'Conflict', 'conflict');
+      if (body!.metadata.resourceVersion !== this.lease!.metadata.resourceVersion)
+        throw new KubeApiError(409, 'Conflict', 'conflict');
       this.lease = { ...body!, metadata: { ...body!.metadata, resourceVersion: String(++this.rv) } };
       return this.lease;
     };
@@ -37,9 +38,17 @@ const flush = async () => {
 function elector(api: LeaseApi, clock: FakeClock, identity: string, failing = () => false) {
   const events: string[] = [];
   const e = new LeaderElector({
-    client: api.client(failing), namespace: 'ns', name: 'gw-controller', identity, log: pino({ level: 'silent' }), clock,
-    leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
-    onStartedLeading: () => events.push('started'), onStoppedLeading: () => events.push('stopped'),
+    client: api.client(failing),
+    namespace: 'ns',
+    name: 'gw-controller',
+    identity,
+    log: pino({ level: 'silent' }),
+    clock,
+    leaseDurationMs: 15_000,
+    renewDeadlineMs: 10_000,
+    retryPeriodMs: 2_000,
+    onStartedLeading: () => events.push('started'),
+    onStoppedLeading: () => events.push('stopped'),
   });
   return { e, events };
 }

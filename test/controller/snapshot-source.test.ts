@@ -21,8 +21,15 @@ describe('controller snapshot source', () => {
     const r = s.get('ns/web')!;
     expect([...r.keys()].sort()).toEqual(['bind/ns/web/8080', 'bind/ns/web/extra', 'listener/ns/web/http']);
     expect(r.get('bind/ns/web/8080')!.type).toBe(RESOURCE_TYPE);
-    const proto = loadSync('gw/ir/v1/ir.proto', { includeDirs: [fileURLToPath(new URL('../../proto', import.meta.url))], enums: String, defaults: true, oneofs: true });
-    const decoded = (proto['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>).deserialize(Buffer.from(r.get('bind/ns/web/8080')!.body));
+    const proto = loadSync('gw/ir/v1/ir.proto', {
+      includeDirs: [fileURLToPath(new URL('../../proto', import.meta.url))],
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    const decoded = (proto['gw.ir.v1.Resource'] as MessageTypeDefinition<object, object>).deserialize(
+      Buffer.from(r.get('bind/ns/web/8080')!.body),
+    );
     expect(decoded).toMatchObject({ kind: 'bind', bind: { name: 'ns/web/8080', port: 8080 } });
   });
 
@@ -43,10 +50,18 @@ describe('controller snapshot source', () => {
 
   it('encodes model routing as gw.ir.v1.Resource too and drops a gateway that is gone', () => {
     const s = createControllerSource();
-    s.publish('ns/web', { version: 'x', resources: [{ kind: 'model', model: { name: 'gpt', parents: ['ns/web/http'], match: { exact: 'gpt' } } } as never] });
+    s.publish('ns/web', {
+      version: 'x',
+      resources: [
+        { kind: 'model', model: { name: 'gpt', parents: ['ns/web/http'], match: { exact: 'gpt' } } } as never,
+      ],
+    });
     const model = s.get('ns/web')!.get('model/gpt')!;
     expect(model.type).toBe(RESOURCE_TYPE);
-    expect(decodeResource(model.body)).toMatchObject({ kind: 'model', model: { name: 'gpt', parents: ['ns/web/http'], match: { exact: 'gpt' } } });
+    expect(decodeResource(model.body)).toMatchObject({
+      kind: 'model',
+      model: { name: 'gpt', parents: ['ns/web/http'], match: { exact: 'gpt' } },
+    });
     s.publish('ns/web', undefined);
     expect(s.get('ns/web')).toBeUndefined();
   });

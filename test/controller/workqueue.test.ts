@@ -50,7 +50,9 @@ describe('WorkQueue', () => {
 
   it('backs off a failing key exponentially and forgets it after success', () => {
     const l = exponentialLimiter(5, 100);
-    expect([l.when('a'), l.when('a'), l.when('a'), l.when('a'), l.when('a'), l.when('a')]).toEqual([5, 10, 20, 40, 80, 100]);
+    expect([l.when('a'), l.when('a'), l.when('a'), l.when('a'), l.when('a'), l.when('a')]).toEqual([
+      5, 10, 20, 40, 80, 100,
+    ]);
     expect(l.retries('a')).toBe(6);
     expect(l.when('b')).toBe(5);
     l.forget('a');
@@ -96,11 +98,16 @@ describe('runWorkers', () => {
     const q = new WorkQueue(clock, exponentialLimiter(100, 10_000));
     const calls: string[] = [];
     let fail = 2;
-    const running = runWorkers(q, async (key) => {
-      calls.push(`${key}@${clock.now()}`);
-      if (key === 'x' && fail-- > 0) throw new Error('boom');
-      return key === 'y' && calls.filter((c) => c.startsWith('y')).length === 1 ? { requeueAfter: 500 } : {};
-    }, 2, silent);
+    const running = runWorkers(
+      q,
+      async (key) => {
+        calls.push(`${key}@${clock.now()}`);
+        if (key === 'x' && fail-- > 0) throw new Error('boom');
+        return key === 'y' && calls.filter((c) => c.startsWith('y')).length === 1 ? { requeueAfter: 500 } : {};
+      },
+      2,
+      silent,
+    );
     q.add('x');
     q.add('y');
     await tick();
@@ -122,18 +129,23 @@ describe('runWorkers', () => {
     let maxActive = 0;
     const perKey = new Map<string, number>();
     let overlap = false;
-    const running = runWorkers(q, async (key) => {
-      active++;
-      maxActive = Math.max(maxActive, active);
-      perKey.set(key, (perKey.get(key) ?? 0) + 1);
-      if (perKey.get(key)! > 1) overlap = true;
-      await tick();
-      q.add(key === 'a' ? 'a' : 'b');
-      await tick();
-      perKey.set(key, perKey.get(key)! - 1);
-      active--;
-      return {};
-    }, 4, silent);
+    const running = runWorkers(
+      q,
+      async (key) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        perKey.set(key, (perKey.get(key) ?? 0) + 1);
+        if (perKey.get(key)! > 1) overlap = true;
+        await tick();
+        q.add(key === 'a' ? 'a' : 'b');
+        await tick();
+        perKey.set(key, perKey.get(key)! - 1);
+        active--;
+        return {};
+      },
+      4,
+      silent,
+    );
     q.add('a');
     q.add('b');
     for (let i = 0; i < 20; i++) await tick();

@@ -15,8 +15,12 @@ describe('GwParameters merging', () => {
     const defaults = { repository: 'ghcr.io/gw-dev/proxy', tag: '2.0' };
     expect(imageRef({ image: { registry: 'class.example' } }, defaults)).toBe('class.example/gw-dev/proxy:2.0');
     expect(imageRef({}, defaults)).toBe('ghcr.io/gw-dev/proxy:2.0');
-    expect(imageRef({ image: { registry: 'localhost:5000' } }, { repository: 'proxy', tag: '1' })).toBe('localhost:5000/proxy:1');
-    expect(imageRef({ image: { registry: 'r.example' } }, { repository: 'library/proxy' })).toBe('r.example/library/proxy');
+    expect(imageRef({ image: { registry: 'localhost:5000' } }, { repository: 'proxy', tag: '1' })).toBe(
+      'localhost:5000/proxy:1',
+    );
+    expect(imageRef({ image: { registry: 'r.example' } }, { repository: 'library/proxy' })).toBe(
+      'r.example/library/proxy',
+    );
   });
 
   it("a gateway's logging.level keeps the class's logging.format, and unset fields get info / text", () => {
@@ -29,7 +33,17 @@ describe('GwParameters merging', () => {
   });
 
   it('the CRD sets no default for logging fields, so the API server cannot fill one in over the class value', () => {
-    const crd = parse(readFileSync(new URL('../../crds/gw.dev_gwparameters.yaml', import.meta.url), 'utf8')) as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { logging: { properties: Record<string, { default?: unknown }> } } } } } } }[] } };
+    const crd = parse(readFileSync(new URL('../../crds/gw.dev_gwparameters.yaml', import.meta.url), 'utf8')) as {
+      spec: {
+        versions: {
+          schema: {
+            openAPIV3Schema: {
+              properties: { spec: { properties: { logging: { properties: Record<string, { default?: unknown }> } } } };
+            };
+          };
+        }[];
+      };
+    };
     const logging = crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties.logging.properties;
     expect(logging.level?.default).toBeUndefined();
     expect(logging.format?.default).toBeUndefined();

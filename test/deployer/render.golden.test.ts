@@ -25,7 +25,9 @@ interface CaseFile extends Omit<RenderInput, 'options'> {
 }
 
 describe('renderGatewayWorkload golden cases', () => {
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))
+    .sort()) {
     const name = file.replace(/\.yaml$/, '');
     it(name.replaceAll('-', ' '), () => {
       const c = parse(readFileSync(join(dir, file), 'utf8')) as CaseFile;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_LABEL, renderGatewayWorkload, sessionKeySecret, sessionKeySecretName } from '../../src/deployer/render.js';
+import {
+  GATEWAY_LABEL,
+  renderGatewayWorkload,
+  sessionKeySecret,
+  sessionKeySecretName,
+} from '../../src/deployer/render.js';
 import type { GatewayInput } from '../../src/deployer/render.js';
 
 const gateway: GatewayInput = {
@@ -12,9 +17,13 @@ describe('session key Secret', () => {
     const key = Uint8Array.from({ length: 32 }, (_, i) => i);
     const secret = sessionKeySecret(gateway, key);
     expect(secret.metadata.name).toBe(sessionKeySecretName(gateway));
-    expect(Buffer.from(String((secret.data as Record<string, string>)['session-key']), 'base64')).toEqual(Buffer.from(key));
+    expect(Buffer.from(String((secret.data as Record<string, string>)['session-key']), 'base64')).toEqual(
+      Buffer.from(key),
+    );
     expect((secret.metadata.labels as Record<string, string>)[GATEWAY_LABEL]).toBe('edge');
-    expect(secret.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Gateway', uid: 'u-1', controller: true })]);
+    expect(secret.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Gateway', uid: 'u-1', controller: true }),
+    ]);
 
     const { objects } = renderGatewayWorkload({
       gateway,

@@ -75,7 +75,9 @@ const baseService = fc
       selector: dict,
       externalIPs: fc.array(fc.constantFrom('1.1.1.1', '2.2.2.2'), { maxLength: 2 }),
       ports: uniqBy(
-        opt({ name: word, targetPort: port, protocol: fc.constant('TCP') }).chain((o) => port.map((p) => ({ ...o, port: p }))),
+        opt({ name: word, targetPort: port, protocol: fc.constant('TCP') }).chain((o) =>
+          port.map((p) => ({ ...o, port: p })),
+        ),
         'port',
       ),
     }),
@@ -83,7 +85,10 @@ const baseService = fc
   .map((o) => ({ apiVersion: 'v1', kind: 'Service', ...o }) as JsonObject);
 
 const basePdb = fc
-  .record({ metadata: baseMeta, spec: opt({ minAvailable: fc.constantFrom(1, 2), selector: fc.record({ matchLabels: dict }) }) })
+  .record({
+    metadata: baseMeta,
+    spec: opt({ minAvailable: fc.constantFrom(1, 2), selector: fc.record({ matchLabels: dict }) }),
+  })
   .map((o) => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', ...o }) as JsonObject);
 
 const metric = fc.constantFrom('cpu', 'memory').map((name) => ({
@@ -104,9 +109,10 @@ const baseHpa = fc
 const baseSa = fc
   .record({ metadata: baseMeta }, { requiredKeys: ['metadata'] })
   .chain((o) =>
-    opt({ secrets: uniqBy(fc.record({ name: word }), 'name'), imagePullSecrets: uniqBy(fc.record({ name: word }), 'name') }).map(
-      (extra) => ({ apiVersion: 'v1', kind: 'ServiceAccount', ...o, ...extra }) as JsonObject,
-    ),
+    opt({
+      secrets: uniqBy(fc.record({ name: word }), 'name'),
+      imagePullSecrets: uniqBy(fc.record({ name: word }), 'name'),
+    }).map((extra) => ({ apiVersion: 'v1', kind: 'ServiceAccount', ...o, ...extra }) as JsonObject),
   );
 
 // ---- patches ----
@@ -136,24 +142,28 @@ function listPatch(item: (key: Json) => Arb<JsonObject>, keys: Arb, mergeKey: st
   const malformed = fc.oneof(item(''), fc.constant<JsonObject>({ $patch: 'delete' }));
   return fc
     .tuple(fc.uniqueArray(entry, { maxLength: 3, selector: (v) => v[mergeKey] }), fc.nat(40), malformed)
-    .map(([items, r, bad]) => (r === 0 ? [...items, { $patch: 'replace' }] : r === 1 ? [...items, bad] : (items as Json[])));
+    .map(([items, r, bad]) =>
+      r === 0 ? [...items, { $patch: 'replace' }] : r === 1 ? [...items, bad] : (items as Json[]),
+    );
 }
 
 /** Adds `$setElementOrder/<field>` listing the patch's items in order, plus other keys at random places. */
 function withOrder(field: string, mergeKey: string, keys: readonly Json[], list: Arb<Json[]>): Arb<JsonObject> {
-  return fc.tuple(list, fc.subarray([...keys]), fc.array(fc.nat(5), { maxLength: 4 }), fc.nat(3)).map(([items, extra, at, r]) => {
-    const out: JsonObject = { [field]: items };
-    if (r !== 0 || items.some((v) => (v as JsonObject).$patch === 'replace')) return out;
-    const order: Json[] = items
-      .filter((v) => (v as JsonObject).$patch === undefined)
-      .map((v) => ({ [mergeKey]: (v as JsonObject)[mergeKey] as Json }));
-    for (const [i, k] of extra.entries()) {
-      if (order.some((o) => (o as JsonObject)[mergeKey] === k)) continue;
-      order.splice((at[i] ?? 0) % (order.length + 1), 0, { [mergeKey]: k });
-    }
-    out[`$setElementOrder/${field}`] = order;
-    return out;
-  });
+  return fc
+    .tuple(list, fc.subarray([...keys]), fc.array(fc.nat(5), { maxLength: 4 }), fc.nat(3))
+    .map(([items, extra, at, r]) => {
+      const out: JsonObject = { [field]: items };
+      if (r !== 0 || items.some((v) => (v as JsonObject).$patch === 'replace')) return out;
+      const order: Json[] = items
+        .filter((v) => (v as JsonObject).$patch === undefined)
+        .map((v) => ({ [mergeKey]: (v as JsonObject)[mergeKey] as Json }));
+      for (const [i, k] of extra.entries()) {
+        if (order.some((o) => (o as JsonObject)[mergeKey] === k)) continue;
+        order.splice((at[i] ?? 0) % (order.length + 1), 0, { [mergeKey]: k });
+      }
+      out[`$setElementOrder/${field}`] = order;
+      return out;
+    });
 }
 
 const envPatch = (): Arb<JsonObject> => opt({ value: scalarPatch(smallStr) });
@@ -170,7 +180,11 @@ const containerPatch = (pools: NamePools): Arb<JsonObject> =>
       opt({
         image: scalarPatch(smallStr),
         ports: listPatch(() => opt({ name: scalarPatch(fc.constantFrom('http', 'grpc')) }), port, 'containerPort'),
-        volumeMounts: listPatch(() => opt({ name: word, readOnly: scalarPatch(fc.boolean()) }), fc.constantFrom('/a', '/b', '/c'), 'mountPath'),
+        volumeMounts: listPatch(
+          () => opt({ name: word, readOnly: scalarPatch(fc.boolean()) }),
+          fc.constantFrom('/a', '/b', '/c'),
+          'mountPath',
+        ),
         resources: fc.record({ limits: mapPatch }),
       }),
       fc.oneof(
@@ -197,24 +211,24 @@ const podSpecPatch = (pools: NamePools): Arb<JsonObject> => {
   const names = fc.constantFrom(...pools.containers);
   const containers = (): Arb<JsonObject> => containerPatch(pools);
   return fc
-  .tuple(
-    opt({
-      initContainers: listPatch(containers, names, 'name'),
-      volumes: listPatch(volumePatch, word, 'name'),
-      tolerations: scalarPatch(fc.array(toleration, { maxLength: 2 })),
-      imagePullSecrets: listPatch(() => fc.constant({}), word, 'name'),
-      nodeSelector: mapPatch,
-      hostAliases: listPatch(() => opt({ hostnames: uniqWords }), fc.constantFrom('10.0.0.1', '10.0.0.2'), 'ip'),
-      topologySpreadConstraints: listPatch(() => opt({ maxSkew: fc.constantFrom(1, 3) }), word, 'topologyKey'),
-      serviceAccountName: scalarPatch(smallStr),
-    }),
-    fc.oneof(
-      fc.constant({}),
-      withOrder('containers', 'name', pools.containers, listPatch(containers, names, 'name')),
-      listPatch(containers, names, 'name').map((list) => ({ containers: list })),
-    ),
-  )
-  .map(([a, b]) => ({ ...a, ...b }));
+    .tuple(
+      opt({
+        initContainers: listPatch(containers, names, 'name'),
+        volumes: listPatch(volumePatch, word, 'name'),
+        tolerations: scalarPatch(fc.array(toleration, { maxLength: 2 })),
+        imagePullSecrets: listPatch(() => fc.constant({}), word, 'name'),
+        nodeSelector: mapPatch,
+        hostAliases: listPatch(() => opt({ hostnames: uniqWords }), fc.constantFrom('10.0.0.1', '10.0.0.2'), 'ip'),
+        topologySpreadConstraints: listPatch(() => opt({ maxSkew: fc.constantFrom(1, 3) }), word, 'topologyKey'),
+        serviceAccountName: scalarPatch(smallStr),
+      }),
+      fc.oneof(
+        fc.constant({}),
+        withOrder('containers', 'name', pools.containers, listPatch(containers, names, 'name')),
+        listPatch(containers, names, 'name').map((list) => ({ containers: list })),
+      ),
+    )
+    .map(([a, b]) => ({ ...a, ...b }));
 };
 
 const metaPatch: Arb<JsonObject> = fc
@@ -224,7 +238,9 @@ const metaPatch: Arb<JsonObject> = fc
       fc.constant({}),
       primitiveSetPatch.map((finalizers) => ({ finalizers })),
       uniqWords.map((d) => ({ '$deleteFromPrimitiveList/finalizers': d })),
-      fc.tuple(uniqWords, uniqWords).map(([f, extra]) => ({ finalizers: f, '$setElementOrder/finalizers': [...new Set([...extra, ...f])] })),
+      fc
+        .tuple(uniqWords, uniqWords)
+        .map(([f, extra]) => ({ finalizers: f, '$setElementOrder/finalizers': [...new Set([...extra, ...f])] })),
     ),
   )
   .map(([a, b]) => ({ ...a, ...b }));
@@ -268,7 +284,10 @@ const hpaPatch: Arb<JsonObject> = opt({
   spec: opt({
     maxReplicas: fc.constantFrom(3, 9),
     metrics: scalarPatch(fc.array(metric, { maxLength: 2 })),
-    behavior: opt({ scaleUp: opt({ stabilizationWindowSeconds: scalarPatch(fc.constantFrom(30, 90)) }), scaleDown: mapPatch }),
+    behavior: opt({
+      scaleUp: opt({ stabilizationWindowSeconds: scalarPatch(fc.constantFrom(30, 90)) }),
+      scaleDown: mapPatch,
+    }),
   }),
 });
 const saPatch: Arb<JsonObject> = opt({

@@ -28,9 +28,13 @@ function kubectlPatch(c: Case): { ok: true; value: JsonObject } | { ok: false } 
   const file = join(tmp, 'base.json');
   writeFileSync(file, JSON.stringify(c.base));
   try {
-    const out = execFileSync(kubeTools().kubectl, ['patch', '--local', '-f', file, '--type', 'strategic', '-o', 'json', '-p', JSON.stringify(c.patch)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const out = execFileSync(
+      kubeTools().kubectl,
+      ['patch', '--local', '-f', file, '--type', 'strategic', '-o', 'json', '-p', JSON.stringify(c.patch)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     return { ok: true, value: JSON.parse(out.toString()) as JsonObject };
   } catch {
     return { ok: false };
@@ -38,7 +42,9 @@ function kubectlPatch(c: Case): { ok: true; value: JsonObject } | { ok: false } 
 }
 
 describe('strategic merge patch table cases', () => {
-  for (const name of readdirSync(dataDir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const name of readdirSync(dataDir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     it(name.replace(/\.yaml$/, '').replaceAll('-', ' '), () => {
       const file = join(dataDir, name);
       const doc = parseDocument(readFileSync(file, 'utf8'));

@@ -37,7 +37,10 @@ const rendered = renderGatewayWorkload({
     spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
   },
   sessionKeyChecksum: 'abc',
-  options: { controllerService: { name: 'gw', namespace: 'gw-system' }, proxyImage: { repository: 'proxy', tag: 'v1' } },
+  options: {
+    controllerService: { name: 'gw', namespace: 'gw-system' },
+    proxyImage: { repository: 'proxy', tag: 'v1' },
+  },
 }).objects.find((o) => o.kind === 'Deployment')!;
 const arbitraries: Record<string, fc.Arbitrary<SmpCase>> = {
   ...smpCaseArbitraries,
@@ -52,7 +55,18 @@ async function kubectlPatch(kubectl: string, c: SmpCase, i: number): Promise<Out
   const file = join(dir, `base-${i}.json`);
   writeFileSync(file, JSON.stringify(c.base));
   try {
-    const { stdout } = await run(kubectl, ['patch', '--local', '-f', file, '--type', 'strategic', '-o', 'json', '-p', JSON.stringify(c.patch)]);
+    const { stdout } = await run(kubectl, [
+      'patch',
+      '--local',
+      '-f',
+      file,
+      '--type',
+      'strategic',
+      '-o',
+      'json',
+      '-p',
+      JSON.stringify(c.patch),
+    ]);
     return { ok: true, value: JSON.parse(stdout) };
   } catch (e) {
     return { ok: false, error: String((e as { stderr?: string }).stderr ?? e) };
@@ -98,7 +112,9 @@ describe('strategic merge patch agrees with kubectl patch --type strategic', () 
   const { kubectl } = kubeTools();
   for (const [kind, arb] of Object.entries(arbitraries)) {
     it(`gives kubectl's result or error for generated ${kind} patches`, { timeout: 120_000 * scale }, async () => {
-      const cases = fc.sample(arb, { seed, numRuns: Math.ceil((runsPerKind[kind] ?? 30) * scale) }).map((c) => JSON.parse(JSON.stringify(c)) as SmpCase);
+      const cases = fc
+        .sample(arb, { seed, numRuns: Math.ceil((runsPerKind[kind] ?? 30) * scale) })
+        .map((c) => JSON.parse(JSON.stringify(c)) as SmpCase);
       const oracle = await pool(cases, 4, (c, i) => kubectlPatch(kubectl, c, i));
       const failures = cases
         .map((c, i) => ({ c, expected: oracle[i] as Outcome, actual: ours(c) }))
@@ -109,13 +125,18 @@ describe('strategic merge patch agrees with kubectl patch --type strategic', () 
         const report = JSON.stringify({ seed, kind, failing: failures.length, ...first }, null, 1);
         const dump = join(tmpdir(), `gw-smp-failure-${kind.replaceAll(' ', '-')}.json`);
         writeFileSync(dump, report);
-        expect.fail(`SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest in ${dump}:\n${report}`);
+        expect.fail(
+          `SMP_SEED=${seed}: ${failures.length}/${cases.length} ${kind} cases differ from kubectl; smallest in ${dump}:\n${report}`,
+        );
       }
       // Guard against a generator that only produces kubectl errors. Over 300 seeds the Deployment
       // generator's share of valid patches is 0.49–0.70 (median 0.59, sd ≈ 0.04 at 160 cases), so
       // a quarter is far below chance and only a broken generator falls under it.
       const valid = oracle.filter((o) => o.ok).length;
-      expect(valid, `SMP_SEED=${seed}: only ${valid}/${cases.length} ${kind} patches were valid for kubectl`).toBeGreaterThan(cases.length / 4);
+      expect(
+        valid,
+        `SMP_SEED=${seed}: only ${valid}/${cases.length} ${kind} patches were valid for kubectl`,
+      ).toBeGreaterThan(cases.length / 4);
     });
   }
 });

@@ -7,12 +7,18 @@ const schema = smpSchemaFor('apps/v1', 'Deployment')!;
 
 describe('strategicMergePatch', () => {
   it('keeps a __proto__ key as a plain field and never touches Object.prototype', () => {
-    const base = JSON.parse('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x","__proto__":{"a":"1"}}}') as JsonObject;
-    const patch = JSON.parse('{"metadata":{"__proto__":{"polluted":"yes"}},"spec":{"__proto__":{"polluted":"yes"}}}') as JsonObject;
+    const base = JSON.parse(
+      '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x","__proto__":{"a":"1"}}}',
+    ) as JsonObject;
+    const patch = JSON.parse(
+      '{"metadata":{"__proto__":{"polluted":"yes"}},"spec":{"__proto__":{"polluted":"yes"}}}',
+    ) as JsonObject;
     const out = strategicMergePatch(base, patch, schema);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.parse(JSON.stringify(out))).toEqual(
-      JSON.parse('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x","__proto__":{"a":"1","polluted":"yes"}},"spec":{"__proto__":{"polluted":"yes"}}}'),
+      JSON.parse(
+        '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x","__proto__":{"a":"1","polluted":"yes"}},"spec":{"__proto__":{"polluted":"yes"}}}',
+      ),
     );
   });
 
@@ -25,8 +31,14 @@ describe('strategicMergePatch', () => {
   });
 
   it('reports a malformed patch with the field path of the offending item', () => {
-    const base: JsonObject = { apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'a' }] } } } };
-    const patch: JsonObject = { spec: { template: { spec: { containers: [{ name: 'a', env: [{ name: 'X' }] }, { image: 'y' }] } } } };
+    const base: JsonObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      spec: { template: { spec: { containers: [{ name: 'a' }] } } },
+    };
+    const patch: JsonObject = {
+      spec: { template: { spec: { containers: [{ name: 'a', env: [{ name: 'X' }] }, { image: 'y' }] } } },
+    };
     const err = (() => {
       try {
         strategicMergePatch(base, patch, schema);

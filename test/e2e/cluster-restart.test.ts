@@ -38,7 +38,10 @@ describe('a private API server with --data-dir and a fixed port', () => {
     // Loaded once: after the restart the same address, CA and client certificate must still work.
     const core = kubeConfigFrom(kubeconfig).makeApiClient(CoreV1Api);
     const namespace = 'default';
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'survives' }, data: { answer: '42' } } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'survives' }, data: { answer: '42' } },
+    });
     await cluster.stop();
 
     cluster = await startCluster(opts);

@@ -11,7 +11,8 @@ describe('Gw CRDs in crds/', () => {
     const files = gwCrdFiles();
     const states = await installGwCrds(inject('kubeconfig'), kc);
     expect(states.map((s) => s.name).sort()).toEqual(crdNamesIn(files).sort());
-    for (const s of states) expect(s, `${s.name}: ${s.problems.join('; ')}`).toMatchObject({ established: true, namesAccepted: true });
+    for (const s of states)
+      expect(s, `${s.name}: ${s.problems.join('; ')}`).toMatchObject({ established: true, namesAccepted: true });
   });
 
   it('serves every version of every Gw kind (list in a namespace answers)', async () => {
@@ -21,7 +22,9 @@ describe('Gw CRDs in crds/', () => {
     for (const name of crdNamesIn(gwCrdFiles())) {
       const crd = await ext.readCustomResourceDefinition({ name });
       for (const v of crd.spec.versions.filter((v) => v.served)) {
-        const list = await whenStorageReady(() => objects.list(`${crd.spec.group}/${v.name}`, crd.spec.names.kind, namespace()));
+        const list = await whenStorageReady(() =>
+          objects.list(`${crd.spec.group}/${v.name}`, crd.spec.names.kind, namespace()),
+        );
         expect(list.items, `${crd.spec.names.kind} ${v.name}`).toEqual([]);
       }
     }

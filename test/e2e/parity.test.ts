@@ -38,23 +38,39 @@ function gwValidateInProcess(manifest: Record<string, unknown>): Verdict {
 
 function gwValidateCli(manifest: Record<string, unknown>): Promise<Verdict> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [gwCli, 'validate', '-f', '-'], { cwd: repoRoot }, (err, stdout, stderr) => {
-      const code = err ? err.code : 0;
-      if (typeof code !== 'number') return reject(err);
-      resolve({ valid: code === 0, detail: `exit ${code}: ${(stderr || stdout).trim()}` });
-    });
+    const child = execFile(
+      process.execPath,
+      [gwCli, 'validate', '-f', '-'],
+      { cwd: repoRoot },
+      (err, stdout, stderr) => {
+        const code = err ? err.code : 0;
+        if (typeof code !== 'number') return reject(err);
+        resolve({ valid: code === 0, detail: `exit ${code}: ${(stderr || stdout).trim()}` });
+      },
+    );
     child.stdin?.end(asYaml(manifest));
   });
 }
 
-async function serverDryRun(api: CustomObjectsApi, manifest: Record<string, unknown>, namespace: string): Promise<Verdict> {
+async function serverDryRun(
+  api: CustomObjectsApi,
+  manifest: Record<string, unknown>,
+  namespace: string,
+): Promise<Verdict> {
   const kind = String(manifest.kind);
   const resource = resources.get(kind);
   if (!resource) throw new Error(`e2e: no CRD in crds/ serves kind ${kind}`);
   const [group, version] = String(manifest.apiVersion).split('/') as [string, string];
   // Each case runs in this file's namespace. Strict field validation is what `kubectl apply` asks for by
   // default: an unknown field is an error, not silently pruned.
-  const common = { group, version, plural: resource.plural, dryRun: 'All', fieldManager: 'gw-e2e-parity', fieldValidation: 'Strict' };
+  const common = {
+    group,
+    version,
+    plural: resource.plural,
+    dryRun: 'All',
+    fieldManager: 'gw-e2e-parity',
+    fieldValidation: 'Strict',
+  };
   try {
     if (resource.namespaced) {
       const body = { ...manifest, metadata: { ...(manifest.metadata as object), namespace } };
@@ -111,7 +127,9 @@ describe('gw validate and the API server agree', () => {
 
   it('has an API test table with valid and invalid cases', () => {
     if (tableError) throw tableError;
-    expect(cases.some((c) => c.valid) && cases.some((c) => !c.valid), 'the table needs valid and invalid cases').toBe(true);
+    expect(cases.some((c) => c.valid) && cases.some((c) => !c.valid), 'the table needs valid and invalid cases').toBe(
+      true,
+    );
   });
 
   it.each(cases.map((c) => [c.id, c] as const))('%s', async (_id, c) => {

@@ -15,7 +15,14 @@ describe('server-side apply', () => {
   });
 
   const apply = (obj: KubernetesObject, manager: string, force = false) =>
-    KubernetesObjectApi.makeApiClient(e2eKubeConfig()).patch(obj, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
+    KubernetesObjectApi.makeApiClient(e2eKubeConfig()).patch(
+      obj,
+      undefined,
+      undefined,
+      manager,
+      force,
+      PatchStrategy.ServerSideApply,
+    );
 
   it('reports a conflict when another manager applies a field it does not own, and force takes it over', async () => {
     await apply(configMap('blue'), 'gw-controller');
@@ -27,7 +34,9 @@ describe('server-side apply', () => {
 
     const forced = (await apply(configMap('red'), 'someone-else', true)) as ReturnType<typeof configMap>;
     expect(forced.data.color).toBe('red');
-    const owners = (forced.metadata?.managedFields ?? []).filter((f) => JSON.stringify(f.fieldsV1 ?? {}).includes('f:color'));
+    const owners = (forced.metadata?.managedFields ?? []).filter((f) =>
+      JSON.stringify(f.fieldsV1 ?? {}).includes('f:color'),
+    );
     expect(owners.map((f) => f.manager)).toEqual(['someone-else']);
   });
 });

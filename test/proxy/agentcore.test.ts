@@ -17,7 +17,11 @@ const SECRET = 'agentcore-test-secret-key';
 const SESSION_TOKEN = 'agentcore-test-session-token';
 const arn = (id: string): string => `arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/${id}`;
 
-function agentRoute(name: string, runtime: string, extra: { qualifier?: string; rule?: string; traffic?: string } = {}): string {
+function agentRoute(
+  name: string,
+  runtime: string,
+  extra: { qualifier?: string; rule?: string; traffic?: string } = {},
+): string {
   return `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -33,23 +37,33 @@ spec:
   rules:
   - matches: [{path: {type: PathPrefix, value: /${name}}}]
     backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-${extra.rule ?? ''}${extra.traffic ? `---
+${extra.rule ?? ''}${
+    extra.traffic
+      ? `---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: ${name}, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
   traffic: ${extra.traffic}
-` : ''}`;
+`
+      : ''
+  }`;
 }
 
-const MANIFESTS = GATEWAY_WEB + agentRoute('echo', 'echo-1', {
-  qualifier: 'DEFAULT',
-  rule: '    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-tenant, value: blue}]}}]\n',
-}) + agentRoute('stream', 'stream-1') + agentRoute('slow', 'slow-1', { rule: '    timeouts: {request: 500ms}\n' })
-  + agentRoute('flaky', 'flaky-1', { traffic: '{retry: {attempts: 2, backoff: 10ms, codes: [503]}}' })
-  + agentRoute('limited', 'echo-2', { traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}}' })
-  + agentRoute('authz', 'echo-3', { traffic: `{authorization: {policy: {matchExpressions: ['request.headers["x-team"] == "blue"']}}}` });
+const MANIFESTS =
+  GATEWAY_WEB +
+  agentRoute('echo', 'echo-1', {
+    qualifier: 'DEFAULT',
+    rule: '    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-tenant, value: blue}]}}]\n',
+  }) +
+  agentRoute('stream', 'stream-1') +
+  agentRoute('slow', 'slow-1', { rule: '    timeouts: {request: 500ms}\n' }) +
+  agentRoute('flaky', 'flaky-1', { traffic: '{retry: {attempts: 2, backoff: 10ms, codes: [503]}}' }) +
+  agentRoute('limited', 'echo-2', { traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}}' }) +
+  agentRoute('authz', 'echo-3', {
+    traffic: `{authorization: {policy: {matchExpressions: ['request.headers["x-team"] == "blue"']}}}`,
+  });
 
 describe('AWS AgentCore backends', () => {
   let fake: FakeAgentCore;
@@ -60,7 +74,9 @@ describe('AWS AgentCore backends', () => {
   beforeAll(async () => {
     fake = await startFakeAgentCore({ AKIDAGENTCORE: SECRET });
     Object.assign(process.env, {
-      AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE', AWS_SECRET_ACCESS_KEY: SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN,
+      AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE',
+      AWS_SECRET_ACCESS_KEY: SECRET,
+      AWS_SESSION_TOKEN: SESSION_TOKEN,
       GW_AGENTCORE_ENDPOINT: `http://127.0.0.1:${fake.port}`,
     });
     runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
@@ -81,9 +97,12 @@ describe('AWS AgentCore backends', () => {
   it('sends each request as a SigV4-signed InvokeAgentRuntime call and relays the answer', async () => {
     const payload = JSON.stringify({ prompt: 'hello agent' });
     const res = await rawRequest(`${base}/echo/anything?x=1`, {
-      method: 'POST', body: payload,
+      method: 'POST',
+      body: payload,
       headers: {
-        'content-type': 'application/json', authorization: 'Bearer client-own-token', 'x-amz-security-token': 'client-token',
+        'content-type': 'application/json',
+        authorization: 'Bearer client-own-token',
+        'x-amz-security-token': 'client-token',
         'x-amz-content-sha256': 'client-hash',
         'x-amzn-bedrock-agentcore-runtime-session-id': 'session-0123456789-0123456789-0123456789',
       },
@@ -93,7 +112,12 @@ describe('AWS AgentCore backends', () => {
     expect(res.headers['x-amzn-bedrock-agentcore-runtime-session-id']).toBe('session-0123456789-0123456789-0123456789');
     const got = fake.received.at(-1);
     expect(got).toMatchObject({
-      method: 'POST', arn: arn('echo-1'), qualifier: 'DEFAULT', body: payload, signatureValid: true, accessKeyId: 'AKIDAGENTCORE',
+      method: 'POST',
+      arn: arn('echo-1'),
+      qualifier: 'DEFAULT',
+      body: payload,
+      signatureValid: true,
+      accessKeyId: 'AKIDAGENTCORE',
       url: `/runtimes/${encodeURIComponent(arn('echo-1'))}/invocations?qualifier=DEFAULT`,
     });
     expect(got?.scope).toMatch(/^\d{8}\/us-west-2\/bedrock-agentcore$/);
@@ -106,7 +130,11 @@ describe('AWS AgentCore backends', () => {
   });
 
   it('streams an SSE answer back event by event', async () => {
-    const res = await fetch(`${base}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"go"}' });
+    const res = await fetch(`${base}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"prompt":"go"}',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -122,23 +150,38 @@ describe('AWS AgentCore backends', () => {
 
   it('applies the route policy: retries signed again, local rate limit, CEL authorization', async () => {
     const body = '{"prompt":"again"}';
-    const retried = await rawRequest(`${base}/flaky`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const retried = await rawRequest(`${base}/flaky`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(retried.status).toBe(200);
     const tries = fake.received.filter((r) => r.arn === arn('flaky-1'));
-    expect(tries.map((r) => [r.signatureValid, r.body])).toEqual([[true, body], [true, body]]);
+    expect(tries.map((r) => [r.signatureValid, r.body])).toEqual([
+      [true, body],
+      [true, body],
+    ]);
 
     expect((await rawRequest(`${base}/limited`, { method: 'POST', body: '{}' })).status).toBe(200);
     expect((await rawRequest(`${base}/limited`, { method: 'POST', body: '{}' })).status).toBe(429);
 
     const before = fake.received.length;
-    expect((await rawRequest(`${base}/authz`, { method: 'POST', body: '{}', headers: { 'x-team': 'red' } })).status).toBe(403);
+    expect(
+      (await rawRequest(`${base}/authz`, { method: 'POST', body: '{}', headers: { 'x-team': 'red' } })).status,
+    ).toBe(403);
     expect(fake.received.length).toBe(before);
-    expect((await rawRequest(`${base}/authz`, { method: 'POST', body: '{}', headers: { 'x-team': 'blue' } })).status).toBe(200);
+    expect(
+      (await rawRequest(`${base}/authz`, { method: 'POST', body: '{}', headers: { 'x-team': 'blue' } })).status,
+    ).toBe(200);
   });
 
   it('refuses a body above the route limit with 413 before calling AWS', async () => {
     const before = fake.received.length;
-    const res = await rawRequest(`${base}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(2 * 1024 * 1024 + 1, 'a') });
+    const res = await rawRequest(`${base}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(2 * 1024 * 1024 + 1, 'a'),
+    });
     expect(res.status).toBe(413);
     expect(fake.received.length).toBe(before);
   });
@@ -177,17 +220,36 @@ describe('AWS AgentCore backends', () => {
   it('refuses a snapshot whose ARN names no AgentCore runtime, naming the backend and field', async () => {
     const other = new ProxyRuntime({ log });
     try {
-      const snapshot = normalizeSnapshot({ version: '1', resources: [{ backend: { name: 'lambda', aws: { agentRuntimeArn: 'arn:aws:lambda:us-east-1:123456789012:function:f', qualifier: '' } } }] });
-      await expect(other.apply(snapshot)).rejects.toThrow(/Backend lambda: aws\.agentRuntimeArn: must be an AgentCore runtime ARN/);
+      const snapshot = normalizeSnapshot({
+        version: '1',
+        resources: [
+          {
+            backend: {
+              name: 'lambda',
+              aws: { agentRuntimeArn: 'arn:aws:lambda:us-east-1:123456789012:function:f', qualifier: '' },
+            },
+          },
+        ],
+      });
+      await expect(other.apply(snapshot)).rejects.toThrow(
+        /Backend lambda: aws\.agentRuntimeArn: must be an AgentCore runtime ARN/,
+      );
     } finally {
       await other.close();
     }
   });
 
   it('derives the public endpoint host from the ARN partition and region', () => {
-    const cn = agentCoreTargetOf({ agentRuntimeArn: 'arn:aws-cn:bedrock-agentcore:cn-north-1:123456789012:runtime/a-1', qualifier: 'prod' });
+    const cn = agentCoreTargetOf({
+      agentRuntimeArn: 'arn:aws-cn:bedrock-agentcore:cn-north-1:123456789012:runtime/a-1',
+      qualifier: 'prod',
+    });
     expect(cn).toMatchObject({ host: 'bedrock-agentcore.cn-north-1.amazonaws.com.cn', region: 'cn-north-1' });
-    expect(typeof cn === 'object' && invocationPath(cn)).toBe('/runtimes/arn%3Aaws-cn%3Abedrock-agentcore%3Acn-north-1%3A123456789012%3Aruntime%2Fa-1/invocations?qualifier=prod');
-    expect(agentCoreTargetOf({ agentRuntimeArn: arn('b-2'), qualifier: '' })).toMatchObject({ host: 'bedrock-agentcore.us-west-2.amazonaws.com' });
+    expect(typeof cn === 'object' && invocationPath(cn)).toBe(
+      '/runtimes/arn%3Aaws-cn%3Abedrock-agentcore%3Acn-north-1%3A123456789012%3Aruntime%2Fa-1/invocations?qualifier=prod',
+    );
+    expect(agentCoreTargetOf({ agentRuntimeArn: arn('b-2'), qualifier: '' })).toMatchObject({
+      host: 'bedrock-agentcore.us-west-2.amazonaws.com',
+    });
   });
 });

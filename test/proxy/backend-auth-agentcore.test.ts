@@ -68,7 +68,11 @@ describe('backend.auth.aws on an AgentCore backend', () => {
   });
 
   it('signs the InvokeAgentRuntime call with the Secret keys, the region from the ARN', async () => {
-    const res = await rawRequest(`${base}/ask`, { method: 'POST', body: '{"prompt":"hi"}', headers: { 'content-type': 'application/json' } });
+    const res = await rawRequest(`${base}/ask`, {
+      method: 'POST',
+      body: '{"prompt":"hi"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(200);
     const got = fake.received.at(-1);
     expect(got).toMatchObject({ signatureValid: true, accessKeyId: 'AKIDFROMSECRET', arn: ARN });

@@ -52,14 +52,20 @@ ${backend('pass', at)}${route('pass', '/pass')}${policy('pass', '{passthrough: {
 ${backend('missing', at)}${route('missing', '/missing')}${policy('missing', '{secretRef: {name: no-such-secret}}')}
 ${backend('azure', at)}${route('azure', '/azure')}${policy('azure', '{azure: {secretRef: {name: upstream}}}')}
 ${backend('plain', at)}${route('plain', '/plain')}
-${backend('tools', `mcp:
+${backend(
+  'tools',
+  `mcp:
     targets:
     - name: t
-      static: {host: 127.0.0.1, port: ${mcpPort}, path: /mcp}`)}${route('tools', '/mcp')}${policy('tools', '{key: mcp-upstream-key}')}`;
+      static: {host: 127.0.0.1, port: ${mcpPort}, path: /mcp}`,
+)}${route('tools', '/mcp')}${policy('tools', '{key: mcp-upstream-key}')}`;
 }
 
 /** A loopback front for the MCP fixture that answers 401 unless the request carries `Bearer mcp-upstream-key`. */
-async function startKeyedFront(fixture: HttpFixture, seen: (string | undefined)[]): Promise<{ port: number; close(): Promise<void> }> {
+async function startKeyedFront(
+  fixture: HttpFixture,
+  seen: (string | undefined)[],
+): Promise<{ port: number; close(): Promise<void> }> {
   const to = new URL(fixture.url);
   const server: Server = createServer((req, res) => {
     seen.push(req.headers.authorization);
@@ -68,17 +74,24 @@ async function startKeyedFront(fixture: HttpFixture, seen: (string | undefined)[
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
       return;
     }
-    const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const up = request(
+      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -92,7 +105,9 @@ describe('backend.auth on HTTP and MCP edges, translated and served', () => {
 
   beforeAll(async () => {
     upstream = await startUpstream((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ authorization: req.headers.authorization ?? null }));
     });
     fixture = await startHttpFixture({ id: 'keyed' });
     front = await startKeyedFront(fixture, frontSaw);
@@ -115,7 +130,9 @@ describe('backend.auth on HTTP and MCP edges, translated and served', () => {
   };
 
   it('sends an inline key as a bearer token, replacing the client Authorization', async () => {
-    expect(await authorizationSeen('/inline/x', { authorization: 'Bearer client-token' })).toBe('Bearer inline-upstream-key');
+    expect(await authorizationSeen('/inline/x', { authorization: 'Bearer client-token' })).toBe(
+      'Bearer inline-upstream-key',
+    );
   });
 
   it('sends the key of the Secret secretRef names, trimmed', async () => {

@@ -22,18 +22,35 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'verified', validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: test-ca}], hostname: a.example.test}' },
-  { name: 'mismatch', validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: test-ca}], hostname: b.example.test}' },
-  { name: 'wrong-ca', validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: other-ca}], hostname: a.example.test}' },
+  {
+    name: 'verified',
+    validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: test-ca}], hostname: a.example.test}',
+  },
+  {
+    name: 'mismatch',
+    validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: test-ca}], hostname: b.example.test}',
+  },
+  {
+    name: 'wrong-ca',
+    validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: other-ca}], hostname: a.example.test}',
+  },
   { name: 'system', validation: '{wellKnownCACertificates: System, hostname: a.example.test}' },
-  { name: 'san', validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: test-ca}], hostname: other.example.test, subjectAltNames: [{type: Hostname, hostname: a.example.test}]}' },
-  { name: 'missing-ca', validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: nowhere}], hostname: a.example.test}' },
+  {
+    name: 'san',
+    validation:
+      '{caCertificateRefs: [{group: "", kind: ConfigMap, name: test-ca}], hostname: other.example.test, subjectAltNames: [{type: Hostname, hostname: a.example.test}]}',
+  },
+  {
+    name: 'missing-ca',
+    validation: '{caCertificateRefs: [{group: "", kind: ConfigMap, name: nowhere}], hostname: a.example.test}',
+  },
   { name: 'plain' },
 ];
 
 /** The shared backend-TLS fixture (Gateway, `test-ca` / `other-ca` ConfigMaps) plus a Service, route and policy per case. */
 function manifests(port: number): string {
-  const parts = CASES.map((c) => `apiVersion: v1
+  const parts = CASES.map(
+    (c) => `apiVersion: v1
 kind: Service
 metadata: {name: ${c.name}, namespace: default}
 spec: {ports: [{name: https, port: ${port}}]}
@@ -45,14 +62,19 @@ spec:
   parentRefs: [{name: web}]
   rules:
   - {matches: [{path: {type: PathPrefix, value: /${c.name}}}], backendRefs: [{name: ${c.name}, port: ${port}}]}
-${c.validation ? `---
+${
+  c.validation
+    ? `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: BackendTLSPolicy
 metadata: {name: ${c.name}, namespace: default}
 spec:
   targetRefs: [{group: "", kind: Service, name: ${c.name}}]
   validation: ${c.validation}
-` : ''}`);
+`
+    : ''
+}`,
+  );
   return [upstreamTlsManifests(port, port, []), ...parts].join('---\n');
 }
 
@@ -63,12 +85,15 @@ describe('TLS from the proxy to Service backends (BackendTLSPolicy)', () => {
 
   beforeAll(async () => {
     upstream = createServer({ cert: pem('a.crt'), key: pem('a.key') }, (req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sni: (req.socket as TLSSocket).servername }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ sni: (req.socket as TLSSocket).servername }));
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = (upstream.address() as AddressInfo).port;
     const ir = translatedIr(manifests(port));
-    for (const r of ir.resources) if (r.backend?.static?.host.endsWith('.default.svc.cluster.local')) r.backend.static.host = '127.0.0.1';
+    for (const r of ir.resources)
+      if (r.backend?.static?.host.endsWith('.default.svc.cluster.local')) r.backend.static.host = '127.0.0.1';
     runtime = new ProxyRuntime({ log });
     await runtime.apply(ir);
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
@@ -76,7 +101,11 @@ describe('TLS from the proxy to Service backends (BackendTLSPolicy)', () => {
 
   afterAll(async () => {
     await runtime?.close();
-    if (upstream) await new Promise((r) => { upstream.closeAllConnections(); upstream.close(r); });
+    if (upstream)
+      await new Promise((r) => {
+        upstream.closeAllConnections();
+        upstream.close(r);
+      });
   });
 
   async function status(path: string): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -5,15 +5,24 @@ let proxy: Started;
 const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const jsonOnly = { 'content-type': 'application/json', accept: 'application/json' };
 
-beforeAll(async () => { proxy = await startProxy({ targets: [stdioTarget('t')] }); });
-afterAll(async () => { await proxy?.close(); });
+beforeAll(async () => {
+  proxy = await startProxy({ targets: [stdioTarget('t')] });
+});
+afterAll(async () => {
+  await proxy?.close();
+});
 
 function post(body: unknown, headers: Record<string, string> = jsonOnly): Promise<Response> {
   return fetch(proxy.url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 }
 
 async function initialize(version = '2025-06-18'): Promise<{ session: string; body: Record<string, unknown> }> {
-  const res = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const res = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   expect(res.status).toBe(200);
   return { session: res.headers.get('mcp-session-id') ?? '', body: (await res.json()) as Record<string, unknown> };
 }
@@ -28,15 +37,35 @@ describe('bad input on the MCP endpoint', () => {
   it('answers a request without a session with 400 and an unknown session with 404', async () => {
     const missing = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: 'bad_request', error_description: 'the mcp-session-id header is required after initialize' });
-    const unknown = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...jsonOnly, 'mcp-session-id': 'no-such-session' });
+    expect(await missing.json()).toEqual({
+      error: 'bad_request',
+      error_description: 'the mcp-session-id header is required after initialize',
+    });
+    const unknown = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { ...jsonOnly, 'mcp-session-id': 'no-such-session' },
+    );
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: string }).error).toBe('not_found');
   });
 
   it('answers an unacceptable Accept with 406 and a wrong content type with 415', async () => {
-    expect((await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'content-type': 'application/json', accept: 'text/plain' })).status).toBe(406);
-    expect((await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'content-type': 'text/plain', accept: 'application/json' })).status).toBe(415);
+    expect(
+      (
+        await post(
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { 'content-type': 'application/json', accept: 'text/plain' },
+        )
+      ).status,
+    ).toBe(406);
+    expect(
+      (
+        await post(
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { 'content-type': 'text/plain', accept: 'application/json' },
+        )
+      ).status,
+    ).toBe(415);
   });
 
   it('answers a body over the 2 MiB default with 413', async () => {
@@ -65,12 +94,17 @@ describe('streamable HTTP protocol details', () => {
     for (const v of ['2025-03-26', '2025-06-18', '2025-11-25']) {
       expect(((await initialize(v)).body.result as { protocolVersion: string }).protocolVersion).toBe(v);
     }
-    expect(((await initialize('1999-01-01')).body.result as { protocolVersion: string }).protocolVersion).toBe('2025-11-25');
+    expect(((await initialize('1999-01-01')).body.result as { protocolVersion: string }).protocolVersion).toBe(
+      '2025-11-25',
+    );
   });
 
   it('rejects an unsupported mcp-protocol-version header with 400', async () => {
     const { session } = await initialize();
-    const res = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, { ...jsonOnly, 'mcp-session-id': session, 'mcp-protocol-version': '1999-01-01' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { ...jsonOnly, 'mcp-session-id': session, 'mcp-protocol-version': '1999-01-01' },
+    );
     expect(res.status).toBe(400);
   });
 
@@ -88,10 +122,17 @@ describe('streamable HTTP protocol details', () => {
 
   it('accepts batches only when the negotiated version allows them', async () => {
     const old = await initialize('2025-03-26');
-    const batch = [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'b', method: 'ping' }];
+    const batch = [
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'b', method: 'ping' },
+    ];
     const ok = await post(batch, { ...jsonOnly, 'mcp-session-id': old.session });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual([{ jsonrpc: '2.0', id: 'a', result: {} }, { jsonrpc: '2.0', id: 'b', result: {} }]);
+    expect(await ok.json()).toEqual([
+      { jsonrpc: '2.0', id: 'a', result: {} },
+      { jsonrpc: '2.0', id: 'b', result: {} },
+    ]);
     const current = await initialize('2025-06-18');
     const refused = await post(batch, { ...jsonOnly, 'mcp-session-id': current.session });
     expect(refused.status).toBe(400);
@@ -100,18 +141,28 @@ describe('streamable HTTP protocol details', () => {
 
   it('answers notifications with 202 and no body', async () => {
     const { session } = await initialize();
-    const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { ...jsonOnly, 'mcp-session-id': session });
+    const res = await post(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { ...jsonOnly, 'mcp-session-id': session },
+    );
     expect(res.status).toBe(202);
     expect(await res.text()).toBe('');
   });
 
   it('opens one GET stream per session, needs text/event-stream, and ends the session on DELETE', async () => {
     const { session } = await initialize();
-    expect((await fetch(proxy.url, { headers: { accept: 'application/json', 'mcp-session-id': session } })).status).toBe(406);
+    expect(
+      (await fetch(proxy.url, { headers: { accept: 'application/json', 'mcp-session-id': session } })).status,
+    ).toBe(406);
     const ac = new AbortController();
-    const stream = await fetch(proxy.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session }, signal: ac.signal });
+    const stream = await fetch(proxy.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+      signal: ac.signal,
+    });
     expect(stream.status).toBe(200);
-    expect((await fetch(proxy.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } })).status).toBe(409);
+    expect(
+      (await fetch(proxy.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } })).status,
+    ).toBe(409);
     ac.abort();
     expect((await fetch(proxy.url, { method: 'DELETE', headers: { 'mcp-session-id': session } })).status).toBe(200);
     const after = await post({ jsonrpc: '2.0', id: 6, method: 'ping' }, { ...jsonOnly, 'mcp-session-id': session });

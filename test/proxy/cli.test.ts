@@ -8,24 +8,35 @@ import { tempDirs } from '../support/temp-dir.js';
 
 const dir = tempDirs()('gw-cli-');
 const children: Array<ReturnType<typeof spawn>> = [];
-afterAll(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+});
 
 function gw(args: string[], env: Record<string, string | undefined> = {}) {
   const merged = { ...process.env, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], {
+    env: merged,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
 function configFile(name: string, port: number, extra = ''): string {
   const file = path.join(dir, name);
-  writeFileSync(file, `# yaml-language-server: $schema=../schema/config.json
+  writeFileSync(
+    file,
+    `# yaml-language-server: $schema=../schema/config.json
 mcp:
   port: ${port}
   host: 127.0.0.1
@@ -35,7 +46,8 @@ ${extra}  targets:
         cmd: ${JSON.stringify(process.execPath)}
         args: [${JSON.stringify(stdioFixture)}]
         env: { FIXTURE_ID: "\${FIXTURE_NAME}" }
-`);
+`,
+  );
   return file;
 }
 
@@ -61,9 +73,24 @@ describe('gw proxy command', () => {
 
   it('serves MCP, readiness and metrics, and reaps stdio targets on SIGTERM', async () => {
     const [port, ready, metrics] = [await freePort(), await freePort(), await freePort()];
-    const run = gw(['proxy', '-f', configFile('run.yaml', port), '--ready-address', `127.0.0.1:${ready}`,
-      '--metrics-address', `127.0.0.1:${metrics}`, '--log-format', 'text'], { FIXTURE_NAME: 'cli' });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${ready}/healthz/ready`).catch(() => undefined))?.status === 200, 20_000);
+    const run = gw(
+      [
+        'proxy',
+        '-f',
+        configFile('run.yaml', port),
+        '--ready-address',
+        `127.0.0.1:${ready}`,
+        '--metrics-address',
+        `127.0.0.1:${metrics}`,
+        '--log-format',
+        'text',
+      ],
+      { FIXTURE_NAME: 'cli' },
+    );
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${ready}/healthz/ready`).catch(() => undefined))?.status === 200,
+      20_000,
+    );
     const { client } = await connectClient(`http://127.0.0.1:${port}/mcp`);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('cli:hi');
     const pid = Number(textOf(await client.callTool({ name: 'pid' })));

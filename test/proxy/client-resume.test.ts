@@ -20,11 +20,24 @@ const sse = { 'content-type': 'application/json', accept: 'application/json, tex
 
 /** A session opened by hand at `version`, so the test sees the raw streams. */
 async function session(version = '2025-11-25'): Promise<Record<string, string>> {
-  const res = await fetch(proxy.url, { method: 'POST', headers: sse, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+  const res = await fetch(proxy.url, {
+    method: 'POST',
+    headers: sse,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
   const id = res.headers.get('mcp-session-id') ?? '';
   await res.text();
   const headers = { ...sse, 'mcp-session-id': id, 'mcp-protocol-version': version };
-  await fetch(proxy.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await fetch(proxy.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   return headers;
 }
 
@@ -70,13 +83,21 @@ describe('client streams with event ids and Last-Event-ID', () => {
     // The client waits 100 ms before resuming, so the first progress event (at 60 ms) comes from the
     // buffer and the rest from the call still running.
     const transport = new StreamableHTTPClientTransport(new URL(proxy.url), {
-      fetch: cuttingFetch, reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 3 },
+      fetch: cuttingFetch,
+      reconnectionOptions: {
+        initialReconnectionDelay: 100,
+        maxReconnectionDelay: 200,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 3,
+      },
     });
     const client = new Client({ name: 'resuming', version: '1' });
     client.onerror = () => undefined; // the SDK reports the cut stream before it resumes
     await client.connect(transport);
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 60 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const result = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 60 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(textOf(result)).toBe('done 3');
     expect(progress).toEqual([1, 2, 3]);
     expect(cut).toBe(true);
@@ -86,12 +107,23 @@ describe('client streams with event ids and Last-Event-ID', () => {
 
   it('replays a finished call stream from the buffer when the client comes back after the answer', async () => {
     const headers = await session();
-    const post = await fetch(proxy.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { steps: 2, ms: 40 }, _meta: { progressToken: 'p' } } }) });
+    const post = await fetch(proxy.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { steps: 2, ms: 40 }, _meta: { progressToken: 'p' } },
+      }),
+    });
     const seen = await readUntil(post, /^id: .+$/m); // the first progress event, then the client goes away
     const [first] = ids(seen);
     expect(first).toMatch(/^\d+-\d+$/);
     await new Promise((r) => setTimeout(r, 250)); // the call finishes while nobody listens
-    const again = await fetch(proxy.url, { headers: { ...headers, accept: 'text/event-stream', 'last-event-id': first ?? '' } });
+    const again = await fetch(proxy.url, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': first ?? '' },
+    });
     expect(again.status).toBe(200);
     const text = await again.text(); // ends after the replayed answer
     const messages = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1] ?? '') as Record<string, unknown>);
@@ -103,7 +135,12 @@ describe('client streams with event ids and Last-Event-ID', () => {
     const headers = await session();
     const get = { ...headers, accept: 'text/event-stream' };
     const first = await fetch(proxy.url, { headers: get });
-    const call = (id: number): Promise<string> => fetch(proxy.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'change', arguments: {} } }) }).then((r) => r.text());
+    const call = (id: number): Promise<string> =>
+      fetch(proxy.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'change', arguments: {} } }),
+      }).then((r) => r.text());
     await call(1);
     const seen = await readUntil(first, /list_changed/);
     const [last] = ids(seen);
@@ -116,15 +153,26 @@ describe('client streams with event ids and Last-Event-ID', () => {
 
   it('answers 404 for a Last-Event-ID the session never issued', async () => {
     const headers = await session();
-    const res = await fetch(proxy.url, { headers: { ...headers, accept: 'text/event-stream', 'last-event-id': '3-999999' } });
+    const res = await fetch(proxy.url, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': '3-999999' },
+    });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'not_found', error_description: 'the last-event-id is not an event id of this session' });
+    expect(await res.json()).toEqual({
+      error: 'not_found',
+      error_description: 'the last-event-id is not an event id of this session',
+    });
   });
 
   it('sends no priming event to clients before 2025-11-25, whose lone answer keeps its content length', async () => {
     const headers = await session('2025-06-18');
-    const res = await fetch(proxy.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) });
+    const res = await fetch(proxy.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+    });
     expect(res.headers.get('transfer-encoding')).toBeNull();
-    expect(await res.text()).toMatch(/^id: \d+-\d+\nevent: message\ndata: \{"jsonrpc":"2.0","id":3,"result":\{\}\}\n\n$/);
+    expect(await res.text()).toMatch(
+      /^id: \d+-\d+\nevent: message\ndata: \{"jsonrpc":"2.0","id":3,"result":\{\}\}\n\n$/,
+    );
   });
 });

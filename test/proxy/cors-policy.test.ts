@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { originMatches, preflightHeaders, responseCorsHeaders } from '../../src/proxy/policy/cors.js';
 
-const base = { allowOrigins: ['*'], allowHeaders: ['*'], exposeHeaders: ['Mcp-Session-Id'], allowMethods: [], maxAge: 600, allowCredentials: false };
+const base = {
+  allowOrigins: ['*'],
+  allowHeaders: ['*'],
+  exposeHeaders: ['Mcp-Session-Id'],
+  allowMethods: [],
+  maxAge: 600,
+  allowCredentials: false,
+};
 
 describe('CORS header computation', () => {
   it('answers any origin with * when credentials are off, and reflects the requested headers for allowHeaders *', () => {
     expect(preflightHeaders(base, 'https://a.example', 'content-type, authorization')).toMatchObject({
-      'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type, authorization', 'access-control-max-age': '600',
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'content-type, authorization',
+      'access-control-max-age': '600',
     });
   });
 
@@ -24,14 +33,21 @@ describe('CORS header computation', () => {
   it('echoes the origin and the requested headers when credentials are on', () => {
     const h = preflightHeaders({ ...base, allowCredentials: true }, 'https://a.example', 'content-type, authorization');
     expect(h).toMatchObject({
-      'access-control-allow-origin': 'https://a.example', 'access-control-allow-headers': 'content-type, authorization',
+      'access-control-allow-origin': 'https://a.example',
+      'access-control-allow-headers': 'content-type, authorization',
       'access-control-allow-credentials': 'true',
     });
   });
 
   it('adds nothing to responses for origins that are not allowed', () => {
     expect(responseCorsHeaders({ ...base, allowOrigins: ['https://ok.example'] }, 'https://no.example')).toEqual({});
-    expect(responseCorsHeaders(base, 'https://x.example')['access-control-expose-headers']).toBe('Mcp-Session-Id, WWW-Authenticate');
-    expect(responseCorsHeaders({ ...base, exposeHeaders: ['www-authenticate'] }, 'https://x.example')['access-control-expose-headers']).toBe('www-authenticate');
+    expect(responseCorsHeaders(base, 'https://x.example')['access-control-expose-headers']).toBe(
+      'Mcp-Session-Id, WWW-Authenticate',
+    );
+    expect(
+      responseCorsHeaders({ ...base, exposeHeaders: ['www-authenticate'] }, 'https://x.example')[
+        'access-control-expose-headers'
+      ],
+    ).toBe('www-authenticate');
   });
 });

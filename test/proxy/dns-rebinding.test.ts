@@ -4,15 +4,26 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, stdioTarget, type Started } from './harness.js';
 
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+const body = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+});
 
 function post(url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => { text += c.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -23,14 +34,23 @@ describe('DNS rebinding protection', () => {
   let withCors: Started;
   beforeAll(async () => {
     plain = await startProxy({ targets: [stdioTarget('t')] });
-    withCors = await startProxy({ targets: [stdioTarget('t')], policies: { cors: { allowOrigins: ['https://app.example'] } } });
+    withCors = await startProxy({
+      targets: [stdioTarget('t')],
+      policies: { cors: { allowOrigins: ['https://app.example'] } },
+    });
   });
-  afterAll(async () => { await plain?.close(); await withCors?.close(); });
+  afterAll(async () => {
+    await plain?.close();
+    await withCors?.close();
+  });
 
   it('refuses a foreign Host on a loopback listener with 403 and creates no session', async () => {
     const res = await post(plain.url, { host: 'evil.example', origin: 'http://evil.example' });
     expect(res.status).toBe(403);
-    expect(JSON.parse(res.text)).toMatchObject({ error: 'forbidden', error_description: expect.stringContaining('DNS rebinding') });
+    expect(JSON.parse(res.text)).toMatchObject({
+      error: 'forbidden',
+      error_description: expect.stringContaining('DNS rebinding'),
+    });
     expect((await post(plain.url, { host: 'evil.example' })).status).toBe(403);
     expect(plain.runtime.sessions.size).toBe(0);
   });

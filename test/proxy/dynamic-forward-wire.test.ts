@@ -52,45 +52,74 @@ describe('GwBackend dynamicForwardProxy', () => {
   let proxyPort: number;
   const tries = new Map<string, number>();
 
-  const get = (path: string, host: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> =>
+  const get = (
+    path: string,
+    host: string,
+    o: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<RawResponse> =>
     rawRequest(`http://127.0.0.1:${proxyPort}${path}`, { ...o, headers: { ...o.headers, host } });
-  const echo = (res: RawResponse): { who: string; url: string; headers: Record<string, string> } => JSON.parse(res.body) as never;
+  const echo = (res: RawResponse): { who: string; url: string; headers: Record<string, string> } =>
+    JSON.parse(res.body) as never;
 
   beforeAll(async () => {
-    const handler = (who: string) => (req: IncomingMessage, res: ServerResponse): void => {
-      const id = String(req.headers['x-id'] ?? '');
-      const n = (tries.get(id) ?? 0) + 1;
-      tries.set(id, n);
-      const url = req.url ?? '';
-      if (url.startsWith('/timed')) {
-        setTimeout(() => res.writeHead(200).end('late'), 1500);
-        return;
-      }
-      if (url.startsWith('/flaky') && n < 3) {
-        res.writeHead(503).end('busy');
-        return;
-      }
-      if (url.startsWith('/open/bounce')) {
-        // Sends the request back into the proxy through an address the proxy cannot recognise as itself: only Via can tell.
-        void rawRequest(`http://127.0.0.1:${proxyPort}/open/again`, { headers: { host: `127.0.0.1:${b.port}`, via: String(req.headers.via ?? '') } })
-          .then((back) => res.writeHead(back.status, { 'content-type': 'application/json' }).end(back.body));
-        return;
-      }
-      void readAll(req).then((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ who, url, headers: req.headers, body: body.toString(), try: n })));
-    };
+    const handler =
+      (who: string) =>
+      (req: IncomingMessage, res: ServerResponse): void => {
+        const id = String(req.headers['x-id'] ?? '');
+        const n = (tries.get(id) ?? 0) + 1;
+        tries.set(id, n);
+        const url = req.url ?? '';
+        if (url.startsWith('/timed')) {
+          setTimeout(() => res.writeHead(200).end('late'), 1500);
+          return;
+        }
+        if (url.startsWith('/flaky') && n < 3) {
+          res.writeHead(503).end('busy');
+          return;
+        }
+        if (url.startsWith('/open/bounce')) {
+          // Sends the request back into the proxy through an address the proxy cannot recognise as itself: only Via can tell.
+          void rawRequest(`http://127.0.0.1:${proxyPort}/open/again`, {
+            headers: { host: `127.0.0.1:${b.port}`, via: String(req.headers.via ?? '') },
+          }).then((back) => res.writeHead(back.status, { 'content-type': 'application/json' }).end(back.body));
+          return;
+        }
+        void readAll(req).then((body) =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ who, url, headers: req.headers, body: body.toString(), try: n })),
+        );
+      };
     a = await startUpstream(handler('a'));
     b = await startUpstream(handler('b'));
     secure = createHttpsServer({ cert: pem('a.crt'), key: pem('a.key') }, handler('secure'));
     await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
     securePort = (secure.address() as AddressInfo).port;
     runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
-    await runtime.apply(translatedIr(trafficManifests(a.port, [
-      { name: 'open', backend: 'dfp', traffic: '{headerModifiers: {request: {set: [{name: X-Tenant, value: policy}]}}}', rule: 'filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: X-Route, value: open}]}}]' },
-      { name: 'flaky', backend: 'dfp', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
-      { name: 'timed', backend: 'dfp', traffic: '{timeouts: {request: 100ms}}' },
-      { name: 'limited', backend: 'dfp', traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}}' },
-      { name: 'authz', backend: 'dfp', traffic: `{authorization: {policy: {matchExpressions: ['request.method == "GET"']}}}` },
-    ], extra)));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(
+          a.port,
+          [
+            {
+              name: 'open',
+              backend: 'dfp',
+              traffic: '{headerModifiers: {request: {set: [{name: X-Tenant, value: policy}]}}}',
+              rule: 'filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: X-Route, value: open}]}}]',
+            },
+            { name: 'flaky', backend: 'dfp', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
+            { name: 'timed', backend: 'dfp', traffic: '{timeouts: {request: 100ms}}' },
+            { name: 'limited', backend: 'dfp', traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}}' },
+            {
+              name: 'authz',
+              backend: 'dfp',
+              traffic: `{authorization: {policy: {matchExpressions: ['request.method == "GET"']}}}`,
+            },
+          ],
+          extra,
+        ),
+      ),
+    );
     proxyPort = Object.values(runtime.boundPorts())[0] ?? 0;
   });
 
@@ -98,7 +127,13 @@ describe('GwBackend dynamicForwardProxy', () => {
     await runtime?.close();
     await a?.close();
     await b?.close();
-    await new Promise<void>((resolve) => { if (!secure) resolve(); else { secure.close(() => resolve()); secure.closeAllConnections(); } });
+    await new Promise<void>((resolve) => {
+      if (!secure) resolve();
+      else {
+        secure.close(() => resolve());
+        secure.closeAllConnections();
+      }
+    });
   });
 
   it('forwards each request to the host and port its Host header names', async () => {
@@ -139,7 +174,11 @@ describe('GwBackend dynamicForwardProxy', () => {
 
   it('applies CEL authorization before contacting any host', async () => {
     expect((await get('/authz', `127.0.0.1:${a.port}`)).status).toBe(200);
-    const denied = await get('/authz', `127.0.0.1:${a.port}`, { method: 'POST', headers: { 'x-id': 'denied' }, body: 'x' });
+    const denied = await get('/authz', `127.0.0.1:${a.port}`, {
+      method: 'POST',
+      headers: { 'x-id': 'denied' },
+      body: 'x',
+    });
     expect(denied.status).toBe(403);
     expect(tries.get('denied')).toBeUndefined();
   });
@@ -164,7 +203,9 @@ describe('GwBackend dynamicForwardProxy', () => {
     const text = await new Promise<string>((resolve, reject) => {
       const socket = connect(proxyPort, '127.0.0.1', () => socket.write('GET /open/none HTTP/1.0\r\n\r\n'));
       let out = '';
-      socket.on('data', (c: Buffer) => { out += c.toString(); });
+      socket.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
       socket.on('end', () => resolve(out));
       socket.on('error', reject);
     });

@@ -7,7 +7,13 @@ import { normalizeSnapshot } from '../../src/ir/load.js';
 import { destinationOf, isSelf, viaHas, viaWith } from '../../src/proxy/http/dynamic-forward.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 
-interface Case { name: string; host?: string; tls?: boolean; want?: { host: string; port: number }; error?: string }
+interface Case {
+  name: string;
+  host?: string;
+  tls?: boolean;
+  want?: { host: string; port: number };
+  error?: string;
+}
 const cases = parse(readFileSync(new URL('./testdata/dynamic-forward-hosts.yaml', import.meta.url), 'utf8')) as Case[];
 
 describe('destinationOf', () => {
@@ -25,7 +31,8 @@ describe('loop checks', () => {
   const local = new Set(['10.0.0.7', '0.0.0.0', '::']);
 
   it('treats a loopback or local address on a listener port as this proxy', () => {
-    for (const a of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '10.0.0.7', '0.0.0.0']) expect(isSelf(a, 8080, [8080], local), a).toBe(true);
+    for (const a of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '10.0.0.7', '0.0.0.0'])
+      expect(isSelf(a, 8080, [8080], local), a).toBe(true);
   });
 
   it('lets through another port on this machine and the listener port on another machine', () => {
@@ -44,7 +51,10 @@ describe('loop checks', () => {
 
 describe('snapshot check', () => {
   it('accepts a dynamicForwardProxy backend', () => {
-    const snapshot = normalizeSnapshot({ version: '1', resources: [{ backend: { name: 'b', dynamicForwardProxy: {} } }] });
+    const snapshot = normalizeSnapshot({
+      version: '1',
+      resources: [{ backend: { name: 'b', dynamicForwardProxy: {} } }],
+    });
     expect(checkSnapshot(snapshot, 'test')).toEqual([]);
   });
 });
@@ -53,10 +63,14 @@ describe('open forward proxy warning', () => {
   it('reads access control from the typed policy, not from the effective-field text', async () => {
     const { hasAccessControl } = await import('../../src/proxy/http/dynamic-forward.js');
     const route = (policy: Record<string, unknown> | undefined, effective: Record<string, string> = {}) =>
-      ({ name: 'r', policy, effective: { fields: effective, provenance: {} } }) as unknown as Parameters<typeof hasAccessControl>[0];
+      ({ name: 'r', policy, effective: { fields: effective, provenance: {} } }) as unknown as Parameters<
+        typeof hasAccessControl
+      >[0];
     expect(hasAccessControl(route(undefined, { 'traffic.jwtAuthentication': '{}' }))).toBe(false);
     expect(hasAccessControl(route({ basicAuthentication: { users: [] } }))).toBe(true);
     expect(hasAccessControl(route({ authorization: { rules: [] } }))).toBe(false);
-    expect(hasAccessControl(route({ authorization: { rules: [{ expressions: ['true'], action: 'ALLOW' }] } }))).toBe(true);
+    expect(hasAccessControl(route({ authorization: { rules: [{ expressions: ['true'], action: 'ALLOW' }] } }))).toBe(
+      true,
+    );
   });
 });

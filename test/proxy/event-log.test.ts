@@ -52,7 +52,12 @@ describe('priming call streams', () => {
     const primer = new Primer(100, () => now);
     const log = new EventLog();
     const written: string[] = [];
-    const res = { headersSent: true, writableEnded: false, destroyed: false, write: (t: string) => written.push(t) } as unknown as ServerResponse;
+    const res = {
+      headersSent: true,
+      writableEnded: false,
+      destroyed: false,
+      write: (t: string) => written.push(t),
+    } as unknown as ServerResponse;
     const slow = new SseStream(log.newStream(), log, 's');
     const quick = new SseStream(log.newStream(), log, 's');
     slow.attach(res);

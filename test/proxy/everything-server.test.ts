@@ -5,9 +5,16 @@ import { connectClient, everythingServer, startProxy, stdioTarget, textOf, type 
 describe('an off-the-shelf MCP server as a stdio target', () => {
   let proxy: Started;
   beforeAll(async () => {
-    proxy = await startProxy({ targets: [{ name: 'everything', stdio: { cmd: process.execPath, args: [everythingServer, 'stdio'] } }, stdioTarget('fixture')] });
+    proxy = await startProxy({
+      targets: [
+        { name: 'everything', stdio: { cmd: process.execPath, args: [everythingServer, 'stdio'] } },
+        stdioTarget('fixture'),
+      ],
+    });
   });
-  afterAll(async () => { await proxy?.close(); });
+  afterAll(async () => {
+    await proxy?.close();
+  });
 
   it('lists and calls its tools through the proxy with the target prefix', async () => {
     const { client } = await connectClient(proxy.url);

@@ -46,26 +46,48 @@ export async function startFakeAgentCore(secrets: Record<string, string>): Promi
       const arn = m ? decodeURIComponent(m[1] ?? '') : '';
       const qualifier = m?.[2] ? new URLSearchParams(m[2]).get('qualifier') : null;
       const v = verify(req, raw, secrets);
-      received.push({ method: req.method ?? '', url: req.url ?? '', arn, qualifier, headers: req.headers, body: raw.toString(), signatureValid: v.valid, accessKeyId: v.accessKeyId, scope: v.scope });
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        arn,
+        qualifier,
+        headers: req.headers,
+        body: raw.toString(),
+        signatureValid: v.valid,
+        accessKeyId: v.accessKeyId,
+        scope: v.scope,
+      });
       const error = (status: number, type: string, message: string): void => {
-        res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type }).end(JSON.stringify({ message }));
+        res
+          .writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type })
+          .end(JSON.stringify({ message }));
       };
-      if (!m || req.method !== 'POST') return error(404, 'UnknownOperationException', 'fake: not an InvokeAgentRuntime call');
+      if (!m || req.method !== 'POST')
+        return error(404, 'UnknownOperationException', 'fake: not an InvokeAgentRuntime call');
       if (!v.valid) return error(403, 'InvalidSignatureException', 'fake: the request signature does not match');
       const runtime = arn.slice(arn.indexOf('runtime/') + 'runtime/'.length);
-      const session = String(req.headers['x-amzn-bedrock-agentcore-runtime-session-id'] ?? 'fake-generated-session-id-0000000000');
+      const session = String(
+        req.headers['x-amzn-bedrock-agentcore-runtime-session-id'] ?? 'fake-generated-session-id-0000000000',
+      );
       if (runtime.startsWith('slow-')) return;
       calls.set(runtime, (calls.get(runtime) ?? 0) + 1);
-      if (runtime.startsWith('flaky-') && calls.get(runtime) === 1) return error(503, 'ServiceUnavailableException', 'fake: try again');
+      if (runtime.startsWith('flaky-') && calls.get(runtime) === 1)
+        return error(503, 'ServiceUnavailableException', 'fake: try again');
       if (runtime.startsWith('stream-')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'x-amzn-bedrock-agentcore-runtime-session-id': session });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'x-amzn-bedrock-agentcore-runtime-session-id': session,
+        });
         res.write('data: {"part":1}\n\n');
         const finish = (): void => void res.end('data: {"part":2}\n\n');
         if (released) finish();
         else waiting.push(finish);
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-bedrock-agentcore-runtime-session-id': session });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-amzn-bedrock-agentcore-runtime-session-id': session,
+      });
       res.end(JSON.stringify({ runtime, qualifier, payload: raw.toString() }));
     });
   };
@@ -74,7 +96,14 @@ export async function startFakeAgentCore(secrets: Record<string, string>): Promi
   return {
     port: (server.address() as AddressInfo).port,
     received,
-    release: () => { released = true; for (const f of waiting.splice(0)) f(); },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    release: () => {
+      released = true;
+      for (const f of waiting.splice(0)) f();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

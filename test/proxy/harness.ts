@@ -14,7 +14,10 @@ import { ProxyRuntime, type RuntimeOptions } from '../../src/proxy/runtime.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const stdioFixture = path.resolve(here, '../fixtures/mcp-stdio-server.mjs');
-export const everythingServer = path.resolve(here, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const everythingServer = path.resolve(
+  here,
+  '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
 
 export function stdioTarget(name: string, env: Record<string, string> = {}): TargetConfig {
   return { name, stdio: { cmd: process.execPath, args: [stdioFixture], env: { FIXTURE_ID: name, ...env } } };
@@ -27,9 +30,16 @@ export function snapshotFor(mcp: Omit<ConfigFile['mcp'], 'port'>): Snapshot {
   return snap;
 }
 
-export interface Started { runtime: ProxyRuntime; url: string; close(): Promise<void> }
+export interface Started {
+  runtime: ProxyRuntime;
+  url: string;
+  close(): Promise<void>;
+}
 
-export async function startProxy(mcp: Omit<ConfigFile['mcp'], 'port'>, opts: Partial<RuntimeOptions> = {}): Promise<Started> {
+export async function startProxy(
+  mcp: Omit<ConfigFile['mcp'], 'port'>,
+  opts: Partial<RuntimeOptions> = {},
+): Promise<Started> {
   const runtime = new ProxyRuntime({ log: pino({ level: process.env.TEST_LOG ?? 'silent' }), ...opts });
   await runtime.apply(snapshotFor(mcp));
   const port = Object.values(runtime.boundPorts())[0];
@@ -37,7 +47,9 @@ export async function startProxy(mcp: Omit<ConfigFile['mcp'], 'port'>, opts: Par
 }
 
 export async function connectClient(
-  url: string, capabilities: ClientCapabilities = {}, headers: Record<string, string> = {},
+  url: string,
+  capabilities: ClientCapabilities = {},
+  headers: Record<string, string> = {},
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });

@@ -17,13 +17,22 @@ kind: Secret
 metadata: {name: api-keys, namespace: default}
 data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
 `;
-    bench = await startAuthBench([
-      { name: 'strict', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}}}' },
-      { name: 'optional', traffic: '{apiKeyAuthentication: {mode: Optional, secretRef: {name: api-keys}}}' },
-      { name: 'query', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {queryParameter: {name: key}}}}' },
-      { name: 'xkey', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {header: {name: X-Api-Key}}}}' },
-      { name: 'selector', traffic: '{apiKeyAuthentication: {secretSelector: {matchLabels: {app: keys}}}}' },
-    ], secret);
+    bench = await startAuthBench(
+      [
+        { name: 'strict', traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}}}' },
+        { name: 'optional', traffic: '{apiKeyAuthentication: {mode: Optional, secretRef: {name: api-keys}}}' },
+        {
+          name: 'query',
+          traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {queryParameter: {name: key}}}}',
+        },
+        {
+          name: 'xkey',
+          traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {header: {name: X-Api-Key}}}}',
+        },
+        { name: 'selector', traffic: '{apiKeyAuthentication: {secretSelector: {matchLabels: {app: keys}}}}' },
+      ],
+      secret,
+    );
   });
 
   afterAll(async () => {

@@ -6,7 +6,8 @@ import { seen, startAuthBench, type AuthBench } from './http-auth-harness.js';
 // `openssl passwd -apr1 -salt abcdefgh secret` and {SHA} of "hunter2".
 const aliceHash = '$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ/';
 const bobHash = '{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0=';
-const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('Basic authentication on forwarded HTTP routes', () => {
   let bench: AuthBench;
@@ -24,13 +25,16 @@ kind: Secret
 metadata: {name: bcrypt-users, namespace: default}
 data: {.htaccess: ${Buffer.from('carol:$2y$10$abcdefghijklmnopqrstuuJ3M4a9Qz9nOa0wq6cJ8B0gZx2wS1yUe\n').toString('base64')}}
 `;
-    bench = await startAuthBench([
-      { name: 'inline', traffic: `{basicAuthentication: {realm: "Shop API", users: ["alice:${aliceHash}"]}}` },
-      { name: 'secret', traffic: '{basicAuthentication: {secretRef: {name: users}}}' },
-      { name: 'optional', traffic: `{basicAuthentication: {mode: Optional, users: ["alice:${aliceHash}"]}}` },
-      { name: 'bcrypt', traffic: '{basicAuthentication: {secretRef: {name: bcrypt-users}}}' },
-      { name: 'missing', traffic: '{basicAuthentication: {secretRef: {name: nowhere}}}' },
-    ], secrets);
+    bench = await startAuthBench(
+      [
+        { name: 'inline', traffic: `{basicAuthentication: {realm: "Shop API", users: ["alice:${aliceHash}"]}}` },
+        { name: 'secret', traffic: '{basicAuthentication: {secretRef: {name: users}}}' },
+        { name: 'optional', traffic: `{basicAuthentication: {mode: Optional, users: ["alice:${aliceHash}"]}}` },
+        { name: 'bcrypt', traffic: '{basicAuthentication: {secretRef: {name: bcrypt-users}}}' },
+        { name: 'missing', traffic: '{basicAuthentication: {secretRef: {name: nowhere}}}' },
+      ],
+      secrets,
+    );
   });
 
   afterAll(async () => {
@@ -52,7 +56,11 @@ data: {.htaccess: ${Buffer.from('carol:$2y$10$abcdefghijklmnopqrstuuJ3M4a9Qz9nOa
     expect(seen(res).headers.authorization).toBeUndefined();
   });
 
-  it.each([['alice', 'wrong'], ['mallory', 'secret'], ['alice', '']])('answers 401 invalid_credentials for %s / %s', async (user, password) => {
+  it.each([
+    ['alice', 'wrong'],
+    ['mallory', 'secret'],
+    ['alice', ''],
+  ])('answers 401 invalid_credentials for %s / %s', async (user, password) => {
     const res = await get('/inline/x', { authorization: basic(user, password) });
     expect(res.status).toBe(401);
     expect(JSON.parse(res.body).error).toBe('invalid_credentials');
@@ -70,13 +78,16 @@ data: {.htaccess: ${Buffer.from('carol:$2y$10$abcdefghijklmnopqrstuuJ3M4a9Qz9nOa
     expect((await get('/optional/x', { authorization: basic('alice', 'nope') })).status).toBe(401);
   });
 
-  it.each(['bcrypt', 'missing'])('refuses route %s (unsupported hash format or missing Secret) with 503', async (name) => {
-    const before = bench.hits();
-    const res = await get(`/${name}/x`, { authorization: basic('carol', 'secret') });
-    expect(res.status).toBe(503);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'policy_not_enforced' });
-    expect(bench.hits()).toBe(before);
-  });
+  it.each(['bcrypt', 'missing'])(
+    'refuses route %s (unsupported hash format or missing Secret) with 503',
+    async (name) => {
+      const before = bench.hits();
+      const res = await get(`/${name}/x`, { authorization: basic('carol', 'secret') });
+      expect(res.status).toBe(503);
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'policy_not_enforced' });
+      expect(bench.hits()).toBe(before);
+    },
+  );
 
   it('never writes a password or its encoded credentials into logs or error bodies', async () => {
     await get('/inline/x', { authorization: basic('alice', 'wrong-horse-battery') });

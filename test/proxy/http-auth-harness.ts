@@ -21,7 +21,8 @@ export interface AuthBench {
 }
 
 /** What the echo upstream saw of a forwarded request. */
-export const seen = (res: RawResponse): { url: string; headers: Record<string, string> } => JSON.parse(res.body) as { url: string; headers: Record<string, string> };
+export const seen = (res: RawResponse): { url: string; headers: Record<string, string> } =>
+  JSON.parse(res.body) as { url: string; headers: Record<string, string> };
 
 export async function startAuthBench(cases: TrafficCase[], extra = ''): Promise<AuthBench> {
   let hits = 0;
@@ -29,20 +30,33 @@ export async function startAuthBench(cases: TrafficCase[], extra = ''): Promise<
   const bodies: string[] = [];
   const upstream = await startUpstream((req, res) => {
     hits++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, headers: req.headers }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ url: req.url, headers: req.headers }));
   });
-  const sink = new Writable({ write(chunk: Buffer, _e, done) { logged.push(chunk.toString()); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      logged.push(chunk.toString());
+      done();
+    },
+  });
   const runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity() });
   const snapshot = translatedIr(trafficManifests(upstream.port, cases, extra));
   await runtime.apply(snapshot);
   const base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
-  const send = async (path: string, o: { method?: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> => {
+  const send = async (
+    path: string,
+    o: { method?: string; headers?: Record<string, string>; body?: string },
+  ): Promise<RawResponse> => {
     const res = await rawRequest(`${base}${path}`, o);
     bodies.push(res.body);
     return res;
   };
   return {
-    hits: () => hits, ir: JSON.stringify(snapshot), logged, bodies,
+    hits: () => hits,
+    ir: JSON.stringify(snapshot),
+    logged,
+    bodies,
     get: (path, headers = {}) => send(path, { headers }),
     post: (path, headers, body) => send(path, { method: 'POST', headers, body }),
     close: async () => {

@@ -30,7 +30,9 @@ describe('JWT authentication and CEL authorization on forwarded HTTP routes', ()
     other = o.privateKey;
     const publicA: JWK = { ...(await exportJWK(a.publicKey)), kid: 'a1', alg: 'ES256', use: 'sig' };
     const publicB: JWK = { ...(await exportJWK(b.publicKey)), kid: 'b1', alg: 'ES256', use: 'sig' };
-    jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicA] })));
+    jwks = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicA] })),
+    );
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
     const inlineB = JSON.stringify(JSON.stringify({ keys: [publicB] }));
@@ -41,19 +43,40 @@ describe('JWT authentication and CEL authorization on forwarded HTTP routes', ()
       { name: 'optional', traffic: `{jwtAuthentication: {mode: Optional, providers: [${provA}]}}` },
       { name: 'permissive', traffic: `{jwtAuthentication: {mode: Permissive, providers: [${provA}]}}` },
       { name: 'preserve', traffic: `{jwtAuthentication: {preserveToken: true, providers: [${provA}]}}` },
-      { name: 'query', traffic: `{jwtAuthentication: {location: {queryParameter: {name: access_token}}, providers: [${provA}]}}` },
+      {
+        name: 'query',
+        traffic: `{jwtAuthentication: {location: {queryParameter: {name: access_token}}, providers: [${provA}]}}`,
+      },
       { name: 'cookie', traffic: `{jwtAuthentication: {location: {cookie: {name: session}}, providers: [${provA}]}}` },
-      { name: 'custom', traffic: `{jwtAuthentication: {location: {header: {name: X-Token, prefix: "Token "}}, providers: [${provA}]}}` },
-      { name: 'badkeys', traffic: `{jwtAuthentication: {providers: [{issuer: "${issB}", jwks: {inline: "not json"}}]}}` },
-      { name: 'celloc', traffic: `{jwtAuthentication: {location: {expression: 'request.headers["x-t"]'}, providers: [${provA}]}}` },
-      { name: 'authz', traffic: `{jwtAuthentication: {providers: [${provA}]}, authorization: {policy: {matchExpressions: ['jwt.sub == "alice" && request.method == "GET"']}}}` },
-      { name: 'deny', traffic: `{authorization: {action: Deny, policy: {matchExpressions: ['request.path.startsWith("/deny/admin")']}}}` },
+      {
+        name: 'custom',
+        traffic: `{jwtAuthentication: {location: {header: {name: X-Token, prefix: "Token "}}, providers: [${provA}]}}`,
+      },
+      {
+        name: 'badkeys',
+        traffic: `{jwtAuthentication: {providers: [{issuer: "${issB}", jwks: {inline: "not json"}}]}}`,
+      },
+      {
+        name: 'celloc',
+        traffic: `{jwtAuthentication: {location: {expression: 'request.headers["x-t"]'}, providers: [${provA}]}}`,
+      },
+      {
+        name: 'authz',
+        traffic: `{jwtAuthentication: {providers: [${provA}]}, authorization: {policy: {matchExpressions: ['jwt.sub == "alice" && request.method == "GET"']}}}`,
+      },
+      {
+        name: 'deny',
+        traffic: `{authorization: {action: Deny, policy: {matchExpressions: ['request.path.startsWith("/deny/admin")']}}}`,
+      },
     ]);
   });
 
   afterAll(async () => {
     await bench?.close();
-    await new Promise<void>((resolve) => { jwks?.close(() => resolve()); jwks?.closeAllConnections(); });
+    await new Promise<void>((resolve) => {
+      jwks?.close(() => resolve());
+      jwks?.closeAllConnections();
+    });
   });
 
   it('answers 401 with a Bearer challenge and never forwards when a strict route gets no token', async () => {
@@ -67,20 +90,36 @@ describe('JWT authentication and CEL authorization on forwarded HTTP routes', ()
   });
 
   it('forwards a valid token of the remote-JWKS provider and strips it from the forwarded request', async () => {
-    const res = await get('/strict/x', { authorization: `Bearer ${await sign(keyA, 'a1', { iss: issA, aud: 'api', sub: 'alice' })}` });
+    const res = await get('/strict/x', {
+      authorization: `Bearer ${await sign(keyA, 'a1', { iss: issA, aud: 'api', sub: 'alice' })}`,
+    });
     expect(res.status).toBe(200);
     expect(seen(res).headers.authorization).toBeUndefined();
   });
 
   it('picks the provider by the token issuer: an inline-JWKS provider accepts its own tokens', async () => {
-    const res = await get('/strict/x', { authorization: `Bearer ${await sign(keyB, 'b1', { iss: issB, sub: 'bob' })}` });
+    const res = await get('/strict/x', {
+      authorization: `Bearer ${await sign(keyB, 'b1', { iss: issB, sub: 'bob' })}`,
+    });
     expect(res.status).toBe(200);
   });
 
   it.each([
-    ['a wrong audience', async () => sign(keyA, 'a1', { iss: issA, aud: 'other' }), 'The access token is not intended for this resource'],
-    ['an unknown issuer', async () => sign(keyA, 'a1', { iss: 'https://evil.example', aud: 'api' }), 'The access token was not issued by an accepted issuer'],
-    ['a foreign signing key', async () => sign(other, 'a1', { iss: issA, aud: 'api' }), 'The access token signature is invalid'],
+    [
+      'a wrong audience',
+      async () => sign(keyA, 'a1', { iss: issA, aud: 'other' }),
+      'The access token is not intended for this resource',
+    ],
+    [
+      'an unknown issuer',
+      async () => sign(keyA, 'a1', { iss: 'https://evil.example', aud: 'api' }),
+      'The access token was not issued by an accepted issuer',
+    ],
+    [
+      'a foreign signing key',
+      async () => sign(other, 'a1', { iss: issA, aud: 'api' }),
+      'The access token signature is invalid',
+    ],
     ['an expired token', async () => sign(keyA, 'a1', { iss: issA, aud: 'api' }, '-5m'), 'The access token expired'],
     ['garbage', () => Promise.resolve('not-a-jwt'), 'The access token is malformed'],
   ])('answers 401 invalid_token for %s', async (_what, token, description) => {

@@ -15,20 +15,36 @@ describe('routes with unenforced authentication policies', () => {
   let base: string;
   let hits = 0;
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
   const log = pino({ level: 'info' }, sink);
 
   beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => { hits++; res.writeHead(200).end('backend'); });
+    upstream = await startUpstream((_req, res) => {
+      hits++;
+      res.writeHead(200).end('backend');
+    });
     runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
-    await runtime.apply(translatedIr(trafficManifests(upstream.port, [
-      // extAuth over gRPC stays unenforced (HTTP is enforced: test/proxy/auth/ext-auth.test.ts).
-      { name: 'extauth', traffic: '{extAuth: {url: "http://127.0.0.1:1/check", grpc: {}}}' },
-      { name: 'extproc', traffic: '{extProc: {url: "grpc://127.0.0.1:1"}}' },
-      { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
-      { name: 'open', traffic: '{timeouts: {request: 5s}}' },
-      { name: 'combined', traffic: '{basicAuthentication: {users: ["alice:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0="]}, jwtAuthentication: {providers: [{issuer: "https://a.example", jwks: {remote: {url: "http://127.0.0.1:1/jwks"}}}]}}' },
-    ])));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(upstream.port, [
+          // extAuth over gRPC stays unenforced (HTTP is enforced: test/proxy/auth/ext-auth.test.ts).
+          { name: 'extauth', traffic: '{extAuth: {url: "http://127.0.0.1:1/check", grpc: {}}}' },
+          { name: 'extproc', traffic: '{extProc: {url: "grpc://127.0.0.1:1"}}' },
+          { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
+          { name: 'open', traffic: '{timeouts: {request: 5s}}' },
+          {
+            name: 'combined',
+            traffic:
+              '{basicAuthentication: {users: ["alice:{SHA}87u9ZqY9S/F0eUBXjsPQEDUw4h0="]}, jwtAuthentication: {providers: [{issuer: "https://a.example", jwks: {remote: {url: "http://127.0.0.1:1/jwks"}}}]}}',
+          },
+        ]),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
@@ -37,15 +53,20 @@ describe('routes with unenforced authentication policies', () => {
     await upstream?.close();
   });
 
-  it.each(['extauth', 'extproc', 'apikey'])('answers 503 policy_not_enforced on route %s and never forwards', async (name) => {
-    const before = hits;
-    const res = await rawRequest(`${base}/${name}/x`, { method: 'POST', body: 'payload' });
-    expect(res.status).toBe(503);
-    const body = JSON.parse(res.body) as { error: string; error_description: string };
-    expect(body.error).toBe('policy_not_enforced');
-    expect(body.error_description).toMatch(/^route .+ has spec\.traffic\.\w+, which this proxy does not enforce yet$/);
-    expect(hits).toBe(before);
-  });
+  it.each(['extauth', 'extproc', 'apikey'])(
+    'answers 503 policy_not_enforced on route %s and never forwards',
+    async (name) => {
+      const before = hits;
+      const res = await rawRequest(`${base}/${name}/x`, { method: 'POST', body: 'payload' });
+      expect(res.status).toBe(503);
+      const body = JSON.parse(res.body) as { error: string; error_description: string };
+      expect(body.error).toBe('policy_not_enforced');
+      expect(body.error_description).toMatch(
+        /^route .+ has spec\.traffic\.\w+, which this proxy does not enforce yet$/,
+      );
+      expect(hits).toBe(before);
+    },
+  );
 
   it('names the unenforced field in the error', async () => {
     const res = await rawRequest(`${base}/apikey`);
@@ -60,9 +81,13 @@ describe('routes with unenforced authentication policies', () => {
 
   it('refuses routes with JWT or authorization when the runtime has no route security factory', async () => {
     const bare = new ProxyRuntime({ log });
-    await bare.apply(translatedIr(trafficManifests(upstream.port, [
-      { name: 'authz', traffic: `{authorization: {policy: {matchExpressions: ['request.method == "GET"']}}}` },
-    ])));
+    await bare.apply(
+      translatedIr(
+        trafficManifests(upstream.port, [
+          { name: 'authz', traffic: `{authorization: {policy: {matchExpressions: ['request.method == "GET"']}}}` },
+        ]),
+      ),
+    );
     try {
       const res = await rawRequest(`http://127.0.0.1:${Object.values(bare.boundPorts())[0]}/authz`);
       expect(res.status).toBe(503);
@@ -79,7 +104,13 @@ describe('routes with unenforced authentication policies', () => {
   });
 
   it('logs each refusing route once, also after the same snapshot is applied again and requests keep coming', async () => {
-    await runtime.apply(translatedIr(trafficManifests(upstream.port, [{ name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' }])));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(upstream.port, [
+          { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
+        ]),
+      ),
+    );
     await rawRequest(`${base}/apikey`);
     const refused = lines.filter((l) => typeof l.msg === 'string' && l.msg.includes('does not enforce'));
     const routes = refused.map((l) => l.route as string);

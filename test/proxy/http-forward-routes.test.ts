@@ -15,21 +15,36 @@ describe('HTTP route backends', () => {
 
   beforeAll(async () => {
     for (const id of ['a', 'b', 'zero']) {
-      upstreams.push(await startUpstream((req, res) => {
-        req.resume();
-        res.writeHead(200, { 'x-upstream': id, 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
-      }));
+      upstreams.push(
+        await startUpstream((req, res) => {
+          req.resume();
+          res
+            .writeHead(200, { 'x-upstream': id, 'content-type': 'application/json' })
+            .end('{"jsonrpc":"2.0","id":1,"result":{}}');
+        }),
+      );
     }
     const [a, b, zero] = upstreams as [Upstream, Upstream, Upstream];
-    ({ runtime, base } = await startForwardProxy([
-      { name: 'split', prefix: '/split', backends: [{ name: 'a', weight: 3 }, { name: 'b', weight: 1 }, { name: 'zero', weight: 0 }] },
-      { name: 'agent', prefix: '/agent', backends: [{ name: 'agent', weight: 1 }] },
-    ], [
-      { name: 'a', static: { host: '127.0.0.1', port: a.port } },
-      { name: 'b', static: { host: '127.0.0.1', port: b.port } },
-      { name: 'zero', static: { host: '127.0.0.1', port: zero.port } },
-      { name: 'agent', a2a: { host: '127.0.0.1', port: b.port } },
-    ]));
+    ({ runtime, base } = await startForwardProxy(
+      [
+        {
+          name: 'split',
+          prefix: '/split',
+          backends: [
+            { name: 'a', weight: 3 },
+            { name: 'b', weight: 1 },
+            { name: 'zero', weight: 0 },
+          ],
+        },
+        { name: 'agent', prefix: '/agent', backends: [{ name: 'agent', weight: 1 }] },
+      ],
+      [
+        { name: 'a', static: { host: '127.0.0.1', port: a.port } },
+        { name: 'b', static: { host: '127.0.0.1', port: b.port } },
+        { name: 'zero', static: { host: '127.0.0.1', port: zero.port } },
+        { name: 'agent', a2a: { host: '127.0.0.1', port: b.port } },
+      ],
+    ));
   });
 
   afterAll(async () => {
@@ -40,11 +55,13 @@ describe('HTTP route backends', () => {
   it('splits 1000 requests 3:1 by weight and sends none to a weight-0 backend', async () => {
     const counts: Record<string, number> = {};
     for (let batch = 0; batch < 20; batch++) {
-      const ids = await Promise.all(Array.from({ length: 50 }, async () => {
-        const res = await fetch(`${base}/split`);
-        await res.arrayBuffer();
-        return res.headers.get('x-upstream') ?? 'none';
-      }));
+      const ids = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const res = await fetch(`${base}/split`);
+          await res.arrayBuffer();
+          return res.headers.get('x-upstream') ?? 'none';
+        }),
+      );
       for (const id of ids) counts[id] = (counts[id] ?? 0) + 1;
     }
     expect(counts.zero).toBeUndefined();
@@ -55,7 +72,11 @@ describe('HTTP route backends', () => {
   });
 
   it('forwards an a2a backend as plain HTTP JSON-RPC', async () => {
-    const res = await fetch(`${base}/agent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"message/send"}' });
+    const res = await fetch(`${base}/agent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"message/send"}',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-upstream')).toBe('b');
   });
@@ -63,7 +84,9 @@ describe('HTTP route backends', () => {
   it('reuses one keep-alive connection to the backend for sequential requests', async () => {
     const b = upstreams[1] as Upstream;
     let opened = 0;
-    const count = (): void => { opened++; };
+    const count = (): void => {
+      opened++;
+    };
     b.server.on('connection', count);
     try {
       for (let i = 0; i < 20; i++) {
@@ -77,12 +100,15 @@ describe('HTTP route backends', () => {
   });
 
   it('NACKs static and a2a backends without a host or with a port outside 1..65535, naming the field', () => {
-    const snapshot = normalizeSnapshot({ version: '1', resources: [
-      { backend: { name: 'nohost', static: { host: '', port: 80 } } },
-      { backend: { name: 'noport', static: { host: 'svc', port: 0 } } },
-      { backend: { name: 'agent', a2a: { host: 'svc', port: 70000 } } },
-      { backend: { name: 'fine', static: { host: 'svc.ns.svc.cluster.local', port: 8080 } } },
-    ] });
+    const snapshot = normalizeSnapshot({
+      version: '1',
+      resources: [
+        { backend: { name: 'nohost', static: { host: '', port: 80 } } },
+        { backend: { name: 'noport', static: { host: 'svc', port: 0 } } },
+        { backend: { name: 'agent', a2a: { host: 'svc', port: 70000 } } },
+        { backend: { name: 'fine', static: { host: 'svc.ns.svc.cluster.local', port: 8080 } } },
+      ],
+    });
     expect(checkSnapshot(snapshot, 'xds').map(formatProblem)).toEqual([
       'xds: Backend nohost: static.host: must not be empty',
       'xds: Backend noport: static.port: must be between 1 and 65535, got 0',
@@ -98,7 +124,9 @@ describe('an HTTPRoute to a GwBackend static, translated and served', () => {
   beforeAll(async () => {
     upstream = await startUpstream((req, res) => {
       if (req.url?.startsWith('/shop/slow')) return; // never answers: the rule's timeout must
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`shop saw ${req.method} ${req.url} for ${req.headers.host}`);
+      res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(`shop saw ${req.method} ${req.url} for ${req.headers.host}`);
     });
     runtime = new ProxyRuntime({ log });
   });

@@ -3,7 +3,14 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { freePort } from './ports.js';
-import { rawRequest, readAll, startForwardProxy, startUpstream, waitUntil, type Upstream } from './http-forward-harness.js';
+import {
+  rawRequest,
+  readAll,
+  startForwardProxy,
+  startUpstream,
+  waitUntil,
+  type Upstream,
+} from './http-forward-harness.js';
 
 describe('HTTP forwarding to a static backend', () => {
   let upstream: Upstream;
@@ -22,17 +29,31 @@ describe('HTTP forwarding to a static backend', () => {
       if (url.includes('/sse')) {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         res.write('data: one\n\n');
-        res.on('close', () => { if (!res.writableFinished) abandoned.push(url); });
-        if (url.includes('/sse-held')) releaseSse = () => { res.end('data: two\n\n'); sseFinished = true; };
+        res.on('close', () => {
+          if (!res.writableFinished) abandoned.push(url);
+        });
+        if (url.includes('/sse-held'))
+          releaseSse = () => {
+            res.end('data: two\n\n');
+            sseFinished = true;
+          };
         return;
       }
       if (url.includes('/hop')) {
-        res.writeHead(200, { connection: 'x-upstream-hop', 'x-upstream-hop': 'secret', 'keep-alive': 'timeout=5', 'proxy-agent': 'up', 'x-kept': 'yes' });
+        res.writeHead(200, {
+          connection: 'x-upstream-hop',
+          'x-upstream-hop': 'secret',
+          'keep-alive': 'timeout=5',
+          'proxy-agent': 'up',
+          'x-kept': 'yes',
+        });
         res.end('ok');
         return;
       }
       if (url.includes('/slow') || url.includes('/hang')) {
-        res.on('close', () => { if (!res.writableFinished) abandoned.push(url); });
+        res.on('close', () => {
+          if (!res.writableFinished) abandoned.push(url);
+        });
         return;
       }
       if (url.includes('/reset')) {
@@ -41,25 +62,36 @@ describe('HTTP forwarding to a static backend', () => {
         setTimeout(() => res.socket?.destroy(), 50);
         return;
       }
-      void readAll(req).then((body) => {
-        if (url.includes('/upload')) uploads.push(body.length);
-        res.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'up' });
-        res.end(JSON.stringify({ method: req.method, url, headers: req.headers, body: body.toString() }));
-      }, () => uploads.push(-1));
+      void readAll(req).then(
+        (body) => {
+          if (url.includes('/upload')) uploads.push(body.length);
+          res.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'up' });
+          res.end(JSON.stringify({ method: req.method, url, headers: req.headers, body: body.toString() }));
+        },
+        () => uploads.push(-1),
+      );
     });
     const dead = await freePort();
-    ({ runtime, base } = await startForwardProxy([
-      { name: 'main', prefix: '/up', backends: [{ name: 'up', weight: 1 }] },
-      { name: 'timed', prefix: '/timed', backends: [{ name: 'up', weight: 1 }], timeouts: { requestMs: 300, backendRequestMs: 0 } },
-      { name: 'small', prefix: '/small', backends: [{ name: 'up', weight: 1 }], maxRequestBytes: 1024 },
-      { name: 'dead', prefix: '/dead', backends: [{ name: 'gone', weight: 1 }] },
-      { name: 'nxdomain', prefix: '/nxdomain', backends: [{ name: 'unresolvable', weight: 1 }] },
-    ], [
-      { name: 'up', static: { host: '127.0.0.1', port: upstream.port } },
-      { name: 'gone', static: { host: '127.0.0.1', port: dead } },
-      // RFC 6761: names under .invalid never resolve.
-      { name: 'unresolvable', static: { host: 'gw-test.invalid', port: 80 } },
-    ]));
+    ({ runtime, base } = await startForwardProxy(
+      [
+        { name: 'main', prefix: '/up', backends: [{ name: 'up', weight: 1 }] },
+        {
+          name: 'timed',
+          prefix: '/timed',
+          backends: [{ name: 'up', weight: 1 }],
+          timeouts: { requestMs: 300, backendRequestMs: 0 },
+        },
+        { name: 'small', prefix: '/small', backends: [{ name: 'up', weight: 1 }], maxRequestBytes: 1024 },
+        { name: 'dead', prefix: '/dead', backends: [{ name: 'gone', weight: 1 }] },
+        { name: 'nxdomain', prefix: '/nxdomain', backends: [{ name: 'unresolvable', weight: 1 }] },
+      ],
+      [
+        { name: 'up', static: { host: '127.0.0.1', port: upstream.port } },
+        { name: 'gone', static: { host: '127.0.0.1', port: dead } },
+        // RFC 6761: names under .invalid never resolve.
+        { name: 'unresolvable', static: { host: 'gw-test.invalid', port: 80 } },
+      ],
+    ));
   });
 
   afterAll(async () => {
@@ -72,14 +104,14 @@ describe('HTTP forwarding to a static backend', () => {
     const res = await fetch(`${base}/up/items?x=1&y=%20`);
     expect(res.status).toBe(201);
     expect(res.headers.get('x-upstream')).toBe('up');
-    const seen = await res.json() as { method: string; url: string };
+    const seen = (await res.json()) as { method: string; url: string };
     expect(seen).toMatchObject({ method: 'GET', url: '/up/items?x=1&y=%20' });
   });
 
   it('streams a POST body of 1.5 MB to the backend unchanged', async () => {
     const body = 'abcdefghij'.repeat(150_000);
     const res = await fetch(`${base}/up/post`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
-    const seen = await res.json() as { method: string; body: string; headers: Record<string, string> };
+    const seen = (await res.json()) as { method: string; body: string; headers: Record<string, string> };
     expect(seen.method).toBe('POST');
     expect(seen.body.length).toBe(body.length);
     expect(seen.body === body).toBe(true);
@@ -118,13 +150,20 @@ describe('HTTP forwarding to a static backend', () => {
   });
 
   it('removes hop-by-hop headers in both directions, including those Connection names', async () => {
-    const res = await rawRequest(`${base}/up/headers-in`, { headers: {
-      connection: 'keep-alive, x-client-hop', 'x-client-hop': 'secret', 'keep-alive': 'timeout=9', te: 'trailers',
-      'proxy-authorization': 'Basic c2VjcmV0', 'x-kept': 'yes',
-    } });
+    const res = await rawRequest(`${base}/up/headers-in`, {
+      headers: {
+        connection: 'keep-alive, x-client-hop',
+        'x-client-hop': 'secret',
+        'keep-alive': 'timeout=9',
+        te: 'trailers',
+        'proxy-authorization': 'Basic c2VjcmV0',
+        'x-kept': 'yes',
+      },
+    });
     const seen = JSON.parse(res.body) as { headers: Record<string, string> };
     expect(seen.headers['x-kept']).toBe('yes');
-    for (const h of ['x-client-hop', 'keep-alive', 'te', 'proxy-authorization']) expect(seen.headers, h).not.toHaveProperty(h);
+    for (const h of ['x-client-hop', 'keep-alive', 'te', 'proxy-authorization'])
+      expect(seen.headers, h).not.toHaveProperty(h);
     expect(seen.headers.connection ?? 'keep-alive').toBe('keep-alive');
 
     const back = await rawRequest(`${base}/up/hop`);
@@ -134,7 +173,9 @@ describe('HTTP forwarding to a static backend', () => {
   });
 
   it('keeps the client Host and sets X-Forwarded-For (appended), X-Forwarded-Proto and X-Forwarded-Host', async () => {
-    const res = await rawRequest(`${base}/up/fwd`, { headers: { host: 'app.example.com', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'gopher' } });
+    const res = await rawRequest(`${base}/up/fwd`, {
+      headers: { host: 'app.example.com', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'gopher' },
+    });
     const { headers } = JSON.parse(res.body) as { headers: Record<string, string> };
     expect(headers.host).toBe('app.example.com');
     expect(headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
@@ -145,24 +186,32 @@ describe('HTTP forwarding to a static backend', () => {
   it('answers 503 with a JSON error naming the backend, not the request, when the backend port is closed', async () => {
     const res = await fetch(`${base}/dead/private-token-abc?q=secret`);
     expect(res.status).toBe(503);
-    const body = await res.json() as { error: string; error_description: string };
+    const body = (await res.json()) as { error: string; error_description: string };
     expect(body.error).toBe('backend_unavailable');
     expect(body.error_description).toContain('gone');
     expect(JSON.stringify(body)).not.toMatch(/private-token|secret/);
-    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total')).toMatch(/backend="gone",reason="connect"} 1/);
+    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total')).toMatch(
+      /backend="gone",reason="connect"} 1/,
+    );
   });
 
   it('answers 503 naming the backend when its host name does not resolve', async () => {
     const res = await fetch(`${base}/nxdomain/x`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ error: 'backend_unavailable', error_description: 'backend unresolvable is unreachable' });
+    expect(await res.json()).toEqual({
+      error: 'backend_unavailable',
+      error_description: 'backend unresolvable is unreachable',
+    });
   });
 
   it('answers 504 when the backend does not respond within the route timeout, and stops waiting for it', async () => {
     const started = Date.now();
     const res = await fetch(`${base}/timed/slow`);
     expect(res.status).toBe(504);
-    expect(await res.json()).toEqual({ error: 'gateway_timeout', error_description: 'backend up did not respond in time' });
+    expect(await res.json()).toEqual({
+      error: 'gateway_timeout',
+      error_description: 'backend up did not respond in time',
+    });
     expect(Date.now() - started).toBeLessThan(3000);
     await waitUntil('upstream request abandoned', () => abandoned.includes('/timed/slow'));
   });
@@ -180,9 +229,17 @@ describe('HTTP forwarding to a static backend', () => {
     const declared = await rawRequest(`${base}/small/upload`, { method: 'POST', body: Buffer.alloc(2000, 1) });
     expect(declared.status).toBe(413);
     expect(JSON.parse(declared.body)).toMatchObject({ error: 'payload_too_large' });
-    const chunked = await rawRequest(`${base}/small/upload`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' }, body: Buffer.alloc(2000, 1) });
+    const chunked = await rawRequest(`${base}/small/upload`, {
+      method: 'POST',
+      headers: { 'transfer-encoding': 'chunked' },
+      body: Buffer.alloc(2000, 1),
+    });
     expect(chunked.status).toBe(413);
-    const fits = await rawRequest(`${base}/small/upload`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1000, 1) });
+    const fits = await rawRequest(`${base}/small/upload`, {
+      method: 'POST',
+      headers: { 'transfer-encoding': 'chunked' },
+      body: Buffer.alloc(1000, 1),
+    });
     expect(fits.status).toBe(201);
     expect(uploads).not.toContain(2000);
     expect(uploads).toContain(1000);
@@ -194,8 +251,11 @@ describe('HTTP forwarding to a static backend', () => {
     await expect(res.text()).rejects.toThrow();
     const after = await fetch(`${base}/up/after-reset`);
     expect(after.status).toBe(201);
-    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total')).toMatch(/backend="up",reason="reset"} 1/);
-    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_requests_total')).toMatch(/backend="up",class="2xx"} \d+/);
+    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total')).toMatch(
+      /backend="up",reason="reset"} 1/,
+    );
+    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_requests_total')).toMatch(
+      /backend="up",class="2xx"} \d+/,
+    );
   });
-
 });

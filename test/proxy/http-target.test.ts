@@ -6,7 +6,10 @@ import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.
 
 // A hand-written streamable-HTTP target (JSON responses) that records every message it receives, so
 // the tests can see exactly what the proxy's direct call path sends: ids, headers, cancellations.
-interface Recorded { body: Record<string, unknown>; headers: Record<string, unknown> }
+interface Recorded {
+  body: Record<string, unknown>;
+  headers: Record<string, unknown>;
+}
 let raw: Server;
 let rawUrl = '';
 const received: Recorded[] = [];
@@ -14,7 +17,9 @@ const received: Recorded[] = [];
 function startRecordingTarget(): Promise<void> {
   raw = createServer((req, res) => {
     let text = '';
-    req.on('data', (c: Buffer) => { text += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
     req.on('end', () => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const body = JSON.parse(text) as Record<string, unknown>;
@@ -25,21 +30,55 @@ function startRecordingTarget(): Promise<void> {
       if (!('id' in body)) return void res.writeHead(202).end();
       const params = (body.params ?? {}) as Record<string, unknown>;
       if (body.method === 'initialize') {
-        return json(200, { jsonrpc: '2.0', id: body.id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'rec', version: '1' } } }, { 'mcp-session-id': 'rec-session' });
+        return json(
+          200,
+          {
+            jsonrpc: '2.0',
+            id: body.id,
+            result: {
+              protocolVersion: params.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'rec', version: '1' },
+            },
+          },
+          { 'mcp-session-id': 'rec-session' },
+        );
       }
-      if (body.method === 'tools/list') return json(200, { jsonrpc: '2.0', id: body.id, result: { tools: ['echo', 'hang', 'boom', 'refuse'].map((name) => ({ name, inputSchema: { type: 'object' } })) } });
-      if (body.method !== 'tools/call') return json(200, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'no' } });
+      if (body.method === 'tools/list')
+        return json(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            tools: ['echo', 'hang', 'boom', 'refuse'].map((name) => ({ name, inputSchema: { type: 'object' } })),
+          },
+        });
+      if (body.method !== 'tools/call')
+        return json(200, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'no' } });
       const name = params.name;
-      if (name === 'echo') return json(200, { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: `rec:${String((params.arguments as Record<string, unknown>).text)}` }] } });
-      if (name === 'boom') return json(200, { jsonrpc: '2.0', id: body.id, error: { code: -32050, message: 'boom happened', data: { why: 'test' } } });
+      if (name === 'echo')
+        return json(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            content: [{ type: 'text', text: `rec:${String((params.arguments as Record<string, unknown>).text)}` }],
+          },
+        });
+      if (name === 'boom')
+        return json(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          error: { code: -32050, message: 'boom happened', data: { why: 'test' } },
+        });
       if (name === 'refuse') return void res.writeHead(503, { 'content-type': 'text/plain' }).end('overloaded');
       // hang: never answered; the proxy has to give up on it.
     });
   });
-  return new Promise((resolve) => raw.listen(0, '127.0.0.1', () => {
-    rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp`;
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    raw.listen(0, '127.0.0.1', () => {
+      rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp`;
+      resolve();
+    }),
+  );
 }
 
 let proxy: Started;
@@ -48,7 +87,12 @@ let json: HttpFixture;
 beforeAll(async () => {
   await startRecordingTarget();
   json = await startHttpFixture({ id: 'js', json: true });
-  proxy = await startProxy({ targets: [{ name: 'rec', streamableHttp: { url: rawUrl } }, { name: 'js', streamableHttp: { url: json.url } }] });
+  proxy = await startProxy({
+    targets: [
+      { name: 'rec', streamableHttp: { url: rawUrl } },
+      { name: 'js', streamableHttp: { url: json.url } },
+    ],
+  });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -72,7 +116,11 @@ describe('calls to streamable-HTTP targets', () => {
   it('passes a JSON-RPC error from the target through with its code and data', async () => {
     const { client } = await connectClient(proxy.url);
     const res = await rawCall(client, 'application/json', 7, { name: 'rec_boom' });
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32050, message: 'target rec: boom happened', data: { why: 'test' } } });
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32050, message: 'target rec: boom happened', data: { why: 'test' } },
+    });
     await client.close();
   });
 
@@ -101,7 +149,10 @@ describe('calls to streamable-HTTP targets', () => {
 
   it('answers a quick 2025-11-25 call on SSE with a content length and no priming event', async () => {
     const { client } = await connectClient(proxy.url);
-    const res = await rawCall(client, 'application/json, text/event-stream', 8, { name: 'js_echo', arguments: { text: 'sse' } });
+    const res = await rawCall(client, 'application/json, text/event-stream', 8, {
+      name: 'js_echo',
+      arguments: { text: 'sse' },
+    });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('transfer-encoding')).toBeNull();
     const text = await res.text();
@@ -112,7 +163,10 @@ describe('calls to streamable-HTTP targets', () => {
 
   it('primes a 2025-11-25 call stream (an id, no data) once the call runs past 100 ms', async () => {
     const { client } = await connectClient(proxy.url);
-    const res = await rawCall(client, 'application/json, text/event-stream', 9, { name: 'js_slow', arguments: { steps: 1, ms: 300 } });
+    const res = await rawCall(client, 'application/json, text/event-stream', 9, {
+      name: 'js_slow',
+      arguments: { steps: 1, ms: 300 },
+    });
     const text = await res.text();
     expect(text).toMatch(/^id: (\d+)-(\d+)\ndata: \n\nid: \1-\d+\nevent: message\ndata: .*done 1.*\n\n$/);
     await client.close();
@@ -120,7 +174,12 @@ describe('calls to streamable-HTTP targets', () => {
 });
 
 /** A tools/call on the client's session, sent by hand so the test sees the raw HTTP answer. */
-function rawCall(client: Awaited<ReturnType<typeof connectClient>>['client'], accept: string, id: number, params: Record<string, unknown>): Promise<Response> {
+function rawCall(
+  client: Awaited<ReturnType<typeof connectClient>>['client'],
+  accept: string,
+  id: number,
+  params: Record<string, unknown>,
+): Promise<Response> {
   const session = (client.transport as { sessionId?: string } | undefined)?.sessionId;
   if (!session) throw new Error('client has no session');
   return fetch(proxy.url, {

@@ -2,7 +2,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectClient, processAlive, startProxy, stdioTarget, textOf, waitFor, type Started } from './harness.js';
 
 let proxy: Started | undefined;
-afterAll(async () => { await proxy?.close(); });
+afterAll(async () => {
+  await proxy?.close();
+});
 
 describe('a client that goes away without DELETE', () => {
   it('has its session closed after the idle timeout and its stdio process reaped', async () => {

@@ -21,26 +21,40 @@ export async function startFlakyFront(target: URL): Promise<FlakyFront> {
   const faults = new Map<string, Fault[]>();
   const seen = new Map<string, number>();
   const reached = new Map<string, number>();
-  const bump = (m: Map<string, number>, k: string): void => { m.set(k, (m.get(k) ?? 0) + 1); };
+  const bump = (m: Map<string, number>, k: string): void => {
+    m.set(k, (m.get(k) ?? 0) + 1);
+  };
 
-  const pass = (req: IncomingMessage, res: ServerResponse, body: Buffer, method: string, fault: Fault | undefined): void => {
+  const pass = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    method: string,
+    fault: Fault | undefined,
+  ): void => {
     bump(reached, method);
-    const up = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      if (fault === 'after') {
-        answer.resume();
-        answer.on('end', () => res.socket?.destroy());
-        return;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      if (fault === 'cut') {
-        answer.once('data', (chunk: Buffer) => {
-          res.write(chunk);
-          setTimeout(() => { answer.destroy(); res.socket?.destroy(); }, 20);
-        });
-        return;
-      }
-      answer.pipe(res);
-    });
+    const up = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        if (fault === 'after') {
+          answer.resume();
+          answer.on('end', () => res.socket?.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (fault === 'cut') {
+          answer.once('data', (chunk: Buffer) => {
+            res.write(chunk);
+            setTimeout(() => {
+              answer.destroy();
+              res.socket?.destroy();
+            }, 20);
+          });
+          return;
+        }
+        answer.pipe(res);
+      },
+    );
     up.on('error', () => res.socket?.destroy());
     up.end(body);
   };
@@ -67,10 +81,20 @@ export async function startFlakyFront(target: URL): Promise<FlakyFront> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    fail: (method, ...f) => { faults.set(method, [...(faults.get(method) ?? []), ...f]); },
+    fail: (method, ...f) => {
+      faults.set(method, [...(faults.get(method) ?? []), ...f]);
+    },
     seen: (m) => seen.get(m) ?? 0,
     reached: (m) => reached.get(m) ?? 0,
-    reset: () => { faults.clear(); seen.clear(); reached.clear(); },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    reset: () => {
+      faults.clear();
+      seen.clear();
+      reached.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

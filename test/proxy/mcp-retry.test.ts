@@ -19,11 +19,23 @@ describe('MCP routes retry target requests per traffic.retry', () => {
     fixture = await startHttpFixture({ id: 'flaky' });
     front = await startFlakyFront(new URL(fixture.url));
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(translatedIr(trafficManifests(1, [
-      { name: 'retry', backend: 'tools', traffic: '{retry: {attempts: 2, backoff: 10ms, codes: [503]}}' },
-      { name: 'plain', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
-      { name: 'bounded', backend: 'tools', traffic: '{timeouts: {request: 2s}, retry: {attempts: 10, backoff: 500ms, codes: [503]}}' },
-    ], mcpBackendManifest('tools', front.port))));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(
+          1,
+          [
+            { name: 'retry', backend: 'tools', traffic: '{retry: {attempts: 2, backoff: 10ms, codes: [503]}}' },
+            { name: 'plain', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
+            {
+              name: 'bounded',
+              backend: 'tools',
+              traffic: '{timeouts: {request: 2s}, retry: {attempts: 10, backoff: 500ms, codes: [503]}}',
+            },
+          ],
+          mcpBackendManifest('tools', front.port),
+        ),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
@@ -35,7 +47,10 @@ describe('MCP routes retry target requests per traffic.retry', () => {
     await fixture?.close();
   });
 
-  async function withClient<T>(path: string, use: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>): Promise<T> {
+  async function withClient<T>(
+    path: string,
+    use: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>,
+  ): Promise<T> {
     const { client } = await connectClient(`${base}/${path}`);
     try {
       return await use(client);
@@ -46,7 +61,9 @@ describe('MCP routes retry target requests per traffic.retry', () => {
 
   it('opens the session when the target answers the first two initialize requests with 503', async () => {
     front.fail('initialize', '503', '503');
-    const text = await withClient('retry', async (c) => textOf(await c.callTool({ name: 'echo', arguments: { text: 'hi' } })));
+    const text = await withClient('retry', async (c) =>
+      textOf(await c.callTool({ name: 'echo', arguments: { text: 'hi' } })),
+    );
     expect(text).toBe('flaky:hi');
     expect(front.seen('initialize')).toBe(3);
   });
@@ -86,7 +103,11 @@ describe('MCP routes retry target requests per traffic.retry', () => {
     const progress: number[] = [];
     await withClient('retry', async (c) => {
       front.fail('tools/call', 'cut');
-      await expect(c.callTool({ name: 'slow', arguments: { steps: 3, ms: 100 } }, undefined, { onprogress: (p) => progress.push(p.progress) })).rejects.toThrow();
+      await expect(
+        c.callTool({ name: 'slow', arguments: { steps: 3, ms: 100 } }, undefined, {
+          onprogress: (p) => progress.push(p.progress),
+        }),
+      ).rejects.toThrow();
     });
     expect(front.reached('tools/call')).toBe(1);
     expect(front.seen('tools/call')).toBe(1);

@@ -18,11 +18,24 @@ describe('MCP calls bounded by route timeouts', () => {
     fixture = await startHttpFixture({ id: 'slow' });
     const tools = mcpBackendManifest('tools', Number(new URL(fixture.url).port));
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(translatedIr(trafficManifests(1, [
-      { name: 'policy', backend: 'tools', traffic: '{timeouts: {request: 400ms}}' },
-      { name: 'rule', backend: 'tools', traffic: '{timeouts: {request: 30s}}', rule: 'timeouts: {backendRequest: 400ms, request: 1s}' },
-      { name: 'none', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
-    ], tools)));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(
+          1,
+          [
+            { name: 'policy', backend: 'tools', traffic: '{timeouts: {request: 400ms}}' },
+            {
+              name: 'rule',
+              backend: 'tools',
+              traffic: '{timeouts: {request: 30s}}',
+              rule: 'timeouts: {backendRequest: 400ms, request: 1s}',
+            },
+            { name: 'none', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
+          ],
+          tools,
+        ),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
@@ -31,7 +44,11 @@ describe('MCP calls bounded by route timeouts', () => {
     await fixture?.close();
   });
 
-  async function slowCall(path: string, ms: number, steps = 2): Promise<{ text?: string; error?: string; tookMs: number }> {
+  async function slowCall(
+    path: string,
+    ms: number,
+    steps = 2,
+  ): Promise<{ text?: string; error?: string; tookMs: number }> {
     const { client } = await connectClient(`${base}/${path}`);
     const started = Date.now();
     try {

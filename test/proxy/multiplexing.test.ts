@@ -2,7 +2,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectClient, startProxy, stdioTarget, textOf, type Started } from './harness.js';
 
 const started: Started[] = [];
-afterAll(async () => { await Promise.all(started.map((s) => s.close())); });
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.close()));
+});
 
 async function proxyWith(mcp: Parameters<typeof startProxy>[0]): Promise<Started> {
   const p = await startProxy(mcp);
@@ -22,7 +24,10 @@ describe('prefixMode and failureMode', () => {
   });
 
   it('routes unprefixed names by lookup under Never', async () => {
-    const p = await proxyWith({ prefixMode: 'Never', targets: [stdioTarget('a', { FIXTURE_SUFFIX: '_a' }), stdioTarget('b', { FIXTURE_SUFFIX: '_b' })] });
+    const p = await proxyWith({
+      prefixMode: 'Never',
+      targets: [stdioTarget('a', { FIXTURE_SUFFIX: '_a' }), stdioTarget('b', { FIXTURE_SUFFIX: '_b' })],
+    });
     const { client } = await connectClient(p.url);
     // No list first: the proxy must look the name up itself.
     expect(textOf(await client.callTool({ name: 'echo_b', arguments: { text: 'y' } }))).toBe('b:y');
@@ -45,7 +50,10 @@ describe('prefixMode and failureMode', () => {
   });
 
   it('skips a failing target under FailOpen and serves the rest', async () => {
-    const open = await proxyWith({ failureMode: 'FailOpen', targets: [stdioTarget('ok'), { name: 'broken', stdio: { cmd: '/nonexistent/server' } }] });
+    const open = await proxyWith({
+      failureMode: 'FailOpen',
+      targets: [stdioTarget('ok'), { name: 'broken', stdio: { cmd: '/nonexistent/server' } }],
+    });
     const { client } = await connectClient(open.url);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('ok_echo');

@@ -3,16 +3,26 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseAddress, startOps, type OpsServers } from '../../src/proxy/ops.js';
 
 let ops: OpsServers | undefined;
-afterAll(async () => { await ops?.close(); });
+afterAll(async () => {
+  await ops?.close();
+});
 
 describe('operations endpoints', () => {
   it('reports not ready with 503 until a configuration is applied, then 200', async () => {
     let ready = false;
-    ops = await startOps({ readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0', isReady: () => ready, registry: new Registry() });
+    ops = await startOps({
+      readyAddress: '127.0.0.1:0',
+      metricsAddress: '127.0.0.1:0',
+      isReady: () => ready,
+      registry: new Registry(),
+    });
     const url = `http://127.0.0.1:${ops.readyPort}/healthz/ready`;
     const before = await fetch(url);
     expect(before.status).toBe(503);
-    expect(await before.json()).toEqual({ error: 'not_ready', error_description: 'no configuration has been applied yet' });
+    expect(await before.json()).toEqual({
+      error: 'not_ready',
+      error_description: 'no configuration has been applied yet',
+    });
     ready = true;
     expect((await fetch(url)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ops.readyPort}/other`)).status).toBe(404);

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, startProxy, stdioTarget, textOf, waitFor, type Started } from './harness.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 
@@ -8,7 +13,9 @@ let http: HttpFixture;
 
 beforeAll(async () => {
   http = await startHttpFixture({ id: 'web' });
-  proxy = await startProxy({ targets: [stdioTarget('local', { PAGE_SIZE: '4' }), { name: 'web', streamableHttp: { url: http.url } }] });
+  proxy = await startProxy({
+    targets: [stdioTarget('local', { PAGE_SIZE: '4' }), { name: 'web', streamableHttp: { url: http.url } }],
+  });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -36,7 +43,9 @@ describe('pass-through between client and targets', () => {
   it('passes progress notifications back with the client progress token', async () => {
     const { client } = await connectClient(proxy.url);
     const seen: number[] = [];
-    const result = await client.callTool({ name: 'web_slow', arguments: { steps: 3, ms: 10 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    const result = await client.callTool({ name: 'web_slow', arguments: { steps: 3, ms: 10 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
     expect(textOf(result)).toBe('done 3');
     expect(seen).toEqual([1, 2, 3]);
     await client.close();
@@ -45,7 +54,9 @@ describe('pass-through between client and targets', () => {
   it('cancels the upstream call when the client cancels', async () => {
     const { client } = await connectClient(proxy.url);
     const ac = new AbortController();
-    const call = client.callTool({ name: 'local_slow', arguments: { steps: 50, ms: 100 } }, undefined, { signal: ac.signal });
+    const call = client.callTool({ name: 'local_slow', arguments: { steps: 50, ms: 100 } }, undefined, {
+      signal: ac.signal,
+    });
     setTimeout(() => ac.abort('changed my mind'), 200);
     await expect(call).rejects.toThrow();
     expect(textOf(await client.callTool({ name: 'local_echo', arguments: { text: 'after' } }))).toBe('local:after');
@@ -54,10 +65,16 @@ describe('pass-through between client and targets', () => {
 
   it('passes sampling, elicitation and roots requests from a target to the client', async () => {
     const { client } = await connectClient(proxy.url, { sampling: {}, elicitation: {}, roots: {} });
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'from client' } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      model: 'm',
+      content: { type: 'text', text: 'from client' },
+    }));
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'ada' } }));
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work' }] }));
-    expect(textOf(await client.callTool({ name: 'local_sample', arguments: { prompt: 'q' } }))).toBe('sampled:from client');
+    expect(textOf(await client.callTool({ name: 'local_sample', arguments: { prompt: 'q' } }))).toBe(
+      'sampled:from client',
+    );
     expect(textOf(await client.callTool({ name: 'web_sample' }))).toBe('sampled:from client');
     expect(textOf(await client.callTool({ name: 'web_elicit' }))).toBe('elicited:accept:ada');
     expect(textOf(await client.callTool({ name: 'local_roots' }))).toBe('file:///work');
@@ -67,7 +84,9 @@ describe('pass-through between client and targets', () => {
   it('forwards list_changed notifications on the GET stream', async () => {
     const { client } = await connectClient(proxy.url);
     let changed = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => { changed++; });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed++;
+    });
     await new Promise((r) => setTimeout(r, 300)); // the SDK opens its GET stream after initialized
     await client.callTool({ name: 'local_change' });
     await waitFor(() => changed > 0);

@@ -11,12 +11,18 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-export interface ResumableUpstream { url: string; resumes: string[]; close(): Promise<void> }
+export interface ResumableUpstream {
+  url: string;
+  resumes: string[];
+  close(): Promise<void>;
+}
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** `refuseResume`: event ids are given, but a GET with Last-Event-ID is answered 405. */
-export async function startResumableUpstream(opts: { eventStore?: boolean; refuseResume?: boolean } = {}): Promise<ResumableUpstream> {
+export async function startResumableUpstream(
+  opts: { eventStore?: boolean; refuseResume?: boolean } = {},
+): Promise<ResumableUpstream> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const sockets = new Map<string, Socket>(); // JSON-RPC id of a tools/call → the connection carrying it
   const resumes: string[] = [];
@@ -28,7 +34,11 @@ export async function startResumableUpstream(opts: { eventStore?: boolean; refus
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const token = req.params._meta?.progressToken;
       const progress = async (n: number): Promise<void> => {
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, total: 2 } });
+        if (token !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: n, total: 2 },
+          });
       };
       await progress(1);
       await pause(30);
@@ -42,7 +52,9 @@ export async function startResumableUpstream(opts: { eventStore?: boolean; refus
   };
   const http: HttpServer = createServer((req, res) => {
     let text = '';
-    req.on('data', (c: Buffer) => { text += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
     req.on('end', () => {
       const body: unknown = text ? JSON.parse(text) : undefined;
       const last = req.headers['last-event-id'];
@@ -59,9 +71,13 @@ export async function startResumableUpstream(opts: { eventStore?: boolean; refus
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         ...(opts.eventStore === false ? {} : { eventStore: new InMemoryEventStore(), retryInterval: 20 }),
-        onsessioninitialized: (id) => { transports.set(id, transport); },
+        onsessioninitialized: (id) => {
+          transports.set(id, transport);
+        },
       });
-      void serverFor().connect(transport).then(() => transport.handleRequest(req, res, body));
+      void serverFor()
+        .connect(transport)
+        .then(() => transport.handleRequest(req, res, body));
     });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -70,7 +86,10 @@ export async function startResumableUpstream(opts: { eventStore?: boolean; refus
     resumes,
     close: async () => {
       await Promise.all([...transports.values()].map((t) => t.close()));
-      await new Promise<void>((resolve) => { http.close(() => resolve()); http.closeAllConnections(); });
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
     },
   };
 }

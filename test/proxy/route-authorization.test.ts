@@ -17,24 +17,58 @@ let proxy: Started | undefined;
 beforeAll(async () => {
   const key = await makeSigningKey('k1');
   const privateKey = (await importJWK(key.privateJwk, 'RS256')) as CryptoKey;
-  token = (roles) => new SignJWT({ iss: issuer, aud: audience, sub: 'u', roles }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+  token = (roles) =>
+    new SignJWT({ iss: issuer, aud: audience, sub: 'u', roles })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
   jwks = await startJwksServer([key.publicJwk]);
 });
-afterAll(async () => { await jwks?.close(); });
-afterEach(async () => { await proxy?.close(); proxy = undefined; });
+afterAll(async () => {
+  await jwks?.close();
+});
+afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
+});
 
 async function withRules(rules: string[]): Promise<Started> {
-  proxy = await startProxy({
-    targets: [stdioTarget('t')], prefixMode: 'Never',
-    policies: { mcpAuthentication: { mode: 'strict', issuer, audiences: [audience], jwks: jwks.url, resourceMetadata: { resource: audience } }, authorization: { rules } },
-  }, { security: createRouteSecurity() });
+  proxy = await startProxy(
+    {
+      targets: [stdioTarget('t')],
+      prefixMode: 'Never',
+      policies: {
+        mcpAuthentication: {
+          mode: 'strict',
+          issuer,
+          audiences: [audience],
+          jwks: jwks.url,
+          resourceMetadata: { resource: audience },
+        },
+        authorization: { rules },
+      },
+    },
+    { security: createRouteSecurity() },
+  );
   return proxy;
 }
 
-async function rpc(p: Started, bearer: string, method: string, params: Record<string, unknown> = {}, session?: string): Promise<{ status: number; session: string; body: string }> {
+async function rpc(
+  p: Started,
+  bearer: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  session?: string,
+): Promise<{ status: number; session: string; body: string }> {
   const res = await fetch(p.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${bearer}`, ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      authorization: `Bearer ${bearer}`,
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   return { status: res.status, session: res.headers.get('mcp-session-id') ?? '', body: await res.text() };
@@ -58,13 +92,22 @@ describe('route-level authorization on MCP routes', () => {
     const p = await withRules(['"admin" in jwt.roles || request.headers["x-allow-init"] == "yes"']);
     const user = await token(['user']);
     const res = await fetch(p.url, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${user}`, 'x-allow-init': 'yes' },
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${user}`,
+        'x-allow-init': 'yes',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initParams }),
     });
     const session = res.headers.get('mcp-session-id') ?? '';
     expect(res.status).toBe(200);
     for (const method of ['ping', 'resources/templates/list', 'logging/setLevel']) {
-      expect((await rpc(p, user, method, method === 'logging/setLevel' ? { level: 'info' } : {}, session)).status, method).toBe(403);
+      expect(
+        (await rpc(p, user, method, method === 'logging/setLevel' ? { level: 'info' } : {}, session)).status,
+        method,
+      ).toBe(403);
     }
   });
 
@@ -89,7 +132,9 @@ describe('route-level authorization on MCP routes', () => {
     expect(status).toBe(200);
     expect((await rpc(p, t, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, session)).status).toBe(200);
     expect((await rpc(p, t, 'tools/call', { name: 'add', arguments: {} }, session)).status).toBe(403);
-    const listed = JSON.parse((await rpc(p, t, 'tools/list', {}, session)).body) as { result: { tools: { name: string }[] } };
+    const listed = JSON.parse((await rpc(p, t, 'tools/list', {}, session)).body) as {
+      result: { tools: { name: string }[] };
+    };
     expect(listed.result.tools.map((x) => x.name)).toEqual(['echo']);
   });
 });

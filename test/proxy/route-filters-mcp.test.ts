@@ -15,17 +15,38 @@ describe('route filters on an MCP route', () => {
 
   beforeAll(async () => {
     const snap = snapshotFor({ targets: [stdioTarget('t')] });
-    const filters = normalizeSnapshot({ version: '1', resources: [{ route: { name: 'x', filters: {
-      requestHeaders: { set: [{ name: 'x-tenant', value: 'blue' }], remove: ['x-debug'] },
-      responseHeaders: { add: [{ name: 'x-gw', value: 'yes' }] },
-    } } }] }).resources[0]?.route?.filters ?? null;
+    const filters =
+      normalizeSnapshot({
+        version: '1',
+        resources: [
+          {
+            route: {
+              name: 'x',
+              filters: {
+                requestHeaders: { set: [{ name: 'x-tenant', value: 'blue' }], remove: ['x-debug'] },
+                responseHeaders: { add: [{ name: 'x-gw', value: 'yes' }] },
+              },
+            },
+          },
+        ],
+      }).resources[0]?.route?.filters ?? null;
     for (const r of snap.resources) if (r.route) r.route.filters = filters;
-    runtime = new ProxyRuntime({ log: pino({ level: process.env.TEST_LOG ?? 'silent' }), security: () => ({ authorize: (ctx) => { seen.push(ctx); return true; } }) });
+    runtime = new ProxyRuntime({
+      log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+      security: () => ({
+        authorize: (ctx) => {
+          seen.push(ctx);
+          return true;
+        },
+      }),
+    });
     await runtime.apply(snap);
     url = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}/mcp`;
   });
 
-  afterAll(async () => { await runtime?.close(); });
+  afterAll(async () => {
+    await runtime?.close();
+  });
 
   it('shows authorization rules the modified request headers', async () => {
     const { client } = await connectClient(url, {}, { 'x-debug': '1', 'x-tenant': 'red' });
@@ -44,14 +65,24 @@ describe('route filters on an MCP route', () => {
 
   it('adds response headers to the proxy’s MCP answers and errors', async () => {
     const init = await fetch(url, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
     });
     await init.arrayBuffer();
     expect(init.status).toBe(200);
     expect(init.headers.get('x-gw')).toBe('yes');
     expect(init.headers.get('mcp-session-id')).toBeTruthy();
-    const wrongType = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: '{}' });
+    const wrongType = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', accept: 'application/json' },
+      body: '{}',
+    });
     expect(wrongType.status).toBe(415);
     expect(wrongType.headers.get('x-gw')).toBe('yes');
   });

@@ -34,7 +34,9 @@ describe('an HTTPRoute with filters, translated and served', () => {
 
   beforeAll(async () => {
     upstream = await startUpstream((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.url} ${req.headers.host} ${req.headers['x-tenant']}`);
+      res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(`${req.url} ${req.headers.host} ${req.headers['x-tenant']}`);
     });
     runtime = new ProxyRuntime({ log });
     await runtime.apply(translatedIr(manifests(upstream.port)));

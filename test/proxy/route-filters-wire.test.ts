@@ -8,9 +8,17 @@ import { sendError } from '../../src/proxy/http/http-error.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
 
-interface Echo { url: string; headers: Record<string, string | string[]> }
+interface Echo {
+  url: string;
+  headers: Record<string, string | string[]>;
+}
 
-function route(name: string, matches: PathMatchInput[], filters: RouteInput['filters'], backend?: string): ResourceInput {
+function route(
+  name: string,
+  matches: PathMatchInput[],
+  filters: RouteInput['filters'],
+  backend?: string,
+): ResourceInput {
   return { route: { name, listeners: ['l'], matches, filters, backends: backend ? [{ backend, weight: 1 }] : [] } };
 }
 
@@ -25,37 +33,89 @@ describe('route filters on the wire', () => {
     upstream = await startUpstream((req, res) => {
       hits++;
       req.resume();
-      res.writeHead(200, { 'content-type': 'application/json', 'x-remove-me': '1', 'x-keep': '1', 'set-cookie': ['a=1'] })
+      res
+        .writeHead(200, {
+          'content-type': 'application/json',
+          'x-remove-me': '1',
+          'x-keep': '1',
+          'set-cookie': ['a=1'],
+        })
         .end(JSON.stringify({ url: req.url, headers: req.headers }));
     });
     const dead = await startUpstream(() => undefined);
     await dead.close();
-    const responseHeaders = { set: [{ name: 'cache-control', value: 'no-store' }], add: [{ name: 'x-gw', value: 'yes' }, { name: 'set-cookie', value: 'b=2' }], remove: ['x-remove-me'] };
+    const responseHeaders = {
+      set: [{ name: 'cache-control', value: 'no-store' }],
+      add: [
+        { name: 'x-gw', value: 'yes' },
+        { name: 'set-cookie', value: 'b=2' },
+      ],
+      remove: ['x-remove-me'],
+    };
     runtime = new ProxyRuntime({
       log,
       // Every route named `locked*` rejects every caller: a redirect there must still be answered.
-      security: (r) => (r.name.startsWith('locked') ? { auth: {
-        handle: () => Promise.resolve(false),
-        authenticate: (_req, res) => { sendError(res, 'unauthorized', 'no'); return Promise.resolve(null); },
-      } } : {}),
+      security: (r) =>
+        r.name.startsWith('locked')
+          ? {
+              auth: {
+                handle: () => Promise.resolve(false),
+                authenticate: (_req, res) => {
+                  sendError(res, 'unauthorized', 'no');
+                  return Promise.resolve(null);
+                },
+              },
+            }
+          : {},
     });
-    await runtime.apply(normalizeSnapshot({ version: '1', resources: [
-      { bind: { name: 'b', port: 0, address: '127.0.0.1' } },
-      { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } },
-      route('headers', [{ prefix: '/headers' }], {
-        requestHeaders: { set: [{ name: 'x-tenant', value: 'blue' }], add: [{ name: 'x-trace', value: 'gw' }], remove: ['x-debug'] },
-        responseHeaders,
-      }, 'echo'),
-      route('full', [{ exact: '/old' }], { rewrite: { hostname: 'internal.example', path: { replaceFullPath: '/new' } } }, 'echo'),
-      route('prefix', [{ prefix: '/api/v1' }], { rewrite: { path: { replacePrefixMatch: '/v2' } } }, 'echo'),
-      route('strip', [{ prefix: '/strip/' }], { rewrite: { path: { replacePrefixMatch: '' } } }, 'echo'),
-      route('locked-legacy', [{ prefix: '/legacy' }], { redirect: { scheme: 'https', hostname: 'www.example.com', statusCode: 301, path: { replacePrefixMatch: '/v2' } } }),
-      route('moved', [{ prefix: '/moved' }], { redirect: {} }),
-      route('locked-plain', [{ prefix: '/locked' }], { requestHeaders: { set: [{ name: 'x-a', value: '1' }] } }, 'echo'),
-      route('down', [{ prefix: '/down' }], { responseHeaders }, 'dead'),
-      { backend: { name: 'echo', static: { host: '127.0.0.1', port: upstream.port } } },
-      { backend: { name: 'dead', static: { host: '127.0.0.1', port: dead.port } } },
-    ] }));
+    await runtime.apply(
+      normalizeSnapshot({
+        version: '1',
+        resources: [
+          { bind: { name: 'b', port: 0, address: '127.0.0.1' } },
+          { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } },
+          route(
+            'headers',
+            [{ prefix: '/headers' }],
+            {
+              requestHeaders: {
+                set: [{ name: 'x-tenant', value: 'blue' }],
+                add: [{ name: 'x-trace', value: 'gw' }],
+                remove: ['x-debug'],
+              },
+              responseHeaders,
+            },
+            'echo',
+          ),
+          route(
+            'full',
+            [{ exact: '/old' }],
+            { rewrite: { hostname: 'internal.example', path: { replaceFullPath: '/new' } } },
+            'echo',
+          ),
+          route('prefix', [{ prefix: '/api/v1' }], { rewrite: { path: { replacePrefixMatch: '/v2' } } }, 'echo'),
+          route('strip', [{ prefix: '/strip/' }], { rewrite: { path: { replacePrefixMatch: '' } } }, 'echo'),
+          route('locked-legacy', [{ prefix: '/legacy' }], {
+            redirect: {
+              scheme: 'https',
+              hostname: 'www.example.com',
+              statusCode: 301,
+              path: { replacePrefixMatch: '/v2' },
+            },
+          }),
+          route('moved', [{ prefix: '/moved' }], { redirect: {} }),
+          route(
+            'locked-plain',
+            [{ prefix: '/locked' }],
+            { requestHeaders: { set: [{ name: 'x-a', value: '1' }] } },
+            'echo',
+          ),
+          route('down', [{ prefix: '/down' }], { responseHeaders }, 'dead'),
+          { backend: { name: 'echo', static: { host: '127.0.0.1', port: upstream.port } } },
+          { backend: { name: 'dead', static: { host: '127.0.0.1', port: dead.port } } },
+        ],
+      }),
+    );
     port = Object.values(runtime.boundPorts())[0] ?? 0;
     base = `http://127.0.0.1:${port}`;
   });
@@ -66,7 +126,9 @@ describe('route filters on the wire', () => {
   });
 
   it('sets, adds and removes request headers before forwarding, leaving the path alone', async () => {
-    const res = await rawRequest(`${base}/headers/x?q=1`, { headers: { 'x-tenant': 'red', 'x-trace': 'client', 'x-debug': '1', 'x-other': 'kept' } });
+    const res = await rawRequest(`${base}/headers/x?q=1`, {
+      headers: { 'x-tenant': 'red', 'x-trace': 'client', 'x-debug': '1', 'x-other': 'kept' },
+    });
     expect(res.status).toBe(200);
     const echo = JSON.parse(res.body) as Echo;
     expect(echo.url).toBe('/headers/x?q=1');
@@ -102,7 +164,13 @@ describe('route filters on the wire', () => {
   });
 
   it('replaces the matched path prefix', async () => {
-    const cases: [string, string][] = [['/api/v1/users', '/v2/users'], ['/api/v1', '/v2'], ['/strip/a/b', '/a/b'], ['/strip', '/'], ['/strip/', '/']];
+    const cases: [string, string][] = [
+      ['/api/v1/users', '/v2/users'],
+      ['/api/v1', '/v2'],
+      ['/strip/a/b', '/a/b'],
+      ['/strip', '/'],
+      ['/strip/', '/'],
+    ];
     for (const [sent, want] of cases) {
       const echo = JSON.parse((await rawRequest(`${base}${sent}`)).body) as Echo;
       expect(echo.url, sent).toBe(want);

@@ -6,14 +6,34 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { PathMatchInput, Route, RouteInput } from '../../src/ir/types.js';
-import { applyHeaderModifier, matchedPrefix, redirectResponse, replacePrefix, rewriteTarget, type HeaderMap, type RequestOrigin } from '../../src/proxy/http/route-filters.js';
+import {
+  applyHeaderModifier,
+  matchedPrefix,
+  redirectResponse,
+  replacePrefix,
+  rewriteTarget,
+  type HeaderMap,
+  type RequestOrigin,
+} from '../../src/proxy/http/route-filters.js';
 
 interface Cases {
   replacePrefix: { path: string; prefix: string; replacement: string; want: string }[];
   matchedPrefix: { name: string; matches: PathMatchInput[]; path: string; want: string | null }[];
   headers: { name: string; headers: HeaderMap; mod: object; want: HeaderMap }[];
-  rewrite: { name: string; target: string; rewrite: object; matches: PathMatchInput[]; want: { target: string; host?: string } }[];
-  redirect: { name: string; request: RequestOrigin; redirect: object; matches?: PathMatchInput[]; want: { status: number; location: string } }[];
+  rewrite: {
+    name: string;
+    target: string;
+    rewrite: object;
+    matches: PathMatchInput[];
+    want: { target: string; host?: string };
+  }[];
+  redirect: {
+    name: string;
+    request: RequestOrigin;
+    redirect: object;
+    matches?: PathMatchInput[];
+    want: { status: number; location: string };
+  }[];
 }
 
 const cases = parse(readFileSync(join(import.meta.dirname, 'testdata/route-filters.yaml'), 'utf8')) as Cases;
@@ -45,7 +65,13 @@ describe('route filter functions', () => {
 
   it.each(cases.rewrite)('rewrites the request: $name', (c) => {
     const route = irRoute({ rewrite: c.rewrite }, c.matches);
-    expect(rewriteTarget(c.target, route.filters?.rewrite as NonNullable<NonNullable<Route['filters']>['rewrite']>, route.matches)).toEqual(c.want);
+    expect(
+      rewriteTarget(
+        c.target,
+        route.filters?.rewrite as NonNullable<NonNullable<Route['filters']>['rewrite']>,
+        route.matches,
+      ),
+    ).toEqual(c.want);
   });
 
   it.each(cases.redirect)('answers a redirect: $name', (c) => {

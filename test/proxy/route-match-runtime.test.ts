@@ -17,11 +17,21 @@ function route(name: string, created: string, match: RouteMatchInput): ResourceI
   const fx = fixtures.get(name);
   if (!fx) throw new Error(`no fixture ${name}`);
   return [
-    { backend: { name: `backend/${name}`, mcp: { targets: [{ name, remote: { url: fx.url, protocol: 'STREAMABLE_HTTP' } }] } } },
-    { route: {
-      name: `route/${name}`, listeners: ['listener/main'], routeMatches: [match], backends: [{ backend: `backend/${name}`, weight: 1 }],
-      order: { created, key: `default/${name}`, rule: 0 },
-    } },
+    {
+      backend: {
+        name: `backend/${name}`,
+        mcp: { targets: [{ name, remote: { url: fx.url, protocol: 'STREAMABLE_HTTP' } }] },
+      },
+    },
+    {
+      route: {
+        name: `route/${name}`,
+        listeners: ['listener/main'],
+        routeMatches: [match],
+        backends: [{ backend: `backend/${name}`, weight: 1 }],
+        order: { created, key: `default/${name}`, rule: 0 },
+      },
+    },
   ];
 }
 
@@ -32,7 +42,10 @@ function snapshot(extra: ResourceInput[]) {
       { bind: { name: 'bind/main', port: 0, address: '127.0.0.1' } },
       { listener: { name: 'listener/main', bind: 'bind/main', hostnames: [], protocol: 'HTTP' } },
       ...route('plain', '2020-01-01T00:00:00.000Z', { path: { exact: '/mcp' } }),
-      ...route('tenant-b', '2026-01-01T00:00:00.000Z', { path: { exact: '/mcp' }, headers: [{ name: 'x-tenant', exact: 'b' }] }),
+      ...route('tenant-b', '2026-01-01T00:00:00.000Z', {
+        path: { exact: '/mcp' },
+        headers: [{ name: 'x-tenant', exact: 'b' }],
+      }),
       ...route('any-method', '2020-01-01T00:00:00.000Z', { path: { exact: '/tools' } }),
       ...route('post-only', '2026-01-01T00:00:00.000Z', { path: { exact: '/tools' }, method: 'POST' }),
       ...extra,
@@ -83,19 +96,33 @@ describe('route selection in the proxy runtime', () => {
     // GET reaches the MCP endpoint of the method-less route (no session yet), not the no-route 404.
     const res = await fetch(`${base}/tools`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'bad_request', error_description: 'the mcp-session-id header is required after initialize' });
+    expect(await res.json()).toEqual({
+      error: 'bad_request',
+      error_description: 'the mcp-session-id header is required after initialize',
+    });
     const put = await fetch(`${base}/tools`, { method: 'PUT' });
     expect(put.status).toBe(405);
   });
 
   it('rejects a snapshot with an invalid regex and keeps routing by the previous one', async () => {
-    const bad = snapshot([{ route: {
-      name: 'route/bad', listeners: ['listener/main'], backends: [{ backend: 'backend/plain', weight: 1 }],
-      routeMatches: [{ path: { prefix: '/' }, queryParams: [{ name: 'q', regex: '(' }] }],
-    } }]);
-    const err = await runtime.apply(bad).then(() => undefined, (e: unknown) => e);
+    const bad = snapshot([
+      {
+        route: {
+          name: 'route/bad',
+          listeners: ['listener/main'],
+          backends: [{ backend: 'backend/plain', weight: 1 }],
+          routeMatches: [{ path: { prefix: '/' }, queryParams: [{ name: 'q', regex: '(' }] }],
+        },
+      },
+    ]);
+    const err = await runtime.apply(bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ProblemError);
-    expect((err as ProblemError).message).toMatch(/^snapshot: Route route\/bad: routeMatches\[0\]\.queryParams\[0\]\.regex: is not a valid regular expression: /);
+    expect((err as ProblemError).message).toMatch(
+      /^snapshot: Route route\/bad: routeMatches\[0\]\.queryParams\[0\]\.regex: is not a valid regular expression: /,
+    );
     expect(await echoThrough('/mcp', { 'x-tenant': 'b' })).toBe('tenant-b:hi');
   });
 

@@ -18,28 +18,60 @@ interface RouteRow {
   key?: string;
   rule?: number;
 }
-interface RequestRow { host?: string; method?: string; path: string; query?: string; headers?: Record<string, string | string[]>; expect: string | number | null }
-interface RouteCase { name: string; listenerHostnames?: string[]; routes: RouteRow[]; requests: RequestRow[] }
-interface ListenerCase { name: string; listeners: string[][]; requests: RequestRow[] }
+interface RequestRow {
+  host?: string;
+  method?: string;
+  path: string;
+  query?: string;
+  headers?: Record<string, string | string[]>;
+  expect: string | number | null;
+}
+interface RouteCase {
+  name: string;
+  listenerHostnames?: string[];
+  routes: RouteRow[];
+  requests: RequestRow[];
+}
+interface ListenerCase {
+  name: string;
+  listeners: string[][];
+  requests: RequestRow[];
+}
 
-const table = parse(readFileSync(join(import.meta.dirname, 'route-match-cases.yaml'), 'utf8')) as { routes: RouteCase[]; listeners: ListenerCase[] };
+const table = parse(readFileSync(join(import.meta.dirname, 'route-match-cases.yaml'), 'utf8')) as {
+  routes: RouteCase[];
+  listeners: ListenerCase[];
+};
 
 function routesOf(rows: RouteRow[]): { route: Route }[] {
   const snapshot = normalizeSnapshot({
     version: '',
-    resources: rows.map((r) => ({ route: {
-      name: r.name, listeners: ['l'], hostnames: r.hostnames ?? [], routeMatches: r.matches ?? [], matches: r.legacy ?? [],
-      order: { created: r.created ?? '', key: r.key ?? `default/${r.name}`, rule: r.rule ?? 0 },
-    } })),
+    resources: rows.map((r) => ({
+      route: {
+        name: r.name,
+        listeners: ['l'],
+        hostnames: r.hostnames ?? [],
+        routeMatches: r.matches ?? [],
+        matches: r.legacy ?? [],
+        order: { created: r.created ?? '', key: r.key ?? `default/${r.name}`, rule: r.rule ?? 0 },
+      },
+    })),
   });
   return snapshot.resources.map((x) => ({ route: x.route as Route }));
 }
 
 function request(r: RequestRow) {
-  return { host: r.host ?? 'gw.test', method: r.method ?? 'POST', path: r.path, query: r.query ?? '', headers: r.headers ?? {} };
+  return {
+    host: r.host ?? 'gw.test',
+    method: r.method ?? 'POST',
+    path: r.path,
+    query: r.query ?? '',
+    headers: r.headers ?? {},
+  };
 }
 
-const label = (r: RequestRow) => `${r.method ?? 'POST'} ${r.host ?? 'gw.test'}${r.path}${r.query ? `?${r.query}` : ''}${r.headers ? ` ${JSON.stringify(r.headers)}` : ''}`;
+const label = (r: RequestRow) =>
+  `${r.method ?? 'POST'} ${r.host ?? 'gw.test'}${r.path}${r.query ? `?${r.query}` : ''}${r.headers ? ` ${JSON.stringify(r.headers)}` : ''}`;
 
 describe('route matching precedence', () => {
   for (const c of table.routes) {
@@ -61,7 +93,20 @@ describe('listener selection by Host', () => {
 
 describe('route matcher compilation', () => {
   it('rejects a snapshot whose regex does not compile, naming the route and field', () => {
-    const routes = routesOf([{ name: 'bad', matches: [{ path: { prefix: '/' } }, { headers: [{ name: 'x', exact: 'a' }, { name: 'y', regex: '(' }] }] }]);
+    const routes = routesOf([
+      {
+        name: 'bad',
+        matches: [
+          { path: { prefix: '/' } },
+          {
+            headers: [
+              { name: 'x', exact: 'a' },
+              { name: 'y', regex: '(' },
+            ],
+          },
+        ],
+      },
+    ]);
     let caught: unknown;
     try {
       compileRouteMatcher(routes, [], 'xds');
@@ -70,12 +115,19 @@ describe('route matcher compilation', () => {
     }
     expect(caught).toBeInstanceOf(ProblemError);
     expect((caught as ProblemError).problems).toEqual([
-      { source: 'xds', object: 'Route bad', path: 'routeMatches[1].headers[1].regex', message: expect.stringMatching(/^is not a valid regular expression: /) as unknown },
+      {
+        source: 'xds',
+        object: 'Route bad',
+        path: 'routeMatches[1].headers[1].regex',
+        message: expect.stringMatching(/^is not a valid regular expression: /) as unknown,
+      },
     ]);
   });
 
   it('names the deprecated field when a path-only match has an invalid regex', () => {
-    expect(() => compileRouteMatcher(routesOf([{ name: 'old', legacy: [{ regex: '[' }] }]), [])).toThrow(/^snapshot: Route old: matches\[0\]\.regex: is not a valid regular expression: /);
+    expect(() => compileRouteMatcher(routesOf([{ name: 'old', legacy: [{ regex: '[' }] }]), [])).toThrow(
+      /^snapshot: Route old: matches\[0\]\.regex: is not a valid regular expression: /,
+    );
   });
 
   it('splits a request target into path and raw query', () => {

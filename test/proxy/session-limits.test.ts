@@ -10,16 +10,28 @@ import { startJwksServer, type JwksServer } from '../support/oidc/jwks-server.js
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { connectClient, startProxy, stdioTarget, textOf, waitFor, type Started } from './harness.js';
 
-const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const initBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-async function initialize(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: string }> {
+async function initialize(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: string }> {
   const res = await fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: initBody });
   return { status: res.status, headers: res.headers, body: await res.text() };
 }
 
 async function listTools(url: string, session: string, headers: Record<string, string> = {}): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { ...json, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...json, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
   await res.text();
   return res.status;
 }
@@ -29,9 +41,15 @@ describe('sessions do not pin upstream connections', () => {
   let proxy: Started;
   beforeAll(async () => {
     target = await startHttpFixture({ id: 'h' });
-    proxy = await startProxy({ targets: [{ name: 'h', streamableHttp: { url: target.url } }] }, { limits: { maxSessionsPerClient: 1000 } });
+    proxy = await startProxy(
+      { targets: [{ name: 'h', streamableHttp: { url: target.url } }] },
+      { limits: { maxSessionsPerClient: 1000 } },
+    );
   });
-  afterAll(async () => { await proxy?.close(); await target?.close(); });
+  afterAll(async () => {
+    await proxy?.close();
+    await target?.close();
+  });
 
   it('after 300 sessions that hold their target stream open and are never deleted, a new client initializes and calls a tool', async () => {
     // More than the request pool's 256 connections: each session's target GET stream stays open.
@@ -51,7 +69,10 @@ describe('sessions do not pin upstream connections', () => {
 
 describe('session caps', () => {
   it('answers 429 too_many_sessions with Retry-After past the per-client cap, and frees the slot on DELETE', async () => {
-    const proxy = await startProxy({ targets: [stdioTarget('t')] }, { limits: { maxSessionsPerClient: 2, sessionIdleMs: 20_000 } });
+    const proxy = await startProxy(
+      { targets: [stdioTarget('t')] },
+      { limits: { maxSessionsPerClient: 2, sessionIdleMs: 20_000 } },
+    );
     try {
       const first = await initialize(proxy.url);
       await initialize(proxy.url);
@@ -69,7 +90,10 @@ describe('session caps', () => {
   });
 
   it('answers 503 overloaded with Retry-After when the proxy holds its maximum', async () => {
-    const proxy = await startProxy({ targets: [stdioTarget('t')] }, { limits: { maxSessions: 1, maxSessionsPerClient: 10 } });
+    const proxy = await startProxy(
+      { targets: [stdioTarget('t')] },
+      { limits: { maxSessions: 1, maxSessionsPerClient: 10 } },
+    );
     try {
       expect((await initialize(proxy.url)).status).toBe(200);
       const refused = await initialize(proxy.url);
@@ -104,14 +128,33 @@ describe('a session belongs to the subject that created it', () => {
   beforeAll(async () => {
     const key = await makeSigningKey('k1');
     const privateKey = (await importJWK(key.privateJwk, 'RS256')) as CryptoKey;
-    sign = (sub) => new SignJWT({ iss: issuer, aud: audience, sub }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    sign = (sub) =>
+      new SignJWT({ iss: issuer, aud: audience, sub })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey);
     jwks = await startJwksServer([key.publicJwk]);
-    proxy = await startProxy({
-      targets: [stdioTarget('t')],
-      policies: { mcpAuthentication: { mode: 'strict', issuer, audiences: [audience], jwks: jwks.url, resourceMetadata: { resource: audience } } },
-    }, { security: createRouteSecurity() });
+    proxy = await startProxy(
+      {
+        targets: [stdioTarget('t')],
+        policies: {
+          mcpAuthentication: {
+            mode: 'strict',
+            issuer,
+            audiences: [audience],
+            jwks: jwks.url,
+            resourceMetadata: { resource: audience },
+          },
+        },
+      },
+      { security: createRouteSecurity() },
+    );
   });
-  afterAll(async () => { await proxy?.close(); await jwks?.close(); });
+  afterAll(async () => {
+    await proxy?.close();
+    await jwks?.close();
+  });
 
   it("answers 404 to another subject's token with the session id, and serves the creator", async () => {
     const alice = { authorization: `Bearer ${await sign('alice')}` };
@@ -129,25 +172,38 @@ describe('listener connection hygiene', () => {
   let proxy: Started;
   let port = 0;
   beforeAll(async () => {
-    proxy = await startProxy({ targets: [stdioTarget('t')] }, { limits: { headersTimeoutMs: 1000, requestTimeoutMs: 1000, maxConnectionsPerSource: 4 } });
+    proxy = await startProxy(
+      { targets: [stdioTarget('t')] },
+      { limits: { headersTimeoutMs: 1000, requestTimeoutMs: 1000, maxConnectionsPerSource: 4 } },
+    );
     port = Number(new URL(proxy.url).port);
   });
-  afterAll(async () => { await proxy?.close(); });
-
-  const open = (): Promise<Socket> => new Promise((resolve) => { const s = connect(port, '127.0.0.1', () => resolve(s)); });
-  const closed = (s: Socket): Promise<number> => new Promise((resolve) => {
-    const t0 = Date.now();
-    if (s.destroyed) resolve(0);
-    s.on('close', () => resolve(Date.now() - t0));
-    s.on('error', () => undefined);
+  afterAll(async () => {
+    await proxy?.close();
   });
+
+  const open = (): Promise<Socket> =>
+    new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1', () => resolve(s));
+    });
+  const closed = (s: Socket): Promise<number> =>
+    new Promise((resolve) => {
+      const t0 = Date.now();
+      if (s.destroyed) resolve(0);
+      s.on('close', () => resolve(Date.now() - t0));
+      s.on('error', () => undefined);
+    });
 
   it('closes a connection that trickles its headers once the header timeout passes', async () => {
     const s = await open();
-    const trickle = setInterval(() => { if (!s.destroyed) s.write('X'); }, 200);
+    const trickle = setInterval(() => {
+      if (!s.destroyed) s.write('X');
+    }, 200);
     s.write('GET /mcp HTTP/1.1\r\nHost: x\r\nX-Slow: ');
     let answer = '';
-    s.on('data', (d: Buffer) => { answer += d.toString(); });
+    s.on('data', (d: Buffer) => {
+      answer += d.toString();
+    });
     const after = await closed(s);
     clearInterval(trickle);
     expect(after).toBeLessThan(3500);

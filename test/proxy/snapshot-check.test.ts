@@ -5,13 +5,16 @@ import { formatProblem } from '../../src/problem.js';
 import { pino } from 'pino';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 
-const broken = normalizeSnapshot({ version: '1', resources: [
-  { bind: { name: 'b', port: 0 } },
-  { listener: { name: 'l', bind: 'missing-bind' } },
-  { route: { name: 'r', listeners: ['l', 'nope'], backends: [{ backend: 'ghost', weight: 1 }] } },
-  { backend: { name: 's', aws: {} } },
-  { backend: { name: 's', mcp: { targets: [{ name: 't' }] } } },
-] });
+const broken = normalizeSnapshot({
+  version: '1',
+  resources: [
+    { bind: { name: 'b', port: 0 } },
+    { listener: { name: 'l', bind: 'missing-bind' } },
+    { route: { name: 'r', listeners: ['l', 'nope'], backends: [{ backend: 'ghost', weight: 1 }] } },
+    { backend: { name: 's', aws: {} } },
+    { backend: { name: 's', mcp: { targets: [{ name: 't' }] } } },
+  ],
+});
 
 describe('snapshot consistency', () => {
   it('names every dangling reference, duplicate and unsupported kind with its object and field', () => {

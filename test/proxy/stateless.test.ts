@@ -28,18 +28,33 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+const headers = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+};
+const post = (url: string, body: unknown): Promise<Response> =>
+  fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
 
 describe('sessionRouting Stateless', () => {
   it('answers initialize without a session id and serves later calls on any replica without one', async () => {
     const [a, b] = replicas;
-    const init = await post(a!.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const init = await post(a!.url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     expect(init.status).toBe(200);
     expect(init.headers.get('mcp-session-id')).toBeNull();
     expect(await init.text()).toContain('"tools"');
     for (const [i, r] of [a, b, a].entries()) {
-      const res = await post(r!.url, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'echo', arguments: { text: `r${i}` } } });
+      const res = await post(r!.url, {
+        jsonrpc: '2.0',
+        id: 10 + i,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: `r${i}` } },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('mcp-session-id')).toBeNull();
       expect(await res.text()).toContain(`fx:r${i}`);

@@ -9,7 +9,12 @@ const pem = (f: string) => readFileSync(path.join(import.meta.dirname, 'tls-test
 
 function listener(name: string, hostnames: string[], cert = 'a'): Listener {
   return {
-    name, bind: 'b', hostnames, protocol: 'HTTPS', frontend: null, refusals: [],
+    name,
+    bind: 'b',
+    hostnames,
+    protocol: 'HTTPS',
+    frontend: null,
+    refusals: [],
     tls: { certificates: [{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }] },
   };
 }

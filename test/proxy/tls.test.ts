@@ -22,13 +22,23 @@ import { snapshotFor, stdioTarget } from './harness.js';
 const certDir = path.join(import.meta.dirname, 'tls-testdata');
 const pem = (f: string) => readFileSync(path.join(certDir, f), 'utf8');
 const ca = pem('ca.crt');
-const pair = (name: string) => ({ certChainPem: pem(`${name}.crt`), privateKeyPem: pem(`${name}.key`), source: `test ${name}` });
+const pair = (name: string) => ({
+  certChainPem: pem(`${name}.crt`),
+  privateKeyPem: pem(`${name}.key`),
+  source: `test ${name}`,
+});
 
 /** One HTTPS bind with listeners a.example.test, b.example.test and *.example.test, one MCP route on all. */
 function httpsSnapshot(aCert = 'a', version = '1'): Snapshot {
   const snap = snapshotFor({ targets: [stdioTarget('t')] });
   const base = snap.resources.find((r) => r.listener)?.listener as Listener;
-  const listener = (name: string, hostname: string, cert: string): Listener => ({ ...base, name, hostnames: [hostname], protocol: 'HTTPS', tls: { certificates: [pair(cert)] } });
+  const listener = (name: string, hostname: string, cert: string): Listener => ({
+    ...base,
+    name,
+    hostnames: [hostname],
+    protocol: 'HTTPS',
+    tls: { certificates: [pair(cert)] },
+  });
   const route = snap.resources.find((r) => r.route)?.route;
   if (route) route.listeners = ['a', 'b', 'wild'];
   const others = snap.resources.filter((r) => !r.listener);
@@ -45,7 +55,15 @@ function httpsSnapshot(aCert = 'a', version = '1'): Snapshot {
 }
 
 const logLines: string[] = [];
-const log = pino({ level: 'debug' }, new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } }));
+const log = pino(
+  { level: 'debug' },
+  new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(String(chunk));
+      cb();
+    },
+  }),
+);
 let runtime: ProxyRuntime;
 let port: number;
 
@@ -54,14 +72,19 @@ beforeAll(async () => {
   await runtime.apply(httpsSnapshot());
   port = Object.values(runtime.boundPorts())[0] as number;
 });
-afterAll(async () => { await runtime.close(); });
+afterAll(async () => {
+  await runtime.close();
+});
 
 /** The certificate the proxy presents for `servername` (none: no SNI at all), and the open socket. */
 function handshake(servername?: string): Promise<{ cert: PeerCertificate; close(): void; authorized: boolean }> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca, ...(servername ? { servername } : {}), rejectUnauthorized: false }, () => {
-      resolve({ cert: socket.getPeerCertificate(), authorized: socket.authorized, close: () => socket.destroy() });
-    });
+    const socket = connect(
+      { host: '127.0.0.1', port, ca, ...(servername ? { servername } : {}), rejectUnauthorized: false },
+      () => {
+        resolve({ cert: socket.getPeerCertificate(), authorized: socket.authorized, close: () => socket.destroy() });
+      },
+    );
     socket.once('error', reject);
   });
 }
@@ -70,14 +93,23 @@ function fingerprint(file: string): string {
   return new X509Certificate(pem(file)).fingerprint256;
 }
 
-function httpsGet(host: string, reqPath: string, servername = host): Promise<{ status: number; cn: string; body: string }> {
+function httpsGet(
+  host: string,
+  reqPath: string,
+  servername = host,
+): Promise<{ status: number; cn: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, servername, path: reqPath, ca, headers: { host }, agent: false }, (res) => {
-      const cn = String((res.socket as TLSSocket).getPeerCertificate().subject.CN);
-      let body = '';
-      res.on('data', (c: Buffer) => { body += String(c); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, cn, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, servername, path: reqPath, ca, headers: { host }, agent: false },
+      (res) => {
+        const cn = String((res.socket as TLSSocket).getPeerCertificate().subject.CN);
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += String(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, cn, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -85,7 +117,12 @@ function httpsGet(host: string, reqPath: string, servername = host): Promise<{ s
 
 describe('HTTPS listeners', () => {
   it('presents the certificate of the listener the client names in SNI, exact names over the wildcard', async () => {
-    for (const [name, file] of [['a.example.test', 'a.crt'], ['b.example.test', 'b.crt'], ['c.example.test', 'wildcard.crt'], ['deep.c.example.test', 'wildcard.crt']] as const) {
+    for (const [name, file] of [
+      ['a.example.test', 'a.crt'],
+      ['b.example.test', 'b.crt'],
+      ['c.example.test', 'wildcard.crt'],
+      ['deep.c.example.test', 'wildcard.crt'],
+    ] as const) {
       const h = await handshake(name);
       expect(h.cert.fingerprint256, name).toBe(fingerprint(file));
       h.close();
@@ -95,7 +132,7 @@ describe('HTTPS listeners', () => {
     verified.close();
   });
 
-  it('gives clients without SNI, or with an unknown name, the first listener\'s certificate', async () => {
+  it("gives clients without SNI, or with an unknown name, the first listener's certificate", async () => {
     for (const name of [undefined, 'other.test']) {
       const h = await handshake(name);
       expect(h.cert.fingerprint256, String(name)).toBe(fingerprint('a.crt'));
@@ -111,7 +148,10 @@ describe('HTTPS listeners', () => {
   it('answers 421 when the Host header belongs to another listener than the SNI name chose', async () => {
     const r = await httpsGet('b.example.test', '/nothing-here', 'a.example.test');
     expect(r.status).toBe(421);
-    expect(JSON.parse(r.body)).toEqual({ error: 'misdirected_request', error_description: expect.stringContaining('b.example.test') });
+    expect(JSON.parse(r.body)).toEqual({
+      error: 'misdirected_request',
+      error_description: expect.stringContaining('b.example.test'),
+    });
     // Two names under one wildcard listener share its certificate, so either Host is fine.
     expect((await httpsGet('d.example.test', '/nothing-here', 'c.example.test')).status).toBe(404);
     expect((await httpsGet('b.example.test:443', '/nothing-here', 'b.example.test')).status).toBe(404);
@@ -119,7 +159,10 @@ describe('HTTPS listeners', () => {
 
   it('lists tools with the MCP SDK client over HTTPS', async () => {
     const lookup: LookupFunction = (_host, opts, cb) => {
-      if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+      if ((opts as { all?: boolean }).all)
+        (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+          { address: '127.0.0.1', family: 4 },
+        ]);
       else cb(null, '127.0.0.1', 4);
     };
     const dispatcher = new Agent({ connect: { ca, lookup } });
@@ -153,7 +196,9 @@ describe('HTTPS listeners', () => {
     const b = snap.resources.find((r) => r.listener?.name === 'b')?.listener as Listener;
     b.protocol = 'HTTP';
     b.tls = null;
-    await expect(runtime.apply(snap)).rejects.toThrow(/Listener b.*protocol.*is HTTP but bind bind\/1 already serves HTTPS listener a; one port serves either plain HTTP or HTTPS/);
+    await expect(runtime.apply(snap)).rejects.toThrow(
+      /Listener b.*protocol.*is HTTP but bind bind\/1 already serves HTTPS listener a; one port serves either plain HTTP or HTTPS/,
+    );
     const h = await handshake('b.example.test');
     expect(h.cert.fingerprint256).toBe(fingerprint('b.crt'));
     h.close();
@@ -166,10 +211,15 @@ describe('HTTPS listeners', () => {
     const b = snap.resources.find((r) => r.listener?.name === 'b')?.listener as Listener;
     b.tls = { certificates: [] };
     const problems = checkSnapshot(snap, 'test');
-    expect(problems.map((p) => `${p.object} ${p.path}`)).toEqual(['Listener a tls.certificates[0]', 'Listener b tls.certificates']);
+    expect(problems.map((p) => `${p.object} ${p.path}`)).toEqual([
+      'Listener a tls.certificates[0]',
+      'Listener b tls.certificates',
+    ]);
     expect(problems[0]?.message).toMatch(/^is not a usable certificate and key \(.*mismatch.*\)$/);
     let err: unknown;
-    await runtime.apply(snap).catch((e: unknown) => { err = e; });
+    await runtime.apply(snap).catch((e: unknown) => {
+      err = e;
+    });
     expect(err).toBeInstanceOf(ProblemError);
     expect(String((err as Error).message)).not.toContain('PRIVATE KEY');
   });
@@ -188,7 +238,13 @@ describe('HTTPS listeners', () => {
       await plain.apply(snap);
       expect(plain.boundPorts()).toEqual(before);
       const h = await new Promise<PeerCertificate>((resolve, reject) => {
-        const s = connect({ host: '127.0.0.1', port: Object.values(before)[0] as number, ca, servername: 'a.example.test' }, () => { resolve(s.getPeerCertificate()); s.destroy(); });
+        const s = connect(
+          { host: '127.0.0.1', port: Object.values(before)[0] as number, ca, servername: 'a.example.test' },
+          () => {
+            resolve(s.getPeerCertificate());
+            s.destroy();
+          },
+        );
         s.once('error', reject);
       });
       expect(h.subject.CN).toBe('a.example.test');
@@ -202,14 +258,20 @@ describe('HTTPS listeners', () => {
     await new Promise<void>((resolve) => {
       const s = connect({ host: '127.0.0.1', port, servername: 'a.example.test' });
       s.once('error', () => resolve());
-      s.once('secureConnect', () => { s.destroy(); resolve(); });
+      s.once('secureConnect', () => {
+        s.destroy();
+        resolve();
+      });
     });
     await new Promise((r) => setTimeout(r, 50));
     expect(logLines.some((l) => l.includes('TLS handshake failed'))).toBe(true);
     const all = logLines.join('');
     expect(all).not.toContain('PRIVATE KEY');
     for (const f of readdirSync(certDir).filter((x) => x.endsWith('.key'))) {
-      for (const line of pem(f).split('\n').filter((x) => x.length > 40)) expect(all).not.toContain(line);
+      for (const line of pem(f)
+        .split('\n')
+        .filter((x) => x.length > 40))
+        expect(all).not.toContain(line);
     }
   });
 });

@@ -24,22 +24,30 @@ describe('GwPolicy traffic settings enforced on forwarded routes', () => {
         setTimeout(() => res.end('y'.repeat(600)), 10);
         return;
       }
-      void readAll(req).then((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ host: req.headers.host, bytes: body.length })));
+      void readAll(req).then((body) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ host: req.headers.host, bytes: body.length })),
+      );
     });
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(translatedIr(trafficManifests(upstream.port, [
-      { name: 'csrf', traffic: "{csrf: {additionalOrigins: ['https://app.example']}}" },
-      { name: 'open', traffic: '{timeouts: {request: 5s}}' },
-      { name: 'hostrw', traffic: '{hostRewrite: internal.example}' },
-      { name: 'slow', traffic: '{delay: {duration: 200ms}}' },
-      { name: 'slowcel', traffic: `{delay: {duration: "request.headers['x-wait']"}}` },
-      { name: 'late', traffic: '{delay: {duration: 300ms}, timeouts: {request: 100ms}}' },
-      { name: 'bigin', traffic: '{buffer: {request: {maxBytes: 1Ki}}}' },
-      { name: 'bigin-open', traffic: '{buffer: {request: {maxBytes: 1Ki, failureMode: FailOpen}}}' },
-      { name: 'bigout', traffic: '{buffer: {response: {maxBytes: 1Ki}}}' },
-      { name: 'bigout-open', traffic: '{buffer: {response: {maxBytes: 1Ki, failureMode: FailOpen}}}' },
-      { name: 'smallout', traffic: '{buffer: {response: {maxBytes: 1Mi}}}' },
-    ])));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(upstream.port, [
+          { name: 'csrf', traffic: "{csrf: {additionalOrigins: ['https://app.example']}}" },
+          { name: 'open', traffic: '{timeouts: {request: 5s}}' },
+          { name: 'hostrw', traffic: '{hostRewrite: internal.example}' },
+          { name: 'slow', traffic: '{delay: {duration: 200ms}}' },
+          { name: 'slowcel', traffic: `{delay: {duration: "request.headers['x-wait']"}}` },
+          { name: 'late', traffic: '{delay: {duration: 300ms}, timeouts: {request: 100ms}}' },
+          { name: 'bigin', traffic: '{buffer: {request: {maxBytes: 1Ki}}}' },
+          { name: 'bigin-open', traffic: '{buffer: {request: {maxBytes: 1Ki, failureMode: FailOpen}}}' },
+          { name: 'bigout', traffic: '{buffer: {response: {maxBytes: 1Ki}}}' },
+          { name: 'bigout-open', traffic: '{buffer: {response: {maxBytes: 1Ki, failureMode: FailOpen}}}' },
+          { name: 'smallout', traffic: '{buffer: {response: {maxBytes: 1Mi}}}' },
+        ]),
+      ),
+    );
     const port = Object.values(runtime.boundPorts())[0];
     base = `http://127.0.0.1:${port}`;
     host = `127.0.0.1:${port}`;
@@ -52,26 +60,43 @@ describe('GwPolicy traffic settings enforced on forwarded routes', () => {
 
   it('refuses a cross-site POST with 403 and never forwards it', async () => {
     const before = hits;
-    const res = await rawRequest(`${base}/csrf/x`, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{}' });
+    const res = await rawRequest(`${base}/csrf/x`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example' },
+      body: '{}',
+    });
     expect(res.status).toBe(403);
     expect(JSON.parse(res.body)).toMatchObject({ error: 'forbidden' });
     expect(hits).toBe(before);
   });
 
   it('refuses a POST the browser marks cross-site even without a matching Origin check', async () => {
-    const res = await rawRequest(`${base}/csrf/x`, { method: 'POST', headers: { 'sec-fetch-site': 'cross-site' }, body: '{}' });
+    const res = await rawRequest(`${base}/csrf/x`, {
+      method: 'POST',
+      headers: { 'sec-fetch-site': 'cross-site' },
+      body: '{}',
+    });
     expect(res.status).toBe(403);
   });
 
   it('passes a same-origin POST, one from an additional origin, a GET from anywhere and a POST without Origin', async () => {
-    expect((await rawRequest(`${base}/csrf/x`, { method: 'POST', headers: { origin: `http://${host}` }, body: '{}' })).status).toBe(200);
-    expect((await rawRequest(`${base}/csrf/x`, { method: 'POST', headers: { origin: 'https://app.example' }, body: '{}' })).status).toBe(200);
+    expect(
+      (await rawRequest(`${base}/csrf/x`, { method: 'POST', headers: { origin: `http://${host}` }, body: '{}' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await rawRequest(`${base}/csrf/x`, { method: 'POST', headers: { origin: 'https://app.example' }, body: '{}' }))
+        .status,
+    ).toBe(200);
     expect((await rawRequest(`${base}/csrf/x`, { headers: { origin: 'https://evil.example' } })).status).toBe(200);
     expect((await rawRequest(`${base}/csrf/x`, { method: 'POST', body: '{}' })).status).toBe(200);
   });
 
   it('forwards a cross-site POST on a route without csrf', async () => {
-    expect((await rawRequest(`${base}/open/x`, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{}' })).status).toBe(200);
+    expect(
+      (await rawRequest(`${base}/open/x`, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{}' }))
+        .status,
+    ).toBe(200);
   });
 
   it('sends the rewritten Host to the backend', async () => {

@@ -42,25 +42,34 @@ describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
     });
     const dead = await freePort();
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(translatedIr(trafficManifests(upstream.port, [
-      { name: 'timed', traffic: '{timeouts: {request: 100ms}}' },
-      // The HTTPRoute rule's own timeouts win over the policy's.
-      { name: 'ruled', traffic: '{timeouts: {request: 100ms}}', rule: 'timeouts: {request: 2s}' },
-      { name: 'flaky', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
-      { name: 'flaky-out', backend: 'up', traffic: '{retry: {attempts: 1, backoff: 10ms, codes: [503]}}' },
-      { name: 'dead', backend: 'gone', traffic: '{retry: {attempts: 2, backoff: 10ms}}' },
-      { name: 'stream', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
-      {
-        name: 'hdr',
-        traffic: '{headerModifiers: {request: {set: [{name: X-Tenant, value: policy}], add: [{name: X-Both, value: policy}], remove: [X-Drop]}, response: {set: [{name: X-Who, value: policy}], add: [{name: X-Policy, value: "yes"}]}}}',
-        rule: 'filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: X-Tenant, value: route}]}}, {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: X-Who, value: route}]}}]',
-      },
-    ], `apiVersion: gw.dev/v1alpha1
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(
+          upstream.port,
+          [
+            { name: 'timed', traffic: '{timeouts: {request: 100ms}}' },
+            // The HTTPRoute rule's own timeouts win over the policy's.
+            { name: 'ruled', traffic: '{timeouts: {request: 100ms}}', rule: 'timeouts: {request: 2s}' },
+            { name: 'flaky', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
+            { name: 'flaky-out', backend: 'up', traffic: '{retry: {attempts: 1, backoff: 10ms, codes: [503]}}' },
+            { name: 'dead', backend: 'gone', traffic: '{retry: {attempts: 2, backoff: 10ms}}' },
+            { name: 'stream', traffic: '{retry: {attempts: 3, backoff: 10ms, codes: [503]}}' },
+            {
+              name: 'hdr',
+              traffic:
+                '{headerModifiers: {request: {set: [{name: X-Tenant, value: policy}], add: [{name: X-Both, value: policy}], remove: [X-Drop]}, response: {set: [{name: X-Who, value: policy}], add: [{name: X-Policy, value: "yes"}]}}}',
+              rule: 'filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: X-Tenant, value: route}]}}, {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: X-Who, value: route}]}}]',
+            },
+          ],
+          `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: gone, namespace: default}
 spec:
   static: {host: 127.0.0.1, port: ${dead}}
-`)));
+`,
+        ),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
@@ -82,7 +91,11 @@ spec:
   });
 
   it('retries a POST on 503 with its body until the backend succeeds, and counts the retries', async () => {
-    const res = await rawRequest(`${base}/flaky`, { method: 'POST', headers: { 'x-id': 'flaky-1', 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await rawRequest(`${base}/flaky`, {
+      method: 'POST',
+      headers: { 'x-id': 'flaky-1', 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toBe('try 3 body hello');
     expect(tries.get('flaky-1')).toBe(3);
@@ -108,7 +121,10 @@ spec:
 
   it('buffers a chunked body for a retried route and answers 413 past the limit without contacting the backend', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${base}/flaky`, { method: 'POST', headers: { 'x-id': 'big' }, agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      const req = request(`${base}/flaky`, { method: 'POST', headers: { 'x-id': 'big' }, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
       req.on('error', reject);
       req.write(Buffer.alloc(1024 * 1024));
       req.write(Buffer.alloc(1024 * 1024));

@@ -12,7 +12,12 @@ import { mcpBackendManifest, trafficManifests } from './traffic-manifests.js';
 
 const mcpRoute = mcpBackendManifest('tools', 9);
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 
 describe('GwPolicy traffic settings answered before dispatch', () => {
   let upstream: Upstream;
@@ -27,13 +32,29 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('upstream');
     });
     runtime = new ProxyRuntime({ log, clock: () => now });
-    await runtime.apply(translatedIr(trafficManifests(upstream.port, [
-      { name: 'limited', traffic: '{rateLimit: {local: [{requests: 1, unit: Minutes, burst: 1}]}}' },
-      { name: 'tokens', traffic: '{rateLimit: {local: [{tokens: 1, unit: Hours}]}}' },
-      { name: 'mcp', backend: 'tools', traffic: '{rateLimit: {local: [{requests: 1, unit: Hours}]}, headerModifiers: {response: {add: [{name: X-Policy, value: mcp}]}}}' },
-      { name: 'direct', traffic: `{directResponse: {status: 503, body: '{"down":true}', headers: [{name: Content-Type, value: "'application/json'"}]}}` },
-      { name: 'dynamic', traffic: '{directResponse: {status: 200, bodyExpression: request.path}}' },
-    ], mcpRoute)));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(
+          upstream.port,
+          [
+            { name: 'limited', traffic: '{rateLimit: {local: [{requests: 1, unit: Minutes, burst: 1}]}}' },
+            { name: 'tokens', traffic: '{rateLimit: {local: [{tokens: 1, unit: Hours}]}}' },
+            {
+              name: 'mcp',
+              backend: 'tools',
+              traffic:
+                '{rateLimit: {local: [{requests: 1, unit: Hours}]}, headerModifiers: {response: {add: [{name: X-Policy, value: mcp}]}}}',
+            },
+            {
+              name: 'direct',
+              traffic: `{directResponse: {status: 503, body: '{"down":true}', headers: [{name: Content-Type, value: "'application/json'"}]}}`,
+            },
+            { name: 'dynamic', traffic: '{directResponse: {status: 200, bodyExpression: request.path}}' },
+          ],
+          mcpRoute,
+        ),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
@@ -53,7 +74,9 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
     expect((await rawRequest(`${base}/limited`)).headers['retry-after']).toBe('30');
     now += 30_000;
     expect((await rawRequest(`${base}/limited`)).status).toBe(200);
-    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_rate_limited_total')).toMatch(/route="HTTPRoute\/default\/limited\/0"\} 2/);
+    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_rate_limited_total')).toMatch(
+      /route="HTTPRoute\/default\/limited\/0"\} 2/,
+    );
   });
 
   it('does not enforce token limits (not implemented yet) and lets requests through', async () => {
@@ -61,7 +84,12 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
   });
 
   it('limits an MCP route before it reaches the MCP endpoint, and modifies its response headers', async () => {
-    const send = () => rawRequest(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
+    const send = () =>
+      rawRequest(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: initialize,
+      });
     const first = await send();
     expect(first.status).not.toBe(429);
     expect(first.headers['x-policy']).toBe('mcp');
@@ -92,8 +120,21 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
 describe('TrafficGate logging', () => {
   it('warns once per route about token limits it does not enforce, however many snapshots arrive', () => {
     const lines: string[] = [];
-    const gate = new TrafficGate(pino({ level: 'warn' }, { write: (l: string) => { lines.push(l); } }), createMetrics());
-    const route = { name: 'r', traffic: { localRateLimits: [{ tokens: 5, amount: 'tokens', intervalMs: 60_000, burst: 0 }] } } as unknown as Route;
+    const gate = new TrafficGate(
+      pino(
+        { level: 'warn' },
+        {
+          write: (l: string) => {
+            lines.push(l);
+          },
+        },
+      ),
+      createMetrics(),
+    );
+    const route = {
+      name: 'r',
+      traffic: { localRateLimits: [{ tokens: 5, amount: 'tokens', intervalMs: 60_000, burst: 0 }] },
+    } as unknown as Route;
     gate.compile([route]);
     gate.compile([route]);
     expect(lines.map((l) => JSON.parse(l) as { route: string; msg: string })).toEqual([

@@ -12,7 +12,8 @@ export interface TrafficCase {
 
 export function trafficManifests(port: number, cases: TrafficCase[], extra = ''): string {
   const head = gatewayWithStaticBackend(port, 'up');
-  const parts = cases.map((c) => `
+  const parts = cases.map(
+    (c) => `
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: ${c.name}, namespace: default}
@@ -27,7 +28,8 @@ metadata: {name: ${c.name}, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${c.name}}]
   traffic: ${c.traffic}
-`);
+`,
+  );
   return [head, ...parts, ...(extra ? [extra] : [])].join('---\n');
 }
 

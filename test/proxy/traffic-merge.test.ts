@@ -20,13 +20,23 @@ describe('strategy.merge on forwarded routes', () => {
   let base: string;
 
   beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => { res.writeHead(200).end('ok'); });
+    upstream = await startUpstream((_req, res) => {
+      res.writeHead(200).end('ok');
+    });
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(translatedIr(trafficManifests(upstream.port, [
-      { name: 'merged', traffic: '{timeouts: {request: 5s}}' },
-      // The template writes `traffic: <this>` as the last line of the spec; the strategy rides along.
-      { name: 'replaced', traffic: '{timeouts: {request: 5s}}\n  strategy: {merge: Replace}' },
-    ], gatewayPolicy)));
+    await runtime.apply(
+      translatedIr(
+        trafficManifests(
+          upstream.port,
+          [
+            { name: 'merged', traffic: '{timeouts: {request: 5s}}' },
+            // The template writes `traffic: <this>` as the last line of the spec; the strategy rides along.
+            { name: 'replaced', traffic: '{timeouts: {request: 5s}}\n  strategy: {merge: Replace}' },
+          ],
+          gatewayPolicy,
+        ),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 

@@ -9,17 +9,34 @@ import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 import { compileTraffic, type TrafficPlan } from '../../src/proxy/policy/traffic-policy.js';
 import { typedTraffic } from '../../src/translate/ir-traffic.js';
 
-interface Case { name: string; fields?: Record<string, unknown>; ir?: TrafficPolicyInput; plan?: Record<string, unknown>; problems?: string[] }
+interface Case {
+  name: string;
+  fields?: Record<string, unknown>;
+  ir?: TrafficPolicyInput;
+  plan?: Record<string, unknown>;
+  problems?: string[];
+}
 
 const cases = parse(readFileSync(new URL('./testdata/traffic-policy-cases.yaml', import.meta.url), 'utf8')) as Case[];
 
 function snapshotWith(traffic: TrafficPolicyInput | undefined, effective: Record<string, string> = {}) {
-  return normalizeSnapshot({ version: '1', resources: [
-    { bind: { name: 'b', port: 0, address: '127.0.0.1' } },
-    { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } },
-    { backend: { name: 'up', static: { host: '127.0.0.1', port: 1 } } },
-    { route: { name: 'api', listeners: ['l'], backends: [{ backend: 'up', weight: 1 }], effective: { fields: effective }, ...(traffic ? { traffic } : {}) } },
-  ] });
+  return normalizeSnapshot({
+    version: '1',
+    resources: [
+      { bind: { name: 'b', port: 0, address: '127.0.0.1' } },
+      { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } },
+      { backend: { name: 'up', static: { host: '127.0.0.1', port: 1 } } },
+      {
+        route: {
+          name: 'api',
+          listeners: ['l'],
+          backends: [{ backend: 'up', weight: 1 }],
+          effective: { fields: effective },
+          ...(traffic ? { traffic } : {}),
+        },
+      },
+    ],
+  });
 }
 
 function routeOf(traffic: TrafficPolicyInput | undefined): Route {
@@ -48,7 +65,9 @@ describe('compileTraffic', () => {
   }
 
   it('ignores the JSON text in Route.effective: only the typed field counts', () => {
-    const route = snapshotWith(undefined, { 'traffic.retry': '{"attempts":3}', 'traffic.csrf': '{}' }).resources.find((x) => x.route)?.route as Route;
+    const route = snapshotWith(undefined, { 'traffic.retry': '{"attempts":3}', 'traffic.csrf': '{}' }).resources.find(
+      (x) => x.route,
+    )?.route as Route;
     expect(plain(compileTraffic(route).plan)).toEqual({});
   });
 });

@@ -34,13 +34,23 @@ describe('TokenBucket', () => {
 });
 
 describe('RateLimits', () => {
-  it('keeps a route\'s buckets across snapshots while its limits stay the same, and resets them when they change', () => {
+  it("keeps a route's buckets across snapshots while its limits stay the same, and resets them when they change", () => {
     let now = 0;
     const limits = new RateLimits(() => now);
     const one = [{ requests: 1, intervalMs: 3_600_000 as const, burst: 0 }];
-    expect(limits.update(new Map([['r', one]])).get('r')?.admit(now)).toBe(0);
+    expect(
+      limits
+        .update(new Map([['r', one]]))
+        .get('r')
+        ?.admit(now),
+    ).toBe(0);
     now = 1000;
-    expect(limits.update(new Map([['r', one]])).get('r')?.admit(now)).toBeGreaterThan(0);
+    expect(
+      limits
+        .update(new Map([['r', one]]))
+        .get('r')
+        ?.admit(now),
+    ).toBeGreaterThan(0);
     const changed = limits.update(new Map([['r', [{ ...one[0]!, burst: 1 }]]]));
     expect(changed.get('r')?.admit(now)).toBe(0);
     expect(limits.update(new Map([['r', []]])).has('r')).toBe(false);

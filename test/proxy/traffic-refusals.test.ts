@@ -13,22 +13,66 @@ describe('route refusals', () => {
   let runtime: ProxyRuntime;
   let base: string;
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
 
-  const route = (name: string, extra: Partial<RouteInput>): RouteInput => ({ name, listeners: ['l'], matches: [{ prefix: `/${name}` }], backends: [{ backend: 'up', weight: 1 }], ...extra });
+  const route = (name: string, extra: Partial<RouteInput>): RouteInput => ({
+    name,
+    listeners: ['l'],
+    matches: [{ prefix: `/${name}` }],
+    backends: [{ backend: 'up', weight: 1 }],
+    ...extra,
+  });
 
   beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => { res.writeHead(200).end('backend'); });
+    upstream = await startUpstream((_req, res) => {
+      res.writeHead(200).end('backend');
+    });
     runtime = new ProxyRuntime({ log: pino({ level: 'info' }, sink) });
-    await runtime.apply(normalizeSnapshot({ version: '1', resources: [
-      { bind: { name: 'b', port: 0, address: '127.0.0.1' } },
-      { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } },
-      { backend: { name: 'up', static: { host: '127.0.0.1', port: upstream.port } } },
-      { route: route('secure', { refusals: [{ field: 'spec.traffic.extProc', source: 'GwPolicy default/p', reason: 'external processing is not supported', security: true }] }) },
-      { route: route('cosmetic', { refusals: [{ field: 'spec.traffic.transformation', source: 'GwPolicy default/p', reason: 'not supported', security: false }] }) },
-      // The old inference read this text; the proxy must not.
-      { route: route('text', { effective: { fields: { 'traffic.extProc': '{"url":"grpc://x:1"}' }, provenance: {} } }) },
-    ] }));
+    await runtime.apply(
+      normalizeSnapshot({
+        version: '1',
+        resources: [
+          { bind: { name: 'b', port: 0, address: '127.0.0.1' } },
+          { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } },
+          { backend: { name: 'up', static: { host: '127.0.0.1', port: upstream.port } } },
+          {
+            route: route('secure', {
+              refusals: [
+                {
+                  field: 'spec.traffic.extProc',
+                  source: 'GwPolicy default/p',
+                  reason: 'external processing is not supported',
+                  security: true,
+                },
+              ],
+            }),
+          },
+          {
+            route: route('cosmetic', {
+              refusals: [
+                {
+                  field: 'spec.traffic.transformation',
+                  source: 'GwPolicy default/p',
+                  reason: 'not supported',
+                  security: false,
+                },
+              ],
+            }),
+          },
+          // The old inference read this text; the proxy must not.
+          {
+            route: route('text', {
+              effective: { fields: { 'traffic.extProc': '{"url":"grpc://x:1"}' }, provenance: {} },
+            }),
+          },
+        ],
+      }),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 

@@ -8,12 +8,21 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
 
-export function translatedIr(manifests: string, gateway = 'default/web', options: Partial<TranslateOptions> = {}): Snapshot {
+export function translatedIr(
+  manifests: string,
+  gateway = 'default/web',
+  options: Partial<TranslateOptions> = {},
+): Snapshot {
   const store = createStore();
   const parsed = parseManifests(manifests, 'test.yaml');
-  const problems = [...parsed.problems, ...parsed.objects.flatMap(({ kind, obj }) => putObject(store, kind, obj, 'test.yaml').problems)];
+  const problems = [
+    ...parsed.problems,
+    ...parsed.objects.flatMap(({ kind, obj }) => putObject(store, kind, obj, 'test.yaml').problems),
+  ];
   if (problems.length > 0) throw new Error(`the manifests are not valid: ${JSON.stringify(problems)}`);
-  const snapshot = snapshots(translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z', ...options })).get(gateway);
+  const snapshot = snapshots(
+    translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z', ...options }),
+  ).get(gateway);
   if (!snapshot) throw new Error(`no snapshot for Gateway ${gateway}`);
   const ir = normalizeSnapshot(snapshot as unknown as SnapshotInput);
   for (const r of ir.resources) if (r.bind) Object.assign(r.bind, { port: 0, address: '127.0.0.1' });

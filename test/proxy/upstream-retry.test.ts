@@ -33,7 +33,9 @@ describe('mcpMayRetry', () => {
   });
 
   it('never retries a timeout', () => {
-    expect(mcpMayRetry(plan, 1, 'tools/list', { error: Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' }) })).toBe(false);
+    expect(
+      mcpMayRetry(plan, 1, 'tools/list', { error: Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' }) }),
+    ).toBe(false);
   });
 });
 
@@ -43,30 +45,49 @@ describe('sendWithRetry on real sockets', () => {
   let hits = 0;
 
   beforeAll(async () => {
-    server = createServer((_req, res) => { hits++; res.writeHead(503).end('busy'); });
+    server = createServer((_req, res) => {
+      hits++;
+      res.writeHead(503).end('busy');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   });
 
   it('tries a refused connection 1 + attempts times, then throws the connect error', async () => {
     const dead = await freePort();
     const retries: string[] = [];
-    const err = await sendWithRetry(() => request(`http://127.0.0.1:${dead}/mcp`, { method: 'POST', body: '{}', dispatcher: upstreamAgent }), {
-      plan, method: 'tools/call', timeoutMs: 30_000, signal: undefined, onRetry: (_n, why) => retries.push(why),
-    }).catch((e: unknown) => e);
+    const err = await sendWithRetry(
+      () => request(`http://127.0.0.1:${dead}/mcp`, { method: 'POST', body: '{}', dispatcher: upstreamAgent }),
+      {
+        plan,
+        method: 'tools/call',
+        timeoutMs: 30_000,
+        signal: undefined,
+        onRetry: (_n, why) => retries.push(why),
+      },
+    ).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('ECONNREFUSED');
     expect(retries).toEqual(['connection failed', 'connection failed']);
   });
 
   it('returns the last 503 with its body readable when the attempts run out', async () => {
     hits = 0;
-    const res = await sendWithRetry(() => request(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}', dispatcher: upstreamAgent }), {
-      plan, method: 'tools/call', timeoutMs: 30_000, signal: undefined,
-    });
+    const res = await sendWithRetry(
+      () => request(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}', dispatcher: upstreamAgent }),
+      {
+        plan,
+        method: 'tools/call',
+        timeoutMs: 30_000,
+        signal: undefined,
+      },
+    );
     expect(res.statusCode).toBe(503);
     expect(await res.body.text()).toBe('busy');
     expect(hits).toBe(3);
@@ -74,9 +95,15 @@ describe('sendWithRetry on real sockets', () => {
 
   it('does not start a retry whose backoff would end after the timeout', async () => {
     hits = 0;
-    const res = await sendWithRetry(() => request(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}', dispatcher: upstreamAgent }), {
-      plan: { attempts: 5, backoffMs: 60_000, codes: new Set([503]) }, method: 'tools/call', timeoutMs: 30_000, signal: undefined,
-    });
+    const res = await sendWithRetry(
+      () => request(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}', dispatcher: upstreamAgent }),
+      {
+        plan: { attempts: 5, backoffMs: 60_000, codes: new Set([503]) },
+        method: 'tools/call',
+        timeoutMs: 30_000,
+        signal: undefined,
+      },
+    );
     expect(res.statusCode).toBe(503);
     await res.body.dump();
     expect(hits).toBe(1);

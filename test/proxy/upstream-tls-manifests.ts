@@ -44,20 +44,26 @@ metadata: {name: client, namespace: default}
 type: kubernetes.io/tls
 data: {tls.crt: ${b64('client.crt')}, tls.key: ${b64('client.key')}}
 `;
-  const parts = cases.map((c) => `apiVersion: gateway.networking.k8s.io/v1
+  const parts = cases.map(
+    (c) => `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: ${c.name}, namespace: default}
 spec:
   parentRefs: [{name: web}]
   rules:
   - {matches: [{path: {type: PathPrefix, value: /${c.name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${c.backend ?? 'up'}}]}
-${c.tls ? `---
+${
+  c.tls
+    ? `---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: ${c.name}, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${c.name}}]
   backend: {tls: ${c.tls}}
-` : ''}`);
+`
+    : ''
+}`,
+  );
   return [gatewayWithStaticBackend(tlsPort, 'up'), shared, ...parts].join('---\n');
 }

@@ -7,19 +7,32 @@ import type { BackendTls } from '../../src/ir/types.js';
 import { UpstreamTlsPool, tlsFailureReason } from '../../src/proxy/http/upstream-tls.js';
 
 const settings = (o: Partial<BackendTls> = {}): BackendTls => ({
-  caPem: '', clientCertChainPem: '', clientPrivateKeyPem: '', sni: 'a.example.test', insecureSkipVerify: 'SKIP_NONE',
-  verifySubjectAltNames: [], source: 'GwPolicy default/p', ...o,
+  caPem: '',
+  clientCertChainPem: '',
+  clientPrivateKeyPem: '',
+  sni: 'a.example.test',
+  insecureSkipVerify: 'SKIP_NONE',
+  verifySubjectAltNames: [],
+  source: 'GwPolicy default/p',
+  ...o,
 });
 
 function capture(): { log: pino.Logger; lines: string[] } {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _e, done) { lines.push(chunk.toString()); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
   return { log: pino({ level: 'warn' }, sink), lines };
 }
 
 describe('UpstreamTlsPool', () => {
   let pool: UpstreamTlsPool | undefined;
-  afterEach(async () => { await pool?.close(); });
+  afterEach(async () => {
+    await pool?.close();
+  });
 
   it('reuses the dispatcher while the settings stay equal and builds a new one when they change', () => {
     pool = new UpstreamTlsPool({ log: capture().log, connectTimeoutMs: 1000, headersTimeoutMs: 1000 });
@@ -31,7 +44,12 @@ describe('UpstreamTlsPool', () => {
   });
 
   it('closes dispatchers that were not used for the idle period', () => {
-    pool = new UpstreamTlsPool({ log: capture().log, connectTimeoutMs: 1000, headersTimeoutMs: 1000, idleCloseMs: 60_000 });
+    pool = new UpstreamTlsPool({
+      log: capture().log,
+      connectTimeoutMs: 1000,
+      headersTimeoutMs: 1000,
+      idleCloseMs: 60_000,
+    });
     const old = pool.dispatcher('b1', 'h', settings());
     pool.sweep(Date.now() + 30_000);
     expect(pool.size).toBe(1);
@@ -47,12 +65,19 @@ describe('UpstreamTlsPool', () => {
     pool.dispatcher('b1', 'h', settings({ insecureSkipVerify: 'SKIP_ALL', sni: 'other' }));
     pool.dispatcher('b1', 'h', settings({ insecureSkipVerify: 'SKIP_HOSTNAME' }));
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ backend: 'b1', msg: expect.stringContaining('insecureSkipVerify: All') });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      backend: 'b1',
+      msg: expect.stringContaining('insecureSkipVerify: All'),
+    });
   });
 
   it('names TLS failures without quoting certificates and leaves other errors alone', () => {
-    expect(tlsFailureReason({ code: 'SELF_SIGNED_CERT_IN_CHAIN' })).toBe('the backend certificate is not signed by a trusted CA');
-    expect(tlsFailureReason({ cause: { code: 'ERR_TLS_CERT_ALTNAME_INVALID' } })).toBe('the backend certificate does not match the host name');
+    expect(tlsFailureReason({ code: 'SELF_SIGNED_CERT_IN_CHAIN' })).toBe(
+      'the backend certificate is not signed by a trusted CA',
+    );
+    expect(tlsFailureReason({ cause: { code: 'ERR_TLS_CERT_ALTNAME_INVALID' } })).toBe(
+      'the backend certificate does not match the host name',
+    );
     expect(tlsFailureReason({ code: 'ECONNREFUSED' })).toBeUndefined();
   });
 });

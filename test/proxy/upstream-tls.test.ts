@@ -13,17 +13,24 @@ import { upstreamTlsManifests } from './upstream-tls-manifests.js';
 
 const pem = (f: string): string => readFileSync(join(import.meta.dirname, 'tls-testdata', f), 'utf8');
 
-interface Seen { sni: string | false | null; client: string }
+interface Seen {
+  sni: string | false | null;
+  client: string;
+}
 
 function startHttps(opts: { requestCert?: boolean }): Promise<Server> {
-  const server = createServer({
-    cert: pem('a.crt'), key: pem('a.key'),
-    ...(opts.requestCert ? { ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true } : {}),
-  }, (req, res) => {
-    const socket = req.socket as TLSSocket;
-    const seen: Seen = { sni: socket.servername, client: String(socket.getPeerCertificate().subject?.CN ?? '') };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
-  });
+  const server = createServer(
+    {
+      cert: pem('a.crt'),
+      key: pem('a.key'),
+      ...(opts.requestCert ? { ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true } : {}),
+    },
+    (req, res) => {
+      const socket = req.socket as TLSSocket;
+      const seen: Seen = { sni: socket.servername, client: String(socket.getPeerCertificate().subject?.CN ?? '') };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
+    },
+  );
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
@@ -38,27 +45,53 @@ describe('TLS from the proxy to HTTP backends (backend.tls)', () => {
   beforeAll(async () => {
     [tlsUp, mtlsUp] = await Promise.all([startHttps({}), startHttps({ requestCert: true })]);
     runtime = new ProxyRuntime({ log });
-    await runtime.apply(translatedIr(upstreamTlsManifests(portOf(tlsUp), portOf(mtlsUp), [
-      { name: 'verified', tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test}' },
-      { name: 'secret-ca', tls: '{caCertificateRefs: [{kind: Secret, name: test-ca}], sni: a.example.test}' },
-      { name: 'wrong-ca', tls: '{caCertificateRefs: [{name: other-ca}], sni: a.example.test}' },
-      { name: 'system-roots', tls: '{sni: a.example.test}' },
-      { name: 'mismatch', tls: '{caCertificateRefs: [{name: test-ca}], sni: b.example.test}' },
-      { name: 'skip-host', tls: '{caCertificateRefs: [{name: test-ca}], sni: b.example.test, insecureSkipVerify: Hostname}' },
-      { name: 'skip-all', tls: '{insecureSkipVerify: All}' },
-      { name: 'san-ok', tls: '{caCertificateRefs: [{name: test-ca}], verifySubjectAltNames: [other.example.test, a.example.test]}' },
-      { name: 'san-bad', tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test, verifySubjectAltNames: [other.example.test]}' },
-      { name: 'mtls', backend: 'mtls', tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test, mtlsCertificateRef: [{name: client}]}' },
-      { name: 'mtls-nocert', backend: 'mtls', tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test}' },
-      { name: 'plain', backend: 'up' },
-      { name: 'missing-ca', tls: '{caCertificateRefs: [{name: nowhere}]}' },
-    ])));
+    await runtime.apply(
+      translatedIr(
+        upstreamTlsManifests(portOf(tlsUp), portOf(mtlsUp), [
+          { name: 'verified', tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test}' },
+          { name: 'secret-ca', tls: '{caCertificateRefs: [{kind: Secret, name: test-ca}], sni: a.example.test}' },
+          { name: 'wrong-ca', tls: '{caCertificateRefs: [{name: other-ca}], sni: a.example.test}' },
+          { name: 'system-roots', tls: '{sni: a.example.test}' },
+          { name: 'mismatch', tls: '{caCertificateRefs: [{name: test-ca}], sni: b.example.test}' },
+          {
+            name: 'skip-host',
+            tls: '{caCertificateRefs: [{name: test-ca}], sni: b.example.test, insecureSkipVerify: Hostname}',
+          },
+          { name: 'skip-all', tls: '{insecureSkipVerify: All}' },
+          {
+            name: 'san-ok',
+            tls: '{caCertificateRefs: [{name: test-ca}], verifySubjectAltNames: [other.example.test, a.example.test]}',
+          },
+          {
+            name: 'san-bad',
+            tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test, verifySubjectAltNames: [other.example.test]}',
+          },
+          {
+            name: 'mtls',
+            backend: 'mtls',
+            tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test, mtlsCertificateRef: [{name: client}]}',
+          },
+          { name: 'mtls-nocert', backend: 'mtls', tls: '{caCertificateRefs: [{name: test-ca}], sni: a.example.test}' },
+          { name: 'plain', backend: 'up' },
+          { name: 'missing-ca', tls: '{caCertificateRefs: [{name: nowhere}]}' },
+        ]),
+      ),
+    );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
   afterAll(async () => {
     await runtime?.close();
-    await Promise.all([tlsUp, mtlsUp].map((s) => s && new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+    await Promise.all(
+      [tlsUp, mtlsUp].map(
+        (s) =>
+          s &&
+          new Promise((r) => {
+            s.closeAllConnections();
+            s.close(r);
+          }),
+      ),
+    );
   });
 
   async function ok(path: string): Promise<Seen> {

@@ -25,7 +25,11 @@ export function kubeTools(): KubeTools {
     try {
       execFileSync('unzip', ['-o', '-q', zip, '-d', cacheDir], { stdio: 'pipe' });
     } catch {
-      execFileSync('python3', ['-c', 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, cacheDir], { stdio: 'pipe' });
+      execFileSync(
+        'python3',
+        ['-c', 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, cacheDir],
+        { stdio: 'pipe' },
+      );
     }
     chmodSync(kubectl, 0o755);
     chmodSync(helm, 0o755);

@@ -15,7 +15,9 @@ describe('the make run example (examples/local-mcp)', () => {
   it('passes gw validate', async () => {
     const out = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
-      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, f));
+      const files = readdirSync(dir)
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => join(dir, f));
       expect(await validate(files)).toBe(0);
     } finally {
       out.mockRestore();
@@ -23,7 +25,11 @@ describe('the make run example (examples/local-mcp)', () => {
   });
 
   it('translates into one gateway snapshot the proxy applies whole: bind, listener, MCP route, MCP backend', () => {
-    const controller = new LocalController({ manifests: dir, translate: { controllerName: 'gw.dev/gateway-controller' }, logger: log });
+    const controller = new LocalController({
+      manifests: dir,
+      translate: { controllerName: 'gw.dev/gateway-controller' },
+      logger: log,
+    });
     const summary = controller.reload();
     expect(summary.problems).toEqual([]);
     const source = createControllerSource();
@@ -33,7 +39,12 @@ describe('the make run example (examples/local-mcp)', () => {
     const upserts = [...(resources ?? new Map())].map(([name, r]) => ({ name, type: r.type, body: r.body }));
     const plan = planUpdate(new Map(), { upserts, removes: [] }, 'example');
     expect(plan.errors).toEqual([]);
-    expect([...plan.next.keys()].sort()).toEqual(['backend/GwBackend/default/everything', 'bind/default/local/3000', 'listener/default/local/http', 'route/HTTPRoute/default/mcp/0']);
+    expect([...plan.next.keys()].sort()).toEqual([
+      'backend/GwBackend/default/everything',
+      'bind/default/local/3000',
+      'listener/default/local/http',
+      'route/HTTPRoute/default/mcp/0',
+    ]);
     const backend = [...plan.next.values()].find((r) => r.backend)?.backend;
     expect(backend?.mcp?.targets[0]?.remote?.url).toBe('http://127.0.0.1:3001/mcp');
   });

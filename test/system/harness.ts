@@ -14,10 +14,19 @@ export { freePort } from '../proxy/ports.js';
 export const log = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     await sleep(50);
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -26,15 +35,20 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 /** The example's objects with the ports and paths a test needs. */
 export function writeManifests(dir: string, o: { listenerPort: number; targetUrl: URL; routePath: string }): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'gateway.yaml'), `apiVersion: gateway.networking.k8s.io/v1
+  writeFileSync(
+    join(dir, 'gateway.yaml'),
+    `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: web, namespace: default}
 spec:
   gatewayClassName: gw
   listeners: [{name: http, protocol: HTTP, port: ${o.listenerPort}}]
-`);
+`,
+  );
   writeRoute(dir, o.routePath);
-  writeFileSync(join(dir, 'backend.yaml'), `apiVersion: gw.dev/v1alpha1
+  writeFileSync(
+    join(dir, 'backend.yaml'),
+    `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: tools, namespace: default}
 spec:
@@ -42,20 +56,26 @@ spec:
     targets:
     - name: fx
       static: {host: ${o.targetUrl.hostname}, port: ${o.targetUrl.port}, path: ${o.targetUrl.pathname}, protocol: StreamableHTTP}
-`);
-  writeFileSync(join(dir, 'policy.yaml'), `apiVersion: gw.dev/v1alpha1
+`,
+  );
+  writeFileSync(
+    join(dir, 'policy.yaml'),
+    `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: cors, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: mcp}]
   traffic:
     cors: {allowOrigins: ["*"], exposeHeaders: [Mcp-Session-Id]}
-`);
+`,
+  );
 }
 
 /** Writes HTTPRoute `name` (file `<name>.yaml`, `route.yaml` for the example's `mcp`) to GwBackend tools. */
 export function writeRoute(dir: string, path: string, name = 'mcp'): void {
-  writeFileSync(join(dir, name === 'mcp' ? 'route.yaml' : `${name}.yaml`), `apiVersion: gateway.networking.k8s.io/v1
+  writeFileSync(
+    join(dir, name === 'mcp' ? 'route.yaml' : `${name}.yaml`),
+    `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: ${name}, namespace: default}
 spec:
@@ -63,11 +83,23 @@ spec:
   rules:
   - matches: [{path: {type: PathPrefix, value: ${path}}}]
     backendRefs: [{group: gw.dev, kind: GwBackend, name: tools}]
-`);
+`,
+  );
 }
 
 export async function startController(manifests: string, statusDir: string, xdsPort: number): Promise<LocalServer> {
-  const cfg = parseControllerFlags(['--manifests', manifests, '--status-dir', statusDir, '--xds-port', String(xdsPort), '--health-port', '0', '--metrics-port', '0']);
+  const cfg = parseControllerFlags([
+    '--manifests',
+    manifests,
+    '--status-dir',
+    statusDir,
+    '--xds-port',
+    String(xdsPort),
+    '--health-port',
+    '0',
+    '--metrics-port',
+    '0',
+  ]);
   return startLocalServer(cfg, log, { host: '127.0.0.1', debounceMs: 20 });
 }
 
@@ -79,25 +111,54 @@ export interface ProxyProcess {
 }
 
 /** `gw proxy` in xDS mode as a child process; gateway listeners bind `listenAddress`. */
-export function startProxyProcess(o: { xdsPort: number; gateway: string; pod: string; listenAddress: string; readyPort: number; extra?: string[] }): ProxyProcess {
+export function startProxyProcess(o: {
+  xdsPort: number;
+  gateway: string;
+  pod: string;
+  listenAddress: string;
+  readyPort: number;
+  extra?: string[];
+}): ProxyProcess {
   const args = [
-    '--import', 'tsx', 'test/fixtures/gw-cli.ts', 'proxy', '--xds-address', `127.0.0.1:${o.xdsPort}`, '--gateway', o.gateway, '--pod-name', o.pod,
-    '--listen-address', o.listenAddress, '--ready-address', `127.0.0.1:${o.readyPort}`, '--metrics-address', '127.0.0.1:0', '--log-level', 'info', ...(o.extra ?? []),
+    '--import',
+    'tsx',
+    'test/fixtures/gw-cli.ts',
+    'proxy',
+    '--xds-address',
+    `127.0.0.1:${o.xdsPort}`,
+    '--gateway',
+    o.gateway,
+    '--pod-name',
+    o.pod,
+    '--listen-address',
+    o.listenAddress,
+    '--ready-address',
+    `127.0.0.1:${o.readyPort}`,
+    '--metrics-address',
+    '127.0.0.1:0',
+    '--log-level',
+    'info',
+    ...(o.extra ?? []),
   ];
   const env = { ...process.env };
   delete env.GW_XDS_ADDRESS;
   delete env.GW_CONFIG;
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
   let out = '';
-  child.stderr?.on('data', (b: Buffer) => { out = (out + b.toString()).slice(-20_000); });
+  child.stderr?.on('data', (b: Buffer) => {
+    out = (out + b.toString()).slice(-20_000);
+  });
   return {
-    child, readyUrl: `http://127.0.0.1:${o.readyPort}/healthz/ready`, output: () => out,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-    }),
+    child,
+    readyUrl: `http://127.0.0.1:${o.readyPort}/healthz/ready`,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
   };
 }
 
@@ -117,7 +178,12 @@ export async function initializeStatus(url: string): Promise<number> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    }),
   });
   await res.body?.cancel();
   return res.status;

@@ -11,23 +11,52 @@ describe('gw proxy xDS settings', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('takes flags over the environment the deployer renders', () => {
-    const env = { GW_XDS_ADDRESS: 'gw.gw-system.svc:9978', GW_GATEWAY: 'default/web', POD_NAME: 'web-abc', GW_XDS_TOKEN_FILE: '/t' };
-    expect(resolveXdsOptions({}, env)).toEqual({ address: 'gw.gw-system.svc:9978', gateway: 'default/web', podName: 'web-abc', tokenFile: '/t' });
-    expect(resolveXdsOptions({ gateway: 'other/gw', 'xds-ca': '/ca.crt' }, env)).toMatchObject({ gateway: 'other/gw', caFile: '/ca.crt' });
+    const env = {
+      GW_XDS_ADDRESS: 'gw.gw-system.svc:9978',
+      GW_GATEWAY: 'default/web',
+      POD_NAME: 'web-abc',
+      GW_XDS_TOKEN_FILE: '/t',
+    };
+    expect(resolveXdsOptions({}, env)).toEqual({
+      address: 'gw.gw-system.svc:9978',
+      gateway: 'default/web',
+      podName: 'web-abc',
+      tokenFile: '/t',
+    });
+    expect(resolveXdsOptions({ gateway: 'other/gw', 'xds-ca': '/ca.crt' }, env)).toMatchObject({
+      gateway: 'other/gw',
+      caFile: '/ca.crt',
+    });
   });
 
   it('reads the bootstrap file the deployer mounts, with TLS only when it says so', () => {
     const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'gw.gw-system.svc:9978', tls: true, tokenFile: '/var/run/t', caFile: '/var/run/ca.crt' } }));
-    expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).toEqual({ address: 'gw.gw-system.svc:9978', gateway: 'ns/gw', podName: 'p', tokenFile: '/var/run/t', caFile: '/var/run/ca.crt' });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        gateway: 'ns/gw',
+        xds: { address: 'gw.gw-system.svc:9978', tls: true, tokenFile: '/var/run/t', caFile: '/var/run/ca.crt' },
+      }),
+    );
+    expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).toEqual({
+      address: 'gw.gw-system.svc:9978',
+      gateway: 'ns/gw',
+      podName: 'p',
+      tokenFile: '/var/run/t',
+      caFile: '/var/run/ca.crt',
+    });
     writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1', tls: false, caFile: '/unused' } }));
     expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).not.toHaveProperty('caFile');
   });
 
   it('rejects a missing address or a gateway that is not namespace/name, naming the flag', () => {
     expect(() => resolveXdsOptions({ gateway: 'a/b' }, {})).toThrow('--xds-address is required in xDS mode');
-    expect(() => resolveXdsOptions({ 'xds-address': 'nohost' }, {})).toThrow('--xds-address must look like host:port, got "nohost"');
-    expect(() => resolveXdsOptions({ 'xds-address': 'h:1', gateway: 'web' }, {})).toThrow('--gateway must be namespace/name, got "web"');
+    expect(() => resolveXdsOptions({ 'xds-address': 'nohost' }, {})).toThrow(
+      '--xds-address must look like host:port, got "nohost"',
+    );
+    expect(() => resolveXdsOptions({ 'xds-address': 'h:1', gateway: 'web' }, {})).toThrow(
+      '--gateway must be namespace/name, got "web"',
+    );
   });
 
   it('turns xDS mode on by flag, or by the environment only when no file is given', () => {

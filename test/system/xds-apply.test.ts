@@ -12,16 +12,39 @@ import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.
 import { freePort, initializeStatus, log } from './harness.js';
 
 const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
-const codec = loadSync('gw/ir/v1/ir.proto', { includeDirs: [protoRoot], longs: String, enums: String, defaults: true, oneofs: true })['gw.ir.v1.Resource'] as MessageTypeDefinition<ResourceInput, object>;
+const codec = loadSync('gw/ir/v1/ir.proto', {
+  includeDirs: [protoRoot],
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+})['gw.ir.v1.Resource'] as MessageTypeDefinition<ResourceInput, object>;
 
-const enc = (name: string, r: ResourceInput, type = IR_RESOURCE_TYPE) => ({ name, type, version: name, body: codec.serialize(r) });
+const enc = (name: string, r: ResourceInput, type = IR_RESOURCE_TYPE) => ({
+  name,
+  type,
+  version: name,
+  body: codec.serialize(r),
+});
 
 function basic(port: number, targetUrl: string, routePath = '/mcp') {
   return [
     enc('bind/b', { bind: { name: 'b', port, address: '127.0.0.1' } }),
     enc('listener/l', { listener: { name: 'l', bind: 'b', protocol: 'HTTP' } }),
-    enc('route/r', { route: { name: 'r', listeners: ['l'], matches: [{ prefix: routePath }], backends: [{ backend: 'mcp', weight: 1 }] } }),
-    enc('backend/mcp', { backend: { name: 'mcp', mcp: { targets: [{ name: 'fx', remote: { url: targetUrl, protocol: 'STREAMABLE_HTTP' } }] } } }),
+    enc('route/r', {
+      route: {
+        name: 'r',
+        listeners: ['l'],
+        matches: [{ prefix: routePath }],
+        backends: [{ backend: 'mcp', weight: 1 }],
+      },
+    }),
+    enc('backend/mcp', {
+      backend: {
+        name: 'mcp',
+        mcp: { targets: [{ name: 'fx', remote: { url: targetUrl, protocol: 'STREAMABLE_HTTP' } }] },
+      },
+    }),
   ];
 }
 
@@ -32,15 +55,19 @@ describe('applying xDS updates to the proxy runtime', () => {
   });
 
   it('NACKs an undecodable body and a resource type it does not read, and applies the rest (models included)', () => {
-    const plan = planUpdate(new Map(), {
-      upserts: [
-        ...basic(1, 'http://127.0.0.1:1/mcp'),
-        { name: 'backend/garbage', type: IR_RESOURCE_TYPE, body: new Uint8Array([0xff, 0xff, 0xff]) },
-        enc('model/m', { model: { name: 'm', parents: ['l'], match: { exact: 'm' } } }),
-        { name: 'other/x', type: 'example.v1.Other', body: new Uint8Array() },
-      ],
-      removes: [],
-    }, 'xds test');
+    const plan = planUpdate(
+      new Map(),
+      {
+        upserts: [
+          ...basic(1, 'http://127.0.0.1:1/mcp'),
+          { name: 'backend/garbage', type: IR_RESOURCE_TYPE, body: new Uint8Array([0xff, 0xff, 0xff]) },
+          enc('model/m', { model: { name: 'm', parents: ['l'], match: { exact: 'm' } } }),
+          { name: 'other/x', type: 'example.v1.Other', body: new Uint8Array() },
+        ],
+        removes: [],
+      },
+      'xds test',
+    );
     expect([...plan.next.keys()].sort()).toEqual(['backend/mcp', 'bind/b', 'listener/l', 'model/m', 'route/r']);
     expect(Object.fromEntries(plan.errors.map((e) => [e.name, e.message]))).toEqual({
       'backend/garbage': expect.stringContaining('body is not a valid gw.ir.v1.Resource'),
@@ -50,15 +77,28 @@ describe('applying xDS updates to the proxy runtime', () => {
 
   it('rejects a route left dangling by its rejected backend and keeps the previous version of both', () => {
     const first = planUpdate(new Map(), { upserts: basic(1, 'http://127.0.0.1:1/mcp'), removes: [] }, 'xds test');
-    const next = planUpdate(first.next, {
-      upserts: [
-        enc('backend/ai', { backend: { name: 'ai', ai: {} } }), // no priority group: rejected
-        enc('route/r', { route: { name: 'r', listeners: ['l'], matches: [{ prefix: '/v2' }], backends: [{ backend: 'ai', weight: 1 }] } }),
-      ],
-      removes: [],
-    }, 'xds test');
+    const next = planUpdate(
+      first.next,
+      {
+        upserts: [
+          enc('backend/ai', { backend: { name: 'ai', ai: {} } }), // no priority group: rejected
+          enc('route/r', {
+            route: {
+              name: 'r',
+              listeners: ['l'],
+              matches: [{ prefix: '/v2' }],
+              backends: [{ backend: 'ai', weight: 1 }],
+            },
+          }),
+        ],
+        removes: [],
+      },
+      'xds test',
+    );
     expect(next.errors.map((e) => e.name).sort()).toEqual(['backend/ai', 'route/r']);
-    expect(next.errors.find((e) => e.name === 'backend/ai')?.message).toBe('ai.groups: must have at least one priority group');
+    expect(next.errors.find((e) => e.name === 'backend/ai')?.message).toBe(
+      'ai.groups: must have at least one priority group',
+    );
     expect(next.next.get('route/r')).toBe(first.next.get('route/r'));
     expect(next.next.has('backend/ai')).toBe(false);
   });
@@ -66,7 +106,9 @@ describe('applying xDS updates to the proxy runtime', () => {
   it('closes once however often close is called, with every client of the runtime closed', async () => {
     const runtime = new ProxyRuntime({ log });
     const port = await freePort();
-    expect(await createXdsApplier(runtime, log, 'xds test')({ upserts: basic(port, 'http://127.0.0.1:1/mcp'), removes: [] })).toEqual({ errors: [] });
+    expect(
+      await createXdsApplier(runtime, log, 'xds test')({ upserts: basic(port, 'http://127.0.0.1:1/mcp'), removes: [] }),
+    ).toEqual({ errors: [] });
     await Promise.all([runtime.close(), runtime.close()]);
     await expect(runtime.close()).resolves.toBeUndefined();
     await expect(fetch(`http://127.0.0.1:${port}/mcp`)).rejects.toThrow();
@@ -75,7 +117,10 @@ describe('applying xDS updates to the proxy runtime', () => {
   it('serves the applied part and NACKs a bind whose port is taken', async () => {
     const fixture: HttpFixture = await startHttpFixture({ id: 'apply' });
     const runtime = new ProxyRuntime({ log });
-    cleanup.push(() => runtime.close(), () => fixture.close());
+    cleanup.push(
+      () => runtime.close(),
+      () => fixture.close(),
+    );
     const apply = createXdsApplier(runtime, log, 'xds test');
     const port = await freePort();
     expect(await apply({ upserts: basic(port, fixture.url), removes: [] })).toEqual({ errors: [] });
@@ -85,12 +130,22 @@ describe('applying xDS updates to the proxy runtime', () => {
     const blocker = new ProxyRuntime({ log });
     cleanup.push(() => blocker.close());
     const taken = await freePort();
-    await blocker.apply({ version: 'x', resources: [{ kind: 'bind', bind: { name: 'held', port: taken, address: '127.0.0.1' } }] });
+    await blocker.apply({
+      version: 'x',
+      resources: [{ kind: 'bind', bind: { name: 'held', port: taken, address: '127.0.0.1' } }],
+    });
     const result = await apply({
       upserts: [
         enc('bind/b2', { bind: { name: 'b2', port: taken, address: '127.0.0.1' } }),
         enc('listener/l2', { listener: { name: 'l2', bind: 'b2', protocol: 'HTTP' } }),
-        enc('route/r', { route: { name: 'r', listeners: ['l'], matches: [{ prefix: '/moved' }], backends: [{ backend: 'mcp', weight: 1 }] } }),
+        enc('route/r', {
+          route: {
+            name: 'r',
+            listeners: ['l'],
+            matches: [{ prefix: '/moved' }],
+            backends: [{ backend: 'mcp', weight: 1 }],
+          },
+        }),
       ],
       removes: [],
     });

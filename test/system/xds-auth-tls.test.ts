@@ -14,7 +14,18 @@ import { startXdsProxy, type XdsProxy } from '../../src/proxy/xds-config.js';
 import { memoryCaStore } from '../../src/xds/ca.js';
 import { createXdsServer, type XdsServer } from '../../src/xds/server.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
-import { connectMcp, freePort, initializeStatus, isReady, log, sleep, startEchoLoad, waitFor, writeManifests, writeRoute } from './harness.js';
+import {
+  connectMcp,
+  freePort,
+  initializeStatus,
+  isReady,
+  log,
+  sleep,
+  startEchoLoad,
+  waitFor,
+  writeManifests,
+  writeRoute,
+} from './harness.js';
 
 describe('proxies against the xDS server with authentication and TLS', () => {
   let dir: string;
@@ -30,11 +41,22 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     controller.reload();
     for (const [gw, snap] of controller.snapshots) source.publish(gw, snap);
   };
-  const proxy = async (port: number, gateway: string, extra: { tokenFile?: string; caFile?: string; listenAddress?: string } = {}) => {
+  const proxy = async (
+    port: number,
+    gateway: string,
+    extra: { tokenFile?: string; caFile?: string; listenAddress?: string } = {},
+  ) => {
     const p = await startXdsProxy({
-      address: `127.0.0.1:${port}`, gateway, podName: `pod-${proxies.length}`, log, readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0',
-      listenAddress: extra.listenAddress ?? '127.0.0.1', backoff: { initialMs: 10, maxMs: 200 },
-      ...(extra.tokenFile ? { tokenFile: extra.tokenFile } : {}), ...(extra.caFile ? { caFile: extra.caFile } : {}),
+      address: `127.0.0.1:${port}`,
+      gateway,
+      podName: `pod-${proxies.length}`,
+      log,
+      readyAddress: '127.0.0.1:0',
+      metricsAddress: '127.0.0.1:0',
+      listenAddress: extra.listenAddress ?? '127.0.0.1',
+      backoff: { initialMs: 10, maxMs: 200 },
+      ...(extra.tokenFile ? { tokenFile: extra.tokenFile } : {}),
+      ...(extra.caFile ? { caFile: extra.caFile } : {}),
     });
     proxies.push(p);
     return p;
@@ -45,7 +67,12 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     fixture = await startHttpFixture({ id: 'auth' });
     listenerPort = await freePort();
     writeManifests(join(dir, 'manifests'), { listenerPort, targetUrl: new URL(fixture.url), routePath: '/mcp' });
-    controller = new LocalController({ manifests: join(dir, 'manifests'), translate: { controllerName: 'gw.dev/gateway-controller' }, logger: log, builtinClass: { name: 'gw', controllerName: 'gw.dev/gateway-controller' } });
+    controller = new LocalController({
+      manifests: join(dir, 'manifests'),
+      translate: { controllerName: 'gw.dev/gateway-controller' },
+      logger: log,
+      builtinClass: { name: 'gw', controllerName: 'gw.dev/gateway-controller' },
+    });
     source = createControllerSource();
     publish();
     source.setReady(true);
@@ -66,7 +93,10 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     await sleep(300);
     const before = await fetch(readyUrl);
     expect(before.status).toBe(503);
-    expect(await before.json()).toEqual({ error: 'not_ready', error_description: 'no configuration has been applied yet' });
+    expect(await before.json()).toEqual({
+      error: 'not_ready',
+      error_description: 'no configuration has been applied yet',
+    });
     const server = await createXdsServer({ source, log, host: '127.0.0.1', port, mode: 'plaintext' });
     servers.push(server);
     await waitFor('ready once the controller serves', () => isReady(readyUrl));
@@ -78,18 +108,28 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     const registry = new Registry();
     // Stands in for TokenReview: this token is the ServiceAccount `web` of namespace default.
     const server = await createXdsServer({
-      source, log, host: '127.0.0.1', port: 0, mode: 'plaintext', registry,
-      authenticate: async (token) => (token === 'sa-default-web' ? { namespace: 'default', serviceAccount: 'web' } : null),
+      source,
+      log,
+      host: '127.0.0.1',
+      port: 0,
+      mode: 'plaintext',
+      registry,
+      authenticate: async (token) =>
+        token === 'sa-default-web' ? { namespace: 'default', serviceAccount: 'web' } : null,
       authorize: authorizeGatewayServiceAccount,
     });
     servers.push(server);
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'sa-default-web\n');
     const other = await proxy(server.port, 'default/other', { tokenFile });
-    const denied = await new Promise<string>((resolve) => other.client.once('disconnected', (status) => resolve(status.details)));
+    const denied = await new Promise<string>((resolve) =>
+      other.client.once('disconnected', (status) => resolve(status.details)),
+    );
     expect(denied).toContain('may not read the configuration of gateway default/other');
     expect(await isReady(`http://127.0.0.1:${other.ops.readyPort}/healthz/ready`)).toBe(false);
-    expect(await registry.getSingleMetricAsString('gw_xds_streams_refused_total')).toMatch(/reason="permission_denied"\} [1-9]/);
+    expect(await registry.getSingleMetricAsString('gw_xds_streams_refused_total')).toMatch(
+      /reason="permission_denied"\} [1-9]/,
+    );
 
     const own = await proxy(server.port, 'default/web', { tokenFile });
     await waitFor('the gateway own proxy ready', () => isReady(`http://127.0.0.1:${own.ops.readyPort}/healthz/ready`));
@@ -100,13 +140,24 @@ describe('proxies against the xDS server with authentication and TLS', () => {
   });
 
   it('rotates the serving certificate under load without a failed request or a dropped stream', async () => {
-    const server = await createXdsServer({ source, log, host: '127.0.0.1', port: 0, mode: 'tls', caStore: memoryCaStore() });
+    const server = await createXdsServer({
+      source,
+      log,
+      host: '127.0.0.1',
+      port: 0,
+      mode: 'tls',
+      caStore: memoryCaStore(),
+    });
     servers.push(server);
     const caFile = join(dir, 'ca.crt');
     writeFileSync(caFile, server.caBundle ?? '');
     const addresses = ['127.0.0.1', '127.0.0.2'];
-    const pair = [await proxy(server.port, 'default/web', { caFile, listenAddress: addresses[0] }), await proxy(server.port, 'default/web', { caFile, listenAddress: addresses[1] })];
-    for (const p of pair) await waitFor('proxy ready over TLS', () => isReady(`http://127.0.0.1:${p.ops.readyPort}/healthz/ready`));
+    const pair = [
+      await proxy(server.port, 'default/web', { caFile, listenAddress: addresses[0] }),
+      await proxy(server.port, 'default/web', { caFile, listenAddress: addresses[1] }),
+    ];
+    for (const p of pair)
+      await waitFor('proxy ready over TLS', () => isReady(`http://127.0.0.1:${p.ops.readyPort}/healthz/ready`));
     let drops = 0;
     for (const p of pair) p.client.on('disconnected', () => drops++);
     const sessions = await Promise.all(addresses.map((a) => connectMcp(`http://${a}:${listenerPort}/mcp`)));
@@ -118,10 +169,16 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     // The open streams still deliver: a change after the rotations reaches both proxies.
     writeRoute(join(dir, 'manifests'), '/rotated', 'rotated');
     publish();
-    for (const a of addresses) await waitFor(`${a} serving /rotated`, async () => (await initializeStatus(`http://${a}:${listenerPort}/rotated`)) === 200);
+    for (const a of addresses)
+      await waitFor(
+        `${a} serving /rotated`,
+        async () => (await initializeStatus(`http://${a}:${listenerPort}/rotated`)) === 200,
+      );
     // A proxy connecting now verifies the new certificate against the same CA bundle.
     const late = await proxy(server.port, 'default/web', { caFile, listenAddress: '127.0.0.3' });
-    await waitFor('a new proxy ready after the rotation', () => isReady(`http://127.0.0.1:${late.ops.readyPort}/healthz/ready`));
+    await waitFor('a new proxy ready after the rotation', () =>
+      isReady(`http://127.0.0.1:${late.ops.readyPort}/healthz/ready`),
+    );
     const failures = await load.stop();
     expect(failures).toEqual([]);
     expect(load.ok()).toBeGreaterThan(0);

@@ -22,15 +22,35 @@ describe('local mode serving xDS over TLS', () => {
   const proxies: XdsProxy[] = [];
 
   const start = async () => {
-    const cfg = parseControllerFlags(['--manifests', join(dir, 'manifests'), '--xds-mode', 'tls', '--xds-ca-dir', join(dir, 'ca'), '--xds-port', String(xdsPort), '--health-port', '0', '--metrics-port', '0']);
+    const cfg = parseControllerFlags([
+      '--manifests',
+      join(dir, 'manifests'),
+      '--xds-mode',
+      'tls',
+      '--xds-ca-dir',
+      join(dir, 'ca'),
+      '--xds-port',
+      String(xdsPort),
+      '--health-port',
+      '0',
+      '--metrics-port',
+      '0',
+    ]);
     const server = await startLocalServer(cfg, log, { host: '127.0.0.1', debounceMs: 20 });
     servers.push(server);
     return server;
   };
   const proxy = async (caFile?: string) => {
     const p = await startXdsProxy({
-      address: `127.0.0.1:${xdsPort}`, gateway: 'default/web', podName: `pod-${proxies.length}`, log, readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0',
-      listenAddress: '127.0.0.1', backoff: { initialMs: 10, maxMs: 200 }, ...(caFile ? { caFile } : {}),
+      address: `127.0.0.1:${xdsPort}`,
+      gateway: 'default/web',
+      podName: `pod-${proxies.length}`,
+      log,
+      readyAddress: '127.0.0.1:0',
+      metricsAddress: '127.0.0.1:0',
+      listenAddress: '127.0.0.1',
+      backoff: { initialMs: 10, maxMs: 200 },
+      ...(caFile ? { caFile } : {}),
     });
     proxies.push(p);
     return p;
@@ -83,7 +103,9 @@ describe('local mode xDS flags', () => {
   });
 
   it('asks for a CA folder when local mode serves TLS, and refuses one in a cluster', () => {
-    expect(() => parseControllerFlags(['--manifests', 'x', '--xds-mode', 'either'])).toThrow('local mode with --xds-mode either needs --xds-ca-dir DIR');
+    expect(() => parseControllerFlags(['--manifests', 'x', '--xds-mode', 'either'])).toThrow(
+      'local mode with --xds-mode either needs --xds-ca-dir DIR',
+    );
     expect(() => parseControllerFlags(['--xds-ca-dir', '/tmp/ca'])).toThrow('--xds-ca-dir is only for local mode');
   });
 });

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../src/controller/local/serve-local.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import {
-  connectMcp, freePort, initializeStatus, isReady, sleep, startController, startEchoLoad, startProxyProcess, waitFor, writeManifests, writeRoute,
+  connectMcp,
+  freePort,
+  initializeStatus,
+  isReady,
+  sleep,
+  startController,
+  startEchoLoad,
+  startProxyProcess,
+  waitFor,
+  writeManifests,
+  writeRoute,
   type ProxyProcess,
 } from './harness.js';
 
@@ -36,9 +46,20 @@ describe('local controller with two proxies over xDS', () => {
     writeManifests(manifests, { listenerPort, targetUrl: new URL(fixture.url), routePath: '/mcp' });
     controller = await startController(manifests, statusDir, xdsPort);
     for (const [i, listenAddress] of addresses.entries()) {
-      proxies.push(startProxyProcess({ xdsPort, gateway: 'default/web', pod: `proxy-${i}`, listenAddress, readyPort: await freePort() }));
+      proxies.push(
+        startProxyProcess({
+          xdsPort,
+          gateway: 'default/web',
+          pod: `proxy-${i}`,
+          listenAddress,
+          readyPort: await freePort(),
+        }),
+      );
     }
-    for (const p of proxies) await waitFor(`proxy ready at ${p.readyUrl}`, () => isReady(p.readyUrl), 60_000).catch((err: Error) => { throw new Error(`${err.message}\n${p.output()}`); });
+    for (const p of proxies)
+      await waitFor(`proxy ready at ${p.readyUrl}`, () => isReady(p.readyUrl), 60_000).catch((err: Error) => {
+        throw new Error(`${err.message}\n${p.output()}`);
+      });
   });
 
   afterAll(async () => {
@@ -56,12 +77,18 @@ describe('local controller with two proxies over xDS', () => {
       const tools = await client.listTools();
       expect(tools.tools.map((t) => t.name)).toContain('echo');
     }
-    expect(controller?.xds.proxies().map((p) => p.pod).sort()).toEqual(['proxy-0', 'proxy-1']);
+    expect(
+      controller?.xds
+        .proxies()
+        .map((p) => p.pod)
+        .sort(),
+    ).toEqual(['proxy-0', 'proxy-1']);
   });
 
   it('moves the route on both proxies when the manifest file changes', async () => {
     writeRoute(manifests, '/v2/mcp');
-    for (const i of [0, 1]) await waitFor(`proxy ${i} serving /v2/mcp`, async () => (await initializeStatus(url(i, '/v2/mcp'))) === 200);
+    for (const i of [0, 1])
+      await waitFor(`proxy ${i} serving /v2/mcp`, async () => (await initializeStatus(url(i, '/v2/mcp'))) === 200);
     for (const i of [0, 1]) expect(await initializeStatus(url(i, '/mcp'))).toBe(404);
   });
 
@@ -78,7 +105,12 @@ describe('local controller with two proxies over xDS', () => {
     // The folder changes while nobody serves it: the restarted controller must deliver it.
     writeRoute(manifests, '/extra', 'extra');
     controller = await startController(manifests, statusDir, xdsPort);
-    for (const i of [0, 1]) await waitFor(`proxy ${i} serving /extra after the restart`, async () => (await initializeStatus(url(i, '/extra'))) === 200, 30_000);
+    for (const i of [0, 1])
+      await waitFor(
+        `proxy ${i} serving /extra after the restart`,
+        async () => (await initializeStatus(url(i, '/extra'))) === 200,
+        30_000,
+      );
     await sleep(300);
     const failures = await load.stop();
     expect(failures).toEqual([]);
@@ -90,7 +122,9 @@ describe('local controller with two proxies over xDS', () => {
   it('reports a resource a proxy rejects in that object status file and keeps applying the rest', async () => {
     // The CRD asks only that agentRuntimeArn start with `arn:`; a Lambda ARN passes the controller, and the
     // proxy rejects it because it names no AgentCore runtime to invoke.
-    writeFileSync(join(manifests, 'plain.yaml'), `apiVersion: gw.dev/v1alpha1
+    writeFileSync(
+      join(manifests, 'plain.yaml'),
+      `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: plain, namespace: default}
 spec:
@@ -104,7 +138,8 @@ spec:
   rules:
   - matches: [{path: {type: PathPrefix, value: /plain}}]
     backendRefs: [{group: gw.dev, kind: GwBackend, name: plain}]
-`);
+`,
+    );
     writeRoute(manifests, '/v4/mcp');
     const file = join(statusDir, 'GwBackend/default/plain.yaml');
     await waitFor('RejectedByProxy in the GwBackend status file', () => {
@@ -118,7 +153,8 @@ spec:
     expect(text).toContain('must be an AgentCore runtime ARN');
     expect(text).toMatch(/proxy proxy-[01] rejected backend\/GwBackend\/default\/plain/);
     // The rest of the same update was applied.
-    for (const i of [0, 1]) await waitFor(`proxy ${i} serving /v4/mcp`, async () => (await initializeStatus(url(i, '/v4/mcp'))) === 200);
+    for (const i of [0, 1])
+      await waitFor(`proxy ${i} serving /v4/mcp`, async () => (await initializeStatus(url(i, '/v4/mcp'))) === 200);
     // Removing the object clears the rejection.
     rmSync(join(manifests, 'plain.yaml'));
     await waitFor('status file of the removed GwBackend gone', () => {
@@ -140,6 +176,9 @@ spec:
     expect((await fetch(`http://127.0.0.1:${health}/healthz`)).status).toBe(200);
     const missing = await fetch(`http://127.0.0.1:${health}/metrics`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: 'not_found', error_description: 'only /healthz and /readyz are served here' });
+    expect(await missing.json()).toEqual({
+      error: 'not_found',
+      error_description: 'only /healthz and /readyz are served here',
+    });
   });
 });

@@ -21,7 +21,9 @@ function load(file: string): { store: Store; text: string } {
 }
 
 function listener(state: ReturnType<typeof translateAll>, name: string): IrListener | undefined {
-  const r = snapshots(state).get('default/web')?.resources.find((x) => x.kind === 'listener' && x.listener.name === name);
+  const r = snapshots(state)
+    .get('default/web')
+    ?.resources.find((x) => x.kind === 'listener' && x.listener.name === name);
   return r?.kind === 'listener' ? r.listener : undefined;
 }
 
@@ -30,18 +32,44 @@ describe('HTTPS listener certificates', () => {
     const { store, text } = load('https-listener.yaml');
     const state = translateAll(store, goldenOptions(text));
     const before = snapshots(state).get('default/web')?.version;
-    expect(listener(state, 'default/web/https')?.tls?.certificates[0]?.certChainPem).toBe(readFileSync(join(tlsDir, 'a.crt'), 'utf8'));
-    putObject(store, 'Secret', { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'a-cert', namespace: 'default' }, data: { 'tls.crt': b64('a2.crt'), 'tls.key': b64('a2.key') } }, 'rotation');
+    expect(listener(state, 'default/web/https')?.tls?.certificates[0]?.certChainPem).toBe(
+      readFileSync(join(tlsDir, 'a.crt'), 'utf8'),
+    );
+    putObject(
+      store,
+      'Secret',
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/tls',
+        metadata: { name: 'a-cert', namespace: 'default' },
+        data: { 'tls.crt': b64('a2.crt'), 'tls.key': b64('a2.key') },
+      },
+      'rotation',
+    );
     expect(affectedGateways(store, 'Secret/default/a-cert', state)).toEqual(['default/web']);
     expect(applyChange(state, store, 'Secret/default/a-cert').gateways).toEqual(['default/web']);
-    expect(listener(state, 'default/web/https')?.tls?.certificates[0]?.certChainPem).toBe(readFileSync(join(tlsDir, 'a2.crt'), 'utf8'));
+    expect(listener(state, 'default/web/https')?.tls?.certificates[0]?.certChainPem).toBe(
+      readFileSync(join(tlsDir, 'a2.crt'), 'utf8'),
+    );
     expect(snapshots(state).get('default/web')?.version).not.toBe(before);
   });
 
   it('does not re-translate a gateway for a Secret none of its listeners names', () => {
     const { store, text } = load('https-listener.yaml');
     const state = translateAll(store, goldenOptions(text));
-    putObject(store, 'Secret', { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'other', namespace: 'default' }, data: {} }, 'x');
+    putObject(
+      store,
+      'Secret',
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/tls',
+        metadata: { name: 'other', namespace: 'default' },
+        data: {},
+      },
+      'x',
+    );
     expect(affectedGateways(store, 'Secret/default/other', state)).toEqual([]);
   });
 
@@ -49,18 +77,32 @@ describe('HTTPS listener certificates', () => {
     const { store, text } = load('certificate-cross-namespace-denied.yaml');
     const state = translateAll(store, goldenOptions(text));
     expect(listener(state, 'default/web/https')).toBeUndefined();
-    putObject(store, 'ReferenceGrant', {
-      apiVersion: 'gateway.networking.k8s.io/v1beta1', kind: 'ReferenceGrant', metadata: { name: 'g', namespace: 'certs' },
-      spec: { from: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'default' }], to: [{ group: '', kind: 'Secret' }] },
-    }, 'grant');
+    putObject(
+      store,
+      'ReferenceGrant',
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1beta1',
+        kind: 'ReferenceGrant',
+        metadata: { name: 'g', namespace: 'certs' },
+        spec: {
+          from: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'default' }],
+          to: [{ group: '', kind: 'Secret' }],
+        },
+      },
+      'grant',
+    );
     expect(applyChange(state, store, 'ReferenceGrant/certs/g').gateways).toEqual(['default/web']);
     expect(listener(state, 'default/web/https')?.tls?.certificates).toHaveLength(1);
   });
 
   it('never renders a private key in statuses, problems or golden output', () => {
-    const keys = readdirSync(tlsDir).filter((f) => f.endsWith('.key')).map((f) => readFileSync(join(tlsDir, f), 'utf8'));
+    const keys = readdirSync(tlsDir)
+      .filter((f) => f.endsWith('.key'))
+      .map((f) => readFileSync(join(tlsDir, f), 'utf8'));
     const keyLines = keys.flatMap((k) => k.split('\n').filter((l) => l.length > 40));
-    const cases = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml') && readFileSync(join(dir, f), 'utf8').includes('{{tls:'));
+    const cases = readdirSync(dir).filter(
+      (f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml') && readFileSync(join(dir, f), 'utf8').includes('{{tls:'),
+    );
     expect(cases.length).toBeGreaterThanOrEqual(6);
     for (const file of cases) {
       const out = renderGolden(readFileSync(join(dir, file), 'utf8'), file);

@@ -19,10 +19,14 @@ function stateOf(file: string) {
 it('marks each refused field of the route REFUSED with its reason', () => {
   const e = explainRoute(stateOf('refused-fields.yaml'), 'HTTPRoute', 'default', 'echo', 'main');
   const extProc = e.routes[0]?.fields.find((f) => f.path === 'traffic.extProc');
-  expect(extProc?.refused).toEqual([expect.objectContaining({ field: 'spec.traffic.extProc', security: true, source: 'GwPolicy default/traffic' })]);
+  expect(extProc?.refused).toEqual([
+    expect.objectContaining({ field: 'spec.traffic.extProc', security: true, source: 'GwPolicy default/traffic' }),
+  ]);
   expect(e.routes[0]?.fields.find((f) => f.path === 'traffic.cors')?.refused).toBeUndefined();
   const text = renderExplanation(e);
-  expect(text).toContain('REFUSED spec.traffic.extProc: external processing is not supported by this proxy yet [security: the route answers 503 rather than run without it]');
+  expect(text).toContain(
+    'REFUSED spec.traffic.extProc: external processing is not supported by this proxy yet [security: the route answers 503 rather than run without it]',
+  );
   expect(text).toContain('REFUSED spec.traffic.transformation:');
   expect(text).toContain('REFUSED GwPolicy default/fe spec.frontend.tls:');
   expect(e.notInEffect.map((n) => n.reason)).toEqual(['Enforced: Unsupported']);
@@ -30,5 +34,7 @@ it('marks each refused field of the route REFUSED with its reason', () => {
 
 it('lists refused fields of the GwBackend an edge reaches', () => {
   const e = explainRoute(stateOf('refused-fields.yaml'), 'HTTPRoute', 'default', 'echo', 'ai');
-  expect(e.routes[0]?.refusals.map((r) => `${r.source} ${r.field}`)).toContain('GwBackend default/llm spec.ai.provider.openai.moderation');
+  expect(e.routes[0]?.refusals.map((r) => `${r.source} ${r.field}`)).toContain(
+    'GwBackend default/llm spec.ai.provider.openai.moderation',
+  );
 });

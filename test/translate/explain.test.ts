@@ -20,10 +20,17 @@ describe('gw explain route', () => {
   it('names the source of each effective field and the objects it overrode', () => {
     const e = explainRoute(stateOf('policy-route-beats-listener.yaml'), 'HTTPRoute', 'default', 'echo');
     expect(e.routes).toHaveLength(1);
-    expect(e.routes[0]?.fields).toEqual([{
-      path: 'traffic.cors', value: '{"allowOrigins":["https://route.example"]}',
-      provenance: { source: 'GwPolicy default/route-cors', level: 'Route', overridden: ['GwPolicy default/listener-cors', 'GwPolicy default/gw-cors'] },
-    }]);
+    expect(e.routes[0]?.fields).toEqual([
+      {
+        path: 'traffic.cors',
+        value: '{"allowOrigins":["https://route.example"]}',
+        provenance: {
+          source: 'GwPolicy default/route-cors',
+          level: 'Route',
+          overridden: ['GwPolicy default/listener-cors', 'GwPolicy default/gw-cors'],
+        },
+      },
+    ]);
     const text = renderExplanation(e);
     expect(text).toContain('set by GwPolicy default/route-cors (level Route)');
     expect(text).toContain('overrides GwPolicy default/listener-cors, GwPolicy default/gw-cors');
@@ -31,7 +38,9 @@ describe('gw explain route', () => {
 
   it('lists conflicted and rejected policies aimed at the route', () => {
     const conflicted = explainRoute(stateOf('policy-conflict-older-wins.yaml'), 'HTTPRoute', 'default', 'echo');
-    expect(conflicted.notInEffect).toEqual([expect.objectContaining({ policy: 'GwPolicy default/newer', reason: 'Conflicted: Conflicted' })]);
+    expect(conflicted.notInEffect).toEqual([
+      expect.objectContaining({ policy: 'GwPolicy default/newer', reason: 'Conflicted: Conflicted' }),
+    ]);
     const rejected = explainRoute(stateOf('frontend-on-route-rejected.yaml'), 'HTTPRoute', 'default', 'echo');
     expect(rejected.notInEffect.map((n) => n.reason)).toEqual(['Accepted: Invalid', 'Attached: NotAttached']);
   });
@@ -40,7 +49,9 @@ describe('gw explain route', () => {
     const e = explainRoute(stateOf('mcp-target-policy-order.yaml'), 'HTTPRoute', 'default', 'r-mcp');
     const tools = e.routes[0]?.backends[0]?.targets.find((t) => t.name === 'tools');
     expect(tools?.fields.find((f) => f.path === 'backend.tls')?.provenance).toEqual({
-      source: 'GwBackend default/mcp target tools', level: 'Target', overridden: ['GwBackend default/mcp', 'GwPolicy default/on-tools'],
+      source: 'GwBackend default/mcp target tools',
+      level: 'Target',
+      overridden: ['GwBackend default/mcp', 'GwPolicy default/on-tools'],
     });
   });
 
@@ -67,7 +78,9 @@ spec:
     const rule = explainRoute(state, 'HTTPRoute', 'default', 'echo', 'other');
     expect(rule.routes.map((r) => r.route)).toEqual(['HTTPRoute/default/echo/other']);
     expect(rule.routes[0]?.fields[0]?.provenance.source).toBe('GwPolicy default/route-authz');
-    expect(renderExplanation(explainRoute(state, 'HTTPRoute', 'default', 'absent'))).toContain('no Gateway of this controller serves it');
+    expect(renderExplanation(explainRoute(state, 'HTTPRoute', 'default', 'absent'))).toContain(
+      'no Gateway of this controller serves it',
+    );
   });
 
   it('parses route arguments', () => {
@@ -82,12 +95,17 @@ describe('gw explain command', () => {
   it('prints the explanation for a route in a manifests folder and rejects bad arguments', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-explain-'));
     const out: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((s) => { out.push(String(s)); return true; });
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+      out.push(String(s));
+      return true;
+    });
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       copyFileSync(join(import.meta.dirname, 'testdata', 'policy-strategy-override.yaml'), join(dir, 'objects.yaml'));
       expect(await run(['route', 'default/echo', '--manifests', dir])).toBe(0);
-      expect(out.join('')).toContain('traffic.authorization = {"action":"Require","policy":{"matchExpressions":["has(jwt.sub)"]}}');
+      expect(out.join('')).toContain(
+        'traffic.authorization = {"action":"Require","policy":{"matchExpressions":["has(jwt.sub)"]}}',
+      );
       expect(out.join('')).toContain('set by GwPolicy default/platform (level Gateway)');
       expect(await run(['route', 'default/missing', '--manifests', dir])).toBe(1);
       expect(await run(['route', 'a/b/c/d', '--manifests', dir])).toBe(2);

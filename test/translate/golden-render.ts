@@ -9,7 +9,14 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type { IrAiCredential, IrAiEdge, IrBackendTls, IrPolicyFields, IrResource, IrSnapshot } from '../../src/translate/ir.js';
+import type {
+  IrAiCredential,
+  IrAiEdge,
+  IrBackendTls,
+  IrPolicyFields,
+  IrResource,
+  IrSnapshot,
+} from '../../src/translate/ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -29,19 +36,25 @@ const TLS_TESTDATA = join(import.meta.dirname, '../proxy/tls-testdata');
 export function goldenInput(text: string): string {
   return text
     .replace(/\{\{tls:([\w.-]+)\}\}/g, (_m, file: string) => readFileSync(join(TLS_TESTDATA, file)).toString('base64'))
-    .replace(/\{\{pem:([\w.-]+)\}\}/g, (_m, file: string) => JSON.stringify(readFileSync(join(TLS_TESTDATA, file), 'utf8')));
+    .replace(/\{\{pem:([\w.-]+)\}\}/g, (_m, file: string) =>
+      JSON.stringify(readFileSync(join(TLS_TESTDATA, file), 'utf8')),
+    );
 }
 
 const certSummary = (pem: string): string => {
   const c = new X509Certificate(pem);
   return `${c.subject} ${c.subjectAltName ?? ''} sha256 ${c.fingerprint256.slice(0, 23)}`;
 };
-const keySummary = (pem: string): string => `redacted sha256 ${createHash('sha256').update(pem).digest('hex').slice(0, 16)}`;
+const keySummary = (pem: string): string =>
+  `redacted sha256 ${createHash('sha256').update(pem).digest('hex').slice(0, 16)}`;
 
 /** Backend TLS of every route edge, with the same summaries as listener certificates. */
 function redactBackendTls(r: IrResource): IrResource {
   if (r.kind !== 'route' || !r.route.backends.some((b) => b.tls)) return r;
-  return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (!b.tls ? b : { ...b, tls: tlsSummary(b.tls) })) } };
+  return {
+    ...r,
+    route: { ...r.route, backends: r.route.backends.map((b) => (!b.tls ? b : { ...b, tls: tlsSummary(b.tls) })) },
+  };
 }
 
 function tlsSummary(tls: IrBackendTls): IrBackendTls {
@@ -58,13 +71,21 @@ function redactAiKeys(r: IrResource): IrResource {
   if (r.kind !== 'route' || !r.route.backends.some((b) => b.ai)) return r;
   const redactEdge = (ai: IrAiEdge): IrAiEdge => ({
     ...ai,
-    providers: Object.fromEntries(Object.entries(ai.providers).map(([name, p]) => [name, {
-      ...p,
-      ...(p.credential ? { credential: credentialSummary(p.credential) } : {}),
-      ...(p.tls ? { tls: tlsSummary(p.tls) } : {}),
-    }])),
+    providers: Object.fromEntries(
+      Object.entries(ai.providers).map(([name, p]) => [
+        name,
+        {
+          ...p,
+          ...(p.credential ? { credential: credentialSummary(p.credential) } : {}),
+          ...(p.tls ? { tls: tlsSummary(p.tls) } : {}),
+        },
+      ]),
+    ),
   });
-  return { ...r, route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) } };
+  return {
+    ...r,
+    route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) },
+  };
 }
 
 /** `backend.auth` credentials of non-AI edges and their MCP targets, and inline keys in every edge's policy fields, summarised like the AI edges' keys. */
@@ -77,9 +98,21 @@ function redactEdgeKeys(r: IrResource): IrResource {
       backends: r.route.backends.map((b) => ({
         ...b,
         ...(b.policy ? { policy: withoutInlineKey(b.policy) } : {}),
-        ...(b.targetPolicies ? { targetPolicies: Object.fromEntries(Object.entries(b.targetPolicies).map(([t, p]) => [t, withoutInlineKey(p)])) } : {}),
+        ...(b.targetPolicies
+          ? {
+              targetPolicies: Object.fromEntries(
+                Object.entries(b.targetPolicies).map(([t, p]) => [t, withoutInlineKey(p)]),
+              ),
+            }
+          : {}),
         ...(b.credential ? { credential: credentialSummary(b.credential) } : {}),
-        ...(b.targetCredentials ? { targetCredentials: Object.fromEntries(Object.entries(b.targetCredentials).map(([t, c]) => [t, credentialSummary(c)])) } : {}),
+        ...(b.targetCredentials
+          ? {
+              targetCredentials: Object.fromEntries(
+                Object.entries(b.targetCredentials).map(([t, c]) => [t, credentialSummary(c)]),
+              ),
+            }
+          : {}),
       })),
     },
   };
@@ -105,11 +138,19 @@ function redactModelKeys(r: IrResource): IrResource {
 function credentialSummary(c: IrAiCredential): IrAiCredential {
   const hide = (v: string): string => v && keySummary(v);
   switch (c.kind) {
-    case 'key': return { ...c, key: keySummary(c.key) };
-    case 'aws': return { ...c, aws: { ...c.aws, secretAccessKey: hide(c.aws.secretAccessKey), sessionToken: hide(c.aws.sessionToken) } };
-    case 'azure': return { ...c, azure: { ...c.azure, clientSecret: hide(c.azure.clientSecret) } };
-    case 'gcp': return { ...c, gcp: { ...c.gcp, privateKey: hide(c.gcp.privateKey) } };
-    default: return c;
+    case 'key':
+      return { ...c, key: keySummary(c.key) };
+    case 'aws':
+      return {
+        ...c,
+        aws: { ...c.aws, secretAccessKey: hide(c.aws.secretAccessKey), sessionToken: hide(c.aws.sessionToken) },
+      };
+    case 'azure':
+      return { ...c, azure: { ...c.azure, clientSecret: hide(c.azure.clientSecret) } };
+    case 'gcp':
+      return { ...c, gcp: { ...c.gcp, privateKey: hide(c.gcp.privateKey) } };
+    default:
+      return c;
   }
 }
 
@@ -117,22 +158,31 @@ function credentialSummary(c: IrAiCredential): IrAiCredential {
 function redactTls(snapshot: IrSnapshot): IrSnapshot {
   return {
     ...snapshot,
-    resources: snapshot.resources.map(redactBackendTls).map(redactAiKeys).map(redactEdgeKeys).map(redactModelKeys).map((r) => (r.kind !== 'listener' || !r.listener.tls ? r : {
-      ...r,
-      listener: {
-        ...r.listener,
-        tls: {
-          certificates: r.listener.tls.certificates.map((c) => {
-            const leaf = new X509Certificate(c.certChainPem);
-            return {
-              certChainPem: `${leaf.subject} ${leaf.subjectAltName ?? ''} sha256 ${leaf.fingerprint256.slice(0, 23)}`,
-              privateKeyPem: `redacted sha256 ${createHash('sha256').update(c.privateKeyPem).digest('hex').slice(0, 16)}`,
-              source: c.source,
-            };
-          }),
-        },
-      },
-    })),
+    resources: snapshot.resources
+      .map(redactBackendTls)
+      .map(redactAiKeys)
+      .map(redactEdgeKeys)
+      .map(redactModelKeys)
+      .map((r) =>
+        r.kind !== 'listener' || !r.listener.tls
+          ? r
+          : {
+              ...r,
+              listener: {
+                ...r.listener,
+                tls: {
+                  certificates: r.listener.tls.certificates.map((c) => {
+                    const leaf = new X509Certificate(c.certChainPem);
+                    return {
+                      certChainPem: `${leaf.subject} ${leaf.subjectAltName ?? ''} sha256 ${leaf.fingerprint256.slice(0, 23)}`,
+                      privateKeyPem: `redacted sha256 ${createHash('sha256').update(c.privateKeyPem).digest('hex').slice(0, 16)}`,
+                      source: c.source,
+                    };
+                  }),
+                },
+              },
+            },
+      ),
   };
 }
 
@@ -153,10 +203,13 @@ export function renderGolden(input: string, source: string): string {
 /** Every golden input case, translated: one entry per (case file, gateway). */
 export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: IrSnapshot }> {
   const dir = join(import.meta.dirname, 'testdata');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))
+    .sort()) {
     const text = goldenInput(readFileSync(join(dir, file), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
-    for (const [gateway, snapshot] of snapshots(translateAll(store, goldenOptions(text)))) yield { file, gateway, snapshot };
+    for (const [gateway, snapshot] of snapshots(translateAll(store, goldenOptions(text))))
+      yield { file, gateway, snapshot };
   }
 }

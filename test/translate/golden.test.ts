@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { renderGolden } from './golden-render.js';
 
 const dir = join(import.meta.dirname, 'testdata');
-const cases = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml')).sort();
+const cases = readdirSync(dir)
+  .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))
+  .sort();
 
 describe('translation golden cases', () => {
   it('has at least 40 cases', () => {
@@ -19,7 +21,8 @@ describe('translation golden cases', () => {
       const outFile = join(dir, `${name}.out.yaml`);
       if (process.env.REFRESH_GOLDEN === '1' || !existsSync(outFile)) {
         writeFileSync(outFile, got);
-        if (process.env.REFRESH_GOLDEN !== '1') throw new Error(`${name}.out.yaml was missing and has been written; review it and run again`);
+        if (process.env.REFRESH_GOLDEN !== '1')
+          throw new Error(`${name}.out.yaml was missing and has been written; review it and run again`);
       }
       expect(got).toBe(readFileSync(outFile, 'utf8'));
     });

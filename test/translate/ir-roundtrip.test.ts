@@ -12,8 +12,14 @@ function prune(v: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       const p = prune(x);
-      const empty = p === null || p === undefined || p === '' || p === 0 || p === false
-        || (Array.isArray(p) && p.length === 0) || (typeof p === 'object' && p !== null && Object.keys(p).length === 0);
+      const empty =
+        p === null ||
+        p === undefined ||
+        p === '' ||
+        p === 0 ||
+        p === false ||
+        (Array.isArray(p) && p.length === 0) ||
+        (typeof p === 'object' && p !== null && Object.keys(p).length === 0);
       if (!empty) out[k] = p;
     }
     return out;
@@ -25,7 +31,9 @@ function prune(v: unknown): unknown {
 function lost(expected: unknown, actual: unknown, path = ''): string[] {
   if (expected && typeof expected === 'object') {
     if (!actual || typeof actual !== 'object') return [path];
-    return Object.entries(expected).flatMap(([k, v]) => lost(v, (actual as Record<string, unknown>)[k], `${path}/${k}`));
+    return Object.entries(expected).flatMap(([k, v]) =>
+      lost(v, (actual as Record<string, unknown>)[k], `${path}/${k}`),
+    );
   }
   return expected === actual ? [] : [`${path}: ${JSON.stringify(expected)} became ${JSON.stringify(actual)}`];
 }
@@ -38,7 +46,10 @@ describe('translated snapshots over the wire', () => {
       const input = snapshot as unknown as SnapshotInput;
       const decoded = decodeSnapshot(encodeSnapshot(input));
       expect(prune(decoded), `${file} ${gateway}`).toEqual(prune(normalizeSnapshot(input)));
-      expect(lost(prune(snapshot), prune(decoded)), `${file} ${gateway}: translator fields missing from proto/`).toEqual([]);
+      expect(
+        lost(prune(snapshot), prune(decoded)),
+        `${file} ${gateway}: translator fields missing from proto/`,
+      ).toEqual([]);
     }
     expect(checked).toBeGreaterThan(40);
   });

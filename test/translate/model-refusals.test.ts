@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { modelRefusals } from '../../src/translate/model-refusals.js';
 
-interface Case { name: string; spec: Record<string, unknown>; refusals: { field: string; security: boolean }[] }
+interface Case {
+  name: string;
+  spec: Record<string, unknown>;
+  refusals: { field: string; security: boolean }[];
+}
 const cases = parse(readFileSync(new URL('./testdata/model-refusals/cases.yaml', import.meta.url), 'utf8')) as Case[];
 
 describe('modelRefusals', () => {

@@ -13,7 +13,8 @@ describe('translated snapshots and the proxy runtime', () => {
       checked++;
       // The translator's snapshot has the generated type's shape (proto3 JSON form), so the check reads it as is.
       for (const p of checkSnapshot(snapshot as unknown as Snapshot, `${file} ${gateway}`)) {
-        if (!p.message.includes('is not served by this proxy yet')) problems.push(`${p.source}: ${p.object}: ${p.path}: ${p.message}`);
+        if (!p.message.includes('is not served by this proxy yet'))
+          problems.push(`${p.source}: ${p.object}: ${p.path}: ${p.message}`);
       }
     }
     expect(checked).toBeGreaterThan(40);

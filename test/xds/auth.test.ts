@@ -18,7 +18,8 @@ describe('xds proxy authentication', () => {
     source.set('team-b/gw', { 'listener/b': res('b') });
     ({ server } = await startServer(source, {
       authenticate: async (token) => tokens[token] ?? null,
-      authorize: (identity, gateway) => gateway.startsWith(`${identity.namespace}/`) && identity.serviceAccount === 'gw-proxy',
+      authorize: (identity, gateway) =>
+        gateway.startsWith(`${identity.namespace}/`) && identity.serviceAccount === 'gw-proxy',
     }));
   });
   afterAll(async () => {
@@ -39,7 +40,9 @@ describe('xds proxy authentication', () => {
     const st = await raw.status;
     raw.close();
     expect(st.code).toBe(grpc.status.PERMISSION_DENIED);
-    expect(st.details).toBe('system:serviceaccount:team-a:gw-proxy may not read the configuration of gateway team-b/gw');
+    expect(st.details).toBe(
+      'system:serviceaccount:team-a:gw-proxy may not read the configuration of gateway team-b/gw',
+    );
     expect(raw.responses).toEqual([]);
   });
 

@@ -3,9 +3,21 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import * as grpc from '@grpc/grpc-js';
 import { createXdsServer, type XdsServer, type XdsServerOptions } from '../../src/xds/server.js';
-import { createXdsClient, type ApplyResult, type XdsClient, type XdsClientOptions, type XdsUpdate } from '../../src/xds/client.js';
+import {
+  createXdsClient,
+  type ApplyResult,
+  type XdsClient,
+  type XdsClientOptions,
+  type XdsUpdate,
+} from '../../src/xds/client.js';
 import { createMemorySource, type MemorySource } from '../../src/xds/memory-source.js';
-import { METHOD_NAME, xdsServiceDefinition, type DeltaRequest, type DeltaResponse, type NodeMessage } from '../../src/xds/protocol.js';
+import {
+  METHOD_NAME,
+  xdsServiceDefinition,
+  type DeltaRequest,
+  type DeltaResponse,
+  type NodeMessage,
+} from '../../src/xds/protocol.js';
 import type { XdsResource } from '../../src/xds/snapshot.js';
 
 export const log = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
@@ -14,9 +26,20 @@ export function res(text: string, type = 'test.v1.Thing'): XdsResource {
   return { type, body: Buffer.from(text) };
 }
 
-export async function startServer(source: MemorySource, opts: Partial<XdsServerOptions> = {}): Promise<{ server: XdsServer; registry: Registry }> {
+export async function startServer(
+  source: MemorySource,
+  opts: Partial<XdsServerOptions> = {},
+): Promise<{ server: XdsServer; registry: Registry }> {
   const registry = new Registry();
-  const server = await createXdsServer({ source, log, port: 0, host: '127.0.0.1', mode: 'plaintext', registry, ...opts });
+  const server = await createXdsServer({
+    source,
+    log,
+    port: 0,
+    host: '127.0.0.1',
+    mode: 'plaintext',
+    registry,
+    ...opts,
+  });
   return { server, registry };
 }
 
@@ -42,7 +65,14 @@ export function startProxy(port: number, opts: Partial<XdsClientOptions> = {}): 
     for (const n of u.removes) state.delete(n);
     return { errors };
   };
-  const client = createXdsClient({ address: `127.0.0.1:${port}`, gateway: 'default/gw', podName: 'proxy-0', log, apply, ...opts });
+  const client = createXdsClient({
+    address: `127.0.0.1:${port}`,
+    gateway: 'default/gw',
+    podName: 'proxy-0',
+    log,
+    apply,
+    ...opts,
+  });
   return { client, state, updates, reject };
 }
 
@@ -73,7 +103,9 @@ export function rawStream(port: number, opts: { token?: string; creds?: grpc.Cha
   const client = new Ctor(`127.0.0.1:${port}`, opts.creds ?? grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
   if (opts.token !== undefined) md.set('authorization', `Bearer ${opts.token}`);
-  const call = (client as unknown as Record<string, (m: grpc.Metadata) => grpc.ClientDuplexStream<DeltaRequest, DeltaResponse>>)[METHOD_NAME]!.call(client, md);
+  const call = (
+    client as unknown as Record<string, (m: grpc.Metadata) => grpc.ClientDuplexStream<DeltaRequest, DeltaResponse>>
+  )[METHOD_NAME]!.call(client, md);
   const responses: DeltaResponse[] = [];
   call.on('data', (r: DeltaResponse) => responses.push(r));
   call.on('error', () => undefined);

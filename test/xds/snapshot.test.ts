@@ -11,15 +11,35 @@ describe('snapshot versions and differences', () => {
   });
 
   it('gives a snapshot the same version whatever the insertion order', () => {
-    const a = versionSnapshot(new Map([['x', r('1')], ['y', r('2')]]));
-    const b = versionSnapshot(new Map([['y', r('2')], ['x', r('1')]]));
+    const a = versionSnapshot(
+      new Map([
+        ['x', r('1')],
+        ['y', r('2')],
+      ]),
+    );
+    const b = versionSnapshot(
+      new Map([
+        ['y', r('2')],
+        ['x', r('1')],
+      ]),
+    );
     expect(a.systemVersion).toBe(b.systemVersion);
     expect(snapshotVersion(new Map())).toHaveLength(16);
   });
 
   it('lists new and changed resources and removed names, sorted', () => {
-    const snap = versionSnapshot(new Map([['b', r('2')], ['a', r('1')], ['c', r('3')]]));
-    const held = new Map([['a', resourceVersion(Buffer.from('1'))], ['b', 'old'], ['z', 'v']]);
+    const snap = versionSnapshot(
+      new Map([
+        ['b', r('2')],
+        ['a', r('1')],
+        ['c', r('3')],
+      ]),
+    );
+    const held = new Map([
+      ['a', resourceVersion(Buffer.from('1'))],
+      ['b', 'old'],
+      ['z', 'v'],
+    ]);
     const diff = diffSnapshot(held, snap);
     expect(diff.upserts.map((u) => u.name)).toEqual(['b', 'c']);
     expect(diff.removes).toEqual(['z']);

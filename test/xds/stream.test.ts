@@ -3,7 +3,19 @@ import * as grpc from '@grpc/grpc-js';
 import type { Registry } from 'prom-client';
 import type { XdsServer } from '../../src/xds/server.js';
 import { resourceVersion } from '../../src/xds/protocol.js';
-import { createMemorySource, names, node, rawStream, res, sleep, startProxy, startServer, waitFor, type FakeProxy, type RawStream } from './harness.js';
+import {
+  createMemorySource,
+  names,
+  node,
+  rawStream,
+  res,
+  sleep,
+  startProxy,
+  startServer,
+  waitFor,
+  type FakeProxy,
+  type RawStream,
+} from './harness.js';
 
 describe('xds stream (plaintext, real gRPC on loopback)', () => {
   const source = createMemorySource();
@@ -65,7 +77,11 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     p.reject.add('policy/bad');
     source.set('default/gw', { 'listener/a': res('a2'), 'policy/bad': res('x') });
     await waitFor('nack', () => nacks.length === 1);
-    expect(nacks[0]).toEqual({ gateway: 'default/gw', pod: 'proxy-0', errors: [{ name: 'policy/bad', message: 'cannot apply policy/bad' }] });
+    expect(nacks[0]).toEqual({
+      gateway: 'default/gw',
+      pod: 'proxy-0',
+      errors: [{ name: 'policy/bad', message: 'cannot apply policy/bad' }],
+    });
     expect(p.state.get('listener/a')).toBe('a2');
     expect(p.client.versions().has('policy/bad')).toBe(false);
     expect(server.proxies().find((x) => x.pod === 'proxy-0')?.rejected).toEqual(['policy/bad']);
@@ -85,7 +101,11 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     open.push(raw);
     raw.send({
       node: node(),
-      initialResourceVersions: { 'listener/a': resourceVersion(Buffer.from('a1')), 'route/b': 'stale', 'route/gone': 'v' },
+      initialResourceVersions: {
+        'listener/a': resourceVersion(Buffer.from('a1')),
+        'route/b': 'stale',
+        'route/gone': 'v',
+      },
     });
     await waitFor('response', () => raw.responses.length === 1);
     const r = raw.responses[0]!;
@@ -157,7 +177,9 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     });
     open.push(failing);
     await waitFor('nack', () => nacks.some((n) => n.pod === 'proxy-throws'));
-    expect(nacks.find((n) => n.pod === 'proxy-throws')?.errors).toEqual([{ name: 'listener/a', message: 'proxy failed to apply the update: listener port in use' }]);
+    expect(nacks.find((n) => n.pod === 'proxy-throws')?.errors).toEqual([
+      { name: 'listener/a', message: 'proxy failed to apply the update: listener port in use' },
+    ]);
     expect(failing.client.versions().size).toBe(0);
     expect(p.client.versions().get('listener/a')).toBe(held);
   });

@@ -102,9 +102,17 @@ describe('xds either mode', () => {
     const secure = startProxy(server.port, { podName: 'secure', caFile });
     try {
       await waitFor('both ready', () => plain.client.ready && secure.client.ready);
-      expect(server.proxies().map((p) => p.pod).sort()).toEqual(['plain', 'secure']);
+      expect(
+        server
+          .proxies()
+          .map((p) => p.pod)
+          .sort(),
+      ).toEqual(['plain', 'secure']);
       source.set('default/gw', { 'listener/a': res('a2') });
-      await waitFor('both updated', () => plain.state.get('listener/a') === 'a2' && secure.state.get('listener/a') === 'a2');
+      await waitFor(
+        'both updated',
+        () => plain.state.get('listener/a') === 'a2' && secure.state.get('listener/a') === 'a2',
+      );
     } finally {
       plain.client.close();
       secure.client.close();
@@ -152,6 +160,8 @@ describe('xds CA store', () => {
   it('names the file when a stored CA is unreadable', async () => {
     const path = join(tempDir('gw-xds-bad-'), 'ca.json');
     await writeFile(path, '{not json');
-    await expect(fileCaStore(path).get()).rejects.toThrow(`${path}: must hold a JSON object with string fields caCert and caKey`);
+    await expect(fileCaStore(path).get()).rejects.toThrow(
+      `${path}: must hold a JSON object with string fields caCert and caKey`,
+    );
   });
 });

@@ -10,7 +10,14 @@ import type { IrSnapshot } from '../../translate/ir.js';
 import { stableStringify } from '../../translate/read.js';
 import { applyChange, snapshots, translateAll, type TranslationState } from '../../translate/state.js';
 import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/store.js';
-import { isClusterScoped, nameKey, objectKey, splitObjectKey, type Kind, type KubeObject } from '../../translate/types.js';
+import {
+  isClusterScoped,
+  nameKey,
+  objectKey,
+  splitObjectKey,
+  type Kind,
+  type KubeObject,
+} from '../../translate/types.js';
 import { readFolder } from './files.js';
 import { removeStatusFile, renderStatusFile, writeStatusFile } from './status-files.js';
 
@@ -62,7 +69,9 @@ export class LocalController {
   /** Reads the folder, applies differences to the store, re-translates what they affect, writes statuses. */
   reload(): ReloadSummary {
     const log = this.opts.logger;
-    const now = (this.opts.clock ?? (() => new Date()))().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = (this.opts.clock ?? (() => new Date()))()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
     const { desired, problems } = this.desired();
     const changed: { key: string; previous: ReturnType<typeof getObject> }[] = [];
     for (const [key, d] of desired) {
@@ -89,7 +98,8 @@ export class LocalController {
       dirty = [...new Set([...this.state.statuses.keys(), ...this.written.keys()])];
     } else {
       this.state.options = options;
-      const g = new Set<string>(), d = new Set<string>();
+      const g = new Set<string>(),
+        d = new Set<string>();
       for (const c of changed) {
         const r = applyChange(this.state, this.store, c.key, c.previous);
         r.gateways.forEach((x) => g.add(x));
@@ -102,7 +112,11 @@ export class LocalController {
     const statusFilesWritten = this.writeStatuses(dirty.sort());
     for (const gw of gateways) {
       const t = this.state.gateways.get(gw);
-      if (t?.ours) log.info({ gateway: gw, version: t.snapshot.version, resources: t.snapshot.resources.length }, 'snapshot built');
+      if (t?.ours)
+        log.info(
+          { gateway: gw, version: t.snapshot.version, resources: t.snapshot.resources.length },
+          'snapshot built',
+        );
     }
     this.opts.onSnapshots?.(this.snapshots);
     return { changedObjects: changed.map((c) => c.key).sort(), gateways, statusFilesWritten, problems };
@@ -116,14 +130,30 @@ export class LocalController {
         const ns = isClusterScoped(kind) ? undefined : (obj.metadata.namespace ?? 'default');
         const key = objectKey(kind, nameKey(ns, obj.metadata.name));
         const dup = desired.get(key);
-        if (dup) problems.push({ source, object: `${kind} ${nameKey(ns, obj.metadata.name)}`, path: '', message: `is also defined in ${dup.source}; this later definition is used` });
+        if (dup)
+          problems.push({
+            source,
+            object: `${kind} ${nameKey(ns, obj.metadata.name)}`,
+            path: '',
+            message: `is also defined in ${dup.source}; this later definition is used`,
+          });
         desired.set(key, { kind, obj, source, fingerprint: `${source}|${stableStringify(obj)}` });
       }
     }
     const bc = this.opts.builtinClass;
     if (bc && !desired.has(objectKey('GatewayClass', bc.name))) {
-      const obj: KubeObject = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: bc.name }, spec: { controllerName: bc.controllerName } };
-      desired.set(objectKey('GatewayClass', bc.name), { kind: 'GatewayClass', obj, source: 'built-in', fingerprint: `built-in|${stableStringify(obj)}` });
+      const obj: KubeObject = {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'GatewayClass',
+        metadata: { name: bc.name },
+        spec: { controllerName: bc.controllerName },
+      };
+      desired.set(objectKey('GatewayClass', bc.name), {
+        kind: 'GatewayClass',
+        obj,
+        source: 'built-in',
+        fingerprint: `built-in|${stableStringify(obj)}`,
+      });
     }
     return { desired, problems };
   }
@@ -162,7 +192,15 @@ export class LocalController {
   private safeReload(): ReloadSummary | undefined {
     try {
       const s = this.reload();
-      this.opts.logger.info({ changed: s.changedObjects.length, gateways: s.gateways.length, statusFiles: s.statusFilesWritten, problems: s.problems.length }, 'manifests applied');
+      this.opts.logger.info(
+        {
+          changed: s.changedObjects.length,
+          gateways: s.gateways.length,
+          statusFiles: s.statusFilesWritten,
+          problems: s.problems.length,
+        },
+        'manifests applied',
+      );
       return s;
     } catch (err) {
       // A bad folder state must never stop the controller; the next change retries.

@@ -26,12 +26,19 @@ export function parseManifests(text: string, source: string): { objects: ParsedO
       return;
     }
     if (LIST_KINDS.has(kind)) {
-      (Array.isArray(o.items) ? o.items : []).forEach((item, j) => collect(kind === 'GwModelList' ? { kind: 'GwModel', ...(rec(item) ?? {}) } : item, `${where} item ${j + 1}`));
+      (Array.isArray(o.items) ? o.items : []).forEach((item, j) =>
+        collect(kind === 'GwModelList' ? { kind: 'GwModel', ...(rec(item) ?? {}) } : item, `${where} item ${j + 1}`),
+      );
       return;
     }
     const kindName = kind === 'XListenerSet' ? 'ListenerSet' : kind;
     if (!isKind(kindName)) {
-      problems.push({ source, object: `${kind} ${str(rec(o.metadata)?.name) ?? ''}`, path: 'kind', message: `kind ${kind} is not one the controller reads; the object is ignored` });
+      problems.push({
+        source,
+        object: `${kind} ${str(rec(o.metadata)?.name) ?? ''}`,
+        path: 'kind',
+        message: `kind ${kind} is not one the controller reads; the object is ignored`,
+      });
       return;
     }
     const meta = rec(o.metadata);

@@ -20,7 +20,15 @@ export async function runLocal(cfg: ControllerConfig, logger: Logger): Promise<n
   logger.info({ manifests: dir, statusDir: cfg.statusDir }, 'local mode: watching manifests');
   if (cfg.once) {
     const s = controller.reload();
-    logger.info({ changed: s.changedObjects.length, gateways: s.gateways.length, statusFiles: s.statusFilesWritten, problems: s.problems.length }, 'manifests applied');
+    logger.info(
+      {
+        changed: s.changedObjects.length,
+        gateways: s.gateways.length,
+        statusFiles: s.statusFilesWritten,
+        problems: s.problems.length,
+      },
+      'manifests applied',
+    );
     return 0;
   }
   controller.start();

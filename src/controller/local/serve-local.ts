@@ -19,7 +19,10 @@ import { renderStatusFile, writeStatusFile } from './status-files.js';
 
 /** Times every reload (initial, and each one the folder watch triggers) and counts failures. */
 class MeteredLocalController extends LocalController {
-  constructor(opts: LocalControllerOptions, private readonly metrics: ControllerMetrics) {
+  constructor(
+    opts: LocalControllerOptions,
+    private readonly metrics: ControllerMetrics,
+  ) {
     super(opts);
   }
 
@@ -51,7 +54,11 @@ export interface LocalServerOptions {
   debounceMs?: number;
 }
 
-export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts: LocalServerOptions = {}): Promise<LocalServer> {
+export async function startLocalServer(
+  cfg: ControllerConfig,
+  log: Logger,
+  opts: LocalServerOptions = {},
+): Promise<LocalServer> {
   const host = opts.host ?? process.env.GW_LISTEN_HOST ?? '127.0.0.1';
   const metrics = createControllerMetrics();
   const source = createControllerSource();
@@ -62,22 +69,32 @@ export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts:
   const gatewaysServed = new Set<string>();
   const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-  const controller: LocalController = new MeteredLocalController({
-    manifests: cfg.manifests as string,
-    ...(cfg.statusDir ? { statusDir: cfg.statusDir } : {}),
-    translate: translateOptionsOf(cfg),
-    builtinClass: { name: cfg.gatewayClassName, controllerName: cfg.controllerName },
-    logger: log,
-    ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
-    onSnapshots: (snapshots) => {
-      for (const gw of [...gatewaysServed]) if (!snapshots.has(gw)) { source.publish(gw, undefined); gatewaysServed.delete(gw); }
-      for (const [gw, snap] of snapshots) { source.publish(gw, snap); gatewaysServed.add(gw); }
-      // A reload rewrites status files from the translator alone; rejections still standing go back in.
-      for (const key of nacks.keys()) writeRejections(key);
-      loaded = true;
-      source.setReady(true);
+  const controller: LocalController = new MeteredLocalController(
+    {
+      manifests: cfg.manifests as string,
+      ...(cfg.statusDir ? { statusDir: cfg.statusDir } : {}),
+      translate: translateOptionsOf(cfg),
+      builtinClass: { name: cfg.gatewayClassName, controllerName: cfg.controllerName },
+      logger: log,
+      ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
+      onSnapshots: (snapshots) => {
+        for (const gw of [...gatewaysServed])
+          if (!snapshots.has(gw)) {
+            source.publish(gw, undefined);
+            gatewaysServed.delete(gw);
+          }
+        for (const [gw, snap] of snapshots) {
+          source.publish(gw, snap);
+          gatewaysServed.add(gw);
+        }
+        // A reload rewrites status files from the translator alone; rejections still standing go back in.
+        for (const key of nacks.keys()) writeRejections(key);
+        loaded = true;
+        source.setReady(true);
+      },
     },
-  }, metrics);
+    metrics,
+  );
 
   function writeRejections(key: string): void {
     if (!cfg.statusDir) return;
@@ -86,13 +103,22 @@ export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts:
     const status = controller.statuses.get(key) as Record<string, unknown> | undefined;
     if (!entry || !status) return;
     const rejected = [...(nacks.get(key)?.values() ?? [])];
-    writeStatusFile(cfg.statusDir, key, renderStatusFile(entry, rejected.length ? withRejections(status, rejected, now()) : status));
+    writeStatusFile(
+      cfg.statusDir,
+      key,
+      renderStatusFile(entry, rejected.length ? withRejections(status, rejected, now()) : status),
+    );
   }
 
   let xds: XdsServer;
   try {
     xds = await createXdsServer({
-      source, log, host, port: cfg.xdsPort, mode: cfg.xdsMode, registry: metrics.registry,
+      source,
+      log,
+      host,
+      port: cfg.xdsPort,
+      mode: cfg.xdsMode,
+      registry: metrics.registry,
       ...(cfg.xdsMode !== 'plaintext' && cfg.xdsCaDir ? { caStore: localCaStore(cfg.xdsCaDir) } : {}),
       onNack: (gateway, pod, errors) => {
         for (const e of errors) {
@@ -120,18 +146,42 @@ export async function startLocalServer(cfg: ControllerConfig, log: Logger, opts:
   let ops: OpsServer;
   try {
     ops = await startOpsServer({
-      host, healthPort: cfg.healthPort, metricsPort: cfg.metricsPort, registry: metrics.registry, log,
-      checks: [{ name: 'manifests loaded', ready: () => loaded }, { name: 'xds serving', ready: () => xdsOpen }],
+      host,
+      healthPort: cfg.healthPort,
+      metricsPort: cfg.metricsPort,
+      registry: metrics.registry,
+      log,
+      checks: [
+        { name: 'manifests loaded', ready: () => loaded },
+        { name: 'xds serving', ready: () => xdsOpen },
+      ],
     });
   } catch (err) {
     await xds.close();
-    throw new Error(`cannot serve health/metrics on ${host}:${cfg.healthPort}/${cfg.metricsPort}: ${(err as Error).message}`);
+    throw new Error(
+      `cannot serve health/metrics on ${host}:${cfg.healthPort}/${cfg.metricsPort}: ${(err as Error).message}`,
+    );
   }
   xdsOpen = true;
   controller.start();
-  log.info({ manifests: cfg.manifests, statusDir: cfg.statusDir, xds: `${host}:${xds.port}`, xdsMode: cfg.xdsMode, ...(xds.caBundle && cfg.xdsCaDir ? { xdsCa: join(cfg.xdsCaDir, 'ca.crt') } : {}), health: ops.healthPort, metrics: ops.metricsPort }, 'local mode: watching manifests, serving xds');
+  log.info(
+    {
+      manifests: cfg.manifests,
+      statusDir: cfg.statusDir,
+      xds: `${host}:${xds.port}`,
+      xdsMode: cfg.xdsMode,
+      ...(xds.caBundle && cfg.xdsCaDir ? { xdsCa: join(cfg.xdsCaDir, 'ca.crt') } : {}),
+      health: ops.healthPort,
+      metrics: ops.metricsPort,
+    },
+    'local mode: watching manifests, serving xds',
+  );
   return {
-    controller, source, xds, ops, metrics,
+    controller,
+    source,
+    xds,
+    ops,
+    metrics,
     stop: async () => {
       controller.stop();
       xdsOpen = false;

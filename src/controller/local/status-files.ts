@@ -15,7 +15,11 @@ export function renderStatusFile(entry: StoredObject, status: unknown): string {
   const doc = {
     apiVersion: entry.obj.apiVersion ?? '',
     kind: entry.kind,
-    metadata: { name: meta.name, ...(meta.namespace ? { namespace: meta.namespace } : {}), ...(meta.generation !== undefined ? { generation: meta.generation } : {}) },
+    metadata: {
+      name: meta.name,
+      ...(meta.namespace ? { namespace: meta.namespace } : {}),
+      ...(meta.generation !== undefined ? { generation: meta.generation } : {}),
+    },
     source: entry.source,
     ...(entry.problems.length ? { problems: entry.problems.map((p) => `${p.path}: ${p.message}`) } : {}),
     status: sortKeys(status),

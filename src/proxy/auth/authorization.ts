@@ -32,7 +32,9 @@ type McpName = 'tool' | 'prompt' | 'resource';
 
 /** Which of `mcp.tool`, `mcp.prompt`, `mcp.resource` an expression reads (dot or index form). */
 function mcpNamesRead(src: string): McpName[] {
-  return (['tool', 'prompt', 'resource'] as const).filter((n) => new RegExp(`\\bmcp\\s*(\\.\\s*${n}\\b|\\[\\s*["']${n}["']\\s*\\])`).test(src));
+  return (['tool', 'prompt', 'resource'] as const).filter((n) =>
+    new RegExp(`\\bmcp\\s*(\\.\\s*${n}\\b|\\[\\s*["']${n}["']\\s*\\])`).test(src),
+  );
 }
 
 /**
@@ -56,7 +58,11 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
         problems.push({ source, path, message: `${JSON.stringify(src)} ${(err as Error).message}` });
       }
     });
-    compiled.push({ action: rule.action, expressions: exprs, reads: [...new Set(rule.expressions.flatMap(mcpNamesRead))] });
+    compiled.push({
+      action: rule.action,
+      expressions: exprs,
+      reads: [...new Set(rule.expressions.flatMap(mcpNamesRead))],
+    });
   });
   if (problems.length > 0) throw new ProblemError(problems);
 
@@ -66,7 +72,11 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
   return {
     ruleCount: compiled.length,
     allows(ctx) {
-      const bindings = { jwt: ctx.jwt, request: ctx.request as unknown as Record<string, unknown>, mcp: ctx.mcp as unknown as Record<string, unknown> };
+      const bindings = {
+        jwt: ctx.jwt,
+        request: ctx.request as unknown as Record<string, unknown>,
+        mcp: ctx.mcp as unknown as Record<string, unknown>,
+      };
       // A rule that reads mcp.tool says nothing about a request that names no tool (likewise prompt and
       // resource): it neither allows nor denies it, so `mcp.tool != "x"` leaves prompts/get alone and
       // `mcp.tool == "x"` does not block initialize. Otherwise a rule matches when all its expressions hold.
@@ -81,6 +91,14 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
 }
 
 /** Standalone `mcp.policies.authorization.rules`: each string is one allow rule. */
-export function compileStandaloneRules(rules: string[], where = 'mcp.policies.authorization.rules', source = 'config'): Authorizer {
-  return compileAuthorization(rules.map((e) => ({ expressions: [e], action: 'allow' as const })), where, source);
+export function compileStandaloneRules(
+  rules: string[],
+  where = 'mcp.policies.authorization.rules',
+  source = 'config',
+): Authorizer {
+  return compileAuthorization(
+    rules.map((e) => ({ expressions: [e], action: 'allow' as const })),
+    where,
+    source,
+  );
 }

@@ -9,7 +9,11 @@ export type Decision =
 export class DecisionCache {
   private readonly entries = new Map<string, { expires: number; decision: Decision }>();
 
-  constructor(private readonly keys: readonly CompiledCel[], private readonly ttlMs: number, private readonly maxEntries: number) {}
+  constructor(
+    private readonly keys: readonly CompiledCel[],
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+  ) {}
 
   /** The key of a request, or undefined when an expression fails or yields no scalar: that request is not cached. */
   keyOf(bindings: CelBindings): string | undefined {
@@ -17,7 +21,8 @@ export class DecisionCache {
     for (const k of this.keys) {
       const v = k.evaluate(bindings);
       if (typeof v === 'string') parts.push(`s${v}`);
-      else if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean') parts.push(`${typeof v}${String(v)}`);
+      else if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean')
+        parts.push(`${typeof v}${String(v)}`);
       else return undefined;
     }
     return JSON.stringify(parts);

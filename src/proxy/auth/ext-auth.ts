@@ -32,7 +32,9 @@ export interface ExtAuthPlan {
 }
 
 /** Which service asks about a request: the first branch whose condition holds or that has none; none holding means no check. */
-export interface ExtAuthRoute { branches: { condition?: CompiledCel; plan: ExtAuthPlan }[] }
+export interface ExtAuthRoute {
+  branches: { condition?: CompiledCel; plan: ExtAuthPlan }[];
+}
 
 /** The route's branches, or why they cannot be enforced (the runtime then refuses the route with 503). */
 export function compileExtAuth(p: ExtAuthorization): ExtAuthRoute | string {
@@ -89,8 +91,13 @@ function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
     cache = new DecisionCache(keys, p.cache.ttlMs, Math.max(1, p.cache.maxEntries));
   }
   return {
-    base, failOpen: p.failOpen, allowedRequestHeaders: p.allowedRequestHeaders, addRequestHeaders: add,
-    allowedResponseHeaders: p.allowedResponseHeaders, ...(path ? { path } : {}), ...(p.forwardBody ? { maxBodyBytes: p.maxBodyBytes } : {}),
+    base,
+    failOpen: p.failOpen,
+    allowedRequestHeaders: p.allowedRequestHeaders,
+    addRequestHeaders: add,
+    allowedResponseHeaders: p.allowedResponseHeaders,
+    ...(path ? { path } : {}),
+    ...(p.forwardBody ? { maxBodyBytes: p.maxBodyBytes } : {}),
     ...(cache ? { cache } : {}),
   };
 }
@@ -111,26 +118,43 @@ export class ExtAuthClient {
    * Asks the route's authorization service about `req`. Returns the request to continue with (a replay of
    * the buffered body when forwardBody read it), or undefined when the response was already sent.
    */
-  async check(req: IncomingMessage, res: ServerResponse, route: string, ext: ExtAuthRoute, claims: Record<string, unknown> | null): Promise<IncomingMessage | undefined> {
+  async check(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string,
+    ext: ExtAuthRoute,
+    claims: Record<string, unknown> | null,
+  ): Promise<IncomingMessage | undefined> {
     const { path } = splitTarget(req.url);
-    const bindings: CelBindings = { request: { method: req.method ?? 'GET', path, headers: flatHeaders(req) }, ...(claims ? { jwt: claims } : {}) };
+    const bindings: CelBindings = {
+      request: { method: req.method ?? 'GET', path, headers: flatHeaders(req) },
+      ...(claims ? { jwt: claims } : {}),
+    };
     // A condition that fails to evaluate does not hold, as for CEL authorization rules.
     const plan = ext.branches.find((b) => !b.condition || holds(b.condition, bindings))?.plan;
     if (!plan) return req;
     let body: Buffer | undefined;
     if (plan.maxBodyBytes !== undefined) {
-      const b = Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes ? 'too_large' : await bufferBody(req, plan.maxBodyBytes);
+      const b =
+        Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes
+          ? 'too_large'
+          : await bufferBody(req, plan.maxBodyBytes);
       if (b === 'gone') return undefined;
       if (b === 'too_large') {
         req.resume();
-        sendError(res, 'payload_too_large', `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`, { connection: 'close' });
+        sendError(
+          res,
+          'payload_too_large',
+          `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`,
+          { connection: 'close' },
+        );
         return undefined;
       }
       body = b;
     }
     const key = plan.cache?.keyOf(bindings);
     const cached = key !== undefined ? plan.cache?.get(key, this.now()) : undefined;
-    const outcome = cached ?? await this.ask(req, plan, bindings, body);
+    const outcome = cached ?? (await this.ask(req, plan, bindings, body));
     if (key !== undefined && !cached && outcome.kind !== 'failed') plan.cache?.set(key, outcome, this.now());
     const log = this.opts.log.child({ route, service: plan.base.origin });
     if (outcome.kind === 'failed') {
@@ -154,12 +178,18 @@ export class ExtAuthClient {
     return replay(req, body);
   }
 
-  private async ask(req: IncomingMessage, plan: ExtAuthPlan, bindings: CelBindings, body: Buffer | undefined): Promise<CheckOutcome> {
+  private async ask(
+    req: IncomingMessage,
+    plan: ExtAuthPlan,
+    bindings: CelBindings,
+    body: Buffer | undefined,
+  ): Promise<CheckOutcome> {
     const { path, query } = splitTarget(req.url);
     let checkPath = `${plan.base.pathname.replace(/\/+$/, '')}${req.url ?? '/'}`;
     if (plan.path) {
       const v = plan.path.evaluate(bindings);
-      if (typeof v !== 'string' || !v.startsWith('/')) return { kind: 'failed', why: 'http.path did not yield a path starting with /' };
+      if (typeof v !== 'string' || !v.startsWith('/'))
+        return { kind: 'failed', why: 'http.path did not yield a path starting with /' };
       checkPath = v;
     }
     const headers: Record<string, string | string[]> = {};
@@ -168,7 +198,11 @@ export class ExtAuthClient {
       if (v !== undefined && name !== 'host' && name !== 'content-length') headers[name] = v;
     }
     // After the client's own headers, so a client cannot tell the service it asked for something else.
-    Object.assign(headers, { 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-method': req.method ?? 'GET', 'x-forwarded-uri': `${path}${query ? `?${query}` : ''}` });
+    Object.assign(headers, {
+      'x-forwarded-host': req.headers.host ?? '',
+      'x-forwarded-method': req.method ?? 'GET',
+      'x-forwarded-uri': `${path}${query ? `?${query}` : ''}`,
+    });
     for (const [name, cel] of plan.addRequestHeaders) {
       const v = cel.evaluate(bindings);
       // A value the request cannot give (a claim of an absent token) is left out; the service decides without it.
@@ -182,8 +216,13 @@ export class ExtAuthClient {
     try {
       // Concatenated, never resolved: a client path such as //other.host must not pick the host.
       const answer = await request(`${plan.base.origin}${checkPath}`, {
-        dispatcher: this.agent, method: (req.method ?? 'GET') as 'GET', headers, body: body ?? null,
-        signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+        dispatcher: this.agent,
+        method: (req.method ?? 'GET') as 'GET',
+        headers,
+        body: body ?? null,
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       if (answer.statusCode >= 500) {
         await answer.body.dump();
@@ -213,7 +252,13 @@ export class ExtAuthClient {
       return { kind: 'deny', status: answer.statusCode, headers: passed, body: Buffer.concat(chunks) };
     } catch (err) {
       const e = err as { name?: string; code?: string };
-      return { kind: 'failed', why: e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' ? `no answer within ${timeoutMs} ms` : (e.code ?? e.name ?? 'request failed') };
+      return {
+        kind: 'failed',
+        why:
+          e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT'
+            ? `no answer within ${timeoutMs} ms`
+            : (e.code ?? e.name ?? 'request failed'),
+      };
     }
   }
 
@@ -226,7 +271,16 @@ export class ExtAuthClient {
 function replay(req: IncomingMessage, body: Buffer | undefined): IncomingMessage {
   if (!body) return req;
   const copy = new IncomingMessage(req.socket);
-  Object.assign(copy, { method: req.method, url: req.url, headers: req.headers, rawHeaders: req.rawHeaders, httpVersion: req.httpVersion, httpVersionMajor: req.httpVersionMajor, httpVersionMinor: req.httpVersionMinor, complete: true });
+  Object.assign(copy, {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    httpVersion: req.httpVersion,
+    httpVersionMajor: req.httpVersionMajor,
+    httpVersionMinor: req.httpVersionMinor,
+    complete: true,
+  });
   copy.push(body);
   copy.push(null);
   return copy;

@@ -27,10 +27,10 @@ export function apr1(password: string, salt: string): string {
   const alt = md5(pw, salt, pw);
   const parts: (Buffer | string)[] = [pw, magic, salt];
   for (let left = pw.length; left > 0; left -= 16) parts.push(alt.subarray(0, Math.min(16, left)));
-  for (let i = pw.length; i > 0; i >>= 1) parts.push((i & 1) ? Buffer.of(0) : pw.subarray(0, 1));
+  for (let i = pw.length; i > 0; i >>= 1) parts.push(i & 1 ? Buffer.of(0) : pw.subarray(0, 1));
   let f = md5(...parts);
   for (let i = 0; i < 1000; i++) {
-    f = md5((i & 1) ? pw : f, (i % 3) ? salt : '', (i % 7) ? pw : '', (i & 1) ? f : pw);
+    f = md5(i & 1 ? pw : f, i % 3 ? salt : '', i % 7 ? pw : '', i & 1 ? f : pw);
   }
   const b = (i: number): number => f[i] as number;
   let out = '';
@@ -47,13 +47,15 @@ export function apr1(password: string, salt: string): string {
 }
 
 const sameText = (a: string, b: string): boolean => {
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
 /** Whether `password` matches the htpasswd `hash`; false for unsupported formats. Compares in constant time. */
 export function verifyHtpasswd(hash: string, password: string): boolean {
-  if (hash.startsWith('{SHA}')) return sameText(hash, `{SHA}${createHash('sha1').update(password, 'utf8').digest('base64')}`);
+  if (hash.startsWith('{SHA}'))
+    return sameText(hash, `{SHA}${createHash('sha1').update(password, 'utf8').digest('base64')}`);
   const m = /^\$apr1\$([^$]{1,8})\$/.exec(hash);
   if (m) return sameText(hash, apr1(password, m[1] as string));
   return false;

@@ -13,7 +13,8 @@ const bearer = { header: 'authorization', prefix: 'Bearer ', queryParameter: '',
 export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
   const hashes = cfg.keySha256.map((h) => Buffer.from(h, 'hex')).filter((b) => b.length === 32);
   const location = cfg.location ?? bearer;
-  const challenge: Record<string, string> = location.header.toLowerCase() === 'authorization' ? { 'www-authenticate': 'Bearer' } : {};
+  const challenge: Record<string, string> =
+    location.header.toLowerCase() === 'authorization' ? { 'www-authenticate': 'Bearer' } : {};
   return {
     handle: () => Promise.resolve(false),
     paths: [],

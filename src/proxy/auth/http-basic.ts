@@ -12,7 +12,12 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
   const users = new Map(cfg.users.map((u) => [u.name, u.hash]));
   // Quotes and backslashes would end the quoted-string early (RFC 7235); the realm is configuration, not secret.
   const challenge = `Basic realm="${(cfg.realm || 'Restricted').replace(/["\\]/g, '')}", charset="UTF-8"`;
-  const refuse = (req: IncomingMessage, res: ServerResponse, error: 'unauthorized' | 'invalid_credentials', description: string): null => {
+  const refuse = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: 'unauthorized' | 'invalid_credentials',
+    description: string,
+  ): null => {
     req.resume();
     sendError(res, error, description, { 'www-authenticate': challenge });
     return null;
@@ -31,8 +36,11 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
       const colon = decoded.indexOf(':');
       const hash = colon > 0 ? users.get(decoded.slice(0, colon)) : undefined;
       // An unknown user still costs one hash check, so timing does not tell which user names exist.
-      const ok = verifyHtpasswd(hash ?? cfg.users[0]?.hash ?? '', colon > 0 ? decoded.slice(colon + 1) : '') && hash !== undefined;
-      if (!ok) return Promise.resolve(refuse(req, res, 'invalid_credentials', 'The user name or password is not valid'));
+      const ok =
+        verifyHtpasswd(hash ?? cfg.users[0]?.hash ?? '', colon > 0 ? decoded.slice(colon + 1) : '') &&
+        hash !== undefined;
+      if (!ok)
+        return Promise.resolve(refuse(req, res, 'invalid_credentials', 'The user name or password is not valid'));
       delete req.headers.authorization;
       return Promise.resolve({ claims: null });
     },

@@ -35,12 +35,22 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
       try {
         inline = parseKeySet(JSON.parse(p.jwksInline));
       } catch (err) {
-        throw new ProblemError([{ source: deps.source, path: `spec.traffic.jwtAuthentication.providers[${i}].jwks.inline`, message: (err as Error).message }]);
+        throw new ProblemError([
+          {
+            source: deps.source,
+            path: `spec.traffic.jwtAuthentication.providers[${i}].jwks.inline`,
+            message: (err as Error).message,
+          },
+        ]);
       }
     }
     const keys = createKeySource({
-      inline, url: p.jwksUrl ? () => Promise.resolve(p.jwksUrl) : undefined,
-      fetch: deps.fetch ?? fetch, now, log: log.child({ issuer: p.issuer }), cooldownMs: deps.jwksCooldownMs,
+      inline,
+      url: p.jwksUrl ? () => Promise.resolve(p.jwksUrl) : undefined,
+      fetch: deps.fetch ?? fetch,
+      now,
+      log: log.child({ issuer: p.issuer }),
+      cooldownMs: deps.jwksCooldownMs,
     });
     return { issuer: p.issuer, verify: createTokenVerifier({ issuer: p.issuer, audiences: p.audiences, keys, now }) };
   });
@@ -55,7 +65,8 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
       return { ok: false, description: 'The access token is malformed' };
     }
     const matching = providers.filter((p) => p.issuer === iss);
-    if (matching.length === 0) return { ok: false, description: 'The access token was not issued by an accepted issuer' };
+    if (matching.length === 0)
+      return { ok: false, description: 'The access token was not issued by an accepted issuer' };
     let last: VerifyResult = { ok: false, description: 'The access token is malformed' };
     for (const p of matching) {
       last = await p.verify(token);
@@ -108,10 +119,13 @@ function afterPrefix(value: string, prefix: string): string | undefined {
 }
 
 function cookies(req: IncomingMessage): { name: string; value: string }[] {
-  return (headerValue(req, 'cookie') ?? '').split(';').map((c) => {
-    const eq = c.indexOf('=');
-    return eq < 0 ? { name: c.trim(), value: '' } : { name: c.slice(0, eq).trim(), value: c.slice(eq + 1).trim() };
-  }).filter((c) => c.name);
+  return (headerValue(req, 'cookie') ?? '')
+    .split(';')
+    .map((c) => {
+      const eq = c.indexOf('=');
+      return eq < 0 ? { name: c.trim(), value: '' } : { name: c.slice(0, eq).trim(), value: c.slice(eq + 1).trim() };
+    })
+    .filter((c) => c.name);
 }
 
 export function readCredential(req: IncomingMessage, loc: Location): string | undefined {
@@ -139,7 +153,10 @@ export function removeCredential(req: IncomingMessage, loc: Location): void {
     const rest = params.toString();
     req.url = url.slice(0, q) + (rest ? `?${rest}` : '');
   } else {
-    const rest = cookies(req).filter((c) => c.name !== loc.cookie).map((c) => `${c.name}=${c.value}`).join('; ');
+    const rest = cookies(req)
+      .filter((c) => c.name !== loc.cookie)
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
     if (rest) req.headers.cookie = rest;
     else delete req.headers.cookie;
   }

@@ -5,7 +5,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export { sendError, sendJson } from '../http/http-error.js';
 
 export class BodyError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -32,7 +35,10 @@ export function sendPreflight(req: IncomingMessage, res: ServerResponse, methods
   res.writeHead(204, {
     ...corsHeaders,
     'access-control-allow-methods': methods,
-    'access-control-allow-headers': typeof requested === 'string' && requested.length < 1024 ? requested : 'authorization, content-type, mcp-protocol-version',
+    'access-control-allow-headers':
+      typeof requested === 'string' && requested.length < 1024
+        ? requested
+        : 'authorization, content-type, mcp-protocol-version',
     'access-control-max-age': '86400',
     vary: 'access-control-request-headers',
   });

@@ -7,8 +7,14 @@ import { ProblemError } from '../../problem.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
 import { baseUrl, corsHeaders, sendError, sendJson, sendPreflight } from './http.js';
 import {
-  authorizationServerMetadata, authorizePath, createUpstreamMetadata, oauthPrefix, protectedResourceMetadata,
-  protectedResourcePath, registrationPath, tokenPath,
+  authorizationServerMetadata,
+  authorizePath,
+  createUpstreamMetadata,
+  oauthPrefix,
+  protectedResourceMetadata,
+  protectedResourcePath,
+  registrationPath,
+  tokenPath,
 } from './metadata.js';
 import { handleAuthorize, handleRegistration, handleToken, type EndpointDeps } from './oauth-endpoints.js';
 import { planProvider } from './provider.js';
@@ -16,7 +22,13 @@ import type { McpAuthSettings } from './settings.js';
 import { createTokenVerifier } from './token-verifier.js';
 
 export type { McpAuthSettings, McpProviderName } from './settings.js';
-export { compileAuthorization, compileStandaloneRules, type Authorizer, type AuthorizationContext, type AuthorizationRule } from './authorization.js';
+export {
+  compileAuthorization,
+  compileStandaloneRules,
+  type Authorizer,
+  type AuthorizationContext,
+  type AuthorizationRule,
+} from './authorization.js';
 
 export interface McpAuth {
   /** Discovery, registration and proxied OAuth endpoints (and their CORS preflights); true when it answered. */
@@ -44,7 +56,8 @@ function validate(s: McpAuthSettings): void {
   const bad = (path: string, message: string): never => {
     throw new ProblemError([{ source: 'config', path: `${where}.${path}`, message }]);
   };
-  if (!['strict', 'optional', 'permissive'].includes(s.mode)) bad('mode', `must be one of strict, optional, permissive, got ${JSON.stringify(s.mode)}`);
+  if (!['strict', 'optional', 'permissive'].includes(s.mode))
+    bad('mode', `must be one of strict, optional, permissive, got ${JSON.stringify(s.mode)}`);
   if (!s.mcpPath.startsWith('/')) bad('mcpPath', `must start with "/", got ${JSON.stringify(s.mcpPath)}`);
   if (s.resourceMetadata?.resource !== undefined && !URL.canParse(s.resourceMetadata.resource)) {
     bad('resourceMetadata.resource', `must be an absolute URL, got ${JSON.stringify(s.resourceMetadata.resource)}`);
@@ -55,7 +68,8 @@ export function createMcpAuth(settings: McpAuthSettings, deps: McpAuthDeps): Mcp
   try {
     return build(settings, deps);
   } catch (err) {
-    if (err instanceof ProblemError && deps.source) throw new ProblemError(err.problems.map((p) => ({ ...p, source: deps.source ?? p.source })));
+    if (err instanceof ProblemError && deps.source)
+      throw new ProblemError(err.problems.map((p) => ({ ...p, source: deps.source ?? p.source })));
     throw err;
   }
 }
@@ -119,7 +133,12 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
 }
 
 /** Signing keys: the inline set when given, else the plan's URL, else the provider metadata's `jwks_uri`. */
-function keySourceOf(settings: McpAuthSettings, plan: Plan, upstream: UpstreamMetadata, deps: { fetch: typeof fetch; now: () => number; log: Logger; cooldownMs: number | undefined }) {
+function keySourceOf(
+  settings: McpAuthSettings,
+  plan: Plan,
+  upstream: UpstreamMetadata,
+  deps: { fetch: typeof fetch; now: () => number; log: Logger; cooldownMs: number | undefined },
+) {
   let inline;
   if (settings.jwksInline !== undefined) {
     try {
@@ -146,7 +165,12 @@ function keySourceOf(settings: McpAuthSettings, plan: Plan, upstream: UpstreamMe
 }
 
 /** Path → the discovery, registration and (IdpF) proxied OAuth endpoint served there. */
-function endpointRoutes(settings: McpAuthSettings, plan: Plan, upstream: UpstreamMetadata, endpointDeps: EndpointDeps): Record<string, EndpointRoute> {
+function endpointRoutes(
+  settings: McpAuthSettings,
+  plan: Plan,
+  upstream: UpstreamMetadata,
+  endpointDeps: EndpointDeps,
+): Record<string, EndpointRoute> {
   const resource = settings.resourceMetadata?.resource;
   const routes: Record<string, EndpointRoute> = {};
   const prRoute: EndpointRoute = {
@@ -171,8 +195,12 @@ function endpointRoutes(settings: McpAuthSettings, plan: Plan, upstream: Upstrea
       sendJson(res, 200, authorizationServerMetadata(plan, doc, baseUrl(req, resource)), corsHeaders);
     },
   };
-  for (const p of [oauthPrefix, `${oauthPrefix}${settings.mcpPath === '/' ? '' : settings.mcpPath}`]) routes[p] = asRoute;
-  routes[registrationPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleRegistration(req, res, endpointDeps) };
+  for (const p of [oauthPrefix, `${oauthPrefix}${settings.mcpPath === '/' ? '' : settings.mcpPath}`])
+    routes[p] = asRoute;
+  routes[registrationPath] = {
+    methods: 'POST, OPTIONS',
+    run: (req, res) => handleRegistration(req, res, endpointDeps),
+  };
   if (plan.kind === 'idpf') {
     routes[authorizePath] = { methods: 'GET, OPTIONS', run: (req, res) => handleAuthorize(req, res, endpointDeps) };
     routes[tokenPath] = { methods: 'POST, OPTIONS', run: (req, res) => handleToken(req, res, endpointDeps) };
@@ -181,7 +209,12 @@ function endpointRoutes(settings: McpAuthSettings, plan: Plan, upstream: Upstrea
 }
 
 /** Answers a request for one of the endpoints (preflight, 405, or the endpoint itself); false when the path is none of them. */
-async function answerEndpoint(routes: Record<string, EndpointRoute>, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<boolean> {
+async function answerEndpoint(
+  routes: Record<string, EndpointRoute>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: Logger,
+): Promise<boolean> {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
   if (!route) return false;
@@ -192,7 +225,10 @@ async function answerEndpoint(routes: Record<string, EndpointRoute>, req: Incomi
   }
   const allowed = route.methods.split(', ');
   if (!allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET'))) {
-    sendError(res, 'method_not_allowed', `${method} is not allowed on ${path}`, { ...corsHeaders, allow: route.methods });
+    sendError(res, 'method_not_allowed', `${method} is not allowed on ${path}`, {
+      ...corsHeaders,
+      allow: route.methods,
+    });
     return true;
   }
   try {

@@ -30,7 +30,9 @@ export function parseKeySet(value: unknown): JSONWebKeySet {
   if (typeof value !== 'object' || value === null || !Array.isArray((value as { keys?: unknown }).keys)) {
     throw new Error('is not a JSON Web Key Set: it must be an object with a "keys" list');
   }
-  const keys = (value as { keys: unknown[] }).keys.filter((k) => typeof k === 'object' && k !== null && !('d' in k) && !('k' in k));
+  const keys = (value as { keys: unknown[] }).keys.filter(
+    (k) => typeof k === 'object' && k !== null && !('d' in k) && !('k' in k),
+  );
   return { keys: keys as JSONWebKeySet['keys'] };
 }
 
@@ -46,7 +48,11 @@ export function createKeySource(opts: KeySourceOptions): JWTVerifyGetKey {
   const load = async (): Promise<void> => {
     if (!opts.url) throw new KeysUnavailableError('no signing-key URL is configured');
     const url = await opts.url();
-    const res = await opts.fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    const res = await opts.fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
     const text = await res.text();
     if (!res.ok) throw new KeysUnavailableError(`signing-key endpoint answered ${res.status}`);
     if (text.length > maxKeySetBytes) throw new KeysUnavailableError('signing-key set is too large');

@@ -29,7 +29,11 @@ export function protectedResourceMetadata(s: McpAuthSettings, base: string): Rec
 }
 
 /** Rewrites the provider's document: our registration endpoint, and for IdpF our authorize / token proxies. */
-export function authorizationServerMetadata(plan: ProviderPlan, upstream: Record<string, unknown>, base: string): Record<string, unknown> {
+export function authorizationServerMetadata(
+  plan: ProviderPlan,
+  upstream: Record<string, unknown>,
+  base: string,
+): Record<string, unknown> {
   const doc: Record<string, unknown> = { ...upstream, registration_endpoint: `${base}${registrationPath}` };
   if (plan.kind === 'idpf') {
     doc.authorization_endpoint = `${base}${authorizePath}`;
@@ -45,13 +49,20 @@ export interface UpstreamMetadata {
 }
 
 /** The provider's discovery document, fetched on first use and kept for `ttlMs` (a stale copy outlives fetch failures). */
-export function createUpstreamMetadata(urls: string[], deps: { fetch: typeof fetch; now: () => number; log: Logger }, ttlMs = 5 * 60_000): UpstreamMetadata {
+export function createUpstreamMetadata(
+  urls: string[],
+  deps: { fetch: typeof fetch; now: () => number; log: Logger },
+  ttlMs = 5 * 60_000,
+): UpstreamMetadata {
   let cached: { doc: Record<string, unknown>; at: number } | undefined;
   let inflight: Promise<Record<string, unknown>> | undefined;
   const load = async (): Promise<Record<string, unknown>> => {
     for (const url of urls) {
       try {
-        const res = await deps.fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5_000) });
+        const res = await deps.fetch(url, {
+          headers: { accept: 'application/json' },
+          signal: AbortSignal.timeout(5_000),
+        });
         if (!res.ok) {
           await res.body?.cancel();
           continue;

@@ -29,7 +29,12 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
   try {
     body = JSON.parse(await readBody(req));
   } catch (err) {
-    sendError(res, err instanceof BodyError ? 'payload_too_large' : 'invalid_client_metadata', err instanceof BodyError ? err.message : 'The request body must be a JSON object', corsHeaders);
+    sendError(
+      res,
+      err instanceof BodyError ? 'payload_too_large' : 'invalid_client_metadata',
+      err instanceof BodyError ? err.message : 'The request body must be a JSON object',
+      corsHeaders,
+    );
     return;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -37,7 +42,10 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
     return;
   }
   const meta = body as Record<string, unknown>;
-  if (meta.redirect_uris !== undefined && (!stringList(meta.redirect_uris) || meta.redirect_uris.some((u) => !URL.canParse(u)))) {
+  if (
+    meta.redirect_uris !== undefined &&
+    (!stringList(meta.redirect_uris) || meta.redirect_uris.some((u) => !URL.canParse(u)))
+  ) {
     sendError(res, 'invalid_redirect_uri', 'redirect_uris must be a list of absolute URLs', corsHeaders);
     return;
   }
@@ -51,24 +59,53 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
   if (clientId || d.plan.kind === 'idpf') {
     // Answer for the provider: clients stay public (PKCE) even when the gateway's registration is confidential.
     const echo: Record<string, unknown> = {};
-    for (const f of ['client_name', 'redirect_uris', 'scope', 'client_uri', 'logo_uri', 'contacts', 'software_id', 'software_version']) {
+    for (const f of [
+      'client_name',
+      'redirect_uris',
+      'scope',
+      'client_uri',
+      'logo_uri',
+      'contacts',
+      'software_id',
+      'software_version',
+    ]) {
       if (meta[f] !== undefined) echo[f] = meta[f];
     }
-    sendJson(res, 201, {
-      ...echo,
-      client_id: clientId,
-      client_id_issued_at: Math.floor(d.now() / 1000),
-      grant_types: meta.grant_types ?? ['authorization_code', 'refresh_token'],
-      response_types: meta.response_types ?? ['code'],
-      token_endpoint_auth_method: 'none',
-    }, corsHeaders);
+    sendJson(
+      res,
+      201,
+      {
+        ...echo,
+        client_id: clientId,
+        client_id_issued_at: Math.floor(d.now() / 1000),
+        grant_types: meta.grant_types ?? ['authorization_code', 'refresh_token'],
+        response_types: meta.response_types ?? ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      corsHeaders,
+    );
     return;
   }
   if (d.plan.kind !== 'idpd') {
-    sendError(res, 'invalid_client_metadata', 'Dynamic client registration is not available: configure clientId', corsHeaders);
+    sendError(
+      res,
+      'invalid_client_metadata',
+      'Dynamic client registration is not available: configure clientId',
+      corsHeaders,
+    );
     return;
   }
-  await relay(res, d, d.plan.registrationUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(meta) }, 'client registration');
+  await relay(
+    res,
+    d,
+    d.plan.registrationUrl,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(meta),
+    },
+    'client registration',
+  );
 }
 
 /** Redirects to the provider's authorize endpoint with `resource` removed (IdpF rejects it next to v2 scopes). */
@@ -98,16 +135,30 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, d: 
   try {
     form = new URLSearchParams(await readBody(req));
   } catch (err) {
-    sendError(res, err instanceof BodyError ? 'payload_too_large' : 'invalid_request', (err as Error).message, corsHeaders);
+    sendError(
+      res,
+      err instanceof BodyError ? 'payload_too_large' : 'invalid_request',
+      (err as Error).message,
+      corsHeaders,
+    );
     return;
   }
   form.delete('resource');
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
   const auth = req.headers.authorization;
   if (auth) headers.authorization = auth;
   const { clientId, clientSecret } = d.settings;
   const hasOwnAuth = auth !== undefined || form.has('client_secret') || form.has('client_assertion');
-  if (clientSecret && clientId && !hasOwnAuth && form.get('client_id') === clientId && secretGrants.has(form.get('grant_type') ?? '')) {
+  if (
+    clientSecret &&
+    clientId &&
+    !hasOwnAuth &&
+    form.get('client_id') === clientId &&
+    secretGrants.has(form.get('grant_type') ?? '')
+  ) {
     form.set('client_secret', clientSecret);
   }
   let target: string;
@@ -120,18 +171,31 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, d: 
   await relay(res, d, target, { method: 'POST', headers, body: form.toString() }, 'token');
 }
 
-async function relay(res: ServerResponse, d: EndpointDeps, url: string, init: RequestInit, what: string): Promise<void> {
+async function relay(
+  res: ServerResponse,
+  d: EndpointDeps,
+  url: string,
+  init: RequestInit,
+  what: string,
+): Promise<void> {
   let upstream: Response;
   let text: string;
   try {
     upstream = await d.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
     text = await upstream.text();
   } catch (err) {
-    d.log.warn({ upstream: new URL(url).origin, err: scrub((err as Error).message, d.settings.clientSecret) }, `${what} request to the identity provider failed`);
+    d.log.warn(
+      { upstream: new URL(url).origin, err: scrub((err as Error).message, d.settings.clientSecret) },
+      `${what} request to the identity provider failed`,
+    );
     sendError(res, 'temporarily_unavailable', `The identity provider did not answer the ${what} request`, corsHeaders);
     return;
   }
-  const headers: Record<string, string> = { ...corsHeaders, 'cache-control': 'no-store', 'content-type': upstream.headers.get('content-type') ?? 'application/json' };
+  const headers: Record<string, string> = {
+    ...corsHeaders,
+    'cache-control': 'no-store',
+    'content-type': upstream.headers.get('content-type') ?? 'application/json',
+  };
   d.log.debug({ upstream: new URL(url).origin, status: upstream.status }, `${what} request relayed`);
   const body = scrub(text, d.settings.clientSecret);
   res.writeHead(upstream.status, { ...headers, 'content-length': Buffer.byteLength(body) });

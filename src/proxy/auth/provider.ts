@@ -4,8 +4,24 @@ import type { McpAuthSettings } from './settings.js';
 
 export type ProviderPlan =
   | { kind: 'generic'; jwksUrl?: string; discoveryUrls: string[] }
-  | { kind: 'idpd'; jwksUrl: string; discoveryUrls: string[]; registrationUrl: string; api: string; projectId: string; serverId: string }
-  | { kind: 'idpf'; jwksUrl: string; discoveryUrls: string[]; tenantId: string; login: string; authorizeUrl: string; tokenUrl: string };
+  | {
+      kind: 'idpd';
+      jwksUrl: string;
+      discoveryUrls: string[];
+      registrationUrl: string;
+      api: string;
+      projectId: string;
+      serverId: string;
+    }
+  | {
+      kind: 'idpf';
+      jwksUrl: string;
+      discoveryUrls: string[];
+      tenantId: string;
+      login: string;
+      authorizeUrl: string;
+      tokenUrl: string;
+    };
 
 const where = 'mcp.policies.mcpAuthentication';
 
@@ -16,7 +32,8 @@ function fail(path: string, message: string): never {
 function parseUrl(value: string, path: string): URL {
   try {
     const u = new URL(value);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') fail(path, `must be an http(s) URL, got ${JSON.stringify(value)}`);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:')
+      fail(path, `must be an http(s) URL, got ${JSON.stringify(value)}`);
     return u;
   } catch (err) {
     if (err instanceof ProblemError) throw err;
@@ -34,7 +51,11 @@ const trimSlash = (s: string): string => s.replace(/\/+$/, '');
 export function planIdpD(issuer: string): Extract<ProviderPlan, { kind: 'idpd' }> {
   const u = parseUrl(issuer, 'issuer');
   const m = /^(.*)\/v1\/apps\/agentic\/([^/]+)\/([^/]+)\/?$/.exec(u.pathname);
-  if (!m) fail('issuer', `must have the form {idp_d_api}/v1/apps/agentic/<project_id>/<server_id> for provider idpd, got ${JSON.stringify(issuer)}`);
+  if (!m)
+    fail(
+      'issuer',
+      `must have the form {idp_d_api}/v1/apps/agentic/<project_id>/<server_id> for provider idpd, got ${JSON.stringify(issuer)}`,
+    );
   const api = u.origin + (m[1] ?? '');
   const projectId = decodeURIComponent(m[2] ?? '');
   const serverId = decodeURIComponent(m[3] ?? '');
@@ -59,7 +80,11 @@ export function planIdpF(issuer: string, jwks?: string): Extract<ProviderPlan, {
   const v2 = /^(.*)\/([^/]+)\/v2\.0\/?$/.exec(u.pathname);
   const v1 = /^(.*)\/([^/]+)\/?$/.exec(u.pathname);
   const m = v2 ?? v1;
-  if (!m || !m[2]) fail('issuer', `must have the form {idp_f_login}/<tenant_id>/v2.0 or {idp_f_sts}/<tenant_id>/ for provider idpf, got ${JSON.stringify(issuer)}`);
+  if (!m || !m[2])
+    fail(
+      'issuer',
+      `must have the form {idp_f_login}/<tenant_id>/v2.0 or {idp_f_sts}/<tenant_id>/ for provider idpf, got ${JSON.stringify(issuer)}`,
+    );
   const tenantId = m[2];
   let login = u.origin + (m[1] ?? '');
   if (!v2 && jwks) login = parseUrl(jwks, 'jwks').origin;
@@ -79,7 +104,10 @@ export function planIdpF(issuer: string, jwks?: string): Extract<ProviderPlan, {
 export function genericDiscoveryUrls(issuer: string): string[] {
   const u = parseUrl(issuer, 'issuer');
   const path = trimSlash(u.pathname);
-  return [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}${path}/.well-known/openid-configuration`];
+  return [
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+    `${u.origin}${path}/.well-known/openid-configuration`,
+  ];
 }
 
 export function planProvider(s: McpAuthSettings): ProviderPlan {

@@ -13,8 +13,18 @@ import { createHttpJwtAuth } from './http-jwt.js';
 import { createMcpAuth, type McpAuthDeps } from './index.js';
 import type { McpAuthSettings, McpProviderName } from './settings.js';
 
-const modes = { AUTHENTICATION_MODE_UNSPECIFIED: 'strict', STRICT: 'strict', OPTIONAL: 'optional', PERMISSIVE: 'permissive' } as const;
-const actions = { AUTHORIZATION_ACTION_UNSPECIFIED: 'allow', ALLOW: 'allow', DENY: 'deny', REQUIRE: 'require' } as const;
+const modes = {
+  AUTHENTICATION_MODE_UNSPECIFIED: 'strict',
+  STRICT: 'strict',
+  OPTIONAL: 'optional',
+  PERMISSIVE: 'permissive',
+} as const;
+const actions = {
+  AUTHORIZATION_ACTION_UNSPECIFIED: 'allow',
+  ALLOW: 'allow',
+  DENY: 'deny',
+  REQUIRE: 'require',
+} as const;
 
 /** The path the MCP endpoint is mounted at: the route's first exact or prefix match, else `/mcp`. */
 export function mcpPathOf(route: Route): string {
@@ -33,7 +43,13 @@ export function settingsFromIr(a: McpAuthentication, mcpPath: string, source: st
     try {
       extra = JSON.parse(rm.extraJson) as Record<string, unknown>;
     } catch {
-      throw new ProblemError([{ source: source.replace(/^file /, ''), path: 'mcp.policies.mcpAuthentication.resourceMetadata', message: 'extra members must be a JSON object' }]);
+      throw new ProblemError([
+        {
+          source: source.replace(/^file /, ''),
+          path: 'mcp.policies.mcpAuthentication.resourceMetadata',
+          message: 'extra members must be a JSON object',
+        },
+      ]);
     }
   }
   const provider = a.provider === 'MCP_IDP_UNSPECIFIED' ? undefined : (a.provider.toLowerCase() as McpProviderName);
@@ -44,14 +60,16 @@ export function settingsFromIr(a: McpAuthentication, mcpPath: string, source: st
     ...(provider ? { provider } : {}),
     ...(a.clientId ? { clientId: a.clientId } : {}),
     ...(a.clientSecret ? { clientSecret: a.clientSecret } : {}),
-    ...(rm ? {
-      resourceMetadata: {
-        ...(rm.resource ? { resource: rm.resource } : {}),
-        ...(rm.scopesSupported.length > 0 ? { scopesSupported: rm.scopesSupported } : {}),
-        ...(rm.bearerMethodsSupported.length > 0 ? { bearerMethodsSupported: rm.bearerMethodsSupported } : {}),
-        ...(extra ? { extra } : {}),
-      },
-    } : {}),
+    ...(rm
+      ? {
+          resourceMetadata: {
+            ...(rm.resource ? { resource: rm.resource } : {}),
+            ...(rm.scopesSupported.length > 0 ? { scopesSupported: rm.scopesSupported } : {}),
+            ...(rm.bearerMethodsSupported.length > 0 ? { bearerMethodsSupported: rm.bearerMethodsSupported } : {}),
+            ...(extra ? { extra } : {}),
+          },
+        }
+      : {}),
     ...(a.jwksUrl ? { jwks: a.jwksUrl } : {}),
     ...(a.jwksInline ? { jwksInline: a.jwksInline } : {}),
     mcpPath,
@@ -66,7 +84,11 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
     // Provenance says where the policy came from (`file config.yaml`, `GwPolicy ns/name`).
     const authSource = route.provenance.mcp_authentication ?? `route ${route.name}`;
     if (policy?.mcpAuthentication) {
-      out.auth = createMcpAuth(settingsFromIr(policy.mcpAuthentication, mcpPathOf(route), authSource), { ...deps, log, source: authSource.replace(/^file /, '') });
+      out.auth = createMcpAuth(settingsFromIr(policy.mcpAuthentication, mcpPathOf(route), authSource), {
+        ...deps,
+        log,
+        source: authSource.replace(/^file /, ''),
+      });
     } else if (policy?.jwtAuthentication) {
       const source = route.provenance['traffic.jwtAuthentication'] ?? `route ${route.name}`;
       out.auth = createHttpJwtAuth(policy.jwtAuthentication, { ...deps, log, source });
@@ -76,7 +98,10 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
       out.auth = createApiKeyAuth(policy.apiKeyAuthentication);
     }
     if (policy?.authorization && policy.authorization.rules.length > 0) {
-      const rules: AuthorizationRule[] = policy.authorization.rules.map((r) => ({ expressions: r.expressions, action: actions[r.action] }));
+      const rules: AuthorizationRule[] = policy.authorization.rules.map((r) => ({
+        expressions: r.expressions,
+        action: actions[r.action],
+      }));
       const source = route.provenance.authorization ?? `route ${route.name}`;
       const where = source.startsWith('file ') ? 'mcp.policies.authorization.rules' : 'authorization.rules';
       const authorizer = compileAuthorization(rules, where, source.replace(/^file /, ''));

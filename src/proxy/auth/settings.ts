@@ -10,7 +10,12 @@ export interface McpAuthSettings {
   provider?: McpProviderName;
   clientId?: string;
   clientSecret?: string;
-  resourceMetadata?: { resource?: string; scopesSupported?: string[]; bearerMethodsSupported?: string[]; extra?: Record<string, unknown> };
+  resourceMetadata?: {
+    resource?: string;
+    scopesSupported?: string[];
+    bearerMethodsSupported?: string[];
+    extra?: Record<string, unknown>;
+  };
   /** Signing-key URL override. */
   jwks?: string;
   /** Inline JWKS JSON (controller-delivered); wins over any URL. */

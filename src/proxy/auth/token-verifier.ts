@@ -4,15 +4,25 @@ import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { KeysUnavailableError } from './jwks-cache.js';
 
 /** RS*, PS*, ES*, EdDSA: never `none`, never HMAC (a public key must not double as a shared secret). */
-export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+export const allowedAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Larger tokens are refused before any parsing; real access tokens stay well below this. */
 export const maxTokenBytes = 8 * 1024;
 export const clockSkewSeconds = 30;
 
-export type VerifyResult =
-  | { ok: true; claims: Record<string, unknown> }
-  | { ok: false; description: string };
+export type VerifyResult = { ok: true; claims: Record<string, unknown> } | { ok: false; description: string };
 
 export interface TokenVerifierOptions {
   issuer: string;
@@ -42,7 +52,8 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
       cache.delete(token);
     }
     if (token.length > maxTokenBytes) return { ok: false, description: 'The access token is too large' };
-    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return { ok: false, description: 'The access token is malformed' };
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token))
+      return { ok: false, description: 'The access token is malformed' };
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, opts.keys, {
@@ -86,8 +97,10 @@ function describe(err: unknown): string {
         return 'The access token has an invalid claim';
     }
   }
-  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return 'The access token is signed with an algorithm that is not accepted';
-  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return 'The access token is signed with an unknown key';
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported)
+    return 'The access token is signed with an algorithm that is not accepted';
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
+    return 'The access token is signed with an unknown key';
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'The access token signature is invalid';
   return 'The access token is malformed';
 }

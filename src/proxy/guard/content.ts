@@ -19,7 +19,12 @@ function roleScope(role: unknown): ContentScope {
  * undefined when nothing changed. Request bodies: `messages[]` (content as a string or text parts;
  * `tool_calls[].function.arguments` is ToolInput). Response bodies: `choices[].message` likewise.
  */
-export function rewriteTexts(body: Json, phase: GuardPhase, scopes: ReadonlySet<ContentScope>, fn: (text: string) => string): Json | undefined {
+export function rewriteTexts(
+  body: Json,
+  phase: GuardPhase,
+  scopes: ReadonlySet<ContentScope>,
+  fn: (text: string) => string,
+): Json | undefined {
   const copy = structuredClone(body);
   let changed = false;
   const visit = (holder: Json, key: string | number, scope: ContentScope): void => {
@@ -37,8 +42,11 @@ export function rewriteTexts(body: Json, phase: GuardPhase, scopes: ReadonlySet<
     if (!isRec(m)) return;
     const scope = roleScope(m.role);
     if (typeof m.content === 'string') visit(m, 'content', scope);
-    else if (Array.isArray(m.content)) for (const part of m.content) if (isRec(part) && typeof part.text === 'string') visit(part, 'text', scope);
-    if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isRec(c) && isRec(c.function)) visit(c.function, 'arguments', 'SCOPE_TOOL_INPUT');
+    else if (Array.isArray(m.content))
+      for (const part of m.content) if (isRec(part) && typeof part.text === 'string') visit(part, 'text', scope);
+    if (Array.isArray(m.tool_calls))
+      for (const c of m.tool_calls)
+        if (isRec(c) && isRec(c.function)) visit(c.function, 'arguments', 'SCOPE_TOOL_INPUT');
     if (isRec(m.function_call)) visit(m.function_call, 'arguments', 'SCOPE_TOOL_INPUT');
   };
   if (phase === 'request') {

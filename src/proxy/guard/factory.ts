@@ -44,7 +44,8 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
       try {
         const build = (s: PromptGuardStep): GuardStep => {
           if (s.regex) return regexStep(s.regex, s.source);
-          if (s.webhook) return webhookStep(s.webhook, s.source, { dispatcher, timeoutMs: settings.timeoutSeconds * 1000 });
+          if (s.webhook)
+            return webhookStep(s.webhook, s.source, { dispatcher, timeoutMs: settings.timeoutSeconds * 1000 });
           throw new Error(`${s.source} is a guard kind this proxy does not know`);
         };
         steps = { request: pg.request.map(build), response: pg.response.map(build) };
@@ -57,23 +58,39 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
       const key = `${route.name}\u0000${ref.backend}\u0000${reasons.join('\u0000')}`;
       if (!logged.has(key)) {
         logged.add(key);
-        glog.error({ reasons }, 'prompt guards on this edge cannot be enforced by this proxy; refusing its requests with 503');
+        glog.error(
+          { reasons },
+          'prompt guards on this edge cannot be enforced by this proxy; refusing its requests with 503',
+        );
       }
       const refuse = (): Promise<GuardVerdict> => Promise.resolve(notEnforced(route, ref));
       return { request: refuse, response: refuse };
     }
     return guardsOf(pg as PromptGuard, steps, route, ref, glog);
   };
-  return { llmGuards, settings, close: async () => { await own?.close(); } };
+  return {
+    llmGuards,
+    settings,
+    close: async () => {
+      await own?.close();
+    },
+  };
 }
 
-function guardsOf(pg: PromptGuard, steps: { request: GuardStep[]; response: GuardStep[] }, route: Route, ref: BackendRef, log: Logger): LlmGuards {
+function guardsOf(
+  pg: PromptGuard,
+  steps: { request: GuardStep[]; response: GuardStep[] },
+  route: Route,
+  ref: BackendRef,
+  log: Logger,
+): LlmGuards {
   const guardsStreaming = pg.streaming === 'PROMPT_GUARD_STREAMING_BUFFERED' && steps.response.length > 0;
   const out: LlmGuards = {};
   if (steps.request.length > 0 || guardsStreaming) {
     out.request = (body, ctx) => {
       // Streamed responses never reach response(): a policy that asks for them to be guarded is refused, not ignored.
-      if (guardsStreaming && body.stream === true) return Promise.resolve(notEnforced(route, ref, 'streamed responses (promptGuard.streaming Buffered)'));
+      if (guardsStreaming && body.stream === true)
+        return Promise.resolve(notEnforced(route, ref, 'streamed responses (promptGuard.streaming Buffered)'));
       return runSteps(steps.request, body, 'request', ctx, log);
     };
   }
@@ -82,7 +99,13 @@ function guardsOf(pg: PromptGuard, steps: { request: GuardStep[]; response: Guar
 }
 
 /** Steps in order: the first reject stops, a modify feeds the next step. */
-async function runSteps(steps: GuardStep[], body: Record<string, unknown>, phase: GuardPhase, ctx: GuardRequestContext, log: Logger): Promise<GuardVerdict> {
+async function runSteps(
+  steps: GuardStep[],
+  body: Record<string, unknown>,
+  phase: GuardPhase,
+  ctx: GuardRequestContext,
+  log: Logger,
+): Promise<GuardVerdict> {
   let current = body;
   let modified = false;
   for (const s of steps) {
@@ -103,7 +126,11 @@ async function runSteps(steps: GuardStep[], body: Record<string, unknown>, phase
 }
 
 function notEnforced(route: Route, ref: BackendRef, what = 'prompt guards'): GuardVerdict {
-  return errorVerdict(503, 'guard_not_enforced', `route ${route.name} backend ${ref.backend} has ${what} this proxy does not enforce; refusing rather than forwarding unguarded`);
+  return errorVerdict(
+    503,
+    'guard_not_enforced',
+    `route ${route.name} backend ${ref.backend} has ${what} this proxy does not enforce; refusing rather than forwarding unguarded`,
+  );
 }
 
 /**
@@ -117,7 +144,8 @@ export function unenforcedPromptGuard(route: Route, ref: BackendRef): string[] {
   if (!pg) return [];
   const out = [...pg.unenforceable];
   for (const s of [...pg.request, ...pg.response]) {
-    if (s.kind === 'unsupported' || (!s.regex && !s.webhook)) out.push(s.unsupported?.reason ?? `${s.source} is a guard kind this proxy does not know`);
+    if (s.kind === 'unsupported' || (!s.regex && !s.webhook))
+      out.push(s.unsupported?.reason ?? `${s.source} is a guard kind this proxy does not know`);
   }
   return out;
 }

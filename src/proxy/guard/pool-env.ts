@@ -30,7 +30,12 @@ export function webhookPoolSettings(env: Record<string, string | undefined>): We
     }
     const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (Number.isInteger(n) && n >= s.min && n <= MAX) out[s.key] = n;
-    else problems.push({ source: 'environment', path: s.name, message: `must be a whole number from ${s.min} to ${MAX}, got ${JSON.stringify(raw)}` });
+    else
+      problems.push({
+        source: 'environment',
+        path: s.name,
+        message: `must be a whole number from ${s.min} to ${MAX}, got ${JSON.stringify(raw)}`,
+      });
   }
   if (problems.length > 0) throw new ProblemError(problems);
   return out;
@@ -38,5 +43,9 @@ export function webhookPoolSettings(env: Record<string, string | undefined>): We
 
 export function webhookAgent(s: WebhookPoolSettings): Agent {
   const idleMs = s.keepAliveSeconds * 1000;
-  return new Agent({ connections: s.maxConnections === 0 ? null : s.maxConnections, keepAliveTimeout: idleMs, keepAliveMaxTimeout: idleMs });
+  return new Agent({
+    connections: s.maxConnections === 0 ? null : s.maxConnections,
+    keepAliveTimeout: idleMs,
+    keepAliveMaxTimeout: idleMs,
+  });
 }

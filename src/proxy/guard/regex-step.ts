@@ -12,8 +12,16 @@ export interface GuardStep {
 
 /** Throws when a pattern does not compile (the translator checked it, so only a foreign IR gets here). */
 export function regexStep(g: RegexGuard, source: string): GuardStep {
-  const patterns = g.patterns.map((p) => ({ name: p.name || '(unnamed)', mask: p.mask || '****', re: new RegExp(p.pattern, 'g') }));
-  const scopes = new Set(g.scopes.length > 0 ? g.scopes : ['SCOPE_SYSTEM_PROMPT', 'SCOPE_MESSAGES', 'SCOPE_TOOL_OUTPUT', 'SCOPE_TOOL_INPUT'] as const);
+  const patterns = g.patterns.map((p) => ({
+    name: p.name || '(unnamed)',
+    mask: p.mask || '****',
+    re: new RegExp(p.pattern, 'g'),
+  }));
+  const scopes = new Set(
+    g.scopes.length > 0
+      ? g.scopes
+      : (['SCOPE_SYSTEM_PROMPT', 'SCOPE_MESSAGES', 'SCOPE_TOOL_OUTPUT', 'SCOPE_TOOL_INPUT'] as const),
+  );
   const action = g.action === 'REGEX_MASK' ? 'Mask' : g.action === 'REGEX_AUDIT' ? 'Audit' : 'Reject';
   return {
     run(body, phase, _ctx, log) {
@@ -31,15 +39,27 @@ export function regexStep(g: RegexGuard, source: string): GuardStep {
       if (matched.size === 0) return Promise.resolve({ action: 'allow' });
       const names = [...matched].sort();
       if (action === 'Audit') {
-        log.warn({ guard: source, phase, patterns: names }, 'prompt guard audit: content matched; passed unchanged (the step would act if its action were not Audit)');
+        log.warn(
+          { guard: source, phase, patterns: names },
+          'prompt guard audit: content matched; passed unchanged (the step would act if its action were not Audit)',
+        );
         return Promise.resolve({ action: 'allow' });
       }
       if (action === 'Mask') {
         log.info({ guard: source, phase, patterns: names }, 'prompt guard masked content');
         return Promise.resolve(masked ? { action: 'modify', body: masked } : { action: 'allow' });
       }
-      log.info({ guard: source, phase, patterns: names, status: g.rejectStatus || 403 }, 'prompt guard rejected content');
-      return Promise.resolve(errorVerdict(g.rejectStatus || 403, 'prompt_guard_rejected', g.rejectMessage || 'The request was rejected by a prompt guard.'));
+      log.info(
+        { guard: source, phase, patterns: names, status: g.rejectStatus || 403 },
+        'prompt guard rejected content',
+      );
+      return Promise.resolve(
+        errorVerdict(
+          g.rejectStatus || 403,
+          'prompt_guard_rejected',
+          g.rejectMessage || 'The request was rejected by a prompt guard.',
+        ),
+      );
     },
   };
 }

@@ -3,5 +3,10 @@
 import type { GuardVerdict } from './types.js';
 
 export function errorVerdict(status: number, error: string, description: string): GuardVerdict {
-  return { action: 'reject', status, contentType: 'application/json', body: JSON.stringify({ error, error_description: description }) };
+  return {
+    action: 'reject',
+    status,
+    contentType: 'application/json',
+    body: JSON.stringify({ error, error_description: description }),
+  };
 }

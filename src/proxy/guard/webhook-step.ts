@@ -19,48 +19,88 @@ export const MAX_WEBHOOK_ANSWER_BYTES = 1 << 20;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Set by the HTTP client itself; a guard expression cannot override them. */
-const RESERVED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer']);
+const RESERVED = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+]);
 
 type Json = Record<string, unknown>;
 
 /** Throws an Error naming the header when an expression does not compile. */
 export function webhookStep(w: WebhookGuard, source: string, opts: WebhookCallOptions): GuardStep {
-  const headers: [string, CompiledCel][] = Object.entries(w.headers).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, expr]) => {
-    try {
-      return [name.toLowerCase(), compileCel(expr, ['request', 'jwt', 'llmRequest'])];
-    } catch (err) {
-      throw new Error(`${source}.webhook.headers[${JSON.stringify(name)}] ${(err as Error).message}`);
-    }
-  });
+  const headers: [string, CompiledCel][] = Object.entries(w.headers)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, expr]) => {
+      try {
+        return [name.toLowerCase(), compileCel(expr, ['request', 'jwt', 'llmRequest'])];
+      } catch (err) {
+        throw new Error(`${source}.webhook.headers[${JSON.stringify(name)}] ${(err as Error).message}`);
+      }
+    });
   const origin = `http://${w.host.includes(':') ? `[${w.host}]` : w.host}:${w.port}`;
   const run = async (body: Json, phase: GuardPhase, ctx: GuardRequestContext, log: Logger): Promise<GuardVerdict> => {
     // Expressions see what the client sent; llmRequest only in the request phase (seed 000).
-    const bindings: CelBindings = { request: ctx.request, ...(ctx.jwt ? { jwt: ctx.jwt } : {}), ...(phase === 'request' ? { llmRequest: ctx.llmRequest } : {}) };
-    const call = { path: `/${phase}`, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' } as Record<string, string> };
+    const bindings: CelBindings = {
+      request: ctx.request,
+      ...(ctx.jwt ? { jwt: ctx.jwt } : {}),
+      ...(phase === 'request' ? { llmRequest: ctx.llmRequest } : {}),
+    };
+    const call = {
+      path: `/${phase}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' } as Record<string, string>,
+    };
     for (const [name, expr] of headers) applyHeader(call, name, expr.evaluate(bindings));
-    const payload = phase === 'request'
-      ? { phase, model: body.model ?? null, messages: Array.isArray(body.messages) ? body.messages : [] }
-      : { phase, model: body.model ?? null, choices: Array.isArray(body.choices) ? body.choices : [] };
+    const payload =
+      phase === 'request'
+        ? { phase, model: body.model ?? null, messages: Array.isArray(body.messages) ? body.messages : [] }
+        : { phase, model: body.model ?? null, choices: Array.isArray(body.choices) ? body.choices : [] };
     const where = { guard: source, target: w.target, phase };
     let status: number, contentType: string, text: string;
     try {
       const res = await opts.dispatcher.request({
-        origin, path: call.path, method: call.method as Dispatcher.HttpMethod, headers: call.headers, body: JSON.stringify(payload),
-        headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, signal: AbortSignal.timeout(opts.timeoutMs),
+        origin,
+        path: call.path,
+        method: call.method as Dispatcher.HttpMethod,
+        headers: call.headers,
+        body: JSON.stringify(payload),
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        signal: AbortSignal.timeout(opts.timeoutMs),
       });
       status = res.statusCode;
       contentType = String(res.headers['content-type'] ?? '');
       text = await readCapped(res.body);
     } catch (err) {
       const e = err as Error & { code?: string };
-      const timeout = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+      const timeout =
+        e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
       if (e.code === 'GW_ANSWER_TOO_LARGE') {
         log.error({ ...where }, 'prompt guard webhook answered with more than 1 MiB; failing closed');
-        return errorVerdict(502, 'guard_bad_response', `prompt guard webhook ${w.target} (${source}) gave an answer larger than 1 MiB`);
+        return errorVerdict(
+          502,
+          'guard_bad_response',
+          `prompt guard webhook ${w.target} (${source}) gave an answer larger than 1 MiB`,
+        );
       }
-      log.error({ ...where, code: e.code ?? e.name }, timeout ? 'prompt guard webhook timed out; failing closed' : 'prompt guard webhook is unreachable; failing closed');
+      log.error(
+        { ...where, code: e.code ?? e.name },
+        timeout
+          ? 'prompt guard webhook timed out; failing closed'
+          : 'prompt guard webhook is unreachable; failing closed',
+      );
       return timeout
-        ? errorVerdict(504, 'guard_timeout', `prompt guard webhook ${w.target} (${source}) did not answer within ${opts.timeoutMs} ms`)
+        ? errorVerdict(
+            504,
+            'guard_timeout',
+            `prompt guard webhook ${w.target} (${source}) did not answer within ${opts.timeoutMs} ms`,
+          )
         : errorVerdict(502, 'guard_unavailable', `prompt guard webhook ${w.target} (${source}) is unreachable`);
     }
     if (status < 200 || status > 299) {
@@ -78,9 +118,18 @@ export function webhookStep(w: WebhookGuard, source: string, opts: WebhookCallOp
   return { run };
 }
 
-function applyHeader(call: { path: string; method: string; headers: Record<string, string> }, name: string, v: unknown): void {
+function applyHeader(
+  call: { path: string; method: string; headers: Record<string, string> },
+  name: string,
+  v: unknown,
+): void {
   if (v instanceof Error) return; // seed 000: an expression that cannot be evaluated omits its header (`:path` keeps the default)
-  const value = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : undefined;
+  const value =
+    typeof v === 'string'
+      ? v
+      : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean'
+        ? String(v)
+        : undefined;
   if (value === undefined || !FIELD_VALUE.test(value)) return;
   if (name === ':path') {
     if (value.startsWith('/') && !/[\s#]/.test(value)) call.path = value;
@@ -100,13 +149,15 @@ function readAnswer(text: string, phase: GuardPhase, body: Json): GuardVerdict |
   } catch {
     return 'answered 2xx with a body that is not JSON';
   }
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return 'answered 2xx with JSON that is not an object';
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+    return 'answered 2xx with JSON that is not an object';
   const a = answer as Json;
   if (a.action === 'allow') return { action: 'allow' };
   if (a.action !== 'modify') return 'answered 2xx without "action": "allow" or "modify"';
   const key = phase === 'request' ? 'messages' : 'choices';
   const list = a[key];
-  if (!Array.isArray(list) || !list.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m))) return `answered "modify" without a "${key}" list of objects`;
+  if (!Array.isArray(list) || !list.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m)))
+    return `answered "modify" without a "${key}" list of objects`;
   return { action: 'modify', body: { ...body, [key]: list } };
 }
 

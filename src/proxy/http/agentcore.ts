@@ -24,7 +24,8 @@ export interface AgentCoreTarget {
 /** The target of an AgentCore backend, or why its ARN cannot be invoked (a sentence about `agentRuntimeArn`). */
 export function agentCoreTargetOf(b: AwsBackend): AgentCoreTarget | string {
   const m = ARN.exec(b.agentRuntimeArn);
-  if (!m) return `must be an AgentCore runtime ARN (arn:aws:bedrock-agentcore:<region>:<account>:runtime/<id>), got ${JSON.stringify(b.agentRuntimeArn)}`;
+  if (!m)
+    return `must be an AgentCore runtime ARN (arn:aws:bedrock-agentcore:<region>:<account>:runtime/<id>), got ${JSON.stringify(b.agentRuntimeArn)}`;
   const [, partition = 'aws', region = ''] = m;
   const suffix = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
   return { arn: b.agentRuntimeArn, qualifier: b.qualifier, region, host: `bedrock-agentcore.${region}.${suffix}` };
@@ -37,7 +38,10 @@ export function invocationPath(t: AgentCoreTarget): string {
 }
 
 /** Where calls go: `GW_AGENTCORE_ENDPOINT` when set (scheme://host[:port]), else https on the public host. */
-export function endpointOf(t: AgentCoreTarget, env: Record<string, string | undefined>): { origin: string; authority: string } | CloudAuthFailure {
+export function endpointOf(
+  t: AgentCoreTarget,
+  env: Record<string, string | undefined>,
+): { origin: string; authority: string } | CloudAuthFailure {
   const override = env[ENDPOINT_ENV]?.trim();
   if (!override) return { origin: `https://${t.host}`, authority: t.host };
   let url: URL;
@@ -46,7 +50,8 @@ export function endpointOf(t: AgentCoreTarget, env: Record<string, string | unde
   } catch {
     return new CloudAuthFailure('credential_missing', `${ENDPOINT_ENV} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return new CloudAuthFailure('credential_missing', `${ENDPOINT_ENV} must be an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return new CloudAuthFailure('credential_missing', `${ENDPOINT_ENV} must be an http or https URL`);
   return { origin: url.origin, authority: url.host };
 }
 
@@ -64,7 +69,11 @@ function forAws(headers: HeaderMap): HeaderMap {
   return out;
 }
 
-export interface AgentCoreCall { origin: string; path: string; headers: HeaderMap }
+export interface AgentCoreCall {
+  origin: string;
+  path: string;
+  headers: HeaderMap;
+}
 
 /**
  * The signed `POST` of one try (signed per try: the signature carries the time). InvokeAgentRuntime has
@@ -72,7 +81,13 @@ export interface AgentCoreCall { origin: string; path: string; headers: HeaderMa
  * the forwarder built for the backend (route header modifiers applied); the request's own path is not used.
  */
 export async function agentCoreCall(
-  auth: CloudAuth, t: AgentCoreTarget, headers: HeaderMap, body: Buffer, env: Record<string, string | undefined>, who: string, credential?: AiCredential | null,
+  auth: CloudAuth,
+  t: AgentCoreTarget,
+  headers: HeaderMap,
+  body: Buffer,
+  env: Record<string, string | undefined>,
+  who: string,
+  credential?: AiCredential | null,
 ): Promise<AgentCoreCall | CloudAuthFailure> {
   const endpoint = endpointOf(t, env);
   if (endpoint instanceof CloudAuthFailure) return endpoint;
@@ -80,11 +95,23 @@ export async function agentCoreCall(
   const rawType = headers['content-type'];
   const contentType = (Array.isArray(rawType) ? rawType[0] : rawType) ?? 'application/json';
   // The edge's `backend.auth.aws` keys when it sets them (docs/proxy.md "Backend authentication"), else the environment's.
-  const signed = await auth.headers(credential?.kind === 'aws' ? credential : { kind: 'aws', source: who }, { method: 'POST', authority: endpoint.authority, path, contentType, body }, { region: t.region, service: AGENTCORE_SERVICE }, who);
+  const signed = await auth.headers(
+    credential?.kind === 'aws' ? credential : { kind: 'aws', source: who },
+    { method: 'POST', authority: endpoint.authority, path, contentType, body },
+    { region: t.region, service: AGENTCORE_SERVICE },
+    who,
+  );
   if (signed instanceof CloudAuthFailure) return signed;
   if (!signed) return new CloudAuthFailure('credential_missing', `${who} could not be signed`);
   return {
-    origin: endpoint.origin, path,
-    headers: { ...forAws(headers), 'content-type': contentType, host: endpoint.authority, 'content-length': String(body.length), ...signed },
+    origin: endpoint.origin,
+    path,
+    headers: {
+      ...forAws(headers),
+      'content-type': contentType,
+      host: endpoint.authority,
+      'content-length': String(body.length),
+      ...signed,
+    },
   };
 }

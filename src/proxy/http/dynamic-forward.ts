@@ -16,7 +16,8 @@ export interface Destination {
 export type DestinationResult = { ok: true; destination: Destination } | { ok: false; reason: string };
 
 // RFC 3986 reg-name restricted to what DNS can resolve: LDH labels separated by dots.
-const DNS_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
+const DNS_NAME =
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
 
 /**
  * The host and port a Host header value names; the port defaults to 443 when the edge speaks TLS, else 80.
@@ -24,17 +25,25 @@ const DNS_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z
  */
 export function destinationOf(hostHeader: string | string[] | undefined, tls: boolean): DestinationResult {
   const value = Array.isArray(hostHeader) ? hostHeader[0] : hostHeader;
-  if (value === undefined || value.trim() === '') return { ok: false, reason: 'the request has no Host header naming its destination' };
+  if (value === undefined || value.trim() === '')
+    return { ok: false, reason: 'the request has no Host header naming its destination' };
   const text = value.trim().toLowerCase();
   const bracketed = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/.exec(text);
   const plain = bracketed ? undefined : /^([^:[\]]+)(?::(\d{1,5}))?$/.exec(text);
   const host = bracketed?.[1] ?? plain?.[1];
   const portText = bracketed ? bracketed[2] : plain?.[2];
   if (!host || (bracketed && isIP(host) !== 6) || (!bracketed && isIP(host) !== 4 && !DNS_NAME.test(host))) {
-    return { ok: false, reason: `Host ${JSON.stringify(value.slice(0, 300))} is not a host name or IP address with an optional port` };
+    return {
+      ok: false,
+      reason: `Host ${JSON.stringify(value.slice(0, 300))} is not a host name or IP address with an optional port`,
+    };
   }
   const port = portText === undefined ? (tls ? 443 : 80) : Number(portText);
-  if (port < 1 || port > 65535) return { ok: false, reason: `Host ${JSON.stringify(value.slice(0, 300))} names port ${portText ?? ''}, which is not between 1 and 65535` };
+  if (port < 1 || port > 65535)
+    return {
+      ok: false,
+      reason: `Host ${JSON.stringify(value.slice(0, 300))} names port ${portText ?? ''}, which is not between 1 and 65535`,
+    };
   return { ok: true, destination: { host: host.replace(/\.$/, ''), port } };
 }
 
@@ -51,7 +60,12 @@ export function localAddresses(): Set<string> {
 }
 
 /** Whether connecting to `address:port` reaches one of this proxy's own listener ports. */
-export function isSelf(address: string, port: number, selfPorts: Iterable<number>, local: ReadonlySet<string>): boolean {
+export function isSelf(
+  address: string,
+  port: number,
+  selfPorts: Iterable<number>,
+  local: ReadonlySet<string>,
+): boolean {
   if (![...selfPorts].includes(port)) return false;
   const a = address.replace(/^::ffff:/, '');
   return local.has(a) || a.startsWith('127.') || a === '::1';
@@ -62,13 +76,13 @@ export function isSelf(address: string, port: number, selfPorts: Iterable<number
  * once and came back through something the address check cannot see (a Service, another proxy).
  */
 export function viaHas(via: string | string[] | undefined, pseudonym: string): boolean {
-  const text = Array.isArray(via) ? via.join(',') : via ?? '';
+  const text = Array.isArray(via) ? via.join(',') : (via ?? '');
   return text.split(',').some((hop) => hop.trim().split(/\s+/)[1] === pseudonym);
 }
 
 /** `Via` with this hop appended (RFC 9110 §7.6.3). */
 export function viaWith(via: string | string[] | undefined, pseudonym: string): string {
-  const prior = (Array.isArray(via) ? via.join(', ') : via ?? '').trim();
+  const prior = (Array.isArray(via) ? via.join(', ') : (via ?? '')).trim();
   return prior ? `${prior}, 1.1 ${pseudonym}` : `1.1 ${pseudonym}`;
 }
 
@@ -76,5 +90,12 @@ export function viaWith(via: string | string[] | undefined, pseudonym: string): 
 export function hasAccessControl(route: Route): boolean {
   const p = route.policy;
   if (!p) return false;
-  return Boolean(p.jwtAuthentication || p.basicAuthentication || p.apiKeyAuthentication || p.extAuthorization || p.mcpAuthentication || (p.authorization && p.authorization.rules.length > 0));
+  return Boolean(
+    p.jwtAuthentication ||
+    p.basicAuthentication ||
+    p.apiKeyAuthentication ||
+    p.extAuthorization ||
+    p.mcpAuthentication ||
+    (p.authorization && p.authorization.rules.length > 0),
+  );
 }

@@ -4,7 +4,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 // Always hop-by-hop, whether or not Connection names them. `expect` is answered by this proxy's own
 // server (100-continue), so it must not be repeated to the backend either.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection', 'expect']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'expect',
+]);
 
 type Headers = IncomingHttpHeaders | Record<string, string | string[] | undefined>;
 
@@ -35,14 +44,16 @@ export interface ClientSide {
  * Request headers for the backend: hop-by-hop removed, the client's Host kept (Gateway API leaves the
  * Host alone unless a filter rewrites it), X-Forwarded-For appended, X-Forwarded-Proto/-Host set.
  */
-export function upstreamRequestHeaders(headers: IncomingHttpHeaders, client: ClientSide): Record<string, string | string[]> {
+export function upstreamRequestHeaders(
+  headers: IncomingHttpHeaders,
+  client: ClientSide,
+): Record<string, string | string[]> {
   const out = withoutHopByHop(headers);
   const prior = out['x-forwarded-for'];
-  const chain = (Array.isArray(prior) ? prior.join(', ') : prior ?? '').trim();
+  const chain = (Array.isArray(prior) ? prior.join(', ') : (prior ?? '')).trim();
   const peer = client.remoteAddress?.replace(/^::ffff:/, '') ?? '';
   if (peer) out['x-forwarded-for'] = chain ? `${chain}, ${peer}` : peer;
   out['x-forwarded-proto'] = client.proto;
   if (headers.host) out['x-forwarded-host'] = headers.host;
   return out;
 }
-

@@ -5,7 +5,12 @@ import { errorStatus, type ErrorCode, type ProxyError } from '../proxy-error.js'
 const answeredWith = new WeakMap<ServerResponse, ErrorCode>();
 
 /** Answers with `code`; its status comes from the one table in proxy-error.ts. */
-export function sendError(res: ServerResponse, code: ErrorCode, description: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  code: ErrorCode,
+  description: string,
+  headers: Record<string, string> = {},
+): void {
   answeredWith.set(res, code);
   sendJson(res, errorStatus[code], { error: code, error_description: description }, headers);
 }
@@ -19,7 +24,12 @@ export function errorCodeOf(res: ServerResponse): ErrorCode | undefined {
   return answeredWith.get(res);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.end();
     return;

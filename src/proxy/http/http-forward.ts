@@ -17,10 +17,34 @@ import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError, sendProxyError } from './http-error.js';
 import { ProxyError } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
-import { applyHeaderModifier, originPath, pathMatchesOf, rewriteTarget, schemeOf, type HeaderMap, type HeaderModifier, type RouteFilters } from './route-filters.js';
+import {
+  applyHeaderModifier,
+  originPath,
+  pathMatchesOf,
+  rewriteTarget,
+  schemeOf,
+  type HeaderMap,
+  type HeaderModifier,
+  type RouteFilters,
+} from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
-import { destinationOf, hasAccessControl, isSelf, localAddresses, resolveHost, viaHas, viaWith, type Resolve } from './dynamic-forward.js';
-import { routeTimeouts, type BufferPlan, type DelayPlan, type RetryPlan, type TrafficPlan } from '../policy/traffic-policy.js';
+import {
+  destinationOf,
+  hasAccessControl,
+  isSelf,
+  localAddresses,
+  resolveHost,
+  viaHas,
+  viaWith,
+  type Resolve,
+} from './dynamic-forward.js';
+import {
+  routeTimeouts,
+  type BufferPlan,
+  type DelayPlan,
+  type RetryPlan,
+  type TrafficPlan,
+} from '../policy/traffic-policy.js';
 import { delayMs } from '../policy/delay.js';
 import { bufferResponse } from '../policy/buffer.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
@@ -96,7 +120,12 @@ export function httpAddressOf(b: Backend | undefined): { host: string; port: num
 }
 
 /** The forwarding plan of a route whose backends are HTTP kinds; undefined when none of them is. */
-export function forwardRouteOf(route: Route, backends: Map<string, Backend>, maxRequestBytes: number, traffic?: TrafficPlan): ForwardRoute | undefined {
+export function forwardRouteOf(
+  route: Route,
+  backends: Map<string, Backend>,
+  maxRequestBytes: number,
+  traffic?: TrafficPlan,
+): ForwardRoute | undefined {
   const targets: ForwardTarget[] = [];
   for (const ref of route.backends) {
     const b = backends.get(ref.backend);
@@ -104,11 +133,20 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
     const edge = { ...(ref.tls ? { tls: ref.tls } : {}), ...credential };
     const addr = httpAddressOf(b);
     if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge });
-    else if (b?.kind === 'dynamicForwardProxy') targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...edge });
+    else if (b?.kind === 'dynamicForwardProxy')
+      targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...edge });
     else if (b?.kind === 'aws' && b.aws) {
       // An ARN that cannot be invoked is refused by checkSnapshot before this runs; AWS's own TLS, not backend.tls.
       const core = agentCoreTargetOf(b.aws);
-      if (typeof core === 'object') targets.push({ backend: ref.backend, host: core.host, port: 443, weight: ref.weight, agentCore: core, ...credential });
+      if (typeof core === 'object')
+        targets.push({
+          backend: ref.backend,
+          host: core.host,
+          port: 443,
+          weight: ref.weight,
+          agentCore: core,
+          ...credential,
+        });
     }
   }
   const only = targets[0];
@@ -117,8 +155,15 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
   if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
   const t = routeTimeouts(route, traffic);
   return {
-    name: route.name, targets, deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0, maxRequestBytes,
-    filters: route.filters, matches: pathMatchesOf(route), retry: traffic?.retry, policyRequestHeaders: traffic?.requestHeaders,
+    name: route.name,
+    targets,
+    deadlineMs: t?.requestMs ?? 0,
+    tryDeadlineMs: t?.backendRequestMs ?? 0,
+    maxRequestBytes,
+    filters: route.filters,
+    matches: pathMatchesOf(route),
+    retry: traffic?.retry,
+    policyRequestHeaders: traffic?.requestHeaders,
     ...trafficExtras(traffic, maxRequestBytes),
     ...(targets.some((t) => t.dynamic) && !hasAccessControl(route) ? { openProxy: true } : {}),
   };
@@ -128,7 +173,8 @@ export function forwardRouteOf(route: Route, backends: Map<string, Backend>, max
 function trafficExtras(t: TrafficPlan | undefined, maxRequestBytes: number): Partial<ForwardRoute> {
   if (!t) return {};
   return {
-    ...(t.delay ? { delay: t.delay } : {}), ...(t.hostRewrite ? { hostRewrite: t.hostRewrite } : {}),
+    ...(t.delay ? { delay: t.delay } : {}),
+    ...(t.hostRewrite ? { hostRewrite: t.hostRewrite } : {}),
     ...(t.responseBuffer ? { responseBuffer: t.responseBuffer } : {}),
     ...(t.requestBuffer?.failOpen && !t.retry ? { maxRequestBytes: Number.POSITIVE_INFINITY } : { maxRequestBytes }),
   };
@@ -156,7 +202,9 @@ class ClientGone extends Error {}
 /** Passes bytes through until `limit`, then fails: the route's max_request_bytes on a streamed body. */
 class ByteLimit extends Transform {
   private seen = 0;
-  constructor(private readonly limit: number) { super(); }
+  constructor(private readonly limit: number) {
+    super();
+  }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
     if (this.seen > this.limit) done(new BodyTooLarge());
@@ -192,14 +240,26 @@ export class HttpForwarder {
       keepAliveTimeout: 30_000,
       connections: 1024,
     });
-    this.tls = new UpstreamTlsPool({ log: opts.log, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, headersTimeoutMs: opts.headersTimeoutMs ?? 300_000 });
+    this.tls = new UpstreamTlsPool({
+      log: opts.log,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+      headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
+    });
   }
 
   /** `clientAuthorization`: the Authorization header as the client sent it, before authentication (`backend.auth.passthrough`). */
-  async handle(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, clientAuthorization?: string): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    clientAuthorization?: string,
+  ): Promise<void> {
     if (route.openProxy && !this.warnedOpen.has(route.name)) {
       this.warnedOpen.add(route.name);
-      this.opts.log.warn({ route: route.name }, 'route forwards to any host its clients name and its policy sets no authentication or authorization');
+      this.opts.log.warn(
+        { route: route.name },
+        'route forwards to any host its clients name and its policy sets no authentication or authorization',
+      );
     }
     const limit = route.maxRequestBytes;
     if (Number(req.headers['content-length'] ?? '0') > limit) {
@@ -207,9 +267,12 @@ export class HttpForwarder {
       return;
     }
     const abort = new AbortController();
-    const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
+    const onClose = (): void => {
+      if (!res.writableFinished) abort.abort(new ClientGone());
+    };
     res.once('close', onClose);
-    const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
+    const timer =
+      route.deadlineMs > 0 ? setTimeout(() => abort.abort(new DeadlineExceeded()), route.deadlineMs) : undefined;
     try {
       const wait = delayMs(route.delay, req);
       // Counted against the request deadline: one that passes meanwhile ends the request with 504.
@@ -222,7 +285,13 @@ export class HttpForwarder {
   }
 
   /** Tries until a response may be passed on; only a fully buffered (or empty) body is ever sent twice. */
-  private async forward(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, signal: AbortSignal, clientAuthorization: string | undefined): Promise<void> {
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    signal: AbortSignal,
+    clientAuthorization: string | undefined,
+  ): Promise<void> {
     const limit = route.maxRequestBytes;
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
     let buffered: Buffer | null = null;
@@ -246,26 +315,54 @@ export class HttpForwarder {
       const onAbort = (): void => attempt.abort(signal.reason);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
-      const attemptTimer = route.tryDeadlineMs > 0 ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs) : undefined;
+      const attemptTimer =
+        route.tryDeadlineMs > 0
+          ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs)
+          : undefined;
       let body: Buffer | ByteLimit | null = null;
       // A dynamic target becomes the destination this request names, for the log and the TLS name.
       let sentTo = target;
       try {
-        const authed = target.agentCore ? headers : withCredential(headers, target.credential, clientAuthorization, target.backend);
+        const authed = target.agentCore
+          ? headers
+          : withCredential(headers, target.credential, clientAuthorization, target.backend);
         if (authed instanceof MissingClientToken) throw new ProxyError('invalid_token', authed.message);
-        const to = target.dynamic ? await this.destination(req, target, authed, attempt.signal) : { target, address: target.host, headers: authed };
+        const to = target.dynamic
+          ? await this.destination(req, target, authed, attempt.signal)
+          : { target, address: target.host, headers: authed };
         sentTo = to.target;
         body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
-        const dispatcher = target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
+        const dispatcher =
+          target.tls && !target.agentCore
+            ? this.tls.dispatcher(target.backend, to.target.host, target.tls)
+            : this.agent;
         const call = target.agentCore
-          ? await agentCoreCall(this.cloudAuth, target.agentCore, headers, buffered ?? Buffer.alloc(0), this.env, `backend ${target.backend}`, target.credential)
-          : { origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`, path, headers: to.headers };
+          ? await agentCoreCall(
+              this.cloudAuth,
+              target.agentCore,
+              headers,
+              buffered ?? Buffer.alloc(0),
+              this.env,
+              `backend ${target.backend}`,
+              target.credential,
+            )
+          : {
+              origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`,
+              path,
+              headers: to.headers,
+            };
         if (call instanceof CloudAuthFailure) throw new ProxyError(call.code, call.message);
         const up = await dispatcher.request({
-          origin: call.origin, path: call.path, method: target.agentCore ? 'POST' : req.method ?? 'GET',
-          headers: call.headers, body, signal: attempt.signal,
+          origin: call.origin,
+          path: call.path,
+          method: target.agentCore ? 'POST' : (req.method ?? 'GET'),
+          headers: call.headers,
+          body,
+          signal: attempt.signal,
         });
-        this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () => this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`));
+        this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () =>
+          this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`),
+        );
         if (route.retry && mayRetry(route.retry, tried, { status: up.statusCode })) {
           await up.body.dump();
           if (await this.backOff(route, sentTo, tried, `status ${up.statusCode}`, signal)) continue;
@@ -281,12 +378,17 @@ export class HttpForwarder {
         if (err instanceof ProxyError) {
           req.resume();
           // 5xx here is the proxy's own configuration (AgentCore credentials): the operator's to see.
-          this.opts.log[err.status >= 500 ? 'warn' : 'info']({ route: route.name, backend: sentTo.backend, reason: err.code }, err.message);
+          this.opts.log[err.status >= 500 ? 'warn' : 'info'](
+            { route: route.name, backend: sentTo.backend, reason: err.code },
+            err.message,
+          );
           sendProxyError(res, err);
           return;
         }
         if (route.retry && classify(err, attempt.signal) === 'connect' && mayRetry(route.retry, tried, 'connect')) {
-          this.count(`fail ${sentTo.backend} connect`, () => this.opts.metrics.upstreamFailures.labels(sentTo.backend, 'connect'));
+          this.count(`fail ${sentTo.backend} connect`, () =>
+            this.opts.metrics.upstreamFailures.labels(sentTo.backend, 'connect'),
+          );
           if (await this.backOff(route, sentTo, tried, 'connect failure', signal)) continue;
           return this.fail(req, res, route, sentTo, signal.reason, signal);
         }
@@ -305,27 +407,59 @@ export class HttpForwarder {
    * Where a dynamic forward proxy request goes: the Host the backend would see (after URLRewrite and
    * header modifiers) names it, resolved once so the loop check and the connection use the same address.
    */
-  private async destination(req: IncomingMessage, target: ForwardTarget, headers: HeaderMap, signal: AbortSignal): Promise<{ target: ForwardTarget; address: string; headers: HeaderMap }> {
+  private async destination(
+    req: IncomingMessage,
+    target: ForwardTarget,
+    headers: HeaderMap,
+    signal: AbortSignal,
+  ): Promise<{ target: ForwardTarget; address: string; headers: HeaderMap }> {
     const named = destinationOf(headers.host, target.tls !== undefined);
-    if (!named.ok) throw new ProxyError('invalid_host', `${named.reason}; backend ${target.backend} forwards to the host the request names`);
+    if (!named.ok)
+      throw new ProxyError(
+        'invalid_host',
+        `${named.reason}; backend ${target.backend} forwards to the host the request names`,
+      );
     const { host, port } = named.destination;
-    if (viaHas(req.headers.via, this.pseudonym)) throw new ProxyError('loop_detected', `the request already passed through this proxy; forwarding it to ${host}:${port} would loop`);
+    if (viaHas(req.headers.via, this.pseudonym))
+      throw new ProxyError(
+        'loop_detected',
+        `the request already passed through this proxy; forwarding it to ${host}:${port} would loop`,
+      );
     const address = await abortable((this.opts.resolve ?? resolveHost)(host), signal);
     const ports = this.opts.selfPorts?.() ?? [req.socket.localPort ?? 0];
-    if (isSelf(address, port, ports, this.local)) throw new ProxyError('loop_detected', `${host}:${port} is this proxy's own listener; forwarding to it would loop`);
-    return { target: { ...target, host, port }, address, headers: { ...headers, via: viaWith(req.headers.via, this.pseudonym) } };
+    if (isSelf(address, port, ports, this.local))
+      throw new ProxyError(
+        'loop_detected',
+        `${host}:${port} is this proxy's own listener; forwarding to it would loop`,
+      );
+    return {
+      target: { ...target, host, port },
+      address,
+      headers: { ...headers, via: viaWith(req.headers.via, this.pseudonym) },
+    };
   }
 
   /** `traffic.buffer.response`: the answer whole, or 502 past the limit (FailClosed), or unbuffered (FailOpen). */
-  private async respondBuffered(res: ServerResponse, route: ForwardRoute, target: ForwardTarget, up: Dispatcher.ResponseData, plan: BufferPlan): Promise<void> {
+  private async respondBuffered(
+    res: ServerResponse,
+    route: ForwardRoute,
+    target: ForwardTarget,
+    up: Dispatcher.ResponseData,
+    plan: BufferPlan,
+  ): Promise<void> {
     const got = await bufferResponse(up.body, plan, Number(up.headers['content-length'] ?? 0));
     if (!got.over) {
-      res.writeHead(up.statusCode, { ...withoutHopByHop(up.headers), 'content-length': String(got.body.length) }).end(got.body);
+      res
+        .writeHead(up.statusCode, { ...withoutHopByHop(up.headers), 'content-length': String(got.body.length) })
+        .end(got.body);
       return;
     }
     if (!plan.failOpen) {
       up.body.destroy();
-      this.opts.log.info({ route: route.name, backend: target.backend, maxBytes: plan.maxBytes }, 'backend answer exceeds traffic.buffer.response');
+      this.opts.log.info(
+        { route: route.name, backend: target.backend, maxBytes: plan.maxBytes },
+        'backend answer exceeds traffic.buffer.response',
+      );
       sendError(res, 'response_too_large', `the answer of backend ${target.backend} exceeds ${plan.maxBytes} bytes`);
       return;
     }
@@ -334,7 +468,13 @@ export class HttpForwarder {
   }
 
   /** Counts the retry and waits its backoff; false when the request deadline passed or the client left meanwhile. */
-  private async backOff(route: ForwardRoute, target: ForwardTarget, tried: number, why: string, signal: AbortSignal): Promise<boolean> {
+  private async backOff(
+    route: ForwardRoute,
+    target: ForwardTarget,
+    tried: number,
+    why: string,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     this.count(`retry ${target.backend}`, () => this.opts.metrics.upstreamRetries.labels(target.backend));
     this.opts.log.debug({ route: route.name, backend: target.backend, tried, why }, 'retrying upstream request');
     if (route.retry) await sleep(retryDelayMs(route.retry, tried), signal);
@@ -345,7 +485,14 @@ export class HttpForwarder {
     await Promise.all([this.agent.destroy(), this.tls.close()]);
   }
 
-  private fail(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, target: ForwardTarget, err: unknown, signal: AbortSignal): void {
+  private fail(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    target: ForwardTarget,
+    err: unknown,
+    signal: AbortSignal,
+  ): void {
     const tlsReason = target.tls && !signal.aborted ? this.tls.failureReason(err) : undefined;
     const reason = tlsReason ? 'tls' : classify(err, signal);
     if (reason === 'too_large') {
@@ -356,8 +503,20 @@ export class HttpForwarder {
       this.opts.log.debug({ route: route.name, backend: target.backend }, 'client went away; upstream request aborted');
       return;
     }
-    this.count(`fail ${target.backend} ${reason}`, () => this.opts.metrics.upstreamFailures.labels(target.backend, reason));
-    this.opts.log.warn({ route: route.name, backend: target.backend, upstream: `${target.host}:${target.port}`, code: errorCode(err), reason, headersSent: res.headersSent }, 'upstream request failed');
+    this.count(`fail ${target.backend} ${reason}`, () =>
+      this.opts.metrics.upstreamFailures.labels(target.backend, reason),
+    );
+    this.opts.log.warn(
+      {
+        route: route.name,
+        backend: target.backend,
+        upstream: `${target.host}:${target.port}`,
+        code: errorCode(err),
+        reason,
+        headersSent: res.headersSent,
+      },
+      'upstream request failed',
+    );
     if (res.headersSent) {
       // Mid-response there is no status left to send: ending the connection tells the client the body is cut.
       res.destroy();
@@ -366,7 +525,8 @@ export class HttpForwarder {
     req.resume();
     if (reason === 'connect') sendError(res, 'backend_unavailable', `backend ${target.backend} is unreachable`);
     else if (tlsReason) sendError(res, 'backend_unavailable', `TLS to backend ${target.backend} failed: ${tlsReason}`);
-    else if (reason === 'timeout') sendError(res, 'gateway_timeout', `backend ${target.backend} did not respond in time`);
+    else if (reason === 'timeout')
+      sendError(res, 'gateway_timeout', `backend ${target.backend} did not respond in time`);
     else sendError(res, 'bad_gateway', `backend ${target.backend} closed the connection before responding`);
   }
 

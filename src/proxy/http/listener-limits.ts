@@ -6,8 +6,18 @@ import type { Logger } from 'pino';
 import type { ProxyLimits } from '../limits.js';
 
 /** Options for `http(s).createServer`; Node checks the timeouts every second rather than its default 30. */
-export function listenerServerOptions(l: ProxyLimits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
-  return { headersTimeout: l.headersTimeoutMs, requestTimeout: l.requestTimeoutMs, keepAliveTimeout: l.keepAliveTimeoutMs, connectionsCheckingInterval: 1000 };
+export function listenerServerOptions(l: ProxyLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    headersTimeout: l.headersTimeoutMs,
+    requestTimeout: l.requestTimeoutMs,
+    keepAliveTimeout: l.keepAliveTimeoutMs,
+    connectionsCheckingInterval: 1000,
+  };
 }
 
 /** Closes a new connection at once when its source already holds `max` on this listener. */
@@ -20,7 +30,10 @@ export function capConnectionsPerSource(server: Server, max: number, log: Logger
     const n = (open.get(source) ?? 0) + 1;
     if (n > max) {
       onRefused();
-      if (!warned) { warned = true; log.warn({ max }, 'a source address reached the per-source connection cap; its further connections are closed'); }
+      if (!warned) {
+        warned = true;
+        log.warn({ max }, 'a source address reached the per-source connection cap; its further connections are closed');
+      }
       socket.destroy();
       return;
     }

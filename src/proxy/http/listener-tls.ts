@@ -34,20 +34,31 @@ export function listenerContextOptions(l: Listener): SecureContextOptions {
 export function listenerTlsProblems(l: Listener, source: string): Problem[] {
   const object = `Listener ${l.name}`;
   const certs = l.tls?.certificates ?? [];
-  if (certs.length === 0) return [{ source, object, path: 'tls.certificates', message: 'an HTTPS listener needs at least one certificate' }];
+  if (certs.length === 0)
+    return [{ source, object, path: 'tls.certificates', message: 'an HTTPS listener needs at least one certificate' }];
   const problems: Problem[] = [];
   certs.forEach((c, i) => {
     try {
       createSecureContext({ cert: c.certChainPem, key: c.privateKeyPem });
     } catch (err) {
-      problems.push({ source, object, path: `tls.certificates[${i}]`, message: `is not a usable certificate and key (${opensslReason(err)})` });
+      problems.push({
+        source,
+        object,
+        path: `tls.certificates[${i}]`,
+        message: `is not a usable certificate and key (${opensslReason(err)})`,
+      });
     }
   });
   if (problems.length === 0) {
     try {
       createSecureContext(listenerContextOptions(l));
     } catch (err) {
-      problems.push({ source, object, path: 'tls.certificates', message: `cannot be served together (${opensslReason(err)}); use one certificate per key type` });
+      problems.push({
+        source,
+        object,
+        path: 'tls.certificates',
+        message: `cannot be served together (${opensslReason(err)}); use one certificate per key type`,
+      });
     }
   }
   return problems;
@@ -77,7 +88,11 @@ export function buildBindTls(listeners: Listener[]): BindTls {
     }
   }
   wildcard.sort(([a], [b]) => b.length - a.length);
-  return { exact, wildcard, fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {} } };
+  return {
+    exact,
+    wildcard,
+    fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {} },
+  };
 }
 
 /** Exact name, else the longest wildcard, else the fallback (a listener without host names, else the first). */

@@ -100,7 +100,11 @@ function splitTarget(target: string): { path: string; query: string } {
 }
 
 /** The origin-form target and Host after a URLRewrite (query kept); Host undefined when not rewritten. */
-export function rewriteTarget(target: string, rewrite: Rewrite, matches: readonly PathMatch[]): { target: string; host?: string } {
+export function rewriteTarget(
+  target: string,
+  rewrite: Rewrite,
+  matches: readonly PathMatch[],
+): { target: string; host?: string } {
   const { path, query } = splitTarget(target);
   const out = `${modifiedPath(path, rewrite.path, matches)}${query}`;
   return rewrite.hostname ? { target: out, host: rewrite.hostname } : { target: out };
@@ -126,11 +130,15 @@ export interface RequestOrigin {
  * and query. The port is the filter's; else the new scheme's well-known port when the filter sets a
  * scheme; else the request's (its Host port, or its scheme's default). A scheme's default port is left out.
  */
-export function redirectResponse(request: RequestOrigin, redirect: Redirect, matches: readonly PathMatch[]): { status: number; location: string } {
+export function redirectResponse(
+  request: RequestOrigin,
+  redirect: Redirect,
+  matches: readonly PathMatch[],
+): { status: number; location: string } {
   const scheme = redirect.scheme === 'http' || redirect.scheme === 'https' ? redirect.scheme : request.scheme;
   const asked = parseHost(request.host);
   const hostname = redirect.hostname || asked.hostname;
-  const port = redirect.port || (redirect.scheme ? DEFAULT_PORT[scheme] : asked.port ?? DEFAULT_PORT[request.scheme]);
+  const port = redirect.port || (redirect.scheme ? DEFAULT_PORT[scheme] : (asked.port ?? DEFAULT_PORT[request.scheme]));
   const { path, query } = splitTarget(request.target);
   const location = `${scheme}://${hostname}${port === DEFAULT_PORT[scheme] ? '' : `:${port}`}${modifiedPath(path, redirect.path, matches)}${query}`;
   // An IR from another producer may carry any number; 302 is Gateway API's default.
@@ -152,7 +160,11 @@ export function applyRouteFilters(req: IncomingMessage, res: ServerResponse, rou
   if (!f.redirect) return false;
   const local = req.socket.localAddress ?? '';
   const host = req.headers.host || `${local.includes(':') ? `[${local}]` : local}:${req.socket.localPort ?? ''}`;
-  const { status, location } = redirectResponse({ scheme: schemeOf(req), host, target: originPath(req.url) }, f.redirect, pathMatchesOf(route));
+  const { status, location } = redirectResponse(
+    { scheme: schemeOf(req), host, target: originPath(req.url) },
+    f.redirect,
+    pathMatchesOf(route),
+  );
   req.resume();
   res.writeHead(status, { location, 'content-length': '0' }).end();
   return true;
@@ -186,10 +198,14 @@ export function modifyResponseHeaders(res: ServerResponse, mod: HeaderModifier):
     const reason = typeof rest[0] === 'string' ? rest[0] : undefined;
     const given = rest.find((r): r is OutgoingHttpHeaders | string[] => typeof r === 'object' && r !== null);
     // Headers passed to writeHead win over setHeader ones; folding them in first gives the same result.
-    if (Array.isArray(given)) for (let i = 0; i + 1 < given.length; i += 2) res.setHeader(String(given[i]), String(given[i + 1]));
-    else if (given) for (const [k, v] of Object.entries(given)) if (v !== undefined) res.setHeader(k, typeof v === 'number' ? String(v) : v);
+    if (Array.isArray(given))
+      for (let i = 0; i + 1 < given.length; i += 2) res.setHeader(String(given[i]), String(given[i + 1]));
+    else if (given)
+      for (const [k, v] of Object.entries(given))
+        if (v !== undefined) res.setHeader(k, typeof v === 'number' ? String(v) : v);
     const current: HeaderMap = {};
-    for (const [k, v] of Object.entries(res.getHeaders())) if (v !== undefined) current[k] = typeof v === 'number' ? String(v) : v;
+    for (const [k, v] of Object.entries(res.getHeaders()))
+      if (v !== undefined) current[k] = typeof v === 'number' ? String(v) : v;
     const next = applyHeaderModifier(current, mod);
     for (const k of Object.keys(current)) if (!(k in next)) res.removeHeader(k);
     for (const [k, v] of Object.entries(next)) res.setHeader(k, v);

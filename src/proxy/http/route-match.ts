@@ -43,11 +43,22 @@ export function hostnameRank(pattern: string, host: string): number {
 }
 
 /** The listener whose host names match `host` most specifically; a listener without host names matches any host, last. */
-export function selectListener<L extends { hostnames: readonly string[] }>(listeners: readonly L[], host: string): L | undefined {
+export function selectListener<L extends { hostnames: readonly string[] }>(
+  listeners: readonly L[],
+  host: string,
+): L | undefined {
   let best: L | undefined;
   let bestRank = -1;
   for (const l of listeners) {
-    const rank = l.hostnames.length === 0 ? 0 : Math.max(...l.hostnames.map((h) => { const r = hostnameRank(h, host); return r < 0 ? -1 : r + 1; }));
+    const rank =
+      l.hostnames.length === 0
+        ? 0
+        : Math.max(
+            ...l.hostnames.map((h) => {
+              const r = hostnameRank(h, host);
+              return r < 0 ? -1 : r + 1;
+            }),
+          );
     if (rank > bestRank) {
       best = l;
       bestRank = rank;
@@ -68,7 +79,11 @@ interface Entry<T> {
  * Compiles the routes of one listener. A route without host names serves the listener's; a listener
  * without host names serves every host. Throws a ProblemError naming each invalid regex.
  */
-export function compileRouteMatcher<T extends { route: Route }>(targets: readonly T[], listenerHostnames: readonly string[], source = 'snapshot'): RouteMatcher<T> {
+export function compileRouteMatcher<T extends { route: Route }>(
+  targets: readonly T[],
+  listenerHostnames: readonly string[],
+  source = 'snapshot',
+): RouteMatcher<T> {
   const problems: Problem[] = [];
   const byHost = new Map<string, Entry<T>[]>();
   for (const target of targets) {
@@ -76,11 +91,15 @@ export function compileRouteMatcher<T extends { route: Route }>(targets: readonl
     const matches = routeMatchesOf(route);
     const legacy = route.routeMatches.length === 0;
     // Deprecated path-only matches are PathMatch themselves: name their field, not the mapped one.
-    const bad = (i: number, path: (string | number)[], message: string) => problems.push({
-      source, object: `Route ${route.name}`, message,
-      path: fieldPath(legacy ? ['matches', i, ...path.slice(1)] : ['routeMatches', i, ...path]),
-    });
-    const hosts = route.hostnames.length > 0 ? route.hostnames : listenerHostnames.length > 0 ? listenerHostnames : [''];
+    const bad = (i: number, path: (string | number)[], message: string) =>
+      problems.push({
+        source,
+        object: `Route ${route.name}`,
+        message,
+        path: fieldPath(legacy ? ['matches', i, ...path.slice(1)] : ['routeMatches', i, ...path]),
+      });
+    const hosts =
+      route.hostnames.length > 0 ? route.hostnames : listenerHostnames.length > 0 ? listenerHostnames : [''];
     const list = matches.length > 0 ? matches : [{ path: null, headers: [], queryParams: [], method: '' }];
     list.forEach((match, matchIndex) => {
       const test = compileMatch(match, (path, message) => bad(matchIndex, path, message));
@@ -173,7 +192,8 @@ function trimSlash(prefix: string): string {
 const pathKindRank = { exact: 0, regex: 1, prefix: 2 } as const;
 
 function pathKey(m: PathMatch | null): { rank: number; length: number } {
-  if (!m || m.kind === undefined || m.kind === 'prefix') return { rank: pathKindRank.prefix, length: trimSlash(m?.prefix ?? '/').length };
+  if (!m || m.kind === undefined || m.kind === 'prefix')
+    return { rank: pathKindRank.prefix, length: trimSlash(m?.prefix ?? '/').length };
   if (m.kind === 'exact') return { rank: pathKindRank.exact, length: (m.exact ?? '').length };
   return { rank: pathKindRank.regex, length: (m.regex ?? '').length };
 }
@@ -184,17 +204,20 @@ function pathKey(m: PathMatch | null): { rank: number; length: number } {
  * alphabetically first namespace/name; the earlier rule; then IR name and match order for stability.
  */
 function precedence<T>(a: Entry<T>, b: Entry<T>): number {
-  const pa = pathKey(a.match.path), pb = pathKey(b.match.path);
-  return pa.rank - pb.rank
-    || pb.length - pa.length
-    || Number(b.match.method !== '') - Number(a.match.method !== '')
-    || b.match.headers.length - a.match.headers.length
-    || b.match.queryParams.length - a.match.queryParams.length
-    || compareText(a.route.order?.created ?? '', b.route.order?.created ?? '')
-    || compareText(a.route.order?.key ?? '', b.route.order?.key ?? '')
-    || (a.route.order?.rule ?? 0) - (b.route.order?.rule ?? 0)
-    || compareText(a.route.name, b.route.name)
-    || a.matchIndex - b.matchIndex;
+  const pa = pathKey(a.match.path),
+    pb = pathKey(b.match.path);
+  return (
+    pa.rank - pb.rank ||
+    pb.length - pa.length ||
+    Number(b.match.method !== '') - Number(a.match.method !== '') ||
+    b.match.headers.length - a.match.headers.length ||
+    b.match.queryParams.length - a.match.queryParams.length ||
+    compareText(a.route.order?.created ?? '', b.route.order?.created ?? '') ||
+    compareText(a.route.order?.key ?? '', b.route.order?.key ?? '') ||
+    (a.route.order?.rule ?? 0) - (b.route.order?.rule ?? 0) ||
+    compareText(a.route.name, b.route.name) ||
+    a.matchIndex - b.matchIndex
+  );
 }
 
 function compareText(a: string, b: string): number {

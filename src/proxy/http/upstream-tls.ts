@@ -79,7 +79,10 @@ export class UpstreamTlsPool {
     const skip = tls.insecureSkipVerify;
     if (skip === 'SKIP_ALL' && !this.warnedInsecure.has(backend)) {
       this.warnedInsecure.add(backend);
-      this.opts.log.warn({ backend, source: tls.source }, 'backend TLS certificates are not verified (insecureSkipVerify: All)');
+      this.opts.log.warn(
+        { backend, source: tls.source },
+        'backend TLS certificates are not verified (insecureSkipVerify: All)',
+      );
     }
     // Without an explicit name undici would send the client's Host header as SNI; an IP gets no SNI at all.
     const servername = tls.sni || (isIP(host) ? '' : host);
@@ -91,10 +94,11 @@ export class UpstreamTlsPool {
       checkServerIdentity: identityCheck(skip, tls.verifySubjectAltNames),
     });
     return new Agent({
-      connect: (o, cb) => base({ ...o, servername }, (err, socket) => {
-        socket?.on('error', (e: { code?: unknown }) => this.remember(socket.localPort, e.code));
-        cb(err as Error, socket as never);
-      }),
+      connect: (o, cb) =>
+        base({ ...o, servername }, (err, socket) => {
+          socket?.on('error', (e: { code?: unknown }) => this.remember(socket.localPort, e.code));
+          cb(err as Error, socket as never);
+        }),
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: 0,
       keepAliveTimeout: 30_000,
@@ -121,27 +125,54 @@ export class UpstreamTlsPool {
   }
 }
 
-function identityCheck(skip: BackendTls['insecureSkipVerify'], sans: string[]): (host: string, cert: PeerCertificate) => Error | undefined {
+function identityCheck(
+  skip: BackendTls['insecureSkipVerify'],
+  sans: string[],
+): (host: string, cert: PeerCertificate) => Error | undefined {
   if (skip !== 'SKIP_NONE') return () => undefined;
   if (sans.length === 0) return checkServerIdentity;
   return (_host, cert) => {
-    const uris = (cert.subjectaltname ?? '').split(', ').filter((s) => s.startsWith('URI:')).map((s) => s.slice(4));
+    const uris = (cert.subjectaltname ?? '')
+      .split(', ')
+      .filter((s) => s.startsWith('URI:'))
+      .map((s) => s.slice(4));
     // A DNS name goes through Node's own matching (wildcards, IP SANs); a URI (SPIFFE ID) must be equal.
-    const ok = sans.some((want) => (want.includes(':') && !isIP(want) ? uris.includes(want) : checkServerIdentity(want, cert) === undefined));
-    return ok ? undefined : Object.assign(new Error('the backend certificate carries none of verifySubjectAltNames'), { code: SAN_MISMATCH });
+    const ok = sans.some((want) =>
+      want.includes(':') && !isIP(want) ? uris.includes(want) : checkServerIdentity(want, cert) === undefined,
+    );
+    return ok
+      ? undefined
+      : Object.assign(new Error('the backend certificate carries none of verifySubjectAltNames'), {
+          code: SAN_MISMATCH,
+        });
   };
 }
 
 /** The settings' identity: a hash, so the map never holds key material as a string key. */
 function settingsKey(backend: string, host: string, tls: BackendTls): string {
   const h = createHash('sha256');
-  for (const part of [host, tls.caPem, tls.clientCertChainPem, tls.clientPrivateKeyPem, tls.sni, tls.insecureSkipVerify, ...tls.verifySubjectAltNames]) h.update(part).update('\0');
+  for (const part of [
+    host,
+    tls.caPem,
+    tls.clientCertChainPem,
+    tls.clientPrivateKeyPem,
+    tls.sni,
+    tls.insecureSkipVerify,
+    ...tls.verifySubjectAltNames,
+  ])
+    h.update(part).update('\0');
   return `${backend}\0${h.digest('hex')}`;
 }
 
 const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE', 'CERT_REJECTED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REJECTED',
 ]);
 
 /**
@@ -152,10 +183,12 @@ export function tlsFailureReason(err: unknown): string | undefined {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = String(e?.code ?? e?.cause?.code ?? '');
   if (UNTRUSTED.has(code)) return 'the backend certificate is not signed by a trusted CA';
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return 'the backend certificate is expired or not yet valid';
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
+    return 'the backend certificate is expired or not yet valid';
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'the backend certificate does not match the host name';
   if (code === SAN_MISMATCH) return 'the backend certificate carries none of verifySubjectAltNames';
-  if (code.startsWith('ERR_SSL_') && code.includes('CERTIFICATE_REQUIRED')) return 'the backend requires a client certificate';
+  if (code.startsWith('ERR_SSL_') && code.includes('CERTIFICATE_REQUIRED'))
+    return 'the backend requires a client certificate';
   if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return 'the handshake failed';
   return undefined;
 }
@@ -183,7 +216,8 @@ export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[
 
 /** What makes these TLS settings unusable (unparseable PEM, a certificate without its key), or undefined. */
 export function tlsSettingsProblem(tls: BackendTls): string | undefined {
-  if (!tls.clientCertChainPem !== !tls.clientPrivateKeyPem) return 'must set both client_cert_chain_pem and client_private_key_pem, or neither';
+  if (!tls.clientCertChainPem !== !tls.clientPrivateKeyPem)
+    return 'must set both client_cert_chain_pem and client_private_key_pem, or neither';
   // createSecureContext skips CA blocks it cannot parse, which would silently trust fewer roots.
   const caBlocks = tls.caPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
   if (tls.caPem && caBlocks.length === 0) return 'ca_pem holds no PEM certificate';

@@ -9,12 +9,17 @@ const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** Anthropic requires max_tokens; this is used when the client sets neither max_tokens nor max_completion_tokens. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-export interface Usage { input: number; output: number }
+export interface Usage {
+  input: number;
+  output: number;
+}
 
 /** Text of an OpenAI content value (a string, or parts of which the text ones count). */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  return asArray(content).map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  return asArray(content)
+    .map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+    .join('');
 }
 
 function contentParts(content: unknown): unknown[] {
@@ -25,7 +30,9 @@ function contentParts(content: unknown): unknown[] {
     const url = isObject(p.image_url) ? p.image_url.url : undefined;
     if (p.type === 'image_url' && typeof url === 'string') {
       const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-      return [{ type: 'image', source: data ? { type: 'base64', media_type: data[1], data: data[2] } : { type: 'url', url } }];
+      return [
+        { type: 'image', source: data ? { type: 'base64', media_type: data[1], data: data[2] } : { type: 'url', url } },
+      ];
     }
     return [];
   });
@@ -48,12 +55,22 @@ export function toAnthropicRequest(body: ChatBody): Obj {
     if (m.role === 'system' || m.role === 'developer') {
       system.push(textOf(m.content));
     } else if (m.role === 'tool') {
-      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: String(m.tool_call_id ?? ''), content: textOf(m.content) }] });
-    } else if (m.role === 'assistant') {
-      const calls = asArray(m.tool_calls).filter(isObject).map((c) => {
-        const fn = isObject(c.function) ? c.function : {};
-        return { type: 'tool_use', id: String(c.id ?? ''), name: String(fn.name ?? ''), input: parseArguments(fn.arguments) };
+      messages.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: String(m.tool_call_id ?? ''), content: textOf(m.content) }],
       });
+    } else if (m.role === 'assistant') {
+      const calls = asArray(m.tool_calls)
+        .filter(isObject)
+        .map((c) => {
+          const fn = isObject(c.function) ? c.function : {};
+          return {
+            type: 'tool_use',
+            id: String(c.id ?? ''),
+            name: String(fn.name ?? ''),
+            input: parseArguments(fn.arguments),
+          };
+        });
       messages.push({ role: 'assistant', content: [...contentParts(m.content), ...calls] });
     } else {
       messages.push({ role: 'user', content: contentParts(m.content) });
@@ -68,23 +85,37 @@ export function toAnthropicRequest(body: ChatBody): Obj {
   for (const k of ['temperature', 'top_p', 'top_k', 'stream'] as const) if (body[k] !== undefined) out[k] = body[k];
   if (body.stop !== undefined) out.stop_sequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
   if (typeof body.user === 'string') out.metadata = { user_id: body.user };
-  const tools = asArray(body.tools).filter(isObject).map((t) => {
-    const fn = isObject(t.function) ? t.function : {};
-    return { name: fn.name, ...(fn.description !== undefined ? { description: fn.description } : {}), input_schema: fn.parameters ?? { type: 'object', properties: {} } };
-  });
+  const tools = asArray(body.tools)
+    .filter(isObject)
+    .map((t) => {
+      const fn = isObject(t.function) ? t.function : {};
+      return {
+        name: fn.name,
+        ...(fn.description !== undefined ? { description: fn.description } : {}),
+        input_schema: fn.parameters ?? { type: 'object', properties: {} },
+      };
+    });
   if (tools.length > 0) out.tools = tools;
   const choice = body.tool_choice;
   if (choice === 'auto') out.tool_choice = { type: 'auto' };
   else if (choice === 'required') out.tool_choice = { type: 'any' };
   else if (choice === 'none') out.tool_choice = { type: 'none' };
-  else if (isObject(choice) && isObject(choice.function)) out.tool_choice = { type: 'tool', name: choice.function.name };
+  else if (isObject(choice) && isObject(choice.function))
+    out.tool_choice = { type: 'tool', name: choice.function.name };
   return out;
 }
 
-const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter', pause_turn: 'stop' };
+const FINISH: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+  pause_turn: 'stop',
+};
 
 export function finishReason(stop: unknown): string | null {
-  return typeof stop === 'string' ? FINISH[stop] ?? 'stop' : null;
+  return typeof stop === 'string' ? (FINISH[stop] ?? 'stop') : null;
 }
 
 function openAiUsage(u: Usage): Obj {
@@ -95,23 +126,42 @@ export function anthropicUsage(u: unknown): Usage {
   const o = isObject(u) ? u : {};
   const n = (v: unknown) => (typeof v === 'number' ? v : 0);
   // Cached input tokens are input tokens too; OpenAI's prompt_tokens counts them.
-  return { input: n(o.input_tokens) + n(o.cache_read_input_tokens) + n(o.cache_creation_input_tokens), output: n(o.output_tokens) };
+  return {
+    input: n(o.input_tokens) + n(o.cache_read_input_tokens) + n(o.cache_creation_input_tokens),
+    output: n(o.output_tokens),
+  };
 }
 
 /** The OpenAI chat completion for a buffered Anthropic message. */
 export function fromAnthropicResponse(msg: Obj, nowSeconds: number): Obj {
   const content = asArray(msg.content).filter(isObject);
-  const text = content.filter((c) => c.type === 'text').map((c) => String(c.text ?? '')).join('');
-  const calls = content.filter((c) => c.type === 'tool_use').map((c) => ({
-    id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
-  }));
+  const text = content
+    .filter((c) => c.type === 'text')
+    .map((c) => String(c.text ?? ''))
+    .join('');
+  const calls = content
+    .filter((c) => c.type === 'tool_use')
+    .map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
+    }));
   return {
-    id: msg.id, object: 'chat.completion', created: nowSeconds, model: msg.model,
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
-      finish_reason: finishReason(msg.stop_reason),
-    }],
+    id: msg.id,
+    object: 'chat.completion',
+    created: nowSeconds,
+    model: msg.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && calls.length > 0 ? null : text,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
+        finish_reason: finishReason(msg.stop_reason),
+      },
+    ],
     usage: openAiUsage(anthropicUsage(msg.usage)),
   };
 }
@@ -133,12 +183,24 @@ export class AnthropicStreamConverter {
   private readonly toolIndex = new Map<number, number>();
   private finish: string | null = null;
 
-  constructor(private readonly nowSeconds: number, private readonly includeUsage: boolean) {}
+  constructor(
+    private readonly nowSeconds: number,
+    private readonly includeUsage: boolean,
+  ) {}
 
-  get tokens(): Usage { return this.usage; }
+  get tokens(): Usage {
+    return this.usage;
+  }
 
   private chunk(delta: Obj, finish: string | null = null, extra: Obj = {}): string {
-    const c = { id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
+    const c = {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.nowSeconds,
+      model: this.model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...extra,
+    };
     return `data: ${JSON.stringify(c)}\n\n`;
   }
 
@@ -166,7 +228,9 @@ export class AnthropicStreamConverter {
         if (b.type !== 'tool_use') return '';
         const index = this.toolIndex.size;
         this.toolIndex.set(Number(e.index), index);
-        return this.chunk({ tool_calls: [{ index, id: b.id, type: 'function', function: { name: b.name, arguments: '' } }] });
+        return this.chunk({
+          tool_calls: [{ index, id: b.id, type: 'function', function: { name: b.name, arguments: '' } }],
+        });
       }
       case 'content_block_delta': {
         const d = isObject(e.delta) ? e.delta : {};
@@ -186,7 +250,9 @@ export class AnthropicStreamConverter {
         return this.finish ? this.chunk({}, this.finish) : '';
       }
       case 'message_stop':
-        return this.includeUsage ? `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [], usage: openAiUsage(this.usage) })}\n\n` : '';
+        return this.includeUsage
+          ? `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [], usage: openAiUsage(this.usage) })}\n\n`
+          : '';
       case 'error':
         return `data: ${JSON.stringify(fromAnthropicError(e))}\n\n`;
       default:

@@ -8,13 +8,24 @@ type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-export interface Guardrail { identifier: string; version: string }
+export interface Guardrail {
+  identifier: string;
+  version: string;
+}
 
-const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const IMAGE_FORMATS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  return asArray(content).map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  return asArray(content)
+    .map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+    .join('');
 }
 
 /** Converse content blocks of an OpenAI content value; images only as data URLs (Bedrock fetches no URLs). */
@@ -54,12 +65,22 @@ export function toConverseRequest(body: ChatBody, guardrail?: Guardrail): Obj {
       const text = textOf(m.content);
       if (text) system.push({ text });
     } else if (m.role === 'tool') {
-      push('user', [{ toolResult: { toolUseId: String(m.tool_call_id ?? ''), content: [{ text: textOf(m.content) }] } }]);
+      push('user', [
+        { toolResult: { toolUseId: String(m.tool_call_id ?? ''), content: [{ text: textOf(m.content) }] } },
+      ]);
     } else if (m.role === 'assistant') {
-      const calls = asArray(m.tool_calls).filter(isObject).map((c) => {
-        const fn = isObject(c.function) ? c.function : {};
-        return { toolUse: { toolUseId: String(c.id ?? ''), name: String(fn.name ?? ''), input: parseArguments(fn.arguments) } };
-      });
+      const calls = asArray(m.tool_calls)
+        .filter(isObject)
+        .map((c) => {
+          const fn = isObject(c.function) ? c.function : {};
+          return {
+            toolUse: {
+              toolUseId: String(c.id ?? ''),
+              name: String(fn.name ?? ''),
+              input: parseArguments(fn.arguments),
+            },
+          };
+        });
       push('assistant', [...blocks(m.content), ...calls]);
     } else {
       push('user', blocks(m.content));
@@ -74,56 +95,96 @@ export function toConverseRequest(body: ChatBody, guardrail?: Guardrail): Obj {
   if (body.top_p !== undefined) inference.topP = body.top_p;
   if (body.stop !== undefined) inference.stopSequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
   if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
-  const tools = asArray(body.tools).filter(isObject).map((t) => {
-    const fn = isObject(t.function) ? t.function : {};
-    return { toolSpec: { name: fn.name, ...(fn.description !== undefined ? { description: fn.description } : {}), inputSchema: { json: fn.parameters ?? { type: 'object', properties: {} } } } };
-  });
+  const tools = asArray(body.tools)
+    .filter(isObject)
+    .map((t) => {
+      const fn = isObject(t.function) ? t.function : {};
+      return {
+        toolSpec: {
+          name: fn.name,
+          ...(fn.description !== undefined ? { description: fn.description } : {}),
+          inputSchema: { json: fn.parameters ?? { type: 'object', properties: {} } },
+        },
+      };
+    });
   const choice = body.tool_choice;
   // Converse has no "none": the tools are left out instead.
   if (tools.length > 0 && choice !== 'none') {
     const toolConfig: Obj = { tools };
     if (choice === 'auto') toolConfig.toolChoice = { auto: {} };
     else if (choice === 'required') toolConfig.toolChoice = { any: {} };
-    else if (isObject(choice) && isObject(choice.function)) toolConfig.toolChoice = { tool: { name: choice.function.name } };
+    else if (isObject(choice) && isObject(choice.function))
+      toolConfig.toolChoice = { tool: { name: choice.function.name } };
     out.toolConfig = toolConfig;
   }
-  if (guardrail) out.guardrailConfig = { guardrailIdentifier: guardrail.identifier, guardrailVersion: guardrail.version };
+  if (guardrail)
+    out.guardrailConfig = { guardrailIdentifier: guardrail.identifier, guardrailVersion: guardrail.version };
   return out;
 }
 
 const FINISH: Record<string, string> = {
-  end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', guardrail_intervened: 'content_filter', content_filtered: 'content_filter',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  guardrail_intervened: 'content_filter',
+  content_filtered: 'content_filter',
 };
 
 function finishReason(stop: unknown): string | null {
-  return typeof stop === 'string' ? FINISH[stop] ?? 'stop' : null;
+  return typeof stop === 'string' ? (FINISH[stop] ?? 'stop') : null;
 }
 
 export function converseUsage(u: unknown): Usage {
   const o = isObject(u) ? u : {};
   const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
   // Cached input tokens are input tokens too; OpenAI's prompt_tokens counts them.
-  return { input: n(o.inputTokens) + n(o.cacheReadInputTokens) + n(o.cacheWriteInputTokens), output: n(o.outputTokens) };
+  return {
+    input: n(o.inputTokens) + n(o.cacheReadInputTokens) + n(o.cacheWriteInputTokens),
+    output: n(o.outputTokens),
+  };
 }
 
-const openAiUsage = (u: Usage): Obj => ({ prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output });
+const openAiUsage = (u: Usage): Obj => ({
+  prompt_tokens: u.input,
+  completion_tokens: u.output,
+  total_tokens: u.input + u.output,
+});
 
 /** The OpenAI chat completion for a buffered Converse response (which carries no id or model: they are given). */
 export function fromConverseResponse(resp: Obj, id: string, model: string, nowSeconds: number): Obj {
   const message = isObject(resp.output) && isObject(resp.output.message) ? resp.output.message : {};
   const content = asArray(message.content).filter(isObject);
-  const text = content.filter((c) => typeof c.text === 'string').map((c) => String(c.text)).join('');
-  const calls = content.filter((c) => isObject(c.toolUse)).map((c) => {
-    const t = c.toolUse as Obj;
-    return { id: t.toolUseId, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.input ?? {}) } };
-  });
+  const text = content
+    .filter((c) => typeof c.text === 'string')
+    .map((c) => String(c.text))
+    .join('');
+  const calls = content
+    .filter((c) => isObject(c.toolUse))
+    .map((c) => {
+      const t = c.toolUse as Obj;
+      return {
+        id: t.toolUseId,
+        type: 'function',
+        function: { name: t.name, arguments: JSON.stringify(t.input ?? {}) },
+      };
+    });
   return {
-    id, object: 'chat.completion', created: nowSeconds, model,
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
-      finish_reason: finishReason(resp.stopReason),
-    }],
+    id,
+    object: 'chat.completion',
+    created: nowSeconds,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && calls.length > 0 ? null : text,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
+        finish_reason: finishReason(resp.stopReason),
+      },
+    ],
     usage: openAiUsage(converseUsage(resp.usage)),
   };
 }
@@ -145,12 +206,25 @@ export class ConverseStreamConverter {
   private readonly usage: Usage = { input: 0, output: 0 };
   private readonly toolIndex = new Map<number, number>();
 
-  constructor(private readonly id: string, private readonly model: string, private readonly nowSeconds: number, private readonly includeUsage: boolean) {}
+  constructor(
+    private readonly id: string,
+    private readonly model: string,
+    private readonly nowSeconds: number,
+    private readonly includeUsage: boolean,
+  ) {}
 
-  get tokens(): Usage { return this.usage; }
+  get tokens(): Usage {
+    return this.usage;
+  }
 
   private chunk(delta: Obj, finish: string | null = null): string {
-    const c = { id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+    const c = {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.nowSeconds,
+      model: this.model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    };
     return `data: ${JSON.stringify(c)}\n\n`;
   }
 
@@ -166,7 +240,9 @@ export class ConverseStreamConverter {
         if (!tool) return '';
         const index = this.toolIndex.size;
         this.toolIndex.set(Number(e.contentBlockIndex), index);
-        return this.chunk({ tool_calls: [{ index, id: tool.toolUseId, type: 'function', function: { name: tool.name, arguments: '' } }] });
+        return this.chunk({
+          tool_calls: [{ index, id: tool.toolUseId, type: 'function', function: { name: tool.name, arguments: '' } }],
+        });
       }
       case 'contentBlockDelta': {
         const d = isObject(e.delta) ? e.delta : {};
@@ -183,7 +259,9 @@ export class ConverseStreamConverter {
         const u = converseUsage(e.usage);
         this.usage.input = u.input;
         this.usage.output = u.output;
-        return this.includeUsage ? `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [], usage: openAiUsage(u) })}\n\n` : '';
+        return this.includeUsage
+          ? `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [], usage: openAiUsage(u) })}\n\n`
+          : '';
       }
       default:
         return '';

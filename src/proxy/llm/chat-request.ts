@@ -17,13 +17,17 @@ export function checkChatRequest(text: string): Checked {
     return { ok: false, field: 'body', message: 'is not valid JSON' };
   }
   if (!isObject(body)) return { ok: false, field: 'body', message: 'must be a JSON object' };
-  if (body.model !== undefined && typeof body.model !== 'string') return { ok: false, field: 'model', message: 'must be a string' };
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return { ok: false, field: 'messages', message: 'must be a non-empty array' };
+  if (body.model !== undefined && typeof body.model !== 'string')
+    return { ok: false, field: 'model', message: 'must be a string' };
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return { ok: false, field: 'messages', message: 'must be a non-empty array' };
   for (const [i, m] of body.messages.entries()) {
     if (!isObject(m)) return { ok: false, field: `messages[${i}]`, message: 'must be an object' };
-    if (typeof m.role !== 'string' || m.role === '') return { ok: false, field: `messages[${i}].role`, message: 'must be a non-empty string' };
+    if (typeof m.role !== 'string' || m.role === '')
+      return { ok: false, field: `messages[${i}].role`, message: 'must be a non-empty string' };
   }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') return { ok: false, field: 'stream', message: 'must be a boolean' };
+  if (body.stream !== undefined && typeof body.stream !== 'boolean')
+    return { ok: false, field: 'stream', message: 'must be a boolean' };
   return { ok: true, body };
 }
 
@@ -32,12 +36,17 @@ export function checkChatRequest(text: string): Checked {
  * fields the client left out, overrides replace, the prompt is enriched, and the provider's own `model`
  * setting wins over all of them. Fails only when no model is left.
  */
-export function shapeChatRequest(body: ChatBody, edge: AiProviderEdge | undefined, providerModel: string | undefined): Checked {
+export function shapeChatRequest(
+  body: ChatBody,
+  edge: AiProviderEdge | undefined,
+  providerModel: string | undefined,
+): Checked {
   const out = structuredClone(body);
   if (edge) {
     const alias = typeof out.model === 'string' ? edge.modelAliases[out.model] : undefined;
     if (alias) out.model = alias;
-    for (const d of edge.defaults) if (getPath(out, d.field) === undefined) setPath(out, d.field, JSON.parse(d.valueJson));
+    for (const d of edge.defaults)
+      if (getPath(out, d.field) === undefined) setPath(out, d.field, JSON.parse(d.valueJson));
     for (const o of edge.overrides) setPath(out, o.field, JSON.parse(o.valueJson));
     if (edge.promptPrepend.length + edge.promptAppend.length > 0 && Array.isArray(out.messages)) {
       const msg = (m: { role: string; content: string }) => ({ role: m.role, content: m.content });
@@ -45,7 +54,8 @@ export function shapeChatRequest(body: ChatBody, edge: AiProviderEdge | undefine
     }
   }
   if (providerModel) out.model = providerModel;
-  if (typeof out.model !== 'string' || out.model === '') return { ok: false, field: 'model', message: 'is required (the provider sets no model)' };
+  if (typeof out.model !== 'string' || out.model === '')
+    return { ok: false, field: 'model', message: 'is required (the provider sets no model)' };
   return { ok: true, body: out };
 }
 
@@ -67,7 +77,7 @@ function setPath(obj: Record<string, unknown>, path: string, value: unknown): vo
   for (const part of parts.slice(0, -1)) {
     const next = cur[part];
     if (isObject(next)) cur = next;
-    else cur = (cur[part] = {});
+    else cur = cur[part] = {};
   }
   cur[parts[parts.length - 1] as string] = value;
 }

@@ -26,7 +26,10 @@ export interface SignableCall {
 /** Why no credential could be had: `status` for the client (500 misconfigured, 502 token endpoint failed). */
 /** `credential_missing`: the proxy's own setup lacks it (500); `credential_unavailable`: its issuer failed (502). */
 export class CloudAuthFailure {
-  constructor(readonly code: 'credential_missing' | 'credential_unavailable', readonly message: string) {}
+  constructor(
+    readonly code: 'credential_missing' | 'credential_unavailable',
+    readonly message: string,
+  ) {}
 }
 
 export interface CloudAuthOptions {
@@ -35,7 +38,10 @@ export interface CloudAuthOptions {
   env: Record<string, string | undefined>;
 }
 
-interface Token { value: string; renewAt: number }
+interface Token {
+  value: string;
+  renewAt: number;
+}
 
 export class CloudAuth {
   private readonly tokens = new Map<string, Token>();
@@ -47,17 +53,42 @@ export class CloudAuth {
    * Headers carrying credential `c` for `call` (signing: `signing` gives the provider's region and
    * service), undefined when `c` is no cloud credential.
    */
-  async headers(c: AiCredential | null | undefined, call: SignableCall, signing: { region: string; service: string } | undefined, who: string): Promise<Record<string, string> | CloudAuthFailure | undefined> {
+  async headers(
+    c: AiCredential | null | undefined,
+    call: SignableCall,
+    signing: { region: string; service: string } | undefined,
+    who: string,
+  ): Promise<Record<string, string> | CloudAuthFailure | undefined> {
     switch (c?.kind) {
       case 'aws': {
         const a = c.aws;
-        const keys = a?.accessKeyId ? { accessKeyId: a.accessKeyId, secretAccessKey: a.secretAccessKey, ...(a.sessionToken ? { sessionToken: a.sessionToken } : {}) } : this.envKeys();
-        if (!keys) return new CloudAuthFailure('credential_missing', `${who} signs with the proxy's AWS environment, and AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set`);
+        const keys = a?.accessKeyId
+          ? {
+              accessKeyId: a.accessKeyId,
+              secretAccessKey: a.secretAccessKey,
+              ...(a.sessionToken ? { sessionToken: a.sessionToken } : {}),
+            }
+          : this.envKeys();
+        if (!keys)
+          return new CloudAuthFailure(
+            'credential_missing',
+            `${who} signs with the proxy's AWS environment, and AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set`,
+          );
         const [path = '/', query = ''] = call.path.split('?', 2) as [string?, string?];
-        const signed = signV4({
-          method: call.method, host: call.authority, path, query, headers: call.contentType ? { 'content-type': call.contentType } : {}, body: call.body ?? '',
-          region: a?.region || signing?.region || 'us-east-1', service: a?.serviceName || signing?.service || 'bedrock', now: this.opts.clock(),
-        }, keys);
+        const signed = signV4(
+          {
+            method: call.method,
+            host: call.authority,
+            path,
+            query,
+            headers: call.contentType ? { 'content-type': call.contentType } : {},
+            body: call.body ?? '',
+            region: a?.region || signing?.region || 'us-east-1',
+            service: a?.serviceName || signing?.service || 'bedrock',
+            now: this.opts.clock(),
+          },
+          keys,
+        );
         return signed.headers;
       }
       case 'azure': {
@@ -65,13 +96,21 @@ export class CloudAuth {
         if (!z) return undefined;
         const authority = (this.opts.env.AZURE_AUTHORITY_HOST || AZURE_AUTHORITY).replace(/\/+$/, '');
         const url = `${authority}/${encodeURIComponent(z.tenantId)}/oauth2/v2.0/token`;
-        const form = { grant_type: 'client_credentials', client_id: z.clientId, client_secret: z.clientSecret, scope: AZURE_SCOPE };
+        const form = {
+          grant_type: 'client_credentials',
+          client_id: z.clientId,
+          client_secret: z.clientSecret,
+          scope: AZURE_SCOPE,
+        };
         return this.bearer(`azure ${url} ${z.clientId} ${digest(z.clientSecret)}`, url, () => form, who);
       }
       case 'gcp': {
         const g = c.gcp;
         if (!g) return undefined;
-        const form = (): Record<string, string> => ({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: assertion(g, this.opts.clock()) });
+        const form = (): Record<string, string> => ({
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: assertion(g, this.opts.clock()),
+        });
         return this.bearer(`gcp ${g.tokenUri} ${g.clientEmail} ${digest(g.privateKey)}`, g.tokenUri, form, who);
       }
       default:
@@ -81,10 +120,17 @@ export class CloudAuth {
 
   private envKeys(): AwsKeys | undefined {
     const { AWS_ACCESS_KEY_ID: id, AWS_SECRET_ACCESS_KEY: secret, AWS_SESSION_TOKEN: token } = this.opts.env;
-    return id && secret ? { accessKeyId: id, secretAccessKey: secret, ...(token ? { sessionToken: token } : {}) } : undefined;
+    return id && secret
+      ? { accessKeyId: id, secretAccessKey: secret, ...(token ? { sessionToken: token } : {}) }
+      : undefined;
   }
 
-  private async bearer(key: string, url: string, form: () => Record<string, string>, who: string): Promise<Record<string, string> | CloudAuthFailure> {
+  private async bearer(
+    key: string,
+    url: string,
+    form: () => Record<string, string>,
+    who: string,
+  ): Promise<Record<string, string> | CloudAuthFailure> {
     const now = this.opts.clock();
     const cached = this.tokens.get(key);
     if (cached && now < cached.renewAt) return { authorization: `Bearer ${cached.value}` };
@@ -107,29 +153,47 @@ const b64url = (v: string | Buffer): string => Buffer.from(v).toString('base64ur
 /** A service account's RS256-signed JWT assertion (RFC 7523) for the token endpoint, valid one hour. */
 function assertion(g: NonNullable<AiCredential['gcp']>, nowMs: number): string {
   const iat = Math.floor(nowMs / 1000);
-  const header = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', ...(g.privateKeyId ? { kid: g.privateKeyId } : {}) }));
-  const claims = b64url(JSON.stringify({ iss: g.clientEmail, scope: GCP_SCOPE, aud: g.tokenUri, iat, exp: iat + 3600 }));
+  const header = b64url(
+    JSON.stringify({ alg: 'RS256', typ: 'JWT', ...(g.privateKeyId ? { kid: g.privateKeyId } : {}) }),
+  );
+  const claims = b64url(
+    JSON.stringify({ iss: g.clientEmail, scope: GCP_SCOPE, aud: g.tokenUri, iat, exp: iat + 3600 }),
+  );
   const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(g.privateKey);
   return `${header}.${claims}.${b64url(signature)}`;
 }
 
-async function fetchToken(url: string, form: Record<string, string>, now: number, who: string): Promise<Token | CloudAuthFailure> {
+async function fetchToken(
+  url: string,
+  form: Record<string, string>,
+  now: number,
+  who: string,
+): Promise<Token | CloudAuthFailure> {
   const where = `${who}: token endpoint ${new URL(url).host}`;
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams(form).toString(), signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) });
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams(form).toString(),
+      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
+    });
   } catch {
     return new CloudAuthFailure('credential_unavailable', `${where} could not be reached`);
   }
   let json: Record<string, unknown> = {};
   try {
     json = (await res.json()) as Record<string, unknown>;
-  } catch { /* not JSON: judged by status below */ }
+  } catch {
+    /* not JSON: judged by status below */
+  }
   // Only the OAuth error code is repeated: descriptions may echo what was sent.
   const code = typeof json.error === 'string' && /^[a-z_]{1,64}$/.test(json.error) ? ` (${json.error})` : '';
   if (!res.ok) return new CloudAuthFailure('credential_unavailable', `${where} answered ${res.status}${code}`);
-  const value = json.access_token, expiresIn = Number(json.expires_in ?? 3600);
-  if (typeof value !== 'string' || value === '') return new CloudAuthFailure('credential_unavailable', `${where} answered without an access_token`);
+  const value = json.access_token,
+    expiresIn = Number(json.expires_in ?? 3600);
+  if (typeof value !== 'string' || value === '')
+    return new CloudAuthFailure('credential_unavailable', `${where} answered without an access_token`);
   const lifeMs = (Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600) * 1000;
   return { value, renewAt: now + lifeMs - Math.min(RENEW_BEFORE_MS, lifeMs / 2) };
 }

@@ -47,13 +47,34 @@ function headersOf(buf: Buffer): EventMessage['headers'] {
     const type = buf.readUInt8(i);
     i += 1;
     switch (type) {
-      case 0: out[name] = true; break;
-      case 1: out[name] = false; break;
-      case 2: need(1); out[name] = buf.readInt8(i); i += 1; break;
-      case 3: need(2); out[name] = buf.readInt16BE(i); i += 2; break;
-      case 4: need(4); out[name] = buf.readInt32BE(i); i += 4; break;
-      case 5: need(8); out[name] = Number(buf.readBigInt64BE(i)); i += 8; break;
-      case 6: case 7: {
+      case 0:
+        out[name] = true;
+        break;
+      case 1:
+        out[name] = false;
+        break;
+      case 2:
+        need(1);
+        out[name] = buf.readInt8(i);
+        i += 1;
+        break;
+      case 3:
+        need(2);
+        out[name] = buf.readInt16BE(i);
+        i += 2;
+        break;
+      case 4:
+        need(4);
+        out[name] = buf.readInt32BE(i);
+        i += 4;
+        break;
+      case 5:
+        need(8);
+        out[name] = Number(buf.readBigInt64BE(i));
+        i += 8;
+        break;
+      case 6:
+      case 7: {
         need(2);
         const len = buf.readUInt16BE(i);
         i += 2;
@@ -62,9 +83,18 @@ function headersOf(buf: Buffer): EventMessage['headers'] {
         i += len;
         break;
       }
-      case 8: need(8); out[name] = Number(buf.readBigInt64BE(i)); i += 8; break;
-      case 9: need(16); out[name] = Buffer.from(buf.subarray(i, i + 16)); i += 16; break;
-      default: throw new EventStreamError(`unknown header value type ${type}`);
+      case 8:
+        need(8);
+        out[name] = Number(buf.readBigInt64BE(i));
+        i += 8;
+        break;
+      case 9:
+        need(16);
+        out[name] = Buffer.from(buf.subarray(i, i + 16));
+        i += 16;
+        break;
+      default:
+        throw new EventStreamError(`unknown header value type ${type}`);
     }
   }
   return out;
@@ -79,13 +109,20 @@ export class EventStreamDecoder {
     this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     const out: EventMessage[] = [];
     while (this.pending.length >= PRELUDE) {
-      const total = this.pending.readUInt32BE(0), headersLen = this.pending.readUInt32BE(4);
-      if (crc32(this.pending.subarray(0, 8)) !== this.pending.readUInt32BE(8)) throw new EventStreamError('prelude checksum mismatch');
-      if (total < MIN_MESSAGE || total > MAX_MESSAGE_BYTES || headersLen > total - MIN_MESSAGE) throw new EventStreamError(`impossible message length ${total}`);
+      const total = this.pending.readUInt32BE(0),
+        headersLen = this.pending.readUInt32BE(4);
+      if (crc32(this.pending.subarray(0, 8)) !== this.pending.readUInt32BE(8))
+        throw new EventStreamError('prelude checksum mismatch');
+      if (total < MIN_MESSAGE || total > MAX_MESSAGE_BYTES || headersLen > total - MIN_MESSAGE)
+        throw new EventStreamError(`impossible message length ${total}`);
       if (this.pending.length < total) break;
       const msg = this.pending.subarray(0, total);
-      if (crc32(msg.subarray(0, total - 4)) !== msg.readUInt32BE(total - 4)) throw new EventStreamError('message checksum mismatch');
-      out.push({ headers: headersOf(msg.subarray(PRELUDE, PRELUDE + headersLen)), payload: Buffer.from(msg.subarray(PRELUDE + headersLen, total - 4)) });
+      if (crc32(msg.subarray(0, total - 4)) !== msg.readUInt32BE(total - 4))
+        throw new EventStreamError('message checksum mismatch');
+      out.push({
+        headers: headersOf(msg.subarray(PRELUDE, PRELUDE + headersLen)),
+        payload: Buffer.from(msg.subarray(PRELUDE + headersLen, total - 4)),
+      });
       this.pending = this.pending.subarray(total);
     }
     return out;

@@ -18,8 +18,24 @@ import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
 import { CloudAuth, CloudAuthFailure } from './cloud-auth.js';
 import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
-import { EVENT_STREAM, errorTypeOf, guardHeaders, headerText, hostHeader, signedOnly, upstreamHeaders } from './llm-headers.js';
-import { LlmUsage, MAX_RESPONSE_BYTES, readBounded, relayBuffered, relayError, relayEventStream, relayStream } from './llm-response.js';
+import {
+  EVENT_STREAM,
+  errorTypeOf,
+  guardHeaders,
+  headerText,
+  hostHeader,
+  signedOnly,
+  upstreamHeaders,
+} from './llm-headers.js';
+import {
+  LlmUsage,
+  MAX_RESPONSE_BYTES,
+  readBounded,
+  relayBuffered,
+  relayError,
+  relayEventStream,
+  relayStream,
+} from './llm-response.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
@@ -51,7 +67,15 @@ class Deadline extends Error {}
 class ClientGone extends Error {}
 
 type Failure =
-  | { kind: 'status'; provider: LlmProvider; status: number; body: Buffer; contentType: string; format: WireFormat; errorType: string }
+  | {
+      kind: 'status';
+      provider: LlmProvider;
+      status: number;
+      body: Buffer;
+      contentType: string;
+      format: WireFormat;
+      errorType: string;
+    }
   | { kind: 'connect' | 'timeout'; provider: LlmProvider }
   | { kind: 'credential'; provider: LlmProvider; code: CloudAuthFailure['code']; message: string };
 
@@ -88,8 +112,18 @@ export class LlmForwarder {
     this.loggedRefusals = new WeakSet();
     const headersTimeout = opts.headersTimeoutMs ?? 300_000;
     // Streams may pause for long between tokens; only deadlines bound a response body.
-    this.agent = new Agent({ connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, headersTimeout, bodyTimeout: 0, keepAliveTimeout: 30_000, connections: 1024 });
-    this.tls = new UpstreamTlsPool({ log: opts.log, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, headersTimeoutMs: headersTimeout });
+    this.agent = new Agent({
+      connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+      headersTimeout,
+      bodyTimeout: 0,
+      keepAliveTimeout: 30_000,
+      connections: 1024,
+    });
+    this.tls = new UpstreamTlsPool({
+      log: opts.log,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+      headersTimeoutMs: headersTimeout,
+    });
   }
 
   async close(): Promise<void> {
@@ -106,7 +140,10 @@ export class LlmForwarder {
       // The compiled route belongs to one snapshot: logged once per snapshot.
       if (!this.loggedRefusals.has(route)) {
         this.loggedRefusals.add(route);
-        this.opts.log.error({ route: route.name, reason: route.unsupported }, 'LLM route cannot be served as configured; refusing its requests');
+        this.opts.log.error(
+          { route: route.name, reason: route.unsupported },
+          'LLM route cannot be served as configured; refusing its requests',
+        );
       }
       return refuse(route.unsupportedCode ?? 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
     }
@@ -117,14 +154,21 @@ export class LlmForwarder {
     }
     const type = routeTypeOf(route.routes, path);
     const chat = type === 'AI_ROUTE_COMPLETIONS';
-    if (type === 'AI_ROUTE_REALTIME') return refuse('route_type_not_supported', `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`);
-    if (chat && req.method !== 'POST') return refuse('method_not_allowed', 'chat completions take POST', { allow: 'POST' });
+    if (type === 'AI_ROUTE_REALTIME')
+      return refuse(
+        'route_type_not_supported',
+        `route ${route.name} maps ${path} to realtime, which this proxy does not serve yet`,
+      );
+    if (chat && req.method !== 'POST')
+      return refuse('method_not_allowed', 'chat completions take POST', { allow: 'POST' });
     const limit = route.maxRequestBytes;
-    if (Number(req.headers['content-length'] ?? '0') > limit) return refuse('payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    if (Number(req.headers['content-length'] ?? '0') > limit)
+      return refuse('payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
     // Bodies are buffered (bounded) so that a failed provider's request can go to the next one.
     const raw = await bufferBody(req, limit);
     if (raw === 'gone') return;
-    if (raw === 'too_large') return refuse('payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
+    if (raw === 'too_large')
+      return refuse('payload_too_large', `the request body exceeds ${limit} bytes`, { connection: 'close' });
     let body: ChatBody = {};
     if (chat) {
       const checked = checkChatRequest(raw.toString('utf8'));
@@ -132,21 +176,32 @@ export class LlmForwarder {
       body = checked.body;
     }
     if (route.models) {
-      if (typeof body.model !== 'string') return refuse('invalid_request', 'model is required: it chooses the model on this route');
+      if (typeof body.model !== 'string')
+        return refuse('invalid_request', 'model is required: it chooses the model on this route');
       const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
-      const choice = chooseModel(route.models, body.model, { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body }, this.random);
+      const choice = chooseModel(
+        route.models,
+        body.model,
+        { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body },
+        this.random,
+      );
       if (!choice.ok) {
         // The refusals array belongs to one compiled snapshot: logged once per snapshot and model.
         if (choice.refusals && !this.loggedRefusals.has(choice.refusals)) {
           this.loggedRefusals.add(choice.refusals);
-          this.opts.log.error({ route: route.name, refusals: choice.refusals }, 'GwModel sets fields this proxy does not apply; refusing its requests');
+          this.opts.log.error(
+            { route: route.name, refusals: choice.refusals },
+            'GwModel sets fields this proxy does not apply; refusing its requests',
+          );
         }
         return refuse(choice.error, choice.message);
       }
       route = { ...route, groups: choice.groups };
     }
     const abort = new AbortController();
-    const onClose = (): void => { if (!res.writableFinished) abort.abort(new ClientGone()); };
+    const onClose = (): void => {
+      if (!res.writableFinished) abort.abort(new ClientGone());
+    };
     res.once('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
     try {
@@ -159,12 +214,27 @@ export class LlmForwarder {
   }
 
   /** Any route type but chat: the request goes unchanged (credential added) to a provider that serves the type. */
-  private async servePlain(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, type: AiRouteType, raw: Buffer, signal: AbortSignal): Promise<void> {
+  private async servePlain(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: LlmRoute,
+    client: LlmClient,
+    type: AiRouteType,
+    raw: Buffer,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { path, query } = splitTarget(req.url);
-    const pathOf = (p: LlmProvider): string | undefined => (type === 'AI_ROUTE_PASSTHROUGH' ? `${path}${query ? `?${query}` : ''}` : p.endpoint.apiPaths[type as PlainRouteType]);
+    const pathOf = (p: LlmProvider): string | undefined =>
+      type === 'AI_ROUTE_PASSTHROUGH'
+        ? `${path}${query ? `?${query}` : ''}`
+        : p.endpoint.apiPaths[type as PlainRouteType];
     const name = type.replace('AI_ROUTE_', '').toLowerCase();
     if (!route.groups.flat().some((p) => pathOf(p) !== undefined)) {
-      sendError(res, 'route_type_not_supported', `route ${route.name} maps ${path} to ${name}, which none of its providers serves`);
+      sendError(
+        res,
+        'route_type_not_supported',
+        `route ${route.name} maps ${path} to ${name}, which none of its providers serves`,
+      );
       return;
     }
     const candidates = this.health.order(route.backend, route.groups).filter((p) => pathOf(p) !== undefined);
@@ -173,7 +243,9 @@ export class LlmForwarder {
     try {
       const m = (JSON.parse(raw.toString('utf8') || '{}') as { model?: unknown }).model;
       if (typeof m === 'string') model = m;
-    } catch { /* not JSON: no model label */ }
+    } catch {
+      /* not JSON: no model label */
+    }
     const failures: Failure[] = [];
     for (const p of candidates) {
       const credential = this.credential(p, client);
@@ -182,10 +254,18 @@ export class LlmForwarder {
         return;
       }
       const headers: Record<string, string | string[]> = { ...upstreamHeaders(req.headers), ...credential };
-      for (const h of ['content-type', 'accept'] as const) { const v = req.headers[h]; if (v) headers[h] = v; }
+      for (const h of ['content-type', 'accept'] as const) {
+        const v = req.headers[h];
+        if (v) headers[h] = v;
+      }
       if (raw.length > 0) headers['content-length'] = String(raw.length);
       const call: Call = {
-        model, method: req.method ?? 'GET', path: pathOf(p) ?? path, headers, body: raw.length > 0 ? raw : null, errorFormat: 'openai',
+        model,
+        method: req.method ?? 'GET',
+        path: pathOf(p) ?? path,
+        headers,
+        body: raw.length > 0 ? raw : null,
+        errorFormat: 'openai',
         answer: async (out, up) => {
           out.writeHead(up.statusCode, withoutHopByHop(up.headers));
           if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) out.flushHeaders();
@@ -202,10 +282,19 @@ export class LlmForwarder {
 
   private noneHealthy(res: ServerResponse, route: LlmRoute): void {
     const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
-    sendError(res, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, { 'retry-after': String(retry) });
+    sendError(res, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, {
+      'retry-after': String(retry),
+    });
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient, body: ChatBody, signal: AbortSignal): Promise<void> {
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: LlmRoute,
+    client: LlmClient,
+    body: ChatBody,
+    signal: AbortSignal,
+  ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
     if (candidates.length === 0) return this.noneHealthy(res, route);
     const headers = guardHeaders(req);
@@ -231,7 +320,12 @@ export class LlmForwarder {
         if (guarded?.text !== text) {
           const verdict = await route.guards.request(clientBody, guardCtx);
           if (verdict.action === 'reject') {
-            res.writeHead(verdict.status, { 'content-type': verdict.contentType, 'content-length': Buffer.byteLength(verdict.body) }).end(verdict.body);
+            res
+              .writeHead(verdict.status, {
+                'content-type': verdict.contentType,
+                'content-length': Buffer.byteLength(verdict.body),
+              })
+              .end(verdict.body);
             return;
           }
           guarded = { text, body: verdict.action === 'modify' ? verdict.body : clientBody };
@@ -243,7 +337,13 @@ export class LlmForwarder {
         sendError(res, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
         return;
       }
-      const outcome = await this.attempt(res, route, p, this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx), signal);
+      const outcome = await this.attempt(
+        res,
+        route,
+        p,
+        this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx),
+        signal,
+      );
       if (outcome === 'done') return;
       if (signal.aborted) break;
       failures.push(outcome);
@@ -266,24 +366,59 @@ export class LlmForwarder {
   }
 
   /** The chat-completions call to one provider: converted for its format, answered in the client's. */
-  private chatCall(route: LlmRoute, p: LlmProvider, clientBody: ChatBody, headers: Record<string, string | string[]>, guardCtx: GuardRequestContext): Call {
+  private chatCall(
+    route: LlmRoute,
+    p: LlmProvider,
+    clientBody: ChatBody,
+    headers: Record<string, string | string[]>,
+    guardCtx: GuardRequestContext,
+  ): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
     const stream = clientBody.stream === true;
-    const payload = JSON.stringify(e.format === 'anthropic' ? toAnthropicRequest(clientBody) : e.format === 'bedrock' ? toConverseRequest(clientBody, e.guardrail) : clientBody);
+    const payload = JSON.stringify(
+      e.format === 'anthropic'
+        ? toAnthropicRequest(clientBody)
+        : e.format === 'bedrock'
+          ? toConverseRequest(clientBody, e.guardrail)
+          : clientBody,
+    );
     const streamType = e.format === 'bedrock' ? EVENT_STREAM : 'text/event-stream';
     return {
-      model, method: 'POST', path: e.chatPath ? e.chatPath(model, stream) : e.path, body: payload, errorFormat: e.format,
-      headers: { ...headers, 'content-type': 'application/json', accept: stream ? streamType : 'application/json', 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(payload)) },
+      model,
+      method: 'POST',
+      path: e.chatPath ? e.chatPath(model, stream) : e.path,
+      body: payload,
+      errorFormat: e.format,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: stream ? streamType : 'application/json',
+        'accept-encoding': 'identity',
+        'content-length': String(Buffer.byteLength(payload)),
+      },
       answer: async (res, up) => {
         const contentType = String(up.headers['content-type'] ?? '');
         if (up.statusCode >= 400) {
           const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
-          relayError(res, up.statusCode, e.format, buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, errorTypeOf(up.headers));
+          relayError(
+            res,
+            up.statusCode,
+            e.format,
+            buf === 'too_large' ? Buffer.alloc(0) : buf,
+            contentType,
+            errorTypeOf(up.headers),
+          );
           return;
         }
         const answer = {
-          id: `chatcmpl-${randomUUID()}`, provider: p.metricsProvider ?? p.name, model, format: e.format, nowSeconds: Math.floor(this.clock() / 1000), usage: this.usage, guardCtx,
+          id: `chatcmpl-${randomUUID()}`,
+          provider: p.metricsProvider ?? p.name,
+          model,
+          format: e.format,
+          nowSeconds: Math.floor(this.clock() / 1000),
+          usage: this.usage,
+          guardCtx,
           ...(route.guards ? { guards: route.guards } : {}),
         };
         const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
@@ -299,7 +434,13 @@ export class LlmForwarder {
   }
 
   /** One try: 'done' once the client got an answer from this provider, else why to go on to the next one. */
-  private async attempt(res: ServerResponse, route: LlmRoute, p: LlmProvider, call: Call, signal: AbortSignal): Promise<'done' | Failure> {
+  private async attempt(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    signal: AbortSignal,
+  ): Promise<'done' | Failure> {
     const e = p.endpoint;
     const model = call.model;
     const attempt = new AbortController();
@@ -312,24 +453,50 @@ export class LlmForwarder {
     try {
       const https = e.tls !== undefined;
       const authority = e.port === (https ? 443 : 80) ? hostHeader(e.host) : `${hostHeader(e.host)}:${e.port}`;
-      const signable = { method: call.method, authority, path: call.path, contentType: headerText(call.headers['content-type']), body: call.body };
+      const signable = {
+        method: call.method,
+        authority,
+        path: call.path,
+        contentType: headerText(call.headers['content-type']),
+        body: call.body,
+      };
       const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
       if (cloud instanceof CloudAuthFailure) {
-        this.opts.log.warn({ route: route.name, provider: p.name, reason: cloud.message }, 'LLM provider credential unavailable; trying the next one');
+        this.opts.log.warn(
+          { route: route.name, provider: p.name, reason: cloud.message },
+          'LLM provider credential unavailable; trying the next one',
+        );
         return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
       }
-      const dispatcher: Dispatcher = e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
+      const dispatcher: Dispatcher = e.tls
+        ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls)
+        : this.agent;
       const up = await dispatcher.request({
-        origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`, path: call.path, method: call.method as Dispatcher.HttpMethod,
-        signal: attempt.signal, headers: { ...signedOnly(call.headers, p), ...cloud }, body: call.body,
+        origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`,
+        path: call.path,
+        method: call.method as Dispatcher.HttpMethod,
+        signal: attempt.signal,
+        headers: { ...signedOnly(call.headers, p), ...cloud },
+        body: call.body,
       });
       this.usage.request(p.metricsProvider ?? p.name, model, String(up.statusCode));
       const contentType = String(up.headers['content-type'] ?? '');
       if (up.statusCode >= 500 || up.statusCode === 429) {
         const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
         this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
-        this.opts.log.warn({ route: route.name, provider: p.name, status: up.statusCode }, 'LLM provider failed; trying the next one');
-        return { kind: 'status', provider: p, status: up.statusCode, body: buf === 'too_large' ? Buffer.alloc(0) : buf, contentType, format: call.errorFormat, errorType: errorTypeOf(up.headers) };
+        this.opts.log.warn(
+          { route: route.name, provider: p.name, status: up.statusCode },
+          'LLM provider failed; trying the next one',
+        );
+        return {
+          kind: 'status',
+          provider: p,
+          status: up.statusCode,
+          body: buf === 'too_large' ? Buffer.alloc(0) : buf,
+          contentType,
+          format: call.errorFormat,
+          errorType: errorTypeOf(up.headers),
+        };
       }
       this.health.succeeded(route.backend, p);
       started = true;
@@ -337,10 +504,15 @@ export class LlmForwarder {
       return 'done';
     } catch (err) {
       if (started || res.headersSent) {
-        if (!(signal.reason instanceof ClientGone)) this.opts.log.warn({ route: route.name, provider: p.name, code: codeOf(err) }, 'LLM provider response broke off');
+        if (!(signal.reason instanceof ClientGone))
+          this.opts.log.warn(
+            { route: route.name, provider: p.name, code: codeOf(err) },
+            'LLM provider response broke off',
+          );
         // Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete.
         if (res.headersSent) res.destroy();
-        else if (signal.reason instanceof Deadline) sendError(res, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
+        else if (signal.reason instanceof Deadline)
+          sendError(res, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
         else sendError(res, 'bad_gateway', `provider ${p.name} broke off its response`);
         return 'done';
       }
@@ -349,7 +521,16 @@ export class LlmForwarder {
       if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
       this.health.failed(route.backend, p);
       const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;
-      this.opts.log.warn({ route: route.name, provider: p.name, upstream: `${e.host}:${e.port}`, code: codeOf(err), ...(tlsReason ? { tls: tlsReason } : {}) }, 'LLM provider unreachable; trying the next one');
+      this.opts.log.warn(
+        {
+          route: route.name,
+          provider: p.name,
+          upstream: `${e.host}:${e.port}`,
+          code: codeOf(err),
+          ...(tlsReason ? { tls: tlsReason } : {}),
+        },
+        'LLM provider unreachable; trying the next one',
+      );
       return { kind: timedOut ? 'timeout' : 'connect', provider: p };
     } finally {
       clearTimeout(timer);
@@ -374,7 +555,8 @@ export class LlmForwarder {
       return;
     }
     const tried = failures.map((f) => `${f.provider.name} (${f.kind})`).join(', ');
-    if (last?.kind === 'timeout') sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
+    if (last?.kind === 'timeout')
+      sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
     else sendError(res, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
   }
 }

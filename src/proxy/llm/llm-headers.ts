@@ -5,7 +5,18 @@ import { withoutHopByHop } from '../http/forward-headers.js';
 import type { LlmProvider } from './llm-route.js';
 
 // Client credentials for the gateway, and what the proxy sets itself, never travel to the vendor as sent.
-const DROPPED = ['host', 'content-length', 'content-encoding', 'authorization', 'x-api-key', 'api-key', 'cookie', 'accept-encoding', 'content-type', 'accept'];
+const DROPPED = [
+  'host',
+  'content-length',
+  'content-encoding',
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'cookie',
+  'accept-encoding',
+  'content-type',
+  'accept',
+];
 
 export const EVENT_STREAM = 'application/vnd.amazon.eventstream';
 
@@ -19,7 +30,10 @@ export function headerText(v: unknown): string | undefined {
 }
 
 /** For a SigV4-signed call the client's own `x-amz-*` headers (a date, a token) are dropped: only the proxy's go upstream. */
-export function signedOnly(headers: Record<string, string | string[]>, p: LlmProvider): Record<string, string | string[]> {
+export function signedOnly(
+  headers: Record<string, string | string[]>,
+  p: LlmProvider,
+): Record<string, string | string[]> {
   if (p.edge?.credential?.kind !== 'aws') return headers;
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !k.toLowerCase().startsWith('x-amz-')));
 }

@@ -7,7 +7,13 @@ import { createParser } from 'eventsource-parser';
 import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
 import type { ProxyMetrics } from '../metrics.js';
-import { AnthropicStreamConverter, anthropicUsage, fromAnthropicError, fromAnthropicResponse, type Usage } from './anthropic.js';
+import {
+  AnthropicStreamConverter,
+  anthropicUsage,
+  fromAnthropicError,
+  fromAnthropicResponse,
+  type Usage,
+} from './anthropic.js';
 import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';
 import { EventStreamDecoder, type EventMessage } from './event-stream.js';
 import type { WireFormat } from './vendors.js';
@@ -39,8 +45,14 @@ export class LlmUsage {
   tokens(provider: string, model: string, usage: Usage | undefined): void {
     if (!usage) return;
     const m = this.model(model);
-    if (usage.input > 0) this.counter(`t ${provider} ${m} input`, () => this.metrics.llmTokens.labels(provider, m, 'input')).inc(usage.input);
-    if (usage.output > 0) this.counter(`t ${provider} ${m} output`, () => this.metrics.llmTokens.labels(provider, m, 'output')).inc(usage.output);
+    if (usage.input > 0)
+      this.counter(`t ${provider} ${m} input`, () => this.metrics.llmTokens.labels(provider, m, 'input')).inc(
+        usage.input,
+      );
+    if (usage.output > 0)
+      this.counter(`t ${provider} ${m} output`, () => this.metrics.llmTokens.labels(provider, m, 'output')).inc(
+        usage.output,
+      );
   }
 
   private counter(key: string, make: () => { inc(n?: number): void }): { inc(n?: number): void } {
@@ -68,7 +80,10 @@ export async function readBounded(body: Readable, limit: number): Promise<Buffer
 function openAiUsage(u: unknown): Usage | undefined {
   if (typeof u !== 'object' || u === null) return undefined;
   const o = u as Record<string, unknown>;
-  return { input: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : 0, output: typeof o.completion_tokens === 'number' ? o.completion_tokens : 0 };
+  return {
+    input: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : 0,
+    output: typeof o.completion_tokens === 'number' ? o.completion_tokens : 0,
+  };
 }
 
 function parseJson(buf: Buffer): unknown {
@@ -80,10 +95,27 @@ function parseJson(buf: Buffer): unknown {
 }
 
 /** A provider's error answer, passed on with its status; Anthropic's and Bedrock's error shapes become OpenAI's. */
-export function relayError(res: ServerResponse, status: number, format: WireFormat, body: Buffer, contentType: string, errorType = ''): void {
+export function relayError(
+  res: ServerResponse,
+  status: number,
+  format: WireFormat,
+  body: Buffer,
+  contentType: string,
+  errorType = '',
+): void {
   const json = parseJson(body);
-  if (json !== undefined) sendJson(res, status, format === 'anthropic' ? fromAnthropicError(json) : format === 'bedrock' ? fromConverseError(json, errorType) : json);
-  else if (!res.headersSent) res.writeHead(status, { 'content-type': contentType || 'text/plain', 'content-length': body.length }).end(body);
+  if (json !== undefined)
+    sendJson(
+      res,
+      status,
+      format === 'anthropic'
+        ? fromAnthropicError(json)
+        : format === 'bedrock'
+          ? fromConverseError(json, errorType)
+          : json,
+    );
+  else if (!res.headersSent)
+    res.writeHead(status, { 'content-type': contentType || 'text/plain', 'content-length': body.length }).end(body);
 }
 
 export interface Answer {
@@ -111,12 +143,30 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
     return;
   }
   const upstream = json as Record<string, unknown>;
-  let out = a.format === 'anthropic' ? fromAnthropicResponse(upstream, a.nowSeconds) : a.format === 'bedrock' ? fromConverseResponse(upstream, a.id, a.model, a.nowSeconds) : upstream;
-  a.usage.tokens(a.provider, a.model, a.format === 'anthropic' ? anthropicUsage(upstream.usage) : a.format === 'bedrock' ? converseUsage(upstream.usage) : openAiUsage(upstream.usage));
+  let out =
+    a.format === 'anthropic'
+      ? fromAnthropicResponse(upstream, a.nowSeconds)
+      : a.format === 'bedrock'
+        ? fromConverseResponse(upstream, a.id, a.model, a.nowSeconds)
+        : upstream;
+  a.usage.tokens(
+    a.provider,
+    a.model,
+    a.format === 'anthropic'
+      ? anthropicUsage(upstream.usage)
+      : a.format === 'bedrock'
+        ? converseUsage(upstream.usage)
+        : openAiUsage(upstream.usage),
+  );
   if (a.guards?.response) {
     const verdict = await a.guards.response(out, a.guardCtx);
     if (verdict.action === 'reject') {
-      res.writeHead(verdict.status, { 'content-type': verdict.contentType, 'content-length': Buffer.byteLength(verdict.body) }).end(verdict.body);
+      res
+        .writeHead(verdict.status, {
+          'content-type': verdict.contentType,
+          'content-length': Buffer.byteLength(verdict.body),
+        })
+        .end(verdict.body);
       return;
     }
     if (verdict.action === 'modify') out = verdict.body;
@@ -133,7 +183,13 @@ async function write(res: ServerResponse, chunk: string | Buffer): Promise<void>
  * unchanged and are only read for `usage`; Anthropic events are converted. Throws when the upstream
  * breaks off; the caller then cuts the client connection (its status is long sent).
  */
-export async function relayStream(res: ServerResponse, status: number, body: Readable, a: Answer, includeUsage: boolean): Promise<void> {
+export async function relayStream(
+  res: ServerResponse,
+  status: number,
+  body: Readable,
+  a: Answer,
+  includeUsage: boolean,
+): Promise<void> {
   res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   const conv = a.format === 'anthropic' ? new AnthropicStreamConverter(a.nowSeconds, includeUsage) : undefined;
@@ -173,7 +229,8 @@ export async function relayStream(res: ServerResponse, status: number, body: Rea
 function converseEvent(conv: ConverseStreamConverter, m: EventMessage): string {
   const h = m.headers;
   const kind = String(h[':message-type'] ?? 'event');
-  if (kind === 'error') return conv.event(String(h[':error-code'] ?? 'error'), { message: String(h[':error-message'] ?? '') }, true);
+  if (kind === 'error')
+    return conv.event(String(h[':error-code'] ?? 'error'), { message: String(h[':error-message'] ?? '') }, true);
   const payload = parseJson(m.payload);
   if (kind === 'exception') return conv.event(String(h[':exception-type'] ?? 'error'), payload, true);
   return conv.event(String(h[':event-type'] ?? ''), payload);
@@ -183,14 +240,23 @@ function converseEvent(conv: ConverseStreamConverter, m: EventMessage): string {
  * A Bedrock ConverseStream response (AWS event-stream frames) as OpenAI SSE chunks, message by message as
  * they arrive. Throws when the upstream breaks off or sends a corrupt frame; the caller then cuts the client connection.
  */
-export async function relayEventStream(res: ServerResponse, status: number, body: Readable, a: Answer, includeUsage: boolean): Promise<void> {
+export async function relayEventStream(
+  res: ServerResponse,
+  status: number,
+  body: Readable,
+  a: Answer,
+  includeUsage: boolean,
+): Promise<void> {
   res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   const decoder = new EventStreamDecoder();
   const conv = new ConverseStreamConverter(a.id, a.model, a.nowSeconds, includeUsage);
   try {
     for await (const chunk of body) {
-      const text = decoder.feed(chunk as Buffer).map((m) => converseEvent(conv, m)).join('');
+      const text = decoder
+        .feed(chunk as Buffer)
+        .map((m) => converseEvent(conv, m))
+        .join('');
       if (text) await write(res, text);
       if (res.destroyed) return;
     }

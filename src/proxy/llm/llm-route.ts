@@ -55,7 +55,11 @@ export interface LlmRoute {
  * attached to it; undefined for any other route. `guards` builds the edge's prompt guards.
  */
 export function compileLlmRoute(
-  route: Route, backends: Map<string, Backend>, models: Iterable<Model>, maxRequestBytes: number, traffic: TrafficPlan | undefined,
+  route: Route,
+  backends: Map<string, Backend>,
+  models: Iterable<Model>,
+  maxRequestBytes: number,
+  traffic: TrafficPlan | undefined,
   guards: (ref: BackendRef) => LlmGuards | undefined,
 ): LlmRoute | undefined {
   const ref = llmRefOf(route, backends);
@@ -71,7 +75,14 @@ function llmRefOf(route: Route, backends: Map<string, Backend>): BackendRef | un
   return ref && backends.get(ref.backend)?.ai ? ref : undefined;
 }
 
-function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestBytes: number, traffic?: TrafficPlan, guards?: LlmGuards): LlmRoute {
+function llmRouteOf(
+  route: Route,
+  ref: BackendRef,
+  backend: Backend,
+  maxRequestBytes: number,
+  traffic?: TrafficPlan,
+  guards?: LlmGuards,
+): LlmRoute {
   const groups: LlmProvider[][] = [];
   const problems: string[] = [];
   for (const g of backend.ai?.groups ?? []) {
@@ -85,7 +96,9 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
         continue;
       }
       out.push({
-        name: p.name, kind: p.kind, endpoint: endpoint.endpoint,
+        name: p.name,
+        kind: p.kind,
+        endpoint: endpoint.endpoint,
         ...(settings.model ? { model: settings.model } : {}),
         ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
@@ -96,8 +109,13 @@ function llmRouteOf(route: Route, ref: BackendRef, backend: Backend, maxRequestB
   }
   const t = routeTimeouts(route, traffic);
   return {
-    name: route.name, backend: ref.backend, groups, routes: ref.ai?.routes ?? {}, maxRequestBytes,
-    deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
+    name: route.name,
+    backend: ref.backend,
+    groups,
+    routes: ref.ai?.routes ?? {},
+    maxRequestBytes,
+    deadlineMs: t?.requestMs ?? 0,
+    tryDeadlineMs: t?.backendRequestMs ?? 0,
     // A route with a provider it cannot serve refuses every request rather than quietly using only the others.
     ...(problems.length > 0 ? { unsupported: problems.join('; ') } : {}),
     ...refusedEdge(ref),
@@ -120,8 +138,14 @@ function refusedEdge(ref: BackendRef): Pick<LlmRoute, 'unsupported' | 'unsupport
 function modelRouteOf(route: Route, models: ModelTable, maxRequestBytes: number, traffic?: TrafficPlan): LlmRoute {
   const t = routeTimeouts(route, traffic);
   return {
-    name: route.name, backend: MODEL_HEALTH_KEY, groups: [], routes: {}, maxRequestBytes, models,
-    deadlineMs: t?.requestMs ?? 0, tryDeadlineMs: t?.backendRequestMs ?? 0,
+    name: route.name,
+    backend: MODEL_HEALTH_KEY,
+    groups: [],
+    routes: {},
+    maxRequestBytes,
+    models,
+    deadlineMs: t?.requestMs ?? 0,
+    tryDeadlineMs: t?.backendRequestMs ?? 0,
   };
 }
 
@@ -142,16 +166,30 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
       const b = r.backend;
       const object = `Backend ${b.name}`;
       const groups = b.ai?.groups ?? [];
-      if (groups.length === 0) problems.push({ source, object, path: 'ai.groups', message: 'must have at least one priority group' });
+      if (groups.length === 0)
+        problems.push({ source, object, path: 'ai.groups', message: 'must have at least one priority group' });
       const seen = new Set<string>();
       groups.forEach((g, gi) => {
-        if (g.providers.length === 0) problems.push({ source, object, path: `ai.groups[${gi}].providers`, message: 'must not be empty' });
+        if (g.providers.length === 0)
+          problems.push({ source, object, path: `ai.groups[${gi}].providers`, message: 'must not be empty' });
         g.providers.forEach((p, pi) => {
           const at = `ai.groups[${gi}].providers[${pi}]`;
           if (!p.name) problems.push({ source, object, path: `${at}.name`, message: 'must not be empty' });
-          else if (seen.has(p.name)) problems.push({ source, object, path: `${at}.name`, message: `duplicates another provider named ${p.name}` });
+          else if (seen.has(p.name))
+            problems.push({
+              source,
+              object,
+              path: `${at}.name`,
+              message: `duplicates another provider named ${p.name}`,
+            });
           seen.add(p.name);
-          if (p.port > 65535) problems.push({ source, object, path: `${at}.port`, message: `must be between 1 and 65535, got ${p.port}` });
+          if (p.port > 65535)
+            problems.push({
+              source,
+              object,
+              path: `${at}.port`,
+              message: `must be between 1 and 65535, got ${p.port}`,
+            });
         });
       });
     }
@@ -162,7 +200,12 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
         try {
           compileCel(t.when, ['jwt', 'request', 'llmRequest']);
         } catch (err) {
-          problems.push({ source, object: `Model ${m.name}`, path: `routing.targets[${i}].when`, message: (err as Error).message });
+          problems.push({
+            source,
+            object: `Model ${m.name}`,
+            path: `routing.targets[${i}].when`,
+            message: (err as Error).message,
+          });
         }
       });
     }
@@ -171,12 +214,30 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
       route.backends.forEach((ref, i) => {
         for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
           const at = `backends[${i}].ai.providers[${name}]`;
-          if (p.credential?.kind === 'key' && !p.credential.key) problems.push({ source, object: `Route ${route.name}`, path: `${at}.credential.key`, message: 'must not be empty' });
-          for (const field of credentialGaps(p.credential)) problems.push({ source, object: `Route ${route.name}`, path: `${at}.credential.${field}`, message: 'must not be empty' });
+          if (p.credential?.kind === 'key' && !p.credential.key)
+            problems.push({
+              source,
+              object: `Route ${route.name}`,
+              path: `${at}.credential.key`,
+              message: 'must not be empty',
+            });
+          for (const field of credentialGaps(p.credential))
+            problems.push({
+              source,
+              object: `Route ${route.name}`,
+              path: `${at}.credential.${field}`,
+              message: 'must not be empty',
+            });
           const tls = p.tls && tlsSettingsProblem(p.tls);
           if (tls) problems.push({ source, object: `Route ${route.name}`, path: `${at}.tls`, message: tls });
           [...p.defaults, ...p.overrides].forEach((f) => {
-            if (!isJson(f.valueJson)) problems.push({ source, object: `Route ${route.name}`, path: at, message: `value of field ${f.field} must be JSON text` });
+            if (!isJson(f.valueJson))
+              problems.push({
+                source,
+                object: `Route ${route.name}`,
+                path: at,
+                message: `value of field ${f.field} must be JSON text`,
+              });
           });
         }
       });
@@ -187,7 +248,8 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
 
 /** Fields a cloud credential cannot work without (AWS keys may both be empty: the proxy's environment). */
 function credentialGaps(c: AiProviderEdge['credential']): string[] {
-  const empty = (o: Record<string, unknown>, prefix: string, fields: string[]): string[] => fields.filter((f) => !o[f]).map((f) => `${prefix}.${f.replace(/[A-Z]/g, (x) => `_${x.toLowerCase()}`)}`);
+  const empty = (o: Record<string, unknown>, prefix: string, fields: string[]): string[] =>
+    fields.filter((f) => !o[f]).map((f) => `${prefix}.${f.replace(/[A-Z]/g, (x) => `_${x.toLowerCase()}`)}`);
   if (c?.kind === 'aws' && c.aws?.accessKeyId) return empty({ ...c.aws }, 'aws', ['secretAccessKey']);
   if (c?.kind === 'azure') return empty({ ...c.azure }, 'azure', ['tenantId', 'clientId', 'clientSecret']);
   if (c?.kind === 'gcp') return empty({ ...c.gcp }, 'gcp', ['clientEmail', 'privateKey', 'tokenUri']);

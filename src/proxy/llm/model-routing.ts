@@ -40,7 +40,9 @@ export interface ModelTable {
   public: IrModel[];
 }
 
-export type ModelChoice = { ok: true; model: string; groups: LlmProvider[][] } | { ok: false; error: ErrorCode; message: string; refusals?: IrRefusal[] };
+export type ModelChoice =
+  | { ok: true; model: string; groups: LlmProvider[][] }
+  | { ok: false; error: ErrorCode; message: string; refusals?: IrRefusal[] };
 
 /** The models a route serves, or undefined when none is attached to it (directly or through its listeners). */
 export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTable | undefined {
@@ -57,10 +59,13 @@ export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTabl
     if (k === 'suffix') return [2, -(m.match?.suffix ?? '').length];
     return [3, 0];
   };
-  const pub = attached.filter((m) => m.visibility !== 'INTERNAL').sort((a, b) => {
-    const [ra, la] = rank(a), [rb, lb] = rank(b);
-    return ra - rb || la - lb || (a.name < b.name ? -1 : 1);
-  });
+  const pub = attached
+    .filter((m) => m.visibility !== 'INTERNAL')
+    .sort((a, b) => {
+      const [ra, la] = rank(a),
+        [rb, lb] = rank(b);
+      return ra - rb || la - lb || (a.name < b.name ? -1 : 1);
+    });
   return { byName, public: pub };
 }
 
@@ -84,17 +89,26 @@ function safeCompile(when: string): CompiledCel | undefined {
 function matches(m: IrModel, requested: string): boolean {
   const match = m.match;
   switch (match?.kind) {
-    case 'exact': return requested === match.exact;
-    case 'prefix': return requested.startsWith(match.prefix ?? '');
-    case 'suffix': return requested.endsWith(match.suffix ?? '');
-    case 'any': return true;
-    default: return false;
+    case 'exact':
+      return requested === match.exact;
+    case 'prefix':
+      return requested.startsWith(match.prefix ?? '');
+    case 'suffix':
+      return requested.endsWith(match.suffix ?? '');
+    case 'any':
+      return true;
+    default:
+      return false;
   }
 }
 
 // Providers addressed by their settings (region, resource, project): a baseURL only moves the host.
 const SETTINGS_ADDRESSED = new Set(['bedrock', 'azure', 'vertexai']);
-const CHAT_SUFFIX: Record<string, string> = { openai: '/chat/completions', gemini: '/chat/completions', anthropic: '/messages' };
+const CHAT_SUFFIX: Record<string, string> = {
+  openai: '/chat/completions',
+  gemini: '/chat/completions',
+  anthropic: '/messages',
+};
 
 const notSupported = (message: string): Refusal => ({ error: 'provider_not_supported', message });
 
@@ -104,25 +118,58 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
   if (m.refusals.length > 0) {
     const security = m.refusals.some((r) => r.security);
     const fields = m.refusals.map((r) => r.field).join(', ');
-    return { refusals: m.refusals, error: security ? 'policy_not_enforced' : 'provider_not_supported', message: `${m.name}: ${fields} ${m.refusals.length > 1 ? 'are' : 'is'} not applied by this release; the model is refused rather than served without (see the GwModel's status)` };
+    return {
+      refusals: m.refusals,
+      error: security ? 'policy_not_enforced' : 'provider_not_supported',
+      message: `${m.name}: ${fields} ${m.refusals.length > 1 ? 'are' : 'is'} not applied by this release; the model is refused rather than served without (see the GwModel's status)`,
+    };
   }
-  if (!p || !p.kind) return notSupported(`${m.name}: provider ${p?.provider || 'unset'} is not supported by this proxy`);
+  if (!p || !p.kind)
+    return notSupported(`${m.name}: provider ${p?.provider || 'unset'} is not supported by this proxy`);
   if (p.credentialProblem) {
-    return { error: 'credential_missing', message: `${m.name} ${p.credentialProblem} (see the GwModel's status); the model is refused rather than called without it` };
+    return {
+      error: 'credential_missing',
+      message: `${m.name} ${p.credentialProblem} (see the GwModel's status); the model is refused rather than called without it`,
+    };
   }
   const settings = { ...EMPTY_SETTINGS, ...(p.settings ?? {}) };
-  const endpoint = SETTINGS_ADDRESSED.has(p.kind) ? settingsEndpoint(m, p.kind, settings) : urlEndpoint(m, p.kind, settings);
+  const endpoint = SETTINGS_ADDRESSED.has(p.kind)
+    ? settingsEndpoint(m, p.kind, settings)
+    : urlEndpoint(m, p.kind, settings);
   if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
-  const edge: AiProviderEdge = { credential: p.credential, modelAliases: {}, defaults: [], overrides: [], promptPrepend: [], promptAppend: [], tls: null, requestTimeoutMs: 0 };
+  const edge: AiProviderEdge = {
+    credential: p.credential,
+    modelAliases: {},
+    defaults: [],
+    overrides: [],
+    promptPrepend: [],
+    promptAppend: [],
+    tls: null,
+    requestTimeoutMs: 0,
+  };
   return {
-    name: m.name, kind: p.kind, endpoint: endpoint.endpoint, edge, requestTimeoutMs: 0,
+    name: m.name,
+    kind: p.kind,
+    endpoint: endpoint.endpoint,
+    edge,
+    requestTimeoutMs: 0,
     ...(settings.model ? { model: settings.model } : {}),
     ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
   };
 }
 
-const irProvider = (m: IrModel, kind: string, settings: Settings, at: { host: string; port: number; path: string; pathPrefix: string }): AiProvider => ({
-  name: m.name, kind, settingsJson: '', policiesJson: '', settings, ...at,
+const irProvider = (
+  m: IrModel,
+  kind: string,
+  settings: Settings,
+  at: { host: string; port: number; path: string; pathPrefix: string },
+): AiProvider => ({
+  name: m.name,
+  kind,
+  settingsJson: '',
+  policiesJson: '',
+  settings,
+  ...at,
 });
 
 /** Bedrock, Azure and Vertex AI models: addressed by their own settings; a baseURL replaces the host and port. */
@@ -136,7 +183,11 @@ function settingsEndpoint(m: IrModel, kind: string, settings: Settings): VendorR
   const https = url?.protocol !== 'http:';
   const port = url ? Number(url.port) || (https ? 443 : 80) : 0;
   const host = url ? url.hostname.replace(/^\[|\]$/g, '') : '';
-  return vendorEndpoint(irProvider(m, kind, settings, { host, port, path: '', pathPrefix: '' }), settings, url && https ? SYSTEM_ROOTS : null);
+  return vendorEndpoint(
+    irProvider(m, kind, settings, { host, port, path: '', pathPrefix: '' }),
+    settings,
+    url && https ? SYSTEM_ROOTS : null,
+  );
 }
 
 /** Providers addressed by a base URL (their own or the vendor's default, filled by the translator). */
@@ -152,9 +203,15 @@ function urlEndpoint(m: IrModel, kind: string, settings: Settings): VendorResult
   const hasFormatPath = settings.formats.some((f) => f.path);
   const formats = settings.formats.length > 0 ? settings.formats : [{ format: 'Completions', path: '' }];
   const at = {
-    host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80),
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || (https ? 443 : 80),
     // The base URL's path is the API prefix; an empty one means the chat path sits at the root.
-    path: kind === 'custom' ? (!hasFormatPath && prefix ? `${prefix}/chat/completions` : '') : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
+    path:
+      kind === 'custom'
+        ? !hasFormatPath && prefix
+          ? `${prefix}/chat/completions`
+          : ''
+        : `${prefix}${CHAT_SUFFIX[kind] ?? ''}`,
     pathPrefix: kind === 'custom' ? '' : prefix,
   };
   const s = kind === 'custom' ? { ...settings, formats } : settings;
@@ -167,9 +224,19 @@ function urlEndpoint(m: IrModel, kind: string, settings: Settings): VendorResult
  * first, the others after; conditional: the first target whose `when` holds). One level of virtual
  * models: a virtual target that is itself virtual is skipped.
  */
-export function chooseModel(table: ModelTable, requested: string, bindings: CelBindings, random: () => number): ModelChoice {
+export function chooseModel(
+  table: ModelTable,
+  requested: string,
+  bindings: CelBindings,
+  random: () => number,
+): ModelChoice {
   const m = table.public.find((x) => matches(x, requested));
-  if (!m) return { ok: false, error: 'model_not_found', message: `no model on this route matches ${JSON.stringify(requested)}` };
+  if (!m)
+    return {
+      ok: false,
+      error: 'model_not_found',
+      message: `no model on this route matches ${JSON.stringify(requested)}`,
+    };
   const entry = table.byName.get(m.name) as ModelEntry;
   if (entry.provider !== undefined) return single(entry, requested);
   const routing = m.routing;
@@ -191,14 +258,22 @@ export function chooseModel(table: ModelTable, requested: string, bindings: CelB
     const order = pick < 0 ? routing.targets : [routing.targets[pick], ...routing.targets.filter((_, i) => i !== pick)];
     groups = order.map((t) => [t ? target(t) : undefined]);
   } else if (routing.kind === 'CONDITIONAL') {
-    const i = routing.targets.findIndex((t, j) => !t.when || (entry.conditions?.[j] !== undefined && holds(entry.conditions[j] as CompiledCel, bindings)));
+    const i = routing.targets.findIndex(
+      (t, j) => !t.when || (entry.conditions?.[j] !== undefined && holds(entry.conditions[j] as CompiledCel, bindings)),
+    );
     const t = routing.targets[i];
     groups = t ? [[target(t)]] : [];
-    if (!t) return { ok: false, error: 'model_not_found', message: `no condition of model ${m.name} holds for this request` };
+    if (!t)
+      return { ok: false, error: 'model_not_found', message: `no condition of model ${m.name} holds for this request` };
   }
   const refused = groups.flat().find((p): p is Refusal => p !== undefined && isRefusal(p));
-  const usable = groups.map((g) => g.filter((p): p is LlmProvider => p !== undefined && !isRefusal(p))).filter((g) => g.length > 0);
-  if (usable.length === 0) return refused ? { ok: false, ...refused } : { ok: false, error: 'no_backend', message: `model ${m.name} has no usable target` };
+  const usable = groups
+    .map((g) => g.filter((p): p is LlmProvider => p !== undefined && !isRefusal(p)))
+    .filter((g) => g.length > 0);
+  if (usable.length === 0)
+    return refused
+      ? { ok: false, ...refused }
+      : { ok: false, error: 'no_backend', message: `model ${m.name} has no usable target` };
   return { ok: true, model: m.name, groups: usable };
 }
 
@@ -214,9 +289,14 @@ function single(entry: ModelEntry, requested: string): ModelChoice {
 }
 
 /** `GET …/models` on a model route: the Public models with an exact name, OpenAI's list shape. */
-export function modelList(table: ModelTable): { object: 'list'; data: { id: string; object: 'model'; owned_by: string }[] } {
+export function modelList(table: ModelTable): {
+  object: 'list';
+  data: { id: string; object: 'model'; owned_by: string }[];
+} {
   return {
     object: 'list',
-    data: table.public.filter((m) => m.match?.kind === 'exact').map((m) => ({ id: m.match?.exact ?? '', object: 'model' as const, owned_by: m.provider?.provider || 'gw' })),
+    data: table.public
+      .filter((m) => m.match?.kind === 'exact')
+      .map((m) => ({ id: m.match?.exact ?? '', object: 'model' as const, owned_by: m.provider?.provider || 'gw' })),
   };
 }

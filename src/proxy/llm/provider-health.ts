@@ -9,20 +9,32 @@ import type { LlmProvider } from './llm-route.js';
 export const BASE_BACKOFF_MS = 5_000;
 export const MAX_BACKOFF_MS = 60_000;
 
-interface State { failures: number; until: number; retryAfter: boolean }
+interface State {
+  failures: number;
+  until: number;
+  retryAfter: boolean;
+}
 
 export class ProviderHealth {
   private readonly states = new Map<string, State>();
 
-  constructor(private readonly clock: () => number, private readonly random: () => number) {}
+  constructor(
+    private readonly clock: () => number,
+    private readonly random: () => number,
+  ) {}
 
   /** Providers to try for one request: healthy ones group by group, shuffled within a group; else one probe. */
   order(backend: string, groups: readonly (readonly LlmProvider[])[]): LlmProvider[] {
     const now = this.clock();
-    const healthy = groups.flatMap((g) => this.shuffle(g.filter((p) => (this.states.get(key(backend, p))?.until ?? 0) <= now)));
+    const healthy = groups.flatMap((g) =>
+      this.shuffle(g.filter((p) => (this.states.get(key(backend, p))?.until ?? 0) <= now)),
+    );
     if (healthy.length > 0) return healthy;
     const until = (p: LlmProvider): number => this.states.get(key(backend, p))?.until ?? 0;
-    const probe = groups.flat().filter((p) => !this.states.get(key(backend, p))?.retryAfter).sort((a, b) => until(a) - until(b))[0];
+    const probe = groups
+      .flat()
+      .filter((p) => !this.states.get(key(backend, p))?.retryAfter)
+      .sort((a, b) => until(a) - until(b))[0];
     return probe ? [probe] : [];
   }
 

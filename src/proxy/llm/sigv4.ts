@@ -43,17 +43,24 @@ export function uriEncode(s: string): string {
 
 /** `20150830T123600Z` */
 export function amzDate(now: number): string {
-  return new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 function canonicalQuery(query: string): string {
   if (!query) return '';
-  const pairs = query.split('&').filter((p) => p !== '').map((p) => {
-    const i = p.indexOf('=');
-    const k = i < 0 ? p : p.slice(0, i), v = i < 0 ? '' : p.slice(i + 1);
-    const dec = (x: string): string => decodeURIComponent(x.replace(/\+/g, ' '));
-    return [uriEncode(dec(k)), uriEncode(dec(v))] as const;
-  });
+  const pairs = query
+    .split('&')
+    .filter((p) => p !== '')
+    .map((p) => {
+      const i = p.indexOf('=');
+      const k = i < 0 ? p : p.slice(0, i),
+        v = i < 0 ? '' : p.slice(i + 1);
+      const dec = (x: string): string => decodeURIComponent(x.replace(/\+/g, ' '));
+      return [uriEncode(dec(k)), uriEncode(dec(v))] as const;
+    });
   pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   return pairs.map(([k, v]) => `${k}=${v}`).join('&');
 }
@@ -73,10 +80,19 @@ export function signV4(input: SignInput, keys: AwsKeys): Signed {
   const canonicalHeaders = names.map((n) => `${n}:${String(all[n]).trim().replace(/\s+/g, ' ')}\n`).join('');
   const signedHeaders = names.join(';');
   const canonicalUri = input.path.split('/').map(uriEncode).join('/') || '/';
-  const canonicalRequest = [input.method.toUpperCase(), canonicalUri, canonicalQuery(input.query), canonicalHeaders, signedHeaders, sha256(input.body)].join('\n');
+  const canonicalRequest = [
+    input.method.toUpperCase(),
+    canonicalUri,
+    canonicalQuery(input.query),
+    canonicalHeaders,
+    signedHeaders,
+    sha256(input.body),
+  ].join('\n');
   const scope = `${day}/${input.region}/${input.service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', date, scope, sha256(canonicalRequest)].join('\n');
-  const signature = createHmac('sha256', signingKey(keys.secretAccessKey, day, input.region, input.service)).update(stringToSign).digest('hex');
+  const signature = createHmac('sha256', signingKey(keys.secretAccessKey, day, input.region, input.service))
+    .update(stringToSign)
+    .digest('hex');
   const headers: Record<string, string> = {
     authorization: `AWS4-HMAC-SHA256 Credential=${keys.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
     'x-amz-date': date,

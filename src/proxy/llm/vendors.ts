@@ -37,7 +37,13 @@ export type VendorResult = { ok: true; endpoint: VendorEndpoint } | { ok: false;
 
 /** TLS with the proxy's default trust store and the host name checked. */
 export const SYSTEM_ROOTS: BackendTls = {
-  caPem: '', clientCertChainPem: '', clientPrivateKeyPem: '', sni: '', insecureSkipVerify: 'SKIP_NONE', verifySubjectAltNames: [], source: 'vendor default',
+  caPem: '',
+  clientCertChainPem: '',
+  clientPrivateKeyPem: '',
+  sni: '',
+  insecureSkipVerify: 'SKIP_NONE',
+  verifySubjectAltNames: [],
+  source: 'vendor default',
 };
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -45,7 +51,12 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 type Settings = AiProviderSettings;
-type At = (host: string, port: number, prefix: string, suffix: string) => { host: string; port: number; path: string; tls?: BackendTls };
+type At = (
+  host: string,
+  port: number,
+  prefix: string,
+  suffix: string,
+) => { host: string; port: number; path: string; tls?: BackendTls };
 type VendorFn = (p: AiProvider, s: Settings, at: At) => VendorResult;
 
 /** The provider's chat endpoint from its typed settings; IR host, port, path and pathPrefix win over the vendor defaults. */
@@ -53,16 +64,35 @@ export function vendorEndpoint(p: AiProvider, settings: Settings | null, edgeTls
   const at: At = (host, port, prefix, suffix) => {
     const portOut = p.port || port;
     const tls = edgeTls ?? (portOut === 443 ? SYSTEM_ROOTS : undefined);
-    return { host: p.host || host, port: portOut, path: p.path || `${p.pathPrefix || prefix}${suffix}`, ...(tls ? { tls } : {}) };
+    return {
+      host: p.host || host,
+      port: portOut,
+      path: p.path || `${p.pathPrefix || prefix}${suffix}`,
+      ...(tls ? { tls } : {}),
+    };
   };
   const fn = VENDORS[p.kind];
-  if (!fn) return { ok: false, message: `provider kind ${p.kind || 'unset'} is not supported by this proxy (supported: ${Object.keys(VENDORS).join(', ')})` };
+  if (!fn)
+    return {
+      ok: false,
+      message: `provider kind ${p.kind || 'unset'} is not supported by this proxy (supported: ${Object.keys(VENDORS).join(', ')})`,
+    };
   return fn(p, settings ?? EMPTY_SETTINGS, at);
 }
 
 export const EMPTY_SETTINGS: Settings = {
-  model: '', endpoint: '', apiVersion: '', deploymentName: '', region: '', guardrail: null, resourceName: '', resourceType: '',
-  projectName: '', projectId: '', formats: [], providerOverride: '',
+  model: '',
+  endpoint: '',
+  apiVersion: '',
+  deploymentName: '',
+  region: '',
+  guardrail: null,
+  resourceName: '',
+  resourceType: '',
+  projectName: '',
+  projectId: '',
+  formats: [],
+  providerOverride: '',
 };
 
 const openai: VendorFn = (p, _s, at) => {
@@ -70,8 +100,15 @@ const openai: VendorFn = (p, _s, at) => {
   return {
     ok: true,
     endpoint: {
-      format: 'openai', ...at('api.openai.com', 443, '/v1', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
-      apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings`, AI_ROUTE_RESPONSES: `${base}/responses` },
+      format: 'openai',
+      ...at('api.openai.com', 443, '/v1', '/chat/completions'),
+      credentialHeaders: bearer,
+      fixedHeaders: {},
+      apiPaths: {
+        AI_ROUTE_MODELS: `${base}/models`,
+        AI_ROUTE_EMBEDDINGS: `${base}/embeddings`,
+        AI_ROUTE_RESPONSES: `${base}/responses`,
+      },
     },
   };
 };
@@ -81,8 +118,10 @@ const anthropic: VendorFn = (p, _s, at) => {
   return {
     ok: true,
     endpoint: {
-      format: 'anthropic', ...at('api.anthropic.com', 443, '/v1', '/messages'),
-      credentialHeaders: (key) => ({ 'x-api-key': key }), fixedHeaders: { 'anthropic-version': ANTHROPIC_VERSION },
+      format: 'anthropic',
+      ...at('api.anthropic.com', 443, '/v1', '/messages'),
+      credentialHeaders: (key) => ({ 'x-api-key': key }),
+      fixedHeaders: { 'anthropic-version': ANTHROPIC_VERSION },
       apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_MESSAGES: `${base}/messages` },
     },
   };
@@ -94,13 +133,33 @@ const azureopenai: VendorFn = (p, s, at) => {
   const version = s.apiVersion || 'v1';
   const deployment = s.deploymentName;
   if (!endpoint && !p.host) return { ok: false, message: 'azureopenai needs endpoint' };
-  if (version !== 'v1' && !deployment) return { ok: false, message: `azureopenai apiVersion ${version} needs deploymentName` };
+  if (version !== 'v1' && !deployment)
+    return { ok: false, message: `azureopenai apiVersion ${version} needs deploymentName` };
   // apiVersion v1 is the versionless OpenAI-style API (model in the body); dated versions address a deployment.
-  const suffix = version === 'v1' ? '/openai/v1/chat/completions' : `/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(version)}`;
-  const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
-    ? { AI_ROUTE_MODELS: '/openai/v1/models', AI_ROUTE_EMBEDDINGS: '/openai/v1/embeddings', AI_ROUTE_RESPONSES: '/openai/v1/responses' }
-    : { AI_ROUTE_EMBEDDINGS: `/openai/deployments/${encodeURIComponent(deployment)}/embeddings?api-version=${encodeURIComponent(version)}` };
-  return { ok: true, endpoint: { format: 'openai', ...at(endpoint, 443, '', suffix), credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
+  const suffix =
+    version === 'v1'
+      ? '/openai/v1/chat/completions'
+      : `/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(version)}`;
+  const apiPaths: VendorEndpoint['apiPaths'] =
+    version === 'v1'
+      ? {
+          AI_ROUTE_MODELS: '/openai/v1/models',
+          AI_ROUTE_EMBEDDINGS: '/openai/v1/embeddings',
+          AI_ROUTE_RESPONSES: '/openai/v1/responses',
+        }
+      : {
+          AI_ROUTE_EMBEDDINGS: `/openai/deployments/${encodeURIComponent(deployment)}/embeddings?api-version=${encodeURIComponent(version)}`,
+        };
+  return {
+    ok: true,
+    endpoint: {
+      format: 'openai',
+      ...at(endpoint, 443, '', suffix),
+      credentialHeaders: (key) => ({ 'api-key': key }),
+      fixedHeaders: {},
+      apiPaths,
+    },
+  };
 };
 
 const custom: VendorFn = (p, s, at) => {
@@ -117,13 +176,22 @@ const custom: VendorFn = (p, s, at) => {
     return f ? f.path || dflt : undefined;
   };
   const apiPaths: VendorEndpoint['apiPaths'] = {};
-  const embeddings = pathOf('Embeddings', '/v1/embeddings'), responses = pathOf('Responses', '/v1/responses'), msgs = pathOf('Messages', '/v1/messages');
+  const embeddings = pathOf('Embeddings', '/v1/embeddings'),
+    responses = pathOf('Responses', '/v1/responses'),
+    msgs = pathOf('Messages', '/v1/messages');
   if (embeddings) apiPaths.AI_ROUTE_EMBEDDINGS = embeddings;
   if (responses) apiPaths.AI_ROUTE_RESPONSES = responses;
   if (msgs) apiPaths.AI_ROUTE_MESSAGES = msgs;
   return {
     ok: true,
-    endpoint: { format, ...at(p.host, p.port, '', path), credentialHeaders: bearer, fixedHeaders: format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : ({} as Record<string, string>), apiPaths },
+    endpoint: {
+      format,
+      ...at(p.host, p.port, '', path),
+      credentialHeaders: bearer,
+      fixedHeaders:
+        format === 'anthropic' ? { 'anthropic-version': ANTHROPIC_VERSION } : ({} as Record<string, string>),
+      apiPaths,
+    },
   };
 };
 
@@ -133,7 +201,10 @@ const gemini: VendorFn = (p, _s, at) => {
   return {
     ok: true,
     endpoint: {
-      format: 'openai', ...at('generativelanguage.googleapis.com', 443, '/v1beta/openai', '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {},
+      format: 'openai',
+      ...at('generativelanguage.googleapis.com', 443, '/v1beta/openai', '/chat/completions'),
+      credentialHeaders: bearer,
+      fixedHeaders: {},
       apiPaths: { AI_ROUTE_MODELS: `${base}/models`, AI_ROUTE_EMBEDDINGS: `${base}/embeddings` },
     },
   };
@@ -148,11 +219,21 @@ const bedrock: VendorFn = (p, s, at) => {
   return {
     ok: true,
     endpoint: {
-      format: 'bedrock', ...at(`bedrock-runtime.${region}.amazonaws.com`, 443, '', '/model/{modelId}/converse'),
+      format: 'bedrock',
+      ...at(`bedrock-runtime.${region}.amazonaws.com`, 443, '', '/model/{modelId}/converse'),
       // An IR path override is used as is (it then names no model).
-      ...(p.path ? {} : { chatPath: (model: string, stream: boolean) => `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}` }),
+      ...(p.path
+        ? {}
+        : {
+            chatPath: (model: string, stream: boolean) =>
+              `${prefix}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
+          }),
       // Bedrock API keys are bearer tokens; an `aws` credential signs instead.
-      credentialHeaders: bearer, fixedHeaders: {}, apiPaths: {}, signing: { region, service: 'bedrock' }, ...(guardrail ? { guardrail } : {}),
+      credentialHeaders: bearer,
+      fixedHeaders: {},
+      apiPaths: {},
+      signing: { region, service: 'bedrock' },
+      ...(guardrail ? { guardrail } : {}),
     },
   };
 };
@@ -167,13 +248,36 @@ const azure: VendorFn = (p, s, at) => {
   const host = type === 'Foundry' ? `${resource}.services.ai.azure.com` : `${resource}.openai.azure.com`;
   const base = `${type === 'Foundry' ? `/api/projects/${encodeURIComponent(project)}` : ''}/openai`;
   const q = `?api-version=${encodeURIComponent(version)}`;
-  const e = at(host, 443, '', version === 'v1' ? `${base}/v1/chat/completions` : `${base}/deployments/{model}/chat/completions${q}`);
+  const e = at(
+    host,
+    443,
+    '',
+    version === 'v1' ? `${base}/v1/chat/completions` : `${base}/deployments/{model}/chat/completions${q}`,
+  );
   // Dated API versions address a deployment, named like the request's model.
-  const chatPath = version === 'v1' || p.path ? undefined : (model: string) => `${base}/deployments/${encodeURIComponent(model)}/chat/completions${q}`;
-  const apiPaths: VendorEndpoint['apiPaths'] = version === 'v1'
-    ? { AI_ROUTE_MODELS: `${base}/v1/models`, AI_ROUTE_EMBEDDINGS: `${base}/v1/embeddings`, AI_ROUTE_RESPONSES: `${base}/v1/responses` }
-    : {};
-  return { ok: true, endpoint: { format: 'openai', ...e, ...(chatPath ? { chatPath } : {}), credentialHeaders: (key) => ({ 'api-key': key }), fixedHeaders: {}, apiPaths } };
+  const chatPath =
+    version === 'v1' || p.path
+      ? undefined
+      : (model: string) => `${base}/deployments/${encodeURIComponent(model)}/chat/completions${q}`;
+  const apiPaths: VendorEndpoint['apiPaths'] =
+    version === 'v1'
+      ? {
+          AI_ROUTE_MODELS: `${base}/v1/models`,
+          AI_ROUTE_EMBEDDINGS: `${base}/v1/embeddings`,
+          AI_ROUTE_RESPONSES: `${base}/v1/responses`,
+        }
+      : {};
+  return {
+    ok: true,
+    endpoint: {
+      format: 'openai',
+      ...e,
+      ...(chatPath ? { chatPath } : {}),
+      credentialHeaders: (key) => ({ 'api-key': key }),
+      fixedHeaders: {},
+      apiPaths,
+    },
+  };
 };
 
 const vertexai: VendorFn = (_p, s, at) => {
@@ -185,7 +289,13 @@ const vertexai: VendorFn = (_p, s, at) => {
   const host = region === 'global' ? 'aiplatform.googleapis.com' : `${region}-aiplatform.googleapis.com`;
   return {
     ok: true,
-    endpoint: { format: 'openai', ...at(host, 443, base, '/chat/completions'), credentialHeaders: bearer, fixedHeaders: {}, apiPaths: { AI_ROUTE_EMBEDDINGS: `${base}/embeddings` } },
+    endpoint: {
+      format: 'openai',
+      ...at(host, 443, base, '/chat/completions'),
+      credentialHeaders: bearer,
+      fixedHeaders: {},
+      apiPaths: { AI_ROUTE_EMBEDDINGS: `${base}/embeddings` },
+    },
   };
 };
 

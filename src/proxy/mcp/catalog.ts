@@ -30,7 +30,10 @@ export interface CatalogOptions {
 export class Catalog {
   /** Exposed name or URI → target, learned from lists (needed when names are not prefixed). */
   private readonly routes: Record<ListKind, Map<string, string>> = {
-    tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map(),
+    tools: new Map(),
+    prompts: new Map(),
+    resources: new Map(),
+    resourceTemplates: new Map(),
   };
 
   constructor(private readonly opts: CatalogOptions) {}
@@ -43,30 +46,39 @@ export class Catalog {
   /** Every live target that offers this kind of list, each at its first page. */
   firstPages(kind: ListKind): Record<string, string | undefined> {
     const capability = lists[kind].capability;
-    return Object.fromEntries([...this.opts.upstreams.values()].filter((u) => u.alive && u.capabilities[capability]).map((u) => [u.name, undefined]));
+    return Object.fromEntries(
+      [...this.opts.upstreams.values()]
+        .filter((u) => u.alive && u.capabilities[capability])
+        .map((u) => [u.name, undefined]),
+    );
   }
 
-  async fetchPage(kind: ListKind, pending: Record<string, string | undefined>): Promise<{ items: Item[]; next: Record<string, string> }> {
+  async fetchPage(
+    kind: ListKind,
+    pending: Record<string, string | undefined>,
+  ): Promise<{ items: Item[]; next: Record<string, string> }> {
     const spec = lists[kind];
     const { failOpen } = this.opts;
-    const pages = await Promise.all(Object.entries(pending).map(async ([target, cursor]) => {
-      const up = this.opts.upstreams.get(target);
-      if (!up?.alive) {
-        if (failOpen) return undefined;
-        throw new McpError(InternalError, `target ${target} is not connected`);
-      }
-      try {
-        const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: this.opts.timeoutMs });
-        return { target, result: result as Item };
-      } catch (err) {
-        this.opts.onTargetFailure(target, spec.method);
-        if (failOpen) {
-          this.opts.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
-          return undefined;
+    const pages = await Promise.all(
+      Object.entries(pending).map(async ([target, cursor]) => {
+        const up = this.opts.upstreams.get(target);
+        if (!up?.alive) {
+          if (failOpen) return undefined;
+          throw new McpError(InternalError, `target ${target} is not connected`);
         }
-        throw new McpError(err instanceof McpError ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
-      }
-    }));
+        try {
+          const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: this.opts.timeoutMs });
+          return { target, result: result as Item };
+        } catch (err) {
+          this.opts.onTargetFailure(target, spec.method);
+          if (failOpen) {
+            this.opts.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
+            return undefined;
+          }
+          throw new McpError(err instanceof McpError ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
+        }
+      }),
+    );
     const items: Item[] = [];
     const next: Record<string, string> = {};
     for (const page of pages) {
@@ -85,7 +97,10 @@ export class Catalog {
       const name = exposedName(target, String(item.name), this.opts.prefixed);
       const owner = routes.get(name);
       if (!this.opts.prefixed && owner !== undefined && owner !== target) {
-        throw new McpError(InternalError, `${kind === 'tools' ? 'tool' : 'prompt'} name ${name} is offered by targets ${owner} and ${target}; prefixMode Never needs unique names`);
+        throw new McpError(
+          InternalError,
+          `${kind === 'tools' ? 'tool' : 'prompt'} name ${name} is offered by targets ${owner} and ${target}; prefixMode Never needs unique names`,
+        );
       }
       routes.set(name, target);
       return { ...item, name };
@@ -111,8 +126,11 @@ export class Catalog {
 
   async resolveResource(uri: string): Promise<Upstream | undefined> {
     if (this.opts.upstreams.size === 1) return [...this.opts.upstreams.values()][0];
-    const find = (): string | undefined => this.routes.resources.get(uri)
-      ?? [...this.routes.resourceTemplates].find(([tpl]) => uri.startsWith(tpl.split('{')[0] ?? tpl) && tpl.includes('{'))?.[1];
+    const find = (): string | undefined =>
+      this.routes.resources.get(uri) ??
+      [...this.routes.resourceTemplates].find(
+        ([tpl]) => uri.startsWith(tpl.split('{')[0] ?? tpl) && tpl.includes('{'),
+      )?.[1];
     let target = find();
     if (target === undefined) {
       await this.refresh('resources').catch(() => undefined);

@@ -4,8 +4,17 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from '../http/http-error.js';
 import {
-  type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
-  InvalidRequest, ParseError, classify, isNotification, isRequest, maxNesting, nestedDeeperThan, rpcError,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  InvalidRequest,
+  ParseError,
+  classify,
+  isNotification,
+  isRequest,
+  maxNesting,
+  nestedDeeperThan,
+  rpcError,
 } from './jsonrpc.js';
 import { handleGet } from './get-stream.js';
 import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
@@ -16,12 +25,21 @@ import { isStateless, statelessSession } from './stateless.js';
 import type { EndpointContext, McpRoute } from './route.js';
 
 export async function handleMcp(
-  req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  claims: Record<string, unknown> | null,
+  ctx: EndpointContext,
 ): Promise<void> {
   if (req.method === 'POST') return handlePost(req, res, route, claims, ctx);
   if (isStateless(route) && req.method !== 'POST') {
     // Nothing is held between requests, so there is no stream to open or session to end (the spec's 405).
-    sendError(res, 'method_not_allowed', `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`, { allow: 'POST' });
+    sendError(
+      res,
+      'method_not_allowed',
+      `${req.method ?? ''} is not offered: this route is stateless (sessionRouting Stateless)`,
+      { allow: 'POST' },
+    );
     return;
   }
   if (req.method === 'GET') return handleGet(req, res, ctx, claims);
@@ -32,10 +50,18 @@ export async function handleMcp(
     res.writeHead(200).end();
     return;
   }
-  sendError(res, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, { allow: 'GET, POST, DELETE' });
+  sendError(res, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, {
+    allow: 'GET, POST, DELETE',
+  });
 }
 
-async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpRoute, claims: Record<string, unknown> | null, ctx: EndpointContext): Promise<void> {
+async function handlePost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  claims: Record<string, unknown> | null,
+  ctx: EndpointContext,
+): Promise<void> {
   const accept = acceptance(req.headers.accept ?? '*/*');
   const sse = accept.sse;
   if (!sse && !accept.json) {
@@ -50,7 +76,11 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
   if (!body) return;
   const text = body.toString('utf8');
   if (nestedDeeperThan(text)) {
-    sendJson(res, 400, rpcError(null, InvalidRequest, `Invalid Request: values may nest at most ${maxNesting} levels deep`));
+    sendJson(
+      res,
+      400,
+      rpcError(null, InvalidRequest, `Invalid Request: values may nest at most ${maxNesting} levels deep`),
+    );
     return;
   }
   let parsed: unknown;
@@ -58,7 +88,11 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
     parsed = JSON.parse(text);
   } catch (err) {
     // V8's SyntaxError describes the client's own text (a position, a token); anything else stays in the log.
-    sendJson(res, 400, rpcError(null, ParseError, err instanceof SyntaxError ? `Parse error: ${err.message}` : 'Parse error'));
+    sendJson(
+      res,
+      400,
+      rpcError(null, ParseError, err instanceof SyntaxError ? `Parse error: ${err.message}` : 'Parse error'),
+    );
     return;
   }
   const batch = Array.isArray(parsed);
@@ -78,14 +112,23 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
       return;
     }
     const authorize = route.security.authorize;
-    if (authorize && !authorize({ ...(claims ? { jwt: claims } : {}), request: { method: 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) }, mcp: mcpContextOf(init) })) {
+    if (
+      authorize &&
+      !authorize({
+        ...(claims ? { jwt: claims } : {}),
+        request: { method: 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) },
+        mcp: mcpContextOf(init),
+      })
+    ) {
       sendError(res, 'forbidden', 'an authorization rule denies this request');
       return;
     }
     await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
-  const session = isStateless(route) ? await statelessSession(req, res, route, ctx, valid) : findSession(req, res, ctx, claims);
+  const session = isStateless(route)
+    ? await statelessSession(req, res, route, ctx, valid)
+    : findSession(req, res, ctx, claims);
   if (!session) return;
   try {
     await serve(req, res, session, valid, batch, sse, claims, ctx);
@@ -95,11 +138,25 @@ async function handlePost(req: IncomingMessage, res: ServerResponse, route: McpR
 }
 
 async function serve(
-  req: IncomingMessage, res: ServerResponse, session: McpSession, valid: JsonRpcMessage[], batch: boolean, sse: boolean,
-  claims: Record<string, unknown> | null, ctx: EndpointContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  session: McpSession,
+  valid: JsonRpcMessage[],
+  batch: boolean,
+  sse: boolean,
+  claims: Record<string, unknown> | null,
+  ctx: EndpointContext,
 ): Promise<void> {
   if (batch && session.protocolVersion !== '2025-03-26') {
-    sendJson(res, 400, rpcError(null, InvalidRequest, `Invalid Request: batches are not allowed in protocol version ${session.protocolVersion}`));
+    sendJson(
+      res,
+      400,
+      rpcError(
+        null,
+        InvalidRequest,
+        `Invalid Request: batches are not allowed in protocol version ${session.protocolVersion}`,
+      ),
+    );
     return;
   }
   let request: CallContext['request'] | undefined;
@@ -107,7 +164,11 @@ async function serve(
     claims,
     // Only authorization rules read the request; most calls never pay for copying the headers.
     get request() {
-      request ??= { method: req.method ?? 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) };
+      request ??= {
+        method: req.method ?? 'POST',
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        headers: flatHeaders(req),
+      };
       return request;
     },
     sink: undefined,
@@ -142,10 +203,12 @@ async function serve(
         session.finishStream(stream, await session.handle(requests[0], call));
         return;
       }
-      await Promise.all(requests.map(async (r) => {
-        const out = await session.handle(r, call);
-        if (out) stream.send(out);
-      }));
+      await Promise.all(
+        requests.map(async (r) => {
+          const out = await session.handle(r, call);
+          if (out) stream.send(out);
+        }),
+      );
       session.finishStream(stream);
     } finally {
       if (primed) ctx.sessions.primer.delete(stream);
@@ -159,7 +222,13 @@ async function serve(
 }
 
 async function initialize(
-  req: IncomingMessage, res: ServerResponse, init: JsonRpcRequest, route: McpRoute, sse: boolean, claims: Record<string, unknown> | null, ctx: EndpointContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  init: JsonRpcRequest,
+  route: McpRoute,
+  sse: boolean,
+  claims: Record<string, unknown> | null,
+  ctx: EndpointContext,
 ): Promise<void> {
   ctx.onMcpMethod('initialize');
   const stateless = isStateless(route);
@@ -171,8 +240,12 @@ async function initialize(
   // A stateless route answers initialize from a throwaway session and hands out no session id.
   const id = stateless ? '' : randomUUID();
   const session = new McpSession({
-    id, backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: id } : {}) }),
-    onTargetFailure: ctx.onTargetFailure, stateless,
+    id,
+    backend: route.backend,
+    serverInfo: ctx.serverInfo,
+    log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: id } : {}) }),
+    onTargetFailure: ctx.onTargetFailure,
+    stateless,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
@@ -197,4 +270,3 @@ async function initialize(
     sendJson(res, 200, out, headers);
   }
 }
-

@@ -7,7 +7,12 @@ import type { McpSession } from './session.js';
 import type { SessionRegistry } from './sessions.js';
 import { SseStream, parseEventId, replayBuffer } from './sse-stream.js';
 
-export function handleGet(req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }, claims: Record<string, unknown> | null): void {
+export function handleGet(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: { sessions: SessionRegistry },
+  claims: Record<string, unknown> | null,
+): void {
   if ((req.headers.accept ?? '') === '' || !acceptance(req.headers.accept ?? '').sse) {
     sendError(res, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
     return;
@@ -40,7 +45,10 @@ function resume(res: ServerResponse, session: McpSession, last: string): void {
   const stream = live ?? Object.assign(new SseStream(at.stream, session.events, session.id), { finished: true });
   stream.start(res);
   if (!stream.replay(res, at.seq)) {
-    session.log.warn({ lastEventId: last, bufferEvents: replayBuffer.events, bufferBytes: replayBuffer.bytes }, 'some events after the client\'s last event id were dropped from the replay buffer');
+    session.log.warn(
+      { lastEventId: last, bufferEvents: replayBuffer.events, bufferBytes: replayBuffer.bytes },
+      "some events after the client's last event id were dropped from the replay buffer",
+    );
   }
   if (stream.finished) {
     res.end();

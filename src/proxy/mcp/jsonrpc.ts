@@ -3,10 +3,27 @@ import { randomUUID } from 'node:crypto';
 
 export type Id = string | number;
 
-export interface JsonRpcRequest { jsonrpc: '2.0'; id: Id; method: string; params?: Record<string, unknown> }
-export interface JsonRpcNotification { jsonrpc: '2.0'; method: string; params?: Record<string, unknown> }
-export interface JsonRpcResult { jsonrpc: '2.0'; id: Id; result: Record<string, unknown> }
-export interface JsonRpcError { jsonrpc: '2.0'; id: Id | null; error: { code: number; message: string; data?: unknown } }
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: Id;
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface JsonRpcResult {
+  jsonrpc: '2.0';
+  id: Id;
+  result: Record<string, unknown>;
+}
+export interface JsonRpcError {
+  jsonrpc: '2.0';
+  id: Id | null;
+  error: { code: number; message: string; data?: unknown };
+}
 export type JsonRpcResponse = JsonRpcResult | JsonRpcError;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
@@ -59,7 +76,8 @@ export function nestedDeeperThan(text: string, limit = maxNesting): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
@@ -82,8 +100,15 @@ export function targetFailureText(err: unknown): string | undefined {
 }
 
 /** A JSON-RPC error for a failure inside the proxy: the client gets a reference, the log gets the cause. */
-export function internalError(id: Id | null, err: unknown, log: { error(obj: object, msg: string): void }): JsonRpcError {
+export function internalError(
+  id: Id | null,
+  err: unknown,
+  log: { error(obj: object, msg: string): void },
+): JsonRpcError {
   const ref = randomUUID();
-  log.error({ ref, err: err instanceof Error ? err.message : String(err) }, 'internal error answering a JSON-RPC request');
+  log.error(
+    { ref, err: err instanceof Error ? err.message : String(err) },
+    'internal error answering a JSON-RPC request',
+  );
   return rpcError(id, InternalError, `internal error (ref ${ref})`);
 }

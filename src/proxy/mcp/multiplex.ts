@@ -15,7 +15,10 @@ export function exposedName(target: string, name: string, prefixed: boolean): st
 }
 
 /** Splits a prefixed name; the longest matching target name wins so `a_b_tool` finds target `a_b`. */
-export function splitPrefixed(exposed: string, targets: readonly string[]): { target: string; name: string } | undefined {
+export function splitPrefixed(
+  exposed: string,
+  targets: readonly string[],
+): { target: string; name: string } | undefined {
   let best: string | undefined;
   for (const t of targets) {
     if (exposed.startsWith(`${t}${separator}`) && (best === undefined || t.length > best.length)) best = t;

@@ -37,11 +37,20 @@ function named(host: string, patterns: readonly string[]): boolean {
  * the Host must be a loopback name or one the listener or route names; any `Origin` must be the
  * request's own (same host and port) or one the route's CORS policy allows.
  */
-export function rebindingRefusal(req: IncomingMessage, listenerHostnames: readonly string[], route: Route): string | undefined {
+export function rebindingRefusal(
+  req: IncomingMessage,
+  listenerHostnames: readonly string[],
+  route: Route,
+): string | undefined {
   const hostHeader = req.headers.host ?? '';
   const host = hostnameOf(hostHeader);
   if (host === undefined) return `invalid Host header ${JSON.stringify(hostHeader)}`;
-  if (isLoopbackAddress(req.socket.localAddress) && !isLoopbackName(host) && !named(host, listenerHostnames) && !named(host, route.hostnames)) {
+  if (
+    isLoopbackAddress(req.socket.localAddress) &&
+    !isLoopbackName(host) &&
+    !named(host, listenerHostnames) &&
+    !named(host, route.hostnames)
+  ) {
     return `Host ${host} is not a name of this loopback listener (DNS rebinding protection); use localhost or 127.0.0.1`;
   }
   const origin = req.headers.origin;

@@ -14,7 +14,8 @@ export function acceptance(header: string): { json: boolean; sse: boolean } {
   let a = acceptCache.get(header);
   if (a) return a;
   const types = header.split(',').map((part) => part.split(';')[0]?.trim().toLowerCase());
-  const admits = (type: string): boolean => types.some((t) => t === type || t === '*/*' || t === `${type.split('/')[0]}/*`);
+  const admits = (type: string): boolean =>
+    types.some((t) => t === type || t === '*/*' || t === `${type.split('/')[0]}/*`);
   a = { json: admits('application/json'), sse: admits('text/event-stream') };
   if (acceptCache.size >= 256) acceptCache.clear(); // bounded: a client cannot grow it without limit
   acceptCache.set(header, a);
@@ -22,7 +23,10 @@ export function acceptance(header: string): { json: boolean; sse: boolean } {
 }
 
 export function findSession(
-  req: IncomingMessage, res: ServerResponse, ctx: { sessions: SessionRegistry }, claims: Record<string, unknown> | null,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: { sessions: SessionRegistry },
+  claims: Record<string, unknown> | null,
 ): McpSession | undefined {
   const id = req.headers[sessionHeader];
   if (typeof id !== 'string' || id === '') {
@@ -37,7 +41,11 @@ export function findSession(
   }
   const version = req.headers['mcp-protocol-version'];
   if (typeof version === 'string' && !supportedVersions.includes(version)) {
-    sendError(res, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
+    sendError(
+      res,
+      'bad_request',
+      `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`,
+    );
     return undefined;
   }
   return session;

@@ -1,13 +1,28 @@
 // One client session: its upstream connections (one per target), the merged view of their tools,
 // prompts and resources, and the plumbing that passes progress, cancellation and server-to-client
 // requests to the right side.
-import { McpError, type Notification, type JSONRPCRequest, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpError,
+  type Notification,
+  type JSONRPCRequest,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpBackend } from '../../ir/types.js';
 import type { Authorize, AuthorizeContext } from '../auth/hooks.js';
 import {
-  type Id, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse,
-  InternalError, InvalidParams, MethodNotFound, internalError, messageOf, rpcError, targetFailureText,
+  type Id,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  InternalError,
+  InvalidParams,
+  MethodNotFound,
+  internalError,
+  messageOf,
+  rpcError,
+  targetFailureText,
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
@@ -69,7 +84,10 @@ export class McpSession {
   private readonly catalog: Catalog;
   private readonly inflight = new Map<Id, AbortController>();
   private readonly activeSinks = new Map<string, Sink[]>();
-  private readonly clientPending = new Map<string, { resolve(r: Record<string, unknown>): void; reject(e: Error): void }>();
+  private readonly clientPending = new Map<
+    string,
+    { resolve(r: Record<string, unknown>): void; reject(e: Error): void }
+  >();
   private nextClientId = 1;
   /** The latest client request's context: what guardrails see with messages no client request carries. */
   private lastCall: CallContext | undefined;
@@ -81,13 +99,19 @@ export class McpSession {
     this.events = opts.stateless ? undefined : new EventLog();
     const targetNames = opts.backend.targets.map((t) => t.name);
     this.catalog = new Catalog({
-      upstreams: this.upstreams, targetNames, prefixed: usesPrefix(opts.backend.prefixMode, targetNames.length),
-      failOpen: opts.backend.failureMode === 'FAIL_OPEN', timeoutMs: opts.callTimeoutMs || defaultCallTimeoutMs, log: opts.log,
+      upstreams: this.upstreams,
+      targetNames,
+      prefixed: usesPrefix(opts.backend.prefixMode, targetNames.length),
+      failOpen: opts.backend.failureMode === 'FAIL_OPEN',
+      timeoutMs: opts.callTimeoutMs || defaultCallTimeoutMs,
+      log: opts.log,
       onTargetFailure: opts.onTargetFailure,
     });
   }
 
-  get log(): Logger { return this.opts.log; }
+  get log(): Logger {
+    return this.opts.log;
+  }
 
   /** A new answer stream for a POST, live until `finishStream`. */
   openStream(): SseStream {
@@ -108,22 +132,37 @@ export class McpSession {
   }
 
   /** A call in flight counts as activity, however long it runs. */
-  get busy(): boolean { return this.inflight.size > 0; }
+  get busy(): boolean {
+    return this.inflight.size > 0;
+  }
 
   /** Connects every target; FailClosed turns any failure into an initialize error. */
   async initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
     const params = req.params ?? {};
     const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
     this.protocolVersion = supportedVersions.includes(asked) ? asked : latestVersion;
-    const clientInfo = isObject(params.clientInfo) && typeof params.clientInfo.name === 'string'
-      ? { name: params.clientInfo.name, version: String(params.clientInfo.version ?? '0') } : { name: 'gw-client', version: '0' };
+    const clientInfo =
+      isObject(params.clientInfo) && typeof params.clientInfo.name === 'string'
+        ? { name: params.clientInfo.name, version: String(params.clientInfo.version ?? '0') }
+        : { name: 'gw-client', version: '0' };
     const capabilities = isObject(params.capabilities) ? params.capabilities : {};
     const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
-    const results = await Promise.allSettled(this.opts.backend.targets.map((t) => connectUpstream(t, clientInfo, capabilities, {
-      onNotification: (target, n) => this.fromUpstream(target, n),
-      onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
-      onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
-    }, this.log.child({ target: t.name }), this.opts.retry)));
+    const results = await Promise.allSettled(
+      this.opts.backend.targets.map((t) =>
+        connectUpstream(
+          t,
+          clientInfo,
+          capabilities,
+          {
+            onNotification: (target, n) => this.fromUpstream(target, n),
+            onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
+            onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
+          },
+          this.log.child({ target: t.name }),
+          this.opts.retry,
+        ),
+      ),
+    );
     const failures: string[] = [];
     results.forEach((r, i) => {
       const name = this.opts.backend.targets[i]?.name ?? '';
@@ -138,12 +177,16 @@ export class McpSession {
       await this.close();
       return rpcError(req.id, InternalError, `target failed to initialize: ${failures.join('; ')}`);
     }
-    return { jsonrpc: '2.0', id: req.id, result: {
-      protocolVersion: this.protocolVersion,
-      capabilities: this.mergedCapabilities(),
-      serverInfo: this.opts.serverInfo,
-      ...this.instructions(),
-    } };
+    return {
+      jsonrpc: '2.0',
+      id: req.id,
+      result: {
+        protocolVersion: this.protocolVersion,
+        capabilities: this.mergedCapabilities(),
+        serverInfo: this.opts.serverInfo,
+        ...this.instructions(),
+      },
+    };
   }
 
   /** Checks the authorization hook before any response bytes go out; false answers HTTP 403. */
@@ -165,14 +208,22 @@ export class McpSession {
   private async dispatch(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
     switch (req.method) {
-      case 'ping': return { jsonrpc: '2.0', id: req.id, result: {} };
-      case 'initialize': return rpcError(req.id, InternalError, 'session is already initialized');
-      case 'tools/list': return this.list('tools', req, ctx);
-      case 'prompts/list': return this.list('prompts', req, ctx);
-      case 'resources/list': return this.list('resources', req, ctx);
-      case 'resources/templates/list': return this.list('resourceTemplates', req, ctx);
-      case 'tools/call': return this.callNamed('tools', req, ctx);
-      case 'prompts/get': return this.callNamed('prompts', req, ctx);
+      case 'ping':
+        return { jsonrpc: '2.0', id: req.id, result: {} };
+      case 'initialize':
+        return rpcError(req.id, InternalError, 'session is already initialized');
+      case 'tools/list':
+        return this.list('tools', req, ctx);
+      case 'prompts/list':
+        return this.list('prompts', req, ctx);
+      case 'resources/list':
+        return this.list('resources', req, ctx);
+      case 'resources/templates/list':
+        return this.list('resourceTemplates', req, ctx);
+      case 'tools/call':
+        return this.callNamed('tools', req, ctx);
+      case 'prompts/get':
+        return this.callNamed('prompts', req, ctx);
       case 'resources/read':
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
@@ -180,9 +231,14 @@ export class McpSession {
         if (!up) return rpcError(req.id, resourceNotFound, `Resource not found: ${String(p.uri ?? '')}`);
         return this.forward(up, req, p, ctx);
       }
-      case 'completion/complete': return this.complete(req, ctx);
+      case 'completion/complete':
+        return this.complete(req, ctx);
       case 'logging/setLevel': {
-        await Promise.all(this.alive().filter((u) => u.capabilities.logging).map((u) => this.forward(u, req, p, ctx)));
+        await Promise.all(
+          this.alive()
+            .filter((u) => u.capabilities.logging)
+            .map((u) => this.forward(u, req, p, ctx)),
+        );
         return { jsonrpc: '2.0', id: req.id, result: {} };
       }
       default: {
@@ -201,8 +257,15 @@ export class McpSession {
     const call = ctx ?? this.lastCall ?? noCall;
     this.notified = this.notified
       .then(() => guardrails.notification(n, call, this))
-      .then((out) => { if (out && !this.closed) this.applyNotification(out); })
-      .catch((err: unknown) => this.log.error({ method: n.method, err: messageOf(err) }, 'guarding a client notification failed; it was dropped'));
+      .then((out) => {
+        if (out && !this.closed) this.applyNotification(out);
+      })
+      .catch((err: unknown) =>
+        this.log.error(
+          { method: n.method, err: messageOf(err) },
+          'guarding a client notification failed; it was dropped',
+        ),
+      );
   }
 
   private applyNotification(n: JsonRpcNotification): void {
@@ -242,14 +305,17 @@ export class McpSession {
     const out: ServerCapabilities = {};
     if (ups.some((c) => c.tools)) out.tools = { listChanged: true };
     if (ups.some((c) => c.prompts)) out.prompts = { listChanged: true };
-    if (ups.some((c) => c.resources)) out.resources = { listChanged: true, subscribe: ups.some((c) => c.resources?.subscribe === true) };
+    if (ups.some((c) => c.resources))
+      out.resources = { listChanged: true, subscribe: ups.some((c) => c.resources?.subscribe === true) };
     if (ups.some((c) => c.logging)) out.logging = {};
     if (ups.some((c) => c.completions)) out.completions = {};
     return out;
   }
 
   private instructions(): { instructions?: string } {
-    const parts = [...this.upstreams.values()].filter((u) => u.instructions).map((u) => (this.upstreams.size > 1 ? `${u.name}: ${u.instructions}` : u.instructions));
+    const parts = [...this.upstreams.values()]
+      .filter((u) => u.instructions)
+      .map((u) => (this.upstreams.size > 1 ? `${u.name}: ${u.instructions}` : u.instructions));
     return parts.length > 0 ? { instructions: parts.join('\n\n') } : {};
   }
 
@@ -272,7 +338,9 @@ export class McpSession {
     try {
       page = await this.catalog.fetchPage(kind, pending);
     } catch (err) {
-      return err instanceof McpError ? rpcError(req.id, err.code, messageOf(err)) : internalError(req.id, err, this.log);
+      return err instanceof McpError
+        ? rpcError(req.id, err.code, messageOf(err))
+        : internalError(req.id, err, this.log);
     }
     const items = this.opts.authorize ? page.items.filter((i) => this.listedItemAllowed(kind, i, ctx)) : page.items;
     const nextCursor = encodeCursor(page.next);
@@ -282,20 +350,29 @@ export class McpSession {
   private listedItemAllowed(kind: ListKind, item: Item, ctx: CallContext): boolean {
     const authorize = this.opts.authorize;
     if (!authorize) return true;
-    if (kind === 'tools') return authorize(this.authorizeContext(ctx, { method: 'tools/call', tool: String(item.name) }));
-    if (kind === 'prompts') return authorize(this.authorizeContext(ctx, { method: 'prompts/get', prompt: String(item.name) }));
-    if (kind === 'resources') return authorize(this.authorizeContext(ctx, { method: 'resources/read', resource: String(item.uri) }));
+    if (kind === 'tools')
+      return authorize(this.authorizeContext(ctx, { method: 'tools/call', tool: String(item.name) }));
+    if (kind === 'prompts')
+      return authorize(this.authorizeContext(ctx, { method: 'prompts/get', prompt: String(item.name) }));
+    if (kind === 'resources')
+      return authorize(this.authorizeContext(ctx, { method: 'resources/read', resource: String(item.uri) }));
     return true;
   }
 
-  private async callNamed(kind: 'tools' | 'prompts', req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+  private async callNamed(
+    kind: 'tools' | 'prompts',
+    req: JsonRpcRequest,
+    ctx: CallContext,
+  ): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
     const exposed = typeof p.name === 'string' ? p.name : '';
     let found: { up: Upstream; name: string } | undefined;
     try {
       found = await this.catalog.resolveNamed(kind, exposed);
     } catch (err) {
-      return err instanceof McpError ? rpcError(req.id, InternalError, messageOf(err)) : internalError(req.id, err, this.log);
+      return err instanceof McpError
+        ? rpcError(req.id, InternalError, messageOf(err))
+        : internalError(req.id, err, this.log);
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
     return this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
@@ -314,20 +391,39 @@ export class McpSession {
     return this.forward(up, req, p, ctx);
   }
 
-  private async forward(up: Upstream, req: JsonRpcRequest, params: Record<string, unknown>, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+  private async forward(
+    up: Upstream,
+    req: JsonRpcRequest,
+    params: Record<string, unknown>,
+    ctx: CallContext,
+  ): Promise<JsonRpcResponse | undefined> {
     if (!up.alive) return rpcError(req.id, InternalError, `target ${up.name} is not connected`);
     const ac = new AbortController();
     this.inflight.set(req.id, ac);
     const sink = ctx.sink ?? this.standalone;
     const sinks = this.activeSinks.get(up.name) ?? [];
-    if (sink) { sinks.push(sink); this.activeSinks.set(up.name, sinks); }
+    if (sink) {
+      sinks.push(sink);
+      this.activeSinks.set(up.name, sinks);
+    }
     const meta = isObject(params._meta) ? params._meta : undefined;
     const token = meta?.progressToken;
-    const onprogress = token !== undefined && sink
-      ? (progress: Record<string, unknown>) => { sink.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }); }
-      : undefined;
+    const onprogress =
+      token !== undefined && sink
+        ? (progress: Record<string, unknown>) => {
+            sink.send({
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { ...progress, progressToken: token },
+            });
+          }
+        : undefined;
     try {
-      const result = await up.call(req.method, params, { signal: ac.signal, timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs, onprogress });
+      const result = await up.call(req.method, params, {
+        signal: ac.signal,
+        timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs,
+        onprogress,
+      });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
@@ -347,7 +443,11 @@ export class McpSession {
       const kind = n.method.split('/')[1];
       if (kind === 'tools' || kind === 'prompts') this.catalog.forget(kind);
     }
-    this.standalone?.send({ jsonrpc: '2.0', method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
+    this.standalone?.send({
+      jsonrpc: '2.0',
+      method: n.method,
+      ...(n.params ? { params: n.params as Record<string, unknown> } : {}),
+    });
     this.log.debug({ target, method: n.method }, 'notification from target');
   }
 
@@ -355,10 +455,21 @@ export class McpSession {
   private async fromTarget(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const guardrails = this.opts.guardrails;
     if (!guardrails) return this.askClient(target, r, signal);
-    const req: JsonRpcRequest = { jsonrpc: '2.0', id: r.id, method: r.method, ...(r.params ? { params: r.params as Record<string, unknown> } : {}) };
-    const out = await guardrails.aroundServerRequest(req, target, this.lastCall ?? noCall, this, (params) => this.askClient(target, { ...r, params }, signal));
+    const req: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: r.id,
+      method: r.method,
+      ...(r.params ? { params: r.params as Record<string, unknown> } : {}),
+    };
+    const out = await guardrails.aroundServerRequest(req, target, this.lastCall ?? noCall, this, (params) =>
+      this.askClient(target, { ...r, params }, signal),
+    );
     // Not an McpError: the SDK would prefix the processor's message; the target gets code, message and data as given.
-    if ('error' in out) throw Object.assign(new Error(out.error.message), { code: out.error.code, ...(out.error.data !== undefined ? { data: out.error.data } : {}) });
+    if ('error' in out)
+      throw Object.assign(new Error(out.error.message), {
+        code: out.error.code,
+        ...(out.error.data !== undefined ? { data: out.error.data } : {}),
+      });
     return out.result;
   }
 
@@ -367,16 +478,32 @@ export class McpSession {
     const sink = this.activeSinks.get(target)?.at(-1) ?? this.standalone;
     const id = `gw-${this.nextClientId++}`;
     return new Promise((resolve, reject) => {
-      if (!sink || !sink.send({ jsonrpc: '2.0', id, method: r.method, ...(r.params ? { params: r.params as Record<string, unknown> } : {}) })) {
+      if (
+        !sink ||
+        !sink.send({
+          jsonrpc: '2.0',
+          id,
+          method: r.method,
+          ...(r.params ? { params: r.params as Record<string, unknown> } : {}),
+        })
+      ) {
         reject(new McpError(InternalError, 'the client has no open stream for server requests'));
         return;
       }
       this.clientPending.set(id, { resolve, reject });
-      signal.addEventListener('abort', () => {
-        if (!this.clientPending.delete(id)) return;
-        sink.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by target' } });
-        reject(new McpError(InternalError, 'cancelled'));
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (!this.clientPending.delete(id)) return;
+          sink.send({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: 'cancelled by target' },
+          });
+          reject(new McpError(InternalError, 'cancelled'));
+        },
+        { once: true },
+      );
     });
   }
 }
@@ -397,7 +524,12 @@ export function mcpContextOf(req: JsonRpcRequest): AuthorizeContext['mcp'] {
   const mcp: AuthorizeContext['mcp'] = { method: req.method };
   if (req.method === 'tools/call') mcp.tool = String(p.name ?? '');
   else if (req.method === 'prompts/get') mcp.prompt = String(p.name ?? '');
-  else if (req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') mcp.resource = String(p.uri ?? '');
+  else if (
+    req.method === 'resources/read' ||
+    req.method === 'resources/subscribe' ||
+    req.method === 'resources/unsubscribe'
+  )
+    mcp.resource = String(p.uri ?? '');
   else if (req.method === 'completion/complete') {
     const ref = isObject(p.ref) ? p.ref : {};
     if (ref.type === 'ref/prompt') mcp.prompt = String(ref.name ?? '');

@@ -40,12 +40,18 @@ export class SessionRegistry {
   /** One timer for every session's unanswered call streams. */
   readonly primer = new Primer(primeAfterMs);
 
-  constructor(readonly log: Logger, private readonly limits: SessionLimits, private readonly events: SessionEvents) {
+  constructor(
+    readonly log: Logger,
+    private readonly limits: SessionLimits,
+    private readonly events: SessionEvents,
+  ) {
     this.sweeper = setInterval(() => void this.sweep(), Math.max(50, Math.min(limits.idleMs / 2, 60_000)));
     this.sweeper.unref();
   }
 
-  get size(): number { return this.sessions.size; }
+  get size(): number {
+    return this.sessions.size;
+  }
 
   get(id: string): McpSession | undefined {
     const s = this.sessions.get(id);
@@ -57,21 +63,40 @@ export class SessionRegistry {
     const retryAfterSeconds = Math.ceil(Math.min(this.limits.idleMs, 60_000) / 1000);
     if (this.sessions.size + this.reserved >= this.limits.maxSessions) {
       this.events.onRefused('proxy_cap');
-      return { ok: false, code: 'overloaded', retryAfterSeconds, message: `this proxy holds its maximum of ${this.limits.maxSessions} MCP sessions; end unused sessions or retry later` };
+      return {
+        ok: false,
+        code: 'overloaded',
+        retryAfterSeconds,
+        message: `this proxy holds its maximum of ${this.limits.maxSessions} MCP sessions; end unused sessions or retry later`,
+      };
     }
     if ((this.perClient.get(client) ?? 0) >= this.limits.maxSessionsPerClient) {
       this.events.onRefused('client_cap');
-      return { ok: false, code: 'too_many_sessions', retryAfterSeconds, message: `this client holds its maximum of ${this.limits.maxSessionsPerClient} MCP sessions; end unused sessions (DELETE) or retry later` };
+      return {
+        ok: false,
+        code: 'too_many_sessions',
+        retryAfterSeconds,
+        message: `this client holds its maximum of ${this.limits.maxSessionsPerClient} MCP sessions; end unused sessions (DELETE) or retry later`,
+      };
     }
     this.reserved++;
     this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
     let settled = false;
-    const settle = (): boolean => { if (settled) return false; settled = true; this.reserved--; return true; };
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      this.reserved--;
+      return true;
+    };
     return {
       ok: true,
       reservation: {
-        commit: (session) => { if (settle()) this.add(session, client); },
-        cancel: () => { if (settle()) this.release(client); },
+        commit: (session) => {
+          if (settle()) this.add(session, client);
+        },
+        cancel: () => {
+          if (settle()) this.release(client);
+        },
       },
     };
   }

@@ -8,7 +8,11 @@ import type { JsonRpcMessage } from './jsonrpc.js';
 /** How much a session keeps for replay: the newest events up to both bounds. */
 export const replayBuffer = { events: 128, bytes: 256 * 1024 };
 
-interface Logged { stream: number; seq: number; text: string }
+interface Logged {
+  stream: number;
+  seq: number;
+  text: string;
+}
 
 /** The newest events of a session, oldest first, within `replayBuffer`. */
 export class EventLog {
@@ -22,7 +26,9 @@ export class EventLog {
 
   constructor(private readonly limits = replayBuffer) {}
 
-  newStream(): number { return this.nextStream++; }
+  newStream(): number {
+    return this.nextStream++;
+  }
 
   /**
    * Records one event and returns its wire text. `data` undefined is a priming event: an id and no
@@ -36,9 +42,15 @@ export class EventLog {
     if (!keep) return text;
     this.events.push({ stream, seq, text: data === undefined ? '' : text });
     this.bytes += data === undefined ? 0 : text.length;
-    while (this.events.length - this.head > this.limits.events || (this.bytes > this.limits.bytes && this.events.length - this.head > 1)) {
+    while (
+      this.events.length - this.head > this.limits.events ||
+      (this.bytes > this.limits.bytes && this.events.length - this.head > 1)
+    ) {
       const gone = this.events[this.head++];
-      if (gone) { this.bytes -= gone.text.length; this.evictedUpTo = gone.seq; }
+      if (gone) {
+        this.bytes -= gone.text.length;
+        this.evictedUpTo = gone.seq;
+      }
     }
     if (this.head > 64 && this.head * 2 > this.events.length) {
       this.events.splice(0, this.head);
@@ -61,7 +73,9 @@ export class EventLog {
   }
 
   /** True when `seq` is an id this log handed out. */
-  issued(seq: number): boolean { return seq > 0 && seq <= this.seq; }
+  issued(seq: number): boolean {
+    return seq > 0 && seq <= this.seq;
+  }
 }
 
 export function parseEventId(id: string): { stream: number; seq: number } | undefined {
@@ -83,9 +97,15 @@ export class SseStream {
   private sent = 0;
 
   /** Without a log (stateless routes) events carry no ids: there is no session to resume on. */
-  constructor(readonly no: number, private readonly log: EventLog | undefined, private readonly sessionId: string) {}
+  constructor(
+    readonly no: number,
+    private readonly log: EventLog | undefined,
+    private readonly sessionId: string,
+  ) {}
 
-  get open(): boolean { return this.res !== undefined && !this.res.writableEnded && !this.res.destroyed; }
+  get open(): boolean {
+    return this.res !== undefined && !this.res.writableEnded && !this.res.destroyed;
+  }
 
   /** Serves the stream on `res` from now on (detaching any earlier response). */
   attach(res: ServerResponse): void {
@@ -166,7 +186,10 @@ export class Primer {
   private readonly waiting = new Map<SseStream, number>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly afterMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly afterMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   add(stream: SseStream): void {
     this.waiting.set(stream, this.now());

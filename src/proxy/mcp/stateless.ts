@@ -14,18 +14,30 @@ export function isStateless(route: McpRoute): boolean {
 
 /** The session serving one request, or undefined when the answer was already sent. */
 export async function statelessSession(
-  req: IncomingMessage, res: ServerResponse, route: McpRoute, ctx: EndpointContext, messages: JsonRpcMessage[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  ctx: EndpointContext,
+  messages: JsonRpcMessage[],
 ): Promise<McpSession | undefined> {
   const header = req.headers['mcp-protocol-version'];
   // Without the header the transport specification says to assume 2025-03-26.
   const version = typeof header === 'string' ? header : '2025-03-26';
   if (!supportedVersions.includes(version)) {
-    sendError(res, 'bad_request', `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`);
+    sendError(
+      res,
+      'bad_request',
+      `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`,
+    );
     return undefined;
   }
   const session = new McpSession({
-    id: '', backend: route.backend, serverInfo: ctx.serverInfo, log: ctx.sessions.log.child({ route: route.name }),
-    onTargetFailure: ctx.onTargetFailure, stateless: true,
+    id: '',
+    backend: route.backend,
+    serverInfo: ctx.serverInfo,
+    log: ctx.sessions.log.child({ route: route.name }),
+    onTargetFailure: ctx.onTargetFailure,
+    stateless: true,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
@@ -35,7 +47,10 @@ export async function statelessSession(
   if (!first) return session; // notifications and responses only: nothing to connect for
   // The client's capabilities are not known here, so targets see none and send no requests of their own.
   const out = await session.initialize({
-    jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'gw-stateless', version: '0' } },
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'gw-stateless', version: '0' } },
   });
   if ('error' in out) {
     sendJson(res, 200, rpcError(first.id, out.error.code, out.error.message));

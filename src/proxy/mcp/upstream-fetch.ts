@@ -36,24 +36,39 @@ export function retryingFetch(plan: RetryPlan | undefined, onRetry?: (tried: num
 function methodOf(body: string | undefined): string {
   try {
     const m: unknown = body ? JSON.parse(body) : undefined;
-    return m !== null && typeof m === 'object' && 'id' in m && 'method' in m && typeof m.method === 'string' ? m.method : '';
+    return m !== null && typeof m === 'object' && 'id' in m && 'method' in m && typeof m.method === 'string'
+      ? m.method
+      : '';
   } catch {
     return '';
   }
 }
 
-async function fetchWithRetry(input: string | URL, init: RequestInit = {}, retry: Pick<RetryOptions, 'plan' | 'onRetry'>): Promise<Response> {
+async function fetchWithRetry(
+  input: string | URL,
+  init: RequestInit = {},
+  retry: Pick<RetryOptions, 'plan' | 'onRetry'>,
+): Promise<Response> {
   const body = init.body;
   if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
   const method = init.method ?? 'GET';
-  const res = await sendWithRetry(() => request(input, {
-    method: method as 'GET', headers: headerRecord(init.headers), body: body ?? null,
-    dispatcher: method === 'GET' ? streamAgent : upstreamAgent, ...(init.signal ? { signal: init.signal } : {}),
-  }), {
-    ...retry, timeoutMs: undefined, signal: init.signal ?? undefined,
-    // GET opens the target's stream and DELETE ends a session: both may be repeated.
-    method: method === 'POST' ? methodOf(body ?? undefined) : 'ping',
-  });
+  const res = await sendWithRetry(
+    () =>
+      request(input, {
+        method: method as 'GET',
+        headers: headerRecord(init.headers),
+        body: body ?? null,
+        dispatcher: method === 'GET' ? streamAgent : upstreamAgent,
+        ...(init.signal ? { signal: init.signal } : {}),
+      }),
+    {
+      ...retry,
+      timeoutMs: undefined,
+      signal: init.signal ?? undefined,
+      // GET opens the target's stream and DELETE ends a session: both may be repeated.
+      method: method === 'POST' ? methodOf(body ?? undefined) : 'ping',
+    },
+  );
   const headers = new Headers();
   for (const [k, v] of Object.entries(res.headers)) {
     if (Array.isArray(v)) for (const item of v) headers.append(k, item);
@@ -69,4 +84,4 @@ async function fetchWithRetry(input: string | URL, init: RequestInit = {}, retry
     return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, { status, headers });
   }
   return new Response(await res.body.arrayBuffer(), { status, headers });
-};
+}

@@ -17,7 +17,11 @@ export interface CallOptions {
 }
 
 /** One request to a target; resolves with the JSON-RPC result, rejects with McpError for JSON-RPC errors. */
-export type UpstreamCall = (method: string, params: Record<string, unknown>, opts: CallOptions) => Promise<Record<string, unknown>>;
+export type UpstreamCall = (
+  method: string,
+  params: Record<string, unknown>,
+  opts: CallOptions,
+) => Promise<Record<string, unknown>>;
 
 export interface HttpCallerOptions {
   url: URL;
@@ -57,21 +61,46 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   return async (method, params, call) => {
     // String ids cannot collide with the SDK client's numeric ones on the same target session.
     const id = `gw-${next++}`;
-    const sent = call.onprogress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params;
+    const sent = call.onprogress
+      ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } }
+      : params;
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: sent });
-      const res = await sendWithRetry((headersTimeout) => request(opts.url, {
-        method: 'POST', headers: headersNow(), body, dispatcher: upstreamAgent,
-        signal: call.signal, headersTimeout: headersTimeout ?? call.timeoutMs, bodyTimeout: call.timeoutMs,
-      }), { plan: opts.retry, method, timeoutMs: call.timeoutMs, signal: call.signal, ...(opts.onRetry ? { onRetry: opts.onRetry } : {}) });
+      const res = await sendWithRetry(
+        (headersTimeout) =>
+          request(opts.url, {
+            method: 'POST',
+            headers: headersNow(),
+            body,
+            dispatcher: upstreamAgent,
+            signal: call.signal,
+            headersTimeout: headersTimeout ?? call.timeoutMs,
+            bodyTimeout: call.timeoutMs,
+          }),
+        {
+          plan: opts.retry,
+          method,
+          timeoutMs: call.timeoutMs,
+          signal: call.signal,
+          ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
+        },
+      );
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await res.body.text().catch(() => '');
-        throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);
+        throw new Error(
+          `Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`,
+        );
       }
       const type = mediaType(res.headers['content-type']);
       if (type === 'text/event-stream') {
         const answer = await readCallStream(res.body, {
-          url: opts.url, id, headers: headersNow, signal: call.signal, timeoutMs: call.timeoutMs, onprogress: call.onprogress, onOther: opts.onOther,
+          url: opts.url,
+          id,
+          headers: headersNow,
+          signal: call.signal,
+          timeoutMs: call.timeoutMs,
+          onprogress: call.onprogress,
+          onOther: opts.onOther,
         });
         return settle(answer, method);
       }
@@ -107,7 +136,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
 }
 
 function mediaType(header: string | string[] | undefined): string {
-  const v = Array.isArray(header) ? header[0] ?? '' : header ?? '';
+  const v = Array.isArray(header) ? (header[0] ?? '') : (header ?? '');
   if (v === 'application/json' || v === 'text/event-stream') return v;
   return v.split(';')[0]?.trim().toLowerCase() ?? '';
 }
@@ -116,7 +145,11 @@ function settle(answer: unknown, method: string): Record<string, unknown> {
   if (!isObject(answer)) throw new Error(`the target sent no answer${method ? ` to ${method}` : ''}`);
   if (isObject(answer.error)) {
     const e = answer.error;
-    throw McpError.fromError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, String(e.message ?? ''), e.data);
+    throw McpError.fromError(
+      typeof e.code === 'number' ? e.code : ErrorCode.InternalError,
+      String(e.message ?? ''),
+      e.data,
+    );
   }
   if (!isObject(answer.result)) throw new Error('the target answered with a result that is not an object');
   return answer.result;

@@ -42,15 +42,26 @@ export async function readCallStream(first: NodeJS.ReadableStream, call: CallStr
     if (cursor.lastEventId === undefined || call.signal?.aborted) throw outcome.cut;
     let next: NodeJS.ReadableStream | undefined;
     while (!next) {
-      if (++failures > maxResumeAttempts) throw new Error(`${outcome.cut.message}; ${maxResumeAttempts} attempts to resume it from event ${cursor.lastEventId} failed`);
-      await sleep(Math.min(maxRetryMs, (cursor.retryMs ?? defaultRetryMs) * 2 ** (failures - 1)), undefined, call.signal ? { signal: call.signal } : {});
+      if (++failures > maxResumeAttempts)
+        throw new Error(
+          `${outcome.cut.message}; ${maxResumeAttempts} attempts to resume it from event ${cursor.lastEventId} failed`,
+        );
+      await sleep(
+        Math.min(maxRetryMs, (cursor.retryMs ?? defaultRetryMs) * 2 ** (failures - 1)),
+        undefined,
+        call.signal ? { signal: call.signal } : {},
+      );
       next = await resume(call, cursor.lastEventId);
     }
     body = next;
   }
 }
 
-interface Cursor { lastEventId: string | undefined; retryMs: number | undefined; events: number }
+interface Cursor {
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+  events: number;
+}
 
 /** GET with Last-Event-ID; undefined when the attempt failed in a way worth retrying. */
 async function resume(call: CallStream, lastEventId: string): Promise<NodeJS.ReadableStream | undefined> {
@@ -58,22 +69,35 @@ async function resume(call: CallStream, lastEventId: string): Promise<NodeJS.Rea
   let res;
   try {
     res = await request(call.url, {
-      method: 'GET', headers: { ...base, accept: 'text/event-stream', 'last-event-id': lastEventId }, dispatcher: upstreamAgent,
-      signal: call.signal, headersTimeout: call.timeoutMs, bodyTimeout: call.timeoutMs,
+      method: 'GET',
+      headers: { ...base, accept: 'text/event-stream', 'last-event-id': lastEventId },
+      dispatcher: upstreamAgent,
+      signal: call.signal,
+      headersTimeout: call.timeoutMs,
+      bodyTimeout: call.timeoutMs,
     });
   } catch (err) {
     if (call.signal?.aborted) throw err;
     return undefined; // connection refused or reset: the target may be restarting
   }
-  const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const type = String(res.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
   if (res.statusCode >= 200 && res.statusCode < 300 && type === 'text/event-stream') return res.body;
   res.body.resume();
   if (res.statusCode >= 500) return undefined;
-  throw new Error(`the target closed the stream before answering and refused to resume it from event ${lastEventId} (HTTP ${res.statusCode})`);
+  throw new Error(
+    `the target closed the stream before answering and refused to resume it from event ${lastEventId} (HTTP ${res.statusCode})`,
+  );
 }
 
 /** One stream's events: progress to the caller, the answer ends it, the rest to onOther. */
-function readEvents(body: NodeJS.ReadableStream, call: CallStream, cursor: Cursor): Promise<{ answer: Message; cut?: never } | { answer?: never; cut: Error }> {
+function readEvents(
+  body: NodeJS.ReadableStream,
+  call: CallStream,
+  cursor: Cursor,
+): Promise<{ answer: Message; cut?: never } | { answer?: never; cut: Error }> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (outcome: { answer: Message } | { cut: Error }): void => {
@@ -84,14 +108,20 @@ function readEvents(body: NodeJS.ReadableStream, call: CallStream, cursor: Curso
       resolve(outcome);
     };
     const parser = createParser({
-      onRetry: (ms) => { cursor.retryMs = ms; },
+      onRetry: (ms) => {
+        cursor.retryMs = ms;
+      },
       onEvent: (ev) => {
         if (done) return;
         cursor.events++;
         if (ev.id !== undefined) cursor.lastEventId = ev.id;
         if (ev.event !== undefined && ev.event !== 'message') return;
         let m: unknown;
-        try { m = JSON.parse(ev.data); } catch { return; } // priming events carry no data
+        try {
+          m = JSON.parse(ev.data);
+        } catch {
+          return;
+        } // priming events carry no data
         if (!isObject(m)) return;
         if (m.id === call.id && !('method' in m)) {
           finish({ answer: m });

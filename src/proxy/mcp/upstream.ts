@@ -5,7 +5,13 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResultSchema, type ClientCapabilities, type Implementation, type ServerCapabilities, type Notification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ResultSchema,
+  type ClientCapabilities,
+  type Implementation,
+  type ServerCapabilities,
+  type Notification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { createInterface } from 'node:readline';
@@ -36,19 +42,32 @@ export interface Upstream {
 }
 
 export async function connectUpstream(
-  target: McpTarget, clientInfo: Implementation, capabilities: ClientCapabilities, events: UpstreamEvents, log: Logger, retry?: RetryPlan,
+  target: McpTarget,
+  clientInfo: Implementation,
+  capabilities: ClientCapabilities,
+  events: UpstreamEvents,
+  log: Logger,
+  retry?: RetryPlan,
 ): Promise<Upstream> {
-  const onRetry = (tried: number, why: string): void => log.debug({ target: target.name, tried, why }, 'retrying request to target');
+  const onRetry = (tried: number, why: string): void =>
+    log.debug({ target: target.name, tried, why }, 'retrying request to target');
   const transport = createTransport(target, log, retry, onRetry);
   const client = new Client(clientInfo, { capabilities });
   client.fallbackNotificationHandler = async (n) => events.onNotification(target.name, n);
   client.fallbackRequestHandler = async (r, extra) => events.onRequest(target.name, r, extra.signal);
   const upstream: Upstream = {
-    name: target.name, client, call: sdkCaller(client), capabilities: {}, serverInfo: undefined, instructions: undefined, alive: true,
+    name: target.name,
+    client,
+    call: sdkCaller(client),
+    capabilities: {},
+    serverInfo: undefined,
+    instructions: undefined,
+    alive: true,
     close: async () => {
       upstream.alive = false;
       // The spec asks a client that is done with a session to end it; a target that does not allow it answers 405.
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => undefined);
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+        await transport.terminateSession().catch(() => undefined);
       await client.close().catch(() => undefined);
     },
   };
@@ -74,7 +93,10 @@ export async function connectUpstream(
       sessionId: () => transport.sessionId,
       protocolVersion: () => transport.protocolVersion,
       onOther: (m) => transport.onmessage?.(m),
-      cancel: (requestId, reason) => void client.notification({ method: 'notifications/cancelled', params: { requestId, reason } }).catch(() => undefined),
+      cancel: (requestId, reason) =>
+        void client
+          .notification({ method: 'notifications/cancelled', params: { requestId, reason } })
+          .catch(() => undefined),
       ...(retry ? { retry, onRetry } : {}),
       headers: upstreamHeadersOf(target),
     });
@@ -83,19 +105,33 @@ export async function connectUpstream(
 }
 
 function sdkCaller(client: Client): UpstreamCall {
-  return (method, params, { signal, timeoutMs, onprogress }) => client.request({ method, params }, ResultSchema, {
-    timeout: timeoutMs, resetTimeoutOnProgress: true, ...(signal ? { signal } : {}), ...(onprogress ? { onprogress } : {}),
-  });
+  return (method, params, { signal, timeoutMs, onprogress }) =>
+    client.request({ method, params }, ResultSchema, {
+      timeout: timeoutMs,
+      resetTimeoutOnProgress: true,
+      ...(signal ? { signal } : {}),
+      ...(onprogress ? { onprogress } : {}),
+    });
 }
 
-function createTransport(target: McpTarget, log: Logger, retry: RetryPlan | undefined, onRetry: (tried: number, why: string) => void): Transport {
+function createTransport(
+  target: McpTarget,
+  log: Logger,
+  retry: RetryPlan | undefined,
+  onRetry: (tried: number, why: string) => void,
+): Transport {
   if (target.transport === 'stdio' && target.stdio) {
     const t = new StdioClientTransport({
-      command: target.stdio.cmd, args: target.stdio.args, env: { ...getDefaultEnvironment(), ...target.stdio.env }, stderr: 'pipe',
+      command: target.stdio.cmd,
+      args: target.stdio.args,
+      env: { ...getDefaultEnvironment(), ...target.stdio.env },
+      stderr: 'pipe',
     });
     const stderr = t.stderr;
     if (stderr instanceof Readable) {
-      createInterface({ input: stderr }).on('line', (line) => log.info({ target: target.name, stream: 'stderr' }, line));
+      createInterface({ input: stderr }).on('line', (line) =>
+        log.info({ target: target.name, stream: 'stderr' }, line),
+      );
     }
     return t;
   }

@@ -12,7 +12,8 @@ const alwaysExposed = 'WWW-Authenticate';
 /** An allowed origin as written (`*`, `https://app.example`, `https://*.example.com[:port]`) matches the request's. */
 export function originMatches(pattern: string, origin: string): boolean {
   if (pattern === '*') return true;
-  const p = pattern.toLowerCase(), o = origin.toLowerCase();
+  const p = pattern.toLowerCase(),
+    o = origin.toLowerCase();
   if (p === o) return true;
   const wild = /^([a-z][a-z0-9+.-]*):\/\/\*\.([^/:]+)(:\d+)?$/.exec(p);
   if (!wild) return false;
@@ -31,12 +32,21 @@ function allowOriginValue(cors: Cors, origin: string): string {
 }
 
 /** True when the request is a CORS preflight (answered before authentication). */
-export function isPreflight(method: string | undefined, headers: Record<string, string | string[] | undefined>): boolean {
-  return method === 'OPTIONS' && typeof headers.origin === 'string' && headers['access-control-request-method'] !== undefined;
+export function isPreflight(
+  method: string | undefined,
+  headers: Record<string, string | string[] | undefined>,
+): boolean {
+  return (
+    method === 'OPTIONS' && typeof headers.origin === 'string' && headers['access-control-request-method'] !== undefined
+  );
 }
 
 /** Headers of the preflight answer; undefined when the origin is not allowed. */
-export function preflightHeaders(cors: Cors, origin: string, requestHeaders: string | undefined): Record<string, string> | undefined {
+export function preflightHeaders(
+  cors: Cors,
+  origin: string,
+  requestHeaders: string | undefined,
+): Record<string, string> | undefined {
   if (!originAllowed(cors, origin)) return undefined;
   const out: Record<string, string> = {
     'access-control-allow-origin': allowOriginValue(cors, origin),
@@ -58,7 +68,9 @@ export function preflightHeaders(cors: Cors, origin: string, requestHeaders: str
 export function responseCorsHeaders(cors: Cors, origin: string | undefined): Record<string, string> {
   if (!origin || !originAllowed(cors, origin)) return {};
   const out: Record<string, string> = { 'access-control-allow-origin': allowOriginValue(cors, origin), vary: 'Origin' };
-  const exposed = cors.exposeHeaders.some((h) => h.toLowerCase() === alwaysExposed.toLowerCase()) ? cors.exposeHeaders : [...cors.exposeHeaders, alwaysExposed];
+  const exposed = cors.exposeHeaders.some((h) => h.toLowerCase() === alwaysExposed.toLowerCase())
+    ? cors.exposeHeaders
+    : [...cors.exposeHeaders, alwaysExposed];
   out['access-control-expose-headers'] = exposed.join(', ');
   if (cors.allowCredentials) out['access-control-allow-credentials'] = 'true';
   return out;

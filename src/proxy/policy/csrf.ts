@@ -16,7 +16,8 @@ export function csrfRefusal(req: IncomingMessage, csrf: { additionalOrigins: str
   if (typeof site === 'string' && site !== '') return `a ${site} ${req.method} request is not allowed`;
   if (!origin) return undefined;
   const host = (req.headers.host ?? '').toLowerCase();
-  if (origin === 'null' || hostOf(origin) !== host) return `origin ${origin} may not send ${req.method} requests to ${host}`;
+  if (origin === 'null' || hostOf(origin) !== host)
+    return `origin ${origin} may not send ${req.method} requests to ${host}`;
   return undefined;
 }
 

@@ -9,14 +9,18 @@ export function delayMs(delay: DelayPlan | undefined, req: IncomingMessage): num
   if (!delay) return 0;
   if (delay.kind === 'fixed') return delay.ms;
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  const value = delay.program.evaluate({ request: { method: req.method ?? 'GET', path: q < 0 ? url : url.slice(0, q), headers } });
+  const value = delay.program.evaluate({
+    request: { method: req.method ?? 'GET', path: q < 0 ? url : url.slice(0, q), headers },
+  });
   if (typeof value === 'string') return parseDurationMs(value) ?? 0;
   if (typeof value === 'number' || typeof value === 'bigint') return Math.max(0, Number(value));
   // A CEL duration (google.protobuf.Duration): seconds and nanos.
   const d = value as { seconds?: bigint | number; nanos?: number } | null;
-  if (d && typeof d === 'object' && 'seconds' in d) return Math.max(0, Number(d.seconds ?? 0) * 1000 + Math.floor((d.nanos ?? 0) / 1e6));
+  if (d && typeof d === 'object' && 'seconds' in d)
+    return Math.max(0, Number(d.seconds ?? 0) * 1000 + Math.floor((d.nanos ?? 0) / 1e6));
   return 0;
 }

@@ -57,7 +57,9 @@ export class RateLimits {
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  now(): number { return this.clock(); }
+  now(): number {
+    return this.clock();
+  }
 
   /** Replaces the table with `routes` (route name → limits); returns the limiter of each route with limits. */
   update(routes: Map<string, RequestLimit[]>): Map<string, RouteLimiter> {
@@ -66,7 +68,12 @@ export class RateLimits {
       if (limits.length === 0) continue;
       const key = JSON.stringify(limits);
       const prior = this.byRoute.get(name);
-      next.set(name, prior?.key === key ? prior : { key, limiter: new RouteLimiter(limits.map((l) => new TokenBucket(l, this.clock()))) });
+      next.set(
+        name,
+        prior?.key === key
+          ? prior
+          : { key, limiter: new RouteLimiter(limits.map((l) => new TokenBucket(l, this.clock()))) },
+      );
     }
     this.byRoute = next;
     return new Map([...next].map(([name, v]) => [name, v.limiter]));

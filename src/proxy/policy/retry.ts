@@ -3,7 +3,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { RetryPlan } from './traffic-policy.js';
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 /** The socket error code of an upstream failure (undici puts it on the error or its cause). */
@@ -60,7 +68,9 @@ export function bufferBody(req: IncomingMessage, limit: number): Promise<Buffer 
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('error', () => resolve('gone'));
-    req.once('close', () => { if (!req.complete) resolve('gone'); });
+    req.once('close', () => {
+      if (!req.complete) resolve('gone');
+    });
   });
 }
 
@@ -68,7 +78,11 @@ export function bufferBody(req: IncomingMessage, limit: number): Promise<Buffer 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const done = (): void => { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); };
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });

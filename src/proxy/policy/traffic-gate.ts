@@ -21,7 +21,11 @@ export class TrafficGate {
   /** Routes already told about: each unenforced setting is logged once per route, not per snapshot. */
   private readonly warned = new Set<string>();
 
-  constructor(private readonly log: Logger, private readonly metrics: ProxyMetrics, clock?: () => number) {
+  constructor(
+    private readonly log: Logger,
+    private readonly metrics: ProxyMetrics,
+    clock?: () => number,
+  ) {
     this.limits = new RateLimits(clock);
   }
 
@@ -31,10 +35,22 @@ export class TrafficGate {
     for (const route of routes) {
       const { plan } = compileTraffic(route);
       plans.set(route.name, plan);
-      if (plan.tokenLimits > 0) this.warnOnce(route.name, 'tokens', 'traffic.rateLimit.local entries with tokens are not enforced yet; requests limits are');
-      if (plan.directResponse?.kind === 'unsupported') this.warnOnce(route.name, 'direct', `traffic.directResponse cannot be served: ${plan.directResponse.reason}; requests get 500`);
+      if (plan.tokenLimits > 0)
+        this.warnOnce(
+          route.name,
+          'tokens',
+          'traffic.rateLimit.local entries with tokens are not enforced yet; requests limits are',
+        );
+      if (plan.directResponse?.kind === 'unsupported')
+        this.warnOnce(
+          route.name,
+          'direct',
+          `traffic.directResponse cannot be served: ${plan.directResponse.reason}; requests get 500`,
+        );
     }
-    const limiters = this.limits.update(new Map<string, RequestLimit[]>([...plans].map(([name, p]) => [name, p.limits])));
+    const limiters = this.limits.update(
+      new Map<string, RequestLimit[]>([...plans].map(([name, p]) => [name, p.limits])),
+    );
     return new Map([...plans].map(([name, plan]) => [name, { plan, limiter: limiters.get(name) }]));
   }
 
@@ -56,14 +72,27 @@ export class TrafficGate {
     if (wait > 0) {
       this.metrics.rateLimited.inc({ route });
       req.resume();
-      sendError(res, 'rate_limited', `route ${route} allows no more requests right now; retry later`, { 'retry-after': String(Math.ceil(wait / 1000)) });
+      sendError(res, 'rate_limited', `route ${route} allows no more requests right now; retry later`, {
+        'retry-after': String(Math.ceil(wait / 1000)),
+      });
       return true;
     }
     const direct = t.plan.directResponse;
     if (!direct) return false;
     req.resume();
-    if (direct.kind === 'unsupported') sendError(res, 'direct_response_unsupported', `the direct response of route ${route} cannot be served by this proxy yet`);
-    else res.writeHead(direct.response.status, { ...direct.response.headers, 'content-length': String(Buffer.byteLength(direct.response.body)) }).end(direct.response.body);
+    if (direct.kind === 'unsupported')
+      sendError(
+        res,
+        'direct_response_unsupported',
+        `the direct response of route ${route} cannot be served by this proxy yet`,
+      );
+    else
+      res
+        .writeHead(direct.response.status, {
+          ...direct.response.headers,
+          'content-length': String(Buffer.byteLength(direct.response.body)),
+        })
+        .end(direct.response.body);
     return true;
   }
 

@@ -15,12 +15,23 @@ export interface RetryPlan {
   codes: ReadonlySet<number>;
 }
 
-export interface RequestLimit { requests: number; intervalMs: number; burst: number }
+export interface RequestLimit {
+  requests: number;
+  intervalMs: number;
+  burst: number;
+}
 
-export interface DirectResponse { status: number; body: string; headers: Record<string, string> }
+export interface DirectResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
 
 /** `traffic.buffer.request` / `.response`: past `maxBytes` the body is refused, or passed on unbuffered with `failOpen`. */
-export interface BufferPlan { maxBytes: number; failOpen: boolean }
+export interface BufferPlan {
+  maxBytes: number;
+  failOpen: boolean;
+}
 
 export type DelayPlan = { kind: 'fixed'; ms: number } | { kind: 'cel'; program: CompiledCel };
 
@@ -58,11 +69,19 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
   const problems: FieldProblem[] = [];
   const t: TrafficPolicy | null | undefined = route.traffic;
   if (!t) return { plan, problems };
-  const bad = (path: string, message: string): void => { problems.push({ path: `traffic.${path}`, message }); };
-  if (t.timeouts && (t.timeouts.requestMs || t.timeouts.backendRequestMs)) plan.timeouts = { requestMs: t.timeouts.requestMs, backendRequestMs: t.timeouts.backendRequestMs };
+  const bad = (path: string, message: string): void => {
+    problems.push({ path: `traffic.${path}`, message });
+  };
+  if (t.timeouts && (t.timeouts.requestMs || t.timeouts.backendRequestMs))
+    plan.timeouts = { requestMs: t.timeouts.requestMs, backendRequestMs: t.timeouts.backendRequestMs };
   if (t.retry && t.retry.attempts > 0) {
     if (t.retry.attempts > 10) bad('retry.attempts', `must be at most 10, got ${t.retry.attempts}`);
-    else plan.retry = { attempts: t.retry.attempts, backoffMs: t.retry.backoffMs ?? defaultBackoffMs, codes: new Set(t.retry.codes?.length ? t.retry.codes : defaultRetryCodes) };
+    else
+      plan.retry = {
+        attempts: t.retry.attempts,
+        backoffMs: t.retry.backoffMs ?? defaultBackoffMs,
+        codes: new Set(t.retry.codes?.length ? t.retry.codes : defaultRetryCodes),
+      };
   }
   if (t.requestHeaders) plan.requestHeaders = headerModifierOf(t.requestHeaders, 'requestHeaders', bad);
   if (t.responseHeaders) plan.responseHeaders = headerModifierOf(t.responseHeaders, 'responseHeaders', bad);
@@ -79,8 +98,10 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
     if (!t.hostRewrite || BREAKS.test(t.hostRewrite)) bad('hostRewrite', 'must be a host name');
     else plan.hostRewrite = t.hostRewrite;
   }
-  if (t.requestBuffer) plan.requestBuffer = { maxBytes: Number(t.requestBuffer.maxBytes), failOpen: !!t.requestBuffer.failOpen };
-  if (t.responseBuffer) plan.responseBuffer = { maxBytes: Number(t.responseBuffer.maxBytes), failOpen: !!t.responseBuffer.failOpen };
+  if (t.requestBuffer)
+    plan.requestBuffer = { maxBytes: Number(t.requestBuffer.maxBytes), failOpen: !!t.requestBuffer.failOpen };
+  if (t.responseBuffer)
+    plan.responseBuffer = { maxBytes: Number(t.responseBuffer.maxBytes), failOpen: !!t.responseBuffer.failOpen };
   if (t.csrf) plan.csrf = { additionalOrigins: (t.csrf.additionalOrigins ?? []).map((o) => o.toLowerCase()) };
   return { plan, problems };
 }
@@ -88,15 +109,25 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
 /** Problems of every route's traffic fields, for the snapshot check: a malformed value NACKs the snapshot. */
 export function trafficProblems(snapshot: Snapshot, source: string): Problem[] {
   return [...resourcesOf(snapshot, 'route').values()].flatMap((route) =>
-    compileTraffic(route).problems.map((p) => ({ source, object: `Route ${route.name}`, ...p })));
+    compileTraffic(route).problems.map((p) => ({ source, object: `Route ${route.name}`, ...p })),
+  );
 }
 
 /** The HTTPRoute rule's own `timeouts` when it sets any (the more specific setting), else the policy's. */
-export function routeTimeouts(route: Route, traffic?: TrafficPlan): { requestMs: number; backendRequestMs: number } | undefined {
-  return route.timeouts?.requestMs || route.timeouts?.backendRequestMs ? route.timeouts ?? undefined : traffic?.timeouts;
+export function routeTimeouts(
+  route: Route,
+  traffic?: TrafficPlan,
+): { requestMs: number; backendRequestMs: number } | undefined {
+  return route.timeouts?.requestMs || route.timeouts?.backendRequestMs
+    ? (route.timeouts ?? undefined)
+    : traffic?.timeouts;
 }
 
-function headerModifierOf(m: HeaderModifier, path: string, bad: (path: string, message: string) => void): HeaderModifier {
+function headerModifierOf(
+  m: HeaderModifier,
+  path: string,
+  bad: (path: string, message: string) => void,
+): HeaderModifier {
   const ok = (h: { name: string; value: string }, where: string): boolean => {
     if (TOKEN.test(h.name) && !BREAKS.test(h.value)) return true;
     bad(where, 'must have a valid header name and a value without line breaks');
@@ -109,7 +140,10 @@ function headerModifierOf(m: HeaderModifier, path: string, bad: (path: string, m
   };
 }
 
-function delayOf(d: NonNullable<TrafficPolicy['delay']>, bad: (path: string, message: string) => void): DelayPlan | undefined {
+function delayOf(
+  d: NonNullable<TrafficPolicy['delay']>,
+  bad: (path: string, message: string) => void,
+): DelayPlan | undefined {
   if (!d.expression) return d.durationMs ? { kind: 'fixed', ms: d.durationMs } : undefined;
   try {
     return { kind: 'cel', program: compileCel(d.expression, ['request']) };
@@ -129,21 +163,31 @@ function constantCel(source: string): string | undefined {
   }
 }
 
-function directResponseOf(d: IrDirectResponse, bad: (path: string, message: string) => void): TrafficPlan['directResponse'] {
+function directResponseOf(
+  d: IrDirectResponse,
+  bad: (path: string, message: string) => void,
+): TrafficPlan['directResponse'] {
   if (d.conditional?.length) return { kind: 'unsupported', reason: 'conditional direct responses are not served yet' };
-  if (d.status < 200 || d.status > 599) return void bad('directResponse.status', `must be between 200 and 599, got ${d.status}`);
+  if (d.status < 200 || d.status > 599)
+    return void bad('directResponse.status', `must be between 200 and 599, got ${d.status}`);
   let body = d.body ?? '';
   if (d.bodyExpression !== undefined) {
     const value = constantCel(d.bodyExpression);
-    if (value === undefined) return { kind: 'unsupported', reason: 'a bodyExpression that reads the request is not served yet' };
+    if (value === undefined)
+      return { kind: 'unsupported', reason: 'a bodyExpression that reads the request is not served yet' };
     body = value;
   }
   const headers: Record<string, string> = {};
   for (const [i, h] of (d.headers ?? []).entries()) {
     if (!TOKEN.test(h.name)) return void bad(`directResponse.headers[${i}].name`, 'must be a valid header name');
     const value = constantCel(h.valueExpression);
-    if (value === undefined) return { kind: 'unsupported', reason: `header ${h.name} uses a CEL value that reads the request, which is not served yet` };
-    if (BREAKS.test(value)) return void bad(`directResponse.headers[${i}].valueExpression`, 'must not yield line breaks');
+    if (value === undefined)
+      return {
+        kind: 'unsupported',
+        reason: `header ${h.name} uses a CEL value that reads the request, which is not served yet`,
+      };
+    if (BREAKS.test(value))
+      return void bad(`directResponse.headers[${i}].valueExpression`, 'must not yield line breaks');
     headers[h.name.toLowerCase()] = value;
   }
   return { kind: 'static', response: { status: d.status, body, headers } };

@@ -50,7 +50,10 @@ function setup(clockTimes: string[] = []) {
   const clock = () => new Date(clockTimes[Math.min(tick++, clockTimes.length - 1)] ?? '2026-01-01T00:00:00Z');
   const snapshots: number[] = [];
   controller = new LocalController({
-    manifests, statusDir, clock, debounceMs: 20,
+    manifests,
+    statusDir,
+    clock,
+    debounceMs: 20,
     translate: { controllerName: 'gw.dev/gateway-controller' },
     builtinClass: { name: 'gw', controllerName: 'gw.dev/gateway-controller' },
     logger: pino({ level: 'silent' }),
@@ -59,7 +62,8 @@ function setup(clockTimes: string[] = []) {
   return { manifests, statusDir, controller, snapshots };
 }
 
-const readStatus = (statusDir: string, key: string) => parse(readFileSync(join(statusDir, `${key}.yaml`), 'utf8')) as { status: Record<string, unknown>; source: string };
+const readStatus = (statusDir: string, key: string) =>
+  parse(readFileSync(join(statusDir, `${key}.yaml`), 'utf8')) as { status: Record<string, unknown>; source: string };
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -78,21 +82,41 @@ describe('local mode', () => {
     expect(s.problems).toEqual([]);
     expect(s.gateways).toEqual(['default/web']);
     expect(snapshots).toEqual([1]);
-    expect([...c.snapshots.get('default/web')?.resources.map((r) => r.kind) ?? []]).toEqual(['bind', 'listener', 'route', 'backend']);
+    expect([...(c.snapshots.get('default/web')?.resources.map((r) => r.kind) ?? [])]).toEqual([
+      'bind',
+      'listener',
+      'route',
+      'backend',
+    ]);
     expect(readStatus(statusDir, 'GatewayClass/gw').source).toBe('built-in');
-    expect(readStatus(statusDir, 'HTTPRoute/default/echo').status).toMatchObject({ parents: [{ conditions: [{ type: 'Accepted', status: 'True' }, { type: 'ResolvedRefs', status: 'True' }] }] });
+    expect(readStatus(statusDir, 'HTTPRoute/default/echo').status).toMatchObject({
+      parents: [
+        {
+          conditions: [
+            { type: 'Accepted', status: 'True' },
+            { type: 'ResolvedRefs', status: 'True' },
+          ],
+        },
+      ],
+    });
     expect(existsSync(join(statusDir, 'Service/default/echo.yaml'))).toBe(false);
   });
 
   it('re-translates on a watched edit, keeps unchanged condition times and removes status files of deleted objects', async () => {
-    const { manifests, statusDir, controller: c } = setup(['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
+    const {
+      manifests,
+      statusDir,
+      controller: c,
+    } = setup(['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
     writeFileSync(join(manifests, 'gateway.yaml'), GATEWAY);
     writeFileSync(join(manifests, 'route.yaml'), ROUTE);
     c.start();
     writeFileSync(join(manifests, 'policy.yaml'), POLICY('https://a.example'));
     await until(() => existsSync(join(statusDir, 'GwPolicy/default/cors.yaml')));
     const route = c.snapshots.get('default/web')?.resources.find((r) => 'route' in r);
-    expect(route && 'route' in route ? route.route.effective.fields['traffic.cors'] : undefined).toBe('{"allowOrigins":["https://a.example"]}');
+    expect(route && 'route' in route ? route.route.effective.fields['traffic.cors'] : undefined).toBe(
+      '{"allowOrigins":["https://a.example"]}',
+    );
     // The route's conditions did not change, so their transition time stays at the first translation.
     expect(JSON.stringify(readStatus(statusDir, 'HTTPRoute/default/echo').status)).toContain('2026-01-01T00:00:00Z');
     unlinkSync(join(manifests, 'route.yaml'));

@@ -15,7 +15,6 @@ import { e2eKubeConfig, kubectl, useNamespace } from '../support/kube.js';
 import type { CommandResult } from '../support/kube.js';
 import { mustGet, mustInstall } from './helm-release.js';
 
-
 type Scope = 'cluster' | 'release' | 'gateway' | 'outside';
 
 interface Row {
@@ -25,7 +24,9 @@ interface Row {
   subresource?: string;
 }
 
-const table = parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'testdata', 'controller-rbac.yaml'), 'utf8')) as {
+const table = parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'testdata', 'controller-rbac.yaml'), 'utf8'),
+) as {
   allowed: Row[];
   denied: Row[];
 };
@@ -51,7 +52,9 @@ const serviceAccount = (ns: string) => `system:serviceaccount:${ns}:gw`;
 function questionsOf(release: Release, row: Row): Question[] {
   const namespaces = row.scope === 'cluster' ? [undefined] : (release.scopes[row.scope]?.() ?? []);
   return namespaces.flatMap((namespace) =>
-    row.resources.flatMap((resource) => row.verbs.map((verb) => ({ verb, resource, subresource: row.subresource, namespace }))),
+    row.resources.flatMap((resource) =>
+      row.verbs.map((verb) => ({ verb, resource, subresource: row.subresource, namespace })),
+    ),
   );
 }
 
@@ -85,7 +88,15 @@ async function allowedBySar(release: Release, q: Question): Promise<boolean> {
 
 /** `kubectl auth can-i --as`: exit 0 = yes, 1 = no, anything else is an error. */
 async function allowedByKubectl(release: Release, q: Question): Promise<boolean> {
-  const args = ['auth', 'can-i', q.verb, q.resource, '--as', serviceAccount(release.namespace()), ...(q.namespace ? ['-n', q.namespace] : ['--all-namespaces'])];
+  const args = [
+    'auth',
+    'can-i',
+    q.verb,
+    q.resource,
+    '--as',
+    serviceAccount(release.namespace()),
+    ...(q.namespace ? ['-n', q.namespace] : ['--all-namespaces']),
+  ];
   if (q.subresource) args.push(`--subresource=${q.subresource}`);
   const res = await kubectl(inject('kubeconfig'), args);
   if (res.stdout.trim() === 'yes' && res.code === 0) return true;
@@ -98,11 +109,18 @@ async function mismatches(release: Release, row: Row, expected: boolean): Promis
   const questions = questionsOf(release, row);
   if (questions.length === 0) throw new Error(`row ${describeRow(row)} asks nothing of ${release.label}`);
   const answers = await Promise.all(questions.map((q) => allowedBySar(release, q)));
-  return questions.filter((_, i) => answers[i] !== expected).map((q) => `${expected ? 'cannot' : 'can'} ${describeQuestion(q)}`);
+  return questions
+    .filter((_, i) => answers[i] !== expected)
+    .map((q) => `${expected ? 'cannot' : 'can'} ${describeQuestion(q)}`);
 }
 
 function describeRow(row: Row): string {
-  const where = { cluster: 'cluster-wide', release: 'in the release namespace', gateway: 'in a gateway namespace', outside: 'outside the listed namespaces' }[row.scope];
+  const where = {
+    cluster: 'cluster-wide',
+    release: 'in the release namespace',
+    gateway: 'in a gateway namespace',
+    outside: 'outside the listed namespaces',
+  }[row.scope];
   return `${row.verbs.join('/')} ${row.resources.join(', ')}${row.subresource ? ` (${row.subresource})` : ''} ${where}`;
 }
 
@@ -116,10 +134,21 @@ function applyDeploymentAs(release: Release, ns: string): Promise<CommandResult>
     metadata: { name: 'proxy', namespace: ns },
     spec: {
       selector: { matchLabels: { app: 'proxy' } },
-      template: { metadata: { labels: { app: 'proxy' } }, spec: { containers: [{ name: 'proxy', image: 'ghcr.io/gw-dev/proxy:0.1.0' }] } },
+      template: {
+        metadata: { labels: { app: 'proxy' } },
+        spec: { containers: [{ name: 'proxy', image: 'ghcr.io/gw-dev/proxy:0.1.0' }] },
+      },
     },
   };
-  const args = ['apply', '--server-side', '--field-manager=gw-controller', '--as', serviceAccount(release.namespace()), '-f', '-'];
+  const args = [
+    'apply',
+    '--server-side',
+    '--field-manager=gw-controller',
+    '--as',
+    serviceAccount(release.namespace()),
+    '-f',
+    '-',
+  ];
   return kubectl(inject('kubeconfig'), args, JSON.stringify(deployment));
 }
 
@@ -138,7 +167,11 @@ describe('controller RBAC of charts/gw', () => {
   const scoped: Release = {
     label: 'release with rbac.gatewayNamespaces',
     namespace: scopedNs,
-    scopes: { release: () => [scopedNs()], gateway: () => [listedA(), listedB()], outside: () => [unlisted(), scopedNs()] },
+    scopes: {
+      release: () => [scopedNs()],
+      gateway: () => [listedA(), listedB()],
+      outside: () => [unlisted(), scopedNs()],
+    },
   };
 
   beforeAll(async () => {
@@ -147,7 +180,12 @@ describe('controller RBAC of charts/gw', () => {
     const kubeconfig = inject('kubeconfig');
     // Class names are cluster-scoped: one per release so files sharing the API server never collide.
     await Promise.all([
-      mustInstall(kubeconfig, { name: 'gw', namespace: clusterWideNs(), skipCrds: true, values: { gatewayClassName: clusterWideNs() } }),
+      mustInstall(kubeconfig, {
+        name: 'gw',
+        namespace: clusterWideNs(),
+        skipCrds: true,
+        values: { gatewayClassName: clusterWideNs() },
+      }),
       mustInstall(kubeconfig, {
         name: 'gw',
         namespace: scopedNs(),
@@ -171,14 +209,19 @@ describe('controller RBAC of charts/gw', () => {
       }
 
       it('kubectl auth can-i --as gives the same answers as the reviews (first question of every row)', async () => {
-        const sample = [...table.allowed, ...table.denied].filter((r) => appliesTo(release, r)).map((r) => questionsOf(release, r)[0]!);
+        const sample = [...table.allowed, ...table.denied]
+          .filter((r) => appliesTo(release, r))
+          .map((r) => questionsOf(release, r)[0]!);
         const disagreements: string[] = [];
         for (let i = 0; i < sample.length; i += 4) {
           const batch = sample.slice(i, i + 4);
-          const answers = await Promise.all(batch.map(async (q) => [await allowedByKubectl(release, q), await allowedBySar(release, q)]));
+          const answers = await Promise.all(
+            batch.map(async (q) => [await allowedByKubectl(release, q), await allowedBySar(release, q)]),
+          );
           batch.forEach((q, j) => {
             const [viaKubectl, viaReview] = answers[j]!;
-            if (viaKubectl !== viaReview) disagreements.push(`${describeQuestion(q)}: kubectl ${viaKubectl}, review ${viaReview}`);
+            if (viaKubectl !== viaReview)
+              disagreements.push(`${describeQuestion(q)}: kubectl ${viaKubectl}, review ${viaReview}`);
           });
         }
         expect(disagreements).toEqual([]);
@@ -191,7 +234,8 @@ describe('controller RBAC of charts/gw', () => {
     const res = await applyDeploymentAs(clusterWide, unlisted());
     expect(res.code, res.stderr).toBe(0);
     const deployment = await mustGet(inject('kubeconfig'), 'deployment', 'proxy', unlisted());
-    const managers = (deployment.metadata as { managedFields?: { manager: string; operation: string }[] }).managedFields ?? [];
+    const managers =
+      (deployment.metadata as { managedFields?: { manager: string; operation: string }[] }).managedFields ?? [];
     expect(managers).toContainEqual(expect.objectContaining({ manager: 'gw-controller', operation: 'Apply' }));
   });
 
@@ -201,7 +245,9 @@ describe('controller RBAC of charts/gw', () => {
     const outside = await applyDeploymentAs(scoped, unlisted());
     expect(outside.code).not.toBe(0);
     expect(outside.stderr).toMatch(/forbidden/i);
-    expect(outside.stderr).toContain(`cannot patch resource "deployments" in API group "apps" in the namespace "${unlisted()}"`);
+    expect(outside.stderr).toContain(
+      `cannot patch resource "deployments" in API group "apps" in the namespace "${unlisted()}"`,
+    );
   });
 
   it('the controller creates and renews its leader-election Lease in the release namespace only', async () => {
@@ -218,9 +264,19 @@ describe('controller RBAC of charts/gw', () => {
     expect(created.code, created.stderr).toBe(0);
     const current = await mustGet(inject('kubeconfig'), 'lease', 'gw-controller', ns);
     // An update (PUT) with the read resourceVersion, as leader election renews.
-    const renewed = await kubectl(inject('kubeconfig'), ['replace', ...as, '-f', '-'], lease(ns, 'pod-b', (current.metadata as { resourceVersion?: string }).resourceVersion));
+    const renewed = await kubectl(
+      inject('kubeconfig'),
+      ['replace', ...as, '-f', '-'],
+      lease(ns, 'pod-b', (current.metadata as { resourceVersion?: string }).resourceVersion),
+    );
     expect(renewed.code, renewed.stderr).toBe(0);
-    expect(((await mustGet(inject('kubeconfig'), 'lease', 'gw-controller', ns)) as unknown as { spec: { holderIdentity: string } }).spec.holderIdentity).toBe('pod-b');
+    expect(
+      (
+        (await mustGet(inject('kubeconfig'), 'lease', 'gw-controller', ns)) as unknown as {
+          spec: { holderIdentity: string };
+        }
+      ).spec.holderIdentity,
+    ).toBe('pod-b');
 
     const elsewhere = await kubectl(inject('kubeconfig'), ['create', ...as, '-f', '-'], lease(unlisted(), 'pod-a'));
     expect(elsewhere.code).not.toBe(0);

@@ -9,7 +9,18 @@ import { startCluster } from '../support/cluster.js';
 import type { Cluster } from '../support/cluster.js';
 import { applyFiles, crdNamesIn, kubeConfigFrom, kubectl, waitForCrdsEstablished } from '../support/kube.js';
 import { e2eStateDir } from '../support/paths.js';
-import { chartCrdFiles, controllerArgs, deploymentView, flagValue, getObject, helm, helmInstall, listNames, mustGet, releaseObjects } from './helm-release.js';
+import {
+  chartCrdFiles,
+  controllerArgs,
+  deploymentView,
+  flagValue,
+  getObject,
+  helm,
+  helmInstall,
+  listNames,
+  mustGet,
+  releaseObjects,
+} from './helm-release.js';
 
 const chartCrdNames = crdNamesIn(chartCrdFiles());
 
@@ -52,10 +63,14 @@ describe('helm install of charts/gw', () => {
   });
 
   it('installs with default values: controller objects, GatewayClass gw and the Gw CRDs from crds/', async () => {
-    expect(await Promise.all(chartCrdNames.map((name) => get('customresourcedefinition', name)))).toEqual(chartCrdNames.map(() => undefined));
+    expect(await Promise.all(chartCrdNames.map((name) => get('customresourcedefinition', name)))).toEqual(
+      chartCrdNames.map(() => undefined),
+    );
     const res = await helmInstall(kubeconfig, { name: 'gw', namespace: ns });
     expect(res.code, res.stderr).toBe(0);
-    const status = JSON.parse((await helm(kubeconfig, ['status', 'gw', '--namespace', ns, '-o', 'json'])).stdout) as { info: { status: string } };
+    const status = JSON.parse((await helm(kubeconfig, ['status', 'gw', '--namespace', ns, '-o', 'json'])).stdout) as {
+      info: { status: string };
+    };
     expect(status.info.status).toBe('deployed');
 
     const deployment = await must('deployment', 'gw', ns);
@@ -77,7 +92,9 @@ describe('helm install of charts/gw', () => {
     expect(pod.serviceAccountName).toBe('gw');
     expect(pod.containers[0]?.image).toBe('ghcr.io/gw-dev/controller:0.1.0');
 
-    const service = (await must('service', 'gw', ns)) as unknown as { spec: { type: string; ports: { name: string; port: number; targetPort: unknown }[] } };
+    const service = (await must('service', 'gw', ns)) as unknown as {
+      spec: { type: string; ports: { name: string; port: number; targetPort: unknown }[] };
+    };
     expect(service.spec.type).toBe('ClusterIP');
     expect(service.spec.ports.map((p) => [p.name, p.port, p.targetPort])).toEqual([
       ['agw-grpc', 9978, 'agw-grpc'],
@@ -89,7 +106,10 @@ describe('helm install of charts/gw', () => {
     // Read cluster-wide, write proxies cluster-wide (no rbac.gatewayNamespaces), leases in the release namespace.
     for (const name of [`gw-${ns}`, `gw-${ns}-workloads`, `gw-${ns}-istio`]) {
       await must('clusterrole', name);
-      const binding = (await must('clusterrolebinding', name)) as unknown as { roleRef: { name: string }; subjects: unknown[] };
+      const binding = (await must('clusterrolebinding', name)) as unknown as {
+        roleRef: { name: string };
+        subjects: unknown[];
+      };
       expect(binding.roleRef.name).toBe(name);
       expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gw', namespace: ns }]);
     }
@@ -101,12 +121,22 @@ describe('helm install of charts/gw', () => {
     expect(gatewayClass.spec.parametersRef).toBeUndefined();
 
     const crds = await waitForCrdsEstablished(kubeConfigFrom(kubeconfig), chartCrdNames);
-    expect(crds.map((c) => c.name).sort()).toEqual(['gwbackends.gw.dev', 'gwmodels.gw.dev', 'gwparameters.gw.dev', 'gwpolicies.gw.dev']);
+    expect(crds.map((c) => c.name).sort()).toEqual([
+      'gwbackends.gw.dev',
+      'gwmodels.gw.dev',
+      'gwparameters.gw.dev',
+      'gwpolicies.gw.dev',
+    ]);
     expect((await helmCrdEntries()).every((entries) => Array.isArray(entries) && entries.length === 1)).toBe(true);
   });
 
   it('installs a second release with rbac.gatewayNamespaces after the documented CRD upgrade step: Roles only in the listed namespaces, CRDs unchanged', async () => {
-    const upgradeStep = await kubectl(kubeconfig, ['apply', '--server-side', '--field-manager=helm', ...chartCrdFiles().flatMap((f) => ['-f', f])]);
+    const upgradeStep = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--field-manager=helm',
+      ...chartCrdFiles().flatMap((f) => ['-f', f]),
+    ]);
     expect(upgradeStep.code, upgradeStep.stderr).toBe(0);
     const crdsBefore = await helmCrdEntries();
     // A second controller in one cluster: its own class and controller name (docs/chart.md).
@@ -117,11 +147,16 @@ describe('helm install of charts/gw', () => {
     });
     expect(res.code, res.stderr).toBe(0);
 
-    expect(flagValue(controllerArgs(await must('deployment', 'gw', tenantNs)), '--gateway-namespaces')).toBe(listed.join(','));
+    expect(flagValue(controllerArgs(await must('deployment', 'gw', tenantNs)), '--gateway-namespaces')).toBe(
+      listed.join(','),
+    );
     for (const gatewayNs of listed) {
       expect(await names('role', gatewayNs)).toEqual(['gw-istio', 'gw-workloads']);
       for (const name of ['gw-istio', 'gw-workloads']) {
-        const binding = (await must('rolebinding', name, gatewayNs)) as unknown as { roleRef: { kind: string; name: string }; subjects: unknown[] };
+        const binding = (await must('rolebinding', name, gatewayNs)) as unknown as {
+          roleRef: { kind: string; name: string };
+          subjects: unknown[];
+        };
         expect(binding.roleRef).toMatchObject({ kind: 'Role', name });
         expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gw', namespace: tenantNs }]);
       }
@@ -133,7 +168,9 @@ describe('helm install of charts/gw', () => {
     const gatewayClass = (await must('gatewayclass', tenantNs)) as unknown as { spec: { controllerName: string } };
     expect(gatewayClass.spec.controllerName).toBe(`gw.dev/${tenantNs}`);
     // The first release's cluster-scoped objects are untouched (names carry the release namespace).
-    expect(((await must('gatewayclass', 'gw')) as unknown as { spec: { controllerName: string } }).spec.controllerName).toBe('gw.dev/gateway-controller');
+    expect(
+      ((await must('gatewayclass', 'gw')) as unknown as { spec: { controllerName: string } }).spec.controllerName,
+    ).toBe('gw.dev/gateway-controller');
 
     // helm 4 re-applies identical crds/ as the same field manager: a no-op, nothing changes hands.
     expect(await helmCrdEntries()).toEqual(crdsBefore);
@@ -142,7 +179,16 @@ describe('helm install of charts/gw', () => {
 
   it('helm upgrade with controller.xds.mode plaintext rewrites the controller args', async () => {
     const before = await must('deployment', 'gw', ns);
-    const res = await helm(kubeconfig, ['upgrade', 'gw', chartDir, '--namespace', ns, '--set', 'controller.xds.mode=plaintext', '--wait=hookOnly']);
+    const res = await helm(kubeconfig, [
+      'upgrade',
+      'gw',
+      chartDir,
+      '--namespace',
+      ns,
+      '--set',
+      'controller.xds.mode=plaintext',
+      '--wait=hookOnly',
+    ]);
     expect(res.code, res.stderr).toBe(0);
 
     const after = await must('deployment', 'gw', ns);
@@ -152,8 +198,13 @@ describe('helm install of charts/gw', () => {
     // Only that flag changed.
     const beforeArgs = controllerArgs(before);
     expect(args.filter((a, i) => a !== beforeArgs[i])).toEqual(['plaintext']);
-    expect((after.metadata as { generation?: number }).generation).toBe(((before.metadata as { generation?: number }).generation ?? 0) + 1);
-    const history = JSON.parse((await helm(kubeconfig, ['history', 'gw', '--namespace', ns, '-o', 'json'])).stdout) as { revision: number; status: string }[];
+    expect((after.metadata as { generation?: number }).generation).toBe(
+      ((before.metadata as { generation?: number }).generation ?? 0) + 1,
+    );
+    const history = JSON.parse((await helm(kubeconfig, ['history', 'gw', '--namespace', ns, '-o', 'json'])).stdout) as {
+      revision: number;
+      status: string;
+    }[];
     expect(history.map((h) => [h.revision, h.status])).toEqual([
       [1, 'superseded'],
       [2, 'deployed'],
@@ -162,7 +213,9 @@ describe('helm install of charts/gw', () => {
 
   it('helm uninstall removes every object of the release and keeps the CRDs', async () => {
     const objects = await releaseObjects(kubeconfig, 'gw', ns);
-    expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'Service', 'ServiceAccount', 'ClusterRole', 'GatewayClass']));
+    expect(objects.map((o) => o.kind)).toEqual(
+      expect.arrayContaining(['Deployment', 'Service', 'ServiceAccount', 'ClusterRole', 'GatewayClass']),
+    );
     const res = await helm(kubeconfig, ['uninstall', 'gw', '--namespace', ns]);
     expect(res.code, res.stderr).toBe(0);
 
@@ -170,18 +223,27 @@ describe('helm install of charts/gw', () => {
     for (const obj of objects) {
       const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0] : '';
       const resource = group ? `${obj.kind.toLowerCase()}.${group}` : obj.kind.toLowerCase();
-      if (await get(resource, obj.metadata.name, obj.metadata.namespace)) left.push(`${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name}`);
+      if (await get(resource, obj.metadata.name, obj.metadata.namespace))
+        left.push(`${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name}`);
     }
     expect(left).toEqual([]);
     // The CRDs stay (helm never deletes crds/), and the other release still works off them.
     await waitForCrdsEstablished(kubeConfigFrom(kubeconfig), chartCrdNames);
-    const tenant = JSON.parse((await helm(kubeconfig, ['status', 'gw', '--namespace', tenantNs, '-o', 'json'])).stdout) as { info: { status: string } };
+    const tenant = JSON.parse(
+      (await helm(kubeconfig, ['status', 'gw', '--namespace', tenantNs, '-o', 'json'])).stdout,
+    ) as { info: { status: string } };
     expect(tenant.info.status).toBe('deployed');
     await must('deployment', 'gw', tenantNs);
   });
 
   it('with CRDs owned by another field manager helm install fails on the conflict and --skip-crds installs', async () => {
-    const takeOver = await kubectl(kubeconfig, ['apply', '--server-side', '--force-conflicts', '--field-manager=crd-admin', ...chartCrdFiles().flatMap((f) => ['-f', f])]);
+    const takeOver = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '--field-manager=crd-admin',
+      ...chartCrdFiles().flatMap((f) => ['-f', f]),
+    ]);
     expect(takeOver.code, takeOver.stderr).toBe(0);
     const values = { gatewayClassName: 'gw-gitops', controllerName: 'gw.dev/gw-gitops' };
     const conflicting = await helmInstall(kubeconfig, { name: 'gw', namespace: 'gw-gitops', values });

@@ -53,13 +53,23 @@ function valueArgs(values: Record<string, unknown> = {}): string[] {
  * pods never run. helm 4 spells that `--wait=hookOnly` (its default; `--wait=false` is deprecated).
  */
 export async function helmInstall(kubeconfig: string, release: ReleaseSpec): Promise<CommandResult> {
-  return helm(kubeconfig, ['install', release.name, chartDir, '--namespace', release.namespace, '--wait=hookOnly', ...(release.skipCrds ? ['--skip-crds'] : []), ...valueArgs(release.values)]);
+  return helm(kubeconfig, [
+    'install',
+    release.name,
+    chartDir,
+    '--namespace',
+    release.namespace,
+    '--wait=hookOnly',
+    ...(release.skipCrds ? ['--skip-crds'] : []),
+    ...valueArgs(release.values),
+  ]);
 }
 
 /** Like helmInstall, but throws with helm's output when the install fails (for beforeAll). */
 export async function mustInstall(kubeconfig: string, release: ReleaseSpec): Promise<void> {
   const res = await helmInstall(kubeconfig, release);
-  if (res.code !== 0) throw new Error(`helm install ${release.name} -n ${release.namespace} failed (exit ${res.code}):\n${res.stderr}`);
+  if (res.code !== 0)
+    throw new Error(`helm install ${release.name} -n ${release.namespace} failed (exit ${res.code}):\n${res.stderr}`);
 }
 
 /** The objects helm created for a release (`helm get manifest`). */
@@ -70,7 +80,12 @@ export async function releaseObjects(kubeconfig: string, name: string, namespace
 }
 
 /** `kubectl get -o json` of one object; undefined when it does not exist, throws on any other error. */
-export async function getObject(kubeconfig: string, resource: string, name: string, namespace?: string): Promise<K8sObject | undefined> {
+export async function getObject(
+  kubeconfig: string,
+  resource: string,
+  name: string,
+  namespace?: string,
+): Promise<K8sObject | undefined> {
   const args = ['get', resource, name, '-o', 'json', '--show-managed-fields', ...(namespace ? ['-n', namespace] : [])];
   const res = await kubectl(kubeconfig, args);
   if (res.code === 0) return JSON.parse(res.stdout) as K8sObject;
@@ -78,7 +93,12 @@ export async function getObject(kubeconfig: string, resource: string, name: stri
   throw new Error(`kubectl get ${resource} ${name}: ${res.stderr}`);
 }
 
-export async function mustGet(kubeconfig: string, resource: string, name: string, namespace?: string): Promise<K8sObject> {
+export async function mustGet(
+  kubeconfig: string,
+  resource: string,
+  name: string,
+  namespace?: string,
+): Promise<K8sObject> {
   const obj = await getObject(kubeconfig, resource, name, namespace);
   if (!obj) throw new Error(`${resource} ${namespace ? `${namespace}/` : ''}${name} does not exist`);
   return obj;
@@ -112,12 +132,16 @@ export interface DeploymentView {
 
 /** The pod template's parts the tests read. */
 export function deploymentView(obj: K8sObject): DeploymentView {
-  const podSpec = (obj as { spec?: { template?: { spec?: { serviceAccountName?: string; containers?: Container[] } } } }).spec?.template?.spec;
+  const podSpec = (
+    obj as { spec?: { template?: { spec?: { serviceAccountName?: string; containers?: Container[] } } } }
+  ).spec?.template?.spec;
   return { serviceAccountName: podSpec?.serviceAccountName, containers: podSpec?.containers ?? [] };
 }
 
 export function controllerArgs(obj: K8sObject): string[] {
-  const container = deploymentView(obj).containers.find((c) => c.name === 'controller') ?? deploymentView(obj).containers[0];
-  if (!container?.args) throw new Error(`Deployment ${obj.metadata.namespace}/${obj.metadata.name} has no controller container args`);
+  const container =
+    deploymentView(obj).containers.find((c) => c.name === 'controller') ?? deploymentView(obj).containers[0];
+  if (!container?.args)
+    throw new Error(`Deployment ${obj.metadata.namespace}/${obj.metadata.name} has no controller container args`);
   return container.args;
 }

@@ -32,11 +32,18 @@ const dualStackArgs = ['--service-cluster-ip-range=10.96.0.0/16,fd00::/108'];
 
 function needsDualStack(obj: K8sObject): boolean {
   if (obj.kind !== 'Service' || obj.apiVersion !== 'v1') return false;
-  const spec = (obj as { spec?: { clusterIP?: string; clusterIPs?: string[]; ipFamilies?: string[]; ipFamilyPolicy?: string } }).spec ?? {};
-  return Boolean(spec.clusterIP && spec.clusterIP !== 'None') || (spec.clusterIPs?.length ?? 0) > 1 || (spec.ipFamilies?.length ?? 0) > 1;
+  const spec =
+    (obj as { spec?: { clusterIP?: string; clusterIPs?: string[]; ipFamilies?: string[]; ipFamilyPolicy?: string } })
+      .spec ?? {};
+  return (
+    Boolean(spec.clusterIP && spec.clusterIP !== 'None') ||
+    (spec.clusterIPs?.length ?? 0) > 1 ||
+    (spec.ipFamilies?.length ?? 0) > 1
+  );
 }
 
-const describeObject = (o: K8sObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+const describeObject = (o: K8sObject) =>
+  `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 
 async function served(kubeconfig: string, apiVersion: string): Promise<boolean> {
   const res = await kubectl(kubeconfig, ['get', '--raw', `/apis/${apiVersion}`]);
@@ -61,7 +68,18 @@ function parseAsKubectl(text: string): K8sObject[] {
 async function dryRunApply(kubeconfig: string, objects: K8sObject[]): Promise<{ applied: string[]; warnings: string }> {
   // JSON documents: no second round of YAML typing between the parse above and the API server.
   const stdin = objects.map((o) => JSON.stringify(o)).join('\n---\n');
-  const args = ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--force-conflicts', '--field-manager=gw-e2e-dry-run', '-o', 'name', '-f', '-'];
+  const args = [
+    'apply',
+    '--server-side',
+    '--dry-run=server',
+    '--validate=strict',
+    '--force-conflicts',
+    '--field-manager=gw-e2e-dry-run',
+    '-o',
+    'name',
+    '-f',
+    '-',
+  ];
   const res = await kubectl(kubeconfig, args, stdin);
   if (res.code !== 0) throw new Error(`the API server rejected rendered objects:\n${res.stderr || res.stdout}`);
   return { applied: res.stdout.split('\n').filter(Boolean), warnings: res.stderr.trim() };
@@ -88,7 +106,11 @@ describe('rendered chart objects against the API server (server-side dry run)', 
   const dualStackKubeconfig = join(e2eStateDir, 'chart-dual-stack', 'kubeconfig');
 
   function dualStackCluster(): Promise<Cluster> {
-    dualStack ??= startCluster({ kubeconfig: dualStackKubeconfig, logFile: join(e2eStateDir, 'chart-dual-stack', 'cluster.log'), apiserverArgs: dualStackArgs });
+    dualStack ??= startCluster({
+      kubeconfig: dualStackKubeconfig,
+      logFile: join(e2eStateDir, 'chart-dual-stack', 'cluster.log'),
+      apiserverArgs: dualStackArgs,
+    });
     return dualStack;
   }
 
@@ -106,7 +128,15 @@ describe('rendered chart objects against the API server (server-side dry run)', 
   it.each(cases)('the API server accepts every object rendered for %s', async (caseName) => {
     const kubeconfig = inject('kubeconfig');
     const ns = namespace();
-    const rendered = await helm(kubeconfig, ['template', 'gw', chartDir, '--namespace', ns, '--values', join(testdataDir, `${caseName}.values.yaml`)]);
+    const rendered = await helm(kubeconfig, [
+      'template',
+      'gw',
+      chartDir,
+      '--namespace',
+      ns,
+      '--values',
+      join(testdataDir, `${caseName}.values.yaml`),
+    ]);
     expect(rendered.code, rendered.stderr).toBe(0);
     const objects = parseAsKubectl(rendered.stdout);
     expect(objects.length).toBeGreaterThan(0);
@@ -118,14 +148,18 @@ describe('rendered chart objects against the API server (server-side dry run)', 
       if (reason && !(await served(kubeconfig, obj.apiVersion))) {
         console.log(`${caseName}: skipping ${describeObject(obj)} (${obj.apiVersion}): ${reason}`);
       } else if (needsDualStack(obj)) {
-        console.log(`${caseName}: checking ${describeObject(obj)} on a private dual-stack API server (${dualStackArgs.join(' ')})`);
+        console.log(
+          `${caseName}: checking ${describeObject(obj)} on a private dual-stack API server (${dualStackArgs.join(' ')})`,
+        );
         dualStackObjects.push(obj);
       } else {
         checked.push(obj);
       }
     }
     // Objects aimed at other namespaces (rbac.gatewayNamespaces Roles) need those namespaces to exist.
-    const others = [...new Set(checked.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined && n !== ns))];
+    const others = [
+      ...new Set(checked.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined && n !== ns)),
+    ];
     createdNamespaces.push(...(await ensureNamespaces(kubeconfig, others)));
 
     const result = await dryRunApply(kubeconfig, checked);

@@ -13,7 +13,12 @@ const controllerName = `gw.dev/e2e-deploy-${suffix}`;
 const className = `gw-deploy-${suffix}`;
 const paramsRef = { infrastructure: { parametersRef: { group: 'gw.dev', kind: 'GwParameters', name: 'edge-params' } } };
 
-interface Meta { uid: string; resourceVersion: string; ownerReferences?: { uid: string; kind: string; controller?: boolean }[]; managedFields?: { manager: string; operation: string }[] }
+interface Meta {
+  uid: string;
+  resourceVersion: string;
+  ownerReferences?: { uid: string; kind: string; controller?: boolean }[];
+  managedFields?: { manager: string; operation: string }[];
+}
 
 describe('deployer', () => {
   const ns = useNamespace('ctl-deploy');
@@ -23,10 +28,22 @@ describe('deployer', () => {
 
   beforeAll(async () => {
     await installGwCrds(inject('kubeconfig'), kc);
-    ctl = startController({ kubeconfig: inject('kubeconfig'), identity: `deploy-${suffix}`, controllerName, leaderElectionNamespace: ns(), extraArgs: ['--proxy-image', 'example.com/gw/proxy:1.2.3'] });
+    ctl = startController({
+      kubeconfig: inject('kubeconfig'),
+      identity: `deploy-${suffix}`,
+      controllerName,
+      leaderElectionNamespace: ns(),
+      extraArgs: ['--proxy-image', 'example.com/gw/proxy:1.2.3'],
+    });
     await ctl.ready();
     await apply(kc, gatewayClass(className, controllerName));
-    await apply(kc, parameters(ns(), 'edge-params', { deployment: { spec: { replicas: 2 } }, podDisruptionBudget: { spec: { minAvailable: 1 } } }));
+    await apply(
+      kc,
+      parameters(ns(), 'edge-params', {
+        deployment: { spec: { replicas: 2 } },
+        podDisruptionBudget: { spec: { minAvailable: 1 } },
+      }),
+    );
     gwUid = (await apply(kc, gateway(ns(), 'edge', className, undefined, paramsRef))).metadata!.uid!;
   }, 300_000);
 
@@ -37,21 +54,38 @@ describe('deployer', () => {
   const obj = (apiVersion: string, kind: string, name = 'edge') => tryRead(kc, apiVersion, kind, name, ns());
 
   it('server-side applies the proxy workload as gw-controller, owned by the Gateway', async () => {
-    const dep = await eventually(async () => {
-      const d = await obj('apps/v1', 'Deployment');
-      return d && (d.spec as { replicas?: number }).replicas === 2 ? d : undefined;
-    }, 60_000, 'Deployment with 2 replicas');
-    for (const [apiVersion, kind, name] of [['v1', 'ServiceAccount', 'edge'], ['v1', 'Service', 'edge'], ['v1', 'ConfigMap', 'edge-proxy'], ['policy/v1', 'PodDisruptionBudget', 'edge']] as const) {
+    const dep = await eventually(
+      async () => {
+        const d = await obj('apps/v1', 'Deployment');
+        return d && (d.spec as { replicas?: number }).replicas === 2 ? d : undefined;
+      },
+      60_000,
+      'Deployment with 2 replicas',
+    );
+    for (const [apiVersion, kind, name] of [
+      ['v1', 'ServiceAccount', 'edge'],
+      ['v1', 'Service', 'edge'],
+      ['v1', 'ConfigMap', 'edge-proxy'],
+      ['policy/v1', 'PodDisruptionBudget', 'edge'],
+    ] as const) {
       const o = await eventually(() => obj(apiVersion, kind, name), 30_000, `${kind} ${name}`);
       const meta = o.metadata as unknown as Meta;
-      expect(meta.ownerReferences, `${kind} owner`).toEqual([expect.objectContaining({ kind: 'Gateway', uid: gwUid, controller: true })]);
-      expect(meta.managedFields?.some((f) => f.manager === 'gw-controller' && f.operation === 'Apply'), `${kind} applied by gw-controller`).toBe(true);
+      expect(meta.ownerReferences, `${kind} owner`).toEqual([
+        expect.objectContaining({ kind: 'Gateway', uid: gwUid, controller: true }),
+      ]);
+      expect(
+        meta.managedFields?.some((f) => f.manager === 'gw-controller' && f.operation === 'Apply'),
+        `${kind} applied by gw-controller`,
+      ).toBe(true);
     }
-    const containers = ((dep.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers);
+    const containers = (dep.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec
+      .containers;
     expect(containers[0]!.image).toBe('example.com/gw/proxy:1.2.3');
     const bundle = await eventually(() => obj('v1', 'ConfigMap', 'gw-xds-ca'), 30_000, 'xDS CA bundle ConfigMap');
     const ca = await read(kc, 'v1', 'Secret', 'gw-xds-ca', ns());
-    expect((bundle.data as Record<string, string>)['ca.crt']).toBe(Buffer.from(String((ca.data as Record<string, string>)['ca.crt']), 'base64').toString('utf8'));
+    expect((bundle.data as Record<string, string>)['ca.crt']).toBe(
+      Buffer.from(String((ca.data as Record<string, string>)['ca.crt']), 'base64').toString('utf8'),
+    );
     const secret = await eventually(() => obj('v1', 'Secret', 'edge-session-key'), 30_000, 'session-key Secret');
     expect(Buffer.from(String((secret.data as Record<string, string>)['session-key']), 'base64')).toHaveLength(32);
   });
@@ -59,8 +93,19 @@ describe('deployer', () => {
   it('updates the Deployment when GwParameters change and leaves unchanged objects alone', async () => {
     const service = (await obj('v1', 'Service'))!;
     const secret = (await obj('v1', 'Secret', 'edge-session-key'))!;
-    await apply(kc, parameters(ns(), 'edge-params', { deployment: { spec: { replicas: 3 } }, podDisruptionBudget: { spec: { minAvailable: 1 } } }));
-    await eventually(async () => ((await obj('apps/v1', 'Deployment'))?.spec as { replicas?: number } | undefined)?.replicas === 3 || undefined, 60_000, 'Deployment with 3 replicas');
+    await apply(
+      kc,
+      parameters(ns(), 'edge-params', {
+        deployment: { spec: { replicas: 3 } },
+        podDisruptionBudget: { spec: { minAvailable: 1 } },
+      }),
+    );
+    await eventually(
+      async () =>
+        ((await obj('apps/v1', 'Deployment'))?.spec as { replicas?: number } | undefined)?.replicas === 3 || undefined,
+      60_000,
+      'Deployment with 3 replicas',
+    );
     expect((await obj('v1', 'Service'))!.metadata!.resourceVersion).toBe(service.metadata!.resourceVersion);
     expect((await obj('v1', 'Secret', 'edge-session-key'))!.data).toEqual(secret.data);
   });
@@ -70,19 +115,39 @@ describe('deployer', () => {
     await apply(kc, parameters(ns(), 'edge-params', { workload: { kind: 'DaemonSet' } }));
     const ds = await eventually(() => obj('apps/v1', 'DaemonSet'), 60_000, 'DaemonSet');
     expect((ds.metadata as unknown as Meta).ownerReferences?.[0]?.uid).toBe(gwUid);
-    await eventually(async () => ((await obj('apps/v1', 'Deployment')) ? undefined : true), 30_000, 'Deployment pruned');
-    await eventually(async () => ((await obj('policy/v1', 'PodDisruptionBudget')) ? undefined : true), 30_000, 'PodDisruptionBudget pruned');
+    await eventually(
+      async () => ((await obj('apps/v1', 'Deployment')) ? undefined : true),
+      30_000,
+      'Deployment pruned',
+    );
+    await eventually(
+      async () => ((await obj('policy/v1', 'PodDisruptionBudget')) ? undefined : true),
+      30_000,
+      'PodDisruptionBudget pruned',
+    );
     expect((await obj('v1', 'Secret', 'edge-session-key'))!.data).toEqual(secret.data);
   });
 
   it('reports parameters it cannot render as a Gateway condition instead of applying half', async () => {
     const before = (await obj('apps/v1', 'DaemonSet'))!.metadata!.resourceVersion;
-    await apply(kc, parameters(ns(), 'edge-params', { workload: { kind: 'DaemonSet' }, service: { spec: { ports: [{ port: 8080, $patch: 'merge' }] } } }));
-    const cond = await eventually(async () => {
-      const g: Obj = await read(kc, 'gateway.networking.k8s.io/v1', 'Gateway', 'edge', ns());
-      const c = ((g.status?.conditions ?? []) as { type: string; status: string; reason: string; message: string }[]).find((x) => x.type === 'Accepted');
-      return c?.status === 'False' && c.reason === 'InvalidParameters' ? c : undefined;
-    }, 60_000, 'Gateway Accepted=False InvalidParameters');
+    await apply(
+      kc,
+      parameters(ns(), 'edge-params', {
+        workload: { kind: 'DaemonSet' },
+        service: { spec: { ports: [{ port: 8080, $patch: 'merge' }] } },
+      }),
+    );
+    const cond = await eventually(
+      async () => {
+        const g: Obj = await read(kc, 'gateway.networking.k8s.io/v1', 'Gateway', 'edge', ns());
+        const c = (
+          (g.status?.conditions ?? []) as { type: string; status: string; reason: string; message: string }[]
+        ).find((x) => x.type === 'Accepted');
+        return c?.status === 'False' && c.reason === 'InvalidParameters' ? c : undefined;
+      },
+      60_000,
+      'Gateway Accepted=False InvalidParameters',
+    );
     expect(cond.message).toMatch(/GwParameters .*edge-params.*spec\.service\.spec\.ports\[0\]\.\$patch/);
     expect((await obj('apps/v1', 'DaemonSet'))!.metadata!.resourceVersion).toBe(before);
     expect(ctl.exited()).toBe(false);

@@ -12,7 +12,17 @@ import { gatewayApiModule } from '../support/gateway-api.js';
 import { installGwCrds } from '../support/gw-crds.js';
 import { applyFiles, crdNamesIn, kubeConfigFrom, waitForCrdsEstablished } from '../support/kube.js';
 import { e2eLogDir, eventually, startController, type ControllerProcess } from './support/controller-process.js';
-import { apply, conditionsOf, gateway, gatewayClass, mcpBackend, mcpRoute, read, trueAt, tryRead } from './support/objects.js';
+import {
+  apply,
+  conditionsOf,
+  gateway,
+  gatewayClass,
+  mcpBackend,
+  mcpRoute,
+  read,
+  trueAt,
+  tryRead,
+} from './support/objects.js';
 
 const GW_API = 'gateway.networking.k8s.io/v1';
 const suffix = randomBytes(3).toString('hex');
@@ -37,7 +47,13 @@ describe('API server disruption', () => {
   let port = 0;
   let cluster: Cluster | undefined;
   let ctl: ControllerProcess | undefined;
-  const start = () => startCluster({ kubeconfig, port, dataDir: join(dataDir, 'data'), logFile: join(e2eLogDir, `disrupt-cluster-${suffix}.log`) });
+  const start = () =>
+    startCluster({
+      kubeconfig,
+      port,
+      dataDir: join(dataDir, 'data'),
+      logFile: join(e2eLogDir, `disrupt-cluster-${suffix}.log`),
+    });
 
   beforeAll(async () => {
     port = await freePort();
@@ -48,7 +64,13 @@ describe('API server disruption', () => {
     await waitForCrdsEstablished(kc, crdNamesIn(gw.crdFiles));
     await installGwCrds(kubeconfig, kc);
     await KubernetesObjectApi.makeApiClient(kc).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    ctl = startController({ kubeconfig, identity: `disrupt-${suffix}`, controllerName, leaderElectionNamespace: ns, lease: { durationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 } });
+    ctl = startController({
+      kubeconfig,
+      identity: `disrupt-${suffix}`,
+      controllerName,
+      leaderElectionNamespace: ns,
+      lease: { durationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
+    });
     await ctl.ready();
   }, 300_000);
 
@@ -64,10 +86,17 @@ describe('API server disruption', () => {
     await apply(kc, gateway(ns, 'web', className));
     await apply(kc, mcpBackend(ns, 'mcp', 3001));
     await apply(kc, mcpRoute(ns, 'first', 'web', 'mcp'));
-    await eventually(async () => {
-      const g = await read(kc, GW_API, 'Gateway', 'web', ns);
-      return trueAt(conditionsOf(g.status), 'Programmed', g.metadata?.generation) && (g.status?.listeners as { attachedRoutes: number }[])[0]?.attachedRoutes === 1 ? true : undefined;
-    }, 60_000, 'first status before the outage');
+    await eventually(
+      async () => {
+        const g = await read(kc, GW_API, 'Gateway', 'web', ns);
+        return trueAt(conditionsOf(g.status), 'Programmed', g.metadata?.generation) &&
+          (g.status?.listeners as { attachedRoutes: number }[])[0]?.attachedRoutes === 1
+          ? true
+          : undefined;
+      },
+      60_000,
+      'first status before the outage',
+    );
 
     await cluster!.stop();
     await new Promise((r) => setTimeout(r, 3_000));
@@ -75,21 +104,52 @@ describe('API server disruption', () => {
     kc = kubeConfigFrom(kubeconfig);
 
     // Changes right after the restart, while the controller's watches are still backing off.
-    const changed = await apply(kc, gateway(ns, 'web', className, [{ name: 'http', port: 8080, protocol: 'HTTP' }, { name: 'alt', port: 8081, protocol: 'HTTP' }]));
+    const changed = await apply(
+      kc,
+      gateway(ns, 'web', className, [
+        { name: 'http', port: 8080, protocol: 'HTTP' },
+        { name: 'alt', port: 8081, protocol: 'HTTP' },
+      ]),
+    );
     await apply(kc, mcpRoute(ns, 'second', 'web', 'mcp'));
-    await KubernetesObjectApi.makeApiClient(kc).delete({ apiVersion: GW_API, kind: 'HTTPRoute', metadata: { name: 'first', namespace: ns } });
+    await KubernetesObjectApi.makeApiClient(kc).delete({
+      apiVersion: GW_API,
+      kind: 'HTTPRoute',
+      metadata: { name: 'first', namespace: ns },
+    });
 
-    const g = await eventually(async () => {
-      const cur = await read(kc, GW_API, 'Gateway', 'web', ns);
-      const listeners = (cur.status?.listeners ?? []) as { name: string; attachedRoutes: number }[];
-      return trueAt(conditionsOf(cur.status), 'Accepted', changed.metadata!.generation) && listeners.length === 2 && listeners.every((l) => l.attachedRoutes === 1) ? cur : undefined;
-    }, 90_000, 'Gateway status after the outage');
+    const g = await eventually(
+      async () => {
+        const cur = await read(kc, GW_API, 'Gateway', 'web', ns);
+        const listeners = (cur.status?.listeners ?? []) as { name: string; attachedRoutes: number }[];
+        return trueAt(conditionsOf(cur.status), 'Accepted', changed.metadata!.generation) &&
+          listeners.length === 2 &&
+          listeners.every((l) => l.attachedRoutes === 1)
+          ? cur
+          : undefined;
+      },
+      90_000,
+      'Gateway status after the outage',
+    );
     expect((g.status!.listeners as { name: string }[]).map((l) => l.name).sort()).toEqual(['alt', 'http']);
-    const second = await eventually(async () => {
-      const r = await tryRead(kc, GW_API, 'HTTPRoute', 'second', ns);
-      const ps = (r?.status?.parents ?? []) as { controllerName: string; conditions: { type: string; status: string; observedGeneration: number; reason: string; lastTransitionTime: string }[] }[];
-      return ps.find((p) => p.controllerName === controllerName && trueAt(p.conditions, 'Accepted', 1));
-    }, 60_000, 'second route accepted');
+    const second = await eventually(
+      async () => {
+        const r = await tryRead(kc, GW_API, 'HTTPRoute', 'second', ns);
+        const ps = (r?.status?.parents ?? []) as {
+          controllerName: string;
+          conditions: {
+            type: string;
+            status: string;
+            observedGeneration: number;
+            reason: string;
+            lastTransitionTime: string;
+          }[];
+        }[];
+        return ps.find((p) => p.controllerName === controllerName && trueAt(p.conditions, 'Accepted', 1));
+      },
+      60_000,
+      'second route accepted',
+    );
     expect(second.controllerName).toBe(controllerName);
     expect(await tryRead(kc, GW_API, 'HTTPRoute', 'first', ns)).toBeUndefined();
     expect(ctl!.exited()).toBe(false);

@@ -41,7 +41,18 @@ describe('gw explain against a cluster', () => {
   }, 120_000);
 
   it('prints the JWT field of the route with the GwPolicy that set it', async () => {
-    const r = await explain(['route', `${ns()}/mcp`, '--kubeconfig', inject('kubeconfig'), '--controller-name', controllerName, '--gateway-class-name', className, '--output', 'json']);
+    const r = await explain([
+      'route',
+      `${ns()}/mcp`,
+      '--kubeconfig',
+      inject('kubeconfig'),
+      '--controller-name',
+      controllerName,
+      '--gateway-class-name',
+      className,
+      '--output',
+      'json',
+    ]);
     expect(r.code, r.err).toBe(0);
     const text = r.out;
     expect(text).toContain('jwtAuthentication');
@@ -49,7 +60,14 @@ describe('gw explain against a cluster', () => {
   });
 
   it('says the route is not in the cluster when it is not', async () => {
-    const r = await explain(['route', `${ns()}/absent`, '--kubeconfig', inject('kubeconfig'), '--controller-name', controllerName]);
+    const r = await explain([
+      'route',
+      `${ns()}/absent`,
+      '--kubeconfig',
+      inject('kubeconfig'),
+      '--controller-name',
+      controllerName,
+    ]);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`HTTPRoute ${ns()}/absent is not in the cluster`);
   });

@@ -35,7 +35,15 @@ describe('leader election', () => {
   beforeAll(async () => {
     await installGwCrds(inject('kubeconfig'), kc);
     for (const id of ['a', 'b']) {
-      ctls.push(startController({ kubeconfig: inject('kubeconfig'), identity: `le-${id}-${suffix}`, controllerName, leaderElectionNamespace: ns(), lease }));
+      ctls.push(
+        startController({
+          kubeconfig: inject('kubeconfig'),
+          identity: `le-${id}-${suffix}`,
+          controllerName,
+          leaderElectionNamespace: ns(),
+          lease,
+        }),
+      );
     }
     await Promise.all(ctls.map((c) => c.ready()));
     await apply(kc, gatewayClass(className, controllerName));
@@ -48,9 +56,17 @@ describe('leader election', () => {
 
   it('lets only the lease holder write status', async () => {
     await eventually(holder, 30_000, 'a lease holder');
-    await eventually(async () => trueAt(conditionsOf((await read(kc, GW_API, 'Gateway', 'web', ns())).status), 'Programmed', 1), 60_000, 'Gateway Programmed');
+    await eventually(
+      async () => trueAt(conditionsOf((await read(kc, GW_API, 'Gateway', 'web', ns())).status), 'Programmed', 1),
+      60_000,
+      'Gateway Programmed',
+    );
     const { leader, follower } = await roles();
-    await eventually(async () => (leader.count('status written') > 0 ? true : undefined), 10_000, 'the leader logging its status writes');
+    await eventually(
+      async () => (leader.count('status written') > 0 ? true : undefined),
+      10_000,
+      'the leader logging its status writes',
+    );
     expect(follower.count('status written')).toBe(0);
     expect(follower.count('became leader')).toBe(0);
   });
@@ -59,7 +75,11 @@ describe('leader election', () => {
     const { leader, follower } = await roles();
     const before = await read(kc, 'coordination.k8s.io/v1', 'Lease', 'gw-controller', ns());
     await leader.stop('SIGKILL');
-    await eventually(async () => ((await holder()) === follower.identity ? true : undefined), lease.durationMs * 5, 'the follower holding the lease');
+    await eventually(
+      async () => ((await holder()) === follower.identity ? true : undefined),
+      lease.durationMs * 5,
+      'the follower holding the lease',
+    );
     const after = await read(kc, 'coordination.k8s.io/v1', 'Lease', 'gw-controller', ns());
     // Measured on the Lease itself (both replicas share this machine's clock): from the dead leader's
     // last renewal we saw to the follower's acquisition. Lease duration, one retry period, and slack
@@ -69,25 +89,56 @@ describe('leader election', () => {
     expect(tookMs).toBeLessThan(lease.durationMs + lease.retryPeriodMs + 3_000);
     expect(after.spec!.leaseTransitions).toBe(Number(before.spec!.leaseTransitions ?? 0) + 1);
 
-    const applied = await apply(kc, gateway(ns(), 'web', className, [{ name: 'http', port: 8080, protocol: 'HTTP' }, { name: 'b', port: 8081, protocol: 'HTTP' }]));
-    await eventually(async () => trueAt(conditionsOf((await read(kc, GW_API, 'Gateway', 'web', ns())).status), 'Accepted', applied.metadata!.generation), 30_000, 'new leader writing status');
+    const applied = await apply(
+      kc,
+      gateway(ns(), 'web', className, [
+        { name: 'http', port: 8080, protocol: 'HTTP' },
+        { name: 'b', port: 8081, protocol: 'HTTP' },
+      ]),
+    );
+    await eventually(
+      async () =>
+        trueAt(
+          conditionsOf((await read(kc, GW_API, 'Gateway', 'web', ns())).status),
+          'Accepted',
+          applied.metadata!.generation,
+        ),
+      30_000,
+      'new leader writing status',
+    );
     // Its log line may trail the write it reports.
-    await eventually(async () => (follower.count('status written') > 0 ? true : undefined), 10_000, 'the new leader logging its status write');
+    await eventually(
+      async () => (follower.count('status written') > 0 ? true : undefined),
+      10_000,
+      'the new leader logging its status write',
+    );
   });
 
   it('hands the lease over at once when the leader stops gracefully', async () => {
-    const next = startController({ kubeconfig: inject('kubeconfig'), identity: `le-c-${suffix}`, controllerName, leaderElectionNamespace: ns(), lease: { ...lease, durationMs: 60_000 } });
+    const next = startController({
+      kubeconfig: inject('kubeconfig'),
+      identity: `le-c-${suffix}`,
+      controllerName,
+      leaderElectionNamespace: ns(),
+      lease: { ...lease, durationMs: 60_000 },
+    });
     ctls.push(next);
     await next.ready();
     const { leader } = await roles();
     await leader.stop('SIGTERM');
     const released = leader.logs.find((l) => l.msg === 'lease released');
     expect(released, `no 'lease released' from ${leader.describe()}`).toBeDefined();
-    await eventually(async () => ((await holder()) === next.identity ? true : undefined), 10_000, 'the new replica holding the lease');
+    await eventually(
+      async () => ((await holder()) === next.identity ? true : undefined),
+      10_000,
+      'the new replica holding the lease',
+    );
     // From the release (the old leader's log time) to the new holder's acquisition (the Lease), one
     // machine's clock. Waiting for expiry instead would take at least the old lease's duration less
     // one renewal period after its last renewal.
-    const acquired = Date.parse(String((await read(kc, 'coordination.k8s.io/v1', 'Lease', 'gw-controller', ns())).spec!.acquireTime));
+    const acquired = Date.parse(
+      String((await read(kc, 'coordination.k8s.io/v1', 'Lease', 'gw-controller', ns())).spec!.acquireTime),
+    );
     expect(acquired - Number(released!.time)).toBeLessThan(lease.durationMs - lease.retryPeriodMs);
   });
 });

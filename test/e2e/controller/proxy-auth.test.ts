@@ -52,18 +52,27 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
     mcpUrl = `http://127.0.0.1:${listenerPort}/mcp`;
 
     await installGwCrds(inject('kubeconfig'), kc);
-    ctl = startController({ kubeconfig: inject('kubeconfig'), identity: `pauth-${suffix}`, controllerName, leaderElectionNamespace: ns() });
+    ctl = startController({
+      kubeconfig: inject('kubeconfig'),
+      identity: `pauth-${suffix}`,
+      controllerName,
+      leaderElectionNamespace: ns(),
+    });
     await ctl.ready();
     await apply(kc, gatewayClass(className, controllerName));
     await apply(kc, gateway(ns(), 'edge', className, [{ name: 'http', port: listenerPort, protocol: 'HTTP' }]));
     const backend: Obj = {
-      apiVersion: 'gw.dev/v1alpha1', kind: 'GwBackend', metadata: { name: 'tools', namespace: ns() },
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'tools', namespace: ns() },
       spec: { mcp: { targets: [{ name: 'local', static: { host: '127.0.0.1', port: fixturePort, path: '/mcp' } }] } },
     };
     await apply(kc, backend);
     await apply(kc, mcpRoute(ns(), 'mcp', 'edge', 'tools'));
     await apply(kc, {
-      apiVersion: 'gw.dev/v1alpha1', kind: 'GwPolicy', metadata: { name: 'jwt', namespace: ns() },
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwPolicy',
+      metadata: { name: 'jwt', namespace: ns() },
       spec: {
         targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'mcp' }],
         traffic: {
@@ -76,29 +85,64 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
       },
     });
 
-    const bundle = await eventually(() => tryRead(kc, 'v1', 'ConfigMap', 'gw-xds-ca', ns()), 60_000, 'CA bundle ConfigMap');
+    const bundle = await eventually(
+      () => tryRead(kc, 'v1', 'ConfigMap', 'gw-xds-ca', ns()),
+      60_000,
+      'CA bundle ConfigMap',
+    );
     writeFileSync(join(dir, 'ca.crt'), (bundle.data as Record<string, string>)['ca.crt']!);
     await eventually(() => tryRead(kc, 'v1', 'ServiceAccount', 'edge', ns()), 60_000, 'proxy ServiceAccount');
     writeFileSync(join(dir, 'xds.token'), await serviceAccountToken(kc, ns(), 'edge', 'gw-xds'));
 
     const readyPort = await freePort();
-    proxy = spawn(process.execPath, [
-      'bin/gw.js', 'proxy', '--xds-address', `127.0.0.1:${ctl.xdsPort}`, '--gateway', `${ns()}/edge`, '--pod-name', 'e2e',
-      '--xds-token-file', join(dir, 'xds.token'), '--xds-ca', join(dir, 'ca.crt'), '--xds-server-name', 'localhost',
-      '--listen-address', '127.0.0.1', '--ready-address', `127.0.0.1:${readyPort}`, '--metrics-address', '127.0.0.1:0', '--log-level', 'debug',
-    ], { cwd: join(e2eLogDir, '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    proxy = spawn(
+      process.execPath,
+      [
+        'bin/gw.js',
+        'proxy',
+        '--xds-address',
+        `127.0.0.1:${ctl.xdsPort}`,
+        '--gateway',
+        `${ns()}/edge`,
+        '--pod-name',
+        'e2e',
+        '--xds-token-file',
+        join(dir, 'xds.token'),
+        '--xds-ca',
+        join(dir, 'ca.crt'),
+        '--xds-server-name',
+        'localhost',
+        '--listen-address',
+        '127.0.0.1',
+        '--ready-address',
+        `127.0.0.1:${readyPort}`,
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--log-level',
+        'debug',
+      ],
+      { cwd: join(e2eLogDir, '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     proxyExit = new Promise<void>((resolve) => proxy!.once('close', () => resolve()));
     const logFile = createWriteStream(join(e2eLogDir, `proxy-${suffix}.log`));
     proxy.stdout!.pipe(logFile);
     proxy.stderr!.pipe(logFile);
 
     // The proxy's log is block-buffered when piped, so readiness is polled on a port chosen here.
-    await eventually(async () => {
-      if (proxy!.exitCode !== null) throw new Error(`proxy exited with ${proxy!.exitCode}`);
-      return (await fetch(`http://127.0.0.1:${readyPort}/healthz/ready`)).status === 200 ? true : undefined;
-    }, 90_000, 'proxy ready');
+    await eventually(
+      async () => {
+        if (proxy!.exitCode !== null) throw new Error(`proxy exited with ${proxy!.exitCode}`);
+        return (await fetch(`http://127.0.0.1:${readyPort}/healthz/ready`)).status === 200 ? true : undefined;
+      },
+      90_000,
+      'proxy ready',
+    );
     // Ready means the first snapshot applied; the listener must answer (with the policy) before the assertions.
-    await eventually(async () => ((await fetch(mcpUrl, { method: 'POST' })).status === 401 ? true : undefined), 60_000, 'policy enforced on the listener');
+    await eventually(
+      async () => ((await fetch(mcpUrl, { method: 'POST' })).status === 401 ? true : undefined),
+      60_000,
+      'policy enforced on the listener',
+    );
   }, 400_000);
 
   afterAll(async () => {
@@ -113,8 +157,14 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
 
   it('answers an MCP request without a token with 401 and a Bearer challenge', async () => {
     const res = await fetch(mcpUrl, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+      }),
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -123,19 +173,37 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
 
   it('rejects a JWT signed by a key outside the inline JWKS with invalid_token', async () => {
     const other = await generateKeyPair('RS256');
-    const forged = await new SignJWT({ sub: 'mallory' }).setProtectedHeader({ alg: 'RS256', kid: 'e2e' })
-      .setIssuer(issuer).setAudience(audience).setIssuedAt().setExpirationTime('5m').sign(other.privateKey);
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' }, body: '{}' });
+    const forged = await new SignJWT({ sub: 'mallory' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'e2e' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(other.privateKey);
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
     expect(await res.text()).not.toContain(forged);
   });
 
   it('lets an MCP client with a JWT from the configured issuer call a tool through the proxy', async () => {
-    const jwt = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'RS256', kid: 'e2e' })
-      .setIssuer(issuer).setAudience(audience).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    const jwt = await new SignJWT({ sub: 'alice' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'e2e' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
     const client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${jwt}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${jwt}` } },
+      }),
+    );
     try {
       const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
       expect(result.content).toEqual([{ type: 'text', text: 'auth:hi' }]);

@@ -5,7 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCa } from '../../../src/xds/ca.js';
 import { KubeClient } from '../../../src/controller/kube-client.js';
-import { authorizeGatewayServiceAccount, secretCaStore, tokenReviewAuthenticator } from '../../../src/controller/xds-glue.js';
+import {
+  authorizeGatewayServiceAccount,
+  secretCaStore,
+  tokenReviewAuthenticator,
+} from '../../../src/controller/xds-glue.js';
 import { e2eKubeConfig, useNamespace } from '../support/kube.js';
 import { serviceAccountToken } from './support/objects.js';
 
@@ -29,7 +33,11 @@ describe('xDS glue', () => {
   it('rejects a token issued for another audience and a forged token', async () => {
     const authenticate = tokenReviewAuthenticator(client);
     expect(await authenticate(await token('edge', 'https://kubernetes.default.svc'))).toBeNull();
-    expect(await authenticate(`eyJhbGciOiJSUzI1NiJ9.${randomBytes(32).toString('base64url')}.${randomBytes(64).toString('base64url')}`)).toBeNull();
+    expect(
+      await authenticate(
+        `eyJhbGciOiJSUzI1NiJ9.${randomBytes(32).toString('base64url')}.${randomBytes(64).toString('base64url')}`,
+      ),
+    ).toBeNull();
   });
 
   it('keeps one CA in a Secret: the first put wins and later puts return it', async () => {

@@ -27,11 +27,20 @@ describe('xDS from the controller process', () => {
 
   beforeAll(async () => {
     await installGwCrds(inject('kubeconfig'), kc);
-    ctl = startController({ kubeconfig: inject('kubeconfig'), identity: `xds-${suffix}`, controllerName, leaderElectionNamespace: ns() });
+    ctl = startController({
+      kubeconfig: inject('kubeconfig'),
+      identity: `xds-${suffix}`,
+      controllerName,
+      leaderElectionNamespace: ns(),
+    });
     await ctl.ready();
     await apply(kc, gatewayClass(className, controllerName));
     await apply(kc, gateway(ns(), 'edge', className));
-    const bundle = await eventually(() => tryRead(kc, 'v1', 'ConfigMap', 'gw-xds-ca', ns()), 60_000, 'CA bundle ConfigMap');
+    const bundle = await eventually(
+      () => tryRead(kc, 'v1', 'ConfigMap', 'gw-xds-ca', ns()),
+      60_000,
+      'CA bundle ConfigMap',
+    );
     writeFileSync(join(dir, 'ca.crt'), (bundle.data as Record<string, string>)['ca.crt']!);
     await eventually(() => tryRead(kc, 'v1', 'ServiceAccount', 'edge', ns()), 60_000, 'proxy ServiceAccount');
   }, 300_000);
@@ -50,9 +59,19 @@ describe('xDS from the controller process', () => {
 
   const connect = (sa: string, token: string, reject: (name: string) => boolean) => {
     const c = createXdsClient({
-      address: `127.0.0.1:${ctl.xdsPort}`, gateway: `${ns()}/edge`, podName: `${sa}-pod`, tokenFile: token, caFile: join(dir, 'ca.crt'), serverName: 'localhost',
-      log: pino({ level: 'silent' }), backoff: { initialMs: 200, maxMs: 1_000 },
-      apply: (u) => ({ errors: u.upserts.filter((r) => reject(r.name)).map((r) => ({ name: r.name, message: 'unsupported in this test proxy' })) }),
+      address: `127.0.0.1:${ctl.xdsPort}`,
+      gateway: `${ns()}/edge`,
+      podName: `${sa}-pod`,
+      tokenFile: token,
+      caFile: join(dir, 'ca.crt'),
+      serverName: 'localhost',
+      log: pino({ level: 'silent' }),
+      backoff: { initialMs: 200, maxMs: 1_000 },
+      apply: (u) => ({
+        errors: u.upserts
+          .filter((r) => reject(r.name))
+          .map((r) => ({ name: r.name, message: 'unsupported in this test proxy' })),
+      }),
     });
     clients.push(c);
     return c;
@@ -74,10 +93,16 @@ describe('xDS from the controller process', () => {
   it('reports a NACKed resource as a RejectedByProxy condition on its object', async () => {
     const c = connect('edge', join(dir, 'edge.token'), (name) => name.startsWith('listener/'));
     await eventually(async () => (c.connected ? true : undefined), 60_000, 'second proxy connected');
-    const cond = await eventually(async () => {
-      const g = await read(kc, 'gateway.networking.k8s.io/v1', 'Gateway', 'edge', ns());
-      return ((g.status?.conditions ?? []) as { type: string; status: string; reason: string; message: string }[]).find((x) => x.reason === 'RejectedByProxy');
-    }, 60_000, 'RejectedByProxy condition');
+    const cond = await eventually(
+      async () => {
+        const g = await read(kc, 'gateway.networking.k8s.io/v1', 'Gateway', 'edge', ns());
+        return (
+          (g.status?.conditions ?? []) as { type: string; status: string; reason: string; message: string }[]
+        ).find((x) => x.reason === 'RejectedByProxy');
+      },
+      60_000,
+      'RejectedByProxy condition',
+    );
     expect(cond.type).toBe('Programmed');
     expect(cond.message).toMatch(/edge-pod rejected listener\//);
   });

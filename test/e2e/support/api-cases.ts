@@ -18,7 +18,11 @@ export interface ApiCase {
 
 /** Every case in the table; throws naming the file and entry when the table is missing or malformed. */
 export function loadApiCases(): ApiCase[] {
-  const files = existsSync(apiCaseDir) ? readdirSync(apiCaseDir).filter((f) => f.endsWith('.yaml')).sort() : [];
+  const files = existsSync(apiCaseDir)
+    ? readdirSync(apiCaseDir)
+        .filter((f) => f.endsWith('.yaml'))
+        .sort()
+    : [];
   if (files.length === 0) throw new Error(`e2e: the API test table ${apiCaseDir}/*.yaml is missing or empty`);
   const cases: ApiCase[] = [];
   for (const file of files) {
@@ -27,7 +31,12 @@ export function loadApiCases(): ApiCase[] {
     if (!Array.isArray(list)) throw new Error(`${file}: must be a YAML list of cases`);
     list.forEach((entry: unknown, i) => {
       const c = entry as { name?: unknown; valid?: unknown; path?: unknown; manifest?: unknown };
-      if (typeof c?.name !== 'string' || typeof c.valid !== 'boolean' || typeof c.manifest !== 'object' || c.manifest === null) {
+      if (
+        typeof c?.name !== 'string' ||
+        typeof c.valid !== 'boolean' ||
+        typeof c.manifest !== 'object' ||
+        c.manifest === null
+      ) {
         throw new Error(`${file}: [${i}]: needs a string name, a boolean valid and an object manifest`);
       }
       cases.push({

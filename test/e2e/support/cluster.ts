@@ -114,7 +114,9 @@ async function waitForReadyLine(
     }, timeoutMs);
   });
   const died = exited.then((code) => {
-    throw new ExitedBeforeReady(`e2e: API server exited with code ${code} before it was ready; see ${logFile}; its last output:\n${stderrTail().trimEnd()}`);
+    throw new ExitedBeforeReady(
+      `e2e: API server exited with code ${code} before it was ready; see ${logFile}; its last output:\n${stderrTail().trimEnd()}`,
+    );
   });
   // Once ready, a later exit (a normal stop) must not surface as an unhandled rejection.
   died.catch(() => undefined);
@@ -124,4 +126,3 @@ async function waitForReadyLine(
     clearTimeout(timer);
   }
 }
-

@@ -19,7 +19,8 @@ export function gatewayApiModule(): GatewayApiModule {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const mod = JSON.parse(out) as { Version?: string; Dir?: string; Error?: string };
-  if (!mod.Dir || !mod.Version) throw new Error(`e2e: go mod download sigs.k8s.io/gateway-api: ${mod.Error ?? 'no directory'}`);
+  if (!mod.Dir || !mod.Version)
+    throw new Error(`e2e: go mod download sigs.k8s.io/gateway-api: ${mod.Error ?? 'no directory'}`);
   // Since v1.5 ListenerSet is in the standard channel, so this covers it; the vap_* file is a
   // ValidatingAdmissionPolicy that guards against channel downgrades, not a CRD.
   const dir = join(mod.Dir, 'config', 'crd', 'standard');

@@ -26,7 +26,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const gatewayApi = gatewayApiModule();
     await applyFiles(kubeconfig, gatewayApi.crdFiles);
     await waitForCrdsEstablished(kubeConfigFrom(kubeconfig), crdNamesIn(gatewayApi.crdFiles));
-    console.log(`e2e: API server ${cluster.server} ready with Gateway API ${gatewayApi.version} CRDs in ${Date.now() - started} ms`);
+    console.log(
+      `e2e: API server ${cluster.server} ready with Gateway API ${gatewayApi.version} CRDs in ${Date.now() - started} ms`,
+    );
     project.provide('kubeconfig', kubeconfig);
     project.provide('gatewayApiVersion', gatewayApi.version);
     project.provide('gatewayApiCrdFiles', gatewayApi.crdFiles);

@@ -11,7 +11,11 @@ export const gwCrdDir = join(repoRoot, 'crds');
 
 /** crds/*.yaml, sorted; throws when there are none so a test can never pass on an empty directory. */
 export function gwCrdFiles(): string[] {
-  const files = existsSync(gwCrdDir) ? readdirSync(gwCrdDir).filter((f) => f.endsWith('.yaml')).sort() : [];
+  const files = existsSync(gwCrdDir)
+    ? readdirSync(gwCrdDir)
+        .filter((f) => f.endsWith('.yaml'))
+        .sort()
+    : [];
   if (files.length === 0) throw new Error(`e2e: ${gwCrdDir} holds no CRD files; run \`make crds\``);
   return files.map((f) => join(gwCrdDir, f));
 }
@@ -36,7 +40,11 @@ export function gwResources(): Map<string, GwResource> {
     for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const crd = doc.toJS() as V1CustomResourceDefinition | null;
       if (crd?.kind !== 'CustomResourceDefinition') continue;
-      out.set(crd.spec.names.kind, { group: crd.spec.group, plural: crd.spec.names.plural, namespaced: crd.spec.scope === 'Namespaced' });
+      out.set(crd.spec.names.kind, {
+        group: crd.spec.group,
+        plural: crd.spec.names.plural,
+        namespaced: crd.spec.scope === 'Namespaced',
+      });
     }
   }
   return out;

@@ -42,7 +42,12 @@ export function kubectl(kubeconfig: string, args: string[], stdin?: string): Pro
 
 /** `kubectl apply --server-side` of the files, as a user installs CRDs; throws with kubectl's output on failure. */
 export async function applyFiles(kubeconfig: string, files: string[]): Promise<void> {
-  const res = await kubectl(kubeconfig, ['apply', '--server-side', '--field-manager=gw-e2e', ...files.flatMap((f) => ['-f', f])]);
+  const res = await kubectl(kubeconfig, [
+    'apply',
+    '--server-side',
+    '--field-manager=gw-e2e',
+    ...files.flatMap((f) => ['-f', f]),
+  ]);
   if (res.code !== 0) throw new Error(`kubectl apply failed (exit ${res.code}):\n${res.stderr || res.stdout}`);
 }
 
@@ -70,7 +75,9 @@ export async function crdState(kc: KubeConfig, name: string): Promise<CrdState> 
   const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name });
   const conditions = crd.status?.conditions ?? [];
   const isTrue = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
-  const problems = conditions.filter((c) => c.status !== 'True').map((c) => `${c.type}: ${c.message ?? c.reason ?? ''}`);
+  const problems = conditions
+    .filter((c) => c.status !== 'True')
+    .map((c) => `${c.type}: ${c.message ?? c.reason ?? ''}`);
   return { name, established: isTrue('Established'), namesAccepted: isTrue('NamesAccepted'), problems };
 }
 
@@ -97,7 +104,9 @@ export function useNamespace(prefix: string): () => string {
   let name = '';
   beforeAll(async () => {
     const candidate = `${prefix}-${randomBytes(3).toString('hex')}`;
-    await e2eKubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: candidate } } });
+    await e2eKubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: candidate } } });
     name = candidate;
   });
   afterAll(async () => {

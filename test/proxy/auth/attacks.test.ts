@@ -18,7 +18,12 @@ let privateKey: CryptoKey;
 let clock = Date.parse('2026-01-01T00:00:00Z');
 const sec = () => Math.floor(clock / 1000);
 
-async function sign(claims: Record<string, unknown>, header: Record<string, unknown> = {}, with_: CryptoKey = privateKey, kid = key.kid): Promise<string> {
+async function sign(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+  with_: CryptoKey = privateKey,
+  kid = key.kid,
+): Promise<string> {
   return new SignJWT({ iss: issuer, aud: audience, sub: 'user-1', iat: sec(), exp: sec() + 300, ...claims })
     .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt', ...header })
     .sign(with_);
@@ -27,21 +32,32 @@ async function sign(claims: Record<string, unknown>, header: Record<string, unkn
 const enc = (o: unknown) => base64url.encode(JSON.stringify(o));
 
 const crafts: Record<string, () => Promise<string>> = {
-  algNone: () => Promise.resolve(`${enc({ alg: 'none', typ: 'JWT' })}.${enc({ iss: issuer, aud: audience, exp: sec() + 300 })}.`),
+  algNone: () =>
+    Promise.resolve(`${enc({ alg: 'none', typ: 'JWT' })}.${enc({ iss: issuer, aud: audience, exp: sec() + 300 })}.`),
   hmacWithPublicKey: async () => {
     const pem = await exportSPKI((await importJWK(key.publicJwk, 'RS256')) as CryptoKey);
-    return new SignJWT({ iss: issuer, aud: audience, exp: sec() + 300 }).setProtectedHeader({ alg: 'HS256', kid: key.kid }).sign(new TextEncoder().encode(pem));
+    return new SignJWT({ iss: issuer, aud: audience, exp: sec() + 300 })
+      .setProtectedHeader({ alg: 'HS256', kid: key.kid })
+      .sign(new TextEncoder().encode(pem));
   },
   unknownKid: async () => sign({}, {}, (await importJWK(rogue.privateJwk, 'RS256')) as CryptoKey, 'rogue-kid'),
-  kidTraversal: async () => sign({}, {}, (await importJWK(rogue.privateJwk, 'RS256')) as CryptoKey, '../../../../etc/passwd'),
-  kidUrl: async () => sign({}, { jku: 'http://127.0.0.1:1/evil.json', x5u: 'http://127.0.0.1:1/evil.pem' }, (await importJWK(rogue.privateJwk, 'RS256')) as CryptoKey, 'http://127.0.0.1:1/evil.json'),
+  kidTraversal: async () =>
+    sign({}, {}, (await importJWK(rogue.privateJwk, 'RS256')) as CryptoKey, '../../../../etc/passwd'),
+  kidUrl: async () =>
+    sign(
+      {},
+      { jku: 'http://127.0.0.1:1/evil.json', x5u: 'http://127.0.0.1:1/evil.pem' },
+      (await importJWK(rogue.privateJwk, 'RS256')) as CryptoKey,
+      'http://127.0.0.1:1/evil.json',
+    ),
   tamperedPayload: async () => {
     const [h, , s] = (await sign({})).split('.');
     return `${h}.${enc({ iss: issuer, aud: audience, sub: 'admin', exp: sec() + 300 })}.${s}`;
   },
   expired: () => sign({ exp: sec() - 120, iat: sec() - 900 }),
   nbfFuture: () => sign({ nbf: sec() + 600 }),
-  noExp: async () => new SignJWT({ iss: issuer, aud: audience }).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(privateKey),
+  noExp: async () =>
+    new SignJWT({ iss: issuer, aud: audience }).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(privateKey),
   wrongIss: () => sign({ iss: 'https://evil.test/tenant' }),
   wrongAud: () => sign({ aud: 'https://other.test/mcp' }),
   oneSegment: () => Promise.resolve('abcdef'),
@@ -51,13 +67,21 @@ const crafts: Record<string, () => Promise<string>> = {
   huge: () => sign({ padding: 'x'.repeat(16 * 1024) }),
 };
 
-interface Case { name: string; craft: string; description: string }
+interface Case {
+  name: string;
+  craft: string;
+  description: string;
+}
 const cases = JSON.parse(readFileSync(new URL('./testdata/token-attacks.json', import.meta.url), 'utf8')) as Case[];
 
 async function call(token: string | undefined, scheme = 'Bearer') {
   const res = await fetch(`${gw.origin}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token !== undefined ? { authorization: `${scheme} ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token !== undefined ? { authorization: `${scheme} ${token}` } : {}),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   const text = await res.text();
@@ -77,7 +101,10 @@ afterAll(async () => {
 });
 
 function configure(mode: 'strict' | 'optional' | 'permissive' = 'strict'): void {
-  gw.configure({ mode, issuer, audiences: [audience], jwks: jwks.url, resourceMetadata: { resource: audience } }, { now: () => clock, jwksCooldownMs: cooldownMs });
+  gw.configure(
+    { mode, issuer, audiences: [audience], jwks: jwks.url, resourceMetadata: { resource: audience } },
+    { now: () => clock, jwksCooldownMs: cooldownMs },
+  );
 }
 
 describe('token attacks in strict mode', () => {
@@ -92,9 +119,12 @@ describe('token attacks in strict mode', () => {
       const r = await call(await crafts[c.craft]!());
       expect(r.status).toBe(401);
       expect(JSON.parse(r.text)).toEqual({ error: 'invalid_token', error_description: c.description });
-      expect(r.challenge).toBe(`Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="${c.description}"`);
+      expect(r.challenge).toBe(
+        `Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="${c.description}"`,
+      );
       // Nothing about keys leaks: no kid, no key parameters.
-      for (const secretish of [key.kid, 'rogue-kid', 'passwd', 'evil', String(key.publicJwk.n).slice(0, 16)]) expect(r.text + r.challenge).not.toContain(secretish);
+      for (const secretish of [key.kid, 'rogue-kid', 'passwd', 'evil', String(key.publicJwk.n).slice(0, 16)])
+        expect(r.text + r.challenge).not.toContain(secretish);
     });
   }
 
@@ -146,7 +176,10 @@ describe('signing-key endpoint behaviour', () => {
     const token = await sign({});
     const r = await call(token);
     expect(r.status).toBe(401);
-    expect(JSON.parse(r.text)).toEqual({ error: 'invalid_token', error_description: 'The signing keys needed to verify the access token are unavailable' });
+    expect(JSON.parse(r.text)).toEqual({
+      error: 'invalid_token',
+      error_description: 'The signing keys needed to verify the access token are unavailable',
+    });
     jwks.setDown(false);
     clock += cooldownMs + 1;
     expect((await call(token)).status).toBe(200);
@@ -181,7 +214,16 @@ describe('optional and permissive modes', () => {
 
 describe('inline signing keys (controller-delivered)', () => {
   it('verifies against the inline key set without fetching anything', async () => {
-    gw.configure({ mode: 'strict', issuer, audiences: [audience], jwksInline: JSON.stringify({ keys: [key.publicJwk] }), resourceMetadata: { resource: audience } }, { now: () => clock });
+    gw.configure(
+      {
+        mode: 'strict',
+        issuer,
+        audiences: [audience],
+        jwksInline: JSON.stringify({ keys: [key.publicJwk] }),
+        resourceMetadata: { resource: audience },
+      },
+      { now: () => clock },
+    );
     const before = gw.upstream.length;
     expect((await call(await sign({}))).status).toBe(200);
     expect((await call(await crafts.unknownKid!())).status).toBe(401);

@@ -1,11 +1,23 @@
 // CEL authorization semantics (seed 001 Authorization) and load-time compile errors.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileAuthorization, compileStandaloneRules, type AuthorizationContext, type AuthorizationRule } from '../../../src/proxy/auth/authorization.js';
+import {
+  compileAuthorization,
+  compileStandaloneRules,
+  type AuthorizationContext,
+  type AuthorizationRule,
+} from '../../../src/proxy/auth/authorization.js';
 import { ProblemError } from '../../../src/problem.js';
 
-interface Case { name: string; rules: AuthorizationRule[]; ctx: Partial<AuthorizationContext>; allows: boolean }
-const cases = JSON.parse(readFileSync(new URL('./testdata/authorization-cases.json', import.meta.url), 'utf8')) as Case[];
+interface Case {
+  name: string;
+  rules: AuthorizationRule[];
+  ctx: Partial<AuthorizationContext>;
+  allows: boolean;
+}
+const cases = JSON.parse(
+  readFileSync(new URL('./testdata/authorization-cases.json', import.meta.url), 'utf8'),
+) as Case[];
 
 const fill = (c: Partial<AuthorizationContext>): AuthorizationContext => ({
   jwt: c.jwt,
@@ -31,11 +43,18 @@ describe('authorization rules', () => {
     const p = (err as ProblemError).problems;
     expect(p).toHaveLength(1);
     expect(p[0]?.path).toBe('mcp.policies.authorization.rules[2]');
-    expect((err as Error).message).toMatch(/^config: mcp\.policies\.authorization\.rules\[2\]: "\\"x\\" in jwt\.roles &&" is not a valid CEL expression/);
+    expect((err as Error).message).toMatch(
+      /^config: mcp\.policies\.authorization\.rules\[2\]: "\\"x\\" in jwt\.roles &&" is not a valid CEL expression/,
+    );
   });
 
   it('rejects an expression that names an unknown variable, naming the expression inside a multi-expression rule', () => {
-    expect(() => compileAuthorization([{ action: 'allow', expressions: ['true', 'claims.sub == "a"'] }], 'spec.policy.authorization')).toThrow(
+    expect(() =>
+      compileAuthorization(
+        [{ action: 'allow', expressions: ['true', 'claims.sub == "a"'] }],
+        'spec.policy.authorization',
+      ),
+    ).toThrow(
       'spec.policy.authorization[0].expressions[1]: "claims.sub == \\"a\\"" names unknown variable "claims"; known variables are jwt, request, mcp',
     );
   });

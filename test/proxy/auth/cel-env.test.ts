@@ -15,7 +15,9 @@ describe('data-plane CEL environment', () => {
   });
 
   it('limits the variables an expression may name', () => {
-    expect(() => compileCel('llmRequest.model == "x"', ['jwt', 'request', 'mcp'])).toThrow('names unknown variable "llmRequest"; known variables are jwt, request, mcp');
+    expect(() => compileCel('llmRequest.model == "x"', ['jwt', 'request', 'mcp'])).toThrow(
+      'names unknown variable "llmRequest"; known variables are jwt, request, mcp',
+    );
     expect(compileCel('llmRequest.model == "x"').evaluate({ llmRequest: { model: 'x' } })).toBe(true);
   });
 

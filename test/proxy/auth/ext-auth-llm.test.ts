@@ -10,8 +10,12 @@ const KEY = 'sk-test-SECRET-extauth-0123456789';
 
 describe('external authorization on an LLM route', () => {
   let authz: ExtAuthServer | undefined;
-  beforeAll(async () => { authz = await startExtAuthServer(); });
-  afterAll(async () => { await authz?.close(); });
+  beforeAll(async () => {
+    authz = await startExtAuthServer();
+  });
+  afterAll(async () => {
+    await authz?.close();
+  });
 
   const manifests = (port: number): string => `${GATEWAY}${secret('openai-key', { Authorization: KEY })}
 ${aiBackend('openai', `openai: {}, host: 127.0.0.1, port: ${port}`)}---
@@ -35,7 +39,11 @@ ${aiRoute('chat', '/chat', 'openai')}`;
 
   it('sends an allowed chat request to the provider after the service read it', async () => {
     const before = authz?.checks.length ?? 0;
-    const res = await chat(`${t.proxy.base}/chat/v1/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi there' }] }, { 'x-user': 'alice' });
+    const res = await chat(
+      `${t.proxy.base}/chat/v1/chat/completions`,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi there' }] },
+      { 'x-user': 'alice' },
+    );
     expect(res.status).toBe(200);
     expect(t.fake.received).toHaveLength(1);
     expect(JSON.stringify(t.fake.received[0]?.body.messages)).toContain('Hi there');
@@ -44,8 +52,12 @@ ${aiRoute('chat', '/chat', 'openai')}`;
     expect(check?.body).toContain('Hi there');
   });
 
-  it('answers a denied client with the service\'s 403 and never calls the provider', async () => {
-    const res = await chat(`${t.proxy.base}/chat/v1/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }, { 'x-user': 'bob' });
+  it("answers a denied client with the service's 403 and never calls the provider", async () => {
+    const res = await chat(
+      `${t.proxy.base}/chat/v1/chat/completions`,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] },
+      { 'x-user': 'bob' },
+    );
     expect(res.status).toBe(403);
     expect(res.json()).toEqual({ denied: 'bob' });
     expect(t.fake.received).toHaveLength(0);

@@ -17,9 +17,25 @@ describe('external authorization on an MCP route', () => {
   beforeAll(async () => {
     authz = await startExtAuthServer();
     const snap = snapshotFor({ targets: [stdioTarget('t')] });
-    const policy = normalizeSnapshot({ version: '1', resources: [{ route: { name: 'x', policy: { extAuthorization: {
-      url: `http://127.0.0.1:${authz.port}/mcp-check`, allowedRequestHeaders: ['x-user'], forwardBody: true, maxBodyBytes: 65536,
-    } } } }] }).resources[0]?.route?.policy ?? null;
+    const policy =
+      normalizeSnapshot({
+        version: '1',
+        resources: [
+          {
+            route: {
+              name: 'x',
+              policy: {
+                extAuthorization: {
+                  url: `http://127.0.0.1:${authz.port}/mcp-check`,
+                  allowedRequestHeaders: ['x-user'],
+                  forwardBody: true,
+                  maxBodyBytes: 65536,
+                },
+              },
+            },
+          },
+        ],
+      }).resources[0]?.route?.policy ?? null;
     for (const r of snap.resources) {
       if (!r.route || !policy) continue;
       if (r.route.policy) r.route.policy.extAuthorization = policy.extAuthorization;
@@ -44,14 +60,22 @@ describe('external authorization on an MCP route', () => {
       await client.close();
     }
     const checks = authz.checks.slice(before);
-    expect(checks.some((c) => c.method === 'POST' && c.url === '/mcp-check/mcp' && c.body.includes('"initialize"'))).toBe(true);
+    expect(
+      checks.some((c) => c.method === 'POST' && c.url === '/mcp-check/mcp' && c.body.includes('"initialize"')),
+    ).toBe(true);
     expect(checks.some((c) => c.body.includes('"tools/list"'))).toBe(true);
   });
 
-  it('answers a denied client with the service\'s 403 before MCP starts', async () => {
+  it("answers a denied client with the service's 403 before MCP starts", async () => {
     const res = await fetch(url, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': 'bob' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': 'bob' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
     });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ denied: 'bob' });

@@ -6,7 +6,12 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface CheckSeen { method: string; url: string; headers: IncomingHttpHeaders; body: string }
+export interface CheckSeen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 
 export interface ExtAuthServer {
   port: number;
@@ -31,8 +36,12 @@ export async function startExtAuthServer(): Promise<ExtAuthServer> {
         else if (user === 'alice' || req.headers.authorization === 'Bearer good-token') {
           res.writeHead(200, { 'x-auth-user': user ?? 'token-holder', 'x-auth-internal': 'do-not-copy' }).end('ok');
         } else if (user === 'boom') res.writeHead(500).end('authorization backend broke');
-        else if (user !== undefined) res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ denied: user }));
-        else res.writeHead(401, { 'www-authenticate': 'Bearer realm="authz"', 'content-type': 'text/plain' }).end('who are you?');
+        else if (user !== undefined)
+          res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ denied: user }));
+        else
+          res
+            .writeHead(401, { 'www-authenticate': 'Bearer realm="authz"', 'content-type': 'text/plain' })
+            .end('who are you?');
       };
       if (url.includes('/slow') && state.slowMs > 0) setTimeout(answer, state.slowMs);
       else answer();
@@ -42,8 +51,16 @@ export async function startExtAuthServer(): Promise<ExtAuthServer> {
   return {
     port: (server.address() as AddressInfo).port,
     checks,
-    get slowMs() { return state.slowMs; },
-    set slowMs(ms: number) { state.slowMs = ms; },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    get slowMs() {
+      return state.slowMs;
+    },
+    set slowMs(ms: number) {
+      state.slowMs = ms;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

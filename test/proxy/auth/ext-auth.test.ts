@@ -22,8 +22,12 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
   /** The runtime's clock, for cache expiry. */
   let now = 1_000_000;
   const logged: string[] = [];
-  const send = (path: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> => rawRequest(`${base}${path}`, o);
-  const seen = (res: RawResponse): { url: string; headers: Record<string, string>; body: string } => JSON.parse(res.body) as { url: string; headers: Record<string, string>; body: string };
+  const send = (
+    path: string,
+    o: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<RawResponse> => rawRequest(`${base}${path}`, o);
+  const seen = (res: RawResponse): { url: string; headers: Record<string, string>; body: string } =>
+    JSON.parse(res.body) as { url: string; headers: Record<string, string>; body: string };
   const lastCheck = () => authz.checks[authz.checks.length - 1];
 
   beforeAll(async () => {
@@ -32,28 +36,53 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
     const dead = await freePort();
     upstream = await startUpstream((req, res) => {
       hits++;
-      void readAll(req).then((b) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, headers: req.headers, body: b.toString() })));
+      void readAll(req).then((b) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ url: req.url, headers: req.headers, body: b.toString() })),
+      );
     });
     const svc = `http://127.0.0.1:${authz.port}`;
     const routes = trafficManifests(upstream.port, [
-      { name: 'allow', traffic: `{extAuth: {url: "${svc}/check", http: {allowedRequestHeaders: [X-User, Authorization, X-Forwarded-Uri], allowedResponseHeaders: [X-Auth-User]}}}` },
+      {
+        name: 'allow',
+        traffic: `{extAuth: {url: "${svc}/check", http: {allowedRequestHeaders: [X-User, Authorization, X-Forwarded-Uri], allowedResponseHeaders: [X-Auth-User]}}}`,
+      },
       { name: 'plain', traffic: `{extAuth: {url: "${svc}"}}` },
-      { name: 'cel', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-Other], addRequestHeaders: {x-user: 'request.headers["x-name"]'}, path: '"/decide" + request.path'}}}` },
+      {
+        name: 'cel',
+        traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-Other], addRequestHeaders: {x-user: 'request.headers["x-name"]'}, path: '"/decide" + request.path'}}}`,
+      },
       { name: 'down', traffic: `{extAuth: {url: "http://127.0.0.1:${dead}"}}` },
       { name: 'downopen', traffic: `{extAuth: {url: "http://127.0.0.1:${dead}", failureMode: FailOpen}}` },
       { name: 'slow', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}` },
-      { name: 'slowopen', traffic: `{extAuth: {url: "${svc}/slow", failureMode: FailOpen, http: {allowedRequestHeaders: [X-User]}}}` },
-      { name: 'body', traffic: `{extAuth: {url: "${svc}", forwardBody: {maxSize: "32"}, http: {allowedRequestHeaders: [X-User]}}}` },
+      {
+        name: 'slowopen',
+        traffic: `{extAuth: {url: "${svc}/slow", failureMode: FailOpen, http: {allowedRequestHeaders: [X-User]}}}`,
+      },
+      {
+        name: 'body',
+        traffic: `{extAuth: {url: "${svc}", forwardBody: {maxSize: "32"}, http: {allowedRequestHeaders: [X-User]}}}`,
+      },
       { name: 'login', traffic: `{extAuth: {url: "${svc}"}}` },
       { name: 'grpc', traffic: `{extAuth: {url: "${svc}", grpc: {}}}` },
-      { name: 'cond', traffic: `{extAuth: {conditional: [
+      {
+        name: 'cond',
+        traffic: `{extAuth: {conditional: [
         {condition: 'request.path.startsWith("/cond/admin")', policy: {url: "${svc}/admin", http: {allowedRequestHeaders: [X-User]}}},
         {condition: 'request.path.startsWith("/cond/open")', policy: {url: "http://127.0.0.1:${dead}", failureMode: FailOpen}},
-        {policy: {url: "${svc}/fallback"}}]}}` },
-      { name: 'cached', traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, cache: {key: ['request.headers["x-user"]'], ttl: 60s, maxEntries: 2}}}` },
+        {policy: {url: "${svc}/fallback"}}]}}`,
+      },
+      {
+        name: 'cached',
+        traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, cache: {key: ['request.headers["x-user"]'], ttl: 60s, maxEntries: 2}}}`,
+      },
       { name: 'badcel', traffic: `{extAuth: {url: "${svc}", http: {addRequestHeaders: {x-user: 'secret.value'}}}}` },
       { name: 'onbackend', traffic: '{timeouts: {request: 5s}}', backend: 'guarded' },
-      { name: 'condnone', traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}` },
+      {
+        name: 'condnone',
+        traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}`,
+      },
     ]);
     const backendLevel = `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -69,8 +98,18 @@ spec:
   backend: {extAuth: {url: "${svc}"}}
 `;
     const manifests = `${routes}---\n${backendLevel}`;
-    const sink = new Writable({ write(chunk: Buffer, _e, done) { logged.push(chunk.toString()); done(); } });
-    runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity(), extAuthTimeoutMs: 1500, clock: () => now });
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    runtime = new ProxyRuntime({
+      log: pino({ level: 'debug' }, sink),
+      security: createRouteSecurity(),
+      extAuthTimeoutMs: 1500,
+      clock: () => now,
+    });
     await runtime.apply(translatedIr(manifests));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -90,7 +129,7 @@ spec:
     expect(lastCheck()?.headers['x-forwarded-uri']).toBe('/allow/items?q=1');
   });
 
-  it('sends the service\'s denial back to the client as is and never reaches the backend', async () => {
+  it("sends the service's denial back to the client as is and never reaches the backend", async () => {
     const before = hits;
     const denied = await send('/allow/items', { headers: { 'x-user': 'bob' } });
     expect(denied.status).toBe(403);
@@ -106,7 +145,9 @@ spec:
   });
 
   it('sends only the Authorization header by default', async () => {
-    const res = await send('/plain/x', { headers: { authorization: secretToken, 'x-user': 'bob', cookie: 'session=1' } });
+    const res = await send('/plain/x', {
+      headers: { authorization: secretToken, 'x-user': 'bob', cookie: 'session=1' },
+    });
     expect(res.status).toBe(200);
     expect(lastCheck()?.headers.authorization).toBe(secretToken);
     expect(lastCheck()?.headers['x-user']).toBeUndefined();
@@ -154,7 +195,11 @@ spec:
   });
 
   it('sends the body along with forwardBody and still delivers it upstream; a larger one gets 413', async () => {
-    const ok = await send('/body/x', { method: 'POST', headers: { 'x-user': 'alice', 'content-type': 'text/plain' }, body: 'hello body' });
+    const ok = await send('/body/x', {
+      method: 'POST',
+      headers: { 'x-user': 'alice', 'content-type': 'text/plain' },
+      body: 'hello body',
+    });
     expect(ok.status).toBe(200);
     expect(lastCheck()).toMatchObject({ method: 'POST', body: 'hello body' });
     expect(seen(ok).body).toBe('hello body');

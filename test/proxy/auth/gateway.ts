@@ -28,8 +28,12 @@ export interface TestGateway {
 
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'echo', title: 'Echo', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
-  server.registerTool('admin_reset', { description: 'Admin only' }, () => ({ content: [{ type: 'text', text: 'reset' }] }));
+  server.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
+  server.registerTool('admin_reset', { description: 'Admin only' }, () => ({
+    content: [{ type: 'text', text: 'reset' }],
+  }));
   return server;
 }
 
@@ -51,7 +55,10 @@ export async function startGateway(): Promise<TestGateway> {
   });
   const log = createLogger({ level: 'debug', destination });
   const recordingFetch: typeof fetch = (input, init) => {
-    upstream.push({ url: String(input instanceof Request ? input.url : input), body: typeof init?.body === 'string' ? init.body : '' });
+    upstream.push({
+      url: String(input instanceof Request ? input.url : input),
+      body: typeof init?.body === 'string' ? init.body : '',
+    });
     return fetch(input, init);
   };
   let auth: McpAuth | undefined;
@@ -71,14 +78,21 @@ export async function startGateway(): Promise<TestGateway> {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
     const rpc = (body ?? {}) as { method?: string; params?: { name?: string } };
     if (opts.authorizer && rpc.method) {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]),
+      );
       const ok = opts.authorizer.allows({
         jwt: who.claims ?? undefined,
         request: { method: req.method ?? 'GET', path, headers },
-        mcp: { method: rpc.method, ...(rpc.method === 'tools/call' && rpc.params?.name ? { tool: rpc.params.name } : {}) },
+        mcp: {
+          method: rpc.method,
+          ...(rpc.method === 'tools/call' && rpc.params?.name ? { tool: rpc.params.name } : {}),
+        },
       });
       if (!ok) {
-        res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'forbidden', error_description: 'An authorization rule denied this request' }));
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'forbidden', error_description: 'An authorization rule denied this request' }));
         return;
       }
     }
@@ -105,15 +119,19 @@ export async function startGateway(): Promise<TestGateway> {
       auth?.close();
       mcpPath = settings.mcpPath ?? '/mcp';
       opts = o;
-      auth = createMcpAuth({ ...settings, mcpPath }, { log, fetch: recordingFetch, now: o.now, jwksCooldownMs: o.jwksCooldownMs });
+      auth = createMcpAuth(
+        { ...settings, mcpPath },
+        { log, fetch: recordingFetch, now: o.now, jwksCooldownMs: o.jwksCooldownMs },
+      );
       return auth;
     },
     logs,
     upstream,
-    close: () => new Promise<void>((resolve) => {
-      auth?.close();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        auth?.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -28,7 +28,9 @@ const seen: string[] = [];
 
 function writeConfig(name: string, rules: string[]): string {
   const file = path.join(dir, name);
-  writeFileSync(file, `mcp:
+  writeFileSync(
+    file,
+    `mcp:
   port: ${port}
   host: 127.0.0.1
   policies:
@@ -53,13 +55,15 @@ ${rules.map((r) => `        - ${JSON.stringify(r)}`).join('\n')}
         cmd: ${JSON.stringify(process.execPath)}
         args: [${JSON.stringify(stdioFixture)}]
         env: { FIXTURE_ID: local }
-`);
+`,
+  );
   return file;
 }
 
 function gw(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], {
-    env: { ...process.env, IDPF_CLIENT_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, IDPF_CLIENT_SECRET: secret },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -76,8 +80,20 @@ const recordingFetch: typeof fetch = async (input, init) => {
 
 beforeAll(async () => {
   login = await startIdpF({
-    tenantId: tenant, clientId, key: await makeSigningKey('gw-key'), roles: ['mcp.user'],
-    clients: [{ client_id: clientId, client_secret: secret, token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [redirectUrl] }],
+    tenantId: tenant,
+    clientId,
+    key: await makeSigningKey('gw-key'),
+    roles: ['mcp.user'],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: secret,
+        token_endpoint_auth_method: 'client_secret_post',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [redirectUrl],
+      },
+    ],
   });
   port = await freePort();
   mcpUrl = `http://127.0.0.1:${port}/mcp`;
@@ -91,30 +107,58 @@ describe('gw proxy with MCP authentication', () => {
   it('rejects a rule that does not compile at validation, naming the rule', async () => {
     const run = gw(['proxy', '--validate-only', '-f', writeConfig('bad.yaml', ['true', '"x" in jwt.roles &&'])]);
     expect(await run.exited).toBe(1);
-    expect(run.out()).toContain('bad.yaml: mcp.policies.authorization.rules[1]: "\\"x\\" in jwt.roles &&" is not a valid CEL expression');
+    expect(run.out()).toContain(
+      'bad.yaml: mcp.policies.authorization.rules[1]: "\\"x\\" in jwt.roles &&" is not a valid CEL expression',
+    );
   }, 30_000);
 
   it('runs the SDK OAuth flow through the proxy and enforces the rules on calls and lists', async () => {
     const file = writeConfig('good.yaml', ['"mcp.user" in jwt.roles && (!has(mcp.tool) || mcp.tool != "crash")']);
-    const run = gw(['proxy', '-f', file, '--log-level', 'debug', '--ready-address', '127.0.0.1:0', '--metrics-address', '127.0.0.1:0', '--no-watch']);
+    const run = gw([
+      'proxy',
+      '-f',
+      file,
+      '--log-level',
+      'debug',
+      '--ready-address',
+      '127.0.0.1:0',
+      '--metrics-address',
+      '127.0.0.1:0',
+      '--no-watch',
+    ]);
     proc = run.child;
     run.child.stdout?.on('data', (d: Buffer) => (logs += d.toString()));
     run.child.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`).catch(() => undefined))?.status === 200, 20_000);
+    await waitFor(
+      async () =>
+        (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`).catch(() => undefined))
+          ?.status === 200,
+      20_000,
+    );
 
-    const unauth = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}' });
+    const unauth = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+    });
     expect(unauth.status).toBe(401);
-    expect(unauth.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"`);
+    expect(unauth.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"`,
+    );
     expect(await unauth.json()).toEqual({ error: 'unauthorized', error_description: 'JWT token required' });
 
     const oauth = new TestOAuthProvider(redirectUrl);
     const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth, fetch: recordingFetch });
-    await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(oauth.info?.client_id).toBe(clientId);
     await first.finishAuth(await userAuthorizes(oauth.authorizationUrl!, redirectUrl));
 
     const client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth, fetch: recordingFetch }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth, fetch: recordingFetch }),
+    );
     const echo = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     expect(echo.content).toEqual([{ type: 'text', text: 'local:hi' }]);
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -125,20 +169,43 @@ describe('gw proxy with MCP authentication', () => {
 
     // The seed's raw initialize exchange with the token: 200, SSE, session header, serverInfo.
     const token = oauth.saved?.access_token ?? '';
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
-    const init = await fetch(mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'curl', version: '1.0' } } }) });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    };
+    const init = await fetch(mcpUrl, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'curl', version: '1.0' } },
+      }),
+    });
     expect(init.status).toBe(200);
     expect(init.headers.get('content-type')).toContain('text/event-stream');
     const session = init.headers.get('mcp-session-id');
     expect(session).toBeTruthy();
     const sse = await init.text();
     expect(sse).toMatch(/^event: message$/m);
-    const data = JSON.parse(/^data: (.*)$/m.exec(sse)?.[1] ?? '{}') as { result?: { protocolVersion?: string; serverInfo?: Record<string, unknown> } };
-    expect(data.result?.serverInfo).toMatchObject({ name: expect.any(String), title: expect.any(String), version: expect.any(String) });
+    const data = JSON.parse(/^data: (.*)$/m.exec(sse)?.[1] ?? '{}') as {
+      result?: { protocolVersion?: string; serverInfo?: Record<string, unknown> };
+    };
+    expect(data.result?.serverInfo).toMatchObject({
+      name: expect.any(String),
+      title: expect.any(String),
+      version: expect.any(String),
+    });
     expect(data.result?.protocolVersion).toBeTruthy();
 
     // A valid token whose call an authorization rule denies: 403 with a JSON error body.
-    const denied = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'mcp-session-id': session ?? '', 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'crash', arguments: {} } }) });
+    const denied = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': session ?? '', 'mcp-protocol-version': '2025-03-26' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'crash', arguments: {} } }),
+    });
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as { error: string }).error).toBe('forbidden');
 

@@ -4,7 +4,12 @@ import { compileStandaloneRules } from '../../../src/proxy/auth/index.js';
 import { makeSigningKey, startIdpD, type OidcHarness } from '../../support/oidc/provider.js';
 import { startGateway, type TestGateway } from './gateway.js';
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } },
+};
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 let gw: TestGateway;
@@ -13,7 +18,13 @@ let mcpUrl: string;
 const secret = 'idpd-client-secret-7f3a';
 
 async function serviceToken(scope = 'read:all'): Promise<string> {
-  const r = await idp.clientCredentials({ grant_type: 'client_credentials', client_id: 'svc', client_secret: secret, scope, resource: mcpUrl });
+  const r = await idp.clientCredentials({
+    grant_type: 'client_credentials',
+    client_id: 'svc',
+    client_secret: secret,
+    scope,
+    resource: mcpUrl,
+  });
   expect(r.status).toBe(200);
   return r.body.access_token as string;
 }
@@ -27,7 +38,15 @@ beforeAll(async () => {
     mcpUrl,
     key: await makeSigningKey('idpd-key-1'),
     roles: ['Tenant Admin'],
-    clients: [{ client_id: 'svc', client_secret: secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] }],
+    clients: [
+      {
+        client_id: 'svc',
+        client_secret: secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -40,33 +59,53 @@ function register(): Promise<Response> {
   return fetch(`${gw.origin}/.well-known/oauth-authorization-server/client-registration`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'IDE', redirect_uris: ['http://127.0.0.1:33418/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: 'IDE',
+      redirect_uris: ['http://127.0.0.1:33418/cb'],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
   });
 }
 
 describe('IdpD', () => {
   beforeAll(() => {
-    gw.configure({
-      mode: 'strict',
-      issuer: idp.issuer,
-      audiences: [mcpUrl],
-      provider: 'idpd',
-      clientId: 'pre-registered-client',
-      resourceMetadata: { resource: mcpUrl, scopesSupported: ['read:all'], bearerMethodsSupported: ['header'] },
-    }, { authorizer: compileStandaloneRules(['"Tenant Admin" in jwt.roles && mcp.tool != "admin_reset"', 'mcp.method != "tools/call"']) });
+    gw.configure(
+      {
+        mode: 'strict',
+        issuer: idp.issuer,
+        audiences: [mcpUrl],
+        provider: 'idpd',
+        clientId: 'pre-registered-client',
+        resourceMetadata: { resource: mcpUrl, scopesSupported: ['read:all'], bearerMethodsSupported: ['header'] },
+      },
+      {
+        authorizer: compileStandaloneRules([
+          '"Tenant Admin" in jwt.roles && mcp.tool != "admin_reset"',
+          'mcp.method != "tools/call"',
+        ]),
+      },
+    );
   });
 
   it('answers 401 with the seed challenge and body when the MCP endpoint is called without a token', async () => {
     const res = await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(initialize) });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.origin}/.well-known/oauth-protected-resource/mcp"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gw.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ error: 'unauthorized', error_description: 'JWT token required' });
   });
 
   it('accepts a client-credentials token from the provider and serves MCP initialize', async () => {
     const token = await serviceToken();
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${token}` }, body: JSON.stringify(initialize) });
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: `Bearer ${token}` },
+      body: JSON.stringify(initialize),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const text = await res.text();
@@ -79,10 +118,23 @@ describe('IdpD', () => {
   });
 
   it('rejects a token minted for another resource as wrong audience', async () => {
-    const r = await idp.clientCredentials({ grant_type: 'client_credentials', client_id: 'svc', client_secret: secret, scope: 'read:all', resource: 'https://other.example/mcp' });
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${r.body.access_token as string}` }, body: JSON.stringify(initialize) });
+    const r = await idp.clientCredentials({
+      grant_type: 'client_credentials',
+      client_id: 'svc',
+      client_secret: secret,
+      scope: 'read:all',
+      resource: 'https://other.example/mcp',
+    });
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: `Bearer ${r.body.access_token as string}` },
+      body: JSON.stringify(initialize),
+    });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'The access token is not intended for this resource' });
+    expect(await res.json()).toEqual({
+      error: 'invalid_token',
+      error_description: 'The access token is not intended for this resource',
+    });
   });
 
   it('serves authorization-server metadata from the provider discovery document with the gateway registration endpoint', async () => {
@@ -102,17 +154,31 @@ describe('IdpD', () => {
     const res = await register();
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ client_id: 'pre-registered-client', token_endpoint_auth_method: 'none', client_name: 'IDE', redirect_uris: ['http://127.0.0.1:33418/cb'], grant_types: ['authorization_code'], response_types: ['code'] });
+    expect(body).toMatchObject({
+      client_id: 'pre-registered-client',
+      token_endpoint_auth_method: 'none',
+      client_name: 'IDE',
+      redirect_uris: ['http://127.0.0.1:33418/cb'],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    });
     expect(idp.hits.length).toBe(before);
   });
 
   it('denies with 403 a tools/call that no authorization rule allows, and allows one that a rule does', async () => {
     const token = await serviceToken();
     const call = (name: string, args: Record<string, unknown>) =>
-      fetch(mcpUrl, { method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }) });
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: { ...mcpHeaders, authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }),
+      });
     const denied = await call('admin_reset', {});
     expect(denied.status).toBe(403);
-    expect(await denied.json()).toEqual({ error: 'forbidden', error_description: 'An authorization rule denied this request' });
+    expect(await denied.json()).toEqual({
+      error: 'forbidden',
+      error_description: 'An authorization rule denied this request',
+    });
     const allowed = await call('echo', { text: 'hi' });
     expect(allowed.status).toBe(200);
     expect(await allowed.text()).toContain('hi');
@@ -121,7 +187,13 @@ describe('IdpD', () => {
 
 describe('IdpD without a clientId', () => {
   beforeAll(() => {
-    gw.configure({ mode: 'strict', issuer: idp.issuer, audiences: [mcpUrl], provider: 'idpd', resourceMetadata: { resource: mcpUrl } });
+    gw.configure({
+      mode: 'strict',
+      issuer: idp.issuer,
+      audiences: [mcpUrl],
+      provider: 'idpd',
+      resourceMetadata: { resource: mcpUrl },
+    });
   });
 
   it('proxies registration to the management path derived from the issuer and returns the provider answer', async () => {

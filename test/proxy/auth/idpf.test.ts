@@ -21,14 +21,16 @@ let mcpUrl: string;
 /** Every response the MCP client saw (headers and body text), to prove the secret never reaches it. */
 const seen: string[] = [];
 
-const clients = () => [{
-  client_id: clientId,
-  client_secret: secret,
-  token_endpoint_auth_method: 'client_secret_post',
-  grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
-  response_types: ['code'],
-  redirect_uris: [redirectUrl],
-}];
+const clients = () => [
+  {
+    client_id: clientId,
+    client_secret: secret,
+    token_endpoint_auth_method: 'client_secret_post',
+    grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+    response_types: ['code'],
+    redirect_uris: [redirectUrl],
+  },
+];
 
 beforeAll(async () => {
   key = await makeSigningKey('idpf-key-1');
@@ -51,7 +53,11 @@ function configureV2(): void {
     provider: 'idpf',
     clientId,
     clientSecret: secret,
-    resourceMetadata: { resource: mcpUrl, scopesSupported: [`api://${clientId}/mcp.tools`], bearerMethodsSupported: ['header'] },
+    resourceMetadata: {
+      resource: mcpUrl,
+      scopesSupported: [`api://${clientId}/mcp.tools`],
+      bearerMethodsSupported: ['header'],
+    },
   });
 }
 
@@ -74,7 +80,9 @@ describe('IdpF with the MCP SDK client OAuth flow', () => {
     // Registration was answered by the gateway for the provider.
     expect(oauth.info?.client_id).toBe(clientId);
     const authorizeUrl = oauth.authorizationUrl!;
-    expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(`${gw.origin}/.well-known/oauth-authorization-server/authorize`);
+    expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(
+      `${gw.origin}/.well-known/oauth-authorization-server/authorize`,
+    );
     expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizeUrl.searchParams.get('resource')).toBe(mcpUrl);
 
@@ -111,7 +119,10 @@ describe('IdpF gateway endpoints', () => {
   beforeAll(configureV2);
 
   it('serves the tenant v2.0 discovery as authorization-server metadata with S256 and gateway-proxied endpoints', async () => {
-    const doc = (await (await fetch(`${gw.origin}/.well-known/oauth-authorization-server/mcp`)).json()) as Record<string, unknown>;
+    const doc = (await (await fetch(`${gw.origin}/.well-known/oauth-authorization-server/mcp`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(doc).toMatchObject({
       issuer: login.issuer,
       authorization_endpoint: `${gw.origin}/.well-known/oauth-authorization-server/authorize`,
@@ -124,7 +135,10 @@ describe('IdpF gateway endpoints', () => {
   });
 
   it('redirects authorize to the provider without the resource parameter', async () => {
-    const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/authorize?client_id=${clientId}&response_type=code&resource=${encodeURIComponent(mcpUrl)}&state=s1`, { redirect: 'manual' });
+    const res = await fetch(
+      `${gw.origin}/.well-known/oauth-authorization-server/authorize?client_id=${clientId}&response_type=code&resource=${encodeURIComponent(mcpUrl)}&state=s1`,
+      { redirect: 'manual' },
+    );
     expect(res.status).toBe(302);
     const to = new URL(res.headers.get('location')!);
     expect(to.origin + to.pathname).toBe(`${login.origin}/${tenant}/oauth2/v2.0/authorize`);
@@ -132,12 +146,40 @@ describe('IdpF gateway endpoints', () => {
     expect(to.searchParams.get('state')).toBe('s1');
   });
 
-  const tokenCases: Array<{ name: string; form: Record<string, string>; headers?: Record<string, string>; secretAttached: boolean; secretValue?: string }> = [
-    { name: 'a refresh_token request for the configured client', form: { grant_type: 'refresh_token', client_id: clientId, refresh_token: 'r1' }, secretAttached: true },
-    { name: 'a client_credentials request', form: { grant_type: 'client_credentials', client_id: clientId }, secretAttached: false },
-    { name: 'an authorization_code request for another client', form: { grant_type: 'authorization_code', client_id: 'other', code: 'c' }, secretAttached: false },
-    { name: 'a request with its own client_secret', form: { grant_type: 'authorization_code', client_id: clientId, code: 'c', client_secret: 'theirs' }, secretAttached: false, secretValue: 'theirs' },
-    { name: 'a request with HTTP Basic client authentication', form: { grant_type: 'authorization_code', client_id: clientId, code: 'c' }, headers: { authorization: `Basic ${Buffer.from('app-client:theirs').toString('base64')}` }, secretAttached: false },
+  const tokenCases: Array<{
+    name: string;
+    form: Record<string, string>;
+    headers?: Record<string, string>;
+    secretAttached: boolean;
+    secretValue?: string;
+  }> = [
+    {
+      name: 'a refresh_token request for the configured client',
+      form: { grant_type: 'refresh_token', client_id: clientId, refresh_token: 'r1' },
+      secretAttached: true,
+    },
+    {
+      name: 'a client_credentials request',
+      form: { grant_type: 'client_credentials', client_id: clientId },
+      secretAttached: false,
+    },
+    {
+      name: 'an authorization_code request for another client',
+      form: { grant_type: 'authorization_code', client_id: 'other', code: 'c' },
+      secretAttached: false,
+    },
+    {
+      name: 'a request with its own client_secret',
+      form: { grant_type: 'authorization_code', client_id: clientId, code: 'c', client_secret: 'theirs' },
+      secretAttached: false,
+      secretValue: 'theirs',
+    },
+    {
+      name: 'a request with HTTP Basic client authentication',
+      form: { grant_type: 'authorization_code', client_id: clientId, code: 'c' },
+      headers: { authorization: `Basic ${Buffer.from('app-client:theirs').toString('base64')}` },
+      secretAttached: false,
+    },
   ];
   for (const c of tokenCases) {
     it(`attaches the client secret only when due: ${c.name}`, async () => {
@@ -161,7 +203,13 @@ describe('IdpF gateway endpoints', () => {
     const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/client-registration`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'IDE', redirect_uris: [redirectUrl], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        client_name: 'IDE',
+        redirect_uris: [redirectUrl],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
     });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ client_id: clientId, token_endpoint_auth_method: 'none' });
@@ -170,9 +218,23 @@ describe('IdpF gateway endpoints', () => {
 
   it('accepts a v2 client-credentials token whose audience is the bare client id', async () => {
     // The seed's by-hand request shape: audience and the `.default` style scope.
-    const r = await login.clientCredentials({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, audience: `api://${clientId}`, scope: `api://${clientId}/mcp.tools` });
+    const r = await login.clientCredentials({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      audience: `api://${clientId}`,
+      scope: `api://${clientId}/mcp.tools`,
+    });
     expect(r.status).toBe(200);
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${r.body.access_token as string}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${r.body.access_token as string}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -182,13 +244,25 @@ describe('IdpF confidential registration', () => {
     const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code: 'not-a-real-code', code_verifier: 'v'.repeat(43), redirect_uri: redirectUrl }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: 'not-a-real-code',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: redirectUrl,
+      }).toString(),
     });
     return { status: res.status, body: (await res.json()) as { error?: string } };
   };
 
   it('is refused client authentication by the provider unless the gateway injects the secret', async () => {
-    gw.configure({ mode: 'strict', issuer: login.issuer, provider: 'idpf', clientId, resourceMetadata: { resource: mcpUrl } });
+    gw.configure({
+      mode: 'strict',
+      issuer: login.issuer,
+      provider: 'idpf',
+      clientId,
+      resourceMetadata: { resource: mcpUrl },
+    });
     const without = await redeem();
     expect(without.body.error).toBe('invalid_client');
     configureV2();
@@ -201,20 +275,57 @@ describe('IdpF confidential registration', () => {
 
 describe('IdpF v1 issuer', () => {
   beforeAll(() => {
-    gw.configure({ mode: 'strict', issuer: sts.issuer, audiences: [`api://${clientId}`, clientId], provider: 'idpf', clientId, jwks: `${login.origin}/${tenant}/discovery/v2.0/keys`, resourceMetadata: { resource: mcpUrl } });
+    gw.configure({
+      mode: 'strict',
+      issuer: sts.issuer,
+      audiences: [`api://${clientId}`, clientId],
+      provider: 'idpf',
+      clientId,
+      jwks: `${login.origin}/${tenant}/discovery/v2.0/keys`,
+      resourceMetadata: { resource: mcpUrl },
+    });
   });
 
   it('accepts a v1 token from the token-service host, verified with the login host keys', async () => {
-    const r = await sts.clientCredentials({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: `api://${clientId}/mcp.tools` });
+    const r = await sts.clientCredentials({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      scope: `api://${clientId}/mcp.tools`,
+    });
     expect(r.status).toBe(200);
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${r.body.access_token as string}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${r.body.access_token as string}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(res.status).toBe(200);
   });
 
   it('rejects a v2 token when the configured issuer is the v1 form', async () => {
-    const r = await login.clientCredentials({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: `api://${clientId}/mcp.tools` });
-    const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${r.body.access_token as string}` }, body: '{}' });
+    const r = await login.clientCredentials({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      scope: `api://${clientId}/mcp.tools`,
+    });
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${r.body.access_token as string}`,
+      },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: 'invalid_token', error_description: 'The access token was not issued by the accepted issuer' });
+    expect(await res.json()).toEqual({
+      error: 'invalid_token',
+      error_description: 'The access token was not issued by the accepted issuer',
+    });
   });
 });

@@ -5,7 +5,12 @@ import { pino } from 'pino';
 import { planProvider } from '../../../src/proxy/auth/provider.js';
 import { createMcpAuth, type McpAuthSettings } from '../../../src/proxy/auth/index.js';
 
-interface Case { name: string; settings: Partial<McpAuthSettings>; plan?: unknown; error?: string }
+interface Case {
+  name: string;
+  settings: Partial<McpAuthSettings>;
+  plan?: unknown;
+  error?: string;
+}
 const cases = JSON.parse(readFileSync(new URL('./testdata/provider-plans.json', import.meta.url), 'utf8')) as Case[];
 const full = (s: Partial<McpAuthSettings>): McpAuthSettings => ({ mode: 'strict', issuer: '', mcpPath: '/mcp', ...s });
 
@@ -22,16 +27,22 @@ describe('createMcpAuth settings errors', () => {
   const log = pino({ level: 'silent' });
 
   it('names the source and field for an inline key set that is not a JWKS', () => {
-    expect(() => createMcpAuth(full({ issuer: 'https://a.example', jwksInline: '{"nokeys":true}' }), { log, source: 'gw.yaml' })).toThrow(
+    expect(() =>
+      createMcpAuth(full({ issuer: 'https://a.example', jwksInline: '{"nokeys":true}' }), { log, source: 'gw.yaml' }),
+    ).toThrow(
       'gw.yaml: mcp.policies.mcpAuthentication.jwksInline: is not a JSON Web Key Set: it must be an object with a "keys" list',
     );
   });
 
   it('rejects an MCP path without a leading slash', () => {
-    expect(() => createMcpAuth(full({ issuer: 'https://a.example', mcpPath: 'mcp' }), { log })).toThrow('config: mcp.policies.mcpAuthentication.mcpPath: must start with "/", got "mcp"');
+    expect(() => createMcpAuth(full({ issuer: 'https://a.example', mcpPath: 'mcp' }), { log })).toThrow(
+      'config: mcp.policies.mcpAuthentication.mcpPath: must start with "/", got "mcp"',
+    );
   });
 
   it('rejects a resource that is not an absolute URL', () => {
-    expect(() => createMcpAuth(full({ issuer: 'https://a.example', resourceMetadata: { resource: '/mcp' } }), { log })).toThrow('mcp.policies.mcpAuthentication.resourceMetadata.resource: must be an absolute URL, got "/mcp"');
+    expect(() =>
+      createMcpAuth(full({ issuer: 'https://a.example', resourceMetadata: { resource: '/mcp' } }), { log }),
+    ).toThrow('mcp.policies.mcpAuthentication.resourceMetadata.resource: must be an absolute URL, got "/mcp"');
   });
 });

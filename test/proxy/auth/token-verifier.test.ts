@@ -14,8 +14,15 @@ describe('token cache', () => {
     };
     const now = Date.now();
     const verify = createTokenVerifier({ issuer: 'https://i.example', keys, now: () => now, cacheSize: 2 });
-    const tokens = await Promise.all(['a', 'b', 'c'].map((sub) =>
-      new SignJWT({ sub }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer('https://i.example').setExpirationTime(Math.floor(now / 1000) + 60).sign(privateKey)));
+    const tokens = await Promise.all(
+      ['a', 'b', 'c'].map((sub) =>
+        new SignJWT({ sub })
+          .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+          .setIssuer('https://i.example')
+          .setExpirationTime(Math.floor(now / 1000) + 60)
+          .sign(privateKey),
+      ),
+    );
     for (const t of tokens) expect((await verify(t)).ok).toBe(true);
     expect(lookups).toBe(3);
     await verify(tokens[2]!);

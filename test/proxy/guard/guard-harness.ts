@@ -69,7 +69,15 @@ export interface LogCapture {
 
 export function captureLog(): LogCapture {
   const lines: string[] = [];
-  const log = pino({ level: 'debug' }, new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(chunk.toString('utf8')); cb(); } }));
+  const log = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString('utf8'));
+        cb();
+      },
+    }),
+  );
   return {
     log,
     entries: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
@@ -78,7 +86,11 @@ export function captureLog(): LogCapture {
 }
 
 /** LlmGuards for the edge the manifests make, with a fresh PromptGuards (close it in afterAll via `all`). */
-export function guardsFor(manifests: string, all: PromptGuards[], env: Record<string, string> = {}): { guards: LlmGuards | undefined; logs: LogCapture } {
+export function guardsFor(
+  manifests: string,
+  all: PromptGuards[],
+  env: Record<string, string> = {},
+): { guards: LlmGuards | undefined; logs: LogCapture } {
   const pg = createPromptGuards({ env });
   all.push(pg);
   const { route, ref } = edgeOf(manifests);
@@ -91,12 +103,22 @@ export function chat(...messages: Record<string, unknown>[]): Record<string, unk
 }
 
 export function completion(content: string): Record<string, unknown> {
-  return { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } };
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+  };
 }
 
 export function ctxOf(body: Record<string, unknown>, extra: Partial<GuardRequestContext> = {}): GuardRequestContext {
   return {
-    request: { method: 'POST', path: '/v1/chat/completions', host: 'gw.example', headers: { 'content-type': 'application/json' } },
+    request: {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      host: 'gw.example',
+      headers: { 'content-type': 'application/json' },
+    },
     llmRequest: body,
     ...extra,
   };

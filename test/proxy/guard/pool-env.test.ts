@@ -13,18 +13,29 @@ describe('webhook pool settings from the environment', () => {
   });
 
   it('reads the variables, with 0 connections meaning no limit', () => {
-    expect(webhookPoolSettings({ GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: '0', GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: ' 30 ', GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: '2' }))
-      .toEqual({ maxConnections: 0, keepAliveSeconds: 30, timeoutSeconds: 2 });
+    expect(
+      webhookPoolSettings({
+        GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: '0',
+        GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: ' 30 ',
+        GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: '2',
+      }),
+    ).toEqual({ maxConnections: 0, keepAliveSeconds: 30, timeoutSeconds: 2 });
   });
 
   it('rejects malformed values naming every bad variable', () => {
-    const env = { GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: 'lots', GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: '0', GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: '1.5' };
+    const env = {
+      GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: 'lots',
+      GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: '0',
+      GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: '1.5',
+    };
     expect(() => webhookPoolSettings(env)).toThrow(ProblemError);
-    expect(() => createPromptGuards({ env })).toThrow([
-      'environment: GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: must be a whole number from 0 to 1000000, got "lots"',
-      'environment: GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: must be a whole number from 1 to 1000000, got "0"',
-      'environment: GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: must be a whole number from 1 to 1000000, got "1.5"',
-    ].join('\n'));
+    expect(() => createPromptGuards({ env })).toThrow(
+      [
+        'environment: GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: must be a whole number from 0 to 1000000, got "lots"',
+        'environment: GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: must be a whole number from 1 to 1000000, got "0"',
+        'environment: GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: must be a whole number from 1 to 1000000, got "1.5"',
+      ].join('\n'),
+    );
     expect(() => webhookPoolSettings({ GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: '-1' })).toThrow(/got "-1"/);
   });
 });
@@ -32,7 +43,9 @@ describe('webhook pool settings from the environment', () => {
 describe('webhook connection pool', () => {
   const all: PromptGuards[] = [];
   let hook: ReferenceWebhook;
-  beforeAll(async () => { hook = await startReferenceWebhook(); });
+  beforeAll(async () => {
+    hook = await startReferenceWebhook();
+  });
   afterAll(async () => {
     await Promise.all(all.map((p) => p.close()));
     await hook.close();
@@ -41,7 +54,11 @@ describe('webhook connection pool', () => {
   const concurrentCalls = async (env: Record<string, string>) => {
     hook.delayMs = 150;
     const before = hook.connectionsOpened;
-    const { guards } = guardsFor(llmManifests({ request: [{ webhook: { backendRef: webhookRef } }] }, webhookBackend(hook.port)), all, env);
+    const { guards } = guardsFor(
+      llmManifests({ request: [{ webhook: { backendRef: webhookRef } }] }, webhookBackend(hook.port)),
+      all,
+      env,
+    );
     const body = chat({ role: 'user', content: 'hi' });
     const verdicts = await Promise.all([1, 2, 3].map(() => guards?.request?.(body, ctxOf(body))));
     expect(verdicts).toEqual([{ action: 'allow' }, { action: 'allow' }, { action: 'allow' }]);

@@ -27,7 +27,13 @@ type Message = { role?: string; content?: unknown };
 const textOf = (m: Message | undefined): string => (typeof m?.content === 'string' ? m.content : '');
 
 export async function startReferenceWebhook(): Promise<ReferenceWebhook> {
-  const hook: ReferenceWebhook = { port: 0, calls: [], delayMs: 0, connectionsOpened: 0, close: () => Promise.resolve() };
+  const hook: ReferenceWebhook = {
+    port: 0,
+    calls: [],
+    delayMs: 0,
+    connectionsOpened: 0,
+    close: () => Promise.resolve(),
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -54,17 +60,25 @@ export async function startReferenceWebhook(): Promise<ReferenceWebhook> {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ action: 'allow' }));
           return;
         }
-        const masked = choices.map((c) => ({ ...c, message: { ...c.message, content: textOf(c.message).replaceAll('mask', '****') } }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ action: 'modify', choices: masked }));
+        const masked = choices.map((c) => ({
+          ...c,
+          message: { ...c.message, content: textOf(c.message).replaceAll('mask', '****') },
+        }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ action: 'modify', choices: masked }));
       }, hook.delayMs);
     });
   });
-  server.on('connection', () => { hook.connectionsOpened++; });
+  server.on('connection', () => {
+    hook.connectionsOpened++;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   hook.port = (server.address() as AddressInfo).port;
-  hook.close = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  hook.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return hook;
 }

@@ -5,14 +5,19 @@ import type { GuardVerdict } from '../../../src/proxy/guard/types.js';
 import { captureLog, chat, completion, ctxOf, edgeOf, guardsFor, llmManifests } from './guard-harness.js';
 
 const all: PromptGuards[] = [];
-afterAll(async () => { await Promise.all(all.map((p) => p.close())); });
+afterAll(async () => {
+  await Promise.all(all.map((p) => p.close()));
+});
 
-const errorOf = (v: GuardVerdict | undefined) => (v?.action === 'reject' ? { status: v.status, ...(JSON.parse(v.body) as object) } : v);
+const errorOf = (v: GuardVerdict | undefined) =>
+  v?.action === 'reject' ? { status: v.status, ...(JSON.parse(v.body) as object) } : v;
 const hi = chat({ role: 'user', content: 'hi' });
 
 describe('unenforceable prompt guards', () => {
   it('refuses both phases of an edge with a cloud-vendor step and logs that once per edge', async () => {
-    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }, { openAIModeration: { model: 'omni-moderation-latest' } }] });
+    const manifests = llmManifests({
+      request: [{ regex: { builtins: ['Ssn'] } }, { openAIModeration: { model: 'omni-moderation-latest' } }],
+    });
     const { route, ref } = edgeOf(manifests);
     expect(unenforcedPromptGuard(route, ref)).toEqual([
       "GwPolicy default/guards backend.ai.promptGuard.request[1].openAIModeration calls a cloud vendor's guard service, which this proxy does not support",
@@ -23,17 +28,29 @@ describe('unenforceable prompt guards', () => {
     const first = pg.llmGuards(route, ref, logs.log);
     pg.llmGuards(route, ref, logs.log); // the next snapshot apply builds the edge again
     expect(errorOf(await first?.request?.(hi, ctxOf(hi)))).toEqual({
-      status: 503, error: 'guard_not_enforced',
-      error_description: 'route HTTPRoute/default/chat/0 backend GwBackend/default/llm has prompt guards this proxy does not enforce; refusing rather than forwarding unguarded',
+      status: 503,
+      error: 'guard_not_enforced',
+      error_description:
+        'route HTTPRoute/default/chat/0 backend GwBackend/default/llm has prompt guards this proxy does not enforce; refusing rather than forwarding unguarded',
     });
-    expect(errorOf(await first?.response?.(completion('x'), ctxOf(hi)))).toMatchObject({ status: 503, error: 'guard_not_enforced' });
+    expect(errorOf(await first?.response?.(completion('x'), ctxOf(hi)))).toMatchObject({
+      status: 503,
+      error: 'guard_not_enforced',
+    });
     expect(logs.entries().filter((e) => e.level === 50)).toHaveLength(1);
   });
 
   it('refuses an edge whose webhook Service does not exist', async () => {
-    const { guards, logs } = guardsFor(llmManifests({ request: [{ webhook: { backendRef: { name: 'missing', port: 8000 } } }] }), all);
+    const { guards, logs } = guardsFor(
+      llmManifests({ request: [{ webhook: { backendRef: { name: 'missing', port: 8000 } } }] }),
+      all,
+    );
     expect(errorOf(await guards?.request?.(hi, ctxOf(hi)))).toMatchObject({ status: 503, error: 'guard_not_enforced' });
-    expect(logs.entries()[0]).toMatchObject({ reasons: ['GwPolicy default/guards backend.ai.promptGuard.request[0].webhook.backendRef: Service default/missing does not exist'] });
+    expect(logs.entries()[0]).toMatchObject({
+      reasons: [
+        'GwPolicy default/guards backend.ai.promptGuard.request[0].webhook.backendRef: Service default/missing does not exist',
+      ],
+    });
   });
 
   it('refuses an edge whose provider has its own, different prompt guards', () => {
@@ -46,7 +63,10 @@ describe('unenforceable prompt guards', () => {
         port: 443
         policies: {ai: {promptGuard: {request: [{regex: {builtins: [Email]}}]}}}
 `;
-    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }).replace(/ {2}ai:\n {4}provider:\n(?: {6}.*\n)+/, groups);
+    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }).replace(
+      / {2}ai:\n {4}provider:\n(?: {6}.*\n)+/,
+      groups,
+    );
     expect(manifests).toContain('name: primary');
     const { route, ref } = edgeOf(manifests);
     expect(unenforcedPromptGuard(route, ref)).toEqual([
@@ -55,8 +75,19 @@ describe('unenforceable prompt guards', () => {
   });
 
   it('refuses a webhook step whose header expression does not compile (an IR not from the controller), naming the header', async () => {
-    const manifests = llmManifests({ request: [{ webhook: { backendRef: { group: 'gw.dev', kind: 'GwBackend', name: 'hook' }, headers: { 'X-Ok': 'jwt.sub' } } }] },
-      '---\napiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata: {name: hook, namespace: default}\nspec: {static: {host: 127.0.0.1, port: 9}}\n');
+    const manifests = llmManifests(
+      {
+        request: [
+          {
+            webhook: {
+              backendRef: { group: 'gw.dev', kind: 'GwBackend', name: 'hook' },
+              headers: { 'X-Ok': 'jwt.sub' },
+            },
+          },
+        ],
+      },
+      '---\napiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata: {name: hook, namespace: default}\nspec: {static: {host: 127.0.0.1, port: 9}}\n',
+    );
     const { route, ref } = edgeOf(manifests);
     const webhook = ref.promptGuard?.request[0]?.webhook;
     if (!webhook) throw new Error('the translator produced no webhook step');
@@ -66,13 +97,22 @@ describe('unenforceable prompt guards', () => {
     const logs = captureLog();
     const guards = pg.llmGuards(route, ref, logs.log);
     expect(errorOf(await guards?.request?.(hi, ctxOf(hi)))).toMatchObject({ status: 503, error: 'guard_not_enforced' });
-    expect(String((logs.entries()[0]?.reasons as string[])[0])).toMatch(/^GwPolicy default\/guards backend\.ai\.promptGuard\.request\[0\]\.webhook\.headers\["x-bad"\] is not a valid CEL expression/);
+    expect(String((logs.entries()[0]?.reasons as string[])[0])).toMatch(
+      /^GwPolicy default\/guards backend\.ai\.promptGuard\.request\[0\]\.webhook\.headers\["x-bad"\] is not a valid CEL expression/,
+    );
   });
 
   it('refuses streamed requests when promptGuard.streaming is Buffered and response guards exist', async () => {
-    const { guards } = guardsFor(llmManifests({ streaming: 'Buffered', response: [{ regex: { action: 'Mask', builtins: ['Email'] } }] }), all);
+    const { guards } = guardsFor(
+      llmManifests({ streaming: 'Buffered', response: [{ regex: { action: 'Mask', builtins: ['Email'] } }] }),
+      all,
+    );
     const streamed = { ...hi, stream: true };
-    expect(errorOf(await guards?.request?.(streamed, ctxOf(streamed)))).toMatchObject({ status: 503, error: 'guard_not_enforced', error_description: expect.stringContaining('streamed responses') as string });
+    expect(errorOf(await guards?.request?.(streamed, ctxOf(streamed)))).toMatchObject({
+      status: 503,
+      error: 'guard_not_enforced',
+      error_description: expect.stringContaining('streamed responses') as string,
+    });
     expect(await guards?.request?.(hi, ctxOf(hi))).toEqual({ action: 'allow' });
   });
 
@@ -93,7 +133,10 @@ describe('unenforceable prompt guards', () => {
   });
 
   it('builds no guards for an edge without prompt guards', () => {
-    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }).replace(/---\napiVersion: gw.dev\/v1alpha1\nkind: GwPolicy[\s\S]*$/, '');
+    const manifests = llmManifests({ request: [{ regex: { builtins: ['Ssn'] } }] }).replace(
+      /---\napiVersion: gw.dev\/v1alpha1\nkind: GwPolicy[\s\S]*$/,
+      '',
+    );
     const { route, ref } = edgeOf(manifests);
     const pg = createPromptGuards({ env: {} });
     all.push(pg);

@@ -6,7 +6,9 @@ import { startReferenceWebhook, type ReferenceWebhook } from './reference-webhoo
 
 const all: PromptGuards[] = [];
 let hook: ReferenceWebhook;
-beforeAll(async () => { hook = await startReferenceWebhook(); });
+beforeAll(async () => {
+  hook = await startReferenceWebhook();
+});
 afterAll(async () => {
   await Promise.all(all.map((p) => p.close()));
   await hook.close();
@@ -21,13 +23,19 @@ const both = (headers: Record<string, string> = {}) => ({
   request: [{ webhook: { backendRef: webhookRef, headers } }],
   response: [{ webhook: { backendRef: webhookRef, headers } }],
 });
-const guards = (pg: unknown, env: Record<string, string> = {}) => guardsFor(llmManifests(pg, webhookBackend(hook.port)), all, env);
+const guards = (pg: unknown, env: Record<string, string> = {}) =>
+  guardsFor(llmManifests(pg, webhookBackend(hook.port)), all, env);
 
 describe('guardrail webhook, request phase', () => {
   it('forwards the webhook rejection (403 text "request blocked") to the client', async () => {
     const g = guards(both());
     const body = chat({ role: 'user', content: 'please block this' });
-    expect(await g.guards?.request?.(body, ctxOf(body))).toEqual({ action: 'reject', status: 403, contentType: 'text/plain', body: 'request blocked' });
+    expect(await g.guards?.request?.(body, ctxOf(body))).toEqual({
+      action: 'reject',
+      status: 403,
+      contentType: 'text/plain',
+      body: 'request blocked',
+    });
   });
 
   it('POSTs the messages to /request and allows what the webhook allows', async () => {
@@ -35,7 +43,11 @@ describe('guardrail webhook, request phase', () => {
     const body = chat({ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' });
     expect(await g.guards?.request?.(body, ctxOf(body))).toEqual({ action: 'allow' });
     expect(hook.calls).toHaveLength(1);
-    expect(hook.calls[0]).toMatchObject({ method: 'POST', path: '/request', body: { phase: 'request', model: 'gpt-4o-mini', messages: body.messages } });
+    expect(hook.calls[0]).toMatchObject({
+      method: 'POST',
+      path: '/request',
+      body: { phase: 'request', model: 'gpt-4o-mini', messages: body.messages },
+    });
     expect(hook.calls[0]?.headers['content-type']).toBe('application/json');
   });
 });
@@ -46,7 +58,11 @@ describe('guardrail webhook, response phase', () => {
     const body = completion('please mask this word');
     const v = await g.guards?.response?.(body, ctxOf(chat({ role: 'user', content: 'hi' })));
     expect(v).toEqual({ action: 'modify', body: completion('please **** this word') });
-    expect(hook.calls[0]).toMatchObject({ method: 'POST', path: '/response', body: { phase: 'response', choices: body.choices } });
+    expect(hook.calls[0]).toMatchObject({
+      method: 'POST',
+      path: '/response',
+      body: { phase: 'response', choices: body.choices },
+    });
   });
 
   it('allows a response without the word', async () => {
@@ -67,7 +83,13 @@ describe('guardrail webhook headers from CEL over the client request', () => {
   };
   const client = (jwt?: Record<string, unknown>) => {
     const body = chat({ role: 'user', content: 'hi' });
-    return { body, ctx: ctxOf(body, { request: { method: 'POST', path: '/v1/chat/completions', host: 'gw.example', headers: { 'x-tenant': 'acme' } }, ...(jwt ? { jwt } : {}) }) };
+    return {
+      body,
+      ctx: ctxOf(body, {
+        request: { method: 'POST', path: '/v1/chat/completions', host: 'gw.example', headers: { 'x-tenant': 'acme' } },
+        ...(jwt ? { jwt } : {}),
+      }),
+    };
   };
 
   it('sets headers and pseudo-headers from expressions in the request phase', async () => {
@@ -76,7 +98,13 @@ describe('guardrail webhook headers from CEL over the client request', () => {
     await g.guards?.request?.(body, ctx);
     const call = hook.calls[0];
     expect(call).toMatchObject({ method: 'PUT', path: '/check/acme' });
-    expect(call?.headers).toMatchObject({ 'x-user': 'alice', 'x-tenant': 'acme', 'x-model': 'gpt-4o-mini', 'x-count': '1', host: 'guard.internal' });
+    expect(call?.headers).toMatchObject({
+      'x-user': 'alice',
+      'x-tenant': 'acme',
+      'x-model': 'gpt-4o-mini',
+      'x-count': '1',
+      host: 'guard.internal',
+    });
   });
 
   it('omits a header whose expression fails (jwt.sub without a token) and still calls the webhook', async () => {
@@ -96,14 +124,27 @@ describe('guardrail webhook headers from CEL over the client request', () => {
   });
 
   it('keeps the default path and method when :path is not an absolute path or :method not a token', async () => {
-    const g = guards({ request: [{ webhook: { backendRef: webhookRef, headers: { ':path': '"relative/path"', ':method': '"NOT A METHOD"' } } }] });
+    const g = guards({
+      request: [
+        { webhook: { backendRef: webhookRef, headers: { ':path': '"relative/path"', ':method': '"NOT A METHOD"' } } },
+      ],
+    });
     const body = chat({ role: 'user', content: 'hi' });
     expect(await g.guards?.request?.(body, ctxOf(body))).toEqual({ action: 'allow' });
     expect(hook.calls[0]).toMatchObject({ method: 'POST', path: '/request' });
   });
 
   it('does not give llmRequest to response-phase expressions', async () => {
-    const g = guards({ response: [{ webhook: { backendRef: webhookRef, headers: { 'X-Model': 'llmRequest.model', 'X-Tenant': 'request.headers["x-tenant"]' } } }] });
+    const g = guards({
+      response: [
+        {
+          webhook: {
+            backendRef: webhookRef,
+            headers: { 'X-Model': 'llmRequest.model', 'X-Tenant': 'request.headers["x-tenant"]' },
+          },
+        },
+      ],
+    });
     const { ctx } = client();
     await g.guards?.response?.(completion('ok'), ctx);
     expect(hook.calls[0]?.headers['x-model']).toBeUndefined();
@@ -111,9 +152,15 @@ describe('guardrail webhook headers from CEL over the client request', () => {
   });
 
   it('never logs header values (they may carry credentials)', async () => {
-    const { logs, ...g } = guards({ request: [{ webhook: { backendRef: webhookRef, headers: { Authorization: 'request.headers["authorization"]' } } }] });
+    const { logs, ...g } = guards({
+      request: [
+        { webhook: { backendRef: webhookRef, headers: { Authorization: 'request.headers["authorization"]' } } },
+      ],
+    });
     const body = chat({ role: 'user', content: 'block me' });
-    const ctx = ctxOf(body, { request: { method: 'POST', path: '/', host: 'gw', headers: { authorization: 'Bearer s3cr3t-token' } } });
+    const ctx = ctxOf(body, {
+      request: { method: 'POST', path: '/', host: 'gw', headers: { authorization: 'Bearer s3cr3t-token' } },
+    });
     expect(await g.guards?.request?.(body, ctx)).toMatchObject({ status: 403 });
     expect(hook.calls[0]?.headers.authorization).toBe('Bearer s3cr3t-token');
     expect(logs.entries().length).toBeGreaterThan(0);
@@ -123,14 +170,19 @@ describe('guardrail webhook headers from CEL over the client request', () => {
 
 describe('steps in order', () => {
   it('feeds a regex mask into the webhook, and the first reject stops the chain', async () => {
-    const pg = { request: [
-      { regex: { action: 'Mask', builtins: ['Email'] } },
-      { webhook: { backendRef: webhookRef } },
-      { regex: { action: 'Reject', matches: [{ pattern: 'forbidden' }] } },
-    ] };
+    const pg = {
+      request: [
+        { regex: { action: 'Mask', builtins: ['Email'] } },
+        { webhook: { backendRef: webhookRef } },
+        { regex: { action: 'Reject', matches: [{ pattern: 'forbidden' }] } },
+      ],
+    };
     const g = guards(pg);
     const ok = chat({ role: 'user', content: 'mail a@b.example' });
-    expect(await g.guards?.request?.(ok, ctxOf(ok))).toEqual({ action: 'modify', body: chat({ role: 'user', content: 'mail <EMAIL>' }) });
+    expect(await g.guards?.request?.(ok, ctxOf(ok))).toEqual({
+      action: 'modify',
+      body: chat({ role: 'user', content: 'mail <EMAIL>' }),
+    });
     expect(hook.calls[0]?.body.messages).toEqual([{ role: 'user', content: 'mail <EMAIL>' }]);
     const blocked = chat({ role: 'user', content: 'block forbidden' });
     expect(await g.guards?.request?.(blocked, ctxOf(blocked))).toMatchObject({ status: 403, body: 'request blocked' });
@@ -145,7 +197,10 @@ describe('guardrail webhook failures fail closed', () => {
     const body = chat({ role: 'user', content: 'hi' });
     const v = await g?.request?.(body, ctxOf(body));
     expect(v).toMatchObject({ action: 'reject', status: 502, contentType: 'application/json' });
-    expect(JSON.parse((v as { body: string }).body)).toMatchObject({ error: 'guard_unavailable', error_description: expect.stringContaining('GwBackend default/webhook') as string });
+    expect(JSON.parse((v as { body: string }).body)).toMatchObject({
+      error: 'guard_unavailable',
+      error_description: expect.stringContaining('GwBackend default/webhook') as string,
+    });
     expect(logs.entries().some((e) => e.level === 50 && e.target === 'GwBackend default/webhook')).toBe(true);
   });
 

@@ -20,7 +20,12 @@ export interface BedrockReceived {
 }
 
 /** ok: text; tool: a tool call; status: an AWS error; exception: a stream that reports an exception; corrupt: a frame with a bad CRC. */
-export type BedrockMode = { kind: 'ok' } | { kind: 'tool' } | { kind: 'status'; status: number; type: string } | { kind: 'exception' } | { kind: 'corrupt' };
+export type BedrockMode =
+  | { kind: 'ok' }
+  | { kind: 'tool' }
+  | { kind: 'status'; status: number; type: string }
+  | { kind: 'exception' }
+  | { kind: 'corrupt' };
 
 export interface FakeBedrock {
   port: number;
@@ -33,11 +38,19 @@ export const BEDROCK_USAGE = { inputTokens: 9, outputTokens: 4, totalTokens: 13 
 
 const sha256 = (v: string | Buffer): string => createHash('sha256').update(v).digest('hex');
 const hmac = (k: string | Buffer, v: string): Buffer => createHmac('sha256', k).update(v).digest();
-const rfc3986 = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+const rfc3986 = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 
 /** Recomputes the SigV4 signature of a received request from the request itself (the AgentCore fake reuses it). */
-export function verify(req: IncomingMessage, body: Buffer, secrets: Record<string, string>): { valid: boolean; accessKeyId: string; scope: string } {
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(String(req.headers.authorization ?? ''));
+export function verify(
+  req: IncomingMessage,
+  body: Buffer,
+  secrets: Record<string, string>,
+): { valid: boolean; accessKeyId: string; scope: string } {
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+      String(req.headers.authorization ?? ''),
+    );
   if (!m) return { valid: false, accessKeyId: '', scope: '' };
   const [, akid = '', day = '', region = '', service = '', signedHeaders = '', signature = ''] = m;
   const scope = `${day}/${region}/${service}`;
@@ -54,17 +67,24 @@ export function verify(req: IncomingMessage, body: Buffer, secrets: Record<strin
   const sts = `AWS4-HMAC-SHA256\n${date}\n${scope}/aws4_request\n${sha256(creq)}`;
   const key = hmac(hmac(hmac(hmac('AWS4' + secret, day), region), service), 'aws4_request');
   const expected = Buffer.from(createHmac('sha256', key).update(sts).digest('hex'));
-  return { valid: expected.length === signature.length && timingSafeEqual(expected, Buffer.from(signature)), accessKeyId: akid, scope };
+  return {
+    valid: expected.length === signature.length && timingSafeEqual(expected, Buffer.from(signature)),
+    accessKeyId: akid,
+    scope,
+  };
 }
 
 /** One event-stream message: prelude, string headers, JSON payload, CRCs. */
 export function frame(headers: Record<string, string>, payload: unknown, breakCrc = false): Buffer {
-  const hs = Buffer.concat(Object.entries(headers).map(([k, v]) => {
-    const name = Buffer.from(k), value = Buffer.from(v);
-    const len = Buffer.alloc(2);
-    len.writeUInt16BE(value.length);
-    return Buffer.concat([Buffer.from([name.length]), name, Buffer.from([7]), len, value]);
-  }));
+  const hs = Buffer.concat(
+    Object.entries(headers).map(([k, v]) => {
+      const name = Buffer.from(k),
+        value = Buffer.from(v);
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(value.length);
+      return Buffer.concat([Buffer.from([name.length]), name, Buffer.from([7]), len, value]);
+    }),
+  );
   const body = Buffer.from(JSON.stringify(payload));
   const total = 12 + hs.length + body.length + 4;
   const prelude = Buffer.alloc(12);
@@ -77,27 +97,68 @@ export function frame(headers: Record<string, string>, payload: unknown, breakCr
   return Buffer.concat([head, crc]);
 }
 
-const event = (type: string, payload: unknown): Buffer => frame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload);
+const event = (type: string, payload: unknown): Buffer =>
+  frame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload);
 
 function streamFrames(mode: BedrockMode): Buffer[] {
   const start = event('messageStart', { role: 'assistant' });
-  const end = (stop: string) => [event('messageStop', { stopReason: stop }), event('metadata', { usage: BEDROCK_USAGE, metrics: { latencyMs: 12 } })];
+  const end = (stop: string) => [
+    event('messageStop', { stopReason: stop }),
+    event('metadata', { usage: BEDROCK_USAGE, metrics: { latencyMs: 12 } }),
+  ];
   if (mode.kind === 'tool') {
-    return [start,
-      event('contentBlockStart', { contentBlockIndex: 1, start: { toolUse: { toolUseId: 'tu-1', name: 'get_weather' } } }),
+    return [
+      start,
+      event('contentBlockStart', {
+        contentBlockIndex: 1,
+        start: { toolUse: { toolUseId: 'tu-1', name: 'get_weather' } },
+      }),
       event('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '{"city":' } } }),
       event('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '"Paris"}' } } }),
-      event('contentBlockStop', { contentBlockIndex: 1 }), ...end('tool_use')];
+      event('contentBlockStop', { contentBlockIndex: 1 }),
+      ...end('tool_use'),
+    ];
   }
   const hel = event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hel' } });
-  if (mode.kind === 'exception') return [start, hel, frame({ ':exception-type': 'throttlingException', ':content-type': 'application/json', ':message-type': 'exception' }, { message: 'fake: slow down' })];
-  if (mode.kind === 'corrupt') return [start, hel, frame({ ':event-type': 'contentBlockDelta', ':message-type': 'event' }, { contentBlockIndex: 0, delta: { text: 'lo' } }, true)];
-  return [start, hel, event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'lo' } }), event('contentBlockStop', { contentBlockIndex: 0 }), ...end('end_turn')];
+  if (mode.kind === 'exception')
+    return [
+      start,
+      hel,
+      frame(
+        { ':exception-type': 'throttlingException', ':content-type': 'application/json', ':message-type': 'exception' },
+        { message: 'fake: slow down' },
+      ),
+    ];
+  if (mode.kind === 'corrupt')
+    return [
+      start,
+      hel,
+      frame(
+        { ':event-type': 'contentBlockDelta', ':message-type': 'event' },
+        { contentBlockIndex: 0, delta: { text: 'lo' } },
+        true,
+      ),
+    ];
+  return [
+    start,
+    hel,
+    event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'lo' } }),
+    event('contentBlockStop', { contentBlockIndex: 0 }),
+    ...end('end_turn'),
+  ];
 }
 
 function converse(mode: BedrockMode): unknown {
-  const content = mode.kind === 'tool' ? [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tu-1', name: 'get_weather', input: { city: 'Paris' } } }] : [{ text: 'Hello' }];
-  return { output: { message: { role: 'assistant', content } }, stopReason: mode.kind === 'tool' ? 'tool_use' : 'end_turn', usage: BEDROCK_USAGE, metrics: { latencyMs: 12 } };
+  const content =
+    mode.kind === 'tool'
+      ? [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tu-1', name: 'get_weather', input: { city: 'Paris' } } }]
+      : [{ text: 'Hello' }];
+  return {
+    output: { message: { role: 'assistant', content } },
+    stopReason: mode.kind === 'tool' ? 'tool_use' : 'end_turn',
+    usage: BEDROCK_USAGE,
+    metrics: { latencyMs: 12 },
+  };
 }
 
 /** `secrets`: secret access key by access key id, the keys the fake accepts. */
@@ -110,11 +171,25 @@ export async function startFakeBedrock(secrets: Record<string, string>): Promise
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       let body: Record<string, unknown> = {};
-      try { body = JSON.parse(raw.toString()) as Record<string, unknown>; } catch { /* recorded as empty */ }
+      try {
+        body = JSON.parse(raw.toString()) as Record<string, unknown>;
+      } catch {
+        /* recorded as empty */
+      }
       const v = verify(req, raw, secrets);
-      received.push({ path: req.url ?? '', headers: req.headers, body, signatureValid: v.valid, accessKeyId: v.accessKeyId, scope: v.scope });
+      received.push({
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        signatureValid: v.valid,
+        accessKeyId: v.accessKeyId,
+        scope: v.scope,
+      });
       const error = (status: number, type: string, message: string): void => {
-        res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+        });
         res.end(JSON.stringify({ message }));
       };
       if (!v.valid) return error(403, 'InvalidSignatureException', 'fake: the request signature does not match');
@@ -143,6 +218,10 @@ export async function startFakeBedrock(secrets: Record<string, string>): Promise
   return Object.assign(fake, {
     port: (server.address() as AddressInfo).port,
     received,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   });
 }

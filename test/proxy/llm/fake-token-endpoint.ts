@@ -38,7 +38,8 @@ export async function startFakeTokenEndpoint(publicKeyPem?: string): Promise<Fak
       };
       if (form.grant_type === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
         const [h = '', c = '', s = ''] = (form.assertion ?? '').split('.');
-        const ok = key !== undefined && createVerify('RSA-SHA256').update(`${h}.${c}`).verify(key, Buffer.from(s, 'base64url'));
+        const ok =
+          key !== undefined && createVerify('RSA-SHA256').update(`${h}.${c}`).verify(key, Buffer.from(s, 'base64url'));
         if (!ok) {
           requests.push(entry);
           return answer(400, { error: 'invalid_grant', error_description: 'bad assertion' });
@@ -46,7 +47,11 @@ export async function startFakeTokenEndpoint(publicKeyPem?: string): Promise<Fak
         entry.claims = JSON.parse(Buffer.from(c, 'base64url').toString()) as Record<string, unknown>;
       }
       requests.push(entry);
-      if (fake.mode === 'fail') return answer(401, { error: 'invalid_client', error_description: `client secret ${form.client_secret ?? ''} is wrong` });
+      if (fake.mode === 'fail')
+        return answer(401, {
+          error: 'invalid_client',
+          error_description: `client secret ${form.client_secret ?? ''} is wrong`,
+        });
       answer(200, { access_token: `fake-token-${requests.length}`, token_type: 'Bearer', expires_in: fake.expiresIn });
     });
   };
@@ -55,6 +60,10 @@ export async function startFakeTokenEndpoint(publicKeyPem?: string): Promise<Fak
   return Object.assign(fake, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   });
 }

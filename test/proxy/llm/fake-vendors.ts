@@ -1,7 +1,13 @@
 // A loopback FAKE of the OpenAI chat-completions and Anthropic messages HTTP APIs (the real vendors cannot
 // be reached from tests). It records what it received (path, headers, JSON body) and answers in the
 // vendor's JSON or SSE shape; tests switch it to failing, hanging or breaking off mid-stream.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +21,12 @@ export interface Received {
 }
 
 /** ok: a normal answer; status: that status with a vendor error body; hang: never answers; break: a stream that stops after one event. */
-export type FakeMode = { kind: 'ok'; content?: string } | { kind: 'status'; status: number; retryAfter?: number } | { kind: 'hang' } | { kind: 'break' } | { kind: 'held' };
+export type FakeMode =
+  | { kind: 'ok'; content?: string }
+  | { kind: 'status'; status: number; retryAfter?: number }
+  | { kind: 'hang' }
+  | { kind: 'break' }
+  | { kind: 'held' };
 
 export interface FakeVendor {
   port: number;
@@ -47,22 +58,56 @@ const sse = (res: ServerResponse, event: string | undefined, data: unknown): voi
   res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 };
 
-function openAi(res: ServerResponse, body: Record<string, unknown>, mode: FakeMode, held: { release?: () => void }): void {
+function openAi(
+  res: ServerResponse,
+  body: Record<string, unknown>,
+  mode: FakeMode,
+  held: { release?: () => void },
+): void {
   const model = body.model;
   if (body.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: (mode.kind === 'ok' && mode.content) || 'Hello' }, finish_reason: 'stop' }], usage: OPENAI_USAGE }));
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: (mode.kind === 'ok' && mode.content) || 'Hello' },
+            finish_reason: 'stop',
+          },
+        ],
+        usage: OPENAI_USAGE,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   sse(res, undefined, chunk({ role: 'assistant', content: 'Hel' }));
   if (mode.kind === 'break') return void setTimeout(() => res.socket?.destroy(), 30);
   const rest = (): void => {
     sse(res, undefined, chunk({ content: 'lo' }));
     sse(res, undefined, chunk({}, 'stop'));
     const opts = body.stream_options as { include_usage?: boolean } | undefined;
-    if (opts?.include_usage) sse(res, undefined, { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model, choices: [], usage: OPENAI_USAGE });
+    if (opts?.include_usage)
+      sse(res, undefined, {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model,
+        choices: [],
+        usage: OPENAI_USAGE,
+      });
     sse(res, undefined, '[DONE]');
     res.end();
   };
@@ -70,23 +115,60 @@ function openAi(res: ServerResponse, body: Record<string, unknown>, mode: FakeMo
   else rest();
 }
 
-function anthropic(res: ServerResponse, body: Record<string, unknown>, mode: FakeMode, held: { release?: () => void }): void {
+function anthropic(
+  res: ServerResponse,
+  body: Record<string, unknown>,
+  mode: FakeMode,
+  held: { release?: () => void },
+): void {
   const model = body.model;
   if (body.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'Hello' }], stop_reason: 'end_turn', usage: ANTHROPIC_USAGE }));
+    res.end(
+      JSON.stringify({
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [{ type: 'text', text: 'Hello' }],
+        stop_reason: 'end_turn',
+        usage: ANTHROPIC_USAGE,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  sse(res, 'message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model, content: [], usage: { input_tokens: 13, output_tokens: 1 } } });
+  sse(res, 'message_start', {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      usage: { input_tokens: 13, output_tokens: 1 },
+    },
+  });
   sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-  sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } });
+  sse(res, 'content_block_delta', {
+    type: 'content_block_delta',
+    index: 0,
+    delta: { type: 'text_delta', text: 'Hel' },
+  });
   if (mode.kind === 'break') return void setTimeout(() => res.socket?.destroy(), 30);
   const rest = (): void => {
     sse(res, 'ping', { type: 'ping' });
-    sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } });
+    sse(res, 'content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: 'lo' },
+    });
     sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
-    sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } });
+    sse(res, 'message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn' },
+      usage: { output_tokens: 5 },
+    });
     sse(res, 'message_stop', { type: 'message_stop' });
     res.end();
   };
@@ -95,18 +177,32 @@ function anthropic(res: ServerResponse, body: Record<string, unknown>, mode: Fak
 }
 
 /** With `tls` the fake serves HTTPS with that certificate and key (PEM). */
-export async function startFakeVendor(vendor: 'openai' | 'anthropic', tls?: { cert: string; key: string }): Promise<FakeVendor> {
+export async function startFakeVendor(
+  vendor: 'openai' | 'anthropic',
+  tls?: { cert: string; key: string },
+): Promise<FakeVendor> {
   const received: Received[] = [];
   const held: { release?: () => void } = {};
   const fake: Partial<FakeVendor> & { mode: FakeMode } = { mode: { kind: 'ok' } };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     void readJson(req).then((body) => {
-      received.push({ path: req.url ?? '', tls: (req.socket as TLSSocket).encrypted === true, headers: req.headers, body });
+      received.push({
+        path: req.url ?? '',
+        tls: (req.socket as TLSSocket).encrypted === true,
+        headers: req.headers,
+        body,
+      });
       const mode = fake.mode;
       if (mode.kind === 'hang') return;
       if (mode.kind === 'status') {
-        const error = vendor === 'anthropic' ? { type: 'error', error: { type: 'overloaded_error', message: `fake ${mode.status}` } } : { error: { message: `fake ${mode.status}`, type: 'server_error' } };
-        res.writeHead(mode.status, { 'content-type': 'application/json', ...(mode.retryAfter ? { 'retry-after': String(mode.retryAfter) } : {}) });
+        const error =
+          vendor === 'anthropic'
+            ? { type: 'error', error: { type: 'overloaded_error', message: `fake ${mode.status}` } }
+            : { error: { message: `fake ${mode.status}`, type: 'server_error' } };
+        res.writeHead(mode.status, {
+          'content-type': 'application/json',
+          ...(mode.retryAfter ? { 'retry-after': String(mode.retryAfter) } : {}),
+        });
         res.end(JSON.stringify(error));
         return;
       }
@@ -116,7 +212,14 @@ export async function startFakeVendor(vendor: 'openai' | 'anthropic', tls?: { ce
         res.end(JSON.stringify({ object: 'list', data: [{ id: `${vendor}-model-1`, object: 'model' }] }));
       } else if (path.endsWith('/embeddings')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, 0.25] }], model: body.model, usage: { prompt_tokens: 3, total_tokens: 3 } }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: [{ object: 'embedding', index: 0, embedding: [0.5, 0.25] }],
+            model: body.model,
+            usage: { prompt_tokens: 3, total_tokens: 3 },
+          }),
+        );
       } else if (vendor === 'openai') openAi(res, body, mode, held);
       else anthropic(res, body, mode, held);
     });
@@ -127,6 +230,10 @@ export async function startFakeVendor(vendor: 'openai' | 'anthropic', tls?: { ce
     port: (server.address() as AddressInfo).port,
     received,
     release: () => held.release?.(),
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   }) as FakeVendor;
 }

@@ -33,21 +33,44 @@ spec:
 ${aiRoute('claude', '/claude', 'claude')}`;
 }
 
-const tools = [{ type: 'function', function: { name: 'weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+const tools = [
+  {
+    type: 'function',
+    function: {
+      name: 'weather',
+      description: 'Weather by city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  },
+];
 
 describe('LLM routes to an Anthropic provider', () => {
   const t = useFakeAndProxy('anthropic', manifests);
 
   it('converts the OpenAI request to Anthropic messages with x-api-key and anthropic-version', async () => {
-    const res = await chat(`${t.proxy.base}/claude/v1/chat/completions`, {
-      model: 'gpt-4o', stop: 'END', temperature: 0.3, tools, tool_choice: 'required',
-      messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
-        { role: 'tool', tool_call_id: 'call_1', content: 'Rain' },
-      ],
-    }, { authorization: 'Bearer client-token' });
+    const res = await chat(
+      `${t.proxy.base}/claude/v1/chat/completions`,
+      {
+        model: 'gpt-4o',
+        stop: 'END',
+        temperature: 0.3,
+        tools,
+        tool_choice: 'required',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'Rain' },
+        ],
+      },
+      { authorization: 'Bearer client-token' },
+    );
     expect(res.status).toBe(200);
     const got = t.fake.received[0];
     expect(got?.path).toBe('/proxy/v1/messages');
@@ -55,8 +78,18 @@ describe('LLM routes to an Anthropic provider', () => {
     expect(got?.headers['anthropic-version']).toBe('2023-06-01');
     expect(got?.headers.authorization).toBeUndefined();
     expect(got?.body).toEqual({
-      model: 'claude-test', max_tokens: 4096, system: 'Be brief.', temperature: 0.3, stop_sequences: ['END'],
-      tools: [{ name: 'weather', description: 'Weather by city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      model: 'claude-test',
+      max_tokens: 4096,
+      system: 'Be brief.',
+      temperature: 0.3,
+      stop_sequences: ['END'],
+      tools: [
+        {
+          name: 'weather',
+          description: 'Weather by city',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
       tool_choice: { type: 'any' },
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
@@ -67,37 +100,61 @@ describe('LLM routes to an Anthropic provider', () => {
   });
 
   it('converts the Anthropic message to an OpenAI chat completion with usage', async () => {
-    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, {
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(t.fake.received[0]?.body.max_tokens).toBe(50);
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({
-      id: 'msg_1', object: 'chat.completion', model: 'claude-test',
+      id: 'msg_1',
+      object: 'chat.completion',
+      model: 'claude-test',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 13, completion_tokens: 5, total_tokens: 18 },
     });
   });
 
   it('converts the event stream to chat.completion.chunk events ending in [DONE], with the usage chunk when asked', async () => {
-    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, {
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(t.fake.received[0]?.body.stream).toBe(true);
     const events = sseData(res.text);
     expect(events.pop()).toBe('[DONE]');
-    const chunks = events.map((e) => JSON.parse(e) as { object: string; choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: unknown });
+    const chunks = events.map(
+      (e) =>
+        JSON.parse(e) as {
+          object: string;
+          choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+          usage?: unknown;
+        },
+    );
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello');
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
     expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason).toBe('stop');
-    expect(chunks[chunks.length - 1]).toMatchObject({ choices: [], usage: { prompt_tokens: 13, completion_tokens: 5, total_tokens: 18 } });
+    expect(chunks[chunks.length - 1]).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 13, completion_tokens: 5, total_tokens: 18 },
+    });
   });
 
   it('leaves the usage chunk out when the client did not ask, and still counts the streamed tokens', async () => {
     const labels = { provider: 'claude', model: 'claude-test' };
     const before = await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' });
-    const res = await chat(`${t.proxy.base}/claude/chat/completions`, { stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/claude/chat/completions`, {
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(sseData(res.text).some((e) => e.includes('"usage"'))).toBe(false);
-    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before + ANTHROPIC_USAGE.output_tokens);
+    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(
+      before + ANTHROPIC_USAGE.output_tokens,
+    );
   });
 
   it('forwards a native Anthropic messages request unchanged when routes maps its path to Messages', async () => {

@@ -71,15 +71,25 @@ describe('LLM routes to Azure resources (OpenAI and Foundry), with keys or Entra
     const first = await chat(`${proxy.base}/az-foundry/chat/completions`, ask);
     const second = await chat(`${proxy.base}/az-foundry/chat/completions`, ask);
     expect([first.status, second.status]).toEqual([200, 200]);
-    expect(fake.received.map((r) => r.path)).toEqual(['/api/projects/proj1/openai/v1/chat/completions', '/api/projects/proj1/openai/v1/chat/completions']);
+    expect(fake.received.map((r) => r.path)).toEqual([
+      '/api/projects/proj1/openai/v1/chat/completions',
+      '/api/projects/proj1/openai/v1/chat/completions',
+    ]);
     const token = fake.received[0]?.headers.authorization;
     expect(token).toMatch(/^Bearer fake-token-\d+$/);
     expect(fake.received[1]?.headers.authorization).toBe(token);
     expect(fake.received[0]?.headers['api-key']).toBeUndefined();
-    expect(entra.requests.slice(before)).toEqual([{
-      path: '/tenant-1/oauth2/v2.0/token',
-      form: { grant_type: 'client_credentials', client_id: 'client-1', client_secret: CLIENT_SECRET, scope: 'https://cognitiveservices.azure.com/.default' },
-    }]);
+    expect(entra.requests.slice(before)).toEqual([
+      {
+        path: '/tenant-1/oauth2/v2.0/token',
+        form: {
+          grant_type: 'client_credentials',
+          client_id: 'client-1',
+          client_secret: CLIENT_SECRET,
+          scope: 'https://cognitiveservices.azure.com/.default',
+        },
+      },
+    ]);
     // 56 minutes on, the one-hour token is inside its renewal window: a new one is fetched.
     proxy.advance(56 * 60_000);
     await chat(`${proxy.base}/az-foundry/chat/completions`, ask);
@@ -98,9 +108,13 @@ describe('LLM routes to Azure resources (OpenAI and Foundry), with keys or Entra
     entra.mode = 'fail';
     const res = await chat(`${proxy.base}/az-other/chat/completions`, ask);
     expect(res.status).toBe(502);
-    expect(res.json()).toMatchObject({ error: 'credential_unavailable', error_description: expect.stringContaining('answered 401 (invalid_client)') });
+    expect(res.json()).toMatchObject({
+      error: 'credential_unavailable',
+      error_description: expect.stringContaining('answered 401 (invalid_client)'),
+    });
     expect(res.text).not.toContain(OTHER_SECRET);
     expect(fake.received).toEqual([]);
-    for (const line of proxy.logs) for (const s of [KEY, CLIENT_SECRET, OTHER_SECRET, 'fake-token-']) expect(line).not.toContain(s);
+    for (const line of proxy.logs)
+      for (const s of [KEY, CLIENT_SECRET, OTHER_SECRET, 'fake-token-']) expect(line).not.toContain(s);
   });
 });

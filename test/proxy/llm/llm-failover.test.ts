@@ -14,7 +14,8 @@ describe('LLM provider failover', () => {
   beforeAll(async () => {
     [a, b, c] = await Promise.all([startFakeVendor('openai'), startFakeVendor('openai'), startFakeVendor('anthropic')]);
     const dead = await freePort();
-    const provider = (name: string, kind: string, port: number) => `      - {name: ${name}, ${kind}: {}, host: 127.0.0.1, port: ${port}}\n`;
+    const provider = (name: string, kind: string, port: number) =>
+      `      - {name: ${name}, ${kind}: {}, host: 127.0.0.1, port: ${port}}\n`;
     proxy = await startLlmProxy(`${GATEWAY}
 ---
 apiVersion: gw.dev/v1alpha1
@@ -73,7 +74,8 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
   it('tries the other provider of the group after a 5xx, then leaves the failed one out during its backoff', async () => {
     a.mode = { kind: 'status', status: 502 };
     // The order inside a group is random: ask until a was tried first; b must have answered every time.
-    for (let i = 0; i < 40 && a.received.length === 0; i++) expect((await chat(`${proxy.base}/llm/chat/completions`, body)).status).toBe(200);
+    for (let i = 0; i < 40 && a.received.length === 0; i++)
+      expect((await chat(`${proxy.base}/llm/chat/completions`, body)).status).toBe(200);
     expect(a.received).toHaveLength(1);
     expect(c.received).toHaveLength(0);
     a.mode = { kind: 'ok' };
@@ -91,14 +93,18 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ id: 'msg_1', object: 'chat.completion' });
     expect([a.received.length, b.received.length, c.received.length]).toEqual([1, 1, 1]);
-    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'a', model: 'm', status: '429' })).toBeGreaterThan(0);
+    expect(
+      await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'a', model: 'm', status: '429' }),
+    ).toBeGreaterThan(0);
   });
 
   it('moves on after a connect failure', async () => {
     const res = await chat(`${proxy.base}/deadfirst/chat/completions`, body);
     expect(res.status).toBe(200);
     expect(c.received).toHaveLength(1);
-    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'gone', model: 'm', status: 'connect' })).toBe(1);
+    expect(
+      await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'gone', model: 'm', status: 'connect' }),
+    ).toBe(1);
   });
 
   it("answers with the last provider's status and body when every provider fails, then probes one provider while all back off", async () => {
@@ -111,7 +117,10 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
     expect([a.received.length, b.received.length, c.received.length]).toEqual([1, 1, 1]);
     // Every provider backs off now; the one back soonest (fewest failures so far) still gets one probe per request.
     const probe = await chat(`${proxy.base}/llm/chat/completions`, body);
-    expect([a.received.length + b.received.length + c.received.length, probe.status]).toEqual([4, c.received.length === 2 ? 529 : 500]);
+    expect([a.received.length + b.received.length + c.received.length, probe.status]).toEqual([
+      4,
+      c.received.length === 2 ? 529 : 500,
+    ]);
     for (const f of [a, b, c]) f.mode = { kind: 'ok' };
     expect((await chat(`${proxy.base}/llm/chat/completions`, body)).status).toBe(200);
   });
@@ -129,10 +138,18 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
   it('does not fail over once stream bytes reached the client: the cut stream is passed on as cut', async () => {
     a.mode = { kind: 'break' };
     b.mode = { kind: 'break' };
-    const res = await fetch(`${proxy.base}/llm/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+    const res = await fetch(`${proxy.base}/llm/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, stream: true }),
+    });
     expect(res.status).toBe(200);
     let text = '';
-    await expect((async () => { for await (const chunk of res.body as AsyncIterable<Uint8Array>) text += new TextDecoder().decode(chunk); })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const chunk of res.body as AsyncIterable<Uint8Array>) text += new TextDecoder().decode(chunk);
+      })(),
+    ).rejects.toThrow();
     expect(sseData(text).join('')).toContain('Hel');
     expect(text).not.toContain('[DONE]');
     expect(a.received.length + b.received.length).toBe(1);
@@ -140,7 +157,8 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
   });
 
   it('serves a request without a model through the provider that sets one, whichever order the group is tried in', async () => {
-    for (let i = 0; i < 6; i++) expect((await chat(`${proxy.base}/mixed/chat/completions`, { messages: body.messages })).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect((await chat(`${proxy.base}/mixed/chat/completions`, { messages: body.messages })).status).toBe(200);
     expect(a.received.map((r) => r.body.model)).toEqual(Array(6).fill('fixed-model'));
     expect(b.received).toEqual([]);
   });

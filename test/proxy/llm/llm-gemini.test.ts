@@ -25,7 +25,10 @@ describe('LLM routes to Gemini (OpenAI-compatible endpoint)', () => {
   const t = useFakeAndProxy('openai', manifests);
 
   it('sends chat completions to /v1beta/openai/chat/completions with the key as a bearer token', async () => {
-    const res = await chat(`${t.proxy.base}/gemini/v1/chat/completions`, { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/gemini/v1/chat/completions`, {
+      model: 'gemini-2.0-flash',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ choices: [{ message: { content: 'Hello' } }] });
     const got = t.fake.received[0];
@@ -36,7 +39,10 @@ describe('LLM routes to Gemini (OpenAI-compatible endpoint)', () => {
   });
 
   it("replaces the request's model with the provider's model setting", async () => {
-    const res = await chat(`${t.proxy.base}/pinned/chat/completions`, { model: 'anything', messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/pinned/chat/completions`, {
+      model: 'anything',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(res.status).toBe(200);
     expect(t.fake.received[0]?.body.model).toBe('gemini-2.5-flash');
     expect(t.fake.received[0]?.headers.authorization).toBe('Bearer inline-gemini-key');

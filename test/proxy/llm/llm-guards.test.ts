@@ -11,8 +11,18 @@ class WordGuards implements LlmGuards {
   request(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict> {
     this.seen.push({ phase: 'request', body, ctx });
     const text = JSON.stringify(body.messages);
-    if (text.includes('forbidden')) return Promise.resolve({ action: 'reject', status: 403, contentType: 'application/json', body: '{"error":"prompt_rejected"}' });
-    if (/[0-9]/.test(text)) return Promise.resolve({ action: 'modify', body: { ...body, messages: JSON.parse(text.replace(/[0-9]/g, '#')) as unknown[] } });
+    if (text.includes('forbidden'))
+      return Promise.resolve({
+        action: 'reject',
+        status: 403,
+        contentType: 'application/json',
+        body: '{"error":"prompt_rejected"}',
+      });
+    if (/[0-9]/.test(text))
+      return Promise.resolve({
+        action: 'modify',
+        body: { ...body, messages: JSON.parse(text.replace(/[0-9]/g, '#')) as unknown[] },
+      });
     return Promise.resolve({ action: 'allow' });
   }
 
@@ -20,14 +30,19 @@ class WordGuards implements LlmGuards {
     this.seen.push({ phase: 'response', body, ctx });
     const choices = body.choices as { message: { content: string } }[];
     if (!choices[0]?.message.content.includes('Hello')) return Promise.resolve({ action: 'allow' });
-    return Promise.resolve({ action: 'modify', body: { ...body, choices: [{ ...choices[0], message: { role: 'assistant', content: 'HELLO' } }] } });
+    return Promise.resolve({
+      action: 'modify',
+      body: { ...body, choices: [{ ...choices[0], message: { role: 'assistant', content: 'HELLO' } }] },
+    });
   }
 }
 
 describe('prompt guards on LLM routes', () => {
   const guards = new WordGuards();
   const built: string[] = [];
-  const t = useFakeAndProxy('openai', (port) => `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}
+  const t = useFakeAndProxy(
+    'openai',
+    (port) => `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -38,23 +53,37 @@ spec:
     ai:
       modelAliases: {short: gpt-long-name}
       prompt: {prepend: [{role: system, content: Be kind.}]}
-${aiRoute('llm', '/llm', 'llm')}`, {
-    llmGuards: (route, ref) => {
-      built.push(`${route.name} ${ref.backend}`);
-      return guards;
+${aiRoute('llm', '/llm', 'llm')}`,
+    {
+      llmGuards: (route, ref) => {
+        built.push(`${route.name} ${ref.backend}`);
+        return guards;
+      },
     },
+  );
+  beforeEach(() => {
+    guards.seen.length = 0;
   });
-  beforeEach(() => { guards.seen.length = 0; });
 
   it('builds the guards once per LLM edge when the snapshot is applied', () => {
     expect(built).toEqual(['HTTPRoute/default/llm/0 GwBackend/default/llm']);
   });
 
   it('sends the request guard the shaped body and the client request as it arrived', async () => {
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'short', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-token', 'x-team': 'blue' });
+    const res = await chat(
+      `${t.proxy.base}/llm/chat/completions`,
+      { model: 'short', messages: [{ role: 'user', content: 'Hi' }] },
+      { authorization: 'Bearer client-token', 'x-team': 'blue' },
+    );
     expect(res.status).toBe(200);
     const req = guards.seen.find((s) => s.phase === 'request');
-    expect(req?.body).toMatchObject({ model: 'gpt-long-name', messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hi' }] });
+    expect(req?.body).toMatchObject({
+      model: 'gpt-long-name',
+      messages: [
+        { role: 'system', content: 'Be kind.' },
+        { role: 'user', content: 'Hi' },
+      ],
+    });
     expect(req?.ctx.llmRequest).toEqual({ model: 'short', messages: [{ role: 'user', content: 'Hi' }] });
     expect(req?.ctx.request).toMatchObject({ method: 'POST', path: '/llm/chat/completions' });
     expect(req?.ctx.request.headers['x-team']).toBe('blue');
@@ -62,22 +91,38 @@ ${aiRoute('llm', '/llm', 'llm')}`, {
   });
 
   it("answers with a reject verdict's status and body and never calls the provider", async () => {
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'a forbidden topic' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'a forbidden topic' }],
+    });
     expect(res.status).toBe(403);
     expect(res.text).toBe('{"error":"prompt_rejected"}');
     expect(t.fake.received).toEqual([]);
   });
 
   it('sends the body a modify verdict returns, and returns the body the response guard modified', async () => {
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'call 555 1234' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'call 555 1234' }],
+    });
     expect(res.status).toBe(200);
-    expect(t.fake.received[0]?.body.messages).toEqual([{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'call ### ####' }]);
+    expect(t.fake.received[0]?.body.messages).toEqual([
+      { role: 'system', content: 'Be kind.' },
+      { role: 'user', content: 'call ### ####' },
+    ]);
     expect(res.json()).toMatchObject({ choices: [{ message: { content: 'HELLO' } }] });
-    expect(guards.seen.find((s) => s.phase === 'response')?.body).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }] });
+    expect(guards.seen.find((s) => s.phase === 'response')?.body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'Hello' } }],
+    });
   });
 
   it('does not buffer streamed responses for the response guard', async () => {
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.text).toContain('"content":"Hel"');
     expect(guards.seen.map((s) => s.phase)).toEqual(['request']);

@@ -19,14 +19,22 @@ export interface LlmProxy {
 
 export async function startLlmProxy(manifests: string, opts: Partial<RuntimeOptions> = {}): Promise<LlmProxy> {
   const logs: string[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _enc, done) { logs.push(chunk.toString()); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
   let now = 1_800_000_000_000;
   const runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), clock: () => now, ...opts });
   await runtime.apply(translatedIr(manifests, 'default/web', { enableModels: true }));
   return {
-    runtime, logs,
+    runtime,
+    logs,
     base: `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`,
-    advance: (ms) => { now += ms; },
+    advance: (ms) => {
+      now += ms;
+    },
     close: () => runtime.close(),
   };
 }
@@ -59,7 +67,9 @@ export function modelRoute(name: string, prefix: string): string {
 }
 
 export function secret(name: string, data: Record<string, string>): string {
-  const entries = Object.entries(data).map(([k, v]) => `${k}: ${Buffer.from(v).toString('base64')}`).join(', ');
+  const entries = Object.entries(data)
+    .map(([k, v]) => `${k}: ${Buffer.from(v).toString('base64')}`)
+    .join(', ');
   return `
 ---
 apiVersion: v1
@@ -69,15 +79,26 @@ data: {${entries}}
 `;
 }
 
-export async function chat(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: () => Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function chat(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: () => Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> };
 }
 
 /** The `data:` payloads of an SSE text, in order. */
 export function sseData(text: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => l.slice(6));
 }
 
 /** The value of one sample of a counter in the runtime's registry, 0 when absent. */
@@ -91,7 +112,12 @@ export async function counter(runtime: ProxyRuntime, name: string, labels: Recor
  * A fake vendor and a proxy serving `manifests(fake port)` for one suite: started before it, stopped after
  * it, the fake's records and mode reset before each test. Fields are set once the suite starts.
  */
-export function useFakeAndProxy(vendor: 'openai' | 'anthropic', manifests: (port: number) => string, opts: Partial<RuntimeOptions> = {}, tls?: { cert: string; key: string }): { fake: FakeVendor; proxy: LlmProxy } {
+export function useFakeAndProxy(
+  vendor: 'openai' | 'anthropic',
+  manifests: (port: number) => string,
+  opts: Partial<RuntimeOptions> = {},
+  tls?: { cert: string; key: string },
+): { fake: FakeVendor; proxy: LlmProxy } {
   const ctx = {} as { fake: FakeVendor; proxy: LlmProxy };
   beforeAll(async () => {
     ctx.fake = await startFakeVendor(vendor, tls);

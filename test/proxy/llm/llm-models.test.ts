@@ -29,23 +29,38 @@ describe('GwModel routing', () => {
     [a, c] = await Promise.all([startFakeVendor('openai'), startFakeVendor('anthropic')]);
     const openai = `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}}`;
     const anthropic = `  provider: Anthropic\n  baseURL: http://127.0.0.1:${c.port}/v1\n  policies: {auth: {key: ${KEY_C}}}`;
-    const vault = (ref: string) => `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {secretRef: ${ref}}}`;
-    proxy = await startLlmProxy(`${GATEWAY}${secret('openai-key', { Authorization: KEY_VAULT })}${modelRoute('llm', '/v1')}${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${anthropic}`)}${gwModel('mistral-small', `  provider: Mistral\n  baseURL: http://127.0.0.1:${a.port}/mistral/v1`)}${gwModel('internal-a', `  visibility: Internal\n${openai}`)}${gwModel('internal-c', `  visibility: Internal\n${anthropic}`)}${gwModel('smart', `  virtualModel:
+    const vault = (ref: string) =>
+      `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {secretRef: ${ref}}}`;
+    proxy = await startLlmProxy(
+      `${GATEWAY}${secret('openai-key', { Authorization: KEY_VAULT })}${modelRoute('llm', '/v1')}${gwModel('gpt-4o', openai)}${gwModel('claude', `  match: {model: claude-*}\n${anthropic}`)}${gwModel('mistral-small', `  provider: Mistral\n  baseURL: http://127.0.0.1:${a.port}/mistral/v1`)}${gwModel('internal-a', `  visibility: Internal\n${openai}`)}${gwModel('internal-c', `  visibility: Internal\n${anthropic}`)}${gwModel(
+        'smart',
+        `  virtualModel:
     failover:
       targets:
       - {modelRef: {name: internal-a}, model: a-large, priority: 0}
-      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('tiered', `  virtualModel:
+      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`,
+      )}${gwModel(
+        'tiered',
+        `  virtualModel:
     conditional:
       targets:
       - {modelRef: {name: internal-c}, model: c-gold, when: "request.headers['x-tier'] == 'gold'"}
-      - {modelRef: {name: internal-a}, model: a-basic}`)}${gwModel('vault', vault('{name: openai-key}'))}${gwModel('vault-no-secret', vault('{name: no-such-secret}'))}${gwModel('vault-no-key', vault('{name: openai-key, key: absent}'))}${gwModel('careful', `  virtualModel:
+      - {modelRef: {name: internal-a}, model: a-basic}`,
+      )}${gwModel('vault', vault('{name: openai-key}'))}${gwModel('vault-no-secret', vault('{name: no-such-secret}'))}${gwModel('vault-no-key', vault('{name: openai-key, key: absent}'))}${gwModel(
+        'careful',
+        `  virtualModel:
     failover:
       targets:
       - {modelRef: {name: vault-no-secret}, model: a-large, priority: 0}
-      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`)}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}${gwModel('tagged', `  provider: Custom
+      - {modelRef: {name: internal-c}, model: c-large, priority: 10}`,
+      )}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}${gwModel(
+        'tagged',
+        `  provider: Custom
   baseURL: http://127.0.0.1:${a.port}/v1
   custom: {providerOverride: vllm-lab, model: upstream-x, formats: [{format: Completions}]}
-  policies: {auth: {key: ${KEY_A}}}`)}`);
+  policies: {auth: {key: ${KEY_A}}}`,
+      )}`,
+    );
   });
   afterAll(async () => {
     await proxy?.close();
@@ -62,14 +77,22 @@ describe('GwModel routing', () => {
   it('sends an exactly matching model to its provider with its key', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('gpt-4o'));
     expect(res.status).toBe(200);
-    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_A}` }, body: { model: 'gpt-4o' } });
+    expect(a.received[0]).toMatchObject({
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${KEY_A}` },
+      body: { model: 'gpt-4o' },
+    });
   });
 
   it('sends a prefix match to Anthropic, converted, with the requested model name', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('claude-3-haiku'));
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }] });
-    expect(c.received[0]).toMatchObject({ path: '/v1/messages', headers: { 'x-api-key': KEY_C }, body: { model: 'claude-3-haiku', max_tokens: 4096 } });
+    expect(c.received[0]).toMatchObject({
+      path: '/v1/messages',
+      headers: { 'x-api-key': KEY_C },
+      body: { model: 'claude-3-haiku', max_tokens: 4096 },
+    });
   });
 
   it('calls an OpenAI-compatible provider at its base URL', async () => {
@@ -107,14 +130,21 @@ describe('GwModel routing', () => {
   it('sends a model whose credential is a Secret reference with the key from the Secret', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('vault'));
     expect(res.status).toBe(200);
-    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_VAULT}` }, body: { model: 'vault' } });
+    expect(a.received[0]).toMatchObject({
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${KEY_VAULT}` },
+      body: { model: 'vault' },
+    });
   });
 
   it('refuses with 500 a model whose Secret or Secret key is missing, without calling the vendor keyless', async () => {
     for (const model of ['vault-no-secret', 'vault-no-key']) {
       const res = await chat(`${proxy.base}/v1/chat/completions`, body(model));
       expect(res.status).toBe(500);
-      expect(res.json()).toMatchObject({ error: 'credential_missing', error_description: expect.stringContaining('policies.auth.secretRef') });
+      expect(res.json()).toMatchObject({
+        error: 'credential_missing',
+        error_description: expect.stringContaining('policies.auth.secretRef'),
+      });
       expect(res.text).not.toContain(KEY_VAULT);
     }
     expect(a.received).toEqual([]);
@@ -130,7 +160,10 @@ describe('GwModel routing', () => {
   it('refuses with 503 policy_not_enforced a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('guarded'));
     expect(res.status).toBe(503);
-    expect(res.json()).toMatchObject({ error: 'policy_not_enforced', error_description: expect.stringContaining('spec.policies.promptGuard') });
+    expect(res.json()).toMatchObject({
+      error: 'policy_not_enforced',
+      error_description: expect.stringContaining('spec.policies.promptGuard'),
+    });
     expect(a.received).toEqual([]);
   });
 
@@ -138,17 +171,38 @@ describe('GwModel routing', () => {
     const labels = { provider: 'vllm-lab', model: 'upstream-x' };
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('tagged'));
     expect(res.status).toBe(200);
-    expect(a.received[0]).toMatchObject({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY_A}` }, body: { model: 'upstream-x' } });
+    expect(a.received[0]).toMatchObject({
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${KEY_A}` },
+      body: { model: 'upstream-x' },
+    });
     expect(await counter(proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' })).toBe(1);
     expect(await counter(proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBeGreaterThan(0);
-    expect(await counter(proxy.runtime, 'gw_llm_requests_total', { provider: 'GwModel/default/tagged', model: 'upstream-x', status: '200' })).toBe(0);
+    expect(
+      await counter(proxy.runtime, 'gw_llm_requests_total', {
+        provider: 'GwModel/default/tagged',
+        model: 'upstream-x',
+        status: '200',
+      }),
+    ).toBe(0);
   });
 
   it('lists the Public models with exact names on GET /v1/models', async () => {
     const res = await fetch(`${proxy.base}/v1/models`);
     expect(res.status).toBe(200);
     const ids = ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
-    expect(ids).toEqual(['careful', 'gpt-4o', 'guarded', 'mistral-small', 'smart', 'tagged', 'tiered', 'vault', 'vault-no-key', 'vault-no-secret']);
+    expect(ids).toEqual([
+      'careful',
+      'gpt-4o',
+      'guarded',
+      'mistral-small',
+      'smart',
+      'tagged',
+      'tiered',
+      'vault',
+      'vault-no-key',
+      'vault-no-secret',
+    ]);
   });
 
   it('never writes a key to the logs', () => {

@@ -60,21 +60,40 @@ describe('LLM routes to an OpenAI-format provider', () => {
   const t = useFakeAndProxy('openai', manifests);
 
   it('sends the chat request with aliases, defaults, overrides and prompt applied, and the key from the Secret', async () => {
-    const res = await chat(`${t.proxy.base}/openai/v1/chat/completions`, { model: 'fast', temperature: 0.9, messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-token', 'x-trace': 't1' });
+    const res = await chat(
+      `${t.proxy.base}/openai/v1/chat/completions`,
+      { model: 'fast', temperature: 0.9, messages: [{ role: 'user', content: 'Hi' }] },
+      { authorization: 'Bearer client-token', 'x-trace': 't1' },
+    );
     expect(res.status).toBe(200);
-    expect(res.json()).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }], usage: OPENAI_USAGE });
+    expect(res.json()).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'Hello' } }],
+      usage: OPENAI_USAGE,
+    });
     const got = t.fake.received[0];
     expect(got?.path).toBe('/v1/chat/completions');
     expect(got?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(got?.headers['x-trace']).toBe('t1');
     expect(got?.body).toEqual({
-      model: 'gpt-fast-2', temperature: 0.9, max_tokens: 100, user: 'gw', stream_options: { include_usage: true },
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }, { role: 'user', content: 'Thanks.' }],
+      model: 'gpt-fast-2',
+      temperature: 0.9,
+      max_tokens: 100,
+      user: 'gw',
+      stream_options: { include_usage: true },
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+        { role: 'user', content: 'Thanks.' },
+      ],
     });
   });
 
   it("replaces the request's model with the provider's model setting and uses the IR path override", async () => {
-    const res = await chat(`${t.proxy.base}/pinned/chat/completions`, { model: 'whatever', messages: [{ role: 'user', content: 'Hi' }] });
+    const res = await chat(`${t.proxy.base}/pinned/chat/completions`, {
+      model: 'whatever',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(res.status).toBe(200);
     expect(t.fake.received[0]?.path).toBe('/custom/chat');
     expect(t.fake.received[0]?.body.model).toBe('gpt-pinned');
@@ -82,7 +101,9 @@ describe('LLM routes to an OpenAI-format provider', () => {
   });
 
   it('accepts a request without a model when the provider sets one, and refuses it with 400 when none does', async () => {
-    expect((await chat(`${t.proxy.base}/pinned/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] })).status).toBe(200);
+    expect(
+      (await chat(`${t.proxy.base}/pinned/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] })).status,
+    ).toBe(200);
     const res = await chat(`${t.proxy.base}/openai/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('model') });
@@ -106,45 +127,69 @@ describe('LLM routes to an OpenAI-format provider', () => {
   });
 
   it("answers 413 for a body over the route's buffer limit without calling the provider", async () => {
-    const res = await chat(`${t.proxy.base}/small/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
+    const res = await chat(`${t.proxy.base}/small/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x'.repeat(2000) }],
+    });
     expect(res.status).toBe(413);
     expect(res.json()).toMatchObject({ error: 'payload_too_large' });
     expect(t.fake.received).toEqual([]);
   });
 
   it('answers 500 no_backend, never a keyless call, when the credential Secret does not exist', async () => {
-    const res = await chat(`${t.proxy.base}/nokey/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const res = await chat(`${t.proxy.base}/nokey/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).toBe(500);
     expect(res.json()).toMatchObject({ error: 'no_backend' });
     expect(t.fake.received).toEqual([]);
   });
 
   it('forwards the route types routes names (models, embeddings) unchanged, with the credential, to the vendor path', async () => {
-    const models = await fetch(`${t.proxy.base}/openai/v1/models`, { headers: { authorization: 'Bearer client-token' } });
+    const models = await fetch(`${t.proxy.base}/openai/v1/models`, {
+      headers: { authorization: 'Bearer client-token' },
+    });
     expect(models.status).toBe(200);
     expect(models.headers.get('x-fake')).toBe('models');
     expect(await models.json()).toEqual({ object: 'list', data: [{ id: 'openai-model-1', object: 'model' }] });
     const embeddings = await chat(`${t.proxy.base}/openai/v1/embeddings`, { model: 'fast', input: 'hello' });
     expect(embeddings.status).toBe(200);
     expect(embeddings.json()).toMatchObject({ data: [{ embedding: [0.5, 0.25] }] });
-    expect(t.fake.received.map((r) => [r.path, r.headers.authorization])).toEqual([['/v1/models', `Bearer ${KEY}`], ['/v1/embeddings', `Bearer ${KEY}`]]);
+    expect(t.fake.received.map((r) => [r.path, r.headers.authorization])).toEqual([
+      ['/v1/models', `Bearer ${KEY}`],
+      ['/v1/embeddings', `Bearer ${KEY}`],
+    ]);
     // Unchanged: no aliases, defaults or prompt on anything but chat.
     expect(t.fake.received[1]?.body).toEqual({ model: 'fast', input: 'hello' });
   });
 
   it('forwards a Passthrough path as the client sent it, query included', async () => {
-    const res = await fetch(`${t.proxy.base}/openai/raw/thing?x=1`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'raw body' });
+    const res = await fetch(`${t.proxy.base}/openai/raw/thing?x=1`, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/plain' },
+      body: 'raw body',
+    });
     expect(res.status).toBe(200);
-    expect(t.fake.received[0]).toMatchObject({ path: '/openai/raw/thing?x=1', headers: { 'content-type': 'text/plain', authorization: `Bearer ${KEY}` } });
+    expect(t.fake.received[0]).toMatchObject({
+      path: '/openai/raw/thing?x=1',
+      headers: { 'content-type': 'text/plain', authorization: `Bearer ${KEY}` },
+    });
   });
 
   it('answers 501 for realtime and for a route type no provider serves, and 405 for GET on completions', async () => {
     const realtime = await fetch(`${t.proxy.base}/openai/v1/realtime`);
     expect(realtime.status).toBe(501);
-    expect(await realtime.json()).toMatchObject({ error: 'route_type_not_supported', error_description: expect.stringContaining('realtime') });
+    expect(await realtime.json()).toMatchObject({
+      error: 'route_type_not_supported',
+      error_description: expect.stringContaining('realtime'),
+    });
     const messages = await chat(`${t.proxy.base}/openai/v1/messages`, { model: 'm', messages: [] });
     expect(messages.status).toBe(501);
-    expect(messages.json()).toMatchObject({ error: 'route_type_not_supported', error_description: expect.stringContaining('none of its providers') });
+    expect(messages.json()).toMatchObject({
+      error: 'route_type_not_supported',
+      error_description: expect.stringContaining('none of its providers'),
+    });
     const get = await fetch(`${t.proxy.base}/openai/v1/chat/completions`);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
@@ -152,18 +197,29 @@ describe('LLM routes to an OpenAI-format provider', () => {
   });
 
   it("passes the client's bearer token through to a passthrough provider, and answers 401 without one", async () => {
-    const res = await chat(`${t.proxy.base}/local/v1/chat/completions`, { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: 'Bearer client-own-key' });
+    const res = await chat(
+      `${t.proxy.base}/local/v1/chat/completions`,
+      { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] },
+      { authorization: 'Bearer client-own-key' },
+    );
     expect(res.status).toBe(200);
     expect(t.fake.received[0]?.path).toBe('/api/chat');
     expect(t.fake.received[0]?.headers.authorization).toBe('Bearer client-own-key');
-    const anonymous = await chat(`${t.proxy.base}/local/v1/chat/completions`, { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] });
+    const anonymous = await chat(`${t.proxy.base}/local/v1/chat/completions`, {
+      model: 'llama',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(anonymous.status).toBe(401);
     expect(anonymous.json()).toMatchObject({ error: 'unauthorized' });
   });
 
   it('streams SSE chunks to the client as they arrive, before the provider has finished', async () => {
     t.fake.mode = { kind: 'held' };
-    const res = await fetch(`${t.proxy.base}/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) });
+    const res = await fetch(`${t.proxy.base}/openai/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -179,22 +235,43 @@ describe('LLM routes to an OpenAI-format provider', () => {
 
   it('counts requests and input and output tokens per provider and model, streamed responses included', async () => {
     const labels = { provider: 'openai', model: 'gpt-4o' };
-    const before = { req: await counter(t.proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' }), input: await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' }), output: await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' }) };
-    await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
-    const streamed = await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const before = {
+      req: await counter(t.proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' }),
+      input: await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' }),
+      output: await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' }),
+    };
+    await chat(`${t.proxy.base}/openai/chat/completions`, {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const streamed = await chat(`${t.proxy.base}/openai/chat/completions`, {
+      model: 'gpt-4o',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(sseData(streamed.text).pop()).toBe('[DONE]');
     expect(await counter(t.proxy.runtime, 'gw_llm_requests_total', { ...labels, status: '200' })).toBe(before.req + 2);
-    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBe(before.input + 2 * OPENAI_USAGE.prompt_tokens);
-    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(before.output + 2 * OPENAI_USAGE.completion_tokens);
+    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'input' })).toBe(
+      before.input + 2 * OPENAI_USAGE.prompt_tokens,
+    );
+    expect(await counter(t.proxy.runtime, 'gw_llm_tokens_total', { ...labels, kind: 'output' })).toBe(
+      before.output + 2 * OPENAI_USAGE.completion_tokens,
+    );
   });
 
   it('never writes the upstream key into a log line or an error body, failures included', async () => {
     t.fake.mode = { kind: 'status', status: 500 };
-    const failed = await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+    const failed = await chat(`${t.proxy.base}/openai/chat/completions`, {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(failed.status).toBe(500);
     expect(failed.text).not.toContain(KEY);
     t.proxy.advance(120_000);
-    const backoff = await chat(`${t.proxy.base}/openai/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+    const backoff = await chat(`${t.proxy.base}/openai/chat/completions`, {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(backoff.text).not.toContain(KEY);
     expect(t.proxy.logs.length).toBeGreaterThan(0);
     expect(t.proxy.logs.some((l) => l.includes('LLM provider failed'))).toBe(true);

@@ -7,11 +7,17 @@ import { startReferenceWebhook, type ReferenceWebhook } from '../guard/reference
 import { GATEWAY, aiBackend, aiRoute, chat, useFakeAndProxy } from './llm-harness.js';
 
 const hook: { w?: ReferenceWebhook } = {};
-beforeAll(async () => { hook.w = await startReferenceWebhook(); });
-afterAll(async () => { await hook.w?.close(); });
+beforeAll(async () => {
+  hook.w = await startReferenceWebhook();
+});
+afterAll(async () => {
+  await hook.w?.close();
+});
 
 describe('prompt guards on an LLM route, built in', () => {
-  const t = useFakeAndProxy('openai', (port) => `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}
+  const t = useFakeAndProxy(
+    'openai',
+    (port) => `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}
 ${webhookBackend(hook.w?.port ?? 0)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -29,11 +35,16 @@ spec:
         response:
         - webhook:
             backendRef: {group: gw.dev, kind: GwBackend, name: webhook, port: ${hook.w?.port ?? 0}}
-${aiRoute('llm', '/llm', 'llm')}`);
+${aiRoute('llm', '/llm', 'llm')}`,
+  );
 
   it('masks an SSN before the webhook and the provider see the prompt', async () => {
     hook.w!.calls.length = 0;
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'my ssn is 123-45-6789' }] }, { 'x-team': 'blue' });
+    const res = await chat(
+      `${t.proxy.base}/llm/chat/completions`,
+      { model: 'm', messages: [{ role: 'user', content: 'my ssn is 123-45-6789' }] },
+      { 'x-team': 'blue' },
+    );
     expect(res.status).toBe(200);
     const sent = JSON.stringify(t.fake.received[0]?.body.messages);
     expect(sent).not.toContain('123-45-6789');
@@ -44,7 +55,10 @@ ${aiRoute('llm', '/llm', 'llm')}`);
   });
 
   it('forwards the webhook rejection (403 request blocked) and never calls the provider', async () => {
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'please block this' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'please block this' }],
+    });
     expect(res.status).toBe(403);
     expect(res.text).toBe('request blocked');
     expect(t.fake.received).toEqual([]);
@@ -52,14 +66,19 @@ ${aiRoute('llm', '/llm', 'llm')}`);
 
   it('returns the answer the response webhook masked', async () => {
     t.fake.mode = { kind: 'ok', content: 'a mask on the answer' };
-    const res = await chat(`${t.proxy.base}/llm/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ choices: [{ message: { content: 'a **** on the answer' } }] });
   });
 });
 
 describe('prompt guards on a route whose backend is not an ai backend', () => {
-  const t = useFakeAndProxy('openai', (port) => `${GATEWAY}
+  const t = useFakeAndProxy(
+    'openai',
+    (port) => `${GATEWAY}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -76,10 +95,14 @@ spec:
     ai:
       promptGuard:
         request: [{regex: {builtins: [Ssn]}}]
-${aiRoute('plain', '/plain', 'plain')}`);
+${aiRoute('plain', '/plain', 'plain')}`,
+  );
 
   it('refuses requests with 503 instead of forwarding them unguarded', async () => {
-    const res = await chat(`${t.proxy.base}/plain/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'my ssn is 123-45-6789' }] });
+    const res = await chat(`${t.proxy.base}/plain/v1/chat/completions`, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'my ssn is 123-45-6789' }],
+    });
     expect(res.status).toBe(503);
     expect(res.json()).toMatchObject({ error: 'policy_not_enforced' });
     expect(t.fake.received).toEqual([]);

@@ -17,7 +17,11 @@ spec:
 `;
 
 describe('backend.ai fields refused on LLM routes', () => {
-  const t = useFakeAndProxy('openai', (port) => `${GATEWAY}${aiBackend('plain', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('shaped', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('cached', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('lab', `custom: {providerOverride: vllm-lab, formats: [{format: Completions}]}, host: 127.0.0.1, port: ${port}`)}${aiRoute('lab', '/lab', 'lab')}${policy('shape', 'shaped', "{transformations: [{field: max_tokens, expression: '10'}]}")}${policy('cache', 'cached', '{promptCaching: {system: true}}')}${aiRoute('plain', '/plain', 'plain')}${aiRoute('shaped', '/shaped', 'shaped')}${aiRoute('cached', '/cached', 'cached')}`);
+  const t = useFakeAndProxy(
+    'openai',
+    (port) =>
+      `${GATEWAY}${aiBackend('plain', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('shaped', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('cached', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiBackend('lab', `custom: {providerOverride: vllm-lab, formats: [{format: Completions}]}, host: 127.0.0.1, port: ${port}`)}${aiRoute('lab', '/lab', 'lab')}${policy('shape', 'shaped', "{transformations: [{field: max_tokens, expression: '10'}]}")}${policy('cache', 'cached', '{promptCaching: {system: true}}')}${aiRoute('plain', '/plain', 'plain')}${aiRoute('shaped', '/shaped', 'shaped')}${aiRoute('cached', '/cached', 'cached')}`,
+  );
   const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] };
 
   it('serves an edge without refused fields', async () => {
@@ -28,20 +32,28 @@ describe('backend.ai fields refused on LLM routes', () => {
   it('refuses an edge whose policy sets backend.ai.transformations, naming the field and the policy', async () => {
     const res = await chat(`${t.proxy.base}/shaped/v1/chat/completions`, body);
     expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('GwPolicy default/shape backend.ai.transformations') });
+    expect(res.json()).toMatchObject({
+      error: 'provider_not_supported',
+      error_description: expect.stringContaining('GwPolicy default/shape backend.ai.transformations'),
+    });
     expect(t.fake.received).toEqual([]);
   });
 
   it('refuses an edge whose policy sets backend.ai.promptCaching', async () => {
     const res = await chat(`${t.proxy.base}/cached/v1/chat/completions`, body);
     expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({ error: 'provider_not_supported', error_description: expect.stringContaining('backend.ai.promptCaching') });
+    expect(res.json()).toMatchObject({
+      error: 'provider_not_supported',
+      error_description: expect.stringContaining('backend.ai.promptCaching'),
+    });
     expect(t.fake.received).toEqual([]);
   });
 
-  it('labels a GwBackend custom provider\'s metrics with custom.providerOverride', async () => {
+  it("labels a GwBackend custom provider's metrics with custom.providerOverride", async () => {
     const res = await chat(`${t.proxy.base}/lab/v1/chat/completions`, body);
     expect(res.status).toBe(200);
-    expect(await counter(t.proxy.runtime, 'gw_llm_requests_total', { provider: 'vllm-lab', model: 'gpt-4o', status: '200' })).toBe(1);
+    expect(
+      await counter(t.proxy.runtime, 'gw_llm_requests_total', { provider: 'vllm-lab', model: 'gpt-4o', status: '200' }),
+    ).toBe(1);
   });
 });

@@ -6,23 +6,64 @@ import { checkSnapshot } from '../../../src/proxy/snapshot-check.js';
 
 describe('snapshot check of AI backends', () => {
   it('names empty groups, duplicate provider names, bad ports, bad settings, empty keys, incomplete cloud credentials and bad model conditions', () => {
-    const snapshot = normalizeSnapshot({ version: '1', resources: [
-      { bind: { name: 'b', port: 0 } },
-      { listener: { name: 'l', bind: 'b' } },
-      { route: { name: 'r', listeners: ['l'], backends: [{ backend: 'ai', weight: 1, ai: { providers: {
-        p: { credential: { key: '' } },
-        q: { credential: { aws: { accessKeyId: 'AKID' } } },
-        r: { credential: { azure: { tenantId: 't', clientId: 'c' } } },
-        s: { credential: { gcp: { clientEmail: 'e', tokenUri: 'https://t.example' } } },
-        env: { credential: { aws: {} } },
-      } } }] } },
-      { backend: { name: 'ai', ai: { groups: [
-        { providers: [{ name: 'p', kind: 'openai', settingsJson: '[1]' }, { name: 'p', kind: 'openai', port: 70000 }] },
-        { providers: [] },
-      ] } } },
-      { backend: { name: 'none', ai: { groups: [] } } },
-      { model: { name: 'm', parents: ['l'], routing: { kind: 'CONDITIONAL', targets: [{ model: 'x', when: 'request.headers[' }, { model: 'y', when: 'tool.name == "a"' }] } } },
-    ] });
+    const snapshot = normalizeSnapshot({
+      version: '1',
+      resources: [
+        { bind: { name: 'b', port: 0 } },
+        { listener: { name: 'l', bind: 'b' } },
+        {
+          route: {
+            name: 'r',
+            listeners: ['l'],
+            backends: [
+              {
+                backend: 'ai',
+                weight: 1,
+                ai: {
+                  providers: {
+                    p: { credential: { key: '' } },
+                    q: { credential: { aws: { accessKeyId: 'AKID' } } },
+                    r: { credential: { azure: { tenantId: 't', clientId: 'c' } } },
+                    s: { credential: { gcp: { clientEmail: 'e', tokenUri: 'https://t.example' } } },
+                    env: { credential: { aws: {} } },
+                  },
+                },
+              },
+            ],
+          },
+        },
+        {
+          backend: {
+            name: 'ai',
+            ai: {
+              groups: [
+                {
+                  providers: [
+                    { name: 'p', kind: 'openai', settingsJson: '[1]' },
+                    { name: 'p', kind: 'openai', port: 70000 },
+                  ],
+                },
+                { providers: [] },
+              ],
+            },
+          },
+        },
+        { backend: { name: 'none', ai: { groups: [] } } },
+        {
+          model: {
+            name: 'm',
+            parents: ['l'],
+            routing: {
+              kind: 'CONDITIONAL',
+              targets: [
+                { model: 'x', when: 'request.headers[' },
+                { model: 'y', when: 'tool.name == "a"' },
+              ],
+            },
+          },
+        },
+      ],
+    });
     expect(checkSnapshot(snapshot, 'xds').map(formatProblem)).toEqual([
       'xds: Route r: backends[0].ai.providers[p].credential.key: must not be empty',
       'xds: Route r: backends[0].ai.providers[q].credential.aws.secret_access_key: must not be empty',

@@ -12,7 +12,8 @@ const AZURE_KEY = 'azure-test-SECRET-key-77';
 const CLIENT_KEY = 'sk-client-team-a-1234';
 
 function manifests(port: number): string {
-  const named = (name: string, provider: string, policies: string) => aiBackend(name, `${provider}, host: 127.0.0.1, port: ${port}`, policies);
+  const named = (name: string, provider: string, policies: string) =>
+    aiBackend(name, `${provider}, host: 127.0.0.1, port: ${port}`, policies);
   const tls = '{tls: {sni: a.example.test, caCertificateRefs: [{name: test-ca}]}';
   return `${GATEWAY}${secret('client-keys', { teamA: CLIENT_KEY })}
 ---
@@ -34,7 +35,12 @@ ${aiRoute('secure', '/secure', 'secure')}${aiRoute('azure', '/azure', 'azure')}$
 const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] };
 
 describe('LLM providers over TLS, Azure OpenAI addressing and validated passthrough', () => {
-  const t = useFakeAndProxy('openai', manifests, { security: createRouteSecurity() }, { cert: file('a.crt'), key: file('a.key') });
+  const t = useFakeAndProxy(
+    'openai',
+    manifests,
+    { security: createRouteSecurity() },
+    { cert: file('a.crt'), key: file('a.key') },
+  );
 
   it("speaks HTTPS to a provider with the edge's backend.tls", async () => {
     const res = await chat(`${t.proxy.base}/secure/chat/completions`, body);
@@ -52,7 +58,9 @@ describe('LLM providers over TLS, Azure OpenAI addressing and validated passthro
   });
 
   it('passes a client key through only after API-key authentication accepted it', async () => {
-    const ok = await chat(`${t.proxy.base}/own-key/v1/chat/completions`, body, { authorization: `Bearer ${CLIENT_KEY}` });
+    const ok = await chat(`${t.proxy.base}/own-key/v1/chat/completions`, body, {
+      authorization: `Bearer ${CLIENT_KEY}`,
+    });
     expect(ok.status).toBe(200);
     expect(t.fake.received[0]?.headers.authorization).toBe(`Bearer ${CLIENT_KEY}`);
     const bad = await chat(`${t.proxy.base}/own-key/v1/chat/completions`, body, { authorization: 'Bearer sk-guessed' });

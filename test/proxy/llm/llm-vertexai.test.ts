@@ -10,7 +10,11 @@ import { GATEWAY, aiBackend, aiRoute, chat, secret, startLlmProxy, type LlmProxy
 
 const ask = { model: 'google/gemini-2.0-flash', messages: [{ role: 'user', content: 'Hi' }] };
 // A throwaway key made for this run: the fake verifies assertions with its public half.
-const keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const keys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
 
 describe('LLM routes to Vertex AI with a service account', () => {
   let fake: FakeVendor, google: FakeTokenEndpoint, proxy: LlmProxy;
@@ -18,8 +22,12 @@ describe('LLM routes to Vertex AI with a service account', () => {
   beforeAll(async () => {
     [fake, google] = await Promise.all([startFakeVendor('openai'), startFakeTokenEndpoint(keys.publicKey)]);
     const file = JSON.stringify({
-      type: 'service_account', project_id: 'proj', private_key_id: 'kid-7', private_key: keys.privateKey,
-      client_email: 'llm@proj.iam.gserviceaccount.com', token_uri: `${google.url}/token`,
+      type: 'service_account',
+      project_id: 'proj',
+      private_key_id: 'kid-7',
+      private_key: keys.privateKey,
+      client_email: 'llm@proj.iam.gserviceaccount.com',
+      token_uri: `${google.url}/token`,
     });
     proxy = await startLlmProxy(`${GATEWAY}${secret('gcp-sa', { 'credentials.json': file })}
 ${aiBackend('vertex', `vertexai: {projectId: proj, region: europe-west4}, host: 127.0.0.1, port: ${fake.port}`, '{auth: {gcp: {secretRef: {name: gcp-sa}}}}')}
@@ -43,7 +51,11 @@ ${aiRoute('vertex', '/vertex', 'vertex')}`);
     expect(fake.received[1]?.headers.authorization).toBe('Bearer fake-token-1');
     expect(google.requests).toHaveLength(1);
     const claims = google.requests[0]?.claims ?? {};
-    expect(claims).toMatchObject({ iss: 'llm@proj.iam.gserviceaccount.com', aud: `${google.url}/token`, scope: 'https://www.googleapis.com/auth/cloud-platform' });
+    expect(claims).toMatchObject({
+      iss: 'llm@proj.iam.gserviceaccount.com',
+      aud: `${google.url}/token`,
+      scope: 'https://www.googleapis.com/auth/cloud-platform',
+    });
     expect(Number(claims.exp) - Number(claims.iat)).toBe(3600);
   });
 

@@ -10,12 +10,30 @@ import { chooseModel, modelTableOf, type ModelChoice } from '../../../src/proxy/
 
 const route = { name: 'HTTPRoute/default/llm/chat', listeners: [] } as unknown as Route;
 
-function choose(over: { credential?: AiCredential__Output; credentialProblem?: string; refusals?: Refusal__Output[]; policiesJson?: string } = {}): ModelChoice {
+function choose(
+  over: {
+    credential?: AiCredential__Output;
+    credentialProblem?: string;
+    refusals?: Refusal__Output[];
+    policiesJson?: string;
+  } = {},
+): ModelChoice {
   const model: IrModel = {
-    name: 'GwModel/default/m', parents: [route.name], match: { kind: 'exact', exact: 'm' }, visibility: 'PUBLIC', target: 'provider', refusals: over.refusals ?? [],
+    name: 'GwModel/default/m',
+    parents: [route.name],
+    match: { kind: 'exact', exact: 'm' },
+    visibility: 'PUBLIC',
+    target: 'provider',
+    refusals: over.refusals ?? [],
     provider: {
-      provider: 'OpenAI', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', settings: null, settingsJson: '{}', policiesJson: over.policiesJson ?? '{}',
-      credential: over.credential ?? null, credentialProblem: over.credentialProblem ?? '',
+      provider: 'OpenAI',
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      settings: null,
+      settingsJson: '{}',
+      policiesJson: over.policiesJson ?? '{}',
+      credential: over.credential ?? null,
+      credentialProblem: over.credentialProblem ?? '',
     },
   };
   const table = modelTableOf(route, [model]);
@@ -24,11 +42,20 @@ function choose(over: { credential?: AiCredential__Output; credentialProblem?: s
 }
 
 const credentialOf = (c: ModelChoice) => (c.ok ? c.groups[0]?.[0]?.edge?.credential : c);
-const refusal = (field: string, security: boolean): Refusal__Output => ({ field, source: 'GwModel default/m', reason: 'not applied', security });
+const refusal = (field: string, security: boolean): Refusal__Output => ({
+  field,
+  source: 'GwModel default/m',
+  reason: 'not applied',
+  security,
+});
 
 describe('GwModel provider credentials', () => {
   it('uses the credential the controller resolved', () => {
-    const resolved: AiCredential__Output = { kind: 'key', key: 'sk-resolved', source: 'Secret default/k key Authorization' };
+    const resolved: AiCredential__Output = {
+      kind: 'key',
+      key: 'sk-resolved',
+      source: 'Secret default/k key Authorization',
+    };
     expect(credentialOf(choose({ credential: resolved }))).toEqual(resolved);
   });
 
@@ -37,12 +64,25 @@ describe('GwModel provider credentials', () => {
   });
 
   it('refuses with credential_missing a credential the controller could not resolve', () => {
-    expect(choose({ credentialProblem: 'Secret default/gone does not exist' })).toMatchObject({ ok: false, error: 'credential_missing' });
+    expect(choose({ credentialProblem: 'Secret default/gone does not exist' })).toMatchObject({
+      ok: false,
+      error: 'credential_missing',
+    });
   });
 
   it('refuses a model whose IR carries refusals: provider_not_supported, or policy_not_enforced when one concerns security', () => {
-    expect(choose({ refusals: [refusal('spec.policies.headers', false)] })).toMatchObject({ ok: false, error: 'provider_not_supported', message: expect.stringContaining('spec.policies.headers') });
-    const both = choose({ refusals: [refusal('spec.policies.headers', false), refusal('spec.policies.promptGuard', true)] });
-    expect(both).toMatchObject({ ok: false, error: 'policy_not_enforced', message: expect.stringContaining('spec.policies.promptGuard') });
+    expect(choose({ refusals: [refusal('spec.policies.headers', false)] })).toMatchObject({
+      ok: false,
+      error: 'provider_not_supported',
+      message: expect.stringContaining('spec.policies.headers'),
+    });
+    const both = choose({
+      refusals: [refusal('spec.policies.headers', false), refusal('spec.policies.promptGuard', true)],
+    });
+    expect(both).toMatchObject({
+      ok: false,
+      error: 'policy_not_enforced',
+      message: expect.stringContaining('spec.policies.promptGuard'),
+    });
   });
 });

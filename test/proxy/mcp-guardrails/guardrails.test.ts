@@ -50,33 +50,64 @@ spec:
 `;
   const names = ['guarded', 'patterns', 'allheaders', 'closed', 'open', 'missing', 'chain', 'stateless'];
   // The shared Gateway header also brings a static GwBackend no route uses.
-  return `${gatewayWithStaticBackend(targetPort, 'unused')}${prefixRoutes(names)}${backend('guarded', `        - remote:
+  return `${gatewayWithStaticBackend(targetPort, 'unused')}${prefixRoutes(names)}${backend(
+    'guarded',
+    `        - remote:
             url: ${processor}
             metadata: {route: "'guarded'", tool: "mcp.tool", tenant: "request.headers['x-tenant']", subject: "jwt.sub"}
             allowedRequestHeaders: [X-Tenant, Authorization, ":authority"]
             disallowedRequestHeaders: [AUTHORIZATION]
           methods: {"tools/call": Full, "tools/list": Response}
-`)}${backend('patterns', `        - remote: {url: ${processor}, metadata: {route: "'patterns'"}}
+`,
+  )}${backend(
+    'patterns',
+    `        - remote: {url: ${processor}, metadata: {route: "'patterns'"}}
           methods: {"*": Full, "tools/*": Request, "tools/call": "Off", "*/list": Response}
-`)}${backend('allheaders', `        - remote: {url: ${processor}, metadata: {route: "'all'"}}
+`,
+  )}${backend(
+    'allheaders',
+    `        - remote: {url: ${processor}, metadata: {route: "'all'"}}
           methods: {"tools/call": Request}
-`)}${backend('closed', `        - remote: {url: ${dead}}
+`,
+  )}${backend(
+    'closed',
+    `        - remote: {url: ${dead}}
           methods: {"tools/call": Request}
-`)}${backend('open', `        - remote: {url: ${dead}, failureMode: FailOpen}
+`,
+  )}${backend(
+    'open',
+    `        - remote: {url: ${dead}, failureMode: FailOpen}
           methods: {"tools/call": Request}
-`)}${backend('missing', `        - remote: {backendRef: {name: gone, port: 80}, failureMode: FailOpen}
+`,
+  )}${backend(
+    'missing',
+    `        - remote: {backendRef: {name: gone, port: 80}, failureMode: FailOpen}
           methods: {"tools/call": Request}
-`)}${backend('chain', `        - remote: {url: ${processor}, metadata: {route: "'chain-1'"}}
+`,
+  )}${backend(
+    'chain',
+    `        - remote: {url: ${processor}, metadata: {route: "'chain-1'"}}
           methods: {"tools/call": Request}
         - remote: {url: ${processor}, metadata: {route: "'chain-2'"}}
           methods: {"tools/call": Full}
-`)}${backend('stateless', `        - remote: {url: ${processor}, metadata: {route: "'stateless'"}}
+`,
+  )}${backend(
+    'stateless',
+    `        - remote: {url: ${processor}, metadata: {route: "'stateless'"}}
           methods: {"tools/*": Full}
-`, 'sessionRouting: Stateless\n    ')}${backend('authz', `        - remote: {url: ${processor}, metadata: {route: "'authz'"}}
+`,
+    'sessionRouting: Stateless\n    ',
+  )}${backend(
+    'authz',
+    `        - remote: {url: ${processor}, metadata: {route: "'authz'"}}
           methods: {"tools/call": Request}
-`)}${ownRoute('authz', `authorization: {policy: {matchExpressions: ["mcp.tool != 'read_note'"]}}`)}${backend('jwt', `        - remote: {url: ${processor}, metadata: {route: "'jwt'", user: jwt.sub, groups: jwt.groups}}
+`,
+  )}${ownRoute('authz', `authorization: {policy: {matchExpressions: ["mcp.tool != 'read_note'"]}}`)}${backend(
+    'jwt',
+    `        - remote: {url: ${processor}, metadata: {route: "'jwt'", user: jwt.sub, groups: jwt.groups}}
           methods: {"tools/call": Request}
-`)}${ownRoute('jwt', `jwtAuthentication: {providers: [{issuer: "${issuer}", jwks: {inline: ${inlineJwks}}}]}`)}`;
+`,
+  )}${ownRoute('jwt', `jwtAuthentication: {providers: [{issuer: "${issuer}", jwks: {inline: ${inlineJwks}}}]}`)}`;
 }
 
 let target: Awaited<ReturnType<typeof startTarget>>;
@@ -90,9 +121,13 @@ beforeAll(async () => {
   processor = await startProcessor();
   const pair = await generateKeyPair('ES256');
   signingKey = pair.privateKey;
-  const inlineJwks = JSON.stringify(JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
+  const inlineJwks = JSON.stringify(
+    JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }),
+  );
   runtime = new ProxyRuntime({ log: logs.log, security: createRouteSecurity() });
-  await runtime.apply(translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await freePort()}/check`, inlineJwks)));
+  await runtime.apply(
+    translatedIr(manifests(target.port, processor.url, `http://127.0.0.1:${await freePort()}/check`, inlineJwks)),
+  );
   base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
 });
 
@@ -105,7 +140,10 @@ afterAll(async () => {
 const seenBy = (route: string) => processor.seen.filter((s) => s.metadata.route === route);
 
 async function rejection(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(McpError);
   return err as McpError;
 }
@@ -125,7 +163,9 @@ describe('MCP guardrail processors on a translated route', () => {
     const { client } = await connectClient(`${base}/guarded`);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'rewrite-me' } }))).toBe('echo:rewritten');
     expect(target.calls).toContainEqual({ name: 'echo', args: { text: 'rewritten' } });
-    expect(textOf(await client.callTool({ name: 'read_note', arguments: {} }))).toBe('the password is ****, keep **** safe');
+    expect(textOf(await client.callTool({ name: 'read_note', arguments: {} }))).toBe(
+      'the password is ****, keep **** safe',
+    );
     await client.close();
   });
 
@@ -136,9 +176,15 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('sends evaluated metadata and only allowed headers, case-insensitively, with disallowed winning', async () => {
-    const { client } = await connectClient(`${base}/guarded`, {}, { 'X-Tenant': 'blue', Authorization: secretToken, 'X-Other': 'no' });
+    const { client } = await connectClient(
+      `${base}/guarded`,
+      {},
+      { 'X-Tenant': 'blue', Authorization: secretToken, 'X-Other': 'no' },
+    );
     await client.callTool({ name: 'echo', arguments: { text: 'meta' } });
-    const asked = seenBy('guarded').find((s) => s.phase === 'request' && (s.params.arguments as { text?: string }).text === 'meta');
+    const asked = seenBy('guarded').find(
+      (s) => s.phase === 'request' && (s.params.arguments as { text?: string }).text === 'meta',
+    );
     // jwt.sub cannot be evaluated without a token: that entry is left out, the call goes on.
     expect(asked?.metadata).toEqual({ route: 'guarded', tool: 'echo', tenant: 'blue' });
     expect(Object.keys(asked?.headers ?? {}).sort()).toEqual([':authority', 'x-tenant']);
@@ -148,8 +194,12 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('evaluates metadata over the validated token claims', async () => {
-    const token = await new SignJWT({ sub: 'alice', groups: ['ops', 'dev'] }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .setIssuer(issuer).setIssuedAt().setExpirationTime('5m').sign(signingKey);
+    const token = await new SignJWT({ sub: 'alice', groups: ['ops', 'dev'] })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(issuer)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(signingKey);
     const { client } = await connectClient(`${base}/jwt`, {}, { Authorization: `Bearer ${token}` });
     await client.callTool({ name: 'echo', arguments: { text: 'who' } });
     expect(seenBy('jwt').at(-1)?.metadata).toEqual({ route: 'jwt', user: 'alice', groups: ['ops', 'dev'] });
@@ -176,7 +226,10 @@ describe('MCP guardrail processors on a translated route', () => {
     await client.getPrompt({ name: 'greet', arguments: { who: 'ann' } }); // *: Full
     await client.ping();
     expect(seenBy('patterns').map((s) => `${s.method} ${s.phase}`)).toEqual([
-      'tools/list request', 'prompts/list response', 'prompts/get request', 'prompts/get response',
+      'tools/list request',
+      'prompts/list response',
+      'prompts/get request',
+      'prompts/get response',
     ]);
     await client.close();
   });
@@ -187,13 +240,18 @@ describe('MCP guardrail processors on a translated route', () => {
     expect(seenBy('chain-1').map((s) => s.params.name)).toEqual(['delete_file']);
     expect(seenBy('chain-2')).toEqual([]);
     await client.callTool({ name: 'echo', arguments: { text: 'rewrite-me' } });
-    expect(seenBy('chain-2').map((s) => `${s.phase} ${JSON.stringify(s.params.arguments)}`)).toEqual(['request {"text":"rewritten"}', 'response {"text":"rewritten"}']);
+    expect(seenBy('chain-2').map((s) => `${s.phase} ${JSON.stringify(s.params.arguments)}`)).toEqual([
+      'request {"text":"rewritten"}',
+      'response {"text":"rewritten"}',
+    ]);
     await client.close();
   });
 
-  it('asks processors only about calls the route\'s authorization allowed', async () => {
+  it("asks processors only about calls the route's authorization allowed", async () => {
     const { client } = await connectClient(`${base}/authz`);
-    await expect(client.callTool({ name: 'read_note', arguments: {} })).rejects.toThrow(/an authorization rule denies this request/);
+    await expect(client.callTool({ name: 'read_note', arguments: {} })).rejects.toThrow(
+      /an authorization rule denies this request/,
+    );
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'allowed' } }))).toBe('echo:allowed');
     expect(seenBy('authz').map((s) => s.params.name)).toEqual(['echo']);
     await client.close();
@@ -221,8 +279,15 @@ describe('when a processor cannot be asked', () => {
   it('FailOpen lets the call pass and logs the failure without secrets', async () => {
     const { client } = await connectClient(`${base}/open`, {}, { Authorization: secretToken });
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'open' } }))).toBe('echo:open');
-    const warned = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.failureMode === 'FailOpen');
-    expect(warned).toMatchObject({ processor: 1, phase: 'request', method: 'tools/call', msg: 'guardrail processor failed; FailOpen lets the call pass' });
+    const warned = logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.failureMode === 'FailOpen');
+    expect(warned).toMatchObject({
+      processor: 1,
+      phase: 'request',
+      method: 'tools/call',
+      msg: 'guardrail processor failed; FailOpen lets the call pass',
+    });
     expect(String(warned?.err)).toMatch(/cannot be reached/);
     expect(logs.lines.join('\n')).not.toContain('s3cret-token-value');
     await client.close();

@@ -10,13 +10,21 @@ import { Server as McpLowLevelServer } from '@modelcontextprotocol/sdk/server/in
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
-  CallToolRequestSchema, CreateMessageResultSchema, ListRootsResultSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema,
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ListRootsResultSchema,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import type { ProcessorRequest } from '../../../src/proxy/mcp/guardrails/index.js';
 
-export interface Running { port: number; url: string; close(): Promise<void> }
+export interface Running {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
 
 /** HTTPRoute default/mcp on Gateway web: path prefix `/<name>` → GwBackend `<name>`, one rule each. */
 export function prefixRoutes(names: readonly string[]): string {
@@ -32,18 +40,28 @@ ${names.map((n) => `  - matches: [{path: {type: PathPrefix, value: /${n}}}]\n   
 }
 
 /** Any HTTP handler on 127.0.0.1:0. */
-export function startHttp(handler: (req: IncomingMessage, res: ServerResponse) => void, path = '/check'): Promise<Running> {
+export function startHttp(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  path = '/check',
+): Promise<Running> {
   return listen(createServer(handler), path);
 }
 
 function listen(server: Server, path: string): Promise<Running> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo;
-    resolve({
-      port, url: `http://127.0.0.1:${port}${path}`,
-      close: () => new Promise<void>((done) => { server.close(() => done()); server.closeAllConnections(); }),
-    });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        port,
+        url: `http://127.0.0.1:${port}${path}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    }),
+  );
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -53,22 +71,38 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /** Tools: echo (text back), delete_file, read_note (a note holding the word "hunter2"). Records each tools/call it runs. */
-export async function startTarget(): Promise<Running & { calls: Array<{ name: string; args: Record<string, unknown> }> }> {
+export async function startTarget(): Promise<
+  Running & { calls: Array<{ name: string; args: Record<string, unknown> }> }
+> {
   const calls: Array<{ name: string; args: Record<string, unknown> }> = [];
   const build = (): McpServer => {
     const s = new McpServer({ name: 'files', version: '1.0.0' });
     const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
-    s.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: t }) => { calls.push({ name: 'echo', args: { text: t } }); return text(`echo:${t}`); });
-    s.registerTool('delete_file', { inputSchema: { path: z.string() } }, ({ path }) => { calls.push({ name: 'delete_file', args: { path } }); return text(`deleted ${path}`); });
-    s.registerTool('read_note', {}, () => { calls.push({ name: 'read_note', args: {} }); return text('the password is hunter2, keep hunter2 safe'); });
-    s.registerPrompt('greet', { argsSchema: { who: z.string() } }, ({ who }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `hello ${who}` } }] }));
+    s.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: t }) => {
+      calls.push({ name: 'echo', args: { text: t } });
+      return text(`echo:${t}`);
+    });
+    s.registerTool('delete_file', { inputSchema: { path: z.string() } }, ({ path }) => {
+      calls.push({ name: 'delete_file', args: { path } });
+      return text(`deleted ${path}`);
+    });
+    s.registerTool('read_note', {}, () => {
+      calls.push({ name: 'read_note', args: {} });
+      return text('the password is hunter2, keep hunter2 safe');
+    });
+    s.registerPrompt('greet', { argsSchema: { who: z.string() } }, ({ who }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `hello ${who}` } }],
+    }));
     return s;
   };
   const server = createServer((req, res) => {
     void (async () => {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const mcp = build();
-      res.on('close', () => { void transport.close(); void mcp.close(); });
+      res.on('close', () => {
+        void transport.close();
+        void mcp.close();
+      });
       await mcp.connect(transport);
       await transport.handleRequest(req, res, req.method === 'POST' ? await readJson(req) : undefined);
     })();
@@ -95,9 +129,14 @@ export async function startProcessor(): Promise<Running & { seen: ProcessorReque
 function decide(b: ProcessorRequest): unknown {
   const name = typeof b.params.name === 'string' ? b.params.name : '';
   if (b.phase === 'request' && b.method === 'tools/call') {
-    if (name.startsWith('delete_')) return { action: 'reject', error: { code: -32099, message: `tool ${name} is not allowed here`, data: { policy: 'no-deletes' } } };
+    if (name.startsWith('delete_'))
+      return {
+        action: 'reject',
+        error: { code: -32099, message: `tool ${name} is not allowed here`, data: { policy: 'no-deletes' } },
+      };
     const args = (b.params.arguments ?? {}) as Record<string, unknown>;
-    if (args.text === 'rewrite-me') return { action: 'modify', params: { ...b.params, arguments: { ...args, text: 'rewritten' } } };
+    if (args.text === 'rewrite-me')
+      return { action: 'modify', params: { ...b.params, arguments: { ...args, text: 'rewritten' } } };
   }
   if (b.phase === 'response' && b.method === 'tools/list') {
     const tools = (b.result?.tools ?? []) as Array<{ name: string }>;
@@ -112,7 +151,12 @@ function decide(b: ProcessorRequest): unknown {
 /** A logger whose lines land in `lines` (raw JSON text), to check what the proxy writes. */
 export function capturingLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } });
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
   return { log: pino({ level: 'debug' }, destination), lines };
 }
 
@@ -137,16 +181,25 @@ export async function startSamplingTarget(): Promise<Running & { rootsChanged():
           return text(r.roots.map((x) => x.uri).join(','));
         }
         const prompt = String(req.params.arguments?.prompt ?? '');
-        const r = await extra.sendRequest({ method: 'sampling/createMessage', params: {
-          messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 10,
-        } }, CreateMessageResultSchema);
+        const r = await extra.sendRequest(
+          {
+            method: 'sampling/createMessage',
+            params: {
+              messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+              maxTokens: 10,
+            },
+          },
+          CreateMessageResultSchema,
+        );
         return text(`sampled:${r.content.type === 'text' ? r.content.text : ''}`);
       } catch (err) {
         const e = err as { code?: number; message?: string };
         return text(`refused:${e.code ?? ''}:${e.message ?? ''}`);
       }
     });
-    s.setNotificationHandler(RootsListChangedNotificationSchema, () => { rootsChanged++; });
+    s.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      rootsChanged++;
+    });
     return s;
   };
   const server = createServer((req, res) => {
@@ -154,14 +207,27 @@ export async function startSamplingTarget(): Promise<Running & { rootsChanged():
     const existing = typeof sid === 'string' ? transports.get(sid) : undefined;
     if (existing) return void existing.handleRequest(req, res);
     if (typeof sid === 'string') return void res.writeHead(404).end();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => { transports.set(id, transport); } });
-    transport.onclose = () => { if (transport.sessionId) transports.delete(transport.sessionId); };
-    void build().connect(transport).then(() => transport.handleRequest(req, res));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId);
+    };
+    void build()
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res));
   });
   const running = await listen(server, '/mcp');
   return {
-    ...running, rootsChanged: () => rootsChanged,
-    close: async () => { await Promise.all([...transports.values()].map((t) => t.close())); await running.close(); },
+    ...running,
+    rootsChanged: () => rootsChanged,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close()));
+      await running.close();
+    },
   };
 }
 
@@ -170,17 +236,38 @@ export async function startSamplingTarget(): Promise<Running & { rootsChanged():
  * rewrites a prompt saying "rewrite me", masks "hunter2" in the client's sampling result, hides roots under
  * /private, and drops client notifications while `dropNotifications` is set. Answers allow to anything else.
  */
-export async function startSessionProcessor(): Promise<Running & { seen: ProcessorRequest[]; dropNotifications: boolean }> {
+export async function startSessionProcessor(): Promise<
+  Running & { seen: ProcessorRequest[]; dropNotifications: boolean }
+> {
   const state = { seen: [] as ProcessorRequest[], dropNotifications: false };
   const promptOf = (p: Record<string, unknown>): string => JSON.stringify(p.messages ?? '');
   const decideSession = (b: ProcessorRequest): unknown => {
     if (b.phase === 'notification') return state.dropNotifications ? { action: 'reject' } : { action: 'allow' };
     if (b.phase === 'serverRequest' && b.method === 'sampling/createMessage') {
-      if (promptOf(b.params).includes('forbidden')) return { action: 'reject', error: { code: -32098, message: 'sampling about forbidden topics is not allowed', data: { policy: 'topics' } } };
-      if (promptOf(b.params).includes('rewrite me')) return { action: 'modify', params: { ...b.params, messages: [{ role: 'user', content: { type: 'text', text: 'rewritten prompt' } }] } };
+      if (promptOf(b.params).includes('forbidden'))
+        return {
+          action: 'reject',
+          error: {
+            code: -32098,
+            message: 'sampling about forbidden topics is not allowed',
+            data: { policy: 'topics' },
+          },
+        };
+      if (promptOf(b.params).includes('rewrite me'))
+        return {
+          action: 'modify',
+          params: { ...b.params, messages: [{ role: 'user', content: { type: 'text', text: 'rewritten prompt' } }] },
+        };
     }
-    if (b.phase === 'serverResponse' && b.method === 'sampling/createMessage' && JSON.stringify(b.result).includes('hunter2')) {
-      return { action: 'modify', result: JSON.parse(JSON.stringify(b.result).replaceAll('hunter2', '****')) as unknown };
+    if (
+      b.phase === 'serverResponse' &&
+      b.method === 'sampling/createMessage' &&
+      JSON.stringify(b.result).includes('hunter2')
+    ) {
+      return {
+        action: 'modify',
+        result: JSON.parse(JSON.stringify(b.result).replaceAll('hunter2', '****')) as unknown,
+      };
     }
     if (b.phase === 'serverResponse' && b.method === 'roots/list') {
       const roots = (b.result?.roots ?? []) as Array<{ uri: string }>;

@@ -10,23 +10,40 @@ import { compileMethodTable, type MessageKind } from '../../../src/proxy/mcp/gua
 const data = (file: string): unknown => parse(readFileSync(join(import.meta.dirname, file), 'utf8'));
 
 describe('method patterns', () => {
-  const cases = data('method-patterns.yaml') as Array<{ name: string; methods: Record<string, McpGuardrailPhase>; kind?: MessageKind; expect: Record<string, string> }>;
+  const cases = data('method-patterns.yaml') as Array<{
+    name: string;
+    methods: Record<string, McpGuardrailPhase>;
+    kind?: MessageKind;
+    expect: Record<string, string>;
+  }>;
   for (const c of cases) {
     it(c.name, () => {
       const table = compileMethodTable(c.methods);
-      for (const [method, phase] of Object.entries(c.expect)) expect([method, table.phaseOf(method, c.kind) ?? 'bypass']).toEqual([method, phase]);
+      for (const [method, phase] of Object.entries(c.expect))
+        expect([method, table.phaseOf(method, c.kind) ?? 'bypass']).toEqual([method, phase]);
     });
   }
 
   it('rejects a wildcard anywhere but at one end', () => {
-    expect(() => compileMethodTable({ 'tools/*/x': 'GUARDRAIL_FULL' })).toThrow('method pattern "tools/*/x" must be an exact method, "prefix*", "*suffix" or "*"');
+    expect(() => compileMethodTable({ 'tools/*/x': 'GUARDRAIL_FULL' })).toThrow(
+      'method pattern "tools/*/x" must be an exact method, "prefix*", "*suffix" or "*"',
+    );
     expect(() => compileMethodTable({ '*/*': 'GUARDRAIL_FULL' })).toThrow(/must be an exact method/);
   });
 });
 
 describe('forwarded headers', () => {
-  const cases = data('header-rules.yaml') as Array<{ name: string; allowed: string[]; disallowed: string[]; expect: string[] }>;
-  const request = { method: 'POST', path: '/mcp', headers: { host: 'gw.example', authorization: 'Bearer t', 'x-tenant': 'blue' } };
+  const cases = data('header-rules.yaml') as Array<{
+    name: string;
+    allowed: string[];
+    disallowed: string[];
+    expect: string[];
+  }>;
+  const request = {
+    method: 'POST',
+    path: '/mcp',
+    headers: { host: 'gw.example', authorization: 'Bearer t', 'x-tenant': 'blue' },
+  };
   for (const c of cases) {
     it(c.name, () => {
       expect(Object.keys(forwardedHeaders(request, headerRules(c.allowed, c.disallowed))).sort()).toEqual(c.expect);

@@ -38,9 +38,10 @@ export async function startJwksServer(keys: JWK[]): Promise<JwksServer> {
     setDown(d) {
       down = d;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -13,13 +13,16 @@ export async function userAuthorizes(start: URL, redirectUrl: string): Promise<s
       if (!code) throw new Error(`no code in ${url.href}`);
       return code;
     }
-    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    const res = await fetch(url, {
+      redirect: 'manual',
+      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');
       const [k, ...v] = (pair ?? '').split('=');
       if (k) jar.set(k.trim(), v.join('='));
     }
-    const location = res.headers.get("location");
+    const location = res.headers.get('location');
     if (!location) throw new Error(`${url.href} answered ${res.status} without a redirect: ${await res.text()}`);
     url = new URL(location, url);
   }
@@ -34,7 +37,13 @@ export class TestOAuthProvider implements OAuthClientProvider {
   authorizationUrl?: URL;
   constructor(readonly redirectUrl: string) {}
   get clientMetadata() {
-    return { client_name: 'SDK test client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK test client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;
@@ -58,4 +67,3 @@ export class TestOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
-

@@ -21,15 +21,26 @@ declare module 'oidc-provider' {
   export interface InteractionDetails {
     grantId?: string;
     params: Record<string, unknown>;
-    prompt: { name: string; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } };
+    prompt: {
+      name: string;
+      details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    };
   }
 
   export default class Provider {
-    Grant: { new (init: { clientId: string; accountId: string }): GrantInstance; find(id: string): Promise<GrantInstance> };
+    Grant: {
+      new (init: { clientId: string; accountId: string }): GrantInstance;
+      find(id: string): Promise<GrantInstance>;
+    };
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     constructor(issuer: string, configuration: Record<string, unknown>);
     callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, opts?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      opts?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
     on(event: string, listener: (ctx: unknown, err: unknown) => void): this;
   }
 }

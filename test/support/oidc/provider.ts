@@ -48,16 +48,24 @@ interface ShapeOptions {
   registration?: boolean;
 }
 
-async function finishInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+async function finishInteraction(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  accountId: string,
+): Promise<void> {
   const details = await provider.interactionDetails(req, res);
   if (details.prompt.name === 'login') {
     await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
     return;
   }
-  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+  const grant = details.grantId
+    ? await provider.Grant.find(details.grantId)
+    : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
   const missing = details.prompt.details;
   if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+    grant.addResourceScope(resource, scopes.join(' '));
   const grantId = await grant.save();
   await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
 }
@@ -102,7 +110,9 @@ export async function startProvider(opts: ShapeOptions): Promise<OidcHarness> {
     scopes: ['openid', 'offline_access', ...opts.resource.scope.split(' ')],
     extraTokenClaims: () => (opts.roles ? { roles: opts.roles } : undefined),
     findAccount: (_ctx: KoaContextWithOIDC, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
-    interactions: { url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    interactions: {
+      url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
+    },
     issueRefreshToken: () => true,
     pkce: { required: () => true },
   });
@@ -134,22 +144,39 @@ export async function startProvider(opts: ShapeOptions): Promise<OidcHarness> {
     provider,
     hits,
     async clientCredentials(form) {
-      const res = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+      const res = await fetch(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** IdpD shape: issuer `/v1/apps/agentic/<project>/<server>`, keys `/<project>/.well-known/jwks.json`, token `/oauth2/v1/apps/token`. */
-export function startIdpD(o: { projectId: string; serverId: string; mcpUrl: string; clients: ClientMetadata[]; key: SigningKey; roles?: string[] }): Promise<OidcHarness> {
+export function startIdpD(o: {
+  projectId: string;
+  serverId: string;
+  mcpUrl: string;
+  clients: ClientMetadata[];
+  key: SigningKey;
+  roles?: string[];
+}): Promise<OidcHarness> {
   const issuerPath = `/v1/apps/agentic/${o.projectId}/${o.serverId}`;
   return startProvider({
     issuerPath,
-    routes: { authorization: '/oauth2/v1/apps/authorize', token: '/oauth2/v1/apps/token', jwks: `/${o.projectId}/.well-known/jwks.json`, registration: '/oauth2/v1/apps/reg' },
+    routes: {
+      authorization: '/oauth2/v1/apps/authorize',
+      token: '/oauth2/v1/apps/token',
+      jwks: `/${o.projectId}/.well-known/jwks.json`,
+      registration: '/oauth2/v1/apps/reg',
+    },
     aliases: {
       [`${issuerPath}/.well-known/openid-configuration`]: '/.well-known/openid-configuration',
       // The management path the gateway assumes for unregistered clients (docs/auth.md).
@@ -167,16 +194,31 @@ export function startIdpD(o: { projectId: string; serverId: string; mcpUrl: stri
  * IdpF shape: issuer `/<tenant>/v2.0` (or the v1 form `/<tenant>/`), keys `/<tenant>/discovery/v2.0/keys`,
  * v2.0 discovery, authorize and token endpoints under `/<tenant>/oauth2/v2.0/`.
  */
-export function startIdpF(o: { tenantId: string; clientId: string; clients: ClientMetadata[]; key: SigningKey; roles?: string[]; v1?: boolean }): Promise<OidcHarness> {
+export function startIdpF(o: {
+  tenantId: string;
+  clientId: string;
+  clients: ClientMetadata[];
+  key: SigningKey;
+  roles?: string[];
+  v1?: boolean;
+}): Promise<OidcHarness> {
   const issuerPath = o.v1 ? `/${o.tenantId}/` : `/${o.tenantId}/v2.0`;
   return startProvider({
     issuerPath,
-    routes: { authorization: `/${o.tenantId}/oauth2/v2.0/authorize`, token: `/${o.tenantId}/oauth2/v2.0/token`, jwks: `/${o.tenantId}/discovery/v2.0/keys` },
+    routes: {
+      authorization: `/${o.tenantId}/oauth2/v2.0/authorize`,
+      token: `/${o.tenantId}/oauth2/v2.0/token`,
+      jwks: `/${o.tenantId}/discovery/v2.0/keys`,
+    },
     aliases: { [`/${o.tenantId}/v2.0/.well-known/openid-configuration`]: '/.well-known/openid-configuration' },
     clients: o.clients,
     key: o.key,
     // v2 tokens carry the bare client id as audience, v1 tokens the application ID URI.
-    resource: { default: `api://${o.clientId}`, audience: () => (o.v1 ? `api://${o.clientId}` : o.clientId), scope: `api://${o.clientId}/mcp.tools` },
+    resource: {
+      default: `api://${o.clientId}`,
+      audience: () => (o.v1 ? `api://${o.clientId}` : o.clientId),
+      scope: `api://${o.clientId}/mcp.tools`,
+    },
     roles: o.roles,
   });
 }

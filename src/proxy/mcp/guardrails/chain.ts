@@ -7,7 +7,13 @@ import type { Logger } from 'pino';
 import type { McpGuardrails } from '../../../ir/types.js';
 import { type Id, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, rpcError } from '../jsonrpc.js';
 import { defaultTimeoutMs, processorClient, safeUrl, type ProcessorClient } from './client.js';
-import { GuardrailUnavailable, contractVersion, type ContractPhase, type ProcessorRequest, type RpcErrorBody } from './contract.js';
+import {
+  GuardrailUnavailable,
+  contractVersion,
+  type ContractPhase,
+  type ProcessorRequest,
+  type RpcErrorBody,
+} from './contract.js';
 import { forwardedHeaders, headerRules, type HeaderRules } from './headers.js';
 import { compileMethodTable, runsIn, type MessageKind, type MethodTable, type Phase } from './method-match.js';
 import { compileMetadata, evaluateMetadata, type MetadataPlan } from './metadata.js';
@@ -23,7 +29,9 @@ type SessionInfo = { id: string; log: Logger };
 export interface McpGuardrailChain {
   /** Runs the request phase, then `next` (the session's normal handling), then the response phase. */
   around(
-    req: JsonRpcRequest, call: GuardrailCall, session: SessionInfo,
+    req: JsonRpcRequest,
+    call: GuardrailCall,
+    session: SessionInfo,
     next: (req: JsonRpcRequest) => Promise<JsonRpcResponse | undefined>,
   ): Promise<JsonRpcResponse | undefined>;
   /**
@@ -31,11 +39,18 @@ export interface McpGuardrailChain {
    * rejections, such as the client's error answer, pass through), then the serverResponse phase on the result.
    */
   aroundServerRequest(
-    req: JsonRpcRequest, target: string, call: GuardrailCall, session: SessionInfo,
+    req: JsonRpcRequest,
+    target: string,
+    call: GuardrailCall,
+    session: SessionInfo,
     next: (params: Record<string, unknown>) => Promise<Record<string, unknown>>,
   ): Promise<{ result: Record<string, unknown> } | { error: RpcErrorBody }>;
   /** A client's notification as the proxy should act on it, or undefined when a processor dropped it. */
-  notification(n: JsonRpcNotification, call: GuardrailCall, session: SessionInfo): Promise<JsonRpcNotification | undefined>;
+  notification(
+    n: JsonRpcNotification,
+    call: GuardrailCall,
+    session: SessionInfo,
+  ): Promise<JsonRpcNotification | undefined>;
 }
 
 export interface ChainOptions {
@@ -57,36 +72,56 @@ interface Processor {
   client: ProcessorClient | undefined;
 }
 
-type Step = { kind: 'pass' } | { kind: 'modify'; value: Record<string, unknown> } | { kind: 'reject'; error: RpcErrorBody };
+type Step =
+  { kind: 'pass' } | { kind: 'modify'; value: Record<string, unknown> } | { kind: 'reject'; error: RpcErrorBody };
 
 // Liveness checks carry no content; sending each keep-alive ping to every `*` processor only adds load.
 // `notifications/initialized` belongs to the handshake, which is not guarded (docs/mcp-guardrails.md).
 const neverGuarded = new Set(['ping', 'notifications/initialized']);
 
 /** One message as processors see it; `value` is what a modify verdict replaces. */
-interface Message { method: string; id?: Id; target?: string; params: Record<string, unknown>; result?: Record<string, unknown> }
+interface Message {
+  method: string;
+  id?: Id;
+  target?: string;
+  params: Record<string, unknown>;
+  result?: Record<string, unknown>;
+}
 type Active = { p: Processor; phase: Phase }[];
 
 /** Never throws: a processor that cannot be compiled fails closed on every method and is logged once here. */
 export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOptions = {}): McpGuardrailChain {
   const processors = ir.processors.map((p, i) => compileProcessor(p, i + 1, opts.timeoutMs ?? defaultTimeoutMs));
   for (const p of processors) {
-    if (p.problem) log.error({ processor: p.no, source: p.source, problem: p.problem }, 'guardrail processor cannot run; the methods it matches are rejected');
+    if (p.problem)
+      log.error(
+        { processor: p.no, source: p.source, problem: p.problem },
+        'guardrail processor cannot run; the methods it matches are rejected',
+      );
   }
-  const select = (method: string, kind: MessageKind): Active => (neverGuarded.has(method) ? [] : processors.flatMap((p) => {
-    const phase = p.table.phaseOf(method, kind);
-    return phase && phase !== 'off' ? [{ p, phase }] : [];
-  }));
+  const select = (method: string, kind: MessageKind): Active =>
+    neverGuarded.has(method)
+      ? []
+      : processors.flatMap((p) => {
+          const phase = p.table.phaseOf(method, kind);
+          return phase && phase !== 'off' ? [{ p, phase }] : [];
+        });
   /** Runs one phase through the processors selecting it; `value` is params, or the result in a result phase. */
   const run = async (
-    active: Active, step: 'request' | 'response', phase: ContractPhase, m: Message, call: GuardrailCall, session: SessionInfo,
+    active: Active,
+    step: 'request' | 'response',
+    phase: ContractPhase,
+    m: Message,
+    call: GuardrailCall,
+    session: SessionInfo,
   ): Promise<{ value: Record<string, unknown> } | { error: RpcErrorBody }> => {
     let cur = m;
     for (const { p, phase: selected } of active) {
       if (!runsIn(selected, step)) continue;
       const out = await ask(p, phase, cur, call, session);
       if (out.kind === 'reject') return { error: out.error };
-      if (out.kind === 'modify') cur = step === 'request' ? { ...cur, params: out.value } : { ...cur, result: out.value };
+      if (out.kind === 'modify')
+        cur = step === 'request' ? { ...cur, params: out.value } : { ...cur, result: out.value };
     }
     return { value: (step === 'request' ? cur.params : cur.result) ?? {} };
   };
@@ -95,12 +130,26 @@ export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOpt
       const active = select(req.method, 'client');
       if (active.length === 0) return next(req);
       const original = req.params ?? {};
-      const asked = await run(active, 'request', 'request', { method: req.method, id: req.id, params: original }, call, session);
+      const asked = await run(
+        active,
+        'request',
+        'request',
+        { method: req.method, id: req.id, params: original },
+        call,
+        session,
+      );
       if ('error' in asked) return rejection(req.id, asked.error);
       const params = asked.value;
       const out = await next(params === original ? req : { ...req, params });
       if (!out || !('result' in out)) return out; // errors carry no content a processor would inspect
-      const answered = await run(active, 'response', 'response', { method: req.method, id: req.id, params, result: out.result }, call, session);
+      const answered = await run(
+        active,
+        'response',
+        'response',
+        { method: req.method, id: req.id, params, result: out.result },
+        call,
+        session,
+      );
       if ('error' in answered) return rejection(req.id, answered.error);
       return answered.value === out.result ? out : { ...out, result: answered.value };
     },
@@ -108,10 +157,24 @@ export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOpt
       const active = select(req.method, 'other');
       const original = req.params ?? {};
       if (active.length === 0) return { result: await next(original) };
-      const asked = await run(active, 'request', 'serverRequest', { method: req.method, id: req.id, target, params: original }, call, session);
+      const asked = await run(
+        active,
+        'request',
+        'serverRequest',
+        { method: req.method, id: req.id, target, params: original },
+        call,
+        session,
+      );
       if ('error' in asked) return asked;
       const result = await next(asked.value);
-      const answered = await run(active, 'response', 'serverResponse', { method: req.method, id: req.id, target, params: asked.value, result }, call, session);
+      const answered = await run(
+        active,
+        'response',
+        'serverResponse',
+        { method: req.method, id: req.id, target, params: asked.value, result },
+        call,
+        session,
+      );
       return 'error' in answered ? answered : { result: answered.value };
     },
     async notification(n, call, session) {
@@ -133,7 +196,13 @@ function compileProcessor(ir: McpGuardrails['processors'][number], no: number, t
   } catch (err) {
     problems.push((err as Error).message);
     // Unknown coverage: fail closed on everything, a target's requests and client notifications included.
-    table = compileMethodTable({ '*': 'GUARDRAIL_FULL', 'sampling/*': 'GUARDRAIL_FULL', 'elicitation/*': 'GUARDRAIL_FULL', 'roots/*': 'GUARDRAIL_FULL', 'notifications/*': 'GUARDRAIL_FULL' });
+    table = compileMethodTable({
+      '*': 'GUARDRAIL_FULL',
+      'sampling/*': 'GUARDRAIL_FULL',
+      'elicitation/*': 'GUARDRAIL_FULL',
+      'roots/*': 'GUARDRAIL_FULL',
+      'notifications/*': 'GUARDRAIL_FULL',
+    });
   }
   let metadata: MetadataPlan = [];
   try {
@@ -145,8 +214,14 @@ function compileProcessor(ir: McpGuardrails['processors'][number], no: number, t
   if (!ir.problem && !usable) problems.push(`url must be an http or https URL, got ${JSON.stringify(safeUrl(ir.url))}`);
   const problem = problems.join('; ');
   return {
-    no, source: ir.source, table, problem, failOpen: ir.failureMode === 'FAIL_OPEN', metadata,
-    headers: headerRules(ir.allowedRequestHeaders, ir.disallowedRequestHeaders), url: ir.url,
+    no,
+    source: ir.source,
+    table,
+    problem,
+    failOpen: ir.failureMode === 'FAIL_OPEN',
+    metadata,
+    headers: headerRules(ir.allowedRequestHeaders, ir.disallowedRequestHeaders),
+    url: ir.url,
     client: problem ? undefined : processorClient(ir.url, timeoutMs),
   };
 }
@@ -160,25 +235,65 @@ const consequence: Record<ContractPhase, string> = {
   notification: 'the notification was dropped',
 };
 
-async function ask(p: Processor, phase: ContractPhase, m: Message, call: GuardrailCall, session: SessionInfo): Promise<Step> {
+async function ask(
+  p: Processor,
+  phase: ContractPhase,
+  m: Message,
+  call: GuardrailCall,
+  session: SessionInfo,
+): Promise<Step> {
   const where = consequence[phase];
-  if (!p.client) return { kind: 'reject', error: { code: GuardrailUnavailable, message: `${where}: guardrail processor ${p.no} is misconfigured` } };
+  if (!p.client)
+    return {
+      kind: 'reject',
+      error: { code: GuardrailUnavailable, message: `${where}: guardrail processor ${p.no} is misconfigured` },
+    };
   const body: ProcessorRequest = {
-    version: contractVersion, phase, method: m.method, ...(m.id !== undefined ? { id: m.id } : {}), ...(m.target !== undefined ? { target: m.target } : {}),
-    sessionId: session.id, params: m.params,
+    version: contractVersion,
+    phase,
+    method: m.method,
+    ...(m.id !== undefined ? { id: m.id } : {}),
+    ...(m.target !== undefined ? { target: m.target } : {}),
+    sessionId: session.id,
+    params: m.params,
     ...(m.result ? { result: m.result } : {}),
-    metadata: evaluateMetadata(p.metadata, { ...(call.claims ? { jwt: call.claims } : {}), request: call.request, mcp: mcpContext(m.method, m.params) }),
+    metadata: evaluateMetadata(p.metadata, {
+      ...(call.claims ? { jwt: call.claims } : {}),
+      request: call.request,
+      mcp: mcpContext(m.method, m.params),
+    }),
     headers: forwardedHeaders(call.request, p.headers),
   };
   const verdict = await p.client.ask(body);
-  const fields = { processor: p.no, source: p.source, url: safeUrl(p.url), phase, method: m.method, ...(m.target !== undefined ? { target: m.target } : {}) };
+  const fields = {
+    processor: p.no,
+    source: p.source,
+    url: safeUrl(p.url),
+    phase,
+    method: m.method,
+    ...(m.target !== undefined ? { target: m.target } : {}),
+  };
   if (verdict instanceof Error) {
-    session.log.warn({ ...fields, failureMode: p.failOpen ? 'FailOpen' : 'FailClosed', err: verdict.message },
-      p.failOpen ? 'guardrail processor failed; FailOpen lets the call pass' : 'guardrail processor failed; FailClosed rejects the call');
-    return p.failOpen ? { kind: 'pass' } : { kind: 'reject', error: { code: GuardrailUnavailable, message: `${where}: guardrail processor ${p.no} is unavailable` } };
+    session.log.warn(
+      { ...fields, failureMode: p.failOpen ? 'FailOpen' : 'FailClosed', err: verdict.message },
+      p.failOpen
+        ? 'guardrail processor failed; FailOpen lets the call pass'
+        : 'guardrail processor failed; FailClosed rejects the call',
+    );
+    return p.failOpen
+      ? { kind: 'pass' }
+      : {
+          kind: 'reject',
+          error: { code: GuardrailUnavailable, message: `${where}: guardrail processor ${p.no} is unavailable` },
+        };
   }
   if (verdict.action === 'reject') {
-    session.log.info({ ...fields, code: verdict.error.code }, phase === 'notification' ? 'guardrail processor dropped the notification' : 'guardrail processor rejected the message');
+    session.log.info(
+      { ...fields, code: verdict.error.code },
+      phase === 'notification'
+        ? 'guardrail processor dropped the notification'
+        : 'guardrail processor rejected the message',
+    );
     return { kind: 'reject', error: verdict.error };
   }
   if (verdict.action === 'modify') {

@@ -21,7 +21,11 @@ export function processorClient(url: string, timeoutMs: number = defaultTimeoutM
       const signal = AbortSignal.timeout(timeoutMs);
       try {
         const res = await request(url, {
-          method: 'POST', dispatcher: agent, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+          method: 'POST',
+          dispatcher: agent,
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
           headers: { 'content-type': 'application/json', accept: 'application/json' },
           body: JSON.stringify(body),
         });

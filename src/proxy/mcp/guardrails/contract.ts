@@ -39,7 +39,11 @@ export interface ProcessorRequest {
   headers: Record<string, string>;
 }
 
-export interface RpcErrorBody { code: number; message: string; data?: unknown }
+export interface RpcErrorBody {
+  code: number;
+  message: string;
+  data?: unknown;
+}
 
 export type Verdict =
   | { action: 'allow' }

@@ -7,11 +7,17 @@ export interface HeaderRules {
 }
 
 export function headerRules(allowed: readonly string[], disallowed: readonly string[]): HeaderRules {
-  return { allowed: new Set(allowed.map((h) => h.toLowerCase())), disallowed: new Set(disallowed.map((h) => h.toLowerCase())) };
+  return {
+    allowed: new Set(allowed.map((h) => h.toLowerCase())),
+    disallowed: new Set(disallowed.map((h) => h.toLowerCase())),
+  };
 }
 
 /** The client request as the processor sees it: pseudo-headers (`:method`, `:path`, `:authority`) and headers, lower case. */
-export function forwardedHeaders(request: { method: string; path: string; headers: Record<string, string> }, rules: HeaderRules): Record<string, string> {
+export function forwardedHeaders(
+  request: { method: string; path: string; headers: Record<string, string> },
+  rules: HeaderRules,
+): Record<string, string> {
   const all: Record<string, string> = { ':method': request.method, ':path': request.path };
   if (request.headers.host !== undefined) all[':authority'] = request.headers.host;
   for (const [k, v] of Object.entries(request.headers)) all[k.toLowerCase()] = v;

@@ -7,13 +7,15 @@ export type MetadataPlan = ReadonlyArray<readonly [string, CompiledCel]>;
 
 /** Throws an Error naming the entry when an expression does not compile. */
 export function compileMetadata(metadata: Record<string, string>): MetadataPlan {
-  return Object.keys(metadata).sort().map((name) => {
-    try {
-      return [name, compileCel(metadata[name] ?? '', expressionVariables.guardrailMetadata)] as const;
-    } catch (err) {
-      throw new Error(`metadata ${JSON.stringify(name)} ${(err as Error).message}`);
-    }
-  });
+  return Object.keys(metadata)
+    .sort()
+    .map((name) => {
+      try {
+        return [name, compileCel(metadata[name] ?? '', expressionVariables.guardrailMetadata)] as const;
+      } catch (err) {
+        throw new Error(`metadata ${JSON.stringify(name)} ${(err as Error).message}`);
+      }
+    });
 }
 
 /** Entries whose expression fails (e.g. `jwt.sub` without a token) are left out; the call goes on. */

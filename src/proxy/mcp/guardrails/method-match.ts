@@ -9,10 +9,17 @@ import type { McpGuardrailPhase } from '../../../ir/types.js';
 export type Phase = 'off' | 'request' | 'response' | 'full';
 
 const PHASES: Record<McpGuardrailPhase, Phase> = {
-  GUARDRAIL_OFF: 'off', GUARDRAIL_REQUEST: 'request', GUARDRAIL_RESPONSE: 'response', GUARDRAIL_FULL: 'full',
+  GUARDRAIL_OFF: 'off',
+  GUARDRAIL_REQUEST: 'request',
+  GUARDRAIL_RESPONSE: 'response',
+  GUARDRAIL_FULL: 'full',
 };
 
-interface Pattern { kind: 'exact' | 'prefix' | 'suffix' | 'any'; literal: string; phase: Phase }
+interface Pattern {
+  kind: 'exact' | 'prefix' | 'suffix' | 'any';
+  literal: string;
+  phase: Phase;
+}
 
 /** `client`: a client's request; `other`: a target's request to the client or a client notification. */
 export type MessageKind = 'client' | 'other';
@@ -31,9 +38,11 @@ export function compileMethodTable(methods: Record<string, McpGuardrailPhase>): 
     const stars = pattern.split('*').length - 1;
     if (stars === 0) exact.set(pattern, p);
     else if (pattern === '*') wild.push({ kind: 'any', literal: '', phase: p });
-    else if (stars === 1 && pattern.endsWith('*')) wild.push({ kind: 'prefix', literal: pattern.slice(0, -1), phase: p });
+    else if (stars === 1 && pattern.endsWith('*'))
+      wild.push({ kind: 'prefix', literal: pattern.slice(0, -1), phase: p });
     else if (stars === 1 && pattern.startsWith('*')) wild.push({ kind: 'suffix', literal: pattern.slice(1), phase: p });
-    else throw new Error(`method pattern ${JSON.stringify(pattern)} must be an exact method, "prefix*", "*suffix" or "*"`);
+    else
+      throw new Error(`method pattern ${JSON.stringify(pattern)} must be an exact method, "prefix*", "*suffix" or "*"`);
   }
   wild.sort((a, b) => b.literal.length - a.literal.length || rank(a) - rank(b));
   const cache = new Map<string, Phase | undefined>();
@@ -41,7 +50,8 @@ export function compileMethodTable(methods: Record<string, McpGuardrailPhase>): 
     phaseOf(method, kind = 'client') {
       const key = `${kind} ${method}`;
       if (cache.has(key)) return cache.get(key);
-      const found = exact.get(method) ?? wild.find((w) => (kind === 'client' || w.kind === 'prefix') && matches(w, method))?.phase;
+      const found =
+        exact.get(method) ?? wild.find((w) => (kind === 'client' || w.kind === 'prefix') && matches(w, method))?.phase;
       if (cache.size < 1024) cache.set(key, found); // methods are client-chosen: bound the cache
       return found;
     },

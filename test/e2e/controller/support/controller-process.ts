@@ -40,13 +40,30 @@ export function startController(o: ControllerStart): ControllerProcess {
   mkdirSync(e2eLogDir, { recursive: true });
   const xdsPort = randomPort();
   const args = [
-    '--import', 'tsx', join(here, 'run-controller.ts'),
-    '--kubeconfig', o.kubeconfig, '--controller-name', o.controllerName,
-    '--leader-election-namespace', o.leaderElectionNamespace, '--log-level', 'debug', '--health-port', String(randomPort()), '--xds-port', String(xdsPort),
+    '--import',
+    'tsx',
+    join(here, 'run-controller.ts'),
+    '--kubeconfig',
+    o.kubeconfig,
+    '--controller-name',
+    o.controllerName,
+    '--leader-election-namespace',
+    o.leaderElectionNamespace,
+    '--log-level',
+    'debug',
+    '--health-port',
+    String(randomPort()),
+    '--xds-port',
+    String(xdsPort),
     ...(o.extraArgs ?? []),
   ];
   const env: NodeJS.ProcessEnv = { ...process.env, POD_NAME: o.identity, GW_LISTEN_HOST: '127.0.0.1' };
-  if (o.lease) Object.assign(env, { GW_LEASE_DURATION_MS: String(o.lease.durationMs), GW_RENEW_DEADLINE_MS: String(o.lease.renewDeadlineMs), GW_RETRY_PERIOD_MS: String(o.lease.retryPeriodMs) });
+  if (o.lease)
+    Object.assign(env, {
+      GW_LEASE_DURATION_MS: String(o.lease.durationMs),
+      GW_RENEW_DEADLINE_MS: String(o.lease.renewDeadlineMs),
+      GW_RETRY_PERIOD_MS: String(o.lease.retryPeriodMs),
+    });
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const file = createWriteStream(join(e2eLogDir, `${o.identity}.log`), { flags: 'a' });
   const logs: Record<string, unknown>[] = [];
@@ -68,12 +85,24 @@ export function startController(o: ControllerStart): ControllerProcess {
     count: (msg) => logs.filter((l) => l.msg === msg).length,
     exited: () => child.exitCode !== null || child.signalCode !== null,
     describe: () => {
-      const state = child.exitCode !== null ? `exited ${child.exitCode}` : child.signalCode !== null ? `killed ${child.signalCode}` : 'running';
-      const tail = logs.slice(-4).map((l) => `${String(l.msg)}${l.err ? ` (${String(l.err)})` : ''}`).join('; ');
+      const state =
+        child.exitCode !== null
+          ? `exited ${child.exitCode}`
+          : child.signalCode !== null
+            ? `killed ${child.signalCode}`
+            : 'running';
+      const tail = logs
+        .slice(-4)
+        .map((l) => `${String(l.msg)}${l.err ? ` (${String(l.err)})` : ''}`)
+        .join('; ');
       return `${o.identity} ${state}, last: ${tail}`;
     },
     async ready(timeoutMs = 150_000) {
-      await eventually(async () => (logs.some((l) => l.msg === 'caches synced') ? true : undefined), timeoutMs, `controller ${o.identity} synced`);
+      await eventually(
+        async () => (logs.some((l) => l.msg === 'caches synced') ? true : undefined),
+        timeoutMs,
+        `controller ${o.identity} synced`,
+      );
     },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -86,7 +115,11 @@ export function startController(o: ControllerStart): ControllerProcess {
 }
 
 /** Polls `fn` until it returns a defined value; throws with the last error or value after `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -96,7 +129,8 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} not reached within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
