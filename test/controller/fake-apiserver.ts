@@ -76,16 +76,14 @@ export class FakeApiServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x');
     if (this.notFound || url.pathname !== '/api/v1/configmaps') {
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            kind: 'Status',
-            code: 404,
-            reason: 'NotFound',
-            message: 'the server could not find the requested resource',
-          }),
-        );
+      res.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          kind: 'Status',
+          code: 404,
+          reason: 'NotFound',
+          message: 'the server could not find the requested resource',
+        }),
+      );
       return;
     }
     if (url.searchParams.get('watch') === 'true') {

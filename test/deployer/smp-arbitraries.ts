@@ -106,14 +106,12 @@ const baseHpa = fc
   })
   .map((o) => ({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', ...o }) as JsonObject);
 
-const baseSa = fc
-  .record({ metadata: baseMeta }, { requiredKeys: ['metadata'] })
-  .chain((o) =>
-    opt({
-      secrets: uniqBy(fc.record({ name: word }), 'name'),
-      imagePullSecrets: uniqBy(fc.record({ name: word }), 'name'),
-    }).map((extra) => ({ apiVersion: 'v1', kind: 'ServiceAccount', ...o, ...extra }) as JsonObject),
-  );
+const baseSa = fc.record({ metadata: baseMeta }, { requiredKeys: ['metadata'] }).chain((o) =>
+  opt({
+    secrets: uniqBy(fc.record({ name: word }), 'name'),
+    imagePullSecrets: uniqBy(fc.record({ name: word }), 'name'),
+  }).map((extra) => ({ apiVersion: 'v1', kind: 'ServiceAccount', ...o, ...extra }) as JsonObject),
+);
 
 // ---- patches ----
 const scalarPatch = (v: Arb): Arb => fc.oneof({ weight: 4, arbitrary: v }, { weight: 1, arbitrary: fc.constant(null) });

@@ -188,16 +188,14 @@ describe('LLM routes to Bedrock (Converse API, SigV4)', () => {
     expect(fake.received[0]?.signatureValid).toBe(true);
     const data = sseData(res.text);
     expect(data[data.length - 1]).toBe('[DONE]');
-    const chunks = data
-      .slice(0, -1)
-      .map(
-        (d) =>
-          JSON.parse(d) as {
-            choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
-            usage?: unknown;
-            object: string;
-          },
-      );
+    const chunks = data.slice(0, -1).map(
+      (d) =>
+        JSON.parse(d) as {
+          choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+          usage?: unknown;
+          object: string;
+        },
+    );
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello');
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
