@@ -34,7 +34,10 @@ const traffic: CoverageTable = {
   'retry.*': enforced('TrafficPolicy.retry'),
   'headerModifiers.*': enforced('TrafficPolicy.requestHeaders', 'and TrafficPolicy.responseHeaders'),
   'rateLimit.local[].*': enforced('TrafficPolicy.localRateLimits'),
-  'rateLimit.local[].tokens': refused(`token-based rate limits ${notYetPlural}`),
+  'rateLimit.local[].tokens': enforced(
+    'LocalRateLimit.tokens',
+    "LLM routes: each answer's input + output tokens count against later requests; other routes carry no token usage",
+  ),
   'directResponse.*': enforced('TrafficPolicy.directResponse'),
   'directResponse.conditional[].*': refused(`conditional direct responses ${notYetPlural}`),
 };

@@ -74,9 +74,15 @@ describe('refusalsOf', () => {
       ['spec.frontend.tls', true], ['spec.traffic.extProc', true],
     ]);
   });
-  it('refuses a value only where the table lists it: rateLimit tokens are refused, strategy.merge Replace is enforced', () => {
+  it('refuses a value only where the table lists it: conditional direct responses are refused, strategy.merge Replace and token limits are enforced', () => {
     expect(refusalsOf('GwPolicy', { strategy: { merge: 'Replace' } })).toEqual([]);
-    expect(refusalsOf('GwPolicy', { traffic: { rateLimit: { local: [{ tokens: 10, unit: 'Minutes' }] } } }).map((r) => [r.field, r.security])).toEqual([['spec.traffic.rateLimit.local[0].tokens', false]]);
+    expect(refusalsOf('GwPolicy', { traffic: { rateLimit: { local: [{ tokens: 10, unit: 'Minutes' }] } } })).toEqual([]);
+    expect(
+      refusalsOf('GwPolicy', { traffic: { directResponse: { status: 200, conditional: [{ when: 'true', status: 201 }] } } }).map((r) => [
+        r.field,
+        r.security,
+      ]),
+    ).toEqual([['spec.traffic.directResponse.conditional[0]', false]]);
   });
   it('keeps array indexes in the field path', () => {
     const spec = { mcp: { targets: [{ name: 'a', static: { host: 'h', port: 1 } }, { name: 'b', static: { host: 'h', port: 1, policies: { tls: { sni: 'x' } } } }] } };

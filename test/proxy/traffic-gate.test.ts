@@ -118,7 +118,7 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
 });
 
 describe('TrafficGate logging', () => {
-  it('warns once per route about token limits it does not enforce, however many snapshots arrive', () => {
+  it('warns once per route about a direct response it cannot serve, however many snapshots arrive', () => {
     const lines: string[] = [];
     const gate = new TrafficGate(
       pino(
@@ -133,12 +133,12 @@ describe('TrafficGate logging', () => {
     );
     const route = {
       name: 'r',
-      traffic: { localRateLimits: [{ tokens: 5, amount: 'tokens', intervalMs: 60_000, burst: 0 }] },
+      traffic: { directResponse: { status: 200, body: '', headers: [{ name: 'x-path', value: 'request.path' }] } },
     } as unknown as Route;
     gate.compile([route]);
     gate.compile([route]);
     expect(lines.map((l) => JSON.parse(l) as { route: string; msg: string })).toEqual([
-      expect.objectContaining({ route: 'r', msg: expect.stringContaining('tokens are not enforced yet') }),
+      expect.objectContaining({ route: 'r', msg: expect.stringContaining('cannot be served') }),
     ]);
   });
 });

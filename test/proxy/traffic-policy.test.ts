@@ -50,7 +50,7 @@ function plain(plan: TrafficPlan): Record<string, unknown> {
   const out: Record<string, unknown> = { ...plan };
   if (plan.retry) out.retry = { ...plan.retry, codes: [...plan.retry.codes].sort((a, b) => a - b) };
   if (plan.limits.length === 0) delete out.limits;
-  if (plan.tokenLimits === 0) delete out.tokenLimits;
+  if (plan.tokenLimits.length === 0) delete out.tokenLimits;
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
   return out;
 }

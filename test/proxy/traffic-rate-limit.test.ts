@@ -33,6 +33,31 @@ describe('TokenBucket', () => {
   });
 });
 
+describe('token limits', () => {
+  it('admits while tokens are left, counts each answer afterwards, and refuses until the debt is refilled', () => {
+    const limiter = new RouteLimiter([], [new TokenBucket({ tokens: 100, intervalMs: 1000, burst: 0 }, 0)]);
+    expect(limiter.admit(0)).toBe(0);
+    // The first answer used 250 tokens: 150 more than the bucket held, paid off at 100 per second.
+    limiter.charge(250, 0);
+    expect(limiter.admit(0)).toBe(1510);
+    expect(limiter.admit(1509)).toBe(1);
+    expect(limiter.admit(1510)).toBe(0);
+    // Admission takes nothing from a token bucket: only usage does.
+    expect(limiter.admit(1510)).toBe(0);
+  });
+
+  it('charges every token bucket of the route and none of its request buckets', () => {
+    const requests = new TokenBucket({ requests: 1, intervalMs: 1000, burst: 0 }, 0);
+    const tokens = new TokenBucket({ tokens: 10, intervalMs: 1000, burst: 0 }, 0);
+    const limiter = new RouteLimiter([requests], [tokens]);
+    limiter.charge(5, 0);
+    expect(requests.waitMs(0)).toBe(0);
+    expect(tokens.waitMs(0)).toBe(0);
+    limiter.charge(10, 0);
+    expect(tokens.waitMs(0)).toBe(600);
+  });
+});
+
 describe('RateLimits', () => {
   it("keeps a route's buckets across snapshots while its limits stay the same, and resets them when they change", () => {
     let now = 0;
@@ -40,20 +65,20 @@ describe('RateLimits', () => {
     const one = [{ requests: 1, intervalMs: 3_600_000 as const, burst: 0 }];
     expect(
       limits
-        .update(new Map([['r', one]]))
+        .update(new Map([['r', { requests: one, tokens: [] }]]))
         .get('r')
         ?.admit(now),
     ).toBe(0);
     now = 1000;
     expect(
       limits
-        .update(new Map([['r', one]]))
+        .update(new Map([['r', { requests: one, tokens: [] }]]))
         .get('r')
         ?.admit(now),
     ).toBeGreaterThan(0);
-    const changed = limits.update(new Map([['r', [{ ...one[0]!, burst: 1 }]]]));
+    const changed = limits.update(new Map([['r', { requests: [{ ...one[0]!, burst: 1 }], tokens: [] }]]));
     expect(changed.get('r')?.admit(now)).toBe(0);
-    expect(limits.update(new Map([['r', []]])).has('r')).toBe(false);
+    expect(limits.update(new Map([['r', { requests: [], tokens: [] }]])).has('r')).toBe(false);
   });
 });
 

@@ -29,6 +29,7 @@ import {
 } from './llm-headers.js';
 import {
   LlmUsage,
+  usageSink,
   MAX_RESPONSE_BYTES,
   readBounded,
   relayBuffered,
@@ -61,6 +62,8 @@ export interface LlmClient {
   claims: Record<string, unknown> | null;
   /** The client's Authorization header as it arrived (authentication may remove it from the request): `passthrough` sends it on. */
   authorization?: string;
+  /** Told each answer's token usage (input + output): the route's `tokens` rate limits count it. */
+  onTokens?: (tokens: number) => void;
 }
 
 class Deadline extends Error {}
@@ -341,7 +344,7 @@ export class LlmForwarder {
         res,
         route,
         p,
-        this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx),
+        this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx, client),
         signal,
       );
       if (outcome === 'done') return;
@@ -372,6 +375,7 @@ export class LlmForwarder {
     clientBody: ChatBody,
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
+    client: LlmClient,
   ): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
@@ -417,7 +421,7 @@ export class LlmForwarder {
           model,
           format: e.format,
           nowSeconds: Math.floor(this.clock() / 1000),
-          usage: this.usage,
+          usage: usageSink(this.usage, client.onTokens),
           guardCtx,
           ...(route.guards ? { guards: route.guards } : {}),
         };

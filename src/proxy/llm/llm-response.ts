@@ -24,7 +24,23 @@ export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 // Client-chosen model names become label values; past this many distinct ones they are counted as `other`.
 const MAX_MODEL_LABELS = 200;
 
-export class LlmUsage {
+/** Where an answer's usage goes: the metrics, and the route's token rate limits. */
+export interface UsageSink {
+  tokens(provider: string, model: string, usage: Usage | undefined): void;
+}
+
+/** `usage` counted in the metrics, and `onTokens` told the answer's total when it has one. */
+export function usageSink(usage: UsageSink, onTokens?: (tokens: number) => void): UsageSink {
+  if (!onTokens) return usage;
+  return {
+    tokens(provider, model, u) {
+      usage.tokens(provider, model, u);
+      if (u) onTokens(u.input + u.output);
+    },
+  };
+}
+
+export class LlmUsage implements UsageSink {
   private readonly models = new Set<string>();
   private readonly counters = new Map<string, { inc(n?: number): void }>();
 
@@ -125,7 +141,7 @@ export interface Answer {
   model: string;
   format: WireFormat;
   nowSeconds: number;
-  usage: LlmUsage;
+  usage: UsageSink;
   guards?: LlmGuards;
   guardCtx: GuardRequestContext;
 }

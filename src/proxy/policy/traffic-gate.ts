@@ -6,10 +6,10 @@ import type { Logger } from 'pino';
 import type { Route } from '../../ir/types.js';
 import { sendError } from '../http/http-error.js';
 import type { ProxyMetrics } from '../metrics.js';
-import { RateLimits, type RouteLimiter } from './rate-limit.js';
+import { RateLimits, type RouteLimiter, type RouteLimits } from './rate-limit.js';
 import { modifyRequestHeaders, modifyResponseHeaders } from '../http/route-filters.js';
 import { csrfRefusal } from './csrf.js';
-import { compileTraffic, type RequestLimit, type TrafficPlan } from './traffic-policy.js';
+import { compileTraffic, type TrafficPlan } from './traffic-policy.js';
 
 export interface RouteTraffic {
   plan: TrafficPlan;
@@ -35,12 +35,6 @@ export class TrafficGate {
     for (const route of routes) {
       const { plan } = compileTraffic(route);
       plans.set(route.name, plan);
-      if (plan.tokenLimits > 0)
-        this.warnOnce(
-          route.name,
-          'tokens',
-          'traffic.rateLimit.local entries with tokens are not enforced yet; requests limits are',
-        );
       if (plan.directResponse?.kind === 'unsupported')
         this.warnOnce(
           route.name,
@@ -49,7 +43,9 @@ export class TrafficGate {
         );
     }
     const limiters = this.limits.update(
-      new Map<string, RequestLimit[]>([...plans].map(([name, p]) => [name, p.limits])),
+      new Map<string, RouteLimits>(
+        [...plans].map(([name, p]) => [name, { requests: p.limits, tokens: p.tokenLimits }]),
+      ),
     );
     return new Map([...plans].map(([name, plan]) => [name, { plan, limiter: limiters.get(name) }]));
   }
@@ -94,6 +90,11 @@ export class TrafficGate {
         })
         .end(direct.response.body);
     return true;
+  }
+
+  /** Counts an LLM answer's tokens against the route's token limits (nothing when it has none). */
+  chargeTokens(t: RouteTraffic | undefined, tokens: number): void {
+    t?.limiter?.charge(tokens, this.limits.now());
   }
 
   private warnOnce(route: string, what: string, message: string): void {

@@ -21,6 +21,13 @@ export interface RequestLimit {
   burst: number;
 }
 
+/** LLM tokens (input + output) per interval; an answer's usage is counted after it, against later requests. */
+export interface TokenLimit {
+  tokens: number;
+  intervalMs: number;
+  burst: number;
+}
+
 export interface DirectResponse {
   status: number;
   body: string;
@@ -42,8 +49,8 @@ export interface TrafficPlan {
   responseHeaders?: HeaderModifier;
   /** Request-count limits, each its own bucket; a request must fit all of them. */
   limits: RequestLimit[];
-  /** `tokens` limits (LLM traffic): carried typed, not enforced yet. */
-  tokenLimits: number;
+  /** `tokens` limits (LLM routes): charged with each answer's usage. */
+  tokenLimits: TokenLimit[];
   /** Set when the policy asks for a direct response; `unsupported` explains why it cannot be served yet. */
   directResponse?: { kind: 'static'; response: DirectResponse } | { kind: 'unsupported'; reason: string };
   delay?: DelayPlan;
@@ -65,7 +72,7 @@ const BREAKS = /[\r\n\0]/;
 
 /** The route's traffic plan and the problems of typed fields a producer filled wrongly (path `traffic.x`). */
 export function compileTraffic(route: Route): { plan: TrafficPlan; problems: FieldProblem[] } {
-  const plan: TrafficPlan = { limits: [], tokenLimits: 0 };
+  const plan: TrafficPlan = { limits: [], tokenLimits: [] };
   const problems: FieldProblem[] = [];
   const t: TrafficPolicy | null | undefined = route.traffic;
   if (!t) return { plan, problems };
@@ -88,7 +95,7 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
   // `?? []`: checkSnapshot also sees producers' snapshots before decoding fills repeated fields.
   (t.localRateLimits ?? []).forEach((l, i) => {
     if (l.intervalMs <= 0) bad(`localRateLimits[${i}].intervalMs`, 'must be above 0');
-    else if (l.tokens) plan.tokenLimits++;
+    else if (l.tokens) plan.tokenLimits.push({ tokens: l.tokens, intervalMs: l.intervalMs, burst: l.burst });
     else if (l.requests) plan.limits.push({ requests: l.requests, intervalMs: l.intervalMs, burst: l.burst });
     else bad(`localRateLimits[${i}]`, 'must set requests or tokens');
   });
