@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e cluster go crds run run-standalone bench clean
+.PHONY: deps build typecheck lint test test-unit test-e2e cluster go crds run run-standalone bench clean image
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -67,6 +67,10 @@ run-standalone: build
 	@echo "  connect: npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above"
 	@echo "  ready:   http://localhost:15021/healthz/ready   metrics: http://localhost:15020/metrics"
 	GW_EXAMPLE_PORT=$${GW_EXAMPLE_PORT:-3000} node bin/gw.js proxy -f examples/standalone-mcp/config.yaml --log-format text
+
+# The container image (controller and proxy) as an OCI archive, built without a daemon: scripts/image/build.sh.
+image: build
+	scripts/image/build.sh
 
 bench: build
 	@for f in bench/*/main.ts; do [ -e "$$f" ] || continue; echo "== $$f"; $(BIN)/tsx "$$f"; done
