@@ -555,8 +555,11 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function classify(err: unknown, signal: AbortSignal): Failure {
   if (err instanceof BodyTooLarge || (err as { cause?: unknown })?.cause instanceof BodyTooLarge) return 'too_large';
-  if (signal.aborted) return signal.reason instanceof DeadlineExceeded ? 'timeout' : 'client';
   const code = errorCode(err);
+  // The backend's socket broke: on Node 22+ piping the cut body on also closes the client side, which aborts
+  // the signal before this runs, so the socket error decides (a client leaving first aborts undici instead).
+  if (code === 'UND_ERR_SOCKET') return 'reset';
+  if (signal.aborted) return signal.reason instanceof DeadlineExceeded ? 'timeout' : 'client';
   const kind = failureKind(err);
   if (kind) return kind;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
