@@ -5,10 +5,13 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e cluster go crds run run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster go crds run run-standalone bench clean image
 
+# `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
+# file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
 $(STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	@if node scripts/deps-current.mjs; then echo "node_modules matches package-lock.json: not reinstalling"; \
+	  else npm ci --no-audit --no-fund; fi
 	@touch $@
 
 deps: $(STAMP)
@@ -50,23 +53,25 @@ test-unit: build
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
 
+# Node 22 and 24 (the users' LTS majors) run the runtime-facing part of the unit suite: scripts/node-majors.sh.
+test-node-majors: build
+	scripts/node-majors.sh $(REPORTS)
+
 # Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
 test: build typecheck lint
 	@rm -rf $(REPORTS)
 	@status=0; $(MAKE) --no-print-directory test-unit || status=$$?; \
 	  $(MAKE) --no-print-directory test-e2e || status=$$?; \
+	  $(MAKE) --no-print-directory test-node-majors || status=$$?; \
 	  node scripts/test-summary.mjs $(REPORTS); exit $$status
 
 # The embedded default: controller (local mode) + one proxy over xDS on examples/local-mcp; see scripts/run-local.sh.
 run: build
 	scripts/run-local.sh
 
-# The proxy alone on a standalone config file (no controller).
+# The proxy alone on a standalone config file (no controller), on loopback; see scripts/run-standalone.sh.
 run-standalone: build
-	@echo "gw proxy: MCP endpoint http://localhost:$${GW_EXAMPLE_PORT:-3000}/mcp (streamable HTTP)"
-	@echo "  connect: npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above"
-	@echo "  ready:   http://localhost:15021/healthz/ready   metrics: http://localhost:15020/metrics"
-	GW_EXAMPLE_PORT=$${GW_EXAMPLE_PORT:-3000} node bin/gw.js proxy -f examples/standalone-mcp/config.yaml --log-format text
+	scripts/run-standalone.sh
 
 # The container image (controller and proxy) as an OCI archive, built without a daemon: scripts/image/build.sh.
 image: build

