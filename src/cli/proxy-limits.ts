@@ -52,6 +52,18 @@ const table: Record<string, LimitFlag> = {
     kind: 'count',
     help: 'Connections per source address and listener (default 1024; 0 = no cap)',
   },
+  'shutdown-min-delay': {
+    key: 'drainMinMs',
+    env: 'GW_SHUTDOWN_MIN_DELAY',
+    kind: 'duration',
+    help: 'On SIGTERM, keep serving (unready) for (default 0; xDS mode 5s)',
+  },
+  'shutdown-max-delay': {
+    key: 'drainMaxMs',
+    env: 'GW_SHUTDOWN_MAX_DELAY',
+    kind: 'duration',
+    help: 'On SIGTERM, cut what is still open after (default 20s)',
+  },
 };
 
 export const limitFlags = Object.fromEntries(Object.keys(table).map((k) => [k, { type: 'string' as const }])) as Record<

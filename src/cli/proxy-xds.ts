@@ -5,6 +5,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { parseAddress } from '../proxy/ops.js';
 import type { XdsProxyOptions } from '../proxy/xds-config.js';
+import type { ProxyLimits } from '../proxy/limits.js';
+import { parseDurationMs } from '../ir/duration.js';
 
 export const xdsFlags = {
   'xds-address': { type: 'string' },
@@ -32,6 +34,28 @@ export type XdsFlagValues = { [K in keyof typeof xdsFlags]?: string | undefined 
 interface Bootstrap {
   gateway?: string;
   xds?: { address?: string; tls?: boolean; tokenFile?: string; caFile?: string };
+  /** GwParameters `shutdown`, written by the deployer (Gateway API Durations). */
+  shutdown?: { minDelay?: string; maxDelay?: string };
+}
+
+/**
+ * In a cluster the endpoints of a terminating pod are removed a few seconds after SIGTERM: without a
+ * configured minDelay the proxy keeps serving this long, so rolling updates drop nothing.
+ */
+export const XDS_DEFAULT_DRAIN_MIN_MS = 5_000;
+
+/** The drain delays of the bootstrap file (GwParameters `shutdown`), or the xDS-mode default. */
+function drainOf(boot: Bootstrap, configFile: string | undefined): Partial<ProxyLimits> {
+  const at = (field: 'minDelay' | 'maxDelay'): number | undefined => {
+    const raw = boot.shutdown?.[field];
+    if (raw === undefined) return undefined;
+    const ms = typeof raw === 'string' ? parseDurationMs(raw) : undefined;
+    if (ms === undefined)
+      throw new Error(`--config ${configFile}: shutdown.${field}: ${JSON.stringify(raw)} is not a duration`);
+    return ms;
+  };
+  const max = at('maxDelay');
+  return { drainMinMs: at('minDelay') ?? XDS_DEFAULT_DRAIN_MIN_MS, ...(max !== undefined ? { drainMaxMs: max } : {}) };
 }
 
 /** True when xDS mode was asked for by a flag or (without -f) by the environment. */
@@ -64,6 +88,7 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
   const serverName = values['xds-server-name'] ?? env.GW_XDS_SERVER_NAME;
   const listenAddress = values['listen-address'] ?? env.GW_LISTEN_ADDRESS;
   return {
+    limits: drainOf(boot, configFile),
     address,
     gateway,
     podName: values['pod-name'] ?? env.POD_NAME ?? hostname(),
@@ -72,6 +97,34 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
     ...(serverName ? { serverName } : {}),
     ...(listenAddress ? { listenAddress } : {}),
   };
+}
+
+/**
+ * Runs until SIGTERM or SIGINT, then drains (docs/proxy.md "Shutdown"): SIGTERM keeps serving for the
+ * minimum delay first, SIGINT (an operator at a terminal) skips it; a second signal exits at once.
+ */
+export function untilSignal(
+  proxy: { runtime: { drain(plan?: { minMs?: number }): Promise<unknown> }; close(): Promise<void> },
+  log: Logger,
+): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal: exiting without waiting for the drain');
+        void proxy.close().then(() => resolve(0));
+        return;
+      }
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      void proxy.runtime
+        .drain(signal === 'SIGINT' ? { minMs: 0 } : {})
+        .then(() => proxy.close())
+        .then(() => resolve(0));
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
 }
 
 export async function runXdsProxy(opts: XdsProxyOptions, log: Logger): Promise<number> {
@@ -88,12 +141,5 @@ export async function runXdsProxy(opts: XdsProxyOptions, log: Logger): Promise<n
     },
     'proxy started in xds mode',
   );
-  return new Promise<number>((resolve) => {
-    const stop = (signal: string): void => {
-      log.info({ signal }, 'shutting down');
-      void proxy.close().then(() => resolve(0));
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  return untilSignal(proxy, log);
 }

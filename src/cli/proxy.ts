@@ -6,7 +6,7 @@ import { ProblemError, formatProblem } from '../problem.js';
 import { startStandalone } from '../proxy/standalone.js';
 import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-security.js';
 import { version } from './version.js';
-import { resolveXdsOptions, runXdsProxy, wantsXds, xdsFlags, xdsHelp } from './proxy-xds.js';
+import { resolveXdsOptions, runXdsProxy, untilSignal, wantsXds, xdsFlags, xdsHelp } from './proxy-xds.js';
 import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
 import { refusalLines } from '../config/refusals.js';
 
@@ -88,7 +88,8 @@ export async function run(argv: string[]): Promise<number> {
         {
           ...xds,
           log,
-          limits,
+          // Flags and environment win over the bootstrap file's shutdown delays.
+          limits: { ...xds.limits, ...limits },
           security: createRouteSecurity(),
           readyAddress: values['ready-address'],
           metricsAddress: values['metrics-address'],
@@ -143,14 +144,7 @@ export async function run(argv: string[]): Promise<number> {
     },
     'proxy started',
   );
-  return new Promise<number>((resolve) => {
-    const stop = (signal: string): void => {
-      log.info({ signal }, 'shutting down');
-      void standalone.close().then(() => resolve(0));
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  return untilSignal(standalone, log);
 }
 
 function reportFailure(err: unknown): number {

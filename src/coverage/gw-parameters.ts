@@ -18,6 +18,8 @@ export const gwParametersCoverage: CoverageTable = {
   'spec.istio.*': deployer,
   'spec.spiffe.*': deployer,
   'spec.rawConfig': refused('rawConfig is written into the proxy config file, which the proxy does not read; it is configured from the IR only'),
-  'spec.shutdown.*': refused('shutdown delays are written into the proxy config file, which the proxy does not read yet'),
+  'spec.shutdown.*': controlPlane(
+    'deployer: the proxy bootstrap file (config.json shutdown) and terminationGracePeriodSeconds; the proxy drains by it on SIGTERM',
+  ),
   'spec.modelCatalog.*': refused('model catalogs are mounted into the pod, but the proxy does not read them yet'),
 };

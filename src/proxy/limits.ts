@@ -16,6 +16,10 @@ export interface ProxyLimits {
   keepAliveTimeoutMs: number;
   /** Open connections from one source address per listener; 0 means no cap. Further ones are closed at once. */
   maxConnectionsPerSource: number;
+  /** On SIGTERM: keep serving (unready) this long before closing listeners (GwParameters shutdown.minDelay). */
+  drainMinMs: number;
+  /** On SIGTERM: cut what is still open this long after the signal (GwParameters shutdown.maxDelay). */
+  drainMaxMs: number;
 }
 
 export const defaultLimits: ProxyLimits = {
@@ -26,6 +30,8 @@ export const defaultLimits: ProxyLimits = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,
   maxConnectionsPerSource: 1024,
+  drainMinMs: 0,
+  drainMaxMs: 20_000,
 };
 
 export function limitsWith(overrides: Partial<ProxyLimits> | undefined): ProxyLimits {
@@ -35,5 +41,6 @@ export function limitsWith(overrides: Partial<ProxyLimits> | undefined): ProxyLi
   // Node requires the whole-request bound to be at least the headers bound.
   if (out.requestTimeoutMs > 0 && out.requestTimeoutMs < out.headersTimeoutMs)
     out.requestTimeoutMs = out.headersTimeoutMs;
+  if (out.drainMaxMs < out.drainMinMs) out.drainMaxMs = out.drainMinMs;
   return out;
 }

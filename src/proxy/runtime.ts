@@ -23,6 +23,7 @@ import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
+import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
@@ -103,6 +104,9 @@ export class ProxyRuntime {
   private readonly traffic: TrafficGate;
   private readonly extAuth: ExtAuthClient;
   private applied = false;
+  /** Set by `drain`: readiness turns false while the proxy still serves. */
+  private draining = false;
+  private readonly inFlight = new InFlight();
   private readonly metricChildren = new Map<string, unknown>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
@@ -154,7 +158,31 @@ export class ProxyRuntime {
   }
 
   get ready(): boolean {
-    return this.applied;
+    return this.applied && !this.draining;
+  }
+
+  /**
+   * Graceful shutdown (SIGTERM): unready at once, serving as before for `drainMinMs`, then listeners stop
+   * accepting, connections close after their response, GET event streams end, and at `drainMaxMs` after
+   * the call whatever is left is cut; then `close`. `plan` overrides the limits' delays (SIGINT uses 0).
+   */
+  async drain(plan: Partial<DrainPlan> = {}): Promise<'drained' | 'cut'> {
+    const minMs = plan.minMs ?? this.limits.drainMinMs;
+    const maxMs = Math.max(minMs, plan.maxMs ?? this.limits.drainMaxMs);
+    this.draining = true;
+    this.log.info({ minDelayMs: minMs, maxDelayMs: maxMs }, 'draining: readiness is false; still serving');
+    if (minMs > 0) await new Promise((r) => setTimeout(r, minMs));
+    const outcome = await drainServers(
+      [...this.ports.values()].map((b) => b.server),
+      this.inFlight,
+      maxMs - minMs,
+    );
+    this.log.info(
+      { outcome },
+      outcome === 'drained' ? 'drained: every connection ended' : 'drain deadline: cut the rest',
+    );
+    await this.close();
+    return outcome;
   }
 
   /**
@@ -388,6 +416,7 @@ export class ProxyRuntime {
 
   private async dispatch(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const start = process.hrtime.bigint();
+    this.inFlight.track(req, res);
     res.on('close', () => {
       const method = req.method ?? 'OTHER';
       const status = res.statusCode;

@@ -22,6 +22,7 @@ describe('gw proxy xDS settings', () => {
       gateway: 'default/web',
       podName: 'web-abc',
       tokenFile: '/t',
+      limits: { drainMinMs: 5000 },
     });
     expect(resolveXdsOptions({ gateway: 'other/gw', 'xds-ca': '/ca.crt' }, env)).toMatchObject({
       gateway: 'other/gw',
@@ -44,9 +45,26 @@ describe('gw proxy xDS settings', () => {
       podName: 'p',
       tokenFile: '/var/run/t',
       caFile: '/var/run/ca.crt',
+      limits: { drainMinMs: 5000 },
     });
     writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1', tls: false, caFile: '/unused' } }));
     expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).not.toHaveProperty('caFile');
+  });
+
+  it("drains by the bootstrap file's shutdown delays (GwParameters shutdown), naming a bad one", () => {
+    const file = join(dir, 'shutdown.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1' }, shutdown: { minDelay: '15s', maxDelay: '1m30s' } }),
+    );
+    expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {}).limits).toEqual({
+      drainMinMs: 15_000,
+      drainMaxMs: 90_000,
+    });
+    writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1' }, shutdown: { maxDelay: 'soon' } }));
+    expect(() => resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).toThrow(
+      'shutdown.maxDelay: "soon" is not a duration',
+    );
   });
 
   it('rejects a missing address or a gateway that is not namespace/name, naming the flag', () => {

@@ -1,0 +1,164 @@
+// Graceful shutdown (ProxyRuntime.drain, docs/proxy.md "Shutdown"): two replicas of one gateway behind a
+// small round-robin balancer that, like Kubernetes endpoints, stops choosing a replica some time after its
+// readiness turns false. One replica is drained and replaced under steady load: no request fails. Without
+// the drain (closing at once, as the proxy did before) requests in flight are cut and the load sees errors.
+import { request as httpRequest, Agent, createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import type { Snapshot } from '../../src/ir/types.js';
+import { log, startUpstream, type Upstream } from './http-forward-harness.js';
+import { translatedIr } from './translated-ir.js';
+import { trafficManifests } from './traffic-manifests.js';
+
+interface Replica {
+  runtime: ProxyRuntime;
+  port: number;
+  /** What the balancer believes; it polls readiness like an endpoints controller would. */
+  inRotation: boolean;
+}
+
+async function startReplica(ir: Snapshot, limits = {}): Promise<Replica> {
+  const runtime = new ProxyRuntime({ log, limits });
+  await runtime.apply(ir);
+  return { runtime, port: Object.values(runtime.boundPorts())[0] as number, inRotation: true };
+}
+
+/** Round robin over the replicas in rotation, through one keep-alive pool, as a Service proxy would. */
+function startBalancer(replicas: Replica[]): Promise<{ server: Server; port: number; stop(): void }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  let next = 0;
+  const poll = setInterval(() => {
+    for (const r of replicas) r.inRotation = r.runtime.ready;
+  }, 100);
+  const server = createServer((req, res) => {
+    const live = replicas.filter((r) => r.inRotation);
+    const target = live[next++ % Math.max(1, live.length)];
+    if (!target) return void res.writeHead(503).end('no replica');
+    const up = httpRequest(
+      { host: '127.0.0.1', port: target.port, path: req.url, method: req.method, headers: req.headers, agent },
+      (r: IncomingMessage) => {
+        res.writeHead(r.statusCode ?? 502, { 'x-replica': String(target.port) });
+        r.pipe(res);
+      },
+    );
+    up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('replica failed')));
+    req.pipe(up);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        server,
+        port: (server.address() as AddressInfo).port,
+        stop: () => {
+          clearInterval(poll);
+          agent.destroy();
+          server.close();
+        },
+      }),
+    ),
+  );
+}
+
+/** `workers` clients in a loop until `stop()`; every status and failure is counted. */
+function steadyLoad(url: string, workers: number): { stop(): Promise<{ ok: number; failed: string[] }> } {
+  let running = true;
+  let ok = 0;
+  const failed: string[] = [];
+  const loops = Array.from({ length: workers }, async () => {
+    while (running) {
+      try {
+        const res = await fetch(url);
+        const body = await res.text();
+        if (res.status === 200) ok++;
+        else failed.push(`${res.status} ${body.slice(0, 80)}`);
+      } catch (err) {
+        failed.push(String((err as Error).cause ?? err));
+      }
+    }
+  });
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return { ok, failed };
+    },
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('graceful shutdown', () => {
+  let upstream: Upstream;
+  let ir: Snapshot;
+
+  beforeAll(async () => {
+    // Each answer takes 40 ms, so a drain always finds requests in flight.
+    upstream = await startUpstream((req, res) => {
+      if (req.url?.startsWith('/app/forever'))
+        return void res.writeHead(200, { 'content-type': 'text/plain' }).write('x');
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), 40);
+    });
+    ir = translatedIr(trafficManifests(upstream.port, [{ name: 'app', traffic: '{timeouts: {request: 30s}}' }]));
+  });
+  afterAll(async () => {
+    await upstream?.close();
+  });
+
+  it('replaces one of two replicas under steady load without a failed request', async () => {
+    const replicas = [await startReplica(ir), await startReplica(ir)];
+    const lb = await startBalancer(replicas);
+    const load = steadyLoad(`http://127.0.0.1:${lb.port}/app/x`, 8);
+    await sleep(400);
+    const old = replicas[0]!;
+    // A rolling update: the old pod drains (min delay longer than the balancer's 100 ms polling), a new one
+    // starts beside it and joins the rotation once ready.
+    const drained = old.runtime.drain({ minMs: 300, maxMs: 5000 });
+    expect(old.runtime.ready).toBe(false);
+    replicas.push(await startReplica(ir));
+    expect(await drained).toBe('drained');
+    await sleep(400);
+    const { ok, failed } = await load.stop();
+    lb.stop();
+    for (const r of replicas) await r.runtime.close();
+    expect(failed).toEqual([]);
+    expect(ok).toBeGreaterThan(50);
+  });
+
+  it('fails requests when the replica closes at once instead of draining (what the drain prevents)', async () => {
+    const replicas = [await startReplica(ir), await startReplica(ir)];
+    const lb = await startBalancer(replicas);
+    const load = steadyLoad(`http://127.0.0.1:${lb.port}/app/x`, 8);
+    await sleep(400);
+    await replicas[0]!.runtime.close();
+    await sleep(400);
+    const { failed } = await load.stop();
+    lb.stop();
+    await replicas[1]!.runtime.close();
+    expect(failed.length).toBeGreaterThan(0);
+  });
+
+  it('keeps serving until the minimum delay, then refuses new connections, and cuts what is open at the maximum', async () => {
+    const replica = await startReplica(ir);
+    const base = `http://127.0.0.1:${replica.port}`;
+    const forever = await new Promise<IncomingMessage>((resolve) => httpRequest(`${base}/app/forever`, resolve).end());
+    const cut = new Promise<string>((resolve) => {
+      forever.on('error', () => resolve('cut'));
+      forever.on('close', () => resolve('closed'));
+      forever.resume();
+    });
+    const started = Date.now();
+    const drained = replica.runtime.drain({ minMs: 300, maxMs: 800 });
+    await sleep(100);
+    // Within the minimum delay: unready, still serving new connections.
+    expect(replica.runtime.ready).toBe(false);
+    expect((await fetch(`${base}/app/x`)).status).toBe(200);
+    await sleep(400);
+    // After it: the listener no longer accepts.
+    await expect(fetch(`${base}/app/x`)).rejects.toThrow();
+    expect(await drained).toBe('cut');
+    expect(await cut).not.toBe('pending');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
