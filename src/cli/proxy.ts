@@ -14,7 +14,7 @@ const help = `Usage: gw proxy -f <config.yaml> [options]
        gw proxy --xds-address <host:port> --gateway <ns/name> [options]
 
 Options:
-  -f, --file <path>          Standalone configuration file (required)
+  -f, --file <path>          Standalone mode: the configuration file (xDS mode takes none)
       --validate-only        Check the file, print problems, and exit (0 = valid)
       --ready-address <a>    Readiness endpoint address (default 0.0.0.0:15021)
       --metrics-address <a>  Prometheus metrics address (default 0.0.0.0:15020)

@@ -17,6 +17,20 @@ const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false, verbose
 const validate = ajv.compile<ConfigFile>(ConfigFile);
 
 export function parseConfig(text: string, source: string, env: Record<string, string | undefined>): ConfigFile {
+  const { config, problems } = collectConfig(text, source, env);
+  if (problems.length > 0) throw new ProblemError(problems);
+  return config;
+}
+
+/**
+ * The file's config and every problem of it in one pass: unset variables, schema errors and the checks
+ * that read only part of the shape; `valid` says whether the shape is whole enough to translate.
+ */
+function collectConfig(
+  text: string,
+  source: string,
+  env: Record<string, string | undefined>,
+): { config: ConfigFile; problems: Problem[]; valid: boolean } {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new ProblemError(
@@ -29,14 +43,16 @@ export function parseConfig(text: string, source: string, env: Record<string, st
   }
   const problems: Problem[] = [];
   const expanded = expandEnv(doc.toJS(), env, source, problems);
-  if (problems.length > 0) throw new ProblemError(problems);
   if (expanded === null || typeof expanded !== 'object') {
-    throw new ProblemError([{ source, path: '', message: 'must be a YAML mapping with a top-level `mcp` object' }]);
+    throw new ProblemError([
+      ...problems,
+      { source, path: '', message: 'must be a YAML mapping with a top-level `mcp` object' },
+    ]);
   }
-  if (!validate(expanded)) throw new ProblemError(schemaProblems(validate.errors ?? [], source));
-  const config = expanded as ConfigFile;
-  checkSemantics(config, source);
-  return config;
+  const valid = validate(expanded);
+  if (!valid) problems.push(...schemaProblems(validate.errors ?? [], source));
+  problems.push(...semanticProblems(expanded as ConfigFile, source));
+  return { config: expanded as ConfigFile, problems, valid };
 }
 
 /** The file's config, its IR snapshot, and the fields it sets that this release refuses (print them with refusalLines). */
@@ -52,8 +68,18 @@ export async function loadConfigFile(
       { source: file, path: '', message: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` },
     ]);
   }
-  const config = parseConfig(text, file, env);
-  const ir = configToIr(config, file);
+  const { config, problems, valid } = collectConfig(text, file, env);
+  // Translation finds the rest (CEL rules, …) in the same pass, when the shape allows it.
+  let ir: ReturnType<typeof configToIr> | undefined;
+  if (valid) {
+    try {
+      ir = configToIr(config, file);
+    } catch (err) {
+      if (!(err instanceof ProblemError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
+  if (problems.length > 0 || !ir) throw new ProblemError(problems);
   // The version is a content hash, so an edit that changes nothing is recognisable downstream.
   const snapshot = normalizeSnapshot({
     ...ir,
@@ -132,10 +158,13 @@ function describeUnion(e: ErrorObject): string {
     : 'does not match any allowed form';
 }
 
-function checkSemantics(config: ConfigFile, source: string): void {
+/** Checks the schema cannot express; they read only what they check, so they also run on a file the schema refused. */
+function semanticProblems(config: ConfigFile, source: string): Problem[] {
   const problems: Problem[] = [];
   const seen = new Map<string, number>();
-  config.mcp.targets.forEach((t, i) => {
+  const targets: unknown = config.mcp?.targets;
+  (Array.isArray(targets) ? (targets as ConfigFile['mcp']['targets']) : []).forEach((t, i) => {
+    if (typeof t?.name !== 'string') return;
     const first = seen.get(t.name);
     if (first !== undefined)
       problems.push({
@@ -145,13 +174,13 @@ function checkSemantics(config: ConfigFile, source: string): void {
       });
     else seen.set(t.name, i);
   });
-  const exposed = config.mcp.policies?.cors?.exposeHeaders;
-  if (exposed && !exposed.some((h) => h === '*' || h.toLowerCase() === 'mcp-session-id')) {
+  const exposed: unknown = config.mcp?.policies?.cors?.exposeHeaders;
+  if (Array.isArray(exposed) && !exposed.some((h) => h === '*' || h.toLowerCase() === 'mcp-session-id')) {
     problems.push({
       source,
       path: 'mcp.policies.cors.exposeHeaders',
       message: 'must include Mcp-Session-Id so browser clients can read the session header',
     });
   }
-  if (problems.length > 0) throw new ProblemError(problems);
+  return problems;
 }

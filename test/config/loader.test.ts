@@ -79,6 +79,28 @@ describe('standalone config loader', () => {
     ).not.toThrow();
   });
 
+  it('reports every problem of a file in one pass: an unset variable, an unknown field and a duplicate name', () => {
+    const text = [
+      'mcp:',
+      '  port: 1',
+      '  colour: blue',
+      '  targets:',
+      '    - { name: a, stdio: { cmd: node, env: { T: "${UNSET_FOR_TEST}" } } }',
+      '    - { name: a, stdio: { cmd: node } }',
+    ].join('\n');
+    let problems: string[] = [];
+    try {
+      parseConfig(text, 'f.yaml', {});
+    } catch (err) {
+      problems = (err as ProblemError).problems.map(formatProblem);
+    }
+    expect(problems).toEqual([
+      'f.yaml: mcp.targets[0].stdio.env.T: environment variable not found: UNSET_FOR_TEST',
+      'f.yaml: mcp.colour: is not a known field',
+      'f.yaml: mcp.targets[1].name: duplicates the name of mcp.targets[0]: a',
+    ]);
+  });
+
   it('accepts the make run example', async () => {
     const { snapshot } = await loadConfigFile('examples/standalone-mcp/config.yaml', { GW_EXAMPLE_PORT: '3000' });
     expect(snapshot.resources.find((r) => r.bind)?.bind?.port).toBe(3000);
