@@ -24,6 +24,7 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
+import { refuseConnect } from './http/connect.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
@@ -372,6 +373,8 @@ export class ProxyRuntime {
         live.attach(https);
         server = https;
       } else server = createServer(listenerServerOptions(this.limits), handler);
+      // No listener serves CONNECT (frontend `connect` is refused): the seed's answer is 405, not a dropped connection.
+      server.on('connect', refuseConnect);
       capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () =>
         this.metrics.connectionsRefused.inc(),
       );
