@@ -46,10 +46,15 @@ const frontendTable: CoverageTable = {
   'accessLog.*': frontend('access logs'),
   'connect.*': frontend('HTTP CONNECT handling'),
   'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
+  'http.maxConcurrentRequests': enforced('ListenerLimits.maxConcurrentRequests', 'excess requests on the listener get 503'),
   'metrics.*': frontend('metric attributes'),
   'networkAuthorization.*': frontend('network authorization', true),
   'proxyProtocol.*': frontend('PROXY protocol'),
   'tcp.*': frontend('TCP settings'),
+  'tcp.maxConnections': enforced(
+    'ListenerLimits.maxConnections',
+    "excess connections on the listener's port are closed; listeners sharing a port share the smallest cap",
+  ),
   'tls.*': frontend('TLS settings (versions, ciphers, ALPN)', true),
   'tracing.*': frontend('tracing'),
 };

@@ -36,6 +36,10 @@ export type {
 } from './gen/gw/ir/v1/FailureMode.js';
 export type { Listener__Output as Listener, Listener as ListenerInput } from './gen/gw/ir/v1/Listener.js';
 export type {
+  ListenerLimits__Output as ListenerLimits,
+  ListenerLimits as ListenerLimitsInput,
+} from './gen/gw/ir/v1/ListenerLimits.js';
+export type {
   ListenerProtocol__Output as ListenerProtocol,
   ListenerProtocol as ListenerProtocolInput,
 } from './gen/gw/ir/v1/ListenerProtocol.js';

@@ -35,6 +35,14 @@ export interface CompiledListener {
   authEndpoints: Map<string, RouteAuth>;
   /** Auth modules that do not list their paths: offered every request (test hooks, older modules). */
   authUnlisted: RouteAuth[];
+  /** `frontend.http.maxConcurrentRequests`: requests in flight on the listener (kept across snapshots). */
+  concurrency?: ConcurrencyCap;
+}
+
+/** A listener's cap on requests in flight; the counter outlives snapshots so a push does not reset it. */
+export interface ConcurrencyCap {
+  max: number;
+  counter: { inFlight: number };
 }
 
 export function authEndpointsOf(

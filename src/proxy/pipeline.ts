@@ -55,6 +55,22 @@ const answered = (req: IncomingMessage): true => {
 
 const beforeRoute: Stage<Exchange>[] = [
   {
+    name: 'listener-limits',
+    run: ({ req, res, listener }) => {
+      const cap = listener?.concurrency;
+      if (!cap) return false;
+      if (cap.counter.inFlight >= cap.max) {
+        sendError(res, 'overloaded', `the listener already serves ${cap.max} requests; retry later`, {
+          'retry-after': '1',
+        });
+        return answered(req);
+      }
+      cap.counter.inFlight++;
+      res.once('close', () => cap.counter.inFlight--);
+      return false;
+    },
+  },
+  {
     name: 'cors',
     run: ({ req, res, route }) => {
       const cors = route?.route.policy?.cors;

@@ -25,6 +25,7 @@ import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
 import { refuseConnect } from './http/connect.js';
+import { connectionCaps } from './http/listener-limits.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
@@ -253,9 +254,12 @@ export class ProxyRuntime {
       throw err;
     }
     this.state = next;
+    const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
     for (const [name, bound] of this.ports) {
       const table = tls.get(name);
       if (bound.tls && table) bound.tls.update(table);
+      // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
+      bound.server.maxConnections = caps.get(name) ?? Infinity;
     }
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
@@ -343,9 +347,16 @@ export class ProxyRuntime {
     const out = new Map<string, CompiledListener[]>();
     for (const l of listeners.values()) {
       const routes = routesByListener.get(l.name) ?? [];
+      const max = l.limits?.maxConcurrentRequests;
       out.set(l.bind, [
         ...(out.get(l.bind) ?? []),
-        { hostnames: l.hostnames, routes, match: compileRouteMatcher(routes, l.hostnames), ...authEndpointsOf(routes) },
+        {
+          hostnames: l.hostnames,
+          routes,
+          match: compileRouteMatcher(routes, l.hostnames),
+          ...authEndpointsOf(routes),
+          ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
+        },
       ]);
     }
     return out;
@@ -400,6 +411,14 @@ export class ProxyRuntime {
         resolve({ server, address, port: (server.address() as AddressInfo).port, ...(live ? { tls: live } : {}) });
       });
     });
+  }
+
+  private readonly inFlightCounters = new Map<string, { inFlight: number }>();
+
+  private inFlightCounter(listener: string): { inFlight: number } {
+    let c = this.inFlightCounters.get(listener);
+    if (!c) this.inFlightCounters.set(listener, (c = { inFlight: 0 }));
+    return c;
   }
 
   private logRefused(r: CompiledRoute): void {

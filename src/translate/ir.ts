@@ -22,7 +22,7 @@ export type IrResource =
  * Effective policy fields, already merged: field path (`traffic.cors`) → the value as canonical JSON
  * text (sorted keys), because most policy shapes are not in the proto; provenance per path.
  */
-import type { TrafficPolicyInput } from '../ir/types.js';
+import type { ListenerLimitsInput, TrafficPolicyInput } from '../ir/types.js';
 import type { AiProviderSettings as AiProviderSettingsInput } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
 import type { IrRefusal } from '../coverage/effective.js';
 
@@ -57,6 +57,8 @@ export interface IrListener {
   tls?: IrListenerTls;
   /** Frontend settings this proxy does not act on (the coverage table). */
   refusals?: IrRefusal[];
+  /** `frontend.http.maxConcurrentRequests` and `frontend.tcp.maxConnections`, when set. */
+  limits?: ListenerLimitsInput;
 }
 
 export interface IrListenerTls {

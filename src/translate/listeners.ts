@@ -7,6 +7,7 @@ import type { IrListenerTls } from './ir.js';
 import { GROUP, objectKey, type StoredObject } from './types.js';
 import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../coverage/effective.js';
 import type { MergeResult } from './policy-merge.js';
+import type { ListenerLimitsInput } from '../ir/types.js';
 
 /**
  * `Listener.refusals`: the refused frontend fields of a listener's merged frontend policy (issue 14).
@@ -194,4 +195,15 @@ function markConflicts(listeners: ListenerInfo[], now: string): void {
       ),
     );
   }
+}
+
+/** `Listener.limits`: the caps of the merged frontend policy the proxy enforces (undefined when none is set). */
+export function listenerLimits(frontend: MergeResult): ListenerLimitsInput | undefined {
+  const http = frontend.fields['frontend.http'] as { maxConcurrentRequests?: number } | undefined;
+  const tcp = frontend.fields['frontend.tcp'] as { maxConnections?: number } | undefined;
+  const limits: ListenerLimitsInput = {
+    ...(http?.maxConcurrentRequests ? { maxConcurrentRequests: http.maxConcurrentRequests } : {}),
+    ...(tcp?.maxConnections ? { maxConnections: tcp.maxConnections } : {}),
+  };
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { condition, type Condition, type StatusPiece } from './conditions.js';
 import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './context.js';
 import type { IrBackend, IrListener, IrResource, IrRoute, IrSnapshot } from './ir.js';
-import { collectListeners, listenerRefusals } from './listeners.js';
+import { collectListeners, listenerLimits, listenerRefusals } from './listeners.js';
 import { translateModels } from './models.js';
 import type { Conflict } from './policy-merge.js';
 import { frontendPolicy, gatewayPolicies } from './policies.js';
@@ -96,6 +96,8 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     if (l.tls) il.tls = l.tls;
     const refused = listenerRefusals(fe);
     if (refused.length) il.refusals = refused;
+    const limits = listenerLimits(fe);
+    if (limits) il.limits = limits;
     irListeners.push(il);
   }
   const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort(

@@ -15,6 +15,7 @@ function listener(name: string, hostnames: string[], cert = 'a'): Listener {
     protocol: 'HTTPS',
     frontend: null,
     refusals: [],
+    limits: null,
     tls: { certificates: [{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }] },
   };
 }

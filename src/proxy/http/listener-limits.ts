@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ProxyLimits } from '../limits.js';
+import type { Listener } from '../../ir/types.js';
 
 /** Options for `http(s).createServer`; Node checks the timeouts every second rather than its default 30. */
 export function listenerServerOptions(l: ProxyLimits): {
@@ -44,4 +45,14 @@ export function capConnectionsPerSource(server: Server, max: number, log: Logger
       else open.set(source, left);
     });
   });
+}
+
+/** Bind → the smallest `frontend.tcp.maxConnections` of its listeners (listeners sharing a port share it). */
+export function connectionCaps(listeners: Iterable<Listener>): Map<string, number> {
+  const caps = new Map<string, number>();
+  for (const l of listeners) {
+    const max = l.limits?.maxConnections;
+    if (max) caps.set(l.bind, Math.min(max, caps.get(l.bind) ?? Infinity));
+  }
+  return caps;
 }

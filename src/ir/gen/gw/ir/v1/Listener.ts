@@ -4,6 +4,7 @@ import type { ListenerProtocol as _gw_ir_v1_ListenerProtocol, ListenerProtocol__
 import type { ListenerTls as _gw_ir_v1_ListenerTls, ListenerTls__Output as _gw_ir_v1_ListenerTls__Output } from '../../../gw/ir/v1/ListenerTls.js';
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
+import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output as _gw_ir_v1_ListenerLimits__Output } from '../../../gw/ir/v1/ListenerLimits.js';
 
 export interface Listener {
   'name'?: (string);
@@ -28,6 +29,10 @@ export interface Listener {
    * Frontend fields set on this listener that this release does not act on (see Refusal).
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
+  /**
+   * Connection and request caps from the listener's merged frontend policy; absent when none is set.
+   */
+  'limits'?: (_gw_ir_v1_ListenerLimits | null);
 }
 
 export interface Listener__Output {
@@ -53,4 +58,8 @@ export interface Listener__Output {
    * Frontend fields set on this listener that this release does not act on (see Refusal).
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
+  /**
+   * Connection and request caps from the listener's merged frontend policy; absent when none is set.
+   */
+  'limits': (_gw_ir_v1_ListenerLimits__Output | null);
 }
