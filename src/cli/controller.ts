@@ -25,6 +25,8 @@ const VALUE_FLAGS = [
   'log-format',
   'leader-election-namespace',
   'proxy-image',
+  'release-name',
+  'service-name',
   'istio-ca-address',
   'istio-cluster-id',
   'istio-namespace',
@@ -63,6 +65,8 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --enable-models                 translate GwModel resources   --enable-xbackend   --enable-inference-extension
   --log-level LEVEL (default info)   --log-format json|text (default json)
   --leader-elect / --no-leader-elect   --leader-election-namespace NS   --proxy-image REF
+  --release-name NAME             prefix of owned objects: <NAME>-xds-ca Secret/ConfigMaps, <NAME>-controller lease (default gw)
+  --service-name NAME             the controller Service proxies dial and its certificate names (default the release name)
   --istio-enabled --istio-auto-enabled --istio-ca-address --istio-cluster-id --istio-namespace --istio-network --istio-revision`;
 
 const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g, '_')}`];
@@ -168,6 +172,8 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     leaderElect: bool('leader-elect'),
     leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE,
     proxyImage: val('proxy-image'),
+    releaseName: val('release-name'),
+    serviceName: val('service-name') ?? process.env.GW_CONTROLLER_SERVICE_NAME,
   };
   for (const [k, v] of Object.entries(optional))
     if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;

@@ -27,6 +27,14 @@ export interface ControllerConfig {
   leaderElect?: boolean;
   leaderElectionNamespace?: string;
   proxyImage?: string;
+  /**
+   * Prefix of the objects this controller owns beside the Gateways' workloads (the xDS CA Secret and
+   * ConfigMaps `<name>-xds-ca`, the lease `<name>-controller`) and its Service's name: the chart passes its
+   * full name, so two releases never share them. Default `gw`.
+   */
+  releaseName?: string;
+  /** The controller Service proxies dial (and its certificate names); default the release name. */
+  serviceName?: string;
   istio: Record<string, string | boolean>;
   /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
   once: boolean;

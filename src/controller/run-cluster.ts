@@ -23,7 +23,9 @@ export async function runClusterController(
     );
     return 2;
   }
-  const serviceName = process.env.GW_CONTROLLER_SERVICE_NAME ?? 'gw';
+  const release = cfg.releaseName ?? 'gw';
+  const serviceName = cfg.serviceName ?? release;
+  const caName = `${release}-xds-ca`;
   // All interfaces in a pod; tests and local runs set GW_LISTEN_HOST=127.0.0.1.
   const listenHost = process.env.GW_LISTEN_HOST ?? '0.0.0.0';
   // Known once the xDS server has its CA; the deployer reads it on each run.
@@ -40,10 +42,12 @@ export async function runClusterController(
       enableModels: cfg.enableModels,
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
+      leaseName: `${release}-controller`,
       log: logger,
       deploy: createDeployer({
         render: {
           controllerService: { name: serviceName, namespace: namespace ?? 'default' },
+          xdsCaConfigMap: caName,
           xdsPort: cfg.xdsPort,
           xdsMode: cfg.xdsMode,
           proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
@@ -67,7 +71,9 @@ export async function runClusterController(
       port: cfg.xdsPort,
       host: listenHost,
       mode: cfg.xdsMode,
-      ...(cfg.xdsMode === 'plaintext' ? {} : { caStore: secretCaStore(controller.client, namespace ?? 'default') }),
+      ...(cfg.xdsMode === 'plaintext'
+        ? {}
+        : { caStore: secretCaStore(controller.client, namespace ?? 'default', caName) }),
       tlsNames: [
         `${serviceName}.${namespace ?? 'default'}.svc`,
         `${serviceName}.${namespace ?? 'default'}.svc.cluster.local`,

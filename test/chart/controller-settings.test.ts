@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { findObject, renderCase, repoRoot, testdataDir, type K8sObject } from './helm-run.js';
+import { parseAllDocuments } from 'yaml';
+import { chartDir, findObject, helm, renderCase, repoRoot, testdataDir, type K8sObject } from './helm-run.js';
 
 interface Container {
   name: string;
@@ -74,6 +75,20 @@ describe('controller command line', () => {
     expect(flag(args, '--xds-mode')).toBe('tls');
     expect(flag(args, '--proxy-image')).toBe('ghcr.io/gw-dev/proxy:0.1.0');
     expect(flag(args, '--leader-election-namespace')).toBe('gw-system');
+  });
+
+  it("passes the release's own names, so a release not named gw gives proxies that reach its Service and a CA of its own", () => {
+    const edge = helm(['template', 'edge', chartDir, '--namespace', 'edge-system']);
+    expect(edge.status, edge.stderr).toBe(0);
+    const objects = parseAllDocuments(edge.stdout)
+      .map((d) => d.toJS() as K8sObject)
+      .filter(Boolean);
+    const args = controllerArgs(objects);
+    const service = objects.find((o) => o.kind === 'Service')!;
+    expect(service.metadata.name).toBe('edge-gw');
+    expect(flag(args, '--service-name')).toBe('edge-gw');
+    expect(flag(args, '--release-name')).toBe('edge-gw');
+    expect(flag(controllerArgs(renderCase('defaults')), '--release-name')).toBe('gw');
   });
 
   it('maps xds mode, ports, gateway namespaces and istio settings to their flags', () => {

@@ -47,6 +47,10 @@ defaults stay the single source for them.
 - --leader-elect
 - --leader-election-namespace
 - {{ .Release.Namespace | quote }}
+- --release-name
+- {{ include "gw.fullname" . | quote }}
+- --service-name
+- {{ include "gw.fullname" . | quote }}
 - --proxy-image
 - {{ include "gw.proxyImage" . | quote }}
 {{- if $istio.enabled }}
