@@ -7,7 +7,7 @@ import { strings } from '@bufbuild/cel/ext';
 type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
-export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest'] as const;
+export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
 export type CelVariable = (typeof celVariables)[number];
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
@@ -21,7 +21,7 @@ export const expressionVariables = {
 
 const dynMap = mapType(CelScalar.STRING, CelScalar.DYN);
 const env = celEnv({
-  variables: { jwt: dynMap, request: dynMap, mcp: dynMap, llmRequest: dynMap },
+  variables: { jwt: dynMap, request: dynMap, mcp: dynMap, llmRequest: dynMap, apiKey: dynMap },
   funcs: strings,
 });
 
@@ -58,6 +58,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         request: bindings.request ?? {},
         mcp: bindings.mcp ?? {},
         llmRequest: bindings.llmRequest ?? {},
+        apiKey: bindings.apiKey ?? {},
       };
       try {
         return program(ctx as never);

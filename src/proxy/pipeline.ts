@@ -26,6 +26,8 @@ export interface Exchange {
   readonly route: CompiledRoute | undefined;
   readonly path: string;
   claims: Record<string, unknown> | null;
+  /** The metadata of the API key the caller authenticated with (CEL `apiKey`). */
+  apiKey?: Record<string, unknown>;
   /** What the client sent in Authorization, kept for backends that pass it through after authentication strips it. */
   clientAuthorization: string | undefined;
 }
@@ -131,6 +133,7 @@ const onRoute: Stage<RoutedExchange>[] = [
       const result = await auth.authenticate(x.req, x.res);
       if (!result) return true;
       x.claims = result.claims;
+      if (result.apiKey) x.apiKey = result.apiKey;
       return false;
     },
   },
@@ -155,11 +158,12 @@ const onRoute: Stage<RoutedExchange>[] = [
   // MCP routes authorize per JSON-RPC method inside the endpoint (mcp.tool and friends are known there).
   {
     name: 'authorization',
-    run: ({ req, res, route, claims }) => {
+    run: ({ req, res, route, claims, apiKey }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
       const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
-      if (authorize({ ...(claims ? { jwt: claims } : {}), request, mcp: { method: '' } })) return false;
+      const ctx = { ...(claims ? { jwt: claims } : {}), ...(apiKey ? { apiKey } : {}), request, mcp: { method: '' } };
+      if (authorize(ctx)) return false;
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
       return answered(req);
     },

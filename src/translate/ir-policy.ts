@@ -170,13 +170,18 @@ function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentic
   const name = str(ref.name) ?? '';
   const data = readSecret('traffic.apiKeyAuthentication', name);
   if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
-  const keys = Object.values(data)
-    .map((v) => v.trim())
-    .filter(Boolean);
-  if (keys.length === 0) return `secretRef: Secret ${name} holds no key`;
+  const entries = new Map<string, string>();
+  for (const [dataKey, value] of Object.entries(data)) {
+    const entry = apiKeyEntry(value.trim());
+    if (typeof entry === 'string') return `secretRef: Secret ${name} key ${dataKey}: ${entry}`;
+    if (entry) entries.set(entry.keySha256, entry.metadataJson);
+  }
+  if (entries.size === 0) return `secretRef: Secret ${name} holds no key`;
   const out: IrApiKeyAuthentication = {
     mode: (str(a.mode) ?? 'Strict').toUpperCase() as IrApiKeyAuthentication['mode'],
-    keySha256: [...new Set(keys.map((k) => createHash('sha256').update(k, 'utf8').digest('hex')))].sort(),
+    entries: [...entries]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([keySha256, metadataJson]) => ({ keySha256, metadataJson })),
   };
   const loc = rec(a.location);
   if (loc) {
@@ -185,6 +190,34 @@ function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentic
     out.location = location;
   }
   return out;
+}
+
+/**
+ * One Secret value as an API-key entry: a plain key, or a JSON object with `key` or `keyHash`
+ * (`sha256:<64 hex>`) and an optional `metadata` object (seed 001); a string says what is wrong, without the key.
+ */
+function apiKeyEntry(value: string): { keySha256: string; metadataJson: string } | string | undefined {
+  if (!value) return undefined;
+  const sha = (k: string): string => createHash('sha256').update(k, 'utf8').digest('hex');
+  if (!value.startsWith('{')) return { keySha256: sha(value), metadataJson: '{}' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return 'is neither a plain key nor a JSON object';
+  }
+  const o = rec(parsed);
+  if (!o) return 'must be a JSON object';
+  const metadata = o.metadata === undefined ? {} : rec(o.metadata);
+  if (!metadata) return 'metadata must be an object';
+  const metadataJson = JSON.stringify(metadata);
+  if (typeof o.key === 'string' && o.key && o.keyHash === undefined) return { keySha256: sha(o.key), metadataJson };
+  if (typeof o.keyHash === 'string' && o.key === undefined) {
+    const m = /^sha256:([0-9a-fA-F]{64})$/.exec(o.keyHash);
+    if (!m?.[1]) return 'keyHash must be sha256:<64 hex digits>';
+    return { keySha256: m[1].toLowerCase(), metadataJson };
+  }
+  return 'must set exactly one of key, keyHash';
 }
 
 function hashKind(hash: string): string {

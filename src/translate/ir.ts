@@ -251,7 +251,8 @@ export interface IrExtAuthorization {
 /** `traffic.apiKeyAuthentication`: SHA-256 (hex) of every key, never the keys. */
 export interface IrApiKeyAuthentication {
   mode: 'STRICT' | 'OPTIONAL' | 'PERMISSIVE';
-  keySha256: string[];
+  /** One per key: the SHA-256 (hex) and the entry's metadata as JSON text (`{}` for a plain key). */
+  entries: { keySha256: string; metadataJson: string }[];
   location?: IrJwtAuthentication['location'];
 }
 

@@ -13,7 +13,7 @@ import { displayName, nameKey, type Kind, type KubeObject } from './types.js';
 const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
 
 /** The variables the proxy's CEL authorization binds (src/proxy/auth/authorization.ts compiles with the same list). */
-const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp'];
+const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp', 'apiKey'];
 
 /**
  * `traffic.authorization` rules compiled with the data plane's CEL environment: one the proxy would

@@ -1,10 +1,19 @@
 // GwPolicy traffic.apiKeyAuthentication on forwarded HTTP routes: keys from the policy's Secret, carried as
 // SHA-256 only; translated from manifests and served by a real runtime to a real node:http upstream.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seen, startAuthBench, type AuthBench } from './http-auth-harness.js';
 
 const keyA = 'sk-team-a-0f8e7d6c5b4a';
 const keyB = 'sk-team-b-9a8b7c6d5e4f';
+// Object entries (seed 001): `key` in clear, or `keyHash` sha256:<hex>, each with metadata for CEL's `apiKey`.
+const keyC = 'sk-team-c-1234567890ab';
+const keyD = 'sk-team-d-ba0987654321';
+const entryC = JSON.stringify({ key: keyC, metadata: { group: 'eng', tier: 2 } });
+const entryD = JSON.stringify({
+  keyHash: `sha256:${createHash('sha256').update(keyD).digest('hex')}`,
+  metadata: { group: 'ops' },
+});
 
 describe('API key authentication on forwarded HTTP routes', () => {
   let bench: AuthBench;
@@ -15,7 +24,7 @@ describe('API key authentication on forwarded HTTP routes', () => {
     const secret = `apiVersion: v1
 kind: Secret
 metadata: {name: api-keys, namespace: default}
-data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
+data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}, team-c: ${b64(entryC)}, team-d: ${b64(entryD)}}
 `;
     bench = await startAuthBench(
       [
@@ -30,6 +39,10 @@ data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
           traffic: '{apiKeyAuthentication: {secretRef: {name: api-keys}, location: {header: {name: X-Api-Key}}}}',
         },
         { name: 'selector', traffic: '{apiKeyAuthentication: {secretSelector: {matchLabels: {app: keys}}}}' },
+        {
+          name: 'eng',
+          traffic: `{apiKeyAuthentication: {secretRef: {name: api-keys}}, authorization: {policy: {matchExpressions: ['apiKey.group == "eng" && apiKey.tier >= 2']}}}`,
+        },
       ],
       secret,
     );
@@ -42,7 +55,22 @@ data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}}
   it('carries only SHA-256 hashes of the keys in the IR', () => {
     expect(bench.ir).not.toContain(keyA);
     expect(bench.ir).not.toContain(keyB);
+    expect(bench.ir).not.toContain(keyC);
     expect(bench.ir).toContain('keySha256');
+  });
+
+  it('accepts object entries by key or by keyHash', async () => {
+    expect((await get('/strict/x', { authorization: `Bearer ${keyC}` })).status).toBe(200);
+    expect((await get('/strict/x', { authorization: `Bearer ${keyD}` })).status).toBe(200);
+    // The JSON text of an entry is not a key.
+    expect((await get('/strict/x', { authorization: `Bearer ${entryC}` })).status).toBe(401);
+  });
+
+  it("hands the entry's metadata to authorization rules as apiKey", async () => {
+    expect((await get('/eng/x', { authorization: `Bearer ${keyC}` })).status).toBe(200);
+    // Authenticated, but the rule does not hold: ops metadata, or a plain key with none.
+    expect((await get('/eng/x', { authorization: `Bearer ${keyD}` })).status).toBe(403);
+    expect((await get('/eng/x', { authorization: `Bearer ${keyA}` })).status).toBe(403);
   });
 
   it('answers 401 and never forwards without a key', async () => {

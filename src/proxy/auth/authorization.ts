@@ -11,6 +11,8 @@ export interface AuthorizationRule {
 
 export interface AuthorizationContext {
   jwt?: Record<string, unknown>;
+  /** The `metadata` of the API key the caller presented (traffic.apiKeyAuthentication). */
+  apiKey?: Record<string, unknown>;
   request: { method: string; path: string; headers: Record<string, string> };
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
 }
@@ -52,7 +54,7 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
     }
     rule.expressions.forEach((src, j) => {
       try {
-        exprs.push(compileCel(src, ['jwt', 'request', 'mcp']));
+        exprs.push(compileCel(src, ['jwt', 'request', 'mcp', 'apiKey']));
       } catch (err) {
         const path = rule.expressions.length === 1 ? `${where}[${i}]` : `${where}[${i}].expressions[${j}]`;
         problems.push({ source, path, message: `${JSON.stringify(src)} ${(err as Error).message}` });
@@ -74,6 +76,7 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
     allows(ctx) {
       const bindings = {
         jwt: ctx.jwt,
+        apiKey: ctx.apiKey,
         request: ctx.request as unknown as Record<string, unknown>,
         mcp: ctx.mcp as unknown as Record<string, unknown>,
       };

@@ -14,7 +14,10 @@ export interface RouteAuth {
    */
   readonly paths?: readonly string[];
   /** Validates the caller; null means it already answered (401). `claims` is null for anonymous callers. */
-  authenticate(req: IncomingMessage, res: ServerResponse): Promise<{ claims: Record<string, unknown> | null } | null>;
+  authenticate(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ claims: Record<string, unknown> | null; apiKey?: Record<string, unknown> } | null>;
 }
 
 export interface AuthorizeContext {

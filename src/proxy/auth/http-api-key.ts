@@ -11,7 +11,9 @@ export type ApiKeyAuthenticationIr = NonNullable<NonNullable<Route['policy']>['a
 const bearer = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
 
 export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
-  const hashes = cfg.keySha256.map((h) => Buffer.from(h, 'hex')).filter((b) => b.length === 32);
+  const entries = (cfg.entries ?? [])
+    .map((e) => ({ hash: Buffer.from(e.keySha256, 'hex'), metadata: metadataOf(e.metadataJson) }))
+    .filter((e) => e.hash.length === 32);
   const location = cfg.location ?? bearer;
   const challenge: Record<string, string> =
     location.header.toLowerCase() === 'authorization' ? { 'www-authenticate': 'Bearer' } : {};
@@ -28,15 +30,25 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
       }
       const presented = createHash('sha256').update(key, 'utf8').digest();
       // Every stored hash is compared, so the time taken does not depend on which key matched.
-      let ok = false;
-      for (const h of hashes) ok = timingSafeEqual(h, presented) || ok;
-      if (!ok && cfg.mode !== 'PERMISSIVE') {
+      let matched: (typeof entries)[number] | undefined;
+      for (const e of entries) if (timingSafeEqual(e.hash, presented) && !matched) matched = e;
+      if (!matched && cfg.mode !== 'PERMISSIVE') {
         req.resume();
         sendError(res, 'invalid_api_key', 'The API key is not valid', challenge);
         return Promise.resolve(null);
       }
       removeCredential(req, location);
-      return Promise.resolve({ claims: null });
+      return Promise.resolve({ claims: null, ...(matched ? { apiKey: matched.metadata } : {}) });
     },
   };
+}
+
+/** The translator wrote this JSON object; anything else means no metadata rather than a failed request. */
+function metadataOf(json: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(json || '{}');
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
