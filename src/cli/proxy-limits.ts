@@ -52,6 +52,12 @@ const table: Record<string, LimitFlag> = {
     kind: 'count',
     help: 'Connections per source address and listener (default 1024; 0 = no cap)',
   },
+  'target-queue': {
+    key: 'targetQueue',
+    env: 'GW_TARGET_QUEUE',
+    kind: 'count',
+    help: 'Requests waiting for a connection to one MCP target (default 1024; beyond: 503)',
+  },
   'shutdown-min-delay': {
     key: 'drainMinMs',
     env: 'GW_SHUTDOWN_MIN_DELAY',

@@ -16,6 +16,8 @@ export interface ProxyLimits {
   keepAliveTimeoutMs: number;
   /** Open connections from one source address per listener; 0 means no cap. Further ones are closed at once. */
   maxConnectionsPerSource: number;
+  /** Requests that may wait for a connection to one MCP target (256 per target); more fail at once (503 / error). */
+  targetQueue: number;
   /** On SIGTERM: keep serving (unready) this long before closing listeners (GwParameters shutdown.minDelay). */
   drainMinMs: number;
   /** On SIGTERM: cut what is still open this long after the signal (GwParameters shutdown.maxDelay). */
@@ -30,6 +32,7 @@ export const defaultLimits: ProxyLimits = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,
   maxConnectionsPerSource: 1024,
+  targetQueue: 1024,
   drainMinMs: 0,
   drainMaxMs: 20_000,
 };

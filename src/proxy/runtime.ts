@@ -25,6 +25,7 @@ import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
 import { refuseConnect } from './http/connect.js';
+import { configureTargetQueue } from './mcp/upstream-fetch.js';
 import { connectionCaps } from './http/listener-limits.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
@@ -118,6 +119,7 @@ export class ProxyRuntime {
     this.metrics = opts.metrics ?? createMetrics();
     this.limits = limitsWith({ ...opts.limits, ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}) });
     const l = this.limits;
+    configureTargetQueue(l.targetQueue);
     this.sessions = new SessionRegistry(
       this.log,
       { maxSessions: l.maxSessions, maxSessionsPerClient: l.maxSessionsPerClient, idleMs: l.sessionIdleMs },

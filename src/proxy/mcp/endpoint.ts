@@ -2,7 +2,8 @@
 // DELETE (end session). Status codes follow the MCP transport specification.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson } from '../http/http-error.js';
+import { sendError, sendJson, sendProxyError } from '../http/http-error.js';
+import { ProxyError } from '../proxy-error.js';
 import {
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -255,6 +256,10 @@ async function initialize(
   let out: JsonRpcResponse | undefined;
   try {
     out = await session.initialize(init);
+  } catch (err) {
+    if (!(err instanceof ProxyError)) throw err;
+    sendProxyError(res, err);
+    return;
   } finally {
     // A failed or thrown initialize frees its slot; a committed one is freed when the session ends.
     if (admission?.ok && !(out && 'result' in out)) admission.reservation.cancel();

@@ -26,6 +26,8 @@ import {
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type Upstream } from './upstream.js';
+import { SATURATED_MARK, TargetSaturated } from './upstream-fetch.js';
+import { ProxyError } from '../proxy-error.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 import { EventLog, SseStream } from './sse-stream.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
@@ -164,6 +166,7 @@ export class McpSession {
       ),
     );
     const failures: string[] = [];
+    let saturated = 0;
     results.forEach((r, i) => {
       const name = this.opts.backend.targets[i]?.name ?? '';
       if (r.status === 'fulfilled') this.upstreams.set(name, r.value);
@@ -171,10 +174,16 @@ export class McpSession {
         this.opts.onTargetFailure(name, 'initialize');
         this.log.error({ target: name, err: messageOf(r.reason) }, 'target failed to initialize');
         failures.push(`${name}: ${messageOf(r.reason)}`);
+        if (isSaturated(r.reason)) saturated++;
       }
     });
     if (failures.length > 0 && (!failOpen || this.upstreams.size === 0)) {
       await this.close();
+      // Only busy targets failed: the client is told to come back (503 + Retry-After), not that they are broken.
+      if (saturated === failures.length)
+        throw new ProxyError('overloaded', `targets are saturated: ${failures.join('; ')}; retry later`, {
+          'retry-after': '1',
+        });
       return rpcError(req.id, InternalError, `target failed to initialize: ${failures.join('; ')}`);
     }
     return {
@@ -536,4 +545,11 @@ export function mcpContextOf(req: JsonRpcRequest): AuthorizeContext['mcp'] {
     else if (ref.type === 'ref/resource') mcp.resource = String(ref.uri ?? '');
   }
   return mcp;
+}
+
+/** Whether `err` (or an error it wraps) is a target pool that was full with its queue full too. */
+function isSaturated(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof TargetSaturated || e.message.includes(SATURATED_MARK)) return true;
+  return false;
 }

@@ -6,8 +6,47 @@ import { Agent, request } from 'undici';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { sendWithRetry, type RetryOptions } from './upstream-retry.js';
 
+/** Connections per target origin in the shared request pool. */
+export const TARGET_CONNECTIONS = 256;
+/** Requests that may wait for one of them (ProxyLimits.targetQueue); past this a target is saturated. */
+let targetQueue = 1024;
+
+/** Sets the queue bound of every target pool in this process (the runtime does, from its limits). */
+export function configureTargetQueue(n: number): void {
+  targetQueue = n;
+}
+
 /** Keep-alive pool for requests to HTTP targets, shared by every session: a connection is held per request. */
-export const upstreamAgent = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+export const upstreamAgent = new Agent({ keepAliveTimeout: 60_000, connections: TARGET_CONNECTIONS });
+
+/** A target whose pool is full and whose queue is too: the caller answers 503 instead of waiting without bound. */
+/** Part of the saturation message, so the error is recognised after the SDK rewraps it as text. */
+export const SATURATED_MARK = 'is saturated:';
+
+export class TargetSaturated extends Error {
+  readonly code = 'GW_TARGET_SATURATED';
+}
+
+// Requests in flight or queued per origin on `upstreamAgent` (undici keeps no bound on its queue).
+const pending = new Map<string, number>();
+
+/** Counts one request against its origin's pool and queue; the returned function ends it (once). */
+export function admitTargetRequest(origin: string, limit = TARGET_CONNECTIONS + targetQueue): () => void {
+  const n = pending.get(origin) ?? 0;
+  if (n >= limit)
+    throw new TargetSaturated(
+      `target ${origin} ${SATURATED_MARK} ${TARGET_CONNECTIONS} requests in flight and ${limit - TARGET_CONNECTIONS} waiting`,
+    );
+  pending.set(origin, n + 1);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const left = (pending.get(origin) ?? 1) - 1;
+    if (left > 0) pending.set(origin, left);
+    else pending.delete(origin);
+  };
+}
 
 /**
  * Connections for the targets' long-lived GET streams, one per open stream and never from the request
@@ -52,6 +91,24 @@ async function fetchWithRetry(
   const body = init.body;
   if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
   const method = init.method ?? 'GET';
+  // GET streams have their own connections (streamAgent); every other request counts against the pool.
+  const release = method === 'GET' ? () => undefined : admitTargetRequest(new URL(input).origin);
+  try {
+    return await send(input, init, method, body, retry, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function send(
+  input: string | URL,
+  init: RequestInit,
+  method: string,
+  body: string | undefined | null,
+  retry: Pick<RetryOptions, 'plan' | 'onRetry'>,
+  release: () => void,
+): Promise<Response> {
   const res = await sendWithRetry(
     () =>
       request(input, {
@@ -78,10 +135,15 @@ async function fetchWithRetry(
   const noBody = status === 204 || status === 304 || init.method === 'HEAD';
   if (noBody) {
     res.body.resume();
+    release();
     return new Response(null, { status, headers });
   }
   if ((headers.get('content-type') ?? '').includes('text/event-stream')) {
+    // A call's event stream holds its connection until it ends.
+    res.body.once('close', release);
     return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, { status, headers });
   }
-  return new Response(await res.body.arrayBuffer(), { status, headers });
+  const whole = await res.body.arrayBuffer();
+  release();
+  return new Response(whole, { status, headers });
 }

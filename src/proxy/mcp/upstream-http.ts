@@ -5,7 +5,7 @@
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
 import type { RetryPlan } from '../policy/traffic-policy.js';
-import { upstreamAgent } from './upstream-fetch.js';
+import { admitTargetRequest, upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
 import { readCallStream } from './upstream-sse.js';
 
@@ -58,12 +58,15 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
     }
     return headers;
   };
+  const origin = new URL(opts.url).origin;
   return async (method, params, call) => {
     // String ids cannot collide with the SDK client's numeric ones on the same target session.
     const id = `gw-${next++}`;
     const sent = call.onprogress
       ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } }
       : params;
+    // Past the pool and its bounded queue the call fails at once (TargetSaturated) instead of waiting.
+    const release = admitTargetRequest(origin);
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: sent });
       const res = await sendWithRetry(
@@ -131,6 +134,8 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
         throw new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: call.timeoutMs });
       }
       throw err;
+    } finally {
+      release();
     }
   };
 }
