@@ -49,7 +49,9 @@ export type StatusPiece =
   | { kind: 'policyAttached'; targetIndex: number; gateway: string }
   | { kind: 'policyConflict'; conflict: Conflict }
   | { kind: 'backendRefProblem'; message: string }
-  | { kind: 'backendTlsPolicy'; gateway: string };
+  | { kind: 'backendTlsPolicy'; gateway: string }
+  /** A field the policy sets that does not act on a route it reaches (scope-refusals.ts). */
+  | { kind: 'policyRefusal'; field: string; reason: string };
 
 function isCondition(v: unknown): v is Condition {
   return typeof v === 'object' && v !== null && 'type' in v && 'status' in v && 'lastTransitionTime' in v;

@@ -13,6 +13,7 @@ import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRout
 import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from './ext-auth.js';
 import { authRefusals, typedPolicy, type PolicySecretReader } from './ir-policy.js';
 import { typedTraffic } from './ir-traffic.js';
+import { scopeRefusals } from './scope-refusals.js';
 import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
 import type { Conflict, MergeResult } from './policy-merge.js';
@@ -196,8 +197,17 @@ export function translateRoute(
         ...(filters ? { filters } : {}),
       };
       // The typed-traffic path's auth refusals and the coverage table's, once each.
-      const refusals = uniqueRefusals([...(irRoute.refusals ?? []), ...routeRefusals(gp, g.group[0], eff, edges)]);
+      const refusals = uniqueRefusals([
+        ...(irRoute.refusals ?? []),
+        ...routeRefusals(gp, g.group[0], eff, edges),
+        ...scopeRefusals(eff, edges, sink.backends),
+      ]);
       if (refusals.length) irRoute.refusals = refusals;
+      for (const r of scopeRefusals(eff, edges, sink.backends)) {
+        const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
+        if (policy)
+          sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
+      }
       sink.routes.push(irRoute);
     }
   });

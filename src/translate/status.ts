@@ -218,7 +218,14 @@ function policyAncestors(
     ...(guardrails.invalid.length ? [...guardrails.invalid, 'the MCP methods those processors match are refused'] : []),
   ].join('; ');
   // What the coverage table refuses is said once, by `refused`; the lists below keep only the rest.
-  const refusals = refusalsOf('GwPolicy', spec);
+  // The table's refusals, plus fields that do not act on the kind of route they reached (per translation).
+  const scoped = new Map<string, FieldRefusal>();
+  for (const p of pieces)
+    if (p.kind === 'policyRefusal') scoped.set(p.field, { field: p.field, reason: p.reason, security: false });
+  const refusals = [
+    ...refusalsOf('GwPolicy', spec),
+    ...[...scoped.values()].sort((a, b) => (a.field < b.field ? -1 : 1)),
+  ];
   const notRefused = (line: string): boolean => !sameAsRefusal(refusals, line);
   const unenforced = [
     ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(
