@@ -285,7 +285,7 @@ export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader):
   const out: Record<string, string> = {};
   for (const f of unenforcedAuthFields) if (traffic[f] !== undefined) out[f] = neverEnforced[f];
   const jwt = rec(traffic.jwtAuthentication);
-  const jwtWhy = jwt && !rec(jwt.mcp) ? toJwtAuth(jwt) : undefined;
+  const jwtWhy = jwt && (rec(jwt.mcp) ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
   if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
   const basic = rec(traffic.basicAuthentication);
   const basicWhy = basic && toBasicAuth(basic, readSecret);
@@ -297,6 +297,22 @@ export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader):
   const extWhy = ext && toExtAuth(ext, anyBackend);
   if (typeof extWhy === 'string') out.extAuth = extWhy;
   return out;
+}
+
+/**
+ * `jwtAuthentication` with `mcp` checks tokens of one authorization server, read from the Authorization
+ * header as the MCP authorization spec says, and never hands them to MCP targets: settings asking for more
+ * are refused (the route answers 503) rather than accepted and skipped.
+ */
+function mcpJwtUnsupported(j: Rec): string | undefined {
+  const providers = recs(j.providers);
+  if (providers.length > 1)
+    return `with mcp, one provider (the MCP authorization server) is supported; got ${providers.length}`;
+  if (j.location !== undefined)
+    return 'with mcp, the token is read from the Authorization header as the MCP authorization spec says; location is not supported';
+  if (j.preserveToken === true)
+    return 'with mcp, the validated token is never forwarded to MCP targets (they use their own credentials); preserveToken: true is not supported';
+  return undefined;
 }
 
 const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'] as const;
