@@ -82,9 +82,10 @@ export function createXdsApplier(
     }
     held = next;
     runtime.metrics.reloads.inc({ result: errors.length > 0 ? 'partial' : 'applied' });
+    // One line per update: "applied" only when nothing was rejected (the client warns with the errors).
     log.info(
       { upserts: update.upserts.length, removes: update.removes.length, rejected: errors.length, resources: held.size },
-      'xds update applied',
+      errors.length > 0 ? 'xds update applied in part' : 'xds update applied',
     );
     return { errors };
   };
