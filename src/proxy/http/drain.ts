@@ -29,8 +29,8 @@ export class InFlight {
   endEventStreams(): number {
     let ended = 0;
     for (const { req, res } of this.open) {
-      if (req.method !== 'GET' || !String(res.getHeader('content-type') ?? '').startsWith('text/event-stream'))
-        continue;
+      // A GET that asked for an event stream (its headers may have gone out with writeHead, unreadable here).
+      if (req.method !== 'GET' || !String(req.headers.accept ?? '').includes('text/event-stream')) continue;
       res.end();
       ended++;
     }
