@@ -138,6 +138,9 @@ export function startProxyProcess(o: {
     '127.0.0.1:0',
     '--log-level',
     'info',
+    // No load balancer to drain from here: stop at once (the xDS-mode default keeps serving for 5 s).
+    '--shutdown-min-delay',
+    '0',
     ...(o.extra ?? []),
   ];
   const env = { ...process.env };

@@ -118,6 +118,8 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
         `127.0.0.1:${readyPort}`,
         '--metrics-address',
         '127.0.0.1:0',
+        '--shutdown-min-delay',
+        '0',
         '--log-level',
         'debug',
       ],
