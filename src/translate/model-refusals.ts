@@ -1,7 +1,7 @@
 // GwModel fields the proxy cannot apply, decided once here (issue 14): the IR Model carries them as
 // refusals (the proxy refuses the model) and the status writer names them on the GwModel's status.
 // Also the provider tables that say how a GwModel provider is called (wire kind, default base URL).
-import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
+import type { RefusalInput } from '../ir/types.js';
 import { rec, str, type Rec } from './read.js';
 
 // Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
@@ -82,10 +82,10 @@ export function settingsOf(spec: Rec): Rec {
  * list means the proxy applies everything the model sets. The status writer puts a condition naming
  * each `field` on the GwModel (security ones make the proxy answer `policy_not_enforced`).
  */
-export function modelRefusals(m: { key: string; obj: { spec?: unknown } }): Refusal[] {
+export function modelRefusals(m: { key: string; obj: { spec?: unknown } }): RefusalInput[] {
   const spec = rec(m.obj.spec) ?? {};
   const source = `GwModel ${m.key}`;
-  const out: Refusal[] = [];
+  const out: RefusalInput[] = [];
   const refuse = (field: string, reason: string, security = false) => out.push({ field, source, reason, security });
   const provider = str(spec.provider);
   if (provider === undefined) return out;

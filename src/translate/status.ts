@@ -322,8 +322,8 @@ function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof n
   if (!guard) return [];
   const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
   return [...ir.request, ...ir.response].flatMap((s) =>
-    s.kind === 'unsupported' && s.unsupported.kind !== 'webhook'
-      ? [s.unsupported.reason.replace(`${source} `, '')]
+    s.kind === 'unsupported' && s.unsupported && s.unsupported.kind !== 'webhook'
+      ? [(s.unsupported.reason ?? '').replace(`${source} `, '')]
       : [],
   );
 }
