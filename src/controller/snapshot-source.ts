@@ -1,9 +1,9 @@
-// The controller's SnapshotSource for the xDS server: each translated IrSnapshot becomes named
+// The controller's SnapshotSource for the xDS server: each translated BuiltSnapshot becomes named
 // resources (`bind/…`, `listener/…`, `route/…`, `backend/…`, `model/…`), each body the protobuf
 // `gw.ir.v1.Resource` holding it. Bodies of unchanged resources are reused so versions stay memoized.
 import { IR_RESOURCE_TYPE, encodeResource as encodeIr } from '../ir/load.js';
 import type { ResourceInput } from '../ir/types.js';
-import type { IrResource, IrSnapshot } from '../translate/ir.js';
+import type { BuiltResource, BuiltSnapshot } from '../translate/built-ir.js';
 import { stableStringify } from '../translate/read.js';
 import { createMemorySource } from '../xds/memory-source.js';
 import type { SnapshotSource, XdsResource } from '../xds/server.js';
@@ -11,18 +11,18 @@ import type { SnapshotSource, XdsResource } from '../xds/server.js';
 export const RESOURCE_TYPE = IR_RESOURCE_TYPE;
 
 // The translator's IR is the proto3 JSON form of proto/gw/ir/v1, so it serializes as is.
-function encodeResource(r: IrResource): XdsResource {
+function encodeResource(r: BuiltResource): XdsResource {
   return { type: RESOURCE_TYPE, body: encodeIr(r as unknown as ResourceInput) };
 }
 
-export function resourceName(r: IrResource): string {
+export function resourceName(r: BuiltResource): string {
   const value = (r as unknown as Record<string, { name: string }>)[r.kind]!;
   return `${r.kind}/${value.name}`;
 }
 
 export interface ControllerSource extends SnapshotSource {
   /** Replaces a gateway's snapshot (undefined: the gateway is gone or no longer ours). */
-  publish(gateway: string, snapshot: IrSnapshot | undefined): void;
+  publish(gateway: string, snapshot: BuiltSnapshot | undefined): void;
   setReady(ready: boolean): void;
 }
 

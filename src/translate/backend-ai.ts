@@ -2,25 +2,29 @@
 // `backend.tls` values of each provider (edge policy, then the provider's own and sectionName-targeted
 // ones) with the credential Secret and TLS references resolved. Pure: every read goes through the context. Messages name the field and the object,
 // never the key.
+import type { FieldOrigin } from './policy-merge.js';
 import { backendTls } from './backend-tls.js';
 import type { Ctx } from './context.js';
 import { secretData } from './policy-secrets.js';
-import type { IrAiCredential, IrAiEdge, IrAiProviderEdge, IrAiRouteType, IrFieldProvenance } from './ir.js';
+import type {
+  AiCredentialInput,
+  AiEdgeInput,
+  AiProviderEdgeInput,
+  AiProviderSettingsInput,
+  AiRouteTypeInput,
+  RefusalInput,
+} from '../ir/types.js';
 import { cloudCredential } from './cloud-credentials.js';
 import { arr, rec, recs, stableStringify, str, type Rec } from './read.js';
-import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
-import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
 import { parseDurationMs } from '../ir/duration.js';
 
 /** Merged policy fields of an edge or of one provider on it. */
 export interface MergedFields {
   fields: Record<string, unknown>;
-  provenance: Record<string, IrFieldProvenance>;
+  provenance: Record<string, FieldOrigin>;
 }
 
-/** The AI edge with the typed fields ir.ts does not mirror yet. */
-export type AiEdgeOut = IrAiEdge & { refusals?: Refusal[] };
-export type BackendAiResult = { ok: true; ai?: AiEdgeOut } | { ok: false; message: string };
+export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
 /** `backend.ai` fields this release does not apply, with whether skipping one would weaken security. */
 const AI_NOT_APPLIED: [field: string, security: boolean, reason: string][] = [
@@ -37,7 +41,7 @@ const AI_NOT_APPLIED: [field: string, security: boolean, reason: string][] = [
  * Pure: the `backend.ai` fields of one merged edge (or provider) policy this release does not apply, as
  * refusals naming the object that set them; the IR AiEdge carries them and the proxy refuses the edge.
  */
-export function aiEdgeRefusals(m: MergedFields): Refusal[] {
+export function aiEdgeRefusals(m: MergedFields): RefusalInput[] {
   const ai = rec(m.fields['backend.ai']);
   if (!ai) return [];
   const source = m.provenance['backend.ai']?.source ?? '';
@@ -54,7 +58,7 @@ export function aiEdgeRefusals(m: MergedFields): Refusal[] {
  * `path` is the provider's field path. For the GwBackend translator (src/translate/backends.ts) to
  * put on the backend's status and IR; `openai.moderation` is security (moderation must not be skipped).
  */
-export function providerSettingsRefusals(kind: string, settings: Rec, source: string, path: string): Refusal[] {
+export function providerSettingsRefusals(kind: string, settings: Rec, source: string, path: string): RefusalInput[] {
   if (kind === 'openai' && settings.moderation !== undefined) {
     return [
       {
@@ -68,7 +72,7 @@ export function providerSettingsRefusals(kind: string, settings: Rec, source: st
   return [];
 }
 
-const ROUTE_TYPES: Record<string, IrAiRouteType> = {
+const ROUTE_TYPES: Record<string, AiRouteTypeInput> = {
   Completions: 'AI_ROUTE_COMPLETIONS',
   Messages: 'AI_ROUTE_MESSAGES',
   Responses: 'AI_ROUTE_RESPONSES',
@@ -92,40 +96,43 @@ export function backendAi(
   edge: MergedFields,
   perProvider: Record<string, MergedFields>,
 ): BackendAiResult {
-  const out: AiEdgeOut = { providers: {}, routes: {} };
-  const refusals = new Map<string, Refusal>();
+  const providerEdges: Record<string, AiProviderEdgeInput> = {};
+  const routeTypes: Record<string, AiRouteTypeInput> = {};
+  const out: AiEdgeInput = { providers: providerEdges, routes: routeTypes };
+  const refusals = new Map<string, RefusalInput>();
   for (const r of aiEdgeRefusals(edge)) refusals.set(`${r.source} ${r.field}`, r);
   let any = false;
   for (const name of providers) {
     const m = perProvider[name] ?? edge;
     const p = providerEdge(ctx, m);
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
-    out.providers[name] = p;
+    providerEdges[name] = p;
     for (const r of aiEdgeRefusals(m)) refusals.set(`${r.source} ${r.field}`, r);
     any ||=
       p.credential !== undefined ||
       p.tls !== undefined ||
       p.requestTimeoutMs !== undefined ||
-      Object.keys(p.modelAliases).length > 0 ||
-      p.defaults.length + p.overrides.length + p.promptPrepend.length + p.promptAppend.length > 0;
+      Object.keys(p.modelAliases ?? {}).length > 0 ||
+      [p.defaults, p.overrides, p.promptPrepend, p.promptAppend].some((list) => (list?.length ?? 0) > 0);
   }
   const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
   for (const suffix of Object.keys(routes).sort()) {
     const type = ROUTE_TYPES[str(routes[suffix]) ?? ''];
-    if (type) out.routes[suffix] = type;
+    if (type) routeTypes[suffix] = type;
   }
-  any ||= Object.keys(out.routes).length > 0;
+  any ||= Object.keys(routeTypes).length > 0;
   if (refusals.size > 0) {
-    out.refusals = [...refusals.keys()].sort().map((k) => refusals.get(k) as Refusal);
+    out.refusals = [...refusals.keys()].sort().map((k) => refusals.get(k) as RefusalInput);
     any = true;
   }
   return any ? { ok: true, ai: out } : { ok: true };
 }
 
-function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
+function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
   const ai = rec(m.fields['backend.ai']) ?? {};
-  const out: IrAiProviderEdge = {
-    modelAliases: {},
+  const modelAliases: Record<string, string> = {};
+  const out: AiProviderEdgeInput = {
+    modelAliases,
     defaults: fieldValues(ai.defaults),
     overrides: fieldValues(ai.overrides),
     promptPrepend: messages(rec(ai.prompt)?.prepend),
@@ -134,7 +141,7 @@ function providerEdge(ctx: Ctx, m: MergedFields): IrAiProviderEdge | string {
   const aliases = rec(ai.modelAliases) ?? {};
   for (const k of Object.keys(aliases).sort()) {
     const v = str(aliases[k]);
-    if (v) out.modelAliases[k] = v;
+    if (v) modelAliases[k] = v;
   }
   const tls = backendTls(ctx, m);
   if (!tls.ok) return tls.message;
@@ -170,7 +177,7 @@ export function aiCredential(
   ns: string,
   source: string,
   at: (field: string) => string,
-): IrAiCredential | string | undefined {
+): AiCredentialInput | string | undefined {
   const key = str(auth.key);
   if (key !== undefined) return { kind: 'key', key, source };
   const ref = rec(auth.secretRef);
@@ -212,8 +219,8 @@ export function namespaceOfSource(source: string): string {
  * A vendor settings object (`<vendor>.*` of an LLM provider, or a GwModel's `azure`/`vertexai`/`bedrock`/
  * `custom`) as the typed IR settings the proxy reads; only the fields that are set (the proxy fills defaults).
  */
-export function aiProviderSettings(s: Rec): AiProviderSettings {
-  const out: AiProviderSettings = {};
+export function aiProviderSettings(s: Rec): AiProviderSettingsInput {
+  const out: AiProviderSettingsInput = {};
   const strings = {
     model: 'model',
     endpoint: 'endpoint',

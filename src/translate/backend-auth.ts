@@ -6,10 +6,10 @@
 // Behaviour: docs/proxy.md "Backend authentication".
 import type { Ctx } from './context.js';
 import { aiCredential, namespaceOfSource, type MergedFields } from './backend-ai.js';
-import type { IrAiCredential, IrBackend } from './ir.js';
+import type { AiCredentialInput, BackendInput } from '../ir/types.js';
 import { rec, type Rec } from './read.js';
 
-export type EdgeAuthResult = { ok: true; credential?: IrAiCredential } | { ok: false; message: string };
+export type EdgeAuthResult = { ok: true; credential?: AiCredentialInput } | { ok: false; message: string };
 
 /** Kinds no edge can serve yet (token exchanges and signed assertions): they need machinery the proxy lacks. */
 const NOT_YET = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'] as const;
@@ -21,7 +21,7 @@ const AI_ONLY = ['azure', 'gcp'] as const;
  * only on `aws.agentCore` edges (SigV4 is that backend's own protocol); `passthrough` is refused on
  * MCP targets, whose upstream session outlives the client request that carried the token.
  */
-export function edgeCredential(ctx: Ctx, backend: IrBackend, m: MergedFields, target?: string): EdgeAuthResult {
+export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields, target?: string): EdgeAuthResult {
   const auth = rec(m.fields['backend.auth']);
   if (!auth) return { ok: true };
   const source = m.provenance['backend.auth']?.source ?? '';

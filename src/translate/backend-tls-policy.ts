@@ -5,13 +5,13 @@ import type { Problem } from '../problem.js';
 import { caBundle } from './backend-tls.js';
 import { condition, type Condition, type StatusPiece } from './conditions.js';
 import { lookup, readAny, type Ctx } from './context.js';
-import type { IrBackendTls } from './ir.js';
+import type { BackendTlsInput } from '../ir/types.js';
 import { arr, rec, recs, str, type Rec } from './read.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
 
 export const BACKEND_TLS_POLICY = 'BackendTLSPolicy';
 
-export type ServiceTlsResult = { ok: true; tls?: IrBackendTls } | { ok: false; message: string };
+export type ServiceTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
 
 /** `Service/ns/name` keys of the Services a policy's targetRefs name (other kinds are not supported). */
 export function backendTlsPolicyTargets(policy: StoredObject): string[] {

@@ -1,16 +1,17 @@
 // Upstream TLS of one route → backend edge: the winning `backend.tls` policy value with its Secret and
 // ConfigMap references resolved to PEM. Pure: every read goes through the context, so a change to a
 // referenced object re-translates. Messages name the field and the object, never key material.
+import type { FieldOrigin } from './policy-merge.js';
 import { X509Certificate } from 'node:crypto';
 import { readAny, type Ctx } from './context.js';
 import { PEM_CERT, decoded, tlsSecretPair } from './certificates.js';
-import type { IrBackendTls, IrFieldProvenance } from './ir.js';
+import type { BackendTlsInput } from '../ir/types.js';
 import { arr, rec, recs, str, type Rec } from './read.js';
 import { GROUP } from './types.js';
 
-export type BackendTlsResult = { ok: true; tls?: IrBackendTls } | { ok: false; message: string };
+export type BackendTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
 
-const SKIP: Record<string, IrBackendTls['insecureSkipVerify']> = { Hostname: 'SKIP_HOSTNAME', All: 'SKIP_ALL' };
+const SKIP: Record<string, BackendTlsInput['insecureSkipVerify']> = { Hostname: 'SKIP_HOSTNAME', All: 'SKIP_ALL' };
 
 /**
  * The edge's upstream TLS, or why it cannot be programmed. References are names in the namespace of the
@@ -18,7 +19,7 @@ const SKIP: Record<string, IrBackendTls['insecureSkipVerify']> = { Hostname: 'SK
  */
 export function backendTls(
   ctx: Ctx,
-  merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> },
+  merged: { fields: Record<string, unknown>; provenance: Record<string, FieldOrigin> },
 ): BackendTlsResult {
   const tls = rec(merged.fields['backend.tls']);
   if (!tls) return { ok: true };
@@ -30,7 +31,7 @@ export function backendTls(
       ok: false,
       message: `${at('certificateSource')}: SPIFFE is not supported; use Inline with mtlsCertificateRef and caCertificateRefs`,
     };
-  const out: IrBackendTls = {
+  const out: BackendTlsInput = {
     caPem: '',
     clientCertChainPem: '',
     clientPrivateKeyPem: '',

@@ -1,6 +1,14 @@
 // GwBackend and Service → IR Backend. Every GwBackend kind of seed 001 maps onto one IR backend.
 import { lookup, read, type Ctx } from './context.js';
-import type { IrAiProvider, IrBackend, IrMcpTarget } from './ir.js';
+import type {
+  AiProviderInput,
+  BackendInput,
+  FailureModeInput,
+  McpTargetInput,
+  PrefixModeInput,
+  SessionRoutingInput,
+} from '../ir/types.js';
+import type { Named } from './built-ir.js';
 import { num, rec, recs, selectorMatches, stableStringify, str, type Rec } from './read.js';
 import { aiProviderSettings } from './backend-ai.js';
 
@@ -14,14 +22,21 @@ const PROVIDER_KINDS = [
   'bedrock',
   'custom',
 ] as const;
-const ENUM = (v: string | undefined, dflt: string) => (v ?? dflt).replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+// Schema enum value → IR enum name; an absent value is the schema default.
+const PREFIX_MODES: Record<string, PrefixModeInput> = { Conditional: 'CONDITIONAL', Always: 'ALWAYS', Never: 'NEVER' };
+const FAILURE_MODES: Record<string, FailureModeInput> = { FailClosed: 'FAIL_CLOSED', FailOpen: 'FAIL_OPEN' };
+const SESSION_ROUTINGS: Record<string, SessionRoutingInput> = { Stateful: 'STATEFUL', Stateless: 'STATELESS' };
 
 export interface BackendResult {
-  backend: IrBackend;
+  backend: BackendInput;
   /** Problems with references inside the backend (status ResolvedRefs=False), one sentence each. */
   refProblems: string[];
   /** Own policies of MCP targets and AI providers, by target / provider name. */
   targetPolicies: Record<string, Rec>;
+  /** MCP target names, in IR order. */
+  targets: string[];
+  /** AI provider names of every group, in IR order. */
+  providers: string[];
 }
 
 export function serviceHost(name: string, namespace: string): string {
@@ -36,7 +51,7 @@ export function gwBackendName(key: string): string {
   return `GwBackend/${key}`;
 }
 
-export function translateService(namespace: string, name: string, port: number): IrBackend {
+export function translateService(namespace: string, name: string, port: number): BackendInput {
   return {
     name: serviceBackendName(namespace, name, port),
     kind: 'static',
@@ -46,14 +61,20 @@ export function translateService(namespace: string, name: string, port: number):
 
 export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendResult {
   const ns = key.slice(0, key.indexOf('/'));
-  const out: BackendResult = { backend: { name: gwBackendName(key) }, refProblems: [], targetPolicies: {} };
+  const out: BackendResult = {
+    backend: { name: gwBackendName(key) },
+    refProblems: [],
+    targetPolicies: {},
+    targets: [],
+    providers: [],
+  };
   const mcp = rec(spec.mcp),
     ai = rec(spec.ai),
     a2a = rec(spec.a2a),
     st = rec(spec.static),
     aws = rec(spec.aws);
   if (mcp) {
-    const targets: IrMcpTarget[] = [];
+    const targets: Named<McpTargetInput>[] = [];
     recs(mcp.targets).forEach((t, i) => {
       const name = str(t.name) ?? `target-${i}`;
       const stat = rec(t.static);
@@ -66,12 +87,13 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
       }
       targets.push(...selectorTargets(ctx, ns, name, rec(t.selector) ?? {}));
     });
+    out.targets = targets.map((t) => t.name);
     out.backend.kind = 'mcp';
     out.backend.mcp = {
       targets,
-      prefixMode: ENUM(str(mcp.prefixMode), 'Conditional'),
-      failureMode: ENUM(str(mcp.failureMode), 'FailClosed'),
-      sessionRouting: ENUM(str(mcp.sessionRouting), 'Stateful'),
+      prefixMode: PREFIX_MODES[str(mcp.prefixMode) ?? 'Conditional'] ?? 'CONDITIONAL',
+      failureMode: FAILURE_MODES[str(mcp.failureMode) ?? 'FailClosed'] ?? 'FAIL_CLOSED',
+      sessionRouting: SESSION_ROUTINGS[str(mcp.sessionRouting) ?? 'Stateful'] ?? 'STATEFUL',
     };
   } else if (ai) {
     const provider = rec(ai.provider);
@@ -95,6 +117,7 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
             ),
           ),
         }));
+    out.providers = groups.flatMap((g) => g.providers.map((p) => p.name));
     out.backend.kind = 'ai';
     out.backend.ai = { groups };
   } else if (a2a) {
@@ -121,7 +144,7 @@ function staticTarget(
   s: Rec,
   path: string,
   problems: string[],
-): IrMcpTarget | undefined {
+): Named<McpTargetInput> | undefined {
   const protocol = s.protocol === 'SSE' ? 'SSE' : 'STREAMABLE_HTTP';
   const urlPath = str(s.path) ?? (protocol === 'SSE' ? '/sse' : '/mcp');
   const port = num(s.port) ?? 0;
@@ -139,14 +162,14 @@ function staticTarget(
 }
 
 /** Services chosen by label, in namespaces chosen by label (default: the backend's own namespace). */
-function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): IrMcpTarget[] {
+function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): Named<McpTargetInput>[] {
   const nsSel = rec(sel.namespaces);
   const namespaces = nsSel
     ? lookup(ctx, 'byNamespace', 'Namespace/').filter((n) =>
         selectorMatches(nsSel, read(ctx, 'Namespace', n)?.obj.metadata.labels),
       )
     : [ns];
-  const out: IrMcpTarget[] = [];
+  const out: Named<McpTargetInput>[] = [];
   for (const n of namespaces) {
     for (const sk of lookup(ctx, 'byNamespace', `Service/${n}`)) {
       const svc = read(ctx, 'Service', sk);
@@ -169,7 +192,14 @@ function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): IrMcpTar
   return out;
 }
 
-function aiProvider(ctx: Ctx, ns: string, name: string, p: Rec, path: string, problems: string[]): IrAiProvider {
+function aiProvider(
+  ctx: Ctx,
+  ns: string,
+  name: string,
+  p: Rec,
+  path: string,
+  problems: string[],
+): Named<AiProviderInput> {
   const kind = PROVIDER_KINDS.find((k) => p[k] !== undefined) ?? 'custom';
   const settings = rec(p[kind]) ?? {};
   const ref = rec(settings.backendRef);

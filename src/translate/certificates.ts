@@ -3,7 +3,7 @@
 // key material or the parser's own text (which may quote input).
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readAny, type Ctx } from './context.js';
-import type { IrListenerTls, IrTlsCertificate } from './ir.js';
+import type { ListenerTlsInput, TlsCertificateInput } from '../ir/types.js';
 import { rec, recs, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
 import { GROUP, type StoredObject } from './types.js';
@@ -15,7 +15,7 @@ export interface TlsProblem {
   message: string;
 }
 
-export type ListenerTlsResult = { ok: true; tls?: IrListenerTls } | { ok: false; problem: TlsProblem };
+export type ListenerTlsResult = { ok: true; tls?: ListenerTlsInput } | { ok: false; problem: TlsProblem };
 
 export const PEM_CERT = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
 
@@ -54,7 +54,7 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
       ? GROUP.gateway
       : GROUP.listenerSet;
   const from = { group: ownerGroup, kind: owner.obj.kind || owner.kind, namespace: ns };
-  const certificates: IrTlsCertificate[] = [];
+  const certificates: TlsCertificateInput[] = [];
   for (const [i, r] of refs.entries()) {
     const group = str(r.group) ?? '',
       kind = str(r.kind) ?? 'Secret';

@@ -3,7 +3,7 @@
 // Messages name the field, the Secret and the key, never a value. Behaviour: docs/llm-providers.md.
 import type { Ctx } from './context.js';
 import { secretData } from './policy-secrets.js';
-import type { IrAiCredential } from './ir.js';
+import type { AiCredentialInput } from '../ir/types.js';
 import { rec, str, type Rec } from './read.js';
 
 type At = (field: string) => string;
@@ -15,7 +15,7 @@ export function cloudCredential(
   ns: string,
   source: string,
   at: At,
-): IrAiCredential | string | undefined {
+): AiCredentialInput | string | undefined {
   const aws = rec(auth.aws),
     azure = rec(auth.azure),
     gcp = rec(auth.gcp);
@@ -73,7 +73,7 @@ function required(
   return missing.length ? `${at}: Secret ${ns}/${s.name} has no non-empty key ${missing.join(', ')}` : undefined;
 }
 
-function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): IrAiCredential | string {
+function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): AiCredentialInput | string {
   if (aws.assumeRole !== undefined) return `${at('aws.assumeRole')}: ${ASSUME_ROLE}`;
   const base = { region: str(aws.region) ?? '', serviceName: str(aws.serviceName) ?? '' };
   const ref = rec(aws.secretRef);
@@ -100,7 +100,7 @@ function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): 
   };
 }
 
-function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): IrAiCredential | string {
+function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): AiCredentialInput | string {
   const ref = rec(azure.secretRef);
   if (!ref) return `${at(`azure${azureMode(azure)}`)}: ${AZURE_IDENTITY}`;
   const s = secretOf(ctx, ns, ref, at('azure.secretRef'));
@@ -120,7 +120,7 @@ function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): IrAiCredenti
   };
 }
 
-function gcpCredential(ctx: Ctx, gcp: Rec, ns: string, at: At): IrAiCredential | string {
+function gcpCredential(ctx: Ctx, gcp: Rec, ns: string, at: At): AiCredentialInput | string {
   if (str(gcp.type) === 'IdToken') return `${at('gcp.type')}: ${GCP_ID_TOKEN}`;
   const ref = rec(gcp.secretRef);
   if (!ref) return `${at('gcp')}: ${GCP_IMPLICIT}`;

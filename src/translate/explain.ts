@@ -1,7 +1,8 @@
 // `gw explain route`: the effective merged policy of a route, field by field, with the object that
 // set each field and the objects it overrode, plus policies aimed at the route that are not in effect.
 import type { IrRefusal } from '../coverage/effective.js';
-import type { IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
+import type { BackendRefInput, PolicyFieldsInput, RefusalInput, RouteInput } from '../ir/types.js';
+import type { FieldOrigin } from './policy-merge.js';
 import { rec, recs, str } from './read.js';
 import { snapshots, type TranslationState } from './state.js';
 
@@ -9,12 +10,10 @@ export interface ExplainedField {
   path: string;
   /** Canonical JSON text of the effective value. */
   value: string;
-  provenance: IrFieldProvenance;
+  provenance: FieldOrigin;
   /** Set when this release refuses the field (or part of it): what is refused and why. */
   refused?: IrRefusal[];
 }
-
-type Refusing = { refusals?: IrRefusal[] };
 
 export interface ExplainedRoute {
   gateway: string;
@@ -50,22 +49,48 @@ export function parseRouteArg(arg: string): { namespace: string; name: string; r
   return rule === undefined ? { namespace, name } : { namespace, name, rule };
 }
 
-function fieldsOf(p: IrPolicyFields | undefined, refusals: readonly IrRefusal[] = []): ExplainedField[] {
-  if (!p) return [];
-  return Object.keys(p.fields)
+// The IR read here may come from any producer: every member is optional, so absent means empty.
+function fieldsOf(p: PolicyFieldsInput | null | undefined, refusals: readonly IrRefusal[] = []): ExplainedField[] {
+  const fields = p?.fields ?? {};
+  return Object.keys(fields)
     .sort()
     .map((path) => {
-      const provenance = p.provenance[path] as IrFieldProvenance;
+      const from = p?.provenance?.[path];
+      const provenance = { source: from?.source ?? '', level: from?.level ?? '', overridden: from?.overridden ?? [] };
       const refused = refusals.filter(
         (r) => r.source === provenance.source && refusalCovers(r.field, path, provenance.source),
       );
       return {
         path,
-        value: withoutInlineKey(path, p.fields[path] as string),
+        value: withoutInlineKey(path, fields[path] ?? ''),
         provenance,
         ...(refused.length ? { refused } : {}),
       };
     });
+}
+
+function refusalsOf(list: readonly RefusalInput[] | undefined): IrRefusal[] {
+  return (list ?? []).map((r) => ({
+    field: r.field ?? '',
+    source: r.source ?? '',
+    reason: r.reason ?? '',
+    security: r.security ?? false,
+  }));
+}
+
+function explainedBackend(b: BackendRefInput): ExplainedRoute['backends'][number] {
+  const refusals = refusalsOf(b.refusals);
+  const tls = b.tls?.source?.startsWith('BackendTLSPolicy ') ? b.tls : undefined;
+  return {
+    backend: b.backend ?? '',
+    weight: b.weight ?? 0,
+    fields: fieldsOf(b.policy, refusals),
+    targets: Object.keys(b.targetPolicies ?? {})
+      .sort()
+      .map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t], refusals) })),
+    // A GwPolicy's backend.tls already shows as a field; a BackendTLSPolicy is not a policy field.
+    ...(tls ? { tls: `${tls.source ?? ''} (SNI ${tls.sni ?? ''})` } : {}),
+  };
 }
 
 /** Whether a refused object path (`spec.traffic.csrf`, `spec.policies.tls`) lies in the merged field `section.field`. */
@@ -96,28 +121,20 @@ export function explainRoute(
   for (const [gateway, snap] of snapshots(state)) {
     for (const res of snap.resources) {
       if (!('route' in res)) continue;
-      const r: IrRoute = res.route;
-      if (!r.name.startsWith(prefix)) continue;
-      const ruleName = r.name.slice(prefix.length).split('@')[0];
+      const r: RouteInput = res.route;
+      const routeName = r.name ?? '';
+      if (!routeName.startsWith(prefix)) continue;
+      const ruleName = routeName.slice(prefix.length).split('@')[0];
       if (rule !== undefined && ruleName !== rule) continue;
-      const refusals = (r as IrRoute & Refusing).refusals ?? [];
+      const refusals = refusalsOf(r.refusals);
       routes.push({
         gateway,
-        route: r.name,
-        listeners: r.listeners,
-        hostnames: r.hostnames,
+        route: routeName,
+        listeners: r.listeners ?? [],
+        hostnames: r.hostnames ?? [],
         fields: fieldsOf(r.effective, refusals),
         refusals,
-        backends: r.backends.map((b: IrBackendRef & Refusing) => ({
-          backend: b.backend,
-          weight: b.weight,
-          fields: fieldsOf(b.policy, b.refusals),
-          targets: Object.keys(b.targetPolicies ?? {})
-            .sort()
-            .map((t) => ({ name: t, fields: fieldsOf(b.targetPolicies?.[t], b.refusals) })),
-          // A GwPolicy's backend.tls already shows as a field; a BackendTLSPolicy is not a policy field.
-          ...(b.tls?.source.startsWith('BackendTLSPolicy ') ? { tls: `${b.tls.source} (SNI ${b.tls.sni})` } : {}),
-        })),
+        backends: (r.backends ?? []).map(explainedBackend),
       });
     }
   }

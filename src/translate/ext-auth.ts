@@ -1,9 +1,10 @@
 // GwPolicy `traffic.extAuth` → the typed IR the proxy enforces (an external authorization service asked
 // over HTTP), or why it cannot be enforced as written: the routes it reaches then refuse their requests.
+import type { FieldOrigin } from './policy-merge.js';
 import { celCompileProblem, expressionVariables } from '../cel/data-plane.js';
 import { read, type Ctx } from './context.js';
 import { serviceHost } from './backends.js';
-import type { IrExtAuthorization, IrFieldProvenance } from './ir.js';
+import type { ExtAuthorizationInput } from '../ir/types.js';
 import { parseByteSize } from './ir-policy.js';
 import { arr, num, rec, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
@@ -79,7 +80,7 @@ export function extAuthCelProblems(e: Rec): { path: string; message: string }[] 
  * The typed form, or why the proxy cannot enforce it. Expressions pass as text even when they do not compile:
  * the proxy then refuses the route naming the expression, and the policy's status says Invalid (extAuthCelProblems).
  */
-export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthorization | string {
+export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
   if (e.conditional !== undefined) return toConditional(arr(e.conditional), resolve);
   if (e.grpc !== undefined) return 'grpc: the gRPC ext_authz protocol is not supported; use http';
   const http = rec(e.http) ?? {};
@@ -94,7 +95,7 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
     url = r.url;
   }
   if (url === undefined) return 'one of url and backendRef is needed';
-  const out: IrExtAuthorization = {
+  const out: ExtAuthorizationInput = {
     url: url.replace(/\/+$/, ''),
     failOpen: str(e.failureMode) === 'FailOpen',
     allowedRequestHeaders:
@@ -129,8 +130,8 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): IrExtAuthoriz
 }
 
 /** Each branch as a plain extAuth; one that cannot be enforced makes the whole list unenforced (never a silent skip). */
-function toConditional(list: unknown[], resolve: PolicyBackendResolver): IrExtAuthorization | string {
-  const conditional: IrExtAuthorization['conditional'] = [];
+function toConditional(list: unknown[], resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
+  const conditional: ExtAuthorizationInput['conditional'] = [];
   for (const [i, entry] of list.entries()) {
     const policy = toExtAuth(rec(rec(entry)?.policy) ?? {}, resolve);
     if (typeof policy === 'string') return `conditional[${i}].policy.${policy}`;
@@ -153,7 +154,7 @@ function toConditional(list: unknown[], resolve: PolicyBackendResolver): IrExtAu
  * Resolves a backendRef of a GwPolicy field against the translation context: a Service (its cluster DNS name
  * and port) or a GwBackend with a `static` host; across namespaces only with a ReferenceGrant.
  */
-export function policyBackendResolver(ctx: Ctx, provenance: Record<string, IrFieldProvenance>): PolicyBackendResolver {
+export function policyBackendResolver(ctx: Ctx, provenance: Record<string, FieldOrigin>): PolicyBackendResolver {
   return (field, ref) => {
     const from = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
     if (from === undefined) return { problem: 'the policy that set it is not known', reason: 'BackendNotFound' };

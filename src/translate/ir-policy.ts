@@ -1,15 +1,15 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
-// a typed home still reach the proxy through IrRoute.effective.
+// a typed home still reach the proxy through RouteInput.effective.
 import { createHash } from 'node:crypto';
 import type {
-  IrApiKeyAuthentication,
-  IrAuthorization,
-  IrBasicAuthentication,
-  IrCors,
-  IrJwtAuthentication,
-  IrMcpAuthentication,
-  IrPolicy,
-} from './ir.js';
+  ApiKeyAuthenticationInput,
+  AuthorizationInput,
+  BasicAuthenticationInput,
+  CorsInput,
+  JwtAuthenticationInput,
+  McpAuthenticationInput,
+  PolicyInput,
+} from '../ir/types.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from './read.js';
 import type { IrRefusal } from '../coverage/effective.js';
@@ -32,8 +32,8 @@ export function typedPolicy(
   fields: Record<string, unknown>,
   readSecret: PolicySecretReader = () => undefined,
   resolveBackend: PolicyBackendResolver = noBackends,
-): IrPolicy {
-  const out: IrPolicy = {};
+): PolicyInput {
+  const out: PolicyInput = {};
   const cors = rec(fields['traffic.cors']);
   if (cors) out.cors = toCors(cors);
   const authz = rec(fields['traffic.authorization']);
@@ -60,7 +60,7 @@ export function typedPolicy(
 
 const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === 'string');
 
-function toCors(c: Rec): IrCors {
+function toCors(c: Rec): CorsInput {
   return {
     allowOrigins: strings(c.allowOrigins),
     allowHeaders: strings(c.allowHeaders),
@@ -71,21 +71,21 @@ function toCors(c: Rec): IrCors {
   };
 }
 
-function toAuthorization(a: Rec): IrAuthorization {
+function toAuthorization(a: Rec): AuthorizationInput {
   const action = (str(a.action) ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
   return { rules: [{ expressions: strings(rec(a.policy)?.matchExpressions), action }] };
 }
 
-function toMcpAuth(j: Rec): IrMcpAuthentication {
+function toMcpAuth(j: Rec): McpAuthenticationInput {
   const mcp = rec(j.mcp) ?? {};
   const p = recs(j.providers)[0] ?? {};
   const jwks = rec(p.jwks) ?? {};
   const meta = rec(mcp.resourceMetadata);
-  const out: IrMcpAuthentication = {
-    mode: (str(j.mode) ?? 'Strict').toUpperCase() as IrMcpAuthentication['mode'],
+  const out: McpAuthenticationInput = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
     issuer: str(p.issuer) ?? '',
     audiences: strings(p.audiences),
-    provider: (str(mcp.provider) ?? '').toUpperCase(),
+    provider: (str(mcp.provider) ?? '').toUpperCase() as McpAuthenticationInput['provider'],
     clientId: str(mcp.clientId) ?? '',
     clientSecret: '',
     jwksUrl: str(rec(jwks.remote)?.url) ?? '',
@@ -108,8 +108,8 @@ function toMcpAuth(j: Rec): IrMcpAuthentication {
  * from a backendRef, a CEL `expression` location): the route then keeps only the effective field, and the
  * proxy refuses its requests (fail closed) instead of checking a weaker subset.
  */
-function toJwtAuth(j: Rec): IrJwtAuthentication | string {
-  const providers: IrJwtAuthentication['providers'] = [];
+function toJwtAuth(j: Rec): JwtAuthenticationInput | string {
+  const providers: JwtAuthenticationInput['providers'] = [];
   for (const [i, p] of recs(j.providers).entries()) {
     const jwks = rec(p.jwks) ?? {};
     const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
@@ -122,8 +122,8 @@ function toJwtAuth(j: Rec): IrJwtAuthentication | string {
     providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
   }
   if (providers.length === 0) return 'providers: at least one provider is needed';
-  const out: IrJwtAuthentication = {
-    mode: (str(j.mode) ?? 'Strict').toUpperCase() as IrJwtAuthentication['mode'],
+  const out: JwtAuthenticationInput = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as JwtAuthenticationInput['mode'],
     providers,
     preserveToken: j.preserveToken === true,
   };
@@ -148,7 +148,7 @@ function isKeySetText(text: string): boolean {
 }
 
 /** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */
-function toLocation(loc: Rec): IrJwtAuthentication['location'] {
+function toLocation(loc: Rec): JwtAuthenticationInput['location'] {
   const header = rec(loc.header);
   const query = str(rec(loc.queryParameter)?.name);
   const cookie = str(rec(loc.cookie)?.name);
@@ -163,7 +163,7 @@ function toLocation(loc: Rec): IrJwtAuthentication['location'] {
  * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; why not (the
  * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
  */
-function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentication | string {
+function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
   const ref = rec(a.secretRef);
   if (!ref)
     return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
@@ -177,8 +177,8 @@ function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): IrApiKeyAuthentic
     if (entry) entries.set(entry.keySha256, entry.metadataJson);
   }
   if (entries.size === 0) return `secretRef: Secret ${name} holds no key`;
-  const out: IrApiKeyAuthentication = {
-    mode: (str(a.mode) ?? 'Strict').toUpperCase() as IrApiKeyAuthentication['mode'],
+  const out: ApiKeyAuthenticationInput = {
+    mode: (str(a.mode) ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
     entries: [...entries]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([keySha256, metadataJson]) => ({ keySha256, metadataJson })),
@@ -235,7 +235,7 @@ const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[
  * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
  * `location` other than the Authorization header is asked for.
  */
-function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthentication | string {
+function toBasicAuth(b: Rec, readSecret: PolicySecretReader): BasicAuthenticationInput | string {
   if (b.location !== undefined) return 'location: only the Authorization header is supported';
   let lines = strings(b.users);
   let where = 'users';
@@ -253,7 +253,7 @@ function toBasicAuth(b: Rec, readSecret: PolicySecretReader): IrBasicAuthenticat
       .filter((l) => l && !l.startsWith('#'));
     where = `Secret ${name} key ${key}`;
   }
-  const users: IrBasicAuthentication['users'] = [];
+  const users: BasicAuthenticationInput['users'] = [];
   for (const [i, line] of lines.entries()) {
     const at = line.indexOf(':');
     const name = line.slice(0, at),
@@ -327,7 +327,7 @@ export function authRefusals(
   sourceOf: (field: string) => string,
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
-  edgePolicies: { fields: Record<string, unknown>; provenance: Record<string, { source: string }> }[],
+  edgePolicies: { fields?: Record<string, unknown>; provenance?: Record<string, { source?: string }> }[],
 ): IrRefusal[] {
   const traffic: Rec = {};
   for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
@@ -353,11 +353,11 @@ export function authRefusals(
     });
   }
   // A backend-level extAuth (GwPolicy backend.extAuth) has no typed form yet: refuse, never skip.
-  const edgeExtAuth = edgePolicies.find((p) => p.fields['backend.extAuth'] !== undefined);
+  const edgeExtAuth = edgePolicies.find((p) => p.fields?.['backend.extAuth'] !== undefined);
   if (edgeExtAuth) {
     out.push({
       field: 'spec.backend.extAuth',
-      source: edgeExtAuth.provenance['backend.extAuth']?.source ?? '',
+      source: edgeExtAuth.provenance?.['backend.extAuth']?.source ?? '',
       reason: 'backend-level external authorization is not supported',
       security: true,
     });

@@ -3,7 +3,7 @@ import { lookup, read, type Ctx } from './context.js';
 import { listenerTls } from './certificates.js';
 import { condition, type Condition, type ListenerStatus } from './conditions.js';
 import { rec, recs, selectorMatches, str, num, type Rec } from './read.js';
-import type { IrListenerTls } from './ir.js';
+import type { ListenerTlsInput } from '../ir/types.js';
 import { GROUP, objectKey, type StoredObject } from './types.js';
 import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../coverage/effective.js';
 import type { MergeResult } from './policy-merge.js';
@@ -30,7 +30,7 @@ export interface ListenerInfo {
   programmed: boolean;
   status: ListenerStatus;
   /** HTTPS listeners whose certificates resolved. */
-  tls?: IrListenerTls;
+  tls?: ListenerTlsInput;
 }
 
 export interface ListenerSetInfo {

@@ -2,34 +2,17 @@
 // `backendRef` resolved to a URL. Pure: reads go through the context, so a Service appearing or
 // disappearing re-translates the edge. A processor that cannot be resolved stays in the IR with a
 // `problem`, which the proxy turns into a rejection of every method it matches (never unguarded).
+import type { McpGuardrailPhaseInput, McpGuardrailProcessorInput, McpGuardrailsInput } from '../ir/types.js';
+import type { FieldOrigin, MergeResult } from './policy-merge.js';
 import { celCompileProblem, expressionVariables } from '../cel/data-plane.js';
 import { condition, type ParentStatus } from './conditions.js';
 import { readAny, type Ctx } from './context.js';
 import { serviceHost } from './backends.js';
-import type { IrFieldProvenance, IrPolicyFields } from './ir.js';
-import { arr, num, rec, recs, str, type Rec } from './read.js';
+import { arr, num, rec, recs, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
 import { GROUP } from './types.js';
 
-export type IrMcpGuardrailPhase = 'GUARDRAIL_OFF' | 'GUARDRAIL_REQUEST' | 'GUARDRAIL_RESPONSE' | 'GUARDRAIL_FULL';
-
-export interface IrMcpGuardrailProcessor {
-  methods: Record<string, IrMcpGuardrailPhase>;
-  url: string;
-  failureMode: 'FAIL_CLOSED' | 'FAIL_OPEN';
-  metadata: Record<string, string>;
-  allowedRequestHeaders: string[];
-  disallowedRequestHeaders: string[];
-  /** Why the processor cannot run; empty when it can. */
-  problem: string;
-  source: string;
-}
-
-export interface IrMcpGuardrails {
-  processors: IrMcpGuardrailProcessor[];
-}
-
-const PHASES: Record<string, IrMcpGuardrailPhase> = {
+const PHASES: Record<string, McpGuardrailPhaseInput> = {
   Off: 'GUARDRAIL_OFF',
   Request: 'GUARDRAIL_REQUEST',
   Response: 'GUARDRAIL_RESPONSE',
@@ -42,8 +25,8 @@ const METHOD_PATTERN = /^(\*|[^*]+|[^*]+\*|\*[^*]+)$/;
 /** The edge's guardrails, or undefined when its merged backend policy has none. */
 export function mcpGuardrails(
   ctx: Ctx,
-  merged: { fields: Record<string, unknown>; provenance: Record<string, IrFieldProvenance> },
-): IrMcpGuardrails | undefined {
+  merged: { fields: Record<string, unknown>; provenance: Record<string, FieldOrigin> },
+): McpGuardrailsInput | undefined {
   const guardrails = rec(rec(merged.fields['backend.mcp'])?.guardrails);
   if (!guardrails) return undefined;
   const origin = merged.provenance['backend.mcp']?.source ?? '';
@@ -55,7 +38,7 @@ export function mcpGuardrails(
 }
 
 /** One sentence per processor that cannot run, for the route's ResolvedRefs condition. */
-export function guardrailProblems(ref: { mcpGuardrails?: IrMcpGuardrails }): string[] {
+export function guardrailProblems(ref: { mcpGuardrails?: McpGuardrailsInput | null }): string[] {
   return (ref.mcpGuardrails?.processors ?? []).flatMap((p) => (p.problem ? [`${p.source}: ${p.problem}`] : []));
 }
 
@@ -98,9 +81,9 @@ function processorProblems(ctx: Ctx, origin: string, p: Rec): ProcessorProblem[]
   return problems;
 }
 
-function processor(ctx: Ctx, origin: string, p: Rec, source: string): IrMcpGuardrailProcessor {
+function processor(ctx: Ctx, origin: string, p: Rec, source: string): McpGuardrailProcessorInput {
   const remote = rec(p.remote) ?? {};
-  const methods: Record<string, IrMcpGuardrailPhase> = {};
+  const methods: Record<string, McpGuardrailPhaseInput> = {};
   for (const [pattern, phase] of Object.entries(rec(p.methods) ?? {}))
     methods[pattern] = PHASES[str(phase) ?? ''] ?? 'GUARDRAIL_OFF';
   const target = processorUrl(ctx, origin, remote);
@@ -196,17 +179,17 @@ function headerList(v: unknown): string[] {
  * Guardrails set for one MCP target only (a GwPolicy with `sectionName`) are not enforced per target
  * yet; rather than leave that target unguarded, the edge gets a processor that rejects every method.
  */
-export function refuseTargetGuardrails(ref: {
-  policy?: IrPolicyFields;
-  targetPolicies?: Record<string, IrPolicyFields>;
-  mcpGuardrails?: IrMcpGuardrails;
-}): void {
-  const edge = ref.policy?.fields['backend.mcp'];
-  for (const [target, p] of Object.entries(ref.targetPolicies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const text = p.fields['backend.mcp'];
-    if (text === undefined || text === edge || !rec(rec(JSON.parse(text) as unknown)?.guardrails)) continue;
+export function refuseTargetGuardrails(
+  ref: { mcpGuardrails?: McpGuardrailsInput | null },
+  edgePolicy: MergeResult,
+  targetPolicies: Record<string, MergeResult>,
+): void {
+  const edge = stableStringify(edgePolicy.fields['backend.mcp']);
+  for (const [target, p] of Object.entries(targetPolicies).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const value = p.fields['backend.mcp'];
+    if (value === undefined || stableStringify(value) === edge || !rec(rec(value)?.guardrails)) continue;
     const source = p.provenance['backend.mcp']?.source ?? '';
-    (ref.mcpGuardrails ??= { processors: [] }).processors.push({
+    ((ref.mcpGuardrails ??= {}).processors ??= []).push({
       methods: { '*': 'GUARDRAIL_FULL' },
       url: '',
       failureMode: 'FAIL_CLOSED',

@@ -3,27 +3,18 @@
 import { aiCredential, aiProviderSettings } from './backend-ai.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
-/** For the status writer: the GwModel fields the proxy refuses (one Refusal per field path). */
+/** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
 export { modelRefusals } from './model-refusals.js';
 import { condition, type StatusPiece } from './conditions.js';
 import { lookup, read, readAny, type Ctx } from './context.js';
-import type { IrAiCredential, IrModel, IrModelTarget, IrRoute } from './ir.js';
+import type { AiCredentialInput, ModelInput, ModelProviderInput, ModelTargetInput, RouteInput } from '../ir/types.js';
+import type { Named } from './built-ir.js';
 import type { ListenerInfo } from './listeners.js';
 import { num, rec, recs, stableStringify, str, type Rec } from './read.js';
 import { refKind } from './store.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from './types.js';
-import type { AiProviderSettings } from '../ir/gen/gw/ir/v1/AiProviderSettings.js';
-import type { Refusal } from '../ir/gen/gw/ir/v1/Refusal.js';
 
-/** The IR Model with the typed fields ir.ts does not mirror yet (settings, kind, refusals). */
-type ModelProviderOut = NonNullable<IrModel['provider']> & {
-  kind: string;
-  settings: AiProviderSettings;
-  credentialProblem?: string;
-};
-export type ModelOut = Omit<IrModel, 'provider'> & { provider?: ModelProviderOut; refusals?: Refusal[] };
-
-export function modelMatch(pattern: string): IrModel['match'] {
+export function modelMatch(pattern: string): ModelInput['match'] {
   if (pattern === '*') return { any: true };
   if (pattern.endsWith('*')) return { prefix: pattern.slice(0, -1) };
   if (pattern.startsWith('*')) return { suffix: pattern.slice(1) };
@@ -39,16 +30,16 @@ export function translateModels(
   ctx: Ctx,
   gw: StoredObject,
   listeners: ListenerInfo[],
-  routes: IrRoute[],
+  routes: Named<RouteInput>[],
   piece: (objKey: string, p: StatusPiece) => void,
-): ModelOut[] {
+): ModelInput[] {
   const parents = new Set<string>([objectKey('Gateway', gw.key)]);
   for (const l of listeners) if (l.owner.kind === 'ListenerSet') parents.add(objectKey('ListenerSet', l.owner.key));
   const routeKeys = new Set(routes.map((r) => r.name.split('/').slice(0, 3).join('/')));
   for (const rk of routeKeys) parents.add(rk);
   const modelKeys = new Set<string>();
   for (const p of [...parents].sort()) for (const m of lookup(ctx, 'modelsByParent', p)) modelKeys.add(m);
-  const out: ModelOut[] = [];
+  const out: ModelInput[] = [];
   for (const mk of [...modelKeys].sort()) {
     const m = readAny(ctx, 'GwModel', mk);
     if (!m) continue;
@@ -63,9 +54,9 @@ function translateModel(
   gw: StoredObject,
   m: StoredObject,
   listeners: ListenerInfo[],
-  routes: IrRoute[],
+  routes: Named<RouteInput>[],
   piece: (objKey: string, p: StatusPiece) => void,
-): ModelOut | undefined {
+): ModelInput | undefined {
   const spec = rec(m.obj.spec) ?? {};
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
@@ -103,7 +94,7 @@ function translateModel(
           section === undefined
             ? 'the HTTPRoute has several rules; set sectionName to pick one'
             : `the HTTPRoute has no rule named ${section}`;
-      else if (picked.some((r) => r.routeMatches.some((x) => x.path.kind !== 'prefix')))
+      else if (picked.some((r) => (r.routeMatches ?? []).some((x) => x.path?.kind !== 'prefix')))
         why = 'the route rule must use PathPrefix matches only';
       names = picked.map((r) => r.name);
     } else return;
@@ -144,7 +135,7 @@ function translateModel(
   });
   if (m.problems.length || parentNames.length === 0) return undefined;
   const match = str(rec(spec.match)?.model) ?? m.obj.metadata.name;
-  const out: ModelOut = {
+  const out: ModelInput = {
     name: modelName(m.key),
     parents: [...new Set(parentNames)].sort(),
     match: modelMatch(match),
@@ -159,14 +150,14 @@ function translateModel(
 }
 
 /** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
-function modelProvider(spec: Rec, credential: IrAiCredential | string | undefined): ModelProviderOut {
+function modelProvider(spec: Rec, credential: AiCredentialInput | string | undefined): ModelProviderInput {
   const policies = rec(spec.policies) ?? {};
   const auth = rec(policies.auth);
   // The inline key travels once, as the credential, not again inside policiesJson.
   const shown =
     auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
   const provider = str(spec.provider) ?? '';
-  const out: ModelProviderOut = {
+  const out: ModelProviderInput = {
     provider,
     baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '',
     kind: MODEL_KINDS[provider] ?? '',
@@ -188,7 +179,7 @@ function modelProvider(spec: Rec, credential: IrAiCredential | string | undefine
  * `policies.auth` of a provider model as the proxy's credential: `key`, `secretRef` (a Secret in the
  * model's namespace) or `passthrough`. Other kinds give undefined; the proxy refuses them itself.
  */
-function modelCredential(ctx: Ctx, key: string, ns: string, spec: Rec): IrAiCredential | string | undefined {
+function modelCredential(ctx: Ctx, key: string, ns: string, spec: Rec): AiCredentialInput | string | undefined {
   const auth = rec(rec(spec.policies)?.auth);
   return auth && aiCredential(ctx, auth, ns, `GwModel ${key}`, (field) => `spec.policies.auth.${field}`);
 }
@@ -202,8 +193,8 @@ function ruleCount(ctx: Ctx, key: string): number {
   return recs(rec(read(ctx, 'HTTPRoute', key)?.obj.spec)?.rules).length;
 }
 
-function routing(ns: string, vm: Rec): IrModel['routing'] {
-  const target = (t: Rec, extra: Partial<IrModelTarget>): IrModelTarget => ({
+function routing(ns: string, vm: Rec): ModelInput['routing'] {
+  const target = (t: Rec, extra: Partial<ModelTargetInput>): ModelTargetInput => ({
     model: modelName(`${ns}/${str(rec(t.modelRef)?.name) ?? str(t.modelRef) ?? ''}`),
     modelName: str(t.model) ?? '',
     priority: 0,
@@ -221,7 +212,7 @@ function routing(ns: string, vm: Rec): IrModel['routing'] {
       kind: 'FAILOVER',
       targets: targets
         .map((t, i) => [t, i] as const)
-        .sort((a, b) => a[0].priority - b[0].priority || a[1] - b[1])
+        .sort((a, b) => (a[0].priority ?? 0) - (b[0].priority ?? 0) || a[1] - b[1])
         .map(([t]) => t),
     };
   }

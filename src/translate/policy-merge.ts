@@ -4,7 +4,7 @@
 // then namespace/name) wins and the other is reported as Conflicted. A traffic policy with
 // `strategy.inheritance: Override` inverts precedence for its fields: it beats every default, and
 // among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
-import type { IrFieldProvenance } from './ir.js';
+import type { FieldProvenanceInput } from '../ir/types.js';
 import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
 import { rec, str, type Rec } from './read.js';
 
@@ -38,10 +38,13 @@ export interface Conflict {
   winner: string;
 }
 
+/** Where an effective field came from: the IR FieldProvenance with every member set. */
+export type FieldOrigin = Required<FieldProvenanceInput>;
+
 export interface MergeResult {
   /** Section-qualified path → value as set by the winning candidate. */
   fields: Record<string, unknown>;
-  provenance: Record<string, IrFieldProvenance>;
+  provenance: Record<string, FieldOrigin>;
   conflicts: Conflict[];
 }
 

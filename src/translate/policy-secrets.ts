@@ -1,11 +1,11 @@
 // Secrets a GwPolicy field names (basic auth `.htaccess`, …), read from the policy's own namespace through
 // the translation context, so a change to the Secret re-translates the routes using it.
+import type { FieldOrigin } from './policy-merge.js';
 import { readAny, type Ctx } from './context.js';
-import type { IrFieldProvenance } from './ir.js';
 import type { PolicySecretReader } from './ir-policy.js';
 import { rec, str } from './read.js';
 
-export function policySecretReader(ctx: Ctx, provenance: Record<string, IrFieldProvenance>): PolicySecretReader {
+export function policySecretReader(ctx: Ctx, provenance: Record<string, FieldOrigin>): PolicySecretReader {
   return (field, name) => {
     const ns = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
     return ns ? secretData(ctx, ns, name) : undefined;

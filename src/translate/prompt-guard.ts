@@ -4,41 +4,22 @@
 import { condition, type ParentStatus } from './conditions.js';
 import { read, type Ctx } from './context.js';
 import { serviceHost } from './backends.js';
-import type { IrBackendRef, IrPolicyFields } from './ir.js';
+import type {
+  BackendRefInput,
+  ContentScopeInput,
+  PromptGuardInput,
+  PromptGuardStepInput,
+  RegexGuardInput,
+  WebhookGuardInput,
+} from '../ir/types.js';
+import type { MergeResult } from './policy-merge.js';
 import { num, rec, recs, stableStringify, str, type Rec } from './read.js';
 import { referenceAllowed } from './refs.js';
 import { refKind } from './store.js';
 import { GROUP } from './types.js';
 
-export type IrContentScope = 'SCOPE_SYSTEM_PROMPT' | 'SCOPE_MESSAGES' | 'SCOPE_TOOL_OUTPUT' | 'SCOPE_TOOL_INPUT';
-
-export interface IrRegexGuard {
-  patterns: { name: string; pattern: string; mask: string }[];
-  action: 'REGEX_REJECT' | 'REGEX_MASK' | 'REGEX_AUDIT';
-  scopes: IrContentScope[];
-  rejectStatus: number;
-  rejectMessage: string;
-}
-
-export interface IrWebhookGuard {
-  host: string;
-  port: number;
-  headers: Record<string, string>;
-  target: string;
-}
-
-export type IrPromptGuardStep = { source: string } & (
-  | { kind: 'regex'; regex: IrRegexGuard }
-  | { kind: 'webhook'; webhook: IrWebhookGuard }
-  | { kind: 'unsupported'; unsupported: { kind: string; reason: string } }
-);
-
-export interface IrPromptGuard {
-  request: IrPromptGuardStep[];
-  response: IrPromptGuardStep[];
-  streaming: 'PROMPT_GUARD_STREAMING_DISABLED' | 'PROMPT_GUARD_STREAMING_BUFFERED';
-  unenforceable: string[];
-}
+/** A translated prompt guard: both step lists and the unenforceable list are always set. */
+type BuiltPromptGuard = PromptGuardInput & Required<Pick<PromptGuardInput, 'request' | 'response' | 'unenforceable'>>;
 
 /** Seed 001 builtins; documented in docs/guardrails.md. Searched anywhere in the text, so anchored by \b. */
 export const BUILTIN_REGEX: Record<string, { pattern: string; mask: string }> = {
@@ -55,7 +36,7 @@ export const BUILTIN_REGEX: Record<string, { pattern: string; mask: string }> = 
   CaSin: { pattern: '\\b\\d{3}[ -]\\d{3}[ -]\\d{3}\\b', mask: '<CA_SIN>' },
 };
 
-const SCOPES: Record<string, IrContentScope> = {
+const SCOPES: Record<string, ContentScopeInput> = {
   SystemPrompt: 'SCOPE_SYSTEM_PROMPT',
   Messages: 'SCOPE_MESSAGES',
   ToolOutput: 'SCOPE_TOOL_OUTPUT',
@@ -100,16 +81,16 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
 }
 
 /**
- * The edge's prompt guard from its effective policy fields (`backend.ai` canonical JSON) and the
- * per-provider ones; undefined when the edge has none.
+ * The edge's prompt guard from its merged policy fields (`backend.ai`) and the per-provider ones;
+ * undefined when the edge has none.
  */
 export function edgePromptGuard(
-  policy: IrPolicyFields | undefined,
-  targetPolicies: Record<string, IrPolicyFields> | undefined,
+  policy: MergeResult,
+  targetPolicies: Record<string, MergeResult>,
   lookup: PromptGuardLookup,
-): IrPromptGuard | undefined {
+): PromptGuardInput | undefined {
   const own = promptGuardOf(policy);
-  const providers = Object.entries(targetPolicies ?? {})
+  const providers = Object.entries(targetPolicies)
     .map(([name, p]) => ({ name, guard: promptGuardOf(p) }))
     .filter((p) => stableStringify(p.guard?.spec) !== stableStringify(own?.spec));
   if (!own && providers.length === 0) return undefined;
@@ -125,15 +106,13 @@ export function edgePromptGuard(
   return out;
 }
 
-function promptGuardOf(p: IrPolicyFields | undefined): { spec: Rec; source: string } | undefined {
-  const text = p?.fields['backend.ai'];
-  if (text === undefined) return undefined;
-  const spec = rec(rec(JSON.parse(text) as unknown)?.promptGuard);
-  return spec ? { spec, source: p?.provenance['backend.ai']?.source ?? 'policy' } : undefined;
+function promptGuardOf(p: MergeResult): { spec: Rec; source: string } | undefined {
+  const spec = rec(rec(p.fields['backend.ai'])?.promptGuard);
+  return spec ? { spec, source: p.provenance['backend.ai']?.source ?? 'policy' } : undefined;
 }
 
 /** Pure: one `promptGuard` object (from `source`, e.g. `GwPolicy ns/name`) → IR. */
-export function translatePromptGuard(spec: Rec, source: string, lookup: PromptGuardLookup): IrPromptGuard {
+export function translatePromptGuard(spec: Rec, source: string, lookup: PromptGuardLookup): BuiltPromptGuard {
   const [kind = 'GwPolicy', key = ''] = source.split(' ');
   const from = { kind, namespace: key.split('/')[0] ?? '' };
   const steps = (phase: 'request' | 'response') =>
@@ -152,8 +131,8 @@ function step(
   source: string,
   from: { kind: string; namespace: string },
   lookup: PromptGuardLookup,
-): IrPromptGuardStep {
-  const unsupported = (kind: string, reason: string): IrPromptGuardStep => ({
+): PromptGuardStepInput {
+  const unsupported = (kind: string, reason: string): PromptGuardStepInput => ({
     source,
     kind: 'unsupported',
     unsupported: { kind, reason },
@@ -179,8 +158,8 @@ function step(
   );
 }
 
-function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
-  const patterns: IrRegexGuard['patterns'] = [];
+function regexGuard(r: Rec, custom: Rec | undefined): RegexGuardInput | string {
+  const patterns: RegexGuardInput['patterns'] = [];
   for (const b of recsOfStrings(r.builtins)) {
     const builtin = BUILTIN_REGEX[b];
     if (!builtin) return `.builtins names unknown builtin "${b}"`;
@@ -202,7 +181,7 @@ function regexGuard(r: Rec, custom: Rec | undefined): IrRegexGuard | string {
   if (patterns.length === 0) return ' sets neither matches nor builtins';
   const scopes = recsOfStrings(r.scopes)
     .map((s) => SCOPES[s])
-    .filter((s): s is IrContentScope => s !== undefined);
+    .filter((s): s is ContentScopeInput => s !== undefined);
   return {
     patterns,
     action: ACTIONS[(str(r.action) ?? 'Reject') as keyof typeof ACTIONS] ?? 'REGEX_REJECT',
@@ -216,7 +195,7 @@ function webhookGuard(
   w: Rec,
   from: { kind: string; namespace: string },
   lookup: PromptGuardLookup,
-): IrWebhookGuard | string {
+): WebhookGuardInput | string {
   const ref = rec(w.backendRef) ?? {};
   const name = str(ref.name) ?? '',
     ns = str(ref.namespace) ?? from.namespace;
@@ -247,16 +226,14 @@ function recsOfStrings(v: unknown): string[] {
 }
 
 /** Webhook steps whose reference did not resolve: the route's ResolvedRefs turns false (the edge fails closed). */
-export function promptGuardRefProblems(refs: (IrBackendRef | string)[]): { reason: string; message: string }[] {
+export function promptGuardRefProblems(refs: (BackendRefInput | string)[]): { reason: string; message: string }[] {
   const out: { reason: string; message: string }[] = [];
   for (const r of refs) {
     if (typeof r === 'string' || !r.promptGuard) continue;
-    for (const s of [...r.promptGuard.request, ...r.promptGuard.response]) {
-      if (s.kind !== 'unsupported' || s.unsupported.kind !== 'webhook') continue;
-      out.push({
-        reason: s.unsupported.reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound',
-        message: s.unsupported.reason,
-      });
+    for (const s of [...(r.promptGuard.request ?? []), ...(r.promptGuard.response ?? [])]) {
+      if (s.kind !== 'unsupported' || s.unsupported?.kind !== 'webhook') continue;
+      const reason = s.unsupported.reason ?? '';
+      out.push({ reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound', message: reason });
     }
   }
   return out;

@@ -1,29 +1,14 @@
 // HTTPRoute / GRPCRoute rule `filters` → IR RouteFilters, and their validation as Gateway API's own
 // schema and CEL rules would do it (objects that skipped admission must not reach the proxy half-valid).
 // Behaviour and choices: docs/proxy.md "Route filters".
+import type {
+  FilterHeaderInput,
+  FilterHeaderModifierInput,
+  FilterPathModifierInput,
+  RouteFiltersInput,
+} from '../ir/types.js';
 import type { Problem } from '../problem.js';
 import { arr, num, rec, recs, str, type Rec } from './read.js';
-
-export interface IrFilterHeader {
-  name: string;
-  value: string;
-}
-
-export interface IrHeaderModifier {
-  set?: IrFilterHeader[];
-  add?: IrFilterHeader[];
-  remove?: string[];
-}
-
-export type IrPathModifier =
-  { kind: 'replaceFullPath'; replaceFullPath: string } | { kind: 'replacePrefixMatch'; replacePrefixMatch: string };
-
-export interface IrRouteFilters {
-  requestHeaders?: IrHeaderModifier;
-  responseHeaders?: IrHeaderModifier;
-  redirect?: { scheme?: string; hostname?: string; path?: IrPathModifier; port?: number; statusCode?: number };
-  rewrite?: { hostname?: string; path?: IrPathModifier };
-}
 
 /** Filter type → the field holding its settings. */
 const FIELD: Record<string, string> = {
@@ -71,10 +56,10 @@ const MAX_HEADERS = 16;
 const MAX_FILTERS = 16;
 
 /** The rule's filters for the IR route, or undefined when it has none (or they are invalid). */
-export function ruleFilters(kind: string, rule: Rec): IrRouteFilters | undefined {
+export function ruleFilters(kind: string, rule: Rec): RouteFiltersInput | undefined {
   const filters = recs(rule.filters);
   if (filters.length === 0 || ruleFilterProblems(kind, rule, '', '', '').length > 0) return undefined;
-  const out: IrRouteFilters = {};
+  const out: RouteFiltersInput = {};
   for (const f of filters) {
     const type = str(f.type);
     if (type === 'RequestHeaderModifier') out.requestHeaders = headerModifier(rec(f.requestHeaderModifier) ?? {});
@@ -286,8 +271,8 @@ function prefixMatchProblems(rule: Rec, settings: Rec, type: string, path: strin
   }
 }
 
-function headerModifier(m: Rec): IrHeaderModifier {
-  const headers = (v: unknown): IrFilterHeader[] =>
+function headerModifier(m: Rec): FilterHeaderModifierInput {
+  const headers = (v: unknown): FilterHeaderInput[] =>
     recs(v).map((h) => ({ name: String(h.name).toLowerCase(), value: String(h.value) }));
   return prune({
     set: nonEmpty(headers(m.set)),
@@ -296,7 +281,7 @@ function headerModifier(m: Rec): IrHeaderModifier {
   });
 }
 
-function pathModifier(p: Rec | undefined): IrPathModifier | undefined {
+function pathModifier(p: Rec | undefined): FilterPathModifierInput | undefined {
   if (p?.type === 'ReplaceFullPath') return { kind: 'replaceFullPath', replaceFullPath: String(p.replaceFullPath) };
   if (p?.type === 'ReplacePrefixMatch')
     return { kind: 'replacePrefixMatch', replacePrefixMatch: String(p.replacePrefixMatch) };

@@ -3,12 +3,12 @@
 // rule is reported and dropped instead of reaching the proxy.
 import { irRegexError } from '../ir/regex.js';
 import { fieldPath } from '../problem.js';
-import type { IrPathMatch, IrRouteMatch, IrRouteOrder, IrValueMatch } from './ir.js';
+import type { PathMatchInput, RouteMatchInput, RouteOrderInput, ValueMatchInput } from '../ir/types.js';
 import { rec, recs, str, type Rec } from './read.js';
 import type { StoredObject } from './types.js';
 
 export interface RuleMatches {
-  matches: IrRouteMatch[];
+  matches: RouteMatchInput[];
   /** `spec.rules[1].matches[0].path.value: is not a valid regular expression: …`; non-empty drops the rule. */
   problems: string[];
 }
@@ -23,7 +23,7 @@ export function ruleMatches(kind: string, rule: Rec, ruleIndex: number): RuleMat
   const ms = recs(rule.matches);
   const matches =
     ms.length === 0
-      ? [{ path: { kind: 'prefix', prefix: '/' }, headers: [], queryParams: [], method: '' } satisfies IrRouteMatch]
+      ? [{ path: { kind: 'prefix', prefix: '/' }, headers: [], queryParams: [], method: '' } satisfies RouteMatchInput]
       : ms.map((m, i) => {
           const bad: Bad = (path, message) => problems.push(`${fieldPath([...base, i, ...path])}: ${message}`);
           return kind === 'GRPCRoute' ? grpcMatch(m, bad) : httpMatch(m, bad);
@@ -32,17 +32,17 @@ export function ruleMatches(kind: string, rule: Rec, ruleIndex: number): RuleMat
 }
 
 /** Creation time as fixed-width ISO text so text order is time order; empty when unknown. */
-export function routeOrder(route: StoredObject, rule: number): IrRouteOrder {
+export function routeOrder(route: StoredObject, rule: number): RouteOrderInput {
   const ts = route.obj.metadata.creationTimestamp;
   const t = ts ? Date.parse(ts) : NaN;
   return { created: Number.isNaN(t) ? '' : new Date(t).toISOString(), key: route.key, rule };
 }
 
-function httpMatch(m: Rec, bad: Bad): IrRouteMatch {
+function httpMatch(m: Rec, bad: Bad): RouteMatchInput {
   const p = rec(m.path) ?? {};
   const type = str(p.type) ?? 'PathPrefix';
   const value = str(p.value) ?? '/';
-  let path: IrPathMatch;
+  let path: PathMatchInput;
   if (type === 'RegularExpression') {
     path = { kind: 'regex', regex: value };
     checkRegex(value, ['path', 'value'], bad);
@@ -63,12 +63,12 @@ function httpMatch(m: Rec, bad: Bad): IrRouteMatch {
 }
 
 /** gRPC calls are `POST /<service>/<method>`; an unset service or method matches any one path segment. */
-function grpcMatch(m: Rec, bad: Bad): IrRouteMatch {
+function grpcMatch(m: Rec, bad: Bad): RouteMatchInput {
   const headers = valueMatches(recs(m.headers), 'headers', (n) => n.toLowerCase(), bad);
   const meth = rec(m.method);
   const svc = str(meth?.service) || undefined,
     method = str(meth?.method) || undefined;
-  const out = (path: IrPathMatch): IrRouteMatch => ({ path, headers, queryParams: [], method: '' });
+  const out = (path: PathMatchInput): RouteMatchInput => ({ path, headers, queryParams: [], method: '' });
   if (!svc && !method) return out({ kind: 'prefix', prefix: '/' });
   const type = str(meth?.type) ?? 'Exact';
   if (type === 'RegularExpression') {
@@ -83,9 +83,9 @@ function grpcMatch(m: Rec, bad: Bad): IrRouteMatch {
 }
 
 /** Only the first entry per name counts (Gateway API); later duplicates are ignored. */
-function valueMatches(list: Rec[], field: string, normalize: (name: string) => string, bad: Bad): IrValueMatch[] {
+function valueMatches(list: Rec[], field: string, normalize: (name: string) => string, bad: Bad): ValueMatchInput[] {
   const seen = new Set<string>();
-  const out: IrValueMatch[] = [];
+  const out: ValueMatchInput[] = [];
   list.forEach((h, i) => {
     const name = normalize(str(h.name) ?? '');
     const value = str(h.value) ?? '';

@@ -1,11 +1,11 @@
 // HTTPRoute rule `timeouts` (Gateway API GEP-1742) → IR RouteTimeouts in milliseconds.
 import type { Problem } from '../problem.js';
-import type { IrRouteTimeouts } from './ir.js';
+import type { RouteTimeoutsInput } from '../ir/types.js';
 import { rec, recs, str, type Rec } from './read.js';
 import { parseDurationMs } from '../ir/duration.js';
 
 /** The rule's timeouts for the IR route, or undefined when the rule sets none (or sets them invalidly). */
-export function ruleTimeouts(rule: Rec): IrRouteTimeouts | undefined {
+export function ruleTimeouts(rule: Rec): RouteTimeoutsInput | undefined {
   const t = rec(rule.timeouts);
   if (!t || timeoutProblems(t, '', '', '').length > 0) return undefined;
   const ms = (v: unknown) => {

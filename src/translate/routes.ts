@@ -9,14 +9,15 @@ import { condition, type ParentStatus, type StatusPiece } from './conditions.js'
 import { memo, read, readAny, type Ctx } from './context.js';
 import { intersectHostnames } from './hostnames.js';
 import { guardrailProblems, markGuardrailProblem, mcpGuardrails, refuseTargetGuardrails } from './mcp-guardrails.js';
-import type { IrBackend, IrBackendRef, IrFieldProvenance, IrPolicyFields, IrRoute } from './ir.js';
+import type { BackendInput, BackendRefInput, PolicyFieldsInput, RouteInput } from '../ir/types.js';
+import type { Named } from './built-ir.js';
 import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from './ext-auth.js';
 import { authRefusals, typedPolicy, type PolicySecretReader } from './ir-policy.js';
 import { typedTraffic } from './ir-traffic.js';
 import { scopeRefusals } from './scope-refusals.js';
 import { policySecretReader } from './policy-secrets.js';
 import type { ListenerInfo } from './listeners.js';
-import type { Conflict, MergeResult } from './policy-merge.js';
+import type { Conflict, FieldOrigin, MergeResult } from './policy-merge.js';
 import { edgePromptGuard, markPromptGuardProblems, promptGuardLookup, promptGuardRefProblems } from './prompt-guard.js';
 import {
   backendPolicy,
@@ -38,8 +39,8 @@ import { refKind } from './store.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from './types.js';
 
 export interface RouteSink {
-  routes: IrRoute[];
-  backends: Map<string, IrBackend>;
+  routes: Named<RouteInput>[];
+  backends: Map<string, BackendInput>;
   piece(objKey: string, p: StatusPiece): void;
   conflicts: Conflict[];
 }
@@ -172,16 +173,16 @@ export function translateRoute(
       const eff = routePolicy(gp, leveled);
       sink.conflicts.push(...eff.conflicts);
       const provenance: Record<string, string> = {};
-      for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as IrFieldProvenance).source;
+      for (const k in eff.provenance) provenance[k] = (eff.provenance[k] as FieldOrigin).source;
       const refs = (resolved[i]?.refs ?? []).map((r) => backendRef(ctx, gp, r, leveled, sink, gw.key));
-      const edges = refs.filter((r): r is IrBackendRef => !('reason' in r));
+      const edges = refs.filter((r): r is BuiltEdge => !('reason' in r));
       edgeProblems.push(...refs.filter((r): r is EdgeProblem => 'reason' in r));
       guardProblems.push(...promptGuardRefProblems(edges));
       mcpGuardrailProblems.push(...edges.flatMap((r) => guardrailProblems(r)));
       const resolveBackend = policyBackendResolver(ctx, eff.provenance);
       const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
       if (extAuthProblem) edgeProblems.push(extAuthProblem);
-      const irRoute: IrRoute & Refusing = {
+      const irRoute: Named<RouteInput> & { refusals?: IrRefusal[] } = {
         name: groups.length > 1 ? `${base}${g.suffix}` : base,
         listeners: g.listeners,
         hostnames: g.hosts,
@@ -227,10 +228,10 @@ export function translateRoute(
 /** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
 function trafficOf(
   eff: MergeResult,
-  edges: IrBackendRef[],
+  edges: BackendRefInput[],
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
-): Pick<IrRoute, 'traffic' | 'refusals'> {
+): Pick<RouteInput, 'traffic'> & { refusals?: IrRefusal[] } {
   const traffic = typedTraffic(eff.fields);
   const edgePolicies = edges.flatMap((e) => [
     ...(e.policy ? [e.policy] : []),
@@ -246,9 +247,6 @@ function trafficOf(
   return { ...(traffic ? { traffic } : {}), ...(refusals.length > 0 ? { refusals } : {}) };
 }
 
-/** IR objects that carry `refusals` (gw.ir.v1.Refusal); the generated IR types are to replace ir.ts (issue 14). */
-type Refusing = { refusals?: IrRefusal[] };
-
 /**
  * Everything refused that reaches a route: its traffic and backend settings, its listener's frontend
  * settings and every edge's refusals, so one look at the route tells the proxy whether to answer 503.
@@ -257,7 +255,7 @@ function routeRefusals(
   gp: GatewayPolicies,
   listener: ListenerInfo | undefined,
   eff: MergeResult,
-  edges: readonly (IrBackendRef & Refusing)[],
+  edges: readonly BuiltEdge[],
 ): IrRefusal[] {
   const frontend = listener ? mergedRefusals(frontendPolicy(gp, listener)) : [];
   return uniqueRefusals([...mergedRefusals(eff), ...frontend, ...edges.flatMap((e) => e.refusals ?? [])]);
@@ -265,7 +263,7 @@ function routeRefusals(
 
 /** The refusals of one edge: what policies made effective on it and what the GwBackend itself sets. */
 function edgeRefusals(
-  irBackend: IrBackend | undefined,
+  irBackend: BackendInput | undefined,
   e: StoredObject,
   merged: MergeResult,
   subMerged: Record<string, MergeResult>,
@@ -284,6 +282,9 @@ function edgeRefusals(
   }
   return uniqueRefusals(out);
 }
+
+/** A route → backend edge as built: its refusals are the coverage table's (read back for the route's). */
+type BuiltEdge = BackendRefInput & { backend: string; refusals?: IrRefusal[] };
 
 /** Why an edge was left out (InvalidBackendTLS, InvalidBackendAuth). */
 interface EdgeProblem {
@@ -311,7 +312,7 @@ function canonicalText(v: unknown): string {
   return t;
 }
 
-export function fieldsOf(m: MergeResult): IrPolicyFields {
+export function fieldsOf(m: MergeResult): PolicyFieldsInput {
   const fields: Record<string, string> = {};
   for (const k of Object.keys(m.fields)) fields[k] = canonicalText(m.fields[k]);
   return { fields, provenance: m.provenance };
@@ -457,14 +458,15 @@ function backendRef(
   routeSide: Leveled[],
   sink: RouteSink,
   gateway: string,
-): IrBackendRef | EdgeProblem {
+): BuiltEdge | EdgeProblem {
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
-  const out: IrBackendRef & Refusing = { backend: '', weight: r.weight };
+  const out: BuiltEdge = { backend: '', weight: r.weight };
   let backendSide: Leveled[];
   let own: { source: string; values: Rec | undefined } | undefined;
   const subs: { name: string; source: string; values: Rec | undefined }[] = [];
+  let aiProviders: string[] = [];
   if (e.kind === 'Service') {
     const port = r.port ?? 0;
     out.backend = serviceBackendName(ns, e.obj.metadata.name, port);
@@ -485,19 +487,19 @@ function backendRef(
       .filter((a) => a.sectionName === undefined)
       .map((attachment) => ({ attachment, level: 'Backend' as const }));
     own = { source: displayName('GwBackend', e.key), values: rec(spec.policies) };
-    for (const t of result.backend.mcp?.targets ?? [])
+    for (const t of result.targets)
       subs.push({
-        name: t.name,
-        source: `${displayName('GwBackend', e.key)} target ${t.name}`,
-        values: result.targetPolicies[t.name],
+        name: t,
+        source: `${displayName('GwBackend', e.key)} target ${t}`,
+        values: result.targetPolicies[t],
       });
-    for (const g of result.backend.ai?.groups ?? [])
-      for (const p of g.providers)
-        subs.push({
-          name: p.name,
-          source: `${displayName('GwBackend', e.key)} provider ${p.name}`,
-          values: result.targetPolicies[p.name],
-        });
+    for (const p of result.providers)
+      subs.push({
+        name: p,
+        source: `${displayName('GwBackend', e.key)} provider ${p}`,
+        values: result.targetPolicies[p],
+      });
+    aiProviders = result.providers;
   }
   const merged = backendPolicy(gp, routeSide, backendSide, own);
   sink.conflicts.push(...merged.conflicts);
@@ -537,18 +539,13 @@ function backendRef(
   }
   if (aiBackend) {
     // Like TLS: an edge whose upstream credential cannot be resolved is left out rather than sent without it.
-    const ai = backendAi(
-      ctx,
-      aiBackend.groups.flatMap((g) => g.providers.map((p) => p.name)),
-      merged,
-      subMerged,
-    );
+    const ai = backendAi(ctx, aiProviders, merged, subMerged);
     if (!ai.ok) return { reason: 'InvalidBackendAuth', message: ai.message };
     if (ai.ai) out.ai = ai.ai;
   }
-  const promptGuard = edgePromptGuard(out.policy, out.targetPolicies, promptGuardLookup(ctx));
+  const promptGuard = edgePromptGuard(merged, subMerged, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;
-  refuseTargetGuardrails(out);
+  refuseTargetGuardrails(out, merged, subMerged);
   const refusals = edgeRefusals(irBackend, e, merged, subMerged);
   if (refusals.length) out.refusals = refusals;
   return out;

@@ -3,7 +3,7 @@
 // accepted and skipped. Which kind a route is comes from its backends: an MCP backend, an ai backend, or
 // anything else (forwarded HTTP).
 import type { IrRefusal } from '../coverage/effective.js';
-import type { IrBackend, IrBackendRef } from './ir.js';
+import type { BackendInput as IrBackend, BackendRefInput as IrBackendRef } from '../ir/types.js';
 import type { MergeResult } from './policy-merge.js';
 import { rec, recs } from './read.js';
 
@@ -55,9 +55,9 @@ export function scopeRefusals(
 
 /** undefined when the route has no usable backend (nothing to act on). */
 function routeKind(edges: readonly IrBackendRef[], backends: ReadonlyMap<string, IrBackend>): RouteKind | undefined {
-  const first = edges.find((e) => e.weight > 0) ?? edges[0];
+  const first = edges.find((e) => (e.weight ?? 0) > 0) ?? edges[0];
   if (!first) return undefined;
-  const backend = backends.get(first.backend);
+  const backend = backends.get(first.backend ?? '');
   if (backend?.mcp) return 'mcp';
   if (backend?.ai || first.ai) return 'llm';
   return 'forwarded';

@@ -3,7 +3,7 @@
 // gateways or the object itself can touch are reassembled.
 import type { StatusPiece } from './conditions.js';
 import type { TranslateOptions } from './context.js';
-import type { IrSnapshot } from './ir.js';
+import type { BuiltSnapshot } from './built-ir.js';
 import { backendTlsPolicyTargets } from './backend-tls-policy.js';
 import { referencedSecrets } from './policy-secrets.js';
 import { guardrailServices } from './mcp-guardrails.js';
@@ -29,8 +29,8 @@ export interface ChangeResult {
 }
 
 /** Snapshots of every Gateway of our class, keyed by `ns/name`. */
-export function snapshots(state: TranslationState): Map<string, IrSnapshot> {
-  const out = new Map<string, IrSnapshot>();
+export function snapshots(state: TranslationState): Map<string, BuiltSnapshot> {
+  const out = new Map<string, BuiltSnapshot>();
   for (const [k, t] of [...state.gateways].sort(([a], [b]) => (a < b ? -1 : 1))) if (t.ours) out.set(k, t.snapshot);
   return out;
 }

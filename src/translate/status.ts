@@ -3,6 +3,7 @@
 // recomputes only the statuses it can touch.
 import { condition, enforcedCondition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
 import { refusalsOf, refusalText, type FieldRefusal } from '../coverage/index.js';
+import { modelRefusals } from './model-refusals.js';
 import { newCtx, type TranslateOptions } from './context.js';
 import { translateGwBackend } from './backends.js';
 import { extAuthCelProblems } from './ext-auth.js';
@@ -65,7 +66,8 @@ export function objectStatus(
       return parents.length ? { parents } : undefined;
     }
     case 'GwModel': {
-      const refused = enforcedCondition(refusalText(refusalsOf('GwModel', e.obj.spec)), '', gen, now);
+      // The same list the IR Model carries (model-refusals.ts): the status and the proxy never disagree.
+      const refused = enforcedCondition(refusalText(modelRefusals(e)), '', gen, now);
       const parents = parentsOf(pieces).slice(0, MAX_MODEL_PARENTS);
       return { parents: refused ? parents.map((p) => ({ ...p, conditions: [...p.conditions, refused] })) : parents };
     }
@@ -329,8 +331,8 @@ function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof n
   if (!guard) return [];
   const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
   return [...ir.request, ...ir.response].flatMap((s) =>
-    s.kind === 'unsupported' && s.unsupported.kind !== 'webhook'
-      ? [s.unsupported.reason.replace(`${source} `, '')]
+    s.kind === 'unsupported' && s.unsupported && s.unsupported.kind !== 'webhook'
+      ? [(s.unsupported.reason ?? '').replace(`${source} `, '')]
       : [],
   );
 }

@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { condition, type Condition, type StatusPiece } from './conditions.js';
 import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './context.js';
-import type { IrBackend, IrListener, IrResource, IrRoute, IrSnapshot } from './ir.js';
+import type { BackendInput, ListenerInput, RouteInput } from '../ir/types.js';
+import type { BuiltResource, BuiltSnapshot } from './built-ir.js';
 import { collectListeners, listenerLimits, listenerRefusals } from './listeners.js';
 import { translateModels } from './models.js';
 import type { Conflict } from './policy-merge.js';
@@ -18,14 +19,14 @@ export interface GatewayTranslation {
   gateway: string;
   /** False when the Gateway does not exist or belongs to another controller: nothing to serve or report. */
   ours: boolean;
-  snapshot: IrSnapshot;
+  snapshot: BuiltSnapshot;
   /** Object key (`Kind/ns/name`) → what this gateway says about it; assembled by status.ts. */
   statuses: Record<string, StatusPiece[]>;
   /** Object keys and index slots read; a change to any of them may change this translation. */
   deps: string[];
 }
 
-const EMPTY: IrSnapshot = { version: '', resources: [] };
+const EMPTY: BuiltSnapshot = { version: '', resources: [] };
 
 export function isOurClass(ctx: Ctx, className: string): StoredObject | undefined {
   const cls = read(ctx, 'GatewayClass', className);
@@ -36,7 +37,7 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   const ctx = newCtx(store, options);
   const statuses: Record<string, StatusPiece[]> = {};
   const piece = (k: string, p: StatusPiece) => (statuses[k] ??= []).push(p);
-  const done = (ours: boolean, snapshot: IrSnapshot): GatewayTranslation => ({
+  const done = (ours: boolean, snapshot: BuiltSnapshot): GatewayTranslation => ({
     gateway: gatewayKey,
     ours,
     snapshot,
@@ -69,7 +70,7 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     gw,
     listenerSets.filter((s) => s.accepted).map((s) => s.entry),
   );
-  const sink: RouteSink = { routes: [], backends: new Map<string, IrBackend>(), piece, conflicts: [] as Conflict[] };
+  const sink: RouteSink = { routes: [], backends: new Map<string, BackendInput>(), piece, conflicts: [] as Conflict[] };
   const parents = [
     objectKey('Gateway', gw.key),
     ...listenerSets.filter((s) => s.accepted).map((s) => objectKey('ListenerSet', s.entry.key)),
@@ -82,11 +83,11 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     if (route) translateRoute(ctx, gw, route, listeners, gp, sink);
   }
   const models = options.enableModels ? translateModels(ctx, gw, listeners, sink.routes, piece) : [];
-  const irListeners: IrListener[] = [];
+  const irListeners: ListenerInput[] = [];
   for (const l of listeners.filter((x) => x.programmed)) {
     const fe = frontendPolicy(gp, l);
     sink.conflicts.push(...fe.conflicts);
-    const il: IrListener = {
+    const il: ListenerInput = {
       name: l.irName,
       bind: bindName(gw.key, l.port),
       hostnames: l.hostname ? [l.hostname] : [],
@@ -100,13 +101,11 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     if (limits) il.limits = limits;
     irListeners.push(il);
   }
-  const ports = [...new Set(irListeners.map((l) => Number(l.bind.slice(l.bind.lastIndexOf('/') + 1))))].sort(
-    (a, b) => a - b,
-  );
-  const resources: IrResource[] = [
+  const ports = [...new Set(listeners.filter((x) => x.programmed).map((l) => l.port))].sort((a, b) => a - b);
+  const resources: BuiltResource[] = [
     ...ports.map((port) => ({ kind: 'bind' as const, bind: { name: bindName(gw.key, port), port, address: '' } })),
     ...irListeners.sort(byName).map((listener) => ({ kind: 'listener' as const, listener })),
-    ...sink.routes.sort(byName).map((route: IrRoute) => ({ kind: 'route' as const, route })),
+    ...sink.routes.sort(byName).map((route: RouteInput) => ({ kind: 'route' as const, route })),
     ...[...sink.backends.values()].sort(byName).map((backend) => ({ kind: 'backend' as const, backend })),
     ...models.sort(byName).map((model) => ({ kind: 'model' as const, model })),
   ];
@@ -142,8 +141,10 @@ function snapshotVersion(store: Store, ctx: Ctx, options: TranslateOptions): str
   return h.digest('hex').slice(0, 16);
 }
 
-function byName(a: { name: string }, b: { name: string }): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+function byName(a: { name?: string }, b: { name?: string }): number {
+  const x = a.name ?? '';
+  const y = b.name ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 export function bindName(gatewayKey: string, port: number): string {

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateIrTypes, defaultOutDir } from '../../src/ir/generate.js';
+import { generateIrTypes, defaultOutDir, indexFile, renderIrIndex } from '../../src/ir/generate.js';
 import { renderConfigSchema, schemaFile } from '../../scripts/gen-config-schema.js';
 import { tempDirs } from '../support/temp-dir.js';
 
@@ -29,5 +29,9 @@ describe('generated files', () => {
     const out = tempDir('gw-ir-gen-');
     generateIrTypes(out);
     expect(tree(out)).toEqual(tree(defaultOutDir));
+  });
+
+  it('src/ir/types.ts re-exports every generated IR type (run src/ir/generate.ts)', () => {
+    expect(readFileSync(indexFile, 'utf8')).toBe(renderIrIndex());
   });
 });

@@ -3,9 +3,9 @@ import { loadSync, type MessageTypeDefinition } from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
 import { createControllerSource, RESOURCE_TYPE } from '../../src/controller/snapshot-source.js';
 import { decodeResource } from '../../src/ir/load.js';
-import type { IrSnapshot } from '../../src/translate/ir.js';
+import type { BuiltSnapshot } from '../../src/translate/built-ir.js';
 
-const snap = (port: number): IrSnapshot => ({
+const snap = (port: number): BuiltSnapshot => ({
   version: String(port),
   resources: [
     { kind: 'bind', bind: { name: 'ns/web/8080', port: 8080, address: '' } },

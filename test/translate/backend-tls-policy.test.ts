@@ -66,7 +66,7 @@ describe('BackendTLSPolicy status', () => {
       'ResolvedRefs=True/ResolvedRefs',
     ]);
     const route = state.gateways.get('default/web')?.snapshot.resources.find((x) => x.kind === 'route');
-    expect(route?.kind === 'route' && route.route.backends[0]?.tls?.sni).toBe('api.example.test');
+    expect(route?.kind === 'route' && route.route.backends?.[0]?.tls?.sni).toBe('api.example.test');
   });
 
   it('marks the newer of two policies for the same Service Conflicted when an older one arrives', () => {

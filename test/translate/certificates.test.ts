@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
-import type { IrListener } from '../../src/translate/ir.js';
+import type { ListenerInput } from '../../src/ir/types.js';
 import { affectedGateways, applyChange, snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject, type Store } from '../../src/translate/store.js';
 import { goldenInput, goldenOptions, renderGolden } from './golden-render.js';
@@ -20,7 +20,7 @@ function load(file: string): { store: Store; text: string } {
   return { store, text };
 }
 
-function listener(state: ReturnType<typeof translateAll>, name: string): IrListener | undefined {
+function listener(state: ReturnType<typeof translateAll>, name: string): ListenerInput | undefined {
   const r = snapshots(state)
     .get('default/web')
     ?.resources.find((x) => x.kind === 'listener' && x.listener.name === name);
@@ -32,7 +32,7 @@ describe('HTTPS listener certificates', () => {
     const { store, text } = load('https-listener.yaml');
     const state = translateAll(store, goldenOptions(text));
     const before = snapshots(state).get('default/web')?.version;
-    expect(listener(state, 'default/web/https')?.tls?.certificates[0]?.certChainPem).toBe(
+    expect(listener(state, 'default/web/https')?.tls?.certificates?.[0]?.certChainPem).toBe(
       readFileSync(join(tlsDir, 'a.crt'), 'utf8'),
     );
     putObject(
@@ -49,7 +49,7 @@ describe('HTTPS listener certificates', () => {
     );
     expect(affectedGateways(store, 'Secret/default/a-cert', state)).toEqual(['default/web']);
     expect(applyChange(state, store, 'Secret/default/a-cert').gateways).toEqual(['default/web']);
-    expect(listener(state, 'default/web/https')?.tls?.certificates[0]?.certChainPem).toBe(
+    expect(listener(state, 'default/web/https')?.tls?.certificates?.[0]?.certChainPem).toBe(
       readFileSync(join(tlsDir, 'a2.crt'), 'utf8'),
     );
     expect(snapshots(state).get('default/web')?.version).not.toBe(before);

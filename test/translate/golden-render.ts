@@ -9,14 +9,8 @@ import type { TranslateOptions } from '../../src/translate/context.js';
 import { sortKeys } from '../../src/translate/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/store.js';
-import type {
-  IrAiCredential,
-  IrAiEdge,
-  IrBackendTls,
-  IrPolicyFields,
-  IrResource,
-  IrSnapshot,
-} from '../../src/translate/ir.js';
+import type { AiCredentialInput, AiEdgeInput, BackendTlsInput, PolicyFieldsInput } from '../../src/ir/types.js';
+import type { BuiltResource, BuiltSnapshot } from '../../src/translate/built-ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
 
@@ -49,15 +43,18 @@ const keySummary = (pem: string): string =>
   `redacted sha256 ${createHash('sha256').update(pem).digest('hex').slice(0, 16)}`;
 
 /** Backend TLS of every route edge, with the same summaries as listener certificates. */
-function redactBackendTls(r: IrResource): IrResource {
-  if (r.kind !== 'route' || !r.route.backends.some((b) => b.tls)) return r;
+function redactBackendTls(r: BuiltResource): BuiltResource {
+  if (r.kind !== 'route' || !(r.route.backends ?? []).some((b) => b.tls)) return r;
   return {
     ...r,
-    route: { ...r.route, backends: r.route.backends.map((b) => (!b.tls ? b : { ...b, tls: tlsSummary(b.tls) })) },
+    route: {
+      ...r.route,
+      backends: (r.route.backends ?? []).map((b) => (!b.tls ? b : { ...b, tls: tlsSummary(b.tls) })),
+    },
   };
 }
 
-function tlsSummary(tls: IrBackendTls): IrBackendTls {
+function tlsSummary(tls: BackendTlsInput): BackendTlsInput {
   return {
     ...tls,
     caPem: tls.caPem && certSummary(tls.caPem),
@@ -67,12 +64,12 @@ function tlsSummary(tls: IrBackendTls): IrBackendTls {
 }
 
 /** Upstream LLM keys and provider TLS of every AI edge, summarised like TLS keys and certificates. */
-function redactAiKeys(r: IrResource): IrResource {
-  if (r.kind !== 'route' || !r.route.backends.some((b) => b.ai)) return r;
-  const redactEdge = (ai: IrAiEdge): IrAiEdge => ({
+function redactAiKeys(r: BuiltResource): BuiltResource {
+  if (r.kind !== 'route' || !(r.route.backends ?? []).some((b) => b.ai)) return r;
+  const redactEdge = (ai: AiEdgeInput): AiEdgeInput => ({
     ...ai,
     providers: Object.fromEntries(
-      Object.entries(ai.providers).map(([name, p]) => [
+      Object.entries(ai.providers ?? {}).map(([name, p]) => [
         name,
         {
           ...p,
@@ -84,18 +81,18 @@ function redactAiKeys(r: IrResource): IrResource {
   });
   return {
     ...r,
-    route: { ...r.route, backends: r.route.backends.map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) },
+    route: { ...r.route, backends: (r.route.backends ?? []).map((b) => (b.ai ? { ...b, ai: redactEdge(b.ai) } : b)) },
   };
 }
 
 /** `backend.auth` credentials of non-AI edges and their MCP targets, and inline keys in every edge's policy fields, summarised like the AI edges' keys. */
-function redactEdgeKeys(r: IrResource): IrResource {
+function redactEdgeKeys(r: BuiltResource): BuiltResource {
   if (r.kind !== 'route') return r;
   return {
     ...r,
     route: {
       ...r.route,
-      backends: r.route.backends.map((b) => ({
+      backends: (r.route.backends ?? []).map((b) => ({
         ...b,
         ...(b.policy ? { policy: withoutInlineKey(b.policy) } : {}),
         ...(b.targetPolicies
@@ -119,8 +116,8 @@ function redactEdgeKeys(r: IrResource): IrResource {
 }
 
 /** An inline `backend.auth.key` in an edge's policy fields, as a hash prefix like the credential's. */
-function withoutInlineKey(p: IrPolicyFields): IrPolicyFields {
-  const auth = p.fields['backend.auth'];
+function withoutInlineKey(p: PolicyFieldsInput): PolicyFieldsInput {
+  const auth = p.fields?.['backend.auth'];
   if (!auth) return p;
   const v = JSON.parse(auth) as Record<string, unknown>;
   if (typeof v.key !== 'string') return p;
@@ -128,34 +125,34 @@ function withoutInlineKey(p: IrPolicyFields): IrPolicyFields {
 }
 
 /** Upstream LLM keys of GwModel providers, summarised like the AI edges' keys. */
-function redactModelKeys(r: IrResource): IrResource {
-  const c = r.kind === 'model' ? r.model.provider?.credential : undefined;
-  if (r.kind !== 'model' || !r.model.provider || !c) return r;
+function redactModelKeys(r: BuiltResource): BuiltResource {
+  if (r.kind !== 'model' || !r.model.provider?.credential) return r;
+  const c = r.model.provider.credential;
   return { ...r, model: { ...r.model, provider: { ...r.model.provider, credential: credentialSummary(c) } } };
 }
 
 /** Keys, secrets and private keys of an upstream credential as hash prefixes; ids and sources as they are. */
-function credentialSummary(c: IrAiCredential): IrAiCredential {
-  const hide = (v: string): string => v && keySummary(v);
+function credentialSummary(c: AiCredentialInput): AiCredentialInput {
+  const hide = (v: string | undefined): string => (v ? keySummary(v) : '');
   switch (c.kind) {
     case 'key':
-      return { ...c, key: keySummary(c.key) };
+      return { ...c, key: hide(c.key) };
     case 'aws':
       return {
         ...c,
-        aws: { ...c.aws, secretAccessKey: hide(c.aws.secretAccessKey), sessionToken: hide(c.aws.sessionToken) },
+        aws: { ...c.aws, secretAccessKey: hide(c.aws?.secretAccessKey), sessionToken: hide(c.aws?.sessionToken) },
       };
     case 'azure':
-      return { ...c, azure: { ...c.azure, clientSecret: hide(c.azure.clientSecret) } };
+      return { ...c, azure: { ...c.azure, clientSecret: hide(c.azure?.clientSecret) } };
     case 'gcp':
-      return { ...c, gcp: { ...c.gcp, privateKey: hide(c.gcp.privateKey) } };
+      return { ...c, gcp: { ...c.gcp, privateKey: hide(c.gcp?.privateKey) } };
     default:
       return c;
   }
 }
 
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */
-function redactTls(snapshot: IrSnapshot): IrSnapshot {
+function redactTls(snapshot: BuiltSnapshot): BuiltSnapshot {
   return {
     ...snapshot,
     resources: snapshot.resources
@@ -171,11 +168,14 @@ function redactTls(snapshot: IrSnapshot): IrSnapshot {
               listener: {
                 ...r.listener,
                 tls: {
-                  certificates: r.listener.tls.certificates.map((c) => {
-                    const leaf = new X509Certificate(c.certChainPem);
+                  certificates: (r.listener.tls.certificates ?? []).map((c) => {
+                    const leaf = new X509Certificate(c.certChainPem ?? '');
                     return {
                       certChainPem: `${leaf.subject} ${leaf.subjectAltName ?? ''} sha256 ${leaf.fingerprint256.slice(0, 23)}`,
-                      privateKeyPem: `redacted sha256 ${createHash('sha256').update(c.privateKeyPem).digest('hex').slice(0, 16)}`,
+                      privateKeyPem: `redacted sha256 ${createHash('sha256')
+                        .update(c.privateKeyPem ?? '')
+                        .digest('hex')
+                        .slice(0, 16)}`,
                       source: c.source,
                     };
                   }),
@@ -201,7 +201,7 @@ export function renderGolden(input: string, source: string): string {
 }
 
 /** Every golden input case, translated: one entry per (case file, gateway). */
-export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: IrSnapshot }> {
+export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: BuiltSnapshot }> {
   const dir = join(import.meta.dirname, 'testdata');
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { formatProblem, type Problem } from '../../problem.js';
 import { keepTransitionTimes } from '../../translate/conditions.js';
 import type { TranslateOptions } from '../../translate/context.js';
-import type { IrSnapshot } from '../../translate/ir.js';
+import type { BuiltSnapshot } from '../../translate/built-ir.js';
 import { stableStringify } from '../../translate/read.js';
 import { applyChange, snapshots, translateAll, type TranslationState } from '../../translate/state.js';
 import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/store.js';
@@ -31,7 +31,7 @@ export interface LocalControllerOptions {
   /** The GatewayClass the chart would install; added when the folder does not define it. */
   builtinClass?: { name: string; controllerName: string };
   /** Called after every (re)translation with the current snapshots: the seam the xDS server uses. */
-  onSnapshots?: (snapshots: Map<string, IrSnapshot>) => void;
+  onSnapshots?: (snapshots: Map<string, BuiltSnapshot>) => void;
 }
 
 export interface ReloadSummary {
@@ -58,7 +58,7 @@ export class LocalController {
 
   constructor(private readonly opts: LocalControllerOptions) {}
 
-  get snapshots(): Map<string, IrSnapshot> {
+  get snapshots(): Map<string, BuiltSnapshot> {
     return this.state ? snapshots(this.state) : new Map();
   }
 

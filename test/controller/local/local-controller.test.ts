@@ -114,7 +114,7 @@ describe('local mode', () => {
     writeFileSync(join(manifests, 'policy.yaml'), POLICY('https://a.example'));
     await until(() => existsSync(join(statusDir, 'GwPolicy/default/cors.yaml')));
     const route = c.snapshots.get('default/web')?.resources.find((r) => 'route' in r);
-    expect(route && 'route' in route ? route.route.effective.fields['traffic.cors'] : undefined).toBe(
+    expect(route && 'route' in route ? route.route.effective?.fields?.['traffic.cors'] : undefined).toBe(
       '{"allowOrigins":["https://a.example"]}',
     );
     // The route's conditions did not change, so their transition time stays at the first translation.
