@@ -1,12 +1,7 @@
 // GwPolicy `traffic` (merged, one value per field) → the typed IR `TrafficPolicy` the proxy enforces. The
 // merged values were validated against the schema, so they are read as the schema's own types.
 import type { TrafficPolicy as ApiTraffic, DirectResponsePolicy } from '../api/traffic.js';
-import type {
-  BufferLimitInput,
-  DirectResponseInput,
-  TrafficHeaderModifierInput,
-  TrafficPolicyInput,
-} from '../ir/types.js';
+import type { BufferLimitInput, DirectResponseInput, HeaderModifierInput, TrafficPolicyInput } from '../ir/types.js';
 import { parseDurationMs } from '../ir/duration.js';
 import { parseByteSize } from './ir-policy.js';
 
@@ -60,7 +55,7 @@ export function typedTraffic(fields: Record<string, unknown>): TrafficPolicyInpu
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function headerModifier(s: HeaderStep): TrafficHeaderModifierInput {
+function headerModifier(s: HeaderStep): HeaderModifierInput {
   return { set: s.set ?? [], add: s.add ?? [], remove: s.remove ?? [] };
 }
 

@@ -1,12 +1,7 @@
 // HTTPRoute / GRPCRoute rule `filters` → IR RouteFilters, and their validation as Gateway API's own
 // schema and CEL rules would do it (objects that skipped admission must not reach the proxy half-valid).
 // Behaviour and choices: docs/proxy.md "Route filters".
-import type {
-  FilterHeaderInput,
-  FilterHeaderModifierInput,
-  FilterPathModifierInput,
-  RouteFiltersInput,
-} from '../ir/types.js';
+import type { HeaderInput, HeaderModifierInput, FilterPathModifierInput, RouteFiltersInput } from '../ir/types.js';
 import type { Problem } from '../problem.js';
 import { arr, num, rec, recs, str, type Rec } from './read.js';
 
@@ -271,8 +266,8 @@ function prefixMatchProblems(rule: Rec, settings: Rec, type: string, path: strin
   }
 }
 
-function headerModifier(m: Rec): FilterHeaderModifierInput {
-  const headers = (v: unknown): FilterHeaderInput[] =>
+function headerModifier(m: Rec): HeaderModifierInput {
+  const headers = (v: unknown): HeaderInput[] =>
     recs(v).map((h) => ({ name: String(h.name).toLowerCase(), value: String(h.value) }));
   return prune({
     set: nonEmpty(headers(m.set)),
