@@ -4,7 +4,7 @@
 import type { StatusPiece } from './status/conditions.js';
 import type { TranslateOptions } from './objects/context.js';
 import type { BuiltSnapshot } from './built-ir.js';
-import { backendTlsPolicyTargets } from './backends/backend-tls-policy.js';
+import { backendTlsPolicyTargets } from './backends/backend-tls-policy-checks.js';
 import { referencedSecrets } from './policies/policy-secrets.js';
 import { guardrailServices } from './backends/mcp-guardrails.js';
 import { rec, str } from './objects/read.js';

@@ -1,67 +1,17 @@
 // Gateway API BackendTLSPolicy (gateway.networking.k8s.io/v1) on Service backends: which policy covers a
 // Service port, the upstream TLS it asks for, and what its status says. Pure: every read goes through the
 // context (translation) or a fresh one (status), so a change to a policy, Service or ConfigMap re-runs it.
-import type { Problem } from '../../problem.js';
 import { caBundle } from './backend-tls.js';
 import { condition, type Condition, type StatusPiece } from '../status/conditions.js';
 import { lookup, readAny, type Ctx } from '../objects/context.js';
 import type { BackendTlsInput } from '../../ir/types.js';
-import { arr, rec, recs, str, type Rec } from '../objects/read.js';
+import { rec, recs, str, type Rec } from '../objects/read.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from '../objects/types.js';
+import { isServiceRef } from './backend-tls-policy-checks.js';
 
 export const BACKEND_TLS_POLICY = 'BackendTLSPolicy';
 
 export type ServiceTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
-
-/** `Service/ns/name` keys of the Services a policy's targetRefs name (other kinds are not supported). */
-export function backendTlsPolicyTargets(policy: StoredObject): string[] {
-  const ns = policy.obj.metadata.namespace ?? '';
-  return recs(rec(policy.obj.spec)?.targetRefs)
-    .filter(isServiceRef)
-    .map((t) => objectKey('Service', nameKey(ns, str(t.name) ?? '')));
-}
-
-/**
- * The admission checks of the CRD (schema and CEL rules) that translation relies on, so an object that
- * slipped past them (local files, an older CRD) is reported as Invalid instead of half applied.
- */
-export function backendTlsPolicyProblems(spec: Rec, source: string, object: string): Problem[] {
-  const out: Problem[] = [];
-  const bad = (path: string, message: string) => out.push({ source, object, path, message });
-  const targets = arr(spec.targetRefs);
-  if (targets.length < 1 || targets.length > 16)
-    bad('spec.targetRefs', `must have 1 to 16 items, got ${targets.length}`);
-  recs(targets).forEach((t, i) => {
-    if (!str(t.name)) bad(`spec.targetRefs[${i}].name`, 'must be set');
-  });
-  const v = rec(spec.validation);
-  if (!v) {
-    bad('spec.validation', 'must be set');
-    return out;
-  }
-  if (!str(v.hostname))
-    bad('spec.validation.hostname', 'must be set: it is the SNI and the name the backend certificate must match');
-  const refs = arr(v.caCertificateRefs);
-  const wellKnown = str(v.wellKnownCACertificates) ?? '';
-  if (refs.length > 0 && wellKnown)
-    bad('spec.validation', 'must not set both caCertificateRefs and wellKnownCACertificates');
-  if (refs.length === 0 && !wellKnown) bad('spec.validation', 'must set caCertificateRefs or wellKnownCACertificates');
-  if (wellKnown && wellKnown !== 'System')
-    bad(
-      'spec.validation.wellKnownCACertificates',
-      `must be System (the only set Gw knows), got ${JSON.stringify(wellKnown)}`,
-    );
-  recs(v.subjectAltNames).forEach((s, i) => {
-    const type = str(s.type);
-    if (type === 'Hostname' && !str(s.hostname))
-      bad(`spec.validation.subjectAltNames[${i}].hostname`, 'must be set when type is Hostname');
-    else if (type === 'URI' && !str(s.uri))
-      bad(`spec.validation.subjectAltNames[${i}].uri`, 'must be set when type is URI');
-    else if (type !== 'Hostname' && type !== 'URI')
-      bad(`spec.validation.subjectAltNames[${i}].type`, `must be Hostname or URI, got ${JSON.stringify(s.type)}`);
-  });
-  return out;
-}
 
 /**
  * Upstream TLS for the edge to `service` port `port` from the BackendTLSPolicy that covers it, or why it
@@ -218,8 +168,4 @@ function winnerOf(
 /** An empty sectionName means the whole Service, as the CRD's CEL rules read it. */
 function sectionOf(t: Rec): string | undefined {
   return str(t.sectionName) || undefined;
-}
-
-function isServiceRef(t: Rec): boolean {
-  return (str(t.group) ?? '') === GROUP.core && (str(t.kind) ?? '') === 'Service';
 }

@@ -15,7 +15,7 @@ import {
   type StoredObject,
 } from './types.js';
 import { validateObject } from './validate.js';
-import { backendTlsPolicyTargets } from '../backends/backend-tls-policy.js';
+import { backendTlsPolicyTargets } from '../backends/backend-tls-policy-checks.js';
 
 interface Indexes {
   /** `Gateway/ns/name` or `ListenerSet/ns/name` → object keys (`HTTPRoute/ns/name`) of routes naming it as parent. */

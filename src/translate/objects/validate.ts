@@ -5,7 +5,7 @@ import { validateManifest } from '../../api/validate.js';
 import { celCompileProblem, type CelVariable } from '../../cel/data-plane.js';
 import type { Problem } from '../../problem.js';
 import { arr, rec, recs, str } from './read.js';
-import { backendTlsPolicyProblems } from '../backends/backend-tls-policy.js';
+import { backendTlsPolicyProblems } from '../backends/backend-tls-policy-checks.js';
 import { routeFilterProblems } from '../routes/route-filters.js';
 import { routeTimeoutProblems } from '../routes/route-timeouts.js';
 import { displayName, nameKey, type Kind, type KubeObject } from './types.js';

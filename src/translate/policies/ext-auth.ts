@@ -5,7 +5,7 @@ import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js'
 import { read, type Ctx } from '../objects/context.js';
 import { serviceHost } from '../backends/backends.js';
 import type { ExtAuthorizationInput } from '../../ir/types.js';
-import { parseByteSize } from './ir-policy.js';
+import { parseByteSize } from './byte-size.js';
 import { arr, num, rec, str, type Rec } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { parseDurationMs } from '../../ir/duration.js';

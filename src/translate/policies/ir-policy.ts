@@ -11,22 +11,10 @@ import type {
   PolicyInput,
 } from '../../ir/types.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
+import { parseByteSize } from './byte-size.js';
+import type { PolicySecretReader } from './policy-secrets.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
-
-const UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
-
-/** `2Mi`, `2mb`, `1048576` → bytes; undefined when unreadable. */
-export function parseByteSize(v: unknown): number | undefined {
-  if (typeof v === 'number') return v;
-  const m = /^([0-9]+)\s*([kmg]i?)?b?$/i.exec(str(v) ?? '');
-  if (!m) return undefined;
-  const unit = UNITS[(m[2] ?? '').toLowerCase()];
-  return unit === undefined ? undefined : Number(m[1]) * unit;
-}
-
-/** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
-export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
 
 export function typedPolicy(
   fields: Record<string, unknown>,

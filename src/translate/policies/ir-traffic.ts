@@ -3,7 +3,7 @@
 import type { TrafficPolicy as ApiTraffic, DirectResponsePolicy } from '../../api/traffic.js';
 import type { BufferLimitInput, DirectResponseInput, HeaderModifierInput, TrafficPolicyInput } from '../../ir/types.js';
 import { parseDurationMs } from '../../ir/duration.js';
-import { parseByteSize } from './ir-policy.js';
+import { parseByteSize } from './byte-size.js';
 
 type Field<K extends keyof ApiTraffic> = NonNullable<ApiTraffic[K]>;
 type HeaderStep = NonNullable<Field<'headerModifiers'>['request']>;

@@ -2,8 +2,10 @@
 // the translation context, so a change to the Secret re-translates the routes using it.
 import type { FieldOrigin } from './policy-merge.js';
 import { readAny, type Ctx } from '../objects/context.js';
-import type { PolicySecretReader } from './ir-policy.js';
 import { rec, str } from '../objects/read.js';
+
+/** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
+export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
 
 export function policySecretReader(ctx: Ctx, provenance: Record<string, FieldOrigin>): PolicySecretReader {
   return (field, name) => {

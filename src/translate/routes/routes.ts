@@ -17,7 +17,8 @@ import {
 import type { BackendInput, BackendRefInput, PolicyFieldsInput, RouteInput } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
 import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from '../policies/ext-auth.js';
-import { authRefusals, typedPolicy, type PolicySecretReader } from '../policies/ir-policy.js';
+import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
+import type { PolicySecretReader } from '../policies/policy-secrets.js';
 import { typedTraffic } from '../policies/ir-traffic.js';
 import { policySecretReader } from '../policies/policy-secrets.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
