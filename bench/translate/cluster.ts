@@ -1,7 +1,7 @@
 // A synthetic cluster for the translation benchmark, scaled by `scale` (1 = the issue's target size:
 // 100 gateways, 10,000 route rules, 10,000 policies, 1,000 backends).
-import { createStore, putObject, type Store } from '../../src/translate/store.js';
-import type { Kind, KubeObject } from '../../src/translate/types.js';
+import { createStore, putObject, type Store } from '../../src/translate/objects/store.js';
+import type { Kind, KubeObject } from '../../src/translate/objects/types.js';
 
 export interface Cluster {
   store: Store;

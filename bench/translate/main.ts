@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { applyChange, translateAll, type TranslationState } from '../../src/translate/state.js';
-import { getObject, putObject, storeSize } from '../../src/translate/store.js';
+import { getObject, putObject, storeSize } from '../../src/translate/objects/store.js';
 import { syntheticCluster, type Cluster } from './cluster.js';
 
 const OPTIONS = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' };

@@ -2,7 +2,7 @@
 // Flags follow docs/controller-cli.md; every flag also reads GW_<FLAG_IN_UPPER_SNAKE>, flags winning.
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../log.js';
-import { DEFAULT_CONTROLLER_NAME } from '../translate/context.js';
+import { DEFAULT_CONTROLLER_NAME } from '../translate/objects/context.js';
 import type { ControllerConfig } from '../controller/config.js';
 
 export type { ControllerConfig } from '../controller/config.js';

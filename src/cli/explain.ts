@@ -1,9 +1,9 @@
 // `gw explain route <ns>/<name>[/<rule>]`: why a route behaves as it does, from files or a cluster.
 import { formatProblem } from '../problem.js';
-import { DEFAULT_CONTROLLER_NAME } from '../translate/context.js';
-import { explainRoute, parseRouteArg, renderExplanation } from '../translate/explain.js';
+import { DEFAULT_CONTROLLER_NAME } from '../translate/objects/context.js';
+import { explainRoute, parseRouteArg, renderExplanation } from '../translate/status/explain.js';
 import { translateAll } from '../translate/state.js';
-import { createStore, getObject, putObject, type Store } from '../translate/store.js';
+import { createStore, getObject, putObject, type Store } from '../translate/objects/store.js';
 import { readFolder } from '../controller/local/files.js';
 import { readClusterStore } from '../controller/cluster-read.js';
 import { KubeClient, loadKubeConfig } from '../controller/kube-client.js';

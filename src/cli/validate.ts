@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatProblem, type Problem } from '../problem.js';
 import { parseManifests, validateManifest } from '../api/validate.js';
-import { authorizationCelProblems } from '../translate/validate.js';
+import { authorizationCelProblems } from '../translate/objects/validate.js';
 
 const USAGE = `Usage: gw validate -f <file|dir|-> [-f ...]
 

@@ -1,8 +1,8 @@
 // One-shot read of every watched kind into a translation store, for commands that answer once
 // (`gw explain` against a cluster) and need no informers.
 import type { Problem } from '../problem.js';
-import { createStore, putObject, type Store } from '../translate/store.js';
-import type { Kind, KubeObject } from '../translate/types.js';
+import { createStore, putObject, type Store } from '../translate/objects/store.js';
+import type { Kind, KubeObject } from '../translate/objects/types.js';
 import { isStatus, type KubeClient } from './kube-client.js';
 import { ALTERNATIVES, WATCHED, resourcePath } from './resources.js';
 

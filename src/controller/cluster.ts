@@ -4,11 +4,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Condition } from '../translate/conditions.js';
-import type { TranslateOptions } from '../translate/context.js';
-import { stableStringify } from '../translate/read.js';
+import type { Condition } from '../translate/status/conditions.js';
+import type { TranslateOptions } from '../translate/objects/context.js';
+import { stableStringify } from '../translate/objects/read.js';
 import { applyChange, translateAll, type TranslationState } from '../translate/state.js';
-import { createStore, getObject, putObject, removeObject, type Store } from '../translate/store.js';
+import { createStore, getObject, putObject, removeObject, type Store } from '../translate/objects/store.js';
 import {
   KINDS,
   isClusterScoped,
@@ -17,7 +17,7 @@ import {
   type Kind,
   type KubeObject,
   type StoredObject,
-} from '../translate/types.js';
+} from '../translate/objects/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { Informer, cacheKey, type InformerEvent, type KubeObjectLike } from './informer.js';
 import { KubeClient, loadKubeConfig } from './kube-client.js';

@@ -2,7 +2,7 @@
 // (src/cli/controller.ts); the controller reads it from here, so nothing in src/controller imports the CLI.
 import type { LevelWithSilent } from 'pino';
 import type { LogFormat } from '../log.js';
-import type { TranslateOptions } from '../translate/context.js';
+import type { TranslateOptions } from '../translate/objects/context.js';
 
 export interface ControllerConfig {
   kubeconfig?: string;

@@ -16,10 +16,10 @@ import {
 import { MANAGED_BY, workloadName } from '../deployer/naming.js';
 import { SESSION_KEY_SECRET_KEY } from '../deployer/pod-template.js';
 import { formatProblem } from '../problem.js';
-import { condition } from '../translate/conditions.js';
-import { rec, stableStringify, str } from '../translate/read.js';
-import { getObject, type Store } from '../translate/store.js';
-import type { StoredObject } from '../translate/types.js';
+import { condition } from '../translate/status/conditions.js';
+import { rec, stableStringify, str } from '../translate/objects/read.js';
+import { getObject, type Store } from '../translate/objects/store.js';
+import type { StoredObject } from '../translate/objects/types.js';
 import type { DeployContext } from './cluster.js';
 import { isStatus, type KubeClient } from './kube-client.js';
 import { DEPLOYED, resourceFor, resourcePath, type Resource } from './resources.js';

@@ -1,6 +1,6 @@
 // Where each kind lives in the API: group, version, plural, scope. One table for informers, the
 // status writer and the deployer.
-import type { Kind } from '../translate/types.js';
+import type { Kind } from '../translate/objects/types.js';
 
 export interface Resource {
   kind: string;

@@ -4,7 +4,7 @@
 import { IR_RESOURCE_TYPE, encodeResource as encodeIr } from '../ir/load.js';
 import type { ResourceInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from '../translate/built-ir.js';
-import { stableStringify } from '../translate/read.js';
+import { stableStringify } from '../translate/objects/read.js';
 import { createMemorySource } from '../xds/memory-source.js';
 import type { SnapshotSource, XdsResource } from '../xds/server.js';
 

@@ -1,8 +1,8 @@
 // What the status writer sends, decided purely: the fields this controller owns, merged with what
 // other controllers wrote (their route parents stay), lastTransitionTime kept wherever a condition's
 // status did not change, and nothing at all when the result equals what is stored.
-import { stableStringify } from '../translate/read.js';
-import type { Condition } from '../translate/conditions.js';
+import { stableStringify } from '../translate/objects/read.js';
+import type { Condition } from '../translate/status/conditions.js';
 
 type Rec = Record<string, unknown>;
 

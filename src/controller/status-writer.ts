@@ -3,8 +3,8 @@
 // conditional: if another writer got there first the API server answers 409 and the key is retried
 // against the fresher cache, so route parents of other controllers are never overwritten blindly.
 import type { Logger } from 'pino';
-import type { Kind } from '../translate/types.js';
-import { splitObjectKey } from '../translate/types.js';
+import type { Kind } from '../translate/objects/types.js';
+import { splitObjectKey } from '../translate/objects/types.js';
 import type { Informer } from './informer.js';
 import { isStatus, type KubeClient } from './kube-client.js';
 import { resourcePath } from './resources.js';

@@ -32,7 +32,7 @@ export const gwModelCoverage: CoverageTable = {
   'spec.visibility': enforced('Model.visibility'),
   'spec.provider': enforced(
     'ModelProvider.provider',
-    'AzureOpenAI, Cohere and HuggingFace have no wire kind yet and are refused (src/translate/model-refusals.ts)',
+    'AzureOpenAI, Cohere and HuggingFace have no wire kind yet and are refused (src/translate/models/model-refusals.ts)',
   ),
   'spec.baseURL': enforced('ModelProvider.baseUrl'),
   'spec.azure.*': enforced('ModelProvider.settings'),

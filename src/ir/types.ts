@@ -128,14 +128,6 @@ export type {
   FieldProvenance as FieldProvenanceInput,
 } from './gen/gw/ir/v1/FieldProvenance.js';
 export type {
-  FilterHeader__Output as FilterHeader,
-  FilterHeader as FilterHeaderInput,
-} from './gen/gw/ir/v1/FilterHeader.js';
-export type {
-  FilterHeaderModifier__Output as FilterHeaderModifier,
-  FilterHeaderModifier as FilterHeaderModifierInput,
-} from './gen/gw/ir/v1/FilterHeaderModifier.js';
-export type {
   FilterPathModifier__Output as FilterPathModifier,
   FilterPathModifier as FilterPathModifierInput,
 } from './gen/gw/ir/v1/FilterPathModifier.js';
@@ -151,6 +143,11 @@ export type {
   GcpCredential__Output as GcpCredential,
   GcpCredential as GcpCredentialInput,
 } from './gen/gw/ir/v1/GcpCredential.js';
+export type { Header__Output as Header, Header as HeaderInput } from './gen/gw/ir/v1/Header.js';
+export type {
+  HeaderModifier__Output as HeaderModifier,
+  HeaderModifier as HeaderModifierInput,
+} from './gen/gw/ir/v1/HeaderModifier.js';
 export type {
   InsecureSkipVerify__Output as InsecureSkipVerify,
   InsecureSkipVerify as InsecureSkipVerifyInput,
@@ -299,14 +296,6 @@ export type {
   TrafficDelay__Output as TrafficDelay,
   TrafficDelay as TrafficDelayInput,
 } from './gen/gw/ir/v1/TrafficDelay.js';
-export type {
-  TrafficHeader__Output as TrafficHeader,
-  TrafficHeader as TrafficHeaderInput,
-} from './gen/gw/ir/v1/TrafficHeader.js';
-export type {
-  TrafficHeaderModifier__Output as TrafficHeaderModifier,
-  TrafficHeaderModifier as TrafficHeaderModifierInput,
-} from './gen/gw/ir/v1/TrafficHeaderModifier.js';
 export type {
   TrafficPolicy__Output as TrafficPolicy,
   TrafficPolicy as TrafficPolicyInput,

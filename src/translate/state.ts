@@ -1,17 +1,17 @@
 // Whole-store translation and incremental re-translation: after one object changes, only the gateways
 // that read it (or an index slot it occupies) are translated again and only the statuses those
 // gateways or the object itself can touch are reassembled.
-import type { StatusPiece } from './conditions.js';
-import type { TranslateOptions } from './context.js';
+import type { StatusPiece } from './status/conditions.js';
+import type { TranslateOptions } from './objects/context.js';
 import type { BuiltSnapshot } from './built-ir.js';
-import { backendTlsPolicyTargets } from './backend-tls-policy.js';
-import { referencedSecrets } from './policy-secrets.js';
-import { guardrailServices } from './mcp-guardrails.js';
-import { rec, str } from './read.js';
-import { getObject, indexed, indexKeysOf, listObjects, type Store } from './store.js';
-import { objectStatus, type ObjectStatus } from './status.js';
+import { backendTlsPolicyTargets } from './backends/backend-tls-policy-checks.js';
+import { referencedSecrets } from './policies/policy-secrets.js';
+import { guardrailServices } from './backends/mcp-guardrails.js';
+import { rec, str } from './objects/read.js';
+import { getObject, indexed, indexKeysOf, listObjects, type Store } from './objects/store.js';
+import { objectStatus, type ObjectStatus } from './status/status.js';
 import { translateGateway, type GatewayTranslation } from './translate.js';
-import { objectKey, splitObjectKey, type StoredObject } from './types.js';
+import { objectKey, splitObjectKey, type StoredObject } from './objects/types.js';
 
 export interface TranslationState {
   options: TranslateOptions;

@@ -1,18 +1,18 @@
 // One Gateway of our class → one IR snapshot plus the status pieces it contributes. Pure: reads the
 // store, returns plain data; `now` comes from the options.
 import { createHash } from 'node:crypto';
-import { condition, type Condition, type StatusPiece } from './conditions.js';
-import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './context.js';
+import { condition, type Condition, type StatusPiece } from './status/conditions.js';
+import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './objects/context.js';
 import type { BackendInput, ListenerInput, RouteInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from './built-ir.js';
-import { collectListeners, listenerLimits, listenerRefusals } from './listeners.js';
-import { translateModels } from './models.js';
-import type { Conflict } from './policy-merge.js';
-import { frontendPolicy, gatewayPolicies } from './policies.js';
-import { rec, selectorMatches, str } from './read.js';
-import { fieldsOf, translateRoute, type RouteSink } from './routes.js';
-import { dependencyState, type Store } from './store.js';
-import { splitObjectKey, objectKey, type StoredObject } from './types.js';
+import { collectListeners, listenerLimits, listenerRefusals } from './listeners/listeners.js';
+import { translateModels } from './models/models.js';
+import type { Conflict } from './policies/policy-merge.js';
+import { frontendPolicy, gatewayPolicies } from './policies/policies.js';
+import { rec, selectorMatches, str } from './objects/read.js';
+import { fieldsOf, translateRoute, type RouteSink } from './routes/routes.js';
+import { dependencyState, type Store } from './objects/store.js';
+import { splitObjectKey, objectKey, type StoredObject } from './objects/types.js';
 
 export interface GatewayTranslation {
   /** `ns/name` of the Gateway. */

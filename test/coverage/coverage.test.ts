@@ -106,7 +106,7 @@ describe('refusalsOf on free-form values', () => {
 
 describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
-    const { listenerRefusals } = await import('../../src/translate/listeners.js');
+    const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = { fields: { 'frontend.tls': { minProtocolVersion: 'TLS1_3' }, 'frontend.tracing': { url: 'http://t' } }, provenance: { 'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] }, 'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] } }, conflicts: [] };
     expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([['spec.frontend.tls', true], ['spec.frontend.tracing', false]]);
   });

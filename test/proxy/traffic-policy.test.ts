@@ -7,7 +7,7 @@ import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Route, TrafficPolicyInput } from '../../src/ir/types.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 import { compileTraffic, type TrafficPlan } from '../../src/proxy/policy/traffic-policy.js';
-import { typedTraffic } from '../../src/translate/ir-traffic.js';
+import { typedTraffic } from '../../src/translate/policies/ir-traffic.js';
 
 interface Case {
   name: string;

@@ -4,9 +4,9 @@
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Snapshot, SnapshotInput } from '../../src/ir/types.js';
-import type { TranslateOptions } from '../../src/translate/context.js';
+import type { TranslateOptions } from '../../src/translate/objects/context.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
 
 export function translatedIr(
   manifests: string,

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { statusPatch } from '../../src/controller/status-merge.js';
 import { parseManifests } from '../../src/controller/local/manifests.js';
-import { explainRoute, renderExplanation } from '../../src/translate/explain.js';
+import { explainRoute, renderExplanation } from '../../src/translate/status/explain.js';
 import { applyChange, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
-import type { KubeObject } from '../../src/translate/types.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
+import type { KubeObject } from '../../src/translate/objects/types.js';
 import { gatewayWithStaticBackend } from '../proxy/translated-ir.js';
 import { goldenInput, goldenOptions } from './golden-render.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import type { ListenerInput } from '../../src/ir/types.js';
 import { affectedGateways, applyChange, snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject, type Store } from '../../src/translate/store.js';
+import { createStore, putObject, type Store } from '../../src/translate/objects/store.js';
 import { goldenInput, goldenOptions, renderGolden } from './golden-render.js';
 
 const dir = join(import.meta.dirname, 'testdata');

@@ -1,6 +1,6 @@
 // Which cloud backend.auth forms a GwPolicy's status must report as not served (the edge is left out).
 import { describe, expect, it } from 'vitest';
-import { unservableCloudAuth } from '../../src/translate/cloud-credentials.js';
+import { unservableCloudAuth } from '../../src/translate/backends/cloud-credentials.js';
 
 describe('unservable cloud backend.auth', () => {
   it('names assumeRole, Azure identities other than a client secret and Google forms other than a service account key', () => {

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
-import { explainRoute, renderExplanation } from '../../src/translate/explain.js';
+import { explainRoute, renderExplanation } from '../../src/translate/status/explain.js';
 import { translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
 import { goldenOptions } from './golden-render.js';
 
 function stateOf(file: string) {

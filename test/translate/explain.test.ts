@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/explain.js';
 import { parseManifests } from '../../src/controller/local/manifests.js';
-import { explainRoute, parseRouteArg, renderExplanation } from '../../src/translate/explain.js';
+import { explainRoute, parseRouteArg, renderExplanation } from '../../src/translate/status/explain.js';
 import { translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
 import { goldenOptions } from './golden-render.js';
 
 function stateOf(file: string) {

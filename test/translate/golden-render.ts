@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseManifests } from '../../src/controller/local/manifests.js';
 import { formatProblem } from '../../src/problem.js';
-import type { TranslateOptions } from '../../src/translate/context.js';
-import { sortKeys } from '../../src/translate/read.js';
+import type { TranslateOptions } from '../../src/translate/objects/context.js';
+import { sortKeys } from '../../src/translate/objects/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
 import type { AiCredentialInput, AiEdgeInput, BackendTlsInput, PolicyFieldsInput } from '../../src/ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from '../../src/translate/built-ir.js';
 

@@ -10,8 +10,8 @@ import {
   translateAll,
   type TranslationState,
 } from '../../src/translate/state.js';
-import { createStore, getObject, putObject, removeObject } from '../../src/translate/store.js';
-import { nameKey, objectKey, isClusterScoped } from '../../src/translate/types.js';
+import { createStore, getObject, putObject, removeObject } from '../../src/translate/objects/store.js';
+import { nameKey, objectKey, isClusterScoped } from '../../src/translate/objects/types.js';
 import { goldenInput, goldenOptions } from './golden-render.js';
 
 const dir = join(import.meta.dirname, 'testdata');

@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { refusalText } from '../../src/coverage/index.js';
-import { modelRefusals } from '../../src/translate/model-refusals.js';
+import { modelRefusals } from '../../src/translate/models/model-refusals.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
-import type { Kind, KubeObject } from '../../src/translate/types.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
+import type { Kind, KubeObject } from '../../src/translate/objects/types.js';
 
 interface Case {
   name: string;

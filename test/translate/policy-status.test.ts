@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileExtAuth } from '../../src/proxy/auth/ext-auth.js';
-import { extAuthCelProblems, toExtAuth } from '../../src/translate/ext-auth.js';
+import { extAuthCelProblems, toExtAuth } from '../../src/translate/policies/ext-auth.js';
 import { applyChange, translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/store.js';
-import type { Rec } from '../../src/translate/read.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
+import type { Rec } from '../../src/translate/objects/read.js';
 
 interface CelCase {
   name: string;

@@ -4,12 +4,12 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { formatProblem, type Problem } from '../../problem.js';
-import { keepTransitionTimes } from '../../translate/conditions.js';
-import type { TranslateOptions } from '../../translate/context.js';
+import { keepTransitionTimes } from '../../translate/status/conditions.js';
+import type { TranslateOptions } from '../../translate/objects/context.js';
 import type { BuiltSnapshot } from '../../translate/built-ir.js';
-import { stableStringify } from '../../translate/read.js';
+import { stableStringify } from '../../translate/objects/read.js';
 import { applyChange, snapshots, translateAll, type TranslationState } from '../../translate/state.js';
-import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/store.js';
+import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/objects/store.js';
 import {
   isClusterScoped,
   nameKey,
@@ -17,7 +17,7 @@ import {
   splitObjectKey,
   type Kind,
   type KubeObject,
-} from '../../translate/types.js';
+} from '../../translate/objects/types.js';
 import { readFolder } from './files.js';
 import { removeStatusFile, renderStatusFile, writeStatusFile } from './status-files.js';
 

@@ -1,8 +1,8 @@
 // YAML text → objects for the store. Parsing is separate from reading files so tests and the CLI share it.
 import { parseManifests as parseYaml } from '../../api/validate.js';
 import type { Problem } from '../../problem.js';
-import { rec, str } from '../../translate/read.js';
-import { isKind, type Kind, type KubeObject } from '../../translate/types.js';
+import { rec, str } from '../../translate/objects/read.js';
+import { isKind, type Kind, type KubeObject } from '../../translate/objects/types.js';
 
 export interface ParsedObject {
   kind: Kind;

@@ -3,8 +3,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { sortKeys } from '../../translate/read.js';
-import type { StoredObject } from '../../translate/types.js';
+import { sortKeys } from '../../translate/objects/read.js';
+import type { StoredObject } from '../../translate/objects/types.js';
 
 export function statusFilePath(statusDir: string, objKey: string): string {
   return join(statusDir, `${objKey}.yaml`);

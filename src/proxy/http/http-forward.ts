@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
-import type { Backend, BackendTls, PathMatch, Route } from '../../ir/types.js';
+import type { Backend, BackendTls, HeaderModifier, PathMatch, Route } from '../../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError, sendProxyError } from './http-error.js';
 import { ProxyError } from '../proxy-error.js';
@@ -24,7 +24,6 @@ import {
   rewriteTarget,
   schemeOf,
   type HeaderMap,
-  type HeaderModifier,
   type RouteFilters,
 } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';

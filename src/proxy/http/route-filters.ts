@@ -2,11 +2,10 @@
 // answered by the proxy itself. The transformations are pure functions of plain data; the two hooks at
 // the end bind them to a request. Behaviour: docs/proxy.md "Route filters".
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { PathMatch, Route } from '../../ir/types.js';
+import type { HeaderModifier, PathMatch, Route } from '../../ir/types.js';
 import { routeMatchesOf } from './route-match.js';
 
 export type RouteFilters = NonNullable<Route['filters']>;
-export type HeaderModifier = NonNullable<RouteFilters['requestHeaders']>;
 export type PathModifier = NonNullable<NonNullable<RouteFilters['rewrite']>['path']>;
 type Redirect = NonNullable<RouteFilters['redirect']>;
 type Rewrite = NonNullable<RouteFilters['rewrite']>;

@@ -2,10 +2,15 @@
 // once per snapshot (never from the JSON text in `Route.effective`, which is diagnostics for `gw explain`).
 // Pure: plain IR in, plain plan and problems out. Behaviour: docs/proxy.md "Traffic policy".
 import type { Problem } from '../../problem.js';
-import type { DirectResponse as IrDirectResponse, Route, Snapshot, TrafficPolicy } from '../../ir/types.js';
+import type {
+  DirectResponse as IrDirectResponse,
+  HeaderModifier,
+  Route,
+  Snapshot,
+  TrafficPolicy,
+} from '../../ir/types.js';
 import { resourcesOf } from '../../ir/load.js';
 import { compileCel, type CompiledCel } from './cel/env.js';
-import type { HeaderModifier } from '../http/route-filters.js';
 
 export interface RetryPlan {
   /** Retries after the first try (Gateway API `attempts`). */

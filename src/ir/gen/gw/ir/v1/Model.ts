@@ -20,7 +20,7 @@ export interface Model {
   'provider'?: (_gw_ir_v1_ModelProvider | null);
   'routing'?: (_gw_ir_v1_ModelRouting | null);
   /**
-   * GwModel fields the proxy cannot apply (src/translate/models.ts modelRefusals); a model with any is
+   * GwModel fields the proxy cannot apply (src/translate/models/models.ts modelRefusals); a model with any is
    * refused by the proxy (`policy_not_enforced` when one concerns security, else `provider_not_supported`).
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
@@ -41,7 +41,7 @@ export interface Model__Output {
   'provider'?: (_gw_ir_v1_ModelProvider__Output | null);
   'routing'?: (_gw_ir_v1_ModelRouting__Output | null);
   /**
-   * GwModel fields the proxy cannot apply (src/translate/models.ts modelRefusals); a model with any is
+   * GwModel fields the proxy cannot apply (src/translate/models/models.ts modelRefusals); a model with any is
    * refused by the proxy (`policy_not_enforced` when one concerns security, else `provider_not_supported`).
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];

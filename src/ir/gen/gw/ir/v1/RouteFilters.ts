@@ -1,6 +1,6 @@
 // Original file: proto/gw/ir/v1/ir.proto
 
-import type { FilterHeaderModifier as _gw_ir_v1_FilterHeaderModifier, FilterHeaderModifier__Output as _gw_ir_v1_FilterHeaderModifier__Output } from '../../../gw/ir/v1/FilterHeaderModifier.js';
+import type { HeaderModifier as _gw_ir_v1_HeaderModifier, HeaderModifier__Output as _gw_ir_v1_HeaderModifier__Output } from '../../../gw/ir/v1/HeaderModifier.js';
 import type { FilterRedirect as _gw_ir_v1_FilterRedirect, FilterRedirect__Output as _gw_ir_v1_FilterRedirect__Output } from '../../../gw/ir/v1/FilterRedirect.js';
 import type { FilterUrlRewrite as _gw_ir_v1_FilterUrlRewrite, FilterUrlRewrite__Output as _gw_ir_v1_FilterUrlRewrite__Output } from '../../../gw/ir/v1/FilterUrlRewrite.js';
 
@@ -10,8 +10,8 @@ import type { FilterUrlRewrite as _gw_ir_v1_FilterUrlRewrite, FilterUrlRewrite__
  * from the route's `matches` (the translator allows ReplacePrefixMatch only with one PathPrefix match).
  */
 export interface RouteFilters {
-  'requestHeaders'?: (_gw_ir_v1_FilterHeaderModifier | null);
-  'responseHeaders'?: (_gw_ir_v1_FilterHeaderModifier | null);
+  'requestHeaders'?: (_gw_ir_v1_HeaderModifier | null);
+  'responseHeaders'?: (_gw_ir_v1_HeaderModifier | null);
   /**
    * Set: the proxy answers with a redirect itself and contacts no backend.
    */
@@ -25,8 +25,8 @@ export interface RouteFilters {
  * from the route's `matches` (the translator allows ReplacePrefixMatch only with one PathPrefix match).
  */
 export interface RouteFilters__Output {
-  'requestHeaders': (_gw_ir_v1_FilterHeaderModifier__Output | null);
-  'responseHeaders': (_gw_ir_v1_FilterHeaderModifier__Output | null);
+  'requestHeaders': (_gw_ir_v1_HeaderModifier__Output | null);
+  'responseHeaders': (_gw_ir_v1_HeaderModifier__Output | null);
   /**
    * Set: the proxy answers with a redirect itself and contacts no backend.
    */

@@ -2,7 +2,7 @@
 
 import type { TrafficTimeouts as _gw_ir_v1_TrafficTimeouts, TrafficTimeouts__Output as _gw_ir_v1_TrafficTimeouts__Output } from '../../../gw/ir/v1/TrafficTimeouts.js';
 import type { TrafficRetry as _gw_ir_v1_TrafficRetry, TrafficRetry__Output as _gw_ir_v1_TrafficRetry__Output } from '../../../gw/ir/v1/TrafficRetry.js';
-import type { TrafficHeaderModifier as _gw_ir_v1_TrafficHeaderModifier, TrafficHeaderModifier__Output as _gw_ir_v1_TrafficHeaderModifier__Output } from '../../../gw/ir/v1/TrafficHeaderModifier.js';
+import type { HeaderModifier as _gw_ir_v1_HeaderModifier, HeaderModifier__Output as _gw_ir_v1_HeaderModifier__Output } from '../../../gw/ir/v1/HeaderModifier.js';
 import type { LocalRateLimit as _gw_ir_v1_LocalRateLimit, LocalRateLimit__Output as _gw_ir_v1_LocalRateLimit__Output } from '../../../gw/ir/v1/LocalRateLimit.js';
 import type { DirectResponse as _gw_ir_v1_DirectResponse, DirectResponse__Output as _gw_ir_v1_DirectResponse__Output } from '../../../gw/ir/v1/DirectResponse.js';
 import type { TrafficDelay as _gw_ir_v1_TrafficDelay, TrafficDelay__Output as _gw_ir_v1_TrafficDelay__Output } from '../../../gw/ir/v1/TrafficDelay.js';
@@ -24,11 +24,11 @@ export interface TrafficPolicy {
   /**
    * spec.traffic.headerModifiers.request
    */
-  'requestHeaders'?: (_gw_ir_v1_TrafficHeaderModifier | null);
+  'requestHeaders'?: (_gw_ir_v1_HeaderModifier | null);
   /**
    * spec.traffic.headerModifiers.response
    */
-  'responseHeaders'?: (_gw_ir_v1_TrafficHeaderModifier | null);
+  'responseHeaders'?: (_gw_ir_v1_HeaderModifier | null);
   /**
    * spec.traffic.rateLimit.local: each entry its own bucket; a request must fit all of them.
    */
@@ -75,11 +75,11 @@ export interface TrafficPolicy__Output {
   /**
    * spec.traffic.headerModifiers.request
    */
-  'requestHeaders': (_gw_ir_v1_TrafficHeaderModifier__Output | null);
+  'requestHeaders': (_gw_ir_v1_HeaderModifier__Output | null);
   /**
    * spec.traffic.headerModifiers.response
    */
-  'responseHeaders': (_gw_ir_v1_TrafficHeaderModifier__Output | null);
+  'responseHeaders': (_gw_ir_v1_HeaderModifier__Output | null);
   /**
    * spec.traffic.rateLimit.local: each entry its own bucket; a request must fit all of them.
    */

@@ -1,0 +1,256 @@
+// `backend.ai.promptGuard` of one route → backend edge → the IR PromptGuard (proto/gw/ir/v1 PromptGuard).
+// Builtin patterns are expanded here, not in the proxy: the IR then says exactly what is matched (goldens
+// show it), user and builtin patterns share one dialect checked once, and the proxy knows no builtin names.
+import { condition, type ParentStatus } from '../status/conditions.js';
+import { read, type Ctx } from '../objects/context.js';
+import { serviceHost } from './backends.js';
+import type {
+  BackendRefInput,
+  ContentScopeInput,
+  PromptGuardInput,
+  PromptGuardStepInput,
+  RegexGuardInput,
+  WebhookGuardInput,
+} from '../../ir/types.js';
+import type { MergeResult } from '../policies/policy-merge.js';
+import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import { referenceAllowed } from '../objects/refs.js';
+import { refKind } from '../objects/store.js';
+import { GROUP } from '../objects/types.js';
+
+/** A translated prompt guard: both step lists and the unenforceable list are always set. */
+type BuiltPromptGuard = PromptGuardInput & Required<Pick<PromptGuardInput, 'request' | 'response' | 'unenforceable'>>;
+
+/** Seed 001 builtins; documented in docs/guardrails.md. Searched anywhere in the text, so anchored by \b. */
+export const BUILTIN_REGEX: Record<string, { pattern: string; mask: string }> = {
+  Ssn: { pattern: '\\b(?!000|666|9\\d\\d)\\d{3}-(?!00)\\d{2}-(?!0000)\\d{4}\\b', mask: '<SSN>' },
+  CreditCard: {
+    pattern: '\\b(?:\\d{4}[ -]?){3}\\d{4}\\b|\\b3[47]\\d{2}[ -]?\\d{6}[ -]?\\d{5}\\b',
+    mask: '<CREDIT_CARD>',
+  },
+  PhoneNumber: {
+    pattern: '(?:\\+1[ .-]?)?(?:\\(\\d{3}\\)|\\b\\d{3})[ .-]?\\d{3}[ .-]\\d{4}\\b|\\+[1-9]\\d{7,14}\\b',
+    mask: '<PHONE_NUMBER>',
+  },
+  Email: { pattern: '\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}\\b', mask: '<EMAIL>' },
+  CaSin: { pattern: '\\b\\d{3}[ -]\\d{3}[ -]\\d{3}\\b', mask: '<CA_SIN>' },
+};
+
+const SCOPES: Record<string, ContentScopeInput> = {
+  SystemPrompt: 'SCOPE_SYSTEM_PROMPT',
+  Messages: 'SCOPE_MESSAGES',
+  ToolOutput: 'SCOPE_TOOL_OUTPUT',
+  ToolInput: 'SCOPE_TOOL_INPUT',
+};
+const ACTIONS = { Reject: 'REGEX_REJECT', Mask: 'REGEX_MASK', Audit: 'REGEX_AUDIT' } as const;
+const UNSUPPORTED_KINDS = ['openAIModeration', 'bedrockGuardrails', 'googleModelArmor'] as const;
+/** CRD defaults of CustomResponse (src/api/ai.ts), repeated because stored objects are not defaulted. */
+const DEFAULT_REJECT = { status: 403, message: 'The request was rejected by a prompt guard.' };
+
+/** What the translator may ask about the cluster; a plain interface so the core stays testable. */
+export interface PromptGuardLookup {
+  /** Ports of Service `ns/name`, or undefined when it does not exist. */
+  servicePorts(namespace: string, name: string): number[] | undefined;
+  /** `static` host and port of GwBackend `ns/name`; undefined when missing, `null` when not a static backend. */
+  staticBackend(namespace: string, name: string): { host: string; port: number } | null | undefined;
+  /** Whether an object of `fromKind` in `fromNs` may reference `kind` `toNs/name` (ReferenceGrant). */
+  referenceAllowed(fromKind: string, fromNs: string, group: string, kind: string, toNs: string, name: string): boolean;
+}
+
+export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
+  return {
+    servicePorts: (ns, name) => {
+      const svc = read(ctx, 'Service', `${ns}/${name}`);
+      return svc ? recs(rec(svc.obj.spec)?.ports).map((p) => num(p.port) ?? 0) : undefined;
+    },
+    staticBackend: (ns, name) => {
+      const b = read(ctx, 'GwBackend', `${ns}/${name}`);
+      if (!b) return undefined;
+      const st = rec(rec(b.obj.spec)?.static);
+      const host = str(st?.host),
+        port = num(st?.port);
+      return host !== undefined && port !== undefined ? { host, port } : null;
+    },
+    referenceAllowed: (fromKind, fromNs, group, kind, toNs, name) =>
+      referenceAllowed(
+        ctx,
+        { group: GROUP.gw, kind: fromKind, namespace: fromNs },
+        { group, kind, namespace: toNs, name },
+      ),
+  };
+}
+
+/**
+ * The edge's prompt guard from its merged policy fields (`backend.ai`) and the per-provider ones;
+ * undefined when the edge has none.
+ */
+export function edgePromptGuard(
+  policy: MergeResult,
+  targetPolicies: Record<string, MergeResult>,
+  lookup: PromptGuardLookup,
+): PromptGuardInput | undefined {
+  const own = promptGuardOf(policy);
+  const providers = Object.entries(targetPolicies)
+    .map(([name, p]) => ({ name, guard: promptGuardOf(p) }))
+    .filter((p) => stableStringify(p.guard?.spec) !== stableStringify(own?.spec));
+  if (!own && providers.length === 0) return undefined;
+  const out = own
+    ? translatePromptGuard(own.spec, own.source, lookup)
+    : { request: [], response: [], streaming: 'PROMPT_GUARD_STREAMING_DISABLED' as const, unenforceable: [] };
+  // The LLM guards are chosen per edge, before a provider is picked: different per-provider guards cannot be honoured.
+  for (const p of providers.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    out.unenforceable.push(
+      `provider ${p.name} has its own backend.ai.promptGuard (from ${p.guard?.source ?? 'a policy that removes it'}), which this proxy does not apply per provider`,
+    );
+  }
+  return out;
+}
+
+function promptGuardOf(p: MergeResult): { spec: Rec; source: string } | undefined {
+  const spec = rec(rec(p.fields['backend.ai'])?.promptGuard);
+  return spec ? { spec, source: p.provenance['backend.ai']?.source ?? 'policy' } : undefined;
+}
+
+/** Pure: one `promptGuard` object (from `source`, e.g. `GwPolicy ns/name`) → IR. */
+export function translatePromptGuard(spec: Rec, source: string, lookup: PromptGuardLookup): BuiltPromptGuard {
+  const [kind = 'GwPolicy', key = ''] = source.split(' ');
+  const from = { kind, namespace: key.split('/')[0] ?? '' };
+  const steps = (phase: 'request' | 'response') =>
+    recs(spec[phase]).map((s, i) => step(s, `${source} backend.ai.promptGuard.${phase}[${i}]`, from, lookup));
+  return {
+    request: steps('request'),
+    response: steps('response'),
+    streaming:
+      str(spec.streaming) === 'Buffered' ? 'PROMPT_GUARD_STREAMING_BUFFERED' : 'PROMPT_GUARD_STREAMING_DISABLED',
+    unenforceable: [],
+  };
+}
+
+function step(
+  s: Rec,
+  source: string,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): PromptGuardStepInput {
+  const unsupported = (kind: string, reason: string): PromptGuardStepInput => ({
+    source,
+    kind: 'unsupported',
+    unsupported: { kind, reason },
+  });
+  const regex = rec(s.regex),
+    webhook = rec(s.webhook);
+  if (regex) {
+    const r = regexGuard(regex, rec(s.customResponse));
+    return typeof r === 'string' ? unsupported('regex', `${source}.regex${r}`) : { source, kind: 'regex', regex: r };
+  }
+  if (webhook) {
+    const w = webhookGuard(webhook, from, lookup);
+    return typeof w === 'string'
+      ? unsupported('webhook', `${source}.webhook.backendRef: ${w}`)
+      : { source, kind: 'webhook', webhook: w };
+  }
+  const vendor = UNSUPPORTED_KINDS.find((k) => s[k] !== undefined);
+  return unsupported(
+    vendor ?? 'unknown',
+    vendor
+      ? `${source}.${vendor} calls a cloud vendor's guard service, which this proxy does not support`
+      : `${source} sets no guard kind this proxy knows`,
+  );
+}
+
+function regexGuard(r: Rec, custom: Rec | undefined): RegexGuardInput | string {
+  const patterns: RegexGuardInput['patterns'] = [];
+  for (const b of recsOfStrings(r.builtins)) {
+    const builtin = BUILTIN_REGEX[b];
+    if (!builtin) return `.builtins names unknown builtin "${b}"`;
+    patterns.push({ name: b, ...builtin });
+  }
+  for (const [i, m] of recs(r.matches).entries()) {
+    const pattern = str(m.pattern) ?? '';
+    const name = str(m.name) ?? '';
+    let re: RegExp;
+    try {
+      re = new RegExp(pattern, 'g');
+    } catch (err) {
+      return `.matches[${i}].pattern is not a valid regular expression: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
+    }
+    // A pattern that matches nothing at all would mask between every character or reject every prompt.
+    if (re.test('')) return `.matches[${i}].pattern matches the empty string, so it would match every text`;
+    patterns.push({ name, pattern, mask: name ? `<${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>` : '****' });
+  }
+  if (patterns.length === 0) return ' sets neither matches nor builtins';
+  const scopes = recsOfStrings(r.scopes)
+    .map((s) => SCOPES[s])
+    .filter((s): s is ContentScopeInput => s !== undefined);
+  return {
+    patterns,
+    action: ACTIONS[(str(r.action) ?? 'Reject') as keyof typeof ACTIONS] ?? 'REGEX_REJECT',
+    scopes: scopes.length > 0 ? [...new Set(scopes)] : Object.values(SCOPES),
+    rejectStatus: num(custom?.statusCode) ?? DEFAULT_REJECT.status,
+    rejectMessage: str(custom?.message) ?? DEFAULT_REJECT.message,
+  };
+}
+
+function webhookGuard(
+  w: Rec,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): WebhookGuardInput | string {
+  const ref = rec(w.backendRef) ?? {};
+  const name = str(ref.name) ?? '',
+    ns = str(ref.namespace) ?? from.namespace;
+  const kind = refKind(str(ref.group), str(ref.kind) ?? 'Service', 'Service');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec(w.headers) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
+    if (typeof v === 'string') headers[k.toLowerCase()] = v;
+  if (kind !== 'Service' && kind !== 'GwBackend')
+    return `kind ${str(ref.kind) ?? ''} is not supported; use a Service or a static GwBackend`;
+  if (!lookup.referenceAllowed(from.kind, from.namespace, kind === 'Service' ? GROUP.core : GROUP.gw, kind, ns, name))
+    return `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`;
+  if (kind === 'Service') {
+    const port = num(ref.port);
+    const ports = lookup.servicePorts(ns, name);
+    if (!ports) return `Service ${ns}/${name} does not exist`;
+    if (port === undefined || !ports.includes(port))
+      return port === undefined ? `Service ${ns}/${name} needs a port` : `Service ${ns}/${name} has no port ${port}`;
+    return { host: serviceHost(name, ns), port, headers, target: `Service ${ns}/${name}:${port}` };
+  }
+  const st = lookup.staticBackend(ns, name);
+  if (st === undefined) return `GwBackend ${ns}/${name} does not exist`;
+  if (st === null) return `GwBackend ${ns}/${name} is not a static backend`;
+  return { host: st.host, port: st.port, headers, target: `GwBackend ${ns}/${name}` };
+}
+
+function recsOfStrings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Webhook steps whose reference did not resolve: the route's ResolvedRefs turns false (the edge fails closed). */
+export function promptGuardRefProblems(refs: (BackendRefInput | string)[]): { reason: string; message: string }[] {
+  const out: { reason: string; message: string }[] = [];
+  for (const r of refs) {
+    if (typeof r === 'string' || !r.promptGuard) continue;
+    for (const s of [...(r.promptGuard.request ?? []), ...(r.promptGuard.response ?? [])]) {
+      if (s.kind !== 'unsupported' || s.unsupported?.kind !== 'webhook') continue;
+      const reason = s.unsupported.reason ?? '';
+      out.push({ reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound', message: reason });
+    }
+  }
+  return out;
+}
+
+export function markPromptGuardProblems(
+  parents: ParentStatus[],
+  problems: { reason: string; message: string }[],
+  gen: number,
+  now: string,
+): void {
+  const first = problems[0];
+  if (!first) return;
+  const message = [...new Set(problems.map((p) => p.message))].join('; ');
+  for (const p of parents) {
+    const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
+    if (i >= 0 && p.conditions[i]?.status === 'True')
+      p.conditions[i] = condition('ResolvedRefs', false, first.reason, message, gen, now);
+  }
+}

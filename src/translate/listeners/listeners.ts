@@ -1,0 +1,209 @@
+// A Gateway's listeners (its own, then those of accepted ListenerSets) with their conditions.
+import { lookup, read, type Ctx } from '../objects/context.js';
+import { listenerTls } from './certificates.js';
+import { condition, type Condition, type ListenerStatus } from '../status/conditions.js';
+import { rec, recs, selectorMatches, str, num, type Rec } from '../objects/read.js';
+import type { ListenerTlsInput } from '../../ir/types.js';
+import { GROUP, objectKey, type StoredObject } from '../objects/types.js';
+import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
+import type { MergeResult } from '../policies/policy-merge.js';
+import type { ListenerLimitsInput } from '../../ir/types.js';
+
+/**
+ * `Listener.refusals`: the refused frontend fields of a listener's merged frontend policy (issue 14).
+ * translate.ts builds the IR listener: `const r = listenerRefusals(fe); if (r.length) il.refusals = r;`
+ */
+export function listenerRefusals(frontend: MergeResult): IrRefusal[] {
+  return uniqueRefusals(mergedRefusals(frontend));
+}
+
+export interface ListenerInfo {
+  /** IR name: `ns/gateway/listener` or `ns/gateway/ListenerSet/lsns/ls/listener`. */
+  irName: string;
+  name: string;
+  port: number;
+  protocol: string;
+  hostname?: string;
+  owner: StoredObject;
+  allowedRoutes?: Rec;
+  /** Accepted and not conflicted: routes may attach and the proxy gets it. */
+  programmed: boolean;
+  status: ListenerStatus;
+  /** HTTPS listeners whose certificates resolved. */
+  tls?: ListenerTlsInput;
+}
+
+export interface ListenerSetInfo {
+  entry: StoredObject;
+  accepted: boolean;
+  message: string;
+  listeners: ListenerInfo[];
+}
+
+const SUPPORTED_ROUTE_KINDS = ['HTTPRoute', 'GRPCRoute'];
+
+export function collectListeners(
+  ctx: Ctx,
+  gw: StoredObject,
+): { listeners: ListenerInfo[]; listenerSets: ListenerSetInfo[] } {
+  const listeners = recs(rec(gw.obj.spec)?.listeners).map((l) => listenerInfo(ctx, gw, gw.key, l));
+  const listenerSets: ListenerSetInfo[] = [];
+  const allowed = rec(rec(rec(gw.obj.spec)?.allowedListeners)?.namespaces) ?? {};
+  for (const lsKey of lookup(ctx, 'listenerSetsByGateway', objectKey('Gateway', gw.key))) {
+    const ls = read(ctx, 'ListenerSet', lsKey);
+    if (!ls) continue;
+    const from = str(allowed.from) ?? 'None';
+    const lsNs = ls.obj.metadata.namespace ?? '';
+    const gwNs = gw.obj.metadata.namespace ?? '';
+    const ok =
+      from === 'All' ||
+      (from === 'Same' && lsNs === gwNs) ||
+      (from === 'Selector' &&
+        selectorMatches(rec(allowed.selector), read(ctx, 'Namespace', lsNs)?.obj.metadata.labels));
+    const info: ListenerSetInfo = {
+      entry: ls,
+      accepted: ok,
+      message: ok
+        ? 'accepted by the parent Gateway'
+        : `Gateway ${gw.key} does not allow ListenerSets from namespace ${lsNs} (allowedListeners.namespaces.from is ${from})`,
+      listeners: ok
+        ? recs(rec(ls.obj.spec)?.listeners).map((l) => listenerInfo(ctx, ls, `${gw.key}/ListenerSet/${ls.key}`, l))
+        : [],
+    };
+    listenerSets.push(info);
+    listeners.push(...info.listeners);
+  }
+  markConflicts(listeners, ctx.options.now);
+  return { listeners, listenerSets };
+}
+
+function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): ListenerInfo {
+  const gen = owner.obj.metadata.generation ?? 0;
+  const now = ctx.options.now;
+  const name = str(l.name) ?? '';
+  const protocol = str(l.protocol) ?? 'HTTP';
+  const conds: Condition[] = [];
+  let programmed = true;
+  const allowedKinds = recs(rec(l.allowedRoutes)?.kinds).map((k) => str(k.kind) ?? '');
+  const kinds = (allowedKinds.length ? allowedKinds : SUPPORTED_ROUTE_KINDS).filter((k) =>
+    SUPPORTED_ROUTE_KINDS.includes(k),
+  );
+  const supported = protocol === 'HTTP' || protocol === 'HTTPS';
+  const tls = supported ? listenerTls(ctx, owner, protocol, l) : undefined;
+  const tlsProblem = tls && !tls.ok ? tls.problem : undefined;
+  if (!supported) {
+    conds.push(condition('Accepted', false, 'UnsupportedProtocol', unsupportedProtocolMessage(protocol), gen, now));
+    programmed = false;
+  } else if (tlsProblem?.condition === 'Accepted') {
+    conds.push(condition('Accepted', false, tlsProblem.reason, tlsProblem.message, gen, now));
+    programmed = false;
+  } else {
+    conds.push(condition('Accepted', true, 'Accepted', 'listener is valid', gen, now));
+  }
+  const refProblem = tlsProblem?.condition === 'ResolvedRefs' ? tlsProblem : undefined;
+  if (refProblem) programmed = false;
+  conds.push(
+    condition(
+      'ResolvedRefs',
+      !refProblem,
+      refProblem?.reason ?? 'ResolvedRefs',
+      refProblem?.message ?? 'all references resolved',
+      gen,
+      now,
+    ),
+  );
+  const info: ListenerInfo = {
+    irName: `${prefix}/${name}`,
+    name,
+    port: num(l.port) ?? 0,
+    protocol,
+    owner,
+    programmed,
+    status: {
+      name,
+      attachedRoutes: 0,
+      supportedKinds: kinds.map((kind) => ({ group: GROUP.gateway, kind })),
+      conditions: conds,
+    },
+  };
+  const hostname = str(l.hostname);
+  if (hostname !== undefined) info.hostname = hostname;
+  if (tls?.ok && tls.tls) info.tls = tls.tls;
+  const ar = rec(l.allowedRoutes);
+  if (ar) info.allowedRoutes = ar;
+  return info;
+}
+
+function unsupportedProtocolMessage(protocol: string): string {
+  // TLS listeners would need TLSRoute and SNI passthrough, which the proxy does not do.
+  if (protocol === 'TLS')
+    return 'protocol TLS (TLSRoute, TLS passthrough) is not supported; use HTTPS to terminate TLS at the gateway';
+  return `protocol ${protocol} is not supported; use HTTP or HTTPS`;
+}
+
+/** Same port with another protocol, or same port and host name: the first listener keeps it, later ones are Conflicted. */
+function markConflicts(listeners: ListenerInfo[], now: string): void {
+  const seen = new Map<string, ListenerInfo>();
+  const portProtocol = new Map<number, ListenerInfo>();
+  for (const l of listeners) {
+    if (!l.programmed) continue;
+    const k = `${l.port}|${l.hostname ?? ''}`;
+    const first = seen.get(k);
+    const gen = l.owner.obj.metadata.generation ?? 0;
+    const other = portProtocol.get(l.port);
+    // One port is either plain HTTP or TLS: the proxy cannot tell them apart before reading bytes.
+    if (other && other.protocol !== l.protocol) {
+      l.programmed = false;
+      l.status.conditions.push(
+        condition(
+          'Conflicted',
+          true,
+          'ProtocolConflict',
+          `listener ${other.irName} already serves port ${l.port} with protocol ${other.protocol}`,
+          gen,
+          now,
+        ),
+      );
+    } else if (first) {
+      l.programmed = false;
+      l.status.conditions.push(
+        condition(
+          'Conflicted',
+          true,
+          'HostnameConflict',
+          `listener ${first.irName} already serves port ${l.port} for host ${l.hostname ?? '*'}`,
+          gen,
+          now,
+        ),
+      );
+    } else {
+      seen.set(k, l);
+      if (!other) portProtocol.set(l.port, l);
+      l.status.conditions.push(condition('Conflicted', false, 'NoConflicts', 'no conflicts', gen, now));
+    }
+  }
+  for (const l of listeners) {
+    const gen = l.owner.obj.metadata.generation ?? 0;
+    l.status.conditions.push(
+      condition(
+        'Programmed',
+        l.programmed,
+        l.programmed ? 'Programmed' : 'Invalid',
+        l.programmed ? 'listener is programmed' : 'listener is not programmed',
+        gen,
+        now,
+      ),
+    );
+  }
+}
+
+/** `Listener.limits`: the caps of the merged frontend policy the proxy enforces (undefined when none is set). */
+export function listenerLimits(frontend: MergeResult): ListenerLimitsInput | undefined {
+  const http = frontend.fields['frontend.http'] as { maxConcurrentRequests?: number } | undefined;
+  const tcp = frontend.fields['frontend.tcp'] as { maxConnections?: number } | undefined;
+  const limits: ListenerLimitsInput = {
+    ...(http?.maxConcurrentRequests ? { maxConcurrentRequests: http.maxConcurrentRequests } : {}),
+    ...(tcp?.maxConnections ? { maxConnections: tcp.maxConnections } : {}),
+  };
+  return Object.keys(limits).length > 0 ? limits : undefined;
+}

@@ -1,0 +1,86 @@
+// GwModel fields the proxy cannot apply, decided once here (issue 14): the IR Model carries them as
+// refusals (the proxy refuses the model) and the status writer names the same list on the GwModel.
+// Also the provider tables that say how a GwModel provider is called (wire kind, default base URL).
+import { objectRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
+import { rec, str, type Rec } from '../objects/read.js';
+
+// Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
+export const MODEL_KINDS: Record<string, string> = {
+  OpenAI: 'openai',
+  Anthropic: 'anthropic',
+  Custom: 'custom',
+  Mistral: 'openai',
+  Groq: 'openai',
+  DeepSeek: 'openai',
+  XAI: 'openai',
+  Together: 'openai',
+  Fireworks: 'openai',
+  Perplexity: 'openai',
+  OpenRouter: 'openai',
+  Cerebras: 'openai',
+  Ollama: 'openai',
+  Gemini: 'gemini',
+  Bedrock: 'bedrock',
+  Azure: 'azure',
+  VertexAI: 'vertexai',
+};
+
+/** The settings object each provider reads (`spec.azure` for Azure, ...); others read `spec.custom` (providerOverride, formats). */
+export const SETTINGS_KEY: Record<string, string> = {
+  Azure: 'azure',
+  VertexAI: 'vertexai',
+  Bedrock: 'bedrock',
+  Custom: 'custom',
+};
+
+// Providers addressed by their settings (region, resource, project); a baseURL only moves their host.
+const SETTINGS_ADDRESSED = new Set(['Bedrock', 'Azure', 'VertexAI']);
+
+export const DEFAULT_BASE: Record<string, string> = {
+  OpenAI: 'https://api.openai.com/v1',
+  Anthropic: 'https://api.anthropic.com/v1',
+  Mistral: 'https://api.mistral.ai/v1',
+  Groq: 'https://api.groq.com/openai/v1',
+  DeepSeek: 'https://api.deepseek.com/v1',
+  XAI: 'https://api.x.ai/v1',
+  Together: 'https://api.together.xyz/v1',
+  Fireworks: 'https://api.fireworks.ai/inference/v1',
+  Perplexity: 'https://api.perplexity.ai',
+  OpenRouter: 'https://openrouter.ai/api/v1',
+  Cerebras: 'https://api.cerebras.ai/v1',
+  Ollama: 'http://localhost:11434/v1',
+  Gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
+};
+
+/** The provider-specific settings objects of a GwModel spec, for provenance. */
+export function settingsOf(spec: Rec): Rec {
+  const out: Rec = {};
+  for (const k of ['azure', 'vertexai', 'bedrock', 'custom']) if (spec[k] !== undefined) out[k] = spec[k];
+  return out;
+}
+
+/**
+ * Every field of a GwModel that the API accepts and the proxy does not act on, decided once for the IR
+ * Model's `refusals` and the GwModel's status (issue 14): the coverage table's refused leaves (src/coverage
+ * gw-model.ts) plus what depends on values the table cannot express (a provider without a wire kind, a
+ * provider that needs a baseURL). Pure: call it with the stored GwModel (`{ key: 'ns/name', obj }`); an
+ * empty list means the proxy applies everything the model sets.
+ */
+export function modelRefusals(m: { key: string; obj: { spec?: unknown } }): IrRefusal[] {
+  const spec = rec(m.obj.spec) ?? {};
+  const source = `GwModel ${m.key}`;
+  return uniqueRefusals([...objectRefusals('GwModel', source, spec), ...valueRefusals(spec, source)]);
+}
+
+function valueRefusals(spec: Rec, source: string): IrRefusal[] {
+  const provider = str(spec.provider);
+  if (provider === undefined) return [];
+  if (!MODEL_KINDS[provider]) {
+    const supported = Object.keys(MODEL_KINDS).join(', ');
+    const reason = `provider ${provider} is not supported by this release (supported: ${supported})`;
+    return [{ field: 'spec.provider', source, reason, security: false }];
+  }
+  if (!str(spec.baseURL) && !DEFAULT_BASE[provider] && !SETTINGS_ADDRESSED.has(provider))
+    return [{ field: 'spec.baseURL', source, reason: `provider ${provider} needs a baseURL`, security: false }];
+  return [];
+}

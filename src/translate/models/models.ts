@@ -1,0 +1,243 @@
+// GwModel → IR Model: which requests a model serves (match, visibility), where they go (a provider or
+// virtual routing over other models) and which listeners or routes expose it.
+import { aiCredential, aiProviderSettings } from '../backends/backend-ai.js';
+import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
+
+/** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
+export { modelRefusals } from './model-refusals.js';
+import { condition, type StatusPiece } from '../status/conditions.js';
+import { lookup, read, readAny, type Ctx } from '../objects/context.js';
+import type {
+  AiCredentialInput,
+  ModelInput,
+  ModelProviderInput,
+  ModelTargetInput,
+  RouteInput,
+} from '../../ir/types.js';
+import type { Named } from '../built-ir.js';
+import type { ListenerInfo } from '../listeners/listeners.js';
+import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import { refKind } from '../objects/store.js';
+import { GROUP, nameKey, objectKey, type StoredObject } from '../objects/types.js';
+
+export function modelMatch(pattern: string): ModelInput['match'] {
+  if (pattern === '*') return { any: true };
+  if (pattern.endsWith('*')) return { prefix: pattern.slice(0, -1) };
+  if (pattern.startsWith('*')) return { suffix: pattern.slice(1) };
+  return { exact: pattern };
+}
+
+export function modelName(key: string): string {
+  return `GwModel/${key}`;
+}
+
+/** GwModels attached to this gateway, its ListenerSets or routes it serves. */
+export function translateModels(
+  ctx: Ctx,
+  gw: StoredObject,
+  listeners: ListenerInfo[],
+  routes: Named<RouteInput>[],
+  piece: (objKey: string, p: StatusPiece) => void,
+): ModelInput[] {
+  const parents = new Set<string>([objectKey('Gateway', gw.key)]);
+  for (const l of listeners) if (l.owner.kind === 'ListenerSet') parents.add(objectKey('ListenerSet', l.owner.key));
+  const routeKeys = new Set(routes.map((r) => r.name.split('/').slice(0, 3).join('/')));
+  for (const rk of routeKeys) parents.add(rk);
+  const modelKeys = new Set<string>();
+  for (const p of [...parents].sort()) for (const m of lookup(ctx, 'modelsByParent', p)) modelKeys.add(m);
+  const out: ModelInput[] = [];
+  for (const mk of [...modelKeys].sort()) {
+    const m = readAny(ctx, 'GwModel', mk);
+    if (!m) continue;
+    const model = translateModel(ctx, gw, m, listeners, routes, piece);
+    if (model) out.push(model);
+  }
+  return out;
+}
+
+function translateModel(
+  ctx: Ctx,
+  gw: StoredObject,
+  m: StoredObject,
+  listeners: ListenerInfo[],
+  routes: Named<RouteInput>[],
+  piece: (objKey: string, p: StatusPiece) => void,
+): ModelInput | undefined {
+  const spec = rec(m.obj.spec) ?? {};
+  const ns = m.obj.metadata.namespace ?? '';
+  const gen = m.obj.metadata.generation ?? 0;
+  const now = ctx.options.now;
+  const credential =
+    m.problems.length || spec.provider === undefined ? undefined : modelCredential(ctx, m.key, ns, spec);
+  const missingModel = m.problems.length ? undefined : refProblem(ctx, ns, spec);
+  const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
+  const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
+  const parentNames: string[] = [];
+  recs(spec.parentRefs).forEach((ref) => {
+    const kind = refKind(str(ref.group), str(ref.kind), 'Gateway');
+    const key = nameKey(str(ref.namespace) ?? ns, str(ref.name) ?? '');
+    let names: string[] | undefined;
+    let why = '';
+    if (kind === 'Gateway' && key === gw.key)
+      names = listeners.filter((l) => l.owner.kind === 'Gateway' && l.programmed).map((l) => l.irName);
+    else if (kind === 'ListenerSet') {
+      const own = listeners.filter((l) => l.owner.kind === 'ListenerSet' && l.owner.key === key);
+      if (own.length === 0) return;
+      names = own.filter((l) => l.programmed).map((l) => l.irName);
+    } else if (kind === 'HTTPRoute') {
+      const base = `HTTPRoute/${key}/`;
+      const mine = routes.filter((r) => r.name.startsWith(base));
+      if (mine.length === 0) return;
+      const section = str(ref.sectionName);
+      const picked =
+        section === undefined
+          ? ruleCount(ctx, key) === 1
+            ? mine
+            : []
+          : mine.filter((r) => r.name.slice(base.length).split('@')[0] === section);
+      if (picked.length === 0)
+        why =
+          section === undefined
+            ? 'the HTTPRoute has several rules; set sectionName to pick one'
+            : `the HTTPRoute has no rule named ${section}`;
+      else if (picked.some((r) => (r.routeMatches ?? []).some((x) => x.path?.kind !== 'prefix')))
+        why = 'the route rule must use PathPrefix matches only';
+      names = picked.map((r) => r.name);
+    } else return;
+    const ok = m.problems.length === 0 && why === '' && names.length > 0;
+    const invalid = m.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+    piece(objectKey('GwModel', m.key), {
+      kind: 'parent',
+      parent: {
+        parentRef: {
+          group: str(ref.group) ?? GROUP.gateway,
+          kind: str(ref.kind) ?? 'Gateway',
+          namespace: str(ref.namespace) ?? ns,
+          name: str(ref.name) ?? '',
+          ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}),
+        },
+        controllerName: ctx.options.controllerName,
+        conditions: [
+          condition(
+            'Accepted',
+            ok,
+            ok ? 'Accepted' : invalid ? 'Invalid' : 'NotAllowedByParent',
+            ok ? 'model is attached' : invalid || why || 'the parent has no programmed listener',
+            gen,
+            now,
+          ),
+          condition(
+            'ResolvedRefs',
+            !resolvedProblem,
+            resolvedProblem ? unresolvedReason : 'ResolvedRefs',
+            resolvedProblem ?? 'all references resolved',
+            gen,
+            now,
+          ),
+        ],
+      },
+    });
+    if (ok) parentNames.push(...names);
+  });
+  if (m.problems.length || parentNames.length === 0) return undefined;
+  const match = str(rec(spec.match)?.model) ?? m.obj.metadata.name;
+  const out: ModelInput = {
+    name: modelName(m.key),
+    parents: [...new Set(parentNames)].sort(),
+    match: modelMatch(match),
+    visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
+  };
+  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
+  const refusals = modelRefusals(m);
+  if (refusals.length > 0) out.refusals = refusals;
+  const vm = rec(spec.virtualModel);
+  if (vm) out.routing = routing(ns, vm);
+  return out;
+}
+
+/** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
+function modelProvider(spec: Rec, credential: AiCredentialInput | string | undefined): ModelProviderInput {
+  const policies = rec(spec.policies) ?? {};
+  const auth = rec(policies.auth);
+  // The inline key travels once, as the credential, not again inside policiesJson.
+  const shown =
+    auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
+  const provider = str(spec.provider) ?? '';
+  const out: ModelProviderInput = {
+    provider,
+    baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '',
+    kind: MODEL_KINDS[provider] ?? '',
+    settings: aiProviderSettings(rec(spec[SETTINGS_KEY[provider] ?? 'custom']) ?? {}),
+    // Provenance for `gw explain` only: no proxy code reads these (issue 14).
+    settingsJson: stableStringify(settingsOf(spec)),
+    policiesJson: stableStringify(shown),
+  };
+  if (typeof credential === 'object') out.credential = credential;
+  else if (typeof credential === 'string') out.credentialProblem = credential;
+  else {
+    const named = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth?.[k] !== undefined);
+    if (named) out.credentialProblem = `spec.policies.auth.${named}: the credential could not be resolved`;
+  }
+  return out;
+}
+
+/**
+ * `policies.auth` of a provider model as the proxy's credential: `key`, `secretRef` (a Secret in the
+ * model's namespace) or `passthrough`. Other kinds give undefined; the proxy refuses them itself.
+ */
+function modelCredential(ctx: Ctx, key: string, ns: string, spec: Rec): AiCredentialInput | string | undefined {
+  const auth = rec(rec(spec.policies)?.auth);
+  return auth && aiCredential(ctx, auth, ns, `GwModel ${key}`, (field) => `spec.policies.auth.${field}`);
+}
+
+function withoutKey(auth: Rec): Rec {
+  const { key: _key, ...rest } = auth;
+  return rest;
+}
+
+function ruleCount(ctx: Ctx, key: string): number {
+  return recs(rec(read(ctx, 'HTTPRoute', key)?.obj.spec)?.rules).length;
+}
+
+function routing(ns: string, vm: Rec): ModelInput['routing'] {
+  const target = (t: Rec, extra: Partial<ModelTargetInput>): ModelTargetInput => ({
+    model: modelName(`${ns}/${str(rec(t.modelRef)?.name) ?? str(t.modelRef) ?? ''}`),
+    modelName: str(t.model) ?? '',
+    priority: 0,
+    when: '',
+    weight: 0,
+    ...extra,
+  });
+  const failover = rec(vm.failover),
+    conditional = rec(vm.conditional),
+    weighted = rec(vm.weighted);
+  if (failover) {
+    const targets = recs(failover.targets).map((t) => target(t, { priority: num(t.priority) ?? 0 }));
+    // Stable: equal priorities keep their written order; the proxy scores them by health at run time.
+    return {
+      kind: 'FAILOVER',
+      targets: targets
+        .map((t, i) => [t, i] as const)
+        .sort((a, b) => (a[0].priority ?? 0) - (b[0].priority ?? 0) || a[1] - b[1])
+        .map(([t]) => t),
+    };
+  }
+  if (conditional)
+    return {
+      kind: 'CONDITIONAL',
+      targets: recs(conditional.targets).map((t) => target(t, { when: str(t.when) ?? '' })),
+    };
+  return { kind: 'WEIGHTED', targets: recs(weighted?.targets).map((t) => target(t, { weight: num(t.weight) ?? 1 })) };
+}
+
+/** A virtual model's targets must name existing GwModels in its namespace. */
+function refProblem(ctx: Ctx, ns: string, spec: Rec): string | undefined {
+  const vm = rec(spec.virtualModel);
+  if (!vm) return undefined;
+  const kind = rec(vm.failover) ?? rec(vm.conditional) ?? rec(vm.weighted) ?? {};
+  for (const t of recs(kind.targets)) {
+    const name = str(rec(t.modelRef)?.name) ?? str(t.modelRef) ?? '';
+    if (!read(ctx, 'GwModel', `${ns}/${name}`)) return `modelRef GwModel ${ns}/${name} does not exist or is invalid`;
+  }
+  return undefined;
+}

@@ -1,0 +1,354 @@
+// Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
+// a typed home still reach the proxy through RouteInput.effective.
+import { createHash } from 'node:crypto';
+import type {
+  ApiKeyAuthenticationInput,
+  AuthorizationInput,
+  BasicAuthenticationInput,
+  CorsInput,
+  JwtAuthenticationInput,
+  McpAuthenticationInput,
+  PolicyInput,
+} from '../../ir/types.js';
+import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
+import { parseByteSize } from './byte-size.js';
+import type { PolicySecretReader } from './policy-secrets.js';
+import { arr, num, rec, recs, str, stableStringify, type Rec } from '../objects/read.js';
+import type { IrRefusal } from '../../coverage/effective.js';
+
+export function typedPolicy(
+  fields: Record<string, unknown>,
+  readSecret: PolicySecretReader = () => undefined,
+  resolveBackend: PolicyBackendResolver = noBackends,
+): PolicyInput {
+  const out: PolicyInput = {};
+  const cors = rec(fields['traffic.cors']);
+  if (cors) out.cors = toCors(cors);
+  const authz = rec(fields['traffic.authorization']);
+  if (authz) out.authorization = toAuthorization(authz);
+  const jwt = rec(fields['traffic.jwtAuthentication']);
+  if (jwt && rec(jwt.mcp)) out.mcpAuthentication = toMcpAuth(jwt);
+  else if (jwt) {
+    const generic = toJwtAuth(jwt);
+    if (typeof generic !== 'string') out.jwtAuthentication = generic;
+  }
+  const basic = rec(fields['traffic.basicAuthentication']);
+  const basicTyped = basic && toBasicAuth(basic, readSecret);
+  if (basicTyped && typeof basicTyped !== 'string') out.basicAuthentication = basicTyped;
+  const apiKey = rec(fields['traffic.apiKeyAuthentication']);
+  const apiKeyTyped = apiKey && toApiKeyAuth(apiKey, readSecret);
+  if (apiKeyTyped && typeof apiKeyTyped !== 'string') out.apiKeyAuthentication = apiKeyTyped;
+  const ext = rec(fields['traffic.extAuth']);
+  const extTyped = ext && toExtAuth(ext, resolveBackend);
+  if (extTyped && typeof extTyped !== 'string') out.extAuthorization = extTyped;
+  const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
+  if (max !== undefined) out.maxRequestBytes = max;
+  return out;
+}
+
+const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === 'string');
+
+function toCors(c: Rec): CorsInput {
+  return {
+    allowOrigins: strings(c.allowOrigins),
+    allowHeaders: strings(c.allowHeaders),
+    exposeHeaders: strings(c.exposeHeaders),
+    allowMethods: strings(c.allowMethods),
+    maxAge: num(c.maxAge) ?? 0,
+    allowCredentials: c.allowCredentials === true,
+  };
+}
+
+function toAuthorization(a: Rec): AuthorizationInput {
+  const action = (str(a.action) ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
+  return { rules: [{ expressions: strings(rec(a.policy)?.matchExpressions), action }] };
+}
+
+function toMcpAuth(j: Rec): McpAuthenticationInput {
+  const mcp = rec(j.mcp) ?? {};
+  const p = recs(j.providers)[0] ?? {};
+  const jwks = rec(p.jwks) ?? {};
+  const meta = rec(mcp.resourceMetadata);
+  const out: McpAuthenticationInput = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
+    issuer: str(p.issuer) ?? '',
+    audiences: strings(p.audiences),
+    provider: (str(mcp.provider) ?? '').toUpperCase() as McpAuthenticationInput['provider'],
+    clientId: str(mcp.clientId) ?? '',
+    clientSecret: '',
+    jwksUrl: str(rec(jwks.remote)?.url) ?? '',
+    jwksInline: str(jwks.inline) ?? '',
+  };
+  if (meta) {
+    const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
+    out.resourceMetadata = {
+      resource: str(resource) ?? '',
+      scopesSupported: strings(scopesSupported),
+      bearerMethodsSupported: strings(bearerMethodsSupported),
+      extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
+    };
+  }
+  return out;
+}
+
+/**
+ * Generic JWT authentication, or why the proxy could not enforce it as written (a provider whose keys come
+ * from a backendRef, a CEL `expression` location): the route then keeps only the effective field, and the
+ * proxy refuses its requests (fail closed) instead of checking a weaker subset.
+ */
+function toJwtAuth(j: Rec): JwtAuthenticationInput | string {
+  const providers: JwtAuthenticationInput['providers'] = [];
+  for (const [i, p] of recs(j.providers).entries()) {
+    const jwks = rec(p.jwks) ?? {};
+    const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
+    const jwksInline = str(jwks.inline) ?? '';
+    if (!jwksUrl && !jwksInline)
+      return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
+    // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
+    if (jwksInline && !isKeySetText(jwksInline))
+      return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
+    providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
+  }
+  if (providers.length === 0) return 'providers: at least one provider is needed';
+  const out: JwtAuthenticationInput = {
+    mode: (str(j.mode) ?? 'Strict').toUpperCase() as JwtAuthenticationInput['mode'],
+    providers,
+    preserveToken: j.preserveToken === true,
+  };
+  const loc = rec(j.location);
+  if (loc) {
+    const location = toLocation(loc);
+    if (!location) return celLocation;
+    out.location = location;
+  }
+  return out;
+}
+
+const celLocation =
+  'location.expression: a CEL credential location is not supported; use header, queryParameter or cookie';
+
+function isKeySetText(text: string): boolean {
+  try {
+    return Array.isArray(rec(JSON.parse(text))?.keys);
+  } catch {
+    return false;
+  }
+}
+
+/** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */
+function toLocation(loc: Rec): JwtAuthenticationInput['location'] {
+  const header = rec(loc.header);
+  const query = str(rec(loc.queryParameter)?.name);
+  const cookie = str(rec(loc.cookie)?.name);
+  if (header)
+    return { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
+  if (query) return { header: '', prefix: '', queryParameter: query, cookie: '' };
+  if (cookie) return { header: '', prefix: '', queryParameter: '', cookie };
+  return undefined;
+}
+
+/**
+ * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; why not (the
+ * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
+ */
+function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
+  const ref = rec(a.secretRef);
+  if (!ref)
+    return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
+  const name = str(ref.name) ?? '';
+  const data = readSecret('traffic.apiKeyAuthentication', name);
+  if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
+  const entries = new Map<string, string>();
+  for (const [dataKey, value] of Object.entries(data)) {
+    const entry = apiKeyEntry(value.trim());
+    if (typeof entry === 'string') return `secretRef: Secret ${name} key ${dataKey}: ${entry}`;
+    if (entry) entries.set(entry.keySha256, entry.metadataJson);
+  }
+  if (entries.size === 0) return `secretRef: Secret ${name} holds no key`;
+  const out: ApiKeyAuthenticationInput = {
+    mode: (str(a.mode) ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
+    entries: [...entries]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([keySha256, metadataJson]) => ({ keySha256, metadataJson })),
+  };
+  const loc = rec(a.location);
+  if (loc) {
+    const location = toLocation(loc);
+    if (!location) return celLocation;
+    out.location = location;
+  }
+  return out;
+}
+
+/**
+ * One Secret value as an API-key entry: a plain key, or a JSON object with `key` or `keyHash`
+ * (`sha256:<64 hex>`) and an optional `metadata` object (seed 001); a string says what is wrong, without the key.
+ */
+function apiKeyEntry(value: string): { keySha256: string; metadataJson: string } | string | undefined {
+  if (!value) return undefined;
+  const sha = (k: string): string => createHash('sha256').update(k, 'utf8').digest('hex');
+  if (!value.startsWith('{')) return { keySha256: sha(value), metadataJson: '{}' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return 'is neither a plain key nor a JSON object';
+  }
+  const o = rec(parsed);
+  if (!o) return 'must be a JSON object';
+  const metadata = o.metadata === undefined ? {} : rec(o.metadata);
+  if (!metadata) return 'metadata must be an object';
+  const metadataJson = JSON.stringify(metadata);
+  if (typeof o.key === 'string' && o.key && o.keyHash === undefined) return { keySha256: sha(o.key), metadataJson };
+  if (typeof o.keyHash === 'string' && o.key === undefined) {
+    const m = /^sha256:([0-9a-fA-F]{64})$/.exec(o.keyHash);
+    if (!m?.[1]) return 'keyHash must be sha256:<64 hex digits>';
+    return { keySha256: m[1].toLowerCase(), metadataJson };
+  }
+  return 'must set exactly one of key, keyHash';
+}
+
+function hashKind(hash: string): string {
+  if (/^\$2[abxy]?\$/.test(hash)) return 'bcrypt';
+  if (/^\$[156]\$/.test(hash)) return 'crypt with MD5 or SHA-2';
+  if (hash.startsWith('{SHA}') || hash.startsWith('$apr1$')) return 'malformed';
+  return 'DES crypt or plain text';
+}
+
+/** htpasswd hash formats the proxy checks (src/proxy/auth/htpasswd.ts); others (bcrypt, SHA-crypt, clear) are refused. */
+const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22})$/;
+
+/**
+ * Basic auth users from `users` or the Secret's htpasswd text; why not (the proxy then refuses the route)
+ * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
+ * `location` other than the Authorization header is asked for.
+ */
+function toBasicAuth(b: Rec, readSecret: PolicySecretReader): BasicAuthenticationInput | string {
+  if (b.location !== undefined) return 'location: only the Authorization header is supported';
+  let lines = strings(b.users);
+  let where = 'users';
+  const ref = rec(b.secretRef);
+  if (ref) {
+    const name = str(ref.name) ?? '',
+      key = str(ref.key) ?? '.htaccess';
+    const data = readSecret('traffic.basicAuthentication', name);
+    if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
+    const text = data[key];
+    if (text === undefined) return `secretRef: Secret ${name} has no key ${key}`;
+    lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    where = `Secret ${name} key ${key}`;
+  }
+  const users: BasicAuthenticationInput['users'] = [];
+  for (const [i, line] of lines.entries()) {
+    const at = line.indexOf(':');
+    const name = line.slice(0, at),
+      hash = line.slice(at + 1);
+    // Never quote the line: it holds a password hash.
+    if (at < 1) return `${where} entry ${i + 1}: is not a user:hash line`;
+    if (!supportedHash.test(hash))
+      return `${where} entry ${i + 1} (user ${name}): uses a hash format the proxy cannot check (${hashKind(hash)}); use {SHA} or $apr1$`;
+    users.push({ name, hash });
+  }
+  if (users.length === 0) return `${where}: no users`;
+  return { mode: str(b.mode) === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: str(b.realm) ?? 'Restricted', users };
+}
+
+/**
+ * Authentication / authorization fields no proxy of this release enforces: a route carrying one refuses
+ * every request (503) rather than forwarding it unauthenticated. Grows smaller as enforcement lands.
+ */
+const unenforcedAuthFields = ['extProc'] as const;
+const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
+  extProc: 'external processing is not supported',
+};
+
+/**
+ * Why each authentication field of these traffic fields cannot be enforced as written (field path → reason),
+ * for status: routes those fields reach refuse their requests with 503 instead of checking less.
+ */
+export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of unenforcedAuthFields) if (traffic[f] !== undefined) out[f] = neverEnforced[f];
+  const jwt = rec(traffic.jwtAuthentication);
+  const jwtWhy = jwt && (rec(jwt.mcp) ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
+  if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
+  const basic = rec(traffic.basicAuthentication);
+  const basicWhy = basic && toBasicAuth(basic, readSecret);
+  if (typeof basicWhy === 'string') out.basicAuthentication = basicWhy;
+  const apiKey = rec(traffic.apiKeyAuthentication);
+  const apiKeyWhy = apiKey && toApiKeyAuth(apiKey, readSecret);
+  if (typeof apiKeyWhy === 'string') out.apiKeyAuthentication = apiKeyWhy;
+  const ext = rec(traffic.extAuth);
+  const extWhy = ext && toExtAuth(ext, anyBackend);
+  if (typeof extWhy === 'string') out.extAuth = extWhy;
+  return out;
+}
+
+/**
+ * `jwtAuthentication` with `mcp` checks tokens of one authorization server, read from the Authorization
+ * header as the MCP authorization spec says, and never hands them to MCP targets: settings asking for more
+ * are refused (the route answers 503) rather than accepted and skipped.
+ */
+function mcpJwtUnsupported(j: Rec): string | undefined {
+  const providers = recs(j.providers);
+  if (providers.length > 1)
+    return `with mcp, one provider (the MCP authorization server) is supported; got ${providers.length}`;
+  if (j.location !== undefined)
+    return 'with mcp, the token is read from the Authorization header as the MCP authorization spec says; location is not supported';
+  if (j.preserveToken === true)
+    return 'with mcp, the validated token is never forwarded to MCP targets (they use their own credentials); preserveToken: true is not supported';
+  return undefined;
+}
+
+const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'] as const;
+
+/**
+ * The security refusals of a route's merged fields (`traffic.x` → value, with the source of each): every
+ * authentication or authorization setting the proxy cannot enforce as written. The proxy answers 503
+ * policy_not_enforced on the route instead of forwarding requests unchecked.
+ */
+export function authRefusals(
+  fields: Record<string, unknown>,
+  sourceOf: (field: string) => string,
+  readSecret: PolicySecretReader,
+  resolveBackend: PolicyBackendResolver,
+  edgePolicies: { fields?: Record<string, unknown>; provenance?: Record<string, { source?: string }> }[],
+): IrRefusal[] {
+  const traffic: Rec = {};
+  for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
+  const why = unenforceableAuth(traffic, readSecret);
+  // The route's own resolver: an extAuth backendRef that does not resolve here is refused too.
+  const ext = rec(traffic.extAuth);
+  const extWhy = ext && toExtAuth(ext, resolveBackend);
+  if (typeof extWhy === 'string') why.extAuth = extWhy;
+  const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({
+    field: `spec.traffic.${f}`,
+    source: sourceOf(`traffic.${f}`),
+    reason,
+    security: true,
+  }));
+  // One route, one credential check (they all default to the Authorization header): a combination is refused rather than half applied.
+  const methods = AUTH_METHODS.filter((f) => traffic[f] !== undefined);
+  if (methods.length > 1) {
+    out.push({
+      field: `spec.traffic.${methods[1] ?? ''}`,
+      source: sourceOf(`traffic.${methods[1] ?? ''}`),
+      reason: `${methods.join(' with ')} on one route is not supported`,
+      security: true,
+    });
+  }
+  // A backend-level extAuth (GwPolicy backend.extAuth) has no typed form yet: refuse, never skip.
+  const edgeExtAuth = edgePolicies.find((p) => p.fields?.['backend.extAuth'] !== undefined);
+  if (edgeExtAuth) {
+    out.push({
+      field: 'spec.backend.extAuth',
+      source: edgeExtAuth.provenance?.['backend.extAuth']?.source ?? '',
+      reason: 'backend-level external authorization is not supported',
+      security: true,
+    });
+  }
+  return out.sort((a, b) => (a.field ?? '').localeCompare(b.field ?? ''));
+}

@@ -1,0 +1,153 @@
+// The policy merge, the only one in Gw. Field-level, not deep: each top-level field of a section
+// (`traffic.cors`, `backend.tls`) comes whole from the single best candidate. Better means a higher
+// precedence level; between policy resources at the same level the older one (creationTimestamp,
+// then namespace/name) wins and the other is reported as Conflicted. A traffic policy with
+// `strategy.inheritance: Override` inverts precedence for its fields: it beats every default, and
+// among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
+import type { FieldProvenanceInput } from '../../ir/types.js';
+import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
+import { rec, str, type Rec } from '../objects/read.js';
+
+export type Section = 'frontend' | 'traffic' | 'backend';
+
+export interface Candidate {
+  /** Display name of the object that set the values: `GwPolicy ns/name`, `GwBackend ns/name`. */
+  source: string;
+  /** Set for GwPolicy objects: the one that loses a same-level tie gets a Conflicted condition. */
+  policyKey?: string;
+  /** The targetRef / targetSelector index the policy attached through (for its ancestor status). */
+  targetIndex?: number;
+  level: Level;
+  /** creationTimestamp; missing sorts as newest (local files carry none, then names decide). */
+  created: string;
+  /** `ns/name`, the last tie-breaker. */
+  order: string;
+  override: boolean;
+  /** `strategy.merge: Replace`: less specific candidates contribute nothing to this section. */
+  replace?: boolean;
+  /** The section object: each own key is one mergeable field. */
+  values: Rec;
+}
+
+export interface Conflict {
+  policyKey: string;
+  targetIndex: number;
+  /** Section-qualified field, e.g. `traffic.cors`. */
+  field: string;
+  level: Level;
+  winner: string;
+}
+
+/** Where an effective field came from: the IR FieldProvenance with every member set. */
+export type FieldOrigin = Required<FieldProvenanceInput>;
+
+export interface MergeResult {
+  /** Section-qualified path → value as set by the winning candidate. */
+  fields: Record<string, unknown>;
+  provenance: Record<string, FieldOrigin>;
+  conflicts: Conflict[];
+}
+
+function rank(c: Candidate): number {
+  return c.override ? 100 - LEVEL_RANK[c.level] : LEVEL_RANK[c.level];
+}
+
+/** Negative when a beats b. */
+export function comparePrecedence(a: Candidate, b: Candidate): number {
+  const r = rank(b) - rank(a);
+  if (r !== 0) return r;
+  if (a.created !== b.created) return a.created < b.created ? -1 : 1;
+  return a.order < b.order ? -1 : a.order > b.order ? 1 : 0;
+}
+
+/** Merges the given candidates for one section into effective fields, provenance and conflicts. */
+export function mergePolicies(section: Section, candidates: readonly Candidate[], into?: MergeResult): MergeResult {
+  const out: MergeResult = into ?? { fields: {}, provenance: {}, conflicts: [] };
+  candidates = replaced(candidates);
+  // Hot path (every rule of every route): candidates set few fields, so parallel arrays with a linear
+  // lookup beat maps; only contested fields are sorted.
+  const names: string[] = [];
+  const lists: Candidate[][] = [];
+  for (const c of candidates) {
+    for (const f of Object.keys(c.values)) {
+      if (c.values[f] === undefined) continue;
+      const i = names.indexOf(f);
+      if (i >= 0) (lists[i] as Candidate[]).push(c);
+      else {
+        names.push(f);
+        lists.push([c]);
+      }
+    }
+  }
+  const order = names.map((_, i) => i).sort((a, b) => ((names[a] as string) < (names[b] as string) ? -1 : 1));
+  for (const i of order) {
+    const f = names[i] as string;
+    const all = lists[i] as Candidate[];
+    const list = all.length === 1 ? all : dedupe(all).sort(comparePrecedence);
+    const winner = list[0] as Candidate;
+    const path = `${section}.${f}`;
+    out.fields[path] = winner.values[f];
+    const overridden: string[] = [];
+    for (let i = 1; i < list.length; i++) {
+      const l = list[i] as Candidate;
+      overridden.push(l.source);
+      if (l.policyKey && winner.policyKey && rank(l) === rank(winner) && l.policyKey !== winner.policyKey) {
+        out.conflicts.push({
+          policyKey: l.policyKey,
+          targetIndex: l.targetIndex ?? 0,
+          field: path,
+          level: l.level,
+          winner: winner.source,
+        });
+      }
+    }
+    out.provenance[path] = { source: winner.source, level: winner.level, overridden };
+  }
+  return out;
+}
+
+/**
+ * `strategy.merge: Replace`: the best Replace candidate's section stands whole against less specific ones,
+ * which are dropped (not merged field by field); more specific candidates still merge over it.
+ */
+function replaced(candidates: readonly Candidate[]): readonly Candidate[] {
+  let best: Candidate | undefined;
+  for (const c of candidates) if (c.replace && (!best || comparePrecedence(c, best) < 0)) best = c;
+  if (!best) return candidates;
+  const floor = rank(best);
+  return candidates.filter((c) => rank(c) >= floor);
+}
+
+/** One policy reaching a context twice at the same level (say by sectionName and by port) counts once. */
+function dedupe(list: Candidate[]): Candidate[] {
+  const seen = new Set<string>();
+  return list.filter((c) => {
+    const k = `${c.source}|${c.level}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** The candidate a GwPolicy attachment contributes for one section, or undefined if it sets none. */
+export function policyCandidate(a: Attachment, level: Level, section: Section): Candidate | undefined {
+  const values = a.sections[section];
+  if (!values) return undefined;
+  return {
+    source: a.source,
+    policyKey: a.policy.key,
+    targetIndex: a.targetIndex,
+    level,
+    created: a.created,
+    order: a.policy.key,
+    override: section === 'traffic' && a.override,
+    replace: str(rec(rec(a.policy.obj.spec)?.strategy)?.merge) === 'Replace',
+    values,
+  };
+}
+
+/** Settings that are not policy resources (a GwBackend's own `policies`, an MCP target's `policies`). */
+export function inlineCandidate(source: string, level: Level, values: Rec | undefined): Candidate | undefined {
+  if (!values) return undefined;
+  return { source, level, created: '', order: source, override: false, values };
+}

@@ -1,0 +1,64 @@
+// Traffic settings that act on one kind of route only: the coverage table calls them enforced (they are,
+// where they apply), so on a route of another kind they are refused here, by field path, instead of being
+// accepted and skipped. Which kind a route is comes from its backends: an MCP backend, an ai backend, or
+// anything else (forwarded HTTP).
+import type { IrRefusal } from '../../coverage/effective.js';
+import type { BackendInput as IrBackend, BackendRefInput as IrBackendRef } from '../../ir/types.js';
+import type { MergeResult } from './policy-merge.js';
+import { rec, recs } from '../objects/read.js';
+
+type RouteKind = 'mcp' | 'llm' | 'forwarded';
+
+/** The refusals of settings that do not act on routes of this route's kind. */
+export function scopeRefusals(
+  eff: MergeResult,
+  edges: readonly IrBackendRef[],
+  backends: ReadonlyMap<string, IrBackend>,
+): IrRefusal[] {
+  const kind = routeKind(edges, backends);
+  if (!kind) return [];
+  const out: IrRefusal[] = [];
+  const refuse = (field: string, key: string, reason: string): void => {
+    out.push({ field: `spec.traffic.${field}`, source: eff.provenance[key]?.source ?? '', reason, security: false });
+  };
+  const on = kind === 'mcp' ? 'MCP routes' : 'LLM routes';
+  if (kind !== 'forwarded') {
+    if (eff.fields['traffic.hostRewrite'] !== undefined)
+      refuse('hostRewrite', 'traffic.hostRewrite', `${on} do not rewrite Host: it applies to forwarded HTTP routes`);
+    const buffer = rec(eff.fields['traffic.buffer']);
+    if (buffer?.response !== undefined)
+      refuse(
+        'buffer.response',
+        'traffic.buffer',
+        `${on} do not buffer answers by this setting: it applies to forwarded HTTP routes`,
+      );
+    if (rec(buffer?.request)?.failureMode === 'FailOpen')
+      refuse(
+        'buffer.request.failureMode',
+        'traffic.buffer',
+        `FailOpen streams oversized bodies on forwarded HTTP routes only; ${on} refuse them with 413`,
+      );
+  }
+  if (kind !== 'llm') {
+    const local = recs(rec(eff.fields['traffic.rateLimit'])?.local);
+    local.forEach((l, i) => {
+      if (l.tokens !== undefined)
+        refuse(
+          `rateLimit.local[${i}].tokens`,
+          'traffic.rateLimit',
+          'token limits count LLM usage: they apply to LLM routes only',
+        );
+    });
+  }
+  return out;
+}
+
+/** undefined when the route has no usable backend (nothing to act on). */
+function routeKind(edges: readonly IrBackendRef[], backends: ReadonlyMap<string, IrBackend>): RouteKind | undefined {
+  const first = edges.find((e) => (e.weight ?? 0) > 0) ?? edges[0];
+  if (!first) return undefined;
+  const backend = backends.get(first.backend ?? '');
+  if (backend?.mcp) return 'mcp';
+  if (backend?.ai || first.ai) return 'llm';
+  return 'forwarded';
+}
