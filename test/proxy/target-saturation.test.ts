@@ -4,6 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { startProxy, type Started } from './harness.js';
+import { targetRequestsPending } from '../../src/proxy/mcp/upstream-fetch.js';
+
+// Long enough that a loaded machine opens all 256 calls well before the first one ends.
+const HOLD_MS = 12_000;
 
 const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const init = JSON.stringify({
@@ -29,6 +33,7 @@ describe('a saturated target', () => {
   });
 
   it('fails the call past the pool at once, answers a new initialize 503, and recovers', async () => {
+    const origin = new URL(target.url).origin;
     const opened = await fetch(proxy.url, { method: 'POST', headers: json, body: init });
     const session = opened.headers.get('mcp-session-id') ?? '';
     await opened.text();
@@ -46,14 +51,16 @@ describe('a saturated target', () => {
     // 256 slow calls hold every pooled connection to the target.
     // Opened in batches, so neither side's accept backlog overflows on a loaded machine.
     const held: Promise<string>[] = [];
+    const heldAt = Date.now();
     for (let b = 0; b < 4; b++) {
-      for (let i = 0; i < 64; i++) held.push(call(100 + b * 64 + i, 3000));
+      for (let i = 0; i < 64; i++) held.push(call(100 + b * 64 + i, HOLD_MS));
       await new Promise((r) => setTimeout(r, 150));
     }
-    await new Promise((r) => setTimeout(r, 700));
-    const started = Date.now();
+    // Every pooled connection carries one of them before the next call is sent.
+    await expect.poll(() => targetRequestsPending(origin), { timeout: HOLD_MS / 2, interval: 50 }).toBe(256);
     const refused = await call(1, 10);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Answered at once, long before any held call could have freed a connection.
+    expect(Date.now() - heldAt).toBeLessThan(HOLD_MS);
     expect(refused).toContain('is saturated');
     const second = await fetch(proxy.url, { method: 'POST', headers: json, body: init });
     expect(second.status).toBe(503);
@@ -62,5 +69,5 @@ describe('a saturated target', () => {
     const answers = await Promise.all(held);
     expect(answers.filter((a) => a.includes('"result"'))).toHaveLength(256);
     expect(await call(2, 10)).toContain('"result"');
-  }, 30_000);
+  }, 60_000);
 });

@@ -30,6 +30,11 @@ export class TargetSaturated extends Error {
 // Requests in flight or queued per origin on `upstreamAgent` (undici keeps no bound on its queue).
 const pending = new Map<string, number>();
 
+/** Requests in flight or queued to `origin` now (for tests and diagnostics). */
+export function targetRequestsPending(origin: string): number {
+  return pending.get(origin) ?? 0;
+}
+
 /** Counts one request against its origin's pool and queue; the returned function ends it (once). */
 export function admitTargetRequest(origin: string, limit = TARGET_CONNECTIONS + targetQueue): () => void {
   const n = pending.get(origin) ?? 0;
