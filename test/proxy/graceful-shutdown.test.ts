@@ -122,7 +122,8 @@ describe('graceful shutdown', () => {
     lb.stop();
     for (const r of replicas) await r.runtime.close();
     expect(failed).toEqual([]);
-    expect(ok).toBeGreaterThan(50);
+    // Traffic really flowed through the replacement (a loaded CI machine serves fewer than an idle one).
+    expect(ok).toBeGreaterThan(10);
   });
 
   it('fails requests when the replica closes at once instead of draining (what the drain prevents)', async () => {

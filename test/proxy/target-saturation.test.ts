@@ -53,7 +53,8 @@ describe('a saturated target', () => {
     const held: Promise<string>[] = [];
     const heldAt = Date.now();
     for (let b = 0; b < 4; b++) {
-      for (let i = 0; i < 64; i++) held.push(call(100 + b * 64 + i, HOLD_MS));
+      for (let i = 0; i < 64; i++)
+        held.push(call(100 + b * 64 + i, HOLD_MS).catch((err: unknown) => `failed: ${String(err)}`));
       await new Promise((r) => setTimeout(r, 150));
     }
     // Every pooled connection carries one of them before the next call is sent.
