@@ -84,6 +84,12 @@ export const backendExtAuth: CoverageTable = {
 
 /** The full backend settings (GwPolicy `backend`, GwBackend `policies`). */
 export const backendFull: CoverageTable = {
-  ...backendAuth, ...backendTls, ...backendConnection, ...backendHealth, ...backendTransformation,
-  ...backendAi, ...backendMcp, ...backendExtAuth,
+  ...backendAuth,
+  ...backendTls,
+  ...backendConnection,
+  ...backendHealth,
+  ...backendTransformation,
+  ...backendAi,
+  ...backendMcp,
+  ...backendExtAuth,
 };

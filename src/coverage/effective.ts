@@ -15,9 +15,17 @@ function cached(key: string, value: unknown, compute: () => FieldRefusal[]): Fie
 }
 
 /** gw.ir.v1.Refusal. */
-export interface IrRefusal { field: string; source: string; reason: string; security: boolean }
+export interface IrRefusal {
+  field: string;
+  source: string;
+  reason: string;
+  security: boolean;
+}
 
-interface Merged { fields: Record<string, unknown>; provenance: Record<string, { source: string } | undefined> }
+interface Merged {
+  fields: Record<string, unknown>;
+  provenance: Record<string, { source: string } | undefined>;
+}
 
 /** Refused fields among merged `section.field` values that a GwPolicy set (the source names it). */
 export function mergedRefusals(m: Merged): IrRefusal[] {
@@ -26,7 +34,9 @@ export function mergedRefusals(m: Merged): IrRefusal[] {
     const source = m.provenance[key]?.source ?? '';
     if (!source.startsWith('GwPolicy ')) continue;
     const dot = key.indexOf('.');
-    const refusals = cached(`GwPolicy:${key}`, value, () => refusalsOf('GwPolicy', { [key.slice(0, dot)]: { [key.slice(dot + 1)]: value } }));
+    const refusals = cached(`GwPolicy:${key}`, value, () =>
+      refusalsOf('GwPolicy', { [key.slice(0, dot)]: { [key.slice(dot + 1)]: value } }),
+    );
     for (const r of refusals) out.push({ ...r, source });
   }
   return out;

@@ -1,15 +1,23 @@
 // Coverage of GwBackend: the backend kinds, their targets and providers, and their own `policies`.
-import { backendAi, backendAuth, backendConnection, backendFull, backendHealth, backendTls, backendTransformation } from './backend-policy.js';
+import {
+  backendAi,
+  backendAuth,
+  backendConnection,
+  backendFull,
+  backendHealth,
+  backendTls,
+  backendTransformation,
+} from './backend-policy.js';
 import { enforced, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 
 /** One AI provider (`ai.provider` or `ai.groups[].providers[]`): vendor settings travel typed (AiProviderSettings). */
 const provider: CoverageTable = {
-  'host': enforced('AiProvider.host'),
-  'port': enforced('AiProvider.port'),
-  'path': enforced('AiProvider.path'),
-  'pathPrefix': enforced('AiProvider.pathPrefix'),
+  host: enforced('AiProvider.host'),
+  port: enforced('AiProvider.port'),
+  path: enforced('AiProvider.path'),
+  pathPrefix: enforced('AiProvider.pathPrefix'),
   'openai.model': enforced('AiProvider.settings'),
   'openai.moderation.*': refused(`OpenAI moderation ${notYet}`, true),
   'azureopenai.*': enforced('AiProvider.settings'),
@@ -19,14 +27,24 @@ const provider: CoverageTable = {
   'vertexai.*': enforced('AiProvider.settings'),
   'bedrock.*': enforced('AiProvider.settings'),
   'custom.*': enforced('AiProvider.settings'),
-  'custom.providerOverride': enforced('AiProviderSettings.providerOverride', 'the provider label of gw_llm_requests_total and gw_llm_tokens_total'),
+  'custom.providerOverride': enforced(
+    'AiProviderSettings.providerOverride',
+    'the provider label of gw_llm_requests_total and gw_llm_tokens_total',
+  ),
 };
 
 /** A provider of a priority group also has a name and its own settings. */
 const groupProvider: CoverageTable = {
   ...provider,
-  'name': enforced('AiProvider.name'),
-  ...under('policies', { ...backendAuth, ...backendTls, ...backendConnection, ...backendHealth, ...backendTransformation, ...backendAi }),
+  name: enforced('AiProvider.name'),
+  ...under('policies', {
+    ...backendAuth,
+    ...backendTls,
+    ...backendConnection,
+    ...backendHealth,
+    ...backendTransformation,
+    ...backendAi,
+  }),
 };
 
 /** Per-target settings of an MCP `static` target: only the credential reaches the target today. */

@@ -17,7 +17,9 @@ const policies: CoverageTable = {
   'auth.location.*': refused(`choosing where the credential goes ${notYet}`, true),
   'auth.credentials[].*': refused(`several credentials ${notYetPlural}`, true),
   'authorization.*': refused(`authorization per model ${notYet}; set GwPolicy traffic.authorization`, true),
-  ...Object.fromEntries(Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)])),
+  ...Object.fromEntries(
+    Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)]),
+  ),
   'tls.*': refused(`TLS settings ${notYetPlural}`, true),
   'headers.*': refused(`header changes ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling ${notYet}`),
@@ -42,7 +44,10 @@ export const gwModelCoverage: CoverageTable = {
   'spec.custom.backendRef.*': refused(
     'a GwModel custom provider is called at its baseURL; custom.backendRef is not applied by this release',
   ),
-  'spec.custom.providerOverride': enforced('AiProviderSettings.providerOverride', 'the provider label of gw_llm_requests_total and gw_llm_tokens_total'),
+  'spec.custom.providerOverride': enforced(
+    'AiProviderSettings.providerOverride',
+    'the provider label of gw_llm_requests_total and gw_llm_tokens_total',
+  ),
   'spec.virtualModel.failover.targets[].*': enforced('ModelRouting.targets'),
   'spec.virtualModel.conditional.targets[].*': enforced('ModelRouting.targets'),
   'spec.virtualModel.weighted.targets[].*': enforced('ModelRouting.targets'),

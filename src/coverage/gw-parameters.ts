@@ -17,7 +17,9 @@ export const gwParametersCoverage: CoverageTable = {
   'spec.logging.*': deployer,
   'spec.istio.*': deployer,
   'spec.spiffe.*': deployer,
-  'spec.rawConfig': refused('rawConfig is written into the proxy config file, which the proxy does not read; it is configured from the IR only'),
+  'spec.rawConfig': refused(
+    'rawConfig is written into the proxy config file, which the proxy does not read; it is configured from the IR only',
+  ),
   'spec.shutdown.*': controlPlane(
     'deployer: the proxy bootstrap file (config.json shutdown) and terminationGracePeriodSeconds; the proxy drains by it on SIGTERM',
   ),

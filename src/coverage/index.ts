@@ -21,10 +21,18 @@ export const coverageTables: Readonly<Record<CoveredKind, CoverageTable>> = {
 };
 
 /** One refused field an object sets: `field` is the concrete path (`spec.traffic.csrf`). */
-export interface FieldRefusal { field: string; reason: string; security: boolean }
+export interface FieldRefusal {
+  field: string;
+  reason: string;
+  security: boolean;
+}
 
 /** The refused fields `spec` sets, sorted by path; `root` is `spec` for resources, `` for the standalone file. */
-export function refusalsOf(kind: CoveredKind, spec: unknown, root = kind === 'standalone' ? '' : 'spec'): FieldRefusal[] {
+export function refusalsOf(
+  kind: CoveredKind,
+  spec: unknown,
+  root = kind === 'standalone' ? '' : 'spec',
+): FieldRefusal[] {
   const table = coverageTables[kind];
   const out = new Map<string, FieldRefusal>();
   for (const [path, value] of setLeaves(spec, root)) {

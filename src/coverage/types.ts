@@ -14,10 +14,15 @@ export type Coverage =
 export type CoverageTable = Readonly<Record<string, Coverage>>;
 
 export const refused = (reason: string, security = false, values?: readonly string[]): Coverage =>
-  (values ? { refused: reason, security, values } : { refused: reason, security });
+  values ? { refused: reason, security, values } : { refused: reason, security };
 /** Refused unless the value is the schema default, which the API server fills in (indistinguishable from unset). */
-export const refusedUnlessDefault = (reason: string, defaultValue: string): Coverage => ({ refused: reason, security: false, except: [defaultValue] });
-export const enforced = (irField: string, note?: string): Coverage => (note ? { enforced: irField, note } : { enforced: irField });
+export const refusedUnlessDefault = (reason: string, defaultValue: string): Coverage => ({
+  refused: reason,
+  security: false,
+  except: [defaultValue],
+});
+export const enforced = (irField: string, note?: string): Coverage =>
+  note ? { enforced: irField, note } : { enforced: irField };
 export const controlPlane = (what: string): Coverage => ({ controlPlane: what });
 
 /** The same sub-table under another root (`spec.backend` for GwPolicy, `spec.policies` for GwBackend). */

@@ -10,8 +10,11 @@ import { schemaLeaves } from '../../src/coverage/leaves.js';
 import { classify, covers } from '../../src/coverage/match.js';
 
 const schemas: Record<CoveredKind, [unknown, string]> = {
-  GwPolicy: [GwPolicySpec, 'spec'], GwBackend: [GwBackendSpec, 'spec'], GwModel: [GwModelSpec, 'spec'],
-  GwParameters: [GwParametersSpec, 'spec'], standalone: [ConfigFile, ''],
+  GwPolicy: [GwPolicySpec, 'spec'],
+  GwBackend: [GwBackendSpec, 'spec'],
+  GwModel: [GwModelSpec, 'spec'],
+  GwParameters: [GwParametersSpec, 'spec'],
+  standalone: [ConfigFile, ''],
 };
 
 /** `Message.fieldName` (camelCase) of every field of every message in proto/gw/ir/v1. */
@@ -32,10 +35,12 @@ function irFields(): Set<string> {
 
 /** The text of every proxy source file, to check that an `enforced` IR field is read there at all. */
 function proxySource(dir = 'src/proxy'): string {
-  return readdirSync(dir, { withFileTypes: true }).map((e) => {
-    const p = join(dir, e.name);
-    return e.isDirectory() ? proxySource(p) : e.name.endsWith('.ts') ? readFileSync(p, 'utf8') : '';
-  }).join('\n');
+  return readdirSync(dir, { withFileTypes: true })
+    .map((e) => {
+      const p = join(dir, e.name);
+      return e.isDirectory() ? proxySource(p) : e.name.endsWith('.ts') ? readFileSync(p, 'utf8') : '';
+    })
+    .join('\n');
 }
 
 const leavesOf = (kind: CoveredKind): string[] => {
@@ -52,11 +57,17 @@ describe('coverage table', () => {
       expect(missing).toEqual([]);
     });
     it(`names only IR fields that exist for ${kind}`, () => {
-      const wrong = Object.entries(coverageTables[kind]).flatMap(([p, c]) => ('enforced' in c && !ir.has(c.enforced) ? [`${p} → ${c.enforced}`] : []));
+      const wrong = Object.entries(coverageTables[kind]).flatMap(([p, c]) =>
+        'enforced' in c && !ir.has(c.enforced) ? [`${p} → ${c.enforced}`] : [],
+      );
       expect(wrong).toEqual([]);
     });
     it(`names for ${kind} only IR fields the proxy reads`, () => {
-      const unread = Object.entries(coverageTables[kind]).flatMap(([p, c]) => ('enforced' in c && !new RegExp(`\\b${c.enforced.split('.')[1] ?? ''}\\b`).test(proxy) ? [`${p} → ${c.enforced}`] : []));
+      const unread = Object.entries(coverageTables[kind]).flatMap(([p, c]) =>
+        'enforced' in c && !new RegExp(`\\b${c.enforced.split('.')[1] ?? ''}\\b`).test(proxy)
+          ? [`${p} → ${c.enforced}`]
+          : [],
+      );
       expect(unread).toEqual([]);
     });
     it(`has no stale entry for ${kind}`, () => {
@@ -69,32 +80,50 @@ describe('coverage table', () => {
 
 describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
-    const spec = { traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } }, frontend: { tls: { minProtocolVersion: '1.3' } } };
+    const spec = {
+      traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
+      frontend: { tls: { minProtocolVersion: '1.3' } },
+    };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.tls', true], ['spec.traffic.extProc', true],
+      ['spec.frontend.tls', true],
+      ['spec.traffic.extProc', true],
     ]);
   });
   it('refuses a value only where the table lists it: conditional direct responses are refused, strategy.merge Replace and token limits are enforced', () => {
     expect(refusalsOf('GwPolicy', { strategy: { merge: 'Replace' } })).toEqual([]);
-    expect(refusalsOf('GwPolicy', { traffic: { rateLimit: { local: [{ tokens: 10, unit: 'Minutes' }] } } })).toEqual([]);
+    expect(refusalsOf('GwPolicy', { traffic: { rateLimit: { local: [{ tokens: 10, unit: 'Minutes' }] } } })).toEqual(
+      [],
+    );
     expect(
-      refusalsOf('GwPolicy', { traffic: { directResponse: { status: 200, conditional: [{ when: 'true', status: 201 }] } } }).map((r) => [
-        r.field,
-        r.security,
-      ]),
+      refusalsOf('GwPolicy', {
+        traffic: { directResponse: { status: 200, conditional: [{ when: 'true', status: 201 }] } },
+      }).map((r) => [r.field, r.security]),
     ).toEqual([['spec.traffic.directResponse.conditional[0]', false]]);
   });
   it('keeps array indexes in the field path', () => {
-    const spec = { mcp: { targets: [{ name: 'a', static: { host: 'h', port: 1 } }, { name: 'b', static: { host: 'h', port: 1, policies: { tls: { sni: 'x' } } } }] } };
+    const spec = {
+      mcp: {
+        targets: [
+          { name: 'a', static: { host: 'h', port: 1 } },
+          { name: 'b', static: { host: 'h', port: 1, policies: { tls: { sni: 'x' } } } },
+        ],
+      },
+    };
     expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tls']);
   });
 });
 
 describe('refusalsOf on defaulted values', () => {
   it('does not refuse a field set to the default the API server fills in', () => {
-    const jwt = (cacheDuration: string) => ({ traffic: { jwtAuthentication: { providers: [{ issuer: 'i', jwks: { remote: { url: 'https://i/jwks', cacheDuration } } }] } } });
+    const jwt = (cacheDuration: string) => ({
+      traffic: {
+        jwtAuthentication: { providers: [{ issuer: 'i', jwks: { remote: { url: 'https://i/jwks', cacheDuration } } }] },
+      },
+    });
     expect(refusalsOf('GwPolicy', jwt('5m'))).toEqual([]);
-    expect(refusalsOf('GwPolicy', jwt('1h')).map((r) => r.field)).toEqual(['spec.traffic.jwtAuthentication.providers[0].jwks.remote.cacheDuration']);
+    expect(refusalsOf('GwPolicy', jwt('1h')).map((r) => r.field)).toEqual([
+      'spec.traffic.jwtAuthentication.providers[0].jwks.remote.cacheDuration',
+    ]);
   });
 });
 
@@ -107,7 +136,17 @@ describe('refusalsOf on free-form values', () => {
 describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
-    const fe = { fields: { 'frontend.tls': { minProtocolVersion: 'TLS1_3' }, 'frontend.tracing': { url: 'http://t' } }, provenance: { 'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] }, 'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] } }, conflicts: [] };
-    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([['spec.frontend.tls', true], ['spec.frontend.tracing', false]]);
+    const fe = {
+      fields: { 'frontend.tls': { minProtocolVersion: 'TLS1_3' }, 'frontend.tracing': { url: 'http://t' } },
+      provenance: {
+        'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+      },
+      conflicts: [],
+    };
+    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
+      ['spec.frontend.tls', true],
+      ['spec.frontend.tracing', false],
+    ]);
   });
 });

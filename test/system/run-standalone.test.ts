@@ -1,19 +1,11 @@
 // `make run-standalone` (scripts/run-standalone.sh) beside other processes: every port comes from the
 // environment, the proxy binds loopback only, and the banner appears only once the proxy is ready.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../proxy/ports.js';
 
 const repo = join(import.meta.dirname, '../..');
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('make run-standalone', () => {
   const children: ReturnType<typeof spawn>[] = [];

@@ -6,13 +6,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../proxy/ports.js';
 import { startHttpFixture, type HttpFixture } from '../../fixtures/mcp-http-server.js';
 
 const run = promisify(execFile);
@@ -24,14 +24,6 @@ const version = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as
 interface ImageConfig {
   config: { User: string; Entrypoint: string[]; Env: string[]; WorkingDir: string };
   rootfs: { diff_ids: string[] };
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 describe('make image', () => {
