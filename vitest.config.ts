@@ -5,6 +5,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Proxies the tests start run one process unless a test asks for workers (`--workers 2`): the default,
+    // one worker per CPU, would multiply xDS streams and ports every test counts. resolveWorkers is unit-tested.
+    env: { GW_WORKERS: '1' },
     reporters: ['default'],
     // Two projects so the e2e API server (a globalSetup) starts only when e2e files are selected.
     // `include` is per project: `extends: true` concatenates arrays, it does not replace them.

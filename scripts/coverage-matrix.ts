@@ -26,7 +26,7 @@ const statusOf = (c: Coverage): Status => ('enforced' in c ? 'enforced' : 'refus
 function detail(c: Coverage): string {
   if ('enforced' in c) return `\`${c.enforced}\`${c.note ? ` (${c.note})` : ''}`;
   if ('refused' in c)
-    return `${c.security ? '**security** (503 on its routes): ' : ''}${c.refused}${c.values ? ` (only ${c.values.join(', ')})` : ''}${c.except ? ` (except the default ${c.except.join(', ')})` : ''}`;
+    return `${c.security ? '**security** (503 on its routes): ' : ''}${c.refused}${c.values ? ` (only ${c.values.join(', ')})` : ''}`;
   return c.controlPlane;
 }
 

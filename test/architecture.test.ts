@@ -1,32 +1,13 @@
 // The house's arrows (architecture.json), checked on the source: which folder imports which, no cycle
 // between folders, and what the xDS-fed proxy loads at run time.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import rules from '../architecture.json' with { type: 'json' };
+import { cycles, resolveRelative, sourceFiles, specifiers } from './support/module-graph.js';
 
 const src = path.join(import.meta.dirname, '../src');
 const allowed = rules.allowedImports as Record<string, string[]>;
 const forbiddenPackages = rules.forbiddenPackages as Record<string, string[]>;
-
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const full = path.join(dir, n);
-    return statSync(full).isDirectory() ? walk(full) : /\.ts$/.test(n) && !n.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
-/** Every import specifier of a file (static, dynamic and re-exports); type-only imports included, since they shape the code too. */
-function specifiers(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map(
-    (m) => m[1] as string,
-  );
-}
-
-function resolveRelative(from: string, spec: string): string {
-  return path.resolve(path.dirname(from), spec).replace(/\.js$/, '.ts');
-}
 
 function roomOf(file: string): string {
   const rel = path.relative(src, file).split(path.sep);
@@ -37,7 +18,7 @@ function roomOf(file: string): string {
   return rel[0] as string;
 }
 
-const files = walk(src).filter((f) => !f.includes(`${path.sep}gen${path.sep}`));
+const files = sourceFiles(src);
 const edges = files.flatMap((f) =>
   specifiers(f)
     .filter((s) => s.startsWith('.'))
@@ -101,38 +82,3 @@ describe('architecture', () => {
       expect(packages.has(p), `the proxy loads ${p}`).toBe(false);
   });
 });
-
-/** Strongly connected components with more than one node (or a self-loop): each is a cycle to break. */
-function cycles<T>(graph: Map<T, Set<T>>): T[][] {
-  let index = 0;
-  const idx = new Map<T, number>(),
-    low = new Map<T, number>(),
-    on = new Set<T>(),
-    stack: T[] = [],
-    out: T[][] = [];
-  const visit = (v: T): void => {
-    idx.set(v, index);
-    low.set(v, index);
-    index++;
-    stack.push(v);
-    on.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!idx.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
-      } else if (on.has(w)) low.set(v, Math.min(low.get(v) as number, idx.get(w) as number));
-    }
-    if (low.get(v) === idx.get(v)) {
-      const comp: T[] = [];
-      let w: T;
-      do {
-        w = stack.pop() as T;
-        on.delete(w);
-        comp.push(w);
-      } while (w !== v);
-      if (comp.length > 1 || graph.get(v)?.has(v)) out.push(comp.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
-  return out;
-}

@@ -25,8 +25,9 @@ const VALUE_FLAGS = [
   'log-format',
   'leader-election-namespace',
   'proxy-image',
-  'release-name',
   'service-name',
+  'service-namespace',
+  'release-name',
   'istio-ca-address',
   'istio-cluster-id',
   'istio-namespace',
@@ -65,8 +66,8 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --enable-models                 translate GwModel resources   --enable-xbackend   --enable-inference-extension
   --log-level LEVEL (default info)   --log-format json|text (default json)
   --leader-elect / --no-leader-elect   --leader-election-namespace NS   --proxy-image REF
-  --release-name NAME             prefix of owned objects: <NAME>-xds-ca Secret/ConfigMaps, <NAME>-controller lease (default gw)
-  --service-name NAME             the controller Service proxies dial and its certificate names (default the release name)
+  --service-name NAME (default gw)   --service-namespace NS (default the leader election namespace)
+  --release-name NAME             prefix of the CA Secret/ConfigMap and the Lease (default gw)
   --istio-enabled --istio-auto-enabled --istio-ca-address --istio-cluster-id --istio-namespace --istio-network --istio-revision`;
 
 const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g, '_')}`];
@@ -172,8 +173,9 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     leaderElect: bool('leader-elect'),
     leaderElectionNamespace: val('leader-election-namespace') ?? process.env.POD_NAMESPACE,
     proxyImage: val('proxy-image'),
-    releaseName: val('release-name'),
     serviceName: val('service-name') ?? process.env.GW_CONTROLLER_SERVICE_NAME,
+    serviceNamespace: val('service-namespace'),
+    releaseName: val('release-name'),
   };
   for (const [k, v] of Object.entries(optional))
     if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
@@ -185,6 +187,8 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
       `local mode with --xds-mode ${cfg.xdsMode} needs --xds-ca-dir DIR: the CA is kept there and proxies trust DIR/ca.crt (--xds-ca)`,
     );
   }
+  if (cfg.releaseName !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(cfg.releaseName))
+    throw new Error(`--release-name must be a lower-case DNS name, got ${JSON.stringify(cfg.releaseName)}`);
   return cfg;
 }
 

@@ -28,6 +28,12 @@ const table: Record<string, LimitFlag> = {
     kind: 'duration',
     help: 'Close idle MCP sessions after (default 30m)',
   },
+  'session-max-age': {
+    key: 'sessionMaxAgeMs',
+    env: 'GW_SESSION_MAX_AGE',
+    kind: 'duration',
+    help: 'A sealed MCP session id stops opening after (default 24h)',
+  },
   'header-timeout': {
     key: 'headersTimeoutMs',
     env: 'GW_HEADER_TIMEOUT',

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { parseAddress } from '../proxy/ops.js';
-import type { XdsProxyOptions } from '../proxy/xds-config.js';
+import type { XdsProxy, XdsProxyOptions } from '../proxy/xds-config.js';
 import type { ProxyLimits } from '../proxy/limits.js';
 import { parseDurationMs } from '../ir/duration.js';
 
@@ -127,9 +127,14 @@ export function untilSignal(
   });
 }
 
-export async function runXdsProxy(opts: XdsProxyOptions, log: Logger): Promise<number> {
+export async function runXdsProxy(
+  opts: XdsProxyOptions,
+  log: Logger,
+  onStarted?: (proxy: XdsProxy) => void,
+): Promise<number> {
   const { startXdsProxy } = await import('../proxy/xds-config.js');
   const proxy = await startXdsProxy(opts);
+  onStarted?.(proxy);
   log.info(
     {
       xds: opts.address,

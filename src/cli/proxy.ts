@@ -1,4 +1,5 @@
 // `gw proxy -f config.yaml [--validate-only]`: the standalone MCP gateway.
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { createLogger, parseLogLevels, type LogFormat } from '../log.js';
 import { loadConfigFile } from '../config/load.js';
@@ -9,6 +10,8 @@ import { version } from './version.js';
 import { resolveXdsOptions, runXdsProxy, untilSignal, wantsXds, xdsFlags, xdsHelp } from './proxy-xds.js';
 import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
 import { refusalLines } from '../config/refusals.js';
+import { sessionKeysFrom, type SessionKeys } from '../proxy/mcp/session-keys.js';
+import { reportToPrimary, resolveWorkers, runPrimary, workersFlag, workersHelp } from './proxy-workers.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
        gw proxy --xds-address <host:port> --gateway <ns/name> [options]
@@ -21,6 +24,7 @@ Options:
       --log-level <level>    trace | debug | info | warn | error | silent, or info,gw::xds=debug (default info)
       --log-format <fmt>     json | text (default json)
       --no-watch             Do not reload when the file changes
+${workersHelp}
   -h, --help                 Show this help
 
 Limits (a flag, else its environment variable; docs/proxy.md "Limits"):
@@ -31,6 +35,13 @@ ${xdsHelp}`;
 const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 export async function run(argv: string[]): Promise<number> {
+  const code = await runProxy(argv);
+  // A worker's channel to the primary keeps it alive: let go once the proxy has closed.
+  if (cluster.isWorker) cluster.worker?.disconnect();
+  return code;
+}
+
+async function runProxy(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -47,6 +58,7 @@ export async function run(argv: string[]): Promise<number> {
         help: { type: 'boolean', short: 'h' },
         ...xdsFlags,
         ...limitFlags,
+        ...workersFlag,
       },
     }));
   } catch (err) {
@@ -68,19 +80,47 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   let limits;
+  let workers: number;
+  let sessionKeys: SessionKeys;
   try {
     limits = resolveLimits(values, process.env);
+    workers = resolveWorkers(values.workers, process.env);
+    sessionKeys = sessionKeysFrom(process.env);
   } catch (err) {
     console.error(`gw proxy: ${(err as Error).message}`);
     return 2;
   }
-  if (wantsXds(values, process.env, values.file !== undefined)) {
-    if (values.file || values['validate-only']) {
-      console.error(
-        `gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`,
-      );
-      return 2;
-    }
+  const format = values['log-format'] as LogFormat;
+  // Usage errors are found before any worker is forked: every worker would fail the same way.
+  const xdsMode = wantsXds(values, process.env, values.file !== undefined);
+  if (xdsMode && (values.file || values['validate-only'])) {
+    console.error(
+      `gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`,
+    );
+    return 2;
+  }
+  if (!xdsMode && !values.file) {
+    console.error(`gw proxy: --file is required\n\n${help}`);
+    return 2;
+  }
+  if (workers > 1 && cluster.isPrimary && !values['validate-only']) {
+    return runPrimary({
+      workers,
+      readyAddress: values['ready-address'],
+      metricsAddress: values['metrics-address'],
+      log: createLogger({ name: 'proxy', level: values['log-level'], format }),
+      env: process.env,
+    });
+  }
+  // A worker's own ops endpoints are not served to anyone: the primary answers for all workers.
+  const ops = cluster.isWorker
+    ? { readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0' }
+    : { readyAddress: values['ready-address'], metricsAddress: values['metrics-address'] };
+  if (sessionKeys.generated && !cluster.isWorker)
+    createLogger({ name: 'proxy', level: values['log-level'], format }).warn(
+      'SESSION_KEY is not set: MCP session ids are sealed with a random key of this process, so they do not resume on other replicas',
+    );
+  if (xdsMode) {
     const log = createLogger({ name: 'proxy', level: values['log-level'], format: values['log-format'] as LogFormat });
     try {
       const xds = resolveXdsOptions(values, process.env);
@@ -90,22 +130,26 @@ export async function run(argv: string[]): Promise<number> {
           log,
           // Flags and environment win over the bootstrap file's shutdown delays.
           limits: { ...xds.limits, ...limits },
+          sessionKeys,
           security: createRouteSecurity(),
-          readyAddress: values['ready-address'],
-          metricsAddress: values['metrics-address'],
+          ...ops,
           serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
         },
         log,
+        (proxy) => {
+          if (cluster.isWorker)
+            reportToPrimary(
+              () => proxy.client.ready && proxy.runtime.ready,
+              proxy.runtime.metrics.registry,
+              proxy.runtime.sessions,
+            );
+        },
       );
     } catch (err) {
       return reportFailure(err);
     }
   }
-  if (!values.file) {
-    console.error(`gw proxy: --file is required\n\n${help}`);
-    return 2;
-  }
-  const file = values.file;
+  const file = values.file ?? '';
 
   if (values['validate-only']) {
     try {
@@ -126,15 +170,17 @@ export async function run(argv: string[]): Promise<number> {
       file,
       log,
       limits,
+      sessionKeys,
       security: createRouteSecurity(),
       watch: !values['no-watch'],
-      readyAddress: values['ready-address'],
-      metricsAddress: values['metrics-address'],
+      ...ops,
       serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
     });
   } catch (err) {
     return reportFailure(err);
   }
+  if (cluster.isWorker)
+    reportToPrimary(() => standalone.runtime.ready, standalone.runtime.metrics.registry, standalone.runtime.sessions);
   log.info(
     {
       file,

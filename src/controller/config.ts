@@ -27,14 +27,11 @@ export interface ControllerConfig {
   leaderElect?: boolean;
   leaderElectionNamespace?: string;
   proxyImage?: string;
-  /**
-   * Prefix of the objects this controller owns beside the Gateways' workloads (the xDS CA Secret and
-   * ConfigMaps `<name>-xds-ca`, the lease `<name>-controller`) and its Service's name: the chart passes its
-   * full name, so two releases never share them. Default `gw`.
-   */
-  releaseName?: string;
-  /** The controller Service proxies dial (and its certificate names); default the release name. */
+  /** The controller's Service (proxies dial `<name>.<namespace>.svc`; the xDS certificate names it). */
   serviceName?: string;
+  serviceNamespace?: string;
+  /** Prefix of the objects this controller owns outside any Gateway: CA Secret and ConfigMaps, Lease. */
+  releaseName?: string;
   istio: Record<string, string | boolean>;
   /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
   once: boolean;
@@ -47,4 +44,16 @@ export function translateOptionsOf(cfg: ControllerConfig): Omit<TranslateOptions
     discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
     enableModels: cfg.enableModels,
   };
+}
+
+/** Names of the objects a release's controller owns per namespace; `gw` gives the historical names. */
+export interface OwnedNames {
+  /** Secret (controller namespace) holding the xDS CA, and ConfigMap (each Gateway namespace) with its bundle. */
+  xdsCa: string;
+  /** Lease of leader election (controller namespace). */
+  lease: string;
+}
+
+export function ownedNames(releaseName = 'gw'): OwnedNames {
+  return { xdsCa: `${releaseName}-xds-ca`, lease: `${releaseName}-controller` };
 }

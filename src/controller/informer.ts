@@ -35,6 +35,10 @@ export interface InformerOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   pageSize?: number;
+  /** Only this namespace (default: all). */
+  namespace?: string;
+  /** Only objects with these labels, e.g. what the deployer applied (default: all). */
+  labelSelector?: string;
 }
 
 export function cacheKey(obj: KubeObjectLike): string {
@@ -123,7 +127,7 @@ export class Informer {
   }
 
   private async list(): Promise<void> {
-    const path = resourcePath(this.resource);
+    const path = resourcePath(this.resource, this.opts.namespace);
     const seen = new Map<string, KubeObjectLike>();
     let cont: string | undefined;
     let rv = '';
@@ -132,7 +136,7 @@ export class Informer {
         metadata: { resourceVersion: string; continue?: string };
         items: KubeObjectLike[];
       }>('GET', path, {
-        query: { limit: this.opts.pageSize ?? 500, continue: cont },
+        query: { limit: this.opts.pageSize ?? 500, continue: cont, labelSelector: this.opts.labelSelector },
         signal: this.abort.signal,
         timeoutMs: 60_000,
       });
@@ -158,8 +162,8 @@ export class Informer {
     // The server ends a watch after timeoutSeconds; jitter spreads reconnects of many kinds.
     const timeoutSeconds = 240 + Math.floor(Math.random() * 120);
     await this.client.watch(
-      resourcePath(this.resource),
-      { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds },
+      resourcePath(this.resource, this.opts.namespace),
+      { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds, labelSelector: this.opts.labelSelector },
       (e) => this.handle(e),
       this.abort.signal,
       (timeoutSeconds + 30) * 1000,

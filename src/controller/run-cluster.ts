@@ -1,12 +1,18 @@
-// Runs cluster mode from the parsed `gw controller` flags until SIGINT/SIGTERM: informers, work queue,
-// leader election, status writer, deployer, and the xDS server every replica runs.
+// Runs cluster mode from the parsed `gw controller` flags until SIGINT/SIGTERM: informers, work queues,
+// leader election, status writer, deployer, and the xDS server every replica runs. An API server that
+// is not reachable yet is waited for with readiness false; the process does not exit.
 import type { Logger } from 'pino';
-import type { ControllerConfig } from './config.js';
+import { ownedNames, type ControllerConfig } from './config.js';
 import type { ImageDefaults } from '../deployer/pod-template.js';
-import { startClusterController } from './cluster.js';
+import { startClusterController, type ClusterController } from './cluster.js';
 import { createDeployer } from './deploy-apply.js';
 import { createXdsServer, type XdsServer } from '../xds/server.js';
-import { authorizeGatewayServiceAccount, secretCaStore, tokenReviewAuthenticator } from './xds-glue.js';
+import {
+  authorizeGatewayServiceAccount,
+  retryingCaStore,
+  secretCaStore,
+  tokenReviewAuthenticator,
+} from './xds-glue.js';
 import { errText } from './workers.js';
 import { createControllerMetrics, startOpsServer } from './ops-server.js';
 
@@ -23,15 +29,76 @@ export async function runClusterController(
     );
     return 2;
   }
-  const release = cfg.releaseName ?? 'gw';
-  const serviceName = cfg.serviceName ?? release;
-  const caName = `${release}-xds-ca`;
-  // All interfaces in a pod; tests and local runs set GW_LISTEN_HOST=127.0.0.1.
-  const listenHost = process.env.GW_LISTEN_HOST ?? '0.0.0.0';
+  const stopping = stopSignal(signal);
+  const metrics = createControllerMetrics();
+  const health = { synced: false, xdsOpen: false };
+  // First, so that while the API server is unreachable the pod is alive and reports not ready.
+  const ops = await startOpsServer({
+    host: listenHost(),
+    healthPort: cfg.healthPort,
+    metricsPort: cfg.metricsPort,
+    registry: metrics.registry,
+    log: logger,
+    onListenError: 'warn',
+    checks: [
+      { name: 'caches synced', ready: () => health.synced },
+      { name: 'xds serving', ready: () => health.xdsOpen },
+    ],
+  });
+  const started = await startParts(cfg, logger, namespace, leaderElect, metrics, stopping.signal);
+  if (!started) {
+    await ops.close();
+    return stopping.signal.aborted ? 0 : 2;
+  }
+  const { controller, xds } = started;
+  health.xdsOpen = true;
+  void controller.ready().then(() => (health.synced = true));
+  logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
+  await stopping.stopped;
+  logger.info('stopping: releasing the lease and draining the work queues');
+  health.xdsOpen = false;
+  await xds.close();
+  await controller.stop();
+  await ops.close();
+  return 0;
+}
+
+/** All interfaces in a pod; tests and local runs set GW_LISTEN_HOST=127.0.0.1. */
+function listenHost(): string {
+  return process.env.GW_LISTEN_HOST ?? '0.0.0.0';
+}
+
+/** Resolves on SIGINT, SIGTERM or the caller's abort; `signal` aborts then too (ends waits for the API server). */
+function stopSignal(outer?: AbortSignal): { stopped: Promise<void>; signal: AbortSignal } {
+  const ac = new AbortController();
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      ac.abort();
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    outer?.addEventListener('abort', stop, { once: true });
+    if (outer?.aborted) stop();
+  });
+  return { stopped, signal: ac.signal };
+}
+
+/** The controller and its xDS server; undefined (logged) when either cannot start, or on stop while waiting. */
+async function startParts(
+  cfg: ControllerConfig,
+  logger: Logger,
+  namespace: string | undefined,
+  leaderElect: boolean,
+  metrics: ReturnType<typeof createControllerMetrics>,
+  stopping: AbortSignal,
+): Promise<{ controller: ClusterController; xds: XdsServer } | undefined> {
+  const serviceName = cfg.serviceName ?? 'gw';
+  const serviceNamespace = cfg.serviceNamespace ?? namespace ?? 'default';
+  const owned = ownedNames(cfg.releaseName);
   // Known once the xDS server has its CA; the deployer reads it on each run.
   let caBundle: string | undefined;
-  const metrics = createControllerMetrics();
-  let controller;
+  let controller: ClusterController;
   try {
     controller = await startClusterController({
       metrics,
@@ -42,12 +109,12 @@ export async function runClusterController(
       enableModels: cfg.enableModels,
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
-      leaseName: `${release}-controller`,
+      leaseName: owned.lease,
       log: logger,
       deploy: createDeployer({
         render: {
-          controllerService: { name: serviceName, namespace: namespace ?? 'default' },
-          xdsCaConfigMap: caName,
+          controllerService: { name: serviceName, namespace: serviceNamespace },
+          xdsCaConfigMap: owned.xdsCa,
           xdsPort: cfg.xdsPort,
           xdsMode: cfg.xdsMode,
           proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
@@ -60,66 +127,34 @@ export async function runClusterController(
     });
   } catch (err) {
     logger.error({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', err: errText(err) }, 'cannot start the controller');
-    return 2;
+    return undefined;
   }
-  let xds: XdsServer | undefined;
-  const { registry } = metrics;
   try {
-    xds = await createXdsServer({
+    const caStore = secretCaStore(controller.client, namespace ?? 'default', owned.xdsCa);
+    const xds = await createXdsServer({
       source: controller.source,
       log: logger,
       port: cfg.xdsPort,
-      host: listenHost,
+      host: listenHost(),
       mode: cfg.xdsMode,
-      ...(cfg.xdsMode === 'plaintext'
-        ? {}
-        : { caStore: secretCaStore(controller.client, namespace ?? 'default', caName) }),
-      tlsNames: [
-        `${serviceName}.${namespace ?? 'default'}.svc`,
-        `${serviceName}.${namespace ?? 'default'}.svc.cluster.local`,
-      ],
+      // The CA lives in the API server: wait for it (readiness false) rather than exit.
+      ...(cfg.xdsMode === 'plaintext' ? {} : { caStore: retryingCaStore(caStore, logger, stopping) }),
+      tlsNames: [`${serviceName}.${serviceNamespace}.svc`, `${serviceName}.${serviceNamespace}.svc.cluster.local`],
       authenticate: tokenReviewAuthenticator(controller.client),
       authorize: authorizeGatewayServiceAccount,
       onNack: (gateway, pod, errors) => controller.reportNack(gateway, pod, errors),
       onResolved: (gateway, pod, names) => controller.resolveNack(gateway, pod, names),
-      registry,
+      registry: metrics.registry,
     });
     caBundle = xds.caBundle;
     logger.info({ port: xds.port, mode: cfg.xdsMode }, 'xds server listening');
     controller.campaign();
+    return { controller, xds };
   } catch (err) {
-    logger.error({ port: cfg.xdsPort, err: errText(err) }, 'cannot start the xds server');
+    if (!stopping.aborted) logger.error({ port: cfg.xdsPort, err: errText(err) }, 'cannot start the xds server');
     await controller.stop();
-    return 2;
+    return undefined;
   }
-  let ready = false;
-  void controller.ready().then(() => (ready = true));
-  let xdsOpen = true;
-  const ops = await startOpsServer({
-    host: listenHost,
-    healthPort: cfg.healthPort,
-    metricsPort: cfg.metricsPort,
-    registry,
-    log: logger,
-    onListenError: 'warn',
-    checks: [
-      { name: 'caches synced', ready: () => ready },
-      { name: 'xds serving', ready: () => xdsOpen },
-    ],
-  });
-  logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    signal?.addEventListener('abort', stop, { once: true });
-  });
-  logger.info('stopping: releasing the lease and draining the work queue');
-  xdsOpen = false;
-  await xds.close();
-  await controller.stop();
-  await ops.close();
-  return 0;
 }
 
 /**

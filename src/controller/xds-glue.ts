@@ -7,7 +7,10 @@ import { workloadName } from '../deployer/naming.js';
 import { XDS_AUDIENCE } from '../deployer/pod-template.js';
 import type { CaBundle, CaStore } from '../xds/ca.js';
 import type { ProxyIdentity } from '../xds/server.js';
+import type { Logger } from 'pino';
+import { backoff, sleep, systemClock } from './clock.js';
 import { isStatus, type KubeClient } from './kube-client.js';
+import { errText } from './workers.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
 
@@ -103,6 +106,27 @@ export function secretCaStore(client: KubeClient, namespace: string, name = 'gw-
       }
     },
   };
+}
+
+/**
+ * A CaStore whose reads and writes are retried with backoff (200 ms doubling to 5 s) until they
+ * succeed or `signal` aborts: a controller started before its API server is reachable waits.
+ */
+export function retryingCaStore(store: CaStore, log: Logger, signal: AbortSignal): CaStore {
+  const retry = async <T>(what: string, op: () => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await op();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        const delay = backoff(attempt, 200, 5_000);
+        log.warn({ err: errText(err), retryInMs: delay }, `cannot ${what} the xDS CA yet; retrying`);
+        await sleep(systemClock, delay, signal);
+        if (signal.aborted) throw new Error(`stopped while waiting to ${what} the xDS CA`);
+      }
+    }
+  };
+  return { get: () => retry('read', () => store.get()), put: (ca) => retry('store', () => store.put(ca)) };
 }
 
 /** The ConfigMap (key `ca.crt`) the deployer mounts into proxies of a namespace, applied as gw-controller. */

@@ -74,8 +74,11 @@ export const backendAi: CoverageTable = {
 
 export const backendMcp: CoverageTable = {
   'mcp.guardrails.*': enforced('BackendRef.mcpGuardrails'),
-  'mcp.authentication.*': refused(`MCP authentication per backend ${notYet}; set traffic.jwtAuthentication`, true),
-  'mcp.authorization.*': refused(`MCP authorization per backend ${notYet}; set traffic.authorization`, true),
+  'mcp.authentication.*': enforced(
+    'Policy.mcpAuthentication',
+    "the route's MCP token check, as traffic.jwtAuthentication.mcp",
+  ),
+  'mcp.authorization.*': enforced('Policy.authorization', "joined to the route's rules, one evaluation"),
 };
 
 export const backendExtAuth: CoverageTable = {

@@ -1,5 +1,6 @@
 // Refusals as the IR carries them (Route/Listener/BackendRef `refusals`): from what a merge made
 // effective (only the winning GwPolicy's field is in effect) and from objects a route reaches whole.
+import type { Refusal } from '../ir/types.js';
 import { refusalsOf, type CoveredKind, type FieldRefusal } from './index.js';
 
 // Objects are never mutated in place (store.ts), so results are cached by value identity per gateway pass and beyond.
@@ -14,13 +15,8 @@ function cached(key: string, value: unknown, compute: () => FieldRefusal[]): Fie
   return hit;
 }
 
-/** gw.ir.v1.Refusal. */
-export interface IrRefusal {
-  field: string;
-  source: string;
-  reason: string;
-  security: boolean;
-}
+/** gw.ir.v1.Refusal, as the translator builds it (every field set). */
+export type IrRefusal = Refusal;
 
 interface Merged {
   fields: Record<string, unknown>;

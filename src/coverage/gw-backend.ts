@@ -47,13 +47,13 @@ const groupProvider: CoverageTable = {
   }),
 };
 
-/** Per-target settings of an MCP `static` target: only the credential reaches the target today. */
+/** Per-target settings of an MCP `static` target: the credential and TLS reach the target today. */
 const mcpTargetPolicies: CoverageTable = {
   ...backendAuth,
   'http.*': refused(`HTTP settings per MCP target ${notYet}`),
   'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
   'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`),
-  'tls.*': refused(`TLS to MCP targets ${notYet}`, true),
+  ...backendTls,
 };
 
 export const gwBackendCoverage: CoverageTable = {

@@ -1,11 +1,13 @@
 // Coverage of GwPolicy: what the proxy acts on, what is refused, what only the control plane reads.
 import { backendFull } from './backend-policy.js';
-import { controlPlane, enforced, refused, refusedUnlessDefault, under, type CoverageTable } from './types.js';
+import { controlPlane, enforced, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
 const frontend = (what: string, security = false) =>
   refused(`listener setting not supported by this proxy yet: ${what}`, security);
+
+const h2Note = 'HTTPS listeners that negotiate h2; per port, the smallest a listener on it sets';
 
 const traffic: CoverageTable = {
   'apiKeyAuthentication.*': enforced('Policy.apiKeyAuthentication'),
@@ -20,10 +22,7 @@ const traffic: CoverageTable = {
     `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
     true,
   ),
-  'jwtAuthentication.providers[].jwks.remote.cacheDuration': refusedUnlessDefault(
-    `choosing how long JWKS are cached ${notYet} (keys are refreshed after 10 minutes)`,
-    '5m',
-  ),
+  'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
   'jwtAuthentication.location.expression': refused(
     `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
     true,
@@ -79,11 +78,54 @@ const frontendTable: CoverageTable = {
   'networkAuthorization.*': frontend('network authorization', true),
   'proxyProtocol.*': frontend('PROXY protocol'),
   'tcp.*': frontend('TCP settings'),
+  'tcp.keepalive.time': enforced(
+    'ListenerLimits.keepaliveTimeMs',
+    'idle time before the first TCP keepalive probe; per port, the smallest a listener on it sets',
+  ),
+  'tcp.keepalive.retries': frontend(
+    'TCP keepalive probe count (Node can set only the idle time before the first probe)',
+  ),
+  'tcp.keepalive.interval': frontend(
+    'TCP keepalive probe interval (Node can set only the idle time before the first probe)',
+  ),
+  'http.http1IdleTimeout': enforced(
+    'ListenerLimits.http1IdleTimeoutMs',
+    'idle keep-alive connections are closed after it; per port, the smallest a listener on it sets',
+  ),
+  'http.http1MaxHeaders': enforced('ListenerLimits.http1MaxHeaders', 'a request with more header fields gets 431'),
+  'http.maxConnectionDuration': enforced(
+    'ListenerLimits.maxConnectionDurationMs',
+    'an older connection is closed after its current request; per port, the smallest a listener on it sets',
+  ),
+  'http.http2WindowSize': enforced('ListenerLimits.http2WindowSize', h2Note),
+  'http.http2ConnectionWindowSize': enforced('ListenerLimits.http2ConnectionWindowSize', h2Note),
+  'http.http2FrameSize': enforced('ListenerLimits.http2FrameSize', `${h2Note}; clamped to HTTP/2's 16384-16777215`),
+  'http.http2MaxHeaderSize': enforced('ListenerLimits.http2MaxHeaderSize', h2Note),
+  'http.http2KeepaliveInterval': enforced('ListenerLimits.http2KeepaliveIntervalMs', h2Note),
+  'http.http2KeepaliveTimeout': enforced('ListenerLimits.http2KeepaliveTimeoutMs', h2Note),
+  'http.maxBufferSize': enforced(
+    'ListenerLimits.maxBufferSize',
+    "the request-body limit (413) of the listener's routes that set no traffic buffer.request.maxBytes; a route on several listeners takes the smallest",
+  ),
   'tcp.maxConnections': enforced(
     'ListenerLimits.maxConnections',
     "excess connections on the listener's port are closed; listeners sharing a port share the smallest cap",
   ),
-  'tls.*': frontend('TLS settings (versions, ciphers, ALPN)', true),
+  'tls.*': enforced(
+    'Listener.tls',
+    'HTTPS listeners; versions, cipher suites, groups and the handshake timeout hold per port: listeners sharing a port must agree, else they are refused (security)',
+  ),
+  'tls.minProtocolVersion': enforced('ListenerTls.minProtocolVersion'),
+  'tls.maxProtocolVersion': enforced('ListenerTls.maxProtocolVersion'),
+  'tls.cipherSuites[]': enforced('ListenerTls.cipherSuites'),
+  'tls.keyExchangeGroups[]': refused("post-quantum key exchange is not available in this proxy's OpenSSL", true, [
+    'X25519_MLKEM768',
+  ]),
+  'tls.alpnProtocols[]': enforced(
+    'ListenerTls.alpnProtocols',
+    'chosen per listener by SNI; only protocols the proxy speaks (h2, http/1.1) are ever selected, a client offering none of them fails the handshake',
+  ),
+  'tls.handshakeTimeout': enforced('ListenerTls.handshakeTimeoutMs'),
   'tracing.*': frontend('tracing'),
 };
 

@@ -40,11 +40,9 @@ export function refusalsOf(
     if (!hit || !('refused' in hit[1])) continue;
     const c = hit[1];
     if (c.values && !c.values.includes(String(value))) continue;
-    if (c.except?.includes(String(value))) continue;
     const field = cutTo(path, patternDepth(hit[0]));
     if (!out.has(field)) out.set(field, { field, reason: c.refused, security: c.security });
   }
-  if (kind === 'GwBackend') for (const r of mcpTls(spec)) out.set(r.field, r);
   return [...out.values()].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
 }
 
@@ -56,14 +54,6 @@ function classifyUp(table: CoverageTable, path: string): ReturnType<typeof class
     if (!/(\.[^.[]+|\[\d+\])$/.test(p)) break;
   }
   return undefined;
-}
-
-/** A GwBackend's own `policies.tls` on an `mcp` backend: MCP targets are reached without it. */
-function mcpTls(spec: unknown): FieldRefusal[] {
-  const s = spec as { mcp?: unknown; policies?: { tls?: unknown } } | undefined;
-  return s?.mcp !== undefined && s.policies?.tls !== undefined
-    ? [{ field: 'spec.policies.tls', reason: 'TLS to MCP targets is not supported by this proxy yet', security: true }]
-    : [];
 }
 
 /** Concrete paths of every value set under `v` (objects descend, arrays index), with the value. */

@@ -4,7 +4,7 @@
 /** `enforced`: `IrMessage.field` (proto message, camelCase field) the proxy acts on. */
 export type Coverage =
   | { enforced: string; note?: string }
-  | { refused: string; security: boolean; values?: readonly string[]; except?: readonly string[] }
+  | { refused: string; security: boolean; values?: readonly string[] }
   | { controlPlane: string };
 
 /**
@@ -15,12 +15,6 @@ export type CoverageTable = Readonly<Record<string, Coverage>>;
 
 export const refused = (reason: string, security = false, values?: readonly string[]): Coverage =>
   values ? { refused: reason, security, values } : { refused: reason, security };
-/** Refused unless the value is the schema default, which the API server fills in (indistinguishable from unset). */
-export const refusedUnlessDefault = (reason: string, defaultValue: string): Coverage => ({
-  refused: reason,
-  security: false,
-  except: [defaultValue],
-});
 export const enforced = (irField: string, note?: string): Coverage =>
   note ? { enforced: irField, note } : { enforced: irField };
 export const controlPlane = (what: string): Coverage => ({ controlPlane: what });

@@ -94,6 +94,8 @@ function controllerEnv(ctx: PodContext): Array<JsonObject & { name: string }> {
     { name: 'GW_LOG_LEVEL', value: String(logging.level) },
     { name: 'RUST_LOG', value: String(logging.level) },
     { name: 'GW_LOG_FORMAT', value: String(logging.format) },
+    // One worker per CPU of the limit (rounded up; without a limit, the node's allocatable CPUs).
+    { name: 'GW_WORKERS', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1' } } },
     {
       name: 'SESSION_KEY',
       valueFrom: { secretKeyRef: { name: ctx.sessionKeySecretName, key: SESSION_KEY_SECRET_KEY } },

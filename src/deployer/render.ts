@@ -59,14 +59,19 @@ export function sessionKeySecretName(gateway: GatewayInput): string {
   return workloadName(gateway, '-session-key');
 }
 
-/** The session-key Secret the apply side creates when absent, from 32 random bytes it passes in. */
+/**
+ * The session-key Secret the apply side creates when absent, from 32 random bytes it passes in. The
+ * value is the key's base64 text (so `data` holds base64 of that text): it reaches the proxy as the
+ * SESSION_KEY environment variable, which cannot carry raw bytes.
+ */
 export function sessionKeySecret(gateway: GatewayInput, key: Uint8Array): KubeObject {
+  const text = Buffer.from(key).toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: objectMeta(gateway, sessionKeySecretName(gateway)),
     type: 'Opaque',
-    data: { [SESSION_KEY_SECRET_KEY]: Buffer.from(key).toString('base64') },
+    data: { [SESSION_KEY_SECRET_KEY]: Buffer.from(text).toString('base64') },
   };
 }
 

@@ -289,6 +289,10 @@ export type {
   TlsCertificate as TlsCertificateInput,
 } from './gen/gw/ir/v1/TlsCertificate.js';
 export type {
+  TlsProtocolVersion__Output as TlsProtocolVersion,
+  TlsProtocolVersion as TlsProtocolVersionInput,
+} from './gen/gw/ir/v1/TlsProtocolVersion.js';
+export type {
   TokenLocation__Output as TokenLocation,
   TokenLocation as TokenLocationInput,
 } from './gen/gw/ir/v1/TokenLocation.js';

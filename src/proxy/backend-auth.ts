@@ -57,6 +57,14 @@ export function mcpBackendWithCredentials(backend: McpBackend, ref: BackendRef |
   return { ...backend, targets };
 }
 
+/** A copy of `target` that keeps the credential attached to it (for further per-route settings). */
+export function copyTarget(target: McpTarget): McpTarget {
+  const copy = { ...target };
+  const headers = byTarget.get(target);
+  if (headers) byTarget.set(copy, headers);
+  return copy;
+}
+
 /** Headers of `target` from `mcpBackendWithCredentials`; empty when its edge sets no credential. */
 export function upstreamHeadersOf(target: McpTarget): Record<string, string> {
   return byTarget.get(target) ?? {};

@@ -37,6 +37,8 @@ export interface CompiledListener {
   authUnlisted: RouteAuth[];
   /** `frontend.http.maxConcurrentRequests`: requests in flight on the listener (kept across snapshots). */
   concurrency?: ConcurrencyCap;
+  /** `frontend.http.http1MaxHeaders`: a request with more header fields gets 431. */
+  maxHeaders?: number;
 }
 
 /** A listener's cap on requests in flight; the counter outlives snapshots so a push does not reset it. */

@@ -6,8 +6,10 @@ export interface ProxyLimits {
   maxSessions: number;
   /** Open MCP sessions of one client (token issuer + subject, else source address); 429 beyond it. */
   maxSessionsPerClient: number;
-  /** A session with no request in flight and no open GET stream is closed after this long. */
+  /** A session with no request in flight and no open GET stream is let go after this long (resumable again). */
   sessionIdleMs: number;
+  /** A sealed session id opens on any replica for this long after initialize; then 404 (session-seal.ts). */
+  sessionMaxAgeMs: number;
   /** Time a client has to send its request headers (slowloris); 408 and close after it. */
   headersTimeoutMs: number;
   /** Time a client has to send its whole request, body included. */
@@ -28,6 +30,7 @@ export const defaultLimits: ProxyLimits = {
   maxSessions: 4000,
   maxSessionsPerClient: 100,
   sessionIdleMs: 30 * 60_000,
+  sessionMaxAgeMs: 24 * 3600_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,

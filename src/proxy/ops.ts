@@ -2,7 +2,6 @@
 // own address so they can be exposed differently from traffic.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { sendError } from './http/http-error.js';
 
 export interface OpsServers {
@@ -34,7 +33,8 @@ export async function startOps(opts: {
   readyAddress: string;
   metricsAddress: string;
   isReady(): boolean;
-  registry: Registry;
+  /** A registry, or anything that renders metrics text (the workers' primary aggregates theirs). */
+  registry: { metrics(): Promise<string>; contentType: string };
 }): Promise<OpsServers> {
   const ready = createServer((req, res) => {
     if (req.url?.split('?')[0] !== '/healthz/ready')

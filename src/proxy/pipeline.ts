@@ -59,6 +59,11 @@ const beforeRoute: Stage<Exchange>[] = [
   {
     name: 'listener-limits',
     run: ({ req, res, listener }) => {
+      const maxHeaders = listener?.maxHeaders;
+      if (maxHeaders && req.rawHeaders.length / 2 > maxHeaders) {
+        sendError(res, 'request_header_fields_too_large', `the listener accepts at most ${maxHeaders} header fields`);
+        return answered(req);
+      }
       const cap = listener?.concurrency;
       if (!cap) return false;
       if (cap.counter.inFlight >= cap.max) {
@@ -189,7 +194,7 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async ({ req, res, route, claims, clientAuthorization }, s) => {
+    run: async ({ req, res, route, claims, apiKey, clientAuthorization }, s) => {
       if (route.forward) await s.forwarder.handle(req, res, route.forward, clientAuthorization);
       else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
@@ -199,7 +204,7 @@ const onRoute: Stage<RoutedExchange>[] = [
             ...(clientAuthorization ? { authorization: clientAuthorization } : {}),
             onTokens: (tokens) => s.traffic.chargeTokens(route.traffic, tokens),
           });
-        else await handleMcp(withHeaders, res, route, claims, s.endpoint);
+        else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey);
       }
       return true;
     },

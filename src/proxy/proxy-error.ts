@@ -27,6 +27,7 @@ export const errorStatus = {
   misdirected_request: 421,
   rate_limited: 429,
   too_many_sessions: 429,
+  request_header_fields_too_large: 431,
   // The proxy or its configuration
   internal_error: 500,
   server_error: 500,

@@ -5,7 +5,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { McpBackend, Snapshot } from '../ir/types.js';
+import type { Listener, McpBackend, Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
 import { ProblemError } from '../problem.js';
 import type { RouteSecurityFactory } from './auth/hooks.js';
@@ -14,11 +14,13 @@ import type { EndpointContext } from './mcp/route.js';
 import { compileGuardrails } from './mcp/guardrails/index.js';
 import { HttpForwarder, forwardRouteOf } from './http/http-forward.js';
 import { mcpBackendWithCredentials } from './backend-auth.js';
+import { mcpBackendWithTls } from './mcp/target-tls.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
 import { compileLlmRoute } from './llm/llm-route.js';
 import { SessionRegistry } from './mcp/sessions.js';
+import type { SessionKeys } from './mcp/session-keys.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
@@ -27,6 +29,9 @@ import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
 import { refuseConnect } from './http/connect.js';
 import { configureTargetQueue } from './mcp/upstream-fetch.js';
 import { connectionCaps } from './http/listener-limits.js';
+import { H2Sessions } from './http/h2-sessions.js';
+import { adaptHttp2 } from './http/h2-compat.js';
+import { ConnectionSettings, bindConnectionSettings } from './http/connection-settings.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
@@ -38,12 +43,20 @@ import { ExtAuthClient, compileExtAuth } from './auth/ext-auth.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
+/** The smallest `frontend.http.maxBufferSize` of the route's listeners (0: none sets it). */
+function listenerBufferSize(route: Route, listeners: Map<string, Listener>): number {
+  const sizes = route.listeners.map((l) => listeners.get(l)?.limits?.maxBufferSize ?? 0).filter((n) => n > 0);
+  return sizes.length ? Math.min(...sizes) : 0;
+}
+
 export interface RuntimeOptions {
   log: Logger;
   security?: RouteSecurityFactory;
   serverInfo?: { name: string; title: string; version: string };
   /** Idle sessions without an open GET stream are closed after this long (overrides limits.sessionIdleMs). */
   sessionIdleMs?: number;
+  /** Keys sealing MCP session ids (SESSION_KEY); unset: a random key of this process. */
+  sessionKeys?: SessionKeys;
   /** Session, connection and time limits; unset ones take defaultLimits. */
   limits?: Partial<ProxyLimits>;
   metrics?: ProxyMetrics;
@@ -62,6 +75,10 @@ interface BoundPort {
   address: string;
   port: number;
   tls?: TlsBind;
+  /** frontend keepalive, idle timeout, connection age: swapped on apply. */
+  conn: ConnectionSettings;
+  /** HTTPS binds: the HTTP/2 sessions of connections that negotiated `h2`. */
+  h2?: H2Sessions;
 }
 
 // Forwarded routes never reach handleMcp; this only fills the field McpRoute requires.
@@ -122,12 +139,18 @@ export class ProxyRuntime {
     configureTargetQueue(l.targetQueue);
     this.sessions = new SessionRegistry(
       this.log,
-      { maxSessions: l.maxSessions, maxSessionsPerClient: l.maxSessionsPerClient, idleMs: l.sessionIdleMs },
+      {
+        maxSessions: l.maxSessions,
+        maxSessionsPerClient: l.maxSessionsPerClient,
+        idleMs: l.sessionIdleMs,
+        maxAgeMs: l.sessionMaxAgeMs,
+      },
       {
         onCount: (n) => this.metrics.sessions.set(n),
         onExpired: () => this.metrics.sessionsExpired.inc(),
         onRefused: (reason) => this.metrics.sessionsRefused.inc({ reason }),
       },
+      opts.sessionKeys,
     );
     this.forwarder = new HttpForwarder({
       log: this.log,
@@ -176,6 +199,8 @@ export class ProxyRuntime {
     this.draining = true;
     this.log.info({ minDelayMs: minMs, maxDelayMs: maxMs }, 'draining: readiness is false; still serving');
     if (minMs > 0) await new Promise((r) => setTimeout(r, minMs));
+    // GOAWAY: HTTP/2 clients finish their streams and open no new ones here.
+    for (const b of this.ports.values()) b.h2?.closeGracefully();
     const outcome = await drainServers(
       [...this.ports.values()].map((b) => b.server),
       this.inFlight,
@@ -220,7 +245,10 @@ export class ProxyRuntime {
       for (const [name, bind] of binds) {
         const current = this.ports.get(name);
         if (current && (current.port === bind.port || bind.port === 0) && current.address === bind.address) {
-          if ((current.tls !== undefined) === tls.has(name)) continue;
+          const table = tls.get(name);
+          // Same kind of server, and for HTTPS the same handshake timeout (fixed when a server is created).
+          if ((current.tls !== undefined) === (table !== undefined) && (!table || current.tls?.sameServer(table)))
+            continue;
           replaced.set(name, current);
           continue;
         }
@@ -257,11 +285,14 @@ export class ProxyRuntime {
     }
     this.state = next;
     const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
+    const connSettings = bindConnectionSettings(resourcesOf(snapshot, 'listener').values());
     for (const [name, bound] of this.ports) {
       const table = tls.get(name);
       if (bound.tls && table) bound.tls.update(table);
       // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
       bound.server.maxConnections = caps.get(name) ?? Infinity;
+      bound.conn.update(connSettings.get(name));
+      bound.h2?.update(bound.conn.h2);
     }
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
@@ -284,6 +315,7 @@ export class ProxyRuntime {
           new Promise<void>((resolve) => {
             b.server.close(() => resolve());
             b.server.closeAllConnections();
+            b.h2?.destroyAll();
           }),
       ),
     );
@@ -305,8 +337,13 @@ export class ProxyRuntime {
       // Weighted refs only matter once several backends share a route; sessions pin to the first served one.
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
       const mcp = ref ? backends.get(ref.backend)?.mcp : undefined;
-      const backend = mcp ? mcpBackendWithCredentials(mcp, ref) : undefined;
-      const maxRequestBytes = route.policy?.maxRequestBytes || defaultMaxRequestBytes;
+      const backend = mcp
+        ? mcpBackendWithTls(mcpBackendWithCredentials(mcp, ref), ref, (host, tls) =>
+            this.forwarder.tlsDispatcher(ref?.backend ?? '', host, tls),
+          )
+        : undefined;
+      const maxRequestBytes =
+        route.policy?.maxRequestBytes || listenerBufferSize(route, listeners) || defaultMaxRequestBytes;
       const llm = backend
         ? undefined
         : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) =>
@@ -358,6 +395,7 @@ export class ProxyRuntime {
           match: compileRouteMatcher(routes, l.hostnames),
           ...authEndpointsOf(routes),
           ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
+          ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
         },
       ]);
     }
@@ -369,6 +407,7 @@ export class ProxyRuntime {
       const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
       let server: Server;
+      let h2: H2Sessions | undefined;
       if (live) {
         const https = createHttpsServer(
           { ...listenerServerOptions(this.limits), ...live.serverOptions() },
@@ -384,10 +423,16 @@ export class ProxyRuntime {
           },
         );
         live.attach(https);
+        h2 = new H2Sessions(https, (req, res) => https.emit('request', req, res));
         server = https;
       } else server = createServer(listenerServerOptions(this.limits), handler);
       // No listener serves CONNECT (frontend `connect` is refused): the seed's answer is 405, not a dropped connection.
       server.on('connect', refuseConnect);
+      const conn = new ConnectionSettings(
+        server,
+        this.limits.keepAliveTimeoutMs,
+        live ? 'secureConnection' : 'connection',
+      );
       capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () =>
         this.metrics.connectionsRefused.inc(),
       );
@@ -410,7 +455,8 @@ export class ProxyRuntime {
       server.listen(port, address || undefined, () => {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'listener error'));
-        resolve({ server, address, port: (server.address() as AddressInfo).port, ...(live ? { tls: live } : {}) });
+        const actual = (server.address() as AddressInfo).port;
+        resolve({ server, address, port: actual, conn, ...(live ? { tls: live } : {}), ...(h2 ? { h2 } : {}) });
       });
     });
   }
@@ -440,6 +486,7 @@ export class ProxyRuntime {
 
   private async dispatch(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const start = process.hrtime.bigint();
+    adaptHttp2(req, res);
     this.inFlight.track(req, res);
     res.on('close', () => {
       const method = req.method ?? 'OTHER';

@@ -1,5 +1,6 @@
 // Standalone mode: config file → IR → runtime, plus ops endpoints and reload on file change.
 // Nothing binds before the file has loaded cleanly.
+import type { SessionKeys } from './mcp/session-keys.js';
 import type { FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadConfigFile } from '../config/load.js';
@@ -22,6 +23,8 @@ export interface StandaloneOptions {
   /** Session, connection and time limits (src/proxy/limits.ts); unset ones take the defaults. */
   limits?: Partial<ProxyLimits>;
   serverInfo?: { name: string; title: string; version: string };
+  /** Keys sealing MCP session ids (SESSION_KEY); unset: a random key of this process. */
+  sessionKeys?: SessionKeys;
 }
 
 export interface Standalone {
@@ -42,6 +45,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}),
     ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.sessionKeys ? { sessionKeys: opts.sessionKeys } : {}),
   });
   await runtime.apply(first.snapshot, file);
   runtime.metrics.reloads.inc({ result: 'applied' });

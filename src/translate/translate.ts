@@ -5,12 +5,15 @@ import { condition, type Condition, type StatusPiece } from './status/conditions
 import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from './objects/context.js';
 import type { BackendInput, ListenerInput, RouteInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from './built-ir.js';
-import { collectListeners, listenerLimits, listenerRefusals } from './listeners/listeners.js';
+import { agreeOnBindTls, listenerTlsSettings } from './listeners/frontend-tls.js';
+import { collectListeners, listenerLimits, listenerRefusals, type ListenerInfo } from './listeners/listeners.js';
 import { translateModels } from './models/models.js';
 import type { Conflict } from './policies/policy-merge.js';
-import { frontendPolicy, gatewayPolicies } from './policies/policies.js';
+import { frontendPolicy, gatewayPolicies, type GatewayPolicies } from './policies/policies.js';
 import { rec, selectorMatches, str } from './objects/read.js';
-import { fieldsOf, translateRoute, type RouteSink } from './routes/routes.js';
+import { fieldsOf } from './policies/policy-fields.js';
+import type { RouteSink } from './routes/route-sink.js';
+import { translateRoute } from './routes/routes.js';
 import { dependencyState, type Store } from './objects/store.js';
 import { splitObjectKey, objectKey, type StoredObject } from './objects/types.js';
 
@@ -83,7 +86,29 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     if (route) translateRoute(ctx, gw, route, listeners, gp, sink);
   }
   const models = options.enableModels ? translateModels(ctx, gw, listeners, sink.routes, piece) : [];
-  const irListeners: ListenerInput[] = [];
+  const irListeners = irListenersOf(gw, listeners, gp, sink);
+  const ports = [...new Set(listeners.filter((x) => x.programmed).map((l) => l.port))].sort((a, b) => a - b);
+  const resources: BuiltResource[] = [
+    ...ports.map((port) => ({ kind: 'bind' as const, bind: { name: bindName(gw.key, port), port, address: '' } })),
+    ...irListeners.sort(byName).map((listener) => ({ kind: 'listener' as const, listener })),
+    ...sink.routes.sort(byName).map((route: RouteInput) => ({ kind: 'route' as const, route })),
+    ...[...sink.backends.values()].sort(byName).map((backend) => ({ kind: 'backend' as const, backend })),
+    ...models.sort(byName).map((model) => ({ kind: 'model' as const, model })),
+  ];
+  gatewayStatus(ctx, gw, listeners, listenerSets, piece);
+  policyPieces(gp, sink.conflicts, gw.key, piece);
+  return done(true, { version: snapshotVersion(store, ctx, options), resources });
+}
+
+/** The IR listeners of the programmed listeners, with their frontend policy and its refusals. */
+function irListenersOf(
+  gw: StoredObject,
+  listeners: ListenerInfo[],
+  gp: GatewayPolicies,
+  sink: RouteSink,
+): ListenerInput[] {
+  const out: ListenerInput[] = [];
+  const tlsSources = new Map<string, string>();
   for (const l of listeners.filter((x) => x.programmed)) {
     const fe = frontendPolicy(gp, l);
     sink.conflicts.push(...fe.conflicts);
@@ -94,34 +119,36 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
       protocol: l.protocol === 'HTTPS' ? 'HTTPS' : 'HTTP',
     };
     if (Object.keys(fe.fields).length) il.frontend = fieldsOf(fe);
-    if (l.tls) il.tls = l.tls;
+    if (l.tls) il.tls = { ...l.tls, ...listenerTlsSettings(fe) };
     const refused = listenerRefusals(fe);
     if (refused.length) il.refusals = refused;
     const limits = listenerLimits(fe);
     if (limits) il.limits = limits;
-    irListeners.push(il);
+    out.push(il);
+    tlsSources.set(il.name ?? '', fe.provenance['frontend.tls']?.source ?? '');
   }
-  const ports = [...new Set(listeners.filter((x) => x.programmed).map((l) => l.port))].sort((a, b) => a - b);
-  const resources: BuiltResource[] = [
-    ...ports.map((port) => ({ kind: 'bind' as const, bind: { name: bindName(gw.key, port), port, address: '' } })),
-    ...irListeners.sort(byName).map((listener) => ({ kind: 'listener' as const, listener })),
-    ...sink.routes.sort(byName).map((route: RouteInput) => ({ kind: 'route' as const, route })),
-    ...[...sink.backends.values()].sort(byName).map((backend) => ({ kind: 'backend' as const, backend })),
-    ...models.sort(byName).map((model) => ({ kind: 'model' as const, model })),
-  ];
-  gatewayStatus(ctx, gw, listeners, listenerSets, piece);
+  agreeOnBindTls(out, (name) => tlsSources.get(name) ?? '');
+  return out;
+}
+
+/** The policyAttached and policyConflict status pieces of this Gateway's translation (each conflict once). */
+function policyPieces(
+  gp: GatewayPolicies,
+  conflicts: Conflict[],
+  gatewayKey: string,
+  piece: (k: string, p: StatusPiece) => void,
+): void {
   for (const k of [...gp.used].sort()) {
     const [policyKey, idx] = k.split('|') as [string, string];
-    piece(objectKey('GwPolicy', policyKey), { kind: 'policyAttached', targetIndex: Number(idx), gateway: gw.key });
+    piece(objectKey('GwPolicy', policyKey), { kind: 'policyAttached', targetIndex: Number(idx), gateway: gatewayKey });
   }
   const seen = new Set<string>();
-  for (const c of sink.conflicts) {
+  for (const c of conflicts) {
     const k = `${c.policyKey}|${c.targetIndex}|${c.field}|${c.winner}`;
     if (seen.has(k)) continue;
     seen.add(k);
     piece(objectKey('GwPolicy', c.policyKey), { kind: 'policyConflict', conflict: c });
   }
-  return done(true, { version: snapshotVersion(store, ctx, options), resources });
 }
 
 /** Bumped whenever translation output changes for the same input, so versions never alias across builds. */

@@ -6,7 +6,8 @@ export interface BackoffOptions {
   maxMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 10, maxMs: 15_000 };
+/** Capped at 2 s: a proxy is back within about 2 s of its controller, jitter still spreads a fleet. */
+export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 10, maxMs: 2_000 };
 
 /** Delay before reconnect attempt `attempt` (0 for the first); `random` returns [0, 1). */
 export function backoffDelay(attempt: number, random: () => number, opts: BackoffOptions = DEFAULT_BACKOFF): number {

@@ -2,8 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseAllDocuments } from 'yaml';
-import { chartDir, findObject, helm, renderCase, repoRoot, testdataDir, type K8sObject } from './helm-run.js';
+import { ownedNames } from '../../src/controller/config.js';
+import {
+  chartDir,
+  findObject,
+  helm,
+  parseManifest,
+  renderCase,
+  repoRoot,
+  testdataDir,
+  type K8sObject,
+} from './helm-run.js';
 
 interface Container {
   name: string;
@@ -77,20 +86,6 @@ describe('controller command line', () => {
     expect(flag(args, '--leader-election-namespace')).toBe('gw-system');
   });
 
-  it("passes the release's own names, so a release not named gw gives proxies that reach its Service and a CA of its own", () => {
-    const edge = helm(['template', 'edge', chartDir, '--namespace', 'edge-system']);
-    expect(edge.status, edge.stderr).toBe(0);
-    const objects = parseAllDocuments(edge.stdout)
-      .map((d) => d.toJS() as K8sObject)
-      .filter(Boolean);
-    const args = controllerArgs(objects);
-    const service = objects.find((o) => o.kind === 'Service')!;
-    expect(service.metadata.name).toBe('edge-gw');
-    expect(flag(args, '--service-name')).toBe('edge-gw');
-    expect(flag(args, '--release-name')).toBe('edge-gw');
-    expect(flag(controllerArgs(renderCase('defaults')), '--release-name')).toBe('gw');
-  });
-
   it('maps xds mode, ports, gateway namespaces and istio settings to their flags', () => {
     expect(flag(controllerArgs(renderCase('xds-plaintext')), '--xds-mode')).toBe('plaintext');
     const ports = controllerArgs(renderCase('service-fields'));
@@ -105,6 +100,26 @@ describe('controller command line', () => {
     expect(flag(istio, '--istio-ca-address')).toBe('istiod.istio-system.svc:15012');
     expect(flag(istio, '--istio-revision')).toBe('1-27');
     expect(flag(controllerArgs(renderCase('istio-off')), '--istio-enabled')).toBeUndefined();
+  });
+
+  it('tells the controller its Service and a per-release name when the release is not named gw', () => {
+    const render = (release: string, namespace: string) => {
+      const r = helm(['template', release, chartDir, '--namespace', namespace]);
+      if (r.status !== 0) throw new Error(r.stderr);
+      return parseManifest(r.stdout);
+    };
+    const edge = render('edge', 'agents');
+    const args = controllerArgs(edge);
+    expect(findObject(edge, 'Service').metadata.name).toBe('edge-gw');
+    expect(flag(args, '--service-name')).toBe('edge-gw');
+    expect(flag(args, '--service-namespace')).toBe('agents');
+    expect(flag(args, '--leader-election-namespace')).toBe('agents');
+    expect(ownedNames(flag(args, '--release-name') as string)).toEqual({
+      xdsCa: 'edge-gw-agents-xds-ca',
+      lease: 'edge-gw-agents-controller',
+    });
+    // The same release name in another namespace owns other objects (their CA ConfigMaps may share a namespace).
+    expect(flag(controllerArgs(render('edge', 'tools')), '--release-name')).toBe('edge-gw-tools');
   });
 
   it('gives the downward-API variables first and extraEnv scalars as strings', () => {

@@ -82,10 +82,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
-      frontend: { tls: { minProtocolVersion: '1.3' } },
+      frontend: { networkAuthorization: { action: 'Deny' } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.tls', true],
+      ['spec.frontend.networkAuthorization', true],
       ['spec.traffic.extProc', true],
     ]);
   });
@@ -105,25 +105,23 @@ describe('refusalsOf', () => {
       mcp: {
         targets: [
           { name: 'a', static: { host: 'h', port: 1 } },
-          { name: 'b', static: { host: 'h', port: 1, policies: { tls: { sni: 'x' } } } },
+          { name: 'b', static: { host: 'h', port: 1, policies: { tunnel: { proxy: 'x' } } } },
         ],
       },
     };
-    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tls']);
+    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tunnel']);
   });
 });
 
-describe('refusalsOf on defaulted values', () => {
-  it('does not refuse a field set to the default the API server fills in', () => {
+describe('refusalsOf on enforced durations', () => {
+  it('refuses no jwks cacheDuration, the default or another (JwtProvider.jwksCacheSeconds carries it)', () => {
     const jwt = (cacheDuration: string) => ({
       traffic: {
         jwtAuthentication: { providers: [{ issuer: 'i', jwks: { remote: { url: 'https://i/jwks', cacheDuration } } }] },
       },
     });
     expect(refusalsOf('GwPolicy', jwt('5m'))).toEqual([]);
-    expect(refusalsOf('GwPolicy', jwt('1h')).map((r) => r.field)).toEqual([
-      'spec.traffic.jwtAuthentication.providers[0].jwks.remote.cacheDuration',
-    ]);
+    expect(refusalsOf('GwPolicy', jwt('1h'))).toEqual([]);
   });
 });
 
@@ -137,15 +135,15 @@ describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
-      fields: { 'frontend.tls': { minProtocolVersion: 'TLS1_3' }, 'frontend.tracing': { url: 'http://t' } },
+      fields: { 'frontend.networkAuthorization': { action: 'Deny' }, 'frontend.tracing': { url: 'http://t' } },
       provenance: {
-        'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.networkAuthorization': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
         'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
       },
       conflicts: [],
     };
     expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.tls', true],
+      ['spec.frontend.networkAuthorization', true],
       ['spec.frontend.tracing', false],
     ]);
   });

@@ -85,7 +85,8 @@ describe('gw proxy command', () => {
         '--log-format',
         'text',
       ],
-      { FIXTURE_NAME: 'cli' },
+      // One process: the workers mode (the default on a multi-core machine) has its own test, proxy-workers.test.ts.
+      { FIXTURE_NAME: 'cli', GW_WORKERS: '1' },
     );
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${ready}/healthz/ready`).catch(() => undefined))?.status === 200,

@@ -9,7 +9,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { configToIr } from '../../src/config/to-ir.js';
 import type { ConfigFile, TargetConfig } from '../../src/config/schema.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import type { Snapshot } from '../../src/ir/types.js';
+import type { ListenerTls, Snapshot } from '../../src/ir/types.js';
 import { ProxyRuntime, type RuntimeOptions } from '../../src/proxy/runtime.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -77,4 +77,17 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** An IR `ListenerTls` with these certificates and no frontend TLS settings (hand-built listeners in tests). */
+export function listenerTlsOf(certificates: ListenerTls['certificates']): ListenerTls {
+  return {
+    certificates,
+    minProtocolVersion: 'TLS_PROTOCOL_VERSION_UNSPECIFIED',
+    maxProtocolVersion: 'TLS_PROTOCOL_VERSION_UNSPECIFIED',
+    cipherSuites: [],
+    keyExchangeGroups: [],
+    alpnProtocols: [],
+    handshakeTimeoutMs: 0,
+  };
 }

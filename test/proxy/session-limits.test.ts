@@ -105,14 +105,30 @@ describe('session caps', () => {
     }
   });
 
-  it('closes an idle session after the idle timeout and counts it', async () => {
+  it('lets an idle session go after the idle timeout and counts it; its sealed id resumes it later', async () => {
     const proxy = await startProxy({ targets: [stdioTarget('t')] }, { limits: { sessionIdleMs: 200 } });
     try {
       const id = (await initialize(proxy.url)).headers.get('mcp-session-id') ?? '';
       expect(await listTools(proxy.url, id)).toBe(200);
       await waitFor(() => proxy.runtime.sessions.size === 0, 3000);
-      expect(await listTools(proxy.url, id)).toBe(404);
       expect(await proxy.runtime.metrics.registry.metrics()).toMatch(/gw_mcp_sessions_expired_total 1/);
+      // The slot and the stdio process were freed; the id still opens (another replica could be serving it).
+      expect(await listTools(proxy.url, id)).toBe(200);
+      expect(proxy.runtime.sessions.size).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('answers 404 once a sealed id is older than the session max age', async () => {
+    const proxy = await startProxy({ targets: [stdioTarget('t')] }, { limits: { sessionMaxAgeMs: 400 } });
+    try {
+      const id = (await initialize(proxy.url)).headers.get('mcp-session-id') ?? '';
+      expect(await listTools(proxy.url, id)).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+      // Held here too, and let go: no replica opens the id any more.
+      expect(await listTools(proxy.url, id)).toBe(404);
+      expect(proxy.runtime.sessions.size).toBe(0);
     } finally {
       await proxy.close();
     }

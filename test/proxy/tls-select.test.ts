@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Listener } from '../../src/ir/types.js';
 import { buildBindTls, selectTls } from '../../src/proxy/http/listener-tls.js';
+import { listenerTlsOf } from './harness.js';
 
 const pem = (f: string) => readFileSync(path.join(import.meta.dirname, 'tls-testdata', f), 'utf8');
 
@@ -16,7 +17,7 @@ function listener(name: string, hostnames: string[], cert = 'a'): Listener {
     frontend: null,
     refusals: [],
     limits: null,
-    tls: { certificates: [{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }] },
+    tls: listenerTlsOf([{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }]),
   };
 }
 

@@ -17,7 +17,7 @@ import type { Listener, Snapshot } from '../../src/ir/types.js';
 import { ProblemError } from '../../src/problem.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
-import { snapshotFor, stdioTarget } from './harness.js';
+import { listenerTlsOf, snapshotFor, stdioTarget } from './harness.js';
 
 const certDir = path.join(import.meta.dirname, 'tls-testdata');
 const pem = (f: string) => readFileSync(path.join(certDir, f), 'utf8');
@@ -37,7 +37,7 @@ function httpsSnapshot(aCert = 'a', version = '1'): Snapshot {
     name,
     hostnames: [hostname],
     protocol: 'HTTPS',
-    tls: { certificates: [pair(cert)] },
+    tls: listenerTlsOf([pair(cert)]),
   });
   const route = snap.resources.find((r) => r.route)?.route;
   if (route) route.listeners = ['a', 'b', 'wild'];
@@ -207,9 +207,9 @@ describe('HTTPS listeners', () => {
   it('refuses certificates that cannot be served, naming the listener and never the key', async () => {
     const snap = httpsSnapshot('a', '5');
     const a = snap.resources.find((r) => r.listener?.name === 'a')?.listener as Listener;
-    a.tls = { certificates: [{ ...pair('a'), privateKeyPem: pem('b.key') }] };
+    a.tls = listenerTlsOf([{ ...pair('a'), privateKeyPem: pem('b.key') }]);
     const b = snap.resources.find((r) => r.listener?.name === 'b')?.listener as Listener;
-    b.tls = { certificates: [] };
+    b.tls = listenerTlsOf([]);
     const problems = checkSnapshot(snap, 'test');
     expect(problems.map((p) => `${p.object} ${p.path}`)).toEqual([
       'Listener a tls.certificates[0]',
@@ -234,7 +234,7 @@ describe('HTTPS listeners', () => {
       if (bind) bind.port = Object.values(before)[0] as number;
       const l = snap.resources.find((r) => r.listener)?.listener as Listener;
       l.protocol = 'HTTPS';
-      l.tls = { certificates: [pair('a')] };
+      l.tls = listenerTlsOf([pair('a')]);
       await plain.apply(snap);
       expect(plain.boundPorts()).toEqual(before);
       const h = await new Promise<PeerCertificate>((resolve, reject) => {

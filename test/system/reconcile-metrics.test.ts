@@ -8,12 +8,13 @@ describe('reconcile metrics', () => {
     const controller = createControllerMetrics();
     let depth = 3;
     const m = createReconcileMetrics(controller, () => depth);
-    const reconcile = instrumentReconcile(async (key) => {
-      if (key.startsWith('status:')) throw new Error('409 conflict');
-      return {};
-    }, m);
-    await reconcile('translate');
-    await expect(reconcile('status:Gateway/default/web')).rejects.toThrow('409 conflict');
+    const instrument = instrumentReconcile(m);
+    await instrument('translate', async () => ({}));
+    await expect(
+      instrument('status', async () => {
+        throw new Error('409 conflict');
+      }),
+    ).rejects.toThrow('409 conflict');
     depth = 7;
     const text = await controller.registry.metrics();
     expect(text).toContain('gw_translate_duration_seconds_count{mode="cluster"} 1');

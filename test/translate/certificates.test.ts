@@ -7,7 +7,7 @@ import { parseManifests } from '../../src/controller/local/manifests.js';
 import type { ListenerInput } from '../../src/ir/types.js';
 import { affectedGateways, applyChange, snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject, type Store } from '../../src/translate/objects/store.js';
-import { goldenInput, goldenOptions, renderGolden } from './golden-render.js';
+import { goldenCaseFiles, goldenInput, goldenOptions, renderGolden } from './golden-render.js';
 
 const dir = join(import.meta.dirname, 'testdata');
 const tlsDir = join(import.meta.dirname, '../proxy/tls-testdata');
@@ -100,9 +100,7 @@ describe('HTTPS listener certificates', () => {
       .filter((f) => f.endsWith('.key'))
       .map((f) => readFileSync(join(tlsDir, f), 'utf8'));
     const keyLines = keys.flatMap((k) => k.split('\n').filter((l) => l.length > 40));
-    const cases = readdirSync(dir).filter(
-      (f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml') && readFileSync(join(dir, f), 'utf8').includes('{{tls:'),
-    );
+    const cases = goldenCaseFiles().filter((f) => readFileSync(join(dir, f), 'utf8').includes('{{tls:'));
     expect(cases.length).toBeGreaterThanOrEqual(6);
     for (const file of cases) {
       const out = renderGolden(readFileSync(join(dir, file), 'utf8'), file);

@@ -7,10 +7,10 @@ import { parseManifests } from '../../src/controller/local/manifests.js';
 import { explainRoute, renderExplanation } from '../../src/translate/status/explain.js';
 import { translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/objects/store.js';
-import { goldenOptions } from './golden-render.js';
+import { goldenInput, goldenOptions } from './golden-render.js';
 
 function stateOf(file: string) {
-  const text = readFileSync(join(import.meta.dirname, 'testdata', file), 'utf8');
+  const text = goldenInput(readFileSync(join(import.meta.dirname, 'testdata', file), 'utf8'));
   const store = createStore();
   for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
   return translateAll(store, goldenOptions(text));
@@ -28,7 +28,7 @@ it('marks each refused field of the route REFUSED with its reason', () => {
     'REFUSED spec.traffic.extProc: external processing is not supported by this proxy yet [security: the route answers 503 rather than run without it]',
   );
   expect(text).toContain('REFUSED spec.traffic.transformation:');
-  expect(text).toContain('REFUSED GwPolicy default/fe spec.frontend.tls:');
+  expect(text).toContain('REFUSED GwPolicy default/fe spec.frontend.tls.keyExchangeGroups[0]:');
   expect(e.notInEffect.map((n) => n.reason)).toEqual(['Enforced: Unsupported']);
 });
 

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -7,10 +7,10 @@ import { parseManifests } from '../../src/controller/local/manifests.js';
 import { explainRoute, parseRouteArg, renderExplanation } from '../../src/translate/status/explain.js';
 import { translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/objects/store.js';
-import { goldenOptions } from './golden-render.js';
+import { goldenInput, goldenOptions } from './golden-render.js';
 
 function stateOf(file: string) {
-  const text = readFileSync(join(import.meta.dirname, 'testdata', file), 'utf8');
+  const text = goldenInput(readFileSync(join(import.meta.dirname, 'testdata', file), 'utf8'));
   const store = createStore();
   for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
   return translateAll(store, goldenOptions(text));
@@ -56,7 +56,7 @@ describe('gw explain route', () => {
   });
 
   it('says an inline upstream key is set without printing it', () => {
-    const text = `${readFileSync(join(import.meta.dirname, 'testdata', 'ai-provider.yaml'), 'utf8')}
+    const text = `${goldenInput(readFileSync(join(import.meta.dirname, 'testdata', 'ai-provider.yaml'), 'utf8'))}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -101,7 +101,8 @@ describe('gw explain command', () => {
     });
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      copyFileSync(join(import.meta.dirname, 'testdata', 'policy-strategy-override.yaml'), join(dir, 'objects.yaml'));
+      const objects = readFileSync(join(import.meta.dirname, 'testdata', 'policy-strategy-override.yaml'), 'utf8');
+      writeFileSync(join(dir, 'objects.yaml'), goldenInput(objects));
       expect(await run(['route', 'default/echo', '--manifests', dir])).toBe(0);
       expect(out.join('')).toContain(
         'traffic.authorization = {"action":"Require","policy":{"matchExpressions":["has(jwt.sub)"]}}',

@@ -1,6 +1,6 @@
 // Shared by the golden test and by anyone regenerating by hand: one input text → one stable YAML text.
 import { X509Certificate, createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseManifests } from '../../src/controller/local/manifests.js';
@@ -22,13 +22,32 @@ export function goldenOptions(text: string): TranslateOptions {
 }
 
 const TLS_TESTDATA = join(import.meta.dirname, '../proxy/tls-testdata');
+export const GOLDEN_DIR = join(import.meta.dirname, 'testdata');
+
+/** A folder's golden cases: every `<case>.yaml` but the expectations and `_defaults.yaml`. */
+export function goldenCaseFiles(dir: string = GOLDEN_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml') && !f.startsWith('_'))
+    .sort();
+}
+
+/**
+ * The folder's `_defaults.yaml` documents (the GatewayClass every case uses) come before the case's own,
+ * so cases hold only what they test; a case that must not have them says `# defaults: none`.
+ */
+function withDefaults(text: string, dir: string): string {
+  const file = join(dir, '_defaults.yaml');
+  if (/^# defaults: none$/m.test(text) || !existsSync(file)) return text;
+  // Its comment lines are left out so problems name the same lines as when a case held the objects itself.
+  return `${readFileSync(file, 'utf8').replace(/^#.*\n/gm, '')}---\n${text}`;
+}
 
 /**
  * `{{tls:a.crt}}` in a case becomes the base64 of that test file, so Secrets in cases stay short;
  * `{{pem:ca.crt}}` becomes its text as a quoted YAML string (ConfigMap data is not base64).
  */
-export function goldenInput(text: string): string {
-  return text
+export function goldenInput(text: string, dir: string = GOLDEN_DIR): string {
+  return withDefaults(text, dir)
     .replace(/\{\{tls:([\w.-]+)\}\}/g, (_m, file: string) => readFileSync(join(TLS_TESTDATA, file)).toString('base64'))
     .replace(/\{\{pem:([\w.-]+)\}\}/g, (_m, file: string) =>
       JSON.stringify(readFileSync(join(TLS_TESTDATA, file), 'utf8')),
@@ -168,6 +187,7 @@ function redactTls(snapshot: BuiltSnapshot): BuiltSnapshot {
               listener: {
                 ...r.listener,
                 tls: {
+                  ...r.listener.tls,
                   certificates: (r.listener.tls.certificates ?? []).map((c) => {
                     const leaf = new X509Certificate(c.certChainPem ?? '');
                     return {
@@ -202,11 +222,8 @@ export function renderGolden(input: string, source: string): string {
 
 /** Every golden input case, translated: one entry per (case file, gateway). */
 export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: BuiltSnapshot }> {
-  const dir = join(import.meta.dirname, 'testdata');
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))
-    .sort()) {
-    const text = goldenInput(readFileSync(join(dir, file), 'utf8'));
+  for (const file of goldenCaseFiles()) {
+    const text = goldenInput(readFileSync(join(GOLDEN_DIR, file), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
     for (const [gateway, snapshot] of snapshots(translateAll(store, goldenOptions(text))))

@@ -1,14 +1,11 @@
-// Golden cases: testdata/<case>.yaml (objects, plus an optional `kind: GoldenOptions` document) →
+// Golden cases: testdata/<case>.yaml (objects after testdata/_defaults.yaml's; an optional `# options:` line) →
 // testdata/<case>.out.yaml (snapshots, statuses, problems). REFRESH_GOLDEN=1 rewrites the expectations.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderGolden } from './golden-render.js';
+import { GOLDEN_DIR as dir, goldenCaseFiles, renderGolden } from './golden-render.js';
 
-const dir = join(import.meta.dirname, 'testdata');
-const cases = readdirSync(dir)
-  .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))
-  .sort();
+const cases = goldenCaseFiles();
 
 describe('translation golden cases', () => {
   it('has at least 40 cases', () => {

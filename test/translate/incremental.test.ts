@@ -1,5 +1,5 @@
 // Incremental re-translation must give exactly what a full translation of the same store gives.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
@@ -12,12 +12,10 @@ import {
 } from '../../src/translate/state.js';
 import { createStore, getObject, putObject, removeObject } from '../../src/translate/objects/store.js';
 import { nameKey, objectKey, isClusterScoped } from '../../src/translate/objects/types.js';
-import { goldenInput, goldenOptions } from './golden-render.js';
+import { goldenCaseFiles, goldenInput, goldenOptions } from './golden-render.js';
 
 const dir = join(import.meta.dirname, 'testdata');
-const cases = readdirSync(dir)
-  .filter((f) => f.endsWith('.yaml') && !f.endsWith('.out.yaml'))
-  .sort();
+const cases = goldenCaseFiles();
 
 function view(state: TranslationState) {
   return {
@@ -52,7 +50,7 @@ describe('incremental re-translation', () => {
   }
 
   it('re-translates only the gateway a changed policy reaches', () => {
-    const text = readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8');
+    const text = goldenInput(readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
     putObject(
@@ -93,7 +91,7 @@ describe('incremental re-translation', () => {
   });
 
   it('re-runs every Gateway of a class when the GwParameters its parametersRef names change (issue 16 item 4)', () => {
-    const text = readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8');
+    const text = goldenInput(readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
     const cls = getObject(store, 'GatewayClass', 'gw');
@@ -141,7 +139,7 @@ describe('incremental re-translation', () => {
   });
 
   it('changes a snapshot version exactly when something the gateway read changed', () => {
-    const text = readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8');
+    const text = goldenInput(readFileSync(join(dir, 'multiple-gateways.yaml'), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, 'm').objects) putObject(store, kind, obj, 'm');
     const before = snapshots(translateAll(store, goldenOptions(text)));

@@ -66,11 +66,12 @@ describe('push debouncing', () => {
 });
 
 describe('reconnect backoff', () => {
-  it('starts at 10 ms, doubles, and never exceeds 15 s', () => {
+  it('starts at 10 ms, doubles, and never exceeds 2 s, still jittered at the cap', () => {
     const mid = () => 0.5;
     expect([0, 1, 2, 3].map((a) => backoffDelay(a, mid))).toEqual([10, 20, 40, 80]);
-    expect(backoffDelay(11, mid)).toBe(15_000);
-    expect(backoffDelay(1000, () => 0.999)).toBe(15_000);
+    expect(backoffDelay(11, mid)).toBe(2_000);
+    expect(backoffDelay(1000, () => 0.999)).toBe(2_000);
+    expect(backoffDelay(1000, () => 0)).toBe(1_600);
   });
 
   it('jitters each delay within ±20%', () => {

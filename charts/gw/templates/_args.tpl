@@ -47,12 +47,14 @@ defaults stay the single source for them.
 - --leader-elect
 - --leader-election-namespace
 - {{ .Release.Namespace | quote }}
-- --release-name
-- {{ include "gw.fullname" . | quote }}
-- --service-name
-- {{ include "gw.fullname" . | quote }}
 - --proxy-image
 - {{ include "gw.proxyImage" . | quote }}
+- --service-name
+- {{ include "gw.fullname" . | quote }}
+- --service-namespace
+- {{ .Release.Namespace | quote }}
+- --release-name
+- {{ include "gw.clusterName" . | quote }}
 {{- if $istio.enabled }}
 - --istio-enabled
 {{- end }}

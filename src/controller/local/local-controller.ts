@@ -6,9 +6,9 @@ import type { Logger } from 'pino';
 import { formatProblem, type Problem } from '../../problem.js';
 import { keepTransitionTimes } from '../../translate/status/conditions.js';
 import type { TranslateOptions } from '../../translate/objects/context.js';
-import type { BuiltSnapshot } from '../../translate/built-ir.js';
+import type { BuiltSnapshot as IrSnapshot } from '../../translate/built-ir.js';
 import { stableStringify } from '../../translate/objects/read.js';
-import { applyChange, snapshots, translateAll, type TranslationState } from '../../translate/state.js';
+import { snapshots } from '../../translate/state.js';
 import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/objects/store.js';
 import {
   isClusterScoped,
@@ -18,6 +18,7 @@ import {
   type Kind,
   type KubeObject,
 } from '../../translate/objects/types.js';
+import { IncrementalTranslation, type Change } from '../incremental.js';
 import { readFolder } from './files.js';
 import { removeStatusFile, renderStatusFile, writeStatusFile } from './status-files.js';
 
@@ -31,7 +32,7 @@ export interface LocalControllerOptions {
   /** The GatewayClass the chart would install; added when the folder does not define it. */
   builtinClass?: { name: string; controllerName: string };
   /** Called after every (re)translation with the current snapshots: the seam the xDS server uses. */
-  onSnapshots?: (snapshots: Map<string, BuiltSnapshot>) => void;
+  onSnapshots?: (snapshots: Map<string, IrSnapshot>) => void;
 }
 
 export interface ReloadSummary {
@@ -50,7 +51,7 @@ interface Desired {
 
 export class LocalController {
   readonly store: Store = createStore();
-  private state: TranslationState | undefined;
+  private readonly translation = new IncrementalTranslation(this.store);
   private fingerprints = new Map<string, string>();
   private written = new Map<string, unknown>();
   private watcher: FSWatcher | undefined;
@@ -58,8 +59,9 @@ export class LocalController {
 
   constructor(private readonly opts: LocalControllerOptions) {}
 
-  get snapshots(): Map<string, BuiltSnapshot> {
-    return this.state ? snapshots(this.state) : new Map();
+  get snapshots(): Map<string, IrSnapshot> {
+    const state = this.translation.state;
+    return state ? snapshots(state) : new Map();
   }
 
   get statuses(): ReadonlyMap<string, unknown> {
@@ -73,7 +75,7 @@ export class LocalController {
       .toISOString()
       .replace(/\.\d{3}Z$/, 'Z');
     const { desired, problems } = this.desired();
-    const changed: { key: string; previous: ReturnType<typeof getObject> }[] = [];
+    const changed: Change[] = [];
     for (const [key, d] of desired) {
       if (this.fingerprints.get(key) === d.fingerprint) continue;
       const k = splitObjectKey(key);
@@ -89,29 +91,14 @@ export class LocalController {
       this.fingerprints.delete(key);
       changed.push({ key, previous });
     }
-    const options: TranslateOptions = { ...this.opts.translate, now };
-    let gateways: string[] = [];
-    let dirty: string[] = [];
-    if (!this.state || changed.length > 20) {
-      this.state = translateAll(this.store, options);
-      gateways = [...this.state.gateways.keys()].sort();
-      dirty = [...new Set([...this.state.statuses.keys(), ...this.written.keys()])];
-    } else {
-      this.state.options = options;
-      const g = new Set<string>(),
-        d = new Set<string>();
-      for (const c of changed) {
-        const r = applyChange(this.state, this.store, c.key, c.previous);
-        r.gateways.forEach((x) => g.add(x));
-        r.statuses.forEach((x) => d.add(x));
-      }
-      gateways = [...g].sort();
-      dirty = [...d];
-    }
+    const pass = this.translation.run({ ...this.opts.translate, now }, changed);
+    const gateways = [...pass.gateways].sort();
+    // A full pass also revisits statuses written before: their objects may be gone.
+    const dirty = pass.full ? [...new Set([...pass.statuses, ...this.written.keys()])] : pass.statuses;
     for (const p of problems) log.warn({ source: p.source, object: p.object, path: p.path }, formatProblem(p));
     const statusFilesWritten = this.writeStatuses(dirty.sort());
     for (const gw of gateways) {
-      const t = this.state.gateways.get(gw);
+      const t = this.translation.state?.gateways.get(gw);
       if (t?.ours)
         log.info(
           { gateway: gw, version: t.snapshot.version, resources: t.snapshot.resources.length },
@@ -159,10 +146,11 @@ export class LocalController {
   }
 
   private writeStatuses(keys: string[]): number {
-    if (!this.state) return 0;
+    const state = this.translation.state;
+    if (!state) return 0;
     let n = 0;
     for (const key of keys) {
-      const status = this.state.statuses.get(key);
+      const status = state.statuses.get(key);
       const k = splitObjectKey(key);
       const entry = k && getObject(this.store, k.kind, k.key);
       if (status === undefined || !entry) {

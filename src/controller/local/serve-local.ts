@@ -1,6 +1,7 @@
 // Local mode as a control plane: the folder's snapshots are served over xDS (no proxy authentication,
 // as the design allows for local runs; plaintext unless --xds-mode asks for TLS, with the CA kept in
-// --xds-ca-dir) with the same snapshot source as cluster mode, plus the ops endpoints. Proxy NACKs become `Programmed=False, reason RejectedByProxy` in the status files.
+// --xds-ca-dir) with the same snapshot source as cluster mode, plus the ops endpoints. Proxy NACKs
+// become `Programmed=False, reason RejectedByProxy` in the status files.
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,8 +13,8 @@ import { fileCaStore } from '../../xds/ca.js';
 import { createXdsServer, type XdsServer } from '../../xds/server.js';
 import { createControllerMetrics, startOpsServer, type ControllerMetrics, type OpsServer } from '../ops-server.js';
 import { createControllerSource, type ControllerSource } from '../snapshot-source.js';
-import { withRejections, type Rejection } from '../status-merge.js';
-import { objectOfResource } from '../xds-glue.js';
+import { NackReports } from '../nack-reports.js';
+import { withRejections } from '../status-merge.js';
 import { LocalController, type LocalControllerOptions, type ReloadSummary } from './local-controller.js';
 import { renderStatusFile, writeStatusFile } from './status-files.js';
 
@@ -54,6 +55,16 @@ export interface LocalServerOptions {
   debounceMs?: number;
 }
 
+/** What the pieces of a local server share while it runs. */
+interface LocalState {
+  cfg: ControllerConfig;
+  log: Logger;
+  source: ControllerSource;
+  nacks: NackReports;
+  loaded: boolean;
+  xdsOpen: boolean;
+}
+
 export async function startLocalServer(
   cfg: ControllerConfig,
   log: Logger,
@@ -61,87 +72,16 @@ export async function startLocalServer(
 ): Promise<LocalServer> {
   const host = opts.host ?? process.env.GW_LISTEN_HOST ?? '127.0.0.1';
   const metrics = createControllerMetrics();
-  const source = createControllerSource();
-  /** Object key → `gateway|pod|resource` → the proxy's message. */
-  const nacks = new Map<string, Map<string, Rejection>>();
-  let loaded = false;
-  let xdsOpen = false;
-  const gatewaysServed = new Set<string>();
-  const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-  const controller: LocalController = new MeteredLocalController(
-    {
-      manifests: cfg.manifests as string,
-      ...(cfg.statusDir ? { statusDir: cfg.statusDir } : {}),
-      translate: translateOptionsOf(cfg),
-      builtinClass: { name: cfg.gatewayClassName, controllerName: cfg.controllerName },
-      logger: log,
-      ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
-      onSnapshots: (snapshots) => {
-        for (const gw of [...gatewaysServed])
-          if (!snapshots.has(gw)) {
-            source.publish(gw, undefined);
-            gatewaysServed.delete(gw);
-          }
-        for (const [gw, snap] of snapshots) {
-          source.publish(gw, snap);
-          gatewaysServed.add(gw);
-        }
-        // A reload rewrites status files from the translator alone; rejections still standing go back in.
-        for (const key of nacks.keys()) writeRejections(key);
-        loaded = true;
-        source.setReady(true);
-      },
-    },
-    metrics,
-  );
-
-  function writeRejections(key: string): void {
-    if (!cfg.statusDir) return;
-    const k = splitObjectKey(key);
-    const entry = k && getObject(controller.store, k.kind, k.key);
-    const status = controller.statuses.get(key) as Record<string, unknown> | undefined;
-    if (!entry || !status) return;
-    const rejected = [...(nacks.get(key)?.values() ?? [])];
-    writeStatusFile(
-      cfg.statusDir,
-      key,
-      renderStatusFile(entry, rejected.length ? withRejections(status, rejected, now()) : status),
-    );
-  }
-
-  let xds: XdsServer;
-  try {
-    xds = await createXdsServer({
-      source,
-      log,
-      host,
-      port: cfg.xdsPort,
-      mode: cfg.xdsMode,
-      registry: metrics.registry,
-      ...(cfg.xdsMode !== 'plaintext' && cfg.xdsCaDir ? { caStore: localCaStore(cfg.xdsCaDir) } : {}),
-      onNack: (gateway, pod, errors) => {
-        for (const e of errors) {
-          const key = objectOfResource(e.name, gateway);
-          let m = nacks.get(key);
-          if (!m) nacks.set(key, (m = new Map()));
-          m.set(`${gateway}|${pod}|${e.name}`, { gateway, message: `proxy ${pod} rejected ${e.name}: ${e.message}` });
-          writeRejections(key);
-        }
-      },
-      onResolved: (gateway, pod, names) => {
-        for (const name of names) {
-          const key = objectOfResource(name, gateway);
-          const m = nacks.get(key);
-          if (!m?.delete(`${gateway}|${pod}|${name}`)) continue;
-          if (m.size === 0) nacks.delete(key);
-          writeRejections(key);
-        }
-      },
-    });
-  } catch (err) {
-    throw new Error(`cannot serve xDS on ${host}:${cfg.xdsPort}: ${(err as Error).message}`);
-  }
+  const st: LocalState = {
+    cfg,
+    log,
+    source: createControllerSource(),
+    nacks: new NackReports(),
+    loaded: false,
+    xdsOpen: false,
+  };
+  const controller = createController(st, metrics, opts.debounceMs);
+  const xds = await startXds(st, controller, host, metrics);
   if (xds.caBundle && cfg.xdsCaDir) writeFileSync(join(cfg.xdsCaDir, 'ca.crt'), xds.caBundle);
   let ops: OpsServer;
   try {
@@ -152,8 +92,8 @@ export async function startLocalServer(
       registry: metrics.registry,
       log,
       checks: [
-        { name: 'manifests loaded', ready: () => loaded },
-        { name: 'xds serving', ready: () => xdsOpen },
+        { name: 'manifests loaded', ready: () => st.loaded },
+        { name: 'xds serving', ready: () => st.xdsOpen },
       ],
     });
   } catch (err) {
@@ -162,7 +102,7 @@ export async function startLocalServer(
       `cannot serve health/metrics on ${host}:${cfg.healthPort}/${cfg.metricsPort}: ${(err as Error).message}`,
     );
   }
-  xdsOpen = true;
+  st.xdsOpen = true;
   controller.start();
   log.info(
     {
@@ -178,17 +118,94 @@ export async function startLocalServer(
   );
   return {
     controller,
-    source,
+    source: st.source,
     xds,
     ops,
     metrics,
     stop: async () => {
       controller.stop();
-      xdsOpen = false;
+      st.xdsOpen = false;
       await xds.close();
       await ops.close();
     },
   };
+}
+
+/** The folder's controller; every reload publishes its snapshots and puts standing rejections back in. */
+function createController(st: LocalState, metrics: ControllerMetrics, debounceMs?: number): LocalController {
+  const served = new Set<string>();
+  const { cfg } = st;
+  const controller: LocalController = new MeteredLocalController(
+    {
+      manifests: cfg.manifests as string,
+      ...(cfg.statusDir ? { statusDir: cfg.statusDir } : {}),
+      translate: translateOptionsOf(cfg),
+      builtinClass: { name: cfg.gatewayClassName, controllerName: cfg.controllerName },
+      logger: st.log,
+      ...(debounceMs !== undefined ? { debounceMs } : {}),
+      onSnapshots: (snapshots) => {
+        for (const gw of [...served])
+          if (!snapshots.has(gw)) {
+            st.source.publish(gw, undefined);
+            served.delete(gw);
+          }
+        for (const [gw, snap] of snapshots) {
+          st.source.publish(gw, snap);
+          served.add(gw);
+        }
+        // A reload rewrites status files from the translator alone; rejections still standing go back in.
+        for (const key of st.nacks.objects()) writeRejections(st, controller, key);
+        st.loaded = true;
+        st.source.setReady(true);
+      },
+    },
+    metrics,
+  );
+  return controller;
+}
+
+/** The object's status file with the proxies' rejections merged in (`Programmed=False RejectedByProxy`). */
+function writeRejections(st: LocalState, controller: LocalController, key: string): void {
+  if (!st.cfg.statusDir) return;
+  const k = splitObjectKey(key);
+  const entry = k && getObject(controller.store, k.kind, k.key);
+  const status = controller.statuses.get(key) as Record<string, unknown> | undefined;
+  if (!entry || !status) return;
+  const rejected = st.nacks.of(key);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  writeStatusFile(
+    st.cfg.statusDir,
+    key,
+    renderStatusFile(entry, rejected.length ? withRejections(status, rejected, now) : status),
+  );
+}
+
+async function startXds(
+  st: LocalState,
+  controller: LocalController,
+  host: string,
+  metrics: ControllerMetrics,
+): Promise<XdsServer> {
+  const { cfg } = st;
+  try {
+    return await createXdsServer({
+      source: st.source,
+      log: st.log,
+      host,
+      port: cfg.xdsPort,
+      mode: cfg.xdsMode,
+      registry: metrics.registry,
+      ...(cfg.xdsMode !== 'plaintext' && cfg.xdsCaDir ? { caStore: localCaStore(cfg.xdsCaDir) } : {}),
+      onNack: (gateway, pod, errors) => {
+        for (const key of st.nacks.report(gateway, pod, errors)) writeRejections(st, controller, key);
+      },
+      onResolved: (gateway, pod, names) => {
+        for (const key of st.nacks.resolve(gateway, pod, names)) writeRejections(st, controller, key);
+      },
+    });
+  } catch (err) {
+    throw new Error(`cannot serve xDS on ${host}:${cfg.xdsPort}: ${(err as Error).message}`);
+  }
 }
 
 /** `gw controller --manifests DIR` until SIGINT/SIGTERM (or `signal`). */

@@ -22,6 +22,8 @@ export interface RouteAuth {
 
 export interface AuthorizeContext {
   jwt?: Record<string, unknown>;
+  /** The `metadata` of the API key the caller presented (traffic.apiKeyAuthentication). */
+  apiKey?: Record<string, unknown>;
   request: { method: string; path: string; headers: Record<string, string> };
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
 }

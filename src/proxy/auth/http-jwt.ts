@@ -12,7 +12,7 @@ import { createKeySource, parseKeySet } from './jwks-cache.js';
 import { createTokenVerifier, type VerifyResult } from './token-verifier.js';
 
 export type JwtAuthenticationIr = NonNullable<NonNullable<Route['policy']>['jwtAuthentication']>;
-type Location = NonNullable<JwtAuthenticationIr['location']>;
+export type Location = NonNullable<JwtAuthenticationIr['location']>;
 
 export interface HttpJwtDeps {
   log: Logger;
@@ -25,22 +25,22 @@ export interface HttpJwtDeps {
 
 const defaultLocation: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
 
-/** A RouteAuth whose `handle` never answers (no discovery endpoints) and whose `authenticate` checks JWTs. */
-export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): RouteAuth {
+/** Every provider of one jwtAuthentication as one check: a token is tried against each provider whose issuer equals its `iss`. */
+export function providersVerifier(
+  list: JwtAuthenticationIr['providers'],
+  deps: HttpJwtDeps,
+  path = 'spec.traffic.jwtAuthentication.providers',
+  firstIndex = 0,
+): (token: string) => Promise<VerifyResult> {
   const now = deps.now ?? Date.now;
-  const log = deps.log.child({ component: 'jwt-auth' });
-  const providers = cfg.providers.map((p, i) => {
+  const providers = list.map((p, i) => {
     let inline;
     if (p.jwksInline) {
       try {
         inline = parseKeySet(JSON.parse(p.jwksInline));
       } catch (err) {
         throw new ProblemError([
-          {
-            source: deps.source,
-            path: `spec.traffic.jwtAuthentication.providers[${i}].jwks.inline`,
-            message: (err as Error).message,
-          },
+          { source: deps.source, path: `${path}[${i + firstIndex}].jwks.inline`, message: (err as Error).message },
         ]);
       }
     }
@@ -49,15 +49,13 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
       url: p.jwksUrl ? () => Promise.resolve(p.jwksUrl) : undefined,
       fetch: deps.fetch ?? fetch,
       now,
-      log: log.child({ issuer: p.issuer }),
+      log: deps.log.child({ issuer: p.issuer }),
       cooldownMs: deps.jwksCooldownMs,
+      ...(p.jwksCacheSeconds ? { maxAgeMs: p.jwksCacheSeconds * 1000 } : {}),
     });
     return { issuer: p.issuer, verify: createTokenVerifier({ issuer: p.issuer, audiences: p.audiences, keys, now }) };
   });
-  const mode = cfg.mode === 'OPTIONAL' ? 'optional' : cfg.mode === 'PERMISSIVE' ? 'permissive' : 'strict';
-  const location = cfg.location ?? defaultLocation;
-
-  const verify = async (token: string): Promise<VerifyResult> => {
+  return async (token) => {
     let iss: unknown;
     try {
       iss = decodeJwt(token).iss;
@@ -65,8 +63,7 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
       return { ok: false, description: 'The access token is malformed' };
     }
     const matching = providers.filter((p) => p.issuer === iss);
-    if (matching.length === 0)
-      return { ok: false, description: 'The access token was not issued by an accepted issuer' };
+    if (matching.length === 0) return { ok: false, description: notAcceptedIssuer };
     let last: VerifyResult = { ok: false, description: 'The access token is malformed' };
     for (const p of matching) {
       last = await p.verify(token);
@@ -74,6 +71,16 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
     }
     return last;
   };
+}
+
+export const notAcceptedIssuer = 'The access token was not issued by an accepted issuer';
+
+/** A RouteAuth whose `handle` never answers (no discovery endpoints) and whose `authenticate` checks JWTs. */
+export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): RouteAuth {
+  const log = deps.log.child({ component: 'jwt-auth' });
+  const verify = providersVerifier(cfg.providers, { ...deps, log });
+  const mode = cfg.mode === 'OPTIONAL' ? 'optional' : cfg.mode === 'PERMISSIVE' ? 'permissive' : 'strict';
+  const location = cfg.location ?? defaultLocation;
 
   return {
     handle: () => Promise.resolve(false),

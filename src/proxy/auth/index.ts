@@ -17,9 +17,10 @@ import {
   tokenPath,
 } from './metadata.js';
 import { handleAuthorize, handleRegistration, handleToken, type EndpointDeps } from './oauth-endpoints.js';
+import { notAcceptedIssuer, providersVerifier, readCredential, removeCredential, type Location } from './http-jwt.js';
 import { planProvider } from './provider.js';
 import type { McpAuthSettings } from './settings.js';
-import { createTokenVerifier } from './token-verifier.js';
+import { createTokenVerifier, type VerifyResult } from './token-verifier.js';
 
 export type { McpAuthSettings, McpProviderName } from './settings.js';
 export {
@@ -86,7 +87,12 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   const log = deps.log.child({ component: 'mcp-auth', issuer: settings.issuer });
   const upstream = createUpstreamMetadata(plan.discoveryUrls, { fetch: doFetch, now, log });
   const keys = keySourceOf(settings, plan, upstream, { fetch: doFetch, now, log, cooldownMs: deps.jwksCooldownMs });
-  const verify = createTokenVerifier({ issuer: settings.issuer, audiences: settings.audiences, keys, now });
+  const verify = anyProvider(
+    createTokenVerifier({ issuer: settings.issuer, audiences: settings.audiences, keys, now }),
+    settings,
+    { ...deps, log, source: deps.source ?? 'config' },
+  );
+  const location = settings.location ?? bearer;
   const endpointDeps: EndpointDeps = {
     settings,
     plan,
@@ -109,15 +115,15 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
     handle: (req, res) => answerEndpoint(routes, req, res, log),
     paths: Object.keys(routes),
     async authenticate(req, res) {
-      const header = req.headers.authorization;
-      const m = typeof header === 'string' ? /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header) : null;
-      const token = m?.[1];
+      const token = readCredential(req, location);
       if (!token) {
         if (settings.mode !== 'strict') return { claims: null };
         sendError(res, 'unauthorized', 'JWT token required', { 'www-authenticate': challenge(req) });
         return null;
       }
       const result = await verify(token);
+      // preserveToken is false on MCP routes: nothing after authentication (rules, guardrails, targets) sees the token.
+      removeCredential(req, location);
       if (result.ok) return { claims: result.claims };
       log.debug({ reason: result.description }, 'bearer token rejected');
       if (settings.mode === 'permissive') return { claims: null };
@@ -129,6 +135,25 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
     close() {
       // Nothing holds sockets or timers: caches are plain maps that go with this object.
     },
+  };
+}
+
+const bearer: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
+
+/** The first provider's check, then (for a token it did not issue) every further provider's, as generic JWT auth tries them. */
+function anyProvider(
+  first: (token: string) => Promise<VerifyResult>,
+  settings: McpAuthSettings,
+  deps: McpAuthDeps & { source: string },
+): (token: string) => Promise<VerifyResult> {
+  const more = settings.moreProviders ?? [];
+  if (more.length === 0) return first;
+  const others = providersVerifier(more, deps, 'spec.traffic.jwtAuthentication.providers', 1);
+  return async (token) => {
+    const result = await first(token);
+    if (result.ok) return result;
+    const other = await others(token);
+    return other.ok || other.description !== notAcceptedIssuer ? other : result;
   };
 }
 
@@ -161,6 +186,7 @@ function keySourceOf(
     now: deps.now,
     log: deps.log,
     cooldownMs: deps.cooldownMs,
+    ...(settings.jwksCacheSeconds ? { maxAgeMs: settings.jwksCacheSeconds * 1000 } : {}),
   });
 }
 

@@ -19,7 +19,7 @@ export interface KeySourceOptions {
   log: Logger;
   /** Minimum time between two fetches, also after a failure. */
   cooldownMs?: number;
-  /** Keys older than this are refetched on the next use (old keys stay if that fails). */
+  /** Keys older than this are refetched on the next use (old keys stay if that fails); default 5 minutes. */
   maxAgeMs?: number;
   timeoutMs?: number;
 }
@@ -37,8 +37,9 @@ export function parseKeySet(value: unknown): JSONWebKeySet {
 }
 
 export function createKeySource(opts: KeySourceOptions): JWTVerifyGetKey {
-  const cooldownMs = opts.cooldownMs ?? 30_000;
-  const maxAgeMs = opts.maxAgeMs ?? 10 * 60_000;
+  const maxAgeMs = opts.maxAgeMs ?? 5 * 60_000;
+  // A cache shorter than the cooldown is honoured: staleness alone already spaces the fetches.
+  const cooldownMs = Math.min(opts.cooldownMs ?? 30_000, maxAgeMs);
   const timeoutMs = opts.timeoutMs ?? 5_000;
   let select = opts.inline ? createLocalJWKSet(opts.inline) : undefined;
   let fetchedAt = Number.NEGATIVE_INFINITY;

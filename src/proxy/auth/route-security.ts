@@ -72,6 +72,9 @@ export function settingsFromIr(a: McpAuthentication, mcpPath: string, source: st
       : {}),
     ...(a.jwksUrl ? { jwks: a.jwksUrl } : {}),
     ...(a.jwksInline ? { jwksInline: a.jwksInline } : {}),
+    ...(a.jwksCacheSeconds ? { jwksCacheSeconds: a.jwksCacheSeconds } : {}),
+    ...(a.moreProviders.length > 0 ? { moreProviders: a.moreProviders } : {}),
+    ...(a.location ? { location: a.location } : {}),
     mcpPath,
   };
 }

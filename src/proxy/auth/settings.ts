@@ -1,5 +1,7 @@
 // The settings the proxy hands to the MCP auth module (standalone `mcpAuthentication`, or the
 // CRD's jwtAuthentication.mcp translated into the same shape).
+import type { JwtProvider, TokenLocation } from '../../ir/types.js';
+
 export type McpProviderName = 'idpa' | 'idpb' | 'idpc' | 'idpd' | 'idpe' | 'idpf';
 
 export interface McpAuthSettings {
@@ -20,6 +22,12 @@ export interface McpAuthSettings {
   jwks?: string;
   /** Inline JWKS JSON (controller-delivered); wins over any URL. */
   jwksInline?: string;
+  /** Fetched keys are refetched on first use after this long (default 5 minutes). */
+  jwksCacheSeconds?: number;
+  /** jwtAuthentication.providers[1..]: tokens of these issuers are accepted too (discovery names only the first). */
+  moreProviders?: JwtProvider[];
+  /** Where the token is read; unset means `Authorization: Bearer`. */
+  location?: TokenLocation;
   /** Where the MCP endpoint is mounted, e.g. `/mcp`. */
   mcpPath: string;
 }

@@ -27,7 +27,9 @@ export function withoutHopByHop(headers: Headers): Record<string, string | strin
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     const key = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(key) || key.startsWith('proxy-') || named.has(key)) continue;
+    // `:authority`, `:path`, ...: an HTTP/2 client's pseudo-headers belong to its hop (Host carries the authority).
+    if (value === undefined || HOP_BY_HOP.has(key) || key.startsWith('proxy-') || key.startsWith(':') || named.has(key))
+      continue;
     out[key] = value;
   }
   return out;

@@ -246,6 +246,11 @@ export class HttpForwarder {
     });
   }
 
+  /** The upstream TLS dispatcher for `backend` at `host`: MCP targets over TLS dial through the same pool. */
+  tlsDispatcher(backend: string, host: string, tls: BackendTls): Dispatcher {
+    return this.tls.dispatcher(backend, host, tls);
+  }
+
   /** `clientAuthorization`: the Authorization header as the client sent it, before authentication (`backend.auth.passthrough`). */
   async handle(
     req: IncomingMessage,

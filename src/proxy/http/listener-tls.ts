@@ -7,12 +7,15 @@ import { createSecureContext, type SecureContext, type SecureContextOptions } fr
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
 import type { Listener } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
+import { chooseAlpn, handshakeTimeoutOf, tlsContextSettings, unknownTlsNames } from './tls-settings.js';
 
 /** One listener's secure context, with the listener's name for diagnostics. */
 export interface TlsEntry {
   listener: string;
   context: SecureContext;
   options: SecureContextOptions;
+  /** frontend.tls.alpnProtocols of the listener; empty: every protocol the proxy speaks. */
+  alpn: string[];
 }
 
 /** The certificates of one HTTPS bind. */
@@ -22,12 +25,21 @@ export interface BindTls {
   wildcard: Array<[string, TlsEntry]>;
   /** For SNI names no host name matches, and (as server options) for clients without SNI. */
   fallback: TlsEntry;
+  /** frontend.tls.handshakeTimeout of the bind's listeners (they agree; the translator refuses otherwise). */
+  handshakeTimeoutMs: number;
 }
 
-/** Secure-context options of one listener: every certificate pair (RSA, ECDSA, ...) in one context. */
+/**
+ * Secure-context options of one listener: every certificate pair (RSA, ECDSA, ...) in one context, and
+ * its frontend.tls versions, ciphers and groups (those of the bind's default context are the ones in force).
+ */
 export function listenerContextOptions(l: Listener): SecureContextOptions {
   const certs = l.tls?.certificates ?? [];
-  return { cert: certs.map((c) => c.certChainPem), key: certs.map((c) => c.privateKeyPem), minVersion: 'TLSv1.2' };
+  return {
+    cert: certs.map((c) => c.certChainPem),
+    key: certs.map((c) => c.privateKeyPem),
+    ...tlsContextSettings(l.tls),
+  };
 }
 
 /** What is wrong with an HTTPS listener's certificates; the check the proxy runs before applying. */
@@ -37,6 +49,14 @@ export function listenerTlsProblems(l: Listener, source: string): Problem[] {
   if (certs.length === 0)
     return [{ source, object, path: 'tls.certificates', message: 'an HTTPS listener needs at least one certificate' }];
   const problems: Problem[] = [];
+  const unknown = unknownTlsNames(l.tls);
+  if (unknown.length)
+    problems.push({
+      source,
+      object,
+      path: 'tls',
+      message: `names TLS settings this proxy does not know: ${unknown.join(', ')}`,
+    });
   certs.forEach((c, i) => {
     try {
       createSecureContext({ cert: c.certChainPem, key: c.privateKeyPem });
@@ -79,7 +99,12 @@ export function buildBindTls(listeners: Listener[]): BindTls {
   let first: TlsEntry | undefined;
   for (const l of listeners) {
     const options = listenerContextOptions(l);
-    const entry: TlsEntry = { listener: l.name, context: createSecureContext(options), options };
+    const entry: TlsEntry = {
+      listener: l.name,
+      context: createSecureContext(options),
+      options,
+      alpn: l.tls?.alpnProtocols ?? [],
+    };
     first ??= entry;
     if (l.hostnames.length === 0) catchAll ??= entry;
     for (const h of l.hostnames.map((x) => x.toLowerCase())) {
@@ -91,7 +116,8 @@ export function buildBindTls(listeners: Listener[]): BindTls {
   return {
     exact,
     wildcard,
-    fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {} },
+    fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {}, alpn: [] },
+    handshakeTimeoutMs: handshakeTimeoutOf(listeners[0]?.tls),
   };
 }
 
@@ -111,9 +137,23 @@ export class TlsBind {
 
   constructor(private table: BindTls) {}
 
-  /** Options for `https.createServer`: the default context and the SNI selector reading the live table. */
+  /**
+   * Options for `https.createServer`: the default context, the SNI selector and the ALPN choice (by the
+   * SNI name's listener) reading the live table, and the handshake timeout (a change rebinds: see `sameServer`).
+   */
   serverOptions(): ServerOptions {
-    return { ...this.table.fallback.options, SNICallback: (name, cb) => cb(null, selectTls(this.table, name).context) };
+    return {
+      ...this.table.fallback.options,
+      SNICallback: (name, cb) => cb(null, selectTls(this.table, name).context),
+      ALPNCallback: ({ servername, protocols }) =>
+        chooseAlpn(servername ? selectTls(this.table, servername).alpn : this.table.fallback.alpn, protocols),
+      handshakeTimeout: this.table.handshakeTimeoutMs,
+    };
+  }
+
+  /** Node reads the handshake timeout only when the server is created; a new one needs a new server. */
+  sameServer(table: BindTls): boolean {
+    return table.handshakeTimeoutMs === this.table.handshakeTimeoutMs;
   }
 
   /**

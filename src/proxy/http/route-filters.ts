@@ -1,6 +1,7 @@
 // Gateway API route filters on the wire: request/response header modifiers, URL rewrite and redirects
 // answered by the proxy itself. The transformations are pure functions of plain data; the two hooks at
 // the end bind them to a request. Behaviour: docs/proxy.md "Route filters".
+import { requestScheme } from './h2-compat.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { HeaderModifier, PathMatch, Route } from '../../ir/types.js';
 import { routeMatchesOf } from './route-match.js';
@@ -145,7 +146,7 @@ export function redirectResponse(
 }
 
 export function schemeOf(req: IncomingMessage): 'http' | 'https' {
-  return 'encrypted' in req.socket ? 'https' : 'http';
+  return requestScheme(req);
 }
 
 /**

@@ -204,11 +204,20 @@ export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[
     if (r.kind !== 'route' || !r.route) continue;
     const route = r.route;
     route.backends.forEach((b, i) => {
-      if (!b.tls) return;
-      const key = settingsKey('', '', b.tls);
-      if (!verdicts.has(key)) verdicts.set(key, tlsSettingsProblem(b.tls));
-      const message = verdicts.get(key);
-      if (message) problems.push({ source, object: `Route ${route.name}`, path: `backends[${i}].tls`, message });
+      const all: [string, BackendTls | null | undefined][] = [
+        [`backends[${i}].tls`, b.tls],
+        ...Object.entries(b.targetTls ?? {}).map(([t, tls]): [string, BackendTls] => [
+          `backends[${i}].targetTls.${t}`,
+          tls,
+        ]),
+      ];
+      for (const [path, tls] of all) {
+        if (!tls) continue;
+        const key = settingsKey('', '', tls);
+        if (!verdicts.has(key)) verdicts.set(key, tlsSettingsProblem(tls));
+        const message = verdicts.get(key);
+        if (message) problems.push({ source, object: `Route ${route.name}`, path, message });
+      }
     });
   }
   return problems;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { InternalError, messageOf } from './jsonrpc.js';
 import { exposedName, splitPrefixed } from './multiplex.js';
 import type { Upstream } from './upstream.js';
+import { SessionGone } from './session-recovery.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 export const lists: Record<ListKind, { method: string; key: string; capability: keyof ServerCapabilities }> = {
@@ -25,6 +26,8 @@ export interface CatalogOptions {
   timeoutMs: number;
   log: Logger;
   onTargetFailure(target: string, phase: string): void;
+  /** The target's connection, revived if its process died (session-recovery.ts); undefined when there is none. */
+  live(target: string): Promise<Upstream | undefined>;
 }
 
 export class Catalog {
@@ -48,7 +51,7 @@ export class Catalog {
     const capability = lists[kind].capability;
     return Object.fromEntries(
       [...this.opts.upstreams.values()]
-        .filter((u) => u.alive && u.capabilities[capability])
+        .filter((u) => (u.alive || u.processLocal) && u.capabilities[capability])
         .map((u) => [u.name, undefined]),
     );
   }
@@ -61,7 +64,10 @@ export class Catalog {
     const { failOpen } = this.opts;
     const pages = await Promise.all(
       Object.entries(pending).map(async ([target, cursor]) => {
-        const up = this.opts.upstreams.get(target);
+        const up = await this.opts.live(target).catch((err: unknown) => {
+          if (err instanceof SessionGone || !failOpen) throw err;
+          return undefined;
+        });
         if (!up?.alive) {
           if (failOpen) return undefined;
           throw new McpError(InternalError, `target ${target} is not connected`);
@@ -70,6 +76,7 @@ export class Catalog {
           const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: this.opts.timeoutMs });
           return { target, result: result as Item };
         } catch (err) {
+          if (err instanceof SessionGone) throw err;
           this.opts.onTargetFailure(target, spec.method);
           if (failOpen) {
             this.opts.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
@@ -84,14 +91,17 @@ export class Catalog {
     for (const page of pages) {
       if (!page) continue;
       const got = page.result[spec.key];
-      for (const item of Array.isArray(got) ? (got as Item[]) : []) items.push(this.expose(kind, page.target, item));
+      for (const item of Array.isArray(got) ? (got as Item[]) : []) {
+        const shown = this.expose(kind, page.target, item);
+        if (shown) items.push(shown);
+      }
       if (typeof page.result.nextCursor === 'string') next[page.target] = page.result.nextCursor;
     }
     return { items, next };
   }
 
-  /** Renames a listed item for the client and remembers which target owns it. */
-  private expose(kind: ListKind, target: string, item: Item): Item {
+  /** Renames a listed item for the client and remembers which target owns it; undefined for a URI another target owns. */
+  private expose(kind: ListKind, target: string, item: Item): Item | undefined {
     const routes = this.routes[kind];
     if (kind === 'tools' || kind === 'prompts') {
       const name = exposedName(target, String(item.name), this.opts.prefixed);
@@ -105,7 +115,11 @@ export class Catalog {
       routes.set(name, target);
       return { ...item, name };
     }
-    routes.set(String(kind === 'resources' ? item.uri : item.uriTemplate), target);
+    // Two targets serving one URI: the first target (in the backend's order) owns it, listed once.
+    const uri = String(kind === 'resources' ? item.uri : item.uriTemplate);
+    const owner = routes.get(uri);
+    if (owner !== undefined && owner !== target && this.opts.upstreams.has(owner)) return undefined;
+    routes.set(uri, target);
     return item;
   }
 
@@ -133,8 +147,11 @@ export class Catalog {
       )?.[1];
     let target = find();
     if (target === undefined) {
-      await this.refresh('resources').catch(() => undefined);
-      await this.refresh('resourceTemplates').catch(() => undefined);
+      const ignore = (err: unknown): void => {
+        if (err instanceof SessionGone) throw err;
+      };
+      await this.refresh('resources').catch(ignore);
+      await this.refresh('resourceTemplates').catch(ignore);
       target = find();
     }
     return target === undefined ? undefined : this.opts.upstreams.get(target);

@@ -1,6 +1,5 @@
 // The client-facing MCP streamable HTTP endpoint: POST (messages), GET (server-to-client stream),
 // DELETE (end session). Status codes follow the MCP transport specification.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson, sendProxyError } from '../http/http-error.js';
 import { ProxyError } from '../proxy-error.js';
@@ -18,8 +17,11 @@ import {
   rpcError,
 } from './jsonrpc.js';
 import { handleGet } from './get-stream.js';
-import { acceptance, findSession, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
+import { acceptance, flatHeaders, isJsonType, readBody, sessionHeader } from './request.js';
 import { McpSession, mcpContextOf, type CallContext } from './session.js';
+import { SessionGone } from './session-recovery.js';
+import { endSealed, findSession, sessionOptions } from './session-resume.js';
+import { maxClientCapabilitiesBytes } from './session-seal.js';
 import { clientKeyOf, subjectOf } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
@@ -31,8 +33,9 @@ export async function handleMcp(
   route: McpRoute,
   claims: Record<string, unknown> | null,
   ctx: EndpointContext,
+  apiKey?: Record<string, unknown>,
 ): Promise<void> {
-  if (req.method === 'POST') return handlePost(req, res, route, claims, ctx);
+  if (req.method === 'POST') return handlePost(req, res, route, claims, ctx, apiKey);
   if (isStateless(route) && req.method !== 'POST') {
     // Nothing is held between requests, so there is no stream to open or session to end (the spec's 405).
     sendError(
@@ -43,17 +46,34 @@ export async function handleMcp(
     );
     return;
   }
-  if (req.method === 'GET') return handleGet(req, res, ctx, claims);
-  if (req.method === 'DELETE') {
-    const session = findSession(req, res, ctx, claims);
-    if (!session) return;
-    await ctx.sessions.end(session.id);
-    res.writeHead(200).end();
-    return;
-  }
+  if (req.method === 'GET') return handleGet(req, res, route, ctx, claims);
+  if (req.method === 'DELETE') return handleDelete(req, res, route, ctx, claims);
   sendError(res, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the MCP endpoint`, {
     allow: 'GET, POST, DELETE',
   });
+}
+
+/** Ends the session everywhere: its target sessions are ended, so a replica holding a copy gets 404 from them. */
+async function handleDelete(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  ctx: EndpointContext,
+  claims: Record<string, unknown> | null,
+): Promise<void> {
+  const id = req.headers[sessionHeader];
+  const held = typeof id === 'string' ? ctx.sessions.get(id) : undefined;
+  if (typeof id === 'string' && id !== '' && !held) {
+    if (await endSealed(id, route, ctx, claims)) {
+      await ctx.sessions.end(id);
+      res.writeHead(200).end();
+    } else sendError(res, 'not_found', 'the session does not exist or has ended; initialize a new one');
+    return;
+  }
+  const session = await findSession(req, res, route, ctx, claims);
+  if (!session) return;
+  await ctx.sessions.end(session.id);
+  res.writeHead(200).end();
 }
 
 async function handlePost(
@@ -62,6 +82,7 @@ async function handlePost(
   route: McpRoute,
   claims: Record<string, unknown> | null,
   ctx: EndpointContext,
+  apiKey: Record<string, unknown> | undefined,
 ): Promise<void> {
   const accept = acceptance(req.headers.accept ?? '*/*');
   const sse = accept.sse;
@@ -117,6 +138,7 @@ async function handlePost(
       authorize &&
       !authorize({
         ...(claims ? { jwt: claims } : {}),
+        ...(apiKey ? { apiKey } : {}),
         request: { method: 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) },
         mcp: mcpContextOf(init),
       })
@@ -129,10 +151,17 @@ async function handlePost(
   }
   const session = isStateless(route)
     ? await statelessSession(req, res, route, ctx, valid)
-    : findSession(req, res, ctx, claims);
+    : await findSession(req, res, route, ctx, claims);
   if (!session) return;
   try {
-    await serve(req, res, session, valid, batch, sse, claims, ctx);
+    await serve(req, res, session, valid, batch, sse, { claims, ...(apiKey ? { apiKey } : {}) }, ctx);
+  } catch (err) {
+    if (!(err instanceof SessionGone)) throw err;
+    // Every target session is gone (or FailClosed lost a target): the client must initialize again.
+    session.log.info({ reason: err.message }, 'session lost at its targets');
+    await ctx.sessions.end(session.id, err.message);
+    if (!res.headersSent) sendError(res, 'not_found', 'the session has ended at its targets; initialize a new one');
+    else res.end();
   } finally {
     if (isStateless(route)) await session.close();
   }
@@ -145,7 +174,7 @@ async function serve(
   valid: JsonRpcMessage[],
   batch: boolean,
   sse: boolean,
-  claims: Record<string, unknown> | null,
+  caller: Pick<CallContext, 'claims' | 'apiKey'>,
   ctx: EndpointContext,
 ): Promise<void> {
   if (batch && session.protocolVersion !== '2025-03-26') {
@@ -162,7 +191,7 @@ async function serve(
   }
   let request: CallContext['request'] | undefined;
   const call: CallContext = {
-    claims,
+    ...caller,
     // Only authorization rules read the request; most calls never pay for copying the headers.
     get request() {
       request ??= {
@@ -238,24 +267,13 @@ async function initialize(
     sendError(res, admission.code, admission.message, { 'retry-after': String(admission.retryAfterSeconds) });
     return;
   }
-  // A stateless route answers initialize from a throwaway session and hands out no session id.
-  const id = stateless ? '' : randomUUID();
-  const session = new McpSession({
-    id,
-    backend: route.backend,
-    serverInfo: ctx.serverInfo,
-    log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: id } : {}) }),
-    onTargetFailure: ctx.onTargetFailure,
-    stateless,
-    ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
-    ...(route.guardrails ? { guardrails: route.guardrails } : {}),
-    ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
-    ...(route.retry ? { retry: route.retry } : {}),
-  });
+  // A stateless route answers initialize from a throwaway session and hands out no session id; a
+  // stateful one seals the session's state into its id once the targets have answered.
+  const session = new McpSession(sessionOptions(route, ctx, '', stateless));
   session.subject = subjectOf(claims);
   let out: JsonRpcResponse | undefined;
   try {
-    out = await session.initialize(init);
+    out = capabilitiesTooLarge(init) ?? (await session.initialize(init));
   } catch (err) {
     if (!(err instanceof ProxyError)) throw err;
     sendProxyError(res, err);
@@ -265,7 +283,11 @@ async function initialize(
     if (admission?.ok && !(out && 'result' in out)) admission.reservation.cancel();
   }
   if (stateless) await session.close();
-  else if ('result' in out && admission?.ok) admission.reservation.commit(session);
+  else if ('result' in out && admission?.ok) {
+    ctx.sessions.seal(session, route.name);
+    admission.reservation.commit(session);
+  }
+  const id = session.id;
   const headers: Record<string, string> = 'result' in out && id ? { [sessionHeader]: id } : {};
   if (sse) {
     const stream = new SseStream(1, undefined, 'result' in out ? id : '');
@@ -274,4 +296,15 @@ async function initialize(
   } else {
     sendJson(res, 200, out, headers);
   }
+}
+
+/** The client's capabilities travel in the sealed id, which travels in a header: bounded. */
+function capabilitiesTooLarge(init: JsonRpcRequest): JsonRpcResponse | undefined {
+  const size = Buffer.byteLength(JSON.stringify(init.params?.capabilities ?? {}));
+  if (size <= maxClientCapabilitiesBytes) return undefined;
+  return rpcError(
+    init.id,
+    InvalidRequest,
+    `Invalid Request: the client capabilities take ${size} bytes of JSON; at most ${maxClientCapabilitiesBytes} are accepted`,
+  );
 }

@@ -2,22 +2,24 @@
 // streams with Last-Event-ID (events the client missed are replayed from the session's buffer).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from '../http/http-error.js';
-import { acceptance, findSession } from './request.js';
+import { acceptance } from './request.js';
 import type { McpSession } from './session.js';
-import type { SessionRegistry } from './sessions.js';
+import { findSession } from './session-resume.js';
+import type { EndpointContext, McpRoute } from './route.js';
 import { SseStream, parseEventId, replayBuffer } from './sse-stream.js';
 
-export function handleGet(
+export async function handleGet(
   req: IncomingMessage,
   res: ServerResponse,
-  ctx: { sessions: SessionRegistry },
+  route: McpRoute,
+  ctx: EndpointContext,
   claims: Record<string, unknown> | null,
-): void {
+): Promise<void> {
   if ((req.headers.accept ?? '') === '' || !acceptance(req.headers.accept ?? '').sse) {
     sendError(res, 'not_acceptable', 'the GET stream needs accept: text/event-stream');
     return;
   }
-  const session = findSession(req, res, ctx, claims);
+  const session = await findSession(req, res, route, ctx, claims);
   if (!session) return;
   const last = req.headers['last-event-id'];
   if (typeof last === 'string' && last !== '') {

@@ -1,9 +1,7 @@
-// Request-level helpers of the MCP endpoint: content negotiation, the session a request names, and
-// reading the body within the route's limit.
+// Request-level helpers of the MCP endpoint: content negotiation and reading the body within the
+// route's limit (the session a request names: session-resume.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from '../http/http-error.js';
-import { supportedVersions, type McpSession } from './session.js';
-import { subjectOf, type SessionRegistry } from './sessions.js';
 
 export const sessionHeader = 'mcp-session-id';
 
@@ -20,35 +18,6 @@ export function acceptance(header: string): { json: boolean; sse: boolean } {
   if (acceptCache.size >= 256) acceptCache.clear(); // bounded: a client cannot grow it without limit
   acceptCache.set(header, a);
   return a;
-}
-
-export function findSession(
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: { sessions: SessionRegistry },
-  claims: Record<string, unknown> | null,
-): McpSession | undefined {
-  const id = req.headers[sessionHeader];
-  if (typeof id !== 'string' || id === '') {
-    sendError(res, 'bad_request', 'the mcp-session-id header is required after initialize');
-    return undefined;
-  }
-  const session = ctx.sessions.get(id);
-  // A session belongs to the subject that created it; to anyone else it does not exist.
-  if (!session || (session.subject !== undefined && session.subject !== subjectOf(claims))) {
-    sendError(res, 'not_found', 'the session does not exist or has ended; initialize a new one');
-    return undefined;
-  }
-  const version = req.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && !supportedVersions.includes(version)) {
-    sendError(
-      res,
-      'bad_request',
-      `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`,
-    );
-    return undefined;
-  }
-  return session;
 }
 
 /** The body in one buffer; listeners instead of an async iterator, which cost a promise per chunk. */

@@ -8,7 +8,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { McpBackend } from '../../ir/types.js';
+import type { McpBackend, McpTarget } from '../../ir/types.js';
 import type { Authorize, AuthorizeContext } from '../auth/hooks.js';
 import {
   type Id,
@@ -25,7 +25,10 @@ import {
   targetFailureText,
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
-import { connectUpstream, type Upstream } from './upstream.js';
+import { connectUpstream, type ResumeAt, type Upstream } from './upstream.js';
+import { SessionGone, TargetRecovery } from './session-recovery.js';
+import { endTargetSession } from './target-session.js';
+import type { SealedTarget, SessionState } from './session-seal.js';
 import { SATURATED_MARK, TargetSaturated } from './upstream-fetch.js';
 import { ProxyError } from '../proxy-error.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
@@ -46,6 +49,8 @@ export interface Sink {
 
 export interface CallContext {
   claims: Record<string, unknown> | null;
+  /** The metadata of the API key the caller authenticated with (CEL `apiKey`). */
+  apiKey?: Record<string, unknown>;
   request: AuthorizeContext['request'];
   sink: Sink | undefined;
 }
@@ -68,8 +73,17 @@ export interface SessionOptions {
 }
 
 export class McpSession {
-  readonly id: string;
+  /** The sealed session id (session-seal.ts), set once initialize succeeded; '' when stateless. */
+  id: string;
+  log: Logger;
   protocolVersion = latestVersion;
+  /** What initialize sent, replayed when a target session is re-initialized. */
+  clientInfo = { name: 'gw-client', version: '0' };
+  clientCapabilities: Record<string, unknown> = {};
+  /** The target sessions the id was sealed with. */
+  sealed: SealedTarget[] | undefined;
+  /** When the sealed id stops opening (milliseconds since the epoch). */
+  expiresAt = Infinity;
   lastActive = Date.now();
   /** The key the registry counts this session under (sessions.ts clientKeyOf). */
   client = '';
@@ -84,6 +98,7 @@ export class McpSession {
   readonly streams = new Map<number, SseStream>();
   private readonly upstreams = new Map<string, Upstream>();
   private readonly catalog: Catalog;
+  private readonly recovery: TargetRecovery;
   private readonly inflight = new Map<Id, AbortController>();
   private readonly activeSinks = new Map<string, Sink[]>();
   private readonly clientPending = new Map<
@@ -98,8 +113,16 @@ export class McpSession {
 
   constructor(private readonly opts: SessionOptions) {
     this.id = opts.id;
+    this.log = opts.log;
     this.events = opts.stateless ? undefined : new EventLog();
     const targetNames = opts.backend.targets.map((t) => t.name);
+    this.recovery = new TargetRecovery({
+      backend: opts.backend,
+      upstreams: this.upstreams,
+      sealed: () => this.sealed,
+      connect: (t) => this.connectTarget(t),
+      log: opts.log,
+    });
     this.catalog = new Catalog({
       upstreams: this.upstreams,
       targetNames,
@@ -108,11 +131,8 @@ export class McpSession {
       timeoutMs: opts.callTimeoutMs || defaultCallTimeoutMs,
       log: opts.log,
       onTargetFailure: opts.onTargetFailure,
+      live: (name) => this.recovery.live(name),
     });
-  }
-
-  get log(): Logger {
-    return this.opts.log;
   }
 
   /** A new answer stream for a POST, live until `finishStream`. */
@@ -143,48 +163,18 @@ export class McpSession {
     const params = req.params ?? {};
     const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
     this.protocolVersion = supportedVersions.includes(asked) ? asked : latestVersion;
-    const clientInfo =
-      isObject(params.clientInfo) && typeof params.clientInfo.name === 'string'
-        ? { name: params.clientInfo.name, version: String(params.clientInfo.version ?? '0') }
-        : { name: 'gw-client', version: '0' };
-    const capabilities = isObject(params.capabilities) ? params.capabilities : {};
-    const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
-    const results = await Promise.allSettled(
-      this.opts.backend.targets.map((t) =>
-        connectUpstream(
-          t,
-          clientInfo,
-          capabilities,
-          {
-            onNotification: (target, n) => this.fromUpstream(target, n),
-            onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
-            onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
-          },
-          this.log.child({ target: t.name }),
-          this.opts.retry,
-        ),
-      ),
-    );
-    const failures: string[] = [];
-    let saturated = 0;
-    results.forEach((r, i) => {
-      const name = this.opts.backend.targets[i]?.name ?? '';
-      if (r.status === 'fulfilled') this.upstreams.set(name, r.value);
-      else {
-        this.opts.onTargetFailure(name, 'initialize');
-        this.log.error({ target: name, err: messageOf(r.reason) }, 'target failed to initialize');
-        failures.push(`${name}: ${messageOf(r.reason)}`);
-        if (isSaturated(r.reason)) saturated++;
-      }
-    });
-    if (failures.length > 0 && (!failOpen || this.upstreams.size === 0)) {
+    if (isObject(params.clientInfo) && typeof params.clientInfo.name === 'string')
+      this.clientInfo = { name: params.clientInfo.name, version: String(params.clientInfo.version ?? '0') };
+    this.clientCapabilities = isObject(params.capabilities) ? params.capabilities : {};
+    const failures = await this.connectAll(() => undefined);
+    if (failures !== undefined) {
       await this.close();
       // Only busy targets failed: the client is told to come back (503 + Retry-After), not that they are broken.
-      if (saturated === failures.length)
-        throw new ProxyError('overloaded', `targets are saturated: ${failures.join('; ')}; retry later`, {
+      if (failures.saturated)
+        throw new ProxyError('overloaded', `targets are saturated: ${failures.text}; retry later`, {
           'retry-after': '1',
         });
-      return rpcError(req.id, InternalError, `target failed to initialize: ${failures.join('; ')}`);
+      return rpcError(req.id, InternalError, `target failed to initialize: ${failures.text}`);
     }
     return {
       jsonrpc: '2.0',
@@ -196,6 +186,93 @@ export class McpSession {
         ...this.instructions(),
       },
     };
+  }
+
+  /**
+   * Resumes a session another replica or worker began: streamable-HTTP targets are attached to their
+   * sealed sessions without initialize, process-local ones (stdio, legacy SSE) and targets the session
+   * never had are initialized afresh with the client's sealed capabilities. False when FailClosed fails.
+   */
+  async resume(state: SessionState): Promise<boolean> {
+    this.protocolVersion = state.protocolVersion;
+    this.clientInfo = state.clientInfo;
+    this.clientCapabilities = state.clientCapabilities;
+    this.subject = state.subject;
+    this.sealed = state.targets;
+    this.expiresAt = state.expiresAt;
+    const failures = await this.connectAll((name) => {
+      const s = state.targets.find((t) => t.name === name);
+      return s?.sessionId
+        ? { sessionId: s.sessionId, protocolVersion: s.protocolVersion, capabilities: s.capabilities }
+        : undefined;
+    });
+    if (failures === undefined) return true;
+    await this.close();
+    return false;
+  }
+
+  /** What a replica needs to resume this session; the target sessions as they are now. */
+  state(route: string, expiresAt: number): SessionState {
+    return {
+      route,
+      protocolVersion: this.protocolVersion,
+      clientCapabilities: this.clientCapabilities,
+      clientInfo: this.clientInfo,
+      ...(this.subject !== undefined ? { subject: this.subject } : {}),
+      expiresAt,
+      targets: [...this.upstreams.values()].map((u) => {
+        const sessionId = u.sessionId();
+        const protocolVersion = u.protocolVersion();
+        return {
+          name: u.name,
+          ...(sessionId ? { sessionId } : {}),
+          ...(protocolVersion ? { protocolVersion } : {}),
+          capabilities: u.capabilities,
+        };
+      }),
+    };
+  }
+
+  /**
+   * Connects every target; the failures as one text when FailClosed (or no target at all) makes them fatal,
+   * `saturated` when every failed target only refused for being busy.
+   */
+  private async connectAll(
+    resumeOf: (name: string) => ResumeAt | undefined,
+  ): Promise<{ text: string; saturated: boolean } | undefined> {
+    const targets = this.opts.backend.targets;
+    const results = await Promise.allSettled(targets.map((t) => this.connectTarget(t, resumeOf(t.name))));
+    const failures: string[] = [];
+    let saturated = 0;
+    results.forEach((r, i) => {
+      const name = targets[i]?.name ?? '';
+      if (r.status === 'fulfilled') this.upstreams.set(name, this.recovery.wrap(r.value));
+      else {
+        this.opts.onTargetFailure(name, 'initialize');
+        this.log.error({ target: name, err: messageOf(r.reason) }, 'target failed to initialize');
+        failures.push(`${name}: ${messageOf(r.reason)}`);
+        if (isSaturated(r.reason)) saturated++;
+      }
+    });
+    const failOpen = this.opts.backend.failureMode === 'FAIL_OPEN';
+    if (failures.length === 0 || (failOpen && this.upstreams.size > 0)) return undefined;
+    return { text: failures.join('; '), saturated: saturated === failures.length };
+  }
+
+  private connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
+    return connectUpstream(
+      t,
+      this.clientInfo,
+      this.clientCapabilities,
+      {
+        onNotification: (target, n) => this.fromUpstream(target, n),
+        onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
+        onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
+      },
+      this.log.child({ target: t.name }),
+      this.opts.retry,
+      resume,
+    );
   }
 
   /** Checks the authorization hook before any response bytes go out; false answers HTTP 403. */
@@ -295,14 +372,28 @@ export class McpSession {
     else pending.reject(new McpError(r.error.code, r.error.message, r.error.data));
   }
 
-  async close(): Promise<void> {
+  /**
+   * `end` (DELETE, a failed initialize, a stateless request) also ends the target sessions, the sealed ones
+   * included, so every replica holding a copy learns it; without it (idle, shutdown) only this process lets go.
+   */
+  async close(end = true): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const ac of this.inflight.values()) ac.abort('session closed');
     for (const p of this.clientPending.values()) p.reject(new McpError(InternalError, 'session closed'));
     this.clientPending.clear();
     this.standalone?.end();
-    await Promise.all([...this.upstreams.values()].map((u) => u.close()));
+    const ending = [...this.upstreams.values()].map((u) => u.close(end));
+    if (end) {
+      // Sealed target sessions this replica replaced after a target restart are ended too (harmless if gone).
+      const current = new Set([...this.upstreams.values()].map((u) => u.sessionId()));
+      for (const s of this.sealed ?? []) {
+        const t = this.opts.backend.targets.find((x) => x.name === s.name);
+        if (t && s.sessionId && !current.has(s.sessionId))
+          ending.push(endTargetSession(t, s.sessionId, s.protocolVersion));
+      }
+    }
+    await Promise.all(ending);
   }
 
   private alive(): Upstream[] {
@@ -329,7 +420,12 @@ export class McpSession {
   }
 
   private authorizeContext(ctx: CallContext, mcp: AuthorizeContext['mcp']): AuthorizeContext {
-    return ctx.claims ? { jwt: ctx.claims, request: ctx.request, mcp } : { request: ctx.request, mcp };
+    return {
+      ...(ctx.claims ? { jwt: ctx.claims } : {}),
+      ...(ctx.apiKey ? { apiKey: ctx.apiKey } : {}),
+      request: ctx.request,
+      mcp,
+    };
   }
 
   private async list(kind: ListKind, req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse> {
@@ -347,6 +443,7 @@ export class McpSession {
     try {
       page = await this.catalog.fetchPage(kind, pending);
     } catch (err) {
+      if (err instanceof SessionGone) throw err;
       return err instanceof McpError
         ? rpcError(req.id, err.code, messageOf(err))
         : internalError(req.id, err, this.log);
@@ -379,6 +476,7 @@ export class McpSession {
     try {
       found = await this.catalog.resolveNamed(kind, exposed);
     } catch (err) {
+      if (err instanceof SessionGone) throw err;
       return err instanceof McpError
         ? rpcError(req.id, InternalError, messageOf(err))
         : internalError(req.id, err, this.log);
@@ -391,7 +489,10 @@ export class McpSession {
     const p = req.params ?? {};
     const ref = isObject(p.ref) ? p.ref : {};
     if (ref.type === 'ref/prompt') {
-      const found = await this.catalog.resolveNamed('prompts', String(ref.name ?? '')).catch(() => undefined);
+      const found = await this.catalog.resolveNamed('prompts', String(ref.name ?? '')).catch((err: unknown) => {
+        if (err instanceof SessionGone) throw err;
+        return undefined;
+      });
       if (!found) return rpcError(req.id, InvalidParams, `Unknown prompt: ${String(ref.name ?? '')}`);
       return this.forward(found.up, req, { ...p, ref: { ...ref, name: found.name } }, ctx);
     }
@@ -401,12 +502,20 @@ export class McpSession {
   }
 
   private async forward(
-    up: Upstream,
+    found: Upstream,
     req: JsonRpcRequest,
     params: Record<string, unknown>,
     ctx: CallContext,
   ): Promise<JsonRpcResponse | undefined> {
-    if (!up.alive) return rpcError(req.id, InternalError, `target ${up.name} is not connected`);
+    let up = found;
+    if (!up.alive) {
+      try {
+        up = (await this.recovery.live(up.name)) ?? up;
+      } catch (err) {
+        if (err instanceof SessionGone) throw err;
+      }
+      if (!up.alive) return rpcError(req.id, InternalError, `target ${up.name} is not connected`);
+    }
     const ac = new AbortController();
     this.inflight.set(req.id, ac);
     const sink = ctx.sink ?? this.standalone;
@@ -435,6 +544,7 @@ export class McpSession {
       });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
+      if (err instanceof SessionGone) throw err;
       if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
       if (!(err instanceof McpError) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
       if (err instanceof McpError) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);

@@ -1,9 +1,13 @@
 // All open client sessions, independent of the config generation that created them, so a reload
-// never cuts a session. Idle sessions (no request and no open GET stream) are closed, which reaps
-// their stdio processes when a client goes away without DELETE. Admission is capped per proxy and
-// per client, so one client cannot hold every session slot (docs/proxy.md "Limits").
+// never cuts a session. Idle sessions (no request and no open GET stream) are let go, which reaps
+// their stdio processes when a client goes away without DELETE; their sealed id still opens here or
+// on any replica until it expires. Admission is capped per proxy and per client, so one client cannot
+// hold every session slot (docs/proxy.md "Limits", "Sessions across replicas and workers").
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { McpSession } from './session.js';
+import { randomSessionKeys, type SessionKeys } from './session-keys.js';
+import { SessionSealer } from './session-seal.js';
 import { Primer } from './sse-stream.js';
 
 /** A 2025-11-25 call unanswered this long gets its priming event (an SSE id, no data). */
@@ -13,6 +17,8 @@ export interface SessionLimits {
   maxSessions: number;
   maxSessionsPerClient: number;
   idleMs: number;
+  /** How long a sealed id opens after initialize. */
+  maxAgeMs: number;
 }
 
 export interface SessionEvents {
@@ -31,20 +37,38 @@ export type Admission =
   | { ok: true; reservation: Reservation }
   | { ok: false; code: 'overloaded' | 'too_many_sessions'; message: string; retryAfterSeconds: number };
 
+/** Why a session could not be admitted. */
+export type Refused = Extract<Admission, { ok: false }>;
+
+/** Ended-session digests kept (12 hex characters each): the oldest go first beyond this. */
+const maxEnded = 100_000;
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, McpSession>();
   /** Sessions and reservations per client key. */
   private readonly perClient = new Map<string, number>();
   private reserved = 0;
   private readonly sweeper: NodeJS.Timeout;
+  /**
+   * Sessions ended here (DELETE, lost at their targets) or on a sibling worker, by id digest, until their
+   * id expires: a session whose targets are all process-local has no target to tell other holders.
+   */
+  private readonly ended = new Map<string, number>();
+  /** Called when a session ends everywhere, so the workers' primary can tell the other workers. */
+  onEndedEverywhere: ((digest: string, expiresAt: number) => Promise<void>) | undefined;
+  /** Resumes under way, so concurrent first requests with one sealed id build one session. */
+  private readonly resuming = new Map<string, Promise<McpSession | Refused | undefined>>();
   /** One timer for every session's unanswered call streams. */
   readonly primer = new Primer(primeAfterMs);
+  readonly sealer: SessionSealer;
 
   constructor(
     readonly log: Logger,
     private readonly limits: SessionLimits,
     private readonly events: SessionEvents,
+    keys: SessionKeys = randomSessionKeys(),
   ) {
+    this.sealer = new SessionSealer(keys);
     this.sweeper = setInterval(() => void this.sweep(), Math.max(50, Math.min(limits.idleMs / 2, 60_000)));
     this.sweeper.unref();
   }
@@ -55,7 +79,37 @@ export class SessionRegistry {
 
   get(id: string): McpSession | undefined {
     const s = this.sessions.get(id);
+    if (s && s.expiresAt <= Date.now()) {
+      // Past the sealed expiry no replica opens the id; this one lets go of its copy too.
+      void this.end(id, 'session max age reached', false);
+      return undefined;
+    }
     return s && !s.closed ? s : undefined;
+  }
+
+  /** Seals the initialized session's state into its id (the route names which endpoint may resume it). */
+  seal(session: McpSession, route: string): string {
+    session.expiresAt = Date.now() + this.limits.maxAgeMs;
+    const state = session.state(route, session.expiresAt);
+    session.sealed = state.targets;
+    const id = this.sealer.seal(state);
+    session.id = id;
+    session.log = session.log.child({ session: shortId(id) });
+    return id;
+  }
+
+  /** A session this process does not hold, resumed once however many requests name it at the same time. */
+  resumeOnce(
+    id: string,
+    resume: () => Promise<McpSession | Refused | undefined>,
+  ): Promise<McpSession | Refused | undefined> {
+    if (this.ended.has(shortId(id))) return Promise.resolve(undefined);
+    let p = this.resuming.get(id);
+    if (!p) {
+      p = resume().finally(() => this.resuming.delete(id));
+      this.resuming.set(id, p);
+    }
+    return p;
   }
 
   /** A slot for a new session of `client`, or why there is none (the caller answers with the code). */
@@ -115,20 +169,41 @@ export class SessionRegistry {
     else this.perClient.set(client, left);
   }
 
-  async end(id: string, reason = 'client ended the session'): Promise<void> {
+  /** `everywhere` ends the target sessions too (DELETE, a lost target); otherwise only this process lets go. */
+  /** Remembers that a session ended (on this or a sibling process), so its id no longer resumes here. */
+  markEnded(digest: string, expiresAt: number): void {
+    const now = Date.now();
+    if (this.ended.size >= maxEnded)
+      for (const [d, exp] of this.ended) if (exp <= now || this.ended.size >= maxEnded) this.ended.delete(d);
+    this.ended.set(digest, expiresAt);
+  }
+
+  /** A sibling worker ended a session: never resume it here, and let go of a copy held here. */
+  async endedElsewhere(digest: string, expiresAt: number): Promise<void> {
+    this.markEnded(digest, expiresAt);
+    for (const id of [...this.sessions.keys()])
+      if (shortId(id) === digest) await this.end(id, 'ended on another worker', false);
+  }
+
+  async end(id: string, reason = 'client ended the session', everywhere = true): Promise<void> {
     const s = this.sessions.get(id);
+    if (everywhere) {
+      const expiresAt = s?.expiresAt ?? this.sealer.open(id)?.expiresAt ?? Date.now() + this.limits.maxAgeMs;
+      this.markEnded(shortId(id), expiresAt);
+      await this.onEndedEverywhere?.(shortId(id), expiresAt);
+    }
     if (!s) return;
     this.sessions.delete(id);
     this.release(s.client);
     this.events.onCount(this.sessions.size);
-    await s.close();
+    await s.close(everywhere);
     s.log.info({ reason }, 'session ended');
   }
 
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
     this.primer.stop();
-    await Promise.all([...this.sessions.keys()].map((id) => this.end(id, 'proxy shutting down')));
+    await Promise.all([...this.sessions.keys()].map((id) => this.end(id, 'proxy shutting down', false)));
   }
 
   private async sweep(): Promise<void> {
@@ -136,7 +211,7 @@ export class SessionRegistry {
     for (const s of [...this.sessions.values()]) {
       if (s.lastActive < cutoff && !s.standalone?.open && !s.busy) {
         this.events.onExpired();
-        await this.end(s.id, 'idle');
+        await this.end(s.id, 'idle', false);
       }
     }
   }
@@ -154,4 +229,9 @@ export function subjectOf(claims: Record<string, unknown> | null): string | unde
   if (typeof sub !== 'string' || sub === '') return undefined;
   const iss = typeof claims?.iss === 'string' ? claims.iss : '';
   return `sub ${iss} ${sub}`;
+}
+
+/** A short digest of a sealed id for logs: the id itself opens the session, so it is never logged. */
+export function shortId(id: string): string {
+  return createHash('sha256').update(id).digest('hex').slice(0, 12);
 }

@@ -2,7 +2,7 @@
 // pool, wrapped into a standard Response. JSON bodies are read whole (the common case); streams
 // (SSE) stay streams. Saves most of WHATWG fetch's per-call cost on the proxy's hot path.
 import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { sendWithRetry, type RetryOptions } from './upstream-retry.js';
 
@@ -72,8 +72,14 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
 export const upstreamFetch: FetchLike = (input, init) => fetchWithRetry(input, init, { plan: undefined });
 
 /** `upstreamFetch` with the route's `traffic.retry` (initialize and the SDK's other requests); the caller's signal bounds it. */
-export function retryingFetch(plan: RetryPlan | undefined, onRetry?: (tried: number, why: string) => void): FetchLike {
-  return plan ? (input, init) => fetchWithRetry(input, init, { plan, ...(onRetry ? { onRetry } : {}) }) : upstreamFetch;
+export function retryingFetch(
+  plan: RetryPlan | undefined,
+  onRetry?: (tried: number, why: string) => void,
+  /** A TLS target's dispatcher (target-tls.ts), for its requests and its streams; unset: the shared pools. */
+  dispatcher?: () => Dispatcher,
+): FetchLike {
+  if (!plan && !dispatcher) return upstreamFetch;
+  return (input, init) => fetchWithRetry(input, init, { plan, ...(onRetry ? { onRetry } : {}) }, dispatcher);
 }
 
 /** The JSON-RPC method of a request body, '' for anything else (batches, notifications are never read-only). */
@@ -92,6 +98,7 @@ async function fetchWithRetry(
   input: string | URL,
   init: RequestInit = {},
   retry: Pick<RetryOptions, 'plan' | 'onRetry'>,
+  dispatcher?: () => Dispatcher,
 ): Promise<Response> {
   const body = init.body;
   if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
@@ -99,7 +106,7 @@ async function fetchWithRetry(
   // GET streams have their own connections (streamAgent); every other request counts against the pool.
   const release = method === 'GET' ? () => undefined : admitTargetRequest(new URL(input).origin);
   try {
-    return await send(input, init, method, body, retry, release);
+    return await send(input, init, method, body, retry, release, dispatcher);
   } catch (err) {
     release();
     throw err;
@@ -113,6 +120,7 @@ async function send(
   body: string | undefined | null,
   retry: Pick<RetryOptions, 'plan' | 'onRetry'>,
   release: () => void,
+  dispatcher: (() => Dispatcher) | undefined,
 ): Promise<Response> {
   const res = await sendWithRetry(
     () =>
@@ -120,7 +128,7 @@ async function send(
         method: method as 'GET',
         headers: headerRecord(init.headers),
         body: body ?? null,
-        dispatcher: method === 'GET' ? streamAgent : upstreamAgent,
+        dispatcher: dispatcher?.() ?? (method === 'GET' ? streamAgent : upstreamAgent),
         ...(init.signal ? { signal: init.signal } : {}),
       }),
     {

@@ -3,7 +3,7 @@
 // per fetch). The SDK client still owns the connection: initialize, the GET stream, notifications
 // and server-to-client requests, which the caller gets back through `onOther`.
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { admitTargetRequest, upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
@@ -37,9 +37,20 @@ export interface HttpCallerOptions {
   onRetry?: (tried: number, why: string) => void;
   /** Sent on every call: the edge's `backend.auth` credential (backend-auth.ts). */
   headers?: Record<string, string>;
+  /** The target's name, for TargetSessionGone. */
+  target: string;
+  /** A TLS target's dispatcher (target-tls.ts); unset: the shared request pool. */
+  dispatcher?: () => Dispatcher;
 }
 
 type Message = Record<string, unknown>;
+
+/** The target answered 404 to a request naming its session: it no longer knows the session (restarted, or ended). */
+export class TargetSessionGone extends Error {
+  constructor(readonly target: string) {
+    super(`target ${target} does not know the session (HTTP 404)`);
+  }
+}
 
 export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   let next = 1;
@@ -75,7 +86,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
             method: 'POST',
             headers: headersNow(),
             body,
-            dispatcher: upstreamAgent,
+            dispatcher: opts.dispatcher?.() ?? upstreamAgent,
             signal: call.signal,
             headersTimeout: headersTimeout ?? call.timeoutMs,
             bodyTimeout: call.timeoutMs,
@@ -88,6 +99,10 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
           ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
         },
       );
+      if (res.statusCode === 404 && opts.sessionId()) {
+        res.body.resume();
+        throw new TargetSessionGone(opts.target);
+      }
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await res.body.text().catch(() => '');
         throw new Error(
@@ -104,6 +119,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
           timeoutMs: call.timeoutMs,
           onprogress: call.onprogress,
           onOther: opts.onOther,
+          ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
         });
         return settle(answer, method);
       }

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { upstreamAgent } from './upstream-fetch.js';
 
 type Message = Record<string, unknown>;
@@ -18,6 +18,8 @@ export interface CallStream {
   timeoutMs: number;
   onprogress: ((progress: Record<string, unknown>) => void) | undefined;
   onOther(message: JSONRPCMessage): void;
+  /** A TLS target's dispatcher; unset: the shared request pool. */
+  dispatcher?: () => Dispatcher;
 }
 
 /** Consecutive resume attempts that bring no event before the call fails. */
@@ -71,7 +73,7 @@ async function resume(call: CallStream, lastEventId: string): Promise<NodeJS.Rea
     res = await request(call.url, {
       method: 'GET',
       headers: { ...base, accept: 'text/event-stream', 'last-event-id': lastEventId },
-      dispatcher: upstreamAgent,
+      dispatcher: call.dispatcher?.() ?? upstreamAgent,
       signal: call.signal,
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,

@@ -21,6 +21,8 @@ import type { RetryPlan } from '../policy/traffic-policy.js';
 import { retryingFetch } from './upstream-fetch.js';
 import { httpCaller, type UpstreamCall } from './upstream-http.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
+import { tlsFailureReason } from '../http/upstream-tls.js';
+import { targetDial } from './target-tls.js';
 
 export interface UpstreamEvents {
   onNotification(target: string, n: Notification): void;
@@ -38,7 +40,20 @@ export interface Upstream {
   serverInfo: Implementation | undefined;
   instructions: string | undefined;
   alive: boolean;
-  close(): Promise<void>;
+  /** A stdio process or a legacy SSE connection: its session cannot be resumed elsewhere. */
+  processLocal: boolean;
+  /** The target's session id and protocol version (streamable-HTTP targets), for sealing. */
+  sessionId(): string | undefined;
+  protocolVersion(): string | undefined;
+  /** `end` also ends the target session (DELETE); without it only this process lets go (another replica may hold it). */
+  close(end?: boolean): Promise<void>;
+}
+
+/** A target session another replica or worker began: attach to it instead of initializing. */
+export interface ResumeAt {
+  sessionId: string;
+  protocolVersion: string | undefined;
+  capabilities: ServerCapabilities;
 }
 
 export async function connectUpstream(
@@ -48,10 +63,13 @@ export async function connectUpstream(
   events: UpstreamEvents,
   log: Logger,
   retry?: RetryPlan,
+  resume?: ResumeAt,
 ): Promise<Upstream> {
   const onRetry = (tried: number, why: string): void =>
     log.debug({ target: target.name, tried, why }, 'retrying request to target');
-  const transport = createTransport(target, log, retry, onRetry);
+  const transport = createTransport(target, log, retry, onRetry, resume?.sessionId);
+  if (resume?.protocolVersion && transport instanceof StreamableHTTPClientTransport)
+    transport.setProtocolVersion(resume.protocolVersion);
   const client = new Client(clientInfo, { capabilities });
   client.fallbackNotificationHandler = async (n) => events.onNotification(target.name, n);
   client.fallbackRequestHandler = async (r, extra) => events.onRequest(target.name, r, extra.signal);
@@ -63,10 +81,13 @@ export async function connectUpstream(
     serverInfo: undefined,
     instructions: undefined,
     alive: true,
-    close: async () => {
+    processLocal: !(transport instanceof StreamableHTTPClientTransport),
+    sessionId: () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined),
+    protocolVersion: () => (transport instanceof StreamableHTTPClientTransport ? transport.protocolVersion : undefined),
+    close: async (end = true) => {
       upstream.alive = false;
       // The spec asks a client that is done with a session to end it; a target that does not allow it answers 405.
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+      if (end && transport instanceof StreamableHTTPClientTransport && transport.sessionId)
         await transport.terminateSession().catch(() => undefined);
       await client.close().catch(() => undefined);
     },
@@ -82,12 +103,16 @@ export async function connectUpstream(
     await client.connect(transport, { timeout: 30_000 });
   } catch (err) {
     await upstream.close();
-    throw err;
+    // Node's TLS errors quote the certificate's names; say what failed the way static backends do.
+    const tlsWhy = targetDial(target) ? tlsFailureReason(err) : undefined;
+    throw tlsWhy ? new Error(`TLS to target ${target.name} failed: ${tlsWhy}`) : err;
   }
-  upstream.capabilities = client.getServerCapabilities() ?? {};
+  // A resumed session skipped initialize (the SDK client does when the transport has a session id).
+  upstream.capabilities = client.getServerCapabilities() ?? resume?.capabilities ?? {};
   upstream.serverInfo = client.getServerVersion();
   upstream.instructions = client.getInstructions();
   if (transport instanceof StreamableHTTPClientTransport && target.remote) {
+    const dial = targetDial(target);
     upstream.call = httpCaller({
       url: new URL(target.remote.url),
       sessionId: () => transport.sessionId,
@@ -99,6 +124,8 @@ export async function connectUpstream(
           .catch(() => undefined),
       ...(retry ? { retry, onRetry } : {}),
       headers: upstreamHeadersOf(target),
+      target: target.name,
+      ...(dial ? { dispatcher: dial } : {}),
     });
   }
   return upstream;
@@ -119,6 +146,7 @@ function createTransport(
   log: Logger,
   retry: RetryPlan | undefined,
   onRetry: (tried: number, why: string) => void,
+  sessionId: string | undefined,
 ): Transport {
   if (target.transport === 'stdio' && target.stdio) {
     const t = new StdioClientTransport({
@@ -139,9 +167,18 @@ function createTransport(
     const url = new URL(target.remote.url);
     // The edge's backend.auth credential, on every request the transport sends (the SSE stream's GET included).
     const requestInit = { headers: upstreamHeadersOf(target) };
+    // Over TLS every request and stream of the target goes through its TLS dispatcher (target-tls.ts).
+    const dial = targetDial(target);
     return target.remote.protocol === 'SSE'
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { fetch: retryingFetch(retry, onRetry), requestInit });
+      ? new SSEClientTransport(url, {
+          requestInit,
+          ...(dial ? { fetch: retryingFetch(undefined, undefined, dial) } : {}),
+        })
+      : new StreamableHTTPClientTransport(url, {
+          fetch: retryingFetch(retry, onRetry, dial),
+          requestInit,
+          ...(sessionId ? { sessionId } : {}),
+        });
   }
   throw new Error(`target ${target.name} has no transport`);
 }

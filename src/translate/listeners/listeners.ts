@@ -8,6 +8,9 @@ import { GROUP, objectKey, type StoredObject } from '../objects/types.js';
 import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
 import type { MergeResult } from '../policies/policy-merge.js';
 import type { ListenerLimitsInput } from '../../ir/types.js';
+import type { Frontend, FrontendHTTP } from '../../api/frontend.js';
+import { parseDurationMs } from '../../ir/duration.js';
+import { parseByteSize } from '../policies/byte-size.js';
 
 /**
  * `Listener.refusals`: the refused frontend fields of a listener's merged frontend policy (issue 14).
@@ -197,13 +200,40 @@ function markConflicts(listeners: ListenerInfo[], now: string): void {
   }
 }
 
-/** `Listener.limits`: the caps of the merged frontend policy the proxy enforces (undefined when none is set). */
+/** `Listener.limits`: the caps and connection settings of the merged frontend policy the proxy enforces (undefined when none is set). */
 export function listenerLimits(frontend: MergeResult): ListenerLimitsInput | undefined {
-  const http = frontend.fields['frontend.http'] as { maxConcurrentRequests?: number } | undefined;
-  const tcp = frontend.fields['frontend.tcp'] as { maxConnections?: number } | undefined;
+  const http = frontend.fields['frontend.http'] as FrontendHTTP | undefined;
+  const tcp = frontend.fields['frontend.tcp'] as NonNullable<Frontend['tcp']> | undefined;
+  const ms = (d: string | undefined): number | undefined => (d ? parseDurationMs(d) || undefined : undefined);
+  const keepalive = ms(tcp?.keepalive?.time);
+  const idle = ms(http?.http1IdleTimeout);
+  const age = ms(http?.maxConnectionDuration);
   const limits: ListenerLimitsInput = {
     ...(http?.maxConcurrentRequests ? { maxConcurrentRequests: http.maxConcurrentRequests } : {}),
     ...(tcp?.maxConnections ? { maxConnections: tcp.maxConnections } : {}),
+    ...(keepalive ? { keepaliveTimeMs: keepalive } : {}),
+    ...(idle ? { http1IdleTimeoutMs: idle } : {}),
+    ...(age ? { maxConnectionDurationMs: age } : {}),
+    ...(http?.http1MaxHeaders ? { http1MaxHeaders: http.http1MaxHeaders } : {}),
+    ...http2Limits(http),
   };
   return Object.keys(limits).length > 0 ? limits : undefined;
+}
+
+/** The HTTP/2 fields of `Listener.limits` (sizes in bytes, durations in ms). */
+function http2Limits(http: FrontendHTTP | undefined): ListenerLimitsInput {
+  if (!http) return {};
+  const bytes = (v: string | number | undefined): number | undefined =>
+    v === undefined ? undefined : parseByteSize(v);
+  const ms = (d: string | undefined): number | undefined => (d ? parseDurationMs(d) || undefined : undefined);
+  const out: ListenerLimitsInput = {
+    http2WindowSize: bytes(http.http2WindowSize),
+    http2ConnectionWindowSize: bytes(http.http2ConnectionWindowSize),
+    http2FrameSize: bytes(http.http2FrameSize),
+    http2MaxHeaderSize: bytes(http.http2MaxHeaderSize),
+    maxBufferSize: bytes(http.maxBufferSize),
+    http2KeepaliveIntervalMs: ms(http.http2KeepaliveInterval),
+    http2KeepaliveTimeoutMs: ms(http.http2KeepaliveTimeout),
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v)) as ListenerLimitsInput;
 }

@@ -76,34 +76,9 @@ function translateModel(
   recs(spec.parentRefs).forEach((ref) => {
     const kind = refKind(str(ref.group), str(ref.kind), 'Gateway');
     const key = nameKey(str(ref.namespace) ?? ns, str(ref.name) ?? '');
-    let names: string[] | undefined;
-    let why = '';
-    if (kind === 'Gateway' && key === gw.key)
-      names = listeners.filter((l) => l.owner.kind === 'Gateway' && l.programmed).map((l) => l.irName);
-    else if (kind === 'ListenerSet') {
-      const own = listeners.filter((l) => l.owner.kind === 'ListenerSet' && l.owner.key === key);
-      if (own.length === 0) return;
-      names = own.filter((l) => l.programmed).map((l) => l.irName);
-    } else if (kind === 'HTTPRoute') {
-      const base = `HTTPRoute/${key}/`;
-      const mine = routes.filter((r) => r.name.startsWith(base));
-      if (mine.length === 0) return;
-      const section = str(ref.sectionName);
-      const picked =
-        section === undefined
-          ? ruleCount(ctx, key) === 1
-            ? mine
-            : []
-          : mine.filter((r) => r.name.slice(base.length).split('@')[0] === section);
-      if (picked.length === 0)
-        why =
-          section === undefined
-            ? 'the HTTPRoute has several rules; set sectionName to pick one'
-            : `the HTTPRoute has no rule named ${section}`;
-      else if (picked.some((r) => (r.routeMatches ?? []).some((x) => x.path?.kind !== 'prefix')))
-        why = 'the route rule must use PathPrefix matches only';
-      names = picked.map((r) => r.name);
-    } else return;
+    const target = parentTarget(ctx, gw, kind, key, ref, listeners, routes);
+    if (!target) return;
+    const { names, why } = target;
     const ok = m.problems.length === 0 && why === '' && names.length > 0;
     const invalid = m.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     piece(objectKey('GwModel', m.key), {
@@ -153,6 +128,50 @@ function translateModel(
   const vm = rec(spec.virtualModel);
   if (vm) out.routing = routing(ns, vm);
   return out;
+}
+
+/**
+ * The IR listener or route names one GwModel parentRef exposes it on, and why not when it cannot be;
+ * undefined when the parentRef is not about this Gateway.
+ */
+function parentTarget(
+  ctx: Ctx,
+  gw: StoredObject,
+  kind: string | undefined,
+  key: string,
+  ref: Rec,
+  listeners: ListenerInfo[],
+  routes: Named<RouteInput>[],
+): { names: string[]; why: string } | undefined {
+  if (kind === 'Gateway' && key === gw.key)
+    return { names: listeners.filter((l) => l.owner.kind === 'Gateway' && l.programmed).map((l) => l.irName), why: '' };
+  if (kind === 'ListenerSet') {
+    const own = listeners.filter((l) => l.owner.kind === 'ListenerSet' && l.owner.key === key);
+    if (own.length === 0) return undefined;
+    return { names: own.filter((l) => l.programmed).map((l) => l.irName), why: '' };
+  }
+  if (kind === 'HTTPRoute') {
+    const base = `HTTPRoute/${key}/`;
+    const mine = routes.filter((r) => r.name.startsWith(base));
+    if (mine.length === 0) return undefined;
+    const section = str(ref.sectionName);
+    const picked =
+      section === undefined
+        ? ruleCount(ctx, key) === 1
+          ? mine
+          : []
+        : mine.filter((r) => r.name.slice(base.length).split('@')[0] === section);
+    let why = '';
+    if (picked.length === 0)
+      why =
+        section === undefined
+          ? 'the HTTPRoute has several rules; set sectionName to pick one'
+          : `the HTTPRoute has no rule named ${section}`;
+    else if (picked.some((r) => (r.routeMatches ?? []).some((x) => x.path?.kind !== 'prefix')))
+      why = 'the route rule must use PathPrefix matches only';
+    return { names: picked.map((r) => r.name), why };
+  }
+  return undefined;
 }
 
 /** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */

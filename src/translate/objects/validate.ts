@@ -4,7 +4,7 @@
 import { validateManifest } from '../../api/validate.js';
 import { celCompileProblem, type CelVariable } from '../../cel/data-plane.js';
 import type { Problem } from '../../problem.js';
-import { arr, rec, recs, str } from './read.js';
+import { arr, rec, recs, str, type Rec } from './read.js';
 import { backendTlsPolicyProblems } from '../backends/backend-tls-policy-checks.js';
 import { routeFilterProblems } from '../routes/route-filters.js';
 import { routeTimeoutProblems } from '../routes/route-timeouts.js';
@@ -16,18 +16,24 @@ const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a
 const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp', 'apiKey'];
 
 /**
- * `traffic.authorization` rules compiled with the data plane's CEL environment: one the proxy would
- * reject would NACK the whole snapshot, so the policy is refused here (Accepted=False) and left out.
+ * `traffic.authorization` and `mcp.authorization` rules compiled with the data plane's CEL environment: one the
+ * proxy would reject would NACK the whole snapshot, so the object is refused here (Accepted=False) and left out.
  */
 export function authorizationCelProblems(
   s: Record<string, unknown>,
   bad: (path: string, message: string) => void,
 ): void {
-  const exprs = arr(rec(rec(rec(s.traffic)?.authorization)?.policy)?.matchExpressions);
-  exprs.forEach((e, i) => {
-    const why = typeof e === 'string' ? celCompileProblem(e, AUTHORIZATION_VARIABLES) : 'must be a string';
-    if (why) bad(`spec.traffic.authorization.policy.matchExpressions[${i}]`, why);
-  });
+  const places: [string, unknown][] = [
+    ['traffic.authorization', rec(s.traffic)?.authorization],
+    ['backend.mcp.authorization', rec(rec(s.backend)?.mcp)?.authorization],
+    ['policies.mcp.authorization', rec(rec(s.policies)?.mcp)?.authorization],
+  ];
+  for (const [path, authz] of places) {
+    arr(rec(rec(authz)?.policy)?.matchExpressions).forEach((e, i) => {
+      const why = typeof e === 'string' ? celCompileProblem(e, AUTHORIZATION_VARIABLES) : 'must be a string';
+      if (why) bad(`spec.${path}.policy.matchExpressions[${i}]`, why);
+    });
+  }
 }
 
 export function validateObject(kind: Kind, obj: KubeObject, source: string): Problem[] {
@@ -49,14 +55,7 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
   const s = spec ?? {};
   switch (kind) {
     case 'Gateway':
-      if (!str(s.gatewayClassName)) bad('spec.gatewayClassName', 'must be set');
-      recs(s.listeners).forEach((l, i) => {
-        if (!str(l.name)) bad(`spec.listeners[${i}].name`, 'must be set');
-        const port = l.port;
-        if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-          bad(`spec.listeners[${i}].port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
-        }
-      });
+      gatewayProblems(s, bad);
       break;
     case 'HTTPRoute':
     case 'GRPCRoute':
@@ -65,49 +64,12 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       if (kind === 'HTTPRoute') out.push(...routeTimeoutProblems(s, source, object));
       out.push(...routeFilterProblems(kind, s, source, object));
       break;
-    case 'GwBackend': {
-      const set = BACKEND_KINDS.filter((k) => s[k] !== undefined);
-      if (set.length !== 1)
-        bad(
-          'spec',
-          `exactly one of ${BACKEND_KINDS.join(', ')} must be set, got ${set.length === 0 ? 'none' : set.join(', ')}`,
-        );
-      const mcp = rec(s.mcp);
-      if (mcp) {
-        const targets = arr(mcp.targets);
-        if (targets.length < 1 || targets.length > 128)
-          bad('spec.mcp.targets', `must have 1 to 128 items, got ${targets.length}`);
-        recs(targets).forEach((t, i) => {
-          if (!str(t.name)) bad(`spec.mcp.targets[${i}].name`, 'must be set');
-          if ((t.static === undefined) === (t.selector === undefined))
-            bad(`spec.mcp.targets[${i}]`, 'exactly one of selector or static must be set');
-          const st = rec(t.static);
-          const port = st?.port;
-          if (st && (typeof port !== 'number' || port < 1 || port > 65535))
-            bad(`spec.mcp.targets[${i}].static.port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
-        });
-      }
+    case 'GwBackend':
+      backendProblems(s, bad);
       break;
-    }
-    case 'GwPolicy': {
-      const refs = s.targetRefs !== undefined,
-        sels = s.targetSelectors !== undefined;
-      if (refs === sels) bad('spec', 'exactly one of targetRefs or targetSelectors must be set');
-      const list = refs ? arr(s.targetRefs) : arr(s.targetSelectors);
-      if (list.length < 1 || list.length > 16)
-        bad(refs ? 'spec.targetRefs' : 'spec.targetSelectors', `must have 1 to 16 items, got ${list.length}`);
-      recs(list).forEach((t, i) => {
-        if (t.sectionName !== undefined && t.port !== undefined)
-          bad(`spec.${refs ? 'targetRefs' : 'targetSelectors'}[${i}]`, 'at most one of sectionName or port may be set');
-      });
-      const strategy = rec(s.strategy);
-      if (strategy?.inheritance !== undefined && s.traffic === undefined)
-        bad('spec.strategy.inheritance', 'is valid only together with traffic settings');
-      if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined)
-        bad('spec', 'at least one of frontend, traffic or backend must be set');
-      authorizationCelProblems(s, bad);
+    case 'GwPolicy':
+      policyProblems(s, bad);
       break;
-    }
     case 'BackendTLSPolicy':
       out.push(...backendTlsPolicyProblems(s, source, object));
       break;
@@ -123,4 +85,63 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
       break;
   }
   return out;
+}
+
+type Bad = (path: string, message: string) => void;
+
+function gatewayProblems(s: Rec, bad: Bad): void {
+  if (!str(s.gatewayClassName)) bad('spec.gatewayClassName', 'must be set');
+  recs(s.listeners).forEach((l, i) => {
+    if (!str(l.name)) bad(`spec.listeners[${i}].name`, 'must be set');
+    const port = l.port;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+      bad(`spec.listeners[${i}].port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
+    }
+  });
+}
+
+/** Exactly one backend kind; MCP targets with a name and one of selector or static. */
+function backendProblems(s: Rec, bad: Bad): void {
+  const set = BACKEND_KINDS.filter((k) => s[k] !== undefined);
+  if (set.length !== 1)
+    bad(
+      'spec',
+      `exactly one of ${BACKEND_KINDS.join(', ')} must be set, got ${set.length === 0 ? 'none' : set.join(', ')}`,
+    );
+  authorizationCelProblems(s, bad);
+  const mcp = rec(s.mcp);
+  if (mcp) {
+    const targets = arr(mcp.targets);
+    if (targets.length < 1 || targets.length > 128)
+      bad('spec.mcp.targets', `must have 1 to 128 items, got ${targets.length}`);
+    recs(targets).forEach((t, i) => {
+      if (!str(t.name)) bad(`spec.mcp.targets[${i}].name`, 'must be set');
+      if ((t.static === undefined) === (t.selector === undefined))
+        bad(`spec.mcp.targets[${i}]`, 'exactly one of selector or static must be set');
+      const st = rec(t.static);
+      const port = st?.port;
+      if (st && (typeof port !== 'number' || port < 1 || port > 65535))
+        bad(`spec.mcp.targets[${i}].static.port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
+    });
+  }
+}
+
+/** One kind of target list with 1 to 16 entries, strategy only with traffic, and something to apply. */
+function policyProblems(s: Rec, bad: Bad): void {
+  const refs = s.targetRefs !== undefined,
+    sels = s.targetSelectors !== undefined;
+  if (refs === sels) bad('spec', 'exactly one of targetRefs or targetSelectors must be set');
+  const list = refs ? arr(s.targetRefs) : arr(s.targetSelectors);
+  if (list.length < 1 || list.length > 16)
+    bad(refs ? 'spec.targetRefs' : 'spec.targetSelectors', `must have 1 to 16 items, got ${list.length}`);
+  recs(list).forEach((t, i) => {
+    if (t.sectionName !== undefined && t.port !== undefined)
+      bad(`spec.${refs ? 'targetRefs' : 'targetSelectors'}[${i}]`, 'at most one of sectionName or port may be set');
+  });
+  const strategy = rec(s.strategy);
+  if (strategy?.inheritance !== undefined && s.traffic === undefined)
+    bad('spec.strategy.inheritance', 'is valid only together with traffic settings');
+  if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined)
+    bad('spec', 'at least one of frontend, traffic or backend must be set');
+  authorizationCelProblems(s, bad);
 }

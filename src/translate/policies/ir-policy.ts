@@ -10,8 +10,10 @@ import type {
   McpAuthenticationInput,
   PolicyInput,
 } from '../../ir/types.js';
+import { combinedRules, toBackendMcpAuth, type BackendMcpSecurity } from './backend-mcp-auth.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { parseByteSize } from './byte-size.js';
+import { parseDurationMs } from '../../ir/duration.js';
 import type { PolicySecretReader } from './policy-secrets.js';
 import { arr, num, rec, recs, str, stableStringify, type Rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
@@ -20,6 +22,7 @@ export function typedPolicy(
   fields: Record<string, unknown>,
   readSecret: PolicySecretReader = () => undefined,
   resolveBackend: PolicyBackendResolver = noBackends,
+  backendMcp: BackendMcpSecurity = { refusals: [] },
 ): PolicyInput {
   const out: PolicyInput = {};
   const cors = rec(fields['traffic.cors']);
@@ -43,7 +46,20 @@ export function typedPolicy(
   if (extTyped && typeof extTyped !== 'string') out.extAuthorization = extTyped;
   const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
+  withBackendMcp(out, fields, backendMcp);
   return out;
+}
+
+/** backend.mcp authentication / authorization join the route's own, for the proxy's one check and one evaluation. */
+function withBackendMcp(out: PolicyInput, fields: Record<string, unknown>, b: BackendMcpSecurity): void {
+  if (b.authorization) {
+    const backendRules = toAuthorization(b.authorization.value).rules ?? [];
+    out.authorization = { rules: combinedRules(out.authorization?.rules ?? [], backendRules) };
+  }
+  // With a route-level credential check too, the route is refused (authRefusals): never two checks, never one skipped.
+  const routeAuth = AUTH_METHODS.some((f) => fields[`traffic.${f}`] !== undefined);
+  const auth = b.authentication && !routeAuth ? toBackendMcpAuth(b.authentication.value) : undefined;
+  if (auth && typeof auth !== 'string') out.mcpAuthentication = auth;
 }
 
 const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === 'string');
@@ -64,6 +80,13 @@ function toAuthorization(a: Rec): AuthorizationInput {
   return { rules: [{ expressions: strings(rec(a.policy)?.matchExpressions), action }] };
 }
 
+/** `jwks.remote.cacheDuration` in whole seconds (at least 1); 0 (unset) leaves the proxy's 5-minute default. */
+function jwksCacheSeconds(jwks: Rec): number {
+  const text = str(rec(jwks.remote)?.cacheDuration);
+  const ms = text === undefined ? undefined : parseDurationMs(text);
+  return ms === undefined ? 0 : Math.max(1, Math.ceil(ms / 1000));
+}
+
 function toMcpAuth(j: Rec): McpAuthenticationInput {
   const mcp = rec(j.mcp) ?? {};
   const p = recs(j.providers)[0] ?? {};
@@ -78,6 +101,7 @@ function toMcpAuth(j: Rec): McpAuthenticationInput {
     clientSecret: '',
     jwksUrl: str(rec(jwks.remote)?.url) ?? '',
     jwksInline: str(jwks.inline) ?? '',
+    jwksCacheSeconds: jwksCacheSeconds(jwks),
   };
   if (meta) {
     const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
@@ -87,6 +111,12 @@ function toMcpAuth(j: Rec): McpAuthenticationInput {
       bearerMethodsSupported: strings(bearerMethodsSupported),
       extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
     };
+  }
+  // Providers and location read as for generic JWTs; when they cannot be enforced the route is refused (mcpJwtUnsupported).
+  const generic = toJwtAuth(j);
+  if (typeof generic !== 'string') {
+    out.moreProviders = (generic.providers ?? []).slice(1);
+    if (generic.location) out.location = generic.location;
   }
   return out;
 }
@@ -107,7 +137,13 @@ function toJwtAuth(j: Rec): JwtAuthenticationInput | string {
     // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
     if (jwksInline && !isKeySetText(jwksInline))
       return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
-    providers.push({ issuer: str(p.issuer) ?? '', audiences: strings(p.audiences), jwksUrl, jwksInline });
+    providers.push({
+      issuer: str(p.issuer) ?? '',
+      audiences: strings(p.audiences),
+      jwksUrl,
+      jwksInline,
+      jwksCacheSeconds: jwksCacheSeconds(jwks),
+    });
   }
   if (providers.length === 0) return 'providers: at least one provider is needed';
   const out: JwtAuthenticationInput = {
@@ -288,20 +324,20 @@ export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader):
 }
 
 /**
- * `jwtAuthentication` with `mcp` checks tokens of one authorization server, read from the Authorization
- * header as the MCP authorization spec says, and never hands them to MCP targets: settings asking for more
- * are refused (the route answers 503) rather than accepted and skipped.
+ * `jwtAuthentication` with `mcp` checks providers and location as the generic form does (the first provider
+ * is the authorization server clients discover), and never hands the token to MCP targets: what cannot be
+ * enforced is refused (the route answers 503) rather than accepted and skipped.
  */
 function mcpJwtUnsupported(j: Rec): string | undefined {
-  const providers = recs(j.providers);
-  if (providers.length > 1)
-    return `with mcp, one provider (the MCP authorization server) is supported; got ${providers.length}`;
-  if (j.location !== undefined)
-    return 'with mcp, the token is read from the Authorization header as the MCP authorization spec says; location is not supported';
-  if (j.preserveToken === true)
-    return 'with mcp, the validated token is never forwarded to MCP targets (they use their own credentials); preserveToken: true is not supported';
+  const generic = toJwtAuth(j);
+  if (typeof generic === 'string') return generic;
+  if (j.preserveToken === true) return mcpPreserveToken;
   return undefined;
 }
+
+/** Why preserveToken: true is refused on MCP routes, with or without `mcp` (scope-refusals.ts for the latter). */
+export const mcpPreserveToken =
+  'MCP targets never receive the client token (their upstream session outlives the request that carried it; they use backend.auth credentials); preserveToken: true is not supported on MCP routes';
 
 const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthentication'] as const;
 
@@ -316,6 +352,7 @@ export function authRefusals(
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
   edgePolicies: { fields?: Record<string, unknown>; provenance?: Record<string, { source?: string }> }[],
+  backendMcp: BackendMcpSecurity = { refusals: [] },
 ): IrRefusal[] {
   const traffic: Rec = {};
   for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
@@ -340,6 +377,14 @@ export function authRefusals(
       security: true,
     });
   }
+  out.push(...backendMcp.refusals);
+  if (backendMcp.authentication && methods.length > 0)
+    out.push({
+      field: 'spec.backend.mcp.authentication',
+      source: backendMcp.authentication.source,
+      reason: `backend.mcp.authentication with traffic.${methods[0] ?? ''} on one route is not supported`,
+      security: true,
+    });
   // A backend-level extAuth (GwPolicy backend.extAuth) has no typed form yet: refuse, never skip.
   const edgeExtAuth = edgePolicies.find((p) => p.fields?.['backend.extAuth'] !== undefined);
   if (edgeExtAuth) {

@@ -4,6 +4,7 @@
 // anything else (forwarded HTTP).
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { BackendInput as IrBackend, BackendRefInput as IrBackendRef } from '../../ir/types.js';
+import { mcpPreserveToken } from './ir-policy.js';
 import type { MergeResult } from './policy-merge.js';
 import { rec, recs } from '../objects/read.js';
 
@@ -39,6 +40,15 @@ export function scopeRefusals(
         `FailOpen streams oversized bodies on forwarded HTTP routes only; ${on} refuse them with 413`,
       );
   }
+  const jwt = rec(eff.fields['traffic.jwtAuthentication']);
+  // With `mcp` the same refusal comes from the security refusals (ir-policy.ts); one reason either way.
+  if (kind === 'mcp' && jwt?.preserveToken === true && !rec(jwt.mcp))
+    out.push({
+      field: 'spec.traffic.jwtAuthentication.preserveToken',
+      source: eff.provenance['traffic.jwtAuthentication']?.source ?? '',
+      reason: mcpPreserveToken,
+      security: true,
+    });
   if (kind !== 'llm') {
     const local = recs(rec(eff.fields['traffic.rateLimit'])?.local);
     local.forEach((l, i) => {

@@ -73,49 +73,60 @@ export function objectStatus(
     }
     case 'GwBackend':
       return { conditions: backendConditions(store, e, problemText, options).slice(0, MAX_BACKEND_CONDITIONS) };
-    case 'GwParameters': {
-      const refused = problemText
-        ? undefined
-        : enforcedCondition(refusalText(refusalsOf('GwParameters', e.obj.spec)), '', gen, now);
-      return {
-        conditions: [
-          condition(
-            'Accepted',
-            !problemText,
-            problemText ? 'Invalid' : 'Accepted',
-            problemText || 'parameters are valid',
-            gen,
-            now,
-          ),
-          ...(refused ? [refused] : []),
-        ],
-      };
-    }
+    case 'GwParameters':
+      return parametersStatus(e, problemText, gen, now);
     case 'GwPolicy':
       return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
-    case 'BackendTLSPolicy': {
-      // Ancestors are the Gateways of ours whose routes reach a selected Service; none: nothing to say.
-      const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'backendTlsPolicy' ? [p.gateway] : [])))]
-        .sort()
-        .slice(0, MAX_POLICY_ANCESTORS);
-      if (gateways.length === 0) return undefined;
-      const conditions = backendTlsPolicyConditions(newCtx(store, options), e);
-      return {
-        ancestors: gateways.map((g) => ({
-          ancestorRef: {
-            group: GROUP.gateway,
-            kind: 'Gateway',
-            namespace: namespaceOf(g),
-            name: g.slice(g.indexOf('/') + 1),
-          },
-          controllerName: options.controllerName,
-          conditions,
-        })),
-      };
-    }
+    case 'BackendTLSPolicy':
+      return backendTlsPolicyStatus(store, e, pieces, options);
     default:
       return undefined;
   }
+}
+
+function parametersStatus(e: StoredObject, problemText: string, gen: number, now: string): ObjectStatus {
+  const refused = problemText
+    ? undefined
+    : enforcedCondition(refusalText(refusalsOf('GwParameters', e.obj.spec)), '', gen, now);
+  return {
+    conditions: [
+      condition(
+        'Accepted',
+        !problemText,
+        problemText ? 'Invalid' : 'Accepted',
+        problemText || 'parameters are valid',
+        gen,
+        now,
+      ),
+      ...(refused ? [refused] : []),
+    ],
+  };
+}
+
+function backendTlsPolicyStatus(
+  store: Store,
+  e: StoredObject,
+  pieces: readonly StatusPiece[],
+  options: TranslateOptions,
+): ObjectStatus | undefined {
+  // Ancestors are the Gateways of ours whose routes reach a selected Service; none: nothing to say.
+  const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'backendTlsPolicy' ? [p.gateway] : [])))]
+    .sort()
+    .slice(0, MAX_POLICY_ANCESTORS);
+  if (gateways.length === 0) return undefined;
+  const conditions = backendTlsPolicyConditions(newCtx(store, options), e);
+  return {
+    ancestors: gateways.map((g) => ({
+      ancestorRef: {
+        group: GROUP.gateway,
+        kind: 'Gateway',
+        namespace: namespaceOf(g),
+        name: g.slice(g.indexOf('/') + 1),
+      },
+      controllerName: options.controllerName,
+      conditions,
+    })),
+  };
 }
 
 function parentsOf(pieces: readonly StatusPiece[]): ParentStatus[] {
@@ -160,9 +171,13 @@ function policyAncestors(
   options: TranslateOptions,
 ): Rec[] {
   const spec = rec(e.obj.spec) ?? {};
+  const texts = policyTexts(store, e, spec, pieces, options);
+  return policyTargets(store, e, spec, options).map((a) => ancestorStatus(e, a, pieces, problemText, texts, options));
+}
+
+/** One ancestor per targetRef, and one per object each targetSelector matches (or one saying none does). */
+function policyTargets(store: Store, e: StoredObject, spec: Rec, options: TranslateOptions): Ancestor[] {
   const ns = e.obj.metadata.namespace ?? '';
-  const gen = e.obj.metadata.generation ?? 0;
-  const now = options.now;
   const ancestors: Ancestor[] = [];
   recs(spec.targetRefs).forEach((t, i) => {
     const kind = refKind(str(t.group), str(t.kind), 'Gateway');
@@ -184,30 +199,41 @@ function policyAncestors(
             o.obj.metadata.namespace === ns && selectorMatches({ matchLabels: t.matchLabels }, o.obj.metadata.labels),
         )
       : [];
+    const ref = (name: string) => ({
+      group: str(t.group) ?? '',
+      kind: str(t.kind) ?? '',
+      namespace: ns,
+      name,
+      ...section(t),
+    });
     if (matched.length === 0) {
-      ancestors.push({
-        ref: { group: str(t.group) ?? '', kind: str(t.kind) ?? '', namespace: ns, name: '', ...section(t) },
-        targetIndex: i,
-        problem: {
-          reason: 'TargetNotFound',
-          message: `no ${str(t.kind) ?? 'object'} in namespace ${ns} matches the labels`,
-        },
-      });
+      const message = `no ${str(t.kind) ?? 'object'} in namespace ${ns} matches the labels`;
+      ancestors.push({ ref: ref(''), targetIndex: i, problem: { reason: 'TargetNotFound', message } });
     }
     for (const o of matched.sort((a, b) => (a.key < b.key ? -1 : 1))) {
-      ancestors.push({
-        ref: {
-          group: str(t.group) ?? '',
-          kind: str(t.kind) ?? '',
-          namespace: ns,
-          name: o.obj.metadata.name,
-          ...section(t),
-        },
-        targetIndex: i,
-        problem: targetProblem(store, spec, kind, o, t, options),
-      });
+      const problem = targetProblem(store, spec, kind, o, t, options);
+      ancestors.push({ ref: ref(o.obj.metadata.name), targetIndex: i, problem });
     }
   });
+  return ancestors;
+}
+
+/** What the policy's own content says on every ancestor: invalid parts, refusals, what its proxies refuse. */
+interface PolicyTexts {
+  invalidText: string;
+  enforcedText: string;
+  refusals: FieldRefusal[];
+  guardrails: ReturnType<typeof policyGuardrailProblems>;
+}
+
+function policyTexts(
+  store: Store,
+  e: StoredObject,
+  spec: Rec,
+  pieces: readonly StatusPiece[],
+  options: TranslateOptions,
+): PolicyTexts {
+  const ns = e.obj.metadata.namespace ?? '';
   const ctx = newCtx(store, options);
   const extAuth = rec(rec(spec.traffic)?.extAuth);
   const guardrails = policyGuardrailProblems(ctx, e.key, rec(spec.backend) ?? {});
@@ -250,6 +276,7 @@ function policyAncestors(
     .map(([field, why]) => `backend.auth.${field}: ${why}`)
     .filter(notRefused)
     .sort();
+  const noBackend = 'a route with no other backend answers 500 no_backend';
   const enforcedText = [
     ...(unenforced.length ? [`${unenforced.join('; ')}; the routes it reaches refuse their requests with 503`] : []),
     ...(unservable.length
@@ -257,69 +284,81 @@ function policyAncestors(
           `${unservable.join('; ')}; the AI providers it reaches are left out (a route with no other provider answers 500 no_backend)`,
         ]
       : []),
-    ...(edgeAuth.length
-      ? [
-          `${edgeAuth.join('; ')}; the backend edges it reaches are left out (a route with no other backend answers 500 no_backend)`,
-        ]
-      : []),
+    ...(edgeAuth.length ? [`${edgeAuth.join('; ')}; the backend edges it reaches are left out (${noBackend})`] : []),
   ].join('; ');
-  return ancestors.map((a) => {
-    const attachedTo = [
-      ...new Set(
-        pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
-      ),
-    ].sort();
-    const conflicts = pieces.flatMap((p) =>
-      p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : [],
-    );
-    const attachable = !problemText && !a.problem;
-    const accepted = attachable && !invalidText;
-    const conds: Condition[] = [
-      condition(
-        'Accepted',
-        accepted,
-        problemText || invalidText ? 'Invalid' : (a.problem?.reason ?? 'Accepted'),
-        problemText || a.problem?.message || invalidText || 'the policy is accepted',
-        gen,
-        now,
-      ),
-      condition(
-        'Attached',
-        attachable && attachedTo.length > 0,
-        attachable && attachedTo.length ? 'Attached' : 'NotAttached',
-        !attachable
-          ? 'the policy is not accepted for this target'
-          : attachedTo.length
-            ? `in effect through Gateway ${attachedTo.join(', ')}`
-            : `no Gateway of controller ${options.controllerName} serves this target`,
-        gen,
-        now,
-      ),
-    ];
-    if (conflicts.length) {
-      const fields = [
-        ...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`)),
-      ].sort();
-      conds.push(
-        condition(
-          'Conflicted',
-          true,
-          'Conflicted',
-          `another policy at the same level sets the same field: ${fields.join('; ')}`,
-          gen,
-          now,
-        ),
-      );
-    }
-    // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
-    const enforced = attachable ? enforcedCondition(refusalText(refusals), enforcedText, gen, now) : undefined;
-    if (enforced) conds.push(enforced);
-    if (attachable && guardrails.refs.length) {
-      const message = `${guardrails.refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;
-      conds.push(condition('ResolvedRefs', false, guardrails.refs[0]?.reason ?? 'BackendNotFound', message, gen, now));
-    }
-    return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
-  });
+  return { invalidText, enforcedText, refusals, guardrails };
+}
+
+/** The conditions of one ancestor: Accepted, Attached, and Conflicted, Enforced, ResolvedRefs when they apply. */
+function ancestorStatus(
+  e: StoredObject,
+  a: Ancestor,
+  pieces: readonly StatusPiece[],
+  problemText: string,
+  texts: PolicyTexts,
+  options: TranslateOptions,
+): Rec {
+  const gen = e.obj.metadata.generation ?? 0;
+  const now = options.now;
+  const attachedTo = [
+    ...new Set(
+      pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
+    ),
+  ].sort();
+  const attachable = !problemText && !a.problem;
+  const accepted = attachable && !texts.invalidText;
+  const conds: Condition[] = [
+    condition(
+      'Accepted',
+      accepted,
+      problemText || texts.invalidText ? 'Invalid' : (a.problem?.reason ?? 'Accepted'),
+      problemText || a.problem?.message || texts.invalidText || 'the policy is accepted',
+      gen,
+      now,
+    ),
+    condition(
+      'Attached',
+      attachable && attachedTo.length > 0,
+      attachable && attachedTo.length ? 'Attached' : 'NotAttached',
+      !attachable
+        ? 'the policy is not accepted for this target'
+        : attachedTo.length
+          ? `in effect through Gateway ${attachedTo.join(', ')}`
+          : `no Gateway of controller ${options.controllerName} serves this target`,
+      gen,
+      now,
+    ),
+  ];
+  const conflicted = conflictCondition(a, pieces, gen, now);
+  if (conflicted) conds.push(conflicted);
+  // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
+  const enforced = attachable
+    ? enforcedCondition(refusalText(texts.refusals), texts.enforcedText, gen, now)
+    : undefined;
+  if (enforced) conds.push(enforced);
+  const refs = texts.guardrails.refs;
+  if (attachable && refs.length) {
+    const message = `${refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;
+    conds.push(condition('ResolvedRefs', false, refs[0]?.reason ?? 'BackendNotFound', message, gen, now));
+  }
+  return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
+}
+
+function conflictCondition(
+  a: Ancestor,
+  pieces: readonly StatusPiece[],
+  gen: number,
+  now: string,
+): Condition | undefined {
+  const conflicts = pieces.flatMap((p) =>
+    p.kind === 'policyConflict' && p.conflict.targetIndex === a.targetIndex ? [p.conflict] : [],
+  );
+  if (!conflicts.length) return undefined;
+  const fields = [
+    ...new Set(conflicts.map((c) => `${c.field} (kept from ${c.winner}, older at level ${c.level})`)),
+  ].sort();
+  const message = `another policy at the same level sets the same field: ${fields.join('; ')}`;
+  return condition('Conflicted', true, 'Conflicted', message, gen, now);
 }
 
 /**

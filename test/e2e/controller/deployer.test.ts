@@ -1,7 +1,9 @@
 // The deployer against a real API server: a Gateway's proxy workload is server-side applied by
 // gw-controller with owner references, follows GwParameters changes, leaves unchanged objects alone,
-// prunes what is no longer rendered (Deployment → DaemonSet, PDB removed) and keeps the session key.
+// prunes what is no longer rendered (Deployment → DaemonSet, PDB removed), keeps the session key, and
+// applies again what is deleted by hand.
 import { randomBytes } from 'node:crypto';
+import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { installGwCrds } from '../support/gw-crds.js';
 import { e2eKubeConfig, useNamespace } from '../support/kube.js';
@@ -87,7 +89,44 @@ describe('deployer', () => {
       Buffer.from(String((ca.data as Record<string, string>)['ca.crt']), 'base64').toString('utf8'),
     );
     const secret = await eventually(() => obj('v1', 'Secret', 'edge-session-key'), 30_000, 'session-key Secret');
-    expect(Buffer.from(String((secret.data as Record<string, string>)['session-key']), 'base64')).toHaveLength(32);
+    // The Secret holds the key as base64 text (an env var cannot carry raw bytes): 32 bytes once decoded.
+    const keyText = Buffer.from(String((secret.data as Record<string, string>)['session-key']), 'base64').toString();
+    expect(Buffer.from(keyText, 'base64')).toHaveLength(32);
+  });
+
+  it('applies a deleted Deployment and Service again without a controller restart', async () => {
+    const before = new Map<string, string>();
+    for (const [apiVersion, kind] of [
+      ['apps/v1', 'Deployment'],
+      ['v1', 'Service'],
+    ] as const) {
+      const o = (await obj(apiVersion, kind))!;
+      before.set(kind, o.metadata!.uid!);
+      await KubernetesObjectApi.makeApiClient(kc).delete({
+        apiVersion,
+        kind,
+        metadata: { name: 'edge', namespace: ns() },
+      });
+    }
+    const started = Date.now();
+    for (const [apiVersion, kind] of [
+      ['apps/v1', 'Deployment'],
+      ['v1', 'Service'],
+    ] as const) {
+      const back = await eventually(
+        async () => {
+          const o = await obj(apiVersion, kind);
+          return o && o.metadata!.uid !== before.get(kind) ? o : undefined;
+        },
+        30_000,
+        `${kind} applied again`,
+      );
+      expect((back.metadata as unknown as Meta).ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Gateway', uid: gwUid }),
+      ]);
+    }
+    expect(ctl.exited()).toBe(false);
+    console.log(`e2e: deleted Deployment and Service applied again after ${Date.now() - started} ms`);
   });
 
   it('updates the Deployment when GwParameters change and leaves unchanged objects alone', async () => {

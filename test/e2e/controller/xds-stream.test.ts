@@ -106,4 +106,82 @@ describe('xDS from the controller process', () => {
     expect(cond.type).toBe('Programmed');
     expect(cond.message).toMatch(/edge-pod rejected listener\//);
   });
+
+  it('puts a proxy rejection on the route that caused it only, applies the other route, and clears it when fixed', async () => {
+    const route = (name: string, hostname: string) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name, namespace: ns() },
+      spec: {
+        parentRefs: [{ name: 'edge' }],
+        rules: [
+          {
+            matches: [{ path: { type: 'PathPrefix', value: `/${name}` } }],
+            filters: [{ type: 'RequestRedirect', requestRedirect: { hostname } }],
+          },
+        ],
+      },
+    });
+    // Fault injection: this proxy refuses any resource whose body redirects to bad.example.
+    const held = new Map<string, string>();
+    const c = createXdsClient({
+      address: `127.0.0.1:${ctl.xdsPort}`,
+      gateway: `${ns()}/edge`,
+      podName: 'routes-pod',
+      tokenFile: join(dir, 'edge.token'),
+      caFile: join(dir, 'ca.crt'),
+      serverName: 'localhost',
+      log: pino({ level: 'silent' }),
+      apply: (u) => {
+        const errors = [];
+        for (const r of u.upserts) {
+          const body = Buffer.from(r.body).toString('latin1');
+          if (body.includes('bad.example')) errors.push({ name: r.name, message: 'injected fault' });
+          else held.set(r.name, body);
+        }
+        return { errors };
+      },
+    });
+    clients.push(c);
+    const bodyOf = (name: string) => [...held].find(([k]) => k.startsWith(`route/HTTPRoute/${ns()}/${name}/`))?.[1];
+    const rejection = async (name: string) => {
+      const r = await read(kc, 'gateway.networking.k8s.io/v1', 'HTTPRoute', name, ns());
+      const parents = ((r.status?.parents ?? []) as { conditions?: { reason: string; message: string }[] }[]).filter(
+        (p) => p.conditions,
+      );
+      return {
+        seen: parents.length > 0,
+        cond: parents.flatMap((p) => p.conditions!).find((x) => x.reason === 'RejectedByProxy'),
+      };
+    };
+    await apply(kc, route('good', 'g1.example'));
+    await apply(kc, route('bad', 'ok.example'));
+    await eventually(
+      async () => (bodyOf('good')?.includes('g1.example') && bodyOf('bad') ? true : undefined),
+      60_000,
+      'routes held',
+    );
+
+    await apply(kc, route('good', 'g2.example'));
+    await apply(kc, route('bad', 'bad.example'));
+    const cond = await eventually(async () => (await rejection('bad')).cond, 60_000, 'RejectedByProxy on bad');
+    expect(cond.message).toMatch(/routes-pod rejected route\/HTTPRoute\/.*\/bad\/.*injected fault/);
+    expect(bodyOf('good')).toContain('g2.example');
+    expect(bodyOf('bad')).toContain('ok.example');
+    const good = await rejection('good');
+    expect(good.seen).toBe(true);
+    expect(good.cond).toBeUndefined();
+
+    await apply(kc, route('bad', 'fixed.example'));
+    await eventually(
+      async () => (bodyOf('bad')?.includes('fixed.example') ? true : undefined),
+      60_000,
+      'fixed route held',
+    );
+    await eventually(
+      async () => ((await rejection('bad')).cond ? undefined : true),
+      60_000,
+      'RejectedByProxy cleared on bad',
+    );
+  });
 });

@@ -115,7 +115,7 @@ describe("MCP guardrails on a target's requests to the client", () => {
       metadata: { route: 'session', user: 'ada' },
       headers: { 'x-user': 'ada' },
     });
-    expect(req?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(req?.sessionId).toMatch(/^[A-Za-z0-9_-]{60,}$/); // the sealed session id (session-seal.ts)
     expect(res?.id).toBe(req?.id);
     expect(req?.id).toBeDefined();
     expect(res?.result).toMatchObject({

@@ -14,6 +14,8 @@ export interface ControllerProcess {
   identity: string;
   /** Port of the controller's xDS server on 127.0.0.1. */
   xdsPort: number;
+  /** Port of its /healthz and /readyz on 127.0.0.1. */
+  healthPort: number;
   /** Parsed JSON log lines so far. */
   logs: Record<string, unknown>[];
   /** Log lines whose msg equals `msg`. */
@@ -39,6 +41,7 @@ export interface ControllerStart {
 export function startController(o: ControllerStart): ControllerProcess {
   mkdirSync(e2eLogDir, { recursive: true });
   const xdsPort = randomPort();
+  const healthPort = randomPort();
   const args = [
     '--import',
     'tsx',
@@ -52,7 +55,7 @@ export function startController(o: ControllerStart): ControllerProcess {
     '--log-level',
     'debug',
     '--health-port',
-    String(randomPort()),
+    String(healthPort),
     '--xds-port',
     String(xdsPort),
     ...(o.extraArgs ?? []),
@@ -81,6 +84,7 @@ export function startController(o: ControllerStart): ControllerProcess {
   return {
     identity: o.identity,
     xdsPort,
+    healthPort,
     logs,
     count: (msg) => logs.filter((l) => l.msg === msg).length,
     exited: () => child.exitCode !== null || child.signalCode !== null,

@@ -51,6 +51,11 @@ export interface BackendRef {
    */
   'targetCredentials'?: ({[key: string]: _gw_ir_v1_AiCredential});
   /**
+   * MCP target name → TLS to that target from its own `policies.tls` (or sectionName-targeted
+   * `backend.tls`); a target without an entry uses `tls`. The target is then dialled over https.
+   */
+  'targetTls'?: ({[key: string]: _gw_ir_v1_BackendTls});
+  /**
    * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
@@ -98,6 +103,11 @@ export interface BackendRef__Output {
    * MCP target name → the credential of that target (its own or sectionName-targeted `backend.auth`).
    */
   'targetCredentials': ({[key: string]: _gw_ir_v1_AiCredential__Output});
+  /**
+   * MCP target name → TLS to that target from its own `policies.tls` (or sectionName-targeted
+   * `backend.tls`); a target without an entry uses `tls`. The target is then dialled over https.
+   */
+  'targetTls': ({[key: string]: _gw_ir_v1_BackendTls__Output});
   /**
    * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
    */

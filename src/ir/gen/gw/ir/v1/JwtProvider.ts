@@ -12,6 +12,10 @@ export interface JwtProvider {
    */
   'jwksUrl'?: (string);
   'jwksInline'?: (string);
+  /**
+   * jwks.remote.cacheDuration: fetched keys are refetched on first use after this long; 0 means 5 minutes.
+   */
+  'jwksCacheSeconds'?: (number);
 }
 
 export interface JwtProvider__Output {
@@ -25,4 +29,8 @@ export interface JwtProvider__Output {
    */
   'jwksUrl': (string);
   'jwksInline': (string);
+  /**
+   * jwks.remote.cacheDuration: fetched keys are refetched on first use after this long; 0 means 5 minutes.
+   */
+  'jwksCacheSeconds': (number);
 }

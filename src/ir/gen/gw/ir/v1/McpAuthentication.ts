@@ -3,6 +3,8 @@
 import type { AuthenticationMode as _gw_ir_v1_AuthenticationMode, AuthenticationMode__Output as _gw_ir_v1_AuthenticationMode__Output } from '../../../gw/ir/v1/AuthenticationMode.js';
 import type { McpIdp as _gw_ir_v1_McpIdp, McpIdp__Output as _gw_ir_v1_McpIdp__Output } from '../../../gw/ir/v1/McpIdp.js';
 import type { ResourceMetadata as _gw_ir_v1_ResourceMetadata, ResourceMetadata__Output as _gw_ir_v1_ResourceMetadata__Output } from '../../../gw/ir/v1/ResourceMetadata.js';
+import type { JwtProvider as _gw_ir_v1_JwtProvider, JwtProvider__Output as _gw_ir_v1_JwtProvider__Output } from '../../../gw/ir/v1/JwtProvider.js';
+import type { TokenLocation as _gw_ir_v1_TokenLocation, TokenLocation__Output as _gw_ir_v1_TokenLocation__Output } from '../../../gw/ir/v1/TokenLocation.js';
 
 export interface McpAuthentication {
   'mode'?: (_gw_ir_v1_AuthenticationMode);
@@ -20,6 +22,19 @@ export interface McpAuthentication {
    */
   'jwksUrl'?: (string);
   'jwksInline'?: (string);
+  /**
+   * jwtAuthentication.providers[1..]: a token one of them verifies is accepted too. The fields above are
+   * providers[0], the authorization server MCP clients discover.
+   */
+  'moreProviders'?: (_gw_ir_v1_JwtProvider)[];
+  /**
+   * Where the token is read; unset means the Authorization header with the `Bearer ` prefix.
+   */
+  'location'?: (_gw_ir_v1_TokenLocation | null);
+  /**
+   * providers[0].jwks.remote.cacheDuration: fetched keys are refetched after this long; 0 means 5 minutes.
+   */
+  'jwksCacheSeconds'?: (number);
 }
 
 export interface McpAuthentication__Output {
@@ -38,4 +53,17 @@ export interface McpAuthentication__Output {
    */
   'jwksUrl': (string);
   'jwksInline': (string);
+  /**
+   * jwtAuthentication.providers[1..]: a token one of them verifies is accepted too. The fields above are
+   * providers[0], the authorization server MCP clients discover.
+   */
+  'moreProviders': (_gw_ir_v1_JwtProvider__Output)[];
+  /**
+   * Where the token is read; unset means the Authorization header with the `Bearer ` prefix.
+   */
+  'location': (_gw_ir_v1_TokenLocation__Output | null);
+  /**
+   * providers[0].jwks.remote.cacheDuration: fetched keys are refetched after this long; 0 means 5 minutes.
+   */
+  'jwksCacheSeconds': (number);
 }

@@ -1,0 +1,85 @@
+// HTTP/2 on HTTPS binds: the `https` server still does the TLS handshake (so SNI certificates and the
+// per-listener ALPN choice stay in listener-tls.ts), and a connection that negotiated `h2` is handed to a
+// non-listening `http2` server whose compat request/response objects reach the same request handler.
+// Node's http2 secure server cannot be used instead: it forces its own ALPN list, which would make
+// `frontend.tls.alpnProtocols` unenforceable per listener.
+import { createServer as createH2Server, type Http2Server, type Http2Session, type Settings } from 'node:http2';
+import type { Server as HttpsServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { H2Settings } from './connection-settings.js';
+
+const MAX_WINDOW = 2 ** 31 - 1;
+const clamp = (v: number | undefined, min: number, max: number): number | undefined =>
+  v === undefined ? undefined : Math.min(max, Math.max(min, v));
+
+/** SETTINGS values within what HTTP/2 allows (RFC 9113 §6.5.2): a frame size of `16kb` (16000) becomes 16384. */
+export function h2SettingsOf(s: H2Settings): Settings {
+  const window = clamp(s.windowSize, 0, MAX_WINDOW);
+  const frame = clamp(s.frameSize, 16_384, 16_777_215);
+  const header = clamp(s.maxHeaderSize, 0, 2 ** 32 - 1);
+  return {
+    ...(window !== undefined ? { initialWindowSize: window } : {}),
+    ...(frame !== undefined ? { maxFrameSize: frame } : {}),
+    ...(header !== undefined ? { maxHeaderListSize: header } : {}),
+  };
+}
+
+/** The HTTP/2 side of one HTTPS bind: its sessions, for shutdown and for settings pushed on apply. */
+export class H2Sessions {
+  private readonly server: Http2Server;
+  private readonly sessions = new Set<Http2Session>();
+  private settings: H2Settings = {};
+
+  constructor(https: HttpsServer, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+    this.server = createH2Server();
+    // The compat objects are duck-typed like HTTP/1's; the pipeline reads only what both have (see docs/proxy.md).
+    this.server.on('request', handler as unknown as (req: unknown, res: unknown) => void);
+    this.server.on('session', (s: Http2Session) => {
+      this.sessions.add(s);
+      s.once('close', () => this.sessions.delete(s));
+      this.configure(s);
+    });
+    // https registers exactly one `secureConnection` listener: HTTP/1.1's connection handler.
+    const http1 = https.listeners('secureConnection')[0] as ((s: TLSSocket) => void) | undefined;
+    https.removeAllListeners('secureConnection');
+    https.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.alpnProtocol === 'h2') this.server.emit('connection', socket);
+      else http1?.call(https, socket);
+    });
+  }
+
+  /** frontend.http.http2* for new sessions; open sessions keep theirs. */
+  update(settings: H2Settings): void {
+    this.settings = settings;
+    this.server.updateSettings(h2SettingsOf(settings));
+  }
+
+  /** The connection window, and PINGs every interval: one unanswered for the timeout (default 20 s) closes it. */
+  private configure(session: Http2Session): void {
+    const { connectionWindowSize, keepaliveIntervalMs, keepaliveTimeoutMs } = this.settings;
+    const window = clamp(connectionWindowSize, 65_535, MAX_WINDOW);
+    if (window !== undefined) session.once('connect', () => session.setLocalWindowSize(window));
+    if (!keepaliveIntervalMs) return;
+    const timer = setInterval(() => {
+      const deadline = setTimeout(() => session.destroy(), keepaliveTimeoutMs || 20_000);
+      const sent = session.ping(() => clearTimeout(deadline));
+      if (!sent) clearTimeout(deadline);
+    }, keepaliveIntervalMs);
+    timer.unref();
+    session.once('close', () => clearInterval(timer));
+  }
+
+  get open(): number {
+    return this.sessions.size;
+  }
+
+  /** GOAWAY: streams in flight finish, no new ones start; the session ends when they are done. */
+  closeGracefully(): void {
+    for (const s of this.sessions) s.close();
+  }
+
+  destroyAll(): void {
+    for (const s of this.sessions) s.destroy();
+  }
+}

@@ -1,0 +1,120 @@
+// The session a request names: held by this process, or resumed from its sealed id when another
+// replica or worker began it (session-seal.ts). A forged, altered or expired id, an id of another
+// route, or another subject's id is a session that does not exist: 404.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError } from '../http/http-error.js';
+import { sessionHeader } from './request.js';
+import { McpSession, supportedVersions, type SessionOptions } from './session.js';
+import type { SessionState } from './session-seal.js';
+import { clientKeyOf, shortId, subjectOf, type Refused } from './sessions.js';
+import { endTargetSession } from './target-session.js';
+import type { EndpointContext, McpRoute } from './route.js';
+
+/** What a session of this route is built with; `id` is '' until initialize succeeded and the id is sealed. */
+export function sessionOptions(route: McpRoute, ctx: EndpointContext, id: string, stateless: boolean): SessionOptions {
+  return {
+    id,
+    backend: route.backend,
+    serverInfo: ctx.serverInfo,
+    log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: shortId(id) } : {}) }),
+    onTargetFailure: ctx.onTargetFailure,
+    stateless,
+    ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
+    ...(route.guardrails ? { guardrails: route.guardrails } : {}),
+    ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
+    ...(route.retry ? { retry: route.retry } : {}),
+  };
+}
+
+/** The session the request names, or undefined when the answer (400, 404, 429, 503) was sent. */
+export async function findSession(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  ctx: EndpointContext,
+  claims: Record<string, unknown> | null,
+): Promise<McpSession | undefined> {
+  const id = req.headers[sessionHeader];
+  if (typeof id !== 'string' || id === '') {
+    sendError(res, 'bad_request', 'the mcp-session-id header is required after initialize');
+    return undefined;
+  }
+  const found =
+    ctx.sessions.get(id) ??
+    (await ctx.sessions.resumeOnce(id, () => resume(id, route, ctx, claims, req.socket.remoteAddress)));
+  if (found !== undefined && !(found instanceof McpSession)) {
+    sendError(res, found.code, found.message, { 'retry-after': String(found.retryAfterSeconds) });
+    return undefined;
+  }
+  // A session belongs to the subject that created it; to anyone else it does not exist.
+  if (!found || (found.subject !== undefined && found.subject !== subjectOf(claims))) {
+    sendError(res, 'not_found', 'the session does not exist or has ended; initialize a new one');
+    return undefined;
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && !supportedVersions.includes(version)) {
+    sendError(
+      res,
+      'bad_request',
+      `unsupported mcp-protocol-version ${version}; supported: ${supportedVersions.join(', ')}`,
+    );
+    return undefined;
+  }
+  return found;
+}
+
+/** The sealed state of an id this route may resume for this subject; undefined otherwise. */
+export function openSealed(
+  id: string,
+  route: McpRoute,
+  ctx: EndpointContext,
+  claims: Record<string, unknown> | null,
+): SessionState | undefined {
+  const state = ctx.sessions.sealer.open(id);
+  if (!state || state.route !== route.name) return undefined;
+  if (state.subject !== undefined && state.subject !== subjectOf(claims)) return undefined;
+  return state;
+}
+
+async function resume(
+  id: string,
+  route: McpRoute,
+  ctx: EndpointContext,
+  claims: Record<string, unknown> | null,
+  remoteAddress: string | undefined,
+): Promise<McpSession | Refused | undefined> {
+  const state = openSealed(id, route, ctx, claims);
+  if (!state) return undefined;
+  const admission = ctx.sessions.admit(clientKeyOf(claims, remoteAddress));
+  if (!admission.ok) return admission;
+  const session = new McpSession(sessionOptions(route, ctx, id, false));
+  const resumed = await session.resume(state).catch(() => false);
+  if (!resumed) {
+    admission.reservation.cancel();
+    return undefined;
+  }
+  admission.reservation.commit(session);
+  session.log.info({ targets: state.targets.length }, 'session resumed from its sealed id');
+  return session;
+}
+
+/**
+ * DELETE of a session this process does not hold: its target sessions are ended without resuming it
+ * first (no stdio process is started just to be stopped). False when the id opens to nothing.
+ */
+export async function endSealed(
+  id: string,
+  route: McpRoute,
+  ctx: EndpointContext,
+  claims: Record<string, unknown> | null,
+): Promise<boolean> {
+  const state = openSealed(id, route, ctx, claims);
+  if (!state) return false;
+  await Promise.all(
+    state.targets.map((s) => {
+      const t = route.backend.targets.find((x) => x.name === s.name);
+      return t && s.sessionId ? endTargetSession(t, s.sessionId, s.protocolVersion) : undefined;
+    }),
+  );
+  return true;
+}

@@ -1,0 +1,127 @@
+// Sealed MCP session ids: the id a client holds carries what any replica or worker needs to resume the
+// session (route, target sessions, protocol version, client capabilities, subject, expiry), encrypted
+// and authenticated with AES-256-GCM, so a replica that never saw the session can serve it and a
+// forged, altered or expired id opens to nothing (docs/proxy.md "Sessions across replicas and workers").
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { SessionKeys } from './session-keys.js';
+
+/** One target of a session as sealed: its session id at the target (none for process-local targets). */
+export interface SealedTarget {
+  name: string;
+  sessionId?: string;
+  protocolVersion?: string;
+  capabilities: ServerCapabilities;
+}
+
+export interface SessionState {
+  route: string;
+  protocolVersion: string;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo: { name: string; version: string };
+  /** `iss` + `sub` the session is bound to (sessions.ts subjectOf). */
+  subject?: string;
+  /** Milliseconds since the epoch after which the id opens to nothing. */
+  expiresAt: number;
+  targets: SealedTarget[];
+}
+
+const formatVersion = 1;
+const aad = Buffer.from('gw mcp session v1');
+/** Client capabilities beyond this many bytes of JSON are refused at initialize (the id is a header). */
+export const maxClientCapabilitiesBytes = 2048;
+
+const capabilityBits: [keyof ServerCapabilities, number][] = [
+  ['tools', 1],
+  ['prompts', 2],
+  ['resources', 4],
+  ['logging', 8],
+  ['completions', 16],
+];
+const subscribeBit = 32;
+
+function capsToBits(c: ServerCapabilities): number {
+  let bits = 0;
+  for (const [k, b] of capabilityBits) if (c[k]) bits |= b;
+  if (c.resources?.subscribe === true) bits |= subscribeBit;
+  return bits;
+}
+
+function bitsToCaps(bits: number): ServerCapabilities {
+  const out: ServerCapabilities = {};
+  for (const [k, b] of capabilityBits) if (bits & b) (out as Record<string, unknown>)[k] = {};
+  if (out.resources && bits & subscribeBit) out.resources = { subscribe: true };
+  return out;
+}
+
+/** Compact positional JSON: the id travels in every request header. */
+function encode(s: SessionState): string {
+  return JSON.stringify([
+    s.route,
+    s.protocolVersion,
+    s.clientCapabilities,
+    [s.clientInfo.name, s.clientInfo.version],
+    s.subject ?? null,
+    s.expiresAt,
+    s.targets.map((t) => [t.name, t.sessionId ?? null, t.protocolVersion ?? null, capsToBits(t.capabilities)]),
+  ]);
+}
+
+function decode(text: string): SessionState | undefined {
+  const v: unknown = JSON.parse(text);
+  if (!Array.isArray(v) || v.length !== 7) return undefined;
+  const [route, pv, caps, info, subject, expiresAt, targets] = v as unknown[];
+  if (typeof route !== 'string' || typeof pv !== 'string' || typeof expiresAt !== 'number') return undefined;
+  if (!isObject(caps) || !Array.isArray(info) || !Array.isArray(targets)) return undefined;
+  return {
+    route,
+    protocolVersion: pv,
+    clientCapabilities: caps,
+    clientInfo: { name: String(info[0]), version: String(info[1]) },
+    ...(typeof subject === 'string' ? { subject } : {}),
+    expiresAt,
+    targets: (targets as unknown[][]).map(([name, sid, tpv, bits]) => ({
+      name: String(name),
+      ...(typeof sid === 'string' ? { sessionId: sid } : {}),
+      ...(typeof tpv === 'string' ? { protocolVersion: tpv } : {}),
+      capabilities: bitsToCaps(Number(bits)),
+    })),
+  };
+}
+
+export class SessionSealer {
+  constructor(private readonly keys: SessionKeys) {}
+
+  /** version byte, 12-byte IV, ciphertext, 16-byte tag; base64url (visible ASCII, as MCP requires). */
+  seal(state: SessionState): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.issue, iv).setAAD(aad);
+    const body = Buffer.concat([cipher.update(encode(state), 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.of(formatVersion), iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The state of a genuine, unexpired id; undefined for anything else. */
+  open(id: string, now = Date.now()): SessionState | undefined {
+    if (id.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
+    const raw = Buffer.from(id, 'base64url');
+    if (raw.length < 1 + 12 + 16 + 2 || raw[0] !== formatVersion) return undefined;
+    const iv = raw.subarray(1, 13);
+    const tag = raw.subarray(raw.length - 16);
+    const body = raw.subarray(13, raw.length - 16);
+    for (const key of this.keys.accept) {
+      try {
+        const d = createDecipheriv('aes-256-gcm', key, iv).setAAD(aad).setAuthTag(tag);
+        const text = Buffer.concat([d.update(body), d.final()]).toString('utf8');
+        const state = decode(text);
+        return state && state.expiresAt > now ? state : undefined;
+      } catch {
+        // not sealed with this key; try the next
+      }
+    }
+    return undefined;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

@@ -1,0 +1,62 @@
+// Requests about a target session the proxy may not hold a connection for: whether the target still
+// knows it (a 404 from one target of a session is a restart only if another still knows its own), and
+// ending it (DELETE on a replica that never resumed the session).
+import { request } from 'undici';
+import type { McpTarget } from '../../ir/types.js';
+import { upstreamHeadersOf } from '../backend-auth.js';
+import { upstreamAgent } from './upstream-fetch.js';
+
+function headersFor(target: McpTarget, sessionId: string, protocolVersion: string | undefined): Record<string, string> {
+  return {
+    ...upstreamHeadersOf(target),
+    'mcp-session-id': sessionId,
+    ...(protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {}),
+  };
+}
+
+/** True when the target answers a ping in this session with anything but 404 (or cannot be asked: false). */
+export async function targetKnowsSession(
+  target: McpTarget,
+  sessionId: string,
+  protocolVersion: string | undefined,
+): Promise<boolean> {
+  if (!target.remote) return false;
+  try {
+    const res = await request(target.remote.url, {
+      method: 'POST',
+      headers: {
+        ...headersFor(target, sessionId, protocolVersion),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'gw-probe', method: 'ping' }),
+      dispatcher: upstreamAgent,
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
+    res.body.resume();
+    return res.statusCode !== 404;
+  } catch {
+    return false;
+  }
+}
+
+/** DELETE of a target session; a target that does not allow it (405) or is gone is not an error here. */
+export async function endTargetSession(
+  target: McpTarget,
+  sessionId: string,
+  protocolVersion: string | undefined,
+): Promise<void> {
+  if (!target.remote) return;
+  try {
+    const res = await request(target.remote.url, {
+      method: 'DELETE',
+      headers: headersFor(target, sessionId, protocolVersion),
+      dispatcher: upstreamAgent,
+      headersTimeout: 10_000,
+    });
+    res.body.resume();
+  } catch {
+    // the target is unreachable: its session ends with it
+  }
+}

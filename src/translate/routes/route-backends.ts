@@ -1,0 +1,281 @@
+// The backend edges of one route rule: each backendRef resolved to a Service port or a GwBackend, the IR
+// backend it names, and the edge's merged backend policy with TLS, credentials, guards and refusals.
+import type { BackendInput, BackendRefInput } from '../../ir/types.js';
+import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
+import { backendAi } from '../backends/backend-ai.js';
+import { edgeCredential } from '../backends/backend-auth.js';
+import { backendTls } from '../backends/backend-tls.js';
+import { serviceBackendTls } from '../backends/backend-tls-policy.js';
+import { gwBackendName, serviceBackendName, translateGwBackend, translateService } from '../backends/backends.js';
+import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrails.js';
+import { edgePromptGuard, promptGuardLookup } from '../backends/prompt-guard.js';
+import { memo, readAny, type Ctx } from '../objects/context.js';
+import { num, rec, recs, str, type Rec } from '../objects/read.js';
+import { referenceAllowed } from '../objects/refs.js';
+import { refKind } from '../objects/store.js';
+import { GROUP, displayName, type StoredObject } from '../objects/types.js';
+import { backendPolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
+import { fieldsOf } from '../policies/policy-fields.js';
+import type { MergeResult } from '../policies/policy-merge.js';
+import { validAttachments, type Attachment } from '../policies/policy-targets.js';
+import type { RouteSink } from './route-sink.js';
+
+export interface ResolvedRef {
+  entry: StoredObject;
+  port?: number;
+  weight: number;
+}
+
+export function resolveBackendRefs(
+  ctx: Ctx,
+  route: StoredObject,
+  rule: Rec,
+): { refs: ResolvedRef[]; problems: { reason: string; message: string }[] } {
+  const ns = route.obj.metadata.namespace ?? '';
+  const refs: ResolvedRef[] = [];
+  const problems: { reason: string; message: string }[] = [];
+  for (const r of recs(rule.backendRefs)) {
+    const group = str(r.group) ?? '',
+      kindName = str(r.kind) ?? 'Service',
+      name = str(r.name) ?? '';
+    const tns = str(r.namespace) ?? ns;
+    if (group === GROUP.gw && kindName === 'GwModel') continue; // model routing: GwModels attach to the route instead
+    const kind = refKind(group, kindName, 'Service');
+    if (kind !== 'Service' && kind !== 'GwBackend') {
+      problems.push({
+        reason: 'InvalidKind',
+        message: `backendRef kind ${group ? `${group}/` : ''}${kindName} is not supported`,
+      });
+      continue;
+    }
+    if (
+      !referenceAllowed(
+        ctx,
+        { group: GROUP.gateway, kind: route.kind, namespace: ns },
+        { group, kind, namespace: tns, name },
+      )
+    ) {
+      problems.push({
+        reason: 'RefNotPermitted',
+        message: `${kind} ${tns}/${name} is in another namespace and no ReferenceGrant allows it`,
+      });
+      continue;
+    }
+    const entry = readAny(ctx, kind, `${tns}/${name}`);
+    if (!entry || entry.problems.length > 0) {
+      problems.push({
+        reason: 'BackendNotFound',
+        message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}`,
+      });
+      continue;
+    }
+    const port = num(r.port);
+    if (kind === 'Service') {
+      const ports = recs(rec(entry.obj.spec)?.ports).map((p) => num(p.port));
+      if (port === undefined || !ports.includes(port)) {
+        problems.push({
+          reason: 'BackendNotFound',
+          message:
+            port === undefined
+              ? `backendRef to Service ${tns}/${name} needs a port`
+              : `Service ${tns}/${name} has no port ${port}`,
+        });
+        continue;
+      }
+    }
+    refs.push({ entry, weight: num(r.weight) ?? 1, ...(kind === 'Service' ? { port } : {}) });
+  }
+  return { refs, problems };
+}
+
+/** A route → backend edge as built: its refusals are the coverage table's (read back for the route's). */
+export type BuiltEdge = BackendRefInput & { backend: string; refusals?: IrRefusal[] };
+
+/** Why an edge was left out (InvalidBackendTLS, InvalidBackendAuth). */
+export interface EdgeProblem {
+  reason: string;
+  message: string;
+}
+
+/** Where an edge points: its IR backend name and the policies that sit on the backend side. */
+interface EdgeTarget {
+  name: string;
+  atts: Attachment[];
+  levels: Leveled[];
+  own?: { source: string; values: Rec | undefined };
+  /** MCP targets and AI providers with their own policies (GwBackend only). */
+  subs: { name: string; source: string; values: Rec | undefined }[];
+  aiProviders: string[];
+}
+
+/** The IR backend of the edge (added to the sink once) and its backend-side policy levels. */
+function edgeTarget(ctx: Ctx, r: ResolvedRef, sink: RouteSink): EdgeTarget {
+  const e = r.entry;
+  const atts = validAttachments(ctx, e);
+  const ns = e.obj.metadata.namespace ?? '';
+  if (e.kind === 'Service') {
+    const port = r.port ?? 0;
+    const name = serviceBackendName(ns, e.obj.metadata.name, port);
+    if (!sink.backends.has(name)) sink.backends.set(name, translateService(ns, e.obj.metadata.name, port));
+    const levels = atts
+      .filter((a) => a.sectionName === undefined || a.sectionName === String(port))
+      .map((attachment) => ({
+        attachment,
+        level: attachment.sectionName === undefined ? ('Backend' as const) : ('BackendSection' as const),
+      }));
+    return { name, atts, levels, subs: [], aiProviders: [] };
+  }
+  const name = gwBackendName(e.key);
+  const spec = rec(e.obj.spec) ?? {};
+  const result = memo(ctx, `backend:${e.key}`, () => translateGwBackend(ctx, e.key, spec));
+  if (!sink.backends.has(name)) sink.backends.set(name, result.backend);
+  const levels = atts
+    .filter((a) => a.sectionName === undefined)
+    .map((attachment) => ({ attachment, level: 'Backend' as const }));
+  const display = displayName('GwBackend', e.key);
+  const subs = [
+    ...result.targets.map((t) => ({ name: t, source: `${display} target ${t}`, values: result.targetPolicies[t] })),
+    ...result.providers.map((p) => ({ name: p, source: `${display} provider ${p}`, values: result.targetPolicies[p] })),
+  ];
+  return {
+    name,
+    atts,
+    levels,
+    own: { source: display, values: rec(spec.policies) },
+    subs,
+    aiProviders: result.providers,
+  };
+}
+
+/** The IR edge, or why its backend TLS or AI credential cannot be programmed. */
+export function backendRef(
+  ctx: Ctx,
+  gp: GatewayPolicies,
+  r: ResolvedRef,
+  routeSide: Leveled[],
+  sink: RouteSink,
+  gateway: string,
+): BuiltEdge | EdgeProblem {
+  const target = edgeTarget(ctx, r, sink);
+  const out: BuiltEdge = { backend: target.name, weight: r.weight };
+  const merged = backendPolicy(gp, routeSide, target.levels, target.own);
+  sink.conflicts.push(...merged.conflicts);
+  if (Object.keys(merged.fields).length) out.policy = fieldsOf(merged);
+  const tls = edgeTls(ctx, r, merged, gateway, sink);
+  if (tls && 'reason' in tls) return tls;
+  if (tls) out.tls = tls;
+  const guardrails = mcpGuardrails(ctx, merged);
+  if (guardrails) out.mcpGuardrails = guardrails;
+  const subMerged = subPolicies(gp, routeSide, target, sink);
+  for (const [name, m] of Object.entries(subMerged)) (out.targetPolicies ??= {})[name] = fieldsOf(m);
+  const irBackend = sink.backends.get(out.backend);
+  if (irBackend?.mcp) {
+    const targetTls = mcpTargetTls(ctx, merged, subMerged);
+    if (!targetTls.ok) return targetTls.problem;
+    if (targetTls.tls) out.targetTls = targetTls.tls;
+  }
+  const credentials = edgeCredentials(ctx, irBackend, target.aiProviders, merged, subMerged);
+  if ('reason' in credentials) return credentials;
+  Object.assign(out, credentials);
+  const promptGuard = edgePromptGuard(merged, subMerged, promptGuardLookup(ctx));
+  if (promptGuard) out.promptGuard = promptGuard;
+  refuseTargetGuardrails(out, merged, subMerged);
+  const refusals = edgeRefusals(irBackend, r.entry, merged, subMerged);
+  if (refusals.length) out.refusals = refusals;
+  return out;
+}
+
+/** Upstream TLS of the edge: a Gw `backend.tls` on it, else the Service's BackendTLSPolicy. */
+function edgeTls(
+  ctx: Ctx,
+  r: ResolvedRef,
+  merged: MergeResult,
+  gateway: string,
+  sink: RouteSink,
+): BuiltEdge['tls'] | EdgeProblem {
+  const tls = backendTls(ctx, merged);
+  if (!tls.ok) return { reason: 'InvalidBackendTLS', message: tls.message };
+  // A Gw backend.tls on the edge is the explicit, more specific setting; else the Service's BackendTLSPolicy.
+  const std =
+    r.entry.kind === 'Service' ? serviceBackendTls(ctx, r.entry, r.port ?? 0, gateway, sink.piece) : undefined;
+  if (std && !tls.tls && !std.ok) return { reason: 'InvalidBackendTLS', message: std.message };
+  if (tls.tls) return tls.tls;
+  return std?.ok ? std.tls : undefined;
+}
+
+/** Each MCP target's own TLS; like the edge's, settings that cannot be resolved leave the edge out. */
+function mcpTargetTls(
+  ctx: Ctx,
+  merged: MergeResult,
+  subMerged: Record<string, MergeResult>,
+): { ok: true; tls: BuiltEdge['targetTls'] } | { ok: false; problem: EdgeProblem } {
+  let out: BuiltEdge['targetTls'];
+  for (const [name, m] of Object.entries(subMerged)) {
+    if (m.provenance['backend.tls']?.source === merged.provenance['backend.tls']?.source) continue;
+    const t = backendTls(ctx, m);
+    if (!t.ok) return { ok: false, problem: { reason: 'InvalidBackendTLS', message: t.message } };
+    if (t.tls) (out ??= {})[name] = t.tls;
+  }
+  return { ok: true, tls: out };
+}
+
+/** The merged policy of each MCP target / AI provider that has policies of its own (or aimed at it). */
+function subPolicies(
+  gp: GatewayPolicies,
+  routeSide: Leveled[],
+  target: EdgeTarget,
+  sink: RouteSink,
+): Record<string, MergeResult> {
+  const out: Record<string, MergeResult> = {};
+  for (const s of target.subs) {
+    const leveled = target.atts
+      .filter((a) => a.sectionName === s.name)
+      .map((attachment) => ({ attachment, level: 'BackendSection' as const }));
+    if (leveled.length === 0 && !s.values) continue;
+    const m = backendPolicy(gp, routeSide, target.levels, target.own, { leveled, source: s.source, values: s.values });
+    sink.conflicts.push(...m.conflicts);
+    out[s.name] = m;
+  }
+  return out;
+}
+
+/** `backend.auth` of a non-AI edge (and its targets), or the LLM settings of an `ai` edge. */
+function edgeCredentials(
+  ctx: Ctx,
+  irBackend: BackendInput | undefined,
+  aiProviders: string[],
+  merged: MergeResult,
+  subMerged: Record<string, MergeResult>,
+): Pick<BackendRefInput, 'credential' | 'targetCredentials' | 'ai'> | EdgeProblem {
+  const out: Pick<BackendRefInput, 'credential' | 'targetCredentials' | 'ai'> = {};
+  if (irBackend && !irBackend.ai) {
+    // Like an AI credential: an edge whose backend.auth cannot be applied is left out, never sent without it.
+    const auth = edgeCredential(ctx, irBackend, merged);
+    if (!auth.ok) return { reason: 'InvalidBackendAuth', message: auth.message };
+    if (auth.credential) out.credential = auth.credential;
+    for (const [name, m] of Object.entries(subMerged)) {
+      const t = edgeCredential(ctx, irBackend, m, name);
+      if (!t.ok) return { reason: 'InvalidBackendAuth', message: t.message };
+      if (t.credential) (out.targetCredentials ??= {})[name] = t.credential;
+    }
+  }
+  if (irBackend?.ai) {
+    // Like TLS: an edge whose upstream credential cannot be resolved is left out rather than sent without it.
+    const ai = backendAi(ctx, aiProviders, merged, subMerged);
+    if (!ai.ok) return { reason: 'InvalidBackendAuth', message: ai.message };
+    if (ai.ai) out.ai = ai.ai;
+  }
+  return out;
+}
+
+/** The refusals of one edge: what policies made effective on it and what the GwBackend itself sets. */
+function edgeRefusals(
+  irBackend: BackendInput | undefined,
+  e: StoredObject,
+  merged: MergeResult,
+  subMerged: Record<string, MergeResult>,
+): IrRefusal[] {
+  const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals)];
+  if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
+  return uniqueRefusals(out);
+}

@@ -1,0 +1,149 @@
+// One HTTPRoute / GRPCRoute rule on one group of listeners → one IR route: its effective policy (typed and
+// as provenance), its backend edges, and every refusal that reaches it.
+import type { RouteInput } from '../../ir/types.js';
+import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
+import type { Named } from '../built-ir.js';
+import { guardrailProblems } from '../backends/mcp-guardrails.js';
+import { promptGuardRefProblems } from '../backends/prompt-guard.js';
+import type { ListenerInfo } from '../listeners/listeners.js';
+import type { Ctx } from '../objects/context.js';
+import { str, type Rec } from '../objects/read.js';
+import { objectKey, type StoredObject } from '../objects/types.js';
+import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
+import { scopeRefusals } from '../policies/scope-refusals.js';
+import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from '../policies/ext-auth.js';
+import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
+import { typedTraffic } from '../policies/ir-traffic.js';
+import { frontendPolicy, routePolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
+import { fieldsOf } from '../policies/policy-fields.js';
+import type { MergeResult } from '../policies/policy-merge.js';
+import { policySecretReader, type PolicySecretReader } from '../policies/policy-secrets.js';
+import { backendRef, type BuiltEdge, type EdgeProblem, type ResolvedRef } from './route-backends.js';
+import type { ListenerGroup } from './route-parents.js';
+import { ruleFilters } from './route-filters.js';
+import { routeOrder } from './route-matches.js';
+import { ruleTimeouts } from './route-timeouts.js';
+import type { RouteSink } from './route-sink.js';
+
+/** One valid rule of the route, with its resolved backendRefs and route-side policy levels. */
+export interface RuleSource {
+  route: StoredObject;
+  rule: Rec;
+  index: number;
+  matches: NonNullable<RouteInput['routeMatches']>;
+  refs: ResolvedRef[];
+  levels: Leveled[];
+}
+
+/** What the rules found that turns the route's ResolvedRefs false. */
+export interface RuleProblems {
+  edges: EdgeProblem[];
+  guards: { reason: string; message: string }[];
+  mcpGuardrails: string[];
+}
+
+export function ruleRoute(
+  ctx: Ctx,
+  gateway: string,
+  gp: GatewayPolicies,
+  sink: RouteSink,
+  rs: RuleSource,
+  g: ListenerGroup,
+  problems: RuleProblems,
+): Named<RouteInput> {
+  const leveled = [...g.listenerLevels, ...rs.levels];
+  const eff = routePolicy(gp, leveled);
+  sink.conflicts.push(...eff.conflicts);
+  const provenance: Record<string, string> = {};
+  for (const k in eff.provenance) provenance[k] = eff.provenance[k]?.source ?? '';
+  const edges = ruleEdges(ctx, gateway, gp, sink, rs, leveled, problems);
+  const resolveBackend = policyBackendResolver(ctx, eff.provenance);
+  const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
+  if (extAuthProblem) problems.edges.push(extAuthProblem);
+  const readSecret = policySecretReader(ctx, eff.provenance);
+  const backendMcp = backendMcpSecurity(edges);
+  const traffic = trafficOf(eff, edges, readSecret, resolveBackend, backendMcp);
+  const timeouts = rs.route.kind === 'HTTPRoute' ? ruleTimeouts(rs.rule) : undefined;
+  const filters = ruleFilters(rs.route.kind, rs.rule);
+  const base = `${rs.route.kind}/${rs.route.key}/${str(rs.rule.name) ?? rs.index}`;
+  const irRoute: Named<RouteInput> & { refusals?: IrRefusal[] } = {
+    name: `${base}${g.suffix}`,
+    listeners: g.listeners,
+    hostnames: g.hosts,
+    routeMatches: rs.matches,
+    order: routeOrder(rs.route, rs.index),
+    // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
+    backends: edges,
+    policy: typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp),
+    ...(traffic.traffic ? { traffic: traffic.traffic } : {}),
+    provenance,
+    effective: fieldsOf(eff),
+    ...(timeouts ? { timeouts } : {}),
+    ...(filters ? { filters } : {}),
+  };
+  // The typed-traffic path's auth refusals, the coverage table's and the route-kind ones, once each.
+  const scoped = scopeRefusals(eff, edges, sink.backends);
+  const refusals = uniqueRefusals([...traffic.refusals, ...routeRefusals(gp, g.group[0], eff, edges), ...scoped]);
+  if (refusals.length) irRoute.refusals = refusals;
+  for (const r of [...scoped, ...backendMcp.refusals]) {
+    const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
+    if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
+  }
+  return irRoute;
+}
+
+/** The rule's edges that can be programmed; the others become problems. */
+function ruleEdges(
+  ctx: Ctx,
+  gateway: string,
+  gp: GatewayPolicies,
+  sink: RouteSink,
+  rs: RuleSource,
+  leveled: Leveled[],
+  problems: RuleProblems,
+): BuiltEdge[] {
+  const refs = rs.refs.map((r) => backendRef(ctx, gp, r, leveled, sink, gateway));
+  const edges = refs.filter((r): r is BuiltEdge => !('reason' in r));
+  problems.edges.push(...refs.filter((r): r is EdgeProblem => 'reason' in r));
+  problems.guards.push(...promptGuardRefProblems(edges));
+  problems.mcpGuardrails.push(...edges.flatMap((r) => guardrailProblems(r)));
+  return edges;
+}
+
+/** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
+function trafficOf(
+  eff: MergeResult,
+  edges: BuiltEdge[],
+  readSecret: PolicySecretReader,
+  resolveBackend: PolicyBackendResolver,
+  backendMcp: BackendMcpSecurity,
+): Pick<RouteInput, 'traffic'> & { refusals: IrRefusal[] } {
+  const traffic = typedTraffic(eff.fields);
+  const edgePolicies = edges.flatMap((e) => [
+    ...(e.policy ? [e.policy] : []),
+    ...Object.values(e.targetPolicies ?? {}),
+  ]);
+  const refusals = authRefusals(
+    eff.fields,
+    (f) => eff.provenance[f]?.source ?? '',
+    readSecret,
+    resolveBackend,
+    edgePolicies,
+    backendMcp,
+  );
+  return { ...(traffic ? { traffic } : {}), refusals };
+}
+
+/**
+ * Everything refused that reaches a route: its traffic and backend settings, its listener's frontend
+ * settings and every edge's refusals, so one look at the route tells the proxy whether to answer 503.
+ */
+function routeRefusals(
+  gp: GatewayPolicies,
+  listener: ListenerInfo | undefined,
+  eff: MergeResult,
+  edges: readonly BuiltEdge[],
+): IrRefusal[] {
+  const frontend = listener ? mergedRefusals(frontendPolicy(gp, listener)) : [];
+  return uniqueRefusals([...mergedRefusals(eff), ...frontend, ...edges.flatMap((e) => e.refusals ?? [])]);
+}

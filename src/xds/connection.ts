@@ -1,0 +1,151 @@
+// One proxy's xDS stream as the server sees it once subscribed: what the proxy was sent, which
+// responses await an answer, and what it rejected. A rejected resource is sent again on the
+// gateway's next change and on a backoff timer, so a rejection (the resource's own fault, a missing
+// dependency, or a proxy that refused a whole response) never keeps a later change from arriving.
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { backoffDelay, type BackoffOptions } from './backoff.js';
+import type { XdsMetrics } from './metrics.js';
+import type { DeltaRequest, DeltaResponse, ResourceError } from './protocol.js';
+import { diffSnapshot, type VersionedSnapshot } from './snapshot.js';
+
+const MAX_INFLIGHT = 64;
+const MAX_NACK_ERRORS = 100;
+const MAX_TEXT = 1024;
+/** Stands in `sent` for a resource the proxy rejected: it holds some other version, or none. */
+const UNKNOWN_VERSION = '';
+/** Re-sending rejected resources when nothing changed: from 1 s, doubling, capped at 1 min. */
+export const RESEND_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000 };
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+/** What one ACK or NACK told the server, for the server's callbacks. */
+export interface ReplyOutcome {
+  /** The whole response was applied: the snapshot the proxy now holds, else undefined. */
+  ackedVersion?: string;
+  /** Resources the proxy rejected (bounded in count and length: they end up in logs and status). */
+  errors: ResourceError[];
+  /** Resources rejected before that the proxy has now applied or dropped. */
+  resolved: string[];
+}
+
+export interface ConnectionDeps {
+  metrics: XdsMetrics;
+  log: Logger;
+  /** The gateway's current snapshot, or null while it has none. */
+  snapshot: () => VersionedSnapshot | null;
+  random?: () => number;
+  resendBackoff?: BackoffOptions;
+}
+
+export class ProxyConnection {
+  /** {name → version} the proxy holds or has been sent; UNKNOWN_VERSION for a rejected one. */
+  private readonly sent: Map<string, string>;
+  private readonly inflight = new Map<string, { at: number; names: string[]; systemVersion: string }>();
+  /** Rejected resource → the proxy's message, until it applies or drops that resource. */
+  readonly rejected = new Map<string, string>();
+  private initialized = false;
+  private seq = 0;
+  private resendAttempt = 0;
+  private resendTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly gateway: string,
+    readonly pod: string,
+    readonly peer: string,
+    private readonly call: grpc.ServerDuplexStream<DeltaRequest, DeltaResponse>,
+    held: Record<string, string>,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.sent = new Map(Object.entries(held));
+  }
+
+  /** Sends what the proxy lacks of the gateway's snapshot (the first response even when empty). */
+  push(): void {
+    const snap = this.deps.snapshot();
+    if (!snap) return;
+    const diff = diffSnapshot(this.sent, snap);
+    if (this.initialized && diff.upserts.length === 0 && diff.removes.length === 0) return;
+    this.initialized = true;
+    for (const r of diff.upserts) this.sent.set(r.name, r.version);
+    for (const n of diff.removes) this.sent.delete(n);
+    const nonce = `${this.id}.${++this.seq}`;
+    // A proxy that never answers must not grow this map without bound; its oldest nonces are forgotten.
+    if (this.inflight.size >= MAX_INFLIGHT) this.inflight.delete(this.inflight.keys().next().value!);
+    const names = [...diff.upserts.map((r) => r.name), ...diff.removes];
+    this.inflight.set(nonce, { at: performance.now(), names, systemVersion: snap.systemVersion });
+    const response: DeltaResponse = {
+      resources: diff.upserts,
+      removedResources: diff.removes,
+      nonce,
+      systemVersionInfo: snap.systemVersion,
+    };
+    this.call.write(response);
+    this.deps.metrics.pushes.inc();
+    this.deps.log.debug(
+      { gateway: this.gateway, pod: this.pod, nonce, upserts: diff.upserts.length, removes: diff.removes.length },
+      'xds push',
+    );
+  }
+
+  /** Books an ACK or NACK; undefined for a nonce this connection did not send (or forgot). */
+  reply(req: DeltaRequest): ReplyOutcome | undefined {
+    const nonce = req.responseNonce ?? '';
+    const sent = this.inflight.get(nonce);
+    if (!sent) return undefined;
+    this.inflight.delete(nonce);
+    this.deps.metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
+    const errors = (req.errors ?? [])
+      .slice(0, MAX_NACK_ERRORS)
+      .map((e) => ({ name: clip(e.name), message: clip(e.message) }));
+    const failed = new Set(errors.map((e) => e.name));
+    const resolved: string[] = [];
+    for (const name of sent.names) {
+      if (!failed.has(name) && this.rejected.delete(name)) resolved.push(name);
+    }
+    for (const e of errors) {
+      this.rejected.set(e.name, e.message);
+      // Sent again on the next push: the proxy kept its previous version (or none) of it.
+      if (this.sent.has(e.name)) this.sent.set(e.name, UNKNOWN_VERSION);
+    }
+    this.scheduleResend(errors.length > 0);
+    return { ...(errors.length === 0 ? { ackedVersion: sent.systemVersion } : {}), errors, resolved };
+  }
+
+  /** Sent again after a backoff even when nothing changes, in case the proxy's own state was the cause. */
+  private scheduleResend(nacked: boolean): void {
+    if (!nacked) {
+      if (this.rejected.size === 0) this.resendAttempt = 0;
+      return;
+    }
+    if (this.resendTimer) return;
+    const delay = backoffDelay(
+      this.resendAttempt++,
+      this.deps.random ?? Math.random,
+      this.deps.resendBackoff ?? RESEND_BACKOFF,
+    );
+    this.resendTimer = setTimeout(() => {
+      this.resendTimer = undefined;
+      try {
+        this.push();
+      } catch (err) {
+        this.deps.log.error({ err, gateway: this.gateway, pod: this.pod }, 'xds re-send failed');
+      }
+    }, delay);
+    this.resendTimer.unref();
+  }
+
+  /** Ends the stream from the server's side. */
+  abort(code: grpc.status, details: string): void {
+    this.close();
+    this.call.emit('error', { code, details });
+  }
+
+  close(): void {
+    if (this.resendTimer) clearTimeout(this.resendTimer);
+    this.resendTimer = undefined;
+  }
+}

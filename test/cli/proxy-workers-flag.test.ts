@@ -1,0 +1,20 @@
+// `--workers` / GW_WORKERS: every CPU unless told otherwise (`auto`), and clear errors for bad values.
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { resolveWorkers } from '../../src/cli/proxy-workers.js';
+
+describe('resolveWorkers', () => {
+  it('runs one worker per available CPU when neither the flag nor GW_WORKERS is set', () => {
+    expect(resolveWorkers(undefined, {})).toBe(availableParallelism());
+    expect(resolveWorkers(undefined, { GW_WORKERS: '' })).toBe(availableParallelism());
+  });
+  it('takes the flag over GW_WORKERS, and auto as the CPUs available', () => {
+    expect(resolveWorkers('3', { GW_WORKERS: '5' })).toBe(3);
+    expect(resolveWorkers(undefined, { GW_WORKERS: '5' })).toBe(5);
+    expect(resolveWorkers('auto', {})).toBe(availableParallelism());
+  });
+  it('refuses anything but auto or 1 to 1024, quoting what it got', () => {
+    for (const bad of ['0', '-1', '1.5', 'two', '1025'])
+      expect(() => resolveWorkers(bad, {})).toThrow(`got ${JSON.stringify(bad)}`);
+  });
+});

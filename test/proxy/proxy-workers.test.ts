@@ -1,0 +1,140 @@
+// Issue 17: `gw proxy --workers 2` runs two worker processes on one listener (node:cluster). A session
+// begun on one worker is served by the other (one sealed-id key, made once by the primary); readiness
+// and metrics answered by the primary cover both workers. Each request of the client opens a new
+// connection (an undici Agent per request), so the primary spreads them over the workers.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
+import { stdioFixture, textOf, waitFor } from './harness.js';
+import { freePort } from './ports.js';
+import { tempDirs } from '../support/temp-dir.js';
+
+const dir = tempDirs()('gw-workers-');
+
+/** A fresh connection per request: the cluster primary hands connections to workers in turn. */
+const freshConnectionFetch = ((url: string | URL, init?: RequestInit) => {
+  const agent = new Agent({ pipelining: 0 });
+  return undiciFetch(url, { ...(init as object), dispatcher: agent }).finally(() => void agent.close());
+}) as unknown as typeof fetch;
+
+async function rawCall(url: string, session: string): Promise<number> {
+  const res = await freshConnectionFetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await res.text();
+  return res.status;
+}
+
+interface Running {
+  child: ReturnType<typeof spawn>;
+  out(): string;
+  port: number;
+  ready: number;
+  metrics: number;
+}
+
+async function spawnWorkers(name: string, targets: string): Promise<Running> {
+  const [port, ready, metrics] = [await freePort(), await freePort(), await freePort()];
+  const file = path.join(dir, `${name}.yaml`);
+  writeFileSync(file, `mcp:\n  port: ${port}\n  host: 127.0.0.1\n  targets:\n${targets}`);
+  const env = { ...process.env };
+  delete env.SESSION_KEY;
+  const args = ['proxy', '-f', file, '--workers', '2'];
+  args.push('--ready-address', `127.0.0.1:${ready}`, '--metrics-address', `127.0.0.1:${metrics}`);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor(
+    async () => (await fetch(`http://127.0.0.1:${ready}/healthz/ready`).catch(() => undefined))?.status === 200,
+    60_000,
+  );
+  return { child, out: () => out, port, ready, metrics };
+}
+
+async function stop(r: Running | undefined): Promise<void> {
+  if (!r || r.child.exitCode !== null) return;
+  const exited = new Promise((done) => r.child.once('exit', done));
+  r.child.kill('SIGTERM');
+  await exited;
+}
+
+async function session(port: number): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'workers-test', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    fetch: freshConnectionFetch,
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('gw proxy --workers 2', () => {
+  let target: HttpFixture;
+  let remote: Running;
+  let local: Running;
+  beforeAll(async () => {
+    target = await startHttpFixture({ id: 'w' });
+    [remote, local] = await Promise.all([
+      spawnWorkers('remote', `    - name: w\n      streamableHttp: { url: ${JSON.stringify(target.url)} }\n`),
+      spawnWorkers(
+        'local',
+        `    - name: s\n      stdio: { cmd: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(stdioFixture)}], env: { FIXTURE_ID: s } }\n`,
+      ),
+    ]);
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all([stop(remote), stop(local)]);
+    await target?.close();
+  });
+
+  it('is ready only once both workers are, with one generated key for both', () => {
+    expect(remote.out().match(/"msg":"proxy started"/g)?.length).toBe(2);
+    expect(remote.out()).toContain('SESSION_KEY is not set');
+  });
+
+  it('serves whole sessions across both workers and counts both workers in /metrics', async () => {
+    let calls = 0;
+    for (let round = 0; round < 2; round++) {
+      const { client, transport } = await session(remote.port);
+      for (let i = 0; i < 6; i++) {
+        expect(textOf(await client.callTool({ name: 'echo', arguments: { text: `${i}` } }))).toBe(`w:${i}`);
+        calls++;
+        expect((await client.listTools()).tools.length).toBe(9);
+      }
+      const id = transport.sessionId ?? '';
+      await transport.terminateSession();
+      await client.close();
+      for (let i = 0; i < 4; i++) expect(await rawCall(`http://127.0.0.1:${remote.port}/mcp`, id)).toBe(404);
+    }
+    // The session was begun on one worker and resumed on the other.
+    expect(remote.out()).toContain('session resumed from its sealed id');
+    const text = await (await fetch(`http://127.0.0.1:${remote.metrics}/metrics`)).text();
+    expect(text).toMatch(new RegExp(`gw_mcp_requests_total\\{method="tools/call"\\} ${calls}\\b`));
+  }, 60_000);
+
+  it('ends a session of stdio targets on both workers on DELETE (the primary passes the end on)', async () => {
+    const { client, transport } = await session(local.port);
+    for (let i = 0; i < 6; i++)
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: `${i}` } }))).toBe(`s:${i}`);
+    expect(local.out()).toContain('session resumed from its sealed id');
+    const id = transport.sessionId ?? '';
+    await transport.terminateSession();
+    await client.close();
+    for (let i = 0; i < 6; i++) expect(await rawCall(`http://127.0.0.1:${local.port}/mcp`, id)).toBe(404);
+  }, 60_000);
+});
