@@ -19,7 +19,10 @@ const provider: CoverageTable = {
   path: enforced('AiProvider.path'),
   pathPrefix: enforced('AiProvider.pathPrefix'),
   'openai.model': enforced('AiProvider.settings'),
-  'openai.moderation.*': refused(`OpenAI moderation ${notYet}`, true),
+  'openai.moderation.*': enforced(
+    'AiProviderSettings.moderation',
+    "the provider's /moderations endpoint checks the prompt and buffered answers (Block → 403 content_flagged)",
+  ),
   'azureopenai.*': enforced('AiProvider.settings'),
   'azure.*': enforced('AiProvider.settings'),
   'anthropic.*': enforced('AiProvider.settings'),

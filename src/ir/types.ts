@@ -218,6 +218,14 @@ export type {
   ModelVisibility__Output as ModelVisibility,
   ModelVisibility as ModelVisibilityInput,
 } from './gen/gw/ir/v1/ModelVisibility.js';
+export type {
+  ModerationMode__Output as ModerationMode,
+  ModerationMode as ModerationModeInput,
+} from './gen/gw/ir/v1/ModerationMode.js';
+export type {
+  OpenAiModeration__Output as OpenAiModeration,
+  OpenAiModeration as OpenAiModerationInput,
+} from './gen/gw/ir/v1/OpenAiModeration.js';
 export type { PathMatch__Output as PathMatch, PathMatch as PathMatchInput } from './gen/gw/ir/v1/PathMatch.js';
 export type { Policy__Output as Policy, Policy as PolicyInput } from './gen/gw/ir/v1/Policy.js';
 export type {

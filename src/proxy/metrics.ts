@@ -90,6 +90,12 @@ export function createMetrics() {
       labelNames: ['provider', 'model', 'kind'],
       registers: [registry],
     }),
+    llmModeration: new Counter({
+      name: 'gw_llm_moderation_total',
+      help: 'Inline moderation checks of LLM providers (openai.moderation), by provider, phase (input, output) and result (passed, flagged, error).',
+      labelNames: ['provider', 'phase', 'result'],
+      registers: [registry],
+    }),
     reloads: new Counter({
       name: 'gw_config_reloads_total',
       help: 'Configuration applications by result.',

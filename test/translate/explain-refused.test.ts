@@ -35,6 +35,6 @@ it('marks each refused field of the route REFUSED with its reason', () => {
 it('lists refused fields of the GwBackend an edge reaches', () => {
   const e = explainRoute(stateOf('refused-fields.yaml'), 'HTTPRoute', 'default', 'echo', 'ai');
   expect(e.routes[0]?.refusals.map((r) => `${r.source} ${r.field}`)).toContain(
-    'GwBackend default/llm spec.ai.provider.openai.moderation',
+    'GwBackend default/llm spec.policies.ai.promptCaching',
   );
 });

@@ -7,9 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { withoutHopByHop } from '../http/forward-headers.js';
-import type { GuardRequestContext } from '../guard/types.js';
+import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
-import type { ErrorCode } from '../proxy-error.js';
+import { ProxyError, type ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
@@ -36,7 +36,16 @@ import {
   relayError,
   relayEventStream,
   relayStream,
+  type Answer,
 } from './llm-response.js';
+import {
+  moderate,
+  moderatedTexts,
+  moderationHeader,
+  moderationMode,
+  type ModerationPhase,
+  type ModerationReport,
+} from './moderation.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
@@ -340,11 +349,21 @@ export class LlmForwarder {
         sendError(res, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
         return;
       }
+      if (p.moderation) {
+        const refused = await this.moderateInput(res, route, p, clientBody, credential, signal);
+        if (refused) {
+          sendError(res, refused.code, refused.message);
+          return;
+        }
+      }
       const outcome = await this.attempt(
         res,
         route,
         p,
-        this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx, client),
+        this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx, client, {
+          credential,
+          signal,
+        }),
         signal,
       );
       if (outcome === 'done') return;
@@ -353,6 +372,106 @@ export class LlmForwarder {
     }
     if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 'invalid_request', unshaped);
     else this.giveUp(res, route, failures, signal);
+  }
+
+  /**
+   * Inline moderation of the prompt (and, for a provider that moderates answers, the check that the answer
+   * can be moderated at all: streamed answers cannot). The error to answer with, or undefined to go on.
+   */
+  private async moderateInput(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    body: ChatBody,
+    credential: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<ProxyError | undefined> {
+    if (moderationMode(p.moderation, 'output') && body.stream === true)
+      return new ProxyError(
+        'policy_not_enforced',
+        `provider ${p.name} moderates answers (openai.moderation.policy.output), which this proxy cannot do for streamed responses; send the request with stream: false`,
+      );
+    return this.moderation(res, route, p, 'input', body, credential, signal);
+  }
+
+  /** One moderation check; sets `x-gw-moderation-<phase>` and counts it. The error to answer with, or undefined. */
+  private async moderation(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    phase: ModerationPhase,
+    body: Record<string, unknown>,
+    credential: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<ProxyError | undefined> {
+    const mode = moderationMode(p.moderation, phase);
+    if (!mode || !p.moderation) return undefined;
+    const e = p.endpoint;
+    const count = (result: string): void =>
+      this.opts.metrics.llmModeration.labels(p.metricsProvider ?? p.name, phase, result).inc();
+    const where = { route: route.name, provider: p.name, phase, mode };
+    let report: ModerationReport;
+    try {
+      report = await moderate(
+        {
+          dispatcher: this.dispatcherOf(route, p),
+          origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`,
+          path: e.moderationPath ?? '/v1/moderations',
+          headers: credential,
+          signal,
+        },
+        p.moderation.model,
+        moderatedTexts(body, phase),
+      );
+    } catch (err) {
+      if (!(err instanceof ProxyError)) throw err;
+      count('error');
+      this.opts.log.warn({ ...where, reason: err.message }, 'LLM moderation endpoint failed');
+      if (mode === 'block') return err;
+      if (!res.headersSent) res.setHeader(`x-gw-moderation-${phase}`, 'error');
+      return undefined;
+    }
+    count(report.flagged ? 'flagged' : 'passed');
+    this.opts.log.info(
+      { ...where, flagged: report.flagged, categories: report.categories, top: report.top },
+      'LLM moderation',
+    );
+    if (!res.headersSent) res.setHeader(`x-gw-moderation-${phase}`, moderationHeader(report));
+    if (mode === 'block' && report.flagged)
+      return new ProxyError(
+        'content_flagged',
+        `provider ${p.name}'s moderation flagged the ${phase === 'input' ? 'prompt' : 'answer'} (${report.categories.join(', ') || 'flagged'})`,
+      );
+    return undefined;
+  }
+
+  /** The prompt guards' response step, then the provider's answer moderation (buffered answers only). */
+  private answerGuards(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    credential: Record<string, string>,
+    signal: AbortSignal,
+  ): LlmGuards | undefined {
+    const inner = route.guards;
+    if (!moderationMode(p.moderation, 'output')) return inner;
+    return {
+      ...inner,
+      response: async (body, ctx) => {
+        const verdict = inner?.response ? await inner.response(body, ctx) : ({ action: 'allow' } as const);
+        if (verdict.action === 'reject') return verdict;
+        const checked = verdict.action === 'modify' ? verdict.body : body;
+        const refused = await this.moderation(res, route, p, 'output', checked, credential, signal);
+        if (!refused) return verdict;
+        const text = JSON.stringify({ error: refused.code, error_description: refused.message });
+        return { action: 'reject', status: refused.status, contentType: 'application/json', body: text };
+      },
+    };
+  }
+
+  private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
+    const e = p.endpoint;
+    return e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
   }
 
   /** Headers carrying the provider's credential; a string says why there is none to send. */
@@ -376,6 +495,7 @@ export class LlmForwarder {
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
     client: LlmClient,
+    moderation: { credential: Record<string, string>; signal: AbortSignal },
   ): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
@@ -415,7 +535,7 @@ export class LlmForwarder {
           );
           return;
         }
-        const answer = {
+        const answer: Answer = {
           id: `chatcmpl-${randomUUID()}`,
           provider: p.metricsProvider ?? p.name,
           model,
@@ -423,8 +543,9 @@ export class LlmForwarder {
           nowSeconds: Math.floor(this.clock() / 1000),
           usage: usageSink(this.usage, client.onTokens),
           guardCtx,
-          ...(route.guards ? { guards: route.guards } : {}),
         };
+        const guards = this.answerGuards(res, route, p, moderation.credential, moderation.signal);
+        if (guards) answer.guards = guards;
         const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
         if (stream && e.format === 'bedrock' && contentType.startsWith(EVENT_STREAM)) {
           await relayEventStream(res, up.statusCode, up.body, answer, includeUsage);
@@ -472,10 +593,7 @@ export class LlmForwarder {
         );
         return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
       }
-      const dispatcher: Dispatcher = e.tls
-        ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls)
-        : this.agent;
-      const up = await dispatcher.request({
+      const up = await this.dispatcherOf(route, p).request({
         origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`,
         path: call.path,
         method: call.method as Dispatcher.HttpMethod,

@@ -5,6 +5,7 @@ import type { Model__Output as Model } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
+import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import { compileCel } from '../policy/cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
@@ -26,6 +27,8 @@ export interface LlmProvider {
   edge?: AiProviderEdge;
   /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
   requestTimeoutMs: number;
+  /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
+  moderation?: OpenAiModeration;
 }
 
 export interface LlmRoute {
@@ -95,6 +98,10 @@ function llmRouteOf(
         problems.push(`provider ${p.name}: ${endpoint.message}`);
         continue;
       }
+      if (settings.moderation && !endpoint.endpoint.moderationPath) {
+        problems.push(`provider ${p.name}: inline moderation needs an OpenAI provider`);
+        continue;
+      }
       out.push({
         name: p.name,
         kind: p.kind,
@@ -103,6 +110,7 @@ function llmRouteOf(
         ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
         requestTimeoutMs: edge?.requestTimeoutMs ?? 0,
+        ...(settings.moderation ? { moderation: settings.moderation } : {}),
       });
     }
     if (out.length > 0) groups.push(out);

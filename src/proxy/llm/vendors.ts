@@ -28,6 +28,8 @@ export interface VendorEndpoint {
   signing?: { region: string; service: string };
   /** Bedrock guardrail applied to every Converse call. */
   guardrail?: Guardrail;
+  /** Path of the vendor's moderation endpoint (OpenAI `/v1/moderations`), for `openai.moderation`. */
+  moderationPath?: string;
 }
 
 /** Route types forwarded unchanged (no conversion, no shaping) to a provider that serves them. */
@@ -93,6 +95,7 @@ export const EMPTY_SETTINGS: Settings = {
   projectId: '',
   formats: [],
   providerOverride: '',
+  moderation: null,
 };
 
 const openai: VendorFn = (p, _s, at) => {
@@ -109,6 +112,7 @@ const openai: VendorFn = (p, _s, at) => {
         AI_ROUTE_EMBEDDINGS: `${base}/embeddings`,
         AI_ROUTE_RESPONSES: `${base}/responses`,
       },
+      moderationPath: `${base}/moderations`,
     },
   };
 };

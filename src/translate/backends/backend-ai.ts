@@ -53,25 +53,6 @@ export function aiEdgeRefusals(m: MergedFields): RefusalInput[] {
   }));
 }
 
-/**
- * Pure: vendor settings of a GwBackend provider (`spec.ai…<vendor>`) this release does not apply;
- * `path` is the provider's field path. For the GwBackend translator (src/translate/backends/backends.ts) to
- * put on the backend's status and IR; `openai.moderation` is security (moderation must not be skipped).
- */
-export function providerSettingsRefusals(kind: string, settings: Rec, source: string, path: string): RefusalInput[] {
-  if (kind === 'openai' && settings.moderation !== undefined) {
-    return [
-      {
-        field: `${path}.openai.moderation`,
-        source,
-        reason: 'inline moderation is not applied by this release; requests are refused rather than sent unmoderated',
-        security: true,
-      },
-    ];
-  }
-  return [];
-}
-
 const ROUTE_TYPES: Record<string, AiRouteTypeInput> = {
   Completions: 'AI_ROUTE_COMPLETIONS',
   Messages: 'AI_ROUTE_MESSAGES',
@@ -247,5 +228,19 @@ export function aiProviderSettings(s: Rec): AiProviderSettingsInput {
     str(f.format) ? [{ format: str(f.format) ?? '', ...(str(f.path) ? { path: str(f.path) } : {}) }] : [],
   );
   if (formats.length > 0) out.formats = formats;
+  const moderation = rec(s.moderation);
+  if (moderation) {
+    const policy = rec(moderation.policy);
+    out.moderation = {
+      model: str(moderation.model) ?? 'omni-moderation-latest',
+      input: MODERATION_MODES[str(rec(policy?.input)?.mode) ?? ''] ?? 'MODERATION_OFF',
+      output: MODERATION_MODES[str(rec(policy?.output)?.mode) ?? ''] ?? 'MODERATION_OFF',
+    };
+  }
   return out;
 }
+
+const MODERATION_MODES: Record<string, 'MODERATION_SCORE' | 'MODERATION_BLOCK'> = {
+  Score: 'MODERATION_SCORE',
+  Block: 'MODERATION_BLOCK',
+};

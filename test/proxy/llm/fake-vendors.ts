@@ -20,9 +20,13 @@ export interface Received {
   body: Record<string, unknown>;
 }
 
-/** ok: a normal answer; status: that status with a vendor error body; hang: never answers; break: a stream that stops after one event. */
+/**
+ * ok: a normal answer; status: that status with a vendor error body; hang: never answers; break: a stream that
+ * stops after one event; moderation-down: `/moderations` answers 500 while the other paths work.
+ */
 export type FakeMode =
   | { kind: 'ok'; content?: string }
+  | { kind: 'moderation-down' }
   | { kind: 'status'; status: number; retryAfter?: number }
   | { kind: 'hang' }
   | { kind: 'break' }
@@ -176,6 +180,29 @@ function anthropic(
   else rest();
 }
 
+/** A word the fake's moderation endpoint flags (category `violence`) wherever it appears in an input. */
+export const FLAGGED_WORD = 'FORBIDDEN';
+
+/** OpenAI's `/v1/moderations` shape: one result per input string; inputs with FLAGGED_WORD are flagged. */
+function moderation(res: ServerResponse, body: Record<string, unknown>, mode: FakeMode): void {
+  if (mode.kind === 'moderation-down') {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'fake moderation outage', type: 'server_error' } }));
+    return;
+  }
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  const results = inputs.map((text) => {
+    const flagged = String(text).includes(FLAGGED_WORD);
+    return {
+      flagged,
+      categories: { violence: flagged, harassment: false },
+      category_scores: { violence: flagged ? 0.91 : 0.0012, harassment: 0.0003 },
+    };
+  });
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ id: 'modr-1', model: body.model, results }));
+}
+
 /** With `tls` the fake serves HTTPS with that certificate and key (PEM). */
 export async function startFakeVendor(
   vendor: 'openai' | 'anthropic',
@@ -207,7 +234,8 @@ export async function startFakeVendor(
         return;
       }
       const path = (req.url ?? '').split('?')[0] ?? '';
-      if (path.endsWith('/models')) {
+      if (path.endsWith('/moderations')) moderation(res, body, mode);
+      else if (path.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json', 'x-fake': 'models' });
         res.end(JSON.stringify({ object: 'list', data: [{ id: `${vendor}-model-1`, object: 'model' }] }));
       } else if (path.endsWith('/embeddings')) {

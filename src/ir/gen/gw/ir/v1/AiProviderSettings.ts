@@ -2,6 +2,7 @@
 
 import type { BedrockGuardrail as _gw_ir_v1_BedrockGuardrail, BedrockGuardrail__Output as _gw_ir_v1_BedrockGuardrail__Output } from '../../../gw/ir/v1/BedrockGuardrail.js';
 import type { CustomFormat as _gw_ir_v1_CustomFormat, CustomFormat__Output as _gw_ir_v1_CustomFormat__Output } from '../../../gw/ir/v1/CustomFormat.js';
+import type { OpenAiModeration as _gw_ir_v1_OpenAiModeration, OpenAiModeration__Output as _gw_ir_v1_OpenAiModeration__Output } from '../../../gw/ir/v1/OpenAiModeration.js';
 
 /**
  * A provider's vendor settings, typed (replaces AiProvider.settings_json / ModelProvider.settings_json).
@@ -57,6 +58,11 @@ export interface AiProviderSettings {
    * `custom.providerOverride`: the provider name used in metric labels instead of the provider's kind.
    */
   'providerOverride'?: (string);
+  /**
+   * `openai.moderation`: the provider's moderation endpoint is asked about the prompt (input) and the
+   * answer (output) before they pass (docs/llm-providers.md "Inline moderation").
+   */
+  'moderation'?: (_gw_ir_v1_OpenAiModeration | null);
 }
 
 /**
@@ -113,4 +119,9 @@ export interface AiProviderSettings__Output {
    * `custom.providerOverride`: the provider name used in metric labels instead of the provider's kind.
    */
   'providerOverride': (string);
+  /**
+   * `openai.moderation`: the provider's moderation endpoint is asked about the prompt (input) and the
+   * answer (output) before they pass (docs/llm-providers.md "Inline moderation").
+   */
+  'moderation': (_gw_ir_v1_OpenAiModeration__Output | null);
 }

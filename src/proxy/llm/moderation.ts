@@ -1,0 +1,128 @@
+// Inline moderation of an OpenAI provider (GwBackend `openai.moderation`, seed 001): the prompt (input) and
+// the answer (output) are sent to the provider's own `/moderations` endpoint, with the provider's credential
+// and TLS, before they pass. Block refuses flagged content; Score lets it pass and reports the scores.
+// Moderation is a security setting: when it cannot be asked, Block fails closed.
+import type { Dispatcher } from 'undici';
+import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
+import { ProxyError } from '../proxy-error.js';
+import { readBounded } from './llm-response.js';
+
+export type ModerationPhase = 'input' | 'output';
+
+/** What the moderation endpoint said about one piece of content, folded over its results. */
+export interface ModerationReport {
+  flagged: boolean;
+  /** Categories any result flagged, sorted. */
+  categories: string[];
+  /** The highest score among all categories and results, and its category (empty when none). */
+  top: { category: string; score: number };
+}
+
+/** How to reach the provider's moderation endpoint: everything but the body. */
+export interface ModerationCall {
+  dispatcher: Dispatcher;
+  origin: string;
+  path: string;
+  /** Credential and fixed headers of the provider; never logged. */
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
+
+/** Largest moderation answer read; OpenAI's are a few kB per input. */
+const MAX_ANSWER_BYTES = 1 << 20;
+
+export function moderationMode(
+  m: OpenAiModeration | null | undefined,
+  phase: ModerationPhase,
+): 'score' | 'block' | undefined {
+  const mode = m?.[phase];
+  return mode === 'MODERATION_BLOCK' ? 'block' : mode === 'MODERATION_SCORE' ? 'score' : undefined;
+}
+
+/** The texts of a chat-completions request (input) or response (output) that are moderated; empty strings are left out. */
+export function moderatedTexts(body: Record<string, unknown>, phase: ModerationPhase): string[] {
+  const items = phase === 'input' ? arr(body.messages) : arr(body.choices).map((c) => rec(c)?.message);
+  return items.flatMap((m) => textOf(rec(m)?.content)).filter((t) => t.trim() !== '');
+}
+
+function textOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  // Content parts (`[{type: 'text', text}]`): only text parts are moderated here.
+  return arr(content).flatMap((p) => {
+    const part = rec(p);
+    return part?.type === 'text' && typeof part.text === 'string' ? [part.text] : [];
+  });
+}
+
+/**
+ * Asks the moderation endpoint about `texts`. Throws a ProxyError (`moderation_unavailable`, 502) when it
+ * cannot be reached or answers with anything but a moderation result; the caller decides whether that blocks.
+ */
+export async function moderate(call: ModerationCall, model: string, texts: string[]): Promise<ModerationReport> {
+  if (texts.length === 0) return { flagged: false, categories: [], top: { category: '', score: 0 } };
+  const payload = JSON.stringify({ model, input: texts });
+  let status: number, text: string;
+  try {
+    const res = await call.dispatcher.request({
+      origin: call.origin,
+      path: call.path,
+      method: 'POST',
+      headers: {
+        ...call.headers,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': String(Buffer.byteLength(payload)),
+      },
+      body: payload,
+      signal: call.signal,
+    });
+    status = res.statusCode;
+    const buf = await readBounded(res.body, MAX_ANSWER_BYTES);
+    text = buf === 'too_large' ? '' : buf.toString('utf8');
+  } catch (err) {
+    if (call.signal.aborted) throw err;
+    throw new ProxyError('moderation_unavailable', `the moderation endpoint ${call.origin} could not be reached`);
+  }
+  if (status < 200 || status > 299)
+    throw new ProxyError('moderation_unavailable', `the moderation endpoint ${call.origin} answered ${status}`);
+  const report = readReport(text);
+  if (!report)
+    throw new ProxyError('moderation_unavailable', `the moderation endpoint ${call.origin} gave no moderation results`);
+  return report;
+}
+
+/** `{results: [{flagged, categories, category_scores}]}` → a report; undefined when the shape is wrong. */
+export function readReport(text: string): ModerationReport | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const results = rec(json)?.results;
+  if (!Array.isArray(results) || results.length === 0) return undefined;
+  const categories = new Set<string>();
+  const top = { category: '', score: 0 };
+  let flagged = false;
+  for (const r of results) {
+    const result = rec(r);
+    if (!result || typeof result.flagged !== 'boolean') return undefined;
+    flagged ||= result.flagged;
+    for (const [c, on] of Object.entries(rec(result.categories) ?? {})) if (on === true) categories.add(c);
+    for (const [c, s] of Object.entries(rec(result.category_scores) ?? {}))
+      if (typeof s === 'number' && s > top.score) Object.assign(top, { category: c, score: s });
+  }
+  return { flagged, categories: [...categories].sort(), top };
+}
+
+/** The `x-gw-moderation-<phase>` header value: `flagged=true; categories=a,b; top=violence:0.9132`. */
+export function moderationHeader(r: ModerationReport): string {
+  const parts = [`flagged=${r.flagged}`];
+  if (r.categories.length > 0) parts.push(`categories=${r.categories.join(',')}`);
+  if (r.top.category) parts.push(`top=${r.top.category}:${r.top.score.toFixed(4)}`);
+  return parts.join('; ');
+}
+
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const rec = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
