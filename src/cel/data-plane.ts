@@ -8,7 +8,9 @@ type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
 export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
-export type CelVariable = (typeof celVariables)[number];
+/** Connection attributes (`source.address`, `destination.port`, ...): only network authorization names them. */
+export const connectionVariables = ['source', 'destination'] as const;
+export type CelVariable = (typeof celVariables)[number] | (typeof connectionVariables)[number];
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
@@ -21,7 +23,15 @@ export const expressionVariables = {
 
 const dynMap = mapType(CelScalar.STRING, CelScalar.DYN);
 const env = celEnv({
-  variables: { jwt: dynMap, request: dynMap, mcp: dynMap, llmRequest: dynMap, apiKey: dynMap },
+  variables: {
+    jwt: dynMap,
+    request: dynMap,
+    mcp: dynMap,
+    llmRequest: dynMap,
+    apiKey: dynMap,
+    source: dynMap,
+    destination: dynMap,
+  },
   funcs: strings,
 });
 
@@ -59,6 +69,8 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         mcp: bindings.mcp ?? {},
         llmRequest: bindings.llmRequest ?? {},
         apiKey: bindings.apiKey ?? {},
+        source: bindings.source ?? {},
+        destination: bindings.destination ?? {},
       };
       try {
         return program(ctx as never);

@@ -75,7 +75,10 @@ const frontendTable: CoverageTable = {
     'excess requests on the listener get 503',
   ),
   'metrics.*': frontend('metric attributes'),
-  'networkAuthorization.*': frontend('network authorization', true),
+  'networkAuthorization.*': enforced(
+    'Listener.networkAuthorization',
+    'CEL over source/destination address and port; a refused connection is closed before any byte is read',
+  ),
   'proxyProtocol.*': frontend('PROXY protocol'),
   'tcp.*': frontend('TCP settings'),
   'tcp.keepalive.time': enforced(

@@ -54,6 +54,11 @@ export function createMetrics() {
       help: 'Connections closed at once because their source address reached the per-source cap.',
       registers: [registry],
     }),
+    connectionsDenied: new Counter({
+      name: 'gw_listener_connections_denied_total',
+      help: 'Connections closed at once because GwPolicy frontend.networkAuthorization does not allow them.',
+      registers: [registry],
+    }),
     upstreamRequests: new Counter({
       name: 'gw_upstream_requests_total',
       help: 'Requests forwarded to HTTP backends, by backend and response status class.',

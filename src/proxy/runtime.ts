@@ -32,6 +32,7 @@ import { connectionCaps } from './http/listener-limits.js';
 import { H2Sessions } from './http/h2-sessions.js';
 import { adaptHttp2 } from './http/h2-compat.js';
 import { ConnectionSettings, bindConnectionSettings } from './http/connection-settings.js';
+import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/network-authorization.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
@@ -77,6 +78,8 @@ interface BoundPort {
   tls?: TlsBind;
   /** frontend keepalive, idle timeout, connection age: swapped on apply. */
   conn: ConnectionSettings;
+  /** frontend.networkAuthorization of the port's listeners: swapped on apply. */
+  gate: NetworkGate;
   /** HTTPS binds: the HTTP/2 sessions of connections that negotiated `h2`. */
   h2?: H2Sessions;
 }
@@ -237,6 +240,7 @@ export class ProxyRuntime {
     if (problems.length > 0) throw new ProblemError(problems);
     const binds = resourcesOf(snapshot, 'bind');
     const tls = bindTlsOf(resourcesOf(snapshot, 'listener').values());
+    const gates = bindNetworkGates(resourcesOf(snapshot, 'listener').values());
     const next = this.compile(snapshot);
     const opened: string[] = [];
     // A bind switching between HTTP and HTTPS keeps its port: the old server closes just before the new one listens.
@@ -261,14 +265,14 @@ export class ProxyRuntime {
               message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name`,
             },
           ]);
-        this.ports.set(name, await this.listen(bind.address, bind.port, tls.get(name)));
+        this.ports.set(name, await this.listen(bind.address, bind.port, tls.get(name), gates.get(name)));
         opened.push(name);
       }
       for (const [name, old] of replaced) {
         this.ports.delete(name);
         old.server.close();
         old.server.closeIdleConnections();
-        this.ports.set(name, await this.listen(old.address, old.port, tls.get(name)));
+        this.ports.set(name, await this.listen(old.address, old.port, tls.get(name), gates.get(name)));
         opened.push(name);
       }
     } catch (err) {
@@ -278,7 +282,7 @@ export class ProxyRuntime {
       }
       for (const [name, old] of replaced) {
         // Best effort: the port was ours a moment ago, so listening again with the old settings succeeds unless it was taken.
-        const restored = await this.listen(old.address, old.port, old.tls).catch(() => undefined);
+        const restored = await this.listen(old.address, old.port, old.tls, old.gate.current).catch(() => undefined);
         if (restored) this.ports.set(name, restored);
       }
       throw err;
@@ -292,6 +296,7 @@ export class ProxyRuntime {
       // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
       bound.server.maxConnections = caps.get(name) ?? Infinity;
       bound.conn.update(connSettings.get(name));
+      bound.gate.update(gates.get(name));
       bound.h2?.update(bound.conn.h2);
     }
     for (const [name, bound] of [...this.ports]) {
@@ -402,7 +407,7 @@ export class ProxyRuntime {
     return out;
   }
 
-  private listen(address: string, port: number, tls?: BindTls | TlsBind): Promise<BoundPort> {
+  private listen(address: string, port: number, tls?: BindTls | TlsBind, gates?: ConnectionGate[]): Promise<BoundPort> {
     return new Promise((resolve, reject) => {
       const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
@@ -426,6 +431,9 @@ export class ProxyRuntime {
         h2 = new H2Sessions(https, (req, res) => https.emit('request', req, res));
         server = https;
       } else server = createServer(listenerServerOptions(this.limits), handler);
+      // First, so a refused connection is closed before anything else counts or configures it.
+      const gate = new NetworkGate(server, this.log, () => this.metrics.connectionsDenied.inc());
+      gate.update(gates);
       // No listener serves CONNECT (frontend `connect` is refused): the seed's answer is 405, not a dropped connection.
       server.on('connect', refuseConnect);
       const conn = new ConnectionSettings(
@@ -456,7 +464,7 @@ export class ProxyRuntime {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'listener error'));
         const actual = (server.address() as AddressInfo).port;
-        resolve({ server, address, port: actual, conn, ...(live ? { tls: live } : {}), ...(h2 ? { h2 } : {}) });
+        resolve({ server, address, port: actual, conn, gate, ...(live ? { tls: live } : {}), ...(h2 ? { h2 } : {}) });
       });
     });
   }

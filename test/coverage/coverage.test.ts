@@ -82,10 +82,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
-      frontend: { networkAuthorization: { action: 'Deny' } },
+      frontend: { proxyProtocol: { version: 'V2' } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.networkAuthorization', true],
+      ['spec.frontend.proxyProtocol', false],
       ['spec.traffic.extProc', true],
     ]);
   });
@@ -135,15 +135,15 @@ describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
-      fields: { 'frontend.networkAuthorization': { action: 'Deny' }, 'frontend.tracing': { url: 'http://t' } },
+      fields: { 'frontend.proxyProtocol': { version: 'V2' }, 'frontend.tracing': { url: 'http://t' } },
       provenance: {
-        'frontend.networkAuthorization': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.proxyProtocol': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
         'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
       },
       conflicts: [],
     };
     expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.networkAuthorization', true],
+      ['spec.frontend.proxyProtocol', false],
       ['spec.frontend.tracing', false],
     ]);
   });

@@ -1,6 +1,13 @@
 // CEL authorization rules (seed 001 "Authorization"): compiled once at load, evaluated per request.
 import { ProblemError, type Problem } from '../../problem.js';
-import { compileCel, holds, type CompiledCel } from '../policy/cel/env.js';
+import {
+  compileCel,
+  connectionVariables,
+  holds,
+  type CelBindings,
+  type CelVariable,
+  type CompiledCel,
+} from '../policy/cel/env.js';
 
 export type RuleAction = 'allow' | 'deny' | 'require';
 
@@ -40,11 +47,15 @@ function mcpNamesRead(src: string): McpName[] {
 }
 
 /**
- * Compiles rules; throws a ProblemError naming every rule path (`{where}[2]`, or
+ * Compiles rules over the CEL variables `vars`; throws a ProblemError naming every rule path (`{where}[2]`, or
  * `{where}[2].expressions[0]` when a rule has several) whose expression does not compile.
- * Standalone `authorization.rules` (plain strings) map to one `allow` rule per string.
  */
-export function compileAuthorization(rules: AuthorizationRule[], where: string, source = 'config'): Authorizer {
+function compileRules(
+  rules: AuthorizationRule[],
+  where: string,
+  source: string,
+  vars: readonly CelVariable[],
+): CompiledRule[] {
   const problems: Problem[] = [];
   const compiled: CompiledRule[] = [];
   rules.forEach((rule, i) => {
@@ -54,7 +65,7 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
     }
     rule.expressions.forEach((src, j) => {
       try {
-        exprs.push(compileCel(src, ['jwt', 'request', 'mcp', 'apiKey']));
+        exprs.push(compileCel(src, vars));
       } catch (err) {
         const path = rule.expressions.length === 1 ? `${where}[${i}]` : `${where}[${i}].expressions[${j}]`;
         problems.push({ source, path, message: `${JSON.stringify(src)} ${(err as Error).message}` });
@@ -67,10 +78,32 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
     });
   });
   if (problems.length > 0) throw new ProblemError(problems);
+  return compiled;
+}
 
-  const allowRules = compiled.filter((r) => r.action === 'allow');
-  const requireRules = compiled.filter((r) => r.action === 'require');
-  const denyRules = compiled.filter((r) => r.action === 'deny');
+/**
+ * The decision over compiled rules: any matching deny denies, every applying require must match, and when
+ * there are allow rules one of them must match. A rule that does not `apply` neither allows nor denies.
+ */
+function decide(
+  compiled: CompiledRule[],
+  bindings: CelBindings,
+  applies: (r: CompiledRule) => boolean = () => true,
+): boolean {
+  const matches = (r: CompiledRule): boolean => r.expressions.every((e) => holds(e, bindings));
+  const of = (a: RuleAction) => compiled.filter((r) => r.action === a);
+  if (of('deny').some((r) => applies(r) && matches(r))) return false;
+  if (!of('require').every((r) => !applies(r) || matches(r))) return false;
+  const allow = of('allow');
+  return allow.length === 0 || allow.some((r) => !applies(r) || matches(r));
+}
+
+/**
+ * Request rules (CEL `jwt`, `request`, `mcp`, `apiKey`). Standalone `authorization.rules` (plain strings) map
+ * to one `allow` rule per string.
+ */
+export function compileAuthorization(rules: AuthorizationRule[], where: string, source = 'config'): Authorizer {
+  const compiled = compileRules(rules, where, source, ['jwt', 'request', 'mcp', 'apiKey']);
   return {
     ruleCount: compiled.length,
     allows(ctx) {
@@ -83,14 +116,25 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
       // A rule that reads mcp.tool says nothing about a request that names no tool (likewise prompt and
       // resource): it neither allows nor denies it, so `mcp.tool != "x"` leaves prompts/get alone and
       // `mcp.tool == "x"` does not block initialize. Otherwise a rule matches when all its expressions hold.
-      const applies = (r: CompiledRule): boolean => r.reads.every((n) => typeof ctx.mcp[n] === 'string');
-      const matches = (r: CompiledRule): boolean => r.expressions.every((e) => holds(e, bindings));
-      if (denyRules.some((r) => applies(r) && matches(r))) return false;
-      if (!requireRules.every((r) => !applies(r) || matches(r))) return false;
-      if (allowRules.length > 0 && !allowRules.some((r) => !applies(r) || matches(r))) return false;
-      return true;
+      return decide(compiled, bindings, (r) => r.reads.every((n) => typeof ctx.mcp[n] === 'string'));
     },
   };
+}
+
+/** The CEL variables of a connection (GwPolicy `frontend.networkAuthorization`), before any byte is read. */
+export interface ConnectionAttributes {
+  source: { address: string; port: number };
+  destination: { address: string; port: number };
+}
+
+/** Connection rules (CEL `source`, `destination`); same actions and decision as request rules. */
+export function compileConnectionAuthorization(
+  rules: AuthorizationRule[],
+  where: string,
+  source: string,
+): (conn: ConnectionAttributes) => boolean {
+  const compiled = compileRules(rules, where, source, connectionVariables);
+  return (conn) => decide(compiled, { source: conn.source, destination: conn.destination });
 }
 
 /** Standalone `mcp.policies.authorization.rules`: each string is one allow rule. */

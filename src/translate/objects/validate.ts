@@ -2,7 +2,7 @@
 // (validateManifest); these add the structural minimum for every kind so a malformed object is
 // reported and skipped instead of reaching the translator.
 import { validateManifest } from '../../api/validate.js';
-import { celCompileProblem, type CelVariable } from '../../cel/data-plane.js';
+import { celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
 import type { Problem } from '../../problem.js';
 import { arr, rec, recs, str, type Rec } from './read.js';
 import { backendTlsPolicyProblems } from '../backends/backend-tls-policy-checks.js';
@@ -23,14 +23,15 @@ export function authorizationCelProblems(
   s: Record<string, unknown>,
   bad: (path: string, message: string) => void,
 ): void {
-  const places: [string, unknown][] = [
-    ['traffic.authorization', rec(s.traffic)?.authorization],
-    ['backend.mcp.authorization', rec(rec(s.backend)?.mcp)?.authorization],
-    ['policies.mcp.authorization', rec(rec(s.policies)?.mcp)?.authorization],
+  const places: [string, unknown, readonly CelVariable[]][] = [
+    ['traffic.authorization', rec(s.traffic)?.authorization, AUTHORIZATION_VARIABLES],
+    ['backend.mcp.authorization', rec(rec(s.backend)?.mcp)?.authorization, AUTHORIZATION_VARIABLES],
+    ['policies.mcp.authorization', rec(rec(s.policies)?.mcp)?.authorization, AUTHORIZATION_VARIABLES],
+    ['frontend.networkAuthorization', rec(s.frontend)?.networkAuthorization, connectionVariables],
   ];
-  for (const [path, authz] of places) {
+  for (const [path, authz, variables] of places) {
     arr(rec(rec(authz)?.policy)?.matchExpressions).forEach((e, i) => {
-      const why = typeof e === 'string' ? celCompileProblem(e, AUTHORIZATION_VARIABLES) : 'must be a string';
+      const why = typeof e === 'string' ? celCompileProblem(e, variables) : 'must be a string';
       if (why) bad(`spec.${path}.policy.matchExpressions[${i}]`, why);
     });
   }

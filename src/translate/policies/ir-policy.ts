@@ -75,7 +75,7 @@ function toCors(c: Rec): CorsInput {
   };
 }
 
-function toAuthorization(a: Rec): AuthorizationInput {
+export function toAuthorization(a: Rec): AuthorizationInput {
   const action = (str(a.action) ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
   return { rules: [{ expressions: strings(rec(a.policy)?.matchExpressions), action }] };
 }

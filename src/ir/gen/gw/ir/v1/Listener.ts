@@ -5,6 +5,7 @@ import type { ListenerTls as _gw_ir_v1_ListenerTls, ListenerTls__Output as _gw_i
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output as _gw_ir_v1_ListenerLimits__Output } from '../../../gw/ir/v1/ListenerLimits.js';
+import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
 
 export interface Listener {
   'name'?: (string);
@@ -33,6 +34,12 @@ export interface Listener {
    * Connection and request caps from the listener's merged frontend policy; absent when none is set.
    */
   'limits'?: (_gw_ir_v1_ListenerLimits | null);
+  /**
+   * spec.frontend.networkAuthorization: CEL rules over `source` and `destination` (address, port) decide
+   * whether a connection is served; a refused one is closed before any byte is read. Connections are per
+   * port: every listener on the port must allow a connection.
+   */
+  'networkAuthorization'?: (_gw_ir_v1_Authorization | null);
 }
 
 export interface Listener__Output {
@@ -62,4 +69,10 @@ export interface Listener__Output {
    * Connection and request caps from the listener's merged frontend policy; absent when none is set.
    */
   'limits': (_gw_ir_v1_ListenerLimits__Output | null);
+  /**
+   * spec.frontend.networkAuthorization: CEL rules over `source` and `destination` (address, port) decide
+   * whether a connection is served; a refused one is closed before any byte is read. Connections are per
+   * port: every listener on the port must allow a connection.
+   */
+  'networkAuthorization': (_gw_ir_v1_Authorization__Output | null);
 }
