@@ -11,6 +11,14 @@ import {
 
 export type RuleAction = 'allow' | 'deny' | 'require';
 
+/** IR `AuthorizationAction` → the rule action (unspecified is the API default, Allow). */
+export const ruleActions = {
+  AUTHORIZATION_ACTION_UNSPECIFIED: 'allow',
+  ALLOW: 'allow',
+  DENY: 'deny',
+  REQUIRE: 'require',
+} as const satisfies Record<string, RuleAction>;
+
 export interface AuthorizationRule {
   expressions: string[];
   action: RuleAction;

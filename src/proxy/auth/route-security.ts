@@ -6,7 +6,7 @@ import type { McpAuthentication, Route, Snapshot } from '../../ir/types.js';
 import { ProblemError } from '../../problem.js';
 import type { RouteSecurity, RouteSecurityFactory } from './hooks.js';
 import { routeMatchesOf } from '../http/route-match.js';
-import { compileAuthorization, type AuthorizationRule } from './authorization.js';
+import { compileAuthorization, ruleActions, type AuthorizationRule } from './authorization.js';
 import { createApiKeyAuth } from './http-api-key.js';
 import { createBasicAuth } from './http-basic.js';
 import { createHttpJwtAuth } from './http-jwt.js';
@@ -18,12 +18,6 @@ const modes = {
   STRICT: 'strict',
   OPTIONAL: 'optional',
   PERMISSIVE: 'permissive',
-} as const;
-const actions = {
-  AUTHORIZATION_ACTION_UNSPECIFIED: 'allow',
-  ALLOW: 'allow',
-  DENY: 'deny',
-  REQUIRE: 'require',
 } as const;
 
 /** The path the MCP endpoint is mounted at: the route's first exact or prefix match, else `/mcp`. */
@@ -103,7 +97,7 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
     if (policy?.authorization && policy.authorization.rules.length > 0) {
       const rules: AuthorizationRule[] = policy.authorization.rules.map((r) => ({
         expressions: r.expressions,
-        action: actions[r.action],
+        action: ruleActions[r.action],
       }));
       const source = route.provenance.authorization ?? `route ${route.name}`;
       const where = source.startsWith('file ') ? 'mcp.policies.authorization.rules' : 'authorization.rules';

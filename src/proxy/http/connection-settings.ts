@@ -86,8 +86,9 @@ export class ConnectionSettings {
   update(settings: BindConnectionSettings | undefined): void {
     this.settings = settings ?? { h2: {} };
     this.server.keepAliveTimeout = this.settings.idleTimeoutMs ?? this.defaultIdleMs;
-    // Node drops header fields past this count silently; one more than any listener allows lets the pipeline see the excess.
-    this.server.maxHeadersCount = this.settings.parseHeaders ? this.settings.parseHeaders + 1 : 2000;
+    // Past this count Node 20 drops header fields silently and Node 22+ answers a bare 431 itself: at least one
+    // more than any listener allows (and never below Node's default) lets the pipeline see the excess and answer.
+    this.server.maxHeadersCount = Math.max(2000, (this.settings.parseHeaders ?? 0) + 1);
   }
 
   get h2(): H2Settings {

@@ -5,17 +5,10 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Listener } from '../../ir/types.js';
-import { compileConnectionAuthorization, type ConnectionAttributes } from '../auth/authorization.js';
+import { compileConnectionAuthorization, ruleActions, type ConnectionAttributes } from '../auth/authorization.js';
 
 /** Whether one listener's rules allow a connection. */
 export type ConnectionGate = (conn: ConnectionAttributes) => boolean;
-
-const actions = {
-  AUTHORIZATION_ACTION_UNSPECIFIED: 'allow',
-  ALLOW: 'allow',
-  DENY: 'deny',
-  REQUIRE: 'require',
-} as const;
 
 /**
  * Bind → the gates of its listeners. An expression that does not compile (the translator refuses such
@@ -27,7 +20,7 @@ export function bindNetworkGates(listeners: Iterable<Listener>): Map<string, Con
     const rules = l.networkAuthorization?.rules ?? [];
     if (rules.length === 0) continue;
     const gate = compileConnectionAuthorization(
-      rules.map((r) => ({ expressions: r.expressions, action: actions[r.action] })),
+      rules.map((r) => ({ expressions: r.expressions, action: ruleActions[r.action] })),
       `listener ${l.name} networkAuthorization.rules`,
       'snapshot',
     );
