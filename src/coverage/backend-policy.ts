@@ -52,7 +52,10 @@ export const promptGuard = (at: string): CoverageTable => ({
   [`${at}.response[].webhook.*`]: enforced('WebhookGuard.host'),
   [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
   [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
-  [`${at}.request[].openAIModeration.*`]: refused(`OpenAI moderation ${notYet}`, true),
+  [`${at}.request[].openAIModeration.*`]: enforced(
+    'PromptGuardStep.moderation',
+    "OpenAI's /moderations (GW_OPENAI_BASE_URL) checks the prompt; Reject answers the customResponse",
+  ),
   [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
   [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
   [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),

@@ -219,6 +219,10 @@ export type {
   ModelVisibility as ModelVisibilityInput,
 } from './gen/gw/ir/v1/ModelVisibility.js';
 export type {
+  ModerationGuard__Output as ModerationGuard,
+  ModerationGuard as ModerationGuardInput,
+} from './gen/gw/ir/v1/ModerationGuard.js';
+export type {
   ModerationMode__Output as ModerationMode,
   ModerationMode as ModerationModeInput,
 } from './gen/gw/ir/v1/ModerationMode.js';

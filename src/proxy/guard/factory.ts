@@ -1,6 +1,7 @@
 // Prompt guards of a route → backend edge (IR BackendRef.prompt_guard) as the LlmGuards the LLM
 // forwarder calls. Anything this proxy cannot enforce turns the edge into a 503, never into unguarded traffic.
 import type { Logger } from 'pino';
+import { ProblemError } from '../../problem.js';
 import type { Dispatcher } from 'undici';
 import type { PromptGuard__Output as PromptGuard } from '../../ir/gen/gw/ir/v1/PromptGuard.js';
 import type { PromptGuardStep__Output as PromptGuardStep } from '../../ir/gen/gw/ir/v1/PromptGuardStep.js';
@@ -11,6 +12,7 @@ import { regexStep, type GuardStep } from './regex-step.js';
 import type { GuardRequestContext, GuardVerdict, LlmGuards, LlmGuardsFactory } from './types.js';
 import { errorVerdict } from './verdicts.js';
 import { webhookStep } from './webhook-step.js';
+import { DEFAULT_OPENAI_BASE_URL, moderationStep } from './moderation-step.js';
 
 export interface PromptGuardsOptions {
   /** Where GUARDRAIL_WEBHOOK_* settings are read from (default process.env). */
@@ -31,7 +33,9 @@ export interface PromptGuards {
  * built with it refuses to start instead of guessing.
  */
 export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards {
-  const settings = webhookPoolSettings(opts.env ?? process.env);
+  const env = opts.env ?? process.env;
+  const settings = webhookPoolSettings(env);
+  const openAiBaseUrl = openAiBaseUrlOf(env);
   const own = opts.dispatcher ? undefined : webhookAgent(settings);
   const dispatcher = opts.dispatcher ?? (own as Dispatcher);
   const logged = new Set<string>();
@@ -46,6 +50,12 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
           if (s.regex) return regexStep(s.regex, s.source);
           if (s.webhook)
             return webhookStep(s.webhook, s.source, { dispatcher, timeoutMs: settings.timeoutSeconds * 1000 });
+          if (s.moderation)
+            return moderationStep(s.moderation, s.source, {
+              dispatcher,
+              timeoutMs: settings.timeoutSeconds * 1000,
+              baseUrl: openAiBaseUrl,
+            });
           throw new Error(`${s.source} is a guard kind this proxy does not know`);
         };
         steps = { request: pg.request.map(build), response: pg.response.map(build) };
@@ -144,8 +154,29 @@ export function unenforcedPromptGuard(route: Route, ref: BackendRef): string[] {
   if (!pg) return [];
   const out = [...pg.unenforceable];
   for (const s of [...pg.request, ...pg.response]) {
-    if (s.kind === 'unsupported' || (!s.regex && !s.webhook))
+    if (s.kind === 'unsupported' || (!s.regex && !s.webhook && !s.moderation))
       out.push(s.unsupported?.reason ?? `${s.source} is a guard kind this proxy does not know`);
   }
   return out;
+}
+
+/** GW_OPENAI_BASE_URL (an http(s) URL) or OpenAI's API; throws a ProblemError naming the variable otherwise. */
+function openAiBaseUrlOf(env: Record<string, string | undefined>): string {
+  const raw = env.GW_OPENAI_BASE_URL?.trim();
+  if (!raw) return DEFAULT_OPENAI_BASE_URL;
+  let ok = false;
+  try {
+    ok = ['http:', 'https:'].includes(new URL(raw).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok)
+    throw new ProblemError([
+      {
+        source: 'environment',
+        path: 'GW_OPENAI_BASE_URL',
+        message: `must be an http(s) URL, got ${JSON.stringify(raw)}`,
+      },
+    ]);
+  return raw;
 }

@@ -5,7 +5,9 @@ import { condition, type ParentStatus } from '../status/conditions.js';
 import { read, type Ctx } from '../objects/context.js';
 import { serviceHost } from './backends.js';
 import type {
+  AiCredentialInput,
   BackendRefInput,
+  ModerationGuardInput,
   ContentScopeInput,
   PromptGuardInput,
   PromptGuardStepInput,
@@ -17,6 +19,7 @@ import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP } from '../objects/types.js';
+import { aiCredential } from './backend-ai.js';
 
 /** A translated prompt guard: both step lists and the unenforceable list are always set. */
 type BuiltPromptGuard = PromptGuardInput & Required<Pick<PromptGuardInput, 'request' | 'response' | 'unenforceable'>>;
@@ -43,7 +46,7 @@ const SCOPES: Record<string, ContentScopeInput> = {
   ToolInput: 'SCOPE_TOOL_INPUT',
 };
 const ACTIONS = { Reject: 'REGEX_REJECT', Mask: 'REGEX_MASK', Audit: 'REGEX_AUDIT' } as const;
-const UNSUPPORTED_KINDS = ['openAIModeration', 'bedrockGuardrails', 'googleModelArmor'] as const;
+const UNSUPPORTED_KINDS = ['bedrockGuardrails', 'googleModelArmor'] as const;
 /** CRD defaults of CustomResponse (src/api/ai.ts), repeated because stored objects are not defaulted. */
 const DEFAULT_REJECT = { status: 403, message: 'The request was rejected by a prompt guard.' };
 
@@ -55,6 +58,13 @@ export interface PromptGuardLookup {
   staticBackend(namespace: string, name: string): { host: string; port: number } | null | undefined;
   /** Whether an object of `fromKind` in `fromNs` may reference `kind` `toNs/name` (ReferenceGrant). */
   referenceAllowed(fromKind: string, fromNs: string, group: string, kind: string, toNs: string, name: string): boolean;
+  /** An auth object's `key` or `secretRef` (a Secret in `ns`) resolved; a string says why it cannot be. */
+  credential(
+    auth: Rec,
+    ns: string,
+    source: string,
+    at: (field: string) => string,
+  ): AiCredentialInput | string | undefined;
 }
 
 export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
@@ -71,6 +81,7 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
         port = num(st?.port);
       return host !== undefined && port !== undefined ? { host, port } : null;
     },
+    credential: (auth, ns, source, at) => aiCredential(ctx, auth, ns, source, at),
     referenceAllowed: (fromKind, fromNs, group, kind, toNs, name) =>
       referenceAllowed(
         ctx,
@@ -138,7 +149,8 @@ function step(
     unsupported: { kind, reason },
   });
   const regex = rec(s.regex),
-    webhook = rec(s.webhook);
+    webhook = rec(s.webhook),
+    moderation = rec(s.openAIModeration);
   if (regex) {
     const r = regexGuard(regex, rec(s.customResponse));
     return typeof r === 'string' ? unsupported('regex', `${source}.regex${r}`) : { source, kind: 'regex', regex: r };
@@ -148,6 +160,10 @@ function step(
     return typeof w === 'string'
       ? unsupported('webhook', `${source}.webhook.backendRef: ${w}`)
       : { source, kind: 'webhook', webhook: w };
+  }
+  if (moderation) {
+    const m = moderationGuard(moderation, rec(s.customResponse), source, from, lookup);
+    return typeof m === 'string' ? unsupported('openAIModeration', m) : { source, kind: 'moderation', moderation: m };
   }
   const vendor = UNSUPPORTED_KINDS.find((k) => s[k] !== undefined);
   return unsupported(
@@ -221,19 +237,46 @@ function webhookGuard(
   return { host: st.host, port: st.port, headers, target: `GwBackend ${ns}/${name}` };
 }
 
+/** `openAIModeration`: the credential must resolve (an unresolved one refuses the edge, never calls unauthenticated). */
+function moderationGuard(
+  m: Rec,
+  custom: Rec | undefined,
+  source: string,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): ModerationGuardInput | string {
+  const at = (field: string): string => `${source}.openAIModeration.policies.auth.${field}`;
+  const auth = rec(rec(m.policies)?.auth);
+  const credential = auth ? lookup.credential(auth, from.namespace, source, at) : undefined;
+  if (typeof credential === 'string') return credential;
+  if (!credential) return `${source}.openAIModeration.policies.auth: an API key (key or secretRef) is required`;
+  return {
+    model: str(m.model) ?? 'omni-moderation-latest',
+    action: str(m.action) === 'Audit' ? 'REGEX_AUDIT' : 'REGEX_REJECT',
+    credential,
+    rejectStatus: num(custom?.statusCode) ?? DEFAULT_REJECT.status,
+    rejectMessage: str(custom?.message) ?? DEFAULT_REJECT.message,
+  };
+}
+
 function recsOfStrings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-/** Webhook steps whose reference did not resolve: the route's ResolvedRefs turns false (the edge fails closed). */
+/**
+ * Webhook steps whose reference did not resolve, and moderation steps whose key did not: the route's
+ * ResolvedRefs turns false (the edge fails closed).
+ */
 export function promptGuardRefProblems(refs: (BackendRefInput | string)[]): { reason: string; message: string }[] {
   const out: { reason: string; message: string }[] = [];
   for (const r of refs) {
     if (typeof r === 'string' || !r.promptGuard) continue;
     for (const s of [...(r.promptGuard.request ?? []), ...(r.promptGuard.response ?? [])]) {
-      if (s.kind !== 'unsupported' || s.unsupported?.kind !== 'webhook') continue;
-      const reason = s.unsupported.reason ?? '';
-      out.push({ reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound', message: reason });
+      const kind = s.kind === 'unsupported' ? s.unsupported?.kind : undefined;
+      const reason = s.unsupported?.reason ?? '';
+      if (kind === 'webhook')
+        out.push({ reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound', message: reason });
+      else if (kind === 'openAIModeration') out.push({ reason: 'InvalidBackendAuth', message: reason });
     }
   }
   return out;

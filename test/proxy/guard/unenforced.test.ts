@@ -16,11 +16,11 @@ const hi = chat({ role: 'user', content: 'hi' });
 describe('unenforceable prompt guards', () => {
   it('refuses both phases of an edge with a cloud-vendor step and logs that once per edge', async () => {
     const manifests = llmManifests({
-      request: [{ regex: { builtins: ['Ssn'] } }, { openAIModeration: { model: 'omni-moderation-latest' } }],
+      request: [{ regex: { builtins: ['Ssn'] } }, { bedrockGuardrails: { identifier: 'g', version: '1', region: 'us-east-1' } }],
     });
     const { route, ref } = edgeOf(manifests);
     expect(unenforcedPromptGuard(route, ref)).toEqual([
-      "GwPolicy default/guards backend.ai.promptGuard.request[1].openAIModeration calls a cloud vendor's guard service, which this proxy does not support",
+      "GwPolicy default/guards backend.ai.promptGuard.request[1].bedrockGuardrails calls a cloud vendor's guard service, which this proxy does not support",
     ]);
     const pg = createPromptGuards({ env: {} });
     all.push(pg);

@@ -149,3 +149,15 @@ spec:
 ${policies ? `    groups: [{providers: [{name: ${name}, ${provider}, policies: ${policies}}]}]` : `    provider: {${provider}}`}
 `;
 }
+
+/** A GwPolicy `name` setting `backend.ai` (flow YAML) on GwBackend `backend`. */
+export const aiPolicy = (name: string, backend: string, ai: string): string => `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+  backend:
+    ai: ${ai}
+`;

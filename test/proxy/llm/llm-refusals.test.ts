@@ -3,18 +3,9 @@
 // called, instead of the request being sent without them; and custom.providerOverride on a GwBackend
 // provider, now typed, labels its metrics (issue 14). Against a loopback fake OpenAI.
 import { describe, expect, it } from 'vitest';
-import { GATEWAY, aiBackend, aiRoute, chat, counter, useFakeAndProxy } from './llm-harness.js';
+import { GATEWAY, aiBackend, aiPolicy, aiRoute, chat, counter, useFakeAndProxy } from './llm-harness.js';
 
-const policy = (name: string, backend: string, ai: string) => `
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}, namespace: default}
-spec:
-  targetRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
-  backend:
-    ai: ${ai}
-`;
+const policy = aiPolicy;
 
 describe('backend.ai fields refused on LLM routes', () => {
   const t = useFakeAndProxy(

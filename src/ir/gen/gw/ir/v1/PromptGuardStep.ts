@@ -3,6 +3,7 @@
 import type { RegexGuard as _gw_ir_v1_RegexGuard, RegexGuard__Output as _gw_ir_v1_RegexGuard__Output } from '../../../gw/ir/v1/RegexGuard.js';
 import type { WebhookGuard as _gw_ir_v1_WebhookGuard, WebhookGuard__Output as _gw_ir_v1_WebhookGuard__Output } from '../../../gw/ir/v1/WebhookGuard.js';
 import type { UnsupportedGuard as _gw_ir_v1_UnsupportedGuard, UnsupportedGuard__Output as _gw_ir_v1_UnsupportedGuard__Output } from '../../../gw/ir/v1/UnsupportedGuard.js';
+import type { ModerationGuard as _gw_ir_v1_ModerationGuard, ModerationGuard__Output as _gw_ir_v1_ModerationGuard__Output } from '../../../gw/ir/v1/ModerationGuard.js';
 
 export interface PromptGuardStep {
   'regex'?: (_gw_ir_v1_RegexGuard | null);
@@ -16,7 +17,11 @@ export interface PromptGuardStep {
    * Where the step came from, e.g. `GwPolicy ns/name backend.ai.promptGuard.request[0]`; diagnostics only.
    */
   'source'?: (string);
-  'kind'?: "regex"|"webhook"|"unsupported";
+  /**
+   * `openAIModeration`: OpenAI's moderation endpoint checks the prompt.
+   */
+  'moderation'?: (_gw_ir_v1_ModerationGuard | null);
+  'kind'?: "regex"|"webhook"|"unsupported"|"moderation";
 }
 
 export interface PromptGuardStep__Output {
@@ -31,5 +36,9 @@ export interface PromptGuardStep__Output {
    * Where the step came from, e.g. `GwPolicy ns/name backend.ai.promptGuard.request[0]`; diagnostics only.
    */
   'source': (string);
-  'kind'?: "regex"|"webhook"|"unsupported";
+  /**
+   * `openAIModeration`: OpenAI's moderation endpoint checks the prompt.
+   */
+  'moderation'?: (_gw_ir_v1_ModerationGuard__Output | null);
+  'kind'?: "regex"|"webhook"|"unsupported"|"moderation";
 }
