@@ -3,6 +3,8 @@
 // the proxy keeps serving the last state it applied. Must not import controller code.
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
@@ -85,6 +87,16 @@ export interface XdsClient {
 
 type Stream = grpc.ClientDuplexStream<DeltaRequest, DeltaResponse>;
 
+/** SNI sent when the xDS address is an IP literal: `.invalid` is reserved (RFC 6761), so it names nothing. */
+const NO_SNI_NAME = 'xds.gw.invalid';
+
+/** The host of `host:port` (or `[v6]:port`, with an optional `dns:`/`ipv4:`/`ipv6:` scheme) when it is an IP literal. */
+export function ipLiteralOf(address: string): string | undefined {
+  const rest = address.replace(/^(dns|ipv4|ipv6):(\/\/[^/]*\/)?/, '');
+  const host = rest.startsWith('[') ? rest.slice(1, rest.indexOf(']')) : rest.replace(/:\d+$/, '');
+  return isIP(host) ? host : undefined;
+}
+
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // A fresh channel per attempt must not inherit a shared subchannel's reconnect backoff.
   'grpc.use_local_subchannel_pool': 1,
@@ -144,7 +156,23 @@ class Client extends EventEmitter implements XdsClient {
     const useTls = this.opts.tls ?? this.opts.caFile !== undefined;
     if (!useTls) return grpc.credentials.createInsecure();
     const ca = this.opts.caFile ? await readFile(this.opts.caFile) : null;
-    return grpc.credentials.createSsl(ca);
+    const ip = this.opts.serverName ? undefined : ipLiteralOf(this.opts.address);
+    // The certificate is checked against the IP itself, whatever name the channel put in SNI (channelOptions).
+    return ip
+      ? grpc.credentials.createSsl(ca, null, null, {
+          checkServerIdentity: (_host, cert) => checkServerIdentity(ip, cert),
+        })
+      : grpc.credentials.createSsl(ca);
+  }
+
+  /**
+   * TLS SNI cannot carry an IP address (RFC 6066 §3) and Node warns (DEP0123) when asked to: dialling an IP
+   * without --xds-server-name sends a reserved non-name instead, and credentials() checks the certificate's IP SAN.
+   */
+  private channelOptions(): grpc.ChannelOptions {
+    if (this.opts.serverName) return { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': this.opts.serverName };
+    const tlsByIp = (this.opts.tls ?? this.opts.caFile !== undefined) && ipLiteralOf(this.opts.address);
+    return tlsByIp ? { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': NO_SNI_NAME } : CHANNEL_OPTIONS;
   }
 
   private async connect(): Promise<void> {
@@ -166,10 +194,7 @@ class Client extends EventEmitter implements XdsClient {
     }
     if (this.closed) return;
     this.grpcClient?.close();
-    const options = this.opts.serverName
-      ? { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': this.opts.serverName }
-      : CHANNEL_OPTIONS;
-    this.grpcClient = new this.Ctor(this.opts.address, creds, options);
+    this.grpcClient = new this.Ctor(this.opts.address, creds, this.channelOptions());
     const method = (this.grpcClient as unknown as Record<string, (md: grpc.Metadata) => Stream>)[METHOD_NAME]!;
     const stream = method.call(this.grpcClient, metadata);
     this.stream = stream;

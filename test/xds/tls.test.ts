@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
@@ -9,6 +10,10 @@ import { createMemorySource, res, startProxy, startServer, waitFor, type FakePro
 import { tempDirs } from '../support/temp-dir.js';
 
 const tempDir = tempDirs();
+
+// Node emits a deprecation once per process, so collect from the first connection of this file on.
+const warnings: string[] = [];
+process.on('warning', (w: Error & { code?: string }) => warnings.push(`${w.code ?? w.name}: ${w.message}`));
 
 /** Fingerprint of the certificate a new TLS handshake gets, verified against the CA bundle. */
 function servingFingerprint(port: number, ca: string): Promise<string> {
@@ -45,11 +50,33 @@ describe('xds tls mode', () => {
     await server.close();
   });
 
-  it('serves a client that trusts the CA bundle', async () => {
+  it('serves a client that trusts the CA bundle, dialling its IP without a TLS ServerName deprecation', async () => {
     const p = startProxy(server.port, { caFile });
     proxies.push(p);
     await waitFor('snapshot', () => p.client.ready);
     expect(p.state.get('listener/a')).toBe('a1');
+    expect(warnings.filter((w) => w.startsWith('DEP0123'))).toEqual([]);
+  });
+
+  it('checks the IP against the certificate when dialling an IP it does not carry', async () => {
+    // The serving certificate carries 127.0.0.1 but not 127.0.0.2 (both loopback here): a relay on
+    // 127.0.0.2 reaches the same server, so only the identity check can refuse it.
+    const relay = createServer((s) =>
+      s
+        .pipe(connect(server.port, '127.0.0.1'))
+        .pipe(s)
+        .on('error', () => s.destroy()),
+    );
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.2', r));
+    const port = (relay.address() as AddressInfo).port;
+    const p = startProxy(server.port, { caFile, podName: 'other-ip', address: `127.0.0.2:${port}` });
+    const status = await new Promise<{ code: number; details: string }>((r) =>
+      p.client.once('disconnected', (s) => r(s)),
+    );
+    p.client.close();
+    relay.close();
+    expect(status.code).toBe(grpc.status.UNAVAILABLE);
+    expect(status.details).toMatch(/127\.0\.0\.2|altnames|certificate/i);
   });
 
   it('verifies the certificate against a configured service name when dialling an address', async () => {
