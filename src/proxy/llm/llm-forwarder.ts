@@ -7,9 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { withoutHopByHop } from '../http/forward-headers.js';
-import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
+import type { GuardRequestContext } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
-import { ProxyError, type ErrorCode } from '../proxy-error.js';
+import type { ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
@@ -38,14 +38,7 @@ import {
   relayStream,
   type Answer,
 } from './llm-response.js';
-import {
-  moderate,
-  moderatedTexts,
-  moderationHeader,
-  moderationMode,
-  type ModerationPhase,
-  type ModerationReport,
-} from './moderation.js';
+import { ProviderModeration } from './moderation.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
@@ -109,6 +102,7 @@ export class LlmForwarder {
   private readonly tls: UpstreamTlsPool;
   private readonly health: ProviderHealth;
   private readonly usage: LlmUsage;
+  private readonly moderation: ProviderModeration;
   /** Refusal lists already logged (one per GwModel per snapshot). */
   private readonly loggedRefusals: WeakSet<object>;
   private readonly clock: () => number;
@@ -121,6 +115,7 @@ export class LlmForwarder {
     this.random = opts.random ?? Math.random;
     this.health = new ProviderHealth(this.clock, this.random);
     this.usage = new LlmUsage(opts.metrics);
+    this.moderation = new ProviderModeration(opts.log, opts.metrics, (route, p) => this.dispatcherOf(route, p));
     this.loggedRefusals = new WeakSet();
     const headersTimeout = opts.headersTimeoutMs ?? 300_000;
     // Streams may pause for long between tokens; only deadlines bound a response body.
@@ -350,7 +345,7 @@ export class LlmForwarder {
         return;
       }
       if (p.moderation) {
-        const refused = await this.moderateInput(res, route, p, clientBody, credential, signal);
+        const refused = await this.moderation.input(res, route, p, clientBody, credential, signal);
         if (refused) {
           sendError(res, refused.code, refused.message);
           return;
@@ -372,101 +367,6 @@ export class LlmForwarder {
     }
     if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 'invalid_request', unshaped);
     else this.giveUp(res, route, failures, signal);
-  }
-
-  /**
-   * Inline moderation of the prompt (and, for a provider that moderates answers, the check that the answer
-   * can be moderated at all: streamed answers cannot). The error to answer with, or undefined to go on.
-   */
-  private async moderateInput(
-    res: ServerResponse,
-    route: LlmRoute,
-    p: LlmProvider,
-    body: ChatBody,
-    credential: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<ProxyError | undefined> {
-    if (moderationMode(p.moderation, 'output') && body.stream === true)
-      return new ProxyError(
-        'policy_not_enforced',
-        `provider ${p.name} moderates answers (openai.moderation.policy.output), which this proxy cannot do for streamed responses; send the request with stream: false`,
-      );
-    return this.moderation(res, route, p, 'input', body, credential, signal);
-  }
-
-  /** One moderation check; sets `x-gw-moderation-<phase>` and counts it. The error to answer with, or undefined. */
-  private async moderation(
-    res: ServerResponse,
-    route: LlmRoute,
-    p: LlmProvider,
-    phase: ModerationPhase,
-    body: Record<string, unknown>,
-    credential: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<ProxyError | undefined> {
-    const mode = moderationMode(p.moderation, phase);
-    if (!mode || !p.moderation) return undefined;
-    const e = p.endpoint;
-    const count = (result: string): void =>
-      this.opts.metrics.llmModeration.labels(p.metricsProvider ?? p.name, phase, result).inc();
-    const where = { route: route.name, provider: p.name, phase, mode };
-    let report: ModerationReport;
-    try {
-      report = await moderate(
-        {
-          dispatcher: this.dispatcherOf(route, p),
-          origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`,
-          path: e.moderationPath ?? '/v1/moderations',
-          headers: credential,
-          signal,
-        },
-        p.moderation.model,
-        moderatedTexts(body, phase),
-      );
-    } catch (err) {
-      if (!(err instanceof ProxyError)) throw err;
-      count('error');
-      this.opts.log.warn({ ...where, reason: err.message }, 'LLM moderation endpoint failed');
-      if (mode === 'block') return err;
-      if (!res.headersSent) res.setHeader(`x-gw-moderation-${phase}`, 'error');
-      return undefined;
-    }
-    count(report.flagged ? 'flagged' : 'passed');
-    this.opts.log.info(
-      { ...where, flagged: report.flagged, categories: report.categories, top: report.top },
-      'LLM moderation',
-    );
-    if (!res.headersSent) res.setHeader(`x-gw-moderation-${phase}`, moderationHeader(report));
-    if (mode === 'block' && report.flagged)
-      return new ProxyError(
-        'content_flagged',
-        `provider ${p.name}'s moderation flagged the ${phase === 'input' ? 'prompt' : 'answer'} (${report.categories.join(', ') || 'flagged'})`,
-      );
-    return undefined;
-  }
-
-  /** The prompt guards' response step, then the provider's answer moderation (buffered answers only). */
-  private answerGuards(
-    res: ServerResponse,
-    route: LlmRoute,
-    p: LlmProvider,
-    credential: Record<string, string>,
-    signal: AbortSignal,
-  ): LlmGuards | undefined {
-    const inner = route.guards;
-    if (!moderationMode(p.moderation, 'output')) return inner;
-    return {
-      ...inner,
-      response: async (body, ctx) => {
-        const verdict = inner?.response ? await inner.response(body, ctx) : ({ action: 'allow' } as const);
-        if (verdict.action === 'reject') return verdict;
-        const checked = verdict.action === 'modify' ? verdict.body : body;
-        const refused = await this.moderation(res, route, p, 'output', checked, credential, signal);
-        if (!refused) return verdict;
-        const text = JSON.stringify({ error: refused.code, error_description: refused.message });
-        return { action: 'reject', status: refused.status, contentType: 'application/json', body: text };
-      },
-    };
   }
 
   private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
@@ -544,7 +444,7 @@ export class LlmForwarder {
           usage: usageSink(this.usage, client.onTokens),
           guardCtx,
         };
-        const guards = this.answerGuards(res, route, p, moderation.credential, moderation.signal);
+        const guards = this.moderation.answerGuards(res, route, p, moderation.credential, moderation.signal);
         if (guards) answer.guards = guards;
         const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
         if (stream && e.format === 'bedrock' && contentType.startsWith(EVENT_STREAM)) {

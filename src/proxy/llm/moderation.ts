@@ -2,7 +2,12 @@
 // the answer (output) are sent to the provider's own `/moderations` endpoint, with the provider's credential
 // and TLS, before they pass. Block refuses flagged content; Score lets it pass and reports the scores.
 // Moderation is a security setting: when it cannot be asked, Block fails closed.
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import type { LlmGuards } from '../guard/types.js';
+import type { ProxyMetrics } from '../metrics.js';
+import type { LlmProvider, LlmRoute } from './llm-route.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import { ProxyError } from '../proxy-error.js';
 import { readBounded } from './llm-response.js';
@@ -126,3 +131,110 @@ export function moderationHeader(r: ModerationReport): string {
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const rec = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/**
+ * The LLM forwarder's side of inline moderation: when to ask, what to answer, the header, log line and
+ * metric. One per forwarder; `dispatcherOf` is the forwarder's connection pool for a provider.
+ */
+export class ProviderModeration {
+  constructor(
+    private readonly log: Logger,
+    private readonly metrics: ProxyMetrics,
+    private readonly dispatcherOf: (route: LlmRoute, p: LlmProvider) => Dispatcher,
+  ) {}
+
+  /**
+   * The prompt's check (and, for a provider that moderates answers, whether the answer can be checked at
+   * all: streamed answers cannot). The error to answer with, or undefined to go on.
+   */
+  async input(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    body: Record<string, unknown>,
+    credential: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<ProxyError | undefined> {
+    if (moderationMode(p.moderation, 'output') && body.stream === true)
+      return new ProxyError(
+        'policy_not_enforced',
+        `provider ${p.name} moderates answers (openai.moderation.policy.output), which this proxy cannot do for streamed responses; send the request with stream: false`,
+      );
+    return this.check(res, route, p, 'input', body, credential, signal);
+  }
+
+  /** The prompt guards' response step, then the provider's answer moderation (buffered answers only). */
+  answerGuards(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    credential: Record<string, string>,
+    signal: AbortSignal,
+  ): LlmGuards | undefined {
+    const inner = route.guards;
+    if (!moderationMode(p.moderation, 'output')) return inner;
+    return {
+      ...inner,
+      response: async (body, ctx) => {
+        const verdict = inner?.response ? await inner.response(body, ctx) : ({ action: 'allow' } as const);
+        if (verdict.action === 'reject') return verdict;
+        const checked = verdict.action === 'modify' ? verdict.body : body;
+        const refused = await this.check(res, route, p, 'output', checked, credential, signal);
+        if (!refused) return verdict;
+        const text = JSON.stringify({ error: refused.code, error_description: refused.message });
+        return { action: 'reject', status: refused.status, contentType: 'application/json', body: text };
+      },
+    };
+  }
+
+  /** One check; sets `x-gw-moderation-<phase>` and counts it. The error to answer with, or undefined. */
+  private async check(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    phase: ModerationPhase,
+    body: Record<string, unknown>,
+    credential: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<ProxyError | undefined> {
+    const mode = moderationMode(p.moderation, phase);
+    if (!mode || !p.moderation) return undefined;
+    const e = p.endpoint;
+    const count = (result: string): void =>
+      this.metrics.llmModeration.labels(p.metricsProvider ?? p.name, phase, result).inc();
+    const where = { route: route.name, provider: p.name, phase, mode };
+    let report: ModerationReport;
+    try {
+      report = await moderate(
+        {
+          dispatcher: this.dispatcherOf(route, p),
+          origin: `${e.tls ? 'https' : 'http'}://${e.host}:${e.port}`,
+          path: e.moderationPath ?? '/v1/moderations',
+          headers: credential,
+          signal,
+        },
+        p.moderation.model,
+        moderatedTexts(body, phase),
+      );
+    } catch (err) {
+      if (!(err instanceof ProxyError)) throw err;
+      count('error');
+      this.log.warn({ ...where, reason: err.message }, 'LLM moderation endpoint failed');
+      if (mode === 'block') return err;
+      if (!res.headersSent) res.setHeader(`x-gw-moderation-${phase}`, 'error');
+      return undefined;
+    }
+    count(report.flagged ? 'flagged' : 'passed');
+    this.log.info(
+      { ...where, flagged: report.flagged, categories: report.categories, top: report.top },
+      'LLM moderation',
+    );
+    if (!res.headersSent) res.setHeader(`x-gw-moderation-${phase}`, moderationHeader(report));
+    if (mode === 'block' && report.flagged)
+      return new ProxyError(
+        'content_flagged',
+        `provider ${p.name}'s moderation flagged the ${phase === 'input' ? 'prompt' : 'answer'} (${report.categories.join(', ') || 'flagged'})`,
+      );
+    return undefined;
+  }
+}
