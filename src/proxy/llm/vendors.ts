@@ -305,16 +305,6 @@ const vertexai: VendorFn = (_p, s, at) => {
 
 const VENDORS: Record<string, VendorFn> = { openai, azureopenai, azure, anthropic, gemini, bedrock, vertexai, custom };
 
-/** A JSON object text from the IR (settings, policies) as an object; anything else is an empty one. */
-export function parseJsonObject(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** A cloud region setting (default when unset), or undefined when it could not be a region (it becomes part of a host name). */
 function regionOf(v: string, dflt: string): string | undefined {
   const r = v || dflt;
