@@ -275,7 +275,10 @@ export function promptGuardRefProblems(refs: (BackendRefInput | string)[]): { re
       const kind = s.kind === 'unsupported' ? s.unsupported?.kind : undefined;
       const reason = s.unsupported?.reason ?? '';
       if (kind === 'webhook')
-        out.push({ reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound', message: reason });
+        out.push({
+          reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound',
+          message: reason,
+        });
       else if (kind === 'openAIModeration') out.push({ reason: 'InvalidBackendAuth', message: reason });
     }
   }

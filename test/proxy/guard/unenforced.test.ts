@@ -16,7 +16,10 @@ const hi = chat({ role: 'user', content: 'hi' });
 describe('unenforceable prompt guards', () => {
   it('refuses both phases of an edge with a cloud-vendor step and logs that once per edge', async () => {
     const manifests = llmManifests({
-      request: [{ regex: { builtins: ['Ssn'] } }, { bedrockGuardrails: { identifier: 'g', version: '1', region: 'us-east-1' } }],
+      request: [
+        { regex: { builtins: ['Ssn'] } },
+        { bedrockGuardrails: { identifier: 'g', version: '1', region: 'us-east-1' } },
+      ],
     });
     const { route, ref } = edgeOf(manifests);
     expect(unenforcedPromptGuard(route, ref)).toEqual([
