@@ -98,4 +98,10 @@ export const backendFull: CoverageTable = {
   ...backendAi,
   ...backendMcp,
   ...backendExtAuth,
+  // A route → backend edge's version: forwarded HTTP backends apply it; on MCP and AI edges, and per MCP
+  // target or AI provider, the translator refuses it on status (httpVersionOf in route-backends.ts).
+  'http.version': enforced(
+    'BackendRef.httpVersion',
+    'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; refused on MCP and AI edges',
+  ),
 };

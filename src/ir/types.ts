@@ -149,6 +149,10 @@ export type {
   HeaderModifier as HeaderModifierInput,
 } from './gen/gw/ir/v1/HeaderModifier.js';
 export type {
+  HttpVersion__Output as HttpVersion,
+  HttpVersion as HttpVersionInput,
+} from './gen/gw/ir/v1/HttpVersion.js';
+export type {
   InsecureSkipVerify__Output as InsecureSkipVerify,
   InsecureSkipVerify as InsecureSkipVerifyInput,
 } from './gen/gw/ir/v1/InsecureSkipVerify.js';

@@ -8,7 +8,8 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { issueLeaf, testCa } from '../support/test-certs.js';
 import { connectClient, textOf } from './harness.js';
-import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
+import { GATEWAY_WEB, routeBackendPolicy, translatedIr } from './translated-ir.js';
+import { aiRoute } from './llm/llm-harness.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -23,26 +24,8 @@ spec:
   mcp:
     targets: [{name: t, static: {host: 127.0.0.1, port: ${port}, path: /mcp${targetTls ? `, policies: {tls: ${targetTls}}` : ''}}}]
 `;
-  const route = (name: string, to: string, backendTls?: string) => `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - {matches: [{path: {type: PathPrefix, value: /${name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${to}}]}
-${
-  backendTls
-    ? `---
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  backend: {tls: ${backendTls}}
-`
-    : ''
-}`;
+  const route = (name: string, to: string, backendTls?: string): string =>
+    `${aiRoute(name, `/${name}`, to)}${backendTls ? routeBackendPolicy(name, `{tls: ${backendTls}}`) : ''}`;
   return [
     GATEWAY_WEB,
     `apiVersion: v1

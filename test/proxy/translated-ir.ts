@@ -54,3 +54,15 @@ spec:
   gatewayClassName: gw
   listeners: [{name: http, port: 8080, protocol: HTTP}]
 `;
+
+/** A GwPolicy `name` on HTTPRoute `name` setting `backend` (flow YAML), e.g. `{tls: {...}, http: {version: HTTP2}}`. */
+export function routeBackendPolicy(name: string, backend: string): string {
+  return `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
+  backend: ${backend}
+`;
+}

@@ -48,6 +48,7 @@ import { delayMs } from '../policy/delay.js';
 import { bufferResponse } from '../policy/buffer.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
+import { H2Upstreams, type UpstreamRequest, type UpstreamResponse } from './h2-upstream.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
 
@@ -65,6 +66,8 @@ export interface ForwardTarget {
   agentCore?: AgentCoreTarget;
   /** GwPolicy `backend.auth` of the edge (backend-auth.ts); `key` is secret. */
   credential?: AiCredential;
+  /** `backend.http.version: HTTP2`: HTTP/2 upstream (prior knowledge on http, ALPN h2 on https). */
+  h2?: true;
 }
 
 export interface ForwardRoute {
@@ -129,7 +132,11 @@ export function forwardRouteOf(
   for (const ref of route.backends) {
     const b = backends.get(ref.backend);
     const credential = ref.credential ? { credential: ref.credential } : {};
-    const edge = { ...(ref.tls ? { tls: ref.tls } : {}), ...credential };
+    const edge = {
+      ...(ref.tls ? { tls: ref.tls } : {}),
+      ...credential,
+      ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
+    };
     const addr = httpAddressOf(b);
     if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge });
     else if (b?.kind === 'dynamicForwardProxy')
@@ -216,6 +223,7 @@ type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' 
 export class HttpForwarder {
   private readonly agent: Agent;
   private readonly tls: UpstreamTlsPool;
+  private readonly h2: H2Upstreams;
   private readonly random: () => number;
   private readonly counters = new Map<string, { inc(): void }>();
   /** This process's name in `Via` on dynamic forward proxy requests: seeing it come back means a loop. */
@@ -244,6 +252,7 @@ export class HttpForwarder {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
     });
+    this.h2 = new H2Upstreams({ connectTimeoutMs: opts.connectTimeoutMs ?? 10_000 });
   }
 
   /** The upstream TLS dispatcher for `backend` at `host`: MCP targets over TLS dial through the same pool. */
@@ -336,10 +345,6 @@ export class HttpForwarder {
           : { target, address: target.host, headers: authed };
         sentTo = to.target;
         body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
-        const dispatcher =
-          target.tls && !target.agentCore
-            ? this.tls.dispatcher(target.backend, to.target.host, target.tls)
-            : this.agent;
         const call = target.agentCore
           ? await agentCoreCall(
               this.cloudAuth,
@@ -356,7 +361,7 @@ export class HttpForwarder {
               headers: to.headers,
             };
         if (call instanceof CloudAuthFailure) throw new ProxyError(call.code, call.message);
-        const up = await dispatcher.request({
+        const up = await this.send(target, to, {
           origin: call.origin,
           path: call.path,
           method: target.agentCore ? 'POST' : (req.method ?? 'GET'),
@@ -376,7 +381,10 @@ export class HttpForwarder {
         res.writeHead(up.statusCode, withoutHopByHop(up.headers));
         // Without this an SSE stream's headers wait for its first event.
         if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
-        await pipeline(up.body, res);
+        await pipeline(up.body, res, { end: false });
+        // Trailers (gRPC's status) follow the body; Node sends them on chunked HTTP/1.1 and on HTTP/2.
+        if (up.trailers && Object.keys(up.trailers).length > 0) res.addTrailers(withoutHopByHop(up.trailers));
+        res.end();
         return;
       } catch (err) {
         if (err instanceof ProxyError) {
@@ -448,7 +456,7 @@ export class HttpForwarder {
     res: ServerResponse,
     route: ForwardRoute,
     target: ForwardTarget,
-    up: Dispatcher.ResponseData,
+    up: UpstreamResponse,
     plan: BufferPlan,
   ): Promise<void> {
     const got = await bufferResponse(up.body, plan, Number(up.headers['content-length'] ?? 0));
@@ -486,7 +494,19 @@ export class HttpForwarder {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.agent.destroy(), this.tls.close()]);
+    await Promise.all([this.agent.destroy(), this.tls.close(), this.h2.close()]);
+  }
+
+  /** One try, through the client the edge asks for: HTTP/2 (node:http2) or undici (HTTP/1.1, AgentCore). */
+  private send(target: ForwardTarget, to: { target: ForwardTarget }, call: UpstreamRequest): Promise<UpstreamResponse> {
+    if (target.h2 && !target.agentCore) {
+      const tls = target.tls ? this.tls.connectOptions(target.backend, to.target.host, target.tls) : undefined;
+      const key = `${target.backend} ${call.origin} ${target.tls ? (target.tls.sni ?? '') : 'h2c'}`;
+      return this.h2.request(key, call, tls);
+    }
+    const dispatcher =
+      target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
+    return dispatcher.request({ ...call, method: call.method as Dispatcher.HttpMethod });
   }
 
   private fail(

@@ -3,7 +3,7 @@
 // closed once idle. Behaviour: docs/proxy.md "Backend TLS".
 import { X509Certificate, createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { checkServerIdentity, createSecureContext, type PeerCertificate } from 'node:tls';
+import { checkServerIdentity, createSecureContext, type ConnectionOptions, type PeerCertificate } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { BackendTls, Snapshot } from '../../ir/types.js';
@@ -75,15 +75,35 @@ export class UpstreamTlsPool {
     await Promise.all(agents.map((a) => a.destroy()));
   }
 
-  private build(backend: string, host: string, tls: BackendTls): Agent {
+  /**
+   * The TLS options of a connection to `host` with these settings (CA, client certificate, SNI, identity
+   * check), for clients other than undici's (HTTP/2 upstreams, src/proxy/http/h2-upstream.ts).
+   */
+  connectOptions(backend: string, host: string, tls: BackendTls): ConnectionOptions {
+    this.warnInsecure(backend, tls);
     const skip = tls.insecureSkipVerify;
-    if (skip === 'SKIP_ALL' && !this.warnedInsecure.has(backend)) {
+    return {
+      servername: tls.sni || (isIP(host) ? '' : host),
+      ...(tls.caPem ? { ca: tls.caPem } : {}),
+      ...(tls.clientCertChainPem ? { cert: tls.clientCertChainPem, key: tls.clientPrivateKeyPem } : {}),
+      rejectUnauthorized: skip !== 'SKIP_ALL',
+      checkServerIdentity: identityCheck(skip, tls.verifySubjectAltNames),
+    };
+  }
+
+  private warnInsecure(backend: string, tls: BackendTls): void {
+    if (tls.insecureSkipVerify === 'SKIP_ALL' && !this.warnedInsecure.has(backend)) {
       this.warnedInsecure.add(backend);
       this.opts.log.warn(
         { backend, source: tls.source },
         'backend TLS certificates are not verified (insecureSkipVerify: All)',
       );
     }
+  }
+
+  private build(backend: string, host: string, tls: BackendTls): Agent {
+    this.warnInsecure(backend, tls);
+    const skip = tls.insecureSkipVerify;
     // Without an explicit name undici would send the client's Host header as SNI; an IP gets no SNI at all.
     const servername = tls.sni || (isIP(host) ? '' : host);
     const base = buildConnector({

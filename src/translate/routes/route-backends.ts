@@ -13,7 +13,7 @@ import { memo, readAny, type Ctx } from '../objects/context.js';
 import { num, rec, recs, str, type Rec } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
-import { GROUP, displayName, type StoredObject } from '../objects/types.js';
+import { GROUP, displayName, objectKey, type StoredObject } from '../objects/types.js';
 import { backendPolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
 import type { MergeResult } from '../policies/policy-merge.js';
@@ -180,9 +180,50 @@ export function backendRef(
   const promptGuard = edgePromptGuard(merged, subMerged, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;
   refuseTargetGuardrails(out, merged, subMerged);
-  const refusals = edgeRefusals(irBackend, r.entry, merged, subMerged);
+  const http = httpVersionOf(irBackend, merged, subMerged);
+  if (http.version) out.httpVersion = http.version;
+  // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
+  for (const r of http.refusals) {
+    const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
+    if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
+  }
+  const refusals = edgeRefusals(irBackend, r.entry, merged, subMerged, http.refusals);
   if (refusals.length) out.refusals = refusals;
   return out;
+}
+
+/** Backend kinds the HTTP forwarder serves: the only edges whose upstream HTTP version can be chosen. */
+const FORWARDED_KINDS = new Set(['static', 'a2a', 'dynamicForwardProxy']);
+
+/**
+ * `backend.http.version` of the edge: set on an HTTP backend's edge; refused (on status, not silently left
+ * out) on an MCP, AI or AgentCore edge and per MCP target or AI provider, where this proxy does not choose it.
+ */
+function httpVersionOf(
+  irBackend: BackendInput | undefined,
+  merged: MergeResult,
+  subMerged: Record<string, MergeResult>,
+): { version?: 'HTTP1' | 'HTTP2'; refusals: IrRefusal[] } {
+  const refusals: IrRefusal[] = [];
+  const versionIn = (m: MergeResult) => str(rec(m.fields['backend.http'])?.version);
+  const refuse = (m: MergeResult, reason: string): void => {
+    const source = m.provenance['backend.http']?.source ?? '';
+    const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
+    refusals.push({ field: path, source, reason, security: false });
+  };
+  for (const [name, m] of Object.entries(subMerged))
+    if (versionIn(m))
+      refuse(m, `the upstream HTTP version is not chosen per MCP target or AI provider (${name}) by this proxy`);
+  const version = versionIn(merged);
+  if (!version) return { refusals };
+  if (!FORWARDED_KINDS.has(irBackend?.kind ?? '')) {
+    refuse(
+      merged,
+      `the upstream HTTP version is chosen only for HTTP backends, not for ${irBackend?.kind ?? 'this'} backends`,
+    );
+    return { refusals };
+  }
+  return { version: version === 'HTTP2' ? 'HTTP2' : 'HTTP1', refusals };
 }
 
 /** Upstream TLS of the edge: a Gw `backend.tls` on it, else the Service's BackendTLSPolicy. */
@@ -274,8 +315,9 @@ function edgeRefusals(
   e: StoredObject,
   merged: MergeResult,
   subMerged: Record<string, MergeResult>,
+  extra: readonly IrRefusal[],
 ): IrRefusal[] {
-  const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals)];
+  const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals), ...extra];
   if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
   return uniqueRefusals(out);
 }

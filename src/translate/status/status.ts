@@ -141,7 +141,12 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   const now = options.now;
   if (problemText) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
   const { refProblems } = translateGwBackend(newCtx(store, options), e.key, rec(e.obj.spec) ?? {});
-  const refused = enforcedCondition(refusalText(refusalsOf('GwBackend', e.obj.spec)), '', gen, now);
+  const refused = enforcedCondition(
+    refusalText([...refusalsOf('GwBackend', e.obj.spec), ...ownHttpVersionRefusals(rec(e.obj.spec) ?? {})]),
+    '',
+    gen,
+    now,
+  );
   return [
     condition('Accepted', true, 'Accepted', 'the backend is valid', gen, now),
     condition(
@@ -453,4 +458,17 @@ function sectionExists(target: StoredObject, name: string): boolean {
     default:
       return false;
   }
+}
+
+/** `policies.http.version` of a GwBackend the HTTP forwarder does not serve (MCP, AI, AgentCore): refused. */
+function ownHttpVersionRefusals(spec: Rec): FieldRefusal[] {
+  if (str(rec(rec(spec.policies)?.http)?.version) === undefined) return [];
+  if (spec.static !== undefined || spec.a2a !== undefined || spec.dynamicForwardProxy !== undefined) return [];
+  return [
+    {
+      field: 'spec.policies.http.version',
+      reason: 'the upstream HTTP version is chosen only for HTTP backends (static, a2a, dynamicForwardProxy)',
+      security: false,
+    },
+  ];
 }

@@ -6,6 +6,7 @@ import type { AiEdge as _gw_ir_v1_AiEdge, AiEdge__Output as _gw_ir_v1_AiEdge__Ou
 import type { PromptGuard as _gw_ir_v1_PromptGuard, PromptGuard__Output as _gw_ir_v1_PromptGuard__Output } from '../../../gw/ir/v1/PromptGuard.js';
 import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as _gw_ir_v1_McpGuardrails__Output } from '../../../gw/ir/v1/McpGuardrails.js';
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
+import type { HttpVersion as _gw_ir_v1_HttpVersion, HttpVersion__Output as _gw_ir_v1_HttpVersion__Output } from '../../../gw/ir/v1/HttpVersion.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 
 export interface BackendRef {
@@ -55,6 +56,11 @@ export interface BackendRef {
    * `backend.tls`); a target without an entry uses `tls`. The target is then dialled over https.
    */
   'targetTls'?: ({[key: string]: _gw_ir_v1_BackendTls});
+  /**
+   * `backend.http.version` of an edge to an HTTP backend (static, a2a, dynamicForwardProxy): HTTP2 speaks
+   * HTTP/2 upstream (prior knowledge on http, ALPN h2 on https); unset or HTTP1 speaks HTTP/1.1.
+   */
+  'httpVersion'?: (_gw_ir_v1_HttpVersion);
   /**
    * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
    */
@@ -108,6 +114,11 @@ export interface BackendRef__Output {
    * `backend.tls`); a target without an entry uses `tls`. The target is then dialled over https.
    */
   'targetTls': ({[key: string]: _gw_ir_v1_BackendTls__Output});
+  /**
+   * `backend.http.version` of an edge to an HTTP backend (static, a2a, dynamicForwardProxy): HTTP2 speaks
+   * HTTP/2 upstream (prior knowledge on http, ALPN h2 on https); unset or HTTP1 speaks HTTP/1.1.
+   */
+  'httpVersion': (_gw_ir_v1_HttpVersion__Output);
   /**
    * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
    */

@@ -1,0 +1,126 @@
+// HTTP/2 to backends whose edge asks for it (`backend.http.version: HTTP2`): prior knowledge (h2c) on
+// http, ALPN `h2` on https with the edge's TLS settings. node:http2 rather than undici, because undici's
+// HTTP/2 client drops response trailers, which gRPC needs (its status travels in them). One session per
+// origin and TLS settings, many streams on it; a session that closes or gets GOAWAY is replaced on the next
+// request. Bounded, so a dynamic forward proxy naming many hosts cannot grow it without end.
+import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import type { Readable } from 'node:stream';
+import type { ConnectionOptions } from 'node:tls';
+
+const MAX_SESSIONS = 256;
+/** RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2; `host` becomes `:authority`. */
+const NOT_IN_H2 = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface UpstreamRequest {
+  origin: string;
+  path: string;
+  method: string;
+  headers: Headers;
+  body: Readable | Buffer | null;
+  signal: AbortSignal;
+}
+
+/** The part of undici's ResponseData the forwarder reads; `trailers` is filled by the time the body ends. */
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Headers;
+  body: Readable & { dump(): Promise<void> };
+  trailers: Headers;
+}
+
+export interface H2UpstreamsOptions {
+  connectTimeoutMs: number;
+}
+
+export class H2Upstreams {
+  private readonly sessions = new Map<string, ClientHttp2Session>();
+
+  constructor(private readonly opts: H2UpstreamsOptions) {}
+
+  /** One request on the session for `key` (origin and TLS identity); `tls` unset means h2c. */
+  request(key: string, req: UpstreamRequest, tls?: ConnectionOptions): Promise<UpstreamResponse> {
+    const session = this.session(key, req.origin, tls);
+    return new Promise((resolve, reject) => {
+      const headers: http2.OutgoingHttpHeaders = {
+        ':method': req.method,
+        ':path': req.path,
+        ':authority': String(req.headers.host ?? new URL(req.origin).host),
+      };
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined || NOT_IN_H2.has(name) || name.startsWith(':')) continue;
+        if (name === 'te' && String(value).toLowerCase() !== 'trailers') continue;
+        headers[name] = value;
+      }
+      const stream = session.request(headers, { endStream: req.body === null });
+      const onAbort = (): void => {
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+        reject(req.signal.reason as Error);
+      };
+      if (req.signal.aborted) return onAbort();
+      req.signal.addEventListener('abort', onAbort, { once: true });
+      stream.once('close', () => req.signal.removeEventListener('abort', onAbort));
+      const trailers: Headers = {};
+      stream.on('trailers', (t: IncomingHttpHeaders) => Object.assign(trailers, withoutPseudo(t)));
+      stream.once('error', reject);
+      stream.once('response', (h: IncomingHttpHeaders) => {
+        stream.off('error', reject);
+        const body = Object.assign(stream as unknown as Readable, {
+          dump: () =>
+            new Promise<void>((done) => {
+              stream.once('close', () => done());
+              stream.resume();
+            }),
+        });
+        resolve({ statusCode: Number(h[':status'] ?? 502), headers: withoutPseudo(h), body, trailers });
+      });
+      const body = req.body;
+      if (Buffer.isBuffer(body)) stream.end(body);
+      else if (body) body.pipe(stream);
+    });
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => new Promise<void>((done) => (s.destroyed ? done() : s.close(() => done())))));
+  }
+
+  private session(key: string, origin: string, tls?: ConnectionOptions): ClientHttp2Session {
+    const live = this.sessions.get(key);
+    if (live && !live.closed && !live.destroyed) {
+      // Most recently used last: the first entry is the one to close when the map is full.
+      this.sessions.delete(key);
+      this.sessions.set(key, live);
+      return live;
+    }
+    if (this.sessions.size >= MAX_SESSIONS) {
+      const [oldest, s] = this.sessions.entries().next().value as [string, ClientHttp2Session];
+      this.sessions.delete(oldest);
+      s.close();
+    }
+    const s = http2.connect(origin, tls ? { ...tls, ALPNProtocols: ['h2'] } : {});
+    s.setTimeout(this.opts.connectTimeoutMs, () => {
+      // Only a session that never connected times out here; an idle connected one is left to the server.
+      if (!s.connecting) return;
+      s.destroy(Object.assign(new Error(`connect timeout to ${origin}`), { code: 'UND_ERR_CONNECT_TIMEOUT' }));
+    });
+    s.once('connect', () => s.setTimeout(0));
+    // Errors reach the streams that use the session; a session that ends is replaced on the next request.
+    s.on('error', () => undefined);
+    const drop = (): void => {
+      if (this.sessions.get(key) === s) this.sessions.delete(key);
+    };
+    s.once('close', drop);
+    s.once('goaway', drop);
+    this.sessions.set(key, s);
+    return s;
+  }
+}
+
+function withoutPseudo(h: IncomingHttpHeaders): Headers {
+  const out: Headers = {};
+  for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) out[k] = v;
+  return out;
+}
