@@ -4,7 +4,13 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /** Headers RFC 9113 §8.2.2 forbids in HTTP/2 (`te` is allowed only as `trailers`). */
-const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+export const CONNECTION_SPECIFIC = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 const allowed = (name: string, value: unknown): boolean => {
   const n = name.toLowerCase();

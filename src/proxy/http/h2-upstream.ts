@@ -6,10 +6,11 @@
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import type { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
+import { CONNECTION_SPECIFIC } from './h2-compat.js';
 
 const MAX_SESSIONS = 256;
 /** RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2; `host` becomes `:authority`. */
-const NOT_IN_H2 = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
+const NOT_IN_H2 = new Set([...CONNECTION_SPECIFIC, 'host']);
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -28,6 +29,8 @@ export interface UpstreamResponse {
   headers: Headers;
   body: Readable & { dump(): Promise<void> };
   trailers: Headers;
+  /** The HTTP/2 response was its HEADERS frame alone (END_STREAM on it): gRPC's trailers-only answer. */
+  endedWithHeaders?: boolean;
 }
 
 export interface H2UpstreamsOptions {
@@ -64,7 +67,7 @@ export class H2Upstreams {
       const trailers: Headers = {};
       stream.on('trailers', (t: IncomingHttpHeaders) => Object.assign(trailers, withoutPseudo(t)));
       stream.once('error', reject);
-      stream.once('response', (h: IncomingHttpHeaders) => {
+      stream.once('response', (h: IncomingHttpHeaders, flags: number) => {
         stream.off('error', reject);
         const body = Object.assign(stream as unknown as Readable, {
           dump: () =>
@@ -73,7 +76,13 @@ export class H2Upstreams {
               stream.resume();
             }),
         });
-        resolve({ statusCode: Number(h[':status'] ?? 502), headers: withoutPseudo(h), body, trailers });
+        resolve({
+          statusCode: Number(h[':status'] ?? 502),
+          headers: withoutPseudo(h),
+          body,
+          trailers,
+          endedWithHeaders: (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) !== 0,
+        });
       });
       const body = req.body;
       if (Buffer.isBuffer(body)) stream.end(body);

@@ -5,6 +5,7 @@
 // InvokeAgentRuntime calls (agentcore.ts). Behaviour: docs/proxy.md "HTTP backends", "Dynamic forward proxy",
 // "AWS AgentCore backends".
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { isIP } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -48,6 +49,7 @@ import { delayMs } from '../policy/delay.js';
 import { bufferResponse } from '../policy/buffer.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
+import { CONNECTION_SPECIFIC } from './h2-compat.js';
 import { H2Upstreams, type UpstreamRequest, type UpstreamResponse } from './h2-upstream.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
@@ -306,7 +308,7 @@ export class HttpForwarder {
     clientAuthorization: string | undefined,
   ): Promise<void> {
     const limit = route.maxRequestBytes;
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0;
+    const hasBody = requestHasBody(req);
     let buffered: Buffer | null = null;
     // A signature covers the body's hash: AgentCore requests are buffered whole (bounded by the route's limit).
     if (hasBody && (route.retry || route.targets.some((t) => t.agentCore))) {
@@ -378,6 +380,7 @@ export class HttpForwarder {
           return this.fail(req, res, route, sentTo, signal.reason, signal);
         }
         if (route.responseBuffer) return await this.respondBuffered(res, route, sentTo, up, route.responseBuffer);
+        if (up.endedWithHeaders && respondHeadersOnly(res, up.statusCode, withoutHopByHop(up.headers))) return;
         res.writeHead(up.statusCode, withoutHopByHop(up.headers));
         // Without this an SSE stream's headers wait for its first event.
         if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
@@ -607,4 +610,29 @@ function upstreamRequest(req: IncomingMessage, route: ForwardRoute): { path: str
   const rewritten = rewriteTarget(target, f.rewrite, route.matches);
   if (rewritten.host) headers.host = rewritten.host;
   return { path: rewritten.target, headers };
+}
+
+/**
+ * Whether the client sends a body: HTTP/1.1 says so in its headers; an HTTP/2 request (gRPC, for one) often
+ * carries no content-length, and has a body unless its HEADERS frame ended the stream.
+ */
+function requestHasBody(req: IncomingMessage): boolean {
+  if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0) return true;
+  const h2 = (req as IncomingMessage & { stream?: { endAfterHeaders?: boolean } }).stream;
+  return req.httpVersionMajor >= 2 && h2 !== undefined && h2.endAfterHeaders !== true;
+}
+
+/**
+ * An HTTP/2 answer that was one HEADERS frame (gRPC's trailers-only status) goes to an HTTP/2 client as one
+ * HEADERS frame too: Node's compat response always sends headers and end separately, and a gRPC client
+ * reads a status in the headers only when they end the stream. False when the client is not on HTTP/2.
+ */
+function respondHeadersOnly(res: ServerResponse, status: number, headers: Record<string, unknown>): boolean {
+  const stream = (res as ServerResponse & { stream?: ServerHttp2Stream }).stream;
+  if (!stream || res.headersSent || stream.destroyed) return false;
+  const out: OutgoingHttpHeaders = { ':status': status };
+  for (const [k, v] of Object.entries(headers))
+    if (v !== undefined && !CONNECTION_SPECIFIC.has(k)) out[k] = v as string;
+  stream.respond(out, { endStream: true });
+  return true;
 }
