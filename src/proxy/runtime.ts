@@ -81,7 +81,7 @@ interface BoundPort {
   conn: ConnectionSettings;
   /** frontend.networkAuthorization of the port's listeners: swapped on apply. */
   gate: NetworkGate;
-  /** HTTPS binds: the HTTP/2 sessions of connections that negotiated `h2`. */
+  /** The HTTP/2 sessions of connections that negotiated `h2` (HTTPS) or opened with the h2c preface (plain). */
   h2?: H2Sessions;
 }
 
@@ -436,7 +436,14 @@ export class ProxyRuntime {
         live.attach(https);
         h2 = new H2Sessions(https, (req, res) => https.emit('request', req, res));
         server = https;
-      } else server = createServer(listenerServerOptions(this.limits), handler);
+      } else {
+        const http = createServer(listenerServerOptions(this.limits), handler);
+        // h2c with prior knowledge beside HTTP/1.1: a client silent past the header timeout is closed.
+        h2 = new H2Sessions(http, (req, res) => http.emit('request', req, res), {
+          prefaceTimeoutMs: this.limits.headersTimeoutMs,
+        });
+        server = http;
+      }
       // First, so a refused connection is closed before anything else counts or configures it.
       const gate = new NetworkGate(server, this.log, () => this.metrics.connectionsDenied.inc());
       gate.update(gates);

@@ -1,12 +1,14 @@
-// HTTP/2 on HTTPS binds: the `https` server still does the TLS handshake (so SNI certificates and the
-// per-listener ALPN choice stay in listener-tls.ts), and a connection that negotiated `h2` is handed to a
-// non-listening `http2` server whose compat request/response objects reach the same request handler.
+// HTTP/2 on a bind. HTTPS binds: the `https` server still does the TLS handshake (so SNI certificates and
+// the per-listener ALPN choice stay in listener-tls.ts), and a connection that negotiated `h2` is handed
+// to a non-listening `http2` server whose compat request/response objects reach the same request handler.
 // Node's http2 secure server cannot be used instead: it forces its own ALPN list, which would make
-// `frontend.tls.alpnProtocols` unenforceable per listener.
+// `frontend.tls.alpnProtocols` unenforceable per listener. Plain binds: a connection that opens with the
+// HTTP/2 preface (prior knowledge, h2c-preface.ts) goes to the same http2 server, any other to HTTP/1.1.
 import { createServer as createH2Server, type Http2Server, type Http2Session, type Settings } from 'node:http2';
-import type { Server as HttpsServer } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { sniffPreface } from './h2c-preface.js';
 import type { H2Settings } from './connection-settings.js';
 
 const MAX_WINDOW = 2 ** 31 - 1;
@@ -25,13 +27,18 @@ export function h2SettingsOf(s: H2Settings): Settings {
   };
 }
 
-/** The HTTP/2 side of one HTTPS bind: its sessions, for shutdown and for settings pushed on apply. */
+/** The HTTP/2 side of one bind: its sessions, for shutdown and for settings pushed on apply. */
 export class H2Sessions {
   private readonly server: Http2Server;
   private readonly sessions = new Set<Http2Session>();
   private settings: H2Settings = {};
 
-  constructor(https: HttpsServer, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  /** `server` is an `https` server (h2 by ALPN) or a plain `http` one (h2c by preface, read within `prefaceTimeoutMs`). */
+  constructor(
+    server: Server,
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    plain?: { prefaceTimeoutMs: number },
+  ) {
     this.server = createH2Server();
     // The compat objects are duck-typed like HTTP/1's; the pipeline reads only what both have (see docs/proxy.md).
     this.server.on('request', handler as unknown as (req: unknown, res: unknown) => void);
@@ -40,13 +47,17 @@ export class H2Sessions {
       s.once('close', () => this.sessions.delete(s));
       this.configure(s);
     });
-    // https registers exactly one `secureConnection` listener: HTTP/1.1's connection handler.
-    const http1 = https.listeners('secureConnection')[0] as ((s: TLSSocket) => void) | undefined;
-    https.removeAllListeners('secureConnection');
-    https.on('secureConnection', (socket: TLSSocket) => {
-      if (socket.alpnProtocol === 'h2') this.server.emit('connection', socket);
-      else http1?.call(https, socket);
-    });
+    const toH2 = (socket: Socket): boolean => this.server.emit('connection', socket);
+    // Both servers register exactly one listener of this event at construction: HTTP/1.1's connection handler.
+    const event = plain ? 'connection' : 'secureConnection';
+    const http1 = server.listeners(event)[0] as ((s: Socket) => void) | undefined;
+    server.removeAllListeners(event);
+    const toHttp1 = (socket: Socket): void => void http1?.call(server, socket);
+    if (plain) server.on('connection', (socket: Socket) => sniffPreface(socket, plain.prefaceTimeoutMs, toH2, toHttp1));
+    else
+      server.on('secureConnection', (socket: TLSSocket) =>
+        socket.alpnProtocol === 'h2' ? toH2(socket) : toHttp1(socket),
+      );
   }
 
   /** frontend.http.http2* for new sessions; open sessions keep theirs. */

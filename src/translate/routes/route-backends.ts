@@ -155,6 +155,8 @@ export function backendRef(
   routeSide: Leveled[],
   sink: RouteSink,
   gateway: string,
+  /** A GRPCRoute's edge: HTTP/2 upstream unless a policy says otherwise. */
+  grpc = false,
 ): BuiltEdge | EdgeProblem {
   const target = edgeTarget(ctx, r, sink);
   const out: BuiltEdge = { backend: target.name, weight: r.weight };
@@ -180,7 +182,7 @@ export function backendRef(
   const promptGuard = edgePromptGuard(merged, subMerged, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;
   refuseTargetGuardrails(out, merged, subMerged);
-  const http = httpVersionOf(irBackend, merged, subMerged);
+  const http = httpVersionOf(irBackend, merged, subMerged, grpc || h2cServicePort(r.entry, r.port));
   if (http.version) out.httpVersion = http.version;
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
   for (const r of http.refusals) {
@@ -203,6 +205,8 @@ function httpVersionOf(
   irBackend: BackendInput | undefined,
   merged: MergeResult,
   subMerged: Record<string, MergeResult>,
+  /** No policy setting it: HTTP/2 for GRPCRoute edges and `kubernetes.io/h2c` Service ports (GEP-1911). */
+  h2ByDefault: boolean,
 ): { version?: 'HTTP1' | 'HTTP2'; refusals: IrRefusal[] } {
   const refusals: IrRefusal[] = [];
   const versionIn = (m: MergeResult) => str(rec(m.fields['backend.http'])?.version);
@@ -215,7 +219,8 @@ function httpVersionOf(
     if (versionIn(m))
       refuse(m, `the upstream HTTP version is not chosen per MCP target or AI provider (${name}) by this proxy`);
   const version = versionIn(merged);
-  if (!version) return { refusals };
+  if (!version)
+    return FORWARDED_KINDS.has(irBackend?.kind ?? '') && h2ByDefault ? { version: 'HTTP2', refusals } : { refusals };
   if (!FORWARDED_KINDS.has(irBackend?.kind ?? '')) {
     refuse(
       merged,
@@ -320,4 +325,11 @@ function edgeRefusals(
   const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals), ...extra];
   if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
   return uniqueRefusals(out);
+}
+
+/** A Service port whose `appProtocol` is `kubernetes.io/h2c` speaks HTTP/2 with prior knowledge. */
+function h2cServicePort(entry: StoredObject, port: number | undefined): boolean {
+  if (entry.kind !== 'Service' || port === undefined) return false;
+  const p = recs(rec(entry.obj.spec)?.ports).find((x) => num(x.port) === port);
+  return str(p?.appProtocol) === 'kubernetes.io/h2c';
 }

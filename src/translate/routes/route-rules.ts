@@ -102,7 +102,7 @@ function ruleEdges(
   leveled: Leveled[],
   problems: RuleProblems,
 ): BuiltEdge[] {
-  const refs = rs.refs.map((r) => backendRef(ctx, gp, r, leveled, sink, gateway));
+  const refs = rs.refs.map((r) => backendRef(ctx, gp, r, leveled, sink, gateway, rs.route.kind === 'GRPCRoute'));
   const edges = refs.filter((r): r is BuiltEdge => !('reason' in r));
   problems.edges.push(...refs.filter((r): r is EdgeProblem => 'reason' in r));
   problems.guards.push(...promptGuardRefProblems(edges));
