@@ -10,10 +10,7 @@ type Expr = ReturnType<typeof parse>['expr'];
 export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
 /** Connection attributes (`source.address`, `destination.port`, ...): only network authorization names them. */
 export const connectionVariables = ['source', 'destination'] as const;
-/** What a finished request's access log line may read (frontend.accessLog filter and attributes). */
-export const accessLogVariables = ['request', 'response', 'jwt', 'source'] as const;
-export type CelVariable =
-  (typeof celVariables)[number] | (typeof connectionVariables)[number] | (typeof accessLogVariables)[number];
+export type CelVariable = (typeof celVariables)[number] | (typeof connectionVariables)[number];
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
@@ -34,7 +31,6 @@ const env = celEnv({
     apiKey: dynMap,
     source: dynMap,
     destination: dynMap,
-    response: dynMap,
   },
   funcs: strings,
 });
@@ -75,7 +71,6 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         apiKey: bindings.apiKey ?? {},
         source: bindings.source ?? {},
         destination: bindings.destination ?? {},
-        response: bindings.response ?? {},
       };
       try {
         return program(ctx as never);

@@ -67,11 +67,7 @@ const traffic: CoverageTable = {
 };
 
 const frontendTable: CoverageTable = {
-  'accessLog.*': enforced(
-    'Listener.accessLog',
-    'one structured line per request through the proxy log; filter and attributes are CEL',
-  ),
-  'accessLog.otlp.*': frontend('exporting access logs over OTLP'),
+  'accessLog.*': frontend('access logs'),
   'connect.*': frontend('HTTP CONNECT handling'),
   'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
   'http.maxConcurrentRequests': enforced(

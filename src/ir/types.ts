@@ -3,15 +3,6 @@
 // enums as names, oneofs with a discriminator) and `XInput` the permissive shape producers build.
 
 export type { A2aBackend__Output as A2aBackend, A2aBackend as A2aBackendInput } from './gen/gw/ir/v1/A2aBackend.js';
-export type { AccessLog__Output as AccessLog, AccessLog as AccessLogInput } from './gen/gw/ir/v1/AccessLog.js';
-export type {
-  AccessLogAttribute__Output as AccessLogAttribute,
-  AccessLogAttribute as AccessLogAttributeInput,
-} from './gen/gw/ir/v1/AccessLogAttribute.js';
-export type {
-  AccessLogPreset__Output as AccessLogPreset,
-  AccessLogPreset as AccessLogPresetInput,
-} from './gen/gw/ir/v1/AccessLogPreset.js';
 export type { AiBackend__Output as AiBackend, AiBackend as AiBackendInput } from './gen/gw/ir/v1/AiBackend.js';
 export type {
   AiCredential__Output as AiCredential,

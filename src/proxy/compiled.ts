@@ -1,6 +1,5 @@
 // What the runtime compiles an IR route and listener into: everything a request needs, decided once
 // per snapshot so the per-request pipeline (pipeline.ts) only reads.
-import type { AccessLogPlan } from './http/access-log.js';
 import type { Route } from '../ir/types.js';
 import type { RouteAuth } from './auth/hooks.js';
 import type { ExtAuthRoute } from './auth/ext-auth.js';
@@ -40,10 +39,6 @@ export interface CompiledListener {
   concurrency?: ConcurrencyCap;
   /** `frontend.http.http1MaxHeaders`: a request with more header fields gets 431. */
   maxHeaders?: number;
-  /** The listener's IR name (access log lines name it). */
-  name: string;
-  /** `frontend.accessLog`: a line per request (src/proxy/http/access-log.ts). */
-  accessLog?: AccessLogPlan;
 }
 
 /** A listener's cap on requests in flight; the counter outlives snapshots so a push does not reset it. */

@@ -32,7 +32,6 @@ import { connectionCaps } from './http/listener-limits.js';
 import { H2Sessions } from './http/h2-sessions.js';
 import { adaptHttp2 } from './http/h2-compat.js';
 import { ConnectionSettings, bindConnectionSettings } from './http/connection-settings.js';
-import { compileAccessLog, writeAccessLine } from './http/access-log.js';
 import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/network-authorization.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
@@ -114,8 +113,6 @@ export class ProxyRuntime {
   readonly sessions: SessionRegistry;
   private readonly limits: ProxyLimits;
   private readonly log: Logger;
-  /** Access log lines (`frontend.accessLog`), tagged so they can be told from the proxy's own logs. */
-  private readonly accessLog: Logger;
   /** Listeners per bind name; replaced as a whole on apply. */
   private state = new Map<string, CompiledListener[]>();
   private readonly ports = new Map<string, BoundPort>();
@@ -139,7 +136,6 @@ export class ProxyRuntime {
 
   constructor(private readonly opts: RuntimeOptions) {
     this.log = opts.log;
-    this.accessLog = opts.log.child({ log: 'access' });
     this.metrics = opts.metrics ?? createMetrics();
     this.limits = limitsWith({ ...opts.limits, ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}) });
     const l = this.limits;
@@ -399,10 +395,8 @@ export class ProxyRuntime {
       out.set(l.bind, [
         ...(out.get(l.bind) ?? []),
         {
-          name: l.name,
           hostnames: l.hostnames,
           routes,
-          ...(l.accessLog ? { accessLog: compileAccessLog(l.accessLog, l.name) } : {}),
           match: compileRouteMatcher(routes, l.hostnames),
           ...authEndpointsOf(routes),
           ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
@@ -533,21 +527,9 @@ export class ProxyRuntime {
     const listener = selectListener(listeners, host);
     const { path, query } = splitTarget(req.url);
     const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
-    const exchange = { req, res, listener, route, path, claims: null, clientAuthorization: undefined };
-    const plan = listener?.accessLog;
-    if (plan && listener) {
-      const start = process.hrtime.bigint();
-      res.once('close', () =>
-        writeAccessLine(this.accessLog, plan, {
-          req,
-          res,
-          listener: listener.name,
-          route: route?.route.name,
-          claims: exchange.claims,
-          start,
-        }),
-      );
-    }
-    return runPipeline(exchange, this.services);
+    return runPipeline(
+      { req, res, listener, route, path, claims: null, clientAuthorization: undefined },
+      this.services,
+    );
   }
 }

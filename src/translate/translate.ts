@@ -12,7 +12,7 @@ import type { Conflict } from './policies/policy-merge.js';
 import { frontendPolicy, gatewayPolicies, type GatewayPolicies } from './policies/policies.js';
 import { rec, selectorMatches, str } from './objects/read.js';
 import { fieldsOf } from './policies/policy-fields.js';
-import { accessLogOf, toAuthorization } from './policies/ir-policy.js';
+import { toAuthorization } from './policies/ir-policy.js';
 import type { RouteSink } from './routes/route-sink.js';
 import { translateRoute } from './routes/routes.js';
 import { dependencyState, type Store } from './objects/store.js';
@@ -127,8 +127,6 @@ function irListenersOf(
     if (limits) il.limits = limits;
     const network = rec(fe.fields['frontend.networkAuthorization']);
     if (network) il.networkAuthorization = toAuthorization(network);
-    const accessLog = accessLogOf(rec(fe.fields['frontend.accessLog']));
-    if (accessLog) il.accessLog = accessLog;
     out.push(il);
     tlsSources.set(il.name ?? '', fe.provenance['frontend.tls']?.source ?? '');
   }

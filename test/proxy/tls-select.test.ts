@@ -17,7 +17,6 @@ function listener(name: string, hostnames: string[], cert = 'a'): Listener {
     frontend: null,
     refusals: [],
     limits: null,
-    accessLog: null,
     networkAuthorization: null,
     tls: listenerTlsOf([{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }]),
   };

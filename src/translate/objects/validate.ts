@@ -2,7 +2,7 @@
 // (validateManifest); these add the structural minimum for every kind so a malformed object is
 // reported and skipped instead of reaching the translator.
 import { validateManifest } from '../../api/validate.js';
-import { accessLogVariables, celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
+import { celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
 import type { Problem } from '../../problem.js';
 import { arr, rec, recs, str, type Rec } from './read.js';
 import { backendTlsPolicyProblems } from '../backends/backend-tls-policy-checks.js';
@@ -29,17 +29,6 @@ export function authorizationCelProblems(
     ['policies.mcp.authorization', rec(rec(s.policies)?.mcp)?.authorization, AUTHORIZATION_VARIABLES],
     ['frontend.networkAuthorization', rec(s.frontend)?.networkAuthorization, connectionVariables],
   ];
-  const log = rec(rec(s.frontend)?.accessLog);
-  const filter = log?.filter;
-  if (typeof filter === 'string') {
-    const why = celCompileProblem(filter, accessLogVariables);
-    if (why) bad('spec.frontend.accessLog.filter', why);
-  }
-  arr(rec(log?.attributes)?.add).forEach((a, i) => {
-    const expression = rec(a)?.expression;
-    const why = typeof expression === 'string' ? celCompileProblem(expression, accessLogVariables) : undefined;
-    if (why) bad(`spec.frontend.accessLog.attributes.add[${i}].expression`, why);
-  });
   for (const [path, authz, variables] of places) {
     arr(rec(rec(authz)?.policy)?.matchExpressions).forEach((e, i) => {
       const why = typeof e === 'string' ? celCompileProblem(e, variables) : 'must be a string';

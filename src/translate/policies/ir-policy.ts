@@ -2,7 +2,6 @@
 // a typed home still reach the proxy through RouteInput.effective.
 import { createHash } from 'node:crypto';
 import type {
-  AccessLogInput,
   ApiKeyAuthenticationInput,
   AuthorizationInput,
   BasicAuthenticationInput,
@@ -397,16 +396,4 @@ export function authRefusals(
     });
   }
   return out.sort((a, b) => (a.field ?? '').localeCompare(b.field ?? ''));
-}
-
-/** `frontend.accessLog` → IR AccessLog (`otlp` is refused by the coverage table and not carried). */
-export function accessLogOf(a: Rec | undefined): AccessLogInput | undefined {
-  if (!a) return undefined;
-  const attributes = rec(a.attributes);
-  return {
-    filter: str(a.filter) ?? '',
-    add: recs(attributes?.add).map((x) => ({ name: str(x.name) ?? '', expression: str(x.expression) ?? '' })),
-    remove: strings(attributes?.remove),
-    preset: str(a.preset) === 'Otel' ? 'OTEL' : 'ACCESS_LOG_PRESET_DEFAULT',
-  };
 }

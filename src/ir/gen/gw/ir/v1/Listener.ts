@@ -6,7 +6,6 @@ import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _g
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output as _gw_ir_v1_ListenerLimits__Output } from '../../../gw/ir/v1/ListenerLimits.js';
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
-import type { AccessLog as _gw_ir_v1_AccessLog, AccessLog__Output as _gw_ir_v1_AccessLog__Output } from '../../../gw/ir/v1/AccessLog.js';
 
 export interface Listener {
   'name'?: (string);
@@ -41,10 +40,6 @@ export interface Listener {
    * port: every listener on the port must allow a connection.
    */
   'networkAuthorization'?: (_gw_ir_v1_Authorization | null);
-  /**
-   * spec.frontend.accessLog (without `otlp`, which is refused): one log line per request on the listener.
-   */
-  'accessLog'?: (_gw_ir_v1_AccessLog | null);
 }
 
 export interface Listener__Output {
@@ -80,8 +75,4 @@ export interface Listener__Output {
    * port: every listener on the port must allow a connection.
    */
   'networkAuthorization': (_gw_ir_v1_Authorization__Output | null);
-  /**
-   * spec.frontend.accessLog (without `otlp`, which is refused): one log line per request on the listener.
-   */
-  'accessLog': (_gw_ir_v1_AccessLog__Output | null);
 }
