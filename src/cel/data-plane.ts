@@ -8,7 +8,8 @@ type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
 export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
-export type CelVariable = (typeof celVariables)[number];
+/** `response` exists only once a request is done (access logs): expressions evaluated before cannot name it. */
+export type CelVariable = (typeof celVariables)[number] | 'response';
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
@@ -17,11 +18,13 @@ export const expressionVariables = {
   extAuth: ['request', 'jwt'],
   /** An MCP guardrail processor's `remote.metadata`: evaluated per JSON-RPC message. */
   guardrailMetadata: ['request', 'jwt', 'mcp'],
+  /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
+  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest'],
 } as const satisfies Record<string, readonly CelVariable[]>;
 
 const dynMap = mapType(CelScalar.STRING, CelScalar.DYN);
 const env = celEnv({
-  variables: { jwt: dynMap, request: dynMap, mcp: dynMap, llmRequest: dynMap, apiKey: dynMap },
+  variables: { jwt: dynMap, request: dynMap, mcp: dynMap, llmRequest: dynMap, apiKey: dynMap, response: dynMap },
   funcs: strings,
 });
 
@@ -59,6 +62,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         mcp: bindings.mcp ?? {},
         llmRequest: bindings.llmRequest ?? {},
         apiKey: bindings.apiKey ?? {},
+        response: bindings.response ?? {},
       };
       try {
         return program(ctx as never);

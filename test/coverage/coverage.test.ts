@@ -135,16 +135,16 @@ describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
-      fields: { 'frontend.networkAuthorization': { action: 'Deny' }, 'frontend.tracing': { url: 'http://t' } },
+      fields: { 'frontend.networkAuthorization': { action: 'Deny' }, 'frontend.proxyProtocol': { version: 'V2' } },
       provenance: {
         'frontend.networkAuthorization': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
-        'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.proxyProtocol': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
       },
       conflicts: [],
     };
     expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
       ['spec.frontend.networkAuthorization', true],
-      ['spec.frontend.tracing', false],
+      ['spec.frontend.proxyProtocol', false],
     ]);
   });
 });

@@ -17,6 +17,7 @@ function listener(name: string, hostnames: string[], cert = 'a'): Listener {
     frontend: null,
     refusals: [],
     limits: null,
+    telemetry: null,
     tls: listenerTlsOf([{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }]),
   };
 }

@@ -36,7 +36,9 @@ import {
   relayError,
   relayEventStream,
   relayStream,
+  type UsageSink,
 } from './llm-response.js';
+import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
@@ -415,13 +417,23 @@ export class LlmForwarder {
           );
           return;
         }
+        const tel = telemetryOf(res);
+        tel?.llm(p.metricsProvider ?? p.name, model);
+        const usage: UsageSink = tel
+          ? {
+              tokens: (provider, m, u) => {
+                this.usage.tokens(provider, m, u);
+                if (u) tel.tokens(u.input, u.output);
+              },
+            }
+          : this.usage;
         const answer = {
           id: `chatcmpl-${randomUUID()}`,
           provider: p.metricsProvider ?? p.name,
           model,
           format: e.format,
           nowSeconds: Math.floor(this.clock() / 1000),
-          usage: usageSink(this.usage, client.onTokens),
+          usage: usageSink(usage, client.onTokens),
           guardCtx,
           ...(route.guards ? { guards: route.guards } : {}),
         };

@@ -5,6 +5,7 @@ import type { ListenerTls as _gw_ir_v1_ListenerTls, ListenerTls__Output as _gw_i
 import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _gw_ir_v1_PolicyFields__Output } from '../../../gw/ir/v1/PolicyFields.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output as _gw_ir_v1_ListenerLimits__Output } from '../../../gw/ir/v1/ListenerLimits.js';
+import type { ListenerTelemetry as _gw_ir_v1_ListenerTelemetry, ListenerTelemetry__Output as _gw_ir_v1_ListenerTelemetry__Output } from '../../../gw/ir/v1/ListenerTelemetry.js';
 
 export interface Listener {
   'name'?: (string);
@@ -33,6 +34,10 @@ export interface Listener {
    * Connection and request caps from the listener's merged frontend policy; absent when none is set.
    */
   'limits'?: (_gw_ir_v1_ListenerLimits | null);
+  /**
+   * GwPolicy `frontend.accessLog` and `frontend.tracing` of this listener; absent when neither is set.
+   */
+  'telemetry'?: (_gw_ir_v1_ListenerTelemetry | null);
 }
 
 export interface Listener__Output {
@@ -62,4 +67,8 @@ export interface Listener__Output {
    * Connection and request caps from the listener's merged frontend policy; absent when none is set.
    */
   'limits': (_gw_ir_v1_ListenerLimits__Output | null);
+  /**
+   * GwPolicy `frontend.accessLog` and `frontend.tracing` of this listener; absent when neither is set.
+   */
+  'telemetry': (_gw_ir_v1_ListenerTelemetry__Output | null);
 }
