@@ -112,8 +112,10 @@ service:
   }
 
   private lines(): Record<string, unknown>[] {
+    // The exporter may be mid-write: only lines it finished (newline-terminated) are read.
     return this.output()
       .split('\n')
+      .slice(0, -1)
       .filter((l) => l.trim() !== '')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   }

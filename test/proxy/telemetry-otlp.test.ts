@@ -99,6 +99,15 @@ spec:
     const parent = collector.spans().find((s) => s.spanId === call.parentSpanId);
     expect(parent?.kind).toBe(SERVER);
     expect(attrs(parent?.attributes)['url.path']).toBe('/tools');
+    const record = await collector.waitFor(
+      () => collector.logRecords().find((r) => attrs(r.attributes)['gen_ai.tool.name'] === 'add'),
+      'the tools/call access-log record',
+    );
+    expect(record.traceId).toBe(call.traceId);
+    const fields = attrs(record.attributes);
+    expect(fields['mcp.method.name']).toBe('tools/call');
+    // A digest of the session id, never the id itself (it resumes the session).
+    expect(fields['mcp.session.id']).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it("exports each access-log line as an OTLP log record in the request's trace", async () => {
