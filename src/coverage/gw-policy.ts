@@ -77,7 +77,7 @@ const frontendTable: CoverageTable = {
   'accessLog.attributes.remove[]': enforced('AccessLog.remove'),
   'accessLog.otlp.*': enforced(
     'AccessLog.otlpLogsUrl',
-    'OTLP/HTTP (protobuf) log records; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts, test/proxy/llm/llm-telemetry.test.ts)',
+    'OTLP/HTTP (protobuf) log records; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts)',
   ),
   'connect.*': frontend('HTTP CONNECT handling'),
   'http.*': frontend('HTTP/1 and HTTP/2 tuning'),

@@ -97,6 +97,13 @@ describe('frontend.accessLog', () => {
     expect(line).not.toHaveProperty('client');
     expect(line).not.toHaveProperty('listener');
   });
+
+  it('never hands a credential header to an added field', async () => {
+    await serve(`{attributes: {add: [{name: auth, expression: 'request.headers["authorization"]'}]}}`);
+    const line = await request('/app/a', { authorization: 'Bearer sk-secret-token-0123' });
+    expect(line).toMatchObject({ method: 'GET' });
+    expect(JSON.stringify(line)).not.toContain('sk-secret-token');
+  });
 });
 
 describe('frontend telemetry the proxy cannot act on as written', () => {

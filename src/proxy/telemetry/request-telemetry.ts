@@ -188,8 +188,12 @@ function sessionRef(id: unknown): string | undefined {
 
 const traceContextOf = (span: Span): Context => trace.setSpan(ROOT_CONTEXT, span);
 
+/** Headers that carry credentials: an access-log expression never sees them, so no line can print a token. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'mcp-session-id']);
+
 function flat(h: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(',') : v;
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined && !credentialHeaders.has(k)) out[k] = Array.isArray(v) ? v.join(',') : v;
   return out;
 }
