@@ -10,7 +10,8 @@ type Expr = ReturnType<typeof parse>['expr'];
 export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
 /** Connection attributes (`source.address`, `destination.port`, ...): only network authorization names them. */
 export const connectionVariables = ['source', 'destination'] as const;
-export type CelVariable = (typeof celVariables)[number] | (typeof connectionVariables)[number];
+/** `response` exists only once a request is done (access logs): expressions evaluated before cannot name it. */
+export type CelVariable = (typeof celVariables)[number] | (typeof connectionVariables)[number] | 'response';
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
@@ -19,6 +20,8 @@ export const expressionVariables = {
   extAuth: ['request', 'jwt'],
   /** An MCP guardrail processor's `remote.metadata`: evaluated per JSON-RPC message. */
   guardrailMetadata: ['request', 'jwt', 'mcp'],
+  /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
+  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest'],
 } as const satisfies Record<string, readonly CelVariable[]>;
 
 const dynMap = mapType(CelScalar.STRING, CelScalar.DYN);
@@ -31,6 +34,7 @@ const env = celEnv({
     apiKey: dynMap,
     source: dynMap,
     destination: dynMap,
+    response: dynMap,
   },
   funcs: strings,
 });
@@ -71,6 +75,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         apiKey: bindings.apiKey ?? {},
         source: bindings.source ?? {},
         destination: bindings.destination ?? {},
+        response: bindings.response ?? {},
       };
       try {
         return program(ctx as never);

@@ -67,7 +67,18 @@ const traffic: CoverageTable = {
 };
 
 const frontendTable: CoverageTable = {
-  'accessLog.*': frontend('access logs'),
+  'accessLog.*': enforced(
+    'Listener.telemetry',
+    'one line per request through the proxy log (test/proxy/telemetry-access-log.test.ts)',
+  ),
+  'accessLog.preset': enforced('AccessLog.otelPreset', 'OpenTelemetry semantic-convention field names'),
+  'accessLog.filter': enforced('AccessLog.filter', 'an expression that does not compile is refused on status'),
+  'accessLog.attributes.add[].*': enforced('AccessLog.add'),
+  'accessLog.attributes.remove[]': enforced('AccessLog.remove'),
+  'accessLog.otlp.*': enforced(
+    'AccessLog.otlpLogsUrl',
+    'OTLP/HTTP (protobuf) log records; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts)',
+  ),
   'connect.*': frontend('HTTP CONNECT handling'),
   'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
   'http.maxConcurrentRequests': enforced(
@@ -129,7 +140,10 @@ const frontendTable: CoverageTable = {
     'chosen per listener by SNI; only protocols the proxy speaks (h2, http/1.1) are ever selected, a client offering none of them fails the handshake',
   ),
   'tls.handshakeTimeout': enforced('ListenerTls.handshakeTimeoutMs'),
-  'tracing.*': frontend('tracing'),
+  'tracing.*': enforced(
+    'Tracing.otlpTracesUrl',
+    'OTLP/HTTP (protobuf) spans, W3C traceparent honoured and propagated; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts, test/proxy/llm/llm-telemetry.test.ts)',
+  ),
 };
 
 export const gwPolicyCoverage: CoverageTable = {

@@ -3,6 +3,11 @@
 // enums as names, oneofs with a discriminator) and `XInput` the permissive shape producers build.
 
 export type { A2aBackend__Output as A2aBackend, A2aBackend as A2aBackendInput } from './gen/gw/ir/v1/A2aBackend.js';
+export type { AccessLog__Output as AccessLog, AccessLog as AccessLogInput } from './gen/gw/ir/v1/AccessLog.js';
+export type {
+  AccessLogAttribute__Output as AccessLogAttribute,
+  AccessLogAttribute as AccessLogAttributeInput,
+} from './gen/gw/ir/v1/AccessLogAttribute.js';
 export type { AiBackend__Output as AiBackend, AiBackend as AiBackendInput } from './gen/gw/ir/v1/AiBackend.js';
 export type {
   AiCredential__Output as AiCredential,
@@ -174,6 +179,10 @@ export type {
   ListenerProtocol as ListenerProtocolInput,
 } from './gen/gw/ir/v1/ListenerProtocol.js';
 export type {
+  ListenerTelemetry__Output as ListenerTelemetry,
+  ListenerTelemetry as ListenerTelemetryInput,
+} from './gen/gw/ir/v1/ListenerTelemetry.js';
+export type {
   ListenerTls__Output as ListenerTls,
   ListenerTls as ListenerTlsInput,
 } from './gen/gw/ir/v1/ListenerTls.js';
@@ -312,6 +321,7 @@ export type {
   TokenLocation__Output as TokenLocation,
   TokenLocation as TokenLocationInput,
 } from './gen/gw/ir/v1/TokenLocation.js';
+export type { Tracing__Output as Tracing, Tracing as TracingInput } from './gen/gw/ir/v1/Tracing.js';
 export type {
   TrafficDelay__Output as TrafficDelay,
   TrafficDelay as TrafficDelayInput,

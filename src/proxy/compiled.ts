@@ -8,6 +8,7 @@ import type { RouteMatcher } from './http/route-match.js';
 import type { LlmRoute } from './llm/llm-route.js';
 import type { McpRoute } from './mcp/route.js';
 import type { RouteTraffic } from './policy/traffic-gate.js';
+import type { ListenerTelemetry } from './telemetry/request-telemetry.js';
 
 export interface CompiledRoute extends McpRoute {
   route: Route;
@@ -39,6 +40,8 @@ export interface CompiledListener {
   concurrency?: ConcurrencyCap;
   /** `frontend.http.http1MaxHeaders`: a request with more header fields gets 431. */
   maxHeaders?: number;
+  /** `frontend.accessLog` / `frontend.tracing`: absent when the listener sets neither. */
+  telemetry?: ListenerTelemetry;
 }
 
 /** A listener's cap on requests in flight; the counter outlives snapshots so a push does not reset it. */

@@ -16,6 +16,8 @@ import { flatHeaders } from './mcp/request.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './policy/cors.js';
 import { delayMs } from './policy/delay.js';
 import { withPolicyRequestHeaders, type TrafficGate } from './policy/traffic-gate.js';
+import { SpanKind } from '@opentelemetry/api';
+import type { RequestTelemetry } from './telemetry/request-telemetry.js';
 
 /** One request on its way through the stages. */
 export interface Exchange {
@@ -30,6 +32,8 @@ export interface Exchange {
   apiKey?: Record<string, unknown>;
   /** What the client sent in Authorization, kept for backends that pass it through after authentication strips it. */
   clientAuthorization: string | undefined;
+  /** Spans and the access-log line of this request; undefined on listeners with neither (no cost). */
+  readonly telemetry: RequestTelemetry | undefined;
 }
 
 export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
@@ -138,6 +142,7 @@ const onRoute: Stage<RoutedExchange>[] = [
       const result = await auth.authenticate(x.req, x.res);
       if (!result) return true;
       x.claims = result.claims;
+      x.telemetry?.authenticated(result.claims);
       if (result.apiKey) x.apiKey = result.apiKey;
       return false;
     },
@@ -146,7 +151,10 @@ const onRoute: Stage<RoutedExchange>[] = [
     name: 'external-authorization',
     run: async (x, s) => {
       if (!x.route.extAuth || x.route.noBackend) return false;
+      const span = x.telemetry?.child('ext_authz', SpanKind.CLIENT);
       const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims);
+      span?.setAttribute('gw.ext_authz.allowed', checked !== undefined);
+      span?.end();
       if (!checked) return true;
       x.req = checked;
       return false;
@@ -194,10 +202,13 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async ({ req, res, route, claims, apiKey, clientAuthorization }, s) => {
-      if (route.forward) await s.forwarder.handle(req, res, route.forward, clientAuthorization);
-      else {
+    run: async ({ req, res, route, claims, apiKey, clientAuthorization, telemetry }, s) => {
+      if (route.forward) {
+        telemetry?.forward(req.headers);
+        await s.forwarder.handle(req, res, route.forward, clientAuthorization);
+      } else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
+        if (route.llm) telemetry?.llmCall();
         if (route.llm)
           await s.llm.handle(withHeaders, res, route.llm, {
             claims,

@@ -35,6 +35,9 @@ import { ConnectionSettings, bindConnectionSettings } from './http/connection-se
 import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/network-authorization.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
+import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
+import { OtlpExporters } from './telemetry/exporters.js';
+import { telemetryOf } from './telemetry/request-telemetry.js';
 import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
@@ -131,6 +134,8 @@ export class ProxyRuntime {
   private draining = false;
   private readonly inFlight = new InFlight();
   private readonly metricChildren = new Map<string, unknown>();
+  /** OTLP providers of `frontend.tracing` / `frontend.accessLog.otlp`, kept across snapshots. */
+  private readonly otlp = new OtlpExporters();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
 
@@ -330,6 +335,7 @@ export class ProxyRuntime {
     await this.llm.close();
     await this.guards?.close();
     await this.extAuth.close();
+    await this.otlp.close();
   }
 
   private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
@@ -389,7 +395,9 @@ export class ProxyRuntime {
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();
+    const otlpUrls = new Set<string>();
     for (const l of listeners.values()) {
+      const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls);
       const routes = routesByListener.get(l.name) ?? [];
       const max = l.limits?.maxConcurrentRequests;
       out.set(l.bind, [
@@ -401,9 +409,11 @@ export class ProxyRuntime {
           ...authEndpointsOf(routes),
           ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
           ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
+          ...(telemetry ? { telemetry } : {}),
         },
       ]);
     }
+    void this.otlp.retain(otlpUrls);
     return out;
   }
 
@@ -512,6 +522,7 @@ export class ProxyRuntime {
       );
       const code = errorCodeOf(res);
       if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
+      telemetryOf(res)?.end(res);
     });
     try {
       await this.route(server, req, res);
@@ -527,8 +538,9 @@ export class ProxyRuntime {
     const listener = selectListener(listeners, host);
     const { path, query } = splitTarget(req.url);
     const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
+    const telemetry = listener?.telemetry?.start(req, res, route?.name, path);
     return runPipeline(
-      { req, res, listener, route, path, claims: null, clientAuthorization: undefined },
+      { req, res, listener, route, path, claims: null, clientAuthorization: undefined, telemetry },
       this.services,
     );
   }

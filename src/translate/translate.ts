@@ -7,7 +7,9 @@ import type { BackendInput, ListenerInput, RouteInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from './built-ir.js';
 import { agreeOnBindTls, listenerTlsSettings } from './listeners/frontend-tls.js';
 import { collectListeners, listenerLimits, listenerRefusals, type ListenerInfo } from './listeners/listeners.js';
+import { listenerTelemetry } from './listeners/telemetry.js';
 import { translateModels } from './models/models.js';
+import { policyBackendResolver } from './policies/ext-auth.js';
 import type { Conflict } from './policies/policy-merge.js';
 import { frontendPolicy, gatewayPolicies, type GatewayPolicies } from './policies/policies.js';
 import { rec, selectorMatches, str } from './objects/read.js';
@@ -87,7 +89,7 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
     if (route) translateRoute(ctx, gw, route, listeners, gp, sink);
   }
   const models = options.enableModels ? translateModels(ctx, gw, listeners, sink.routes, piece) : [];
-  const irListeners = irListenersOf(gw, listeners, gp, sink);
+  const irListeners = irListenersOf(ctx, gw, listeners, gp, sink);
   const ports = [...new Set(listeners.filter((x) => x.programmed).map((l) => l.port))].sort((a, b) => a - b);
   const resources: BuiltResource[] = [
     ...ports.map((port) => ({ kind: 'bind' as const, bind: { name: bindName(gw.key, port), port, address: '' } })),
@@ -103,6 +105,7 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
 
 /** The IR listeners of the programmed listeners, with their frontend policy and its refusals. */
 function irListenersOf(
+  ctx: Ctx,
   gw: StoredObject,
   listeners: ListenerInfo[],
   gp: GatewayPolicies,
@@ -121,7 +124,14 @@ function irListenersOf(
     };
     if (Object.keys(fe.fields).length) il.frontend = fieldsOf(fe);
     if (l.tls) il.tls = { ...l.tls, ...listenerTlsSettings(fe) };
-    const refused = listenerRefusals(fe);
+    const telemetry = listenerTelemetry(fe, policyBackendResolver(ctx, fe.provenance));
+    if (telemetry.telemetry) il.telemetry = telemetry.telemetry;
+    for (const r of telemetry.refusals) {
+      const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
+      if (policy)
+        sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
+    }
+    const refused = [...listenerRefusals(fe), ...telemetry.refusals];
     if (refused.length) il.refusals = refused;
     const limits = listenerLimits(fe);
     if (limits) il.limits = limits;

@@ -135,16 +135,16 @@ describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
-      fields: { 'frontend.proxyProtocol': { version: 'V2' }, 'frontend.tracing': { url: 'http://t' } },
+      fields: { 'frontend.connect': { mode: 'Deny' }, 'frontend.proxyProtocol': { version: 'V2' } },
       provenance: {
+        'frontend.connect': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
         'frontend.proxyProtocol': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
-        'frontend.tracing': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
       },
       conflicts: [],
     };
     expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
+      ['spec.frontend.connect', false],
       ['spec.frontend.proxyProtocol', false],
-      ['spec.frontend.tracing', false],
     ]);
   });
 });

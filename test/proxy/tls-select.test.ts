@@ -18,6 +18,7 @@ function listener(name: string, hostnames: string[], cert = 'a'): Listener {
     refusals: [],
     limits: null,
     networkAuthorization: null,
+    telemetry: null,
     tls: listenerTlsOf([{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }]),
   };
 }

@@ -37,8 +37,10 @@ import {
   relayEventStream,
   relayStream,
   type Answer,
+  type UsageSink,
 } from './llm-response.js';
 import { ProviderModeration } from './moderation.js';
+import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
@@ -435,13 +437,23 @@ export class LlmForwarder {
           );
           return;
         }
+        const tel = telemetryOf(res);
+        tel?.llm(p.metricsProvider ?? p.name, model);
+        const usage: UsageSink = tel
+          ? {
+              tokens: (provider, m, u) => {
+                this.usage.tokens(provider, m, u);
+                if (u) tel.tokens(u.input, u.output);
+              },
+            }
+          : this.usage;
         const answer: Answer = {
           id: `chatcmpl-${randomUUID()}`,
           provider: p.metricsProvider ?? p.name,
           model,
           format: e.format,
           nowSeconds: Math.floor(this.clock() / 1000),
-          usage: usageSink(this.usage, client.onTokens),
+          usage: usageSink(usage, client.onTokens),
           guardCtx,
         };
         const guards = this.moderation.answerGuards(res, route, p, moderation.credential, moderation.signal);

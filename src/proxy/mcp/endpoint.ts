@@ -25,6 +25,7 @@ import { maxClientCapabilitiesBytes } from './session-seal.js';
 import { clientKeyOf, subjectOf } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
+import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { EndpointContext, McpRoute } from './route.js';
 
 export async function handleMcp(
@@ -123,6 +124,8 @@ async function handlePost(
     sendJson(res, 400, rpcError(null, InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
     return;
   }
+  const first = valid.find(isRequest);
+  if (first) telemetryOf(res)?.mcp(first.method, first.params);
   const init = valid.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
   if (init) {
     if (valid.length > 1) {

@@ -6,6 +6,7 @@ import type { PolicyFields as _gw_ir_v1_PolicyFields, PolicyFields__Output as _g
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output as _gw_ir_v1_ListenerLimits__Output } from '../../../gw/ir/v1/ListenerLimits.js';
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
+import type { ListenerTelemetry as _gw_ir_v1_ListenerTelemetry, ListenerTelemetry__Output as _gw_ir_v1_ListenerTelemetry__Output } from '../../../gw/ir/v1/ListenerTelemetry.js';
 
 export interface Listener {
   'name'?: (string);
@@ -40,6 +41,10 @@ export interface Listener {
    * port: every listener on the port must allow a connection.
    */
   'networkAuthorization'?: (_gw_ir_v1_Authorization | null);
+  /**
+   * GwPolicy `frontend.accessLog` and `frontend.tracing` of this listener; absent when neither is set.
+   */
+  'telemetry'?: (_gw_ir_v1_ListenerTelemetry | null);
 }
 
 export interface Listener__Output {
@@ -75,4 +80,8 @@ export interface Listener__Output {
    * port: every listener on the port must allow a connection.
    */
   'networkAuthorization': (_gw_ir_v1_Authorization__Output | null);
+  /**
+   * GwPolicy `frontend.accessLog` and `frontend.tracing` of this listener; absent when neither is set.
+   */
+  'telemetry': (_gw_ir_v1_ListenerTelemetry__Output | null);
 }

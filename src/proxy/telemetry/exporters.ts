@@ -1,0 +1,76 @@
+// The OpenTelemetry SDK providers the proxy exports through: one tracer provider per OTLP traces URL and one
+// logger provider per OTLP logs URL, shared by every listener naming that URL and kept across snapshots
+// (a push must not drop spans still batched). Providers no snapshot names any more are shut down (flushed).
+import type { Tracer } from '@opentelemetry/api';
+import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+/** How often batched spans and log records leave the proxy. */
+const exportDelayMs = 1000;
+const scope = 'gw-proxy';
+
+interface Provider<T> {
+  value: T;
+  shutdown(): Promise<void>;
+}
+
+export class OtlpExporters {
+  private readonly tracers = new Map<string, Provider<Tracer>>();
+  private readonly loggers = new Map<string, Provider<OtelLogger>>();
+  private readonly resource: Resource;
+
+  constructor(serviceName = 'gw-proxy') {
+    this.resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName });
+  }
+
+  tracer(url: string): Tracer {
+    return this.get(this.tracers, url, () => {
+      const provider = new BasicTracerProvider({
+        resource: this.resource,
+        spanProcessors: [
+          new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: exportDelayMs }),
+        ],
+      });
+      return { value: provider.getTracer(scope), shutdown: () => provider.shutdown() };
+    });
+  }
+
+  logger(url: string): OtelLogger {
+    return this.get(this.loggers, url, () => {
+      const provider = new LoggerProvider({
+        resource: this.resource,
+        processors: [
+          new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url }), scheduledDelayMillis: exportDelayMs }),
+        ],
+      });
+      return { value: provider.getLogger(scope), shutdown: () => provider.shutdown() };
+    });
+  }
+
+  /** Shuts down (after a last export) the providers of URLs not in `inUse`. */
+  async retain(inUse: ReadonlySet<string>): Promise<void> {
+    const done: Promise<void>[] = [];
+    for (const m of [this.tracers, this.loggers] as Map<string, Provider<unknown>>[])
+      for (const [url, p] of m)
+        if (!inUse.has(url)) {
+          m.delete(url);
+          done.push(p.shutdown().catch(() => undefined));
+        }
+    await Promise.all(done);
+  }
+
+  close(): Promise<void> {
+    return this.retain(new Set());
+  }
+
+  private get<T>(m: Map<string, Provider<T>>, url: string, make: () => Provider<T>): T {
+    let p = m.get(url);
+    if (!p) m.set(url, (p = make()));
+    return p.value;
+  }
+}

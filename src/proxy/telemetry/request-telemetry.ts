@@ -1,0 +1,199 @@
+// One request's telemetry: its server span (child of the client's `traceparent`, if any), the child spans of
+// what the proxy does for it (external authorization, the upstream forward, the LLM call, the MCP call), the
+// `traceparent` its upstream request carries, and its access-log line, written once the response closes.
+// Listeners with neither tracing nor an access log get no RequestTelemetry: the hot path pays nothing.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  ATTR_CLIENT_ADDRESS,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_SESSION_ID,
+} from '@opentelemetry/semantic-conventions/incubating';
+import type { AccessLogWriter, RequestFacts } from './access-log.js';
+
+const propagator = new W3CTraceContextPropagator();
+const byResponse = new WeakMap<ServerResponse, RequestTelemetry>();
+
+/** The telemetry of the request this response answers, for rooms that learn facts deep inside (MCP, LLM). */
+export function telemetryOf(res: ServerResponse): RequestTelemetry | undefined {
+  return byResponse.get(res);
+}
+
+/** A listener's compiled `frontend.accessLog` / `frontend.tracing`. */
+export class ListenerTelemetry {
+  constructor(
+    readonly listener: string,
+    private readonly tracer: Tracer | undefined,
+    private readonly accessLog: AccessLogWriter | undefined,
+  ) {}
+
+  start(req: IncomingMessage, res: ServerResponse, route: string | undefined, path: string): RequestTelemetry {
+    const t = new RequestTelemetry(req, this.listener, route, path, this.tracer, this.accessLog);
+    byResponse.set(res, t);
+    return t;
+  }
+}
+
+export class RequestTelemetry {
+  readonly facts: RequestFacts;
+  private readonly span?: Span;
+  private readonly children: Span[] = [];
+  private readonly start = process.hrtime.bigint();
+  private claims?: Record<string, unknown>;
+  private llmSpan?: Span;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    listener: string,
+    route: string | undefined,
+    path: string,
+    private readonly tracer: Tracer | undefined,
+    private readonly accessLog: AccessLogWriter | undefined,
+  ) {
+    const method = req.method ?? 'GET';
+    this.facts = {
+      method,
+      path,
+      host: (req.headers.host ?? '').replace(/:\d+$/, ''),
+      status: 0,
+      durationMs: 0,
+      listener,
+      ...(route ? { route } : {}),
+      ...(req.socket.remoteAddress ? { client: req.socket.remoteAddress } : {}),
+    };
+    if (tracer) {
+      const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+      const attributes: Attributes = {
+        [ATTR_HTTP_REQUEST_METHOD]: method,
+        [ATTR_URL_PATH]: path,
+        'gw.listener': listener,
+      };
+      if (route) attributes['gw.route'] = route;
+      if (this.facts.client) attributes[ATTR_CLIENT_ADDRESS] = this.facts.client;
+      this.span = tracer.startSpan(
+        route ? `${method} ${route}` : method,
+        { kind: SpanKind.SERVER, attributes },
+        parent,
+      );
+      this.facts.traceId = this.span.spanContext().traceId;
+    }
+  }
+
+  /** A child span of the server span (ended with the request unless ended before); undefined when tracing is off. */
+  child(name: string, kind: SpanKind, attributes: Attributes = {}): Span | undefined {
+    if (!this.tracer || !this.span) return undefined;
+    const span = this.tracer.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, this.span));
+    this.children.push(span);
+    return span;
+  }
+
+  /** The upstream forward: a client span whose context the upstream request carries as `traceparent`. */
+  forward(headers: IncomingMessage['headers']): void {
+    const span = this.child(this.facts.method, SpanKind.CLIENT, { [ATTR_HTTP_REQUEST_METHOD]: this.facts.method });
+    if (!span) return;
+    delete headers.tracestate;
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+  }
+
+  authenticated(claims: Record<string, unknown> | null): void {
+    if (!claims) return;
+    this.claims = claims;
+    if (typeof claims.sub === 'string') this.facts.subject = claims.sub;
+  }
+
+  /** The MCP call: the first JSON-RPC request of the POST names the method and tool, prompt or resource. */
+  mcp(method: string, params: unknown): void {
+    const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+    const name = typeof p.name === 'string' ? p.name : typeof p.uri === 'string' ? p.uri : undefined;
+    const session = sessionRef(this.req.headers['mcp-session-id']);
+    this.facts.mcp = { method, ...(name ? { tool: name } : {}), ...(session ? { session } : {}) };
+    const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: method };
+    if (name && method === 'tools/call') attributes[ATTR_GEN_AI_TOOL_NAME] = name;
+    else if (name) attributes['gw.mcp.target_name'] = name;
+    if (session) attributes[ATTR_MCP_SESSION_ID] = session;
+    this.child(name ? `${method} ${name}` : method, SpanKind.CLIENT, attributes);
+  }
+
+  /** The LLM call starts: a GenAI client span, named once the provider and model are known. */
+  llmCall(): void {
+    this.llmSpan = this.child('chat', SpanKind.CLIENT, { [ATTR_GEN_AI_OPERATION_NAME]: 'chat' });
+  }
+
+  llm(provider: string, model: string): void {
+    this.facts.llm = { ...this.facts.llm, provider, model };
+    this.llmSpan?.updateName(`chat ${model}`);
+    this.llmSpan?.setAttributes({ [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GEN_AI_REQUEST_MODEL]: model });
+  }
+
+  tokens(input: number, output: number): void {
+    this.facts.llm = { ...this.facts.llm, inputTokens: input, outputTokens: output };
+    this.llmSpan?.setAttributes({ [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: input, [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: output });
+  }
+
+  /** Called by the runtime's one `close` listener of the response (a listener more per request would pile up). */
+  end(res: ServerResponse): void {
+    this.facts.status = res.statusCode;
+    this.facts.durationMs = Number(process.hrtime.bigint() - this.start) / 1e6;
+    if (this.facts.mcp && !this.facts.mcp.session) {
+      const s = sessionRef(res.getHeader('mcp-session-id'));
+      if (s) this.facts.mcp.session = s;
+    }
+    const failed = res.statusCode >= 500;
+    for (const c of this.children.filter((s) => s.isRecording())) {
+      if (failed) c.setStatus({ code: SpanStatusCode.ERROR });
+      c.end();
+    }
+    if (this.span) {
+      this.span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
+      if (failed) this.span.setStatus({ code: SpanStatusCode.ERROR });
+      this.span.end();
+    }
+    this.accessLog?.write({
+      facts: this.facts,
+      headers: flat(this.req.headers),
+      ...(this.claims ? { claims: this.claims } : {}),
+      ...(this.span ? { traceContext: traceContextOf(this.span) } : {}),
+    });
+  }
+}
+
+/** A session id resumes a session, so it is a credential: logs and spans carry a digest that correlates instead. */
+function sessionRef(id: unknown): string | undefined {
+  return typeof id === 'string' && id !== '' ? createHash('sha256').update(id).digest('hex').slice(0, 16) : undefined;
+}
+
+const traceContextOf = (span: Span): Context => trace.setSpan(ROOT_CONTEXT, span);
+
+/** Headers that carry credentials: an access-log expression never sees them, so no line can print a token. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'mcp-session-id']);
+
+function flat(h: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined && !credentialHeaders.has(k)) out[k] = Array.isArray(v) ? v.join(',') : v;
+  return out;
+}

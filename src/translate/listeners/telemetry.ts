@@ -1,0 +1,69 @@
+// GwPolicy `frontend.accessLog` and `frontend.tracing` → the typed Listener.telemetry the proxy acts on, and
+// the parts it cannot act on as written (OTLP over gRPC, an expression that does not compile, a backendRef
+// that does not resolve) as refusals naming the field: those parts are left out, never silently kept.
+import type { Frontend } from '../../api/frontend.js';
+import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
+import type { AccessLogInput, ListenerTelemetryInput } from '../../ir/types.js';
+import type { IrRefusal } from '../../coverage/effective.js';
+import type { MergeResult } from '../policies/policy-merge.js';
+import type { PolicyBackendResolver } from '../policies/ext-auth.js';
+import { rec } from '../objects/read.js';
+
+type Target = NonNullable<Frontend['tracing']>;
+type Resolved = { url: string } | { problem: string };
+
+/** The OTLP/HTTP URL for one signal (`/v1/traces`, `/v1/logs`) of a `backendRef` / `url` target. */
+export function otlpUrl(field: string, target: Target, signalPath: string, resolve: PolicyBackendResolver): Resolved {
+  let base: string;
+  if (target.backendRef) {
+    const r = resolve(field, rec(target.backendRef) ?? {});
+    if ('problem' in r) return { problem: `backendRef: ${r.problem}` };
+    base = r.url;
+  } else base = target.url ?? '';
+  if (!/^https?:\/\//.test(base))
+    return {
+      problem: 'OTLP over gRPC is not supported by this proxy; use an http(s) URL (OTLP/HTTP, usually port 4318)',
+    };
+  // A URL with a path names the endpoint itself, as OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT does.
+  return /^https?:\/\/[^/]+\/./.test(base) ? { url: base } : { url: base.replace(/\/$/, '') + signalPath };
+}
+
+/** Listener.telemetry of a merged frontend policy, and the refusals of what in it cannot be used. */
+export function listenerTelemetry(
+  frontend: MergeResult,
+  resolve: PolicyBackendResolver,
+): { telemetry?: ListenerTelemetryInput; refusals: IrRefusal[] } {
+  const refusals: IrRefusal[] = [];
+  const refuse = (key: string, sub: string, reason: string): void => {
+    const source = frontend.provenance[key]?.source ?? '';
+    refusals.push({ field: `spec.${key}${sub}`, source, reason, security: false });
+  };
+  const telemetry: ListenerTelemetryInput = {};
+  const tracing = frontend.fields['frontend.tracing'] as Frontend['tracing'];
+  if (tracing) {
+    const r = otlpUrl('frontend.tracing', tracing, '/v1/traces', resolve);
+    if ('problem' in r) refuse('frontend.tracing', '', `${r.problem}; no spans are exported`);
+    else telemetry.tracing = { otlpTracesUrl: r.url };
+  }
+  const log = frontend.fields['frontend.accessLog'] as Frontend['accessLog'];
+  if (log) {
+    const accessLog: AccessLogInput = {};
+    if (log.preset === 'Otel') accessLog.otelPreset = true;
+    const cel = (sub: string, source: string): boolean => {
+      const problem = celCompileProblem(source, expressionVariables.accessLog);
+      if (problem) refuse('frontend.accessLog', sub, `${problem}; the access log leaves it out`);
+      return !problem;
+    };
+    if (log.filter && cel('.filter', log.filter)) accessLog.filter = log.filter;
+    const add = (log.attributes?.add ?? []).filter((a, i) => cel(`.attributes.add[${i}].expression`, a.expression));
+    if (add.length) accessLog.add = add.map((a) => ({ name: a.name, expression: a.expression }));
+    if (log.attributes?.remove?.length) accessLog.remove = [...log.attributes.remove];
+    if (log.otlp) {
+      const r = otlpUrl('frontend.accessLog', log.otlp, '/v1/logs', resolve);
+      if ('problem' in r) refuse('frontend.accessLog', '.otlp', `${r.problem}; lines are written to stdout only`);
+      else accessLog.otlpLogsUrl = r.url;
+    }
+    telemetry.accessLog = accessLog;
+  }
+  return Object.keys(telemetry).length ? { telemetry, refusals } : { refusals };
+}

@@ -1,0 +1,129 @@
+// GwPolicy `frontend.tracing` and `frontend.accessLog.otlp` against a real OpenTelemetry Collector (built from
+// Go modules by `make otelcol`): real requests through a runtime serving translated manifests, then the spans
+// and log records the Collector wrote. Without tracing no span arrives; without `otlp` no log record does.
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
+import { connectClient } from './harness.js';
+import { startUpstream, type Upstream } from './http-forward-harness.js';
+import { attrs, Collector, type OtlpSpan } from './otel-collector.js';
+import { translatedIr } from './translated-ir.js';
+import { mcpBackendManifest, trafficManifests } from './traffic-manifests.js';
+
+const SERVER = 2;
+const CLIENT = 3;
+const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+const clientSpan = '00f067aa0ba902b7';
+
+describe('tracing and OTLP access logs, received by an OpenTelemetry Collector', () => {
+  let collector: Collector;
+  let upstream: Upstream;
+  let fixture: HttpFixture;
+  let runtime: ProxyRuntime;
+  let base: string;
+  const seen: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    collector = await Collector.start();
+    upstream = await startUpstream((req, res) => {
+      seen.push(req.headers.traceparent as string | undefined);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+    fixture = await startHttpFixture({ id: 'otel' });
+    const policy = `
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: telemetry, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
+  frontend:
+    tracing: {url: "${collector.url}"}
+    accessLog: {preset: Otel, otlp: {url: "${collector.url}"}}
+`;
+    const manifests = trafficManifests(
+      upstream.port,
+      [
+        { name: 'app', traffic: '{}' },
+        { name: 'tools', backend: 'mcp', traffic: '{}' },
+      ],
+      `${mcpBackendManifest('mcp', Number(new URL(fixture.url).port))}---\n${policy}`,
+    );
+    runtime = new ProxyRuntime({ log: pino({ level: 'silent' }) });
+    await runtime.apply(translatedIr(manifests));
+    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+  });
+
+  afterAll(async () => {
+    await runtime?.close();
+    await fixture?.close();
+    await upstream?.close();
+    await collector?.stop();
+  });
+
+  const spansOf = (traceId: string): OtlpSpan[] => collector.spans().filter((s) => s.traceId === traceId);
+
+  it("continues the client's trace: a server span, a client span for the forward, and its traceparent upstream", async () => {
+    const res = await fetch(`${base}/app/x`, { headers: { traceparent: `00-${clientTrace}-${clientSpan}-01` } });
+    expect(res.status).toBe(200);
+    const [server, forward] = await collector.waitFor(() => {
+      const spans = spansOf(clientTrace);
+      const s = spans.find((x) => x.kind === SERVER);
+      const f = spans.find((x) => x.kind === CLIENT && x.parentSpanId === s?.spanId);
+      return s && f ? [s, f] : undefined;
+    }, 'the server and forward spans');
+    expect(server.parentSpanId).toBe(clientSpan);
+    expect(server.name).toBe('GET HTTPRoute/default/app/0');
+    expect(attrs(server.attributes)).toMatchObject({
+      'http.request.method': 'GET',
+      'url.path': '/app/x',
+      'http.response.status_code': 200,
+      'gw.route': 'HTTPRoute/default/app/0',
+    });
+    expect(seen.at(-1)).toBe(`00-${clientTrace}-${forward.spanId}-01`);
+  });
+
+  it('makes an MCP call a child span with the MCP and GenAI attributes', async () => {
+    const { client } = await connectClient(`${base}/tools`);
+    try {
+      await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    } finally {
+      await client.close();
+    }
+    const call = await collector.waitFor(
+      () => collector.spans().find((s) => s.name === 'tools/call add'),
+      'the tools/call span',
+    );
+    expect(call.kind).toBe(CLIENT);
+    expect(attrs(call.attributes)).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' });
+    const parent = collector.spans().find((s) => s.spanId === call.parentSpanId);
+    expect(parent?.kind).toBe(SERVER);
+    expect(attrs(parent?.attributes)['url.path']).toBe('/tools');
+    const record = await collector.waitFor(
+      () => collector.logRecords().find((r) => attrs(r.attributes)['gen_ai.tool.name'] === 'add'),
+      'the tools/call access-log record',
+    );
+    expect(record.traceId).toBe(call.traceId);
+    const fields = attrs(record.attributes);
+    expect(fields['mcp.method.name']).toBe('tools/call');
+    // A digest of the session id, never the id itself (it resumes the session).
+    expect(fields['mcp.session.id']).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("exports each access-log line as an OTLP log record in the request's trace", async () => {
+    const trace = 'aaf92f3577b34da6a3ce929d0e0e4736';
+    await fetch(`${base}/app/logged`, { headers: { traceparent: `00-${trace}-${clientSpan}-01` } });
+    const record = await collector.waitFor(
+      () => collector.logRecords().find((r) => attrs(r.attributes)['url.path'] === '/app/logged'),
+      'the access-log record',
+    );
+    expect(record.traceId).toBe(trace);
+    expect(record.body?.stringValue).toBe('access');
+    expect(attrs(record.attributes)).toMatchObject({
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+      'gw.route': 'HTTPRoute/default/app/0',
+      trace_id: trace,
+    });
+  });
+});
