@@ -1,7 +1,6 @@
 // The three concerns of cluster mode, each a reconciler with its own typed request: translation and
 // push (every replica: it feeds the xDS server), status (leader only) and the deployer (leader only).
 // They share the cluster state below; each hands follow-up work to the others' queues.
-import type { TranslateTrigger } from './translate-trigger.js';
 import type { Logger } from 'pino';
 import type { Condition } from '../translate/status/conditions.js';
 import type { TranslateOptions } from '../translate/objects/context.js';
@@ -60,8 +59,6 @@ export interface ClusterState {
 
 export interface Queues {
   translate: Controller<TranslateRequest>;
-  /** Starts a translate pass once a burst of watch events is over (src/controller/translate-trigger.ts). */
-  trigger: TranslateTrigger;
   status: Controller<StatusRequest>;
   deploy?: Controller<DeployRequest>;
 }

@@ -1,7 +1,6 @@
 // `gw controller` against a cluster: informers feed the translator's store; three reconcilers, each
 // with its own typed request and queue (src/controller/cluster-reconcilers.ts), translate and push
 // (every replica publishes snapshots for xDS), write status and apply proxy workloads (the Lease holder).
-import { TranslateTrigger } from './translate-trigger.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -159,7 +158,6 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       await elector?.stop();
       s.leader = false;
       await Promise.all([...s.informers.values(), ...owned].map((i) => i.stop()));
-      q.trigger.cancel();
       await Promise.all([q.translate.stop(), q.status.stop(), q.deploy?.stop()]);
       client.close();
     },
@@ -189,7 +187,6 @@ function startQueues(s: ClusterState, o: ClusterControllerOptions): Queues {
   };
   // One translation at a time: each pass takes every pending change.
   q.translate = startQueue(translateReconciler(s, q), { ...run, workers: 1 });
-  q.trigger = new TranslateTrigger({ clock: s.clock, fire: () => q.translate.enqueue({}) });
   q.status = startQueue(statusReconciler(s, writer), run);
   if (o.deploy) q.deploy = startQueue(deployReconciler(s, q, o.deploy), run);
   return q;
@@ -221,10 +218,13 @@ function onInformerEvent(
     fingerprints.delete(key);
     s.pending.record(key, removeObject(s.store, kind, name));
   }
-  // Coalesced: the pass starts once changes are quiet (or at the trigger's cap) and takes every change
+  // Batched: the pass starts TRANSLATE_BATCH_MS after the first change of a burst and takes every change
   // recorded by then; changes that arrive during a pass wait for the next one (one queue key).
-  if (s.synced) q.trigger.changed();
+  if (s.synced) q.translate.enqueueAfter({}, TRANSLATE_BATCH_MS);
 }
+
+/** How long a translation pass waits after the first change of a burst, so the burst is translated together. */
+export const TRANSLATE_BATCH_MS = 100;
 
 function createElector(s: ClusterState, q: Queues, o: ClusterControllerOptions): LeaderElector {
   return new LeaderElector({
