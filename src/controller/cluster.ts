@@ -218,13 +218,8 @@ function onInformerEvent(
     fingerprints.delete(key);
     s.pending.record(key, removeObject(s.store, kind, name));
   }
-  // Batched: the pass starts TRANSLATE_BATCH_MS after the first change of a burst and takes every change
-  // recorded by then; changes that arrive during a pass wait for the next one (one queue key).
-  if (s.synced) q.translate.enqueueAfter({}, TRANSLATE_BATCH_MS);
+  if (s.synced) q.translate.enqueue({});
 }
-
-/** How long a translation pass waits after the first change of a burst, so the burst is translated together. */
-export const TRANSLATE_BATCH_MS = 100;
 
 function createElector(s: ClusterState, q: Queues, o: ClusterControllerOptions): LeaderElector {
   return new LeaderElector({

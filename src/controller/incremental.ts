@@ -2,7 +2,7 @@
 // translated for the gateways they affect, or, when there is no state yet or too many changes, all
 // gateways at once. A failed pass drops the state so the next one starts afresh.
 import type { TranslateOptions } from '../translate/objects/context.js';
-import { applyChanges, translateAll, type TranslationState } from '../translate/state.js';
+import { applyChange, translateAll, type TranslationState } from '../translate/state.js';
 import type { Store } from '../translate/objects/store.js';
 import type { StoredObject } from '../translate/objects/types.js';
 
@@ -26,8 +26,6 @@ export interface TranslationPass {
 
 export class IncrementalTranslation {
   private current: TranslationState | undefined;
-  /** Gateway translations run so far (a full pass counts every gateway): what a burst costs. */
-  translations = 0;
 
   constructor(private readonly store: Store) {}
 
@@ -39,13 +37,18 @@ export class IncrementalTranslation {
     try {
       if (!this.current || changes.length > FULL_TRANSLATE_THRESHOLD) {
         this.current = translateAll(this.store, options);
-        this.translations += this.current.gateways.size;
         return { gateways: [...this.current.gateways.keys()], statuses: [...this.current.statuses.keys()], full: true };
       }
-      this.current.options = options;
-      const r = applyChanges(this.current, this.store, changes);
-      this.translations += r.gateways.length;
-      return { gateways: r.gateways, statuses: r.statuses, full: false };
+      const state = this.current;
+      state.options = options;
+      const gateways = new Set<string>();
+      const statuses = new Set<string>();
+      for (const c of changes) {
+        const r = applyChange(state, this.store, c.key, c.previous);
+        r.gateways.forEach((g) => gateways.add(g));
+        r.statuses.forEach((s) => statuses.add(s));
+      }
+      return { gateways: [...gateways], statuses: [...statuses], full: false };
     } catch (err) {
       this.current = undefined;
       throw err;

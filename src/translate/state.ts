@@ -89,37 +89,17 @@ export function applyChange(
   changedObjectKey: string,
   previous?: StoredObject,
 ): ChangeResult {
-  return applyChanges(state, store, [{ key: changedObjectKey, previous }]);
-}
-
-/**
- * Applies the consequences of several objects having been put into or removed from `store` (all of them
- * are in the store already): each affected gateway is translated once, however many of the changes reach
- * it, and each status touched is reassembled once. A burst of N changes to one gateway costs one translation.
- */
-export function applyChanges(
-  state: TranslationState,
-  store: Store,
-  changes: readonly { key: string; previous?: StoredObject | undefined }[],
-): ChangeResult {
-  const gateways = new Set<string>();
-  const dirty = new Set<string>();
-  // Readers are those of the last translation: every gateway that read a changed object (or a slot it now
-  // occupies or left) is found before any of them is translated again.
-  for (const c of changes) {
-    dirty.add(c.key);
-    for (const g of affectedGateways(store, c.key, state, c.previous)) gateways.add(g);
-  }
-  const sorted = [...gateways].sort();
-  for (const g of sorted) {
+  const gateways = affectedGateways(store, changedObjectKey, state, previous);
+  const dirty = new Set<string>([changedObjectKey]);
+  for (const g of gateways) {
     for (const k of Object.keys(state.gateways.get(g)?.statuses ?? {})) dirty.add(k);
     const t = translateGateway(store, g, state.options);
     setGateway(state, t);
     for (const k of Object.keys(t.statuses)) dirty.add(k);
   }
-  for (const c of changes) for (const k of relatedStatuses(store, c.key, c.previous)) dirty.add(k);
+  for (const k of relatedStatuses(store, changedObjectKey, previous)) dirty.add(k);
   for (const k of dirty) refreshStatus(state, store, k);
-  return { gateways: sorted, statuses: [...dirty].sort() };
+  return { gateways, statuses: [...dirty].sort() };
 }
 
 /** Objects whose own status reads the changed object without any gateway in between. */

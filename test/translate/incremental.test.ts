@@ -3,11 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../src/controller/local/manifests.js';
-import { IncrementalTranslation, PendingChanges } from '../../src/controller/incremental.js';
 import {
   affectedGateways,
   applyChange,
-  applyChanges,
   snapshots,
   translateAll,
   type TranslationState,
@@ -162,90 +160,5 @@ describe('incremental re-translation', () => {
     const after = snapshots(translateAll(store, goldenOptions(text)));
     expect(after.get('default/web')?.version).toBe(before.get('default/web')?.version);
     expect(after.get('default/web2')?.version).not.toBe(before.get('default/web2')?.version);
-  });
-});
-
-describe('batched re-translation (applyChanges)', () => {
-  for (const file of cases) {
-    it(`matches a full translation when every object of ${file} is removed, then all added back, in one batch each`, () => {
-      const text = goldenInput(readFileSync(join(dir, file), 'utf8'));
-      const options = goldenOptions(text);
-      const { objects } = parseManifests(text, file);
-      const store = createStore();
-      for (const { kind, obj } of objects) putObject(store, kind, obj, file);
-      const state = translateAll(store, options);
-      const keyOf = (kind: (typeof objects)[number]['kind'], obj: (typeof objects)[number]['obj']) =>
-        nameKey(isClusterScoped(kind) ? undefined : (obj.metadata.namespace ?? 'default'), obj.metadata.name);
-      // Every other object leaves at once, then comes back at once.
-      const half = objects.filter((_, i) => i % 2 === 1);
-      const removed = half.map(({ kind, obj }) => ({
-        key: objectKey(kind, keyOf(kind, obj)),
-        previous: removeObject(store, kind, keyOf(kind, obj)),
-      }));
-      applyChanges(state, store, removed);
-      expect(view(state), 'after the batch removal').toEqual(view(translateAll(store, options)));
-      for (const { kind, obj } of half) putObject(store, kind, obj, file);
-      applyChanges(
-        state,
-        store,
-        removed.map((r) => ({ key: r.key, previous: undefined })),
-      );
-      expect(view(state), 'after the batch re-add').toEqual(view(translateAll(store, options)));
-    });
-  }
-
-  it('translates a gateway once for a burst of 40 routes on it, not once per route', () => {
-    const routes = Array.from(
-      { length: 40 },
-      (_, i) => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r${i}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /r${i}}}], backendRefs: [{name: svc, port: 80}]}]
-`,
-    );
-    const base = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: web, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: other, namespace: default}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, port: 8081, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: default}
-spec: {ports: [{port: 80}]}
-`;
-    const store = createStore();
-    for (const { kind, obj } of parseManifests(base, 'b').objects) putObject(store, kind, obj, 'b');
-    const options = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' };
-    const translation = new IncrementalTranslation(store);
-    translation.run(options, []);
-    const before = translation.translations;
-    const pending = new PendingChanges();
-    for (const { kind, obj } of parseManifests(routes.join(''), 'r').objects) {
-      const key = nameKey(obj.metadata.namespace, obj.metadata.name);
-      pending.record(objectKey(kind, key), getObject(store, kind, key));
-      putObject(store, kind, obj, 'r');
-    }
-    const pass = translation.run(options, pending.take());
-    expect(pass.gateways).toEqual(['default/web']);
-    expect(translation.translations - before).toBe(1);
-    const web = snapshots(translation.state!).get('default/web');
-    expect(web?.resources.filter((r) => r.kind === 'route')).toHaveLength(40);
   });
 });
