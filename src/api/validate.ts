@@ -43,6 +43,14 @@ function checkersFor(info: KindInfo) {
   return c;
 }
 
+/**
+ * Compiles every Gw kind's validators now (seconds of ajv code generation) rather than inside the first
+ * watch event of that kind, where it would stall the event loop mid-burst.
+ */
+export function warmUpValidators(): void {
+  for (const info of KINDS) checkersFor(info);
+}
+
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

@@ -9,6 +9,7 @@ import type { Store } from '../translate/objects/store.js';
 import { objectKey, splitObjectKey, type Kind } from '../translate/objects/types.js';
 import type { Clock } from './clock.js';
 import { IncrementalTranslation, PendingChanges } from './incremental.js';
+import { createSlicer } from './slices.js';
 import type { Informer } from './informer.js';
 import type { KubeClient } from './kube-client.js';
 import type { NackReports } from './nack-reports.js';
@@ -52,6 +53,8 @@ export interface ClusterState {
   nacks: NackReports;
   synced: boolean;
   leader: boolean;
+  /** Translation passes run so far (the burst benchmark and tests count them). */
+  passes: number;
   translateOptions: () => TranslateOptions;
   /** `--gateway-namespaces`: RBAC lets the controller write only there, so it does not try elsewhere. */
   writable: (namespace: string | undefined) => boolean;
@@ -76,6 +79,7 @@ export function createClusterState(
     deployConditions: new Map(),
     synced: false,
     leader,
+    passes: 0,
   };
 }
 
@@ -115,14 +119,21 @@ export function translateReconciler(s: ClusterState, q: Queues): Reconciler<Tran
     reconcile: async (): Promise<Result> => {
       if (!s.synced) return {};
       const changes = s.pending.take();
+      const started = s.clock.now();
       let pass;
       try {
-        pass = s.translation.run(s.translateOptions(), changes);
+        // Sliced: lease renewal, probes and xDS streams are served between gateways.
+        pass = await s.translation.runSliced(s.translateOptions(), changes, createSlicer());
       } catch (err) {
         // Nothing may be lost: the changes go back, and the retry translates everything afresh.
         s.pending.restore(changes);
         throw err;
       }
+      s.passes++;
+      s.log.debug(
+        { changes: changes.length, gateways: pass.gateways.length, full: pass.full, ms: s.clock.now() - started },
+        'translation pass',
+      );
       const gateways = pass.full ? [...new Set([...s.published, ...pass.gateways])] : pass.gateways;
       publish(s, gateways);
       enqueueLeaderWork(s, q, pass.full ? allStatusKeys(s) : pass.statuses, gateways.filter(isOurs(s)));
