@@ -23,6 +23,7 @@ import {
   type ClusterState,
   type DeployContext,
   type Queues,
+  type TranslationStats,
 } from './cluster-reconcilers.js';
 import { EventIntake } from './event-intake.js';
 import { Informer, cacheKey, type InformerEvent, type KubeObjectLike } from './informer.js';
@@ -80,8 +81,8 @@ export interface ClusterController {
   readonly store: Store;
   readonly client: KubeClient;
   isLeader(): boolean;
-  /** Translation passes run so far. */
-  passes(): number;
+  /** Translation passes run so far and gateway translations in them. */
+  translationStats(): TranslationStats;
   /**
    * Joins leader election (once caches are synced). The caller arms it when the replica can do a
    * leader's work: a replica that fails to start its xDS server must never have held, then released,
@@ -170,7 +171,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       for (const object of s.nacks.resolve(gateway, pod, names)) q.status.enqueue({ object });
     },
     isLeader: () => s.leader,
-    passes: () => s.passes,
+    translationStats: () => ({ ...s.stats }),
     campaign: () => armCampaign(),
     ready: () => readyPromise,
     async stop() {
