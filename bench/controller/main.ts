@@ -59,6 +59,7 @@ function printBurst(rows: BurstFigures[]): void {
       'converged (ms from first write)': r.convergeMs,
       'converged (ms after last write)': r.afterLastWriteMs,
       'longest stall (ms)': r.maxStallMs,
+      'CPU in it (ms)': r.stallCpuMs,
       'slowest /healthz (ms)': r.maxHealthzMs,
       'RSS (MB)': r.rssMb,
     })),
