@@ -63,6 +63,8 @@ export interface ClusterState {
 export interface TranslationStats {
   passes: number;
   gatewayTranslations: number;
+  /** Translations per gateway that still exists. */
+  byGateway: Map<string, number>;
 }
 
 export interface Queues {
@@ -84,7 +86,7 @@ export function createClusterState(
     deployConditions: new Map(),
     synced: false,
     leader,
-    stats: { passes: 0, gatewayTranslations: 0 },
+    stats: { passes: 0, gatewayTranslations: 0, byGateway: new Map() },
   };
 }
 
@@ -137,6 +139,10 @@ export function translateReconciler(s: ClusterState, q: Queues): Reconciler<Tran
       }
       s.stats.passes++;
       s.stats.gatewayTranslations += pass.gateways.length;
+      for (const g of pass.gateways) {
+        if (s.translation.state?.gateways.has(g)) s.stats.byGateway.set(g, (s.stats.byGateway.get(g) ?? 0) + 1);
+        else s.stats.byGateway.delete(g);
+      }
       s.log.debug(
         { changes: changes.length, gateways: pass.gateways.length, full: pass.full, ms: s.clock.now() - started },
         'translation pass',

@@ -171,7 +171,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       for (const object of s.nacks.resolve(gateway, pod, names)) q.status.enqueue({ object });
     },
     isLeader: () => s.leader,
-    translationStats: () => ({ ...s.stats }),
+    translationStats: () => ({ ...s.stats, byGateway: new Map(s.stats.byGateway) }),
     campaign: () => armCampaign(),
     ready: () => readyPromise,
     async stop() {

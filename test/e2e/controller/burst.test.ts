@@ -32,8 +32,9 @@ describe('a burst of 200 objects', () => {
       leaderElect: false,
       leaderElectionNamespace: ns,
       log: pino({ level: 'silent' }),
-      // A quiet time no pause between the writes below reaches on a loaded machine: the count stays structural.
-      translateDebounce: { quietMs: 3_000, maxDelayMs: 60_000 },
+      // A quiet time no pause between the writes below reaches on a loaded machine, so the count is structural
+      // (before coalescing: one pass per watch event, about 200).
+      translateDebounce: { quietMs: 3_000, maxDelayMs: 20_000 },
     });
     await ctl.ready();
   }, 120_000);
@@ -45,7 +46,7 @@ describe('a burst of 200 objects', () => {
     client?.close();
   });
 
-  it('is translated in at most two passes, each gateway once per pass, and every object reaches the snapshot', async () => {
+  it('is translated in at most three passes, each gateway once per pass, and every object reaches the snapshot', async () => {
     const before = ctl.translationStats();
     const writes = [
       ...Array.from(
@@ -75,9 +76,12 @@ describe('a burst of 200 objects', () => {
     );
     const after = ctl.translationStats();
     const passes = after.passes - before.passes;
-    // One pass for the burst; a second only if a write's watch event came in after the first began.
+    // One pass for the burst; one more if a write's watch event came in after it began, and one that
+    // other test files' writes (the controller watches the whole cluster) may already have made due.
     expect(passes).toBeGreaterThanOrEqual(1);
-    expect(passes).toBeLessThanOrEqual(2);
-    expect(after.gatewayTranslations - before.gatewayTranslations).toBeLessThanOrEqual(passes * GATEWAYS);
+    expect(passes).toBeLessThanOrEqual(3);
+    // Each of our gateways at most once per pass (other test files' gateways share the cluster).
+    for (const g of gateways)
+      expect((after.byGateway.get(g) ?? 0) - (before.byGateway.get(g) ?? 0), g).toBeLessThanOrEqual(passes);
   }, 120_000);
 });
