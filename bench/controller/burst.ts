@@ -1,6 +1,7 @@
 // The burst half of the control-plane benchmark: an in-process cluster-mode controller (so the event
 // loop it runs on can be watched) against the e2e API server; N objects are created at once, then
-// deleted at once (by a separate writer process, bench/controller/writer.ts), and translation passes, time to converge, the longest event-loop stall, the slowest
+// deleted at once (by a separate writer process, bench/controller/writer.ts, which also plays a proxy
+// of the first gateway over xDS), and translation passes, time to converge, the longest event-loop stall, the slowest
 // /healthz answer and RSS are recorded for each.
 import { fork } from 'node:child_process';
 import { get } from 'node:http';
@@ -11,7 +12,8 @@ import { startClusterController, type ClusterController } from '../../src/contro
 import { KubeClient, loadKubeConfig } from '../../src/controller/kube-client.js';
 import { createControllerMetrics, startOpsServer } from '../../src/controller/ops-server.js';
 import { createBurstFixture, snapshotsHold, snapshotText } from '../../test/e2e/controller/support/burst-objects.js';
-import type { WriterJob } from './writer.js';
+import type { ProxyUpdate, WriterJob } from './writer.js';
+import { createXdsServer } from '../../src/xds/server.js';
 
 export interface BurstFigures {
   what: string;
@@ -23,6 +25,8 @@ export interface BurstFigures {
   convergeMs: number;
   /** From the last write to convergence. */
   afterLastWriteMs: number;
+  /** From the last write to the first gateway's proxy holding it over xDS (0: before the last write). */
+  proxyAfterLastWriteMs: number | undefined;
   maxStallMs: number;
   /** CPU the process used during that longest stall: below the stall, the rest was waiting for a core. */
   stallCpuMs: number;
@@ -54,19 +58,30 @@ export async function runBurst(kubeconfig: string, objects: number, gateways = 4
     log: pino({ level: 'silent' }),
     checks: [],
   });
+  let closeXds = async () => {};
   try {
     await ctl.ready();
     const routes = Math.ceil(objects / 2);
     const policies = objects - routes;
     const gatewayKeys = Array.from({ length: gateways }, (_, g) => `${ns}/gw-${g}`);
-    const writer = await startWriter();
+    const xds = await createXdsServer({
+      source: ctl.source,
+      log: pino({ level: 'silent' }),
+      port: 0,
+      host: '127.0.0.1',
+      mode: 'plaintext',
+    });
+    closeXds = () => xds.close();
+    const writer = await startWriter(xds.port, gatewayKeys[0]!);
     const job = { kubeconfig, ns, gateways, routes, policies };
+    const proxy = { gateway: gatewayKeys[0]!, updates: writer.updates };
     const created = await measure(
       'create',
       ctl,
       ops.healthPort!,
       () => writer.run({ ...job, op: 'create' }),
       () => snapshotsHold(ctl, gatewayKeys, ns, routes, policies),
+      proxy,
     );
     const deleted = await measure(
       'delete',
@@ -74,6 +89,7 @@ export async function runBurst(kubeconfig: string, objects: number, gateways = 4
       ops.healthPort!,
       () => writer.run({ ...job, op: 'delete' }),
       () => empty(ctl, gatewayKeys),
+      proxy,
     );
     writer.stop();
     return [
@@ -81,6 +97,7 @@ export async function runBurst(kubeconfig: string, objects: number, gateways = 4
       { ...deleted, objects },
     ];
   } finally {
+    await closeXds();
     await ops.close();
     await ctl.stop();
     await client.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
@@ -99,6 +116,7 @@ async function measure(
   healthPort: number,
   write: () => Promise<void>,
   converged: () => boolean,
+  proxy: { gateway: string; updates: ProxyUpdate['proxy'][] },
 ): Promise<Omit<BurstFigures, 'objects'>> {
   const before = ctl.translationStats();
   const stall = monitorEventLoopDelay({ resolution: 10 });
@@ -106,20 +124,26 @@ async function measure(
   const cpuGap = cpuDuringLongestGap();
   const probe = healthProbe(healthPort);
   const start = performance.now();
+  const startEpoch = Date.now();
   await write();
   const lastWrite = performance.now();
+  const lastWriteEpoch = Date.now();
   const deadline = lastWrite + 60_000;
   while (!converged()) {
     if (performance.now() > deadline) throw new Error(`${what}: not converged within 60 s of the last write`);
     await new Promise((r) => setTimeout(r, 20));
   }
   const done = performance.now();
+  const expected = ctl.source.get(proxy.gateway)?.size ?? 0;
   // Passes still running after convergence (e.g. status-only) count too.
   await new Promise((r) => setTimeout(r, 2_500));
   stall.disable();
   const gap = cpuGap.stop();
   const maxHealthzMs = await probe.stop();
+  // The proxy's clock is this machine's: the first update after which it held the converged snapshot.
+  const held = proxy.updates.find((u) => u.at >= startEpoch && u.resources === expected);
   return {
+    proxyAfterLastWriteMs: held ? Math.max(0, held.at - lastWriteEpoch) : undefined,
     what,
     passes: ctl.translationStats().passes - before.passes,
     gatewayTranslations: ctl.translationStats().gatewayTranslations - before.gatewayTranslations,
@@ -156,19 +180,33 @@ function cpuDuringLongestGap(): { stop(): { wallMs: number; cpuMs: number } } {
   };
 }
 
+interface Writer {
+  run(job: WriterJob): Promise<void>;
+  /** What the writer's proxy of the first gateway received, in order. */
+  updates: ProxyUpdate['proxy'][];
+  stop(): void;
+}
+
 /** The writer process, started before the measurement so its start-up is not measured. */
-async function startWriter(): Promise<{ run(job: WriterJob): Promise<void>; stop(): void }> {
-  const child = fork(fileURLToPath(new URL('./writer.ts', import.meta.url)), [], {
+async function startWriter(xdsPort: number, gateway: string): Promise<Writer> {
+  const child = fork(fileURLToPath(new URL('./writer.ts', import.meta.url)), [String(xdsPort), gateway], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const next = () =>
-    new Promise<{ ok?: boolean; ready?: boolean; error?: string }>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as { ok?: boolean; error?: string }));
-      child.once('exit', (code) => reject(new Error(`burst writer exited with ${code}`)));
-    });
+  const updates: ProxyUpdate['proxy'][] = [];
+  let waiter: ((m: { ok?: boolean; error?: string }) => void) | undefined;
+  child.on('message', (m: Partial<ProxyUpdate> & { ok?: boolean; error?: string }) => {
+    if (m.proxy) updates.push(m.proxy);
+    else waiter?.(m);
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`burst writer exited with ${code}`))),
+  );
+  exited.catch(() => undefined);
+  const next = () => Promise.race([new Promise<{ ok?: boolean; error?: string }>((r) => (waiter = r)), exited]);
   await next();
   return {
+    updates,
     async run(job) {
       const answer = next();
       child.send(job);

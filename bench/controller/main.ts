@@ -58,6 +58,7 @@ function printBurst(rows: BurstFigures[]): void {
       'gateway translations': r.gatewayTranslations,
       'converged (ms from first write)': r.convergeMs,
       'converged (ms after last write)': r.afterLastWriteMs,
+      'proxy has it (ms after last write)': r.proxyAfterLastWriteMs ?? 'never',
       'longest stall (ms)': r.maxStallMs,
       'CPU in it (ms)': r.stallCpuMs,
       'slowest /healthz (ms)': r.maxHealthzMs,
@@ -81,6 +82,8 @@ function targetsMissed(burst: BurstFigures[], failover: FailoverFigures[]): stri
   const out: string[] = [];
   for (const b of burst) {
     if (b.passes > TARGET.passes) out.push(`${b.what}: ${b.passes} passes > ${TARGET.passes}`);
+    if (b.proxyAfterLastWriteMs === undefined || b.proxyAfterLastWriteMs > TARGET.afterLastWriteMs)
+      out.push(`${b.what}: proxy had the snapshot ${b.proxyAfterLastWriteMs ?? 'never'} ms after the last write`);
     if (b.afterLastWriteMs > TARGET.afterLastWriteMs)
       out.push(`${b.what}: converged ${b.afterLastWriteMs} ms after the last write > ${TARGET.afterLastWriteMs}`);
     if (b.maxStallMs > TARGET.maxStallMs) out.push(`${b.what}: stall ${b.maxStallMs} ms > ${TARGET.maxStallMs}`);

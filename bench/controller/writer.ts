@@ -1,8 +1,15 @@
 // The burst's writer, a separate process (forked by bench/controller/burst.ts): its HTTP and TLS work
 // must not run on the event loop whose stalls the benchmark measures. Receives one job per message and
-// answers when every write is done.
+// answers when every write is done. It also plays one proxy of the first gateway over xDS and reports
+// when each update arrived and how many resources the proxy then held.
+import { pino } from 'pino';
 import { KubeClient, loadKubeConfig } from '../../src/controller/kube-client.js';
+import { createXdsClient } from '../../src/xds/client.js';
 import { burstPolicy, burstRoute } from '../../test/e2e/controller/support/burst-objects.js';
+
+export interface ProxyUpdate {
+  proxy: { resources: number; at: number };
+}
 
 export interface WriterJob {
   op: 'create' | 'delete';
@@ -45,6 +52,25 @@ async function run(job: WriterJob): Promise<void> {
   );
   client.close();
 }
+
+function playProxy(xdsPort: number, gateway: string): void {
+  const held = new Set<string>();
+  createXdsClient({
+    address: `127.0.0.1:${xdsPort}`,
+    gateway,
+    podName: 'bench-proxy',
+    log: pino({ level: 'silent' }),
+    apply: (u) => {
+      for (const r of u.upserts) held.add(r.name);
+      for (const n of u.removes) held.delete(n);
+      process.send!({ proxy: { resources: held.size, at: Date.now() } } satisfies ProxyUpdate);
+      return { errors: [] };
+    },
+  });
+}
+
+const [xdsPort, gateway] = process.argv.slice(2);
+if (xdsPort && gateway) playProxy(Number(xdsPort), gateway);
 
 process.on('message', (job: WriterJob) => {
   run(job).then(
