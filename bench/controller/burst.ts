@@ -47,7 +47,10 @@ export async function runBurst(kubeconfig: string, objects: number, gateways = 4
     controllerName: CONTROLLER,
     leaderElect: false,
     leaderElectionNamespace: ns,
-    log: pino({ level: 'silent' }),
+    // BENCH_LOG=file keeps the controller's debug log (passes with their change counts and times).
+    log: process.env.BENCH_LOG
+      ? pino({ level: 'debug' }, pino.destination(process.env.BENCH_LOG))
+      : pino({ level: 'silent' }),
     metrics,
   });
   const ops = await startOpsServer({
