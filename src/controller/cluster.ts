@@ -122,8 +122,9 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
   const fingerprints = new Map<string, string>();
   const intake = new EventIntake<{ kind: Kind; e: InformerEvent }>({
-    handle: ({ kind, e }) => onInformerEvent(s, q, fingerprints, kind, e),
-    onDrained: () => {
+    handle: ({ kind, e }) => {
+      onInformerEvent(s, q, fingerprints, kind, e);
+      // Per event, not per drained intake: the 2 s cap must hold while events keep coming.
       if (s.synced && s.pending.size > 0) trigger.poke();
     },
     log: o.log,

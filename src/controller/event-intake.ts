@@ -1,6 +1,6 @@
 // Watch events arrive in large chunks (hundreds per read during a burst); handling them all in one go
 // would stall the event loop. The intake queues them in arrival order and handles them in slices that
-// yield in between, then tells the caller the queue has drained.
+// yield in between.
 import type { Logger } from 'pino';
 import { createSlicer, yieldToEventLoop } from './slices.js';
 import { errText } from './workers.js';
@@ -12,8 +12,6 @@ export class EventIntake<T> {
   constructor(
     private readonly o: {
       handle: (item: T) => void;
-      /** After the last queued item was handled. */
-      onDrained: () => void;
       log: Logger;
       sliceMs?: number;
     },
@@ -50,6 +48,5 @@ export class EventIntake<T> {
     }
     this.items.length = 0;
     this.draining = undefined;
-    this.o.onDrained();
   }
 }
