@@ -114,7 +114,20 @@ export interface SchemaChecker {
 export function schemaChecker(source: TSchema): SchemaChecker {
   const schema = strictSchema(source);
   const validate = ajv.compile(hoistShared(schema));
+  // CEL rules too: compiling on first use would land inside the first object of a burst.
+  for (const rule of celRulesIn(schema)) compileCel(rule);
   return { check: (value, prefix) => checkValue(schema, validate, value, prefix) };
+}
+
+function celRulesIn(node: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const n of node) celRulesIn(n, out);
+  else if (node !== null && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === X_VALIDATIONS) for (const r of v as CelRule[]) out.add(r.rule);
+      else celRulesIn(v, out);
+    }
+  }
+  return out;
 }
 
 function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, prefix: Segment[]): FieldProblem[] {

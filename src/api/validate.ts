@@ -43,6 +43,19 @@ function checkersFor(info: KindInfo) {
   return c;
 }
 
+/**
+ * Compiles every Gw kind's validators now (seconds of ajv code generation) rather than inside the first
+ * watch event of that kind, where it would stall the event loop mid-burst.
+ */
+export function warmUpValidators(): void {
+  for (const info of KINDS) {
+    const c = checkersFor(info);
+    // One run each: V8 compiles the generated code on first call, tens of ms for the larger kinds.
+    c.spec.check({}, ['spec']);
+    c.status.check({}, ['status']);
+  }
+}
+
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

@@ -9,6 +9,7 @@ import type { Store } from '../translate/objects/store.js';
 import { objectKey, splitObjectKey, type Kind } from '../translate/objects/types.js';
 import type { Clock } from './clock.js';
 import { IncrementalTranslation, PendingChanges } from './incremental.js';
+import { createSlicer, type Slicer } from './slices.js';
 import type { Informer } from './informer.js';
 import type { KubeClient } from './kube-client.js';
 import type { NackReports } from './nack-reports.js';
@@ -52,9 +53,18 @@ export interface ClusterState {
   nacks: NackReports;
   synced: boolean;
   leader: boolean;
+  /** Translation passes run so far and gateway translations in them (the burst benchmark and tests count them). */
+  stats: TranslationStats;
   translateOptions: () => TranslateOptions;
   /** `--gateway-namespaces`: RBAC lets the controller write only there, so it does not try elsewhere. */
   writable: (namespace: string | undefined) => boolean;
+}
+
+export interface TranslationStats {
+  passes: number;
+  gatewayTranslations: number;
+  /** Translations per gateway that still exists. */
+  byGateway: Map<string, number>;
 }
 
 export interface Queues {
@@ -76,6 +86,7 @@ export function createClusterState(
     deployConditions: new Map(),
     synced: false,
     leader,
+    stats: { passes: 0, gatewayTranslations: 0, byGateway: new Map() },
   };
 }
 
@@ -115,16 +126,29 @@ export function translateReconciler(s: ClusterState, q: Queues): Reconciler<Tran
     reconcile: async (): Promise<Result> => {
       if (!s.synced) return {};
       const changes = s.pending.take();
+      const started = s.clock.now();
+      const slicer = createSlicer();
       let pass;
       try {
-        pass = s.translation.run(s.translateOptions(), changes);
+        // Sliced: lease renewal, probes and xDS streams are served between gateways.
+        pass = await s.translation.runSliced(s.translateOptions(), changes, slicer);
       } catch (err) {
         // Nothing may be lost: the changes go back, and the retry translates everything afresh.
         s.pending.restore(changes);
         throw err;
       }
+      s.stats.passes++;
+      s.stats.gatewayTranslations += pass.gateways.length;
+      for (const g of pass.gateways) {
+        if (s.translation.state?.gateways.has(g)) s.stats.byGateway.set(g, (s.stats.byGateway.get(g) ?? 0) + 1);
+        else s.stats.byGateway.delete(g);
+      }
+      s.log.debug(
+        { changes: changes.length, gateways: pass.gateways.length, full: pass.full, ms: s.clock.now() - started },
+        'translation pass',
+      );
       const gateways = pass.full ? [...new Set([...s.published, ...pass.gateways])] : pass.gateways;
-      publish(s, gateways);
+      await publish(s, gateways, slicer);
       enqueueLeaderWork(s, q, pass.full ? allStatusKeys(s) : pass.statuses, gateways.filter(isOurs(s)));
       return {};
     },
@@ -133,8 +157,10 @@ export function translateReconciler(s: ClusterState, q: Queues): Reconciler<Tran
 
 const isOurs = (s: ClusterState) => (gateway: string) => s.translation.state?.gateways.get(gateway)?.ours === true;
 
-function publish(s: ClusterState, gateways: readonly string[]): void {
+/** Encoding a large snapshot takes tens of ms: one gateway per slice at most. */
+async function publish(s: ClusterState, gateways: readonly string[], slicer: Slicer): Promise<void> {
   for (const gw of gateways) {
+    await slicer.maybeYield();
     const t = s.translation.state?.gateways.get(gw);
     s.source.publish(gw, t?.ours ? t.snapshot : undefined);
     if (!t?.ours) {

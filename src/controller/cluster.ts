@@ -1,6 +1,8 @@
-// `gw controller` against a cluster: informers feed the translator's store; three reconcilers, each
-// with its own typed request and queue (src/controller/cluster-reconcilers.ts), translate and push
-// (every replica publishes snapshots for xDS), write status and apply proxy workloads (the Lease holder).
+// `gw controller` against a cluster: informers feed the translator's store (watch events handled in
+// slices, src/controller/event-intake.ts); three reconcilers, each with its own typed request and queue
+// (src/controller/cluster-reconcilers.ts), translate and push (every replica publishes snapshots for
+// xDS; passes debounced by src/controller/translate-trigger.ts), write status and apply proxy
+// workloads (the Lease holder).
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -21,7 +23,9 @@ import {
   type ClusterState,
   type DeployContext,
   type Queues,
+  type TranslationStats,
 } from './cluster-reconcilers.js';
+import { EventIntake } from './event-intake.js';
 import { Informer, cacheKey, type InformerEvent, type KubeObjectLike } from './informer.js';
 import { KubeClient, loadKubeConfig } from './kube-client.js';
 import { LeaderElector } from './leader-election.js';
@@ -33,6 +37,8 @@ import { startController as startQueue, type ControllerOptions } from './reconci
 import { ALTERNATIVES, WATCHED } from './resources.js';
 import { createControllerSource, type ControllerSource } from './snapshot-source.js';
 import { StatusWriter } from './status-writer.js';
+import { createTranslateTrigger } from './translate-trigger.js';
+import { warmUpValidators } from '../api/validate.js';
 import type { Result } from './workers.js';
 
 export type { DeployContext } from './cluster-reconcilers.js';
@@ -60,6 +66,8 @@ export interface ClusterControllerOptions {
   metrics?: ControllerMetrics;
   log: Logger;
   clock?: Clock;
+  /** Debounce of translation passes (default 100 ms quiet, at most 2 s after a burst's first change). */
+  translateDebounce?: { quietMs?: number; maxDelayMs?: number };
   /** Leader-only hook per Gateway of our class (the deployer); its outcome joins the Gateway's status. */
   deploy?: (ctx: DeployContext) => Promise<Result>;
 }
@@ -73,6 +81,8 @@ export interface ClusterController {
   readonly store: Store;
   readonly client: KubeClient;
   isLeader(): boolean;
+  /** Translation passes run so far and gateway translations in them. */
+  translationStats(): TranslationStats;
   /**
    * Joins leader election (once caches are synced). The caller arms it when the replica can do a
    * leader's work: a replica that fails to start its xDS server must never have held, then released,
@@ -105,13 +115,24 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     },
     !o.leaderElect,
   );
+  // Compiled now, not inside the first watch event of each kind mid-burst.
+  warmUpValidators();
   const q = startQueues(s, o);
+  const trigger = createTranslateTrigger({ clock, fire: () => q.translate.enqueue({}), ...o.translateDebounce });
   const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
   const fingerprints = new Map<string, string>();
+  const intake = new EventIntake<{ kind: Kind; e: InformerEvent }>({
+    handle: ({ kind, e }) => {
+      onInformerEvent(s, q, fingerprints, kind, e);
+      // Per event, not per drained intake: the 2 s cap must hold while events keep coming.
+      if (s.synced && s.pending.size > 0) trigger.poke();
+    },
+    log: o.log,
+  });
   for (const kind of kinds) {
     const inf = new Informer(client, [WATCHED[kind], ...(ALTERNATIVES[kind] ?? [])], {
       log: o.log,
-      onEvent: (e) => onInformerEvent(s, q, fingerprints, kind, e),
+      onEvent: (e) => intake.push({ kind, e }),
       resyncMs: o.resyncMs,
       clock,
     });
@@ -129,7 +150,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       })
     : [];
   const elector = o.leaderElect ? createElector(s, q, o) : undefined;
-  const readyPromise = waitReady(s, q, kinds);
+  const readyPromise = waitReady(s, q, kinds, () => intake.idle());
   let armCampaign!: () => void;
   const armed = new Promise<void>((resolve) => (armCampaign = resolve));
   let stopped = false;
@@ -151,10 +172,12 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       for (const object of s.nacks.resolve(gateway, pod, names)) q.status.enqueue({ object });
     },
     isLeader: () => s.leader,
+    translationStats: () => ({ ...s.stats, byGateway: new Map(s.stats.byGateway) }),
     campaign: () => armCampaign(),
     ready: () => readyPromise,
     async stop() {
       stopped = true;
+      trigger.stop();
       await elector?.stop();
       s.leader = false;
       await Promise.all([...s.informers.values(), ...owned].map((i) => i.stop()));
@@ -218,7 +241,6 @@ function onInformerEvent(
     fingerprints.delete(key);
     s.pending.record(key, removeObject(s.store, kind, name));
   }
-  if (s.synced) q.translate.enqueue({});
 }
 
 function createElector(s: ClusterState, q: Queues, o: ClusterControllerOptions): LeaderElector {
@@ -243,9 +265,16 @@ function createElector(s: ClusterState, q: Queues, o: ClusterControllerOptions):
 }
 
 /** Resolves when every required informer has listed once and the first translation is published. */
-async function waitReady(s: ClusterState, q: Queues, kinds: readonly Kind[]): Promise<void> {
+async function waitReady(
+  s: ClusterState,
+  q: Queues,
+  kinds: readonly Kind[],
+  intakeIdle: () => Promise<void>,
+): Promise<void> {
   // Required kinds gate readiness; an absent optional CRD (e.g. ListenerSet) must not block it.
   await Promise.all(kinds.filter((k) => !OPTIONAL.has(k)).map((k) => s.informers.get(k)!.waitForSync()));
+  // The listed objects are in the store before the first pass.
+  await intakeIdle();
   s.synced = true;
   s.log.info(
     { kinds: kinds.length, objects: [...s.informers.values()].reduce((n, i) => n + i.cache.size, 0) },

@@ -1,19 +1,29 @@
 // Incremental translation, shared by cluster and local mode: object changes since the last pass are
-// translated for the gateways they affect, or, when there is no state yet or too many changes, all
-// gateways at once. A failed pass drops the state so the next one starts afresh.
+// translated for the gateways they affect (each gateway once per pass, however many changes it reads),
+// or, when there is no state yet or too many changes, all gateways at once. Cluster mode runs the pass
+// in slices that yield to the event loop. A failed pass drops the state so the next one starts afresh.
 import type { TranslateOptions } from '../translate/objects/context.js';
-import { applyChange, translateAll, type TranslationState } from '../translate/state.js';
+import {
+  allObjectKeys,
+  applyChanges,
+  emptyState,
+  planChanges,
+  refreshStatus,
+  translateAll,
+  translateInto,
+  type ObjectChange,
+  type TranslationState,
+} from '../translate/state.js';
 import type { Store } from '../translate/objects/store.js';
+import { listObjects } from '../translate/objects/store.js';
 import type { StoredObject } from '../translate/objects/types.js';
+import type { Slicer } from './slices.js';
 
 /** Above this many changes in one pass, one full translation is cheaper than one per change. */
 export const FULL_TRANSLATE_THRESHOLD = 50;
 
 /** An object key (`Kind/ns/name`) and the store entry it replaced or deleted (undefined: it is new). */
-export interface Change {
-  key: string;
-  previous: StoredObject | undefined;
-}
+export type Change = ObjectChange;
 
 export interface TranslationPass {
   /** Gateways translated again (every gateway on a full pass). */
@@ -37,22 +47,59 @@ export class IncrementalTranslation {
     try {
       if (!this.current || changes.length > FULL_TRANSLATE_THRESHOLD) {
         this.current = translateAll(this.store, options);
-        return { gateways: [...this.current.gateways.keys()], statuses: [...this.current.statuses.keys()], full: true };
+        return this.fullPass(this.current);
       }
-      const state = this.current;
-      state.options = options;
-      const gateways = new Set<string>();
-      const statuses = new Set<string>();
-      for (const c of changes) {
-        const r = applyChange(state, this.store, c.key, c.previous);
-        r.gateways.forEach((g) => gateways.add(g));
-        r.statuses.forEach((s) => statuses.add(s));
-      }
-      return { gateways: [...gateways], statuses: [...statuses], full: false };
+      this.current.options = options;
+      return { ...applyChanges(this.current, this.store, changes), full: false };
     } catch (err) {
       this.current = undefined;
       throw err;
     }
+  }
+
+  /**
+   * The same pass as `run`, gateway by gateway and status by status, yielding whenever `slicer` says so.
+   * Objects that change meanwhile are the next pass's changes: every gateway reading them is registered
+   * as their reader by then, so nothing is missed.
+   */
+  async runSliced(options: TranslateOptions, changes: readonly Change[], slicer: Slicer): Promise<TranslationPass> {
+    try {
+      if (!this.current || changes.length > FULL_TRANSLATE_THRESHOLD) {
+        // Built aside: readers of `state` keep the previous translation until this one is complete.
+        const next = emptyState(options);
+        const dirty = new Set<string>();
+        for (const gw of listObjects(this.store, 'Gateway')) {
+          translateInto(next, this.store, gw.key, dirty);
+          await slicer.maybeYield();
+        }
+        await refreshSliced(next, this.store, allObjectKeys(this.store), slicer);
+        this.current = next;
+        return this.fullPass(next);
+      }
+      const state = this.current;
+      state.options = options;
+      const plan = planChanges(state, this.store, changes);
+      for (const g of plan.gateways) {
+        translateInto(state, this.store, g, plan.dirty);
+        await slicer.maybeYield();
+      }
+      await refreshSliced(state, this.store, [...plan.dirty], slicer);
+      return { gateways: plan.gateways, statuses: [...plan.dirty].sort(), full: false };
+    } catch (err) {
+      this.current = undefined;
+      throw err;
+    }
+  }
+
+  private fullPass(state: TranslationState): TranslationPass {
+    return { gateways: [...state.gateways.keys()], statuses: [...state.statuses.keys()], full: true };
+  }
+}
+
+async function refreshSliced(state: TranslationState, store: Store, keys: string[], slicer: Slicer): Promise<void> {
+  for (const k of keys) {
+    refreshStatus(state, store, k);
+    await slicer.maybeYield();
   }
 }
 
@@ -62,6 +109,10 @@ export class PendingChanges {
 
   record(key: string, previous: StoredObject | undefined): void {
     if (!this.changes.has(key)) this.changes.set(key, previous);
+  }
+
+  get size(): number {
+    return this.changes.size;
   }
 
   take(): Change[] {

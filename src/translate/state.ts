@@ -36,10 +36,9 @@ export function snapshots(state: TranslationState): Map<string, BuiltSnapshot> {
 }
 
 export function translateAll(store: Store, options: TranslateOptions): TranslationState {
-  const state: TranslationState = { options, gateways: new Map(), readers: new Map(), statuses: new Map() };
+  const state = emptyState(options);
   for (const gw of listObjects(store, 'Gateway')) setGateway(state, translateGateway(store, gw.key, options));
-  for (const kind of store.objects.keys())
-    for (const e of listObjects(store, kind)) refreshStatus(state, store, objectKey(kind, e.key));
+  refreshAllStatuses(state, store);
   return state;
 }
 
@@ -89,17 +88,69 @@ export function applyChange(
   changedObjectKey: string,
   previous?: StoredObject,
 ): ChangeResult {
-  const gateways = affectedGateways(store, changedObjectKey, state, previous);
-  const dirty = new Set<string>([changedObjectKey]);
-  for (const g of gateways) {
-    for (const k of Object.keys(state.gateways.get(g)?.statuses ?? {})) dirty.add(k);
-    const t = translateGateway(store, g, state.options);
-    setGateway(state, t);
-    for (const k of Object.keys(t.statuses)) dirty.add(k);
+  return applyChanges(state, store, [{ key: changedObjectKey, previous }]);
+}
+
+/** An object key (`Kind/ns/name`) and the store entry it replaced or deleted (undefined: it was new). */
+export interface ObjectChange {
+  key: string;
+  previous: StoredObject | undefined;
+}
+
+/**
+ * The consequences of several changes at once: every affected gateway is translated once, however many
+ * of the changes it reads (a burst of 500 routes on one gateway is one translation, not 500).
+ */
+export function applyChanges(state: TranslationState, store: Store, changes: readonly ObjectChange[]): ChangeResult {
+  const plan = planChanges(state, store, changes);
+  for (const g of plan.gateways) translateInto(state, store, g, plan.dirty);
+  return finishChanges(state, store, plan);
+}
+
+/** What a batch of changes needs: the gateways to translate again and the statuses known to be dirty. */
+export interface ChangePlan {
+  gateways: string[];
+  dirty: Set<string>;
+}
+
+export function planChanges(state: TranslationState, store: Store, changes: readonly ObjectChange[]): ChangePlan {
+  const gateways = new Set<string>();
+  const dirty = new Set<string>();
+  for (const c of changes) {
+    dirty.add(c.key);
+    for (const g of affectedGateways(store, c.key, state, c.previous)) gateways.add(g);
+    for (const k of relatedStatuses(store, c.key, c.previous)) dirty.add(k);
   }
-  for (const k of relatedStatuses(store, changedObjectKey, previous)) dirty.add(k);
-  for (const k of dirty) refreshStatus(state, store, k);
-  return { gateways, statuses: [...dirty].sort() };
+  return { gateways: [...gateways].sort(), dirty };
+}
+
+/** Translates one gateway of a plan again; its old and new statuses become dirty. */
+export function translateInto(state: TranslationState, store: Store, gateway: string, dirty: Set<string>): void {
+  for (const k of Object.keys(state.gateways.get(gateway)?.statuses ?? {})) dirty.add(k);
+  const t = translateGateway(store, gateway, state.options);
+  setGateway(state, t);
+  for (const k of Object.keys(t.statuses)) dirty.add(k);
+}
+
+/** Reassembles the dirty statuses once every gateway of the plan is translated. */
+export function finishChanges(state: TranslationState, store: Store, plan: ChangePlan): ChangeResult {
+  for (const k of plan.dirty) refreshStatus(state, store, k);
+  return { gateways: plan.gateways, statuses: [...plan.dirty].sort() };
+}
+
+/** An empty state to fill gateway by gateway (`translateInto`), then finish with `refreshAllStatuses`. */
+export function emptyState(options: TranslateOptions): TranslationState {
+  return { options, gateways: new Map(), readers: new Map(), statuses: new Map() };
+}
+
+export function refreshAllStatuses(state: TranslationState, store: Store): void {
+  for (const k of allObjectKeys(store)) refreshStatus(state, store, k);
+}
+
+export function allObjectKeys(store: Store): string[] {
+  const out: string[] = [];
+  for (const kind of store.objects.keys()) for (const e of listObjects(store, kind)) out.push(objectKey(kind, e.key));
+  return out;
 }
 
 /** Objects whose own status reads the changed object without any gateway in between. */
@@ -175,7 +226,8 @@ function piecesFor(state: TranslationState, objKey: string): StatusPiece[] {
   return out;
 }
 
-function refreshStatus(state: TranslationState, store: Store, objKey: string): void {
+/** Reassembles one object's status from the gateways that mention it. */
+export function refreshStatus(state: TranslationState, store: Store, objKey: string): void {
   const s = objectStatus(store, objKey, piecesFor(state, objKey), state.options);
   if (s === undefined) state.statuses.delete(objKey);
   else state.statuses.set(objKey, s);

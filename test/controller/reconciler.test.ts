@@ -6,7 +6,9 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { FULL_TRANSLATE_THRESHOLD, IncrementalTranslation, PendingChanges } from '../../src/controller/incremental.js';
 import { startController, type Reconciler } from '../../src/controller/reconciler.js';
+import { createSlicer } from '../../src/controller/slices.js';
 import { createStore, putObject } from '../../src/translate/objects/store.js';
+import { snapshots, translateAll } from '../../src/translate/state.js';
 import { FakeClock } from './fake-clock.js';
 
 const log = pino({ level: 'silent' });
@@ -115,6 +117,42 @@ describe('incremental translation', () => {
       previous: undefined,
     }));
     expect(t.run(options, many)).toMatchObject({ full: true });
+  });
+
+  const route = (name: string, parent: string) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name, namespace: 'ns' },
+    spec: {
+      parentRefs: [{ name: parent }],
+      rules: [{ matches: [{ path: { type: 'PathPrefix', value: `/${name}` } }] }],
+    },
+  });
+
+  it('translates each gateway once for a batch of changes, sliced or not, matching a full translation', async () => {
+    const store = createStore();
+    putObject(store, 'GatewayClass', { ...gatewayClass, spec: { controllerName: options.controllerName } }, 't');
+    for (const n of ['a', 'b', 'c']) putObject(store, 'Gateway', gateway(n), 't');
+    const plain = new IncrementalTranslation(store);
+    const sliced = new IncrementalTranslation(store);
+    plain.run(options, []);
+    // Budget 0: the sliced pass yields after every gateway and status.
+    await sliced.runSliced(options, [], createSlicer(0));
+    const changes = Array.from({ length: FULL_TRANSLATE_THRESHOLD }, (_, i) => {
+      const key = `HTTPRoute/ns/r${i}`;
+      putObject(store, 'HTTPRoute', route(`r${i}`, i % 2 ? 'a' : 'b'), 't');
+      return { key, previous: undefined };
+    });
+    const a = plain.run(options, changes);
+    const b = await sliced.runSliced(options, changes, createSlicer(0));
+    expect(a).toMatchObject({ full: false, gateways: ['ns/a', 'ns/b'] });
+    expect(b).toEqual(a);
+    const full = translateAll(store, options);
+    expect(snapshots(plain.state!)).toEqual(snapshots(full));
+    expect(snapshots(sliced.state!)).toEqual(snapshots(full));
+    expect(sliced.state!.statuses).toEqual(full.statuses);
+    const r = [...snapshots(full).get('ns/a')!.resources].filter((x) => x.kind === 'route');
+    expect(r.length).toBeGreaterThan(0);
   });
 
   it('keeps the entry an object had before its first pending change', () => {
