@@ -215,9 +215,13 @@ function httpVersionOf(
     const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
     refusals.push({ field: path, source, reason, security: false });
   };
-  for (const [name, m] of Object.entries(subMerged))
-    if (versionIn(m))
+  // A target's or provider's own setting (a GwPolicy with sectionName); a GwBackend's per-target and
+  // per-provider `policies.http` are refused by the coverage table already.
+  for (const [name, m] of Object.entries(subMerged)) {
+    const source = m.provenance['backend.http']?.source ?? '';
+    if (versionIn(m) && source.startsWith('GwPolicy ') && source !== merged.provenance['backend.http']?.source)
       refuse(m, `the upstream HTTP version is not chosen per MCP target or AI provider (${name}) by this proxy`);
+  }
   const version = versionIn(merged);
   if (!version)
     return FORWARDED_KINDS.has(irBackend?.kind ?? '') && h2ByDefault ? { version: 'HTTP2', refusals } : { refusals };
