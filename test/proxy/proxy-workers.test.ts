@@ -102,8 +102,9 @@ describe('gw proxy --workers 2', () => {
     await target?.close();
   });
 
-  it('is ready only once both workers are, with one generated key for both', () => {
-    expect(remote.out().match(/"msg":"proxy started"/g)?.length).toBe(2);
+  it('is ready only once both workers are, with one generated key for both', async () => {
+    // Readiness came over IPC; each worker's own log line may still be in its stdout pipe.
+    await expect.poll(() => remote.out().match(/"msg":"proxy started"/g)?.length).toBe(2);
     expect(remote.out()).toContain('SESSION_KEY is not set');
   });
 
