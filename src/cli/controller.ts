@@ -93,8 +93,24 @@ function json<T>(flag: string, v: string | undefined, dflt: T, check: (x: unknow
   return parsed as T;
 }
 
+type ValueFlag = (typeof VALUE_FLAGS)[number];
+type BoolFlag = (typeof BOOL_FLAGS)[number];
+
+/** A flag's value: the command line first, then its GW_* environment variable. */
+interface FlagReader {
+  val(f: ValueFlag): string | undefined;
+  bool(f: BoolFlag): boolean | undefined;
+}
+
 /** Parses argv (and GW_* environment variables) into a config; throws an Error with a one-line message. */
 export function parseControllerFlags(argv: string[]): ControllerConfig {
+  const flags = readFlags(argv);
+  const cfg = { ...requiredSettings(flags), ...optionalSettings(flags) } as ControllerConfig;
+  checkLocalMode(cfg);
+  return cfg;
+}
+
+function readFlags(argv: string[]): FlagReader {
   const values: Record<string, string | undefined> = {};
   const bools: Record<string, boolean | undefined> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -110,8 +126,14 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
       values[raw] = v;
     } else throw new Error(`unknown flag --${raw}`);
   }
-  const val = (f: (typeof VALUE_FLAGS)[number]) => values[f] ?? env(f);
-  const bool = (f: (typeof BOOL_FLAGS)[number]) => bools[f] ?? (env(f) === undefined ? undefined : env(f) === 'true');
+  return {
+    val: (f) => values[f] ?? env(f),
+    bool: (f) => bools[f] ?? (env(f) === undefined ? undefined : env(f) === 'true'),
+  };
+}
+
+/** The settings every controller has, defaulted. */
+function requiredSettings({ val, bool }: FlagReader): ControllerConfig {
   // Local runs are loopback-only and have no Secret to keep a CA in: plaintext unless asked otherwise.
   const xdsMode = val('xds-mode') ?? (val('manifests') === undefined ? 'tls' : 'plaintext');
   if (!['plaintext', 'tls', 'either'].includes(xdsMode))
@@ -119,22 +141,7 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
   const logFormat = val('log-format') ?? 'json';
   if (logFormat !== 'json' && logFormat !== 'text')
     throw new Error(`--log-format must be json or text, got ${JSON.stringify(logFormat)}`);
-  const istio: Record<string, string | boolean> = {};
-  for (const f of [
-    'istio-ca-address',
-    'istio-cluster-id',
-    'istio-namespace',
-    'istio-network',
-    'istio-revision',
-  ] as const) {
-    const v = val(f);
-    if (v !== undefined) istio[f.slice(6)] = v;
-  }
-  for (const f of ['istio-enabled', 'istio-auto-enabled'] as const) {
-    const v = bool(f);
-    if (v !== undefined) istio[f.slice(6)] = v;
-  }
-  const cfg: ControllerConfig = {
+  return {
     controllerName: val('controller-name') ?? DEFAULT_CONTROLLER_NAME,
     gatewayClassName: val('gateway-class-name') ?? 'gw',
     gatewayClassParametersRefs: json(
@@ -162,9 +169,32 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     enableInferenceExtension: bool('enable-inference-extension') ?? false,
     logLevel: (val('log-level') ?? 'info') as LevelWithSilent,
     logFormat,
-    istio,
+    istio: istioSettings({ val, bool }),
     once: bool('once') ?? false,
   };
+}
+
+function istioSettings({ val, bool }: FlagReader): Record<string, string | boolean> {
+  const istio: Record<string, string | boolean> = {};
+  for (const f of [
+    'istio-ca-address',
+    'istio-cluster-id',
+    'istio-namespace',
+    'istio-network',
+    'istio-revision',
+  ] as const) {
+    const v = val(f);
+    if (v !== undefined) istio[f.slice(6)] = v;
+  }
+  for (const f of ['istio-enabled', 'istio-auto-enabled'] as const) {
+    const v = bool(f);
+    if (v !== undefined) istio[f.slice(6)] = v;
+  }
+  return istio;
+}
+
+/** Settings left out of the config when not given. */
+function optionalSettings({ val, bool }: FlagReader): Partial<ControllerConfig> {
   const optional = {
     kubeconfig: val('kubeconfig') ?? process.env.KUBECONFIG,
     manifests: val('manifests'),
@@ -177,8 +207,11 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
     serviceNamespace: val('service-namespace'),
     releaseName: val('release-name'),
   };
-  for (const [k, v] of Object.entries(optional))
-    if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
+  return Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
+}
+
+/** Flags that only make sense together (or only in local mode). */
+function checkLocalMode(cfg: ControllerConfig): void {
   if (cfg.statusDir && !cfg.manifests) throw new Error('--status-dir is only for local mode; add --manifests DIR');
   if (cfg.xdsCaDir && !cfg.manifests)
     throw new Error('--xds-ca-dir is only for local mode (in a cluster the CA lives in a Secret); add --manifests DIR');
@@ -189,7 +222,6 @@ export function parseControllerFlags(argv: string[]): ControllerConfig {
   }
   if (cfg.releaseName !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(cfg.releaseName))
     throw new Error(`--release-name must be a lower-case DNS name, got ${JSON.stringify(cfg.releaseName)}`);
-  return cfg;
 }
 
 export async function run(argv: string[]): Promise<number> {

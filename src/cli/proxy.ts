@@ -41,68 +41,40 @@ export async function run(argv: string[]): Promise<number> {
   return code;
 }
 
+const flagOptions = {
+  file: { type: 'string', short: 'f' },
+  'validate-only': { type: 'boolean' },
+  'ready-address': { type: 'string', default: '0.0.0.0:15021' },
+  'metrics-address': { type: 'string', default: '0.0.0.0:15020' },
+  'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' },
+  'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
+  'no-watch': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  ...xdsFlags,
+  ...limitFlags,
+  ...workersFlag,
+} as const;
+
+type ProxyFlags = ReturnType<
+  typeof parseArgs<{ args: string[]; allowPositionals: false; options: typeof flagOptions }>
+>['values'];
+
+/** What every mode needs once the flags check out. */
+interface ProxySettings {
+  values: ProxyFlags;
+  format: LogFormat;
+  limits: ReturnType<typeof resolveLimits>;
+  workers: number;
+  sessionKeys: SessionKeys;
+  xdsMode: boolean;
+  /** This process's ops endpoints (a worker's are private: the primary answers for all workers). */
+  ops: { readyAddress: string; metricsAddress: string };
+}
+
 async function runProxy(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: {
-        file: { type: 'string', short: 'f' },
-        'validate-only': { type: 'boolean' },
-        'ready-address': { type: 'string', default: '0.0.0.0:15021' },
-        'metrics-address': { type: 'string', default: '0.0.0.0:15020' },
-        'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' },
-        'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
-        'no-watch': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        ...xdsFlags,
-        ...limitFlags,
-        ...workersFlag,
-      },
-    }));
-  } catch (err) {
-    console.error(`gw proxy: ${(err as Error).message}\n\n${help}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  if (!parseLogLevels(values['log-level'])) {
-    console.error(
-      `gw proxy: --log-level ${JSON.stringify(values['log-level'])}: must be one of ${levels.join(', ')}, or directives such as info,gw::xds=debug`,
-    );
-    return 2;
-  }
-  if (values['log-format'] !== 'json' && values['log-format'] !== 'text') {
-    console.error('gw proxy: --log-format must be json or text');
-    return 2;
-  }
-  let limits;
-  let workers: number;
-  let sessionKeys: SessionKeys;
-  try {
-    limits = resolveLimits(values, process.env);
-    workers = resolveWorkers(values.workers, process.env);
-    sessionKeys = sessionKeysFrom(process.env);
-  } catch (err) {
-    console.error(`gw proxy: ${(err as Error).message}`);
-    return 2;
-  }
-  const format = values['log-format'] as LogFormat;
-  // Usage errors are found before any worker is forked: every worker would fail the same way.
-  const xdsMode = wantsXds(values, process.env, values.file !== undefined);
-  if (xdsMode && (values.file || values['validate-only'])) {
-    console.error(
-      `gw proxy: -f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`,
-    );
-    return 2;
-  }
-  if (!xdsMode && !values.file) {
-    console.error(`gw proxy: --file is required\n\n${help}`);
-    return 2;
-  }
+  const settings = resolveSettings(argv);
+  if (typeof settings === 'number') return settings;
+  const { values, format, workers, sessionKeys } = settings;
   if (workers > 1 && cluster.isPrimary && !values['validate-only']) {
     return runPrimary({
       workers,
@@ -112,58 +84,108 @@ async function runProxy(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
-  // A worker's own ops endpoints are not served to anyone: the primary answers for all workers.
-  const ops = cluster.isWorker
-    ? { readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0' }
-    : { readyAddress: values['ready-address'], metricsAddress: values['metrics-address'] };
   if (sessionKeys.generated && !cluster.isWorker)
     createLogger({ name: 'proxy', level: values['log-level'], format }).warn(
       'SESSION_KEY is not set: MCP session ids are sealed with a random key of this process, so they do not resume on other replicas',
     );
-  if (xdsMode) {
-    const log = createLogger({ name: 'proxy', level: values['log-level'], format: values['log-format'] as LogFormat });
-    try {
-      const xds = resolveXdsOptions(values, process.env);
-      return await runXdsProxy(
-        {
-          ...xds,
-          log,
-          // Flags and environment win over the bootstrap file's shutdown delays.
-          limits: { ...xds.limits, ...limits },
-          sessionKeys,
-          security: createRouteSecurity(),
-          ...ops,
-          serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
-        },
+  if (settings.xdsMode) return runXdsMode(settings);
+  if (values['validate-only']) return validateOnly(values.file ?? '');
+  return runStandaloneMode(settings);
+}
+
+/** Flags, environment and their usage errors (exit 2), all found before any worker is forked. */
+function resolveSettings(argv: string[]): ProxySettings | number {
+  let values: ProxyFlags;
+  try {
+    ({ values } = parseArgs({ args: argv, allowPositionals: false, options: flagOptions }));
+  } catch (err) {
+    console.error(`gw proxy: ${(err as Error).message}\n\n${help}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const usage = usageError(values);
+  if (usage) {
+    console.error(`gw proxy: ${usage}`);
+    return 2;
+  }
+  try {
+    return {
+      values,
+      format: values['log-format'] as LogFormat,
+      limits: resolveLimits(values, process.env),
+      workers: resolveWorkers(values.workers, process.env),
+      sessionKeys: sessionKeysFrom(process.env),
+      xdsMode: wantsXds(values, process.env, values.file !== undefined),
+      ops: cluster.isWorker
+        ? { readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0' }
+        : { readyAddress: values['ready-address'], metricsAddress: values['metrics-address'] },
+    };
+  } catch (err) {
+    console.error(`gw proxy: ${(err as Error).message}`);
+    return 2;
+  }
+}
+
+/** The first usage mistake in the flags, if any. */
+function usageError(values: ProxyFlags): string | undefined {
+  if (!parseLogLevels(values['log-level']))
+    return `--log-level ${JSON.stringify(values['log-level'])}: must be one of ${levels.join(', ')}, or directives such as info,gw::xds=debug`;
+  if (values['log-format'] !== 'json' && values['log-format'] !== 'text') return '--log-format must be json or text';
+  const xdsMode = wantsXds(values, process.env, values.file !== undefined);
+  if (xdsMode && (values.file || values['validate-only']))
+    return `-f/--validate-only and xDS mode (--xds-address, --gateway, ...) are mutually exclusive\n\n${help}`;
+  if (!xdsMode && !values.file) return `--file is required\n\n${help}`;
+  return undefined;
+}
+
+async function runXdsMode({ values, format, limits, sessionKeys, ops }: ProxySettings): Promise<number> {
+  const log = createLogger({ name: 'proxy', level: values['log-level'], format });
+  try {
+    const xds = resolveXdsOptions(values, process.env);
+    return await runXdsProxy(
+      {
+        ...xds,
         log,
-        (proxy) => {
-          if (cluster.isWorker)
-            reportToPrimary(
-              () => proxy.client.ready && proxy.runtime.ready,
-              proxy.runtime.metrics.registry,
-              proxy.runtime.sessions,
-            );
-        },
-      );
-    } catch (err) {
-      return reportFailure(err);
-    }
+        // Flags and environment win over the bootstrap file's shutdown delays.
+        limits: { ...xds.limits, ...limits },
+        sessionKeys,
+        security: createRouteSecurity(),
+        ...ops,
+        serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
+      },
+      log,
+      (proxy) => {
+        if (cluster.isWorker)
+          reportToPrimary(
+            () => proxy.client.ready && proxy.runtime.ready,
+            proxy.runtime.metrics.registry,
+            proxy.runtime.sessions,
+          );
+      },
+    );
+  } catch (err) {
+    return reportFailure(err);
   }
+}
+
+async function validateOnly(file: string): Promise<number> {
+  try {
+    const { snapshot, refusals } = await loadConfigFile(file);
+    checkRouteSecurity(snapshot, createLogger({ level: 'silent' }));
+    for (const line of refusalLines(refusals, file)) console.error(line);
+    console.log(`${file}: valid`);
+    return 0;
+  } catch (err) {
+    return reportFailure(err);
+  }
+}
+
+async function runStandaloneMode({ values, format, limits, sessionKeys, ops }: ProxySettings): Promise<number> {
   const file = values.file ?? '';
-
-  if (values['validate-only']) {
-    try {
-      const { snapshot, refusals } = await loadConfigFile(file);
-      checkRouteSecurity(snapshot, createLogger({ level: 'silent' }));
-      for (const line of refusalLines(refusals, file)) console.error(line);
-      console.log(`${file}: valid`);
-      return 0;
-    } catch (err) {
-      return reportFailure(err);
-    }
-  }
-
-  const log = createLogger({ name: 'proxy', level: values['log-level'], format: values['log-format'] as LogFormat });
+  const log = createLogger({ name: 'proxy', level: values['log-level'], format });
   let standalone;
   try {
     standalone = await startStandalone({

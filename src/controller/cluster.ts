@@ -95,56 +95,23 @@ export interface ClusterController {
 }
 
 export async function startClusterController(o: ClusterControllerOptions): Promise<ClusterController> {
-  const clock = o.clock ?? systemClock;
-  const client = new KubeClient(loadKubeConfig(o.kubeconfig));
-  const s = createClusterState(
-    {
-      log: o.log,
-      clock,
-      client,
-      store: createStore(),
-      source: createControllerSource(),
-      nacks: new NackReports(),
-      translateOptions: () => ({
-        controllerName: o.controllerName,
-        now: nowText(clock),
-        ...(o.discoveryNamespaceSelectors ? { discoveryNamespaceSelectors: o.discoveryNamespaceSelectors } : {}),
-        enableModels: o.enableModels ?? false,
-      }),
-      writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
-    },
-    !o.leaderElect,
-  );
+  const s = createState(o);
   // Compiled now, not inside the first watch event of each kind mid-burst.
   warmUpValidators();
   const q = startQueues(s, o);
-  const trigger = createTranslateTrigger({ clock, fire: () => q.translate.enqueue({}), ...o.translateDebounce });
-  const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
-  const fingerprints = new Map<string, string>();
-  const intake = new EventIntake<{ kind: Kind; e: InformerEvent }>({
-    handle: ({ kind, e }) => {
-      onInformerEvent(s, q, fingerprints, kind, e);
-      // Per event, not per drained intake: the 2 s cap must hold while events keep coming.
-      if (s.synced && s.pending.size > 0) trigger.poke();
-    },
-    log: o.log,
+  const trigger = createTranslateTrigger({
+    clock: s.clock,
+    fire: () => q.translate.enqueue({}),
+    ...o.translateDebounce,
   });
-  for (const kind of kinds) {
-    const inf = new Informer(client, [WATCHED[kind], ...(ALTERNATIVES[kind] ?? [])], {
-      log: o.log,
-      onEvent: (e) => intake.push({ kind, e }),
-      resyncMs: o.resyncMs,
-      clock,
-    });
-    s.informers.set(kind, inf);
-    inf.start();
-  }
+  const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
+  const intake = startInformers(s, q, o, kinds, () => trigger.poke());
   // What the deployer owns: a deleted proxy workload is applied again by the leader.
   const owned = o.deploy
     ? startOwnedWatch({
-        client,
+        client: s.client,
         log: o.log,
-        clock,
+        clock: s.clock,
         namespaces: o.gatewayNamespaces ?? [],
         onDeleted: (gateway) => enqueueLeaderWork(s, q, [], [gateway]),
       })
@@ -164,7 +131,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
   return {
     source: s.source,
     store: s.store,
-    client,
+    client: s.client,
     reportNack: (gateway, pod, errors) => {
       for (const object of s.nacks.report(gateway, pod, errors)) q.status.enqueue({ object });
     },
@@ -182,9 +149,61 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       s.leader = false;
       await Promise.all([...s.informers.values(), ...owned].map((i) => i.stop()));
       await Promise.all([q.translate.stop(), q.status.stop(), q.deploy?.stop()]);
-      client.close();
+      s.client.close();
     },
   };
+}
+
+function createState(o: ClusterControllerOptions): ClusterState {
+  const clock = o.clock ?? systemClock;
+  return createClusterState(
+    {
+      log: o.log,
+      clock,
+      client: new KubeClient(loadKubeConfig(o.kubeconfig)),
+      store: createStore(),
+      source: createControllerSource(),
+      nacks: new NackReports(),
+      translateOptions: () => ({
+        controllerName: o.controllerName,
+        now: nowText(clock),
+        ...(o.discoveryNamespaceSelectors ? { discoveryNamespaceSelectors: o.discoveryNamespaceSelectors } : {}),
+        enableModels: o.enableModels ?? false,
+      }),
+      writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
+    },
+    !o.leaderElect,
+  );
+}
+
+/** One informer per kind; their events are handled in slices and poke the translation trigger. */
+function startInformers(
+  s: ClusterState,
+  q: Queues,
+  o: ClusterControllerOptions,
+  kinds: readonly Kind[],
+  poke: () => void,
+): EventIntake<{ kind: Kind; e: InformerEvent }> {
+  const fingerprints = new Map<string, string>();
+  const intake = new EventIntake<{ kind: Kind; e: InformerEvent }>({
+    handle: ({ kind, e }) => {
+      onInformerEvent(s, q, fingerprints, kind, e);
+      // Per event, not per drained intake: the 2 s cap must hold while events keep coming.
+      if (s.synced && s.pending.size > 0) poke();
+    },
+    log: o.log,
+  });
+  for (const kind of kinds) {
+    const inf = new Informer(s.client, [WATCHED[kind], ...(ALTERNATIVES[kind] ?? [])], {
+      log: o.log,
+      onEvent: (e) => intake.push({ kind, e }),
+      resyncMs: o.resyncMs,
+      clock: s.clock,
+    });
+    s.informers.set(kind, inf);
+    inf.start();
+  }
+  return intake;
 }
 
 /** One queue per reconciler; the deploy queue only when there is a deployer. */
@@ -303,6 +322,3 @@ function fingerprint(obj: KubeObjectLike): string {
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
   return stableStringify({ ...rest, metadata: meta });
 }
-
-// The CLI's entry point lives next to its flag handling; exported here too, where callers look for it.
-export { runClusterController } from './run-cluster.js';

@@ -3,7 +3,7 @@
 // aws as AgentCore invocations).
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
-import type { Listener, Snapshot } from '../ir/types.js';
+import type { Backend, Listener, Route, Snapshot } from '../ir/types.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http/http-forward.js';
@@ -13,21 +13,7 @@ import { trafficProblems } from './policy/traffic-policy.js';
 import { backendTlsProblems } from './http/upstream-tls.js';
 
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
-  const problems: Problem[] = [];
-  const names = new Map<string, Set<string>>();
-  const add = (kind: string, name: string, object: string): void => {
-    const seen = names.get(kind) ?? new Set<string>();
-    if (name === '') problems.push({ source, object, path: 'name', message: 'must not be empty' });
-    else if (seen.has(name))
-      problems.push({ source, object, path: 'name', message: `duplicates another ${kind} named ${name}` });
-    seen.add(name);
-    names.set(kind, seen);
-  };
-  for (const r of snapshot.resources) {
-    const v = r.kind ? r[r.kind] : undefined;
-    if (r.kind && v) add(r.kind, v.name, `${cap(r.kind)} ${v.name}`);
-  }
-  const has = (kind: string, name: string): boolean => names.get(kind)?.has(name) ?? false;
+  const { problems, has } = uniqueNames(snapshot, source);
   for (const r of snapshot.resources) {
     if (r.kind === 'listener' && r.listener && !has('bind', r.listener.bind)) {
       problems.push({
@@ -37,65 +23,8 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
         message: `refers to bind ${r.listener.bind}, which does not exist`,
       });
     }
-    if (r.kind === 'route' && r.route) {
-      const route = r.route;
-      route.listeners.forEach((l, i) => {
-        if (!has('listener', l))
-          problems.push({
-            source,
-            object: `Route ${route.name}`,
-            path: `listeners[${i}]`,
-            message: `refers to listener ${l}, which does not exist`,
-          });
-      });
-      route.backends.forEach((b, i) => {
-        if (!has('backend', b.backend))
-          problems.push({
-            source,
-            object: `Route ${route.name}`,
-            path: `backends[${i}].backend`,
-            message: `refers to backend ${b.backend}, which does not exist`,
-          });
-      });
-    }
-    if (r.kind === 'backend' && r.backend) {
-      const b = r.backend;
-      const http = httpAddressOf(b);
-      if (http) {
-        if (http.host === '')
-          problems.push({ source, object: `Backend ${b.name}`, path: `${b.kind}.host`, message: 'must not be empty' });
-        if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535)
-          problems.push({
-            source,
-            object: `Backend ${b.name}`,
-            path: `${b.kind}.port`,
-            message: `must be between 1 and 65535, got ${http.port}`,
-          });
-      } else if (b.kind === 'aws' && b.aws) {
-        const core = agentCoreTargetOf(b.aws);
-        if (typeof core === 'string')
-          problems.push({ source, object: `Backend ${b.name}`, path: 'aws.agentRuntimeArn', message: core });
-      } else if ((b.kind === 'ai' && b.ai) || (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)) {
-        // ai: checked with the edges' AI settings in aiProblems; dynamicForwardProxy has no settings.
-      } else if (b.kind !== 'mcp' || !b.mcp) {
-        problems.push({
-          source,
-          object: `Backend ${b.name}`,
-          path: b.kind ?? '',
-          message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet`,
-        });
-      } else {
-        b.mcp.targets.forEach((t, i) => {
-          if (!t.transport)
-            problems.push({
-              source,
-              object: `Backend ${b.name}`,
-              path: `mcp.targets[${i}]`,
-              message: 'must set stdio or remote',
-            });
-        });
-      }
-    }
+    if (r.kind === 'route' && r.route) problems.push(...routeReferenceProblems(r.route, has, source));
+    if (r.kind === 'backend' && r.backend) problems.push(...backendProblems(r.backend, source));
   }
   problems.push(...httpsProblems(snapshot, source));
   problems.push(...trafficProblems(snapshot, source));
@@ -103,6 +32,87 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   problems.push(...aiProblems(snapshot, source));
   problems.push(...credentialProblems(snapshot, source));
   return problems;
+}
+
+/** Every resource's name is set and unique within its kind; `has` answers whether a name exists. */
+function uniqueNames(
+  snapshot: Snapshot,
+  source: string,
+): { problems: Problem[]; has: (kind: string, name: string) => boolean } {
+  const problems: Problem[] = [];
+  const names = new Map<string, Set<string>>();
+  for (const r of snapshot.resources) {
+    const v = r.kind ? r[r.kind] : undefined;
+    if (!r.kind || !v) continue;
+    const object = `${cap(r.kind)} ${v.name}`;
+    const seen = names.get(r.kind) ?? new Set<string>();
+    if (v.name === '') problems.push({ source, object, path: 'name', message: 'must not be empty' });
+    else if (seen.has(v.name))
+      problems.push({ source, object, path: 'name', message: `duplicates another ${r.kind} named ${v.name}` });
+    seen.add(v.name);
+    names.set(r.kind, seen);
+  }
+  return { problems, has: (kind, name) => names.get(kind)?.has(name) ?? false };
+}
+
+function routeReferenceProblems(route: Route, has: (kind: string, name: string) => boolean, source: string): Problem[] {
+  const problems: Problem[] = [];
+  const object = `Route ${route.name}`;
+  route.listeners.forEach((l, i) => {
+    if (!has('listener', l))
+      problems.push({
+        source,
+        object,
+        path: `listeners[${i}]`,
+        message: `refers to listener ${l}, which does not exist`,
+      });
+  });
+  route.backends.forEach((b, i) => {
+    if (!has('backend', b.backend))
+      problems.push({
+        source,
+        object,
+        path: `backends[${i}].backend`,
+        message: `refers to backend ${b.backend}, which does not exist`,
+      });
+  });
+  return problems;
+}
+
+/** A backend is of a kind this proxy serves, with the address or targets that kind needs. */
+function backendProblems(b: Backend, source: string): Problem[] {
+  const object = `Backend ${b.name}`;
+  const http = httpAddressOf(b);
+  if (http) {
+    const problems: Problem[] = [];
+    if (http.host === '') problems.push({ source, object, path: `${b.kind}.host`, message: 'must not be empty' });
+    if (!Number.isInteger(http.port) || http.port < 1 || http.port > 65535)
+      problems.push({
+        source,
+        object,
+        path: `${b.kind}.port`,
+        message: `must be between 1 and 65535, got ${http.port}`,
+      });
+    return problems;
+  }
+  if (b.kind === 'aws' && b.aws) {
+    const core = agentCoreTargetOf(b.aws);
+    return typeof core === 'string' ? [{ source, object, path: 'aws.agentRuntimeArn', message: core }] : [];
+  }
+  // ai: checked with the edges' AI settings in aiProblems; dynamicForwardProxy has no settings.
+  if ((b.kind === 'ai' && b.ai) || (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)) return [];
+  if (b.kind !== 'mcp' || !b.mcp)
+    return [
+      {
+        source,
+        object,
+        path: b.kind ?? '',
+        message: `backend kind ${b.kind ?? 'unset'} is not served by this proxy yet`,
+      },
+    ];
+  return b.mcp.targets.flatMap((t, i) =>
+    t.transport ? [] : [{ source, object, path: `mcp.targets[${i}]`, message: 'must set stdio or remote' }],
+  );
 }
 
 /**

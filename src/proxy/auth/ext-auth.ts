@@ -4,7 +4,7 @@
 // "External authorization".
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { Policy } from '../../ir/types.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import { DecisionCache, type Decision } from './ext-auth-cache.js';
@@ -184,7 +184,6 @@ export class ExtAuthClient {
     bindings: CelBindings,
     body: Buffer | undefined,
   ): Promise<CheckOutcome> {
-    const { path, query } = splitTarget(req.url);
     let checkPath = `${plan.base.pathname.replace(/\/+$/, '')}${req.url ?? '/'}`;
     if (plan.path) {
       const v = plan.path.evaluate(bindings);
@@ -192,64 +191,19 @@ export class ExtAuthClient {
         return { kind: 'failed', why: 'http.path did not yield a path starting with /' };
       checkPath = v;
     }
-    const headers: Record<string, string | string[]> = {};
-    for (const name of plan.allowedRequestHeaders) {
-      const v = req.headers[name];
-      if (v !== undefined && name !== 'host' && name !== 'content-length') headers[name] = v;
-    }
-    // After the client's own headers, so a client cannot tell the service it asked for something else.
-    Object.assign(headers, {
-      'x-forwarded-host': req.headers.host ?? '',
-      'x-forwarded-method': req.method ?? 'GET',
-      'x-forwarded-uri': `${path}${query ? `?${query}` : ''}`,
-    });
-    for (const [name, cel] of plan.addRequestHeaders) {
-      const v = cel.evaluate(bindings);
-      // A value the request cannot give (a claim of an absent token) is left out; the service decides without it.
-      if (typeof v === 'string' && !/[\r\n\0]/.test(v)) headers[name] = v;
-    }
-    if (body) {
-      headers['content-length'] = String(body.length);
-      if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
-    }
     const timeoutMs = this.opts.timeoutMs ?? defaultExtAuthTimeoutMs;
     try {
       // Concatenated, never resolved: a client path such as //other.host must not pick the host.
       const answer = await request(`${plan.base.origin}${checkPath}`, {
         dispatcher: this.agent,
         method: (req.method ?? 'GET') as 'GET',
-        headers,
+        headers: checkHeaders(req, plan, bindings, body),
         body: body ?? null,
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      if (answer.statusCode >= 500) {
-        await answer.body.dump();
-        return { kind: 'failed', why: `answered ${answer.statusCode}` };
-      }
-      if (answer.statusCode === 200) {
-        await answer.body.dump();
-        const copied: Record<string, string | string[]> = {};
-        for (const name of plan.allowedResponseHeaders) {
-          const v = answer.headers[name];
-          if (v !== undefined) copied[name] = v;
-        }
-        return { kind: 'allow', headers: copied };
-      }
-      const passed = withoutHopByHop(answer.headers);
-      delete passed['content-length'];
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of answer.body as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (size > maxDenialBytes) {
-          answer.body.destroy();
-          return { kind: 'failed', why: `a denial body larger than ${maxDenialBytes} bytes` };
-        }
-        chunks.push(c);
-      }
-      return { kind: 'deny', status: answer.statusCode, headers: passed, body: Buffer.concat(chunks) };
+      return await outcomeOf(answer, plan);
     } catch (err) {
       const e = err as { name?: string; code?: string };
       return {
@@ -265,6 +219,67 @@ export class ExtAuthClient {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** The check request's headers: the allowed client headers, then the forwarded facts, then added ones. */
+function checkHeaders(
+  req: IncomingMessage,
+  plan: ExtAuthPlan,
+  bindings: CelBindings,
+  body: Buffer | undefined,
+): Record<string, string | string[]> {
+  const { path, query } = splitTarget(req.url);
+  const headers: Record<string, string | string[]> = {};
+  for (const name of plan.allowedRequestHeaders) {
+    const v = req.headers[name];
+    if (v !== undefined && name !== 'host' && name !== 'content-length') headers[name] = v;
+  }
+  // After the client's own headers, so a client cannot tell the service it asked for something else.
+  Object.assign(headers, {
+    'x-forwarded-host': req.headers.host ?? '',
+    'x-forwarded-method': req.method ?? 'GET',
+    'x-forwarded-uri': `${path}${query ? `?${query}` : ''}`,
+  });
+  for (const [name, cel] of plan.addRequestHeaders) {
+    const v = cel.evaluate(bindings);
+    // A value the request cannot give (a claim of an absent token) is left out; the service decides without it.
+    if (typeof v === 'string' && !/[\r\n\0]/.test(v)) headers[name] = v;
+  }
+  if (body) {
+    headers['content-length'] = String(body.length);
+    if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
+  }
+  return headers;
+}
+
+/** 5xx: the service failed; 200: allow with the allowed response headers; anything else: its denial, passed on. */
+async function outcomeOf(answer: Dispatcher.ResponseData, plan: ExtAuthPlan): Promise<CheckOutcome> {
+  if (answer.statusCode >= 500) {
+    await answer.body.dump();
+    return { kind: 'failed', why: `answered ${answer.statusCode}` };
+  }
+  if (answer.statusCode === 200) {
+    await answer.body.dump();
+    const copied: Record<string, string | string[]> = {};
+    for (const name of plan.allowedResponseHeaders) {
+      const v = answer.headers[name];
+      if (v !== undefined) copied[name] = v;
+    }
+    return { kind: 'allow', headers: copied };
+  }
+  const passed = withoutHopByHop(answer.headers);
+  delete passed['content-length'];
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of answer.body as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > maxDenialBytes) {
+      answer.body.destroy();
+      return { kind: 'failed', why: `a denial body larger than ${maxDenialBytes} bytes` };
+    }
+    chunks.push(c);
+  }
+  return { kind: 'deny', status: answer.statusCode, headers: passed, body: Buffer.concat(chunks) };
 }
 
 /** The body was read to ask the service; the backend gets the same bytes from a fresh request stream. */

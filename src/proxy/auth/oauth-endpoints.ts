@@ -25,65 +25,11 @@ function stringList(v: unknown): v is string[] {
 }
 
 export async function handleRegistration(req: IncomingMessage, res: ServerResponse, d: EndpointDeps): Promise<void> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readBody(req));
-  } catch (err) {
-    sendError(
-      res,
-      err instanceof BodyError ? 'payload_too_large' : 'invalid_client_metadata',
-      err instanceof BodyError ? err.message : 'The request body must be a JSON object',
-      corsHeaders,
-    );
-    return;
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    sendError(res, 'invalid_client_metadata', 'The request body must be a JSON object', corsHeaders);
-    return;
-  }
-  const meta = body as Record<string, unknown>;
-  if (
-    meta.redirect_uris !== undefined &&
-    (!stringList(meta.redirect_uris) || meta.redirect_uris.some((u) => !URL.canParse(u)))
-  ) {
-    sendError(res, 'invalid_redirect_uri', 'redirect_uris must be a list of absolute URLs', corsHeaders);
-    return;
-  }
-  for (const f of ['grant_types', 'response_types'] as const) {
-    if (meta[f] !== undefined && !stringList(meta[f])) {
-      sendError(res, 'invalid_client_metadata', `${f} must be a list of strings`, corsHeaders);
-      return;
-    }
-  }
+  const meta = await readClientMetadata(req, res);
+  if (!meta) return;
   const { clientId } = d.settings;
   if (clientId || d.plan.kind === 'idpf') {
-    // Answer for the provider: clients stay public (PKCE) even when the gateway's registration is confidential.
-    const echo: Record<string, unknown> = {};
-    for (const f of [
-      'client_name',
-      'redirect_uris',
-      'scope',
-      'client_uri',
-      'logo_uri',
-      'contacts',
-      'software_id',
-      'software_version',
-    ]) {
-      if (meta[f] !== undefined) echo[f] = meta[f];
-    }
-    sendJson(
-      res,
-      201,
-      {
-        ...echo,
-        client_id: clientId,
-        client_id_issued_at: Math.floor(d.now() / 1000),
-        grant_types: meta.grant_types ?? ['authorization_code', 'refresh_token'],
-        response_types: meta.response_types ?? ['code'],
-        token_endpoint_auth_method: 'none',
-      },
-      corsHeaders,
-    );
+    sendJson(res, 201, registrationAnswer(meta, clientId, d.now()), corsHeaders);
     return;
   }
   if (d.plan.kind !== 'idpd') {
@@ -106,6 +52,73 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
     },
     'client registration',
   );
+}
+
+/** The registration request's client metadata (RFC 7591 §2), or undefined once the error is answered. */
+async function readClientMetadata(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<Record<string, unknown> | undefined> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch (err) {
+    sendError(
+      res,
+      err instanceof BodyError ? 'payload_too_large' : 'invalid_client_metadata',
+      err instanceof BodyError ? err.message : 'The request body must be a JSON object',
+      corsHeaders,
+    );
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    sendError(res, 'invalid_client_metadata', 'The request body must be a JSON object', corsHeaders);
+    return undefined;
+  }
+  const meta = body as Record<string, unknown>;
+  if (
+    meta.redirect_uris !== undefined &&
+    (!stringList(meta.redirect_uris) || meta.redirect_uris.some((u) => !URL.canParse(u)))
+  ) {
+    sendError(res, 'invalid_redirect_uri', 'redirect_uris must be a list of absolute URLs', corsHeaders);
+    return undefined;
+  }
+  for (const f of ['grant_types', 'response_types'] as const) {
+    if (meta[f] !== undefined && !stringList(meta[f])) {
+      sendError(res, 'invalid_client_metadata', `${f} must be a list of strings`, corsHeaders);
+      return undefined;
+    }
+  }
+  return meta;
+}
+
+const echoedMetadata = [
+  'client_name',
+  'redirect_uris',
+  'scope',
+  'client_uri',
+  'logo_uri',
+  'contacts',
+  'software_id',
+  'software_version',
+];
+
+/** Answers for the provider: clients stay public (PKCE) even when the gateway's registration is confidential. */
+function registrationAnswer(
+  meta: Record<string, unknown>,
+  clientId: string | undefined,
+  now: number,
+): Record<string, unknown> {
+  const echo: Record<string, unknown> = {};
+  for (const f of echoedMetadata) if (meta[f] !== undefined) echo[f] = meta[f];
+  return {
+    ...echo,
+    client_id: clientId,
+    client_id_issued_at: Math.floor(now / 1000),
+    grant_types: meta.grant_types ?? ['authorization_code', 'refresh_token'],
+    response_types: meta.response_types ?? ['code'],
+    token_endpoint_auth_method: 'none',
+  };
 }
 
 /** Redirects to the provider's authorize endpoint with `resource` removed (IdpF rejects it next to v2 scopes). */

@@ -32,84 +32,38 @@ const RESERVED = new Set([
 
 type Json = Record<string, unknown>;
 
+type WebhookRequest = { path: string; method: string; headers: Record<string, string> };
+type WebhookAnswer = { status: number; contentType: string; text: string } | { error: Error & { code?: string } };
+type Where = { guard: string; target: string; phase: GuardPhase };
+
 /** Throws an Error naming the header when an expression does not compile. */
 export function webhookStep(w: WebhookGuard, source: string, opts: WebhookCallOptions): GuardStep {
-  const headers: [string, CompiledCel][] = Object.entries(w.headers)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, expr]) => {
-      try {
-        return [name.toLowerCase(), compileCel(expr, ['request', 'jwt', 'llmRequest'])];
-      } catch (err) {
-        throw new Error(`${source}.webhook.headers[${JSON.stringify(name)}] ${(err as Error).message}`);
-      }
-    });
+  const headers = compileHeaders(w, source);
   const origin = `http://${w.host.includes(':') ? `[${w.host}]` : w.host}:${w.port}`;
   const run = async (body: Json, phase: GuardPhase, ctx: GuardRequestContext, log: Logger): Promise<GuardVerdict> => {
-    // Expressions see what the client sent; llmRequest only in the request phase (seed 000).
-    const bindings: CelBindings = {
-      request: ctx.request,
-      ...(ctx.jwt ? { jwt: ctx.jwt } : {}),
-      ...(phase === 'request' ? { llmRequest: ctx.llmRequest } : {}),
-    };
-    const call = {
-      path: `/${phase}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' } as Record<string, string>,
-    };
-    for (const [name, expr] of headers) applyHeader(call, name, expr.evaluate(bindings));
+    const call = webhookRequest(headers, phase, ctx);
     const payload =
       phase === 'request'
         ? { phase, model: body.model ?? null, messages: Array.isArray(body.messages) ? body.messages : [] }
         : { phase, model: body.model ?? null, choices: Array.isArray(body.choices) ? body.choices : [] };
     const where = { guard: source, target: w.target, phase };
-    let status: number, contentType: string, text: string;
-    try {
-      const res = await opts.dispatcher.request({
-        origin,
-        path: call.path,
-        method: call.method as Dispatcher.HttpMethod,
-        headers: call.headers,
-        body: JSON.stringify(payload),
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-      status = res.statusCode;
-      contentType = String(res.headers['content-type'] ?? '');
-      text = await readCapped(res.body);
-    } catch (err) {
-      const e = err as Error & { code?: string };
-      const timeout =
-        e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
-      if (e.code === 'GW_ANSWER_TOO_LARGE') {
-        log.error({ ...where }, 'prompt guard webhook answered with more than 1 MiB; failing closed');
-        return errorVerdict(
-          502,
-          'guard_bad_response',
-          `prompt guard webhook ${w.target} (${source}) gave an answer larger than 1 MiB`,
-        );
-      }
-      log.error(
-        { ...where, code: e.code ?? e.name },
-        timeout
-          ? 'prompt guard webhook timed out; failing closed'
-          : 'prompt guard webhook is unreachable; failing closed',
-      );
-      return timeout
-        ? errorVerdict(
-            504,
-            'guard_timeout',
-            `prompt guard webhook ${w.target} (${source}) did not answer within ${opts.timeoutMs} ms`,
-          )
-        : errorVerdict(502, 'guard_unavailable', `prompt guard webhook ${w.target} (${source}) is unreachable`);
+    const answer = await post(origin, call, JSON.stringify(payload), opts);
+    if ('error' in answer) return failedCall(answer.error, where, opts.timeoutMs, log);
+    if (answer.status < 200 || answer.status > 299) {
+      log.info({ ...where, status: answer.status }, 'prompt guard webhook rejected content');
+      return {
+        action: 'reject',
+        status: answer.status,
+        contentType: answer.contentType || 'text/plain; charset=utf-8',
+        body: answer.text,
+      };
     }
-    if (status < 200 || status > 299) {
-      log.info({ ...where, status }, 'prompt guard webhook rejected content');
-      return { action: 'reject', status, contentType: contentType || 'text/plain; charset=utf-8', body: text };
-    }
-    const verdict = readAnswer(text, phase, body);
+    const verdict = readAnswer(answer.text, phase, body);
     if (typeof verdict === 'string') {
-      log.error({ ...where, status, problem: verdict }, 'prompt guard webhook gave a malformed answer; failing closed');
+      log.error(
+        { ...where, status: answer.status, problem: verdict },
+        'prompt guard webhook gave a malformed answer; failing closed',
+      );
       return errorVerdict(502, 'guard_bad_response', `prompt guard webhook ${w.target} (${source}) ${verdict}`);
     }
     if (verdict.action === 'modify') log.info({ ...where }, 'prompt guard webhook modified content');
@@ -118,11 +72,78 @@ export function webhookStep(w: WebhookGuard, source: string, opts: WebhookCallOp
   return { run };
 }
 
-function applyHeader(
-  call: { path: string; method: string; headers: Record<string, string> },
-  name: string,
-  v: unknown,
-): void {
+/** The step's header expressions, sorted by name so pseudo-headers apply in a stable order. */
+function compileHeaders(w: WebhookGuard, source: string): [string, CompiledCel][] {
+  return Object.entries(w.headers)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, expr]) => {
+      try {
+        return [name.toLowerCase(), compileCel(expr, ['request', 'jwt', 'llmRequest'])];
+      } catch (err) {
+        throw new Error(`${source}.webhook.headers[${JSON.stringify(name)}] ${(err as Error).message}`);
+      }
+    });
+}
+
+/** Path, method and headers of one call; expressions see what the client sent, llmRequest only in the request phase (seed 000). */
+function webhookRequest(headers: [string, CompiledCel][], phase: GuardPhase, ctx: GuardRequestContext): WebhookRequest {
+  const bindings: CelBindings = {
+    request: ctx.request,
+    ...(ctx.jwt ? { jwt: ctx.jwt } : {}),
+    ...(phase === 'request' ? { llmRequest: ctx.llmRequest } : {}),
+  };
+  const call = {
+    path: `/${phase}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' } as Record<string, string>,
+  };
+  for (const [name, expr] of headers) applyHeader(call, name, expr.evaluate(bindings));
+  return call;
+}
+
+async function post(
+  origin: string,
+  call: WebhookRequest,
+  body: string,
+  opts: WebhookCallOptions,
+): Promise<WebhookAnswer> {
+  try {
+    const res = await opts.dispatcher.request({
+      origin,
+      path: call.path,
+      method: call.method as Dispatcher.HttpMethod,
+      headers: call.headers,
+      body,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    const contentType = String(res.headers['content-type'] ?? '');
+    return { status: res.statusCode, contentType, text: await readCapped(res.body) };
+  } catch (err) {
+    return { error: err as Error & { code?: string } };
+  }
+}
+
+/** A call that got no usable answer fails closed: 504 on a timeout, 502 otherwise. */
+function failedCall(e: Error & { code?: string }, where: Where, timeoutMs: number, log: Logger): GuardVerdict {
+  const webhook = `prompt guard webhook ${where.target} (${where.guard})`;
+  if (e.code === 'GW_ANSWER_TOO_LARGE') {
+    log.error({ ...where }, 'prompt guard webhook answered with more than 1 MiB; failing closed');
+    return errorVerdict(502, 'guard_bad_response', `${webhook} gave an answer larger than 1 MiB`);
+  }
+  const timeout =
+    e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+  log.error(
+    { ...where, code: e.code ?? e.name },
+    timeout ? 'prompt guard webhook timed out; failing closed' : 'prompt guard webhook is unreachable; failing closed',
+  );
+  return timeout
+    ? errorVerdict(504, 'guard_timeout', `${webhook} did not answer within ${timeoutMs} ms`)
+    : errorVerdict(502, 'guard_unavailable', `${webhook} is unreachable`);
+}
+
+function applyHeader(call: WebhookRequest, name: string, v: unknown): void {
   if (v instanceof Error) return; // seed 000: an expression that cannot be evaluated omits its header (`:path` keeps the default)
   const value =
     typeof v === 'string'

@@ -147,13 +147,11 @@ export class LlmForwarder {
     };
     if (route.unsupported) {
       // The compiled route belongs to one snapshot: logged once per snapshot.
-      if (!this.loggedRefusals.has(route)) {
-        this.loggedRefusals.add(route);
-        this.opts.log.error(
-          { route: route.name, reason: route.unsupported },
-          'LLM route cannot be served as configured; refusing its requests',
-        );
-      }
+      this.logOnce(
+        route,
+        { route: route.name, reason: route.unsupported },
+        'LLM route cannot be served as configured; refusing its requests',
+      );
       return refuse(route.unsupportedCode ?? 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
     }
     if (route.models && req.method === 'GET' && path.endsWith('/models')) {
@@ -185,27 +183,9 @@ export class LlmForwarder {
       body = checked.body;
     }
     if (route.models) {
-      if (typeof body.model !== 'string')
-        return refuse('invalid_request', 'model is required: it chooses the model on this route');
-      const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
-      const choice = chooseModel(
-        route.models,
-        body.model,
-        { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body },
-        this.random,
-      );
-      if (!choice.ok) {
-        // The refusals array belongs to one compiled snapshot: logged once per snapshot and model.
-        if (choice.refusals && !this.loggedRefusals.has(choice.refusals)) {
-          this.loggedRefusals.add(choice.refusals);
-          this.opts.log.error(
-            { route: route.name, refusals: choice.refusals },
-            'GwModel sets fields this proxy does not apply; refusing its requests',
-          );
-        }
-        return refuse(choice.error, choice.message);
-      }
-      route = { ...route, groups: choice.groups };
+      const chosen = this.withChosenModel(req, route, client, body, path);
+      if ('error' in chosen) return refuse(chosen.error, chosen.message);
+      route = chosen;
     }
     const abort = new AbortController();
     const onClose = (): void => {
@@ -220,6 +200,41 @@ export class LlmForwarder {
       clearTimeout(timer);
       res.off('close', onClose);
     }
+  }
+
+  /** The route narrowed to the groups of the model the request names (GwModel routing), or why none serves it. */
+  private withChosenModel(
+    req: IncomingMessage,
+    route: LlmRoute,
+    client: LlmClient,
+    body: ChatBody,
+    path: string,
+  ): LlmRoute | { error: ErrorCode; message: string } {
+    if (!route.models) return route;
+    if (typeof body.model !== 'string')
+      return { error: 'invalid_request', message: 'model is required: it chooses the model on this route' };
+    const request = { method: req.method ?? 'POST', path, headers: guardHeaders(req) };
+    const choice = chooseModel(
+      route.models,
+      body.model,
+      { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body },
+      this.random,
+    );
+    if (choice.ok) return { ...route, groups: choice.groups };
+    // The refusals array belongs to one compiled snapshot: logged once per snapshot and model.
+    if (choice.refusals)
+      this.logOnce(
+        choice.refusals,
+        { route: route.name, refusals: choice.refusals },
+        'GwModel sets fields this proxy does not apply; refusing its requests',
+      );
+    return { error: choice.error, message: choice.message };
+  }
+
+  private logOnce(key: object, fields: Record<string, unknown>, message: string): void {
+    if (this.loggedRefusals.has(key)) return;
+    this.loggedRefusals.add(key);
+    this.opts.log.error(fields, message);
   }
 
   /** Any route type but chat: the request goes unchanged (credential added) to a provider that serves the type. */
@@ -478,8 +493,6 @@ export class LlmForwarder {
     call: Call,
     signal: AbortSignal,
   ): Promise<'done' | Failure> {
-    const e = p.endpoint;
-    const model = call.model;
     const attempt = new AbortController();
     const onAbort = (): void => attempt.abort(signal.reason);
     if (signal.aborted) onAbort();
@@ -488,88 +501,121 @@ export class LlmForwarder {
     const timer = tryMs > 0 ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
     let started = false;
     try {
-      const https = e.tls !== undefined;
-      const authority = e.port === (https ? 443 : 80) ? hostHeader(e.host) : `${hostHeader(e.host)}:${e.port}`;
-      const signable = {
-        method: call.method,
-        authority,
-        path: call.path,
-        contentType: headerText(call.headers['content-type']),
-        body: call.body,
-      };
-      const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
-      if (cloud instanceof CloudAuthFailure) {
-        this.opts.log.warn(
-          { route: route.name, provider: p.name, reason: cloud.message },
-          'LLM provider credential unavailable; trying the next one',
-        );
-        return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
-      }
-      const up = await this.dispatcherOf(route, p).request({
-        origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`,
-        path: call.path,
-        method: call.method as Dispatcher.HttpMethod,
-        signal: attempt.signal,
-        headers: { ...signedOnly(call.headers, p), ...cloud },
-        body: call.body,
-      });
-      this.usage.request(p.metricsProvider ?? p.name, model, String(up.statusCode));
-      const contentType = String(up.headers['content-type'] ?? '');
-      if (up.statusCode >= 500 || up.statusCode === 429) {
-        const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
-        this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
-        this.opts.log.warn(
-          { route: route.name, provider: p.name, status: up.statusCode },
-          'LLM provider failed; trying the next one',
-        );
-        return {
-          kind: 'status',
-          provider: p,
-          status: up.statusCode,
-          body: buf === 'too_large' ? Buffer.alloc(0) : buf,
-          contentType,
-          format: call.errorFormat,
-          errorType: errorTypeOf(up.headers),
-        };
-      }
+      const up = await this.send(res, route, p, call, attempt.signal);
+      if (!('statusCode' in up)) return up;
+      this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
+      if (up.statusCode >= 500 || up.statusCode === 429) return await this.failedStatus(route, p, call, up);
       this.health.succeeded(route.backend, p);
       started = true;
       await call.answer(res, up);
       return 'done';
     } catch (err) {
-      if (started || res.headersSent) {
-        if (!(signal.reason instanceof ClientGone))
-          this.opts.log.warn(
-            { route: route.name, provider: p.name, code: codeOf(err) },
-            'LLM provider response broke off',
-          );
-        // Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete.
-        if (res.headersSent) res.destroy();
-        else if (signal.reason instanceof Deadline)
-          sendError(res, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
-        else sendError(res, 'bad_gateway', `provider ${p.name} broke off its response`);
-        return 'done';
-      }
-      const timedOut = attempt.signal.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
-      this.usage.request(p.metricsProvider ?? p.name, model, timedOut ? 'timeout' : 'connect');
-      if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
-      this.health.failed(route.backend, p);
-      const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;
-      this.opts.log.warn(
-        {
-          route: route.name,
-          provider: p.name,
-          upstream: `${e.host}:${e.port}`,
-          code: codeOf(err),
-          ...(tlsReason ? { tls: tlsReason } : {}),
-        },
-        'LLM provider unreachable; trying the next one',
-      );
-      return { kind: timedOut ? 'timeout' : 'connect', provider: p };
+      if (started || res.headersSent) return this.brokeOff(res, route, p, signal, err);
+      return this.unreachable(route, p, call, signal, attempt.signal, err);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The call to the provider, with its cloud credential (signed) and the request's trace context. */
+  private async send(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData | Failure> {
+    const e = p.endpoint;
+    const https = e.tls !== undefined;
+    const authority = e.port === (https ? 443 : 80) ? hostHeader(e.host) : `${hostHeader(e.host)}:${e.port}`;
+    const signable = {
+      method: call.method,
+      authority,
+      path: call.path,
+      contentType: headerText(call.headers['content-type']),
+      body: call.body,
+    };
+    const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
+    if (cloud instanceof CloudAuthFailure) {
+      this.opts.log.warn(
+        { route: route.name, provider: p.name, reason: cloud.message },
+        'LLM provider credential unavailable; trying the next one',
+      );
+      return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
+    }
+    const trace = telemetryOf(res)?.upstreamHeaders();
+    return this.dispatcherOf(route, p).request({
+      origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`,
+      path: call.path,
+      method: call.method as Dispatcher.HttpMethod,
+      signal,
+      headers: { ...signedOnly(call.headers, p), ...cloud, ...trace },
+      body: call.body,
+    });
+  }
+
+  /** A 5xx or 429: the provider is marked failed and its answer kept, in case no other provider answers. */
+  private async failedStatus(
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    up: Dispatcher.ResponseData,
+  ): Promise<Failure> {
+    const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
+    this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
+    this.opts.log.warn(
+      { route: route.name, provider: p.name, status: up.statusCode },
+      'LLM provider failed; trying the next one',
+    );
+    return {
+      kind: 'status',
+      provider: p,
+      status: up.statusCode,
+      body: buf === 'too_large' ? Buffer.alloc(0) : buf,
+      contentType: String(up.headers['content-type'] ?? ''),
+      format: call.errorFormat,
+      errorType: errorTypeOf(up.headers),
+    };
+  }
+
+  /** Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete. */
+  private brokeOff(res: ServerResponse, route: LlmRoute, p: LlmProvider, signal: AbortSignal, err: unknown): 'done' {
+    if (!(signal.reason instanceof ClientGone))
+      this.opts.log.warn({ route: route.name, provider: p.name, code: codeOf(err) }, 'LLM provider response broke off');
+    if (res.headersSent) res.destroy();
+    else if (signal.reason instanceof Deadline)
+      sendError(res, 'gateway_timeout', `provider ${p.name} did not finish its response in time`);
+    else sendError(res, 'bad_gateway', `provider ${p.name} broke off its response`);
+    return 'done';
+  }
+
+  /** No answer at all (connect failure, TLS, timeout): counted, marked failed unless the client left, and logged. */
+  private unreachable(
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    signal: AbortSignal,
+    attempt: AbortSignal,
+    err: unknown,
+  ): Failure {
+    const e = p.endpoint;
+    const timedOut = attempt.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
+    this.usage.request(p.metricsProvider ?? p.name, call.model, timedOut ? 'timeout' : 'connect');
+    if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
+    this.health.failed(route.backend, p);
+    const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;
+    this.opts.log.warn(
+      {
+        route: route.name,
+        provider: p.name,
+        upstream: `${e.host}:${e.port}`,
+        code: codeOf(err),
+        ...(tlsReason ? { tls: tlsReason } : {}),
+      },
+      'LLM provider unreachable; trying the next one',
+    );
+    return { kind: timedOut ? 'timeout' : 'connect', provider: p };
   }
 
   /** Every provider failed before answering: the last one's status and body, or what kept them all from answering. */

@@ -170,87 +170,75 @@ export function routeTypeOf(routes: Record<string, AiRouteType>, path: string): 
 export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
   const problems: Problem[] = [];
   for (const r of snapshot.resources) {
-    if (r.kind === 'backend' && r.backend?.kind === 'ai') {
-      const b = r.backend;
-      const object = `Backend ${b.name}`;
-      const groups = b.ai?.groups ?? [];
-      if (groups.length === 0)
-        problems.push({ source, object, path: 'ai.groups', message: 'must have at least one priority group' });
-      const seen = new Set<string>();
-      groups.forEach((g, gi) => {
-        if (g.providers.length === 0)
-          problems.push({ source, object, path: `ai.groups[${gi}].providers`, message: 'must not be empty' });
-        g.providers.forEach((p, pi) => {
-          const at = `ai.groups[${gi}].providers[${pi}]`;
-          if (!p.name) problems.push({ source, object, path: `${at}.name`, message: 'must not be empty' });
-          else if (seen.has(p.name))
-            problems.push({
-              source,
-              object,
-              path: `${at}.name`,
-              message: `duplicates another provider named ${p.name}`,
-            });
-          seen.add(p.name);
-          if (p.port > 65535)
-            problems.push({
-              source,
-              object,
-              path: `${at}.port`,
-              message: `must be between 1 and 65535, got ${p.port}`,
-            });
-        });
-      });
-    }
-    if (r.kind === 'model' && r.model?.routing?.kind === 'CONDITIONAL') {
-      const m = r.model;
-      m.routing?.targets.forEach((t, i) => {
-        if (!t.when) return;
-        try {
-          compileCel(t.when, ['jwt', 'request', 'llmRequest']);
-        } catch (err) {
-          problems.push({
-            source,
-            object: `Model ${m.name}`,
-            path: `routing.targets[${i}].when`,
-            message: (err as Error).message,
-          });
-        }
-      });
-    }
-    if (r.kind === 'route' && r.route) {
-      const route = r.route;
-      route.backends.forEach((ref, i) => {
-        for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
-          const at = `backends[${i}].ai.providers[${name}]`;
-          if (p.credential?.kind === 'key' && !p.credential.key)
-            problems.push({
-              source,
-              object: `Route ${route.name}`,
-              path: `${at}.credential.key`,
-              message: 'must not be empty',
-            });
-          for (const field of credentialGaps(p.credential))
-            problems.push({
-              source,
-              object: `Route ${route.name}`,
-              path: `${at}.credential.${field}`,
-              message: 'must not be empty',
-            });
-          const tls = p.tls && tlsSettingsProblem(p.tls);
-          if (tls) problems.push({ source, object: `Route ${route.name}`, path: `${at}.tls`, message: tls });
-          [...p.defaults, ...p.overrides].forEach((f) => {
-            if (!isJson(f.valueJson))
-              problems.push({
-                source,
-                object: `Route ${route.name}`,
-                path: at,
-                message: `value of field ${f.field} must be JSON text`,
-              });
-          });
-        }
-      });
-    }
+    if (r.kind === 'backend' && r.backend?.kind === 'ai') problems.push(...aiBackendProblems(r.backend, source));
+    if (r.kind === 'model' && r.model?.routing?.kind === 'CONDITIONAL')
+      problems.push(...modelProblems(r.model, source));
+    if (r.kind === 'route' && r.route) problems.push(...aiEdgeProblems(r.route, source));
   }
+  return problems;
+}
+
+/** At least one priority group, no empty group, provider names set and unique, ports in range. */
+function aiBackendProblems(b: Backend, source: string): Problem[] {
+  const problems: Problem[] = [];
+  const object = `Backend ${b.name}`;
+  const groups = b.ai?.groups ?? [];
+  if (groups.length === 0)
+    problems.push({ source, object, path: 'ai.groups', message: 'must have at least one priority group' });
+  const seen = new Set<string>();
+  groups.forEach((g, gi) => {
+    if (g.providers.length === 0)
+      problems.push({ source, object, path: `ai.groups[${gi}].providers`, message: 'must not be empty' });
+    g.providers.forEach((p, pi) => {
+      const at = `ai.groups[${gi}].providers[${pi}]`;
+      if (!p.name) problems.push({ source, object, path: `${at}.name`, message: 'must not be empty' });
+      else if (seen.has(p.name))
+        problems.push({ source, object, path: `${at}.name`, message: `duplicates another provider named ${p.name}` });
+      seen.add(p.name);
+      if (p.port > 65535)
+        problems.push({ source, object, path: `${at}.port`, message: `must be between 1 and 65535, got ${p.port}` });
+    });
+  });
+  return problems;
+}
+
+/** Every conditional target's `when` compiles with the variables a model decision has. */
+function modelProblems(m: Model, source: string): Problem[] {
+  const problems: Problem[] = [];
+  m.routing?.targets.forEach((t, i) => {
+    if (!t.when) return;
+    try {
+      compileCel(t.when, ['jwt', 'request', 'llmRequest']);
+    } catch (err) {
+      problems.push({
+        source,
+        object: `Model ${m.name}`,
+        path: `routing.targets[${i}].when`,
+        message: (err as Error).message,
+      });
+    }
+  });
+  return problems;
+}
+
+/** A route edge's per-provider credentials are complete, its TLS settings usable, its field values JSON. */
+function aiEdgeProblems(route: Route, source: string): Problem[] {
+  const problems: Problem[] = [];
+  const object = `Route ${route.name}`;
+  route.backends.forEach((ref, i) => {
+    for (const [name, p] of Object.entries(ref.ai?.providers ?? {})) {
+      const at = `backends[${i}].ai.providers[${name}]`;
+      if (p.credential?.kind === 'key' && !p.credential.key)
+        problems.push({ source, object, path: `${at}.credential.key`, message: 'must not be empty' });
+      for (const field of credentialGaps(p.credential))
+        problems.push({ source, object, path: `${at}.credential.${field}`, message: 'must not be empty' });
+      const tls = p.tls && tlsSettingsProblem(p.tls);
+      if (tls) problems.push({ source, object, path: `${at}.tls`, message: tls });
+      for (const f of [...p.defaults, ...p.overrides])
+        if (!isJson(f.valueJson))
+          problems.push({ source, object, path: at, message: `value of field ${f.field} must be JSON text` });
+    }
+  });
   return problems;
 }
 

@@ -91,64 +91,14 @@ async function handlePost(
     sendError(res, 'not_acceptable', 'the client must accept application/json or text/event-stream');
     return;
   }
-  if (!isJsonType(req.headers['content-type'])) {
-    sendError(res, 'unsupported_media_type', 'the request body must be application/json');
-    return;
-  }
-  const body = await readBody(req, res, route.maxRequestBytes);
-  if (!body) return;
-  const text = body.toString('utf8');
-  if (nestedDeeperThan(text)) {
-    sendJson(
-      res,
-      400,
-      rpcError(null, InvalidRequest, `Invalid Request: values may nest at most ${maxNesting} levels deep`),
-    );
-    return;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    // V8's SyntaxError describes the client's own text (a position, a token); anything else stays in the log.
-    sendJson(
-      res,
-      400,
-      rpcError(null, ParseError, err instanceof SyntaxError ? `Parse error: ${err.message}` : 'Parse error'),
-    );
-    return;
-  }
-  const batch = Array.isArray(parsed);
-  const valid = batch ? (parsed as unknown[]).map(classify) : [classify(parsed)];
-  if (valid.length === 0 || !valid.every((m): m is JsonRpcMessage => m !== undefined)) {
-    sendJson(res, 400, rpcError(null, InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
-    return;
-  }
+  const messages = await readMessages(req, res, route);
+  if (!messages) return;
+  const { valid, batch } = messages;
   const first = valid.find(isRequest);
   if (first) telemetryOf(res)?.mcp(first.method, first.params);
   const init = valid.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
   if (init) {
-    if (valid.length > 1) {
-      sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: initialize must be sent alone'));
-      return;
-    }
-    if (req.headers[sessionHeader] !== undefined && !isStateless(route)) {
-      sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: the session is already initialized'));
-      return;
-    }
-    const authorize = route.security.authorize;
-    if (
-      authorize &&
-      !authorize({
-        ...(claims ? { jwt: claims } : {}),
-        ...(apiKey ? { apiKey } : {}),
-        request: { method: 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) },
-        mcp: mcpContextOf(init),
-      })
-    ) {
-      sendError(res, 'forbidden', 'an authorization rule denies this request');
-      return;
-    }
+    if (initializeRefused(req, res, init, valid.length, route, claims, apiKey)) return;
     await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
@@ -168,6 +118,82 @@ async function handlePost(
   } finally {
     if (isStateless(route)) await session.close();
   }
+}
+
+/** The POST's JSON-RPC messages (one, or a batch), or undefined once the client's mistake is answered. */
+async function readMessages(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+): Promise<{ valid: JsonRpcMessage[]; batch: boolean } | undefined> {
+  if (!isJsonType(req.headers['content-type'])) {
+    sendError(res, 'unsupported_media_type', 'the request body must be application/json');
+    return undefined;
+  }
+  const body = await readBody(req, res, route.maxRequestBytes);
+  if (!body) return undefined;
+  const text = body.toString('utf8');
+  if (nestedDeeperThan(text)) {
+    sendJson(
+      res,
+      400,
+      rpcError(null, InvalidRequest, `Invalid Request: values may nest at most ${maxNesting} levels deep`),
+    );
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    // V8's SyntaxError describes the client's own text (a position, a token); anything else stays in the log.
+    sendJson(
+      res,
+      400,
+      rpcError(null, ParseError, err instanceof SyntaxError ? `Parse error: ${err.message}` : 'Parse error'),
+    );
+    return undefined;
+  }
+  const batch = Array.isArray(parsed);
+  const valid = batch ? (parsed as unknown[]).map(classify) : [classify(parsed)];
+  if (valid.length === 0 || !valid.every((m): m is JsonRpcMessage => m !== undefined)) {
+    sendJson(res, 400, rpcError(null, InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'));
+    return undefined;
+  }
+  return { valid, batch };
+}
+
+/** An initialize sent with other messages, on an existing session, or denied by authorization is answered here. */
+function initializeRefused(
+  req: IncomingMessage,
+  res: ServerResponse,
+  init: JsonRpcRequest,
+  messages: number,
+  route: McpRoute,
+  claims: Record<string, unknown> | null,
+  apiKey: Record<string, unknown> | undefined,
+): boolean {
+  if (messages > 1) {
+    sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: initialize must be sent alone'));
+    return true;
+  }
+  if (req.headers[sessionHeader] !== undefined && !isStateless(route)) {
+    sendJson(res, 400, rpcError(init.id, InvalidRequest, 'Invalid Request: the session is already initialized'));
+    return true;
+  }
+  const authorize = route.security.authorize;
+  if (
+    authorize &&
+    !authorize({
+      ...(claims ? { jwt: claims } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      request: { method: 'POST', path: (req.url ?? '/').split('?')[0] ?? '/', headers: flatHeaders(req) },
+      mcp: mcpContextOf(init),
+    })
+  ) {
+    sendError(res, 'forbidden', 'an authorization rule denies this request');
+    return true;
+  }
+  return false;
 }
 
 async function serve(
@@ -192,20 +218,7 @@ async function serve(
     );
     return;
   }
-  let request: CallContext['request'] | undefined;
-  const call: CallContext = {
-    ...caller,
-    // Only authorization rules read the request; most calls never pay for copying the headers.
-    get request() {
-      request ??= {
-        method: req.method ?? 'POST',
-        path: (req.url ?? '/').split('?')[0] ?? '/',
-        headers: flatHeaders(req),
-      };
-      return request;
-    },
-    sink: undefined,
-  };
+  const call = callContext(req, res, caller);
   const requests: JsonRpcRequest[] = [];
   for (const m of valid) {
     if (isRequest(m)) requests.push(m);
@@ -221,37 +234,70 @@ async function serve(
     return;
   }
   for (const r of requests) ctx.onMcpMethod(r.method);
-  if (sse) {
-    // Headers go out with the first event, so a plain call costs one write; when that event is the
-    // answer, the body length is known and the response needs no chunked framing. Clients from
-    // 2025-11-25 on get a priming event (an id, no data) once a call runs past primeAfterMs, so a
-    // lost stream can be resumed.
-    const stream = session.openStream();
-    stream.attach(res);
-    call.sink = stream;
-    const primed = session.events !== undefined && session.protocolVersion >= '2025-11-25';
-    if (primed) ctx.sessions.primer.add(stream);
-    try {
-      if (requests.length === 1 && requests[0]) {
-        session.finishStream(stream, await session.handle(requests[0], call));
-        return;
-      }
-      await Promise.all(
-        requests.map(async (r) => {
-          const out = await session.handle(r, call);
-          if (out) stream.send(out);
-        }),
-      );
-      session.finishStream(stream);
-    } finally {
-      if (primed) ctx.sessions.primer.delete(stream);
-      session.streams.delete(stream.no); // also when handling threw: a resume must not wait on it
-    }
-    return;
-  }
+  if (sse) return streamAnswers(res, session, requests, call, ctx);
   const out = (await Promise.all(requests.map((r) => session.handle(r, call)))).filter((r) => r !== undefined);
   if (out.length === 0) res.writeHead(202).end();
   else sendJson(res, 200, batch ? out : out[0], session.id ? { [sessionHeader]: session.id } : {});
+}
+
+/** What the session's handlers know about the caller and the request. */
+function callContext(
+  req: IncomingMessage,
+  res: ServerResponse,
+  caller: Pick<CallContext, 'claims' | 'apiKey'>,
+): CallContext {
+  let request: CallContext['request'] | undefined;
+  const trace = telemetryOf(res)?.upstreamHeaders();
+  return {
+    ...caller,
+    // Only authorization rules read the request; most calls never pay for copying the headers.
+    get request() {
+      request ??= {
+        method: req.method ?? 'POST',
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        headers: flatHeaders(req),
+      };
+      return request;
+    },
+    sink: undefined,
+    ...(trace ? { trace } : {}),
+  };
+}
+
+/**
+ * Answers on an SSE stream. Headers go out with the first event, so a plain call costs one write; when
+ * that event is the answer, the body length is known and the response needs no chunked framing. Clients
+ * from 2025-11-25 on get a priming event (an id, no data) once a call runs past primeAfterMs, so a lost
+ * stream can be resumed.
+ */
+async function streamAnswers(
+  res: ServerResponse,
+  session: McpSession,
+  requests: JsonRpcRequest[],
+  call: CallContext,
+  ctx: EndpointContext,
+): Promise<void> {
+  const stream = session.openStream();
+  stream.attach(res);
+  call.sink = stream;
+  const primed = session.events !== undefined && session.protocolVersion >= '2025-11-25';
+  if (primed) ctx.sessions.primer.add(stream);
+  try {
+    if (requests.length === 1 && requests[0]) {
+      session.finishStream(stream, await session.handle(requests[0], call));
+      return;
+    }
+    await Promise.all(
+      requests.map(async (r) => {
+        const out = await session.handle(r, call);
+        if (out) stream.send(out);
+      }),
+    );
+    session.finishStream(stream);
+  } finally {
+    if (primed) ctx.sessions.primer.delete(stream);
+    session.streams.delete(stream.no); // also when handling threw: a resume must not wait on it
+  }
 }
 
 async function initialize(

@@ -53,6 +53,8 @@ export interface CallContext {
   apiKey?: Record<string, unknown>;
   request: AuthorizeContext['request'];
   sink: Sink | undefined;
+  /** The request's trace context (`traceparent`), sent on its calls to HTTP targets; unset when tracing is off. */
+  trace?: Record<string, string>;
 }
 
 export interface SessionOptions {
@@ -541,6 +543,7 @@ export class McpSession {
         signal: ac.signal,
         timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs,
         onprogress,
+        ...(ctx.trace ? { headers: ctx.trace } : {}),
       });
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {

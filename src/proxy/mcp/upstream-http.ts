@@ -14,6 +14,8 @@ export interface CallOptions {
   timeoutMs: number;
   /** Progress of this call; the target sees a token of the proxy's own, the callback gets the rest. */
   onprogress?: (progress: Record<string, unknown>) => void;
+  /** Headers of this call only, after the session's (the caller's trace context, `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 /** One request to a target; resolves with the JSON-RPC result, rejects with McpError for JSON-RPC errors. */
@@ -54,21 +56,7 @@ export class TargetSessionGone extends Error {
 
 export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   let next = 1;
-  // One headers object per (session, version): both are fixed after initialize, so calls share it.
-  let headers: Record<string, string> = {};
-  let headersFor: string | undefined;
-  const headersNow = (): Record<string, string> => {
-    const sid = opts.sessionId();
-    const version = opts.protocolVersion();
-    const key = `${sid ?? ''} ${version ?? ''}`;
-    if (key !== headersFor) {
-      headers = { ...opts.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-      if (sid) headers['mcp-session-id'] = sid;
-      if (version) headers['mcp-protocol-version'] = version;
-      headersFor = key;
-    }
-    return headers;
-  };
+  const headersNow = sessionHeaders(opts);
   const origin = new URL(opts.url).origin;
   return async (method, params, call) => {
     // String ids cannot collide with the SDK client's numeric ones on the same target session.
@@ -80,11 +68,12 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
     const release = admitTargetRequest(origin);
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: sent });
+      const headers = call.headers ? { ...headersNow(), ...call.headers } : headersNow();
       const res = await sendWithRetry(
         (headersTimeout) =>
           request(opts.url, {
             method: 'POST',
-            headers: headersNow(),
+            headers,
             body,
             dispatcher: opts.dispatcher?.() ?? upstreamAgent,
             signal: call.signal,
@@ -99,61 +88,91 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
           ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
         },
       );
-      if (res.statusCode === 404 && opts.sessionId()) {
-        res.body.resume();
-        throw new TargetSessionGone(opts.target);
-      }
-      if (res.statusCode < 200 || res.statusCode >= 300) {
-        const text = await res.body.text().catch(() => '');
-        throw new Error(
-          `Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`,
-        );
-      }
-      const type = mediaType(res.headers['content-type']);
-      if (type === 'text/event-stream') {
-        const answer = await readCallStream(res.body, {
-          url: opts.url,
-          id,
-          headers: headersNow,
-          signal: call.signal,
-          timeoutMs: call.timeoutMs,
-          onprogress: call.onprogress,
-          onOther: opts.onOther,
-          ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
-        });
-        return settle(answer, method);
-      }
-      if (type !== 'application/json') {
-        res.body.resume();
-        throw new Error(`Streamable HTTP error: unexpected content type ${type || '(none)'} for ${method}`);
-      }
-      const data: unknown = await res.body.json();
-      if (!Array.isArray(data)) {
-        if (isObject(data) && data.id === id && !('method' in data)) return settle(data, method);
-        if (isObject(data)) opts.onOther(data as JSONRPCMessage);
-        return settle(undefined, method);
-      }
-      let answer: unknown;
-      for (const m of data) {
-        if (isObject(m) && m.id === id && !('method' in m)) answer = m;
-        else if (isObject(m)) opts.onOther(m as JSONRPCMessage);
-      }
-      return settle(answer, method);
+      return await answerOf(res, { id, method, call, opts, headersNow });
     } catch (err) {
-      if (call.signal?.aborted) {
-        opts.cancel(id, String(call.signal.reason ?? 'cancelled'));
-        throw err;
-      }
-      const code = (err as { code?: unknown }).code;
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-        opts.cancel(id, 'request timed out');
-        throw new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: call.timeoutMs });
-      }
-      throw err;
+      throw callFailure(err, id, call, opts);
     } finally {
       release();
     }
   };
+}
+
+/** The headers of every call on the target session; one object per (session, version), both fixed after initialize. */
+function sessionHeaders(opts: HttpCallerOptions): () => Record<string, string> {
+  let headers: Record<string, string> = {};
+  let headersFor: string | undefined;
+  return () => {
+    const sid = opts.sessionId();
+    const version = opts.protocolVersion();
+    const key = `${sid ?? ''} ${version ?? ''}`;
+    if (key !== headersFor) {
+      headers = { ...opts.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (sid) headers['mcp-session-id'] = sid;
+      if (version) headers['mcp-protocol-version'] = version;
+      headersFor = key;
+    }
+    return headers;
+  };
+}
+
+interface PendingCall {
+  id: string;
+  method: string;
+  call: CallOptions;
+  opts: HttpCallerOptions;
+  headersNow: () => Record<string, string>;
+}
+
+/** The call's answer from a JSON body or an SSE stream; other messages on the way go to `onOther`. */
+async function answerOf(res: Dispatcher.ResponseData, p: PendingCall): Promise<Record<string, unknown>> {
+  const { id, method, call, opts } = p;
+  if (res.statusCode === 404 && opts.sessionId()) {
+    res.body.resume();
+    throw new TargetSessionGone(opts.target);
+  }
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    const text = await res.body.text().catch(() => '');
+    throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);
+  }
+  const type = mediaType(res.headers['content-type']);
+  if (type === 'text/event-stream') {
+    const answer = await readCallStream(res.body, {
+      url: opts.url,
+      id,
+      headers: p.headersNow,
+      signal: call.signal,
+      timeoutMs: call.timeoutMs,
+      onprogress: call.onprogress,
+      onOther: opts.onOther,
+      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    });
+    return settle(answer, method);
+  }
+  if (type !== 'application/json') {
+    res.body.resume();
+    throw new Error(`Streamable HTTP error: unexpected content type ${type || '(none)'} for ${method}`);
+  }
+  const data: unknown = await res.body.json();
+  let answer: unknown;
+  for (const m of Array.isArray(data) ? data : [data]) {
+    if (isObject(m) && m.id === id && !('method' in m)) answer = m;
+    else if (isObject(m)) opts.onOther(m as JSONRPCMessage);
+  }
+  return settle(answer, method);
+}
+
+/** What a failed call throws; the target is told about calls cancelled or timed out, as the SDK client would. */
+function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCallerOptions): unknown {
+  if (call.signal?.aborted) {
+    opts.cancel(id, String(call.signal.reason ?? 'cancelled'));
+    return err;
+  }
+  const code = (err as { code?: unknown }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    opts.cancel(id, 'request timed out');
+    return new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: call.timeoutMs });
+  }
+  return err;
 }
 
 function mediaType(header: string | string[] | undefined): string {

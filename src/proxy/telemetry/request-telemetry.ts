@@ -65,6 +65,7 @@ export class RequestTelemetry {
   private readonly start = process.hrtime.bigint();
   private claims?: Record<string, unknown>;
   private llmSpan?: Span;
+  private mcpSpan?: Span;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -135,7 +136,19 @@ export class RequestTelemetry {
     if (name && method === 'tools/call') attributes[ATTR_GEN_AI_TOOL_NAME] = name;
     else if (name) attributes['gw.mcp.target_name'] = name;
     if (session) attributes[ATTR_MCP_SESSION_ID] = session;
-    this.child(name ? `${method} ${name}` : method, SpanKind.CLIENT, attributes);
+    this.mcpSpan = this.child(name ? `${method} ${name}` : method, SpanKind.CLIENT, attributes);
+  }
+
+  /**
+   * The trace context an upstream call made for this request carries (`traceparent`): the MCP or LLM
+   * call's span, else the server span; undefined when tracing is off.
+   */
+  upstreamHeaders(): Record<string, string> | undefined {
+    const span = this.mcpSpan ?? this.llmSpan ?? this.span;
+    if (!span) return undefined;
+    const headers: Record<string, string> = {};
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+    return headers;
   }
 
   /** The LLM call starts: a GenAI client span, named once the provider and model are known. */

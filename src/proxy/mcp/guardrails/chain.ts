@@ -99,22 +99,103 @@ export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOpt
         'guardrail processor cannot run; the methods it matches are rejected',
       );
   }
-  const select = (method: string, kind: MessageKind): Active =>
-    neverGuarded.has(method)
-      ? []
-      : processors.flatMap((p) => {
-          const phase = p.table.phaseOf(method, kind);
-          return phase && phase !== 'off' ? [{ p, phase }] : [];
-        });
+  return new GuardrailChain(processors);
+}
+
+type PhaseOutcome = { value: Record<string, unknown> } | { error: RpcErrorBody };
+
+class GuardrailChain implements McpGuardrailChain {
+  constructor(private readonly processors: Processor[]) {}
+
+  async around(
+    req: JsonRpcRequest,
+    call: GuardrailCall,
+    session: SessionInfo,
+    next: (req: JsonRpcRequest) => Promise<JsonRpcResponse | undefined>,
+  ): Promise<JsonRpcResponse | undefined> {
+    const active = this.select(req.method, 'client');
+    if (active.length === 0) return next(req);
+    const original = req.params ?? {};
+    const m = { method: req.method, id: req.id, params: original };
+    const asked = await this.run(active, 'request', 'request', m, call, session);
+    if ('error' in asked) return rejection(req.id, asked.error);
+    const params = asked.value;
+    const out = await next(params === original ? req : { ...req, params });
+    if (!out || !('result' in out)) return out; // errors carry no content a processor would inspect
+    const answered = await this.run(
+      active,
+      'response',
+      'response',
+      { ...m, params, result: out.result },
+      call,
+      session,
+    );
+    if ('error' in answered) return rejection(req.id, answered.error);
+    return answered.value === out.result ? out : { ...out, result: answered.value };
+  }
+
+  async aroundServerRequest(
+    req: JsonRpcRequest,
+    target: string,
+    call: GuardrailCall,
+    session: SessionInfo,
+    next: (params: Record<string, unknown>) => Promise<Record<string, unknown>>,
+  ): Promise<{ result: Record<string, unknown> } | { error: RpcErrorBody }> {
+    const active = this.select(req.method, 'other');
+    const original = req.params ?? {};
+    if (active.length === 0) return { result: await next(original) };
+    const m = { method: req.method, id: req.id, target, params: original };
+    const asked = await this.run(active, 'request', 'serverRequest', m, call, session);
+    if ('error' in asked) return asked;
+    const result = await next(asked.value);
+    const answered = await this.run(
+      active,
+      'response',
+      'serverResponse',
+      { ...m, params: asked.value, result },
+      call,
+      session,
+    );
+    return 'error' in answered ? answered : { result: answered.value };
+  }
+
+  async notification(
+    n: JsonRpcNotification,
+    call: GuardrailCall,
+    session: SessionInfo,
+  ): Promise<JsonRpcNotification | undefined> {
+    const active = this.select(n.method, 'other');
+    if (active.length === 0) return n;
+    const original = n.params ?? {};
+    const asked = await this.run(
+      active,
+      'request',
+      'notification',
+      { method: n.method, params: original },
+      call,
+      session,
+    );
+    if ('error' in asked) return undefined;
+    return asked.value === original ? n : { ...n, params: asked.value };
+  }
+
+  private select(method: string, kind: MessageKind): Active {
+    if (neverGuarded.has(method)) return [];
+    return this.processors.flatMap((p) => {
+      const phase = p.table.phaseOf(method, kind);
+      return phase && phase !== 'off' ? [{ p, phase }] : [];
+    });
+  }
+
   /** Runs one phase through the processors selecting it; `value` is params, or the result in a result phase. */
-  const run = async (
+  private async run(
     active: Active,
     step: 'request' | 'response',
     phase: ContractPhase,
     m: Message,
     call: GuardrailCall,
     session: SessionInfo,
-  ): Promise<{ value: Record<string, unknown> } | { error: RpcErrorBody }> => {
+  ): Promise<PhaseOutcome> {
     let cur = m;
     for (const { p, phase: selected } of active) {
       if (!runsIn(selected, step)) continue;
@@ -124,68 +205,7 @@ export function compileGuardrails(ir: McpGuardrails, log: Logger, opts: ChainOpt
         cur = step === 'request' ? { ...cur, params: out.value } : { ...cur, result: out.value };
     }
     return { value: (step === 'request' ? cur.params : cur.result) ?? {} };
-  };
-  return {
-    async around(req, call, session, next) {
-      const active = select(req.method, 'client');
-      if (active.length === 0) return next(req);
-      const original = req.params ?? {};
-      const asked = await run(
-        active,
-        'request',
-        'request',
-        { method: req.method, id: req.id, params: original },
-        call,
-        session,
-      );
-      if ('error' in asked) return rejection(req.id, asked.error);
-      const params = asked.value;
-      const out = await next(params === original ? req : { ...req, params });
-      if (!out || !('result' in out)) return out; // errors carry no content a processor would inspect
-      const answered = await run(
-        active,
-        'response',
-        'response',
-        { method: req.method, id: req.id, params, result: out.result },
-        call,
-        session,
-      );
-      if ('error' in answered) return rejection(req.id, answered.error);
-      return answered.value === out.result ? out : { ...out, result: answered.value };
-    },
-    async aroundServerRequest(req, target, call, session, next) {
-      const active = select(req.method, 'other');
-      const original = req.params ?? {};
-      if (active.length === 0) return { result: await next(original) };
-      const asked = await run(
-        active,
-        'request',
-        'serverRequest',
-        { method: req.method, id: req.id, target, params: original },
-        call,
-        session,
-      );
-      if ('error' in asked) return asked;
-      const result = await next(asked.value);
-      const answered = await run(
-        active,
-        'response',
-        'serverResponse',
-        { method: req.method, id: req.id, target, params: asked.value, result },
-        call,
-        session,
-      );
-      return 'error' in answered ? answered : { result: answered.value };
-    },
-    async notification(n, call, session) {
-      const active = select(n.method, 'other');
-      if (active.length === 0) return n;
-      const original = n.params ?? {};
-      const asked = await run(active, 'request', 'notification', { method: n.method, params: original }, call, session);
-      if ('error' in asked) return undefined;
-      return asked.value === original ? n : { ...n, params: asked.value };
-    },
-  };
+  }
 }
 
 function compileProcessor(ir: McpGuardrails['processors'][number], no: number, timeoutMs: number): Processor {
