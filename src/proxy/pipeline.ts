@@ -139,7 +139,10 @@ const onRoute: Stage<RoutedExchange>[] = [
       // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
       if (x.route.llm || x.route.forward) x.clientAuthorization = x.req.headers.authorization;
       if (!auth) return false;
+      const span = x.telemetry?.child('authenticate', SpanKind.INTERNAL);
       const result = await auth.authenticate(x.req, x.res);
+      span?.setAttribute('gw.authenticated', result !== undefined);
+      span?.end();
       if (!result) return true;
       x.claims = result.claims;
       x.telemetry?.authenticated(result.claims);
@@ -151,10 +154,9 @@ const onRoute: Stage<RoutedExchange>[] = [
     name: 'external-authorization',
     run: async (x, s) => {
       if (!x.route.extAuth || x.route.noBackend) return false;
-      const span = x.telemetry?.child('ext_authz', SpanKind.CLIENT);
-      const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims);
-      span?.setAttribute('gw.ext_authz.allowed', checked !== undefined);
-      span?.end();
+      const call = x.telemetry?.call('ext_authz');
+      const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims, call?.headers);
+      call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
       if (!checked) return true;
       x.req = checked;
       return false;

@@ -4,6 +4,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { connectClient } from './harness.js';
 import { startUpstream, type Upstream } from './http-forward-harness.js';
@@ -23,6 +24,8 @@ describe('tracing and OTLP access logs, received by an OpenTelemetry Collector',
   let runtime: ProxyRuntime;
   let base: string;
   const seen: (string | undefined)[] = [];
+  let checker: Upstream;
+  const checked: (string | undefined)[] = [];
 
   beforeAll(async () => {
     collector = await Collector.start();
@@ -31,6 +34,10 @@ describe('tracing and OTLP access logs, received by an OpenTelemetry Collector',
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
     fixture = await startHttpFixture({ id: 'otel' });
+    checker = await startUpstream((req, res) => {
+      checked.push(req.headers.traceparent as string | undefined);
+      res.writeHead(200).end();
+    });
     const policy = `
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -46,10 +53,15 @@ spec:
       [
         { name: 'app', traffic: '{}' },
         { name: 'tools', backend: 'mcp', traffic: '{}' },
+        {
+          name: 'guarded',
+          // `openssl passwd -apr1 -salt abcdefgh secret`
+          traffic: `{basicAuthentication: {users: ["alice:$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ/"]}, extAuth: {url: "http://127.0.0.1:${checker.port}"}}`,
+        },
       ],
       `${mcpBackendManifest('mcp', Number(new URL(fixture.url).port))}---\n${policy}`,
     );
-    runtime = new ProxyRuntime({ log: pino({ level: 'silent' }) });
+    runtime = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
     await runtime.apply(translatedIr(manifests));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -58,6 +70,7 @@ spec:
     await runtime?.close();
     await fixture?.close();
     await upstream?.close();
+    await checker?.close();
     await collector?.stop();
   });
 
@@ -96,6 +109,8 @@ spec:
     );
     expect(call.kind).toBe(CLIENT);
     expect(attrs(call.attributes)).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' });
+    // The MCP target got the call span's context.
+    expect(fixture.headers.map((h) => h.traceparent)).toContain(`00-${call.traceId}-${call.spanId}-01`);
     const parent = collector.spans().find((s) => s.spanId === call.parentSpanId);
     expect(parent?.kind).toBe(SERVER);
     expect(attrs(parent?.attributes)['url.path']).toBe('/tools');
@@ -108,6 +123,30 @@ spec:
     expect(fields['mcp.method.name']).toBe('tools/call');
     // A digest of the session id, never the id itself (it resumes the session).
     expect(fields['mcp.session.id']).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('traces authentication and external authorization, and the authorization service gets the check span as parent', async () => {
+    const trace = 'bbf92f3577b34da6a3ce929d0e0e4736';
+    const res = await fetch(`${base}/guarded/x`, {
+      headers: {
+        traceparent: `00-${trace}-${clientSpan}-01`,
+        authorization: `Basic ${Buffer.from('alice:secret').toString('base64')}`,
+      },
+    });
+    expect(`${res.status} ${await res.text()}`).toBe('200 ok');
+    const [auth, check] = await collector.waitFor(() => {
+      const spans = spansOf(trace);
+      const a = spans.find((s) => s.name === 'authenticate');
+      const c = spans.find((s) => s.name === 'ext_authz');
+      return a && c ? [a, c] : undefined;
+    }, 'the authenticate and ext_authz spans');
+    const server = spansOf(trace).find((s) => s.kind === SERVER);
+    expect(auth.parentSpanId).toBe(server?.spanId);
+    expect(attrs(auth.attributes)['gw.authenticated']).toBe(true);
+    expect(check.kind).toBe(CLIENT);
+    expect(check.parentSpanId).toBe(server?.spanId);
+    expect(attrs(check.attributes)['gw.ext_authz.allowed']).toBe(true);
+    expect(checked.at(-1)).toBe(`00-${trace}-${check.spanId}-01`);
   });
 
   it("exports each access-log line as an OTLP log record in the request's trace", async () => {

@@ -124,6 +124,8 @@ export class ExtAuthClient {
     route: string,
     ext: ExtAuthRoute,
     claims: Record<string, unknown> | null,
+    /** The check's trace context (`traceparent`), when the request is traced. */
+    trace?: Record<string, string>,
   ): Promise<IncomingMessage | undefined> {
     const { path } = splitTarget(req.url);
     const bindings: CelBindings = {
@@ -154,7 +156,7 @@ export class ExtAuthClient {
     }
     const key = plan.cache?.keyOf(bindings);
     const cached = key !== undefined ? plan.cache?.get(key, this.now()) : undefined;
-    const outcome = cached ?? (await this.ask(req, plan, bindings, body));
+    const outcome = cached ?? (await this.ask(req, plan, bindings, body, trace));
     if (key !== undefined && !cached && outcome.kind !== 'failed') plan.cache?.set(key, outcome, this.now());
     const log = this.opts.log.child({ route, service: plan.base.origin });
     if (outcome.kind === 'failed') {
@@ -183,6 +185,7 @@ export class ExtAuthClient {
     plan: ExtAuthPlan,
     bindings: CelBindings,
     body: Buffer | undefined,
+    trace: Record<string, string> | undefined,
   ): Promise<CheckOutcome> {
     let checkPath = `${plan.base.pathname.replace(/\/+$/, '')}${req.url ?? '/'}`;
     if (plan.path) {
@@ -197,7 +200,7 @@ export class ExtAuthClient {
       const answer = await request(`${plan.base.origin}${checkPath}`, {
         dispatcher: this.agent,
         method: (req.method ?? 'GET') as 'GET',
-        headers: checkHeaders(req, plan, bindings, body),
+        headers: { ...checkHeaders(req, plan, bindings, body), ...trace },
         body: body ?? null,
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,

@@ -10,6 +10,10 @@ export interface GuardRequestContext {
   jwt?: Record<string, unknown>;
   /** The client's LLM request body as it arrived (OpenAI chat-completions shape), before any guard ran. */
   llmRequest: Record<string, unknown>;
+  /** Starts a traced call (a client span) whose headers a webhook call carries; unset when tracing is off. */
+  traceCall?: (
+    name: string,
+  ) => { headers: Record<string, string>; end(outcome: Record<string, string>, failed?: boolean): void } | undefined;
 }
 
 export type GuardVerdict =

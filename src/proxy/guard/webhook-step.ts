@@ -47,29 +47,45 @@ export function webhookStep(w: WebhookGuard, source: string, opts: WebhookCallOp
         ? { phase, model: body.model ?? null, messages: Array.isArray(body.messages) ? body.messages : [] }
         : { phase, model: body.model ?? null, choices: Array.isArray(body.choices) ? body.choices : [] };
     const where = { guard: source, target: w.target, phase };
+    const traced = ctx.traceCall?.(`guard webhook ${w.target}`);
+    if (traced) Object.assign(call.headers, traced.headers);
     const answer = await post(origin, call, JSON.stringify(payload), opts);
-    if ('error' in answer) return failedCall(answer.error, where, opts.timeoutMs, log);
-    if (answer.status < 200 || answer.status > 299) {
-      log.info({ ...where, status: answer.status }, 'prompt guard webhook rejected content');
-      return {
-        action: 'reject',
-        status: answer.status,
-        contentType: answer.contentType || 'text/plain; charset=utf-8',
-        body: answer.text,
-      };
-    }
-    const verdict = readAnswer(answer.text, phase, body);
-    if (typeof verdict === 'string') {
-      log.error(
-        { ...where, status: answer.status, problem: verdict },
-        'prompt guard webhook gave a malformed answer; failing closed',
-      );
-      return errorVerdict(502, 'guard_bad_response', `prompt guard webhook ${w.target} (${source}) ${verdict}`);
-    }
-    if (verdict.action === 'modify') log.info({ ...where }, 'prompt guard webhook modified content');
+    const verdict =
+      'error' in answer ? failedCall(answer.error, where, opts.timeoutMs, log) : verdictOf(answer, body, where, log);
+    // No answer, or a malformed one (failing closed), fails the span; a webhook's own rejection does not.
+    const failed = 'error' in answer || (verdict.action === 'reject' && answer.status >= 200 && answer.status <= 299);
+    traced?.end({ 'gw.guard.phase': phase, 'gw.guard.verdict': verdict.action }, failed);
     return verdict;
   };
   return { run };
+}
+
+/** A 2xx answer allows or modifies (or is malformed: 502); any other status rejects with the webhook's own answer. */
+function verdictOf(
+  answer: { status: number; contentType: string; text: string },
+  body: Json,
+  where: Where,
+  log: Logger,
+): GuardVerdict {
+  if (answer.status < 200 || answer.status > 299) {
+    log.info({ ...where, status: answer.status }, 'prompt guard webhook rejected content');
+    return {
+      action: 'reject',
+      status: answer.status,
+      contentType: answer.contentType || 'text/plain; charset=utf-8',
+      body: answer.text,
+    };
+  }
+  const verdict = readAnswer(answer.text, where.phase, body);
+  if (typeof verdict === 'string') {
+    log.error(
+      { ...where, status: answer.status, problem: verdict },
+      'prompt guard webhook gave a malformed answer; failing closed',
+    );
+    return errorVerdict(502, 'guard_bad_response', `prompt guard webhook ${where.target} (${where.guard}) ${verdict}`);
+  }
+  if (verdict.action === 'modify') log.info({ ...where }, 'prompt guard webhook modified content');
+  return verdict;
 }
 
 /** The step's header expressions, sorted by name so pseudo-headers apply in a stable order. */

@@ -327,6 +327,8 @@ export class LlmForwarder {
       ...(client.claims ? { jwt: client.claims } : {}),
       llmRequest: body,
     };
+    const tel = telemetryOf(res);
+    if (tel) guardCtx.traceCall = (name) => tel.call(name);
     // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
     let guarded: { text: string; body: ChatBody } | undefined;
     const failures: Failure[] = [];

@@ -58,6 +58,12 @@ export class ListenerTelemetry {
   }
 }
 
+/** A traced call: the headers that carry its span's context, and the end of the span with what came of it. */
+export interface TracedCall {
+  headers: Record<string, string>;
+  end(outcome: Attributes, failed?: boolean): void;
+}
+
 export class RequestTelemetry {
   readonly facts: RequestFacts;
   private readonly span?: Span;
@@ -110,6 +116,25 @@ export class RequestTelemetry {
     const span = this.tracer.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, this.span));
     this.children.push(span);
     return span;
+  }
+
+  /**
+   * A call the proxy makes for this request (external authorization, a guardrail webhook): a client span
+   * whose `traceparent` the call carries; undefined when tracing is off.
+   */
+  call(name: string, attributes: Attributes = {}): TracedCall | undefined {
+    const span = this.child(name, SpanKind.CLIENT, attributes);
+    if (!span) return undefined;
+    const headers: Record<string, string> = {};
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+    return {
+      headers,
+      end: (outcome, failed = false) => {
+        span.setAttributes(outcome);
+        if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      },
+    };
   }
 
   /** The upstream forward: a client span whose context the upstream request carries as `traceparent`. */

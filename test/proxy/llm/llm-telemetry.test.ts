@@ -5,14 +5,19 @@ import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { attrs, Collector } from '../otel-collector.js';
 import { OPENAI_USAGE } from './fake-vendors.js';
 import { GATEWAY, aiBackend, aiRoute, chat, secret, useFakeAndProxy } from './llm-harness.js';
+import { webhookBackend } from '../guard/guard-harness.js';
+import { startReferenceWebhook, type ReferenceWebhook } from '../guard/reference-webhook.js';
 
 const CLIENT = 3;
 let collector: Collector;
+let hook: ReferenceWebhook;
 beforeAll(async () => {
   collector = await Collector.start();
+  hook = await startReferenceWebhook();
 });
 afterAll(async () => {
   await collector?.stop();
+  await hook?.close();
 });
 
 const manifests = (
@@ -24,8 +29,13 @@ kind: GwPolicy
 metadata: {name: openai-auth, namespace: default}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
-  backend: {auth: {secretRef: {name: openai-key}}}
----
+  backend:
+    auth: {secretRef: {name: openai-key}}
+    ai:
+      promptGuard:
+        request:
+        - webhook: {backendRef: {group: gw.dev, kind: GwBackend, name: webhook, port: ${hook.port}}}
+${webhookBackend(hook.port)}---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: telemetry, namespace: default}
@@ -65,5 +75,16 @@ describe('LLM telemetry', () => {
       'gen_ai.usage.output_tokens': OPENAI_USAGE.completion_tokens,
       trace_id: span.traceId,
     });
+    // The provider got the chat span's context; the guard webhook its own span's, a sibling under the server span.
+    expect(t.fake.received.at(-1)?.headers.traceparent).toBe(`00-${span.traceId}-${span.spanId}-01`);
+    const guard = await collector.waitFor(
+      () => collector.spans().find((s) => s.traceId === span.traceId && s.name.startsWith('guard webhook')),
+      'the guard webhook span',
+    );
+    expect(guard.kind).toBe(CLIENT);
+    expect(guard.parentSpanId).toBe(span.parentSpanId);
+    expect(attrs(guard.attributes)).toMatchObject({ 'gw.guard.phase': 'request', 'gw.guard.verdict': 'allow' });
+    const call = hook.calls.find((c) => c.path === '/request');
+    expect(call?.headers.traceparent).toBe(`00-${span.traceId}-${guard.spanId}-01`);
   });
 });
