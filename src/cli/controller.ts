@@ -28,6 +28,7 @@ const VALUE_FLAGS = [
   'service-name',
   'service-namespace',
   'release-name',
+  'otlp-traces-url',
   'istio-ca-address',
   'istio-cluster-id',
   'istio-namespace',
@@ -68,6 +69,7 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --leader-elect / --no-leader-elect   --leader-election-namespace NS   --proxy-image REF
   --service-name NAME (default gw)   --service-namespace NS (default the leader election namespace)
   --release-name NAME             prefix of the CA Secret/ConfigMap and the Lease (default gw)
+  --otlp-traces-url URL           trace translations, snapshot pushes and proxy ACKs (OTLP/HTTP protobuf)
   --istio-enabled --istio-auto-enabled --istio-ca-address --istio-cluster-id --istio-namespace --istio-network --istio-revision`;
 
 const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g, '_')}`];
@@ -206,6 +208,7 @@ function optionalSettings({ val, bool }: FlagReader): Partial<ControllerConfig> 
     serviceName: val('service-name') ?? process.env.GW_CONTROLLER_SERVICE_NAME,
     serviceNamespace: val('service-namespace'),
     releaseName: val('release-name'),
+    otlpTracesUrl: val('otlp-traces-url'),
   };
   return Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
 }
@@ -220,6 +223,9 @@ function checkLocalMode(cfg: ControllerConfig): void {
       `local mode with --xds-mode ${cfg.xdsMode} needs --xds-ca-dir DIR: the CA is kept there and proxies trust DIR/ca.crt (--xds-ca)`,
     );
   }
+  const traces = cfg.otlpTracesUrl;
+  if (traces !== undefined && !(URL.canParse(traces) && /^https?:$/.test(new URL(traces).protocol)))
+    throw new Error(`--otlp-traces-url must be an http(s) URL (OTLP/HTTP), got ${JSON.stringify(traces)}`);
   if (cfg.releaseName !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(cfg.releaseName))
     throw new Error(`--release-name must be a lower-case DNS name, got ${JSON.stringify(cfg.releaseName)}`);
 }

@@ -12,6 +12,7 @@ import { IncrementalTranslation, PendingChanges } from './incremental.js';
 import { createSlicer, type Slicer } from './slices.js';
 import type { Informer } from './informer.js';
 import type { KubeClient } from './kube-client.js';
+import type { ConfigTracer } from './config-tracing.js';
 import type { NackReports } from './nack-reports.js';
 import type { Controller, Reconciler, Result } from './reconciler.js';
 import type { ControllerSource } from './snapshot-source.js';
@@ -58,6 +59,8 @@ export interface ClusterState {
   translateOptions: () => TranslateOptions;
   /** `--gateway-namespaces`: RBAC lets the controller write only there, so it does not try elsewhere. */
   writable: (namespace: string | undefined) => boolean;
+  /** `--otlp-traces-url`: each pass that publishes is a trace reaching every proxy's ACK. */
+  tracer?: ConfigTracer;
 }
 
 export interface TranslationStats {
@@ -74,7 +77,10 @@ export interface Queues {
 }
 
 export function createClusterState(
-  base: Pick<ClusterState, 'log' | 'clock' | 'client' | 'store' | 'source' | 'nacks' | 'translateOptions' | 'writable'>,
+  base: Pick<
+    ClusterState,
+    'log' | 'clock' | 'client' | 'store' | 'source' | 'nacks' | 'translateOptions' | 'writable' | 'tracer'
+  >,
   leader: boolean,
 ): ClusterState {
   return {
@@ -148,7 +154,8 @@ export function translateReconciler(s: ClusterState, q: Queues): Reconciler<Tran
         'translation pass',
       );
       const gateways = pass.full ? [...new Set([...s.published, ...pass.gateways])] : pass.gateways;
-      await publish(s, gateways, slicer);
+      const attributes = { 'gw.mode': 'cluster', 'gw.changes': changes.length, 'gw.gateways': gateways.length };
+      await (s.tracer ? s.tracer.pass(attributes, () => publish(s, gateways, slicer)) : publish(s, gateways, slicer));
       enqueueLeaderWork(s, q, pass.full ? allStatusKeys(s) : pass.statuses, gateways.filter(isOurs(s)));
       return {};
     },

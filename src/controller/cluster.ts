@@ -38,6 +38,7 @@ import { ALTERNATIVES, WATCHED } from './resources.js';
 import { createControllerSource, type ControllerSource } from './snapshot-source.js';
 import { StatusWriter } from './status-writer.js';
 import { createTranslateTrigger } from './translate-trigger.js';
+import type { ConfigTracer } from './config-tracing.js';
 import { warmUpValidators } from '../api/validate.js';
 import type { Result } from './workers.js';
 
@@ -68,6 +69,8 @@ export interface ClusterControllerOptions {
   clock?: Clock;
   /** Debounce of translation passes (default 100 ms quiet, at most 2 s after a burst's first change). */
   translateDebounce?: { quietMs?: number; maxDelayMs?: number };
+  /** Traces translation passes, publishes and proxy ACKs (`--otlp-traces-url`). */
+  tracer?: ConfigTracer;
   /** Leader-only hook per Gateway of our class (the deployer); its outcome joins the Gateway's status. */
   deploy?: (ctx: DeployContext) => Promise<Result>;
 }
@@ -162,8 +165,9 @@ function createState(o: ClusterControllerOptions): ClusterState {
       clock,
       client: new KubeClient(loadKubeConfig(o.kubeconfig)),
       store: createStore(),
-      source: createControllerSource(),
+      source: o.tracer ? o.tracer.source(createControllerSource()) : createControllerSource(),
       nacks: new NackReports(),
+      ...(o.tracer ? { tracer: o.tracer } : {}),
       translateOptions: () => ({
         controllerName: o.controllerName,
         now: nowText(clock),

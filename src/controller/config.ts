@@ -32,6 +32,8 @@ export interface ControllerConfig {
   serviceNamespace?: string;
   /** Prefix of the objects this controller owns outside any Gateway: CA Secret and ConfigMaps, Lease. */
   releaseName?: string;
+  /** OTLP/HTTP traces endpoint: translation passes, snapshot publishes and proxy ACKs are traced there. */
+  otlpTracesUrl?: string;
   istio: Record<string, string | boolean>;
   /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
   once: boolean;

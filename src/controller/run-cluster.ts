@@ -14,6 +14,7 @@ import {
   tokenReviewAuthenticator,
 } from './xds-glue.js';
 import { errText } from './workers.js';
+import { createConfigTracer, type ConfigTracer } from './config-tracing.js';
 import { createControllerMetrics, startOpsServer } from './ops-server.js';
 
 export async function runClusterController(
@@ -59,6 +60,7 @@ export async function runClusterController(
   health.xdsOpen = false;
   await xds.close();
   await controller.stop();
+  await started.tracer?.close();
   await ops.close();
   return 0;
 }
@@ -92,16 +94,18 @@ async function startParts(
   leaderElect: boolean,
   metrics: ReturnType<typeof createControllerMetrics>,
   stopping: AbortSignal,
-): Promise<{ controller: ClusterController; xds: XdsServer } | undefined> {
+): Promise<{ controller: ClusterController; xds: XdsServer; tracer?: ConfigTracer } | undefined> {
   const serviceName = cfg.serviceName ?? 'gw';
   const serviceNamespace = cfg.serviceNamespace ?? namespace ?? 'default';
   const owned = ownedNames(cfg.releaseName);
   // Known once the xDS server has its CA; the deployer reads it on each run.
   let caBundle: string | undefined;
   let controller: ClusterController;
+  const tracer = cfg.otlpTracesUrl ? createConfigTracer({ url: cfg.otlpTracesUrl }) : undefined;
   try {
     controller = await startClusterController({
       metrics,
+      ...(tracer ? { tracer } : {}),
       ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
       controllerName: cfg.controllerName,
       discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
@@ -127,6 +131,7 @@ async function startParts(
     });
   } catch (err) {
     logger.error({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', err: errText(err) }, 'cannot start the controller');
+    await tracer?.close();
     return undefined;
   }
   try {
@@ -144,15 +149,18 @@ async function startParts(
       authorize: authorizeGatewayServiceAccount,
       onNack: (gateway, pod, errors) => controller.reportNack(gateway, pod, errors),
       onResolved: (gateway, pod, names) => controller.resolveNack(gateway, pod, names),
+      ...(tracer ? { onAck: tracer.acked.bind(tracer) } : {}),
       registry: metrics.registry,
     });
+    tracer?.connected((g) => xds.proxies().flatMap((p) => (p.gateway === g ? [p.pod] : [])));
     caBundle = xds.caBundle;
     logger.info({ port: xds.port, mode: cfg.xdsMode }, 'xds server listening');
     controller.campaign();
-    return { controller, xds };
+    return { controller, xds, ...(tracer ? { tracer } : {}) };
   } catch (err) {
     if (!stopping.aborted) logger.error({ port: cfg.xdsPort, err: errText(err) }, 'cannot start the xds server');
     await controller.stop();
+    await tracer?.close();
     return undefined;
   }
 }

@@ -51,6 +51,9 @@ describe('gw controller flags', () => {
     );
     expect(() => parseControllerFlags(['--bogus'])).toThrow('unknown flag --bogus');
     expect(() => parseControllerFlags(['--status-dir', '/x'])).toThrow('--status-dir is only for local mode');
+    expect(() => parseControllerFlags(['--otlp-traces-url', 'grpc://collector:4317'])).toThrow(
+      '--otlp-traces-url must be an http(s) URL (OTLP/HTTP), got "grpc://collector:4317"',
+    );
   });
 
   it('runs local mode once and writes status files', async () => {

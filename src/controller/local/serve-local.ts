@@ -17,17 +17,23 @@ import { NackReports } from '../nack-reports.js';
 import { withRejections } from '../status-merge.js';
 import { LocalController, type LocalControllerOptions, type ReloadSummary } from './local-controller.js';
 import { renderStatusFile, writeStatusFile } from './status-files.js';
+import { createConfigTracer, type ConfigTracer } from '../config-tracing.js';
 
-/** Times every reload (initial, and each one the folder watch triggers) and counts failures. */
+/** Times (and with a tracer, traces) every reload (initial, and each one the folder watch triggers) and counts failures. */
 class MeteredLocalController extends LocalController {
   constructor(
     opts: LocalControllerOptions,
     private readonly metrics: ControllerMetrics,
+    private readonly tracer?: ConfigTracer,
   ) {
     super(opts);
   }
 
   override reload(): ReloadSummary {
+    return this.tracer ? this.tracer.pass({ 'gw.mode': 'local' }, () => this.meteredReload()) : this.meteredReload();
+  }
+
+  private meteredReload(): ReloadSummary {
     const start = performance.now();
     try {
       return super.reload();
@@ -63,6 +69,8 @@ interface LocalState {
   nacks: NackReports;
   loaded: boolean;
   xdsOpen: boolean;
+  /** `--otlp-traces-url`: translation passes, publishes and proxy ACKs as one trace per change. */
+  tracer?: ConfigTracer;
 }
 
 export async function startLocalServer(
@@ -72,16 +80,19 @@ export async function startLocalServer(
 ): Promise<LocalServer> {
   const host = opts.host ?? process.env.GW_LISTEN_HOST ?? '127.0.0.1';
   const metrics = createControllerMetrics();
+  const tracer = cfg.otlpTracesUrl ? createConfigTracer({ url: cfg.otlpTracesUrl }) : undefined;
   const st: LocalState = {
     cfg,
     log,
-    source: createControllerSource(),
+    source: tracer ? tracer.source(createControllerSource()) : createControllerSource(),
     nacks: new NackReports(),
     loaded: false,
     xdsOpen: false,
+    ...(tracer ? { tracer } : {}),
   };
   const controller = createController(st, metrics, opts.debounceMs);
   const xds = await startXds(st, controller, host, metrics);
+  tracer?.connected((g) => xds.proxies().flatMap((p) => (p.gateway === g ? [p.pod] : [])));
   if (xds.caBundle && cfg.xdsCaDir) writeFileSync(join(cfg.xdsCaDir, 'ca.crt'), xds.caBundle);
   let ops: OpsServer;
   try {
@@ -127,6 +138,7 @@ export async function startLocalServer(
       st.xdsOpen = false;
       await xds.close();
       await ops.close();
+      await tracer?.close();
     },
   };
 }
@@ -160,6 +172,7 @@ function createController(st: LocalState, metrics: ControllerMetrics, debounceMs
       },
     },
     metrics,
+    st.tracer,
   );
   return controller;
 }
@@ -199,6 +212,7 @@ async function startXds(
       onNack: (gateway, pod, errors) => {
         for (const key of st.nacks.report(gateway, pod, errors)) writeRejections(st, controller, key);
       },
+      ...(st.tracer ? { onAck: st.tracer.acked.bind(st.tracer) } : {}),
       onResolved: (gateway, pod, names) => {
         for (const key of st.nacks.resolve(gateway, pod, names)) writeRejections(st, controller, key);
       },
