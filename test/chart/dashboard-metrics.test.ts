@@ -1,6 +1,7 @@
 // The chart's Grafana dashboard must query metrics with labels they really carry (issue 16 item 9):
 // every selector, grouping and legend label is checked against the label names of the metric
-// registries the code creates, plus the target labels the chart's scrape objects attach.
+// registries the code creates, plus the target labels the chart's scrape objects attach. Whether each
+// metric is really served is checked against live processes in test/system/dashboard-scrape.test.ts.
 import type { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createControllerMetrics } from '../../src/controller/ops-server.js';
