@@ -175,24 +175,6 @@ describe('controller objects', () => {
       'type',
     ]);
   });
-
-  it('ships a dashboard that parses and charts the controller and proxy metrics', () => {
-    const configMap = findObject(renderCase('monitoring-on'), 'ConfigMap', 'gw-dashboard');
-    expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', team: 'platform' });
-    const dashboard = JSON.parse((configMap.data as Record<string, string>)['gw.json']!) as {
-      panels: { targets: { expr: string }[] }[];
-    };
-    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
-    for (const metric of [
-      'gw_xds_connected_proxies',
-      'gw_xds_pushes_total',
-      'gw_translate_duration_seconds',
-      'gw_http_requests_total',
-      'gw_mcp_requests_total',
-    ]) {
-      expect(exprs).toContain(metric);
-    }
-  });
 });
 
 describe('RBAC', () => {

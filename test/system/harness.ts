@@ -103,11 +103,73 @@ export async function startController(manifests: string, statusDir: string, xdsP
   return startLocalServer(cfg, log, { host: '127.0.0.1', debounceMs: 20 });
 }
 
-export interface ProxyProcess {
+export interface GwProcess {
   child: ChildProcess;
-  readyUrl: string;
+  /** The last 20 kB of its stdout and stderr. */
   output(): string;
   stop(): Promise<void>;
+}
+
+export interface ProxyProcess extends GwProcess {
+  readyUrl: string;
+}
+
+/** `gw <args>` from source as a child process, without the environment's xDS and config settings. */
+function spawnGw(args: string[]): GwProcess {
+  const env = { ...process.env };
+  delete env.GW_XDS_ADDRESS;
+  delete env.GW_CONFIG;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let out = '';
+  const keep = (b: Buffer) => {
+    out = (out + b.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return {
+    child,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
+/** `gw controller --manifests` (local mode) as a child process, on the given loopback ports. */
+export function startControllerProcess(o: {
+  manifests: string;
+  statusDir: string;
+  xdsPort: number;
+  healthPort: number;
+  metricsPort: number;
+}): GwProcess & { readyUrl: string; metricsUrl: string } {
+  const gw = spawnGw([
+    'controller',
+    '--manifests',
+    o.manifests,
+    '--status-dir',
+    o.statusDir,
+    '--xds-port',
+    String(o.xdsPort),
+    '--health-port',
+    String(o.healthPort),
+    '--metrics-port',
+    String(o.metricsPort),
+    '--log-level',
+    'info',
+  ]);
+  return {
+    ...gw,
+    readyUrl: `http://127.0.0.1:${o.healthPort}/readyz`,
+    metricsUrl: `http://127.0.0.1:${o.metricsPort}/metrics`,
+  };
 }
 
 /** `gw proxy` in xDS mode as a child process; gateway listeners bind `listenAddress`. */
@@ -117,12 +179,11 @@ export function startProxyProcess(o: {
   pod: string;
   listenAddress: string;
   readyPort: number;
+  /** Default 0: a port nobody is told. */
+  metricsPort?: number;
   extra?: string[];
 }): ProxyProcess {
-  const args = [
-    '--import',
-    'tsx',
-    'test/fixtures/gw-cli.ts',
+  const gw = spawnGw([
     'proxy',
     '--xds-address',
     `127.0.0.1:${o.xdsPort}`,
@@ -135,34 +196,15 @@ export function startProxyProcess(o: {
     '--ready-address',
     `127.0.0.1:${o.readyPort}`,
     '--metrics-address',
-    '127.0.0.1:0',
+    `127.0.0.1:${o.metricsPort ?? 0}`,
     '--log-level',
     'info',
     // No load balancer to drain from here: stop at once (the xDS-mode default keeps serving for 5 s).
     '--shutdown-min-delay',
     '0',
     ...(o.extra ?? []),
-  ];
-  const env = { ...process.env };
-  delete env.GW_XDS_ADDRESS;
-  delete env.GW_CONFIG;
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
-  let out = '';
-  child.stderr?.on('data', (b: Buffer) => {
-    out = (out + b.toString()).slice(-20_000);
-  });
-  return {
-    child,
-    readyUrl: `http://127.0.0.1:${o.readyPort}/healthz/ready`,
-    output: () => out,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-      }),
-  };
+  ]);
+  return { ...gw, readyUrl: `http://127.0.0.1:${o.readyPort}/healthz/ready` };
 }
 
 export async function isReady(url: string): Promise<boolean> {
