@@ -33,12 +33,23 @@ export function selectorLabels(gateway: GatewayInput): Record<string, string> {
   return { [GATEWAY_LABEL]: workloadName(gateway) };
 }
 
+/** A label value (63 chars max) for any name: long ones keep a prefix and a hash, as object names do. */
+function labelValue(name: string): string {
+  return name.length <= 63 ? name : `${name.slice(0, 52).replace(/[-.]+$/, '')}-${sha256(name).slice(0, 10)}`;
+}
+
+/**
+ * Also the Gateway API's own labels for generated resources (GEP-1762), which the chart's PodMonitor
+ * selects proxies by; none of them is in the (immutable) workload selector.
+ */
 export function objectLabels(gateway: GatewayInput): Record<string, string> {
   return {
     ...(gateway.spec.infrastructure?.labels ?? {}),
     'app.kubernetes.io/name': 'gw-proxy',
     'app.kubernetes.io/instance': workloadName(gateway),
     'app.kubernetes.io/managed-by': MANAGED_BY,
+    'gateway.networking.k8s.io/gateway-name': labelValue(gateway.metadata.name),
+    'gateway.networking.k8s.io/gateway-class-name': labelValue(gateway.spec.gatewayClassName),
     ...selectorLabels(gateway),
   };
 }
