@@ -84,12 +84,12 @@ async function runProxy(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
+  if (values['validate-only']) return validateOnly(values.file ?? '');
   if (sessionKeys.generated && !cluster.isWorker)
     createLogger({ name: 'proxy', level: values['log-level'], format }).warn(
       'SESSION_KEY is not set: MCP session ids are sealed with a random key of this process, so they do not resume on other replicas',
     );
   if (settings.xdsMode) return runXdsMode(settings);
-  if (values['validate-only']) return validateOnly(values.file ?? '');
   return runStandaloneMode(settings);
 }
 
