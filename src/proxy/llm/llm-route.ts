@@ -5,31 +5,16 @@ import type { Model__Output as Model } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
-import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import { compileCel } from '../policy/cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
-import { EMPTY_SETTINGS, vendorEndpoint, type VendorEndpoint } from './vendors.js';
+import { EMPTY_SETTINGS, vendorEndpoint } from './vendors.js';
 import type { ErrorCode } from '../proxy-error.js';
 
-export interface LlmProvider {
-  /** Provider name (unique in the backend): metric label, log field, health key part. */
-  name: string;
-  kind: string;
-  endpoint: VendorEndpoint;
-  /** `custom.providerOverride`: the provider label of gw_llm_requests_total / gw_llm_tokens_total instead of `name`. */
-  metricsProvider?: string;
-  /** The vendor settings' `model`: when set it replaces the request's model. */
-  model?: string;
-  /** Shaping and credential of this provider on this edge; unset fields mean none. */
-  edge?: AiProviderEdge;
-  /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
-  requestTimeoutMs: number;
-  /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
-  moderation?: OpenAiModeration;
-}
+import type { LlmProvider } from './llm-provider.js';
+export type { LlmProvider };
 
 export interface LlmRoute {
   name: string;

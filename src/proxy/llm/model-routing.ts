@@ -5,7 +5,7 @@ import type { Route } from '../../ir/types.js';
 import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
-import type { LlmProvider } from './llm-route.js';
+import type { LlmProvider } from './llm-provider.js';
 import { EMPTY_SETTINGS, SYSTEM_ROOTS, vendorEndpoint, type VendorResult } from './vendors.js';
 import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiProvider.js';
 import type { AiProviderSettings__Output as Settings } from '../../ir/gen/gw/ir/v1/AiProviderSettings.js';
