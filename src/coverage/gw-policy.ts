@@ -79,7 +79,10 @@ const frontendTable: CoverageTable = {
     'AccessLog.otlpLogsUrl',
     'OTLP/HTTP (protobuf) log records; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts)',
   ),
-  'connect.*': frontend('HTTP CONNECT handling'),
+  'connect.*': enforced(
+    'Listener.connectMode',
+    "HTTP/1.1 CONNECT; Deny (like no policy) answers 405; Route matches the authority's host as a request, runs the route's policies, then tunnels to its backend (dynamicForwardProxy: to the authority); Tunnel serves the bytes after the 200 as a new connection of the listener's port; HTTP/2 CONNECT gets 405 (test/proxy/connect.test.ts)",
+  ),
   'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
   'http.maxConcurrentRequests': enforced(
     'ListenerLimits.maxConcurrentRequests',

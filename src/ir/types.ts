@@ -91,6 +91,10 @@ export type {
   ConditionalDirectResponse as ConditionalDirectResponseInput,
 } from './gen/gw/ir/v1/ConditionalDirectResponse.js';
 export type {
+  ConnectMode__Output as ConnectMode,
+  ConnectMode as ConnectModeInput,
+} from './gen/gw/ir/v1/ConnectMode.js';
+export type {
   ContentScope__Output as ContentScope,
   ContentScope as ContentScopeInput,
 } from './gen/gw/ir/v1/ContentScope.js';

@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Listener, McpBackend, Route, Snapshot } from '../ir/types.js';
@@ -26,7 +27,7 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
-import { refuseConnect } from './http/connect.js';
+import { connectResponse, type ConnectPlan } from './http/connect.js';
 import { configureTargetQueue } from './mcp/upstream-fetch.js';
 import { connectionCaps } from './http/listener-limits.js';
 import { H2Sessions } from './http/h2-sessions.js';
@@ -38,7 +39,7 @@ import { runPipeline, type PipelineServices } from './pipeline.js';
 import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
 import { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
-import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
+import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
@@ -136,6 +137,8 @@ export class ProxyRuntime {
   private readonly metricChildren = new Map<string, unknown>();
   /** OTLP providers of `frontend.tracing` / `frontend.accessLog.otlp`, kept across snapshots. */
   private readonly otlp = new OtlpExporters();
+  /** Sockets of CONNECT requests (tunnels, connections handed back to a bind): no server tracks them. */
+  private readonly connectSockets = new Set<Duplex>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
 
@@ -319,6 +322,7 @@ export class ProxyRuntime {
   }
 
   private async closeOnce(): Promise<void> {
+    for (const socket of this.connectSockets) socket.destroy();
     await Promise.all(
       [...this.ports.values()].map(
         (b) =>
@@ -396,63 +400,93 @@ export class ProxyRuntime {
     }
     const out = new Map<string, CompiledListener[]>();
     const otlpUrls = new Set<string>();
-    for (const l of listeners.values()) {
-      const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls);
-      const routes = routesByListener.get(l.name) ?? [];
-      const max = l.limits?.maxConcurrentRequests;
+    for (const l of listeners.values())
       out.set(l.bind, [
         ...(out.get(l.bind) ?? []),
-        {
-          hostnames: l.hostnames,
-          routes,
-          match: compileRouteMatcher(routes, l.hostnames),
-          ...authEndpointsOf(routes),
-          ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
-          ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
-          ...(telemetry ? { telemetry } : {}),
-        },
+        this.compileListener(l, routesByListener.get(l.name) ?? [], otlpUrls),
       ]);
-    }
     void this.otlp.retain(otlpUrls);
     return out;
   }
 
+  /** One listener's routes and settings; the OTLP URLs its telemetry uses are added to `otlpUrls`. */
+  private compileListener(l: Listener, routes: CompiledRoute[], otlpUrls: Set<string>): CompiledListener {
+    const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls);
+    const max = l.limits?.maxConcurrentRequests;
+    const connect = this.connectPlan(l);
+    return {
+      hostnames: l.hostnames,
+      routes,
+      match: compileRouteMatcher(routes, l.hostnames),
+      ...authEndpointsOf(routes),
+      ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
+      ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
+      ...(telemetry ? { telemetry } : {}),
+      ...(connect ? { connect } : {}),
+    };
+  }
+
+  /** `frontend.connect.mode`; Tunnel hands the socket to the listener's bind as a new connection. */
+  private connectPlan(l: Listener): ConnectPlan | undefined {
+    switch (l.connectMode) {
+      case 'CONNECT_DENY':
+        return { mode: 'deny' };
+      case 'CONNECT_ROUTE':
+        return { mode: 'route' };
+      case 'CONNECT_TUNNEL':
+        return { mode: 'tunnel', reenter: (socket) => void this.ports.get(l.bind)?.server.emit('connection', socket) };
+      default:
+        return undefined;
+    }
+  }
+
+  /** The HTTP (h2c beside HTTP/1.1) or HTTPS (h2 by ALPN) server of a bind, dispatching to the pipeline. */
+  private bindServer(live: TlsBind | undefined): { server: Server; h2: H2Sessions } {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
+    let server: Server;
+    if (!live) {
+      server = createServer(listenerServerOptions(this.limits), handler);
+      // h2c with prior knowledge beside HTTP/1.1: a client silent past the header timeout is closed.
+      const h2 = new H2Sessions(server, (req, res) => server.emit('request', req, res), {
+        prefaceTimeoutMs: this.limits.headersTimeoutMs,
+      });
+      return { server, h2 };
+    }
+    const https = createHttpsServer({ ...listenerServerOptions(this.limits), ...live.serverOptions() }, (req, res) => {
+      const sni = (req.socket as TLSSocket).servername;
+      if (live.misdirected(sni, req.headers.host))
+        sendError(
+          res,
+          'misdirected_request',
+          `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
+        );
+      else handler(req, res);
+    });
+    live.attach(https);
+    server = https;
+    return { server, h2: new H2Sessions(server, (req, res) => server.emit('request', req, res)) };
+  }
+
+  /**
+   * HTTP/1.1 CONNECT arrives as the server's `connect` event, not as a request: it walks the pipeline on a
+   * response of its own. Node's server stops tracking the socket then, so the runtime does (close, drain).
+   */
+  private serveConnect(server: Server): void {
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.connectSockets.add(socket);
+      socket.once('close', () => this.connectSockets.delete(socket));
+      void this.dispatch(server, req, connectResponse(req, socket, head));
+    });
+  }
+
   private listen(address: string, port: number, tls?: BindTls | TlsBind, gates?: ConnectionGate[]): Promise<BoundPort> {
     return new Promise((resolve, reject) => {
-      const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
-      let server: Server;
-      let h2: H2Sessions | undefined;
-      if (live) {
-        const https = createHttpsServer(
-          { ...listenerServerOptions(this.limits), ...live.serverOptions() },
-          (req, res) => {
-            const sni = (req.socket as TLSSocket).servername;
-            if (live.misdirected(sni, req.headers.host))
-              sendError(
-                res,
-                'misdirected_request',
-                `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
-              );
-            else handler(req, res);
-          },
-        );
-        live.attach(https);
-        h2 = new H2Sessions(https, (req, res) => https.emit('request', req, res));
-        server = https;
-      } else {
-        const http = createServer(listenerServerOptions(this.limits), handler);
-        // h2c with prior knowledge beside HTTP/1.1: a client silent past the header timeout is closed.
-        h2 = new H2Sessions(http, (req, res) => http.emit('request', req, res), {
-          prefaceTimeoutMs: this.limits.headersTimeoutMs,
-        });
-        server = http;
-      }
+      const { server, h2 } = this.bindServer(live);
       // First, so a refused connection is closed before anything else counts or configures it.
       const gate = new NetworkGate(server, this.log, () => this.metrics.connectionsDenied.inc());
       gate.update(gates);
-      // No listener serves CONNECT (frontend `connect` is refused): the seed's answer is 405, not a dropped connection.
-      server.on('connect', refuseConnect);
+      this.serveConnect(server);
       const conn = new ConnectionSettings(
         server,
         this.limits.keepAliveTimeoutMs,
@@ -534,9 +568,8 @@ export class ProxyRuntime {
 
   private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
-    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);
-    const { path, query } = splitTarget(req.url);
     const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
     const telemetry = listener?.telemetry?.start(req, res, route?.name, path);
     return runPipeline(

@@ -53,6 +53,7 @@ import { CONNECTION_SPECIFIC } from './h2-compat.js';
 import { H2Upstreams, type UpstreamRequest, type UpstreamResponse } from './h2-upstream.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
+import type { TunnelDialer } from './connect-tunnel.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -280,6 +281,20 @@ export class HttpForwarder {
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
     });
     this.h2 = new H2Upstreams({ connectTimeoutMs: opts.connectTimeoutMs ?? 10_000 });
+  }
+
+  /** What CONNECT tunnels dial with (connect-tunnel.ts): this forwarder's upstream TLS, resolver and loop check. */
+  get dialer(): TunnelDialer {
+    return {
+      log: this.opts.log,
+      metrics: this.opts.metrics,
+      random: this.random,
+      resolve: this.opts.resolve ?? resolveHost,
+      selfPorts: this.opts.selfPorts ?? (() => []),
+      local: this.local,
+      tlsOptions: (backend, host, tls) => this.tls.connectOptions(backend, host, tls),
+      connectTimeoutMs: this.opts.connectTimeoutMs ?? 10_000,
+    };
   }
 
   /** The upstream TLS dispatcher for `backend` at `host`: MCP targets over TLS dial through the same pool. */
