@@ -93,7 +93,10 @@ const frontendTable: CoverageTable = {
     'Listener.networkAuthorization',
     'CEL over source/destination address and port; a refused connection is closed before any byte is read',
   ),
-  'proxyProtocol.*': frontend('PROXY protocol'),
+  'proxyProtocol.*': enforced(
+    'Listener.proxyProtocol',
+    "read before TLS and HTTP; its source address is the client's (networkAuthorization source, X-Forwarded-For, access log); per port: listeners sharing a port must agree, else it is refused on all of them (test/proxy/proxy-protocol.test.ts)",
+  ),
   'tcp.*': frontend('TCP settings'),
   'tcp.keepalive.time': enforced(
     'ListenerLimits.keepaliveTimeMs',

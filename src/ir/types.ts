@@ -266,6 +266,18 @@ export type {
   PromptGuardStreaming__Output as PromptGuardStreaming,
   PromptGuardStreaming as PromptGuardStreamingInput,
 } from './gen/gw/ir/v1/PromptGuardStreaming.js';
+export type {
+  ProxyProtocol__Output as ProxyProtocol,
+  ProxyProtocol as ProxyProtocolInput,
+} from './gen/gw/ir/v1/ProxyProtocol.js';
+export type {
+  ProxyProtocolMode__Output as ProxyProtocolMode,
+  ProxyProtocolMode as ProxyProtocolModeInput,
+} from './gen/gw/ir/v1/ProxyProtocolMode.js';
+export type {
+  ProxyProtocolVersion__Output as ProxyProtocolVersion,
+  ProxyProtocolVersion as ProxyProtocolVersionInput,
+} from './gen/gw/ir/v1/ProxyProtocolVersion.js';
 export type { Refusal__Output as Refusal, Refusal as RefusalInput } from './gen/gw/ir/v1/Refusal.js';
 export type { RegexGuard__Output as RegexGuard, RegexGuard as RegexGuardInput } from './gen/gw/ir/v1/RegexGuard.js';
 export type {

@@ -55,6 +55,11 @@ function listenerMetrics(registry: Registry) {
       'gw_listener_connections_denied_total',
       'Connections closed at once because GwPolicy frontend.networkAuthorization does not allow them.',
     ),
+    proxyProtocolRejected: counter(
+      registry,
+      'gw_listener_proxy_protocol_rejected_total',
+      'Connections closed before any other byte because they lack the PROXY protocol header their port requires (GwPolicy frontend.proxyProtocol Strict), send a malformed one, or the other version.',
+    ),
   };
 }
 

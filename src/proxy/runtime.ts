@@ -34,6 +34,7 @@ import { H2Sessions } from './http/h2-sessions.js';
 import { adaptHttp2 } from './http/h2-compat.js';
 import { ConnectionSettings, bindConnectionSettings } from './http/connection-settings.js';
 import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/network-authorization.js';
+import { ProxyProtocolGate, bindProxySettings, type ProxySettings } from './http/proxy-protocol.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
@@ -74,6 +75,14 @@ export interface RuntimeOptions {
   extAuthTimeoutMs?: number;
 }
 
+/** What a bind's server is created with; `apply` swaps them on a running one. */
+interface BindSettings<Tls = BindTls | TlsBind> {
+  /** A snapshot's table, or (restoring a replaced server) the live one it had. */
+  tls: Tls | undefined;
+  gates: ConnectionGate[] | undefined;
+  proxy: ProxySettings | undefined;
+}
+
 /** `tls` is set exactly on HTTPS servers; its table is swapped in place on apply. */
 interface BoundPort {
   server: Server;
@@ -84,6 +93,8 @@ interface BoundPort {
   conn: ConnectionSettings;
   /** frontend.networkAuthorization of the port's listeners: swapped on apply. */
   gate: NetworkGate;
+  /** frontend.proxyProtocol of the port's listeners: swapped on apply. */
+  proxy: ProxyProtocolGate;
   /** The HTTP/2 sessions of connections that negotiated `h2` (HTTPS) or opened with the h2c preface (plain). */
   h2?: H2Sessions;
 }
@@ -249,6 +260,12 @@ export class ProxyRuntime {
     const binds = resourcesOf(snapshot, 'bind');
     const tls = bindTlsOf(resourcesOf(snapshot, 'listener').values());
     const gates = bindNetworkGates(resourcesOf(snapshot, 'listener').values());
+    const proxies = bindProxySettings(resourcesOf(snapshot, 'listener').values());
+    const settingsOf = (name: string): BindSettings<BindTls> => ({
+      tls: tls.get(name),
+      gates: gates.get(name),
+      proxy: proxies.get(name),
+    });
     const next = this.compile(snapshot);
     const opened: string[] = [];
     // A bind switching between HTTP and HTTPS keeps its port: the old server closes just before the new one listens.
@@ -273,14 +290,14 @@ export class ProxyRuntime {
               message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name`,
             },
           ]);
-        this.ports.set(name, await this.listen(bind.address, bind.port, tls.get(name), gates.get(name)));
+        this.ports.set(name, await this.listen(bind.address, bind.port, settingsOf(name)));
         opened.push(name);
       }
       for (const [name, old] of replaced) {
         this.ports.delete(name);
         old.server.close();
         old.server.closeIdleConnections();
-        this.ports.set(name, await this.listen(old.address, old.port, tls.get(name), gates.get(name)));
+        this.ports.set(name, await this.listen(old.address, old.port, settingsOf(name)));
         opened.push(name);
       }
     } catch (err) {
@@ -290,23 +307,14 @@ export class ProxyRuntime {
       }
       for (const [name, old] of replaced) {
         // Best effort: the port was ours a moment ago, so listening again with the old settings succeeds unless it was taken.
-        const restored = await this.listen(old.address, old.port, old.tls, old.gate.current).catch(() => undefined);
+        const previous = { tls: old.tls, gates: old.gate.current, proxy: old.proxy.current };
+        const restored = await this.listen(old.address, old.port, previous).catch(() => undefined);
         if (restored) this.ports.set(name, restored);
       }
       throw err;
     }
     this.state = next;
-    const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
-    const connSettings = bindConnectionSettings(resourcesOf(snapshot, 'listener').values());
-    for (const [name, bound] of this.ports) {
-      const table = tls.get(name);
-      if (bound.tls && table) bound.tls.update(table);
-      // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
-      bound.server.maxConnections = caps.get(name) ?? Infinity;
-      bound.conn.update(connSettings.get(name));
-      bound.gate.update(gates.get(name));
-      bound.h2?.update(bound.conn.h2);
-    }
+    this.updateBinds(snapshot, settingsOf);
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
       this.ports.delete(name);
@@ -314,6 +322,22 @@ export class ProxyRuntime {
       bound.server.closeIdleConnections();
     }
     this.applied = true;
+  }
+
+  /** Swaps the per-port settings of every running server for the snapshot's (new connections get them). */
+  private updateBinds(snapshot: Snapshot, settingsOf: (name: string) => BindSettings<BindTls>): void {
+    const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
+    const connSettings = bindConnectionSettings(resourcesOf(snapshot, 'listener').values());
+    for (const [name, bound] of this.ports) {
+      const { tls: table, gates, proxy } = settingsOf(name);
+      if (bound.tls && table) bound.tls.update(table);
+      // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
+      bound.server.maxConnections = caps.get(name) ?? Infinity;
+      bound.conn.update(connSettings.get(name));
+      bound.gate.update(gates);
+      bound.proxy.update(proxy);
+      bound.h2?.update(bound.conn.h2);
+    }
   }
 
   /** Idempotent: shutdown paths may close twice (the owner and a signal handler); the clients must close once. */
@@ -434,7 +458,7 @@ export class ProxyRuntime {
       case 'CONNECT_ROUTE':
         return { mode: 'route' };
       case 'CONNECT_TUNNEL':
-        return { mode: 'tunnel', reenter: (socket) => void this.ports.get(l.bind)?.server.emit('connection', socket) };
+        return { mode: 'tunnel', reenter: (socket) => this.ports.get(l.bind)?.proxy.reenter(socket) };
       default:
         return undefined;
     }
@@ -479,7 +503,11 @@ export class ProxyRuntime {
     });
   }
 
-  private listen(address: string, port: number, tls?: BindTls | TlsBind, gates?: ConnectionGate[]): Promise<BoundPort> {
+  private listen(
+    address: string,
+    port: number,
+    { tls, gates, proxy: proxySettings }: BindSettings,
+  ): Promise<BoundPort> {
     return new Promise((resolve, reject) => {
       const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
       const { server, h2 } = this.bindServer(live);
@@ -495,6 +523,11 @@ export class ProxyRuntime {
       capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () =>
         this.metrics.connectionsRefused.inc(),
       );
+      // Last: it takes over every connection listener above, which then see the client the PROXY header names.
+      const proxy = new ProxyProtocolGate(server, live !== undefined, this.limits.headersTimeoutMs, this.log, () =>
+        this.metrics.proxyProtocolRejected.inc(),
+      );
+      proxy.update(proxySettings);
       server.once('error', (err) =>
         reject(
           new ProblemError([
@@ -515,7 +548,16 @@ export class ProxyRuntime {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'listener error'));
         const actual = (server.address() as AddressInfo).port;
-        resolve({ server, address, port: actual, conn, gate, ...(live ? { tls: live } : {}), ...(h2 ? { h2 } : {}) });
+        resolve({
+          server,
+          address,
+          port: actual,
+          conn,
+          gate,
+          proxy,
+          ...(live ? { tls: live } : {}),
+          ...(h2 ? { h2 } : {}),
+        });
       });
     });
   }

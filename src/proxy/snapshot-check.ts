@@ -4,11 +4,13 @@
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Listener, Snapshot } from '../ir/types.js';
+import { resourcesOf } from '../ir/load.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http/http-forward.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
+import { proxyProtocolProblems } from './http/proxy-protocol.js';
 import { trafficProblems } from './policy/traffic-policy.js';
 import { backendTlsProblems } from './http/upstream-tls.js';
 
@@ -98,6 +100,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
     }
   }
   problems.push(...httpsProblems(snapshot, source));
+  problems.push(...proxyProtocolProblems(resourcesOf(snapshot, 'listener').values(), source));
   problems.push(...trafficProblems(snapshot, source));
   problems.push(...backendTlsProblems(snapshot, source));
   problems.push(...aiProblems(snapshot, source));

@@ -6,7 +6,7 @@ import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from '
 import type { BackendInput, ListenerInput, RouteInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from './built-ir.js';
 import { agreeOnBindTls, listenerTlsSettings } from './listeners/frontend-tls.js';
-import { listenerFrontendSettings } from './listeners/frontend-settings.js';
+import { agreeOnBindProxyProtocol, listenerFrontendSettings } from './listeners/frontend-settings.js';
 import { collectListeners, listenerLimits, listenerRefusals, type ListenerInfo } from './listeners/listeners.js';
 import { listenerTelemetry } from './listeners/telemetry.js';
 import { translateModels } from './models/models.js';
@@ -143,6 +143,7 @@ function irListenersOf(
     tlsSources.set(il.name ?? '', fe.provenance['frontend.tls']?.source ?? '');
   }
   agreeOnBindTls(out, (name) => tlsSources.get(name) ?? '');
+  agreeOnBindProxyProtocol(out, sink.piece);
   return out;
 }
 

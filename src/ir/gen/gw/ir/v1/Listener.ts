@@ -8,6 +8,7 @@ import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
 import type { ListenerTelemetry as _gw_ir_v1_ListenerTelemetry, ListenerTelemetry__Output as _gw_ir_v1_ListenerTelemetry__Output } from '../../../gw/ir/v1/ListenerTelemetry.js';
 import type { ConnectMode as _gw_ir_v1_ConnectMode, ConnectMode__Output as _gw_ir_v1_ConnectMode__Output } from '../../../gw/ir/v1/ConnectMode.js';
+import type { ProxyProtocol as _gw_ir_v1_ProxyProtocol, ProxyProtocol__Output as _gw_ir_v1_ProxyProtocol__Output } from '../../../gw/ir/v1/ProxyProtocol.js';
 
 export interface Listener {
   'name'?: (string);
@@ -51,6 +52,12 @@ export interface Listener {
    * (docs/proxy.md "CONNECT"); unspecified (no connect policy) and Deny answer 405.
    */
   'connectMode'?: (_gw_ir_v1_ConnectMode);
+  /**
+   * spec.frontend.proxyProtocol: connections on this listener's port start with a PROXY protocol header
+   * whose source address becomes the client's. Read before TLS or HTTP, so it holds per port: the listeners
+   * sharing a port agree (the translator drops and refuses it otherwise). Absent: no header is read.
+   */
+  'proxyProtocol'?: (_gw_ir_v1_ProxyProtocol | null);
 }
 
 export interface Listener__Output {
@@ -95,4 +102,10 @@ export interface Listener__Output {
    * (docs/proxy.md "CONNECT"); unspecified (no connect policy) and Deny answer 405.
    */
   'connectMode': (_gw_ir_v1_ConnectMode__Output);
+  /**
+   * spec.frontend.proxyProtocol: connections on this listener's port start with a PROXY protocol header
+   * whose source address becomes the client's. Read before TLS or HTTP, so it holds per port: the listeners
+   * sharing a port agree (the translator drops and refuses it otherwise). Absent: no header is read.
+   */
+  'proxyProtocol': (_gw_ir_v1_ProxyProtocol__Output | null);
 }
