@@ -88,7 +88,14 @@ const frontendTable: CoverageTable = {
     'ListenerLimits.maxConcurrentRequests',
     'excess requests on the listener get 503',
   ),
-  'metrics.*': frontend('metric attributes'),
+  'metrics.*': enforced(
+    'ListenerTelemetry.metrics',
+    "labels on gw_http_requests_total and gw_http_request_duration_seconds of the listener's requests (test/proxy/metric-attributes.test.ts)",
+  ),
+  'metrics.attributes.add[].*': enforced(
+    'ListenerMetrics.add',
+    "CEL over what access-log expressions see, `unknown` when it fails; a name that is not a Prometheus label name, repeats, or is one of the metrics' own labels, and an expression that does not compile, are refused on status",
+  ),
   'networkAuthorization.*': enforced(
     'Listener.networkAuthorization',
     'CEL over source/destination address and port; a refused connection is closed before any byte is read',

@@ -179,6 +179,10 @@ export type {
   ListenerLimits as ListenerLimitsInput,
 } from './gen/gw/ir/v1/ListenerLimits.js';
 export type {
+  ListenerMetrics__Output as ListenerMetrics,
+  ListenerMetrics as ListenerMetricsInput,
+} from './gen/gw/ir/v1/ListenerMetrics.js';
+export type {
   ListenerProtocol__Output as ListenerProtocol,
   ListenerProtocol as ListenerProtocolInput,
 } from './gen/gw/ir/v1/ListenerProtocol.js';
@@ -213,6 +217,10 @@ export type {
 } from './gen/gw/ir/v1/McpGuardrails.js';
 export type { McpIdp__Output as McpIdp, McpIdp as McpIdpInput } from './gen/gw/ir/v1/McpIdp.js';
 export type { McpTarget__Output as McpTarget, McpTarget as McpTargetInput } from './gen/gw/ir/v1/McpTarget.js';
+export type {
+  MetricLabel__Output as MetricLabel,
+  MetricLabel as MetricLabelInput,
+} from './gen/gw/ir/v1/MetricLabel.js';
 export type { Model__Output as Model, Model as ModelInput } from './gen/gw/ir/v1/Model.js';
 export type { ModelMatch__Output as ModelMatch, ModelMatch as ModelMatchInput } from './gen/gw/ir/v1/ModelMatch.js';
 export type {

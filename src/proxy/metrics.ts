@@ -6,16 +6,91 @@ function counter<L extends string>(registry: Registry, name: string, help: strin
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+/** Distinct combinations of added label values kept apart; past it new ones share the value `overflow`. */
+export const MAX_LABEL_SETS = 1000;
+
+/**
+ * gw_http_requests_total and gw_http_request_duration_seconds, with the labels listeners add (GwPolicy
+ * `frontend.metrics`). prom-client fixes a metric's label names when it is registered, so a snapshot that
+ * changes the set of added names registers both again (their series restart from zero, as after a restart).
+ */
+export class RequestMetrics {
+  private requests!: Counter<string>;
+  private latency!: Histogram<string>;
+  private names: ReadonlySet<string> = new Set();
+  /** Labelled children, looked up once per key: prom-client hashes the label object on every call otherwise. */
+  private readonly children = new Map<string, { requests: Counter.Internal; latency: Histogram.Internal<string> }>();
+  private readonly labelSets = new Set<string>();
+
+  constructor(private readonly registry: Registry) {
+    this.register([]);
+  }
+
+  /** The label names every listener of the snapshot adds, sorted; a change registers both metrics again. */
+  useLabels(names: readonly string[]): void {
+    if (names.join(',') === [...this.names].join(',')) return;
+    this.registry.removeSingleMetric('gw_http_requests_total');
+    this.registry.removeSingleMetric('gw_http_request_duration_seconds');
+    this.register(names);
+  }
+
+  /** One finished request; `added` the labels its listener adds (absent ones are left out of the series). */
+  record(method: string, status: number, seconds: number, added?: Record<string, string>): void {
+    let key = `${method} ${status}`;
+    let labels: Record<string, string> = { method };
+    if (added) {
+      // A request of the previous snapshot may end after a push dropped one of its labels: the current ones only.
+      added = this.bounded(Object.fromEntries(Object.entries(added).filter(([k]) => this.names.has(k))));
+      key += ` ${JSON.stringify(added)}`;
+      labels = { ...added, method };
+    }
+    let c = this.children.get(key);
+    if (!c) {
+      c = {
+        requests: this.requests.labels({ ...labels, status: String(status) }),
+        latency: this.latency.labels(labels),
+      };
+      this.children.set(key, c);
+    }
+    c.requests.inc();
+    c.latency.observe(seconds);
+  }
+
+  private register(names: readonly string[]): void {
+    this.names = new Set(names);
+    this.children.clear();
+    this.labelSets.clear();
+    this.requests = counter(
+      this.registry,
+      'gw_http_requests_total',
+      'HTTP requests by method and status (and the labels GwPolicy frontend.metrics adds).',
+      ['method', 'status', ...names],
+    );
+    this.latency = new Histogram({
+      name: 'gw_http_request_duration_seconds',
+      help: 'HTTP request latency until the response ends (SSE streams included), by method (and added labels).',
+      labelNames: ['method', ...names],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+  }
+
+  /** The values as given while fewer than MAX_LABEL_SETS combinations were seen; a new one past it is `overflow`. */
+  private bounded(added: Record<string, string>): Record<string, string> {
+    const key = JSON.stringify(added);
+    if (this.labelSets.has(key)) return added;
+    if (this.labelSets.size < MAX_LABEL_SETS) {
+      this.labelSets.add(key);
+      return added;
+    }
+    return Object.fromEntries(Object.keys(added).map((k) => [k, 'overflow']));
+  }
+}
+
 function httpMetrics(registry: Registry) {
   return {
-    requests: counter(registry, 'gw_http_requests_total', 'HTTP requests by method and status.', ['method', 'status']),
-    latency: new Histogram({
-      name: 'gw_http_request_duration_seconds',
-      help: 'HTTP request latency until the response ends (SSE streams included).',
-      labelNames: ['method'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [registry],
-    }),
+    http: new RequestMetrics(registry),
     errors: counter(
       registry,
       'gw_proxy_errors_total',

@@ -40,6 +40,7 @@ import { runPipeline, type PipelineServices } from './pipeline.js';
 import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
 import { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
+import { metricLabelNames } from './telemetry/metric-labels.js';
 import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
@@ -314,6 +315,7 @@ export class ProxyRuntime {
       throw err;
     }
     this.state = next;
+    this.metrics.http.useLabels(metricLabelNames(resourcesOf(snapshot, 'listener').values()));
     this.updateBinds(snapshot, settingsOf);
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
@@ -590,15 +592,14 @@ export class ProxyRuntime {
     adaptHttp2(req, res);
     this.inFlight.track(req, res);
     res.on('close', () => {
-      const method = req.method ?? 'OTHER';
       const status = res.statusCode;
-      this.child(`req ${method} ${status}`, () => this.metrics.requests.labels(method, String(status))).inc();
-      this.child(`lat ${method}`, () => this.metrics.latency.labels(method)).observe(
-        Number(process.hrtime.bigint() - start) / 1e9,
-      );
+      // Telemetry first: the labels a listener adds to the request metrics are valued from its finished facts.
+      const telemetry = telemetryOf(res);
+      telemetry?.end(res);
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      this.metrics.http.record(req.method ?? 'OTHER', status, seconds, telemetry?.metricLabels());
       const code = errorCodeOf(res);
       if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
-      telemetryOf(res)?.end(res);
     });
     try {
       await this.route(server, req, res);

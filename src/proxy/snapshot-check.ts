@@ -11,6 +11,7 @@ import { httpAddressOf } from './http/http-forward.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
 import { proxyProtocolProblems } from './http/proxy-protocol.js';
+import { metricLabelProblems } from './telemetry/metric-labels.js';
 import { trafficProblems } from './policy/traffic-policy.js';
 import { backendTlsProblems } from './http/upstream-tls.js';
 
@@ -101,6 +102,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   }
   problems.push(...httpsProblems(snapshot, source));
   problems.push(...proxyProtocolProblems(resourcesOf(snapshot, 'listener').values(), source));
+  for (const l of resourcesOf(snapshot, 'listener').values()) problems.push(...metricLabelProblems(l, source));
   problems.push(...trafficProblems(snapshot, source));
   problems.push(...backendTlsProblems(snapshot, source));
   problems.push(...aiProblems(snapshot, source));
