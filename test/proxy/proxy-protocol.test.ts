@@ -3,6 +3,7 @@
 // what networkAuthorization, X-Forwarded-For and the access log see; without the field the header would be
 // taken for HTTP (400) and the peer would be 127.0.0.1.
 import { readFileSync } from 'node:fs';
+import { connect as h2connect } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -163,6 +164,22 @@ describe('frontend.proxyProtocol V2 (the default)', () => {
     expect(forwardedFor(await exchange(connect(port, '127.0.0.1'), [local, GET]))).toBe('127.0.0.1');
   });
 
+  it('gives the client to an h2c (prior knowledge) connection', async () => {
+    const session = h2connect(`http://127.0.0.1:${port}`, {
+      createConnection: () => {
+        const raw = connect(port, '127.0.0.1');
+        raw.write(v2('192.0.2.46', 6002));
+        return raw;
+      },
+    });
+    const stream = session.request({ ':path': '/app/x' });
+    let body = '';
+    stream.on('data', (c: Buffer) => (body += c.toString()));
+    await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
+    session.close();
+    expect((JSON.parse(body) as Record<string, unknown>)['x-forwarded-for']).toBe('192.0.2.46');
+  });
+
   it('closes a version 1 header (Strict by default)', async () => {
     expect(await exchange(connect(port, '127.0.0.1'), ['PROXY TCP4 203.0.113.7 10.0.0.1 4711 80\r\n', GET])).toBe('');
   });
@@ -191,6 +208,22 @@ describe('frontend.proxyProtocol on an HTTPS listener', () => {
     ]);
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(forwardedFor(answer)).toBe('192.0.2.44');
+  });
+
+  it('gives the client to HTTP/2 requests on a connection that negotiated h2', async () => {
+    const session = h2connect(`https://a.example.test:${port}`, {
+      createConnection: () => {
+        const raw = connect(port, '127.0.0.1');
+        raw.write(v2('192.0.2.45', 6001));
+        return tlsConnect({ socket: raw, servername: 'a.example.test', ca, ALPNProtocols: ['h2'] });
+      },
+    });
+    const stream = session.request({ ':path': '/x' });
+    let body = '';
+    stream.on('data', (c: Buffer) => (body += c.toString()));
+    await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
+    session.close();
+    expect((JSON.parse(body) as Record<string, unknown>)['x-forwarded-for']).toBe('192.0.2.45');
   });
 });
 
