@@ -79,18 +79,31 @@ const frontendTable: CoverageTable = {
     'AccessLog.otlpLogsUrl',
     'OTLP/HTTP (protobuf) log records; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts)',
   ),
-  'connect.*': frontend('HTTP CONNECT handling'),
+  'connect.*': enforced(
+    'Listener.connectMode',
+    "HTTP/1.1 CONNECT; Deny (like no policy) answers 405; Route matches the authority's host as a request, runs the route's policies, then tunnels to its backend (dynamicForwardProxy: to the authority); Tunnel serves the bytes after the 200 as a new connection of the listener's port; HTTP/2 CONNECT gets 405 (test/proxy/connect.test.ts)",
+  ),
   'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
   'http.maxConcurrentRequests': enforced(
     'ListenerLimits.maxConcurrentRequests',
     'excess requests on the listener get 503',
   ),
-  'metrics.*': frontend('metric attributes'),
+  'metrics.*': enforced(
+    'ListenerTelemetry.metrics',
+    "labels on gw_http_requests_total and gw_http_request_duration_seconds of the listener's requests (test/proxy/metric-attributes.test.ts)",
+  ),
+  'metrics.attributes.add[].*': enforced(
+    'ListenerMetrics.add',
+    "CEL over what access-log expressions see, `unknown` when it fails; a name that is not a Prometheus label name, repeats, or is one of the metrics' own labels, and an expression that does not compile, are refused on status",
+  ),
   'networkAuthorization.*': enforced(
     'Listener.networkAuthorization',
     'CEL over source/destination address and port; a refused connection is closed before any byte is read',
   ),
-  'proxyProtocol.*': frontend('PROXY protocol'),
+  'proxyProtocol.*': enforced(
+    'Listener.proxyProtocol',
+    "read before TLS and HTTP; its source address is the client's (networkAuthorization source, X-Forwarded-For, access log); per port: listeners sharing a port must agree, else it is refused on all of them (test/proxy/proxy-protocol.test.ts)",
+  ),
   'tcp.*': frontend('TCP settings'),
   'tcp.keepalive.time': enforced(
     'ListenerLimits.keepaliveTimeMs',

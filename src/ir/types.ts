@@ -91,6 +91,10 @@ export type {
   ConditionalDirectResponse as ConditionalDirectResponseInput,
 } from './gen/gw/ir/v1/ConditionalDirectResponse.js';
 export type {
+  ConnectMode__Output as ConnectMode,
+  ConnectMode as ConnectModeInput,
+} from './gen/gw/ir/v1/ConnectMode.js';
+export type {
   ContentScope__Output as ContentScope,
   ContentScope as ContentScopeInput,
 } from './gen/gw/ir/v1/ContentScope.js';
@@ -175,6 +179,10 @@ export type {
   ListenerLimits as ListenerLimitsInput,
 } from './gen/gw/ir/v1/ListenerLimits.js';
 export type {
+  ListenerMetrics__Output as ListenerMetrics,
+  ListenerMetrics as ListenerMetricsInput,
+} from './gen/gw/ir/v1/ListenerMetrics.js';
+export type {
   ListenerProtocol__Output as ListenerProtocol,
   ListenerProtocol as ListenerProtocolInput,
 } from './gen/gw/ir/v1/ListenerProtocol.js';
@@ -209,6 +217,10 @@ export type {
 } from './gen/gw/ir/v1/McpGuardrails.js';
 export type { McpIdp__Output as McpIdp, McpIdp as McpIdpInput } from './gen/gw/ir/v1/McpIdp.js';
 export type { McpTarget__Output as McpTarget, McpTarget as McpTargetInput } from './gen/gw/ir/v1/McpTarget.js';
+export type {
+  MetricLabel__Output as MetricLabel,
+  MetricLabel as MetricLabelInput,
+} from './gen/gw/ir/v1/MetricLabel.js';
 export type { Model__Output as Model, Model as ModelInput } from './gen/gw/ir/v1/Model.js';
 export type { ModelMatch__Output as ModelMatch, ModelMatch as ModelMatchInput } from './gen/gw/ir/v1/ModelMatch.js';
 export type {
@@ -262,6 +274,18 @@ export type {
   PromptGuardStreaming__Output as PromptGuardStreaming,
   PromptGuardStreaming as PromptGuardStreamingInput,
 } from './gen/gw/ir/v1/PromptGuardStreaming.js';
+export type {
+  ProxyProtocol__Output as ProxyProtocol,
+  ProxyProtocol as ProxyProtocolInput,
+} from './gen/gw/ir/v1/ProxyProtocol.js';
+export type {
+  ProxyProtocolMode__Output as ProxyProtocolMode,
+  ProxyProtocolMode as ProxyProtocolModeInput,
+} from './gen/gw/ir/v1/ProxyProtocolMode.js';
+export type {
+  ProxyProtocolVersion__Output as ProxyProtocolVersion,
+  ProxyProtocolVersion as ProxyProtocolVersionInput,
+} from './gen/gw/ir/v1/ProxyProtocolVersion.js';
 export type { Refusal__Output as Refusal, Refusal as RefusalInput } from './gen/gw/ir/v1/Refusal.js';
 export type { RegexGuard__Output as RegexGuard, RegexGuard as RegexGuardInput } from './gen/gw/ir/v1/RegexGuard.js';
 export type {

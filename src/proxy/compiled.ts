@@ -3,6 +3,7 @@
 import type { Route } from '../ir/types.js';
 import type { RouteAuth } from './auth/hooks.js';
 import type { ExtAuthRoute } from './auth/ext-auth.js';
+import type { ConnectPlan } from './http/connect.js';
 import type { ForwardRoute } from './http/http-forward.js';
 import type { RouteMatcher } from './http/route-match.js';
 import type { LlmRoute } from './llm/llm-route.js';
@@ -40,6 +41,8 @@ export interface CompiledListener {
   concurrency?: ConcurrencyCap;
   /** `frontend.http.http1MaxHeaders`: a request with more header fields gets 431. */
   maxHeaders?: number;
+  /** `frontend.connect.mode`: absent without a connect policy (a CONNECT gets 405, as with Deny). */
+  connect?: ConnectPlan;
   /** `frontend.accessLog` / `frontend.tracing`: absent when the listener sets neither. */
   telemetry?: ListenerTelemetry;
 }

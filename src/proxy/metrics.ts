@@ -1,112 +1,207 @@
 // Prometheus metrics of one proxy runtime, on its own registry so several runtimes (tests) coexist.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** A counter on `registry`; `labelNames` empty for an unlabelled one. */
+function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[] = []) {
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+/** Distinct combinations of added label values kept apart; past it new ones share the value `overflow`. */
+export const MAX_LABEL_SETS = 1000;
+
+/**
+ * gw_http_requests_total and gw_http_request_duration_seconds, with the labels listeners add (GwPolicy
+ * `frontend.metrics`). prom-client fixes a metric's label names when it is registered, so a snapshot that
+ * changes the set of added names registers both again (their series restart from zero, as after a restart).
+ */
+export class RequestMetrics {
+  private requests!: Counter<string>;
+  private latency!: Histogram<string>;
+  private names: ReadonlySet<string> = new Set();
+  /** Labelled children, looked up once per key: prom-client hashes the label object on every call otherwise. */
+  private readonly children = new Map<string, { requests: Counter.Internal; latency: Histogram.Internal<string> }>();
+  private readonly labelSets = new Set<string>();
+
+  constructor(private readonly registry: Registry) {
+    this.register([]);
+  }
+
+  /** The label names every listener of the snapshot adds, sorted; a change registers both metrics again. */
+  useLabels(names: readonly string[]): void {
+    if (names.join(',') === [...this.names].join(',')) return;
+    this.registry.removeSingleMetric('gw_http_requests_total');
+    this.registry.removeSingleMetric('gw_http_request_duration_seconds');
+    this.register(names);
+  }
+
+  /** One finished request; `added` the labels its listener adds (absent ones are left out of the series). */
+  record(method: string, status: number, seconds: number, added?: Record<string, string>): void {
+    let key = `${method} ${status}`;
+    let labels: Record<string, string> = { method };
+    if (added) {
+      // A request of the previous snapshot may end after a push dropped one of its labels: the current ones only.
+      added = this.bounded(Object.fromEntries(Object.entries(added).filter(([k]) => this.names.has(k))));
+      key += ` ${JSON.stringify(added)}`;
+      labels = { ...added, method };
+    }
+    let c = this.children.get(key);
+    if (!c) {
+      c = {
+        requests: this.requests.labels({ ...labels, status: String(status) }),
+        latency: this.latency.labels(labels),
+      };
+      this.children.set(key, c);
+    }
+    c.requests.inc();
+    c.latency.observe(seconds);
+  }
+
+  private register(names: readonly string[]): void {
+    this.names = new Set(names);
+    this.children.clear();
+    this.labelSets.clear();
+    this.requests = counter(
+      this.registry,
+      'gw_http_requests_total',
+      'HTTP requests by method and status (and the labels GwPolicy frontend.metrics adds).',
+      ['method', 'status', ...names],
+    );
+    this.latency = new Histogram({
+      name: 'gw_http_request_duration_seconds',
+      help: 'HTTP request latency until the response ends (SSE streams included), by method (and added labels).',
+      labelNames: ['method', ...names],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+  }
+
+  /** The values as given while fewer than MAX_LABEL_SETS combinations were seen; a new one past it is `overflow`. */
+  private bounded(added: Record<string, string>): Record<string, string> {
+    const key = JSON.stringify(added);
+    if (this.labelSets.has(key)) return added;
+    if (this.labelSets.size < MAX_LABEL_SETS) {
+      this.labelSets.add(key);
+      return added;
+    }
+    return Object.fromEntries(Object.keys(added).map((k) => [k, 'overflow']));
+  }
+}
+
+function httpMetrics(registry: Registry) {
+  return {
+    http: new RequestMetrics(registry),
+    errors: counter(
+      registry,
+      'gw_proxy_errors_total',
+      'Requests the proxy answered with one of its own errors, by error code (docs/proxy.md "Error codes") and status.',
+      ['code', 'status'],
+    ),
+  };
+}
+
+function mcpMetrics(registry: Registry) {
+  return {
+    mcpRequests: counter(registry, 'gw_mcp_requests_total', 'MCP requests by JSON-RPC method.', ['method']),
+    targetFailures: counter(registry, 'gw_mcp_target_failures_total', 'Failures talking to MCP targets.', [
+      'target',
+      'phase',
+    ]),
+    sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),
+    sessionsExpired: counter(registry, 'gw_mcp_sessions_expired_total', 'MCP sessions closed after the idle timeout.'),
+    sessionsRefused: counter(
+      registry,
+      'gw_mcp_sessions_refused_total',
+      'MCP initialize requests refused by a session cap, by reason (proxy_cap, client_cap).',
+      ['reason'],
+    ),
+  };
+}
+
+function listenerMetrics(registry: Registry) {
+  return {
+    connectionsRefused: counter(
+      registry,
+      'gw_listener_connections_refused_total',
+      'Connections closed at once because their source address reached the per-source cap.',
+    ),
+    connectionsDenied: counter(
+      registry,
+      'gw_listener_connections_denied_total',
+      'Connections closed at once because GwPolicy frontend.networkAuthorization does not allow them.',
+    ),
+    proxyProtocolRejected: counter(
+      registry,
+      'gw_listener_proxy_protocol_rejected_total',
+      'Connections closed before any other byte because they lack the PROXY protocol header their port requires (GwPolicy frontend.proxyProtocol Strict), send a malformed one, or the other version.',
+    ),
+  };
+}
+
+function upstreamMetrics(registry: Registry) {
+  return {
+    upstreamRequests: counter(
+      registry,
+      'gw_upstream_requests_total',
+      'Requests forwarded to HTTP backends, by backend and response status class.',
+      ['backend', 'class'],
+    ),
+    upstreamFailures: counter(
+      registry,
+      'gw_upstream_failures_total',
+      'Forwarded requests that got no complete response, by backend and reason (connect, timeout, reset, other).',
+      ['backend', 'reason'],
+    ),
+    upstreamRetries: counter(
+      registry,
+      'gw_upstream_retries_total',
+      'Forwarded requests sent again after a retriable status or connect failure (GwPolicy traffic.retry), by backend.',
+      ['backend'],
+    ),
+    rateLimited: counter(
+      registry,
+      'gw_rate_limited_total',
+      'Requests refused with 429 by a local rate limit (GwPolicy traffic.rateLimit.local), by route.',
+      ['route'],
+    ),
+  };
+}
+
+function llmMetrics(registry: Registry) {
+  return {
+    llmRequests: counter(
+      registry,
+      'gw_llm_requests_total',
+      'Requests sent to LLM providers (each failover attempt counts), by provider, upstream model and status (HTTP status, or connect / timeout).',
+      ['provider', 'model', 'status'],
+    ),
+    llmTokens: counter(
+      registry,
+      'gw_llm_tokens_total',
+      'Tokens LLM providers reported in response usage (streamed too), by provider, model and kind (input, output).',
+      ['provider', 'model', 'kind'],
+    ),
+    llmModeration: counter(
+      registry,
+      'gw_llm_moderation_total',
+      'Inline moderation checks of LLM providers (openai.moderation), by provider, phase (input, output) and result (passed, flagged, error).',
+      ['provider', 'phase', 'result'],
+    ),
+  };
+}
+
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Registration order is the order of the exposition text: keep it when adding a group.
   return {
     registry,
-    requests: new Counter({
-      name: 'gw_http_requests_total',
-      help: 'HTTP requests by method and status.',
-      labelNames: ['method', 'status'],
-      registers: [registry],
-    }),
-    latency: new Histogram({
-      name: 'gw_http_request_duration_seconds',
-      help: 'HTTP request latency until the response ends (SSE streams included).',
-      labelNames: ['method'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [registry],
-    }),
-    errors: new Counter({
-      name: 'gw_proxy_errors_total',
-      help: 'Requests the proxy answered with one of its own errors, by error code (docs/proxy.md "Error codes") and status.',
-      labelNames: ['code', 'status'],
-      registers: [registry],
-    }),
-    mcpRequests: new Counter({
-      name: 'gw_mcp_requests_total',
-      help: 'MCP requests by JSON-RPC method.',
-      labelNames: ['method'],
-      registers: [registry],
-    }),
-    targetFailures: new Counter({
-      name: 'gw_mcp_target_failures_total',
-      help: 'Failures talking to MCP targets.',
-      labelNames: ['target', 'phase'],
-      registers: [registry],
-    }),
-    sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),
-    sessionsExpired: new Counter({
-      name: 'gw_mcp_sessions_expired_total',
-      help: 'MCP sessions closed after the idle timeout.',
-      registers: [registry],
-    }),
-    sessionsRefused: new Counter({
-      name: 'gw_mcp_sessions_refused_total',
-      help: 'MCP initialize requests refused by a session cap, by reason (proxy_cap, client_cap).',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    connectionsRefused: new Counter({
-      name: 'gw_listener_connections_refused_total',
-      help: 'Connections closed at once because their source address reached the per-source cap.',
-      registers: [registry],
-    }),
-    connectionsDenied: new Counter({
-      name: 'gw_listener_connections_denied_total',
-      help: 'Connections closed at once because GwPolicy frontend.networkAuthorization does not allow them.',
-      registers: [registry],
-    }),
-    upstreamRequests: new Counter({
-      name: 'gw_upstream_requests_total',
-      help: 'Requests forwarded to HTTP backends, by backend and response status class.',
-      labelNames: ['backend', 'class'],
-      registers: [registry],
-    }),
-    upstreamFailures: new Counter({
-      name: 'gw_upstream_failures_total',
-      help: 'Forwarded requests that got no complete response, by backend and reason (connect, timeout, reset, other).',
-      labelNames: ['backend', 'reason'],
-      registers: [registry],
-    }),
-    upstreamRetries: new Counter({
-      name: 'gw_upstream_retries_total',
-      help: 'Forwarded requests sent again after a retriable status or connect failure (GwPolicy traffic.retry), by backend.',
-      labelNames: ['backend'],
-      registers: [registry],
-    }),
-    rateLimited: new Counter({
-      name: 'gw_rate_limited_total',
-      help: 'Requests refused with 429 by a local rate limit (GwPolicy traffic.rateLimit.local), by route.',
-      labelNames: ['route'],
-      registers: [registry],
-    }),
-    llmRequests: new Counter({
-      name: 'gw_llm_requests_total',
-      help: 'Requests sent to LLM providers (each failover attempt counts), by provider, upstream model and status (HTTP status, or connect / timeout).',
-      labelNames: ['provider', 'model', 'status'],
-      registers: [registry],
-    }),
-    llmTokens: new Counter({
-      name: 'gw_llm_tokens_total',
-      help: 'Tokens LLM providers reported in response usage (streamed too), by provider, model and kind (input, output).',
-      labelNames: ['provider', 'model', 'kind'],
-      registers: [registry],
-    }),
-    llmModeration: new Counter({
-      name: 'gw_llm_moderation_total',
-      help: 'Inline moderation checks of LLM providers (openai.moderation), by provider, phase (input, output) and result (passed, flagged, error).',
-      labelNames: ['provider', 'phase', 'result'],
-      registers: [registry],
-    }),
-    reloads: new Counter({
-      name: 'gw_config_reloads_total',
-      help: 'Configuration applications by result.',
-      labelNames: ['result'],
-      registers: [registry],
-    }),
+    ...httpMetrics(registry),
+    ...mcpMetrics(registry),
+    ...listenerMetrics(registry),
+    ...upstreamMetrics(registry),
+    ...llmMetrics(registry),
+    reloads: counter(registry, 'gw_config_reloads_total', 'Configuration applications by result.', ['result']),
   };
 }
 

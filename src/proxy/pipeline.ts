@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExtAuthClient } from './auth/ext-auth.js';
 import type { CompiledListener, CompiledRoute } from './compiled.js';
+import { answerConnect } from './http/connect.js';
+import { openTunnel } from './http/connect-tunnel.js';
 import { sendError } from './http/http-error.js';
 import type { HttpForwarder } from './http/http-forward.js';
 import { applyRouteFilters, withRequestHeaders } from './http/route-filters.js';
@@ -80,6 +82,11 @@ const beforeRoute: Stage<Exchange>[] = [
       res.once('close', () => cap.counter.inFlight--);
       return false;
     },
+  },
+  // CONNECT: 405 unless the listener's connect policy says Route (the stages below decide) or Tunnel.
+  {
+    name: 'connect',
+    run: ({ req, res, listener }) => req.method === 'CONNECT' && answerConnect(req, res, listener?.connect),
   },
   {
     name: 'cors',
@@ -205,7 +212,8 @@ const onRoute: Stage<RoutedExchange>[] = [
   {
     name: 'dispatch',
     run: async ({ req, res, route, claims, apiKey, clientAuthorization, telemetry }, s) => {
-      if (route.forward) {
+      if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
+      else if (route.forward) {
         telemetry?.forward(req.headers);
         await s.forwarder.handle(req, res, route.forward, clientAuthorization);
       } else {

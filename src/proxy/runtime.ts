@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Listener, McpBackend, Route, Snapshot } from '../ir/types.js';
@@ -26,19 +27,21 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
-import { refuseConnect } from './http/connect.js';
+import { connectResponse, type ConnectPlan } from './http/connect.js';
 import { configureTargetQueue } from './mcp/upstream-fetch.js';
 import { connectionCaps } from './http/listener-limits.js';
 import { H2Sessions } from './http/h2-sessions.js';
 import { adaptHttp2 } from './http/h2-compat.js';
 import { ConnectionSettings, bindConnectionSettings } from './http/connection-settings.js';
 import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/network-authorization.js';
+import { ProxyProtocolGate, bindProxySettings, type ProxySettings } from './http/proxy-protocol.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
 import { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
-import { compileRouteMatcher, selectListener, splitTarget } from './http/route-match.js';
+import { metricLabelNames } from './telemetry/metric-labels.js';
+import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
@@ -73,6 +76,14 @@ export interface RuntimeOptions {
   extAuthTimeoutMs?: number;
 }
 
+/** What a bind's server is created with; `apply` swaps them on a running one. */
+interface BindSettings<Tls = BindTls | TlsBind> {
+  /** A snapshot's table, or (restoring a replaced server) the live one it had. */
+  tls: Tls | undefined;
+  gates: ConnectionGate[] | undefined;
+  proxy: ProxySettings | undefined;
+}
+
 /** `tls` is set exactly on HTTPS servers; its table is swapped in place on apply. */
 interface BoundPort {
   server: Server;
@@ -83,6 +94,8 @@ interface BoundPort {
   conn: ConnectionSettings;
   /** frontend.networkAuthorization of the port's listeners: swapped on apply. */
   gate: NetworkGate;
+  /** frontend.proxyProtocol of the port's listeners: swapped on apply. */
+  proxy: ProxyProtocolGate;
   /** The HTTP/2 sessions of connections that negotiated `h2` (HTTPS) or opened with the h2c preface (plain). */
   h2?: H2Sessions;
 }
@@ -136,6 +149,8 @@ export class ProxyRuntime {
   private readonly metricChildren = new Map<string, unknown>();
   /** OTLP providers of `frontend.tracing` / `frontend.accessLog.otlp`, kept across snapshots. */
   private readonly otlp = new OtlpExporters();
+  /** Sockets of CONNECT requests (tunnels, connections handed back to a bind): no server tracks them. */
+  private readonly connectSockets = new Set<Duplex>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
 
@@ -246,6 +261,12 @@ export class ProxyRuntime {
     const binds = resourcesOf(snapshot, 'bind');
     const tls = bindTlsOf(resourcesOf(snapshot, 'listener').values());
     const gates = bindNetworkGates(resourcesOf(snapshot, 'listener').values());
+    const proxies = bindProxySettings(resourcesOf(snapshot, 'listener').values());
+    const settingsOf = (name: string): BindSettings<BindTls> => ({
+      tls: tls.get(name),
+      gates: gates.get(name),
+      proxy: proxies.get(name),
+    });
     const next = this.compile(snapshot);
     const opened: string[] = [];
     // A bind switching between HTTP and HTTPS keeps its port: the old server closes just before the new one listens.
@@ -270,14 +291,14 @@ export class ProxyRuntime {
               message: `cannot change from ${current.port} to ${bind.port} while running; use a new bind name`,
             },
           ]);
-        this.ports.set(name, await this.listen(bind.address, bind.port, tls.get(name), gates.get(name)));
+        this.ports.set(name, await this.listen(bind.address, bind.port, settingsOf(name)));
         opened.push(name);
       }
       for (const [name, old] of replaced) {
         this.ports.delete(name);
         old.server.close();
         old.server.closeIdleConnections();
-        this.ports.set(name, await this.listen(old.address, old.port, tls.get(name), gates.get(name)));
+        this.ports.set(name, await this.listen(old.address, old.port, settingsOf(name)));
         opened.push(name);
       }
     } catch (err) {
@@ -287,23 +308,15 @@ export class ProxyRuntime {
       }
       for (const [name, old] of replaced) {
         // Best effort: the port was ours a moment ago, so listening again with the old settings succeeds unless it was taken.
-        const restored = await this.listen(old.address, old.port, old.tls, old.gate.current).catch(() => undefined);
+        const previous = { tls: old.tls, gates: old.gate.current, proxy: old.proxy.current };
+        const restored = await this.listen(old.address, old.port, previous).catch(() => undefined);
         if (restored) this.ports.set(name, restored);
       }
       throw err;
     }
     this.state = next;
-    const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
-    const connSettings = bindConnectionSettings(resourcesOf(snapshot, 'listener').values());
-    for (const [name, bound] of this.ports) {
-      const table = tls.get(name);
-      if (bound.tls && table) bound.tls.update(table);
-      // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
-      bound.server.maxConnections = caps.get(name) ?? Infinity;
-      bound.conn.update(connSettings.get(name));
-      bound.gate.update(gates.get(name));
-      bound.h2?.update(bound.conn.h2);
-    }
+    this.metrics.http.useLabels(metricLabelNames(resourcesOf(snapshot, 'listener').values()));
+    this.updateBinds(snapshot, settingsOf);
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
       this.ports.delete(name);
@@ -313,12 +326,29 @@ export class ProxyRuntime {
     this.applied = true;
   }
 
+  /** Swaps the per-port settings of every running server for the snapshot's (new connections get them). */
+  private updateBinds(snapshot: Snapshot, settingsOf: (name: string) => BindSettings<BindTls>): void {
+    const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
+    const connSettings = bindConnectionSettings(resourcesOf(snapshot, 'listener').values());
+    for (const [name, bound] of this.ports) {
+      const { tls: table, gates, proxy } = settingsOf(name);
+      if (bound.tls && table) bound.tls.update(table);
+      // Node closes connections past `maxConnections` as they arrive (frontend.tcp.maxConnections).
+      bound.server.maxConnections = caps.get(name) ?? Infinity;
+      bound.conn.update(connSettings.get(name));
+      bound.gate.update(gates);
+      bound.proxy.update(proxy);
+      bound.h2?.update(bound.conn.h2);
+    }
+  }
+
   /** Idempotent: shutdown paths may close twice (the owner and a signal handler); the clients must close once. */
   close(): Promise<void> {
     return (this.closing ??= this.closeOnce());
   }
 
   private async closeOnce(): Promise<void> {
+    for (const socket of this.connectSockets) socket.destroy();
     await Promise.all(
       [...this.ports.values()].map(
         (b) =>
@@ -396,63 +426,97 @@ export class ProxyRuntime {
     }
     const out = new Map<string, CompiledListener[]>();
     const otlpUrls = new Set<string>();
-    for (const l of listeners.values()) {
-      const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls);
-      const routes = routesByListener.get(l.name) ?? [];
-      const max = l.limits?.maxConcurrentRequests;
+    for (const l of listeners.values())
       out.set(l.bind, [
         ...(out.get(l.bind) ?? []),
-        {
-          hostnames: l.hostnames,
-          routes,
-          match: compileRouteMatcher(routes, l.hostnames),
-          ...authEndpointsOf(routes),
-          ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
-          ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
-          ...(telemetry ? { telemetry } : {}),
-        },
+        this.compileListener(l, routesByListener.get(l.name) ?? [], otlpUrls),
       ]);
-    }
     void this.otlp.retain(otlpUrls);
     return out;
   }
 
-  private listen(address: string, port: number, tls?: BindTls | TlsBind, gates?: ConnectionGate[]): Promise<BoundPort> {
-    return new Promise((resolve, reject) => {
-      const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
-      const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
-      let server: Server;
-      let h2: H2Sessions | undefined;
-      if (live) {
-        const https = createHttpsServer(
-          { ...listenerServerOptions(this.limits), ...live.serverOptions() },
-          (req, res) => {
-            const sni = (req.socket as TLSSocket).servername;
-            if (live.misdirected(sni, req.headers.host))
-              sendError(
-                res,
-                'misdirected_request',
-                `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
-              );
-            else handler(req, res);
-          },
+  /** One listener's routes and settings; the OTLP URLs its telemetry uses are added to `otlpUrls`. */
+  private compileListener(l: Listener, routes: CompiledRoute[], otlpUrls: Set<string>): CompiledListener {
+    const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls);
+    const max = l.limits?.maxConcurrentRequests;
+    const connect = this.connectPlan(l);
+    return {
+      hostnames: l.hostnames,
+      routes,
+      match: compileRouteMatcher(routes, l.hostnames),
+      ...authEndpointsOf(routes),
+      ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
+      ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
+      ...(telemetry ? { telemetry } : {}),
+      ...(connect ? { connect } : {}),
+    };
+  }
+
+  /** `frontend.connect.mode`; Tunnel hands the socket to the listener's bind as a new connection. */
+  private connectPlan(l: Listener): ConnectPlan | undefined {
+    switch (l.connectMode) {
+      case 'CONNECT_DENY':
+        return { mode: 'deny' };
+      case 'CONNECT_ROUTE':
+        return { mode: 'route' };
+      case 'CONNECT_TUNNEL':
+        return { mode: 'tunnel', reenter: (socket) => this.ports.get(l.bind)?.proxy.reenter(socket) };
+      default:
+        return undefined;
+    }
+  }
+
+  /** The HTTP (h2c beside HTTP/1.1) or HTTPS (h2 by ALPN) server of a bind, dispatching to the pipeline. */
+  private bindServer(live: TlsBind | undefined): { server: Server; h2: H2Sessions } {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => void this.dispatch(server, req, res);
+    let server: Server;
+    if (!live) {
+      server = createServer(listenerServerOptions(this.limits), handler);
+      // h2c with prior knowledge beside HTTP/1.1: a client silent past the header timeout is closed.
+      const h2 = new H2Sessions(server, (req, res) => server.emit('request', req, res), {
+        prefaceTimeoutMs: this.limits.headersTimeoutMs,
+      });
+      return { server, h2 };
+    }
+    const https = createHttpsServer({ ...listenerServerOptions(this.limits), ...live.serverOptions() }, (req, res) => {
+      const sni = (req.socket as TLSSocket).servername;
+      if (live.misdirected(sni, req.headers.host))
+        sendError(
+          res,
+          'misdirected_request',
+          `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
         );
-        live.attach(https);
-        h2 = new H2Sessions(https, (req, res) => https.emit('request', req, res));
-        server = https;
-      } else {
-        const http = createServer(listenerServerOptions(this.limits), handler);
-        // h2c with prior knowledge beside HTTP/1.1: a client silent past the header timeout is closed.
-        h2 = new H2Sessions(http, (req, res) => http.emit('request', req, res), {
-          prefaceTimeoutMs: this.limits.headersTimeoutMs,
-        });
-        server = http;
-      }
+      else handler(req, res);
+    });
+    live.attach(https);
+    server = https;
+    return { server, h2: new H2Sessions(server, (req, res) => server.emit('request', req, res)) };
+  }
+
+  /**
+   * HTTP/1.1 CONNECT arrives as the server's `connect` event, not as a request: it walks the pipeline on a
+   * response of its own. Node's server stops tracking the socket then, so the runtime does (close, drain).
+   */
+  private serveConnect(server: Server): void {
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.connectSockets.add(socket);
+      socket.once('close', () => this.connectSockets.delete(socket));
+      void this.dispatch(server, req, connectResponse(req, socket, head));
+    });
+  }
+
+  private listen(
+    address: string,
+    port: number,
+    { tls, gates, proxy: proxySettings }: BindSettings,
+  ): Promise<BoundPort> {
+    return new Promise((resolve, reject) => {
+      const live = tls instanceof TlsBind ? tls : tls ? new TlsBind(tls) : undefined;
+      const { server, h2 } = this.bindServer(live);
       // First, so a refused connection is closed before anything else counts or configures it.
       const gate = new NetworkGate(server, this.log, () => this.metrics.connectionsDenied.inc());
       gate.update(gates);
-      // No listener serves CONNECT (frontend `connect` is refused): the seed's answer is 405, not a dropped connection.
-      server.on('connect', refuseConnect);
+      this.serveConnect(server);
       const conn = new ConnectionSettings(
         server,
         this.limits.keepAliveTimeoutMs,
@@ -461,6 +525,11 @@ export class ProxyRuntime {
       capConnectionsPerSource(server, this.limits.maxConnectionsPerSource, this.log, () =>
         this.metrics.connectionsRefused.inc(),
       );
+      // Last: it takes over every connection listener above, which then see the client the PROXY header names.
+      const proxy = new ProxyProtocolGate(server, live !== undefined, this.limits.headersTimeoutMs, this.log, () =>
+        this.metrics.proxyProtocolRejected.inc(),
+      );
+      proxy.update(proxySettings);
       server.once('error', (err) =>
         reject(
           new ProblemError([
@@ -481,7 +550,16 @@ export class ProxyRuntime {
         server.removeAllListeners('error');
         server.on('error', (err) => this.log.error({ err }, 'listener error'));
         const actual = (server.address() as AddressInfo).port;
-        resolve({ server, address, port: actual, conn, gate, ...(live ? { tls: live } : {}), ...(h2 ? { h2 } : {}) });
+        resolve({
+          server,
+          address,
+          port: actual,
+          conn,
+          gate,
+          proxy,
+          ...(live ? { tls: live } : {}),
+          ...(h2 ? { h2 } : {}),
+        });
       });
     });
   }
@@ -514,15 +592,14 @@ export class ProxyRuntime {
     adaptHttp2(req, res);
     this.inFlight.track(req, res);
     res.on('close', () => {
-      const method = req.method ?? 'OTHER';
       const status = res.statusCode;
-      this.child(`req ${method} ${status}`, () => this.metrics.requests.labels(method, String(status))).inc();
-      this.child(`lat ${method}`, () => this.metrics.latency.labels(method)).observe(
-        Number(process.hrtime.bigint() - start) / 1e9,
-      );
+      // Telemetry first: the labels a listener adds to the request metrics are valued from its finished facts.
+      const telemetry = telemetryOf(res);
+      telemetry?.end(res);
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      this.metrics.http.record(req.method ?? 'OTHER', status, seconds, telemetry?.metricLabels());
       const code = errorCodeOf(res);
       if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
-      telemetryOf(res)?.end(res);
     });
     try {
       await this.route(server, req, res);
@@ -534,9 +611,8 @@ export class ProxyRuntime {
 
   private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
-    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);
-    const { path, query } = splitTarget(req.url);
     const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
     const telemetry = listener?.telemetry?.start(req, res, route?.name, path);
     return runPipeline(

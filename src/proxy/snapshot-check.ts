@@ -4,11 +4,14 @@
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
 import type { Backend, Listener, Route, Snapshot } from '../ir/types.js';
+import { resourcesOf } from '../ir/load.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http/http-forward.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
+import { proxyProtocolProblems } from './http/proxy-protocol.js';
+import { metricLabelProblems } from './telemetry/metric-labels.js';
 import { trafficProblems } from './policy/traffic-policy.js';
 import { backendTlsProblems } from './http/upstream-tls.js';
 
@@ -27,6 +30,8 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
     if (r.kind === 'backend' && r.backend) problems.push(...backendProblems(r.backend, source));
   }
   problems.push(...httpsProblems(snapshot, source));
+  problems.push(...proxyProtocolProblems(resourcesOf(snapshot, 'listener').values(), source));
+  for (const l of resourcesOf(snapshot, 'listener').values()) problems.push(...metricLabelProblems(l, source));
   problems.push(...trafficProblems(snapshot, source));
   problems.push(...backendTlsProblems(snapshot, source));
   problems.push(...aiProblems(snapshot, source));

@@ -6,6 +6,7 @@ import { lookup, newCtx, read, readAny, type Ctx, type TranslateOptions } from '
 import type { BackendInput, ListenerInput, RouteInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from './built-ir.js';
 import { agreeOnBindTls, listenerTlsSettings } from './listeners/frontend-tls.js';
+import { agreeOnBindProxyProtocol, listenerFrontendSettings } from './listeners/frontend-settings.js';
 import { collectListeners, listenerLimits, listenerRefusals, type ListenerInfo } from './listeners/listeners.js';
 import { listenerTelemetry } from './listeners/telemetry.js';
 import { translateModels } from './models/models.js';
@@ -137,10 +138,12 @@ function irListenersOf(
     if (limits) il.limits = limits;
     const network = rec(fe.fields['frontend.networkAuthorization']);
     if (network) il.networkAuthorization = toAuthorization(network);
+    Object.assign(il, listenerFrontendSettings(fe));
     out.push(il);
     tlsSources.set(il.name ?? '', fe.provenance['frontend.tls']?.source ?? '');
   }
   agreeOnBindTls(out, (name) => tlsSources.get(name) ?? '');
+  agreeOnBindProxyProtocol(out, sink.piece);
   return out;
 }
 

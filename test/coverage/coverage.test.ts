@@ -82,10 +82,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
-      frontend: { proxyProtocol: { version: 'V2' } },
+      frontend: { http: { http1HeaderCase: 'Preserve' } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.proxyProtocol', false],
+      ['spec.frontend.http', false],
       ['spec.traffic.extProc', true],
     ]);
   });
@@ -135,16 +135,16 @@ describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
-      fields: { 'frontend.connect': { mode: 'Deny' }, 'frontend.proxyProtocol': { version: 'V2' } },
+      fields: { 'frontend.tcp': { keepalive: { retries: 3 } }, 'frontend.http': { http1HeaderCase: 'Preserve' } },
       provenance: {
-        'frontend.connect': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
-        'frontend.proxyProtocol': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.tcp': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.http': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
       },
       conflicts: [],
     };
     expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.connect', false],
-      ['spec.frontend.proxyProtocol', false],
+      ['spec.frontend.http', false],
+      ['spec.frontend.tcp.keepalive.retries', false],
     ]);
   });
 });

@@ -35,4 +35,18 @@ describe('snapshot consistency', () => {
     expect(runtime.ready).toBe(false);
     await runtime.close();
   });
+
+  it('refuses listeners of one bind that disagree on the PROXY protocol header (read before a listener is known)', () => {
+    const snapshot = normalizeSnapshot({
+      version: '1',
+      resources: [
+        { bind: { name: 'b', port: 0 } },
+        { listener: { name: 'a', bind: 'b', hostnames: ['a.test'], proxyProtocol: { version: 'PROXY_PROTOCOL_V1' } } },
+        { listener: { name: 'c', bind: 'b', hostnames: ['c.test'] } },
+      ],
+    });
+    expect(checkSnapshot(snapshot, 'xds').map(formatProblem)).toEqual([
+      'xds: Listener c: proxyProtocol: must be the same as on listener a, which shares bind b: the header is read before a listener is known',
+    ]);
+  });
 });

@@ -19,6 +19,8 @@ function listener(name: string, hostnames: string[], cert = 'a'): Listener {
     limits: null,
     networkAuthorization: null,
     telemetry: null,
+    connectMode: 'CONNECT_MODE_UNSPECIFIED',
+    proxyProtocol: null,
     tls: listenerTlsOf([{ certChainPem: pem(`${cert}.crt`), privateKeyPem: pem(`${cert}.key`), source: name }]),
   };
 }

@@ -42,6 +42,8 @@ export class H2Sessions {
     this.server = createH2Server();
     // The compat objects are duck-typed like HTTP/1's; the pipeline reads only what both have (see docs/proxy.md).
     this.server.on('request', handler as unknown as (req: unknown, res: unknown) => void);
+    // An h2 CONNECT (RFC 9113 §8.5) goes to the same handler, whose pipeline answers it (405).
+    this.server.on('connect', handler as unknown as (req: unknown, res: unknown) => void);
     this.server.on('session', (s: Http2Session) => {
       this.sessions.add(s);
       s.once('close', () => this.sessions.delete(s));

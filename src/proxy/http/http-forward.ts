@@ -53,6 +53,7 @@ import { CONNECTION_SPECIFIC } from './h2-compat.js';
 import { H2Upstreams, type UpstreamRequest, type UpstreamResponse } from './h2-upstream.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
+import type { TunnelDialer } from './connect-tunnel.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -222,6 +223,31 @@ class ByteLimit extends Transform {
 
 type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
 
+/** What every try of one request sends: target and headers, and the body when it was buffered whole. */
+interface Outgoing {
+  path: string;
+  headers: HeaderMap;
+  hasBody: boolean;
+  buffered: Buffer | null;
+}
+
+/** One try of a request. */
+interface Try {
+  target: ForwardTarget;
+  tried: number;
+  out: Outgoing;
+  /** The request's own signal (deadline, client gone); each try has its own besides. */
+  signal: AbortSignal;
+  clientAuthorization: string | undefined;
+}
+
+/** Where one try goes and the headers it carries. */
+interface Addressed {
+  target: ForwardTarget;
+  address: string;
+  headers: HeaderMap;
+}
+
 export class HttpForwarder {
   private readonly agent: Agent;
   private readonly tls: UpstreamTlsPool;
@@ -255,6 +281,20 @@ export class HttpForwarder {
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
     });
     this.h2 = new H2Upstreams({ connectTimeoutMs: opts.connectTimeoutMs ?? 10_000 });
+  }
+
+  /** What CONNECT tunnels dial with (connect-tunnel.ts): this forwarder's upstream TLS, resolver and loop check. */
+  get dialer(): TunnelDialer {
+    return {
+      log: this.opts.log,
+      metrics: this.opts.metrics,
+      random: this.random,
+      resolve: this.opts.resolve ?? resolveHost,
+      selfPorts: this.opts.selfPorts ?? (() => []),
+      local: this.local,
+      tlsOptions: (backend, host, tls) => this.tls.connectOptions(backend, host, tls),
+      connectTimeoutMs: this.opts.connectTimeoutMs ?? 10_000,
+    };
   }
 
   /** The upstream TLS dispatcher for `backend` at `host`: MCP targets over TLS dial through the same pool. */
@@ -307,115 +347,190 @@ export class HttpForwarder {
     signal: AbortSignal,
     clientAuthorization: string | undefined,
   ): Promise<void> {
-    const limit = route.maxRequestBytes;
-    const hasBody = requestHasBody(req);
-    let buffered: Buffer | null = null;
-    // A signature covers the body's hash: AgentCore requests are buffered whole (bounded by the route's limit).
-    if (hasBody && (route.retry || route.targets.some((t) => t.agentCore))) {
-      const b = await bufferBody(req, limit);
-      if (b === 'too_large') return this.rejectTooLarge(req, res, limit);
-      if (b === 'gone') return;
-      buffered = b;
-    }
-    const { path, headers } = upstreamRequest(req, route);
-    if (!hasBody) delete headers['content-length'];
-    if (buffered) headers['content-length'] = String(buffered.length);
+    const out = await this.outgoing(req, res, route);
+    if (!out) return;
     for (let tried = 1; ; tried++) {
       const target = pickWeighted(route.targets, this.random);
       if (!target) {
         sendError(res, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
         return;
       }
-      const attempt = new AbortController();
-      const onAbort = (): void => attempt.abort(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      const attemptTimer =
-        route.tryDeadlineMs > 0
-          ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs)
-          : undefined;
-      let body: Buffer | ByteLimit | null = null;
-      // A dynamic target becomes the destination this request names, for the log and the TLS name.
-      let sentTo = target;
-      try {
-        const authed = target.agentCore
-          ? headers
-          : withCredential(headers, target.credential, clientAuthorization, target.backend);
-        if (authed instanceof MissingClientToken) throw new ProxyError('invalid_token', authed.message);
-        const to = target.dynamic
-          ? await this.destination(req, target, authed, attempt.signal)
-          : { target, address: target.host, headers: authed };
-        sentTo = to.target;
-        body = buffered ?? (hasBody ? req.pipe(new ByteLimit(limit)) : null);
-        const call = target.agentCore
-          ? await agentCoreCall(
-              this.cloudAuth,
-              target.agentCore,
-              headers,
-              buffered ?? Buffer.alloc(0),
-              this.env,
-              `backend ${target.backend}`,
-              target.credential,
-            )
-          : {
-              origin: `${target.tls ? 'https' : 'http'}://${isIP(to.address) === 6 ? `[${to.address}]` : to.address}:${to.target.port}`,
-              path,
-              headers: to.headers,
-            };
-        if (call instanceof CloudAuthFailure) throw new ProxyError(call.code, call.message);
-        const up = await this.send(target, to, {
-          origin: call.origin,
-          path: call.path,
-          method: target.agentCore ? 'POST' : (req.method ?? 'GET'),
-          headers: call.headers,
-          body,
-          signal: attempt.signal,
-        });
-        this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () =>
-          this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`),
-        );
-        if (route.retry && mayRetry(route.retry, tried, { status: up.statusCode })) {
-          await up.body.dump();
-          if (await this.backOff(route, sentTo, tried, `status ${up.statusCode}`, signal)) continue;
-          return this.fail(req, res, route, sentTo, signal.reason, signal);
-        }
-        if (route.responseBuffer) return await this.respondBuffered(res, route, sentTo, up, route.responseBuffer);
-        if (up.endedWithHeaders && respondHeadersOnly(res, up.statusCode, withoutHopByHop(up.headers))) return;
-        res.writeHead(up.statusCode, withoutHopByHop(up.headers));
-        // Without this an SSE stream's headers wait for its first event.
-        if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
-        await pipeline(up.body, res, { end: false });
-        // Trailers (gRPC's status) follow the body; Node sends them on chunked HTTP/1.1 and on HTTP/2.
-        if (up.trailers && Object.keys(up.trailers).length > 0) res.addTrailers(withoutHopByHop(up.trailers));
-        res.end();
-        return;
-      } catch (err) {
-        if (err instanceof ProxyError) {
-          req.resume();
-          // 5xx here is the proxy's own configuration (AgentCore credentials): the operator's to see.
-          this.opts.log[err.status >= 500 ? 'warn' : 'info'](
-            { route: route.name, backend: sentTo.backend, reason: err.code },
-            err.message,
-          );
-          sendProxyError(res, err);
-          return;
-        }
-        if (route.retry && classify(err, attempt.signal) === 'connect' && mayRetry(route.retry, tried, 'connect')) {
-          this.count(`fail ${sentTo.backend} connect`, () =>
-            this.opts.metrics.upstreamFailures.labels(sentTo.backend, 'connect'),
-          );
-          if (await this.backOff(route, sentTo, tried, 'connect failure', signal)) continue;
-          return this.fail(req, res, route, sentTo, signal.reason, signal);
-        }
-        if (body instanceof ByteLimit) body.destroy();
-        req.unpipe();
-        this.fail(req, res, route, sentTo, err, attempt.signal);
-        return;
-      } finally {
-        clearTimeout(attemptTimer);
-        signal.removeEventListener('abort', onAbort);
-      }
+      const outcome = await this.tryOnce(req, res, route, { target, tried, out, signal, clientAuthorization });
+      if (outcome === 'done') return;
     }
+  }
+
+  /** The request as every try sends it; undefined when it was answered here (body too large) or the client left. */
+  private async outgoing(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+  ): Promise<Outgoing | undefined> {
+    const limit = route.maxRequestBytes;
+    const hasBody = requestHasBody(req);
+    let buffered: Buffer | null = null;
+    // A signature covers the body's hash: AgentCore requests are buffered whole (bounded by the route's limit).
+    if (hasBody && (route.retry || route.targets.some((t) => t.agentCore))) {
+      const b = await bufferBody(req, limit);
+      if (b === 'too_large') {
+        this.rejectTooLarge(req, res, limit);
+        return undefined;
+      }
+      if (b === 'gone') return undefined;
+      buffered = b;
+    }
+    const { path, headers } = upstreamRequest(req, route);
+    if (!hasBody) delete headers['content-length'];
+    if (buffered) headers['content-length'] = String(buffered.length);
+    return { path, headers, hasBody, buffered };
+  }
+
+  /** One try; `retry` when another should follow (its backoff already waited), `done` once the client has its answer. */
+  private async tryOnce(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    t: Try,
+  ): Promise<'retry' | 'done'> {
+    const { target, tried, out, signal } = t;
+    const attempt = new AbortController();
+    const onAbort = (): void => attempt.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const attemptTimer =
+      route.tryDeadlineMs > 0
+        ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs)
+        : undefined;
+    let body: Buffer | ByteLimit | null = null;
+    // A dynamic target becomes the destination this request names, for the log and the TLS name.
+    let sentTo = target;
+    try {
+      const to = await this.addressed(req, t, attempt.signal);
+      sentTo = to.target;
+      body = out.buffered ?? (out.hasBody ? req.pipe(new ByteLimit(route.maxRequestBytes)) : null);
+      const call = await this.callOf(target, to, out);
+      const method = target.agentCore ? 'POST' : (req.method ?? 'GET');
+      const up = await this.send(target, to, { ...call, method, body, signal: attempt.signal });
+      this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () =>
+        this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`),
+      );
+      if (route.retry && mayRetry(route.retry, tried, { status: up.statusCode })) {
+        await up.body.dump();
+        return await this.retryOrFail(req, res, route, { sentTo, tried, why: `status ${up.statusCode}`, signal });
+      }
+      await this.respond(res, route, sentTo, up);
+      return 'done';
+    } catch (err) {
+      return await this.tryFailed(err, req, res, route, { sentTo, body, tried, attempt: attempt.signal, signal });
+    } finally {
+      clearTimeout(attemptTimer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The try's destination and headers: the edge's credential added, a dynamic target's Host resolved. */
+  private async addressed(req: IncomingMessage, t: Try, signal: AbortSignal): Promise<Addressed> {
+    const { target, out } = t;
+    const authed = target.agentCore
+      ? out.headers
+      : withCredential(out.headers, target.credential, t.clientAuthorization, target.backend);
+    if (authed instanceof MissingClientToken) throw new ProxyError('invalid_token', authed.message);
+    return target.dynamic
+      ? await this.destination(req, target, authed, signal)
+      : { target, address: target.host, headers: authed };
+  }
+
+  /** Origin, path and headers of the upstream request: the addressed target, or a signed AgentCore invocation. */
+  private async callOf(
+    target: ForwardTarget,
+    to: Addressed,
+    out: Outgoing,
+  ): Promise<Pick<UpstreamRequest, 'origin' | 'path' | 'headers'>> {
+    if (!target.agentCore) {
+      const host = isIP(to.address) === 6 ? `[${to.address}]` : to.address;
+      return {
+        origin: `${target.tls ? 'https' : 'http'}://${host}:${to.target.port}`,
+        path: out.path,
+        headers: to.headers,
+      };
+    }
+    const call = await agentCoreCall(
+      this.cloudAuth,
+      target.agentCore,
+      out.headers,
+      out.buffered ?? Buffer.alloc(0),
+      this.env,
+      `backend ${target.backend}`,
+      target.credential,
+    );
+    if (call instanceof CloudAuthFailure) throw new ProxyError(call.code, call.message);
+    return { origin: call.origin, path: call.path, headers: call.headers };
+  }
+
+  /** Passes the backend's answer on: buffered when the policy says so, else streamed with its trailers. */
+  private async respond(
+    res: ServerResponse,
+    route: ForwardRoute,
+    target: ForwardTarget,
+    up: UpstreamResponse,
+  ): Promise<void> {
+    if (route.responseBuffer) return this.respondBuffered(res, route, target, up, route.responseBuffer);
+    if (up.endedWithHeaders && respondHeadersOnly(res, up.statusCode, withoutHopByHop(up.headers))) return;
+    res.writeHead(up.statusCode, withoutHopByHop(up.headers));
+    // Without this an SSE stream's headers wait for its first event.
+    if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+    await pipeline(up.body, res, { end: false });
+    // Trailers (gRPC's status) follow the body; Node sends them on chunked HTTP/1.1 and on HTTP/2.
+    if (up.trailers && Object.keys(up.trailers).length > 0) res.addTrailers(withoutHopByHop(up.trailers));
+    res.end();
+  }
+
+  /** A try that threw: the proxy's own answer, a connect failure worth another try, or the failure table. */
+  private async tryFailed(
+    err: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    f: {
+      sentTo: ForwardTarget;
+      body: Buffer | ByteLimit | null;
+      tried: number;
+      attempt: AbortSignal;
+      signal: AbortSignal;
+    },
+  ): Promise<'retry' | 'done'> {
+    if (err instanceof ProxyError) {
+      req.resume();
+      // 5xx here is the proxy's own configuration (AgentCore credentials): the operator's to see.
+      this.opts.log[err.status >= 500 ? 'warn' : 'info'](
+        { route: route.name, backend: f.sentTo.backend, reason: err.code },
+        err.message,
+      );
+      sendProxyError(res, err);
+      return 'done';
+    }
+    if (route.retry && classify(err, f.attempt) === 'connect' && mayRetry(route.retry, f.tried, 'connect')) {
+      this.count(`fail ${f.sentTo.backend} connect`, () =>
+        this.opts.metrics.upstreamFailures.labels(f.sentTo.backend, 'connect'),
+      );
+      return this.retryOrFail(req, res, route, { ...f, why: 'connect failure' });
+    }
+    if (f.body instanceof ByteLimit) f.body.destroy();
+    req.unpipe();
+    this.fail(req, res, route, f.sentTo, err, f.attempt);
+    return 'done';
+  }
+
+  /** After the backoff another try follows, unless the request deadline passed or the client left meanwhile. */
+  private async retryOrFail(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    r: { sentTo: ForwardTarget; tried: number; why: string; signal: AbortSignal },
+  ): Promise<'retry' | 'done'> {
+    if (await this.backOff(route, r.sentTo, r.tried, r.why, r.signal)) return 'retry';
+    this.fail(req, res, route, r.sentTo, r.signal.reason, r.signal);
+    return 'done';
   }
 
   /**

@@ -31,6 +31,19 @@ export function splitTarget(url: string | undefined): { path: string; query: str
 }
 
 /**
+ * What a request is matched by: the Host header's name (lower case, no port), and the target's path and
+ * query. A CONNECT (authority-form target `host:port`) is matched by the authority's host and path `/`.
+ */
+export function matchTarget(
+  method: string | undefined,
+  url: string | undefined,
+  hostHeader: string | undefined,
+): { host: string; path: string; query: string } {
+  if (method === 'CONNECT') return { host: (url ?? '').replace(/:\d*$/, '').toLowerCase(), path: '/', query: '' };
+  return { host: (hostHeader ?? '').replace(/:\d+$/, '').toLowerCase(), ...splitTarget(url) };
+}
+
+/**
  * How specifically a host name pattern matches `host`: exact names beat wildcards and longer beats
  * shorter (Gateway API listener and route hostname precedence); -1 when it does not match.
  */

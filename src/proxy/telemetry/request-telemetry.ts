@@ -33,7 +33,8 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SESSION_ID,
 } from '@opentelemetry/semantic-conventions/incubating';
-import type { AccessLogWriter, RequestFacts } from './access-log.js';
+import { accessLogBindings, type AccessLogWriter, type RequestFacts } from './access-log.js';
+import type { MetricLabels } from './metric-labels.js';
 
 const propagator = new W3CTraceContextPropagator();
 const byResponse = new WeakMap<ServerResponse, RequestTelemetry>();
@@ -43,16 +44,17 @@ export function telemetryOf(res: ServerResponse): RequestTelemetry | undefined {
   return byResponse.get(res);
 }
 
-/** A listener's compiled `frontend.accessLog` / `frontend.tracing`. */
+/** A listener's compiled `frontend.accessLog` / `frontend.tracing` / `frontend.metrics`. */
 export class ListenerTelemetry {
   constructor(
     readonly listener: string,
     private readonly tracer: Tracer | undefined,
     private readonly accessLog: AccessLogWriter | undefined,
+    private readonly labels?: MetricLabels,
   ) {}
 
   start(req: IncomingMessage, res: ServerResponse, route: string | undefined, path: string): RequestTelemetry {
-    const t = new RequestTelemetry(req, this.listener, route, path, this.tracer, this.accessLog);
+    const t = new RequestTelemetry(req, this.listener, route, path, this.tracer, this.accessLog, this.labels);
     byResponse.set(res, t);
     return t;
   }
@@ -80,6 +82,7 @@ export class RequestTelemetry {
     path: string,
     private readonly tracer: Tracer | undefined,
     private readonly accessLog: AccessLogWriter | undefined,
+    private readonly labels?: MetricLabels,
   ) {
     const method = req.method ?? 'GET';
     this.facts = {
@@ -216,6 +219,14 @@ export class RequestTelemetry {
       ...(this.claims ? { claims: this.claims } : {}),
       ...(this.span ? { traceContext: traceContextOf(this.span) } : {}),
     });
+  }
+
+  /**
+   * The labels the listener adds to the request metrics, valued from this request's facts; call after `end`
+   * (the response's status and duration are among them). Undefined when the listener adds none.
+   */
+  metricLabels(): Record<string, string> | undefined {
+    return this.labels?.values(accessLogBindings(this.facts, flat(this.req.headers), this.claims));
   }
 }
 

@@ -1,9 +1,11 @@
-// GwPolicy `frontend.accessLog` and `frontend.tracing` → the typed Listener.telemetry the proxy acts on, and
-// the parts it cannot act on as written (OTLP over gRPC, an expression that does not compile, a backendRef
-// that does not resolve) as refusals naming the field: those parts are left out, never silently kept.
+// GwPolicy `frontend.accessLog`, `frontend.tracing` and `frontend.metrics` → the typed Listener.telemetry the
+// proxy acts on, and the parts it cannot act on as written (OTLP over gRPC, an expression that does not
+// compile, a backendRef that does not resolve, a label name Prometheus or the request metrics cannot take) as
+// refusals naming the field: those parts are left out, never silently kept.
 import type { Frontend } from '../../api/frontend.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
-import type { AccessLogInput, ListenerTelemetryInput } from '../../ir/types.js';
+import type { AccessLogInput, ListenerTelemetryInput, MetricLabelInput } from '../../ir/types.js';
+import { metricLabelNameProblem } from '../../ir/metric-label.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { MergeResult } from '../policies/policy-merge.js';
 import type { PolicyBackendResolver } from '../policies/ext-auth.js';
@@ -65,5 +67,30 @@ export function listenerTelemetry(
     }
     telemetry.accessLog = accessLog;
   }
+  const labels = metricLabels(frontend.fields['frontend.metrics'] as Frontend['metrics'], refuse);
+  if (labels.length) telemetry.metrics = { add: labels };
   return Object.keys(telemetry).length ? { telemetry, refusals } : { refusals };
+}
+
+/**
+ * `frontend.metrics.attributes.add` → `ListenerMetrics.add`: the items whose name is a usable label (and not
+ * an earlier item's) and whose expression compiles with what access-log expressions see; the rest refused.
+ */
+function metricLabels(
+  metrics: Frontend['metrics'],
+  refuse: (key: string, sub: string, reason: string) => void,
+): MetricLabelInput[] {
+  const out: MetricLabelInput[] = [];
+  (metrics?.attributes?.add ?? []).forEach((a, i) => {
+    const at = `.attributes.add[${i}]`;
+    const nameProblem =
+      metricLabelNameProblem(a.name) ??
+      (out.some((l) => l.name === a.name) ? `repeats the label name ${JSON.stringify(a.name)}` : undefined);
+    const celProblem = celCompileProblem(a.expression, expressionVariables.accessLog);
+    if (nameProblem) refuse('frontend.metrics', `${at}.name`, `${nameProblem}; the request metrics leave it out`);
+    else if (celProblem)
+      refuse('frontend.metrics', `${at}.expression`, `${celProblem}; the request metrics leave it out`);
+    else out.push({ name: a.name, expression: a.expression });
+  });
+  return out;
 }

@@ -7,6 +7,8 @@ import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal
 import type { ListenerLimits as _gw_ir_v1_ListenerLimits, ListenerLimits__Output as _gw_ir_v1_ListenerLimits__Output } from '../../../gw/ir/v1/ListenerLimits.js';
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
 import type { ListenerTelemetry as _gw_ir_v1_ListenerTelemetry, ListenerTelemetry__Output as _gw_ir_v1_ListenerTelemetry__Output } from '../../../gw/ir/v1/ListenerTelemetry.js';
+import type { ConnectMode as _gw_ir_v1_ConnectMode, ConnectMode__Output as _gw_ir_v1_ConnectMode__Output } from '../../../gw/ir/v1/ConnectMode.js';
+import type { ProxyProtocol as _gw_ir_v1_ProxyProtocol, ProxyProtocol__Output as _gw_ir_v1_ProxyProtocol__Output } from '../../../gw/ir/v1/ProxyProtocol.js';
 
 export interface Listener {
   'name'?: (string);
@@ -45,6 +47,17 @@ export interface Listener {
    * GwPolicy `frontend.accessLog` and `frontend.tracing` of this listener; absent when neither is set.
    */
   'telemetry'?: (_gw_ir_v1_ListenerTelemetry | null);
+  /**
+   * spec.frontend.connect.mode: what an HTTP/1.1 CONNECT whose authority selects this listener gets
+   * (docs/proxy.md "CONNECT"); unspecified (no connect policy) and Deny answer 405.
+   */
+  'connectMode'?: (_gw_ir_v1_ConnectMode);
+  /**
+   * spec.frontend.proxyProtocol: connections on this listener's port start with a PROXY protocol header
+   * whose source address becomes the client's. Read before TLS or HTTP, so it holds per port: the listeners
+   * sharing a port agree (the translator drops and refuses it otherwise). Absent: no header is read.
+   */
+  'proxyProtocol'?: (_gw_ir_v1_ProxyProtocol | null);
 }
 
 export interface Listener__Output {
@@ -84,4 +97,15 @@ export interface Listener__Output {
    * GwPolicy `frontend.accessLog` and `frontend.tracing` of this listener; absent when neither is set.
    */
   'telemetry': (_gw_ir_v1_ListenerTelemetry__Output | null);
+  /**
+   * spec.frontend.connect.mode: what an HTTP/1.1 CONNECT whose authority selects this listener gets
+   * (docs/proxy.md "CONNECT"); unspecified (no connect policy) and Deny answer 405.
+   */
+  'connectMode': (_gw_ir_v1_ConnectMode__Output);
+  /**
+   * spec.frontend.proxyProtocol: connections on this listener's port start with a PROXY protocol header
+   * whose source address becomes the client's. Read before TLS or HTTP, so it holds per port: the listeners
+   * sharing a port agree (the translator drops and refuses it otherwise). Absent: no header is read.
+   */
+  'proxyProtocol': (_gw_ir_v1_ProxyProtocol__Output | null);
 }

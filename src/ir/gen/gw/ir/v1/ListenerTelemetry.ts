@@ -2,6 +2,7 @@
 
 import type { AccessLog as _gw_ir_v1_AccessLog, AccessLog__Output as _gw_ir_v1_AccessLog__Output } from '../../../gw/ir/v1/AccessLog.js';
 import type { Tracing as _gw_ir_v1_Tracing, Tracing__Output as _gw_ir_v1_Tracing__Output } from '../../../gw/ir/v1/Tracing.js';
+import type { ListenerMetrics as _gw_ir_v1_ListenerMetrics, ListenerMetrics__Output as _gw_ir_v1_ListenerMetrics__Output } from '../../../gw/ir/v1/ListenerMetrics.js';
 
 /**
  * What the proxy records about this listener's requests (docs/telemetry.md).
@@ -15,6 +16,10 @@ export interface ListenerTelemetry {
    * spec.frontend.tracing: spans exported over OTLP; absent: no spans are made.
    */
   'tracing'?: (_gw_ir_v1_Tracing | null);
+  /**
+   * spec.frontend.metrics: labels added to the request metrics of this listener's requests; absent: none.
+   */
+  'metrics'?: (_gw_ir_v1_ListenerMetrics | null);
 }
 
 /**
@@ -29,4 +34,8 @@ export interface ListenerTelemetry__Output {
    * spec.frontend.tracing: spans exported over OTLP; absent: no spans are made.
    */
   'tracing': (_gw_ir_v1_Tracing__Output | null);
+  /**
+   * spec.frontend.metrics: labels added to the request metrics of this listener's requests; absent: none.
+   */
+  'metrics': (_gw_ir_v1_ListenerMetrics__Output | null);
 }
