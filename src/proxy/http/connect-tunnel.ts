@@ -4,32 +4,19 @@
 // the CONNECT names, never at this proxy's own listeners. Behaviour: docs/proxy.md "CONNECT".
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect as netConnect } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { connect as tlsConnect } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
-import type { BackendTls } from '../../ir/types.js';
-import type { ProxyMetrics } from '../metrics.js';
 import { ProxyError } from '../proxy-error.js';
 import { mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import { delayMs } from '../policy/delay.js';
 import { sendError, sendProxyError } from './http-error.js';
 import { acceptTunnel } from './connect.js';
-import { destinationOf, isSelf, type Resolve } from './dynamic-forward.js';
+import { destinationOf, isSelf } from './dynamic-forward.js';
+import type { TunnelDialer } from './tunnel-dialer.js';
+
+export type { TunnelDialer } from './tunnel-dialer.js';
 import { pickWeighted, type ForwardRoute, type ForwardTarget } from './http-forward.js';
 import { tlsFailureReason } from './upstream-tls.js';
-
-/** What dialling needs from the forwarder that owns it. */
-export interface TunnelDialer {
-  log: Logger;
-  metrics: ProxyMetrics;
-  random: () => number;
-  resolve: Resolve;
-  /** This proxy's listener ports, and the addresses of this machine: a destination among them is a loop. */
-  selfPorts: () => Iterable<number>;
-  local: ReadonlySet<string>;
-  tlsOptions: (backend: string, host: string, tls: BackendTls) => ConnectionOptions;
-  connectTimeoutMs: number;
-}
 
 /** Where one dial goes: `host` names it (TLS name, logs), `address` is what is connected to. */
 interface Dial {

@@ -53,7 +53,7 @@ import { CONNECTION_SPECIFIC } from './h2-compat.js';
 import { H2Upstreams, type UpstreamRequest, type UpstreamResponse } from './h2-upstream.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
-import type { TunnelDialer } from './connect-tunnel.js';
+import type { TunnelDialer } from './tunnel-dialer.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */

@@ -1,17 +1,18 @@
-// No function in src/translate is longer than 80 lines (issue 13): a long translation step is split into
-// named steps, so each reads as one thing. Counted from the parsed source, nested functions separately.
+// No function in src/ is longer than 80 lines (issue 13): a long step is split into named steps, so each
+// reads as one thing. Counted from the parsed source, nested functions separately; generated code is left out.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const root = path.resolve(import.meta.dirname, '../../src/translate');
+const root = path.resolve(import.meta.dirname, '../src');
 const MAX_LINES = 80;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? sources(full) : full.endsWith('.ts') ? [full] : [];
+    if (statSync(full).isDirectory()) return name === 'gen' ? [] : sources(full);
+    return full.endsWith('.ts') ? [full] : [];
   });
 }
 
@@ -32,7 +33,7 @@ function longFunctions(file: string, text: string, max: number): string[] {
   return out;
 }
 
-describe('src/translate functions', () => {
+describe('src/ functions', () => {
   it('finds a long function (the check itself works)', () => {
     const body = Array.from({ length: 85 }, (_, i) => `  const a${i} = ${i};`).join('\n');
     expect(longFunctions(path.join(root, 'x.ts'), `function big(): void {\n${body}\n}\n`, MAX_LINES)).toEqual([
@@ -42,7 +43,7 @@ describe('src/translate functions', () => {
 
   it(`has no function over ${MAX_LINES} lines`, () => {
     const files = sources(root);
-    expect(files.length).toBeGreaterThan(20);
+    expect(files.length).toBeGreaterThan(200);
     expect(files.flatMap((f) => longFunctions(f, readFileSync(f, 'utf8'), MAX_LINES))).toEqual([]);
   });
 });
