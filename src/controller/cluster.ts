@@ -99,6 +99,7 @@ export interface ClusterController {
 
 export async function startClusterController(o: ClusterControllerOptions): Promise<ClusterController> {
   const s = createState(o);
+  o.metrics?.leader.set(s.leader ? 1 : 0);
   // Compiled now, not inside the first watch event of each kind mid-burst.
   warmUpValidators();
   const q = startQueues(s, o);
@@ -150,6 +151,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
       trigger.stop();
       await elector?.stop();
       s.leader = false;
+      o.metrics?.leader.set(0);
       await Promise.all([...s.informers.values(), ...owned].map((i) => i.stop()));
       await Promise.all([q.translate.stop(), q.status.stop(), q.deploy?.stop()]);
       s.client.close();
@@ -279,10 +281,12 @@ function createElector(s: ClusterState, q: Queues, o: ClusterControllerOptions):
     retryPeriodMs: o.retryPeriodMs,
     onStartedLeading: () => {
       s.leader = true;
+      o.metrics?.leader.set(1);
       enqueueLeaderWork(s, q, allStatusKeys(s), ourGateways(s));
     },
     onStoppedLeading: () => {
       s.leader = false;
+      o.metrics?.leader.set(0);
     },
   });
 }

@@ -4,12 +4,14 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface ControllerMetrics {
   registry: Registry;
   translateDuration: Histogram<'mode'>;
   reconcileErrors: Counter<'reconciler'>;
+  /** 1 while this replica does the leader's work (status, deployer); local mode always does. */
+  leader: Gauge;
 }
 
 export function createControllerMetrics(registry: Registry = new Registry()): ControllerMetrics {
@@ -28,6 +30,11 @@ export function createControllerMetrics(registry: Registry = new Registry()): Co
       name: 'gw_reconcile_errors_total',
       help: 'Reconciles (or local-mode reloads) that failed and will be retried.',
       labelNames: ['reconciler'],
+      registers,
+    }),
+    leader: new Gauge({
+      name: 'gw_controller_leader',
+      help: "1 while this replica holds the leader lease and writes status and proxy workloads; local mode has no election and is always 1.",
       registers,
     }),
   };

@@ -107,6 +107,12 @@ function mcpMetrics(registry: Registry) {
       'target',
       'phase',
     ]),
+    toolCalls: counter(
+      registry,
+      'gw_mcp_tool_calls_total',
+      "MCP tools/call requests that reached a target, by target, tool (the target's own name) and outcome (ok; tool_error: the result says isError; error: a JSON-RPC error).",
+      ['target', 'tool', 'outcome'],
+    ),
     sessions: new Gauge({ name: 'gw_mcp_sessions_active', help: 'Open MCP client sessions.', registers: [registry] }),
     sessionsExpired: counter(registry, 'gw_mcp_sessions_expired_total', 'MCP sessions closed after the idle timeout.'),
     sessionsRefused: counter(
@@ -186,6 +192,12 @@ function llmMetrics(registry: Registry) {
       'gw_llm_moderation_total',
       'Inline moderation checks of LLM providers (openai.moderation), by provider, phase (input, output) and result (passed, flagged, error).',
       ['provider', 'phase', 'result'],
+    ),
+    guardVerdicts: counter(
+      registry,
+      'gw_llm_guard_verdicts_total',
+      'Prompt guard decisions on LLM routes (backend.ai.promptGuard), by phase (request, response) and verdict (allow, modify, reject).',
+      ['phase', 'verdict'],
     ),
   };
 }

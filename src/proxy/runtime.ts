@@ -40,6 +40,7 @@ import { runPipeline, type PipelineServices } from './pipeline.js';
 import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
 import { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
+import { countedGuards } from './llm/counted-guards.js';
 import { metricLabelNames } from './telemetry/metric-labels.js';
 import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
@@ -195,6 +196,7 @@ export class ProxyRuntime {
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
       onMcpMethod: (m) =>
         this.child(`mcp ${m}`, () => this.metrics.mcpRequests.labels(knownMethods.has(m) ? m : 'other')).inc(),
+      onToolCall: (target, tool, outcome) => this.metrics.toolCalls.inc({ target, tool, outcome }),
       onTargetFailure: (target, phase) =>
         this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
     };
@@ -388,7 +390,7 @@ export class ProxyRuntime {
       const llm = backend
         ? undefined
         : compileLlmRoute(route, backends, models.values(), maxRequestBytes, traffic.get(route.name)?.plan, (r) =>
-            this.llmGuards(route, r, this.log.child({ route: route.name })),
+            countedGuards(this.llmGuards(route, r, this.log.child({ route: route.name })), this.metrics),
           );
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);

@@ -97,6 +97,9 @@ describe('gw proxy command', () => {
     const pid = Number(textOf(await client.callTool({ name: 'pid' })));
     const text = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
     expect(text).toMatch(/gw_mcp_requests_total\{method="tools\/call"\} 2/);
+    // Per tool, by the target's own tool name.
+    expect(text).toMatch(/gw_mcp_tool_calls_total\{target="[^"]+",tool="echo",outcome="ok"\} 1/);
+    expect(text).toMatch(/gw_mcp_tool_calls_total\{target="[^"]+",tool="pid",outcome="ok"\} 1/);
     expect(text).toMatch(/gw_mcp_sessions_active 1/);
     expect(text).toMatch(/gw_http_requests_total\{method="POST",status="200"\}/);
     expect(text).toContain('gw_http_request_duration_seconds_bucket');

@@ -80,6 +80,7 @@ export async function startLocalServer(
 ): Promise<LocalServer> {
   const host = opts.host ?? process.env.GW_LISTEN_HOST ?? '127.0.0.1';
   const metrics = createControllerMetrics();
+  metrics.leader.set(1);
   const tracer = cfg.otlpTracesUrl ? createConfigTracer({ url: cfg.otlpTracesUrl }) : undefined;
   const st: LocalState = {
     cfg,

@@ -5,6 +5,7 @@ import type { RouteSecurity } from '../auth/hooks.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
 import type { SessionRegistry } from './sessions.js';
+import type { ToolCallOutcome } from './session.js';
 
 export interface McpRoute {
   name: string;
@@ -24,4 +25,6 @@ export interface EndpointContext {
   serverInfo: { name: string; title: string; version: string };
   onMcpMethod(method: string): void;
   onTargetFailure(target: string, phase: string): void;
+  /** A tools/call a target answered (or failed): target, its own tool name and the outcome. */
+  onToolCall?(target: string, tool: string, outcome: ToolCallOutcome): void;
 }

@@ -18,6 +18,7 @@ export function sessionOptions(route: McpRoute, ctx: EndpointContext, id: string
     serverInfo: ctx.serverInfo,
     log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: shortId(id) } : {}) }),
     onTargetFailure: ctx.onTargetFailure,
+    ...(ctx.onToolCall ? { onToolCall: ctx.onToolCall } : {}),
     stateless,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),

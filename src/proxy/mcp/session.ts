@@ -57,6 +57,9 @@ export interface CallContext {
   trace?: Record<string, string>;
 }
 
+/** How a tools/call ended (gw_mcp_tool_calls_total): ok; tool_error: the result says isError; error: a JSON-RPC error. */
+export type ToolCallOutcome = 'ok' | 'tool_error' | 'error';
+
 export interface SessionOptions {
   id: string;
   backend: McpBackend;
@@ -64,6 +67,7 @@ export interface SessionOptions {
   authorize?: Authorize;
   log: Logger;
   onTargetFailure(target: string, phase: string): void;
+  onToolCall?(target: string, tool: string, outcome: ToolCallOutcome): void;
   /** A session that lives for one HTTP request (stateless routing): no replay buffer. */
   stateless?: boolean;
   /** backend.mcp.guardrails of the route's edge: remote processors around every client request. */
@@ -484,7 +488,10 @@ export class McpSession {
         : internalError(req.id, err, this.log);
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
-    return this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
+    const out = await this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
+    // Counted by the target's own tool names only: a client cannot mint label values.
+    if (kind === 'tools' && out) this.opts.onToolCall?.(found.up.name, found.name, toolCallOutcome(out));
+    return out;
   }
 
   private async complete(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
@@ -632,6 +639,11 @@ export class McpSession {
 
 /** Context for guardrails before the session's first client request: no claims, no headers. */
 const noCall: CallContext = { claims: null, request: { method: 'POST', path: '', headers: {} }, sink: undefined };
+
+function toolCallOutcome(out: JsonRpcResponse): ToolCallOutcome {
+  if ('error' in out) return 'error';
+  return isObject(out.result) && out.result.isError === true ? 'tool_error' : 'ok';
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

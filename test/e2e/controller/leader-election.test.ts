@@ -69,6 +69,11 @@ describe('leader election', () => {
     );
     expect(follower.count('status written')).toBe(0);
     expect(follower.count('became leader')).toBe(0);
+    // The dashboard's leader panel: gw_controller_leader is 1 on the lease holder only.
+    const leaderGauge = async (c: ControllerProcess) =>
+      /^gw_controller_leader (\d)/m.exec(await (await fetch(`http://127.0.0.1:${c.metricsPort}/metrics`)).text())?.[1];
+    expect(await leaderGauge(leader)).toBe('1');
+    expect(await leaderGauge(follower)).toBe('0');
   });
 
   it('fails over to the other replica within the lease duration when the leader dies', async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookBackend } from '../guard/guard-harness.js';
 import { startReferenceWebhook, type ReferenceWebhook } from '../guard/reference-webhook.js';
-import { GATEWAY, aiBackend, aiRoute, chat, useFakeAndProxy } from './llm-harness.js';
+import { GATEWAY, aiBackend, aiRoute, chat, counter, useFakeAndProxy } from './llm-harness.js';
 
 const hook: { w?: ReferenceWebhook } = {};
 beforeAll(async () => {
@@ -62,6 +62,9 @@ ${aiRoute('llm', '/llm', 'llm')}`,
     expect(res.status).toBe(403);
     expect(res.text).toBe('request blocked');
     expect(t.fake.received).toEqual([]);
+    expect(await counter(t.proxy.runtime, 'gw_llm_guard_verdicts_total', { phase: 'request', verdict: 'reject' })).toBe(
+      1,
+    );
   });
 
   it('returns the answer the response webhook masked', async () => {

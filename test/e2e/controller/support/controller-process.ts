@@ -16,6 +16,8 @@ export interface ControllerProcess {
   xdsPort: number;
   /** Port of its /healthz and /readyz on 127.0.0.1. */
   healthPort: number;
+  /** Port of its Prometheus /metrics on 127.0.0.1. */
+  metricsPort: number;
   /** Parsed JSON log lines so far. */
   logs: Record<string, unknown>[];
   /** Log lines whose msg equals `msg`. */
@@ -42,6 +44,7 @@ export function startController(o: ControllerStart): ControllerProcess {
   mkdirSync(e2eLogDir, { recursive: true });
   const xdsPort = randomPort();
   const healthPort = randomPort();
+  const metricsPort = randomPort();
   const args = [
     '--import',
     'tsx',
@@ -56,6 +59,8 @@ export function startController(o: ControllerStart): ControllerProcess {
     'debug',
     '--health-port',
     String(healthPort),
+    '--metrics-port',
+    String(metricsPort),
     '--xds-port',
     String(xdsPort),
     ...(o.extraArgs ?? []),
@@ -85,6 +90,7 @@ export function startController(o: ControllerStart): ControllerProcess {
     identity: o.identity,
     xdsPort,
     healthPort,
+    metricsPort,
     logs,
     count: (msg) => logs.filter((l) => l.msg === msg).length,
     exited: () => child.exitCode !== null || child.signalCode !== null,
