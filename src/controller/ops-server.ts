@@ -34,7 +34,7 @@ export function createControllerMetrics(registry: Registry = new Registry()): Co
     }),
     leader: new Gauge({
       name: 'gw_controller_leader',
-      help: "1 while this replica holds the leader lease and writes status and proxy workloads; local mode has no election and is always 1.",
+      help: '1 while this replica holds the leader lease and writes status and proxy workloads; local mode has no election and is always 1.',
       registers,
     }),
   };

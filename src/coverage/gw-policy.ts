@@ -109,11 +109,13 @@ const frontendTable: CoverageTable = {
     'ListenerLimits.keepaliveTimeMs',
     'idle time before the first TCP keepalive probe; per port, the smallest a listener on it sets',
   ),
-  'tcp.keepalive.retries': frontend(
-    'TCP keepalive probe count (Node can set only the idle time before the first probe)',
+  'tcp.keepalive.retries': enforced(
+    'ListenerLimits.keepaliveProbes',
+    "unanswered probes before the connection is dropped; per port, the smallest a listener on it sets; needs Node 24 (the image's), an older Node NACKs the listener naming the field",
   ),
-  'tcp.keepalive.interval': frontend(
-    'TCP keepalive probe interval (Node can set only the idle time before the first probe)',
+  'tcp.keepalive.interval': enforced(
+    'ListenerLimits.keepaliveIntervalMs',
+    "time between unanswered probes; per port, the smallest a listener on it sets; needs Node 24 (the image's), an older Node NACKs the listener naming the field",
   ),
   'http.http1IdleTimeout': enforced(
     'ListenerLimits.http1IdleTimeoutMs',

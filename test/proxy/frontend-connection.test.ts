@@ -3,9 +3,10 @@
 // header-count cap (431) and the maximum connection age (closed after the current request). The proxy's
 // defaults (no keepalive, 65 s idle, 2000 headers, no age) would fail each check.
 import { execFileSync } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket as NetSocket, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { keepaliveProbesSupported } from '../../src/proxy/http/connection-settings.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
 import { trafficManifests } from './traffic-manifests.js';
@@ -97,6 +98,31 @@ describe('frontend connection settings', () => {
     expect(seconds).toBeGreaterThan(5);
     expect(seconds).toBeLessThanOrEqual(7);
     c.socket.destroy();
+  });
+
+  it('tcp.keepalive.interval and retries reach the socket where Node can set them (24+), else the listener is refused by name', async () => {
+    const body = '{tcp: {keepalive: {time: 7s, interval: 3s, retries: 4}}}';
+    if (!keepaliveProbesSupported()) {
+      // Node 20 and 22 (this machine's own Node among them): refused, never applied without them.
+      await expect(serve(body)).rejects.toThrow(/frontend\.tcp\.keepalive\.interval needs Node 24 or later/);
+      return;
+    }
+    // The kernel does not report TCP_KEEPINTVL/TCP_KEEPCNT through `ss`: the call the proxy makes is the evidence.
+    const calls: unknown[][] = [];
+    const original = NetSocket.prototype.setKeepAlive;
+    NetSocket.prototype.setKeepAlive = function (this: NetSocket, ...args: unknown[]) {
+      calls.push(args);
+      return (original as (...a: unknown[]) => NetSocket).apply(this, args);
+    };
+    try {
+      await serve(body);
+      const c = new RawClient(port);
+      expect(await c.send('/app/x')).toMatch(/^HTTP\/1.1 200/);
+      expect(calls).toContainEqual([true, 7000, 3000, 4]);
+      c.socket.destroy();
+    } finally {
+      NetSocket.prototype.setKeepAlive = original;
+    }
   });
 
   it('http.http1IdleTimeout closes an idle keep-alive connection after that long', async () => {

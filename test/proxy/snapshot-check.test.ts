@@ -50,3 +50,29 @@ describe('snapshot consistency', () => {
     ]);
   });
 });
+
+describe('keepalive interval and probes on a Node that cannot set them', () => {
+  const listener = (limits: Record<string, number>) =>
+    normalizeSnapshot({
+      version: '1',
+      resources: [{ bind: { name: 'b', port: 0 } }, { listener: { name: 'l', bind: 'b', limits } }],
+    });
+
+  it('serves the schema defaults and refuses other values by field', async () => {
+    const { keepaliveProblems } = await import('../../src/proxy/http/connection-settings.js');
+    const listeners = (s: ReturnType<typeof normalizeSnapshot>) =>
+      s.resources.flatMap((r) => (r.listener ? [r.listener] : []));
+    const defaults = listener({ keepaliveTimeMs: 30_000, keepaliveIntervalMs: 180_000, keepaliveProbes: 9 });
+    expect(keepaliveProblems(listeners(defaults), 'xds', false)).toEqual([]);
+    const asked = listener({ keepaliveTimeMs: 30_000, keepaliveIntervalMs: 5_000, keepaliveProbes: 3 });
+    expect(keepaliveProblems(listeners(asked), 'xds', false).map(formatProblem)).toEqual([
+      expect.stringMatching(
+        /^xds: Listener l: limits\.keepaliveIntervalMs: frontend\.tcp\.keepalive\.interval needs Node 24/,
+      ),
+      expect.stringMatching(
+        /^xds: Listener l: limits\.keepaliveProbes: frontend\.tcp\.keepalive\.retries needs Node 24/,
+      ),
+    ]);
+    expect(keepaliveProblems(listeners(asked), 'xds', true)).toEqual([]);
+  });
+});

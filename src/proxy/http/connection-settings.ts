@@ -2,12 +2,16 @@
 // per port (the smallest value any listener on the port sets): TCP keepalive, the HTTP/1.1 idle timeout,
 // the maximum connection age (closed after its current request), and Node's header-count parse bound.
 import type { Server, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
+import type { Problem } from '../../problem.js';
 import type { Listener } from '../../ir/types.js';
 
 /** One port's settings; unset ones keep the proxy's defaults. */
 export interface BindConnectionSettings {
   keepaliveMs?: number;
+  /** frontend.tcp.keepalive.interval and .retries (Node 24's setKeepAlive takes both). */
+  keepaliveIntervalMs?: number;
+  keepaliveProbes?: number;
   idleTimeoutMs?: number;
   maxAgeMs?: number;
   /** The largest http1MaxHeaders of the port's listeners: Node must parse that many to let the listener decide. */
@@ -48,12 +52,54 @@ export function bindConnectionSettings(listeners: Iterable<Listener>): Map<strin
     const lim = l.limits;
     const next: BindConnectionSettings = {
       keepaliveMs: smallest(s.keepaliveMs, lim?.keepaliveTimeMs),
+      keepaliveIntervalMs: smallest(s.keepaliveIntervalMs, lim?.keepaliveIntervalMs),
+      keepaliveProbes: smallest(s.keepaliveProbes, lim?.keepaliveProbes),
       idleTimeoutMs: smallest(s.idleTimeoutMs, lim?.http1IdleTimeoutMs),
       maxAgeMs: smallest(s.maxAgeMs, lim?.maxConnectionDurationMs),
       parseHeaders: Math.max(s.parseHeaders ?? 0, lim?.http1MaxHeaders ?? 0) || undefined,
       h2: smallestH2(s.h2, lim),
     };
     out.set(l.bind, next);
+  }
+  return out;
+}
+
+/** Node 24's setKeepAlive(enable, initialDelay, interval, count); 0 keeps the platform's value. */
+type KeepaliveEx = (enable: boolean, initialDelayMs: number, intervalMs: number, count: number) => Socket;
+
+/** Whether this Node can set the keepalive probe interval and count (nodejs/node#63825, Node 24). */
+const probesSupported = Socket.prototype.setKeepAlive.length >= 4;
+export const keepaliveProbesSupported = (): boolean => probesSupported;
+
+/** The schema's defaults (180s, 9), which every keepalive policy carries unless it sets its own. */
+const DEFAULT_INTERVAL_MS = 180_000;
+const DEFAULT_PROBES = 9;
+
+/**
+ * Listeners asking for a keepalive interval or probe count other than the defaults on a Node that cannot
+ * set them (before 24): refused by name. The defaults alone are served there with Node's own probes (1 s ×
+ * 10), which docs/proxy.md says; the image runs Node 24.
+ */
+export function keepaliveProblems(
+  listeners: Iterable<Listener>,
+  source: string,
+  supported = keepaliveProbesSupported(),
+): Problem[] {
+  if (supported) return [];
+  const out: Problem[] = [];
+  for (const l of listeners) {
+    const asked = [
+      ['keepaliveIntervalMs', 'interval', l.limits?.keepaliveIntervalMs, DEFAULT_INTERVAL_MS],
+      ['keepaliveProbes', 'retries', l.limits?.keepaliveProbes, DEFAULT_PROBES],
+    ] as const;
+    for (const [field, schemaField, value, dflt] of asked)
+      if (value && value !== dflt)
+        out.push({
+          source,
+          object: `Listener ${l.name}`,
+          path: `limits.${field}`,
+          message: `frontend.tcp.keepalive.${schemaField} needs Node 24 or later (TCP keepalive interval and probe count); this proxy runs on Node ${process.versions.node}`,
+        });
   }
   return out;
 }
@@ -77,7 +123,12 @@ export class ConnectionSettings {
   ) {
     // Keepalive on the TCP socket itself (a TLS socket's wrapper has no keepalive of its own).
     server.on('connection', (socket: Socket) => {
-      if (this.settings.keepaliveMs) socket.setKeepAlive(true, this.settings.keepaliveMs);
+      const { keepaliveMs, keepaliveIntervalMs, keepaliveProbes } = this.settings;
+      if (!keepaliveMs) return;
+      if ((keepaliveIntervalMs || keepaliveProbes) && probesSupported)
+        // Node 24; an older Node gets here only with the defaults (checkSnapshot refuses other values).
+        (socket.setKeepAlive as KeepaliveEx)(true, keepaliveMs, keepaliveIntervalMs ?? 0, keepaliveProbes ?? 0);
+      else socket.setKeepAlive(true, keepaliveMs);
     });
     server.on(socketEvent, (socket: Socket) => this.onSocket(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));

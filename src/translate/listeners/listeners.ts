@@ -205,13 +205,17 @@ export function listenerLimits(frontend: MergeResult): ListenerLimitsInput | und
   const http = frontend.fields['frontend.http'] as FrontendHTTP | undefined;
   const tcp = frontend.fields['frontend.tcp'] as NonNullable<Frontend['tcp']> | undefined;
   const ms = (d: string | undefined): number | undefined => (d ? parseDurationMs(d) || undefined : undefined);
-  const keepalive = ms(tcp?.keepalive?.time);
+  // Any keepalive field turns keepalive on; the others take the schema's defaults (180s, 180s, 9 probes).
+  const ka = tcp?.keepalive;
+  const keepalive = ka ? ms(ka.time ?? '180s') : undefined;
   const idle = ms(http?.http1IdleTimeout);
   const age = ms(http?.maxConnectionDuration);
   const limits: ListenerLimitsInput = {
     ...(http?.maxConcurrentRequests ? { maxConcurrentRequests: http.maxConcurrentRequests } : {}),
     ...(tcp?.maxConnections ? { maxConnections: tcp.maxConnections } : {}),
     ...(keepalive ? { keepaliveTimeMs: keepalive } : {}),
+    ...(ka?.interval ? { keepaliveIntervalMs: ms(ka.interval) } : {}),
+    ...(ka?.retries ? { keepaliveProbes: ka.retries } : {}),
     ...(idle ? { http1IdleTimeoutMs: idle } : {}),
     ...(age ? { maxConnectionDurationMs: age } : {}),
     ...(http?.http1MaxHeaders ? { http1MaxHeaders: http.http1MaxHeaders } : {}),

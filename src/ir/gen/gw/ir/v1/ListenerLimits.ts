@@ -63,6 +63,14 @@ export interface ListenerLimits {
    * no `buffer.request.maxBytes` (a route on several listeners takes the smallest); unset: 2 MiB.
    */
   'maxBufferSize'?: (number);
+  /**
+   * spec.frontend.tcp.keepalive.interval in ms: time between unanswered keepalive probes (per port, smallest).
+   */
+  'keepaliveIntervalMs'?: (number);
+  /**
+   * spec.frontend.tcp.keepalive.retries: unanswered probes before the connection is dropped (per port, smallest).
+   */
+  'keepaliveProbes'?: (number);
   '_maxConcurrentRequests'?: "maxConcurrentRequests";
   '_maxConnections'?: "maxConnections";
   '_keepaliveTimeMs'?: "keepaliveTimeMs";
@@ -76,6 +84,8 @@ export interface ListenerLimits {
   '_http2KeepaliveIntervalMs'?: "http2KeepaliveIntervalMs";
   '_http2KeepaliveTimeoutMs'?: "http2KeepaliveTimeoutMs";
   '_maxBufferSize'?: "maxBufferSize";
+  '_keepaliveIntervalMs'?: "keepaliveIntervalMs";
+  '_keepaliveProbes'?: "keepaliveProbes";
 }
 
 /**
@@ -140,6 +150,14 @@ export interface ListenerLimits__Output {
    * no `buffer.request.maxBytes` (a route on several listeners takes the smallest); unset: 2 MiB.
    */
   'maxBufferSize'?: (number);
+  /**
+   * spec.frontend.tcp.keepalive.interval in ms: time between unanswered keepalive probes (per port, smallest).
+   */
+  'keepaliveIntervalMs'?: (number);
+  /**
+   * spec.frontend.tcp.keepalive.retries: unanswered probes before the connection is dropped (per port, smallest).
+   */
+  'keepaliveProbes'?: (number);
   '_maxConcurrentRequests'?: "maxConcurrentRequests";
   '_maxConnections'?: "maxConnections";
   '_keepaliveTimeMs'?: "keepaliveTimeMs";
@@ -153,4 +171,6 @@ export interface ListenerLimits__Output {
   '_http2KeepaliveIntervalMs'?: "http2KeepaliveIntervalMs";
   '_http2KeepaliveTimeoutMs'?: "http2KeepaliveTimeoutMs";
   '_maxBufferSize'?: "maxBufferSize";
+  '_keepaliveIntervalMs'?: "keepaliveIntervalMs";
+  '_keepaliveProbes'?: "keepaliveProbes";
 }
