@@ -4,8 +4,6 @@ import { controlPlane, enforced, refused, under, type CoverageTable } from './ty
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
-const frontend = (what: string, security = false) =>
-  refused(`listener setting not supported by this proxy yet: ${what}`, security);
 
 const h2Note = 'HTTPS listeners that negotiate h2; per port, the smallest a listener on it sets';
 
@@ -83,7 +81,6 @@ const frontendTable: CoverageTable = {
     'Listener.connectMode',
     "HTTP/1.1 CONNECT; Deny (like no policy) answers 405; Route matches the authority's host as a request, runs the route's policies, then tunnels to its backend (dynamicForwardProxy: to the authority); Tunnel serves the bytes after the 200 as a new connection of the listener's port; HTTP/2 CONNECT gets 405 (test/proxy/connect.test.ts)",
   ),
-  'http.*': frontend('HTTP/1 and HTTP/2 tuning'),
   'http.maxConcurrentRequests': enforced(
     'ListenerLimits.maxConcurrentRequests',
     'excess requests on the listener get 503',
@@ -104,7 +101,6 @@ const frontendTable: CoverageTable = {
     'Listener.proxyProtocol',
     "read before TLS and HTTP; its source address is the client's (networkAuthorization source, X-Forwarded-For, access log); per port: listeners sharing a port must agree, else it is refused on all of them (test/proxy/proxy-protocol.test.ts)",
   ),
-  'tcp.*': frontend('TCP settings'),
   'tcp.keepalive.time': enforced(
     'ListenerLimits.keepaliveTimeMs',
     'idle time before the first TCP keepalive probe; per port, the smallest a listener on it sets',
@@ -122,6 +118,10 @@ const frontendTable: CoverageTable = {
     'idle keep-alive connections are closed after it; per port, the smallest a listener on it sets',
   ),
   'http.http1MaxHeaders': enforced('ListenerLimits.http1MaxHeaders', 'a request with more header fields gets 431'),
+  'http.http1HeaderCase': enforced(
+    'ListenerLimits.http1PreserveHeaderCase',
+    "Preserve: requests forwarded over HTTP/1.1 keep the client's header-name case, responses to HTTP/1.1 clients the backend's (forwarded HTTP routes; HTTP/2 hops are lower case by protocol)",
+  ),
   'http.maxConnectionDuration': enforced(
     'ListenerLimits.maxConnectionDurationMs',
     'an older connection is closed after its current request; per port, the smallest a listener on it sets',

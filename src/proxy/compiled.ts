@@ -41,6 +41,8 @@ export interface CompiledListener {
   concurrency?: ConcurrencyCap;
   /** `frontend.http.http1MaxHeaders`: a request with more header fields gets 431. */
   maxHeaders?: number;
+  /** `frontend.http.http1HeaderCase: Preserve`: forwarded HTTP/1.1 hops keep header-name case. */
+  preserveHeaderCase?: boolean;
   /** `frontend.connect.mode`: absent without a connect policy (a CONNECT gets 405, as with Deny). */
   connect?: ConnectPlan;
   /** `frontend.accessLog` / `frontend.tracing`: absent when the listener sets neither. */

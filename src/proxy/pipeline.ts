@@ -211,11 +211,11 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async ({ req, res, route, claims, apiKey, clientAuthorization, telemetry }, s) => {
+    run: async ({ req, res, listener, route, claims, apiKey, clientAuthorization, telemetry }, s) => {
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
-        await s.forwarder.handle(req, res, route.forward, clientAuthorization);
+        await s.forwarder.handle(req, res, route.forward, clientAuthorization, listener?.preserveHeaderCase);
       } else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
         if (route.llm) telemetry?.llmCall();

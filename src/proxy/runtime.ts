@@ -449,6 +449,7 @@ export class ProxyRuntime {
       ...authEndpointsOf(routes),
       ...(max ? { concurrency: { max, counter: this.inFlightCounter(l.name) } } : {}),
       ...(l.limits?.http1MaxHeaders ? { maxHeaders: l.limits.http1MaxHeaders } : {}),
+      ...(l.limits?.http1PreserveHeaderCase ? { preserveHeaderCase: true } : {}),
       ...(telemetry ? { telemetry } : {}),
       ...(connect ? { connect } : {}),
     };

@@ -82,10 +82,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
-      frontend: { http: { http1HeaderCase: 'Preserve' } },
+      frontend: { tls: { keyExchangeGroups: ['X25519_MLKEM768'] } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.http', false],
+      ['spec.frontend.tls.keyExchangeGroups[0]', true],
       ['spec.traffic.extProc', true],
     ]);
   });
@@ -135,14 +135,19 @@ describe('listenerRefusals', () => {
   it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
-      fields: { 'frontend.tcp': { keepalive: { retries: 3 } }, 'frontend.http': { http1HeaderCase: 'Preserve' } },
+      fields: {
+        'frontend.tcp': { keepalive: { retries: 3 } },
+        'frontend.tls': { keyExchangeGroups: ['X25519_MLKEM768'] },
+      },
       provenance: {
         'frontend.tcp': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
-        'frontend.http': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
+        'frontend.tls': { source: 'GwPolicy default/fe', level: 'Gateway', overridden: [] },
       },
       conflicts: [],
     };
-    // http1HeaderCase falls under the refused `http.*` row; keepalive retries are enforced (not listed).
-    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([['spec.frontend.http', false]]);
+    // keyExchangeGroups is refused (security); keepalive retries are enforced (not listed).
+    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
+      ['spec.frontend.tls.keyExchangeGroups[0]', true],
+    ]);
   });
 });

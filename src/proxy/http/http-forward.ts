@@ -51,6 +51,8 @@ import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
 import { CONNECTION_SPECIFIC } from './h2-compat.js';
 import { H2Upstreams, type UpstreamRequest, type UpstreamResponse } from './h2-upstream.js';
+import { caseOf, recased } from './header-case.js';
+import { casedRequest, clientHeaders } from './cased-request.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
 import type { TunnelDialer } from './tunnel-dialer.js';
@@ -229,6 +231,8 @@ interface Outgoing {
   headers: HeaderMap;
   hasBody: boolean;
   buffered: Buffer | null;
+  /** `http1HeaderCase: Preserve`: the client's header-name case, put back on an HTTP/1.1 upstream request. */
+  headerCase?: Map<string, string>;
 }
 
 /** One try of a request. */
@@ -308,6 +312,7 @@ export class HttpForwarder {
     res: ServerResponse,
     route: ForwardRoute,
     clientAuthorization?: string,
+    preserveHeaderCase = false,
   ): Promise<void> {
     if (route.openProxy && !this.warnedOpen.has(route.name)) {
       this.warnedOpen.add(route.name);
@@ -332,7 +337,7 @@ export class HttpForwarder {
       const wait = delayMs(route.delay, req);
       // Counted against the request deadline: one that passes meanwhile ends the request with 504.
       if (wait > 0) await sleep(wait, abort.signal);
-      await this.forward(req, res, route, abort.signal, clientAuthorization);
+      await this.forward(req, res, route, abort.signal, clientAuthorization, preserveHeaderCase);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
@@ -346,9 +351,11 @@ export class HttpForwarder {
     route: ForwardRoute,
     signal: AbortSignal,
     clientAuthorization: string | undefined,
+    preserveHeaderCase: boolean,
   ): Promise<void> {
     const out = await this.outgoing(req, res, route);
     if (!out) return;
+    if (preserveHeaderCase) out.headerCase = caseOf(req.rawHeaders);
     for (let tried = 1; ; tried++) {
       const target = pickWeighted(route.targets, this.random);
       if (!target) {
@@ -410,7 +417,7 @@ export class HttpForwarder {
       body = out.buffered ?? (out.hasBody ? req.pipe(new ByteLimit(route.maxRequestBytes)) : null);
       const call = await this.callOf(target, to, out);
       const method = target.agentCore ? 'POST' : (req.method ?? 'GET');
-      const up = await this.send(target, to, { ...call, method, body, signal: attempt.signal });
+      const up = await this.send(target, to, { ...call, method, body, signal: attempt.signal }, out.headerCase);
       this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () =>
         this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`),
       );
@@ -476,7 +483,7 @@ export class HttpForwarder {
   ): Promise<void> {
     if (route.responseBuffer) return this.respondBuffered(res, route, target, up, route.responseBuffer);
     if (up.endedWithHeaders && respondHeadersOnly(res, up.statusCode, withoutHopByHop(up.headers))) return;
-    res.writeHead(up.statusCode, withoutHopByHop(up.headers));
+    res.writeHead(up.statusCode, clientHeaders(res, up));
     // Without this an SSE stream's headers wait for its first event.
     if (String(up.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
     await pipeline(up.body, res, { end: false });
@@ -580,7 +587,7 @@ export class HttpForwarder {
     const got = await bufferResponse(up.body, plan, Number(up.headers['content-length'] ?? 0));
     if (!got.over) {
       res
-        .writeHead(up.statusCode, { ...withoutHopByHop(up.headers), 'content-length': String(got.body.length) })
+        .writeHead(up.statusCode, { ...clientHeaders(res, up), 'content-length': String(got.body.length) })
         .end(got.body);
       return;
     }
@@ -593,7 +600,7 @@ export class HttpForwarder {
       sendError(res, 'response_too_large', `the answer of backend ${target.backend} exceeds ${plan.maxBytes} bytes`);
       return;
     }
-    res.writeHead(up.statusCode, withoutHopByHop(up.headers));
+    res.writeHead(up.statusCode, clientHeaders(res, up));
     await pipeline(got.rest, res);
   }
 
@@ -616,7 +623,12 @@ export class HttpForwarder {
   }
 
   /** One try, through the client the edge asks for: HTTP/2 (node:http2) or undici (HTTP/1.1, AgentCore). */
-  private send(target: ForwardTarget, to: { target: ForwardTarget }, call: UpstreamRequest): Promise<UpstreamResponse> {
+  private send(
+    target: ForwardTarget,
+    to: { target: ForwardTarget },
+    call: UpstreamRequest,
+    headerCase?: Map<string, string>,
+  ): Promise<UpstreamResponse> {
     if (target.h2 && !target.agentCore) {
       const tls = target.tls ? this.tls.connectOptions(target.backend, to.target.host, target.tls) : undefined;
       const key = `${target.backend} ${call.origin} ${target.tls ? (target.tls.sni ?? '') : 'h2c'}`;
@@ -624,7 +636,8 @@ export class HttpForwarder {
     }
     const dispatcher =
       target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
-    return dispatcher.request({ ...call, method: call.method as Dispatcher.HttpMethod });
+    if (!headerCase) return dispatcher.request({ ...call, method: call.method as Dispatcher.HttpMethod });
+    return casedRequest(dispatcher, { ...call, headers: recased(call.headers, headerCase) });
   }
 
   private fail(

@@ -219,6 +219,7 @@ export function listenerLimits(frontend: MergeResult): ListenerLimitsInput | und
     ...(idle ? { http1IdleTimeoutMs: idle } : {}),
     ...(age ? { maxConnectionDurationMs: age } : {}),
     ...(http?.http1MaxHeaders ? { http1MaxHeaders: http.http1MaxHeaders } : {}),
+    ...(http?.http1HeaderCase === 'Preserve' ? { http1PreserveHeaderCase: true } : {}),
     ...http2Limits(http),
   };
   return Object.keys(limits).length > 0 ? limits : undefined;

@@ -71,6 +71,11 @@ export interface ListenerLimits {
    * spec.frontend.tcp.keepalive.retries: unanswered probes before the connection is dropped (per port, smallest).
    */
   'keepaliveProbes'?: (number);
+  /**
+   * spec.frontend.http.http1HeaderCase Preserve: forwarded HTTP/1.1 requests and responses keep each header
+   * name's case (per listener; unset or Lowercase: names are lower-cased, as HTTP/2 requires anyway).
+   */
+  'http1PreserveHeaderCase'?: (boolean);
   '_maxConcurrentRequests'?: "maxConcurrentRequests";
   '_maxConnections'?: "maxConnections";
   '_keepaliveTimeMs'?: "keepaliveTimeMs";
@@ -86,6 +91,7 @@ export interface ListenerLimits {
   '_maxBufferSize'?: "maxBufferSize";
   '_keepaliveIntervalMs'?: "keepaliveIntervalMs";
   '_keepaliveProbes'?: "keepaliveProbes";
+  '_http1PreserveHeaderCase'?: "http1PreserveHeaderCase";
 }
 
 /**
@@ -158,6 +164,11 @@ export interface ListenerLimits__Output {
    * spec.frontend.tcp.keepalive.retries: unanswered probes before the connection is dropped (per port, smallest).
    */
   'keepaliveProbes'?: (number);
+  /**
+   * spec.frontend.http.http1HeaderCase Preserve: forwarded HTTP/1.1 requests and responses keep each header
+   * name's case (per listener; unset or Lowercase: names are lower-cased, as HTTP/2 requires anyway).
+   */
+  'http1PreserveHeaderCase'?: (boolean);
   '_maxConcurrentRequests'?: "maxConcurrentRequests";
   '_maxConnections'?: "maxConnections";
   '_keepaliveTimeMs'?: "keepaliveTimeMs";
@@ -173,4 +184,5 @@ export interface ListenerLimits__Output {
   '_maxBufferSize'?: "maxBufferSize";
   '_keepaliveIntervalMs'?: "keepaliveIntervalMs";
   '_keepaliveProbes'?: "keepaliveProbes";
+  '_http1PreserveHeaderCase'?: "http1PreserveHeaderCase";
 }
