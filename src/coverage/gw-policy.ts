@@ -147,9 +147,10 @@ const frontendTable: CoverageTable = {
   'tls.minProtocolVersion': enforced('ListenerTls.minProtocolVersion'),
   'tls.maxProtocolVersion': enforced('ListenerTls.maxProtocolVersion'),
   'tls.cipherSuites[]': enforced('ListenerTls.cipherSuites'),
-  'tls.keyExchangeGroups[]': refused("post-quantum key exchange is not available in this proxy's OpenSSL", true, [
-    'X25519_MLKEM768',
-  ]),
+  'tls.keyExchangeGroups[]': enforced(
+    'ListenerTls.keyExchangeGroups',
+    "X25519_MLKEM768 needs OpenSSL 3.5 (Node 24, the image's): an older Node refuses the listener naming it (fails closed)",
+  ),
   'tls.alpnProtocols[]': enforced(
     'ListenerTls.alpnProtocols',
     'chosen per listener by SNI; only protocols the proxy speaks (h2, http/1.1) are ever selected, a client offering none of them fails the handshake',

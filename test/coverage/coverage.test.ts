@@ -82,10 +82,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
-      frontend: { tls: { keyExchangeGroups: ['X25519_MLKEM768'] } },
+      backend: { tunnel: { url: 'http://proxy.example:3128' } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.tls.keyExchangeGroups[0]', true],
+      ['spec.backend.tunnel', false],
       ['spec.traffic.extProc', true],
     ]);
   });
@@ -132,7 +132,7 @@ describe('refusalsOf on free-form values', () => {
 });
 
 describe('listenerRefusals', () => {
-  it('names the refused frontend fields a GwPolicy made effective on a listener', async () => {
+  it('lists no refused frontend field: every one a GwPolicy makes effective on a listener is enforced', async () => {
     const { listenerRefusals } = await import('../../src/translate/listeners/listeners.js');
     const fe = {
       fields: {
@@ -145,9 +145,7 @@ describe('listenerRefusals', () => {
       },
       conflicts: [],
     };
-    // keyExchangeGroups is refused (security); keepalive retries are enforced (not listed).
-    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([
-      ['spec.frontend.tls.keyExchangeGroups[0]', true],
-    ]);
+    // Every frontend field is enforced now (X25519_MLKEM768 and keepalive retries included): nothing is listed.
+    expect(listenerRefusals(fe).map((r) => [r.field, r.security])).toEqual([]);
   });
 });

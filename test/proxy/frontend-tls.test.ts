@@ -5,6 +5,7 @@
 import { connect as tcpConnect } from 'node:net';
 import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postQuantumSupported } from '../../src/proxy/http/tls-settings.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
@@ -83,6 +84,19 @@ describe('frontend.tls on an HTTPS listener', () => {
     await serve('{keyExchangeGroups: [P-384]}');
     expect((await handshake(port)).group).toBe('secp384r1');
     await expect(handshake(port, { ecdhCurve: 'X25519' })).rejects.toThrow(/HANDSHAKE_FAILURE|ALERT/);
+  });
+
+  it('keyExchangeGroups X25519_MLKEM768 is served where OpenSSL has it (Node 24), else the listener is refused by name', async () => {
+    if (!postQuantumSupported) {
+      await expect(serve('{keyExchangeGroups: [X25519_MLKEM768]}')).rejects.toThrow(
+        /keyExchangeGroups X25519_MLKEM768 needs OpenSSL 3\.5/,
+      );
+      return;
+    }
+    await serve('{keyExchangeGroups: [X25519_MLKEM768]}');
+    await handshake(port, { ecdhCurve: 'X25519MLKEM768' });
+    // Without the hybrid group the client has nothing in common with the listener.
+    await expect(handshake(port, { ecdhCurve: 'X25519:P-256' })).rejects.toThrow(/HANDSHAKE_FAILURE|ALERT/);
   });
 
   it('alpnProtocols: a client offering none of the listed protocols fails with no_application_protocol', async () => {

@@ -28,7 +28,6 @@ it('marks each refused field of the route REFUSED with its reason', () => {
     'REFUSED spec.traffic.extProc: external processing is not supported by this proxy yet [security: the route answers 503 rather than run without it]',
   );
   expect(text).toContain('REFUSED spec.traffic.transformation:');
-  expect(text).toContain('REFUSED GwPolicy default/fe spec.frontend.tls.keyExchangeGroups[0]:');
   expect(e.notInEffect.map((n) => n.reason)).toEqual(['Enforced: Unsupported']);
 });
 

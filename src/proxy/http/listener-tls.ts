@@ -55,7 +55,9 @@ export function listenerTlsProblems(l: Listener, source: string): Problem[] {
       source,
       object,
       path: 'tls',
-      message: `names TLS settings this proxy does not know: ${unknown.join(', ')}`,
+      message: unknown.includes('X25519_MLKEM768')
+        ? `keyExchangeGroups X25519_MLKEM768 needs OpenSSL 3.5 (Node 24); this proxy runs on Node ${process.versions.node} with OpenSSL ${process.versions.openssl}`
+        : `names TLS settings this proxy does not know: ${unknown.join(', ')}`,
     });
   certs.forEach((c, i) => {
     try {

@@ -1,7 +1,7 @@
 // GwPolicy `frontend.tls` as Node's TLS server understands it: protocol versions, the OpenSSL names of
 // the API's cipher suites and key-exchange groups, ALPN selection and the handshake timeout. The IR
 // carries the API's names; this file is the one place that knows OpenSSL's.
-import type { SecureContextOptions, SecureVersion } from 'node:tls';
+import { createSecureContext, type SecureContextOptions, type SecureVersion } from 'node:tls';
 import type { ListenerTls } from '../../ir/types.js';
 
 /** Application protocols this proxy can speak after the handshake, in its preference order. */
@@ -20,8 +20,23 @@ const OPENSSL_CIPHERS: Readonly<Record<string, string>> = {
   TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-RSA-CHACHA20-POLY1305',
 };
 
-/** The API's group names → OpenSSL's group list names. */
-const OPENSSL_GROUPS: Readonly<Record<string, string>> = { X25519: 'X25519', 'P-256': 'P-256', 'P-384': 'P-384' };
+/** Whether this Node's OpenSSL offers the hybrid post-quantum group (OpenSSL 3.5: Node 24, the image's). */
+export const postQuantumSupported = ((): boolean => {
+  try {
+    createSecureContext({ ecdhCurve: 'X25519MLKEM768' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The API's group names → OpenSSL's group list names (X25519_MLKEM768 only where OpenSSL has it). */
+const OPENSSL_GROUPS: Readonly<Record<string, string>> = {
+  X25519: 'X25519',
+  'P-256': 'P-256',
+  'P-384': 'P-384',
+  ...(postQuantumSupported ? { X25519_MLKEM768: 'X25519MLKEM768' } : {}),
+};
 
 const VERSIONS: Readonly<Record<string, SecureVersion>> = {
   TLS_PROTOCOL_VERSION_1_2: 'TLSv1.2',

@@ -9,8 +9,8 @@ import type { MergeResult } from '../policies/policy-merge.js';
 
 type FrontendTls = NonNullable<Frontend['tls']>;
 
-/** Key-exchange groups this proxy's OpenSSL offers; X25519_MLKEM768 is refused by the coverage table. */
-export const SUPPORTED_GROUPS = ['X25519', 'P-256', 'P-384'];
+/** Key-exchange groups the proxy offers (X25519_MLKEM768 needs its Node 24 OpenSSL; an older one refuses the listener). */
+export const SUPPORTED_GROUPS = ['X25519', 'P-256', 'P-384', 'X25519_MLKEM768'];
 
 const VERSION = { TLS1_2: 'TLS_PROTOCOL_VERSION_1_2', TLS1_3: 'TLS_PROTOCOL_VERSION_1_3' } as const;
 
