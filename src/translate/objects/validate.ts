@@ -1,6 +1,7 @@
 // The checks translation itself relies on. Schema validation of the Gw kinds comes from src/api
 // (validateManifest); these add the structural minimum for every kind so a malformed object is
 // reported and skipped instead of reaching the translator.
+import { API_VERSION } from '../../api/kinds.js';
 import { validateManifest } from '../../api/validate.js';
 import { celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
 import type { Problem } from '../../problem.js';
@@ -38,14 +39,18 @@ export function authorizationCelProblems(
 }
 
 export function validateObject(kind: Kind, obj: KubeObject, source: string): Problem[] {
+  const object = displayName(kind, nameKey(obj.metadata.namespace, obj.metadata.name));
+  const out: Problem[] = [];
+  const bad = (path: string, message: string) => out.push({ source, object, path, message });
   // The Gw kinds get the API server's admission checks first (schema, bounds, CEL union rules).
   if (kind.startsWith('Gw')) {
     const schema = validateManifest(obj, source);
     if (schema.length) return schema;
+    // validateManifest checks the schema only under gw.dev; a valid Gw object is read as the schema's type (gw-objects.ts).
+    if (obj.apiVersion !== API_VERSION)
+      bad('apiVersion', `must be ${API_VERSION}, got ${JSON.stringify(obj.apiVersion)}`);
+    if (out.length) return out;
   }
-  const object = displayName(kind, nameKey(obj.metadata.namespace, obj.metadata.name));
-  const out: Problem[] = [];
-  const bad = (path: string, message: string) => out.push({ source, object, path, message });
   if (!obj.metadata.name) bad('metadata.name', 'must be set');
   const spec = rec(obj.spec);
   const needsSpec = !['Secret', 'ConfigMap', 'Namespace', 'EndpointSlice'].includes(kind);
