@@ -135,7 +135,7 @@ function irListenersOf(
     if (refused.length) il.refusals = refused;
     const limits = listenerLimits(fe);
     if (limits) il.limits = limits;
-    const network = rec(fe.fields['frontend.networkAuthorization']);
+    const network = fe.fields['frontend.networkAuthorization'];
     if (network) il.networkAuthorization = toAuthorization(network);
     out.push(il);
     tlsSources.set(il.name ?? '', fe.provenance['frontend.tls']?.source ?? '');

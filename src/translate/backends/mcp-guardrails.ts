@@ -3,7 +3,7 @@
 // disappearing re-translates the edge. A processor that cannot be resolved stays in the IR with a
 // `problem`, which the proxy turns into a rejection of every method it matches (never unguarded).
 import type { McpGuardrailPhaseInput, McpGuardrailProcessorInput, McpGuardrailsInput } from '../../ir/types.js';
-import type { FieldOrigin, MergeResult } from '../policies/policy-merge.js';
+import type { FieldOrigin, EffectivePolicy } from '../policies/policy-merge.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
 import { condition, type ParentStatus } from '../status/conditions.js';
 import { readAny, type Ctx } from '../objects/context.js';
@@ -181,8 +181,8 @@ function headerList(v: unknown): string[] {
  */
 export function refuseTargetGuardrails(
   ref: { mcpGuardrails?: McpGuardrailsInput | null },
-  edgePolicy: MergeResult,
-  targetPolicies: Record<string, MergeResult>,
+  edgePolicy: EffectivePolicy,
+  targetPolicies: Record<string, EffectivePolicy>,
 ): void {
   const edge = stableStringify(edgePolicy.fields['backend.mcp']);
   for (const [target, p] of Object.entries(targetPolicies).sort(([a], [b]) => (a < b ? -1 : 1))) {

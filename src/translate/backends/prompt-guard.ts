@@ -14,7 +14,7 @@ import type {
   RegexGuardInput,
   WebhookGuardInput,
 } from '../../ir/types.js';
-import type { MergeResult } from '../policies/policy-merge.js';
+import type { EffectivePolicy } from '../policies/policy-merge.js';
 import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
@@ -96,8 +96,8 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
  * undefined when the edge has none.
  */
 export function edgePromptGuard(
-  policy: MergeResult,
-  targetPolicies: Record<string, MergeResult>,
+  policy: EffectivePolicy,
+  targetPolicies: Record<string, EffectivePolicy>,
   lookup: PromptGuardLookup,
 ): PromptGuardInput | undefined {
   const own = promptGuardOf(policy);
@@ -117,7 +117,7 @@ export function edgePromptGuard(
   return out;
 }
 
-function promptGuardOf(p: MergeResult): { spec: Rec; source: string } | undefined {
+function promptGuardOf(p: EffectivePolicy): { spec: Rec; source: string } | undefined {
   const spec = rec(rec(p.fields['backend.ai'])?.promptGuard);
   return spec ? { spec, source: p.provenance['backend.ai']?.source ?? 'policy' } : undefined;
 }

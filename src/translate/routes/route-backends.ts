@@ -16,7 +16,7 @@ import { refKind } from '../objects/store.js';
 import { GROUP, displayName, objectKey, type StoredObject } from '../objects/types.js';
 import { backendPolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
-import type { MergeResult } from '../policies/policy-merge.js';
+import type { EffectivePolicy } from '../policies/policy-merge.js';
 import { validAttachments, type Attachment } from '../policies/policy-targets.js';
 import type { RouteSink } from './route-sink.js';
 
@@ -203,14 +203,14 @@ const FORWARDED_KINDS = new Set(['static', 'a2a', 'dynamicForwardProxy']);
  */
 function httpVersionOf(
   irBackend: BackendInput | undefined,
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
   /** No policy setting it: HTTP/2 for GRPCRoute edges and `kubernetes.io/h2c` Service ports (GEP-1911). */
   h2ByDefault: boolean,
 ): { version?: 'HTTP1' | 'HTTP2'; refusals: IrRefusal[] } {
   const refusals: IrRefusal[] = [];
-  const versionIn = (m: MergeResult) => str(rec(m.fields['backend.http'])?.version);
-  const refuse = (m: MergeResult, reason: string): void => {
+  const versionIn = (m: EffectivePolicy) => str(rec(m.fields['backend.http'])?.version);
+  const refuse = (m: EffectivePolicy, reason: string): void => {
     const source = m.provenance['backend.http']?.source ?? '';
     const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
     refusals.push({ field: path, source, reason, security: false });
@@ -239,7 +239,7 @@ function httpVersionOf(
 function edgeTls(
   ctx: Ctx,
   r: ResolvedRef,
-  merged: MergeResult,
+  merged: EffectivePolicy,
   gateway: string,
   sink: RouteSink,
 ): BuiltEdge['tls'] | EdgeProblem {
@@ -256,8 +256,8 @@ function edgeTls(
 /** Each MCP target's own TLS; like the edge's, settings that cannot be resolved leave the edge out. */
 function mcpTargetTls(
   ctx: Ctx,
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
 ): { ok: true; tls: BuiltEdge['targetTls'] } | { ok: false; problem: EdgeProblem } {
   let out: BuiltEdge['targetTls'];
   for (const [name, m] of Object.entries(subMerged)) {
@@ -275,8 +275,8 @@ function subPolicies(
   routeSide: Leveled[],
   target: EdgeTarget,
   sink: RouteSink,
-): Record<string, MergeResult> {
-  const out: Record<string, MergeResult> = {};
+): Record<string, EffectivePolicy> {
+  const out: Record<string, EffectivePolicy> = {};
   for (const s of target.subs) {
     const leveled = target.atts
       .filter((a) => a.sectionName === s.name)
@@ -294,8 +294,8 @@ function edgeCredentials(
   ctx: Ctx,
   irBackend: BackendInput | undefined,
   aiProviders: string[],
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
 ): Pick<BackendRefInput, 'credential' | 'targetCredentials' | 'ai'> | EdgeProblem {
   const out: Pick<BackendRefInput, 'credential' | 'targetCredentials' | 'ai'> = {};
   if (irBackend && !irBackend.ai) {
@@ -322,8 +322,8 @@ function edgeCredentials(
 function edgeRefusals(
   irBackend: BackendInput | undefined,
   e: StoredObject,
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
   extra: readonly IrRefusal[],
 ): IrRefusal[] {
   const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals), ...extra];

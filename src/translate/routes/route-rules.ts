@@ -16,7 +16,7 @@ import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
 import { typedTraffic } from '../policies/ir-traffic.js';
 import { frontendPolicy, routePolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
-import type { MergeResult } from '../policies/policy-merge.js';
+import type { EffectivePolicy } from '../policies/policy-merge.js';
 import { policySecretReader, type PolicySecretReader } from '../policies/policy-secrets.js';
 import { backendRef, type BuiltEdge, type EdgeProblem, type ResolvedRef } from './route-backends.js';
 import type { ListenerGroup } from './route-parents.js';
@@ -112,7 +112,7 @@ function ruleEdges(
 
 /** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
 function trafficOf(
-  eff: MergeResult,
+  eff: EffectivePolicy,
   edges: BuiltEdge[],
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
@@ -141,7 +141,7 @@ function trafficOf(
 function routeRefusals(
   gp: GatewayPolicies,
   listener: ListenerInfo | undefined,
-  eff: MergeResult,
+  eff: EffectivePolicy,
   edges: readonly BuiltEdge[],
 ): IrRefusal[] {
   const frontend = listener ? mergedRefusals(frontendPolicy(gp, listener)) : [];
