@@ -1,13 +1,11 @@
 // `backend.mcp.authentication` and `backend.mcp.authorization` (a GwBackend's `policies`, a GwPolicy's `backend`)
 // folded into the route's one typed policy: the proxy then checks them with the same token verifier and the
 // same authorization evaluation as traffic.jwtAuthentication.mcp and traffic.authorization, never a second copy.
-import type { BackendFull } from '../../api/index.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationRuleInput, McpAuthenticationInput, PolicyFieldsInput } from '../../ir/types.js';
 import { stableStringify, str } from '../objects/read.js';
-import type { AuthorizationSpec } from './policy-sections.js';
+import type { AuthorizationSpec, McpSettings } from '../objects/gw-types.js';
 
-type McpSettings = NonNullable<BackendFull['mcp']>;
 type McpAuthentication = NonNullable<McpSettings['authentication']>;
 
 /** One route → backend edge as the routes translator built it: merged fields as canonical JSON text. */

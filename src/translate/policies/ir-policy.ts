@@ -18,7 +18,8 @@ import { parseDurationMs } from '../../ir/duration.js';
 import type { PolicySecretReader } from './policy-secrets.js';
 import { rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
-import { sectionOf, type AuthorizationSpec, type EffectiveFields } from './policy-sections.js';
+import type { AuthorizationSpec } from '../objects/gw-types.js';
+import { sectionOf, type EffectiveFields } from './policy-sections.js';
 
 type Traffic<K extends keyof TrafficPolicy> = NonNullable<TrafficPolicy[K]>;
 type Jwt = Traffic<'jwtAuthentication'>;

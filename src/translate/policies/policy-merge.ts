@@ -56,6 +56,9 @@ export interface EffectivePolicy extends MergeResult {
   fields: EffectiveFields;
 }
 
+/** The merged fields of an edge or of one MCP target or AI provider on it, with where each came from. */
+export type MergedFields = Pick<EffectivePolicy, 'fields' | 'provenance'>;
+
 function rank(c: Candidate): number {
   return c.override ? 100 - LEVEL_RANK[c.level] : LEVEL_RANK[c.level];
 }

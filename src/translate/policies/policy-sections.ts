@@ -18,9 +18,6 @@ type Prefixed<S extends Section> = {
 /** Effective fields by section-qualified path (`traffic.cors`), each with its section schema's type. */
 export type EffectiveFields = Prefixed<'frontend'> & Prefixed<'traffic'> & Prefixed<'backend'>;
 
-/** The CEL authorization of traffic.authorization, frontend.networkAuthorization and backend.mcp: one schema. */
-export type AuthorizationSpec = NonNullable<TrafficPolicy['authorization']>;
-
 /** One section of merged fields as its schema object (`traffic.cors` → `cors`). */
 export function sectionOf<S extends Section>(fields: EffectiveFields, section: S): SectionTypes[S] {
   const out: Record<string, unknown> = {};

@@ -5,10 +5,8 @@ import { lookup, memo, type Ctx } from '../objects/context.js';
 import { readGw, type GwObject } from '../objects/gw-objects.js';
 import { selectorMatches } from '../objects/read.js';
 import { displayName, objectKey, type Kind, type StoredObject } from '../objects/types.js';
+import type { PolicyTargetRef, PolicyTargetSelector } from '../objects/gw-types.js';
 import type { SectionTypes } from './policy-sections.js';
-
-type TargetRef = NonNullable<GwPolicySpec['targetRefs']>[number];
-type TargetSelector = NonNullable<GwPolicySpec['targetSelectors']>[number];
 
 export type Level =
   'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendSection' | 'BackendOwn' | 'Target';
@@ -71,7 +69,11 @@ function kindMatches(k: string, kind: Kind): boolean {
   return k === kind || (kind === 'ListenerSet' && k === 'XListenerSet');
 }
 
-function attachment(p: GwObject<'GwPolicy'>, targetIndex: number, t: TargetRef | TargetSelector): Attachment {
+function attachment(
+  p: GwObject<'GwPolicy'>,
+  targetIndex: number,
+  t: PolicyTargetRef | PolicyTargetSelector,
+): Attachment {
   const { entry: policy, spec } = p;
   const sections: Attachment['sections'] = {};
   if (spec.frontend) sections.frontend = spec.frontend;

@@ -275,7 +275,9 @@ function policyTexts(
   const authTargets = recs(spec.targetRefs).flatMap((t) => {
     const kind = refKind(str(t.group), str(t.kind), 'Gateway');
     const o = kind && getObject(store, kind, nameKey(ns, str(t.name) ?? ''));
-    return o && kind ? [{ kind, name: o.key, spec: rec(o.obj.spec) ?? {} }] : [];
+    const ospec = rec(o && o.obj.spec) ?? {};
+    const backendType = (['ai', 'mcp', 'a2a', 'static', 'aws'] as const).find((k) => ospec[k] !== undefined);
+    return o && kind ? [{ kind, name: o.key, ...(backendType ? { backendType } : {}) }] : [];
   });
   const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets))
     .map(([field, why]) => `backend.auth.${field}: ${why}`)
