@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { readAny, type Ctx } from '../objects/context.js';
 import { PEM_CERT, decoded, tlsSecretPair } from '../listeners/certificates.js';
 import type { BackendTlsInput } from '../../ir/types.js';
-import { rec, str, type Rec } from '../objects/read.js';
+import { dataOf, type ObjectReference } from '../objects/gateway-api.js';
 import { GROUP } from '../objects/types.js';
 
 export type BackendTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
@@ -58,10 +58,14 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
 }
 
 /** `ca.crt` of a ConfigMap (text) or Secret (base64), as one or more valid PEM certificates. */
-export function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: string } | { ok: false; message: string } {
-  const group = str(ref.group) ?? '',
-    kind = str(ref.kind) ?? 'ConfigMap',
-    name = str(ref.name) ?? '';
+export function caBundle(
+  ctx: Ctx,
+  ns: string,
+  ref: ObjectReference,
+): { ok: true; pem: string } | { ok: false; message: string } {
+  const group = ref.group ?? '',
+    kind = ref.kind ?? 'ConfigMap',
+    name = ref.name ?? '';
   if (group !== GROUP.core || (kind !== 'ConfigMap' && kind !== 'Secret')) {
     return {
       ok: false,
@@ -70,8 +74,8 @@ export function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: strin
   }
   const obj = readAny(ctx, kind, `${ns}/${name}`);
   if (!obj) return { ok: false, message: `${kind} ${ns}/${name} does not exist` };
-  const data = rec((obj.obj as { data?: unknown }).data) ?? {};
-  const text = kind === 'Secret' ? decoded(data['ca.crt']) : str(data['ca.crt']);
+  const data = dataOf(obj);
+  const text = kind === 'Secret' ? decoded(data['ca.crt']) : data['ca.crt'];
   if (!text?.trim()) return { ok: false, message: `${kind} ${ns}/${name} has no ca.crt` };
   const blocks = text.match(PEM_CERT) ?? [];
   if (blocks.length === 0) return { ok: false, message: `${kind} ${ns}/${name} has no PEM certificate in ca.crt` };

@@ -11,7 +11,8 @@ import type {
   SessionRoutingInput,
 } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
-import { num, rec, recs, selectorMatches, stableStringify, str } from '../objects/read.js';
+import { serviceSpec } from '../objects/gateway-api.js';
+import { selectorMatches, stableStringify } from '../objects/read.js';
 import { aiProviderSettings } from './backend-ai.js';
 
 const PROVIDER_KINDS = [
@@ -169,16 +170,16 @@ function selectorTargets(
     for (const sk of lookup(ctx, 'byNamespace', `Service/${n}`)) {
       const svc = read(ctx, 'Service', sk);
       if (!svc || !selectorMatches(sel.services, svc.obj.metadata.labels)) continue;
-      const ports = recs(rec(svc.obj.spec)?.ports);
-      const mcpPort = ports.find((p) => /mcp/i.test(str(p.appProtocol) ?? '')) ?? ports[0];
+      const ports = serviceSpec(svc).ports ?? [];
+      const mcpPort = ports.find((p) => /mcp/i.test(p.appProtocol ?? '')) ?? ports[0];
       if (!mcpPort) continue;
-      const sse = /sse/i.test(str(mcpPort.appProtocol) ?? '');
+      const sse = /sse/i.test(mcpPort.appProtocol ?? '');
       const svcName = svc.obj.metadata.name;
       out.push({
         name: n === ns ? `${name}-${svcName}` : `${name}-${n}-${svcName}`,
         transport: 'remote',
         remote: {
-          url: `http://${serviceHost(svcName, n)}:${num(mcpPort.port) ?? 0}${sse ? '/sse' : '/mcp'}`,
+          url: `http://${serviceHost(svcName, n)}:${mcpPort.port ?? 0}${sse ? '/sse' : '/mcp'}`,
           protocol: sse ? 'SSE' : 'STREAMABLE_HTTP',
         },
       });

@@ -10,7 +10,9 @@ import { condition, type ParentStatus } from '../status/conditions.js';
 import { readAny, type Ctx } from '../objects/context.js';
 import { serviceHost } from './backends.js';
 import type { McpSettings } from '../objects/gw-types.js';
-import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import { serviceSpec } from '../objects/gateway-api.js';
+import type { UncheckedPolicySpec } from '../objects/gw-unchecked.js';
+import { stableStringify } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { GROUP } from '../objects/types.js';
 
@@ -149,17 +151,17 @@ function processorUrl(ctx: Ctx, origin: string, remote: Remote): string | Proces
   const svc = readAny(ctx, 'Service', `${ns}/${name}`);
   if (!svc) return bad('BackendNotFound', `Service ${ns}/${name} does not exist`);
   const port = ref.port;
-  const ports = recs(rec(svc.obj.spec)?.ports).map((sp) => num(sp.port));
+  const ports = (serviceSpec(svc).ports ?? []).map((sp) => sp.port);
   if (port === undefined || !ports.includes(port))
     return bad('BackendNotFound', `Service ${ns}/${name} has no port ${port ?? '(none given)'}`);
   return `http://${serviceHost(name, ns)}:${port}/`;
 }
 
 /** Namespaced names (`ns/name`) of the Services a policy's guardrail processors reference, so a Service change refreshes its status. */
-export function guardrailServices(policyNs: string, backend: Rec | undefined): string[] {
-  return recs(rec(rec(backend?.mcp)?.guardrails)?.processors).flatMap((p) => {
-    const ref = rec(rec(p.remote)?.backendRef);
-    return ref ? [`${str(ref.namespace) ?? policyNs}/${str(ref.name) ?? ''}`] : [];
+export function guardrailServices(policyNs: string, backend: UncheckedPolicySpec['backend']): string[] {
+  return (backend?.mcp?.guardrails?.processors ?? []).flatMap((p) => {
+    const ref = p.remote?.backendRef;
+    return ref ? [`${ref.namespace ?? policyNs}/${ref.name ?? ''}`] : [];
   });
 }
 

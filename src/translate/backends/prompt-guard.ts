@@ -17,7 +17,8 @@ import type {
   WebhookGuardInput,
 } from '../../ir/types.js';
 import type { EffectivePolicy } from '../policies/policy-merge.js';
-import { num, rec, recs, stableStringify } from '../objects/read.js';
+import { serviceSpec } from '../objects/gateway-api.js';
+import { stableStringify } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP } from '../objects/types.js';
@@ -77,7 +78,7 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
   return {
     servicePorts: (ns, name) => {
       const svc = read(ctx, 'Service', `${ns}/${name}`);
-      return svc ? recs(rec(svc.obj.spec)?.ports).map((p) => num(p.port) ?? 0) : undefined;
+      return svc ? (serviceSpec(svc).ports ?? []).map((p) => p.port ?? 0) : undefined;
     },
     staticBackend: (ns, name) => {
       const b = readGw(ctx, 'GwBackend', `${ns}/${name}`);

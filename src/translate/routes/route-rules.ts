@@ -7,7 +7,7 @@ import { guardrailProblems } from '../backends/mcp-guardrails.js';
 import { promptGuardRefProblems } from '../backends/prompt-guard.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
 import type { Ctx } from '../objects/context.js';
-import { str, type Rec } from '../objects/read.js';
+import type { RouteRule } from '../objects/gateway-api.js';
 import { objectKey, type StoredObject } from '../objects/types.js';
 import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
@@ -28,7 +28,7 @@ import type { RouteSink } from './route-sink.js';
 /** One valid rule of the route, with its resolved backendRefs and route-side policy levels. */
 export interface RuleSource {
   route: StoredObject;
-  rule: Rec;
+  rule: RouteRule;
   index: number;
   matches: NonNullable<RouteInput['routeMatches']>;
   refs: ResolvedRef[];
@@ -64,8 +64,8 @@ export function ruleRoute(
   const backendMcp = backendMcpSecurity(edges);
   const traffic = trafficOf(eff, edges, readSecret, resolveBackend, backendMcp);
   const timeouts = rs.route.kind === 'HTTPRoute' ? ruleTimeouts(rs.rule) : undefined;
-  const filters = ruleFilters(rs.route.kind, rs.rule);
-  const base = `${rs.route.kind}/${rs.route.key}/${str(rs.rule.name) ?? rs.index}`;
+  const filters = ruleFilters(rs.rule);
+  const base = `${rs.route.kind}/${rs.route.key}/${rs.rule.name ?? rs.index}`;
   const irRoute: Named<RouteInput> & { refusals?: IrRefusal[] } = {
     name: `${base}${g.suffix}`,
     listeners: g.listeners,
