@@ -14,7 +14,12 @@ import { policyGuardrailProblems } from '../backends/mcp-guardrails.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { promptGuardLookup, translatePromptGuard } from '../backends/prompt-guard.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
-import { rec, recs, selectorMatches, stableStringify, str, type Rec } from '../objects/read.js';
+import type { GwBackendSpec, GwPolicySpec } from '../../api/index.js';
+import { gatewayClassSpec, gatewaySpec, listenerSetSpec, routeSpec, serviceSpec } from '../objects/gateway-api.js';
+import { gwSpec } from '../objects/gw-objects.js';
+import { uncheckedBackendSpec, uncheckedPolicySpec, type UncheckedTarget } from '../objects/gw-unchecked.js';
+import { selectorMatches, stableStringify } from '../objects/read.js';
+import type { EdgeAuthTarget } from '../backends/backend-auth.js';
 import { getObject, listObjects, refKind, type Store } from '../objects/store.js';
 import { GROUP, nameKey, namespaceOf, splitObjectKey, type Kind, type StoredObject } from '../objects/types.js';
 import { backendTlsPolicyConditions } from '../backends/backend-tls-policy.js';
@@ -41,7 +46,7 @@ export function objectStatus(
   const problemText = e.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
   switch (k.kind) {
     case 'GatewayClass': {
-      if (str(rec(e.obj.spec)?.controllerName) !== options.controllerName) return undefined;
+      if (gatewayClassSpec(e).controllerName !== options.controllerName) return undefined;
       return {
         conditions: [
           condition(
@@ -76,7 +81,7 @@ export function objectStatus(
     case 'GwParameters':
       return parametersStatus(e, problemText, gen, now);
     case 'GwPolicy':
-      return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
+      return policyStatus(store, e, pieces, problemText, options);
     case 'BackendTLSPolicy':
       return backendTlsPolicyStatus(store, e, pieces, options);
     default:
@@ -139,10 +144,11 @@ function parentsOf(pieces: readonly StatusPiece[]): ParentStatus[] {
 function backendConditions(store: Store, e: StoredObject, problemText: string, options: TranslateOptions): Condition[] {
   const gen = e.obj.metadata.generation ?? 0;
   const now = options.now;
-  if (problemText) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
-  const { refProblems } = translateGwBackend(newCtx(store, options), e.key, rec(e.obj.spec) ?? {});
+  const spec = gwSpec('GwBackend', e);
+  if (problemText || !spec) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
+  const { refProblems } = translateGwBackend(newCtx(store, options), e.key, spec);
   const refused = enforcedCondition(
-    refusalText([...refusalsOf('GwBackend', e.obj.spec), ...ownHttpVersionRefusals(rec(e.obj.spec) ?? {})]),
+    refusalText([...refusalsOf('GwBackend', spec), ...ownHttpVersionRefusals(spec)]),
     '',
     gen,
     now,
@@ -161,63 +167,95 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   ];
 }
 
+/** A Gateway API ancestorRef: the policy's target, with sectionName and port as the policy wrote them. */
+export interface AncestorRef {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  sectionName?: unknown;
+  port?: unknown;
+}
+
+/** One entry of a GwPolicy's status.ancestors. */
+export interface AncestorStatus {
+  ancestorRef: AncestorRef;
+  controllerName: string;
+  conditions: Condition[];
+}
+
+/** What objectStatus says about a GwPolicy. */
+export type PolicyObjectStatus = { ancestors: AncestorStatus[] };
+
 interface Ancestor {
-  ref: Rec;
+  ref: AncestorRef;
   targetIndex: number;
   /** Why the policy cannot take effect on this ancestor, if it cannot. */
   problem?: { reason: string; message: string };
 }
 
+function policyStatus(
+  store: Store,
+  e: StoredObject,
+  pieces: readonly StatusPiece[],
+  problemText: string,
+  options: TranslateOptions,
+): PolicyObjectStatus {
+  return { ancestors: policyAncestors(store, e, pieces, problemText, options).slice(0, MAX_POLICY_ANCESTORS) };
+}
+
+/**
+ * The ancestors of a valid or invalid policy. An invalid one says only that it is invalid (its problems):
+ * its targets are still listed, but nothing else of it is read.
+ */
 function policyAncestors(
   store: Store,
   e: StoredObject,
   pieces: readonly StatusPiece[],
   problemText: string,
   options: TranslateOptions,
-): Rec[] {
-  const spec = rec(e.obj.spec) ?? {};
-  const texts = policyTexts(store, e, spec, pieces, options);
+): AncestorStatus[] {
+  const spec = gwSpec('GwPolicy', e);
+  const texts = spec ? policyTexts(store, e, spec, pieces, options) : NO_TEXTS;
   return policyTargets(store, e, spec, options).map((a) => ancestorStatus(e, a, pieces, problemText, texts, options));
 }
 
-/** One ancestor per targetRef, and one per object each targetSelector matches (or one saying none does). */
-function policyTargets(store: Store, e: StoredObject, spec: Rec, options: TranslateOptions): Ancestor[] {
+/**
+ * One ancestor per targetRef, and one per object each targetSelector matches (or one saying none does);
+ * `spec` (the valid policy) also says why it cannot take effect on each.
+ */
+function policyTargets(
+  store: Store,
+  e: StoredObject,
+  spec: GwPolicySpec | undefined,
+  options: TranslateOptions,
+): Ancestor[] {
   const ns = e.obj.metadata.namespace ?? '';
   const ancestors: Ancestor[] = [];
-  recs(spec.targetRefs).forEach((t, i) => {
-    const kind = refKind(str(t.group), str(t.kind), 'Gateway');
-    const ref = {
-      group: str(t.group) ?? '',
-      kind: str(t.kind) ?? '',
-      namespace: ns,
-      name: str(t.name) ?? '',
-      ...section(t),
-    };
+  const targets = uncheckedPolicySpec(e.obj.spec);
+  const problem = (kind: Kind | undefined, target: StoredObject | undefined, t: UncheckedTarget) =>
+    spec && targetProblem(store, spec, kind, target, t, options);
+  (targets.targetRefs ?? []).forEach((t, i) => {
+    const kind = refKind(t.group, t.kind, 'Gateway');
+    const ref = { group: t.group ?? '', kind: t.kind ?? '', namespace: ns, name: t.name ?? '', ...section(t) };
     const target = kind && getObject(store, kind, nameKey(ns, ref.name));
-    ancestors.push({ ref, targetIndex: i, problem: targetProblem(store, spec, kind, target, t, options) });
+    ancestors.push({ ref, targetIndex: i, problem: problem(kind, target, t) });
   });
-  recs(spec.targetSelectors).forEach((t, i) => {
-    const kind = refKind(str(t.group), str(t.kind), 'Gateway');
+  (targets.targetSelectors ?? []).forEach((t, i) => {
+    const kind = refKind(t.group, t.kind, 'Gateway');
     const matched = kind
       ? listObjects(store, kind).filter(
           (o) =>
             o.obj.metadata.namespace === ns && selectorMatches({ matchLabels: t.matchLabels }, o.obj.metadata.labels),
         )
       : [];
-    const ref = (name: string) => ({
-      group: str(t.group) ?? '',
-      kind: str(t.kind) ?? '',
-      namespace: ns,
-      name,
-      ...section(t),
-    });
+    const ref = (name: string) => ({ group: t.group ?? '', kind: t.kind ?? '', namespace: ns, name, ...section(t) });
     if (matched.length === 0) {
-      const message = `no ${str(t.kind) ?? 'object'} in namespace ${ns} matches the labels`;
+      const message = `no ${t.kind ?? 'object'} in namespace ${ns} matches the labels`;
       ancestors.push({ ref: ref(''), targetIndex: i, problem: { reason: 'TargetNotFound', message } });
     }
     for (const o of matched.sort((a, b) => (a.key < b.key ? -1 : 1))) {
-      const problem = targetProblem(store, spec, kind, o, t, options);
-      ancestors.push({ ref: ref(o.obj.metadata.name), targetIndex: i, problem });
+      ancestors.push({ ref: ref(o.obj.metadata.name), targetIndex: i, problem: problem(kind, o, t) });
     }
   });
   return ancestors;
@@ -231,17 +269,24 @@ interface PolicyTexts {
   guardrails: ReturnType<typeof policyGuardrailProblems>;
 }
 
+const NO_TEXTS: PolicyTexts = {
+  invalidText: '',
+  enforcedText: '',
+  refusals: [],
+  guardrails: { invalid: [], refs: [] },
+};
+
 function policyTexts(
   store: Store,
   e: StoredObject,
-  spec: Rec,
+  spec: GwPolicySpec,
   pieces: readonly StatusPiece[],
   options: TranslateOptions,
 ): PolicyTexts {
   const ns = e.obj.metadata.namespace ?? '';
   const ctx = newCtx(store, options);
-  const extAuth = rec(rec(spec.traffic)?.extAuth);
-  const guardrails = policyGuardrailProblems(ctx, e.key, rec(spec.backend) ?? {});
+  const extAuth = spec.traffic?.extAuth;
+  const guardrails = policyGuardrailProblems(ctx, e.key, spec.backend ?? {});
   // Found by compiling, not by the schema: the policy still takes effect (its routes fail closed), so only Accepted says so.
   const celInvalid = extAuth
     ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`)
@@ -261,7 +306,7 @@ function policyTexts(
   ];
   const notRefused = (line: string): boolean => !sameAsRefusal(refusals, line);
   const unenforced = [
-    ...Object.entries(unenforceableAuth(rec(spec.traffic) ?? {}, namespaceSecretReader(ctx, ns))).map(
+    ...Object.entries(unenforceableAuth(spec.traffic ?? {}, namespaceSecretReader(ctx, ns))).map(
       ([field, why]) => `traffic.${field}: ${why}`,
     ),
     ...unenforceableGuards(spec, `GwPolicy ${e.key}`, ctx),
@@ -269,17 +314,10 @@ function policyTexts(
     .filter(notRefused)
     .sort();
   // Cloud credentials a proxy cannot obtain drop the AI provider edge rather than refuse the route.
-  const unservable = Object.entries(unservableCloudAuth(rec(rec(spec.backend)?.auth) ?? {}))
+  const unservable = Object.entries(unservableCloudAuth(spec.backend?.auth ?? {}))
     .map(([field, why]) => `backend.auth.${field}: ${why}`)
     .sort();
-  const authTargets = recs(spec.targetRefs).flatMap((t) => {
-    const kind = refKind(str(t.group), str(t.kind), 'Gateway');
-    const o = kind && getObject(store, kind, nameKey(ns, str(t.name) ?? ''));
-    const ospec = rec(o && o.obj.spec) ?? {};
-    const backendType = (['ai', 'mcp', 'a2a', 'static', 'aws'] as const).find((k) => ospec[k] !== undefined);
-    return o && kind ? [{ kind, name: o.key, ...(backendType ? { backendType } : {}) }] : [];
-  });
-  const edgeAuth = Object.entries(unenforcedEdgeAuth(rec(rec(spec.backend)?.auth) ?? {}, authTargets))
+  const edgeAuth = Object.entries(unenforcedEdgeAuth(spec.backend?.auth ?? {}, authTargets(store, ns, spec)))
     .map(([field, why]) => `backend.auth.${field}: ${why}`)
     .filter(notRefused)
     .sort();
@@ -296,6 +334,17 @@ function policyTexts(
   return { invalidText, enforcedText, refusals, guardrails };
 }
 
+/** The objects a policy's targetRefs name, as the backend.auth check needs them (a GwBackend valid or not). */
+function authTargets(store: Store, ns: string, spec: GwPolicySpec): EdgeAuthTarget[] {
+  return (spec.targetRefs ?? []).flatMap((t) => {
+    const kind = refKind(t.group, t.kind, 'Gateway');
+    const o = kind && getObject(store, kind, nameKey(ns, t.name));
+    if (!o || !kind) return [];
+    const type = kind === 'GwBackend' ? uncheckedBackendSpec(o.obj.spec).type : undefined;
+    return [{ kind, name: o.key, ...(type ? { backendType: type } : {}) }];
+  });
+}
+
 /** The conditions of one ancestor: Accepted, Attached, and Conflicted, Enforced, ResolvedRefs when they apply. */
 function ancestorStatus(
   e: StoredObject,
@@ -304,7 +353,7 @@ function ancestorStatus(
   problemText: string,
   texts: PolicyTexts,
   options: TranslateOptions,
-): Rec {
+): AncestorStatus {
   const gen = e.obj.metadata.generation ?? 0;
   const now = options.now;
   const attachedTo = [
@@ -372,8 +421,8 @@ function conflictCondition(
  * Prompt-guard steps no proxy can run as written (cloud-vendor guards, invalid patterns). A webhook whose
  * Service is missing is a reference problem, reported on the routes (ResolvedRefs) where it is resolved.
  */
-function unenforceableGuards(spec: Rec, source: string, ctx: ReturnType<typeof newCtx>): string[] {
-  const guard = rec(rec(rec(spec.backend)?.ai)?.promptGuard);
+function unenforceableGuards(spec: GwPolicySpec, source: string, ctx: ReturnType<typeof newCtx>): string[] {
+  const guard = spec.backend?.ai?.promptGuard;
   if (!guard) return [];
   const ir = translatePromptGuard(guard, source, promptGuardLookup(ctx));
   return [...ir.request, ...ir.response].flatMap((s) =>
@@ -403,35 +452,33 @@ function isRefused(refusals: readonly FieldRefusal[], path: string): boolean {
   return refusals.some((r) => path === r.field || path.startsWith(`${r.field}.`) || path.startsWith(`${r.field}[`));
 }
 
-function section(t: Rec): Rec {
-  return {
-    ...(t.sectionName !== undefined ? { sectionName: t.sectionName } : {}),
-    ...(t.port !== undefined ? { port: t.port } : {}),
-  };
+/** sectionName and port as the policy wrote them. */
+function section(t: UncheckedTarget): Pick<AncestorRef, 'sectionName' | 'port'> {
+  const { sectionName, port } = t.written;
+  return { ...(sectionName !== undefined ? { sectionName } : {}), ...(port !== undefined ? { port } : {}) };
 }
 
 function targetProblem(
   store: Store,
-  spec: Rec,
+  spec: GwPolicySpec,
   kind: Kind | undefined,
   target: StoredObject | undefined,
-  t: Rec,
+  t: UncheckedTarget,
   options: TranslateOptions,
 ): Ancestor['problem'] {
-  if (!kind)
-    return { reason: 'Invalid', message: `target kind ${str(t.group) ?? ''}/${str(t.kind) ?? ''} is not supported` };
+  if (!kind) return { reason: 'Invalid', message: `target kind ${t.group ?? ''}/${t.kind ?? ''} is not supported` };
   if (!target)
     return {
       reason: 'TargetNotFound',
-      message: `${kind} ${nameKey(undefined, str(t.name) ?? '')} does not exist in the policy's namespace`,
+      message: `${kind} ${nameKey(undefined, t.name ?? '')} does not exist in the policy's namespace`,
     };
   const bad = attachmentProblem(spec, kind, t);
   if (bad) return { reason: 'Invalid', message: bad };
-  const sectionName = str(t.sectionName);
+  const sectionName = t.sectionName;
   if (sectionName !== undefined && !sectionExists(target, sectionName)) {
     return { reason: 'TargetNotFound', message: `${kind} ${target.key} has no section ${sectionName}` };
   }
-  if (kind === 'Gateway' && !isOurClass(newCtx(store, options), str(rec(target.obj.spec)?.gatewayClassName) ?? '')) {
+  if (kind === 'Gateway' && !isOurClass(newCtx(store, options), gatewaySpec(target).gatewayClassName ?? '')) {
     return {
       reason: 'TargetNotFound',
       message: `Gateway ${target.key} is not of a GatewayClass of controller ${options.controllerName}`,
@@ -442,29 +489,26 @@ function targetProblem(
 
 /** sectionName names a listener, a route rule, a Service port or a GwBackend sub-backend. */
 function sectionExists(target: StoredObject, name: string): boolean {
-  const spec = rec(target.obj.spec) ?? {};
   switch (target.kind) {
     case 'Gateway':
+      return (gatewaySpec(target).listeners ?? []).some((l) => l.name === name);
     case 'ListenerSet':
-      return recs(spec.listeners).some((l) => l.name === name);
+      return (listenerSetSpec(target).listeners ?? []).some((l) => l.name === name);
     case 'HTTPRoute':
     case 'GRPCRoute':
-      return recs(spec.rules).some((r) => r.name === name);
+      return (routeSpec(target).rules ?? []).some((r) => r.name === name);
     case 'Service':
-      return recs(spec.ports).some((p) => String(p.port) === name);
-    case 'GwBackend': {
-      const mcp = recs(rec(spec.mcp)?.targets).map((x) => x.name);
-      const ai = recs(rec(spec.ai)?.groups).flatMap((g) => recs(g.providers).map((p) => p.name));
-      return [...mcp, ...ai].includes(name);
-    }
+      return (serviceSpec(target).ports ?? []).some((p) => String(p.port) === name);
+    case 'GwBackend':
+      return uncheckedBackendSpec(target.obj.spec).sections.includes(name);
     default:
       return false;
   }
 }
 
 /** `policies.http.version` of a GwBackend the HTTP forwarder does not serve (MCP, AI, AgentCore): refused. */
-function ownHttpVersionRefusals(spec: Rec): FieldRefusal[] {
-  if (str(rec(rec(spec.policies)?.http)?.version) === undefined) return [];
+function ownHttpVersionRefusals(spec: GwBackendSpec): FieldRefusal[] {
+  if (spec.policies?.http?.version === undefined) return [];
   if (spec.static !== undefined || spec.a2a !== undefined || spec.dynamicForwardProxy !== undefined) return [];
   return [
     {
