@@ -1,18 +1,9 @@
 // The one place a Gw object (GwPolicy, GwBackend, GwModel, GwParameters) becomes its schema type. putObject
 // checks every Gw object against its src/api schema (validate.ts); only an object without problems is handed
 // out typed, so code past this point reads the spec with plain property access and never sees invalid input.
-import type { GwBackendSpec, GwModelSpec, GwParametersSpec, GwPolicySpec } from '../../api/index.js';
 import { read, type Ctx } from './context.js';
+import type { GwKind, GwSpecs } from './gw-types.js';
 import type { StoredObject } from './types.js';
-
-export interface GwSpecs {
-  GwBackend: GwBackendSpec;
-  GwModel: GwModelSpec;
-  GwParameters: GwParametersSpec;
-  GwPolicy: GwPolicySpec;
-}
-
-export type GwKind = keyof GwSpecs;
 
 /** A valid Gw object and its spec as the schema's type. */
 export interface GwObject<K extends GwKind> {

@@ -5,11 +5,23 @@ import type {
   BackendAuth,
   BackendFull,
   GwBackendSpec,
+  GwModelSpec,
+  GwParametersSpec,
   GwPolicySpec,
   LLMProvider,
   NamedLLMProvider,
   TrafficPolicy,
 } from '../../api/index.js';
+
+/** Each Gw kind's spec type. */
+export interface GwSpecs {
+  GwBackend: GwBackendSpec;
+  GwModel: GwModelSpec;
+  GwParameters: GwParametersSpec;
+  GwPolicy: GwPolicySpec;
+}
+
+export type GwKind = keyof GwSpecs;
 
 /** The CEL authorization of traffic.authorization, frontend.networkAuthorization and backend.mcp: one schema. */
 export type AuthorizationSpec = NonNullable<TrafficPolicy['authorization']>;
