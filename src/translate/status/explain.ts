@@ -4,7 +4,7 @@ import type { IrRefusal } from '../../coverage/effective.js';
 import type { BackendRefInput, PolicyFieldsInput, RefusalInput, RouteInput } from '../../ir/types.js';
 import type { FieldOrigin } from '../policies/policy-merge.js';
 import { snapshots, type TranslationState } from '../state.js';
-import type { PolicyObjectStatus } from './status.js';
+import type { PolicyObjectStatus } from './policy-status.js';
 
 export interface ExplainedField {
   path: string;
