@@ -2,8 +2,7 @@
 // Builtin patterns are expanded here, not in the proxy: the IR then says exactly what is matched (goldens
 // show it), user and builtin patterns share one dialect checked once, and the proxy knows no builtin names.
 import { condition, type ParentStatus } from '../status/conditions.js';
-import { read, type Ctx } from '../objects/context.js';
-import { readGw } from '../objects/gw-objects.js';
+import { read, readGw, type Ctx } from '../objects/context.js';
 import type { CredentialAuth, PromptGuardSpec } from '../objects/gw-types.js';
 import { serviceHost } from './backends.js';
 import type {

@@ -3,6 +3,7 @@
 // environment, and the structural rules translation relies on are stated once more where the schema is silent.
 import type { GwBackendSpec, GwModelSpec, GwPolicySpec } from '../../api/index.js';
 import { celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
+import { schemaChecked } from './gw-objects.js';
 import type { AuthorizationSpec, GwKind } from './gw-types.js';
 
 export type Bad = (path: string, message: string) => void;
@@ -36,17 +37,17 @@ export function authorizationCelProblems(s: CelAuthorizations, bad: Bad): void {
   }
 }
 
-/** The problems of a Gw object whose spec passed its schema (`spec` is that schema's type). */
+/** The problems of a Gw object whose spec passed its schema. */
 export function gwProblems(kind: GwKind, spec: unknown, bad: Bad): void {
   switch (kind) {
     case 'GwBackend':
-      backendProblems(spec as GwBackendSpec, bad);
+      backendProblems(schemaChecked(kind, spec), bad);
       break;
     case 'GwPolicy':
-      policyProblems(spec as GwPolicySpec, bad);
+      policyProblems(schemaChecked(kind, spec), bad);
       break;
     case 'GwModel':
-      modelProblems(spec as GwModelSpec, bad);
+      modelProblems(schemaChecked(kind, spec), bad);
       break;
     case 'GwParameters':
       break;

@@ -1,8 +1,8 @@
 // Which GwPolicies attach where: targetRefs and targetSelectors, narrowed by sectionName or port,
 // at one of the precedence levels of seed 001 (Gateway < Listener < Route < Route rule < Backend).
 import type { GwPolicySpec } from '../../api/index.js';
-import { lookup, memo, type Ctx } from '../objects/context.js';
-import { readGw, type GwObject } from '../objects/gw-objects.js';
+import { lookup, memo, readGw, type Ctx } from '../objects/context.js';
+import type { GwObject } from '../objects/gw-objects.js';
 import { selectorMatches } from '../objects/read.js';
 import { displayName, objectKey, type Kind, type StoredObject } from '../objects/types.js';
 import type { PolicyTargetRef, PolicyTargetSelector } from '../objects/gw-types.js';
