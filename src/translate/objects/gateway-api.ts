@@ -110,6 +110,8 @@ export interface ServicePort {
   name?: string;
   port?: number;
   appProtocol?: string;
+  /** The port as written: a policy's sectionName names a Service port by its text. */
+  written: { port?: unknown };
 }
 
 export interface ServiceSpec {
@@ -197,6 +199,10 @@ const routeRule = object<RouteRule>({
 
 const named = list(object<{ name?: string }>({ name: string }));
 
+const portFields = object<Omit<ServicePort, 'written'>>({ name: string, port: number, appProtocol: string });
+const writtenPort = object<ServicePort['written']>({ port: raw });
+const servicePort: Narrow<ServicePort> = (v) => ({ ...portFields(v), written: writtenPort(v) });
+
 const narrowers = {
   route: memoized(object<RouteSpec>({ parentRefs: list(parentReference), hostnames: strings, rules: list(routeRule) })),
   gateway: memoized(
@@ -221,9 +227,7 @@ const narrowers = {
       to: list(objectReference),
     }),
   ),
-  service: memoized(
-    object<ServiceSpec>({ ports: list(object<ServicePort>({ name: string, port: number, appProtocol: string })) }),
-  ),
+  service: memoized(object<ServiceSpec>({ ports: list(servicePort) })),
   backendTlsPolicy: memoized(
     object<BackendTlsPolicySpec>({
       targetRefs: list(

@@ -355,7 +355,7 @@ function sectionExists(target: StoredObject, name: string): boolean {
     case 'GRPCRoute':
       return (routeSpec(target).rules ?? []).some((r) => r.name === name);
     case 'Service':
-      return (serviceSpec(target).ports ?? []).some((p) => String(p.port) === name);
+      return (serviceSpec(target).ports ?? []).some((p) => String(p.written.port) === name);
     case 'GwBackend':
       return uncheckedBackendSpec(target.obj.spec).sections.includes(name);
     default:
