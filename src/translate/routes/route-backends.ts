@@ -194,7 +194,7 @@ export function backendRef(
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
     if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
   }
-  const refusals = edgeRefusals(irBackend, r.entry, merged, subMerged, http.refusals);
+  const refusals = edgeRefusals(irBackend, r, merged, subMerged, http.refusals);
   if (refusals.length) out.refusals = refusals;
   return out;
 }
@@ -325,13 +325,13 @@ function edgeCredentials(
 /** The refusals of one edge: what policies made effective on it and what the GwBackend itself sets. */
 function edgeRefusals(
   irBackend: BackendInput | undefined,
-  e: StoredObject,
+  r: ResolvedRef,
   merged: EffectivePolicy,
   subMerged: Record<string, EffectivePolicy>,
   extra: readonly IrRefusal[],
 ): IrRefusal[] {
   const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals), ...extra];
-  if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
+  if (r.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', r.entry.key), r.spec));
   return uniqueRefusals(out);
 }
 

@@ -79,9 +79,8 @@ export function objectStatus(
 }
 
 function parametersStatus(e: StoredObject, problemText: string, gen: number, now: string): ObjectStatus {
-  const refused = problemText
-    ? undefined
-    : enforcedCondition(refusalText(refusalsOf('GwParameters', e.obj.spec)), '', gen, now);
+  const spec = gwSpec('GwParameters', e);
+  const refused = spec && enforcedCondition(refusalText(refusalsOf('GwParameters', spec)), '', gen, now);
   return {
     conditions: [
       condition(
