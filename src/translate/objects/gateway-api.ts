@@ -157,15 +157,13 @@ const pathModifier = optional<PathModifier>({
   replacePrefixMatch: string,
 });
 
-const routeMatch: Narrow<RouteMatch> = (v) => ({
-  ...object<Omit<RouteMatch, 'grpcMethod'>>({
-    path: optional({ type: string, value: string }),
-    method: string,
-    headers: list(valueMatch),
-    queryParams: list(valueMatch),
-  })(v),
-  ...grpcMethodOf(v),
+const httpMatch = object<Omit<RouteMatch, 'grpcMethod'>>({
+  path: optional({ type: string, value: string }),
+  method: string,
+  headers: list(valueMatch),
+  queryParams: list(valueMatch),
 });
+const routeMatch: Narrow<RouteMatch> = (v) => ({ ...httpMatch(v), ...grpcMethodOf(v) });
 const grpcMethod = optional<NonNullable<RouteMatch['grpcMethod']>>({ type: string, service: string, method: string });
 function grpcMethodOf(v: unknown): Pick<RouteMatch, 'grpcMethod'> {
   const m = grpcMethod(rec(v)?.method);
