@@ -7,7 +7,8 @@ import type { BuiltSnapshot } from './built-ir.js';
 import { backendTlsPolicyTargets } from './backends/backend-tls-policy-checks.js';
 import { referencedSecrets } from './policies/policy-secrets.js';
 import { guardrailServices } from './backends/mcp-guardrails.js';
-import { rec, str } from './objects/read.js';
+import { gatewayClassSpec, gatewaySpec } from './objects/gateway-api.js';
+import { uncheckedPolicySpec } from './objects/gw-unchecked.js';
 import { getObject, indexed, indexKeysOf, listObjects, type Store } from './objects/store.js';
 import { objectStatus, type ObjectStatus } from './status/status.js';
 import { translateGateway, type GatewayTranslation } from './translate.js';
@@ -71,11 +72,9 @@ export function affectedGateways(
 function classesNaming(store: Store, parametersKey: string): string[] {
   return listObjects(store, 'GatewayClass')
     .filter((c) => {
-      const ref = rec(rec(c.obj.spec)?.parametersRef);
+      const ref = gatewayClassSpec(c).parametersRef;
       return (
-        ref !== undefined &&
-        str(ref.kind) === 'GwParameters' &&
-        `${str(ref.namespace) ?? ''}/${str(ref.name) ?? ''}` === parametersKey
+        ref !== undefined && ref.kind === 'GwParameters' && `${ref.namespace ?? ''}/${ref.name ?? ''}` === parametersKey
       );
     })
     .map((c) => c.key);
@@ -182,14 +181,14 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
   if (k.kind === 'Secret') {
     const name = k.key.slice(ns.length + 1);
     for (const p of listObjects(store, 'GwPolicy')) {
-      if (p.obj.metadata.namespace === ns && referencedSecrets(rec(rec(p.obj.spec)?.traffic)).includes(name))
+      if (p.obj.metadata.namespace === ns && referencedSecrets(uncheckedPolicySpec(p.obj.spec).traffic).includes(name))
         out.push(objectKey('GwPolicy', p.key));
     }
   }
   // Policies explain guardrail processors whose Service is missing or not granted to them.
   if (k.kind === 'Service' || k.kind === 'ReferenceGrant') {
     for (const p of listObjects(store, 'GwPolicy')) {
-      const services = guardrailServices(p.obj.metadata.namespace ?? '', rec(rec(p.obj.spec)?.backend));
+      const services = guardrailServices(p.obj.metadata.namespace ?? '', uncheckedPolicySpec(p.obj.spec).backend);
       if (k.kind === 'ReferenceGrant' ? services.length > 0 : services.includes(k.key))
         out.push(objectKey('GwPolicy', p.key));
     }
@@ -201,8 +200,9 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
 }
 
 function classChanged(store: Store, key: string, previous?: StoredObject): boolean {
-  const cur = str(rec(getObject(store, 'Gateway', key)?.obj.spec)?.gatewayClassName);
-  return cur !== str(rec(previous?.obj.spec)?.gatewayClassName);
+  const now = getObject(store, 'Gateway', key);
+  const className = (e: StoredObject | undefined) => (e ? gatewaySpec(e).gatewayClassName : undefined);
+  return className(now) !== className(previous);
 }
 
 function setGateway(state: TranslationState, t: GatewayTranslation): void {

@@ -13,7 +13,8 @@ import { translateModels } from './models/models.js';
 import { policyBackendResolver } from './policies/ext-auth.js';
 import type { Conflict } from './policies/policy-merge.js';
 import { frontendPolicy, gatewayPolicies, type GatewayPolicies } from './policies/policies.js';
-import { rec, selectorMatches, str } from './objects/read.js';
+import { gatewayClassSpec, gatewaySpec } from './objects/gateway-api.js';
+import { selectorMatches } from './objects/read.js';
 import { fieldsOf } from './policies/policy-fields.js';
 import { toAuthorization } from './policies/ir-policy.js';
 import type { RouteSink } from './routes/route-sink.js';
@@ -37,7 +38,7 @@ const EMPTY: BuiltSnapshot = { version: '', resources: [] };
 
 export function isOurClass(ctx: Ctx, className: string): StoredObject | undefined {
   const cls = read(ctx, 'GatewayClass', className);
-  return cls && str(rec(cls.obj.spec)?.controllerName) === ctx.options.controllerName ? cls : undefined;
+  return cls && gatewayClassSpec(cls).controllerName === ctx.options.controllerName ? cls : undefined;
 }
 
 export function translateGateway(store: Store, gatewayKey: string, options: TranslateOptions): GatewayTranslation {
@@ -53,7 +54,7 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   });
   const gw = readAny(ctx, 'Gateway', gatewayKey);
   if (!gw) return done(false, EMPTY);
-  const className = str(rec(gw.obj.spec)?.gatewayClassName) ?? '';
+  const className = gatewaySpec(gw).gatewayClassName ?? '';
   if (!isOurClass(ctx, className) || !discovered(ctx, gw)) return done(false, EMPTY);
   const gen = gw.obj.metadata.generation ?? 0;
   const now = options.now;
@@ -136,7 +137,7 @@ function irListenersOf(
     if (refused.length) il.refusals = refused;
     const limits = listenerLimits(fe);
     if (limits) il.limits = limits;
-    const network = rec(fe.fields['frontend.networkAuthorization']);
+    const network = fe.fields['frontend.networkAuthorization'];
     if (network) il.networkAuthorization = toAuthorization(network);
     Object.assign(il, listenerFrontendSettings(fe));
     out.push(il);
@@ -272,11 +273,11 @@ function gatewayStatus(
 
 /** Gateway infrastructure.parametersRef must name an existing, valid GwParameters in its namespace. */
 function parametersProblem(ctx: Ctx, gw: StoredObject): string | undefined {
-  const ref = rec(rec(rec(gw.obj.spec)?.infrastructure)?.parametersRef);
+  const ref = gatewaySpec(gw).infrastructure?.parametersRef;
   if (!ref) return undefined;
-  const key = `${gw.obj.metadata.namespace ?? ''}/${str(ref.name) ?? ''}`;
-  if (str(ref.kind) !== 'GwParameters')
-    return `infrastructure.parametersRef kind ${str(ref.kind) ?? ''} is not supported; use GwParameters`;
+  const key = `${gw.obj.metadata.namespace ?? ''}/${ref.name ?? ''}`;
+  if (ref.kind !== 'GwParameters')
+    return `infrastructure.parametersRef kind ${ref.kind ?? ''} is not supported; use GwParameters`;
   const p = readAny(ctx, 'GwParameters', key);
   if (!p) return `GwParameters ${key} does not exist`;
   if (p.problems.length) return `GwParameters ${key} is invalid`;

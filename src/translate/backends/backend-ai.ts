@@ -2,7 +2,7 @@
 // `backend.tls` values of each provider (edge policy, then the provider's own and sectionName-targeted
 // ones) with the credential Secret and TLS references resolved. Pure: every read goes through the context. Messages name the field and the object,
 // never the key.
-import type { FieldOrigin } from '../policies/policy-merge.js';
+import type { MergedFields } from '../policies/policy-merge.js';
 import { backendTls } from './backend-tls.js';
 import type { Ctx } from '../objects/context.js';
 import { secretData } from '../policies/policy-secrets.js';
@@ -15,19 +15,18 @@ import type {
   RefusalInput,
 } from '../../ir/types.js';
 import { cloudCredential } from './cloud-credentials.js';
-import { arr, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import type { BackendAi, CredentialAuth, VendorSettings } from '../objects/gw-types.js';
+import { stableStringify } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
-
-/** Merged policy fields of an edge or of one provider on it. */
-export interface MergedFields {
-  fields: Record<string, unknown>;
-  provenance: Record<string, FieldOrigin>;
-}
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
 /** `backend.ai` fields this release does not apply, with whether skipping one would weaken security. */
-const AI_NOT_APPLIED: [field: string, security: boolean, reason: string][] = [
+const AI_NOT_APPLIED: [
+  field: 'transformations' | 'finalTransformations' | 'promptCaching',
+  security: boolean,
+  reason: string,
+][] = [
   ['transformations', false, 'CEL field transformations of LLM requests are not applied by this release'],
   [
     'finalTransformations',
@@ -42,7 +41,7 @@ const AI_NOT_APPLIED: [field: string, security: boolean, reason: string][] = [
  * refusals naming the object that set them; the IR AiEdge carries them and the proxy refuses the edge.
  */
 export function aiEdgeRefusals(m: MergedFields): RefusalInput[] {
-  const ai = rec(m.fields['backend.ai']);
+  const ai = m.fields['backend.ai'];
   if (!ai) return [];
   const source = m.provenance['backend.ai']?.source ?? '';
   return AI_NOT_APPLIED.filter(([field]) => ai[field] !== undefined).map(([field, security, reason]) => ({
@@ -64,7 +63,7 @@ const ROUTE_TYPES: Record<string, AiRouteTypeInput> = {
 };
 
 // Kinds of BackendAuth that need machinery (token exchange, request signing) the LLM proxy does not have.
-const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'];
+const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'] as const;
 
 /**
  * The edge's AI settings, or why the edge cannot be programmed (a credential that cannot be resolved:
@@ -96,9 +95,9 @@ export function backendAi(
       Object.keys(p.modelAliases ?? {}).length > 0 ||
       [p.defaults, p.overrides, p.promptPrepend, p.promptAppend].some((list) => (list?.length ?? 0) > 0);
   }
-  const routes = rec(rec(edge.fields['backend.ai'])?.routes) ?? {};
+  const routes = edge.fields['backend.ai']?.routes ?? {};
   for (const suffix of Object.keys(routes).sort()) {
-    const type = ROUTE_TYPES[str(routes[suffix]) ?? ''];
+    const type = ROUTE_TYPES[routes[suffix] ?? ''];
     if (type) routeTypes[suffix] = type;
   }
   any ||= Object.keys(routeTypes).length > 0;
@@ -110,27 +109,27 @@ export function backendAi(
 }
 
 function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
-  const ai = rec(m.fields['backend.ai']) ?? {};
+  const ai: BackendAi = m.fields['backend.ai'] ?? {};
   const modelAliases: Record<string, string> = {};
   const out: AiProviderEdgeInput = {
     modelAliases,
     defaults: fieldValues(ai.defaults),
     overrides: fieldValues(ai.overrides),
-    promptPrepend: messages(rec(ai.prompt)?.prepend),
-    promptAppend: messages(rec(ai.prompt)?.append),
+    promptPrepend: messages(ai.prompt?.prepend),
+    promptAppend: messages(ai.prompt?.append),
   };
-  const aliases = rec(ai.modelAliases) ?? {};
+  const aliases = ai.modelAliases ?? {};
   for (const k of Object.keys(aliases).sort()) {
-    const v = str(aliases[k]);
+    const v = aliases[k];
     if (v) modelAliases[k] = v;
   }
   const tls = backendTls(ctx, m);
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
-  const timeout = str(rec(m.fields['backend.http'])?.requestTimeout);
+  const timeout = m.fields['backend.http']?.requestTimeout;
   const timeoutMs = timeout ? (parseDurationMs(timeout) ?? 0) : 0;
   if (timeoutMs > 0) out.requestTimeoutMs = timeoutMs;
-  const auth = rec(m.fields['backend.auth']);
+  const auth = m.fields['backend.auth'];
   if (!auth) return out;
   const source = m.provenance['backend.auth']?.source ?? '';
   const at = (field: string) => `${source ? `${source} ` : ''}backend.auth.${field}`;
@@ -154,41 +153,35 @@ function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
  */
 export function aiCredential(
   ctx: Ctx,
-  auth: Rec,
+  auth: CredentialAuth,
   ns: string,
   source: string,
   at: (field: string) => string,
 ): AiCredentialInput | string | undefined {
-  const key = str(auth.key);
+  const key = auth.key;
   if (key !== undefined) return { kind: 'key', key, source };
-  const ref = rec(auth.secretRef);
+  const ref = auth.secretRef;
   if (ref) {
-    const name = str(ref.name) ?? '',
-      dataKey = str(ref.key) ?? 'Authorization';
+    const name = ref.name,
+      dataKey = ref.key ?? 'Authorization';
     const data = secretData(ctx, ns, name);
     if (!data) return `${at('secretRef')}: Secret ${ns}/${name} does not exist`;
     const value = (data[dataKey] ?? '').trim();
     if (!value) return `${at('secretRef')}: Secret ${ns}/${name} has no non-empty key ${dataKey}`;
     return { kind: 'key', key: value, source: `Secret ${ns}/${name} key ${dataKey}` };
   }
-  if (rec(auth.passthrough)) return { kind: 'passthrough', passthrough: true, source };
+  if (auth.passthrough) return { kind: 'passthrough', passthrough: true, source };
   return cloudCredential(ctx, auth, ns, source, at);
 }
 
-function fieldValues(v: unknown): { field: string; valueJson: string }[] {
-  return recs(v).flatMap((f: Rec) => {
-    const field = str(f.field);
-    return field && f.value !== undefined ? [{ field, valueJson: stableStringify(f.value) }] : [];
-  });
+function fieldValues(v: BackendAi['defaults']): { field: string; valueJson: string }[] {
+  return (v ?? []).flatMap((f) =>
+    f.field && f.value !== undefined ? [{ field: f.field, valueJson: stableStringify(f.value) }] : [],
+  );
 }
 
-function messages(v: unknown): { role: string; content: string }[] {
-  return arr(v).flatMap((x) => {
-    const m = rec(x);
-    const role = str(m?.role),
-      content = str(m?.content);
-    return role && content !== undefined ? [{ role, content }] : [];
-  });
+function messages(v: NonNullable<BackendAi['prompt']>['prepend']): { role: string; content: string }[] {
+  return (v ?? []).flatMap(({ role, content }) => (role ? [{ role, content }] : []));
 }
 
 /** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
@@ -200,45 +193,46 @@ export function namespaceOfSource(source: string): string {
  * A vendor settings object (`<vendor>.*` of an LLM provider, or a GwModel's `azure`/`vertexai`/`bedrock`/
  * `custom`) as the typed IR settings the proxy reads; only the fields that are set (the proxy fills defaults).
  */
-export function aiProviderSettings(s: Rec): AiProviderSettingsInput {
+export function aiProviderSettings(s: VendorSettings): AiProviderSettingsInput {
   const out: AiProviderSettingsInput = {};
-  const strings = {
-    model: 'model',
-    endpoint: 'endpoint',
-    apiVersion: 'apiVersion',
-    deploymentName: 'deploymentName',
-    region: 'region',
-    resourceName: 'resourceName',
-    resourceType: 'resourceType',
-    projectName: 'projectName',
-    projectId: 'projectId',
-    providerOverride: 'providerOverride',
-  } as const;
-  for (const [k, field] of Object.entries(strings)) {
-    const v = str(s[field]);
-    if (v) out[k as keyof typeof strings] = v;
+  for (const field of STRING_SETTINGS) {
+    const v = s[field];
+    if (v) out[field] = v;
   }
   // The endpoint may be written with a scheme or a path; only the host name addresses the vendor.
   if (out.endpoint) out.endpoint = out.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
-  const g = rec(s.guardrail);
-  const identifier = str(g?.identifier),
-    version = str(g?.version);
+  const identifier = s.guardrail?.identifier,
+    version = s.guardrail?.version;
   if (identifier && version) out.guardrail = { identifier, version };
-  const formats = recs(s.formats).flatMap((f) =>
-    str(f.format) ? [{ format: str(f.format) ?? '', ...(str(f.path) ? { path: str(f.path) } : {}) }] : [],
+  const formats = (s.formats ?? []).flatMap((f) =>
+    f.format ? [{ format: f.format, ...(f.path ? { path: f.path } : {}) }] : [],
   );
   if (formats.length > 0) out.formats = formats;
-  const moderation = rec(s.moderation);
+  const moderation = s.moderation;
   if (moderation) {
-    const policy = rec(moderation.policy);
+    const policy = moderation.policy;
     out.moderation = {
-      model: str(moderation.model) ?? 'omni-moderation-latest',
-      input: MODERATION_MODES[str(rec(policy?.input)?.mode) ?? ''] ?? 'MODERATION_OFF',
-      output: MODERATION_MODES[str(rec(policy?.output)?.mode) ?? ''] ?? 'MODERATION_OFF',
+      model: moderation.model ?? 'omni-moderation-latest',
+      input: MODERATION_MODES[policy?.input?.mode ?? ''] ?? 'MODERATION_OFF',
+      output: MODERATION_MODES[policy?.output?.mode ?? ''] ?? 'MODERATION_OFF',
     };
   }
   return out;
 }
+
+/** Vendor settings copied as they are, by the same name, into the IR settings. */
+const STRING_SETTINGS = [
+  'model',
+  'endpoint',
+  'apiVersion',
+  'deploymentName',
+  'region',
+  'resourceName',
+  'resourceType',
+  'projectName',
+  'projectId',
+  'providerOverride',
+] as const;
 
 const MODERATION_MODES: Record<string, 'MODERATION_SCORE' | 'MODERATION_BLOCK'> = {
   Score: 'MODERATION_SCORE',

@@ -5,9 +5,10 @@
 // Pure: every read goes through the context. Messages name the field, never the key.
 // Behaviour: docs/proxy.md "Backend authentication".
 import type { Ctx } from '../objects/context.js';
-import { aiCredential, namespaceOfSource, type MergedFields } from './backend-ai.js';
+import type { MergedFields } from '../policies/policy-merge.js';
+import { aiCredential, namespaceOfSource } from './backend-ai.js';
+import type { BackendAuth } from '../../api/index.js';
 import type { AiCredentialInput, BackendInput } from '../../ir/types.js';
-import { rec, type Rec } from '../objects/read.js';
 
 export type EdgeAuthResult = { ok: true; credential?: AiCredentialInput } | { ok: false; message: string };
 
@@ -22,7 +23,7 @@ const AI_ONLY = ['azure', 'gcp'] as const;
  * MCP targets, whose upstream session outlives the client request that carried the token.
  */
 export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields, target?: string): EdgeAuthResult {
-  const auth = rec(m.fields['backend.auth']);
+  const auth = m.fields['backend.auth'];
   if (!auth) return { ok: true };
   const source = m.provenance['backend.auth']?.source ?? '';
   const at = (field: string): string => `${source ? `${source} ` : ''}backend.auth.${field}`;
@@ -58,7 +59,7 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
       message: `${at(auth.key !== undefined ? 'key' : 'secretRef')}: is refused on dynamicForwardProxy backends, whose destination the client chooses; use passthrough`,
     };
   }
-  if (backend.kind === 'mcp' && rec(auth.passthrough)) {
+  if (backend.kind === 'mcp' && auth.passthrough) {
     return { ok: false, message: `${at('passthrough')}: is not supported on MCP targets yet; use key or secretRef` };
   }
   const c = aiCredential(ctx, auth, namespaceOfSource(source), source, at);
@@ -71,24 +72,25 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
   return { ok: true, credential: c };
 }
 
+/** An object a GwPolicy targets; for a GwBackend, the first of ai, mcp, a2a, static, aws its spec sets. */
+export interface EdgeAuthTarget {
+  kind: string;
+  name: string;
+  backendType?: 'ai' | 'mcp' | 'a2a' | 'static' | 'aws';
+}
+
 /**
  * Why a GwPolicy's `backend.auth` cannot be applied on the backends it targets directly (Services and
  * GwBackends), for its status: field path → reason. Gateways and routes it targets reach edges of many
  * kinds; those edges' routes say it in their own ResolvedRefs.
  */
-export function unenforcedEdgeAuth(
-  auth: Rec,
-  targets: readonly { kind: string; name: string; spec: Rec; sectionName?: string }[],
-): Record<string, string> {
+export function unenforcedEdgeAuth(auth: BackendAuth, targets: readonly EdgeAuthTarget[]): Record<string, string> {
   const out: Record<string, string> = {};
   const notYet = NOT_YET.find((k) => auth[k] !== undefined);
   if (notYet) out[notYet] = 'is not supported by this proxy yet';
   for (const t of targets) {
     if (t.kind !== 'Service' && t.kind !== 'GwBackend') continue;
-    const kind =
-      t.kind === 'Service'
-        ? 'static'
-        : (['ai', 'mcp', 'a2a', 'static', 'aws'].find((k) => t.spec[k] !== undefined) ?? 'dynamicForwardProxy');
+    const kind = t.kind === 'Service' ? 'static' : (t.backendType ?? 'dynamicForwardProxy');
     if (kind === 'ai') continue;
     const aiOnly = AI_ONLY.find((k) => auth[k] !== undefined);
     if (aiOnly) out[aiOnly] = `is only supported on ai backends, and ${t.kind} ${t.name} is not one`;
@@ -97,7 +99,7 @@ export function unenforcedEdgeAuth(
     if (auth.aws === undefined && kind === 'aws')
       out[Object.keys(auth).sort()[0] ?? 'aws'] =
         `${t.kind} ${t.name} is an aws.agentCore backend, signed with backend.auth.aws only`;
-    if (rec(auth.passthrough) && kind === 'mcp')
+    if (auth.passthrough && kind === 'mcp')
       out.passthrough = `is not supported on MCP targets yet (${t.kind} ${t.name})`;
     const keyField = auth.key !== undefined ? 'key' : auth.secretRef !== undefined ? 'secretRef' : undefined;
     if (keyField && kind === 'dynamicForwardProxy')

@@ -2,20 +2,22 @@
 // (the store indexes them) and the admission checks translation relies on (validate.ts runs them). Kept
 // apart from backend-tls-policy.ts so the object store does not depend on translation code.
 import type { Problem } from '../../problem.js';
+import { backendTlsPolicySpec, type ObjectReference } from '../objects/gateway-api.js';
 import { arr, rec, recs, str, type Rec } from '../objects/read.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from '../objects/types.js';
 
 /** `Service/ns/name` keys of the Services a policy's targetRefs name (other kinds are not supported). */
 export function backendTlsPolicyTargets(policy: StoredObject): string[] {
   const ns = policy.obj.metadata.namespace ?? '';
-  return recs(rec(policy.obj.spec)?.targetRefs)
+  return (backendTlsPolicySpec(policy).targetRefs ?? [])
     .filter(isServiceRef)
-    .map((t) => objectKey('Service', nameKey(ns, str(t.name) ?? '')));
+    .map((t) => objectKey('Service', nameKey(ns, t.name ?? '')));
 }
 
 /**
  * The admission checks of the CRD (schema and CEL rules) that translation relies on, so an object that
- * slipped past them (local files, an older CRD) is reported as Invalid instead of half applied.
+ * slipped past them (local files, an older CRD) is reported as Invalid instead of half applied. They read
+ * the spec as written (the input is unchecked by definition) and quote odd values in their messages.
  */
 export function backendTlsPolicyProblems(spec: Rec, source: string, object: string): Problem[] {
   const out: Problem[] = [];
@@ -55,6 +57,6 @@ export function backendTlsPolicyProblems(spec: Rec, source: string, object: stri
   return out;
 }
 
-export function isServiceRef(t: Rec): boolean {
-  return (str(t.group) ?? '') === GROUP.core && (str(t.kind) ?? '') === 'Service';
+export function isServiceRef(t: ObjectReference): boolean {
+  return (t.group ?? '') === GROUP.core && (t.kind ?? '') === 'Service';
 }

@@ -5,7 +5,7 @@ import { caBundle } from './backend-tls.js';
 import { condition, type Condition, type StatusPiece } from '../status/conditions.js';
 import { lookup, readAny, type Ctx } from '../objects/context.js';
 import type { BackendTlsInput } from '../../ir/types.js';
-import { rec, recs, str, type Rec } from '../objects/read.js';
+import { backendTlsPolicySpec, serviceSpec, type BackendTlsPolicyTarget } from '../objects/gateway-api.js';
 import { GROUP, displayName, nameKey, objectKey, type StoredObject } from '../objects/types.js';
 import { isServiceRef } from './backend-tls-policy-checks.js';
 
@@ -27,7 +27,7 @@ export function serviceBackendTls(
 ): ServiceTlsResult {
   const policies = candidates(ctx, service.key);
   for (const p of policies) piece(objectKey(BACKEND_TLS_POLICY, p.key), { kind: 'backendTlsPolicy', gateway });
-  const portName = str(recs(rec(service.obj.spec)?.ports).find((p) => p.port === port)?.name);
+  const portName = (serviceSpec(service).ports ?? []).find((p) => p.port === port)?.name;
   const winner =
     (portName ? winnerOf(policies, service.obj.metadata.name, portName) : undefined) ??
     winnerOf(policies, service.obj.metadata.name, undefined);
@@ -38,14 +38,12 @@ export function serviceBackendTls(
       ok: false,
       message: `${at} is invalid: ${winner.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
     };
-  const v = rec(rec(winner.obj.spec)?.validation) ?? {};
+  const v = backendTlsPolicySpec(winner).validation ?? {};
   const refs = caRefs(ctx, winner);
   const broken = refs.find((r) => !r.ok);
   if (broken && !broken.ok) return { ok: false, message: `${at} ${broken.message}` };
-  const hostname = str(v.hostname) ?? '';
-  const sans = recs(v.subjectAltNames)
-    .map((s) => (str(s.type) === 'URI' ? str(s.uri) : str(s.hostname)) ?? '')
-    .filter((s) => s);
+  const hostname = v.hostname ?? '';
+  const sans = (v.subjectAltNames ?? []).map((s) => (s.type === 'URI' ? s.uri : s.hostname) ?? '').filter((s) => s);
   return {
     ok: true,
     tls: {
@@ -84,20 +82,20 @@ function acceptance(ctx: Ctx, policy: StoredObject, noValidCa: boolean): [boolea
   if (policy.problems.length)
     return [false, 'Invalid', policy.problems.map((p) => `${p.path}: ${p.message}`).join('; ')];
   const ns = policy.obj.metadata.namespace ?? '';
-  const targets = recs(rec(policy.obj.spec)?.targetRefs);
+  const targets = backendTlsPolicySpec(policy).targetRefs ?? [];
   const other = targets.find((t) => !isServiceRef(t));
   if (other)
     return [
       false,
       'Invalid',
-      `target kind ${str(other.group) ?? ''}/${str(other.kind) ?? ''} is not supported; BackendTLSPolicy applies to core Services`,
+      `target kind ${other.group ?? ''}/${other.kind ?? ''} is not supported; BackendTLSPolicy applies to core Services`,
     ];
   for (const t of targets) {
-    const name = str(t.name) ?? '';
+    const name = t.name ?? '';
     const service = readAny(ctx, 'Service', nameKey(ns, name));
     if (!service) return [false, 'TargetNotFound', `Service ${nameKey(ns, name)} does not exist`];
     const section = sectionOf(t);
-    if (section !== undefined && !recs(rec(service.obj.spec)?.ports).some((p) => p.name === section)) {
+    if (section !== undefined && !(serviceSpec(service).ports ?? []).some((p) => p.name === section)) {
       return [false, 'TargetNotFound', `Service ${service.key} has no port named ${section}`];
     }
     const winner = winnerOf(candidates(ctx, service.key), name, section);
@@ -119,10 +117,10 @@ type CaRef =
 /** Each caCertificateRef resolved: a ConfigMap in the policy's namespace with a PEM bundle under `ca.crt`. */
 function caRefs(ctx: Ctx, policy: StoredObject): CaRef[] {
   const ns = policy.obj.metadata.namespace ?? '';
-  return recs(rec(rec(policy.obj.spec)?.validation)?.caCertificateRefs).map((ref, i): CaRef => {
+  return (backendTlsPolicySpec(policy).validation?.caCertificateRefs ?? []).map((ref, i): CaRef => {
     const at = `spec.validation.caCertificateRefs[${i}]`;
-    const group = str(ref.group) ?? '',
-      kind = str(ref.kind) ?? '';
+    const group = ref.group ?? '',
+      kind = ref.kind ?? '';
     if (group !== GROUP.core || kind !== 'ConfigMap') {
       return {
         ok: false,
@@ -152,8 +150,8 @@ function winnerOf(
   section: string | undefined,
 ): StoredObject | undefined {
   const selecting = policies.filter((p) =>
-    recs(rec(p.obj.spec)?.targetRefs).some(
-      (t) => isServiceRef(t) && str(t.name) === serviceName && sectionOf(t) === section,
+    (backendTlsPolicySpec(p).targetRefs ?? []).some(
+      (t) => isServiceRef(t) && t.name === serviceName && sectionOf(t) === section,
     ),
   );
   return selecting.sort((a, b) => {
@@ -166,6 +164,6 @@ function winnerOf(
 }
 
 /** An empty sectionName means the whole Service, as the CRD's CEL rules read it. */
-function sectionOf(t: Rec): string | undefined {
-  return str(t.sectionName) || undefined;
+function sectionOf(t: BackendTlsPolicyTarget): string | undefined {
+  return t.sectionName || undefined;
 }

@@ -1,12 +1,12 @@
 // Upstream TLS of one route → backend edge: the winning `backend.tls` policy value with its Secret and
 // ConfigMap references resolved to PEM. Pure: every read goes through the context, so a change to a
 // referenced object re-translates. Messages name the field and the object, never key material.
-import type { FieldOrigin } from '../policies/policy-merge.js';
+import type { MergedFields } from '../policies/policy-merge.js';
 import { X509Certificate } from 'node:crypto';
 import { readAny, type Ctx } from '../objects/context.js';
 import { PEM_CERT, decoded, tlsSecretPair } from '../listeners/certificates.js';
 import type { BackendTlsInput } from '../../ir/types.js';
-import { arr, rec, recs, str, type Rec } from '../objects/read.js';
+import { dataOf, type ObjectReference } from '../objects/gateway-api.js';
 import { GROUP } from '../objects/types.js';
 
 export type BackendTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
@@ -17,16 +17,13 @@ const SKIP: Record<string, BackendTlsInput['insecureSkipVerify']> = { Hostname: 
  * The edge's upstream TLS, or why it cannot be programmed. References are names in the namespace of the
  * object that set `backend.tls` (policies cannot reach across namespaces).
  */
-export function backendTls(
-  ctx: Ctx,
-  merged: { fields: Record<string, unknown>; provenance: Record<string, FieldOrigin> },
-): BackendTlsResult {
-  const tls = rec(merged.fields['backend.tls']);
+export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
+  const tls = merged.fields['backend.tls'];
   if (!tls) return { ok: true };
   const source = merged.provenance['backend.tls']?.source ?? '';
   const ns = namespaceOf(source);
   const at = (field: string) => `${source ? `${source} ` : ''}backend.tls.${field}`;
-  if (str(tls.certificateSource) === 'SPIFFE')
+  if (tls.certificateSource === 'SPIFFE')
     return {
       ok: false,
       message: `${at('certificateSource')}: SPIFFE is not supported; use Inline with mtlsCertificateRef and caCertificateRefs`,
@@ -35,14 +32,14 @@ export function backendTls(
     caPem: '',
     clientCertChainPem: '',
     clientPrivateKeyPem: '',
-    sni: str(tls.sni) ?? '',
-    insecureSkipVerify: SKIP[str(tls.insecureSkipVerify) ?? ''] ?? 'SKIP_NONE',
-    verifySubjectAltNames: arr(tls.verifySubjectAltNames).filter((s): s is string => typeof s === 'string'),
+    sni: tls.sni ?? '',
+    insecureSkipVerify: SKIP[tls.insecureSkipVerify ?? ''] ?? 'SKIP_NONE',
+    verifySubjectAltNames: [...(tls.verifySubjectAltNames ?? [])],
     source,
   };
-  const mtls = recs(tls.mtlsCertificateRef)[0];
+  const mtls = tls.mtlsCertificateRef?.[0];
   if (mtls) {
-    const name = str(mtls.name) ?? '';
+    const name = mtls.name;
     const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
     if (!secret) return { ok: false, message: `${at('mtlsCertificateRef[0]')}: Secret ${ns}/${name} does not exist` };
     const pair = tlsSecretPair(secret.obj);
@@ -51,7 +48,7 @@ export function backendTls(
     out.clientCertChainPem = pair.certChainPem;
     out.clientPrivateKeyPem = pair.privateKeyPem;
   }
-  const ca = recs(tls.caCertificateRefs)[0];
+  const ca = tls.caCertificateRefs?.[0];
   if (ca) {
     const bundle = caBundle(ctx, ns, ca);
     if (!bundle.ok) return { ok: false, message: `${at('caCertificateRefs[0]')}: ${bundle.message}` };
@@ -61,10 +58,14 @@ export function backendTls(
 }
 
 /** `ca.crt` of a ConfigMap (text) or Secret (base64), as one or more valid PEM certificates. */
-export function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: string } | { ok: false; message: string } {
-  const group = str(ref.group) ?? '',
-    kind = str(ref.kind) ?? 'ConfigMap',
-    name = str(ref.name) ?? '';
+export function caBundle(
+  ctx: Ctx,
+  ns: string,
+  ref: ObjectReference,
+): { ok: true; pem: string } | { ok: false; message: string } {
+  const group = ref.group ?? '',
+    kind = ref.kind ?? 'ConfigMap',
+    name = ref.name ?? '';
   if (group !== GROUP.core || (kind !== 'ConfigMap' && kind !== 'Secret')) {
     return {
       ok: false,
@@ -73,8 +74,8 @@ export function caBundle(ctx: Ctx, ns: string, ref: Rec): { ok: true; pem: strin
   }
   const obj = readAny(ctx, kind, `${ns}/${name}`);
   if (!obj) return { ok: false, message: `${kind} ${ns}/${name} does not exist` };
-  const data = rec((obj.obj as { data?: unknown }).data) ?? {};
-  const text = kind === 'Secret' ? decoded(data['ca.crt']) : str(data['ca.crt']);
+  const data = dataOf(obj);
+  const text = kind === 'Secret' ? decoded(data['ca.crt']) : data['ca.crt'];
   if (!text?.trim()) return { ok: false, message: `${kind} ${ns}/${name} has no ca.crt` };
   const blocks = text.match(PEM_CERT) ?? [];
   if (blocks.length === 0) return { ok: false, message: `${kind} ${ns}/${name} has no PEM certificate in ca.crt` };

@@ -1,5 +1,7 @@
 // GwBackend and Service → IR Backend. Every GwBackend kind of seed 001 maps onto one IR backend.
+import type { BackendFull, GwBackendSpec } from '../../api/index.js';
 import { lookup, read, type Ctx } from '../objects/context.js';
+import type { McpTargetSpec, Provider } from '../objects/gw-types.js';
 import type {
   AiProviderInput,
   BackendInput,
@@ -9,7 +11,8 @@ import type {
   SessionRoutingInput,
 } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
-import { num, rec, recs, selectorMatches, stableStringify, str, type Rec } from '../objects/read.js';
+import { serviceSpec } from '../objects/gateway-api.js';
+import { selectorMatches, stableStringify } from '../objects/read.js';
 import { aiProviderSettings } from './backend-ai.js';
 
 const PROVIDER_KINDS = [
@@ -32,7 +35,7 @@ export interface BackendResult {
   /** Problems with references inside the backend (status ResolvedRefs=False), one sentence each. */
   refProblems: string[];
   /** Own policies of MCP targets and AI providers, by target / provider name. */
-  targetPolicies: Record<string, Rec>;
+  targetPolicies: Record<string, BackendFull>;
   /** MCP target names, in IR order. */
   targets: string[];
   /** AI provider names of every group, in IR order. */
@@ -59,7 +62,7 @@ export function translateService(namespace: string, name: string, port: number):
   };
 }
 
-export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendResult {
+export function translateGwBackend(ctx: Ctx, key: string, spec: GwBackendSpec): BackendResult {
   const ns = key.slice(0, key.indexOf('/'));
   const out: BackendResult = {
     backend: { name: gwBackendName(key) },
@@ -68,53 +71,39 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
     targets: [],
     providers: [],
   };
-  const mcp = rec(spec.mcp),
-    ai = rec(spec.ai),
-    a2a = rec(spec.a2a),
-    st = rec(spec.static),
-    aws = rec(spec.aws);
+  const { mcp, ai, a2a, static: st, aws } = spec;
   if (mcp) {
     const targets: Named<McpTargetInput>[] = [];
-    recs(mcp.targets).forEach((t, i) => {
-      const name = str(t.name) ?? `target-${i}`;
-      const stat = rec(t.static);
+    mcp.targets.forEach((t, i) => {
+      const stat = t.static;
       if (stat) {
-        const target = staticTarget(ctx, ns, name, stat, `spec.mcp.targets[${i}].static`, out.refProblems);
+        const target = staticTarget(ctx, ns, t.name, stat, `spec.mcp.targets[${i}].static`, out.refProblems);
         if (target) targets.push(target);
-        const p = rec(stat.policies);
-        if (p) out.targetPolicies[name] = p;
+        if (stat.policies) out.targetPolicies[t.name] = stat.policies;
         return;
       }
-      targets.push(...selectorTargets(ctx, ns, name, rec(t.selector) ?? {}));
+      targets.push(...selectorTargets(ctx, ns, t.name, t.selector ?? {}));
     });
     out.targets = targets.map((t) => t.name);
     out.backend.kind = 'mcp';
     out.backend.mcp = {
       targets,
-      prefixMode: PREFIX_MODES[str(mcp.prefixMode) ?? 'Conditional'] ?? 'CONDITIONAL',
-      failureMode: FAILURE_MODES[str(mcp.failureMode) ?? 'FailClosed'] ?? 'FAIL_CLOSED',
-      sessionRouting: SESSION_ROUTINGS[str(mcp.sessionRouting) ?? 'Stateful'] ?? 'STATEFUL',
+      prefixMode: PREFIX_MODES[mcp.prefixMode ?? 'Conditional'] ?? 'CONDITIONAL',
+      failureMode: FAILURE_MODES[mcp.failureMode ?? 'FailClosed'] ?? 'FAIL_CLOSED',
+      sessionRouting: SESSION_ROUTINGS[mcp.sessionRouting ?? 'Stateful'] ?? 'STATEFUL',
     };
   } else if (ai) {
-    const provider = rec(ai.provider);
-    const own = (name: string, p: Rec) => {
-      const pol = rec(p.policies);
-      if (pol) out.targetPolicies[name] = pol;
+    const provider: Provider | undefined = ai.provider;
+    const own = (name: string, p: Provider) => {
+      if (p.policies) out.targetPolicies[name] = p.policies;
     };
     if (provider) own(key.slice(ns.length + 1), provider);
-    recs(ai.groups).forEach((g) => recs(g.providers).forEach((p, pi) => own(str(p.name) ?? `provider-${pi}`, p)));
+    (ai.groups ?? []).forEach((g) => g.providers.forEach((p) => own(p.name, p)));
     const groups = provider
       ? [{ providers: [aiProvider(ctx, ns, key.slice(ns.length + 1), provider, 'spec.ai.provider', out.refProblems)] }]
-      : recs(ai.groups).map((g, gi) => ({
-          providers: recs(g.providers).map((p, pi) =>
-            aiProvider(
-              ctx,
-              ns,
-              str(p.name) ?? `provider-${pi}`,
-              p,
-              `spec.ai.groups[${gi}].providers[${pi}]`,
-              out.refProblems,
-            ),
+      : (ai.groups ?? []).map((g, gi) => ({
+          providers: g.providers.map((p, pi) =>
+            aiProvider(ctx, ns, p.name, p, `spec.ai.groups[${gi}].providers[${pi}]`, out.refProblems),
           ),
         }));
     out.providers = groups.flatMap((g) => g.providers.map((p) => p.name));
@@ -122,14 +111,16 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: Rec): BackendRes
     out.backend.ai = { groups };
   } else if (a2a) {
     out.backend.kind = 'a2a';
-    out.backend.a2a = { host: str(a2a.host) ?? '', port: num(a2a.port) ?? 0 };
+    out.backend.a2a = { host: a2a.host, port: a2a.port };
   } else if (st) {
     out.backend.kind = 'static';
-    out.backend.static = { host: str(st.host) ?? '', port: num(st.port) ?? 0 };
+    out.backend.static = { host: st.host, port: st.port };
   } else if (aws) {
-    const core = rec(aws.agentCore) ?? {};
     out.backend.kind = 'aws';
-    out.backend.aws = { agentRuntimeArn: str(core.agentRuntimeArn) ?? '', qualifier: str(core.qualifier) ?? '' };
+    out.backend.aws = {
+      agentRuntimeArn: aws.agentCore?.agentRuntimeArn ?? '',
+      qualifier: aws.agentCore?.qualifier ?? '',
+    };
   } else {
     out.backend.kind = 'dynamicForwardProxy';
     out.backend.dynamicForwardProxy = {};
@@ -141,17 +132,17 @@ function staticTarget(
   ctx: Ctx,
   ns: string,
   name: string,
-  s: Rec,
+  s: NonNullable<McpTargetSpec['static']>,
   path: string,
   problems: string[],
 ): Named<McpTargetInput> | undefined {
   const protocol = s.protocol === 'SSE' ? 'SSE' : 'STREAMABLE_HTTP';
-  const urlPath = str(s.path) ?? (protocol === 'SSE' ? '/sse' : '/mcp');
-  const port = num(s.port) ?? 0;
-  let host = str(s.host);
-  const ref = rec(s.backendRef);
+  const urlPath = s.path ?? (protocol === 'SSE' ? '/sse' : '/mcp');
+  const port = s.port;
+  let host = s.host;
+  const ref = s.backendRef;
   if (ref) {
-    const svc = str(ref.name) ?? '';
+    const svc = ref.name;
     if (!read(ctx, 'Service', `${ns}/${svc}`)) {
       problems.push(`${path}.backendRef: Service ${ns}/${svc} does not exist`);
       return undefined;
@@ -162,8 +153,13 @@ function staticTarget(
 }
 
 /** Services chosen by label, in namespaces chosen by label (default: the backend's own namespace). */
-function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): Named<McpTargetInput>[] {
-  const nsSel = rec(sel.namespaces);
+function selectorTargets(
+  ctx: Ctx,
+  ns: string,
+  name: string,
+  sel: NonNullable<McpTargetSpec['selector']>,
+): Named<McpTargetInput>[] {
+  const nsSel = sel.namespaces;
   const namespaces = nsSel
     ? lookup(ctx, 'byNamespace', 'Namespace/').filter((n) =>
         selectorMatches(nsSel, read(ctx, 'Namespace', n)?.obj.metadata.labels),
@@ -173,17 +169,17 @@ function selectorTargets(ctx: Ctx, ns: string, name: string, sel: Rec): Named<Mc
   for (const n of namespaces) {
     for (const sk of lookup(ctx, 'byNamespace', `Service/${n}`)) {
       const svc = read(ctx, 'Service', sk);
-      if (!svc || !selectorMatches(rec(sel.services), svc.obj.metadata.labels)) continue;
-      const ports = recs(rec(svc.obj.spec)?.ports);
-      const mcpPort = ports.find((p) => /mcp/i.test(str(p.appProtocol) ?? '')) ?? ports[0];
+      if (!svc || !selectorMatches(sel.services, svc.obj.metadata.labels)) continue;
+      const ports = serviceSpec(svc).ports ?? [];
+      const mcpPort = ports.find((p) => /mcp/i.test(p.appProtocol ?? '')) ?? ports[0];
       if (!mcpPort) continue;
-      const sse = /sse/i.test(str(mcpPort.appProtocol) ?? '');
+      const sse = /sse/i.test(mcpPort.appProtocol ?? '');
       const svcName = svc.obj.metadata.name;
       out.push({
         name: n === ns ? `${name}-${svcName}` : `${name}-${n}-${svcName}`,
         transport: 'remote',
         remote: {
-          url: `http://${serviceHost(svcName, n)}:${num(mcpPort.port) ?? 0}${sse ? '/sse' : '/mcp'}`,
+          url: `http://${serviceHost(svcName, n)}:${mcpPort.port ?? 0}${sse ? '/sse' : '/mcp'}`,
           protocol: sse ? 'SSE' : 'STREAMABLE_HTTP',
         },
       });
@@ -196,21 +192,21 @@ function aiProvider(
   ctx: Ctx,
   ns: string,
   name: string,
-  p: Rec,
+  p: Provider,
   path: string,
   problems: string[],
 ): Named<AiProviderInput> {
   const kind = PROVIDER_KINDS.find((k) => p[k] !== undefined) ?? 'custom';
-  const settings = rec(p[kind]) ?? {};
-  const ref = rec(settings.backendRef);
-  let host = str(p.host) ?? '';
-  let port = num(p.port) ?? 0;
-  if (kind === 'custom' && ref) {
-    const svc = str(ref.name) ?? '';
+  const settings = p[kind] ?? {};
+  const ref = kind === 'custom' ? p.custom?.backendRef : undefined;
+  let host = p.host ?? '';
+  let port = p.port ?? 0;
+  if (ref) {
+    const svc = ref.name;
     if (!read(ctx, 'Service', `${ns}/${svc}`))
       problems.push(`${path}.custom.backendRef: Service ${ns}/${svc} does not exist`);
     host = serviceHost(svc, ns);
-    port = num(ref.port) ?? port;
+    port = ref.port ?? port;
   }
   return {
     name,
@@ -219,8 +215,8 @@ function aiProvider(
     settings: aiProviderSettings(settings),
     host,
     port,
-    path: str(p.path) ?? '',
-    pathPrefix: str(p.pathPrefix) ?? '',
-    policiesJson: stableStringify(rec(p.policies) ?? {}),
+    path: p.path ?? '',
+    pathPrefix: p.pathPrefix ?? '',
+    policiesJson: stableStringify(p.policies ?? {}),
   };
 }

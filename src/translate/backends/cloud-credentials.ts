@@ -4,21 +4,23 @@
 import type { Ctx } from '../objects/context.js';
 import { secretData } from '../policies/policy-secrets.js';
 import type { AiCredentialInput } from '../../ir/types.js';
+import type { CredentialAuth } from '../objects/gw-types.js';
 import { rec, str, type Rec } from '../objects/read.js';
 
 type At = (field: string) => string;
+type Aws = NonNullable<CredentialAuth['aws']>;
+type Azure = NonNullable<CredentialAuth['azure']>;
+type Gcp = NonNullable<CredentialAuth['gcp']>;
 
 /** The cloud credential of `auth`, undefined when it sets no cloud kind, or why it cannot be used. */
 export function cloudCredential(
   ctx: Ctx,
-  auth: Rec,
+  auth: CredentialAuth,
   ns: string,
   source: string,
   at: At,
 ): AiCredentialInput | string | undefined {
-  const aws = rec(auth.aws),
-    azure = rec(auth.azure),
-    gcp = rec(auth.gcp);
+  const { aws, azure, gcp } = auth;
   if (aws) return awsCredential(ctx, aws, ns, source, at);
   if (azure) return azureCredential(ctx, azure, ns, at);
   if (gcp) return gcpCredential(ctx, gcp, ns, at);
@@ -29,15 +31,13 @@ export function cloudCredential(
  * Why a `backend.auth` cannot be served as written, for a GwPolicy's status (field path → reason);
  * empty when it can (a missing Secret is a ResolvedRefs matter, not this).
  */
-export function unservableCloudAuth(auth: Rec): Record<string, string> {
+export function unservableCloudAuth(auth: CredentialAuth): Record<string, string> {
   const out: Record<string, string> = {};
-  const aws = rec(auth.aws),
-    azure = rec(auth.azure),
-    gcp = rec(auth.gcp);
+  const { aws, azure, gcp } = auth;
   if (aws?.assumeRole !== undefined) out['aws.assumeRole'] = ASSUME_ROLE;
-  if (azure && !rec(azure.secretRef)) out[`azure${azureMode(azure)}`] = AZURE_IDENTITY;
-  if (gcp && str(gcp.type) === 'IdToken') out['gcp.type'] = GCP_ID_TOKEN;
-  else if (gcp && !rec(gcp.secretRef)) out.gcp = GCP_IMPLICIT;
+  if (azure && !azure.secretRef) out[`azure${azureMode(azure)}`] = AZURE_IDENTITY;
+  if (gcp && gcp.type === 'IdToken') out['gcp.type'] = GCP_ID_TOKEN;
+  else if (gcp && !gcp.secretRef) out.gcp = GCP_IMPLICIT;
   return out;
 }
 
@@ -48,7 +48,7 @@ const GCP_ID_TOKEN = 'IdToken is not supported for LLM providers; they take Acce
 const GCP_IMPLICIT =
   'secretRef (a service account credentials.json) is required; implicit credentials are not supported yet';
 
-const azureMode = (azure: Rec): string =>
+const azureMode = (azure: Azure): string =>
   azure.managedIdentity !== undefined
     ? '.managedIdentity'
     : azure.workloadIdentity !== undefined
@@ -56,8 +56,13 @@ const azureMode = (azure: Rec): string =>
       : '';
 
 /** The Secret's keys as text (base64 `data` decoded, trimmed), or why the Secret cannot be read. */
-function secretOf(ctx: Ctx, ns: string, ref: Rec, at: string): { name: string; data: Record<string, string> } | string {
-  const name = str(ref.name) ?? '';
+function secretOf(
+  ctx: Ctx,
+  ns: string,
+  ref: { name: string },
+  at: string,
+): { name: string; data: Record<string, string> } | string {
+  const name = ref.name;
   const data = secretData(ctx, ns, name);
   if (!data) return `${at}: Secret ${ns}/${name} does not exist`;
   return { name, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.trim()])) };
@@ -73,10 +78,10 @@ function required(
   return missing.length ? `${at}: Secret ${ns}/${s.name} has no non-empty key ${missing.join(', ')}` : undefined;
 }
 
-function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): AiCredentialInput | string {
+function awsCredential(ctx: Ctx, aws: Aws, ns: string, source: string, at: At): AiCredentialInput | string {
   if (aws.assumeRole !== undefined) return `${at('aws.assumeRole')}: ${ASSUME_ROLE}`;
-  const base = { region: str(aws.region) ?? '', serviceName: str(aws.serviceName) ?? '' };
-  const ref = rec(aws.secretRef);
+  const base = { region: aws.region ?? '', serviceName: aws.serviceName ?? '' };
+  const ref = aws.secretRef;
   // Without a Secret the proxy signs with its own environment's keys (docs/llm-providers.md).
   if (!ref)
     return {
@@ -100,8 +105,8 @@ function awsCredential(ctx: Ctx, aws: Rec, ns: string, source: string, at: At): 
   };
 }
 
-function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): AiCredentialInput | string {
-  const ref = rec(azure.secretRef);
+function azureCredential(ctx: Ctx, azure: Azure, ns: string, at: At): AiCredentialInput | string {
+  const ref = azure.secretRef;
   if (!ref) return `${at(`azure${azureMode(azure)}`)}: ${AZURE_IDENTITY}`;
   const s = secretOf(ctx, ns, ref, at('azure.secretRef'));
   if (typeof s === 'string') return s;
@@ -120,16 +125,17 @@ function azureCredential(ctx: Ctx, azure: Rec, ns: string, at: At): AiCredential
   };
 }
 
-function gcpCredential(ctx: Ctx, gcp: Rec, ns: string, at: At): AiCredentialInput | string {
-  if (str(gcp.type) === 'IdToken') return `${at('gcp.type')}: ${GCP_ID_TOKEN}`;
-  const ref = rec(gcp.secretRef);
+function gcpCredential(ctx: Ctx, gcp: Gcp, ns: string, at: At): AiCredentialInput | string {
+  if (gcp.type === 'IdToken') return `${at('gcp.type')}: ${GCP_ID_TOKEN}`;
+  const ref = gcp.secretRef;
   if (!ref) return `${at('gcp')}: ${GCP_IMPLICIT}`;
-  const key = str(ref.key) ?? 'credentials.json';
+  const key = ref.key ?? 'credentials.json';
   const s = secretOf(ctx, ns, ref, at('gcp.secretRef'));
   if (typeof s === 'string') return s;
   const missing = required(s, ns, [key], at('gcp.secretRef'));
   if (missing) return missing;
   const where = `${at('gcp.secretRef')}: Secret ${ns}/${s.name} key ${key}`;
+  // The credentials file is free-form Secret text: its parsed JSON is read defensively.
   let file: Rec | undefined;
   try {
     file = rec(JSON.parse(s.data[key] ?? '') as unknown);

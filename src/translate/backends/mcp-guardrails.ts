@@ -3,12 +3,16 @@
 // disappearing re-translates the edge. A processor that cannot be resolved stays in the IR with a
 // `problem`, which the proxy turns into a rejection of every method it matches (never unguarded).
 import type { McpGuardrailPhaseInput, McpGuardrailProcessorInput, McpGuardrailsInput } from '../../ir/types.js';
-import type { FieldOrigin, MergeResult } from '../policies/policy-merge.js';
+import type { BackendFull } from '../../api/index.js';
+import type { EffectivePolicy, MergedFields } from '../policies/policy-merge.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
 import { condition, type ParentStatus } from '../status/conditions.js';
 import { readAny, type Ctx } from '../objects/context.js';
 import { serviceHost } from './backends.js';
-import { arr, num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import type { McpSettings } from '../objects/gw-types.js';
+import { serviceSpec } from '../objects/gateway-api.js';
+import type { UncheckedPolicySpec } from '../objects/gw-unchecked.js';
+import { stableStringify } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { GROUP } from '../objects/types.js';
 
@@ -19,19 +23,19 @@ const PHASES: Record<string, McpGuardrailPhaseInput> = {
   Full: 'GUARDRAIL_FULL',
 };
 
+type Processor = NonNullable<McpSettings['guardrails']>['processors'][number];
+type Remote = NonNullable<Processor['remote']>;
+
 /** Exact, `prefix*`, `*suffix` or `*`: one wildcard, at an end. */
 const METHOD_PATTERN = /^(\*|[^*]+|[^*]+\*|\*[^*]+)$/;
 
 /** The edge's guardrails, or undefined when its merged backend policy has none. */
-export function mcpGuardrails(
-  ctx: Ctx,
-  merged: { fields: Record<string, unknown>; provenance: Record<string, FieldOrigin> },
-): McpGuardrailsInput | undefined {
-  const guardrails = rec(rec(merged.fields['backend.mcp'])?.guardrails);
+export function mcpGuardrails(ctx: Ctx, merged: MergedFields): McpGuardrailsInput | undefined {
+  const guardrails = merged.fields['backend.mcp']?.guardrails;
   if (!guardrails) return undefined;
   const origin = merged.provenance['backend.mcp']?.source ?? '';
   return {
-    processors: recs(guardrails.processors).map((p, i) =>
+    processors: guardrails.processors.map((p, i) =>
       processor(ctx, origin, p, `${origin ? `${origin} ` : ''}backend.mcp.guardrails.processors[${i}]`),
     ),
   };
@@ -59,9 +63,9 @@ interface ProcessorProblem {
   message: string;
 }
 
-function processorProblems(ctx: Ctx, origin: string, p: Rec): ProcessorProblem[] {
+function processorProblems(ctx: Ctx, origin: string, p: Processor): ProcessorProblem[] {
   const problems: ProcessorProblem[] = [];
-  for (const pattern of Object.keys(rec(p.methods) ?? {})) {
+  for (const pattern of Object.keys(p.methods)) {
     if (!METHOD_PATTERN.test(pattern))
       problems.push({
         reason: 'Invalid',
@@ -69,30 +73,26 @@ function processorProblems(ctx: Ctx, origin: string, p: Rec): ProcessorProblem[]
         message: `key ${JSON.stringify(pattern)} must be an exact method, "prefix*", "*suffix" or "*"`,
       });
   }
-  for (const [name, source] of Object.entries(rec(rec(p.remote)?.metadata) ?? {}).sort(([a], [b]) =>
-    a < b ? -1 : 1,
-  )) {
-    const why =
-      typeof source === 'string' ? celCompileProblem(source, expressionVariables.guardrailMetadata) : undefined;
+  for (const [name, source] of Object.entries(p.remote?.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const why = celCompileProblem(source, expressionVariables.guardrailMetadata);
     if (why) problems.push({ reason: 'Invalid', field: `remote.metadata.${name}`, message: why });
   }
-  const target = processorUrl(ctx, origin, rec(p.remote) ?? {});
+  const target = processorUrl(ctx, origin, p.remote ?? {});
   if (typeof target !== 'string') problems.push(target);
   return problems;
 }
 
-function processor(ctx: Ctx, origin: string, p: Rec, source: string): McpGuardrailProcessorInput {
-  const remote = rec(p.remote) ?? {};
+function processor(ctx: Ctx, origin: string, p: Processor, source: string): McpGuardrailProcessorInput {
+  const remote: Remote = p.remote ?? {};
   const methods: Record<string, McpGuardrailPhaseInput> = {};
-  for (const [pattern, phase] of Object.entries(rec(p.methods) ?? {}))
-    methods[pattern] = PHASES[str(phase) ?? ''] ?? 'GUARDRAIL_OFF';
+  for (const [pattern, phase] of Object.entries(p.methods)) methods[pattern] = PHASES[phase] ?? 'GUARDRAIL_OFF';
   const target = processorUrl(ctx, origin, remote);
   const metadata: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rec(remote.metadata) ?? {})) if (typeof v === 'string') metadata[k] = v;
+  for (const [k, v] of Object.entries(remote.metadata ?? {})) metadata[k] = v;
   return {
     methods,
     url: typeof target === 'string' ? target : '',
-    failureMode: str(remote.failureMode) === 'FailOpen' ? 'FAIL_OPEN' : 'FAIL_CLOSED',
+    failureMode: remote.failureMode === 'FailOpen' ? 'FAIL_OPEN' : 'FAIL_CLOSED',
     metadata,
     allowedRequestHeaders: headerList(remote.allowedRequestHeaders),
     disallowedRequestHeaders: headerList(remote.disallowedRequestHeaders),
@@ -111,10 +111,10 @@ function processor(ctx: Ctx, origin: string, p: Rec, source: string): McpGuardra
 export function policyGuardrailProblems(
   ctx: Ctx,
   policyKey: string,
-  backend: Rec,
+  backend: BackendFull,
 ): { invalid: string[]; refs: { reason: string; message: string }[] } {
   const out: ReturnType<typeof policyGuardrailProblems> = { invalid: [], refs: [] };
-  recs(rec(rec(backend.mcp)?.guardrails)?.processors).forEach((p, i) => {
+  (backend.mcp?.guardrails?.processors ?? []).forEach((p, i) => {
     for (const x of processorProblems(ctx, `GwPolicy ${policyKey}`, p)) {
       const message = `spec.backend.mcp.guardrails.processors[${i}].${x.field}: ${x.message}`;
       if (x.reason === 'Invalid') out.invalid.push(message);
@@ -125,17 +125,17 @@ export function policyGuardrailProblems(
 }
 
 /** `url` as written, or the Service's cluster address; references are relative to the policy's namespace. */
-function processorUrl(ctx: Ctx, origin: string, remote: Rec): string | ProcessorProblem {
-  const url = str(remote.url);
+function processorUrl(ctx: Ctx, origin: string, remote: Remote): string | ProcessorProblem {
+  const url = remote.url;
   if (url) return url;
-  const ref = rec(remote.backendRef);
+  const ref = remote.backendRef;
   if (!ref) return { reason: 'Invalid', field: 'remote', message: 'needs a backendRef or a url' };
   const [fromKind = 'GwPolicy', fromKey = ''] = origin.split(' ');
   const fromNs = fromKey.includes('/') ? fromKey.slice(0, fromKey.indexOf('/')) : '';
-  const group = str(ref.group) ?? '',
-    kind = str(ref.kind) ?? 'Service',
-    name = str(ref.name) ?? '';
-  const ns = str(ref.namespace) ?? fromNs;
+  const group = ref.group ?? '',
+    kind = ref.kind ?? 'Service',
+    name = ref.name;
+  const ns = ref.namespace ?? fromNs;
   const bad = (reason: ProcessorProblem['reason'], message: string): ProcessorProblem => ({
     reason,
     field: 'remote.backendRef',
@@ -150,29 +150,23 @@ function processorUrl(ctx: Ctx, origin: string, remote: Rec): string | Processor
   }
   const svc = readAny(ctx, 'Service', `${ns}/${name}`);
   if (!svc) return bad('BackendNotFound', `Service ${ns}/${name} does not exist`);
-  const port = num(ref.port);
-  const ports = recs(rec(svc.obj.spec)?.ports).map((sp) => num(sp.port));
+  const port = ref.port;
+  const ports = (serviceSpec(svc).ports ?? []).map((sp) => sp.port);
   if (port === undefined || !ports.includes(port))
     return bad('BackendNotFound', `Service ${ns}/${name} has no port ${port ?? '(none given)'}`);
   return `http://${serviceHost(name, ns)}:${port}/`;
 }
 
 /** Namespaced names (`ns/name`) of the Services a policy's guardrail processors reference, so a Service change refreshes its status. */
-export function guardrailServices(policyNs: string, backend: Rec | undefined): string[] {
-  return recs(rec(rec(backend?.mcp)?.guardrails)?.processors).flatMap((p) => {
-    const ref = rec(rec(p.remote)?.backendRef);
-    return ref ? [`${str(ref.namespace) ?? policyNs}/${str(ref.name) ?? ''}`] : [];
+export function guardrailServices(policyNs: string, backend: UncheckedPolicySpec['backend']): string[] {
+  return (backend?.mcp?.guardrails?.processors ?? []).flatMap((p) => {
+    const ref = p.remote?.backendRef;
+    return ref ? [`${ref.namespace ?? policyNs}/${ref.name ?? ''}`] : [];
   });
 }
 
-function headerList(v: unknown): string[] {
-  return [
-    ...new Set(
-      arr(v)
-        .filter((h): h is string => typeof h === 'string')
-        .map((h) => h.toLowerCase()),
-    ),
-  ].sort();
+function headerList(v: readonly string[] | undefined): string[] {
+  return [...new Set((v ?? []).map((h) => h.toLowerCase()))].sort();
 }
 
 /**
@@ -181,13 +175,13 @@ function headerList(v: unknown): string[] {
  */
 export function refuseTargetGuardrails(
   ref: { mcpGuardrails?: McpGuardrailsInput | null },
-  edgePolicy: MergeResult,
-  targetPolicies: Record<string, MergeResult>,
+  edgePolicy: EffectivePolicy,
+  targetPolicies: Record<string, EffectivePolicy>,
 ): void {
   const edge = stableStringify(edgePolicy.fields['backend.mcp']);
   for (const [target, p] of Object.entries(targetPolicies).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const value = p.fields['backend.mcp'];
-    if (value === undefined || stableStringify(value) === edge || !rec(rec(value)?.guardrails)) continue;
+    if (value === undefined || stableStringify(value) === edge || !value.guardrails) continue;
     const source = p.provenance['backend.mcp']?.source ?? '';
     ((ref.mcpGuardrails ??= {}).processors ??= []).push({
       methods: { '*': 'GUARDRAIL_FULL' },

@@ -2,7 +2,8 @@
 // Builtin patterns are expanded here, not in the proxy: the IR then says exactly what is matched (goldens
 // show it), user and builtin patterns share one dialect checked once, and the proxy knows no builtin names.
 import { condition, type ParentStatus } from '../status/conditions.js';
-import { read, type Ctx } from '../objects/context.js';
+import { read, readGw, type Ctx } from '../objects/context.js';
+import type { CredentialAuth, PromptGuardSpec } from '../objects/gw-types.js';
 import { serviceHost } from './backends.js';
 import type {
   AiCredentialInput,
@@ -14,12 +15,17 @@ import type {
   RegexGuardInput,
   WebhookGuardInput,
 } from '../../ir/types.js';
-import type { MergeResult } from '../policies/policy-merge.js';
-import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import type { EffectivePolicy } from '../policies/policy-merge.js';
+import { serviceSpec } from '../objects/gateway-api.js';
+import { stableStringify } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP } from '../objects/types.js';
 import { aiCredential } from './backend-ai.js';
+
+/** One request step (a response step is the same without openAIModeration). */
+type Step = NonNullable<PromptGuardSpec['request']>[number];
+type CustomResponse = Step['customResponse'];
 
 /** A translated prompt guard: both step lists and the unenforceable list are always set. */
 type BuiltPromptGuard = PromptGuardInput & Required<Pick<PromptGuardInput, 'request' | 'response' | 'unenforceable'>>;
@@ -60,7 +66,7 @@ export interface PromptGuardLookup {
   referenceAllowed(fromKind: string, fromNs: string, group: string, kind: string, toNs: string, name: string): boolean;
   /** An auth object's `key` or `secretRef` (a Secret in `ns`) resolved; a string says why it cannot be. */
   credential(
-    auth: Rec,
+    auth: CredentialAuth,
     ns: string,
     source: string,
     at: (field: string) => string,
@@ -71,15 +77,13 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
   return {
     servicePorts: (ns, name) => {
       const svc = read(ctx, 'Service', `${ns}/${name}`);
-      return svc ? recs(rec(svc.obj.spec)?.ports).map((p) => num(p.port) ?? 0) : undefined;
+      return svc ? (serviceSpec(svc).ports ?? []).map((p) => p.port ?? 0) : undefined;
     },
     staticBackend: (ns, name) => {
-      const b = read(ctx, 'GwBackend', `${ns}/${name}`);
+      const b = readGw(ctx, 'GwBackend', `${ns}/${name}`);
       if (!b) return undefined;
-      const st = rec(rec(b.obj.spec)?.static);
-      const host = str(st?.host),
-        port = num(st?.port);
-      return host !== undefined && port !== undefined ? { host, port } : null;
+      const st = b.spec.static;
+      return st ? { host: st.host, port: st.port } : null;
     },
     credential: (auth, ns, source, at) => aiCredential(ctx, auth, ns, source, at),
     referenceAllowed: (fromKind, fromNs, group, kind, toNs, name) =>
@@ -96,8 +100,8 @@ export function promptGuardLookup(ctx: Ctx): PromptGuardLookup {
  * undefined when the edge has none.
  */
 export function edgePromptGuard(
-  policy: MergeResult,
-  targetPolicies: Record<string, MergeResult>,
+  policy: EffectivePolicy,
+  targetPolicies: Record<string, EffectivePolicy>,
   lookup: PromptGuardLookup,
 ): PromptGuardInput | undefined {
   const own = promptGuardOf(policy);
@@ -117,28 +121,31 @@ export function edgePromptGuard(
   return out;
 }
 
-function promptGuardOf(p: MergeResult): { spec: Rec; source: string } | undefined {
-  const spec = rec(rec(p.fields['backend.ai'])?.promptGuard);
+function promptGuardOf(p: EffectivePolicy): { spec: PromptGuardSpec; source: string } | undefined {
+  const spec = p.fields['backend.ai']?.promptGuard;
   return spec ? { spec, source: p.provenance['backend.ai']?.source ?? 'policy' } : undefined;
 }
 
 /** Pure: one `promptGuard` object (from `source`, e.g. `GwPolicy ns/name`) → IR. */
-export function translatePromptGuard(spec: Rec, source: string, lookup: PromptGuardLookup): BuiltPromptGuard {
+export function translatePromptGuard(
+  spec: PromptGuardSpec,
+  source: string,
+  lookup: PromptGuardLookup,
+): BuiltPromptGuard {
   const [kind = 'GwPolicy', key = ''] = source.split(' ');
   const from = { kind, namespace: key.split('/')[0] ?? '' };
   const steps = (phase: 'request' | 'response') =>
-    recs(spec[phase]).map((s, i) => step(s, `${source} backend.ai.promptGuard.${phase}[${i}]`, from, lookup));
+    (spec[phase] ?? []).map((s, i) => step(s, `${source} backend.ai.promptGuard.${phase}[${i}]`, from, lookup));
   return {
     request: steps('request'),
     response: steps('response'),
-    streaming:
-      str(spec.streaming) === 'Buffered' ? 'PROMPT_GUARD_STREAMING_BUFFERED' : 'PROMPT_GUARD_STREAMING_DISABLED',
+    streaming: spec.streaming === 'Buffered' ? 'PROMPT_GUARD_STREAMING_BUFFERED' : 'PROMPT_GUARD_STREAMING_DISABLED',
     unenforceable: [],
   };
 }
 
 function step(
-  s: Rec,
+  s: Step,
   source: string,
   from: { kind: string; namespace: string },
   lookup: PromptGuardLookup,
@@ -148,11 +155,11 @@ function step(
     kind: 'unsupported',
     unsupported: { kind, reason },
   });
-  const regex = rec(s.regex),
-    webhook = rec(s.webhook),
-    moderation = rec(s.openAIModeration);
+  const regex = s.regex,
+    webhook = s.webhook,
+    moderation = s.openAIModeration;
   if (regex) {
-    const r = regexGuard(regex, rec(s.customResponse));
+    const r = regexGuard(regex, s.customResponse);
     return typeof r === 'string' ? unsupported('regex', `${source}.regex${r}`) : { source, kind: 'regex', regex: r };
   }
   if (webhook) {
@@ -162,7 +169,7 @@ function step(
       : { source, kind: 'webhook', webhook: w };
   }
   if (moderation) {
-    const m = moderationGuard(moderation, rec(s.customResponse), source, from, lookup);
+    const m = moderationGuard(moderation, s.customResponse, source, from, lookup);
     return typeof m === 'string' ? unsupported('openAIModeration', m) : { source, kind: 'moderation', moderation: m };
   }
   const vendor = UNSUPPORTED_KINDS.find((k) => s[k] !== undefined);
@@ -174,16 +181,16 @@ function step(
   );
 }
 
-function regexGuard(r: Rec, custom: Rec | undefined): RegexGuardInput | string {
+function regexGuard(r: NonNullable<Step['regex']>, custom: CustomResponse): RegexGuardInput | string {
   const patterns: RegexGuardInput['patterns'] = [];
-  for (const b of recsOfStrings(r.builtins)) {
+  for (const b of r.builtins ?? []) {
     const builtin = BUILTIN_REGEX[b];
     if (!builtin) return `.builtins names unknown builtin "${b}"`;
     patterns.push({ name: b, ...builtin });
   }
-  for (const [i, m] of recs(r.matches).entries()) {
-    const pattern = str(m.pattern) ?? '';
-    const name = str(m.name) ?? '';
+  for (const [i, m] of (r.matches ?? []).entries()) {
+    const pattern = m.pattern;
+    const name = m.name ?? '';
     let re: RegExp;
     try {
       re = new RegExp(pattern, 'g');
@@ -195,36 +202,34 @@ function regexGuard(r: Rec, custom: Rec | undefined): RegexGuardInput | string {
     patterns.push({ name, pattern, mask: name ? `<${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>` : '****' });
   }
   if (patterns.length === 0) return ' sets neither matches nor builtins';
-  const scopes = recsOfStrings(r.scopes)
-    .map((s) => SCOPES[s])
-    .filter((s): s is ContentScopeInput => s !== undefined);
+  const scopes = (r.scopes ?? []).map((s) => SCOPES[s]).filter((s): s is ContentScopeInput => s !== undefined);
   return {
     patterns,
-    action: ACTIONS[(str(r.action) ?? 'Reject') as keyof typeof ACTIONS] ?? 'REGEX_REJECT',
+    action: ACTIONS[r.action ?? 'Reject'],
     scopes: scopes.length > 0 ? [...new Set(scopes)] : Object.values(SCOPES),
-    rejectStatus: num(custom?.statusCode) ?? DEFAULT_REJECT.status,
-    rejectMessage: str(custom?.message) ?? DEFAULT_REJECT.message,
+    rejectStatus: custom?.statusCode ?? DEFAULT_REJECT.status,
+    rejectMessage: custom?.message ?? DEFAULT_REJECT.message,
   };
 }
 
 function webhookGuard(
-  w: Rec,
+  w: NonNullable<Step['webhook']>,
   from: { kind: string; namespace: string },
   lookup: PromptGuardLookup,
 ): WebhookGuardInput | string {
-  const ref = rec(w.backendRef) ?? {};
-  const name = str(ref.name) ?? '',
-    ns = str(ref.namespace) ?? from.namespace;
-  const kind = refKind(str(ref.group), str(ref.kind) ?? 'Service', 'Service');
+  const ref = w.backendRef;
+  const name = ref.name,
+    ns = ref.namespace ?? from.namespace;
+  const kind = refKind(ref.group, ref.kind ?? 'Service', 'Service');
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rec(w.headers) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
-    if (typeof v === 'string') headers[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(w.headers ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
+    headers[k.toLowerCase()] = v;
   if (kind !== 'Service' && kind !== 'GwBackend')
-    return `kind ${str(ref.kind) ?? ''} is not supported; use a Service or a static GwBackend`;
+    return `kind ${ref.kind ?? ''} is not supported; use a Service or a static GwBackend`;
   if (!lookup.referenceAllowed(from.kind, from.namespace, kind === 'Service' ? GROUP.core : GROUP.gw, kind, ns, name))
     return `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`;
   if (kind === 'Service') {
-    const port = num(ref.port);
+    const port = ref.port;
     const ports = lookup.servicePorts(ns, name);
     if (!ports) return `Service ${ns}/${name} does not exist`;
     if (port === undefined || !ports.includes(port))
@@ -239,28 +244,24 @@ function webhookGuard(
 
 /** `openAIModeration`: the credential must resolve (an unresolved one refuses the edge, never calls unauthenticated). */
 function moderationGuard(
-  m: Rec,
-  custom: Rec | undefined,
+  m: NonNullable<Step['openAIModeration']>,
+  custom: CustomResponse,
   source: string,
   from: { kind: string; namespace: string },
   lookup: PromptGuardLookup,
 ): ModerationGuardInput | string {
   const at = (field: string): string => `${source}.openAIModeration.policies.auth.${field}`;
-  const auth = rec(rec(m.policies)?.auth);
+  const auth = m.policies?.auth;
   const credential = auth ? lookup.credential(auth, from.namespace, source, at) : undefined;
   if (typeof credential === 'string') return credential;
   if (!credential) return `${source}.openAIModeration.policies.auth: an API key (key or secretRef) is required`;
   return {
-    model: str(m.model) ?? 'omni-moderation-latest',
-    action: str(m.action) === 'Audit' ? 'REGEX_AUDIT' : 'REGEX_REJECT',
+    model: m.model ?? 'omni-moderation-latest',
+    action: m.action === 'Audit' ? 'REGEX_AUDIT' : 'REGEX_REJECT',
     credential,
-    rejectStatus: num(custom?.statusCode) ?? DEFAULT_REJECT.status,
-    rejectMessage: str(custom?.message) ?? DEFAULT_REJECT.message,
+    rejectStatus: custom?.statusCode ?? DEFAULT_REJECT.status,
+    rejectMessage: custom?.message ?? DEFAULT_REJECT.message,
   };
-}
-
-function recsOfStrings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 /**

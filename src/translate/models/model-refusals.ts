@@ -1,8 +1,10 @@
 // GwModel fields the proxy cannot apply, decided once here (issue 14): the IR Model carries them as
 // refusals (the proxy refuses the model) and the status writer names the same list on the GwModel.
 // Also the provider tables that say how a GwModel provider is called (wire kind, default base URL).
+import type { GwModelSpec } from '../../api/index.js';
 import { objectRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
-import { rec, str, type Rec } from '../objects/read.js';
+import { uncheckedModelSpec, type UncheckedModelSpec } from '../objects/gw-unchecked.js';
+import { rec } from '../objects/read.js';
 
 // Providers whose chat API is OpenAI's (at their own base URL) are called as `openai`.
 export const MODEL_KINDS: Record<string, string> = {
@@ -26,7 +28,7 @@ export const MODEL_KINDS: Record<string, string> = {
 };
 
 /** The settings object each provider reads (`spec.azure` for Azure, ...); others read `spec.custom` (providerOverride, formats). */
-export const SETTINGS_KEY: Record<string, string> = {
+export const SETTINGS_KEY: Record<string, SettingsKey> = {
   Azure: 'azure',
   VertexAI: 'vertexai',
   Bedrock: 'bedrock',
@@ -52,11 +54,14 @@ export const DEFAULT_BASE: Record<string, string> = {
   Gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
 };
 
+const SETTINGS_KEYS = ['azure', 'vertexai', 'bedrock', 'custom'] as const;
+type SettingsKey = (typeof SETTINGS_KEYS)[number];
+
 /** The provider-specific settings objects of a GwModel spec, for provenance. */
-export function settingsOf(spec: Rec): Rec {
-  const out: Rec = {};
-  for (const k of ['azure', 'vertexai', 'bedrock', 'custom']) if (spec[k] !== undefined) out[k] = spec[k];
-  return out;
+export function settingsOf(spec: GwModelSpec): Pick<GwModelSpec, SettingsKey> {
+  const out: Record<string, unknown> = {};
+  for (const k of SETTINGS_KEYS) if (spec[k] !== undefined) out[k] = spec[k];
+  return out as Pick<GwModelSpec, SettingsKey>;
 }
 
 /**
@@ -67,20 +72,24 @@ export function settingsOf(spec: Rec): Rec {
  * empty list means the proxy applies everything the model sets.
  */
 export function modelRefusals(m: { key: string; obj: { spec?: unknown } }): IrRefusal[] {
-  const spec = rec(m.obj.spec) ?? {};
   const source = `GwModel ${m.key}`;
-  return uniqueRefusals([...objectRefusals('GwModel', source, spec), ...valueRefusals(spec, source)]);
+  // Valid or not: the coverage table reads whatever the spec sets.
+  const spec = rec(m.obj.spec) ?? {};
+  return uniqueRefusals([
+    ...objectRefusals('GwModel', source, spec),
+    ...valueRefusals(uncheckedModelSpec(m.obj.spec), source),
+  ]);
 }
 
-function valueRefusals(spec: Rec, source: string): IrRefusal[] {
-  const provider = str(spec.provider);
+function valueRefusals(spec: UncheckedModelSpec, source: string): IrRefusal[] {
+  const provider = spec.provider;
   if (provider === undefined) return [];
   if (!MODEL_KINDS[provider]) {
     const supported = Object.keys(MODEL_KINDS).join(', ');
     const reason = `provider ${provider} is not supported by this release (supported: ${supported})`;
     return [{ field: 'spec.provider', source, reason, security: false }];
   }
-  if (!str(spec.baseURL) && !DEFAULT_BASE[provider] && !SETTINGS_ADDRESSED.has(provider))
+  if (!spec.baseURL && !DEFAULT_BASE[provider] && !SETTINGS_ADDRESSED.has(provider))
     return [{ field: 'spec.baseURL', source, reason: `provider ${provider} needs a baseURL`, security: false }];
   return [];
 }

@@ -6,7 +6,11 @@ import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } fr
 /** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
 export { modelRefusals } from './model-refusals.js';
 import { condition, type StatusPiece } from '../status/conditions.js';
+import type { GwModelSpec, ModelPolicies, VirtualModel } from '../../api/index.js';
 import { lookup, read, readAny, type Ctx } from '../objects/context.js';
+import { routeSpec, type ParentReference } from '../objects/gateway-api.js';
+import { gwSpec } from '../objects/gw-objects.js';
+import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type {
   AiCredentialInput,
   ModelInput,
@@ -16,7 +20,7 @@ import type {
 } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
-import { num, rec, recs, stableStringify, str, type Rec } from '../objects/read.js';
+import { stableStringify } from '../objects/read.js';
 import { refKind } from '../objects/store.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from '../objects/types.js';
 
@@ -63,19 +67,19 @@ function translateModel(
   routes: Named<RouteInput>[],
   piece: (objKey: string, p: StatusPiece) => void,
 ): ModelInput | undefined {
-  const spec = rec(m.obj.spec) ?? {};
+  // An invalid GwModel still reports on its parents (Accepted=False); nothing else of it is read.
+  const spec = gwSpec('GwModel', m);
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const credential =
-    m.problems.length || spec.provider === undefined ? undefined : modelCredential(ctx, m.key, ns, spec);
-  const missingModel = m.problems.length ? undefined : refProblem(ctx, ns, spec);
+  const credential = spec?.provider !== undefined ? modelCredential(ctx, m.key, ns, spec) : undefined;
+  const missingModel = spec ? refProblem(ctx, ns, spec) : undefined;
   const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
   const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
   const parentNames: string[] = [];
-  recs(spec.parentRefs).forEach((ref) => {
-    const kind = refKind(str(ref.group), str(ref.kind), 'Gateway');
-    const key = nameKey(str(ref.namespace) ?? ns, str(ref.name) ?? '');
+  (uncheckedModelSpec(m.obj.spec).parentRefs ?? []).forEach((ref) => {
+    const kind = refKind(ref.group, ref.kind, 'Gateway');
+    const key = nameKey(ref.namespace ?? ns, ref.name ?? '');
     const target = parentTarget(ctx, gw, kind, key, ref, listeners, routes);
     if (!target) return;
     const { names, why } = target;
@@ -85,11 +89,11 @@ function translateModel(
       kind: 'parent',
       parent: {
         parentRef: {
-          group: str(ref.group) ?? GROUP.gateway,
-          kind: str(ref.kind) ?? 'Gateway',
-          namespace: str(ref.namespace) ?? ns,
-          name: str(ref.name) ?? '',
-          ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}),
+          group: ref.group ?? GROUP.gateway,
+          kind: ref.kind ?? 'Gateway',
+          namespace: ref.namespace ?? ns,
+          name: ref.name ?? '',
+          ...(ref.written.sectionName !== undefined ? { sectionName: ref.written.sectionName } : {}),
         },
         controllerName: ctx.options.controllerName,
         conditions: [
@@ -114,8 +118,8 @@ function translateModel(
     });
     if (ok) parentNames.push(...names);
   });
-  if (m.problems.length || parentNames.length === 0) return undefined;
-  const match = str(rec(spec.match)?.model) ?? m.obj.metadata.name;
+  if (!spec || parentNames.length === 0) return undefined;
+  const match = spec.match?.model ?? m.obj.metadata.name;
   const out: ModelInput = {
     name: modelName(m.key),
     parents: [...new Set(parentNames)].sort(),
@@ -125,8 +129,7 @@ function translateModel(
   if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
   const refusals = modelRefusals(m);
   if (refusals.length > 0) out.refusals = refusals;
-  const vm = rec(spec.virtualModel);
-  if (vm) out.routing = routing(ns, vm);
+  if (spec.virtualModel) out.routing = routing(ns, spec.virtualModel);
   return out;
 }
 
@@ -139,7 +142,7 @@ function parentTarget(
   gw: StoredObject,
   kind: string | undefined,
   key: string,
-  ref: Rec,
+  ref: ParentReference,
   listeners: ListenerInfo[],
   routes: Named<RouteInput>[],
 ): { names: string[]; why: string } | undefined {
@@ -154,7 +157,7 @@ function parentTarget(
     const base = `HTTPRoute/${key}/`;
     const mine = routes.filter((r) => r.name.startsWith(base));
     if (mine.length === 0) return undefined;
-    const section = str(ref.sectionName);
+    const section = ref.sectionName;
     const picked =
       section === undefined
         ? ruleCount(ctx, key) === 1
@@ -175,18 +178,18 @@ function parentTarget(
 }
 
 /** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
-function modelProvider(spec: Rec, credential: AiCredentialInput | string | undefined): ModelProviderInput {
-  const policies = rec(spec.policies) ?? {};
-  const auth = rec(policies.auth);
+function modelProvider(spec: GwModelSpec, credential: AiCredentialInput | string | undefined): ModelProviderInput {
+  const policies: ModelPolicies = spec.policies ?? {};
+  const auth = policies.auth;
   // The inline key travels once, as the credential, not again inside policiesJson.
   const shown =
     auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
-  const provider = str(spec.provider) ?? '';
+  const provider = spec.provider ?? '';
   const out: ModelProviderInput = {
     provider,
-    baseUrl: str(spec.baseURL) ?? DEFAULT_BASE[provider] ?? '',
+    baseUrl: spec.baseURL ?? DEFAULT_BASE[provider] ?? '',
     kind: MODEL_KINDS[provider] ?? '',
-    settings: aiProviderSettings(rec(spec[SETTINGS_KEY[provider] ?? 'custom']) ?? {}),
+    settings: aiProviderSettings(spec[SETTINGS_KEY[provider] ?? 'custom'] ?? {}),
     // Provenance for `gw explain` only: no proxy code reads these (issue 14).
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
@@ -194,7 +197,7 @@ function modelProvider(spec: Rec, credential: AiCredentialInput | string | undef
   if (typeof credential === 'object') out.credential = credential;
   else if (typeof credential === 'string') out.credentialProblem = credential;
   else {
-    const named = ['secretRef', 'aws', 'azure', 'gcp'].find((k) => auth?.[k] !== undefined);
+    const named = (['secretRef', 'aws', 'azure', 'gcp'] as const).find((k) => auth?.[k] !== undefined);
     if (named) out.credentialProblem = `spec.policies.auth.${named}: the credential could not be resolved`;
   }
   return out;
@@ -204,34 +207,36 @@ function modelProvider(spec: Rec, credential: AiCredentialInput | string | undef
  * `policies.auth` of a provider model as the proxy's credential: `key`, `secretRef` (a Secret in the
  * model's namespace) or `passthrough`. Other kinds give undefined; the proxy refuses them itself.
  */
-function modelCredential(ctx: Ctx, key: string, ns: string, spec: Rec): AiCredentialInput | string | undefined {
-  const auth = rec(rec(spec.policies)?.auth);
+function modelCredential(ctx: Ctx, key: string, ns: string, spec: GwModelSpec): AiCredentialInput | string | undefined {
+  const auth = spec.policies?.auth;
   return auth && aiCredential(ctx, auth, ns, `GwModel ${key}`, (field) => `spec.policies.auth.${field}`);
 }
 
-function withoutKey(auth: Rec): Rec {
+function withoutKey<T extends { key?: string }>(auth: T): Omit<T, 'key'> {
   const { key: _key, ...rest } = auth;
   return rest;
 }
 
 function ruleCount(ctx: Ctx, key: string): number {
-  return recs(rec(read(ctx, 'HTTPRoute', key)?.obj.spec)?.rules).length;
+  const route = read(ctx, 'HTTPRoute', key);
+  return route ? (routeSpec(route).rules ?? []).length : 0;
 }
 
-function routing(ns: string, vm: Rec): ModelInput['routing'] {
-  const target = (t: Rec, extra: Partial<ModelTargetInput>): ModelTargetInput => ({
-    model: modelName(`${ns}/${str(rec(t.modelRef)?.name) ?? str(t.modelRef) ?? ''}`),
-    modelName: str(t.model) ?? '',
+/** What every routing strategy's target has: the GwModel it names and the model name to ask it for. */
+type ModelTarget = Pick<NonNullable<VirtualModel['weighted']>['targets'][number], 'modelRef' | 'model'>;
+
+function routing(ns: string, vm: VirtualModel): ModelInput['routing'] {
+  const target = (t: ModelTarget, extra: Partial<ModelTargetInput>): ModelTargetInput => ({
+    model: modelName(`${ns}/${t.modelRef.name}`),
+    modelName: t.model ?? '',
     priority: 0,
     when: '',
     weight: 0,
     ...extra,
   });
-  const failover = rec(vm.failover),
-    conditional = rec(vm.conditional),
-    weighted = rec(vm.weighted);
+  const { failover, conditional, weighted } = vm;
   if (failover) {
-    const targets = recs(failover.targets).map((t) => target(t, { priority: num(t.priority) ?? 0 }));
+    const targets = failover.targets.map((t) => target(t, { priority: t.priority }));
     // Stable: equal priorities keep their written order; the proxy scores them by health at run time.
     return {
       kind: 'FAILOVER',
@@ -244,18 +249,18 @@ function routing(ns: string, vm: Rec): ModelInput['routing'] {
   if (conditional)
     return {
       kind: 'CONDITIONAL',
-      targets: recs(conditional.targets).map((t) => target(t, { when: str(t.when) ?? '' })),
+      targets: conditional.targets.map((t) => target(t, { when: t.when ?? '' })),
     };
-  return { kind: 'WEIGHTED', targets: recs(weighted?.targets).map((t) => target(t, { weight: num(t.weight) ?? 1 })) };
+  return { kind: 'WEIGHTED', targets: (weighted?.targets ?? []).map((t) => target(t, { weight: t.weight ?? 1 })) };
 }
 
 /** A virtual model's targets must name existing GwModels in its namespace. */
-function refProblem(ctx: Ctx, ns: string, spec: Rec): string | undefined {
-  const vm = rec(spec.virtualModel);
+function refProblem(ctx: Ctx, ns: string, spec: GwModelSpec): string | undefined {
+  const vm = spec.virtualModel;
   if (!vm) return undefined;
-  const kind = rec(vm.failover) ?? rec(vm.conditional) ?? rec(vm.weighted) ?? {};
-  for (const t of recs(kind.targets)) {
-    const name = str(rec(t.modelRef)?.name) ?? str(t.modelRef) ?? '';
+  const targets: readonly ModelTarget[] = (vm.failover ?? vm.conditional ?? vm.weighted)?.targets ?? [];
+  for (const t of targets) {
+    const name = t.modelRef.name;
     if (!read(ctx, 'GwModel', `${ns}/${name}`)) return `modelRef GwModel ${ns}/${name} does not exist or is invalid`;
   }
   return undefined;

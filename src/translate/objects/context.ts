@@ -1,6 +1,8 @@
 // Read access to the store during one gateway's translation. Every key read is recorded (even when
 // the object is missing) so affectedGateways can tell which gateways a change can alter.
 import type { Problem } from '../../problem.js';
+import { gwSpec, type GwObject } from './gw-objects.js';
+import type { GwKind } from './gw-types.js';
 import { getObject, indexed, type Store } from './store.js';
 import { objectKey, type Kind, type StoredObject } from './types.js';
 
@@ -43,6 +45,13 @@ export function read(ctx: Ctx, kind: Kind, key: string): StoredObject | undefine
   ctx.deps.add(objectKey(kind, key));
   const e = getObject(ctx.store, kind, key);
   return e && e.problems.length === 0 ? e : undefined;
+}
+
+/** `read` for a Gw kind: the valid object with its spec as the schema's type (gw-objects.ts). */
+export function readGw<K extends GwKind>(ctx: Ctx, kind: K, key: string): GwObject<K> | undefined {
+  const entry = read(ctx, kind, key);
+  const spec = gwSpec(kind, entry);
+  return entry && spec ? { entry, spec } : undefined;
 }
 
 /** Like read, but also returns invalid objects, for callers that must tell missing from invalid. */

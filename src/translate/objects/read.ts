@@ -1,4 +1,6 @@
-// Defensive readers for loosely typed object fields: translation must never crash on odd input.
+// Defensive readers for values no schema has checked: translation must never crash on odd input. The
+// translator reads objects typed (gw-objects.ts, gateway-api.ts); these serve the boundaries only: narrowing,
+// validation of unchecked input, label selectors as written, and free-form JSON (Secret contents, JSON values).
 export type Rec = Record<string, unknown>;
 
 export function rec(v: unknown): Rec | undefined {

@@ -2,7 +2,9 @@
 // indexes that let one gateway be translated without scanning every object in the store.
 import type { Problem } from '../../problem.js';
 import { createHash } from 'node:crypto';
-import { arr, rec, recs, stableStringify, str } from './read.js';
+import { gatewaySpec, listenerSetSpec, routeSpec } from './gateway-api.js';
+import { uncheckedModelSpec, uncheckedPolicySpec } from './gw-unchecked.js';
+import { stableStringify } from './read.js';
 import {
   GROUP,
   isClusterScoped,
@@ -15,6 +17,7 @@ import {
   type StoredObject,
 } from './types.js';
 import { validateObject } from './validate.js';
+import type { ParentReference } from './gateway-api.js';
 import { backendTlsPolicyTargets } from '../backends/backend-tls-policy-checks.js';
 
 interface Indexes {
@@ -132,46 +135,47 @@ function add(m: Map<string, Set<string>>, k: string, v: string): void {
 
 type IndexEntry = [keyof Indexes, string];
 
-/** Every index slot an object occupies; used both to add and to remove it. */
+/** Every index slot an object occupies (valid or not); used both to add and to remove it. */
 function indexEntries(e: StoredObject): IndexEntry[] {
   const out: IndexEntry[] = [];
   const ns = e.obj.metadata.namespace ?? '';
-  const spec = rec(e.obj.spec) ?? {};
   out.push(['byNamespace', `${e.kind}/${ns}`]);
+  const parents = (idx: keyof Indexes, refs: readonly ParentReference[] | undefined): void => {
+    for (const p of refs ?? []) {
+      const k = refKind(p.group, p.kind, 'Gateway');
+      if (k) out.push([idx, objectKey(k, nameKey(p.namespace ?? ns, p.name ?? ''))]);
+    }
+  };
   switch (e.kind) {
     case 'Gateway':
-      out.push(['gatewaysByClass', str(spec.gatewayClassName) ?? '']);
+      out.push(['gatewaysByClass', gatewaySpec(e).gatewayClassName ?? '']);
       break;
     case 'HTTPRoute':
     case 'GRPCRoute':
-      for (const p of recs(spec.parentRefs)) {
-        const k = refKind(str(p.group), str(p.kind), 'Gateway');
-        if (k) out.push(['routesByParent', objectKey(k, nameKey(str(p.namespace) ?? ns, str(p.name) ?? ''))]);
-      }
+      parents('routesByParent', routeSpec(e).parentRefs);
       break;
     case 'ListenerSet': {
-      const p = rec(spec.parentRef) ?? {};
-      out.push(['listenerSetsByGateway', objectKey('Gateway', nameKey(str(p.namespace) ?? ns, str(p.name) ?? ''))]);
+      const p = listenerSetSpec(e).parentRef;
+      out.push(['listenerSetsByGateway', objectKey('Gateway', nameKey(p?.namespace ?? ns, p?.name ?? ''))]);
       break;
     }
-    case 'GwPolicy':
-      for (const t of recs(spec.targetRefs)) {
-        const k = refKind(str(t.group), str(t.kind), 'Gateway');
-        if (k) out.push(['policiesByTarget', objectKey(k, nameKey(ns, str(t.name) ?? ''))]);
+    case 'GwPolicy': {
+      const spec = uncheckedPolicySpec(e.obj.spec);
+      for (const t of spec.targetRefs ?? []) {
+        const k = refKind(t.group, t.kind, 'Gateway');
+        if (k) out.push(['policiesByTarget', objectKey(k, nameKey(ns, t.name ?? ''))]);
       }
-      for (const t of recs(spec.targetSelectors)) {
-        const k = refKind(str(t.group), str(t.kind), 'Gateway');
+      for (const t of spec.targetSelectors ?? []) {
+        const k = refKind(t.group, t.kind, 'Gateway');
         if (k) out.push(['selectorPolicies', `${k}/${ns}`]);
       }
       break;
+    }
     case 'BackendTLSPolicy':
       for (const t of backendTlsPolicyTargets(e)) out.push(['backendTlsPoliciesByTarget', t]);
       break;
     case 'GwModel':
-      for (const p of arr(rec(e.obj.spec)?.parentRefs).map((x) => rec(x) ?? {})) {
-        const k = refKind(str(p.group), str(p.kind), 'Gateway');
-        if (k) out.push(['modelsByParent', objectKey(k, nameKey(str(p.namespace) ?? ns, str(p.name) ?? ''))]);
-      }
+      parents('modelsByParent', uncheckedModelSpec(e.obj.spec).parentRefs);
       break;
     default:
       break;

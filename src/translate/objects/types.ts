@@ -1,5 +1,5 @@
-// Plain shapes of the objects the translator reads. Gw kinds keep their spec as plain data here; the
-// schema types from src/api describe them fully and validation has already run before translation.
+// Plain shapes of the objects the store holds. A spec stays `unknown` here: a valid Gw object's spec is read as
+// its src/api schema type (gw-objects.ts), any other spec through a narrowed view (gateway-api.ts, gw-unchecked.ts).
 import type { Problem } from '../../problem.js';
 
 export const KINDS = [
@@ -42,7 +42,7 @@ export interface ObjectMeta {
   uid?: string;
 }
 
-/** Any Kubernetes object; `spec`/`data` stay loosely typed and are read through the helpers in read.ts. */
+/** Any Kubernetes object; `spec` and `data` are read through gw-objects.ts or a narrowed view. */
 export interface KubeObject {
   apiVersion?: string;
   kind: string;

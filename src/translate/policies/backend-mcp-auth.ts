@@ -3,7 +3,10 @@
 // same authorization evaluation as traffic.jwtAuthentication.mcp and traffic.authorization, never a second copy.
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationRuleInput, McpAuthenticationInput, PolicyFieldsInput } from '../../ir/types.js';
-import { rec, stableStringify, str, type Rec } from '../objects/read.js';
+import { stableStringify, str } from '../objects/read.js';
+import type { AuthorizationSpec, McpSettings } from '../objects/gw-types.js';
+
+type McpAuthentication = NonNullable<McpSettings['authentication']>;
 
 /** One route → backend edge as the routes translator built it: merged fields as canonical JSON text. */
 export interface McpEdge {
@@ -12,24 +15,26 @@ export interface McpEdge {
   targetPolicies?: Record<string, PolicyFieldsInput>;
 }
 
-interface Setting {
-  value: Rec;
+interface Setting<T> {
+  value: T;
   source: string;
 }
 
 /** The backend-level MCP security of a route's edges, and why parts of it cannot be enforced. */
 export interface BackendMcpSecurity {
-  authentication?: Setting;
-  authorization?: Setting;
+  authentication?: Setting<McpAuthentication>;
+  authorization?: Setting<AuthorizationSpec>;
   refusals: IrRefusal[];
 }
 
-const fields = ['authentication', 'authorization'] as const;
-
-function parsed(text: string | undefined): Rec | undefined {
+/**
+ * An edge's `backend.mcp` back from its merged fields: the text is the canonical JSON of a value that passed
+ * schema validation (policy-fields.ts), so it parses as the schema's type.
+ */
+function parsed(text: string | undefined): McpSettings | undefined {
   if (text === undefined) return undefined;
   try {
-    return rec(JSON.parse(text));
+    return JSON.parse(text) as McpSettings;
   } catch {
     return undefined;
   }
@@ -42,30 +47,40 @@ function parsed(text: string | undefined): Rec | undefined {
 export function backendMcpSecurity(edges: readonly McpEdge[]): BackendMcpSecurity {
   const out: BackendMcpSecurity = { refusals: [] };
   const live = edges.filter((e) => (e.weight ?? 1) > 0);
-  for (const f of fields) {
-    const seen = live.map((e) => ({
-      value: rec(parsed(e.policy?.fields?.['backend.mcp'])?.[f]),
-      source: e.policy?.provenance?.['backend.mcp']?.source ?? '',
-    }));
-    const set = seen.filter((s): s is Setting => s.value !== undefined);
-    const first = set[0];
-    if (first && new Set(seen.map((s) => (s.value ? stableStringify(s.value) : ''))).size > 1) {
-      out.refusals.push(refusal(f, first.source, `${f} must be the same on every backend of the route`));
-    } else if (first) out[f] = first;
-    for (const e of live) {
-      for (const [target, p] of Object.entries(e.targetPolicies ?? {})) {
-        if (rec(parsed(p.fields?.['backend.mcp'])?.[f]) === undefined) continue;
-        const source = p.provenance?.['backend.mcp']?.source ?? '';
-        out.refusals.push(
-          refusal(f, source, `${f} per MCP target (${target}) is not supported; set it on the backend`),
-        );
-      }
-    }
-  }
+  const authentication = agreed(live, 'authentication', out.refusals);
+  if (authentication) out.authentication = authentication;
+  const authorization = agreed(live, 'authorization', out.refusals);
+  if (authorization) out.authorization = authorization;
   const auth = out.authentication && toBackendMcpAuth(out.authentication.value);
   if (typeof auth === 'string' && out.authentication) {
     out.refusals.push(refusal('authentication', out.authentication.source, auth));
     delete out.authentication;
+  }
+  return out;
+}
+
+/** One field of the edges' `backend.mcp` when every edge agrees on it; refusals when they do not, or when set per target. */
+function agreed<F extends 'authentication' | 'authorization'>(
+  live: readonly McpEdge[],
+  f: F,
+  refusals: IrRefusal[],
+): Setting<NonNullable<McpSettings[F]>> | undefined {
+  const seen = live.map((e) => ({
+    value: parsed(e.policy?.fields?.['backend.mcp'])?.[f],
+    source: e.policy?.provenance?.['backend.mcp']?.source ?? '',
+  }));
+  const set = seen.filter((s): s is Setting<NonNullable<McpSettings[F]>> => s.value !== undefined);
+  const first = set[0];
+  let out: Setting<NonNullable<McpSettings[F]>> | undefined;
+  if (first && new Set(seen.map((s) => (s.value ? stableStringify(s.value) : ''))).size > 1) {
+    refusals.push(refusal(f, first.source, `${f} must be the same on every backend of the route`));
+  } else if (first) out = first;
+  for (const e of live) {
+    for (const [target, p] of Object.entries(e.targetPolicies ?? {})) {
+      if (parsed(p.fields?.['backend.mcp'])?.[f] === undefined) continue;
+      const source = p.provenance?.['backend.mcp']?.source ?? '';
+      refusals.push(refusal(f, source, `${f} per MCP target (${target}) is not supported; set it on the backend`));
+    }
   }
   return out;
 }
@@ -75,37 +90,38 @@ function refusal(f: string, source: string, reason: string): IrRefusal {
 }
 
 /** The deprecated MCPAuthentication form as the IR McpAuthentication, or why it cannot be enforced as written. */
-export function toBackendMcpAuth(a: Rec): McpAuthenticationInput | string {
-  const jwks = rec(a.jwks) ?? {};
-  const url = str(jwks.url);
+export function toBackendMcpAuth(a: McpAuthentication): McpAuthenticationInput | string {
+  const url = a.jwks.url;
   if (!url) return 'jwks.backendRef: keys from a backendRef are not supported; use jwks.url';
   if (a.clientSecretRef !== undefined)
     return 'clientSecretRef: a client secret for backend.mcp.authentication is not supported; use traffic.jwtAuthentication.mcp';
-  const path = str(jwks.path);
-  const meta = rec(a.resourceMetadata);
+  const path = a.jwks.path;
   const out: McpAuthenticationInput = {
-    mode: (str(a.mode) ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
-    issuer: str(a.issuer) ?? '',
-    audiences: Array.isArray(a.audiences) ? a.audiences.filter((x): x is string => typeof x === 'string') : [],
-    provider: (str(a.provider) ?? '').toUpperCase() as McpAuthenticationInput['provider'],
-    clientId: str(a.clientId) ?? '',
+    mode: (a.mode ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
+    issuer: a.issuer ?? '',
+    audiences: [...(a.audiences ?? [])],
+    provider: (a.provider ?? '').toUpperCase() as McpAuthenticationInput['provider'],
+    clientId: a.clientId ?? '',
     clientSecret: '',
     jwksUrl: path ? `${url.replace(/\/$/, '')}${path}` : url,
     jwksInline: '',
     moreProviders: [],
   };
-  if (meta) {
-    const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
-    const list = (v: unknown): string[] =>
-      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-    out.resourceMetadata = {
-      resource: str(resource) ?? '',
-      scopesSupported: list(scopesSupported),
-      bearerMethodsSupported: list(bearerMethodsSupported),
-      extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
-    };
-  }
+  if (a.resourceMetadata) out.resourceMetadata = resourceMetadataOf(a.resourceMetadata);
   return out;
+}
+
+/** `resourceMetadata` values are free-form JSON (the schema says any value): read defensively. */
+export function resourceMetadataOf(meta: Record<string, unknown>): McpAuthenticationInput['resourceMetadata'] {
+  const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
+  const strings = (v: unknown): string[] =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  return {
+    resource: str(resource) ?? '',
+    scopesSupported: strings(scopesSupported),
+    bearerMethodsSupported: strings(bearerMethodsSupported),
+    extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
+  };
 }
 
 /**

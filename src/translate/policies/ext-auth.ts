@@ -1,51 +1,56 @@
 // GwPolicy `traffic.extAuth` → the typed IR the proxy enforces (an external authorization service asked
 // over HTTP), or why it cannot be enforced as written: the routes it reaches then refuse their requests.
+import type { ExtAuthPolicy } from '../../api/index.js';
+import type { BackendRef } from '../../api/refs.js';
 import type { FieldOrigin } from './policy-merge.js';
+import type { EffectiveFields } from './policy-sections.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
-import { read, type Ctx } from '../objects/context.js';
+import { read, readGw, type Ctx } from '../objects/context.js';
 import { serviceHost } from '../backends/backends.js';
 import type { ExtAuthorizationInput } from '../../ir/types.js';
 import { parseByteSize } from './byte-size.js';
-import { arr, num, rec, str, type Rec } from '../objects/read.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { GROUP, nameKey } from '../objects/types.js';
 
+/** A `backendRef` of a policy field; listeners/telemetry.ts hands one over through rec(), so any member may be absent. */
+export type PolicyBackendRef = Partial<BackendRef>;
+
 /** The base URL of the service a policy field's `backendRef` names, or why it cannot be used. */
 export type PolicyBackendResolver = (
   field: string,
-  ref: Rec,
+  ref: PolicyBackendRef,
 ) => { url: string } | { problem: string; reason: RefReason };
 type RefReason = 'RefNotPermitted' | 'BackendNotFound' | 'InvalidKind';
 
-const lower = (v: unknown): string[] =>
-  arr(v)
-    .filter((x): x is string => typeof x === 'string')
-    .map((h) => h.toLowerCase());
+/** One plain extAuth (a `conditional` entry's policy, or the whole setting without `conditional`). */
+type PlainExtAuth = Omit<ExtAuthPolicy, 'conditional'>;
+type Conditional = NonNullable<ExtAuthPolicy['conditional']>;
+
+const lower = (v: readonly string[] | undefined): string[] => (v ?? []).map((h) => h.toLowerCase());
 
 /** Fields of `http` the proxy does not apply yet; ignoring one would change who gets in or what they see. */
 const unsupportedHttp = ['redirect', 'body', 'responseMetadata'] as const;
 
-function celHeaders(m: Rec): Record<string, string> {
+function celHeaders(m: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of Object.keys(m).sort()) {
-    const v = str(m[k]);
+    const v = m[k];
     if (v !== undefined) out[k.toLowerCase()] = v;
   }
   return out;
 }
 
 /** The CEL expressions of one plain extAuth the proxy evaluates, as [path under traffic.extAuth, source]. */
-function plainExpressions(e: Rec): [string, string][] {
-  const http = rec(e.http) ?? {};
+function plainExpressions(e: PlainExtAuth): [string, string][] {
+  const http = e.http ?? {};
   const out: [string, string][] = [];
-  const path = str(http.path);
-  if (path !== undefined) out.push(['http.path', path]);
-  for (const [name, source] of Object.entries(rec(http.addRequestHeaders) ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (typeof source === 'string') out.push([`http.addRequestHeaders.${name}`, source]);
+  if (http.path !== undefined) out.push(['http.path', http.path]);
+  for (const [name, source] of Object.entries(http.addRequestHeaders ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    out.push([`http.addRequestHeaders.${name}`, source]);
   }
-  arr(rec(e.cache)?.key).forEach((source, i) => {
-    if (typeof source === 'string') out.push([`cache.key[${i}]`, source]);
+  (e.cache?.key ?? []).forEach((source, i) => {
+    out.push([`cache.key[${i}]`, source]);
   });
   return out;
 }
@@ -55,19 +60,16 @@ function plainExpressions(e: Rec): [string, string][] {
  * CEL environment (path under traffic.extAuth, compiler message). Fields the proxy does not apply yet (grpc,
  * http.redirect/body/responseMetadata) are only syntax-checked by the schema: their variables are not defined.
  */
-export function extAuthCelProblems(e: Rec): { path: string; message: string }[] {
+export function extAuthCelProblems(e: ExtAuthPolicy): { path: string; message: string }[] {
   const expressions =
     e.conditional === undefined
       ? plainExpressions(e)
-      : arr(e.conditional).flatMap((entry, i): [string, string][] => {
-          const condition = str(rec(entry)?.condition);
+      : e.conditional.flatMap((entry, i): [string, string][] => {
+          const condition = entry.condition;
           const own: [string, string][] = condition !== undefined ? [[`conditional[${i}].condition`, condition]] : [];
           return [
             ...own,
-            ...plainExpressions(rec(rec(entry)?.policy) ?? {}).map(([p, s]): [string, string] => [
-              `conditional[${i}].policy.${p}`,
-              s,
-            ]),
+            ...plainExpressions(entry.policy).map(([p, s]): [string, string] => [`conditional[${i}].policy.${p}`, s]),
           ];
         });
   return expressions.flatMap(([path, source]) => {
@@ -80,15 +82,15 @@ export function extAuthCelProblems(e: Rec): { path: string; message: string }[] 
  * The typed form, or why the proxy cannot enforce it. Expressions pass as text even when they do not compile:
  * the proxy then refuses the route naming the expression, and the policy's status says Invalid (extAuthCelProblems).
  */
-export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
-  if (e.conditional !== undefined) return toConditional(arr(e.conditional), resolve);
+export function toExtAuth(e: ExtAuthPolicy, resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
+  if (e.conditional !== undefined) return toConditional(e.conditional, resolve);
   if (e.grpc !== undefined) return 'grpc: the gRPC ext_authz protocol is not supported; use http';
-  const http = rec(e.http) ?? {};
+  const http = e.http ?? {};
   for (const f of unsupportedHttp) if (http[f] !== undefined) return `http.${f}: is not supported yet`;
-  let url = str(e.url);
+  let url = e.url;
   if (url !== undefined && !/^https?:\/\//i.test(url))
     return 'url: only http:// and https:// services are supported (the gRPC protocol is not)';
-  const ref = rec(e.backendRef);
+  const ref = e.backendRef;
   if (ref) {
     const r = resolve('traffic.extAuth', ref);
     if ('problem' in r) return `backendRef: ${r.problem}`;
@@ -97,28 +99,24 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): ExtAuthorizat
   if (url === undefined) return 'one of url and backendRef is needed';
   const out: ExtAuthorizationInput = {
     url: url.replace(/\/+$/, ''),
-    failOpen: str(e.failureMode) === 'FailOpen',
+    failOpen: e.failureMode === 'FailOpen',
     allowedRequestHeaders:
       http.allowedRequestHeaders !== undefined ? lower(http.allowedRequestHeaders) : ['authorization'],
-    addRequestHeaders: celHeaders(rec(http.addRequestHeaders) ?? {}),
+    addRequestHeaders: celHeaders(http.addRequestHeaders ?? {}),
     allowedResponseHeaders: lower(http.allowedResponseHeaders),
-    pathExpression: str(http.path) ?? '',
+    pathExpression: http.path ?? '',
     forwardBody: false,
     maxBodyBytes: 0,
     conditional: [],
   };
-  const cache = rec(e.cache);
+  const cache = e.cache;
   if (cache) {
-    const ttlMs = parseDurationMs(str(cache.ttl) ?? '');
+    const ttlMs = parseDurationMs(cache.ttl);
     if (ttlMs === undefined || ttlMs > 0xffffffff)
       return `cache.ttl: must be a duration such as 30s, got ${JSON.stringify(cache.ttl)}`;
-    out.cache = {
-      key: arr(cache.key).filter((k): k is string => typeof k === 'string'),
-      ttlMs,
-      maxEntries: num(cache.maxEntries) ?? 10000,
-    };
+    out.cache = { key: [...cache.key], ttlMs, maxEntries: cache.maxEntries ?? 10000 };
   }
-  const body = rec(e.forwardBody);
+  const body = e.forwardBody;
   if (body) {
     const max = parseByteSize(body.maxSize);
     if (max === undefined || max > 0xffffffff)
@@ -130,12 +128,12 @@ export function toExtAuth(e: Rec, resolve: PolicyBackendResolver): ExtAuthorizat
 }
 
 /** Each branch as a plain extAuth; one that cannot be enforced makes the whole list unenforced (never a silent skip). */
-function toConditional(list: unknown[], resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
+function toConditional(list: Conditional, resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
   const conditional: ExtAuthorizationInput['conditional'] = [];
   for (const [i, entry] of list.entries()) {
-    const policy = toExtAuth(rec(rec(entry)?.policy) ?? {}, resolve);
+    const policy = toExtAuth(entry.policy, resolve);
     if (typeof policy === 'string') return `conditional[${i}].policy.${policy}`;
-    conditional.push({ condition: str(rec(entry)?.condition) ?? '', policy });
+    conditional.push({ condition: entry.condition ?? '', policy });
   }
   return {
     url: '',
@@ -158,10 +156,10 @@ export function policyBackendResolver(ctx: Ctx, provenance: Record<string, Field
   return (field, ref) => {
     const from = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
     if (from === undefined) return { problem: 'the policy that set it is not known', reason: 'BackendNotFound' };
-    const group = str(ref.group) ?? '';
-    const kind = str(ref.kind) ?? 'Service';
-    const name = str(ref.name) ?? '';
-    const ns = str(ref.namespace) ?? from;
+    const group = ref.group ?? '';
+    const kind = ref.kind ?? 'Service';
+    const name = ref.name ?? '';
+    const ns = ref.namespace ?? from;
     if (
       !referenceAllowed(
         ctx,
@@ -177,16 +175,16 @@ export function policyBackendResolver(ctx: Ctx, provenance: Record<string, Field
     if (group === GROUP.core && kind === 'Service') {
       if (!read(ctx, 'Service', nameKey(ns, name)))
         return { problem: `Service ${ns}/${name} does not exist`, reason: 'BackendNotFound' };
-      return { url: `http://${serviceHost(name, ns)}:${num(ref.port) ?? 0}` };
+      return { url: `http://${serviceHost(name, ns)}:${ref.port ?? 0}` };
     }
     if (group === GROUP.gw && kind === 'GwBackend') {
-      const st = rec(rec(read(ctx, 'GwBackend', nameKey(ns, name))?.obj.spec)?.static);
+      const st = readGw(ctx, 'GwBackend', nameKey(ns, name))?.spec.static;
       if (!st)
         return {
           problem: `GwBackend ${ns}/${name} does not exist or is not a static backend`,
           reason: 'BackendNotFound',
         };
-      return { url: `http://${str(st.host) ?? ''}:${num(ref.port) ?? num(st.port) ?? 0}` };
+      return { url: `http://${st.host}:${ref.port ?? st.port}` };
     }
     return {
       problem: `${kind}${group ? `.${group}` : ''} is not a supported kind; use a Service or a GwBackend`,
@@ -206,17 +204,14 @@ export const anyBackend: PolicyBackendResolver = () => ({ url: 'http://resolved-
 
 /** Why the effective `traffic.extAuth` backendRef cannot be resolved, as a route ResolvedRefs reason and message. */
 export function extAuthRefProblem(
-  fields: Record<string, unknown>,
+  fields: EffectiveFields,
   resolve: PolicyBackendResolver,
 ): { reason: string; message: string } | undefined {
-  const ext = rec(fields['traffic.extAuth']);
-  const refs: [string, Rec | undefined][] =
+  const ext = fields['traffic.extAuth'];
+  const refs: [string, BackendRef | undefined][] =
     ext?.conditional !== undefined
-      ? arr(ext.conditional).map((c, i) => [
-          `conditional[${i}].policy.backendRef`,
-          rec(rec(rec(c)?.policy)?.backendRef),
-        ])
-      : [['backendRef', rec(ext?.backendRef)]];
+      ? ext.conditional.map((c, i) => [`conditional[${i}].policy.backendRef`, c.policy.backendRef])
+      : [['backendRef', ext?.backendRef]];
   for (const [path, ref] of refs) {
     const r = ref && resolve('traffic.extAuth', ref);
     if (r && 'problem' in r) return { reason: r.reason, message: `traffic.extAuth.${path}: ${r.problem}` };

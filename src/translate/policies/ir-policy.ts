@@ -1,6 +1,7 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
 // a typed home still reach the proxy through RouteInput.effective.
 import { createHash } from 'node:crypto';
+import type { TrafficPolicy } from '../../api/index.js';
 import type {
   ApiKeyAuthenticationInput,
   AuthorizationInput,
@@ -10,48 +11,57 @@ import type {
   McpAuthenticationInput,
   PolicyInput,
 } from '../../ir/types.js';
-import { combinedRules, toBackendMcpAuth, type BackendMcpSecurity } from './backend-mcp-auth.js';
+import { combinedRules, resourceMetadataOf, toBackendMcpAuth, type BackendMcpSecurity } from './backend-mcp-auth.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { parseByteSize } from './byte-size.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { PolicySecretReader } from './policy-secrets.js';
-import { arr, num, rec, recs, str, stableStringify, type Rec } from '../objects/read.js';
+import { rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
+import type { AuthorizationSpec } from '../objects/gw-types.js';
+import { sectionOf, type EffectiveFields } from './policy-sections.js';
+
+type Traffic<K extends keyof TrafficPolicy> = NonNullable<TrafficPolicy[K]>;
+type Jwt = Traffic<'jwtAuthentication'>;
+type Jwks = Jwt['providers'][number]['jwks'];
+type Location = NonNullable<Jwt['location']>;
+type ApiKey = Traffic<'apiKeyAuthentication'>;
+type Basic = Traffic<'basicAuthentication'>;
 
 export function typedPolicy(
-  fields: Record<string, unknown>,
+  fields: EffectiveFields,
   readSecret: PolicySecretReader = () => undefined,
   resolveBackend: PolicyBackendResolver = noBackends,
   backendMcp: BackendMcpSecurity = { refusals: [] },
 ): PolicyInput {
   const out: PolicyInput = {};
-  const cors = rec(fields['traffic.cors']);
+  const cors = fields['traffic.cors'];
   if (cors) out.cors = toCors(cors);
-  const authz = rec(fields['traffic.authorization']);
+  const authz = fields['traffic.authorization'];
   if (authz) out.authorization = toAuthorization(authz);
-  const jwt = rec(fields['traffic.jwtAuthentication']);
-  if (jwt && rec(jwt.mcp)) out.mcpAuthentication = toMcpAuth(jwt);
+  const jwt = fields['traffic.jwtAuthentication'];
+  if (jwt?.mcp) out.mcpAuthentication = toMcpAuth(jwt);
   else if (jwt) {
     const generic = toJwtAuth(jwt);
     if (typeof generic !== 'string') out.jwtAuthentication = generic;
   }
-  const basic = rec(fields['traffic.basicAuthentication']);
+  const basic = fields['traffic.basicAuthentication'];
   const basicTyped = basic && toBasicAuth(basic, readSecret);
   if (basicTyped && typeof basicTyped !== 'string') out.basicAuthentication = basicTyped;
-  const apiKey = rec(fields['traffic.apiKeyAuthentication']);
+  const apiKey = fields['traffic.apiKeyAuthentication'];
   const apiKeyTyped = apiKey && toApiKeyAuth(apiKey, readSecret);
   if (apiKeyTyped && typeof apiKeyTyped !== 'string') out.apiKeyAuthentication = apiKeyTyped;
-  const ext = rec(fields['traffic.extAuth']);
+  const ext = fields['traffic.extAuth'];
   const extTyped = ext && toExtAuth(ext, resolveBackend);
   if (extTyped && typeof extTyped !== 'string') out.extAuthorization = extTyped;
-  const max = parseByteSize(rec(rec(fields['traffic.buffer'])?.request)?.maxBytes);
+  const max = parseByteSize(fields['traffic.buffer']?.request?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   withBackendMcp(out, fields, backendMcp);
   return out;
 }
 
 /** backend.mcp authentication / authorization join the route's own, for the proxy's one check and one evaluation. */
-function withBackendMcp(out: PolicyInput, fields: Record<string, unknown>, b: BackendMcpSecurity): void {
+function withBackendMcp(out: PolicyInput, fields: EffectiveFields, b: BackendMcpSecurity): void {
   if (b.authorization) {
     const backendRules = toAuthorization(b.authorization.value).rules ?? [];
     out.authorization = { rules: combinedRules(out.authorization?.rules ?? [], backendRules) };
@@ -62,56 +72,45 @@ function withBackendMcp(out: PolicyInput, fields: Record<string, unknown>, b: Ba
   if (auth && typeof auth !== 'string') out.mcpAuthentication = auth;
 }
 
-const strings = (v: unknown) => arr(v).filter((x): x is string => typeof x === 'string');
-
-function toCors(c: Rec): CorsInput {
+function toCors(c: Traffic<'cors'>): CorsInput {
   return {
-    allowOrigins: strings(c.allowOrigins),
-    allowHeaders: strings(c.allowHeaders),
-    exposeHeaders: strings(c.exposeHeaders),
-    allowMethods: strings(c.allowMethods),
-    maxAge: num(c.maxAge) ?? 0,
+    allowOrigins: [...(c.allowOrigins ?? [])],
+    allowHeaders: [...(c.allowHeaders ?? [])],
+    exposeHeaders: [...(c.exposeHeaders ?? [])],
+    allowMethods: [...(c.allowMethods ?? [])],
+    maxAge: c.maxAge ?? 0,
     allowCredentials: c.allowCredentials === true,
   };
 }
 
-export function toAuthorization(a: Rec): AuthorizationInput {
-  const action = (str(a.action) ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
-  return { rules: [{ expressions: strings(rec(a.policy)?.matchExpressions), action }] };
+export function toAuthorization(a: AuthorizationSpec): AuthorizationInput {
+  const action = (a.action ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
+  return { rules: [{ expressions: [...a.policy.matchExpressions], action }] };
 }
 
 /** `jwks.remote.cacheDuration` in whole seconds (at least 1); 0 (unset) leaves the proxy's 5-minute default. */
-function jwksCacheSeconds(jwks: Rec): number {
-  const text = str(rec(jwks.remote)?.cacheDuration);
+function jwksCacheSeconds(jwks: Jwks | undefined): number {
+  const text = jwks?.remote?.cacheDuration;
   const ms = text === undefined ? undefined : parseDurationMs(text);
   return ms === undefined ? 0 : Math.max(1, Math.ceil(ms / 1000));
 }
 
-function toMcpAuth(j: Rec): McpAuthenticationInput {
-  const mcp = rec(j.mcp) ?? {};
-  const p = recs(j.providers)[0] ?? {};
-  const jwks = rec(p.jwks) ?? {};
-  const meta = rec(mcp.resourceMetadata);
+function toMcpAuth(j: Jwt): McpAuthenticationInput {
+  const mcp = j.mcp ?? {};
+  const p = j.providers[0];
+  const jwks = p?.jwks;
   const out: McpAuthenticationInput = {
-    mode: (str(j.mode) ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
-    issuer: str(p.issuer) ?? '',
-    audiences: strings(p.audiences),
-    provider: (str(mcp.provider) ?? '').toUpperCase() as McpAuthenticationInput['provider'],
-    clientId: str(mcp.clientId) ?? '',
+    mode: (j.mode ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
+    issuer: p?.issuer ?? '',
+    audiences: [...(p?.audiences ?? [])],
+    provider: (mcp.provider ?? '').toUpperCase() as McpAuthenticationInput['provider'],
+    clientId: mcp.clientId ?? '',
     clientSecret: '',
-    jwksUrl: str(rec(jwks.remote)?.url) ?? '',
-    jwksInline: str(jwks.inline) ?? '',
+    jwksUrl: jwks?.remote?.url ?? '',
+    jwksInline: jwks?.inline ?? '',
     jwksCacheSeconds: jwksCacheSeconds(jwks),
   };
-  if (meta) {
-    const { resource, scopesSupported, bearerMethodsSupported, ...extra } = meta;
-    out.resourceMetadata = {
-      resource: str(resource) ?? '',
-      scopesSupported: strings(scopesSupported),
-      bearerMethodsSupported: strings(bearerMethodsSupported),
-      extraJson: Object.keys(extra).length ? stableStringify(extra) : '',
-    };
-  }
+  if (mcp.resourceMetadata) out.resourceMetadata = resourceMetadataOf(mcp.resourceMetadata);
   // Providers and location read as for generic JWTs; when they cannot be enforced the route is refused (mcpJwtUnsupported).
   const generic = toJwtAuth(j);
   if (typeof generic !== 'string') {
@@ -126,20 +125,20 @@ function toMcpAuth(j: Rec): McpAuthenticationInput {
  * from a backendRef, a CEL `expression` location): the route then keeps only the effective field, and the
  * proxy refuses its requests (fail closed) instead of checking a weaker subset.
  */
-function toJwtAuth(j: Rec): JwtAuthenticationInput | string {
+function toJwtAuth(j: Jwt): JwtAuthenticationInput | string {
   const providers: JwtAuthenticationInput['providers'] = [];
-  for (const [i, p] of recs(j.providers).entries()) {
-    const jwks = rec(p.jwks) ?? {};
-    const jwksUrl = str(rec(jwks.remote)?.url) ?? '';
-    const jwksInline = str(jwks.inline) ?? '';
+  for (const [i, p] of j.providers.entries()) {
+    const jwks = p.jwks;
+    const jwksUrl = jwks.remote?.url ?? '';
+    const jwksInline = jwks.inline ?? '';
     if (!jwksUrl && !jwksInline)
       return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
     // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
     if (jwksInline && !isKeySetText(jwksInline))
       return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
     providers.push({
-      issuer: str(p.issuer) ?? '',
-      audiences: strings(p.audiences),
+      issuer: p.issuer,
+      audiences: [...(p.audiences ?? [])],
       jwksUrl,
       jwksInline,
       jwksCacheSeconds: jwksCacheSeconds(jwks),
@@ -147,11 +146,11 @@ function toJwtAuth(j: Rec): JwtAuthenticationInput | string {
   }
   if (providers.length === 0) return 'providers: at least one provider is needed';
   const out: JwtAuthenticationInput = {
-    mode: (str(j.mode) ?? 'Strict').toUpperCase() as JwtAuthenticationInput['mode'],
+    mode: (j.mode ?? 'Strict').toUpperCase() as JwtAuthenticationInput['mode'],
     providers,
     preserveToken: j.preserveToken === true,
   };
-  const loc = rec(j.location);
+  const loc = j.location;
   if (loc) {
     const location = toLocation(loc);
     if (!location) return celLocation;
@@ -165,6 +164,7 @@ const celLocation =
 
 function isKeySetText(text: string): boolean {
   try {
+    // Inline key text is free-form until parsed: the one unknown value here.
     return Array.isArray(rec(JSON.parse(text))?.keys);
   } catch {
     return false;
@@ -172,12 +172,11 @@ function isKeySetText(text: string): boolean {
 }
 
 /** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */
-function toLocation(loc: Rec): JwtAuthenticationInput['location'] {
-  const header = rec(loc.header);
-  const query = str(rec(loc.queryParameter)?.name);
-  const cookie = str(rec(loc.cookie)?.name);
-  if (header)
-    return { header: str(header.name) ?? '', prefix: str(header.prefix) ?? '', queryParameter: '', cookie: '' };
+function toLocation(loc: Location): JwtAuthenticationInput['location'] {
+  const header = loc.header;
+  const query = loc.queryParameter?.name;
+  const cookie = loc.cookie?.name;
+  if (header) return { header: header.name, prefix: header.prefix ?? '', queryParameter: '', cookie: '' };
   if (query) return { header: '', prefix: '', queryParameter: query, cookie: '' };
   if (cookie) return { header: '', prefix: '', queryParameter: '', cookie };
   return undefined;
@@ -187,11 +186,11 @@ function toLocation(loc: Rec): JwtAuthenticationInput['location'] {
  * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; why not (the
  * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
  */
-function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
-  const ref = rec(a.secretRef);
+function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
+  const ref = a.secretRef;
   if (!ref)
     return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
-  const name = str(ref.name) ?? '';
+  const name = ref.name;
   const data = readSecret('traffic.apiKeyAuthentication', name);
   if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
   const entries = new Map<string, string>();
@@ -202,12 +201,12 @@ function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): ApiKeyAuthenticat
   }
   if (entries.size === 0) return `secretRef: Secret ${name} holds no key`;
   const out: ApiKeyAuthenticationInput = {
-    mode: (str(a.mode) ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
+    mode: (a.mode ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
     entries: [...entries]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([keySha256, metadataJson]) => ({ keySha256, metadataJson })),
   };
-  const loc = rec(a.location);
+  const loc = a.location;
   if (loc) {
     const location = toLocation(loc);
     if (!location) return celLocation;
@@ -219,6 +218,7 @@ function toApiKeyAuth(a: Rec, readSecret: PolicySecretReader): ApiKeyAuthenticat
 /**
  * One Secret value as an API-key entry: a plain key, or a JSON object with `key` or `keyHash`
  * (`sha256:<64 hex>`) and an optional `metadata` object (seed 001); a string says what is wrong, without the key.
+ * Secret values are free-form text, so the parsed JSON is read defensively.
  */
 function apiKeyEntry(value: string): { keySha256: string; metadataJson: string } | string | undefined {
   if (!value) return undefined;
@@ -259,14 +259,14 @@ const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[
  * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
  * `location` other than the Authorization header is asked for.
  */
-function toBasicAuth(b: Rec, readSecret: PolicySecretReader): BasicAuthenticationInput | string {
+function toBasicAuth(b: Basic, readSecret: PolicySecretReader): BasicAuthenticationInput | string {
   if (b.location !== undefined) return 'location: only the Authorization header is supported';
-  let lines = strings(b.users);
+  let lines = [...(b.users ?? [])];
   let where = 'users';
-  const ref = rec(b.secretRef);
+  const ref = b.secretRef;
   if (ref) {
-    const name = str(ref.name) ?? '',
-      key = str(ref.key) ?? '.htaccess';
+    const name = ref.name,
+      key = ref.key ?? '.htaccess';
     const data = readSecret('traffic.basicAuthentication', name);
     if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
     const text = data[key];
@@ -289,7 +289,7 @@ function toBasicAuth(b: Rec, readSecret: PolicySecretReader): BasicAuthenticatio
     users.push({ name, hash });
   }
   if (users.length === 0) return `${where}: no users`;
-  return { mode: str(b.mode) === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: str(b.realm) ?? 'Restricted', users };
+  return { mode: b.mode === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: b.realm ?? 'Restricted', users };
 }
 
 /**
@@ -305,19 +305,19 @@ const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
  * Why each authentication field of these traffic fields cannot be enforced as written (field path → reason),
  * for status: routes those fields reach refuse their requests with 503 instead of checking less.
  */
-export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader): Record<string, string> {
+export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecretReader): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of unenforcedAuthFields) if (traffic[f] !== undefined) out[f] = neverEnforced[f];
-  const jwt = rec(traffic.jwtAuthentication);
-  const jwtWhy = jwt && (rec(jwt.mcp) ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
+  const jwt = traffic.jwtAuthentication;
+  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
   if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
-  const basic = rec(traffic.basicAuthentication);
+  const basic = traffic.basicAuthentication;
   const basicWhy = basic && toBasicAuth(basic, readSecret);
   if (typeof basicWhy === 'string') out.basicAuthentication = basicWhy;
-  const apiKey = rec(traffic.apiKeyAuthentication);
+  const apiKey = traffic.apiKeyAuthentication;
   const apiKeyWhy = apiKey && toApiKeyAuth(apiKey, readSecret);
   if (typeof apiKeyWhy === 'string') out.apiKeyAuthentication = apiKeyWhy;
-  const ext = rec(traffic.extAuth);
+  const ext = traffic.extAuth;
   const extWhy = ext && toExtAuth(ext, anyBackend);
   if (typeof extWhy === 'string') out.extAuth = extWhy;
   return out;
@@ -328,7 +328,7 @@ export function unenforceableAuth(traffic: Rec, readSecret: PolicySecretReader):
  * is the authorization server clients discover), and never hands the token to MCP targets: what cannot be
  * enforced is refused (the route answers 503) rather than accepted and skipped.
  */
-function mcpJwtUnsupported(j: Rec): string | undefined {
+function mcpJwtUnsupported(j: Jwt): string | undefined {
   const generic = toJwtAuth(j);
   if (typeof generic === 'string') return generic;
   if (j.preserveToken === true) return mcpPreserveToken;
@@ -347,18 +347,17 @@ const AUTH_METHODS = ['jwtAuthentication', 'basicAuthentication', 'apiKeyAuthent
  * policy_not_enforced on the route instead of forwarding requests unchecked.
  */
 export function authRefusals(
-  fields: Record<string, unknown>,
+  fields: EffectiveFields,
   sourceOf: (field: string) => string,
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
   edgePolicies: { fields?: Record<string, unknown>; provenance?: Record<string, { source?: string }> }[],
   backendMcp: BackendMcpSecurity = { refusals: [] },
 ): IrRefusal[] {
-  const traffic: Rec = {};
-  for (const [k, v] of Object.entries(fields)) if (k.startsWith('traffic.')) traffic[k.slice('traffic.'.length)] = v;
+  const traffic = sectionOf(fields, 'traffic');
   const why = unenforceableAuth(traffic, readSecret);
   // The route's own resolver: an extAuth backendRef that does not resolve here is refused too.
-  const ext = rec(traffic.extAuth);
+  const ext = traffic.extAuth;
   const extWhy = ext && toExtAuth(ext, resolveBackend);
   if (typeof extWhy === 'string') why.extAuth = extWhy;
   const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({

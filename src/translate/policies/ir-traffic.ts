@@ -4,6 +4,7 @@ import type { TrafficPolicy as ApiTraffic, DirectResponsePolicy } from '../../ap
 import type { BufferLimitInput, DirectResponseInput, HeaderModifierInput, TrafficPolicyInput } from '../../ir/types.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { parseByteSize } from './byte-size.js';
+import { sectionOf, type EffectiveFields } from './policy-sections.js';
 
 type Field<K extends keyof ApiTraffic> = NonNullable<ApiTraffic[K]>;
 type HeaderStep = NonNullable<Field<'headerModifiers'>['request']>;
@@ -16,21 +17,21 @@ const DEFAULT_BUFFER_BYTES = 2 * 1024 * 1024;
 const ms = (d: string | undefined): number => (d === undefined ? 0 : (parseDurationMs(d) ?? 0));
 
 /** The typed traffic policy of merged fields (`traffic.x` → value); undefined when none of them is set. */
-export function typedTraffic(fields: Record<string, unknown>): TrafficPolicyInput | undefined {
-  const get = <K extends keyof ApiTraffic>(k: K): ApiTraffic[K] => fields[`traffic.${k}`] as ApiTraffic[K];
+export function typedTraffic(fields: EffectiveFields): TrafficPolicyInput | undefined {
+  const traffic = sectionOf(fields, 'traffic');
   const out: TrafficPolicyInput = {};
-  const t = get('timeouts');
+  const t = traffic.timeouts;
   if (t && (ms(t.request) || ms(t.backendRequest)))
     out.timeouts = { requestMs: ms(t.request), backendRequestMs: ms(t.backendRequest) };
-  const r = get('retry');
+  const r = traffic.retry;
   if (r) {
     out.retry = { attempts: r.attempts ?? 1, codes: r.codes ?? [] };
     if (r.backoff !== undefined) out.retry.backoffMs = ms(r.backoff);
   }
-  const h = get('headerModifiers');
+  const h = traffic.headerModifiers;
   if (h?.request) out.requestHeaders = headerModifier(h.request);
   if (h?.response) out.responseHeaders = headerModifier(h.response);
-  const rl = get('rateLimit');
+  const rl = traffic.rateLimit;
   if (rl) {
     out.localRateLimits = rl.local.map((l) => ({
       ...(l.tokens !== undefined ? { tokens: l.tokens } : { requests: l.requests ?? 0 }),
@@ -38,19 +39,19 @@ export function typedTraffic(fields: Record<string, unknown>): TrafficPolicyInpu
       burst: l.burst ?? 0,
     }));
   }
-  const dr = get('directResponse');
+  const dr = traffic.directResponse;
   if (dr) out.directResponse = directResponse(dr);
-  const d = get('delay');
+  const d = traffic.delay;
   if (d) {
     const lit = parseDurationMs(d.duration);
     out.delay = lit !== undefined ? { durationMs: lit } : { expression: d.duration };
   }
-  const host = get('hostRewrite');
+  const host = traffic.hostRewrite;
   if (host !== undefined) out.hostRewrite = host;
-  const b = get('buffer');
+  const b = traffic.buffer;
   if (b?.request) out.requestBuffer = bufferLimit(b.request);
   if (b?.response) out.responseBuffer = bufferLimit(b.response);
-  const csrf = get('csrf');
+  const csrf = traffic.csrf;
   if (csrf) out.csrf = { additionalOrigins: csrf.additionalOrigins ?? [] };
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -6,11 +6,11 @@ import {
   mergePolicies,
   policyCandidate,
   type Candidate,
-  type MergeResult,
-  type Section,
+  type EffectivePolicy,
 } from './policy-merge.js';
+import type { Section } from './policy-sections.js';
 import { validAttachments, type Attachment, type Level } from './policy-targets.js';
-import type { Rec } from '../objects/read.js';
+import type { BackendFull } from '../../api/index.js';
 import type { StoredObject } from '../objects/types.js';
 
 export interface Leveled {
@@ -70,11 +70,11 @@ export function candidates(gp: GatewayPolicies, leveled: readonly Leveled[], sec
   return out;
 }
 
-export function frontendPolicy(gp: GatewayPolicies, l: ListenerInfo): MergeResult {
+export function frontendPolicy(gp: GatewayPolicies, l: ListenerInfo): EffectivePolicy {
   return mergePolicies('frontend', candidates(gp, listenerLevels(gp, l), 'frontend'));
 }
 
-export function routePolicy(gp: GatewayPolicies, leveled: readonly Leveled[]): MergeResult {
+export function routePolicy(gp: GatewayPolicies, leveled: readonly Leveled[]): EffectivePolicy {
   return mergePolicies(
     'backend',
     candidates(gp, leveled, 'backend'),
@@ -91,9 +91,9 @@ export function backendPolicy(
   gp: GatewayPolicies,
   routeSide: readonly Leveled[],
   backendSide: readonly Leveled[],
-  own: { source: string; values: Rec | undefined } | undefined,
-  sub?: { leveled: readonly Leveled[]; source: string; values: Rec | undefined },
-): MergeResult {
+  own: { source: string; values: BackendFull | undefined } | undefined,
+  sub?: { leveled: readonly Leveled[]; source: string; values: BackendFull | undefined },
+): EffectivePolicy {
   const list = candidates(gp, [...routeSide, ...backendSide, ...(sub?.leveled ?? [])], 'backend');
   const o = own && inlineCandidate(own.source, 'BackendOwn', own.values);
   if (o) list.push(o);

@@ -4,11 +4,13 @@
 // then namespace/name) wins and the other is reported as Conflicted. A traffic policy with
 // `strategy.inheritance: Override` inverts precedence for its fields: it beats every default, and
 // among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
+import type { BackendFull } from '../../api/index.js';
 import type { FieldProvenanceInput } from '../../ir/types.js';
+import type { EffectiveFields, Section, SectionTypes } from './policy-sections.js';
 import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
-import { rec, str, type Rec } from '../objects/read.js';
 
-export type Section = 'frontend' | 'traffic' | 'backend';
+/** The merge moves fields by name whatever their type: its own view of a section object and of the result. */
+type FieldMap = Record<string, unknown>;
 
 export interface Candidate {
   /** Display name of the object that set the values: `GwPolicy ns/name`, `GwBackend ns/name`. */
@@ -26,7 +28,7 @@ export interface Candidate {
   /** `strategy.merge: Replace`: less specific candidates contribute nothing to this section. */
   replace?: boolean;
   /** The section object: each own key is one mergeable field. */
-  values: Rec;
+  values: SectionTypes[Section];
 }
 
 export interface Conflict {
@@ -41,12 +43,21 @@ export interface Conflict {
 /** Where an effective field came from: the IR FieldProvenance with every member set. */
 export type FieldOrigin = Required<FieldProvenanceInput>;
 
+/** A merge result as plain data, the shape code that does not read field values (and tests) builds by hand. */
 export interface MergeResult {
   /** Section-qualified path → value as set by the winning candidate. */
   fields: Record<string, unknown>;
   provenance: Record<string, FieldOrigin>;
   conflicts: Conflict[];
 }
+
+/** What mergePolicies returns: each effective field typed by its section's schema. */
+export interface EffectivePolicy extends MergeResult {
+  fields: EffectiveFields;
+}
+
+/** The merged fields of an edge or of one MCP target or AI provider on it, with where each came from. */
+export type MergedFields = Pick<EffectivePolicy, 'fields' | 'provenance'>;
 
 function rank(c: Candidate): number {
   return c.override ? 100 - LEVEL_RANK[c.level] : LEVEL_RANK[c.level];
@@ -61,16 +72,21 @@ export function comparePrecedence(a: Candidate, b: Candidate): number {
 }
 
 /** Merges the given candidates for one section into effective fields, provenance and conflicts. */
-export function mergePolicies(section: Section, candidates: readonly Candidate[], into?: MergeResult): MergeResult {
-  const out: MergeResult = into ?? { fields: {}, provenance: {}, conflicts: [] };
+export function mergePolicies(
+  section: Section,
+  candidates: readonly Candidate[],
+  into?: EffectivePolicy,
+): EffectivePolicy {
+  const out: EffectivePolicy = into ?? { fields: {}, provenance: {}, conflicts: [] };
   candidates = replaced(candidates);
   // Hot path (every rule of every route): candidates set few fields, so parallel arrays with a linear
   // lookup beat maps; only contested fields are sorted.
   const names: string[] = [];
   const lists: Candidate[][] = [];
   for (const c of candidates) {
-    for (const f of Object.keys(c.values)) {
-      if (c.values[f] === undefined) continue;
+    const values = c.values as FieldMap;
+    for (const f of Object.keys(values)) {
+      if (values[f] === undefined) continue;
       const i = names.indexOf(f);
       if (i >= 0) (lists[i] as Candidate[]).push(c);
       else {
@@ -86,7 +102,7 @@ export function mergePolicies(section: Section, candidates: readonly Candidate[]
     const list = all.length === 1 ? all : dedupe(all).sort(comparePrecedence);
     const winner = list[0] as Candidate;
     const path = `${section}.${f}`;
-    out.fields[path] = winner.values[f];
+    (out.fields as FieldMap)[path] = (winner.values as FieldMap)[f];
     const overridden: string[] = [];
     for (let i = 1; i < list.length; i++) {
       const l = list[i] as Candidate;
@@ -141,13 +157,13 @@ export function policyCandidate(a: Attachment, level: Level, section: Section): 
     created: a.created,
     order: a.policy.key,
     override: section === 'traffic' && a.override,
-    replace: str(rec(rec(a.policy.obj.spec)?.strategy)?.merge) === 'Replace',
+    replace: a.spec.strategy?.merge === 'Replace',
     values,
   };
 }
 
 /** Settings that are not policy resources (a GwBackend's own `policies`, an MCP target's `policies`). */
-export function inlineCandidate(source: string, level: Level, values: Rec | undefined): Candidate | undefined {
+export function inlineCandidate(source: string, level: Level, values: BackendFull | undefined): Candidate | undefined {
   if (!values) return undefined;
   return { source, level, created: '', order: source, override: false, values };
 }

@@ -2,7 +2,8 @@
 // the translation context, so a change to the Secret re-translates the routes using it.
 import type { FieldOrigin } from './policy-merge.js';
 import { readAny, type Ctx } from '../objects/context.js';
-import { rec, str } from '../objects/read.js';
+import { dataOf } from '../objects/gateway-api.js';
+import type { UncheckedPolicySpec } from '../objects/gw-unchecked.js';
 
 /** The decoded data of the Secret `name` in the namespace of the policy that set `field`; undefined when it does not exist. */
 export type PolicySecretReader = (field: string, name: string) => Record<string, string> | undefined;
@@ -23,18 +24,16 @@ export function namespaceSecretReader(ctx: Ctx, ns: string): PolicySecretReader 
 export function secretData(ctx: Ctx, ns: string, name: string): Record<string, string> | undefined {
   const secret = readAny(ctx, 'Secret', `${ns}/${name}`);
   if (!secret) return undefined;
-  const data = rec(rec(secret.obj)?.data) ?? {};
+  const data = dataOf(secret);
   return Object.fromEntries(
     Object.keys(data)
       .sort()
-      .map((k) => [k, Buffer.from(str(data[k]) ?? '', 'base64').toString('utf8')]),
+      .map((k) => [k, Buffer.from(data[k] ?? '', 'base64').toString('utf8')]),
   );
 }
 
 /** Names of the Secrets a policy's traffic authentication fields reference, so a Secret change refreshes its status. */
-export function referencedSecrets(traffic: Record<string, unknown> | undefined): string[] {
-  const names = ['basicAuthentication', 'apiKeyAuthentication'].map((f) =>
-    str(rec(rec(traffic?.[f])?.secretRef)?.name),
-  );
+export function referencedSecrets(traffic: UncheckedPolicySpec['traffic']): string[] {
+  const names = [traffic?.basicAuthentication, traffic?.apiKeyAuthentication].map((a) => a?.secretRef?.name);
   return names.filter((n): n is string => n !== undefined);
 }

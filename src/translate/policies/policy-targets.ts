@@ -1,8 +1,12 @@
 // Which GwPolicies attach where: targetRefs and targetSelectors, narrowed by sectionName or port,
 // at one of the precedence levels of seed 001 (Gateway < Listener < Route < Route rule < Backend).
-import { lookup, memo, read, type Ctx } from '../objects/context.js';
-import { rec, recs, selectorMatches, str, num, type Rec } from '../objects/read.js';
+import type { GwPolicySpec } from '../../api/index.js';
+import { lookup, memo, readGw, type Ctx } from '../objects/context.js';
+import type { GwObject } from '../objects/gw-objects.js';
+import { selectorMatches } from '../objects/read.js';
 import { displayName, objectKey, type Kind, type StoredObject } from '../objects/types.js';
+import type { PolicyTargetRef, PolicyTargetSelector } from '../objects/gw-types.js';
+import type { SectionTypes } from './policy-sections.js';
 
 export type Level =
   'Gateway' | 'Listener' | 'Route' | 'RouteRule' | 'Backend' | 'BackendSection' | 'BackendOwn' | 'Target';
@@ -23,11 +27,12 @@ export const LEVEL_RANK: Record<Level, number> = {
 /** One policy reaching one target through its `index`-th targetRef or targetSelector. */
 export interface Attachment {
   policy: StoredObject;
+  spec: GwPolicySpec;
   /** `GwPolicy ns/name`, its creationTimestamp ('~' when missing: sorts as newest) and its sections. */
   source: string;
   created: string;
   override: boolean;
-  sections: { frontend?: Rec; traffic?: Rec; backend?: Rec };
+  sections: Partial<SectionTypes>;
   /** Index into spec.targetRefs or spec.targetSelectors. */
   targetIndex: number;
   sectionName?: string;
@@ -40,47 +45,51 @@ export function attachmentsOf(ctx: Ctx, target: StoredObject): Attachment[] {
   const out: Attachment[] = [];
   const tk = objectKey(target.kind, target.key);
   for (const pk of lookup(ctx, 'policiesByTarget', tk)) {
-    const p = read(ctx, 'GwPolicy', pk);
+    const p = readGw(ctx, 'GwPolicy', pk);
     if (!p) continue;
-    recs(rec(p.obj.spec)?.targetRefs).forEach((t, i) => {
-      if (str(t.name) === target.obj.metadata.name && kindMatches(t, target.kind)) out.push(attachment(p, i, t));
+    (p.spec.targetRefs ?? []).forEach((t, i) => {
+      if (t.name === target.obj.metadata.name && kindMatches(t.kind, target.kind)) out.push(attachment(p, i, t));
     });
   }
   for (const pk of lookup(ctx, 'selectorPolicies', `${target.kind}/${ns}`)) {
-    const p = read(ctx, 'GwPolicy', pk);
+    const p = readGw(ctx, 'GwPolicy', pk);
     if (!p) continue;
-    recs(rec(p.obj.spec)?.targetSelectors).forEach((t, i) => {
-      if (kindMatches(t, target.kind) && selectorMatches({ matchLabels: t.matchLabels }, target.obj.metadata.labels))
+    (p.spec.targetSelectors ?? []).forEach((t, i) => {
+      if (
+        kindMatches(t.kind, target.kind) &&
+        selectorMatches({ matchLabels: t.matchLabels }, target.obj.metadata.labels)
+      )
         out.push(attachment(p, i, t));
     });
   }
   return out;
 }
 
-function kindMatches(t: Rec, kind: Kind): boolean {
-  const k = str(t.kind);
+function kindMatches(k: string, kind: Kind): boolean {
   return k === kind || (kind === 'ListenerSet' && k === 'XListenerSet');
 }
 
-function attachment(policy: StoredObject, targetIndex: number, t: Rec): Attachment {
-  const spec = rec(policy.obj.spec) ?? {};
+function attachment(
+  p: GwObject<'GwPolicy'>,
+  targetIndex: number,
+  t: PolicyTargetRef | PolicyTargetSelector,
+): Attachment {
+  const { entry: policy, spec } = p;
   const sections: Attachment['sections'] = {};
-  for (const k of ['frontend', 'traffic', 'backend'] as const) {
-    const v = rec(spec[k]);
-    if (v) sections[k] = v;
-  }
+  if (spec.frontend) sections.frontend = spec.frontend;
+  if (spec.traffic) sections.traffic = spec.traffic;
+  if (spec.backend) sections.backend = spec.backend;
   const a: Attachment = {
     policy,
+    spec,
     targetIndex,
     sections,
     source: displayName('GwPolicy', policy.key),
     created: policy.obj.metadata.creationTimestamp ?? '~',
-    override: str(rec(spec.strategy)?.inheritance) === 'Override',
+    override: spec.strategy?.inheritance === 'Override',
   };
-  const s = str(t.sectionName);
-  const p = num(t.port);
-  if (s !== undefined) a.sectionName = s;
-  if (p !== undefined) a.port = p;
+  if (t.sectionName !== undefined) a.sectionName = t.sectionName;
+  if (t.port !== undefined) a.port = t.port;
   return a;
 }
 
@@ -91,7 +100,11 @@ const TRAFFIC_TARGETS: ReadonlySet<Kind> = new Set<Kind>(['Gateway', 'ListenerSe
  * frontend policy targets only a Gateway; `port` only on frontend-only policies targeting a Gateway;
  * traffic settings never on a Service or GwBackend.
  */
-export function attachmentProblem(spec: Rec, targetKind: Kind, ref: Rec): string | undefined {
+export function attachmentProblem(
+  spec: { frontend?: unknown; traffic?: unknown; backend?: unknown },
+  targetKind: Kind,
+  ref: { port?: unknown },
+): string | undefined {
   if (spec.frontend !== undefined && targetKind !== 'Gateway')
     return `frontend settings can only target a Gateway, not a ${targetKind}`;
   if (ref.port !== undefined && (targetKind !== 'Gateway' || spec.traffic !== undefined || spec.backend !== undefined))
@@ -105,9 +118,8 @@ export function attachmentProblem(spec: Rec, targetKind: Kind, ref: Rec): string
 export function validAttachments(ctx: Ctx, target: StoredObject): Attachment[] {
   return memo(ctx, `attachments:${target.kind}/${target.key}`, () =>
     attachmentsOf(ctx, target).filter((a) => {
-      const spec = rec(a.policy.obj.spec) ?? {};
-      const list = recs(spec.targetRefs ?? spec.targetSelectors);
-      return attachmentProblem(spec, target.kind, list[a.targetIndex] ?? {}) === undefined;
+      const list = a.spec.targetRefs ?? a.spec.targetSelectors ?? [];
+      return attachmentProblem(a.spec, target.kind, list[a.targetIndex] ?? {}) === undefined;
     }),
   );
 }

@@ -5,14 +5,13 @@
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { BackendInput as IrBackend, BackendRefInput as IrBackendRef } from '../../ir/types.js';
 import { mcpPreserveToken } from './ir-policy.js';
-import type { MergeResult } from './policy-merge.js';
-import { rec, recs } from '../objects/read.js';
+import type { EffectivePolicy } from './policy-merge.js';
 
 type RouteKind = 'mcp' | 'llm' | 'forwarded';
 
 /** The refusals of settings that do not act on routes of this route's kind. */
 export function scopeRefusals(
-  eff: MergeResult,
+  eff: EffectivePolicy,
   edges: readonly IrBackendRef[],
   backends: ReadonlyMap<string, IrBackend>,
 ): IrRefusal[] {
@@ -26,23 +25,23 @@ export function scopeRefusals(
   if (kind !== 'forwarded') {
     if (eff.fields['traffic.hostRewrite'] !== undefined)
       refuse('hostRewrite', 'traffic.hostRewrite', `${on} do not rewrite Host: it applies to forwarded HTTP routes`);
-    const buffer = rec(eff.fields['traffic.buffer']);
+    const buffer = eff.fields['traffic.buffer'];
     if (buffer?.response !== undefined)
       refuse(
         'buffer.response',
         'traffic.buffer',
         `${on} do not buffer answers by this setting: it applies to forwarded HTTP routes`,
       );
-    if (rec(buffer?.request)?.failureMode === 'FailOpen')
+    if (buffer?.request?.failureMode === 'FailOpen')
       refuse(
         'buffer.request.failureMode',
         'traffic.buffer',
         `FailOpen streams oversized bodies on forwarded HTTP routes only; ${on} refuse them with 413`,
       );
   }
-  const jwt = rec(eff.fields['traffic.jwtAuthentication']);
+  const jwt = eff.fields['traffic.jwtAuthentication'];
   // With `mcp` the same refusal comes from the security refusals (ir-policy.ts); one reason either way.
-  if (kind === 'mcp' && jwt?.preserveToken === true && !rec(jwt.mcp))
+  if (kind === 'mcp' && jwt?.preserveToken === true && !jwt.mcp)
     out.push({
       field: 'spec.traffic.jwtAuthentication.preserveToken',
       source: eff.provenance['traffic.jwtAuthentication']?.source ?? '',
@@ -50,7 +49,7 @@ export function scopeRefusals(
       security: true,
     });
   if (kind !== 'llm') {
-    const local = recs(rec(eff.fields['traffic.rateLimit'])?.local);
+    const local = eff.fields['traffic.rateLimit']?.local ?? [];
     local.forEach((l, i) => {
       if (l.tokens !== undefined)
         refuse(

@@ -9,36 +9,37 @@ import { serviceBackendTls } from '../backends/backend-tls-policy.js';
 import { gwBackendName, serviceBackendName, translateGwBackend, translateService } from '../backends/backends.js';
 import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrails.js';
 import { edgePromptGuard, promptGuardLookup } from '../backends/prompt-guard.js';
+import type { BackendFull, GwBackendSpec } from '../../api/index.js';
 import { memo, readAny, type Ctx } from '../objects/context.js';
-import { num, rec, recs, str, type Rec } from '../objects/read.js';
+import { serviceSpec, type RouteRule } from '../objects/gateway-api.js';
+import { gwSpec } from '../objects/gw-objects.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP, displayName, objectKey, type StoredObject } from '../objects/types.js';
 import { backendPolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
-import type { MergeResult } from '../policies/policy-merge.js';
+import type { EffectivePolicy } from '../policies/policy-merge.js';
 import { validAttachments, type Attachment } from '../policies/policy-targets.js';
 import type { RouteSink } from './route-sink.js';
 
-export interface ResolvedRef {
-  entry: StoredObject;
-  port?: number;
-  weight: number;
-}
+/** A backendRef that resolved: a Service port, or a valid GwBackend with its typed spec. */
+export type ResolvedRef = { entry: StoredObject; weight: number } & (
+  { kind: 'Service'; port: number } | { kind: 'GwBackend'; spec: GwBackendSpec }
+);
 
 export function resolveBackendRefs(
   ctx: Ctx,
   route: StoredObject,
-  rule: Rec,
+  rule: RouteRule,
 ): { refs: ResolvedRef[]; problems: { reason: string; message: string }[] } {
   const ns = route.obj.metadata.namespace ?? '';
   const refs: ResolvedRef[] = [];
   const problems: { reason: string; message: string }[] = [];
-  for (const r of recs(rule.backendRefs)) {
-    const group = str(r.group) ?? '',
-      kindName = str(r.kind) ?? 'Service',
-      name = str(r.name) ?? '';
-    const tns = str(r.namespace) ?? ns;
+  for (const r of rule.backendRefs ?? []) {
+    const group = r.group ?? '',
+      kindName = r.kind ?? 'Service',
+      name = r.name ?? '';
+    const tns = r.namespace ?? ns;
     if (group === GROUP.gw && kindName === 'GwModel') continue; // model routing: GwModels attach to the route instead
     const kind = refKind(group, kindName, 'Service');
     if (kind !== 'Service' && kind !== 'GwBackend') {
@@ -69,9 +70,10 @@ export function resolveBackendRefs(
       });
       continue;
     }
-    const port = num(r.port);
+    const port = r.port;
+    const weight = r.weight ?? 1;
     if (kind === 'Service') {
-      const ports = recs(rec(entry.obj.spec)?.ports).map((p) => num(p.port));
+      const ports = (serviceSpec(entry).ports ?? []).map((p) => p.port);
       if (port === undefined || !ports.includes(port)) {
         problems.push({
           reason: 'BackendNotFound',
@@ -82,8 +84,11 @@ export function resolveBackendRefs(
         });
         continue;
       }
+      refs.push({ kind, entry, weight, port });
+    } else {
+      const spec = gwSpec('GwBackend', entry);
+      if (spec) refs.push({ kind, entry, weight, spec });
     }
-    refs.push({ entry, weight: num(r.weight) ?? 1, ...(kind === 'Service' ? { port } : {}) });
   }
   return { refs, problems };
 }
@@ -102,9 +107,9 @@ interface EdgeTarget {
   name: string;
   atts: Attachment[];
   levels: Leveled[];
-  own?: { source: string; values: Rec | undefined };
+  own?: { source: string; values: BackendFull | undefined };
   /** MCP targets and AI providers with their own policies (GwBackend only). */
-  subs: { name: string; source: string; values: Rec | undefined }[];
+  subs: { name: string; source: string; values: BackendFull | undefined }[];
   aiProviders: string[];
 }
 
@@ -113,8 +118,8 @@ function edgeTarget(ctx: Ctx, r: ResolvedRef, sink: RouteSink): EdgeTarget {
   const e = r.entry;
   const atts = validAttachments(ctx, e);
   const ns = e.obj.metadata.namespace ?? '';
-  if (e.kind === 'Service') {
-    const port = r.port ?? 0;
+  if (r.kind === 'Service') {
+    const port = r.port;
     const name = serviceBackendName(ns, e.obj.metadata.name, port);
     if (!sink.backends.has(name)) sink.backends.set(name, translateService(ns, e.obj.metadata.name, port));
     const levels = atts
@@ -126,7 +131,7 @@ function edgeTarget(ctx: Ctx, r: ResolvedRef, sink: RouteSink): EdgeTarget {
     return { name, atts, levels, subs: [], aiProviders: [] };
   }
   const name = gwBackendName(e.key);
-  const spec = rec(e.obj.spec) ?? {};
+  const spec = r.spec;
   const result = memo(ctx, `backend:${e.key}`, () => translateGwBackend(ctx, e.key, spec));
   if (!sink.backends.has(name)) sink.backends.set(name, result.backend);
   const levels = atts
@@ -141,7 +146,7 @@ function edgeTarget(ctx: Ctx, r: ResolvedRef, sink: RouteSink): EdgeTarget {
     name,
     atts,
     levels,
-    own: { source: display, values: rec(spec.policies) },
+    own: { source: display, values: spec.policies },
     subs,
     aiProviders: result.providers,
   };
@@ -182,14 +187,14 @@ export function backendRef(
   const promptGuard = edgePromptGuard(merged, subMerged, promptGuardLookup(ctx));
   if (promptGuard) out.promptGuard = promptGuard;
   refuseTargetGuardrails(out, merged, subMerged);
-  const http = httpVersionOf(irBackend, merged, subMerged, grpc || h2cServicePort(r.entry, r.port));
+  const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
   for (const r of http.refusals) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
     if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
   }
-  const refusals = edgeRefusals(irBackend, r.entry, merged, subMerged, http.refusals);
+  const refusals = edgeRefusals(irBackend, r, merged, subMerged, http.refusals);
   if (refusals.length) out.refusals = refusals;
   return out;
 }
@@ -203,14 +208,14 @@ const FORWARDED_KINDS = new Set(['static', 'a2a', 'dynamicForwardProxy']);
  */
 function httpVersionOf(
   irBackend: BackendInput | undefined,
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
   /** No policy setting it: HTTP/2 for GRPCRoute edges and `kubernetes.io/h2c` Service ports (GEP-1911). */
   h2ByDefault: boolean,
 ): { version?: 'HTTP1' | 'HTTP2'; refusals: IrRefusal[] } {
   const refusals: IrRefusal[] = [];
-  const versionIn = (m: MergeResult) => str(rec(m.fields['backend.http'])?.version);
-  const refuse = (m: MergeResult, reason: string): void => {
+  const versionIn = (m: EffectivePolicy) => m.fields['backend.http']?.version;
+  const refuse = (m: EffectivePolicy, reason: string): void => {
     const source = m.provenance['backend.http']?.source ?? '';
     const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
     refusals.push({ field: path, source, reason, security: false });
@@ -239,15 +244,14 @@ function httpVersionOf(
 function edgeTls(
   ctx: Ctx,
   r: ResolvedRef,
-  merged: MergeResult,
+  merged: EffectivePolicy,
   gateway: string,
   sink: RouteSink,
 ): BuiltEdge['tls'] | EdgeProblem {
   const tls = backendTls(ctx, merged);
   if (!tls.ok) return { reason: 'InvalidBackendTLS', message: tls.message };
   // A Gw backend.tls on the edge is the explicit, more specific setting; else the Service's BackendTLSPolicy.
-  const std =
-    r.entry.kind === 'Service' ? serviceBackendTls(ctx, r.entry, r.port ?? 0, gateway, sink.piece) : undefined;
+  const std = r.kind === 'Service' ? serviceBackendTls(ctx, r.entry, r.port, gateway, sink.piece) : undefined;
   if (std && !tls.tls && !std.ok) return { reason: 'InvalidBackendTLS', message: std.message };
   if (tls.tls) return tls.tls;
   return std?.ok ? std.tls : undefined;
@@ -256,8 +260,8 @@ function edgeTls(
 /** Each MCP target's own TLS; like the edge's, settings that cannot be resolved leave the edge out. */
 function mcpTargetTls(
   ctx: Ctx,
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
 ): { ok: true; tls: BuiltEdge['targetTls'] } | { ok: false; problem: EdgeProblem } {
   let out: BuiltEdge['targetTls'];
   for (const [name, m] of Object.entries(subMerged)) {
@@ -275,8 +279,8 @@ function subPolicies(
   routeSide: Leveled[],
   target: EdgeTarget,
   sink: RouteSink,
-): Record<string, MergeResult> {
-  const out: Record<string, MergeResult> = {};
+): Record<string, EffectivePolicy> {
+  const out: Record<string, EffectivePolicy> = {};
   for (const s of target.subs) {
     const leveled = target.atts
       .filter((a) => a.sectionName === s.name)
@@ -294,8 +298,8 @@ function edgeCredentials(
   ctx: Ctx,
   irBackend: BackendInput | undefined,
   aiProviders: string[],
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
 ): Pick<BackendRefInput, 'credential' | 'targetCredentials' | 'ai'> | EdgeProblem {
   const out: Pick<BackendRefInput, 'credential' | 'targetCredentials' | 'ai'> = {};
   if (irBackend && !irBackend.ai) {
@@ -321,19 +325,18 @@ function edgeCredentials(
 /** The refusals of one edge: what policies made effective on it and what the GwBackend itself sets. */
 function edgeRefusals(
   irBackend: BackendInput | undefined,
-  e: StoredObject,
-  merged: MergeResult,
-  subMerged: Record<string, MergeResult>,
+  r: ResolvedRef,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
   extra: readonly IrRefusal[],
 ): IrRefusal[] {
   const out = [...mergedRefusals(merged), ...Object.values(subMerged).flatMap(mergedRefusals), ...extra];
-  if (e.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', e.key), e.obj.spec));
+  if (r.kind === 'GwBackend') out.push(...objectRefusals('GwBackend', displayName('GwBackend', r.entry.key), r.spec));
   return uniqueRefusals(out);
 }
 
 /** A Service port whose `appProtocol` is `kubernetes.io/h2c` speaks HTTP/2 with prior knowledge. */
-function h2cServicePort(entry: StoredObject, port: number | undefined): boolean {
-  if (entry.kind !== 'Service' || port === undefined) return false;
-  const p = recs(rec(entry.obj.spec)?.ports).find((x) => num(x.port) === port);
-  return str(p?.appProtocol) === 'kubernetes.io/h2c';
+function h2cServicePort(r: { entry: StoredObject; port: number }): boolean {
+  const p = (serviceSpec(r.entry).ports ?? []).find((x) => x.port === r.port);
+  return p?.appProtocol === 'kubernetes.io/h2c';
 }

@@ -1,9 +1,12 @@
 // HTTPRoute / GRPCRoute rule `filters` → IR RouteFilters, and their validation as Gateway API's own
 // schema and CEL rules would do it (objects that skipped admission must not reach the proxy half-valid).
+// The validation reads the spec as written (validate.ts runs it on unchecked input, and its messages quote
+// odd values); the translation reads the narrowed rule of a route that passed it.
 // Behaviour and choices: docs/proxy.md "Route filters".
 import type { HeaderInput, HeaderModifierInput, FilterPathModifierInput, RouteFiltersInput } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
-import { arr, num, rec, recs, str, type Rec } from '../objects/read.js';
+import type { HeaderModifier, PathModifier, RouteRule } from '../objects/gateway-api.js';
+import { arr, rec, recs, str, type Rec } from '../objects/read.js';
 
 /** Filter type → the field holding its settings. */
 const FIELD: Record<string, string> = {
@@ -50,29 +53,31 @@ const STATUS_CODES = [301, 302, 303, 307, 308];
 const MAX_HEADERS = 16;
 const MAX_FILTERS = 16;
 
-/** The rule's filters for the IR route, or undefined when it has none (or they are invalid). */
-export function ruleFilters(kind: string, rule: Rec): RouteFiltersInput | undefined {
-  const filters = recs(rule.filters);
-  if (filters.length === 0 || ruleFilterProblems(kind, rule, '', '', '').length > 0) return undefined;
+/**
+ * The rule's filters for the IR route, or undefined when it has none. Only routes without problems are
+ * translated, and validate.ts refuses a route whose filters routeFilterProblems finds fault with.
+ */
+export function ruleFilters(rule: RouteRule): RouteFiltersInput | undefined {
+  const filters = rule.filters ?? [];
+  if (filters.length === 0) return undefined;
   const out: RouteFiltersInput = {};
   for (const f of filters) {
-    const type = str(f.type);
-    if (type === 'RequestHeaderModifier') out.requestHeaders = headerModifier(rec(f.requestHeaderModifier) ?? {});
-    if (type === 'ResponseHeaderModifier') out.responseHeaders = headerModifier(rec(f.responseHeaderModifier) ?? {});
+    const type = f.type;
+    if (type === 'RequestHeaderModifier') out.requestHeaders = headerModifier(f.requestHeaderModifier ?? {});
+    if (type === 'ResponseHeaderModifier') out.responseHeaders = headerModifier(f.responseHeaderModifier ?? {});
     if (type === 'RequestRedirect') {
-      const r = rec(f.requestRedirect) ?? {};
-      const path = pathModifier(rec(r.path));
+      const r = f.requestRedirect ?? {};
       out.redirect = prune({
-        scheme: str(r.scheme),
-        hostname: str(r.hostname),
-        path,
-        port: num(r.port),
-        statusCode: num(r.statusCode),
+        scheme: r.scheme,
+        hostname: r.hostname,
+        path: pathModifier(r.path),
+        port: r.port,
+        statusCode: r.statusCode,
       });
     }
     if (type === 'URLRewrite') {
-      const r = rec(f.urlRewrite) ?? {};
-      out.rewrite = prune({ hostname: str(r.hostname), path: pathModifier(rec(r.path)) });
+      const r = f.urlRewrite ?? {};
+      out.rewrite = prune({ hostname: r.hostname, path: pathModifier(r.path) });
     }
   }
   return out;
@@ -266,20 +271,20 @@ function prefixMatchProblems(rule: Rec, settings: Rec, type: string, path: strin
   }
 }
 
-function headerModifier(m: Rec): HeaderModifierInput {
-  const headers = (v: unknown): HeaderInput[] =>
-    recs(v).map((h) => ({ name: String(h.name).toLowerCase(), value: String(h.value) }));
+function headerModifier(m: HeaderModifier): HeaderModifierInput {
+  const headers = (v: HeaderModifier['set']): HeaderInput[] =>
+    (v ?? []).map((h) => ({ name: (h.name ?? '').toLowerCase(), value: h.value ?? '' }));
   return prune({
     set: nonEmpty(headers(m.set)),
     add: nonEmpty(headers(m.add)),
-    remove: nonEmpty(arr(m.remove).map((n) => String(n).toLowerCase())),
+    remove: nonEmpty((m.remove ?? []).map((n) => n.toLowerCase())),
   });
 }
 
-function pathModifier(p: Rec | undefined): FilterPathModifierInput | undefined {
-  if (p?.type === 'ReplaceFullPath') return { kind: 'replaceFullPath', replaceFullPath: String(p.replaceFullPath) };
+function pathModifier(p: PathModifier | undefined): FilterPathModifierInput | undefined {
+  if (p?.type === 'ReplaceFullPath') return { kind: 'replaceFullPath', replaceFullPath: p.replaceFullPath ?? '' };
   if (p?.type === 'ReplacePrefixMatch')
-    return { kind: 'replacePrefixMatch', replacePrefixMatch: String(p.replacePrefixMatch) };
+    return { kind: 'replacePrefixMatch', replacePrefixMatch: p.replacePrefixMatch ?? '' };
   return undefined;
 }
 

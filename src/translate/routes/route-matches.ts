@@ -4,7 +4,7 @@
 import { irRegexError } from '../../ir/regex.js';
 import { fieldPath } from '../../problem.js';
 import type { PathMatchInput, RouteMatchInput, RouteOrderInput, ValueMatchInput } from '../../ir/types.js';
-import { rec, recs, str, type Rec } from '../objects/read.js';
+import type { RouteMatch, RouteRule, ValueMatch } from '../objects/gateway-api.js';
 import type { StoredObject } from '../objects/types.js';
 
 export interface RuleMatches {
@@ -17,10 +17,10 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', '
 
 type Bad = (path: (string | number)[], message: string) => void;
 
-export function ruleMatches(kind: string, rule: Rec, ruleIndex: number): RuleMatches {
+export function ruleMatches(kind: string, rule: RouteRule, ruleIndex: number): RuleMatches {
   const problems: string[] = [];
   const base = ['spec', 'rules', ruleIndex, 'matches'];
-  const ms = recs(rule.matches);
+  const ms = rule.matches ?? [];
   const matches =
     ms.length === 0
       ? [{ path: { kind: 'prefix', prefix: '/' }, headers: [], queryParams: [], method: '' } satisfies RouteMatchInput]
@@ -38,10 +38,10 @@ export function routeOrder(route: StoredObject, rule: number): RouteOrderInput {
   return { created: Number.isNaN(t) ? '' : new Date(t).toISOString(), key: route.key, rule };
 }
 
-function httpMatch(m: Rec, bad: Bad): RouteMatchInput {
-  const p = rec(m.path) ?? {};
-  const type = str(p.type) ?? 'PathPrefix';
-  const value = str(p.value) ?? '/';
+function httpMatch(m: RouteMatch, bad: Bad): RouteMatchInput {
+  const p = m.path ?? {};
+  const type = p.type ?? 'PathPrefix';
+  const value = p.value ?? '/';
   let path: PathMatchInput;
   if (type === 'RegularExpression') {
     path = { kind: 'regex', regex: value };
@@ -52,25 +52,25 @@ function httpMatch(m: Rec, bad: Bad): RouteMatchInput {
     if (!value.startsWith('/')) bad(['path', 'value'], `must start with /, got ${JSON.stringify(value)}`);
     path = type === 'Exact' ? { kind: 'exact', exact: value } : { kind: 'prefix', prefix: value };
   }
-  const method = str(m.method) ?? '';
+  const method = m.method ?? '';
   if (method && !METHODS.includes(method)) bad(['method'], `must be one of ${METHODS.join(', ')}, got ${method}`);
   return {
     path,
-    headers: valueMatches(recs(m.headers), 'headers', (n) => n.toLowerCase(), bad),
-    queryParams: valueMatches(recs(m.queryParams), 'queryParams', (n) => n, bad),
+    headers: valueMatches(m.headers ?? [], 'headers', (n) => n.toLowerCase(), bad),
+    queryParams: valueMatches(m.queryParams ?? [], 'queryParams', (n) => n, bad),
     method,
   };
 }
 
 /** gRPC calls are `POST /<service>/<method>`; an unset service or method matches any one path segment. */
-function grpcMatch(m: Rec, bad: Bad): RouteMatchInput {
-  const headers = valueMatches(recs(m.headers), 'headers', (n) => n.toLowerCase(), bad);
-  const meth = rec(m.method);
-  const svc = str(meth?.service) || undefined,
-    method = str(meth?.method) || undefined;
+function grpcMatch(m: RouteMatch, bad: Bad): RouteMatchInput {
+  const headers = valueMatches(m.headers ?? [], 'headers', (n) => n.toLowerCase(), bad);
+  const meth = m.grpcMethod;
+  const svc = meth?.service || undefined,
+    method = meth?.method || undefined;
   const out = (path: PathMatchInput): RouteMatchInput => ({ path, headers, queryParams: [], method: '' });
   if (!svc && !method) return out({ kind: 'prefix', prefix: '/' });
-  const type = str(meth?.type) ?? 'Exact';
+  const type = meth?.type ?? 'Exact';
   if (type === 'RegularExpression') {
     if (svc) checkRegex(svc, ['method', 'service'], bad);
     if (method) checkRegex(method, ['method', 'method'], bad);
@@ -83,13 +83,18 @@ function grpcMatch(m: Rec, bad: Bad): RouteMatchInput {
 }
 
 /** Only the first entry per name counts (Gateway API); later duplicates are ignored. */
-function valueMatches(list: Rec[], field: string, normalize: (name: string) => string, bad: Bad): ValueMatchInput[] {
+function valueMatches(
+  list: readonly ValueMatch[],
+  field: string,
+  normalize: (name: string) => string,
+  bad: Bad,
+): ValueMatchInput[] {
   const seen = new Set<string>();
   const out: ValueMatchInput[] = [];
   list.forEach((h, i) => {
-    const name = normalize(str(h.name) ?? '');
-    const value = str(h.value) ?? '';
-    const type = str(h.type) ?? 'Exact';
+    const name = normalize(h.name ?? '');
+    const value = h.value ?? '';
+    const type = h.type ?? 'Exact';
     if (!name) bad([field, i, 'name'], 'must be set');
     if (type !== 'Exact' && type !== 'RegularExpression')
       bad([field, i, 'type'], `must be Exact or RegularExpression, got ${type}`);

@@ -3,7 +3,8 @@
 import type { ListenerInfo } from '../listeners/listeners.js';
 import { intersectHostnames } from '../listeners/hostnames.js';
 import { read, type Ctx } from '../objects/context.js';
-import { num, rec, recs, selectorMatches, str, type Rec } from '../objects/read.js';
+import { allowedRoutes, routeSpec, type ParentReference } from '../objects/gateway-api.js';
+import { selectorMatches } from '../objects/read.js';
 import { refKind } from '../objects/store.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from '../objects/types.js';
 import { listenerLevels, type GatewayPolicies, type Leveled } from '../policies/policies.js';
@@ -15,21 +16,21 @@ export type CondArgs = [boolean, string, string];
 /** A parentRef that names this gateway (directly, or one of its ListenerSets) and its candidate listeners. */
 export interface OurParent {
   index: number;
-  ref: Rec;
+  ref: ParentReference;
   listeners: ListenerInfo[];
 }
 
 export function ourParents(gw: StoredObject, route: StoredObject, listeners: ListenerInfo[]): OurParent[] {
   const ns = route.obj.metadata.namespace ?? '';
   const out: OurParent[] = [];
-  recs(rec(route.obj.spec)?.parentRefs).forEach((ref, index) => {
-    const kind = refKind(str(ref.group), str(ref.kind), 'Gateway');
-    const key = nameKey(str(ref.namespace) ?? ns, str(ref.name) ?? '');
+  (routeSpec(route).parentRefs ?? []).forEach((ref, index) => {
+    const kind = refKind(ref.group, ref.kind, 'Gateway');
+    const key = nameKey(ref.namespace ?? ns, ref.name ?? '');
     const owned = listeners.filter((l) => l.owner.kind === kind && l.owner.key === key);
     const isOurs = (kind === 'Gateway' && key === gw.key) || owned.length > 0;
     if (!isOurs) return;
-    const section = str(ref.sectionName),
-      port = num(ref.port);
+    const section = ref.sectionName,
+      port = ref.port;
     out.push({
       index,
       ref,
@@ -41,26 +42,27 @@ export function ourParents(gw: StoredObject, route: StoredObject, listeners: Lis
   return out;
 }
 
-function parentRefOut(ref: Rec, ns: string): Record<string, unknown> {
+/** The parentRef as status echoes it: defaults filled in, sectionName and port as written. */
+function parentRefOut(ref: ParentReference, ns: string): Record<string, unknown> {
+  const { sectionName, port } = ref.written;
   return {
-    group: str(ref.group) ?? GROUP.gateway,
-    kind: str(ref.kind) ?? 'Gateway',
-    namespace: str(ref.namespace) ?? ns,
-    name: str(ref.name) ?? '',
-    ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}),
-    ...(ref.port !== undefined ? { port: ref.port } : {}),
+    group: ref.group ?? GROUP.gateway,
+    kind: ref.kind ?? 'Gateway',
+    namespace: ref.namespace ?? ns,
+    name: ref.name ?? '',
+    ...(sectionName !== undefined ? { sectionName } : {}),
+    ...(port !== undefined ? { port } : {}),
   };
 }
 
 function routeAllowed(ctx: Ctx, l: ListenerInfo, route: StoredObject): boolean {
   if (!l.status.supportedKinds.some((k) => k.kind === route.kind)) return false;
-  const ns = rec(l.allowedRoutes?.namespaces) ?? {};
-  const from = str(ns.from) ?? 'Same';
+  const ns = allowedRoutes(l.allowedRoutes).namespaces ?? {};
+  const from = ns.from ?? 'Same';
   const routeNs = route.obj.metadata.namespace ?? '';
   if (from === 'All') return true;
   if (from === 'Same') return routeNs === (l.owner.obj.metadata.namespace ?? '');
-  if (from === 'Selector')
-    return selectorMatches(rec(ns.selector), read(ctx, 'Namespace', routeNs)?.obj.metadata.labels);
+  if (from === 'Selector') return selectorMatches(ns.selector, read(ctx, 'Namespace', routeNs)?.obj.metadata.labels);
   return false;
 }
 
@@ -102,7 +104,7 @@ export function attachToListeners(
   ctx: Ctx,
   route: StoredObject,
   parents: OurParent[],
-  routeHosts: string[],
+  routeHosts: readonly string[],
   resolved: CondArgs,
   emit: (p: OurParent, accepted: CondArgs, resolved: CondArgs) => void,
 ): Attached {
@@ -147,7 +149,7 @@ export function listenerGroups(
   gatewayKey: string,
   gp: GatewayPolicies,
   attached: Attached,
-  routeHosts: string[],
+  routeHosts: readonly string[],
 ): ListenerGroup[] {
   const groups = groupByListenerPolicy(
     gp,
@@ -167,10 +169,7 @@ function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): Listene
   const groups = new Map<string, ListenerInfo[]>();
   for (const l of [...ls].sort((a, b) => (a.irName < b.irName ? -1 : 1))) {
     const sig = listenerLevels(gp, l)
-      .filter((x) => {
-        const spec = rec(x.attachment.policy.obj.spec) ?? {};
-        return spec.traffic !== undefined || spec.backend !== undefined;
-      })
+      .filter((x) => x.attachment.spec.traffic !== undefined || x.attachment.spec.backend !== undefined)
       .map((x) => `${x.attachment.policy.key}|${x.level}`)
       .sort()
       .join(',');

@@ -7,7 +7,7 @@ import { guardrailProblems } from '../backends/mcp-guardrails.js';
 import { promptGuardRefProblems } from '../backends/prompt-guard.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
 import type { Ctx } from '../objects/context.js';
-import { str, type Rec } from '../objects/read.js';
+import type { RouteRule } from '../objects/gateway-api.js';
 import { objectKey, type StoredObject } from '../objects/types.js';
 import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
@@ -16,7 +16,7 @@ import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
 import { typedTraffic } from '../policies/ir-traffic.js';
 import { frontendPolicy, routePolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
-import type { MergeResult } from '../policies/policy-merge.js';
+import type { EffectivePolicy } from '../policies/policy-merge.js';
 import { policySecretReader, type PolicySecretReader } from '../policies/policy-secrets.js';
 import { backendRef, type BuiltEdge, type EdgeProblem, type ResolvedRef } from './route-backends.js';
 import type { ListenerGroup } from './route-parents.js';
@@ -28,7 +28,7 @@ import type { RouteSink } from './route-sink.js';
 /** One valid rule of the route, with its resolved backendRefs and route-side policy levels. */
 export interface RuleSource {
   route: StoredObject;
-  rule: Rec;
+  rule: RouteRule;
   index: number;
   matches: NonNullable<RouteInput['routeMatches']>;
   refs: ResolvedRef[];
@@ -64,8 +64,8 @@ export function ruleRoute(
   const backendMcp = backendMcpSecurity(edges);
   const traffic = trafficOf(eff, edges, readSecret, resolveBackend, backendMcp);
   const timeouts = rs.route.kind === 'HTTPRoute' ? ruleTimeouts(rs.rule) : undefined;
-  const filters = ruleFilters(rs.route.kind, rs.rule);
-  const base = `${rs.route.kind}/${rs.route.key}/${str(rs.rule.name) ?? rs.index}`;
+  const filters = ruleFilters(rs.rule);
+  const base = `${rs.route.kind}/${rs.route.key}/${rs.rule.name ?? rs.index}`;
   const irRoute: Named<RouteInput> & { refusals?: IrRefusal[] } = {
     name: `${base}${g.suffix}`,
     listeners: g.listeners,
@@ -112,7 +112,7 @@ function ruleEdges(
 
 /** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
 function trafficOf(
-  eff: MergeResult,
+  eff: EffectivePolicy,
   edges: BuiltEdge[],
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
@@ -141,7 +141,7 @@ function trafficOf(
 function routeRefusals(
   gp: GatewayPolicies,
   listener: ListenerInfo | undefined,
-  eff: MergeResult,
+  eff: EffectivePolicy,
   edges: readonly BuiltEdge[],
 ): IrRefusal[] {
   const frontend = listener ? mergedRefusals(frontendPolicy(gp, listener)) : [];

@@ -1,22 +1,20 @@
 // HTTPRoute rule `timeouts` (Gateway API GEP-1742) → IR RouteTimeouts in milliseconds.
 import type { Problem } from '../../problem.js';
 import type { RouteTimeoutsInput } from '../../ir/types.js';
-import { rec, recs, str, type Rec } from '../objects/read.js';
+import type { RouteRule } from '../objects/gateway-api.js';
+import { rec, recs, type Rec } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
 
 /** The rule's timeouts for the IR route, or undefined when the rule sets none (or sets them invalidly). */
-export function ruleTimeouts(rule: Rec): RouteTimeoutsInput | undefined {
-  const t = rec(rule.timeouts);
+export function ruleTimeouts(rule: RouteRule): RouteTimeoutsInput | undefined {
+  const t = rule.timeouts;
   if (!t || timeoutProblems(t, '', '', '').length > 0) return undefined;
-  const ms = (v: unknown) => {
-    const s = str(v);
-    return s === undefined ? 0 : (parseDurationMs(s) ?? 0);
-  };
+  const ms = (s: string | undefined) => (s === undefined ? 0 : (parseDurationMs(s) ?? 0));
   const out = { requestMs: ms(t.request), backendRequestMs: ms(t.backendRequest) };
   return out.requestMs || out.backendRequestMs ? out : undefined;
 }
 
-/** Problems of every rule's `timeouts` in an HTTPRoute spec, with their field paths. */
+/** Problems of every rule's `timeouts` in an HTTPRoute spec as written (validate.ts runs it on unchecked input). */
 export function routeTimeoutProblems(spec: Rec, source: string, object: string): Problem[] {
   return recs(spec.rules).flatMap((rule, i) => {
     const t = rec(rule.timeouts);

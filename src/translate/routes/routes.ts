@@ -5,7 +5,7 @@ import { markGuardrailProblem } from '../backends/mcp-guardrails.js';
 import { markPromptGuardProblems } from '../backends/prompt-guard.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
 import type { Ctx } from '../objects/context.js';
-import { arr, rec, recs, str, type Rec } from '../objects/read.js';
+import { routeSpec, type RouteRule } from '../objects/gateway-api.js';
 import type { StoredObject } from '../objects/types.js';
 import { routeLevels, type GatewayPolicies } from '../policies/policies.js';
 import { validAttachments } from '../policies/policy-targets.js';
@@ -24,8 +24,8 @@ export function translateRoute(
   gp: GatewayPolicies,
   sink: RouteSink,
 ): void {
-  const spec = rec(route.obj.spec) ?? {};
-  const rules = recs(spec.rules);
+  const spec = routeSpec(route);
+  const rules = spec.rules ?? [];
   const checked = checkRules(route, rules);
   const parents = ourParents(gw, route, listeners);
   const status = parentStatuses(ctx, route, checked.partial, sink.piece);
@@ -34,7 +34,7 @@ export function translateRoute(
     for (const p of parents) status.emit(p, [false, 'UnsupportedValue', msg], [false, 'UnsupportedValue', msg]);
     return;
   }
-  const routeHosts = arr(spec.hostnames).filter((h): h is string => typeof h === 'string');
+  const routeHosts = spec.hostnames ?? [];
   const resolved = rules.map((r) => resolveBackendRefs(ctx, route, r));
   const refProblem = resolved.flatMap((r) => r.problems)[0];
   const resolvedCond: CondArgs = refProblem
@@ -49,7 +49,7 @@ export function translateRoute(
   rules.forEach((rule, index) => {
     const { matches, problems: invalid } = checked.matches[index] ?? { matches: [], problems: [] };
     if (invalid.length > 0) return;
-    const levels = routeLevels(routeAtt, str(rule.name));
+    const levels = routeLevels(routeAtt, rule.name);
     const rs = { route, rule, index, matches, refs: resolved[index]?.refs ?? [], levels };
     for (const g of groups) sink.routes.push(ruleRoute(ctx, gw.key, gp, sink, rs, g, problems));
   });
@@ -62,7 +62,7 @@ export function translateRoute(
  */
 function checkRules(
   route: StoredObject,
-  rules: Rec[],
+  rules: readonly RouteRule[],
 ): { matches: RuleMatches[]; invalid: string[]; partial: string | undefined } {
   const matches = rules.map((r, i) => ruleMatches(route.kind, r, i));
   const dropped = matches.flatMap((m, i) => (m.problems.length > 0 ? [i] : []));
@@ -75,7 +75,7 @@ function checkRules(
   const partial =
     dropped.length === 0 || invalid.length > 0
       ? undefined
-      : `Dropped Rule(s) ${dropped.map((i) => str(rules[i]?.name) ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => matches[i]?.problems ?? []).join('; ')}`;
+      : `Dropped Rule(s) ${dropped.map((i) => rules[i]?.name ?? `rules[${i}]`).join(', ')}: ${dropped.flatMap((i) => matches[i]?.problems ?? []).join('; ')}`;
   return { matches, invalid, partial };
 }
 

@@ -3,8 +3,8 @@
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { BackendRefInput, PolicyFieldsInput, RefusalInput, RouteInput } from '../../ir/types.js';
 import type { FieldOrigin } from '../policies/policy-merge.js';
-import { rec, recs, str } from '../objects/read.js';
 import { snapshots, type TranslationState } from '../state.js';
+import type { PolicyObjectStatus } from './policy-status.js';
 
 export interface ExplainedField {
   path: string;
@@ -141,11 +141,12 @@ export function explainRoute(
   const notInEffect: Explanation['notInEffect'] = [];
   for (const [key, status] of [...state.statuses].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!key.startsWith('GwPolicy/')) continue;
-    for (const a of recs(rec(status)?.ancestors)) {
-      const ref = rec(a.ancestorRef) ?? {};
-      if (str(ref.kind) !== kind || str(ref.name) !== name || str(ref.namespace) !== namespace) continue;
+    // objectStatus (status.ts) builds every GwPolicy status in this map.
+    for (const a of (status as PolicyObjectStatus).ancestors) {
+      const ref = a.ancestorRef;
+      if (ref.kind !== kind || ref.name !== name || ref.namespace !== namespace) continue;
       if (rule !== undefined && ref.sectionName !== undefined && ref.sectionName !== rule) continue;
-      for (const c of recs(a.conditions)) {
+      for (const c of a.conditions) {
         const bad =
           c.type === 'Accepted' || c.type === 'Attached' || c.type === 'Enforced'
             ? c.status === 'False'
@@ -153,8 +154,8 @@ export function explainRoute(
         if (bad)
           notInEffect.push({
             policy: `GwPolicy ${key.slice('GwPolicy/'.length)}`,
-            reason: `${str(c.type) ?? ''}: ${str(c.reason) ?? ''}`,
-            message: str(c.message) ?? '',
+            reason: `${c.type}: ${c.reason}`,
+            message: c.message,
           });
       }
     }

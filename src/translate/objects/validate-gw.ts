@@ -1,0 +1,105 @@
+// Checks of a Gw object past its schema: validate.ts runs them only once validateManifest found nothing, so
+// the spec is read as the schema's type. CEL authorization rules are compiled with the proxy's own
+// environment, and the structural rules translation relies on are stated once more where the schema is silent.
+import type { GwBackendSpec, GwModelSpec, GwPolicySpec } from '../../api/index.js';
+import { celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
+import { schemaChecked } from './gw-objects.js';
+import type { AuthorizationSpec, GwKind } from './gw-types.js';
+
+export type Bad = (path: string, message: string) => void;
+
+const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
+
+/** The variables the proxy's CEL authorization binds (src/proxy/auth/authorization.ts compiles with the same list). */
+const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp', 'apiKey'];
+
+/** Where a GwPolicy or a GwBackend sets CEL authorization rules. */
+export type CelAuthorizations = Pick<GwPolicySpec, 'traffic' | 'backend' | 'frontend'> &
+  Pick<GwBackendSpec, 'policies'>;
+
+/**
+ * `traffic.authorization` and `mcp.authorization` rules compiled with the data plane's CEL environment: one the
+ * proxy would reject would NACK the whole snapshot, so the object is refused here (Accepted=False) and left out.
+ * `gw validate` calls it too, with a manifest that passed the schema.
+ */
+export function authorizationCelProblems(s: CelAuthorizations, bad: Bad): void {
+  const places: [string, AuthorizationSpec | undefined, readonly CelVariable[]][] = [
+    ['traffic.authorization', s.traffic?.authorization, AUTHORIZATION_VARIABLES],
+    ['backend.mcp.authorization', s.backend?.mcp?.authorization, AUTHORIZATION_VARIABLES],
+    ['policies.mcp.authorization', s.policies?.mcp?.authorization, AUTHORIZATION_VARIABLES],
+    ['frontend.networkAuthorization', s.frontend?.networkAuthorization, connectionVariables],
+  ];
+  for (const [path, authz, variables] of places) {
+    (authz?.policy.matchExpressions ?? []).forEach((e, i) => {
+      const why = celCompileProblem(e, variables);
+      if (why) bad(`spec.${path}.policy.matchExpressions[${i}]`, why);
+    });
+  }
+}
+
+/** The problems of a Gw object whose spec passed its schema. */
+export function gwProblems(kind: GwKind, spec: unknown, bad: Bad): void {
+  switch (kind) {
+    case 'GwBackend':
+      backendProblems(schemaChecked(kind, spec), bad);
+      break;
+    case 'GwPolicy':
+      policyProblems(schemaChecked(kind, spec), bad);
+      break;
+    case 'GwModel':
+      modelProblems(schemaChecked(kind, spec), bad);
+      break;
+    case 'GwParameters':
+      break;
+  }
+}
+
+/** Exactly one backend kind; MCP targets with a name and one of selector or static. */
+function backendProblems(s: GwBackendSpec, bad: Bad): void {
+  const set = BACKEND_KINDS.filter((k) => s[k] !== undefined);
+  if (set.length !== 1)
+    bad(
+      'spec',
+      `exactly one of ${BACKEND_KINDS.join(', ')} must be set, got ${set.length === 0 ? 'none' : set.join(', ')}`,
+    );
+  authorizationCelProblems(s, bad);
+  const targets = s.mcp?.targets;
+  if (!targets) return;
+  if (targets.length < 1 || targets.length > 128)
+    bad('spec.mcp.targets', `must have 1 to 128 items, got ${targets.length}`);
+  targets.forEach((t, i) => {
+    if (!t.name) bad(`spec.mcp.targets[${i}].name`, 'must be set');
+    if ((t.static === undefined) === (t.selector === undefined))
+      bad(`spec.mcp.targets[${i}]`, 'exactly one of selector or static must be set');
+    const port = t.static?.port;
+    if (port !== undefined && (port < 1 || port > 65535))
+      bad(`spec.mcp.targets[${i}].static.port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
+  });
+}
+
+/** One kind of target list with 1 to 16 entries, strategy only with traffic, and something to apply. */
+function policyProblems(s: GwPolicySpec, bad: Bad): void {
+  const refs = s.targetRefs !== undefined,
+    sels = s.targetSelectors !== undefined;
+  if (refs === sels) bad('spec', 'exactly one of targetRefs or targetSelectors must be set');
+  const list: readonly { sectionName?: string; port?: number }[] = (refs ? s.targetRefs : s.targetSelectors) ?? [];
+  if (list.length < 1 || list.length > 16)
+    bad(refs ? 'spec.targetRefs' : 'spec.targetSelectors', `must have 1 to 16 items, got ${list.length}`);
+  list.forEach((t, i) => {
+    if (t.sectionName !== undefined && t.port !== undefined)
+      bad(`spec.${refs ? 'targetRefs' : 'targetSelectors'}[${i}]`, 'at most one of sectionName or port may be set');
+  });
+  if (s.strategy?.inheritance !== undefined && s.traffic === undefined)
+    bad('spec.strategy.inheritance', 'is valid only together with traffic settings');
+  if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined)
+    bad('spec', 'at least one of frontend, traffic or backend must be set');
+  authorizationCelProblems(s, bad);
+}
+
+function modelProblems(s: GwModelSpec, bad: Bad): void {
+  const set = (['provider', 'virtualModel'] as const).filter((k) => s[k] !== undefined);
+  if (set.length !== 1) bad('spec', 'exactly one of provider or virtualModel must be set');
+  const parents = s.parentRefs;
+  if (parents.length < 1 || parents.length > 16)
+    bad('spec.parentRefs', `must have 1 to 16 items, got ${parents.length}`);
+}
