@@ -4,7 +4,8 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readAny, type Ctx } from '../objects/context.js';
 import type { ListenerTlsInput, TlsCertificateInput } from '../../ir/types.js';
-import { rec, recs, str, type Rec } from '../objects/read.js';
+import { record, string } from '../objects/narrow.js';
+import type { ListenerSpec } from './listener-spec.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { GROUP, type StoredObject } from '../objects/types.js';
 
@@ -23,14 +24,14 @@ export const PEM_CERT = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE---
  * The TLS settings of one listener: none for HTTP, the resolved certificates for HTTPS with mode
  * Terminate (the default); any other combination, or any unusable reference, is a problem.
  */
-export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: Rec): ListenerTlsResult {
-  const tls = rec(l.tls);
+export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: ListenerSpec): ListenerTlsResult {
+  const tls = l.tls;
   if (protocol !== 'HTTPS') {
     return tls
       ? fail('Accepted', 'UnsupportedValue', `tls must not be set when protocol is ${protocol}`)
       : { ok: true };
   }
-  const mode = str(tls?.mode) ?? 'Terminate';
+  const mode = tls?.mode ?? 'Terminate';
   if (mode !== 'Terminate') {
     return fail(
       'Accepted',
@@ -38,7 +39,7 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
       `tls.mode ${mode} is not valid on an HTTPS listener; HTTPS terminates TLS at the gateway (passthrough needs protocol TLS, which Gw does not support)`,
     );
   }
-  const refs = recs(tls?.certificateRefs);
+  const refs = tls?.certificateRefs ?? [];
   if (refs.length === 0)
     return fail(
       'ResolvedRefs',
@@ -56,10 +57,10 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
   const from = { group: ownerGroup, kind: owner.obj.kind || owner.kind, namespace: ns };
   const certificates: TlsCertificateInput[] = [];
   for (const [i, r] of refs.entries()) {
-    const group = str(r.group) ?? '',
-      kind = str(r.kind) ?? 'Secret';
-    const tns = str(r.namespace) ?? ns,
-      name = str(r.name) ?? '';
+    const group = r.group ?? '',
+      kind = r.kind ?? 'Secret';
+    const tns = r.namespace ?? ns,
+      name = r.name ?? '';
     const at = `tls.certificateRefs[${i}]`;
     if (group !== GROUP.core || kind !== 'Secret') {
       return fail(
@@ -94,8 +95,8 @@ export function tlsSecretPair(secret: {
   data?: unknown;
 }): { certChainPem: string; privateKeyPem: string } | string {
   if (secret.type !== 'kubernetes.io/tls')
-    return `has type ${str(secret.type) ?? 'Opaque'}; certificates must be in a kubernetes.io/tls Secret`;
-  const data = rec(secret.data) ?? {};
+    return `has type ${string(secret.type) ?? 'Opaque'}; certificates must be in a kubernetes.io/tls Secret`;
+  const data = record(secret.data) ?? {};
   const crt = decoded(data['tls.crt']),
     key = decoded(data['tls.key']);
   if (!crt) return 'has no tls.crt';
@@ -120,7 +121,7 @@ export function tlsSecretPair(secret: {
 }
 
 export function decoded(v: unknown): string | undefined {
-  const s = str(v);
+  const s = string(v);
   if (!s) return undefined;
   const text = Buffer.from(s, 'base64').toString('utf8');
   return text.trim() === '' ? undefined : text;

@@ -2,7 +2,8 @@
 import { lookup, read, type Ctx } from '../objects/context.js';
 import { listenerTls } from './certificates.js';
 import { condition, type Condition, type ListenerStatus } from '../status/conditions.js';
-import { rec, recs, selectorMatches, str, num, type Rec } from '../objects/read.js';
+import { selectorMatches } from '../objects/read.js';
+import { allowedKinds, listenerOwnerSpec, type ListenerSpec } from './listener-spec.js';
 import type { ListenerTlsInput } from '../../ir/types.js';
 import { GROUP, objectKey, type StoredObject } from '../objects/types.js';
 import { mergedRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
@@ -28,7 +29,7 @@ export interface ListenerInfo {
   protocol: string;
   hostname?: string;
   owner: StoredObject;
-  allowedRoutes?: Rec;
+  allowedRoutes?: Record<string, unknown>;
   /** Accepted and not conflicted: routes may attach and the proxy gets it. */
   programmed: boolean;
   status: ListenerStatus;
@@ -49,20 +50,20 @@ export function collectListeners(
   ctx: Ctx,
   gw: StoredObject,
 ): { listeners: ListenerInfo[]; listenerSets: ListenerSetInfo[] } {
-  const listeners = recs(rec(gw.obj.spec)?.listeners).map((l) => listenerInfo(ctx, gw, gw.key, l));
+  const spec = listenerOwnerSpec(gw);
+  const listeners = (spec.listeners ?? []).map((l) => listenerInfo(ctx, gw, gw.key, l));
   const listenerSets: ListenerSetInfo[] = [];
-  const allowed = rec(rec(rec(gw.obj.spec)?.allowedListeners)?.namespaces) ?? {};
+  const allowed = spec.allowedListeners?.namespaces ?? {};
   for (const lsKey of lookup(ctx, 'listenerSetsByGateway', objectKey('Gateway', gw.key))) {
     const ls = read(ctx, 'ListenerSet', lsKey);
     if (!ls) continue;
-    const from = str(allowed.from) ?? 'None';
+    const from = allowed.from ?? 'None';
     const lsNs = ls.obj.metadata.namespace ?? '';
     const gwNs = gw.obj.metadata.namespace ?? '';
     const ok =
       from === 'All' ||
       (from === 'Same' && lsNs === gwNs) ||
-      (from === 'Selector' &&
-        selectorMatches(rec(allowed.selector), read(ctx, 'Namespace', lsNs)?.obj.metadata.labels));
+      (from === 'Selector' && selectorMatches(allowed.selector, read(ctx, 'Namespace', lsNs)?.obj.metadata.labels));
     const info: ListenerSetInfo = {
       entry: ls,
       accepted: ok,
@@ -70,7 +71,9 @@ export function collectListeners(
         ? 'accepted by the parent Gateway'
         : `Gateway ${gw.key} does not allow ListenerSets from namespace ${lsNs} (allowedListeners.namespaces.from is ${from})`,
       listeners: ok
-        ? recs(rec(ls.obj.spec)?.listeners).map((l) => listenerInfo(ctx, ls, `${gw.key}/ListenerSet/${ls.key}`, l))
+        ? (listenerOwnerSpec(ls).listeners ?? []).map((l) =>
+            listenerInfo(ctx, ls, `${gw.key}/ListenerSet/${ls.key}`, l),
+          )
         : [],
     };
     listenerSets.push(info);
@@ -80,17 +83,15 @@ export function collectListeners(
   return { listeners, listenerSets };
 }
 
-function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): ListenerInfo {
+function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: ListenerSpec): ListenerInfo {
   const gen = owner.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const name = str(l.name) ?? '';
-  const protocol = str(l.protocol) ?? 'HTTP';
+  const name = l.name ?? '';
+  const protocol = l.protocol ?? 'HTTP';
   const conds: Condition[] = [];
   let programmed = true;
-  const allowedKinds = recs(rec(l.allowedRoutes)?.kinds).map((k) => str(k.kind) ?? '');
-  const kinds = (allowedKinds.length ? allowedKinds : SUPPORTED_ROUTE_KINDS).filter((k) =>
-    SUPPORTED_ROUTE_KINDS.includes(k),
-  );
+  const listed = allowedKinds(l.allowedRoutes);
+  const kinds = (listed.length ? listed : SUPPORTED_ROUTE_KINDS).filter((k) => SUPPORTED_ROUTE_KINDS.includes(k));
   const supported = protocol === 'HTTP' || protocol === 'HTTPS';
   const tls = supported ? listenerTls(ctx, owner, protocol, l) : undefined;
   const tlsProblem = tls && !tls.ok ? tls.problem : undefined;
@@ -118,7 +119,7 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
   const info: ListenerInfo = {
     irName: `${prefix}/${name}`,
     name,
-    port: num(l.port) ?? 0,
+    port: l.port ?? 0,
     protocol,
     owner,
     programmed,
@@ -129,11 +130,9 @@ function listenerInfo(ctx: Ctx, owner: StoredObject, prefix: string, l: Rec): Li
       conditions: conds,
     },
   };
-  const hostname = str(l.hostname);
-  if (hostname !== undefined) info.hostname = hostname;
+  if (l.hostname !== undefined) info.hostname = l.hostname;
   if (tls?.ok && tls.tls) info.tls = tls.tls;
-  const ar = rec(l.allowedRoutes);
-  if (ar) info.allowedRoutes = ar;
+  if (l.allowedRoutes) info.allowedRoutes = l.allowedRoutes;
   return info;
 }
 

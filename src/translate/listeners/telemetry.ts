@@ -9,7 +9,6 @@ import { metricLabelNameProblem } from '../../ir/metric-label.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { MergeResult } from '../policies/policy-merge.js';
 import type { PolicyBackendResolver } from '../policies/ext-auth.js';
-import { rec } from '../objects/read.js';
 
 type Target = NonNullable<Frontend['tracing']>;
 type Resolved = { url: string } | { problem: string };
@@ -18,7 +17,7 @@ type Resolved = { url: string } | { problem: string };
 export function otlpUrl(field: string, target: Target, signalPath: string, resolve: PolicyBackendResolver): Resolved {
   let base: string;
   if (target.backendRef) {
-    const r = resolve(field, rec(target.backendRef) ?? {});
+    const r = resolve(field, target.backendRef);
     if ('problem' in r) return { problem: `backendRef: ${r.problem}` };
     base = r.url;
   } else base = target.url ?? '';
