@@ -230,8 +230,12 @@ function gatewayStatus(
     condition(
       'Programmed',
       programmed && !params,
-      programmed ? 'Programmed' : 'Invalid',
-      programmed ? 'the snapshot for this Gateway is built' : 'no listener is programmed',
+      programmed && !params ? 'Programmed' : 'Invalid',
+      params
+        ? 'not programmed: the Gateway is not accepted (its GwParameters)'
+        : programmed
+          ? 'the snapshot for this Gateway is built'
+          : 'no listener is programmed',
       gen,
       now,
     ),
