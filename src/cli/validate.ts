@@ -3,7 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatProblem, type Problem } from '../problem.js';
 import { parseManifests, validateManifest } from '../api/validate.js';
-import { authorizationCelProblems } from '../translate/objects/validate.js';
+import { validateObject } from '../translate/objects/validate.js';
+import { extAuthCelProblems } from '../translate/policies/ext-auth.js';
+import { displayName, nameKey, type Kind, type KubeObject } from '../translate/objects/types.js';
 
 const USAGE = `Usage: gw validate -f <file|dir|-> [-f ...]
 
@@ -46,28 +48,38 @@ function expand(path: string): string[] {
 /** Problems of every manifest in `text`. */
 export function validateText(text: string, source: string): { count: number; problems: Problem[] } {
   const { manifests, problems } = parseManifests(text, source);
-  for (const m of manifests) {
-    const schema = validateManifest(m, source);
-    problems.push(...(schema.length ? schema : proxyCelProblems(m, source)));
-  }
+  for (const m of manifests) problems.push(...manifestProblems(m, source));
   return { count: manifests.length, problems };
 }
 
-/** GwPolicy `traffic.authorization` rules the proxy's CEL environment rejects (the controller refuses such a policy). */
-function proxyCelProblems(m: unknown, source: string): Problem[] {
-  const o = m as {
-    apiVersion?: unknown;
-    kind?: unknown;
-    metadata?: { name?: unknown; namespace?: unknown };
-    spec?: unknown;
-  };
-  if (o.kind !== 'GwPolicy' || typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('gw.dev/')) return [];
-  const object = `GwPolicy ${typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : 'default'}/${String(o.metadata?.name ?? '')}`;
-  const out: Problem[] = [];
-  authorizationCelProblems((o.spec ?? {}) as Record<string, unknown>, (path, message) =>
-    out.push({ source, object, path, message }),
+const GW_KINDS: readonly string[] = ['GwPolicy', 'GwBackend', 'GwModel', 'GwParameters'];
+
+/**
+ * A Gw object gets exactly the checks the controller makes before translating it (validateObject: schema,
+ * bounds, CEL rules, the checks past the schema), and a GwPolicy's extAuth expressions compiled as its
+ * status compiles them; anything else gets the schema check of its kind, if this CLI knows one.
+ */
+function manifestProblems(m: unknown, source: string): Problem[] {
+  const o = m as { kind?: unknown; metadata?: unknown; spec?: unknown };
+  const meta = o.metadata;
+  if (typeof o.kind !== 'string' || !GW_KINDS.includes(o.kind) || !meta || typeof meta !== 'object')
+    return validateManifest(m, source);
+  const kind = o.kind as Kind;
+  const problems = validateObject(kind, m as KubeObject, source);
+  if (problems.length || kind !== 'GwPolicy') return problems;
+  const extAuth = (o.spec as { traffic?: { extAuth?: Record<string, unknown> } } | undefined)?.traffic?.extAuth;
+  const object = displayName(
+    kind,
+    nameKey((meta as { namespace?: string }).namespace, (meta as { name: string }).name),
   );
-  return out;
+  return extAuth
+    ? extAuthCelProblems(extAuth).map((p) => ({
+        source,
+        object,
+        path: `spec.traffic.extAuth.${p.path}`,
+        message: p.message,
+      }))
+    : [];
 }
 
 export async function run(argv: string[]): Promise<number> {
