@@ -65,7 +65,9 @@ function manifestProblems(m: unknown, source: string): Problem[] {
   if (typeof o.kind !== 'string' || !GW_KINDS.includes(o.kind) || !meta || typeof meta !== 'object')
     return validateManifest(m, source);
   const kind = o.kind as Kind;
-  const problems = validateObject(kind, m as KubeObject, source);
+  // Named as kubectl would place it: an object without a namespace lands in `default`.
+  const placed = { ...(m as KubeObject), metadata: { namespace: 'default', ...(meta as KubeObject['metadata']) } };
+  const problems = validateObject(kind, placed, source);
   if (problems.length || kind !== 'GwPolicy') return problems;
   const extAuth = (o.spec as { traffic?: { extAuth?: Record<string, unknown> } } | undefined)?.traffic?.extAuth;
   const object = displayName(
