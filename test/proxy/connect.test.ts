@@ -13,21 +13,14 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { httpsManifests } from './https-manifests.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { trafficManifests, frontendPolicy } from './traffic-manifests.js';
 
 const ca = readFileSync(path.join(import.meta.dirname, 'tls-testdata', 'ca.crt'));
 // `openssl passwd -apr1 -salt abcdefgh secret`
 const aliceHash = '$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ/';
 const alice = `Basic ${Buffer.from('alice:secret').toString('base64')}`;
 
-const connectPolicy = (mode: string): string => `
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: connect, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
-  frontend: {connect: {mode: ${mode}}}
-`;
+const connectPolicy = (mode: string): string => frontendPolicy(`{connect: {mode: ${mode}}}`, 'connect');
 
 /** Route mode: `egress` tunnels anywhere for Basic-authenticated clients; `db.internal` to the echo server, for team db only. */
 const routeManifests = (echoPort: number): string => `${connectPolicy('Route')}---

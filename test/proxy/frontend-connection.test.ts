@@ -9,16 +9,9 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { keepaliveProbesSupported } from '../../src/proxy/http/connection-settings.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { trafficManifests, frontendPolicy } from './traffic-manifests.js';
 
-const frontend = (body: string): string => `
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: conn, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
-  frontend: ${body}
-`;
+const frontend = (body: string): string => frontendPolicy(body, 'conn');
 
 /** A raw HTTP/1.1 client on one socket: `send` writes a request and resolves its status line and headers. */
 class RawClient {

@@ -6,16 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { trafficManifests, frontendPolicy } from './traffic-manifests.js';
 
-const policy = (headerCase: string): string => `
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: conn, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
-  frontend: {http: {http1HeaderCase: ${headerCase}}}
-`;
+const policy = (headerCase: string): string => frontendPolicy(`{http: {http1HeaderCase: ${headerCase}}}`, 'conn');
 
 /** The request heads the backend received, as bytes; it answers with mixed-case header names. */
 function rawBackend(heads: string[]): Server {

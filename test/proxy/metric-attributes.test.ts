@@ -7,16 +7,9 @@ import { startOps, type OpsServers } from '../../src/proxy/ops.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { trafficManifests, frontendPolicy } from './traffic-manifests.js';
 
-const policy = (add: string): string => `
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: metrics, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
-  frontend: {metrics: {attributes: {add: ${add}}}}
-`;
+const policy = (add: string): string => frontendPolicy(`{metrics: {attributes: {add: ${add}}}}`, 'metrics');
 
 /** The samples of `metric` in exposition text, each as its label map and value. */
 function samples(text: string, metric: string): { labels: Record<string, string>; value: number }[] {

@@ -15,7 +15,7 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startUpstream, type Upstream } from './http-forward-harness.js';
 import { httpsManifests } from './https-manifests.js';
 import { translatedIr } from './translated-ir.js';
-import { trafficManifests } from './traffic-manifests.js';
+import { trafficManifests, frontendPolicy } from './traffic-manifests.js';
 
 interface Case {
   name: string;
@@ -66,14 +66,7 @@ function exchange(socket: Socket, parts: (string | Buffer)[]): Promise<string> {
   });
 }
 
-const policy = (frontend: string): string => `
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: fe, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
-  frontend: ${frontend}
-`;
+const policy = (frontend: string): string => frontendPolicy(frontend);
 const forwardedFor = (response: string): unknown =>
   (JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>)['x-forwarded-for'];
 

@@ -46,3 +46,15 @@ spec:
       static: {host: 127.0.0.1, port: ${port}, path: /mcp}
 `;
 }
+
+/** GwPolicy default/`name` setting `frontend` (YAML flow text) on every listener of Gateway web. */
+export function frontendPolicy(frontend: string, name = 'fe'): string {
+  return `
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
+  frontend: ${frontend}
+`;
+}

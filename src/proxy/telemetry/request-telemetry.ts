@@ -128,10 +128,8 @@ export class RequestTelemetry {
   call(name: string, attributes: Attributes = {}): TracedCall | undefined {
     const span = this.child(name, SpanKind.CLIENT, attributes);
     if (!span) return undefined;
-    const headers: Record<string, string> = {};
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
     return {
-      headers,
+      headers: traceHeaders(span),
       end: (outcome, failed = false) => {
         span.setAttributes(outcome);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -173,10 +171,7 @@ export class RequestTelemetry {
    */
   upstreamHeaders(): Record<string, string> | undefined {
     const span = this.mcpSpan ?? this.llmSpan ?? this.span;
-    if (!span) return undefined;
-    const headers: Record<string, string> = {};
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
-    return headers;
+    return span ? traceHeaders(span) : undefined;
   }
 
   /** The LLM call starts: a GenAI client span, named once the provider and model are known. */
@@ -236,6 +231,13 @@ function sessionRef(id: unknown): string | undefined {
 }
 
 const traceContextOf = (span: Span): Context => trace.setSpan(ROOT_CONTEXT, span);
+
+/** The W3C `traceparent` a call made within `span` carries. */
+function traceHeaders(span: Span): Record<string, string> {
+  const headers: Record<string, string> = {};
+  propagator.inject(traceContextOf(span), headers, defaultTextMapSetter);
+  return headers;
+}
 
 /** Headers that carry credentials: an access-log expression never sees them, so no line can print a token. */
 const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'mcp-session-id']);
