@@ -82,7 +82,10 @@ image: build
 	scripts/image/build.sh
 
 bench: build
-	@for f in bench/*/main.ts; do [ -e "$$f" ] || continue; echo "== $$f"; $(BIN)/tsx "$$f"; done
+	@start=$$(date +%s); for f in bench/*/main.ts; do [ -e "$$f" ] || continue; t=$$(date +%s); \
+	  echo "== $$f (load average $$(cut -d' ' -f1-3 /proc/loadavg))"; $(BIN)/tsx "$$f" || missed="$$missed $$f"; \
+	  echo "== $$f took $$(( $$(date +%s) - t )) s"; done; \
+	  echo "make bench: $$(( $$(date +%s) - start )) s in all (budget 180 s); exited non-zero (a target missed):$${missed:- none}"
 
 clean:
 	rm -rf dist .cache

@@ -2,6 +2,7 @@
 // with an access log only, and with tracing plus an access log exported over OTLP, as ratios to "off" in one
 // run. Proxy, client, upstream and OTLP sink share this process, so the same fixed work is in every figure and
 // the differences are telemetry's; rounds alternate so drift on the shared machine hits each alike.
+import { loadavg } from 'node:os';
 import { Writable } from 'node:stream';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,7 +89,11 @@ for (let round = 0; round < ROUNDS; round++)
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const off = median(samples.get('off') ?? []);
-console.log(`CPU per forwarded request (median of ${ROUNDS} rounds of ${REQUESTS}, proxy + client + upstream):`);
+console.log(
+  `CPU per forwarded request (median of ${ROUNDS} rounds of ${REQUESTS}, proxy + client + upstream; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}):`,
+);
 for (const [name, xs] of samples) {
   const m = median(xs);
   console.log(
