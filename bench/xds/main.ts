@@ -5,6 +5,7 @@
 //   BENCH_XDS_CLIENTS=100,1000   the scenarios (each `clients` or `clients:changes`)
 //   BENCH_BASELINE=/path/to/tree  also run that tree's compiled server (dist/xds) in each scenario, first
 //   BENCH_XDS_WORKERS=N           client threads (default one per 500 proxies)
+//   BENCH_XDS_CLIENT=grpc         the real xDS client (src/xds/client.ts) instead of the raw one (raw-client.ts)
 //   BENCH_PROF=DIR                a CPU profile of the server thread during the changes, one file per run
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -25,6 +26,8 @@ const SCENARIOS = (process.env.BENCH_XDS_CLIENTS ?? '100:50,1000:30').split(',')
   const [clients, changes] = s.split(':').map(Number);
   return { clients: clients!, changes: changes ?? 30 };
 });
+
+const CLIENT = process.env.BENCH_XDS_CLIENT === 'grpc' ? 'grpc' : 'raw';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -96,7 +99,7 @@ async function startClients(port: number, clients: number) {
   for (let t = 0; t < threads; t++) {
     const first = Math.floor((t * clients) / threads);
     const count = Math.floor(((t + 1) * clients) / threads) - first;
-    workers.push(new Worker(bootstrap, { eval: true, workerData: { port, first, count } }));
+    workers.push(new Worker(bootstrap, { eval: true, workerData: { port, first, count, kind: CLIENT } }));
   }
   const ask = <T>(w: Worker, key: string, send?: object) =>
     new Promise<T>((resolve, reject) => {
@@ -196,7 +199,7 @@ async function builds(): Promise<Build[]> {
 
 async function main(): Promise<number> {
   console.log(
-    `xds fan-out: ${RESOURCES} resources of ${BODY_BYTES} B per gateway, single-resource changes (10 ms debounce included); CPU from /proc/thread-self (10 ms ticks)`,
+    `xds fan-out: ${RESOURCES} resources of ${BODY_BYTES} B per gateway, single-resource changes (10 ms debounce included); simulated proxies: ${CLIENT === 'raw' ? 'raw HTTP/2 gRPC streams (bench/xds/raw-client.ts)' : 'the real xDS client'}; CPU from /proc/thread-self (10 ms ticks)`,
   );
   const list = await builds();
   for (const { clients, changes } of SCENARIOS) {
