@@ -76,7 +76,14 @@ export function encodeShared(
 
 /** What grpc-js writes for one response: the shared bytes with this stream's nonce between them. */
 export function serializeResponse(resp: EncodedResponse): Buffer {
-  return Buffer.concat([resp.head, stringField(3, resp.nonce), resp.tail]);
+  const { head, tail, nonce } = resp;
+  const nonceBytes = Buffer.byteLength(nonce, 'utf8');
+  const out = Buffer.allocUnsafe(head.length + 1 + varintLength(nonceBytes) + nonceBytes + tail.length);
+  let at = head.copy(out, 0);
+  at = writeVarint(out, writeVarint(out, at, (3 << 3) | 2), nonceBytes);
+  at += out.write(nonce, at, 'utf8');
+  tail.copy(out, at);
+  return out;
 }
 
 /** The service definition with a response serializer that takes EncodedResponse (and still plain objects). */
