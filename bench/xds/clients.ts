@@ -1,22 +1,40 @@
-// Worker half of the xDS benchmark: the lightweight proxies, on their own thread so the main thread's
-// CPU and heap are the server's alone.
+// Worker half of the xDS benchmark: a share of the simulated proxies (raw-client.ts, or with
+// kind "grpc" the real xDS client of src/xds/client.ts), on their own thread so the main thread's CPU
+// and heap are the server's. Reports its own thread's CPU so the bench can say what the proxies cost.
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { createXdsClient, type XdsClient } from '../../src/xds/client.js';
+import { createXdsClient } from '../../src/xds/client.js';
+import { createRawClient } from './raw-client.js';
 
-const { port, count } = workerData as { port: number; count: number };
+const { port, first, count, kind } = workerData as { port: number; first: number; count: number; kind: string };
+
+/** CPU ms of this thread (utime + stime of /proc/thread-self/stat, Linux); NaN elsewhere. */
+function threadCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 const log = pino({ level: 'silent' });
-const clients: XdsClient[] = [];
+const clients: Array<{ readonly ready: boolean; close(): void }> = [];
 const heapBefore = process.memoryUsage().heapUsed;
-for (let i = 0; i < count; i++) {
+for (let i = first; i < first + count; i++) {
+  const pod = `proxy-${i}`;
   clients.push(
-    createXdsClient({
-      address: `127.0.0.1:${port}`,
-      gateway: 'bench/gw',
-      podName: `proxy-${i}`,
-      log,
-      apply: () => ({ errors: [] }),
-    }),
+    kind === 'grpc'
+      ? createXdsClient({
+          address: `127.0.0.1:${port}`,
+          gateway: 'bench/gw',
+          podName: pod,
+          log,
+          apply: () => ({ errors: [] }),
+        })
+      : createRawClient(port, pod),
   );
 }
 const poll = setInterval(() => {
@@ -24,7 +42,8 @@ const poll = setInterval(() => {
   clearInterval(poll);
   parentPort!.postMessage({ ready: true, heapDelta: process.memoryUsage().heapUsed - heapBefore });
 }, 5);
-parentPort!.on('message', (msg: { close?: boolean }) => {
+parentPort!.on('message', (msg: { close?: boolean; cpu?: boolean }) => {
+  if (msg.cpu) parentPort!.postMessage({ cpuMs: threadCpuMs() });
   if (!msg.close) return;
   for (const c of clients) c.close();
   parentPort!.postMessage({ closed: true });

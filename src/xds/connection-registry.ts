@@ -7,7 +7,7 @@ import { ProxyConnection, type ReplyOutcome } from './connection.js';
 import { createDebouncer } from './debounce.js';
 import type { XdsMetrics } from './metrics.js';
 import type { ResourceError } from './protocol.js';
-import { versionSnapshot, type VersionedSnapshot, type XdsResource } from './snapshot.js';
+import { linkSnapshots, versionSnapshot, type VersionedSnapshot, type XdsResource } from './snapshot.js';
 import type { XdsCall } from './stream.js';
 import type { BackoffOptions } from './backoff.js';
 
@@ -109,6 +109,8 @@ interface SnapshotCache {
 /** Versions each gateway's snapshot once per change and calls `changed` per gateway, debounced. */
 function watchSnapshots(opts: RegistryOptions, log: Logger, changed: (gateway: string) => void): SnapshotCache {
   const snapshots = new Map<string, VersionedSnapshot | null>();
+  /** The last snapshot built per gateway, kept while the gateway has none (deleted) too. */
+  const latest = new Map<string, VersionedSnapshot>();
   const debouncer = createDebouncer<string>({
     quietMs: opts.debounceMs ?? 10,
     maxMs: opts.maxDelayMs ?? 1000,
@@ -135,11 +137,19 @@ function watchSnapshots(opts: RegistryOptions, log: Logger, changed: (gateway: s
       if (s === undefined) {
         const resources = opts.source.get(gateway);
         s = resources ? versionSnapshot(resources) : null;
+        const prev = latest.get(gateway);
+        // Unchanged content keeps its object, so proxies holding it are sent nothing; a change carries
+        // its delta from the previous one, diffed and encoded once for every proxy that held that.
+        if (s && prev) s = prev.systemVersion === s.systemVersion ? prev : linkSnapshots(prev, s);
         snapshots.set(gateway, s);
+        if (s) latest.set(gateway, s);
       }
       return s;
     },
-    forget: (gateway) => snapshots.delete(gateway),
+    forget: (gateway) => {
+      snapshots.delete(gateway);
+      latest.delete(gateway);
+    },
     close() {
       unsubscribe();
       debouncer.cancel();

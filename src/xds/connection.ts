@@ -8,6 +8,7 @@ import { backoffDelay, type BackoffOptions } from './backoff.js';
 import type { XdsMetrics } from './metrics.js';
 import type { DeltaRequest, DeltaResponse, ResourceError } from './protocol.js';
 import { diffSnapshot, type VersionedSnapshot } from './snapshot.js';
+import { EncodedResponse, encodeShared } from './wire.js';
 
 const MAX_INFLIGHT = 64;
 const MAX_NACK_ERRORS = 100;
@@ -41,8 +42,13 @@ export interface ConnectionDeps {
 }
 
 export class ProxyConnection {
-  /** {name → version} the proxy holds or has been sent; UNKNOWN_VERSION for a rejected one. */
-  private readonly sent: Map<string, string>;
+  /**
+   * What the proxy holds or has been sent: after every push exactly the snapshot pushed (`base`, shared
+   * with every proxy of the gateway), else a map of its own ({name → version}, UNKNOWN_VERSION for a
+   * rejected one) until the next push: the versions announced on subscribe, or after a NACK.
+   */
+  private base: VersionedSnapshot | null = null;
+  private own: Map<string, string> | null;
   private readonly inflight = new Map<string, { at: number; names: string[]; systemVersion: string }>();
   /** Rejected resource → the proxy's message, until it applies or drops that resource. */
   readonly rejected = new Map<string, string>();
@@ -60,35 +66,46 @@ export class ProxyConnection {
     held: Record<string, string>,
     private readonly deps: ConnectionDeps,
   ) {
-    this.sent = new Map(Object.entries(held));
+    this.own = new Map(Object.entries(held));
   }
 
   /** Sends what the proxy lacks of the gateway's snapshot (the first response even when empty). */
   push(): void {
     const snap = this.deps.snapshot();
-    if (!snap) return;
-    const diff = diffSnapshot(this.sent, snap);
-    if (this.initialized && diff.upserts.length === 0 && diff.removes.length === 0) return;
+    if (!snap || (this.initialized && this.base === snap)) return;
+    // The common case: the proxy holds the previous snapshot, so the gateway's shared delta is its diff.
+    const shared = this.base !== null && snap.delta?.from === this.base ? snap.delta : undefined;
+    const diff = shared ? shared.diff : diffSnapshot(this.own ?? this.base!.versions, snap);
+    const empty = diff.upserts.length === 0 && diff.removes.length === 0;
+    const first = !this.initialized;
     this.initialized = true;
-    for (const r of diff.upserts) this.sent.set(r.name, r.version);
-    for (const n of diff.removes) this.sent.delete(n);
+    this.base = snap;
+    this.own = null;
+    if (empty && !first) return;
     const nonce = `${this.id}.${++this.seq}`;
     // A proxy that never answers must not grow this map without bound; its oldest nonces are forgotten.
     if (this.inflight.size >= MAX_INFLIGHT) this.inflight.delete(this.inflight.keys().next().value!);
-    const names = [...diff.upserts.map((r) => r.name), ...diff.removes];
+    const names = shared ? shared.names : [...diff.upserts.map((r) => r.name), ...diff.removes];
     this.inflight.set(nonce, { at: performance.now(), names, systemVersion: snap.systemVersion });
-    const response: DeltaResponse = {
-      resources: diff.upserts,
-      removedResources: diff.removes,
-      nonce,
-      systemVersionInfo: snap.systemVersion,
-    };
-    this.call.write(response);
+    const encoded = shared
+      ? (shared.encoded ??= encodeShared(diff.upserts, diff.removes, snap.systemVersion))
+      : encodeShared(diff.upserts, diff.removes, snap.systemVersion);
+    // The serializer (src/xds/wire.ts) takes the pre-encoded form; the call's type names the decoded one.
+    this.call.write(new EncodedResponse(encoded.head, encoded.tail, nonce) as unknown as DeltaResponse);
     this.deps.metrics.pushes.inc();
     this.deps.log.debug(
       { gateway: this.gateway, pod: this.pod, nonce, upserts: diff.upserts.length, removes: diff.removes.length },
       'xds push',
     );
+  }
+
+  /** The proxy's own copy of what it was sent, made on first write. */
+  private ownSent(): Map<string, string> {
+    if (!this.own) {
+      this.own = new Map(this.base!.versions);
+      this.base = null;
+    }
+    return this.own;
   }
 
   /** Books an ACK or NACK; undefined for a nonce this connection did not send (or forgot). */
@@ -98,21 +115,25 @@ export class ProxyConnection {
     if (!sent) return undefined;
     this.inflight.delete(nonce);
     this.deps.metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
-    const errors = (req.errors ?? [])
-      .slice(0, MAX_NACK_ERRORS)
-      .map((e) => ({ name: clip(e.name), message: clip(e.message) }));
-    const failed = new Set(errors.map((e) => e.name));
+    const errors =
+      req.errors && req.errors.length > 0
+        ? req.errors.slice(0, MAX_NACK_ERRORS).map((e) => ({ name: clip(e.name), message: clip(e.message) }))
+        : [];
     const resolved: string[] = [];
-    for (const name of sent.names) {
-      if (!failed.has(name) && this.rejected.delete(name)) resolved.push(name);
+    // Most ACKs resolve nothing: skip the walk over the sent names when nothing is rejected.
+    if (this.rejected.size > 0) {
+      const failed = new Set(errors.map((e) => e.name));
+      for (const name of sent.names) {
+        if (!failed.has(name) && this.rejected.delete(name)) resolved.push(name);
+      }
     }
     for (const e of errors) {
       this.rejected.set(e.name, e.message);
       // Sent again on the next push: the proxy kept its previous version (or none) of it.
-      if (this.sent.has(e.name)) this.sent.set(e.name, UNKNOWN_VERSION);
+      if ((this.own ?? this.base!.versions).has(e.name)) this.ownSent().set(e.name, UNKNOWN_VERSION);
     }
     this.scheduleResend(errors.length > 0);
-    return { ...(errors.length === 0 ? { ackedVersion: sent.systemVersion } : {}), errors, resolved };
+    return errors.length === 0 ? { ackedVersion: sent.systemVersion, errors, resolved } : { errors, resolved };
   }
 
   /** Sent again after a backoff even when nothing changes, in case the proxy's own state was the cause. */

@@ -14,6 +14,7 @@ import { xdsServiceDefinition, type ResourceError } from './protocol.js';
 import { createServingCerts, type ServingCerts } from './serving-cert.js';
 import type { XdsResource } from './snapshot.js';
 import { handleStream, type ProxyIdentity, type XdsCall } from './stream.js';
+import { withSharedEncoding } from './wire.js';
 
 export type { XdsMode } from './listener.js';
 export type { XdsResource } from './snapshot.js';
@@ -119,8 +120,15 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
       detach: connections.detach,
       replied: connections.replied,
     });
-  const server = new grpc.Server({ 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000 });
-  server.addService(xdsServiceDefinition(), { DeltaResources: handle } as grpc.UntypedServiceImplementation);
+  const server = new grpc.Server({
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    // Nothing reads channelz here; on, grpc-js books every message of every stream (a Date.now() each).
+    'grpc.enable_channelz': 0,
+  });
+  server.addService(withSharedEncoding(xdsServiceDefinition()), {
+    DeltaResources: handle,
+  } as grpc.UntypedServiceImplementation);
   let listening: { certs: ServingCerts | undefined; front: FrontListener };
   try {
     listening = await listen(server, opts, mode, log);

@@ -68,21 +68,41 @@ export function handleStream(call: XdsCall, deps: StreamDeps): void {
     if (!target || done) return;
     conn = deps.attach(call, target.gateway, target.pod, req.initialResourceVersions ?? {});
   };
+  const onRequest = (req: DeltaRequest): Promise<void> | void => {
+    if (done) return;
+    if (!conn) return subscribe(req);
+    const outcome = conn.reply(req);
+    if (outcome) deps.replied(conn, outcome);
+    else log.debug({ gateway: conn.gateway, pod: conn.pod }, 'xds reply for an unknown nonce ignored');
+  };
+  const failed = (err: unknown) => {
+    log.error({ err, peer }, 'xds stream failed');
+    if (!done) call.emit('error', { code: grpc.status.INTERNAL, details: 'internal error in the control plane' });
+    finish();
+  };
+  // Requests are handled in order; the subscribe is async, so requests wait behind it in a chain.
   let chain = Promise.resolve();
+  let queued = 0;
   call.on('data', (req: DeltaRequest) => {
-    chain = chain
-      .then(() => {
-        if (done) return;
-        if (!conn) return subscribe(req);
-        const outcome = conn.reply(req);
-        if (outcome) deps.replied(conn, outcome);
-        else log.debug({ gateway: conn.gateway, pod: conn.pod }, 'xds reply for an unknown nonce ignored');
-      })
-      .catch((err: unknown) => {
-        log.error({ err, peer }, 'xds stream failed');
-        if (!done) call.emit('error', { code: grpc.status.INTERNAL, details: 'internal error in the control plane' });
-        finish();
-      });
+    // Subscribed and nothing queued (every ACK after the first push): booked at once, no promise per ACK.
+    if (conn && queued === 0) {
+      try {
+        onRequest(req);
+      } catch (err) {
+        failed(err);
+      }
+      return;
+    }
+    queued++;
+    chain = chain.then(async () => {
+      try {
+        await onRequest(req);
+      } catch (err) {
+        failed(err);
+      } finally {
+        queued--;
+      }
+    });
   });
   call.on('end', () => {
     finish();

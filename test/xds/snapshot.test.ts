@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resourceVersion, snapshotVersion } from '../../src/xds/protocol.js';
-import { diffSnapshot, versionSnapshot } from '../../src/xds/snapshot.js';
+import { diffSnapshot, linkSnapshots, versionSnapshot } from '../../src/xds/snapshot.js';
 
 const r = (text: string) => ({ type: 't', body: Buffer.from(text) });
 
@@ -48,5 +48,43 @@ describe('snapshot versions and differences', () => {
   it('finds nothing to send when the held versions match', () => {
     const snap = versionSnapshot(new Map([['a', r('1')]]));
     expect(diffSnapshot(snap.versions, snap)).toEqual({ upserts: [], removes: [] });
+  });
+
+  it('shares the wire form of an unchanged body across snapshots', () => {
+    const same = r('1');
+    const a = versionSnapshot(new Map([['x', same]]));
+    const b = versionSnapshot(
+      new Map([
+        ['x', same],
+        ['y', r('2')],
+      ]),
+    );
+    expect(b.resources.get('x')).toBe(a.resources.get('x'));
+    // The same body under another name is its own resource.
+    expect(versionSnapshot(new Map([['z', same]])).resources.get('z')!.name).toBe('z');
+  });
+
+  it('links a snapshot to the previous one by their difference, keeping only the latest link', () => {
+    const a = versionSnapshot(
+      new Map([
+        ['x', r('1')],
+        ['y', r('2')],
+      ]),
+    );
+    const b = linkSnapshots(
+      a,
+      versionSnapshot(
+        new Map([
+          ['x', r('1')],
+          ['z', r('3')],
+        ]),
+      ),
+    );
+    expect(b.delta!.from).toBe(a);
+    expect(b.delta!.names).toEqual(['z', 'y']);
+    expect(b.delta!.diff).toEqual(diffSnapshot(a.versions, b));
+    const c = linkSnapshots(b, versionSnapshot(new Map([['x', r('4')]])));
+    expect(b.delta).toBeUndefined();
+    expect(c.delta!.from).toBe(b);
   });
 });
