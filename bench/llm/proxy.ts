@@ -1,7 +1,8 @@
 // Bench proxy: the compiled proxy runtime in its own process serving two LLM routes to the fake upstream
 // (argv[2], its port): `/plain` (an ai backend, no guards) and `/guarded` (the same with regex prompt
 // guards: the Ssn and CreditCard builtins masked in requests, Email in responses). The IR comes from the
-// real translator. Prints its base URL; exits when its stdin closes.
+// real translator. argv[3], when given, is another checkout whose built runtime to serve (the A/B baseline).
+// Prints its base URL; exits when its stdin closes.
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
@@ -10,7 +11,7 @@ import { GATEWAY_WEB, translatedIr } from '../../test/proxy/translated-ir.js';
 
 const port = Number(process.argv[2]);
 // The compiled runtime, as `gw proxy` runs it (tsx's transform would count against the hot path).
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = process.argv[3] ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const mod = (await import(pathToFileURL(path.join(root, 'dist/proxy/runtime.js')).href)) as {
   ProxyRuntime: typeof Runtime;
 };
