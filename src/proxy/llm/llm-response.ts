@@ -103,11 +103,24 @@ function openAiUsage(u: unknown): Usage | undefined {
 }
 
 function parseJson(buf: Buffer): unknown {
+  return parseText(buf.toString('utf8'));
+}
+
+function parseText(text: string): unknown {
   try {
-    return JSON.parse(buf.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+}
+
+// A `"usage"` key whose value is not null (OpenAI sends `"usage":null` on every chunk but the last when
+// usage is asked for); `\u` escapes could spell the key otherwise, so such data is parsed too.
+const USAGE_KEY = /"usage"\s*:\s*(?!\s|null\b)|\\u/;
+
+/** False when a passed-through SSE event's data cannot carry a usage object: it is then not parsed at all. */
+export function mayCarryUsage(data: string): boolean {
+  return USAGE_KEY.test(data);
 }
 
 /** A provider's error answer, passed on with its status; Anthropic's and Bedrock's error shapes become OpenAI's. */
@@ -217,8 +230,8 @@ export async function relayStream(
         pending += conv.event(e.event ?? '', e.data);
         return;
       }
-      if (e.data === '[DONE]') return;
-      const u = (parseJson(Buffer.from(e.data)) as { usage?: unknown } | undefined)?.usage;
+      if (e.data === '[DONE]' || !mayCarryUsage(e.data)) return;
+      const u = (parseText(e.data) as { usage?: unknown } | undefined)?.usage;
       if (u) usage = openAiUsage(u);
     },
   });
