@@ -321,9 +321,17 @@ export class LlmForwarder {
   ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
     if (candidates.length === 0) return this.noneHealthy(res, route);
-    const headers = guardHeaders(req);
+    let headers: Record<string, string> | undefined;
     const guardCtx: GuardRequestContext = {
-      request: { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '', headers },
+      request: {
+        method: req.method ?? 'POST',
+        path: splitTarget(req.url).path,
+        host: req.headers.host ?? '',
+        // Copied only when a guard reads them (most routes have none).
+        get headers() {
+          return (headers ??= guardHeaders(req));
+        },
+      },
       ...(client.claims ? { jwt: client.claims } : {}),
       llmRequest: body,
     };
@@ -433,13 +441,13 @@ export class LlmForwarder {
       path: e.chatPath ? e.chatPath(model, stream) : e.path,
       body: payload,
       errorFormat: e.format,
-      headers: {
-        ...headers,
+      // `headers` is this call's own object (built per provider): set in place rather than copied.
+      headers: Object.assign(headers, {
         'content-type': 'application/json',
         accept: stream ? streamType : 'application/json',
         'accept-encoding': 'identity',
         'content-length': String(Buffer.byteLength(payload)),
-      },
+      }),
       answer: async (res, up) => {
         const contentType = String(up.headers['content-type'] ?? '');
         if (up.statusCode >= 400) {
@@ -465,7 +473,7 @@ export class LlmForwarder {
             }
           : this.usage;
         const answer: Answer = {
-          id: `chatcmpl-${randomUUID()}`,
+          id: e.format === 'bedrock' ? `chatcmpl-${randomUUID()}` : '',
           provider: p.metricsProvider ?? p.name,
           model,
           format: e.format,
@@ -495,15 +503,17 @@ export class LlmForwarder {
     call: Call,
     signal: AbortSignal,
   ): Promise<'done' | Failure> {
-    const attempt = new AbortController();
-    const onAbort = (): void => attempt.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
     const tryMs = route.tryDeadlineMs || p.requestTimeoutMs;
-    const timer = tryMs > 0 ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
+    // A try with its own deadline gets its own signal; otherwise the request's (the same reasons reach it).
+    const attempt = tryMs > 0 ? new AbortController() : undefined;
+    const onAbort = (): void => attempt?.abort(signal.reason);
+    if (attempt && signal.aborted) onAbort();
+    else if (attempt) signal.addEventListener('abort', onAbort, { once: true });
+    const timer = attempt ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
+    const trySignal = attempt?.signal ?? signal;
     let started = false;
     try {
-      const up = await this.send(res, route, p, call, attempt.signal);
+      const up = await this.send(res, route, p, call, trySignal);
       if (!('statusCode' in up)) return up;
       this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
       if (up.statusCode >= 500 || up.statusCode === 429) return await this.failedStatus(route, p, call, up);
@@ -513,10 +523,10 @@ export class LlmForwarder {
       return 'done';
     } catch (err) {
       if (started || res.headersSent) return this.brokeOff(res, route, p, signal, err);
-      return this.unreachable(route, p, call, signal, attempt.signal, err);
+      return this.unreachable(route, p, call, signal, trySignal, err);
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (attempt) signal.removeEventListener('abort', onAbort);
     }
   }
 
