@@ -40,9 +40,10 @@ async function startChild(file: string, args: string[] = []): Promise<{ proc: Ch
   return { proc, url: String(first.value).trim() };
 }
 
-function cpuSeconds(child: ChildProcess): number {
+/** User and system CPU seconds of a child so far. */
+function cpuSeconds(child: ChildProcess): [number, number] {
   const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return [Number(fields[11]) / 100, Number(fields[12]) / 100];
 }
 
 const agent = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -123,32 +124,38 @@ async function main(): Promise<void> {
     `chat completions, ${concurrency} concurrent, ${seconds}s per path in ${slices} alternating slices; streamed: ${chunks} chunks + usage + [DONE]`,
   );
   const samples = paths.map(() => [] as Sample[]);
-  const cpu = paths.map(() => 0);
+  // The proxy's CPU on proxied paths, the upstream's on direct ones (what a bare node:http server costs).
+  const cpu = paths.map(() => [0, 0]);
   for (let s = 0; s < slices; s++) {
     for (const [k, p] of paths.entries()) {
-      const before = p.proxy ? cpuSeconds(p.proxy) : 0;
+      const proc = p.proxy ?? up.proc;
+      const before = cpuSeconds(proc);
       samples[k]!.push(await closedLoop(p.url, seconds / slices, p.stream));
-      cpu[k]! += p.proxy ? cpuSeconds(p.proxy) - before : 0;
+      const after = cpuSeconds(proc);
+      cpu[k]![0]! += after[0] - before[0];
+      cpu[k]![1]! += after[1] - before[1];
     }
   }
   if (only)
     for (const [k, p] of paths.entries())
       console.log(
-        `  ${p.name}: ${p.proxy ? `proxy cpu ${((cpu[k]! * 1000) / summarize(samples[k]!).n).toFixed(3)} ms/call` : ''}`,
+        `  ${p.name}: cpu ${(((cpu[k]![0]! + cpu[k]![1]!) * 1000) / summarize(samples[k]!).n).toFixed(3)} ms/call`,
       );
   else report(paths, samples.map(summarize), cpu);
   console.log(`load average after: ${load()}`);
 }
 
-function report(paths: Path[], res: ReturnType<typeof summarize>[], cpu: number[]): void {
+function report(paths: Path[], res: ReturnType<typeof summarize>[], cpu: number[][]): void {
   const ms = (n: number): string => n.toFixed(2).padStart(6);
   const perCall = (name: string): number => {
     const k = paths.findIndex((p) => p.name === name);
-    return (cpu[k]! * 1000) / res[k]!.n;
+    return ((cpu[k]![0]! + cpu[k]![1]!) * 1000) / res[k]!.n;
   };
   const rps = (name: string): number => res[paths.findIndex((p) => p.name === name)]!.rps;
   for (const [k, r] of res.entries()) {
-    const own = paths[k]!.proxy ? `  proxy cpu ${perCall(paths[k]!.name).toFixed(3)} ms/call` : '';
+    const sys = (cpu[k]![1]! / (cpu[k]![0]! + cpu[k]![1]!)) * 100;
+    const who = paths[k]!.proxy ? 'proxy' : 'upstream';
+    const own = `  ${who} cpu ${perCall(paths[k]!.name).toFixed(3)} ms/call (${sys.toFixed(0)}% sys)`;
     console.log(
       `  ${paths[k]!.name.padEnd(15)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})${own}`,
     );

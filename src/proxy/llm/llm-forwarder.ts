@@ -321,20 +321,7 @@ export class LlmForwarder {
   ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
     if (candidates.length === 0) return this.noneHealthy(res, route);
-    let headers: Record<string, string> | undefined;
-    const guardCtx: GuardRequestContext = {
-      request: {
-        method: req.method ?? 'POST',
-        path: splitTarget(req.url).path,
-        host: req.headers.host ?? '',
-        // Copied only when a guard reads them (most routes have none).
-        get headers() {
-          return (headers ??= guardHeaders(req));
-        },
-      },
-      ...(client.claims ? { jwt: client.claims } : {}),
-      llmRequest: body,
-    };
+    const guardCtx = guardContext(req, client, body);
     const tel = telemetryOf(res);
     if (tel) guardCtx.traceCall = (name) => tel.call(name);
     // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
@@ -531,13 +518,30 @@ export class LlmForwarder {
   }
 
   /** The call to the provider, with its cloud credential (signed) and the request's trace context. */
-  private async send(
+  private send(
     res: ServerResponse,
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
     signal: AbortSignal,
   ): Promise<Dispatcher.ResponseData | Failure> {
+    const kind = p.edge?.credential?.kind;
+    // Keys and passthrough tokens are already in the call's headers: no cloud step (and no await) for them.
+    if (kind !== 'aws' && kind !== 'azure' && kind !== 'gcp') return this.request(res, route, p, call, signal);
+    return this.cloudHeaders(route, p, call).then<Dispatcher.ResponseData | Failure>(
+      (cloud): Failure | Promise<Dispatcher.ResponseData> =>
+        cloud instanceof CloudAuthFailure
+          ? { kind: 'credential', provider: p, code: cloud.code, message: cloud.message }
+          : this.request(res, route, p, call, signal, cloud),
+    );
+  }
+
+  /** The cloud credential's headers (a SigV4 signature, a bearer token), or why there are none. */
+  private async cloudHeaders(
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+  ): Promise<Record<string, string> | CloudAuthFailure | undefined> {
     const e = p.endpoint;
     const https = e.tls !== undefined;
     const authority = e.port === (https ? 443 : 80) ? hostHeader(e.host) : `${hostHeader(e.host)}:${e.port}`;
@@ -549,20 +553,32 @@ export class LlmForwarder {
       body: call.body,
     };
     const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
-    if (cloud instanceof CloudAuthFailure) {
+    if (cloud instanceof CloudAuthFailure)
       this.opts.log.warn(
         { route: route.name, provider: p.name, reason: cloud.message },
         'LLM provider credential unavailable; trying the next one',
       );
-      return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
-    }
+    return cloud;
+  }
+
+  private request(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    signal: AbortSignal,
+    cloud?: Record<string, string>,
+  ): Promise<Dispatcher.ResponseData> {
+    const e = p.endpoint;
     const trace = telemetryOf(res)?.upstreamHeaders();
+    // The call's headers are its own (built per provider): completed in place rather than copied.
+    const headers = Object.assign(signedOnly(call.headers, p), cloud, trace);
     return this.dispatcherOf(route, p).request({
-      origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`,
+      origin: `${e.tls !== undefined ? 'https' : 'http'}://${e.host}:${e.port}`,
       path: call.path,
       method: call.method as Dispatcher.HttpMethod,
       signal,
-      headers: { ...signedOnly(call.headers, p), ...cloud, ...trace },
+      headers,
       body: call.body,
     });
   }
@@ -651,6 +667,23 @@ export class LlmForwarder {
       sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
     else sendError(res, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
   }
+}
+
+/** What prompt guards may read about the request; its headers are copied only when a guard reads them (most routes have none). */
+function guardContext(req: IncomingMessage, client: LlmClient, body: ChatBody): GuardRequestContext {
+  let headers: Record<string, string> | undefined;
+  return {
+    request: {
+      method: req.method ?? 'POST',
+      path: splitTarget(req.url).path,
+      host: req.headers.host ?? '',
+      get headers() {
+        return (headers ??= guardHeaders(req));
+      },
+    },
+    ...(client.claims ? { jwt: client.claims } : {}),
+    llmRequest: body,
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
