@@ -21,6 +21,8 @@ const slices = Number(process.env.BENCH_SLICES ?? 6);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const chunks = Number(process.env.BENCH_CHUNKS ?? 100);
 const baseline = process.env.BENCH_BASELINE;
+// BENCH_FLOOR=1 adds a path through floor.ts (bare node:http + undici, no proxy logic): what Node itself costs.
+const floor = process.env.BENCH_FLOOR === '1';
 // Only these paths (comma-separated names), e.g. BENCH_ONLY=streamed to profile one path alone.
 const only = process.env.BENCH_ONLY?.split(',');
 const children: ChildProcess[] = [];
@@ -114,6 +116,10 @@ async function main(): Promise<void> {
     ...proxyPaths('', proxy.proc, proxy.url),
   ];
   if (only) paths.splice(0, paths.length, ...paths.filter((p) => only.includes(p.name)));
+  if (floor) {
+    const f = await startChild('floor.ts', [port]);
+    paths.push({ name: 'floor', url: `${f.url}/v1/chat/completions`, stream: false, proxy: f.proc });
+  }
   if (baseline) {
     const base = await startChild('proxy.ts', [port, path.resolve(baseline)]);
     paths.push(...proxyPaths('base ', base.proc, base.url));
@@ -154,7 +160,7 @@ function report(paths: Path[], res: ReturnType<typeof summarize>[], cpu: number[
   const rps = (name: string): number => res[paths.findIndex((p) => p.name === name)]!.rps;
   for (const [k, r] of res.entries()) {
     const sys = (cpu[k]![1]! / (cpu[k]![0]! + cpu[k]![1]!)) * 100;
-    const who = paths[k]!.proxy ? 'proxy' : 'upstream';
+    const who = paths[k]!.name === 'floor' ? 'floor' : paths[k]!.proxy ? 'proxy' : 'upstream';
     const own = `  ${who} cpu ${perCall(paths[k]!.name).toFixed(3)} ms/call (${sys.toFixed(0)}% sys)`;
     console.log(
       `  ${paths[k]!.name.padEnd(15)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})${own}`,
@@ -166,6 +172,10 @@ function report(paths: Path[], res: ReturnType<typeof summarize>[], cpu: number[
       `  ${(tag || 'this ').padEnd(5)} proxied ${((rps(`${tag}proxied`) / rps('direct')) * 100).toFixed(1)}% of direct; guarded ${((rps(`${tag}guarded`) / rps(`${tag}proxied`)) * 100).toFixed(1)}% of proxied; streamed ${((rps(`${tag}streamed`) / rps('streamed direct')) * 100).toFixed(1)}% of direct; proxy cpu per streamed event ${perEvent.toFixed(2)} us`,
     );
   }
+  if (floor)
+    console.log(
+      `  floor proxied ${((rps('floor') / rps('direct')) * 100).toFixed(1)}% of direct; proxy cpu per call / floor's ${(perCall('proxied') / perCall('floor')).toFixed(2)}`,
+    );
   if (baseline)
     for (const n of ['proxied', 'guarded', 'streamed'])
       console.log(`  cpu per call ${n.padEnd(8)} this / base ${(perCall(n) / perCall(`base ${n}`)).toFixed(2)}`);
