@@ -32,3 +32,5 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
 });
 server.listen(0, '127.0.0.1', () => console.log(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
 process.stdin.on('end', () => process.exit(0)).resume();
+// Exit normally on SIGTERM so `--cpu-prof` (BENCH_PROF=floor.ts) can write its profile.
+process.once('SIGTERM', () => process.exit(0));

@@ -78,19 +78,37 @@ export class LlmUsage implements UsageSink {
   }
 }
 
-/** The whole body, or 'too_large' past `limit` bytes (the rest is discarded). */
-export async function readBounded(body: Readable, limit: number): Promise<Buffer | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body) {
-    size += (c as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      return 'too_large';
-    }
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The whole body, or 'too_large' past `limit` bytes (the rest is discarded). Read with `data` events, not
+ * `for await`: the async iterator, its promise per chunk and its end-of-stream watcher were about 9% of
+ * the proxy's allocations per buffered call. Rejects as `for await` would: with the stream's error, or
+ * ERR_STREAM_PREMATURE_CLOSE when it closes before its end.
+ */
+export function readBounded(body: Readable, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    if (body.destroyed) return reject(body.errored ?? prematureClose());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        body.destroy();
+        resolve('too_large');
+        return;
+      }
+      chunks.push(c);
+    });
+    // Whichever comes first settles the promise; the later ones are no-ops.
+    body.once('end', () => resolve(Buffer.concat(chunks)));
+    body.once('error', reject);
+    body.once('close', () => {
+      if (!body.readableEnded) reject(prematureClose());
+    });
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function openAiUsage(u: unknown): Usage | undefined {
