@@ -191,7 +191,8 @@ export class LlmForwarder {
     const onClose = (): void => {
       if (!res.writableFinished) abort.abort(new ClientGone());
     };
-    res.once('close', onClose);
+    // `on`, not `once` (no wrapper per request): removed below either way, and a second abort is a no-op.
+    res.on('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
     try {
       if (chat) await this.serve(req, res, route, client, body, abort.signal);

@@ -98,10 +98,10 @@ export function readBounded(body: Readable, limit: number): Promise<Buffer | 'to
       }
       chunks.push(c);
     });
-    // Whichever comes first settles the promise; the later ones are no-ops.
-    body.once('end', () => resolve(Buffer.concat(chunks)));
-    body.once('error', reject);
-    body.once('close', () => {
+    // Whichever comes first settles the promise; the later ones are no-ops (`on`, not `once`: no wrapper per listener).
+    body.on('end', () => resolve(Buffer.concat(chunks)));
+    body.on('error', reject);
+    body.on('close', () => {
       if (!body.readableEnded) reject(prematureClose());
     });
   });
