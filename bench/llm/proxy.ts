@@ -1,16 +1,18 @@
 // Bench proxy: the compiled proxy runtime in its own process serving two LLM routes to the fake upstream
 // (argv[2], its port): `/plain` (an ai backend, no guards) and `/guarded` (the same with regex prompt
 // guards: the Ssn and CreditCard builtins masked in requests, Email in responses). The IR comes from the
-// real translator. Prints its base URL; exits when its stdin closes.
+// real translator. argv[3], when given, is another checkout whose built runtime to serve (the A/B baseline).
+// Prints its base URL; exits when its stdin closes.
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import type { ProxyRuntime as Runtime } from '../../src/proxy/runtime.js';
 import { GATEWAY_WEB, translatedIr } from '../../test/proxy/translated-ir.js';
+import { startAllocationProfile } from '../proxy/alloc-profile.js';
 
 const port = Number(process.argv[2]);
 // The compiled runtime, as `gw proxy` runs it (tsx's transform would count against the hot path).
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = process.argv[3] ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const mod = (await import(pathToFileURL(path.join(root, 'dist/proxy/runtime.js')).href)) as {
   ProxyRuntime: typeof Runtime;
 };
@@ -49,7 +51,12 @@ const ir = translatedIr(manifests);
 const runtime = new mod.ProxyRuntime({ log: pino({ level: 'warn' }) });
 await runtime.apply(ir);
 console.log(`http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`);
-const stop = (): void => void runtime.close().then(() => process.exit(0));
+// BENCH_HEAPPROF=1: allocation sites of this checkout's proxy (not the baseline's), printed on exit.
+const stopProfile = process.env.BENCH_HEAPPROF && !process.argv[3] ? await startAllocationProfile() : undefined;
+const stop = (): void =>
+  void (stopProfile ?? (() => Promise.resolve()))()
+    .then(() => runtime.close())
+    .then(() => process.exit(0));
 process.stdin.on('end', stop).resume();
 // Exit normally on SIGTERM so `--cpu-prof` can write its profile.
 process.once('SIGTERM', stop);

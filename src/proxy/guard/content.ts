@@ -18,6 +18,8 @@ function roleScope(role: unknown): ContentScope {
  * Calls `fn` on every text in `scopes` and returns a copy of `body` with the texts `fn` returned, or
  * undefined when nothing changed. Request bodies: `messages[]` (content as a string or text parts;
  * `tool_calls[].function.arguments` is ToolInput). Response bodies: `choices[].message` likewise.
+ * The body is copied only when a text changed (most pass unchanged): the same walk of the copy then
+ * writes the texts `fn` already returned, in order.
  */
 export function rewriteTexts(
   body: Json,
@@ -25,18 +27,35 @@ export function rewriteTexts(
   scopes: ReadonlySet<ContentScope>,
   fn: (text: string) => string,
 ): Json | undefined {
-  const copy = structuredClone(body);
+  const outs: string[] = [];
   let changed = false;
+  walkTexts(body, phase, scopes, (text) => {
+    const out = fn(text);
+    if (out !== text) changed = true;
+    outs.push(out);
+    return text;
+  });
+  if (!changed) return undefined;
+  const copy = structuredClone(body);
+  let i = 0;
+  walkTexts(copy, phase, scopes, () => outs[i++] as string);
+  return copy;
+}
+
+/** Replaces every text of `body` in `scopes` with what `fn` returns, in document order. */
+function walkTexts(
+  body: Json,
+  phase: GuardPhase,
+  scopes: ReadonlySet<ContentScope>,
+  fn: (text: string) => string,
+): void {
   const visit = (holder: Json, key: string | number, scope: ContentScope): void => {
     if (!scopes.has(scope)) return;
     const h = holder as Record<string | number, unknown>;
     const v = h[key];
     if (typeof v !== 'string') return;
     const out = fn(v);
-    if (out !== v) {
-      h[key] = out;
-      changed = true;
-    }
+    if (out !== v) h[key] = out;
   };
   const message = (m: unknown): void => {
     if (!isRec(m)) return;
@@ -50,9 +69,8 @@ export function rewriteTexts(
     if (isRec(m.function_call)) visit(m.function_call, 'arguments', 'SCOPE_TOOL_INPUT');
   };
   if (phase === 'request') {
-    if (Array.isArray(copy.messages)) for (const m of copy.messages) message(m);
-  } else if (Array.isArray(copy.choices)) {
-    for (const c of copy.choices) if (isRec(c)) message(c.message);
+    if (Array.isArray(body.messages)) for (const m of body.messages) message(m);
+  } else if (Array.isArray(body.choices)) {
+    for (const c of body.choices) if (isRec(c)) message(c.message);
   }
-  return changed ? copy : undefined;
 }

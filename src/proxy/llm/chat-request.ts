@@ -41,7 +41,9 @@ export function shapeChatRequest(
   edge: AiProviderEdge | undefined,
   providerModel: string | undefined,
 ): Checked {
-  const out = structuredClone(body);
+  // Only defaults and overrides write below the top level: other shaping replaces top-level fields of a
+  // shallow copy, and nothing downstream writes into a body (guards rewrite a copy).
+  const out = edge && edge.defaults.length + edge.overrides.length > 0 ? structuredClone(body) : { ...body };
   if (edge) {
     const alias = typeof out.model === 'string' ? edge.modelAliases[out.model] : undefined;
     if (alias) out.model = alias;

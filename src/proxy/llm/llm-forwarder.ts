@@ -191,7 +191,8 @@ export class LlmForwarder {
     const onClose = (): void => {
       if (!res.writableFinished) abort.abort(new ClientGone());
     };
-    res.once('close', onClose);
+    // `on`, not `once` (no wrapper per request): removed below either way, and a second abort is a no-op.
+    res.on('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
     try {
       if (chat) await this.serve(req, res, route, client, body, abort.signal);
@@ -321,12 +322,7 @@ export class LlmForwarder {
   ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
     if (candidates.length === 0) return this.noneHealthy(res, route);
-    const headers = guardHeaders(req);
-    const guardCtx: GuardRequestContext = {
-      request: { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '', headers },
-      ...(client.claims ? { jwt: client.claims } : {}),
-      llmRequest: body,
-    };
+    const guardCtx = guardContext(req, client, body);
     const tel = telemetryOf(res);
     if (tel) guardCtx.traceCall = (name) => tel.call(name);
     // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
@@ -433,13 +429,13 @@ export class LlmForwarder {
       path: e.chatPath ? e.chatPath(model, stream) : e.path,
       body: payload,
       errorFormat: e.format,
-      headers: {
-        ...headers,
+      // `headers` is this call's own object (built per provider): set in place rather than copied.
+      headers: Object.assign(headers, {
         'content-type': 'application/json',
         accept: stream ? streamType : 'application/json',
         'accept-encoding': 'identity',
         'content-length': String(Buffer.byteLength(payload)),
-      },
+      }),
       answer: async (res, up) => {
         const contentType = String(up.headers['content-type'] ?? '');
         if (up.statusCode >= 400) {
@@ -465,7 +461,7 @@ export class LlmForwarder {
             }
           : this.usage;
         const answer: Answer = {
-          id: `chatcmpl-${randomUUID()}`,
+          id: e.format === 'bedrock' ? `chatcmpl-${randomUUID()}` : '',
           provider: p.metricsProvider ?? p.name,
           model,
           format: e.format,
@@ -495,15 +491,17 @@ export class LlmForwarder {
     call: Call,
     signal: AbortSignal,
   ): Promise<'done' | Failure> {
-    const attempt = new AbortController();
-    const onAbort = (): void => attempt.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
     const tryMs = route.tryDeadlineMs || p.requestTimeoutMs;
-    const timer = tryMs > 0 ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
+    // A try with its own deadline gets its own signal; otherwise the request's (the same reasons reach it).
+    const attempt = tryMs > 0 ? new AbortController() : undefined;
+    const onAbort = (): void => attempt?.abort(signal.reason);
+    if (attempt && signal.aborted) onAbort();
+    else if (attempt) signal.addEventListener('abort', onAbort, { once: true });
+    const timer = attempt ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
+    const trySignal = attempt?.signal ?? signal;
     let started = false;
     try {
-      const up = await this.send(res, route, p, call, attempt.signal);
+      const up = await this.send(res, route, p, call, trySignal);
       if (!('statusCode' in up)) return up;
       this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
       if (up.statusCode >= 500 || up.statusCode === 429) return await this.failedStatus(route, p, call, up);
@@ -513,21 +511,38 @@ export class LlmForwarder {
       return 'done';
     } catch (err) {
       if (started || res.headersSent) return this.brokeOff(res, route, p, signal, err);
-      return this.unreachable(route, p, call, signal, attempt.signal, err);
+      return this.unreachable(route, p, call, signal, trySignal, err);
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (attempt) signal.removeEventListener('abort', onAbort);
     }
   }
 
   /** The call to the provider, with its cloud credential (signed) and the request's trace context. */
-  private async send(
+  private send(
     res: ServerResponse,
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
     signal: AbortSignal,
   ): Promise<Dispatcher.ResponseData | Failure> {
+    const kind = p.edge?.credential?.kind;
+    // Keys and passthrough tokens are already in the call's headers: no cloud step (and no await) for them.
+    if (kind !== 'aws' && kind !== 'azure' && kind !== 'gcp') return this.request(res, route, p, call, signal);
+    return this.cloudHeaders(route, p, call).then<Dispatcher.ResponseData | Failure>(
+      (cloud): Failure | Promise<Dispatcher.ResponseData> =>
+        cloud instanceof CloudAuthFailure
+          ? { kind: 'credential', provider: p, code: cloud.code, message: cloud.message }
+          : this.request(res, route, p, call, signal, cloud),
+    );
+  }
+
+  /** The cloud credential's headers (a SigV4 signature, a bearer token), or why there are none. */
+  private async cloudHeaders(
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+  ): Promise<Record<string, string> | CloudAuthFailure | undefined> {
     const e = p.endpoint;
     const https = e.tls !== undefined;
     const authority = e.port === (https ? 443 : 80) ? hostHeader(e.host) : `${hostHeader(e.host)}:${e.port}`;
@@ -539,20 +554,32 @@ export class LlmForwarder {
       body: call.body,
     };
     const cloud = await this.cloud.headers(p.edge?.credential, signable, e.signing, `provider ${p.name}`);
-    if (cloud instanceof CloudAuthFailure) {
+    if (cloud instanceof CloudAuthFailure)
       this.opts.log.warn(
         { route: route.name, provider: p.name, reason: cloud.message },
         'LLM provider credential unavailable; trying the next one',
       );
-      return { kind: 'credential', provider: p, code: cloud.code, message: cloud.message };
-    }
+    return cloud;
+  }
+
+  private request(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    signal: AbortSignal,
+    cloud?: Record<string, string>,
+  ): Promise<Dispatcher.ResponseData> {
+    const e = p.endpoint;
     const trace = telemetryOf(res)?.upstreamHeaders();
+    // The call's headers are its own (built per provider): completed in place rather than copied.
+    const headers = Object.assign(signedOnly(call.headers, p), cloud, trace);
     return this.dispatcherOf(route, p).request({
-      origin: `${https ? 'https' : 'http'}://${e.host}:${e.port}`,
+      origin: `${e.tls !== undefined ? 'https' : 'http'}://${e.host}:${e.port}`,
       path: call.path,
       method: call.method as Dispatcher.HttpMethod,
       signal,
-      headers: { ...signedOnly(call.headers, p), ...cloud, ...trace },
+      headers,
       body: call.body,
     });
   }
@@ -641,6 +668,23 @@ export class LlmForwarder {
       sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
     else sendError(res, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
   }
+}
+
+/** What prompt guards may read about the request; its headers are copied only when a guard reads them (most routes have none). */
+function guardContext(req: IncomingMessage, client: LlmClient, body: ChatBody): GuardRequestContext {
+  let headers: Record<string, string> | undefined;
+  return {
+    request: {
+      method: req.method ?? 'POST',
+      path: splitTarget(req.url).path,
+      host: req.headers.host ?? '',
+      get headers() {
+        return (headers ??= guardHeaders(req));
+      },
+    },
+    ...(client.claims ? { jwt: client.claims } : {}),
+    llmRequest: body,
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
