@@ -1,0 +1,32 @@
+// The measured process of bench/memory: plain Node (no tsx, whose loader would be counted) loading one
+// build's compiled proxy runtime, as `gw proxy` does. argv: the build's root, a JSON snapshot file.
+// Prints one JSON line per reading (after two full collections): bare, import, apply; then one more for
+// each "read" line on stdin, after the bench has driven load. Exits when stdin closes.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { pino } from 'pino';
+
+const [root, snapshotFile] = process.argv.slice(2);
+const gc = globalThis.gc;
+const reading = (phase, extra = {}) => {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  console.log(
+    JSON.stringify({ phase, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, ...extra }),
+  );
+};
+reading('bare');
+const dist = (file) => import(pathToFileURL(path.join(root, 'dist', file)).href);
+const [{ ProxyRuntime }, { normalizeSnapshot }] = await Promise.all([dist('proxy/runtime.js'), dist('ir/load.js')]);
+reading('import');
+// The snapshot goes through the IR codec, as one from the xDS stream or a config file would.
+const snapshot = normalizeSnapshot(JSON.parse(readFileSync(snapshotFile, 'utf8')));
+const runtime = new ProxyRuntime({ log: pino({ level: 'warn' }) });
+await runtime.apply(snapshot);
+reading('apply', { url: `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}` });
+createInterface({ input: process.stdin })
+  .on('line', (phase) => reading(phase))
+  .on('close', () => void runtime.close().then(() => process.exit(0)));
