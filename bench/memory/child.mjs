@@ -14,9 +14,10 @@ const reading = (phase, extra = {}) => {
   gc();
   gc();
   const m = process.memoryUsage();
-  console.log(
-    JSON.stringify({ phase, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, ...extra }),
-  );
+  const cpu = process.cpuUsage();
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  const { rss, heapUsed: heap, heapTotal, external } = m;
+  console.log(JSON.stringify({ phase, cpuMs, rss, heap, heapTotal, external, ...extra }));
 };
 reading('bare');
 const dist = (file) => import(pathToFileURL(path.join(root, 'dist', file)).href);

@@ -1,8 +1,8 @@
 // Proxy memory, this build against a baseline build in one run: RSS and heap of a process holding the
 // compiled proxy runtime (bench/memory/child.mjs) bare, after importing it, after applying a snapshot and
 // after warm-up load, for the MCP bench route (one streamable-HTTP target, as bench/proxy serves) and the
-// LLM bench routes (plain and regex-guarded, as bench/llm serves). BENCH_BASELINE: the root of another
-// checkout with dist/ built (default: none, this build only). Bounded: about 20 s.
+// LLM bench routes (plain and regex-guarded, as bench/llm serves). BENCH_BASELINE: roots of other
+// checkouts with dist/ built (default: none, this build only). Bounded: about 20 s.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,9 +20,13 @@ const calls = Number(process.env.BENCH_CALLS ?? 3000);
 const concurrency = 16;
 // Extra V8 / Node flags for the measured processes (e.g. BENCH_NODE_FLAGS=--max-semi-space-size=2).
 const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+// BENCH_BASELINE: one or more roots (comma-separated) of other checkouts with dist/ built.
 const builds: Array<[string, string]> = [
   ['this build', path.resolve(here, '../..')],
-  ...(process.env.BENCH_BASELINE ? [['baseline', path.resolve(process.env.BENCH_BASELINE)] as [string, string]] : []),
+  ...(process.env.BENCH_BASELINE ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((root): [string, string] => [path.basename(root), path.resolve(root)]),
 ];
 const children: ChildProcess[] = [];
 const work = mkdtempSync(path.join(tmpdir(), 'gw-bench-memory-'));
@@ -37,6 +41,7 @@ interface Reading {
   rss: number;
   heap: number;
   external: number;
+  cpuMs: number;
   url?: string;
 }
 
@@ -169,14 +174,17 @@ async function main(): Promise<void> {
   console.log(
     `proxy memory after two full GCs, MiB (rss / heap used); warm = after ${calls} calls, ${concurrency} concurrent (load ${load()})`,
   );
-  console.log('| scenario | build | bare | import | apply | warm |\n| --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '| scenario | build | bare | import | apply | warm | CPU import + apply, ms | CPU per call, ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const [scenario, file, driver] of [
     ['MCP tools/call', files.mcp, mcpLoad],
     ['LLM chat (plain + guarded)', files.llm, llmLoad],
   ] as const)
     for (const [name, root] of builds) {
       const r = await measure(root, file, driver);
-      console.log(`| ${scenario} | ${name} | ${r.map((x) => `${mib(x.rss)} / ${mib(x.heap)}`).join(' | ')} |`);
+      const cpu = `${(r[2]!.cpuMs - r[0]!.cpuMs).toFixed(0)} | ${((r[3]!.cpuMs - r[2]!.cpuMs) / calls).toFixed(3)}`;
+      console.log(`| ${scenario} | ${name} | ${r.map((x) => `${mib(x.rss)} / ${mib(x.heap)}`).join(' | ')} | ${cpu} |`);
     }
   console.log(`(load ${load()})`);
 }
