@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { pino } from 'pino';
 
 const [root, snapshotFile] = process.argv.slice(2);
@@ -17,7 +18,12 @@ const reading = (phase, extra = {}) => {
   const cpu = process.cpuUsage();
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const { rss, heapUsed: heap, heapTotal, external } = m;
-  console.log(JSON.stringify({ phase, cpuMs, rss, heap, heapTotal, external, ...extra }));
+  // RSS split: anonymous memory (heaps, malloc) and file pages (mostly the node binary, shared between processes).
+  const kib = (field) =>
+    1024 * Number(readFileSync('/proc/self/status', 'utf8').match(new RegExp(`${field}:\\s*(\\d+)`))?.[1]);
+  const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size;
+  const memory = { rss, rssAnon: kib('RssAnon'), rssFile: kib('RssFile'), heap, heapTotal, newSpace, external };
+  console.log(JSON.stringify({ phase, cpuMs, ...memory, ...extra }));
 };
 reading('bare');
 const dist = (file) => import(pathToFileURL(path.join(root, 'dist', file)).href);

@@ -40,6 +40,9 @@ interface Reading {
   phase: string;
   rss: number;
   heap: number;
+  rssAnon: number;
+  rssFile: number;
+  newSpace: number;
   external: number;
   cpuMs: number;
   url?: string;
@@ -175,7 +178,7 @@ async function main(): Promise<void> {
     `proxy memory after two full GCs, MiB (rss / heap used); warm = after ${calls} calls, ${concurrency} concurrent (load ${load()})`,
   );
   console.log(
-    '| scenario | build | bare | import | apply | warm | CPU import + apply, ms | CPU per call, ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | build | bare | import | apply | warm | warm: RSS anon / file, V8 new space | CPU import + apply, ms | CPU per call, ms |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const [scenario, file, driver] of [
     ['MCP tools/call', files.mcp, mcpLoad],
@@ -183,7 +186,9 @@ async function main(): Promise<void> {
   ] as const)
     for (const [name, root] of builds) {
       const r = await measure(root, file, driver);
-      const cpu = `${(r[2]!.cpuMs - r[0]!.cpuMs).toFixed(0)} | ${((r[3]!.cpuMs - r[2]!.cpuMs) / calls).toFixed(3)}`;
+      const w = r[3]!;
+      const split = `${mib(w.rssAnon)} / ${mib(w.rssFile)}, ${mib(w.newSpace)}`;
+      const cpu = `${split} | ${(r[2]!.cpuMs - r[0]!.cpuMs).toFixed(0)} | ${((w.cpuMs - r[2]!.cpuMs) / calls).toFixed(3)}`;
       console.log(`| ${scenario} | ${name} | ${r.map((x) => `${mib(x.rss)} / ${mib(x.heap)}`).join(' | ')} | ${cpu} |`);
     }
   console.log(`(load ${load()})`);
