@@ -37,6 +37,7 @@ import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/netwo
 import { ProxyProtocolGate, bindProxySettings, type ProxySettings } from './http/proxy-protocol.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
+import { loadMcpClient } from './lazy/mcp-client.js';
 import { listenerTelemetryOf, otlpUrlsOf } from './telemetry/listener-telemetry.js';
 import type { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
@@ -337,6 +338,7 @@ export class ProxyRuntime {
     const listeners = [...resourcesOf(snapshot, 'listener').values()];
     if (!this.otlp && listeners.some((l) => otlpUrlsOf(l).length > 0))
       this.otlp = new (await import('./telemetry/exporters.js')).OtlpExporters();
+    if ([...resourcesOf(snapshot, 'backend').values()].some((b) => b.mcp)) await loadMcpClient();
   }
 
   /** Swaps the per-port settings of every running server for the snapshot's (new connections get them). */
