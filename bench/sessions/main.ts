@@ -2,6 +2,7 @@
 // runtime runs in this process (compiled, as `gw proxy` runs it), the target in its own, and sessions
 // are opened with raw initialize requests and never deleted. Bounded: a few thousand sessions, ~30 s.
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,6 +11,7 @@ import { Agent, request } from 'undici';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import { configToIr } from '../../src/config/to-ir.js';
 import type { ProxyRuntime as Runtime } from '../../src/proxy/runtime.js';
+import { defaultLimits } from '../../src/proxy/limits.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const total = Number(process.env.BENCH_SESSIONS ?? 2000);
@@ -76,12 +78,17 @@ async function run(collect: () => void): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
   const after = reading();
   const refused = await init();
+  const heapPerSession = (after.heap - before.heap) / opened;
   console.log(
     JSON.stringify({
       sessions: runtime.sessions.size,
-      heapPerSessionKiB: Math.round((after.heap - before.heap) / opened / 102.4) / 10,
+      heapPerSessionKiB: Math.round(heapPerSession / 102.4) / 10,
       rssPerSessionKiB: Math.round((after.rss - before.rss) / opened / 102.4) / 10,
       nextInitializeAtCap: refused,
+      // The bound: idle sessions one proxy holds at its default cap (limits.maxSessions), in heap.
+      defaultCap: defaultLimits.maxSessions,
+      heapAtDefaultCapMiB: Math.round((heapPerSession * defaultLimits.maxSessions) / 104857.6) / 10,
+      load: loadavg().map((n) => n.toFixed(2)),
     }),
   );
   await runtime.close();

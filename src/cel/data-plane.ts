@@ -1,8 +1,9 @@
 // The data plane's one CEL environment: built once per process and shared by authorization rules and
 // guardrail header expressions, so every expression sees the same variables and functions. Pure (no I/O):
 // the translator compiles GwPolicy expressions with it too, so status names what the proxy would refuse.
-import { celEnv, mapType, parse, plan, CelScalar, type CelValue } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+// The library loads with the first expression compiled (library.ts).
+import type { CelError, CelList, CelMap, CelUint, CelValue, parse } from '@bufbuild/cel';
+import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
@@ -24,20 +25,35 @@ export const expressionVariables = {
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest'],
 } as const satisfies Record<string, readonly CelVariable[]>;
 
-const dynMap = mapType(CelScalar.STRING, CelScalar.DYN);
-const env = celEnv({
-  variables: {
-    jwt: dynMap,
-    request: dynMap,
-    mcp: dynMap,
-    llmRequest: dynMap,
-    apiKey: dynMap,
-    source: dynMap,
-    destination: dynMap,
-    response: dynMap,
-  },
-  funcs: strings,
-});
+let env: ReturnType<CelLibrary['celEnv']> | undefined;
+
+/** The library and the one environment, built on first use. */
+function dataPlaneCel(): { cel: CelLibrary; env: ReturnType<CelLibrary['celEnv']> } {
+  const { cel, ext } = celLibrary();
+  if (!env) {
+    const dynMap = cel.mapType(cel.CelScalar.STRING, cel.CelScalar.DYN);
+    env = cel.celEnv({
+      variables: {
+        jwt: dynMap,
+        request: dynMap,
+        mcp: dynMap,
+        llmRequest: dynMap,
+        apiKey: dynMap,
+        source: dynMap,
+        destination: dynMap,
+        response: dynMap,
+      },
+      funcs: ext.strings,
+    });
+  }
+  return { cel, env };
+}
+
+// What evaluate() returned, told apart; false before any expression was compiled (no CEL value exists then).
+export const isCelError = (v: unknown): v is CelError => celLibraryIfLoaded()?.isCelError(v) ?? false;
+export const isCelList = (v: unknown): v is CelList => celLibraryIfLoaded()?.isCelList(v) ?? false;
+export const isCelMap = (v: unknown): v is CelMap => celLibraryIfLoaded()?.isCelMap(v) ?? false;
+export const isCelUint = (v: unknown): v is CelUint => celLibraryIfLoaded()?.isCelUint(v) ?? false;
 
 export interface CompiledCel {
   readonly source: string;
@@ -50,9 +66,10 @@ export interface CompiledCel {
  * expression does not parse or names a variable outside `allowed`.
  */
 export function compileCel(source: string, allowed: readonly CelVariable[] = celVariables): CompiledCel {
+  const { cel, env } = dataPlaneCel();
   let parsed;
   try {
-    parsed = parse(source);
+    parsed = cel.parse(source);
   } catch (err) {
     throw new Error(`is not a valid CEL expression: ${(err as Error).message.replace(/^<input>:/, 'at ')}`);
   }
@@ -62,7 +79,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
       `names unknown variable ${unknown.map((n) => `"${n}"`).join(', ')}; known variables are ${allowed.join(', ')}`,
     );
   }
-  const program = plan(env, parsed);
+  const program = cel.plan(env, parsed);
   return {
     source,
     evaluate(bindings) {

@@ -1,9 +1,10 @@
 // The control plane's CEL environment, built once: standard CEL plus the strings extension, which is the
-// subset both the Kubernetes API server (CRD validation rules) and @bufbuild/cel implement.
-import { celEnv, parse, plan, isCelError, type CelValue } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+// subset both the Kubernetes API server (CRD validation rules) and @bufbuild/cel implement. The library
+// loads with the first rule compiled (library.ts).
+import type { CelValue } from '@bufbuild/cel';
+import { celLibrary, type CelLibrary } from './library.js';
 
-const env = celEnv({ funcs: strings });
+let env: ReturnType<CelLibrary['celEnv']> | undefined;
 
 export type CelProgram = (bindings: Record<string, unknown>) => CelValue;
 
@@ -16,11 +17,13 @@ export function compileCel(expr: string): CompileResult {
   const hit = compiled.get(expr);
   if (hit) return hit;
   let result: CompileResult;
+  const { cel, ext } = celLibrary();
+  env ??= cel.celEnv({ funcs: ext.strings });
   try {
-    const run = plan(env, parse(expr));
+    const run = cel.plan(env, cel.parse(expr));
     const program: CelProgram = (bindings) => {
       const out = run(bindings as Parameters<typeof run>[0]);
-      if (isCelError(out)) throw new Error(out.message);
+      if (cel.isCelError(out)) throw new Error(out.message);
       return out;
     };
     result = { ok: true, program };

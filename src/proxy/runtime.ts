@@ -37,8 +37,9 @@ import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/netwo
 import { ProxyProtocolGate, bindProxySettings, type ProxySettings } from './http/proxy-protocol.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
-import { listenerTelemetryOf } from './telemetry/listener-telemetry.js';
-import { OtlpExporters } from './telemetry/exporters.js';
+import { loadMcpClient } from './lazy/mcp-client.js';
+import { listenerTelemetryOf, otlpUrlsOf } from './telemetry/listener-telemetry.js';
+import type { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
 import { countedGuards } from './llm/counted-guards.js';
 import { metricLabelNames } from './telemetry/metric-labels.js';
@@ -148,8 +149,11 @@ export class ProxyRuntime {
   private draining = false;
   private readonly inFlight = new InFlight();
   private readonly metricChildren = new Map<string, unknown>();
-  /** OTLP providers of `frontend.tracing` / `frontend.accessLog.otlp`, kept across snapshots. */
-  private readonly otlp = new OtlpExporters();
+  /**
+   * OTLP providers of `frontend.tracing` / `frontend.accessLog.otlp`, kept across snapshots; created (with the
+   * OpenTelemetry SDK, about 10 MB) by the first snapshot that names an OTLP URL.
+   */
+  private otlp?: OtlpExporters;
   /** Sockets of CONNECT requests (tunnels, connections handed back to a bind): no server tracks them. */
   private readonly connectSockets = new Set<Duplex>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
@@ -269,6 +273,7 @@ export class ProxyRuntime {
       gates: gates.get(name),
       proxy: proxies.get(name),
     });
+    await this.loadWhatSnapshotUses(snapshot);
     const next = this.compile(snapshot);
     const opened: string[] = [];
     // A bind switching between HTTP and HTTPS keeps its port: the old server closes just before the new one listens.
@@ -328,6 +333,14 @@ export class ProxyRuntime {
     this.applied = true;
   }
 
+  /** Loads, once, the libraries only some snapshots need, so `compile` finds them (nothing loads per request). */
+  private async loadWhatSnapshotUses(snapshot: Snapshot): Promise<void> {
+    const listeners = [...resourcesOf(snapshot, 'listener').values()];
+    if (!this.otlp && listeners.some((l) => otlpUrlsOf(l).length > 0))
+      this.otlp = new (await import('./telemetry/exporters.js')).OtlpExporters();
+    if ([...resourcesOf(snapshot, 'backend').values()].some((b) => b.mcp)) await loadMcpClient();
+  }
+
   /** Swaps the per-port settings of every running server for the snapshot's (new connections get them). */
   private updateBinds(snapshot: Snapshot, settingsOf: (name: string) => BindSettings<BindTls>): void {
     const caps = connectionCaps(resourcesOf(snapshot, 'listener').values());
@@ -367,7 +380,7 @@ export class ProxyRuntime {
     await this.llm.close();
     await this.guards?.close();
     await this.extAuth.close();
-    await this.otlp.close();
+    await this.otlp?.close();
   }
 
   private compile(snapshot: Snapshot): Map<string, CompiledListener[]> {
@@ -433,7 +446,7 @@ export class ProxyRuntime {
         ...(out.get(l.bind) ?? []),
         this.compileListener(l, routesByListener.get(l.name) ?? [], otlpUrls),
       ]);
-    void this.otlp.retain(otlpUrls);
+    void this.otlp?.retain(otlpUrls);
     return out;
   }
 

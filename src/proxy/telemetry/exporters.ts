@@ -1,14 +1,17 @@
 // The OpenTelemetry SDK providers the proxy exports through: one tracer provider per OTLP traces URL and one
 // logger provider per OTLP logs URL, shared by every listener naming that URL and kept across snapshots
 // (a push must not drop spans still batched). Providers no snapshot names any more are shut down (flushed).
+// The runtime imports this module (and with it the OpenTelemetry SDK) only once a snapshot names an OTLP URL.
 import type { Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Tracing } from './request-telemetry.js';
+import { ATTR_SERVICE_NAME } from './semconv.js';
 
 /** How often batched spans and log records leave the proxy. */
 const exportDelayMs = 1000;
@@ -23,9 +26,15 @@ export class OtlpExporters {
   private readonly tracers = new Map<string, Provider<Tracer>>();
   private readonly loggers = new Map<string, Provider<OtelLogger>>();
   private readonly resource: Resource;
+  private readonly propagator = new W3CTraceContextPropagator();
 
   constructor(serviceName = 'gw-proxy') {
     this.resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName });
+  }
+
+  /** The tracer of `url` with the W3C propagator its requests' trace context crosses the wire with. */
+  tracing(url: string): Tracing {
+    return { tracer: this.tracer(url), propagator: this.propagator };
   }
 
   tracer(url: string): Tracer {

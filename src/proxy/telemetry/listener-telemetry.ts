@@ -7,9 +7,16 @@ import type { OtlpExporters } from './exporters.js';
 import { MetricLabels } from './metric-labels.js';
 import { ListenerTelemetry } from './request-telemetry.js';
 
+/** The OTLP URLs a listener's telemetry exports to (the runtime loads the OpenTelemetry SDK only for these). */
+export function otlpUrlsOf(l: Listener): string[] {
+  const urls = [l.telemetry?.tracing?.otlpTracesUrl, l.telemetry?.accessLog?.otlpLogsUrl];
+  return urls.filter((u): u is string => !!u);
+}
+
+/** `otlp` is set whenever a listener names an OTLP URL (`otlpUrlsOf`). */
 export function listenerTelemetryOf(
   l: Listener,
-  otlp: OtlpExporters,
+  otlp: OtlpExporters | undefined,
   log: Logger,
   urls: Set<string>,
 ): ListenerTelemetry | undefined {
@@ -20,8 +27,9 @@ export function listenerTelemetryOf(
   const logsUrl = t.accessLog?.otlpLogsUrl;
   if (tracesUrl) urls.add(tracesUrl);
   if (logsUrl) urls.add(logsUrl);
+  if ((tracesUrl || logsUrl) && !otlp) throw new Error(`listener ${l.name} exports OTLP before the SDK was loaded`);
   const accessLog = t.accessLog
-    ? new AccessLogWriter(t.accessLog, log, logsUrl ? otlp.logger(logsUrl) : undefined)
+    ? new AccessLogWriter(t.accessLog, log, logsUrl ? otlp?.logger(logsUrl) : undefined)
     : undefined;
-  return new ListenerTelemetry(l.name, tracesUrl ? otlp.tracer(tracesUrl) : undefined, accessLog, labels);
+  return new ListenerTelemetry(l.name, tracesUrl ? otlp?.tracing(tracesUrl) : undefined, accessLog, labels);
 }

@@ -14,29 +14,26 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   ATTR_CLIENT_ADDRESS,
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_URL_PATH,
-} from '@opentelemetry/semantic-conventions';
-import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SESSION_ID,
-} from '@opentelemetry/semantic-conventions/incubating';
+  ATTR_URL_PATH,
+} from './semconv.js';
 import { accessLogBindings, type AccessLogWriter, type RequestFacts } from './access-log.js';
 import type { MetricLabels } from './metric-labels.js';
 
-const propagator = new W3CTraceContextPropagator();
 const byResponse = new WeakMap<ServerResponse, RequestTelemetry>();
 
 /** The telemetry of the request this response answers, for rooms that learn facts deep inside (MCP, LLM). */
@@ -44,17 +41,23 @@ export function telemetryOf(res: ServerResponse): RequestTelemetry | undefined {
   return byResponse.get(res);
 }
 
+/** Where a listener's spans go and how their context crosses the wire (the W3C `traceparent`). */
+export interface Tracing {
+  tracer: Tracer;
+  propagator: TextMapPropagator;
+}
+
 /** A listener's compiled `frontend.accessLog` / `frontend.tracing` / `frontend.metrics`. */
 export class ListenerTelemetry {
   constructor(
     readonly listener: string,
-    private readonly tracer: Tracer | undefined,
+    private readonly tracing: Tracing | undefined,
     private readonly accessLog: AccessLogWriter | undefined,
     private readonly labels?: MetricLabels,
   ) {}
 
   start(req: IncomingMessage, res: ServerResponse, route: string | undefined, path: string): RequestTelemetry {
-    const t = new RequestTelemetry(req, this.listener, route, path, this.tracer, this.accessLog, this.labels);
+    const t = new RequestTelemetry(req, this.listener, route, path, this.tracing, this.accessLog, this.labels);
     byResponse.set(res, t);
     return t;
   }
@@ -80,7 +83,7 @@ export class RequestTelemetry {
     listener: string,
     route: string | undefined,
     path: string,
-    private readonly tracer: Tracer | undefined,
+    private readonly tracing: Tracing | undefined,
     private readonly accessLog: AccessLogWriter | undefined,
     private readonly labels?: MetricLabels,
   ) {
@@ -95,8 +98,8 @@ export class RequestTelemetry {
       ...(route ? { route } : {}),
       ...(req.socket.remoteAddress ? { client: req.socket.remoteAddress } : {}),
     };
-    if (tracer) {
-      const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+    if (tracing) {
+      const parent = tracing.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
       const attributes: Attributes = {
         [ATTR_HTTP_REQUEST_METHOD]: method,
         [ATTR_URL_PATH]: path,
@@ -104,7 +107,7 @@ export class RequestTelemetry {
       };
       if (route) attributes['gw.route'] = route;
       if (this.facts.client) attributes[ATTR_CLIENT_ADDRESS] = this.facts.client;
-      this.span = tracer.startSpan(
+      this.span = tracing.tracer.startSpan(
         route ? `${method} ${route}` : method,
         { kind: SpanKind.SERVER, attributes },
         parent,
@@ -115,8 +118,8 @@ export class RequestTelemetry {
 
   /** A child span of the server span (ended with the request unless ended before); undefined when tracing is off. */
   child(name: string, kind: SpanKind, attributes: Attributes = {}): Span | undefined {
-    if (!this.tracer || !this.span) return undefined;
-    const span = this.tracer.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, this.span));
+    if (!this.tracing || !this.span) return undefined;
+    const span = this.tracing.tracer.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, this.span));
     this.children.push(span);
     return span;
   }
@@ -129,7 +132,7 @@ export class RequestTelemetry {
     const span = this.child(name, SpanKind.CLIENT, attributes);
     if (!span) return undefined;
     return {
-      headers: traceHeaders(span),
+      headers: this.traceHeaders(span),
       end: (outcome, failed = false) => {
         span.setAttributes(outcome);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -143,7 +146,7 @@ export class RequestTelemetry {
     const span = this.child(this.facts.method, SpanKind.CLIENT, { [ATTR_HTTP_REQUEST_METHOD]: this.facts.method });
     if (!span) return;
     delete headers.tracestate;
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+    this.tracing?.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
   }
 
   authenticated(claims: Record<string, unknown> | null): void {
@@ -171,7 +174,14 @@ export class RequestTelemetry {
    */
   upstreamHeaders(): Record<string, string> | undefined {
     const span = this.mcpSpan ?? this.llmSpan ?? this.span;
-    return span ? traceHeaders(span) : undefined;
+    return span ? this.traceHeaders(span) : undefined;
+  }
+
+  /** The W3C `traceparent` a call made within `span` carries. */
+  private traceHeaders(span: Span): Record<string, string> {
+    const headers: Record<string, string> = {};
+    this.tracing?.propagator.inject(traceContextOf(span), headers, defaultTextMapSetter);
+    return headers;
   }
 
   /** The LLM call starts: a GenAI client span, named once the provider and model are known. */
@@ -231,13 +241,6 @@ function sessionRef(id: unknown): string | undefined {
 }
 
 const traceContextOf = (span: Span): Context => trace.setSpan(ROOT_CONTEXT, span);
-
-/** The W3C `traceparent` a call made within `span` carries. */
-function traceHeaders(span: Span): Record<string, string> {
-  const headers: Record<string, string> = {};
-  propagator.inject(traceContextOf(span), headers, defaultTextMapSetter);
-  return headers;
-}
 
 /** Headers that carry credentials: an access-log expression never sees them, so no line can print a token. */
 const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'mcp-session-id']);
