@@ -233,6 +233,7 @@ async function main(): Promise<void> {
       base: base ? cpuSeconds(base.proc) : 0,
       client: process.cpuUsage(),
       io: syscalls(proxy.proc),
+      baseIo: base ? syscalls(base.proc) : undefined,
     };
     const res = (await alternate(paths, closedLoop)).map(summarize);
     const n = res.reduce((t, r) => t + r.n, 0);
@@ -245,10 +246,12 @@ async function main(): Promise<void> {
     console.log(
       `  cpu      upstream ${(((cpuSeconds(up.proc) - cpu0.up) * 1000) / n).toFixed(3)} ms/call, proxy ${(((cpuSeconds(proxy.proc) - cpu0.proxy) * 1000) / res[1]!.n).toFixed(3)} ms/call, load generator ${((client.user + client.system) / 1000 / n).toFixed(3)} ms/call${base && res[2] ? `, baseline ${(((cpuSeconds(base.proc) - cpu0.base) * 1000) / res[2].n).toFixed(3)} ms/call` : ''}`,
     );
-    const io = syscalls(proxy.proc);
-    console.log(
-      `  syscalls proxy: ${((io.r - cpu0.io.r) / res[1]!.n).toFixed(2)} reads, ${((io.w - cpu0.io.w) / res[1]!.n).toFixed(2)} writes per call`,
-    );
+    const perCall = (c: Child, io0: { r: number; w: number }, n: number): string => {
+      const io = syscalls(c.proc);
+      return `${((io.r - io0.r) / n).toFixed(2)} reads, ${((io.w - io0.w) / n).toFixed(2)} writes per call`;
+    };
+    const baseIo = base && cpu0.baseIo && res[2] ? `; baseline ${perCall(base, cpu0.baseIo, res[2].n)}` : '';
+    console.log(`  syscalls proxy ${perCall(proxy, cpu0.io, res[1]!.n)}${baseIo}`);
     const carried = Math.floor(res[1]!.rps * headroom);
     if (headroom > 0 && carried > 0 && !rates.includes(carried)) rates.push(carried);
   }

@@ -3,7 +3,8 @@
 // per fetch). The SDK client still owns the connection: initialize, the GET stream, notifications
 // and server-to-client requests, which the caller gets back through `onOther`.
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { dispatchPost, mediaTypeOf, type DispatchedAnswer } from './upstream-dispatch.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { admitTargetRequest, upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
@@ -58,6 +59,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   let next = 1;
   const headersNow = sessionHeaders(opts);
   const origin = new URL(opts.url).origin;
+  const path = `${opts.url.pathname}${opts.url.search}`;
   return async (method, params, call) => {
     // String ids cannot collide with the SDK client's numeric ones on the same target session.
     const id = `gw-${next++}`;
@@ -71,11 +73,11 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
       const headers = call.headers ? { ...headersNow(), ...call.headers } : headersNow();
       const res = await sendWithRetry(
         (headersTimeout) =>
-          request(opts.url, {
-            method: 'POST',
+          dispatchPost(opts.dispatcher?.() ?? upstreamAgent, {
+            origin,
+            path,
             headers,
             body,
-            dispatcher: opts.dispatcher?.() ?? upstreamAgent,
             signal: call.signal,
             headersTimeout: headersTimeout ?? call.timeoutMs,
             bodyTimeout: call.timeoutMs,
@@ -124,7 +126,7 @@ interface PendingCall {
 }
 
 /** The call's answer from a JSON body or an SSE stream; other messages on the way go to `onOther`. */
-async function answerOf(res: Dispatcher.ResponseData, p: PendingCall): Promise<Record<string, unknown>> {
+async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<string, unknown>> {
   const { id, method, call, opts } = p;
   if (res.statusCode === 404 && opts.sessionId()) {
     res.body.resume();
@@ -134,9 +136,9 @@ async function answerOf(res: Dispatcher.ResponseData, p: PendingCall): Promise<R
     const text = await res.body.text().catch(() => '');
     throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);
   }
-  const type = mediaType(res.headers['content-type']);
+  const type = mediaTypeOf(res.contentType);
   if (type === 'text/event-stream') {
-    const answer = await readCallStream(res.body, {
+    const answer = await readCallStream(res.body.stream(), {
       url: opts.url,
       id,
       headers: p.headersNow,
@@ -173,12 +175,6 @@ function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCall
     return new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: call.timeoutMs });
   }
   return err;
-}
-
-function mediaType(header: string | string[] | undefined): string {
-  const v = Array.isArray(header) ? (header[0] ?? '') : (header ?? '');
-  if (v === 'application/json' || v === 'text/event-stream') return v;
-  return v.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 function settle(answer: unknown, method: string): Record<string, unknown> {
