@@ -102,9 +102,10 @@ async function handlePost(
     await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
-  const session = isStateless(route)
-    ? await statelessSession(req, res, route, ctx, valid)
-    : await findSession(req, res, route, ctx, claims);
+  const found = isStateless(route)
+    ? statelessSession(req, res, route, ctx, valid)
+    : findSession(req, res, route, ctx, claims);
+  const session = found instanceof Promise ? await found : found;
   if (!session) return;
   try {
     await serve(req, res, session, valid, batch, sse, { claims, ...(apiKey ? { apiKey } : {}) }, ctx);

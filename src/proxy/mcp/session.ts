@@ -288,7 +288,7 @@ export class McpSession {
     return authorize(this.authorizeContext(ctx, mcpContextOf(req)));
   }
 
-  async handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+  handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     this.lastActive = Date.now();
     this.lastCall = ctx;
     // mcp guardrails: processors see the request after authorization and the result before the client does.
@@ -478,14 +478,16 @@ export class McpSession {
   ): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
     const exposed = typeof p.name === 'string' ? p.name : '';
-    let found: { up: Upstream; name: string } | undefined;
-    try {
-      found = await this.catalog.resolveNamed(kind, exposed);
-    } catch (err) {
-      if (err instanceof SessionGone) throw err;
-      return err instanceof McpError
-        ? rpcError(req.id, InternalError, messageOf(err))
-        : internalError(req.id, err, this.log);
+    let found = this.catalog.resolveNamedNow(kind, exposed);
+    if (found === 'list') {
+      try {
+        found = await this.catalog.resolveNamed(kind, exposed);
+      } catch (err) {
+        if (err instanceof SessionGone) throw err;
+        return err instanceof McpError
+          ? rpcError(req.id, InternalError, messageOf(err))
+          : internalError(req.id, err, this.log);
+      }
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
     const out = await this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);

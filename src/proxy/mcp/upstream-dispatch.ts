@@ -13,6 +13,8 @@ export interface DispatchedAnswer {
 }
 
 export interface AnswerBody {
+  /** The whole body when it was read into memory (JSON answers and errors). */
+  readonly buffered?: Buffer;
   /** Drops the rest of the body. */
   resume(): void;
   dump(): Promise<void>;
@@ -165,6 +167,7 @@ const emptyBody = bufferedBody(Buffer.alloc(0));
 
 function bufferedBody(buf: Buffer): AnswerBody {
   return {
+    buffered: buf,
     resume: () => undefined,
     dump: () => Promise.resolve(),
     text: () => Promise.resolve(buf.toString('utf8')),

@@ -71,25 +71,30 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: sent });
       const headers = call.headers ? { ...headersNow(), ...call.headers } : headersNow();
-      const res = await sendWithRetry(
-        (headersTimeout) =>
-          dispatchPost(opts.dispatcher?.() ?? upstreamAgent, {
-            origin,
-            path,
-            headers,
-            body,
-            signal: call.signal,
-            headersTimeout: headersTimeout ?? call.timeoutMs,
-            bodyTimeout: call.timeoutMs,
-          }),
-        {
-          plan: opts.retry,
-          method,
-          timeoutMs: call.timeoutMs,
+      const send = (headersTimeout: number | undefined): Promise<DispatchedAnswer> =>
+        dispatchPost(opts.dispatcher?.() ?? upstreamAgent, {
+          origin,
+          path,
+          headers,
+          body,
           signal: call.signal,
-          ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
-        },
-      );
+          headersTimeout: headersTimeout ?? call.timeoutMs,
+          bodyTimeout: call.timeoutMs,
+        });
+      // Without a retry plan the one try is the answer (sendWithRetry would return it as it is).
+      const res = await (opts.retry
+        ? sendWithRetry(send, {
+            plan: opts.retry,
+            method,
+            timeoutMs: call.timeoutMs,
+            signal: call.signal,
+            ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
+          })
+        : send(undefined));
+      // The common answer, a JSON body already read whole, is settled without another promise.
+      const json = res.statusCode >= 200 && res.statusCode < 300 ? res.body.buffered : undefined;
+      if (json && mediaTypeOf(res.contentType) === 'application/json')
+        return settle(jsonAnswer(json, id, opts), method);
       return await answerOf(res, { id, method, call, opts, headersNow });
     } catch (err) {
       throw callFailure(err, id, call, opts);
@@ -154,13 +159,23 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
     res.body.resume();
     throw new Error(`Streamable HTTP error: unexpected content type ${type || '(none)'} for ${method}`);
   }
-  const data: unknown = await res.body.json();
+  return settle(jsonAnswer(await res.body.text(), id, opts), method);
+}
+
+/** The call's answer in a JSON body (one message or a batch); other messages in it go to `onOther`. */
+function jsonAnswer(text: string | Buffer, id: string, opts: HttpCallerOptions): unknown {
+  const data: unknown = JSON.parse(typeof text === 'string' ? text : text.toString('utf8'));
+  if (!Array.isArray(data)) {
+    if (isObject(data) && data.id === id && !('method' in data)) return data;
+    if (isObject(data)) opts.onOther(data as JSONRPCMessage);
+    return undefined;
+  }
   let answer: unknown;
-  for (const m of Array.isArray(data) ? data : [data]) {
+  for (const m of data) {
     if (isObject(m) && m.id === id && !('method' in m)) answer = m;
     else if (isObject(m)) opts.onOther(m as JSONRPCMessage);
   }
-  return settle(answer, method);
+  return answer;
 }
 
 /** What a failed call throws; the target is told about calls cancelled or timed out, as the SDK client would. */
