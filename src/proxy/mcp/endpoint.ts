@@ -94,9 +94,14 @@ async function handlePost(
   const messages = await readMessages(req, res, route);
   if (!messages) return;
   const { valid, batch } = messages;
-  const first = valid.find(isRequest);
+  let first: JsonRpcRequest | undefined;
+  let init: JsonRpcRequest | undefined;
+  for (const m of valid) {
+    if (!isRequest(m)) continue;
+    first ??= m;
+    if (m.method === 'initialize') init ??= m;
+  }
   if (first) telemetryOf(res)?.mcp(first.method, first.params);
-  const init = valid.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
   if (init) {
     if (initializeRefused(req, res, init, valid.length, route, claims, apiKey)) return;
     await initialize(req, res, init, route, sse, claims, ctx);
@@ -226,7 +231,8 @@ async function serve(
     else if (isNotification(m)) session.notify(m, call);
     else session.respond(m as JsonRpcResponse);
   }
-  if (requests.some((r) => !session.allows(r, call))) {
+  for (const r of requests) {
+    if (session.allows(r, call)) continue;
     sendError(res, 'forbidden', 'an authorization rule denies this request');
     return;
   }
