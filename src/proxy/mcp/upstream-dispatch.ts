@@ -4,6 +4,7 @@
 // that the SSE reader consumes as it would undici's. Errors are undici's own (timeouts keep their codes).
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { CallCancel } from './call-cancel.js';
 
 /** What a call gets back: status, the content type, and the body buffered (JSON) or as a stream. */
 export interface DispatchedAnswer {
@@ -31,13 +32,13 @@ export interface DispatchRequest {
   body: string;
   headersTimeout: number;
   bodyTimeout: number;
-  signal: AbortSignal | undefined;
+  cancel: CallCancel | undefined;
 }
 
 /** Sends the POST; resolves once the answer's headers are in, its body buffered when it is JSON or an error. */
 export function dispatchPost(dispatcher: Dispatcher, r: DispatchRequest): Promise<DispatchedAnswer> {
   return new Promise((resolve, reject) => {
-    const handler = new PostHandler(resolve, reject, r.signal);
+    const handler = new PostHandler(resolve, reject, r.cancel);
     dispatcher.dispatch(
       {
         origin: r.origin,
@@ -59,7 +60,6 @@ const contentTypeBytes = 'content-type';
 class PostHandler implements Dispatcher.DispatchHandler {
   private abort: ((err?: Error) => void) | undefined;
   private reason: Error | undefined;
-  private onAbort: (() => void) | undefined;
   private answer: DispatchedAnswer | undefined;
   private chunks: Buffer[] | undefined;
   private stream: Readable | undefined;
@@ -68,18 +68,17 @@ class PostHandler implements Dispatcher.DispatchHandler {
   constructor(
     private readonly resolve: (a: DispatchedAnswer) => void,
     private readonly reject: (err: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
+    private readonly cancel: CallCancel | undefined,
   ) {
-    if (!signal) return;
-    if (signal.aborted) this.reason = abortReason(signal);
-    else {
-      this.onAbort = () => {
-        this.reason = abortReason(signal);
-        if (this.stream) this.stream.destroy(this.reason);
-        this.abort?.(this.reason);
-      };
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    }
+    if (!cancel) return;
+    if (cancel.aborted) this.reason = abortError(cancel.reason);
+    else cancel.onAbort((why) => this.cancelled(why));
+  }
+
+  private cancelled(why: unknown): void {
+    this.reason = abortError(why);
+    if (this.stream) this.stream.destroy(this.reason);
+    this.abort?.(this.reason);
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -138,13 +137,11 @@ class PostHandler implements Dispatcher.DispatchHandler {
   }
 
   private dropSignal(): void {
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-    this.onAbort = undefined;
+    this.cancel?.onAbort(undefined);
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
+function abortError(r: unknown): Error {
   return r instanceof Error ? r : Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
 }
 

@@ -4,6 +4,7 @@
 // and server-to-client requests, which the caller gets back through `onOther`.
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
+import type { CallCancel } from './call-cancel.js';
 import { dispatchPost, mediaTypeOf, type DispatchedAnswer } from './upstream-dispatch.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { admitTargetRequest, upstreamAgent } from './upstream-fetch.js';
@@ -11,7 +12,8 @@ import { sendWithRetry } from './upstream-retry.js';
 import { readCallStream } from './upstream-sse.js';
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  /** The call's cancellation; an AbortSignal of it is made only where one is needed. */
+  cancel?: CallCancel;
   timeoutMs: number;
   /** Progress of this call; the target sees a token of the proxy's own, the callback gets the rest. */
   onprogress?: (progress: Record<string, unknown>) => void;
@@ -77,7 +79,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
           path,
           headers,
           body,
-          signal: call.signal,
+          cancel: call.cancel,
           headersTimeout: headersTimeout ?? call.timeoutMs,
           bodyTimeout: call.timeoutMs,
         });
@@ -87,7 +89,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
             plan: opts.retry,
             method,
             timeoutMs: call.timeoutMs,
-            signal: call.signal,
+            signal: call.cancel?.signal,
             ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
           })
         : send(undefined));
@@ -147,7 +149,7 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
       url: opts.url,
       id,
       headers: p.headersNow,
-      signal: call.signal,
+      signal: call.cancel?.signal,
       timeoutMs: call.timeoutMs,
       onprogress: call.onprogress,
       onOther: opts.onOther,
@@ -180,8 +182,8 @@ function jsonAnswer(text: string | Buffer, id: string, opts: HttpCallerOptions):
 
 /** What a failed call throws; the target is told about calls cancelled or timed out, as the SDK client would. */
 function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCallerOptions): unknown {
-  if (call.signal?.aborted) {
-    opts.cancel(id, String(call.signal.reason ?? 'cancelled'));
+  if (call.cancel?.aborted) {
+    opts.cancel(id, String(call.cancel.reason ?? 'cancelled'));
     return err;
   }
   const code = (err as { code?: unknown }).code;
