@@ -11,6 +11,8 @@ export interface Result {
   p999: number;
   n: number;
   dropped: number;
+  /** Seconds the samples took together. */
+  elapsed: number;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -34,5 +36,6 @@ export function summarize(samples: Sample[]): Result {
     p999: percentile(latencies, 99.9),
     n: latencies.length,
     dropped: samples.reduce((t, s) => t + s.dropped, 0),
+    elapsed,
   };
 }

@@ -3,6 +3,7 @@
 // another. Stages before `route` need no route; the rest see the matched, compiled route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExtAuthClient } from './auth/ext-auth.js';
+import type { RouteAuth } from './auth/hooks.js';
 import type { CompiledListener, CompiledRoute } from './compiled.js';
 import { answerConnect } from './http/connect.js';
 import { openTunnel } from './http/connect-tunnel.js';
@@ -106,12 +107,11 @@ const beforeRoute: Stage<Exchange>[] = [
   },
   {
     name: 'oauth-endpoints',
-    run: async ({ req, res, listener, path }) => {
+    run: ({ req, res, listener, path }) => {
       if (!listener) return false;
       const serving = listener.authEndpoints.get(path);
-      if (serving && (await serving.handle(req, res))) return true;
-      for (const auth of listener.authUnlisted) if (await auth.handle(req, res)) return true;
-      return false;
+      if (!serving && listener.authUnlisted.length === 0) return false;
+      return serveOAuth(serving, listener.authUnlisted, req, res);
     },
   },
   {
@@ -141,33 +141,15 @@ const onRoute: Stage<RoutedExchange>[] = [
   { name: 'traffic', run: ({ req, res, route }, s) => s.traffic.handle(req, res, route.name, route.traffic) },
   {
     name: 'authentication',
-    run: async (x) => {
-      const auth = x.route.security.auth;
+    run: (x) => {
       // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
       if (x.route.llm || x.route.forward) x.clientAuthorization = x.req.headers.authorization;
-      if (!auth) return false;
-      const span = x.telemetry?.child('authenticate', SpanKind.INTERNAL);
-      const result = await auth.authenticate(x.req, x.res);
-      span?.setAttribute('gw.authenticated', result !== undefined);
-      span?.end();
-      if (!result) return true;
-      x.claims = result.claims;
-      x.telemetry?.authenticated(result.claims);
-      if (result.apiKey) x.apiKey = result.apiKey;
-      return false;
+      return x.route.security.auth ? authenticate(x) : false;
     },
   },
   {
     name: 'external-authorization',
-    run: async (x, s) => {
-      if (!x.route.extAuth || x.route.noBackend) return false;
-      const call = x.telemetry?.call('ext_authz');
-      const checked = await s.extAuth.check(x.req, x.res, x.route.name, x.route.extAuth, x.claims, call?.headers);
-      call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
-      if (!checked) return true;
-      x.req = checked;
-      return false;
-    },
+    run: (x, s) => (!x.route.extAuth || x.route.noBackend ? false : externalAuthorization(x, s)),
   },
   {
     name: 'backend',
@@ -193,10 +175,10 @@ const onRoute: Stage<RoutedExchange>[] = [
   // Forwarded routes wait in the forwarder, inside their request deadline.
   {
     name: 'delay',
-    run: async ({ req, route }) => {
+    run: ({ req, route }) => {
       const wait = route.forward ? 0 : delayMs(route.traffic?.plan.delay, req);
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      return false;
+      if (wait <= 0) return false;
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(false), wait));
     },
   },
   {
@@ -231,6 +213,45 @@ const onRoute: Stage<RoutedExchange>[] = [
     },
   },
 ];
+
+// The asynchronous halves of stages, entered only when the route or listener has something for them to do:
+// a stage with nothing to do answers false at once and costs no promise.
+
+async function serveOAuth(
+  serving: RouteAuth | undefined,
+  unlisted: readonly RouteAuth[],
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  if (serving && (await serving.handle(req, res))) return true;
+  for (const auth of unlisted) if (await auth.handle(req, res)) return true;
+  return false;
+}
+
+async function authenticate(x: RoutedExchange): Promise<boolean> {
+  const auth = x.route.security.auth;
+  if (!auth) return false;
+  const span = x.telemetry?.child('authenticate', SpanKind.INTERNAL);
+  const result = await auth.authenticate(x.req, x.res);
+  span?.setAttribute('gw.authenticated', result !== undefined);
+  span?.end();
+  if (!result) return true;
+  x.claims = result.claims;
+  x.telemetry?.authenticated(result.claims);
+  if (result.apiKey) x.apiKey = result.apiKey;
+  return false;
+}
+
+async function externalAuthorization(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
+  const extAuth = x.route.extAuth;
+  if (!extAuth) return false;
+  const call = x.telemetry?.call('ext_authz');
+  const checked = await s.extAuth.check(x.req, x.res, x.route.name, extAuth, x.claims, call?.headers);
+  call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
+  if (!checked) return true;
+  x.req = checked;
+  return false;
+}
 
 /** The stage names in order, for docs and tests. */
 export const stageNames = [...beforeRoute, ...onRoute].map((s) => s.name);

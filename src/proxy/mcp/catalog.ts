@@ -124,6 +124,18 @@ export class Catalog {
   }
 
   async resolveNamed(kind: 'tools' | 'prompts', exposed: string): Promise<{ up: Upstream; name: string } | undefined> {
+    const now = this.resolveNamedNow(kind, exposed);
+    if (now !== 'list') return now;
+    await this.refresh(kind);
+    const up = this.opts.upstreams.get(this.routes[kind].get(exposed) ?? '');
+    return up ? { up, name: exposed } : undefined;
+  }
+
+  /**
+   * The owner of a name when it is known without asking the targets (by prefix, a lone target, or a name
+   * already listed): the call's hot path costs no promise; 'list' when the targets' lists must be fetched.
+   */
+  resolveNamedNow(kind: 'tools' | 'prompts', exposed: string): { up: Upstream; name: string } | undefined | 'list' {
     if (this.opts.prefixed) {
       const split = splitPrefixed(exposed, this.opts.targetNames);
       const up = split && this.opts.upstreams.get(split.target);
@@ -133,7 +145,7 @@ export class Catalog {
       const [up] = this.opts.upstreams.values();
       return up ? { up, name: exposed } : undefined;
     }
-    if (!this.routes[kind].has(exposed)) await this.refresh(kind);
+    if (!this.routes[kind].has(exposed)) return 'list';
     const up = this.opts.upstreams.get(this.routes[kind].get(exposed) ?? '');
     return up ? { up, name: exposed } : undefined;
   }

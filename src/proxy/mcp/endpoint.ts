@@ -94,17 +94,23 @@ async function handlePost(
   const messages = await readMessages(req, res, route);
   if (!messages) return;
   const { valid, batch } = messages;
-  const first = valid.find(isRequest);
+  let first: JsonRpcRequest | undefined;
+  let init: JsonRpcRequest | undefined;
+  for (const m of valid) {
+    if (!isRequest(m)) continue;
+    first ??= m;
+    if (m.method === 'initialize') init ??= m;
+  }
   if (first) telemetryOf(res)?.mcp(first.method, first.params);
-  const init = valid.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
   if (init) {
     if (initializeRefused(req, res, init, valid.length, route, claims, apiKey)) return;
     await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
-  const session = isStateless(route)
-    ? await statelessSession(req, res, route, ctx, valid)
-    : await findSession(req, res, route, ctx, claims);
+  const found = isStateless(route)
+    ? statelessSession(req, res, route, ctx, valid)
+    : findSession(req, res, route, ctx, claims);
+  const session = found instanceof Promise ? await found : found;
   if (!session) return;
   try {
     await serve(req, res, session, valid, batch, sse, { claims, ...(apiKey ? { apiKey } : {}) }, ctx);
@@ -225,7 +231,8 @@ async function serve(
     else if (isNotification(m)) session.notify(m, call);
     else session.respond(m as JsonRpcResponse);
   }
-  if (requests.some((r) => !session.allows(r, call))) {
+  for (const r of requests) {
+    if (session.allows(r, call)) continue;
     sendError(res, 'forbidden', 'an authorization rule denies this request');
     return;
   }

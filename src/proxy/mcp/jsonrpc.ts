@@ -71,6 +71,7 @@ export const maxNesting = 128;
 
 /** Whether JSON text nests objects and arrays deeper than `limit` (strings are skipped). One pass, no allocation. */
 export function nestedDeeperThan(text: string, limit = maxNesting): boolean {
+  if (text.length <= limit) return false; // every level takes a character: a short text cannot nest deeper
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -27,22 +27,35 @@ export function sessionOptions(route: McpRoute, ctx: EndpointContext, id: string
   };
 }
 
-/** The session the request names, or undefined when the answer (400, 404, 429, 503) was sent. */
-export async function findSession(
+/**
+ * The session the request names, or undefined when the answer (400, 404, 429, 503) was sent. A session this
+ * process holds is found without a promise; only a resume from the sealed id waits.
+ */
+export function findSession(
   req: IncomingMessage,
   res: ServerResponse,
   route: McpRoute,
   ctx: EndpointContext,
   claims: Record<string, unknown> | null,
-): Promise<McpSession | undefined> {
+): McpSession | undefined | Promise<McpSession | undefined> {
   const id = req.headers[sessionHeader];
   if (typeof id !== 'string' || id === '') {
     sendError(res, 'bad_request', 'the mcp-session-id header is required after initialize');
     return undefined;
   }
-  const found =
-    ctx.sessions.get(id) ??
-    (await ctx.sessions.resumeOnce(id, () => resume(id, route, ctx, claims, req.socket.remoteAddress)));
+  const held = ctx.sessions.get(id);
+  if (held) return checkFound(req, res, held, claims);
+  return ctx.sessions
+    .resumeOnce(id, () => resume(id, route, ctx, claims, req.socket.remoteAddress))
+    .then((found) => checkFound(req, res, found, claims));
+}
+
+function checkFound(
+  req: IncomingMessage,
+  res: ServerResponse,
+  found: McpSession | Refused | undefined,
+  claims: Record<string, unknown> | null,
+): McpSession | undefined {
   if (found !== undefined && !(found instanceof McpSession)) {
     sendError(res, found.code, found.message, { 'retry-after': String(found.retryAfterSeconds) });
     return undefined;

@@ -26,6 +26,7 @@ import {
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
 import { connectUpstream, type ResumeAt, type Upstream } from './upstream.js';
+import { CallCancel } from './call-cancel.js';
 import { SessionGone, TargetRecovery } from './session-recovery.js';
 import { endTargetSession } from './target-session.js';
 import type { SealedTarget, SessionState } from './session-seal.js';
@@ -105,7 +106,7 @@ export class McpSession {
   private readonly upstreams = new Map<string, Upstream>();
   private readonly catalog: Catalog;
   private readonly recovery: TargetRecovery;
-  private readonly inflight = new Map<Id, AbortController>();
+  private readonly inflight = new Map<Id, CallCancel>();
   private readonly activeSinks = new Map<string, Sink[]>();
   private readonly clientPending = new Map<
     string,
@@ -288,7 +289,7 @@ export class McpSession {
     return authorize(this.authorizeContext(ctx, mcpContextOf(req)));
   }
 
-  async handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+  handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     this.lastActive = Date.now();
     this.lastCall = ctx;
     // mcp guardrails: processors see the request after authorization and the result before the client does.
@@ -385,7 +386,7 @@ export class McpSession {
   async close(end = true): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const ac of this.inflight.values()) ac.abort('session closed');
+    for (const cancel of this.inflight.values()) cancel.abort('session closed');
     for (const p of this.clientPending.values()) p.reject(new McpError(InternalError, 'session closed'));
     this.clientPending.clear();
     this.standalone?.end();
@@ -478,14 +479,16 @@ export class McpSession {
   ): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
     const exposed = typeof p.name === 'string' ? p.name : '';
-    let found: { up: Upstream; name: string } | undefined;
-    try {
-      found = await this.catalog.resolveNamed(kind, exposed);
-    } catch (err) {
-      if (err instanceof SessionGone) throw err;
-      return err instanceof McpError
-        ? rpcError(req.id, InternalError, messageOf(err))
-        : internalError(req.id, err, this.log);
+    let found = this.catalog.resolveNamedNow(kind, exposed);
+    if (found === 'list') {
+      try {
+        found = await this.catalog.resolveNamed(kind, exposed);
+      } catch (err) {
+        if (err instanceof SessionGone) throw err;
+        return err instanceof McpError
+          ? rpcError(req.id, InternalError, messageOf(err))
+          : internalError(req.id, err, this.log);
+      }
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
     const out = await this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
@@ -525,8 +528,8 @@ export class McpSession {
       }
       if (!up.alive) return rpcError(req.id, InternalError, `target ${up.name} is not connected`);
     }
-    const ac = new AbortController();
-    this.inflight.set(req.id, ac);
+    const cancel = new CallCancel();
+    this.inflight.set(req.id, cancel);
     const sink = ctx.sink ?? this.standalone;
     const sinks = this.activeSinks.get(up.name) ?? [];
     if (sink) {
@@ -547,7 +550,7 @@ export class McpSession {
         : undefined;
     try {
       const result = await up.call(req.method, params, {
-        signal: ac.signal,
+        cancel,
         timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs,
         onprogress,
         ...(ctx.trace ? { headers: ctx.trace } : {}),
@@ -555,7 +558,7 @@ export class McpSession {
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (err instanceof SessionGone) throw err;
-      if (ac.signal.aborted) return undefined; // cancelled: the spec says no response
+      if (cancel.aborted) return undefined; // cancelled: the spec says no response
       if (!(err instanceof McpError) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
       if (err instanceof McpError) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);
       const text = targetFailureText(err);

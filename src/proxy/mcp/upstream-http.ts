@@ -3,14 +3,17 @@
 // per fetch). The SDK client still owns the connection: initialize, the GET stream, notifications
 // and server-to-client requests, which the caller gets back through `onOther`.
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { CallCancel } from './call-cancel.js';
+import { dispatchPost, mediaTypeOf, type DispatchedAnswer } from './upstream-dispatch.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { admitTargetRequest, upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
 import { readCallStream } from './upstream-sse.js';
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  /** The call's cancellation; an AbortSignal of it is made only where one is needed. */
+  cancel?: CallCancel;
   timeoutMs: number;
   /** Progress of this call; the target sees a token of the proxy's own, the callback gets the rest. */
   onprogress?: (progress: Record<string, unknown>) => void;
@@ -58,6 +61,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   let next = 1;
   const headersNow = sessionHeaders(opts);
   const origin = new URL(opts.url).origin;
+  const path = `${opts.url.pathname}${opts.url.search}`;
   return async (method, params, call) => {
     // String ids cannot collide with the SDK client's numeric ones on the same target session.
     const id = `gw-${next++}`;
@@ -69,25 +73,30 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: sent });
       const headers = call.headers ? { ...headersNow(), ...call.headers } : headersNow();
-      const res = await sendWithRetry(
-        (headersTimeout) =>
-          request(opts.url, {
-            method: 'POST',
-            headers,
-            body,
-            dispatcher: opts.dispatcher?.() ?? upstreamAgent,
-            signal: call.signal,
-            headersTimeout: headersTimeout ?? call.timeoutMs,
-            bodyTimeout: call.timeoutMs,
-          }),
-        {
-          plan: opts.retry,
-          method,
-          timeoutMs: call.timeoutMs,
-          signal: call.signal,
-          ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
-        },
-      );
+      const send = (headersTimeout: number | undefined): Promise<DispatchedAnswer> =>
+        dispatchPost(opts.dispatcher?.() ?? upstreamAgent, {
+          origin,
+          path,
+          headers,
+          body,
+          cancel: call.cancel,
+          headersTimeout: headersTimeout ?? call.timeoutMs,
+          bodyTimeout: call.timeoutMs,
+        });
+      // Without a retry plan the one try is the answer (sendWithRetry would return it as it is).
+      const res = await (opts.retry
+        ? sendWithRetry(send, {
+            plan: opts.retry,
+            method,
+            timeoutMs: call.timeoutMs,
+            signal: call.cancel?.signal,
+            ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
+          })
+        : send(undefined));
+      // The common answer, a JSON body already read whole, is settled without another promise.
+      const json = res.statusCode >= 200 && res.statusCode < 300 ? res.body.buffered : undefined;
+      if (json && mediaTypeOf(res.contentType) === 'application/json')
+        return settle(jsonAnswer(json, id, opts), method);
       return await answerOf(res, { id, method, call, opts, headersNow });
     } catch (err) {
       throw callFailure(err, id, call, opts);
@@ -124,7 +133,7 @@ interface PendingCall {
 }
 
 /** The call's answer from a JSON body or an SSE stream; other messages on the way go to `onOther`. */
-async function answerOf(res: Dispatcher.ResponseData, p: PendingCall): Promise<Record<string, unknown>> {
+async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<string, unknown>> {
   const { id, method, call, opts } = p;
   if (res.statusCode === 404 && opts.sessionId()) {
     res.body.resume();
@@ -134,13 +143,13 @@ async function answerOf(res: Dispatcher.ResponseData, p: PendingCall): Promise<R
     const text = await res.body.text().catch(() => '');
     throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);
   }
-  const type = mediaType(res.headers['content-type']);
+  const type = mediaTypeOf(res.contentType);
   if (type === 'text/event-stream') {
-    const answer = await readCallStream(res.body, {
+    const answer = await readCallStream(res.body.stream(), {
       url: opts.url,
       id,
       headers: p.headersNow,
-      signal: call.signal,
+      signal: call.cancel?.signal,
       timeoutMs: call.timeoutMs,
       onprogress: call.onprogress,
       onOther: opts.onOther,
@@ -152,19 +161,29 @@ async function answerOf(res: Dispatcher.ResponseData, p: PendingCall): Promise<R
     res.body.resume();
     throw new Error(`Streamable HTTP error: unexpected content type ${type || '(none)'} for ${method}`);
   }
-  const data: unknown = await res.body.json();
+  return settle(jsonAnswer(await res.body.text(), id, opts), method);
+}
+
+/** The call's answer in a JSON body (one message or a batch); other messages in it go to `onOther`. */
+function jsonAnswer(text: string | Buffer, id: string, opts: HttpCallerOptions): unknown {
+  const data: unknown = JSON.parse(typeof text === 'string' ? text : text.toString('utf8'));
+  if (!Array.isArray(data)) {
+    if (isObject(data) && data.id === id && !('method' in data)) return data;
+    if (isObject(data)) opts.onOther(data as JSONRPCMessage);
+    return undefined;
+  }
   let answer: unknown;
-  for (const m of Array.isArray(data) ? data : [data]) {
+  for (const m of data) {
     if (isObject(m) && m.id === id && !('method' in m)) answer = m;
     else if (isObject(m)) opts.onOther(m as JSONRPCMessage);
   }
-  return settle(answer, method);
+  return answer;
 }
 
 /** What a failed call throws; the target is told about calls cancelled or timed out, as the SDK client would. */
 function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCallerOptions): unknown {
-  if (call.signal?.aborted) {
-    opts.cancel(id, String(call.signal.reason ?? 'cancelled'));
+  if (call.cancel?.aborted) {
+    opts.cancel(id, String(call.cancel.reason ?? 'cancelled'));
     return err;
   }
   const code = (err as { code?: unknown }).code;
@@ -173,12 +192,6 @@ function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCall
     return new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: call.timeoutMs });
   }
   return err;
-}
-
-function mediaType(header: string | string[] | undefined): string {
-  const v = Array.isArray(header) ? (header[0] ?? '') : (header ?? '');
-  if (v === 'application/json' || v === 'text/event-stream') return v;
-  return v.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 function settle(answer: unknown, method: string): Record<string, unknown> {

@@ -132,11 +132,11 @@ export async function connectUpstream(
 }
 
 function sdkCaller(client: Client): UpstreamCall {
-  return (method, params, { signal, timeoutMs, onprogress }) =>
+  return (method, params, { cancel, timeoutMs, onprogress }) =>
     client.request({ method, params }, ResultSchema, {
       timeout: timeoutMs,
       resetTimeoutOnProgress: true,
-      ...(signal ? { signal } : {}),
+      ...(cancel ? { signal: cancel.signal } : {}),
       ...(onprogress ? { onprogress } : {}),
     });
 }
