@@ -1,5 +1,7 @@
 // Allocation profile of the bench proxy (BENCH_HEAPPROF=1): V8's sampling heap profiler, counting
 // objects that young-generation GC already collected, since those are what the proxy churns per call.
+// BENCH_HEAPPROF=promoted leaves those out: what is left survived a scavenge (promoted to the old
+// generation, where only a full collection frees it), the allocations that drive GC pause time.
 // Prints the top allocation sites to stderr when the process ends.
 import { Session } from 'node:inspector/promises';
 
@@ -15,7 +17,7 @@ export async function startAllocationProfile(): Promise<() => Promise<void>> {
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 1024,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.BENCH_HEAPPROF !== 'promoted',
   } as object);
   return async () => {
     const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node } };
