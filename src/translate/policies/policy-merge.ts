@@ -117,9 +117,30 @@ export function mergePolicies(
         });
       }
     }
-    out.provenance[path] = { source: winner.source, level: winner.level, overridden };
+    out.provenance[path] = sharedOrigin(winner, overridden);
   }
   return out;
+}
+
+// Every rule a policy reaches gets the same provenance for the fields it wins: one frozen object per
+// winning section object (a stored spec's, so it lives as long as the policy) and overridden list.
+const origins = new WeakMap<object, Map<string, FieldOrigin>>();
+
+function sharedOrigin(winner: Candidate, overridden: string[]): FieldOrigin {
+  let m = origins.get(winner.values);
+  if (!m) origins.set(winner.values, (m = new Map()));
+  const key = `${winner.source}\u0000${winner.level}\u0000${overridden.join('\u0000')}`;
+  let o = m.get(key);
+  if (!o)
+    m.set(
+      key,
+      (o = Object.freeze({
+        source: winner.source,
+        level: winner.level,
+        overridden: Object.freeze(overridden) as string[],
+      })),
+    );
+  return o;
 }
 
 /**
