@@ -2,17 +2,23 @@
 // one policy change at two cluster sizes (only affected gateways are recomputed), and controller RSS.
 // Bounded: fixed sizes and iteration counts; exits 1 when a target is missed.
 //
-// BENCH_TREE=<checkout> runs that checkout's compiled translator (`<checkout>/dist/translate`, run
-// `make build` there first) instead of this tree's sources through tsx. BENCH_BASELINE=<checkout> runs
-// this tree's dist and the baseline's dist in child processes, alternately (BENCH_ROUNDS rounds, default
-// 1), and prints both with their ratio: an A/B in one run. BENCH_PROF=<dir> gives each child --cpu-prof.
+// Each figure comes from a child process running plain JavaScript, as `gw controller` does: this bench is
+// transpiled to a temporary folder and loads a checkout's compiled translator (`dist/translate`), so the
+// RSS holds no TypeScript loader (tsx alone adds ~36 MB). By default the checkout is this one (`make build`
+// first; with dist/ older than src/ the sources run in-process through tsx instead, and the RSS says so).
+// BENCH_BASELINE=<checkout> runs this tree's dist and the baseline's alternately (BENCH_ROUNDS rounds,
+// default 1) and prints both with their ratio: an A/B in one run. BENCH_PROF=<dir> gives each child
+// --cpu-prof.
 import { spawnSync } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type * as TS from 'typescript';
 import type * as StateModule from '../../src/translate/state.js';
 import type * as StoreModule from '../../src/translate/objects/store.js';
 import { syntheticCluster, type Cluster } from './cluster.js';
@@ -185,9 +191,25 @@ function report(f: Figures): boolean {
   return ok;
 }
 
-function child(tree: string, prof: string | undefined, tag: string): Figures {
+/** main.ts and cluster.ts as plain JavaScript in a temporary folder (their imports of src/ are types only). */
+function transpiled(): string {
+  const ts = createRequire(import.meta.url)('typescript') as typeof TS;
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-bench-translate-'));
+  for (const f of ['main.ts', 'cluster.ts']) {
+    const out = ts.transpileModule(readFileSync(path.join(here, f), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(
+      path.join(dir, f.replace(/\.ts$/, '.mjs')),
+      out.outputText.replace("'./cluster.js'", "'./cluster.mjs'"),
+    );
+  }
+  return dir;
+}
+
+function child(js: string, tree: string, prof: string | undefined, tag: string): Figures {
   const flags = prof ? ['--cpu-prof', `--cpu-prof-dir=${path.join(prof, tag)}`] : [];
-  const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', path.join(here, 'main.ts')], {
+  const r = spawnSync(process.execPath, [...flags, path.join(js, 'main.mjs')], {
     env: { ...process.env, BENCH_TREE: tree, BENCH_BASELINE: '', BENCH_JSON: '1' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -196,15 +218,27 @@ function child(tree: string, prof: string | undefined, tag: string): Figures {
   return JSON.parse(r.stdout.trim().split('\n').pop() as string) as Figures;
 }
 
+/** Newest modification time of the files under `dir` (ms). */
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) t = Math.max(t, statSync(path.join(e.parentPath, e.name)).mtimeMs);
+  return t;
+}
+
 /** This tree's dist and the baseline's, alternately; the ratio of each figure (this / baseline). */
 function abRun(baseline: string): boolean {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
-  const mine = path.resolve(here, '../..');
   const a: Figures[] = [];
   const b: Figures[] = [];
-  for (let i = 0; i < rounds; i++) {
-    a.push(child(mine, process.env.BENCH_PROF, `this-${i}`));
-    b.push(child(baseline, process.env.BENCH_PROF, `baseline-${i}`));
+  const js = transpiled();
+  try {
+    for (let i = 0; i < rounds; i++) {
+      a.push(child(js, mine, process.env.BENCH_PROF, `this-${i}`));
+      b.push(child(js, baseline, process.env.BENCH_PROF, `baseline-${i}`));
+    }
+  } finally {
+    rmSync(js, { recursive: true, force: true });
   }
   console.log(`A/B in one run: this = ${mine}/dist, baseline = ${path.resolve(baseline)}/dist, ${rounds} round(s)`);
   console.log(
@@ -221,10 +255,24 @@ function abRun(baseline: string): boolean {
   return ok;
 }
 
+const mine = path.resolve(here, '../..');
 if (process.env.BENCH_BASELINE) {
   if (!abRun(process.env.BENCH_BASELINE)) process.exitCode = 1;
-} else {
-  const f = await measure(process.env.BENCH_TREE || undefined);
+} else if (process.env.BENCH_TREE) {
+  const f = await measure(process.env.BENCH_TREE);
   if (process.env.BENCH_JSON) console.log(JSON.stringify(f));
   else if (!report(f)) process.exitCode = 1;
+} else if (
+  newest(path.join(mine, 'src')) >
+  (statSync(path.join(mine, 'dist/translate/state.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0)
+) {
+  console.log('dist/ is older than src/ (run make build): sources through tsx, in this process (RSS includes tsx)');
+  if (!report(await measure(undefined))) process.exitCode = 1;
+} else {
+  const js = transpiled();
+  try {
+    if (!report(child(js, mine, process.env.BENCH_PROF, 'this'))) process.exitCode = 1;
+  } finally {
+    rmSync(js, { recursive: true, force: true });
+  }
 }

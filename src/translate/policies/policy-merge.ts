@@ -123,24 +123,42 @@ export function mergePolicies(
 }
 
 // Every rule a policy reaches gets the same provenance for the fields it wins: one frozen object per
-// winning section object (a stored spec's, so it lives as long as the policy) and overridden list.
-const origins = new WeakMap<object, Map<string, FieldOrigin>>();
+// winning section object (a stored spec's, so it lives as long as the policy), level and overridden list.
+// Most sections only ever win one way, so that origin is held directly and a map only for the others.
+const origins = new WeakMap<object, FieldOrigin | Map<string, FieldOrigin>>();
 
 function sharedOrigin(winner: Candidate, overridden: string[]): FieldOrigin {
-  let m = origins.get(winner.values);
-  if (!m) origins.set(winner.values, (m = new Map()));
-  const key = `${winner.source}\u0000${winner.level}\u0000${overridden.join('\u0000')}`;
-  let o = m.get(key);
-  if (!o)
-    m.set(
-      key,
-      (o = Object.freeze({
-        source: winner.source,
-        level: winner.level,
-        overridden: Object.freeze(overridden) as string[],
-      })),
-    );
+  const held = origins.get(winner.values);
+  if (held && !(held instanceof Map) && sameOrigin(held, winner, overridden)) return held;
+  const o = Object.freeze({
+    source: winner.source,
+    level: winner.level,
+    overridden: Object.freeze(overridden) as string[],
+  });
+  if (!held) {
+    origins.set(winner.values, o);
+    return o;
+  }
+  const m = held instanceof Map ? held : new Map([[originKey(held.source, held.level, held.overridden), held]]);
+  if (m !== held) origins.set(winner.values, m);
+  const key = originKey(o.source, o.level, overridden);
+  const hit = m.get(key);
+  if (hit) return hit;
+  m.set(key, o);
   return o;
+}
+
+function sameOrigin(o: FieldOrigin, winner: Candidate, overridden: readonly string[]): boolean {
+  return (
+    o.source === winner.source &&
+    o.level === winner.level &&
+    o.overridden.length === overridden.length &&
+    o.overridden.every((s, i) => s === overridden[i])
+  );
+}
+
+function originKey(source: string, level: string, overridden: readonly string[]): string {
+  return `${source}\u0000${level}\u0000${overridden.join('\u0000')}`;
 }
 
 /**
