@@ -128,9 +128,19 @@ export function planChanges(state: TranslationState, store: Store, changes: read
 
 /** Translates one gateway of a plan again; its old and new statuses become dirty. */
 export function translateInto(state: TranslationState, store: Store, gateway: string, dirty: Set<string>): void {
-  for (const k of Object.keys(state.gateways.get(gateway)?.statuses ?? {})) dirty.add(k);
+  const before = state.records.get(gateway)?.options;
+  const old = state.gateways.get(gateway)?.statuses ?? {};
   const t = translateRecorded(state, store, gateway);
-  for (const k of Object.keys(t.statuses)) dirty.add(k);
+  // With the same options, a status whose pieces from this gateway are the same is dirty only if the
+  // changes reach it directly (planChanges), as for objects no re-translated gateway mentions.
+  const same = before !== undefined && before === state.records.get(gateway)?.options;
+  for (const k of Object.keys(old)) if (!same || !samePieces(old[k], t.statuses[k])) dirty.add(k);
+  for (const k of Object.keys(t.statuses)) if (!same || !(k in old)) dirty.add(k);
+}
+
+function samePieces(a: readonly StatusPiece[] | undefined, b: readonly StatusPiece[] | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((p, i) => p === b[i] || JSON.stringify(p) === JSON.stringify(b[i]));
 }
 
 /** Translates one gateway, reusing its unchanged routes, and keeps the records for its next translation. */

@@ -100,7 +100,9 @@ export function translateGateway(
   ];
   const routeKeys = new Set<string>();
   for (const p of parents) for (const r of lookup(ctx, 'routesByParent', p)) routeKeys.add(r);
-  const optionsText = JSON.stringify(options);
+  // Pieces carry the `now` of the translation that made them; a reused one still writes what a fresh one
+  // would, since the status writer keeps lastTransitionTime of conditions whose status is unchanged.
+  const optionsText = JSON.stringify({ ...options, now: undefined });
   const previous = usableRecords(store, records?.previous, optionsText);
   const routeRecords = new Map<string, RouteRecord>();
   for (const rk of [...routeKeys].sort()) {
