@@ -100,9 +100,7 @@ export function translateGateway(
   ];
   const routeKeys = new Set<string>();
   for (const p of parents) for (const r of lookup(ctx, 'routesByParent', p)) routeKeys.add(r);
-  // Pieces carry the `now` of the translation that made them; a reused one still writes what a fresh one
-  // would, since the status writer keeps lastTransitionTime of conditions whose status is unchanged.
-  const optionsText = JSON.stringify({ ...options, now: undefined });
+  const optionsText = routeOptions(options);
   const previous = usableRecords(store, records?.previous, optionsText);
   const routeRecords = new Map<string, RouteRecord>();
   for (const rk of [...routeKeys].sort()) {
@@ -122,7 +120,13 @@ export function translateGateway(
   ];
   gatewayStatus(ctx, gw, listeners, listenerSets, piece);
   policyPieces(gp, sink.conflicts, gw.key, piece);
-  if (records) records.next = { revision: store.revision, options: optionsText, gatewayDeps, routes: routeRecords };
+  if (records)
+    records.next = {
+      revision: store.revision,
+      options: optionsText,
+      gatewayDeps: [...gatewayDeps],
+      routes: routeRecords,
+    };
   return done(true, { version: snapshotVersion(store, ctx, options), resources });
 }
 
@@ -187,6 +191,15 @@ function policyPieces(
     seen.add(k);
     piece(objectKey('GwPolicy', c.policyKey), { kind: 'policyConflict', conflict: c });
   }
+}
+
+/**
+ * The options route records are valid under. Pieces carry the `now` of the translation that made them; a
+ * reused one still writes what a fresh one would, since the status writer keeps lastTransitionTime of
+ * conditions whose status is unchanged.
+ */
+function routeOptions(options: TranslateOptions): string {
+  return JSON.stringify({ ...options, now: undefined });
 }
 
 /** Bumped whenever translation output changes for the same input, so versions never alias across builds. */

@@ -19,7 +19,8 @@ import { translateRoute } from './routes.js';
 export interface RouteRecord {
   /** Store revision when it was translated. */
   revision: number;
-  deps: Set<string>;
+  /** An array, not the Set it was recorded in: thousands of records are held, and a Set is ~3x the size. */
+  deps: string[];
   routes: Named<RouteInput>[];
   backends: [string, BackendInput][];
   pieces: [string, StatusPiece][];
@@ -33,7 +34,7 @@ export interface RouteRecord {
 export interface GatewayRecords {
   revision: number;
   options: string;
-  gatewayDeps: Set<string>;
+  gatewayDeps: string[];
   routes: Map<string, RouteRecord>;
 }
 
@@ -90,7 +91,7 @@ function recorded(
 ): RouteRecord {
   const rec: RouteRecord = {
     revision: ctx.store.revision,
-    deps: new Set(),
+    deps: [],
     routes: [],
     backends: [],
     pieces: [],
@@ -111,7 +112,9 @@ function recorded(
     conflicts: rec.conflicts,
   };
   const before = listeners.map((l) => l.status.attachedRoutes);
-  inScope(ctx, rec.deps, () => translateRoute(ctx, gw, route, listeners, { ...gp, used }, view));
+  const deps = new Set<string>();
+  inScope(ctx, deps, () => translateRoute(ctx, gw, route, listeners, { ...gp, used }, view));
+  rec.deps = [...deps];
   listeners.forEach((l, i) => {
     for (let n = l.status.attachedRoutes - (before[i] ?? 0); n > 0; n--) rec.attached.push(l.irName);
   });
