@@ -1,7 +1,11 @@
 // A synthetic cluster for the translation benchmark, scaled by `scale` (1 = the issue's target size:
-// 100 gateways, 10,000 route rules, 10,000 policies, 1,000 backends).
-import { createStore, putObject, type Store } from '../../src/translate/objects/store.js';
+// 100 gateways, 10,000 route rules, 10,000 policies, 1,000 backends). The store functions are passed in
+// so the same cluster can be built by another tree's compiled translator (main.ts, BENCH_TREE).
+import type { Store } from '../../src/translate/objects/store.js';
+import type * as StoreModule from '../../src/translate/objects/store.js';
 import type { Kind, KubeObject } from '../../src/translate/objects/types.js';
+
+export type StoreApi = Pick<typeof StoreModule, 'createStore' | 'putObject'>;
 
 export interface Cluster {
   store: Store;
@@ -12,7 +16,8 @@ export interface Cluster {
 
 const GW = 'gateway.networking.k8s.io';
 
-export function syntheticCluster(scale: number): Cluster {
+export function syntheticCluster(api: StoreApi, scale: number): Cluster {
+  const { createStore, putObject } = api;
   const store = createStore();
   const counts: Record<string, number> = {};
   const put = (kind: Kind, obj: KubeObject) => {

@@ -4,7 +4,6 @@
 import { IR_RESOURCE_TYPE, encodeResource as encodeIr } from '../ir/load.js';
 import type { ResourceInput } from '../ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from '../translate/built-ir.js';
-import { stableStringify } from '../translate/objects/read.js';
 import { createMemorySource } from '../xds/memory-source.js';
 import type { SnapshotSource, XdsResource } from '../xds/server.js';
 
@@ -30,8 +29,9 @@ export function createControllerSource(): ControllerSource {
   // Holding, readiness and change notification are the xDS memory source's; this adds encoding and
   // reuse of unchanged bodies (versions are memoized per body object).
   const held = createMemorySource({ ready: false });
-  // Per gateway and name: the canonical text the body was made from.
-  const texts = new Map<string, Map<string, string>>();
+  // Per gateway and name: the IR object the body was encoded from. The translator hands back the same
+  // object for what it did not re-translate, so most of a change's resources are reused without encoding.
+  const sources = new Map<string, Map<string, BuiltResource>>();
   return {
     ready: held.ready,
     get: held.get,
@@ -40,27 +40,31 @@ export function createControllerSource(): ControllerSource {
     publish(gateway, snapshot) {
       if (!snapshot) {
         if (held.get(gateway)) held.delete(gateway);
-        texts.delete(gateway);
+        sources.delete(gateway);
         return;
       }
       const prev = held.get(gateway);
-      const prevTexts = texts.get(gateway) ?? new Map<string, string>();
+      const prevSources = sources.get(gateway);
       const next = new Map<string, XdsResource>();
-      const nextTexts = new Map<string, string>();
+      const nextSources = new Map<string, BuiltResource>();
       let changed = !prev || prev.size !== snapshot.resources.length;
       for (const r of snapshot.resources) {
         const name = resourceName(r);
-        const text = stableStringify(r);
         const old = prev?.get(name);
-        if (old && prevTexts.get(name) === text) next.set(name, old);
-        else {
-          next.set(name, encodeResource(r));
-          changed = true;
-        }
-        nextTexts.set(name, text);
+        const body = bodyOf(old, prevSources?.get(name), r);
+        next.set(name, body);
+        changed ||= body !== old;
+        nextSources.set(name, r);
       }
-      texts.set(gateway, nextTexts);
+      sources.set(gateway, nextSources);
       if (changed) held.set(gateway, next);
     },
   };
+}
+
+/** The held body when `r` is what it was made from or encodes to the same bytes; else the new encoding. */
+function bodyOf(old: XdsResource | undefined, oldSource: BuiltResource | undefined, r: BuiltResource): XdsResource {
+  if (old && oldSource === r) return old;
+  const fresh = encodeResource(r);
+  return old && Buffer.compare(fresh.body, old.body) === 0 ? old : fresh;
 }

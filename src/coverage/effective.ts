@@ -45,6 +45,8 @@ export function objectRefusals(kind: CoveredKind, source: string, spec: unknown)
 
 /** One list, sorted by field then source, without repeats. */
 export function uniqueRefusals(list: readonly IrRefusal[]): IrRefusal[] {
+  // Most rules have none or one: no map and no keys for them (this runs for every IR route and listener).
+  if (list.length < 2) return [...list];
   const seen = new Map<string, IrRefusal>();
   for (const r of list) seen.set(`${r.field}\u0000${r.source}`, r);
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);

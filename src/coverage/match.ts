@@ -12,9 +12,24 @@ export function covers(pattern: string, path: string): boolean {
   return path === root || path.startsWith(`${root}.`) || path.startsWith(`${root}[]`);
 }
 
+// Tables are module constants and a normalized path's answer never changes: memoized per table and path
+// (bounded, since free-form maps put user keys into paths).
+const memo = new WeakMap<CoverageTable, Map<string, [string, Coverage] | undefined>>();
+const MEMO_MAX = 50_000;
+
 /** The most specific entry covering `path`: [pattern, coverage], or undefined. */
 export function classify(table: CoverageTable, path: string): [string, Coverage] | undefined {
   const p = normalize(path);
+  let m = memo.get(table);
+  if (!m) memo.set(table, (m = new Map()));
+  if (m.has(p)) return m.get(p);
+  const hit = scan(table, p);
+  if (m.size >= MEMO_MAX) m.clear();
+  m.set(p, hit);
+  return hit;
+}
+
+function scan(table: CoverageTable, p: string): [string, Coverage] | undefined {
   let best: [string, Coverage] | undefined;
   for (const [pattern, c] of Object.entries(table)) {
     if (!covers(pattern, p)) continue;

@@ -11,7 +11,8 @@ import { gatewayClassSpec, gatewaySpec } from './objects/gateway-api.js';
 import { uncheckedPolicySpec } from './objects/gw-unchecked.js';
 import { getObject, indexed, indexKeysOf, listObjects, type Store } from './objects/store.js';
 import { objectStatus, type ObjectStatus } from './status/status.js';
-import { translateGateway, type GatewayTranslation } from './translate.js';
+import { translateGateway, type GatewayTranslation, type RouteRecords } from './translate.js';
+import type { GatewayRecords } from './routes/route-reuse.js';
 import { objectKey, splitObjectKey, type StoredObject } from './objects/types.js';
 
 export interface TranslationState {
@@ -20,6 +21,8 @@ export interface TranslationState {
   /** Dependency (object key or index slot) → gateways that read it. */
   readers: Map<string, Set<string>>;
   statuses: Map<string, ObjectStatus>;
+  /** Each gateway's route records, so the next translation of it reuses the routes nothing changed under. */
+  records: Map<string, GatewayRecords>;
 }
 
 export interface ChangeResult {
@@ -38,7 +41,7 @@ export function snapshots(state: TranslationState): Map<string, BuiltSnapshot> {
 
 export function translateAll(store: Store, options: TranslateOptions): TranslationState {
   const state = emptyState(options);
-  for (const gw of listObjects(store, 'Gateway')) setGateway(state, translateGateway(store, gw.key, options));
+  for (const gw of listObjects(store, 'Gateway')) translateRecorded(state, store, gw.key);
   refreshAllStatuses(state, store);
   return state;
 }
@@ -125,10 +128,29 @@ export function planChanges(state: TranslationState, store: Store, changes: read
 
 /** Translates one gateway of a plan again; its old and new statuses become dirty. */
 export function translateInto(state: TranslationState, store: Store, gateway: string, dirty: Set<string>): void {
-  for (const k of Object.keys(state.gateways.get(gateway)?.statuses ?? {})) dirty.add(k);
-  const t = translateGateway(store, gateway, state.options);
+  const before = state.records.get(gateway)?.options;
+  const old = state.gateways.get(gateway)?.statuses ?? {};
+  const t = translateRecorded(state, store, gateway);
+  // With the same options, a status whose pieces from this gateway are the same is dirty only if the
+  // changes reach it directly (planChanges), as for objects no re-translated gateway mentions.
+  const same = before !== undefined && before === state.records.get(gateway)?.options;
+  for (const k of Object.keys(old)) if (!same || !samePieces(old[k], t.statuses[k])) dirty.add(k);
+  for (const k of Object.keys(t.statuses)) if (!same || !(k in old)) dirty.add(k);
+}
+
+function samePieces(a: readonly StatusPiece[] | undefined, b: readonly StatusPiece[] | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((p, i) => p === b[i] || JSON.stringify(p) === JSON.stringify(b[i]));
+}
+
+/** Translates one gateway, reusing its unchanged routes, and keeps the records for its next translation. */
+function translateRecorded(state: TranslationState, store: Store, gateway: string): GatewayTranslation {
+  const records: RouteRecords = { previous: state.records.get(gateway) };
+  const t = translateGateway(store, gateway, state.options, records);
   setGateway(state, t);
-  for (const k of Object.keys(t.statuses)) dirty.add(k);
+  if (records.next) state.records.set(gateway, records.next);
+  else state.records.delete(gateway);
+  return t;
 }
 
 /** Reassembles the dirty statuses once every gateway of the plan is translated. */
@@ -139,7 +161,7 @@ export function finishChanges(state: TranslationState, store: Store, plan: Chang
 
 /** An empty state to fill gateway by gateway (`translateInto`), then finish with `refreshAllStatuses`. */
 export function emptyState(options: TranslateOptions): TranslationState {
-  return { options, gateways: new Map(), readers: new Map(), statuses: new Map() };
+  return { options, gateways: new Map(), readers: new Map(), statuses: new Map(), records: new Map() };
 }
 
 export function refreshAllStatuses(state: TranslationState, store: Store): void {

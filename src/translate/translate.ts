@@ -18,7 +18,7 @@ import { selectorMatches } from './objects/read.js';
 import { fieldsOf } from './policies/policy-fields.js';
 import { toAuthorization } from './policies/ir-policy.js';
 import type { RouteSink } from './routes/route-sink.js';
-import { translateRoute } from './routes/routes.js';
+import { translateOrReuse, usableRecords, type GatewayRecords, type RouteRecord } from './routes/route-reuse.js';
 import { dependencyState, type Store } from './objects/store.js';
 import { splitObjectKey, objectKey, type StoredObject } from './objects/types.js';
 
@@ -41,8 +41,23 @@ export function isOurClass(ctx: Ctx, className: string): StoredObject | undefine
   return cls && gatewayClassSpec(cls).controllerName === ctx.options.controllerName ? cls : undefined;
 }
 
-export function translateGateway(store: Store, gatewayKey: string, options: TranslateOptions): GatewayTranslation {
+/**
+ * `records`: `previous` holds the route records of this gateway's last translation, to reuse what did not
+ * change (route-reuse.ts); `next` receives this translation's.
+ */
+export interface RouteRecords {
+  previous?: GatewayRecords;
+  next?: GatewayRecords;
+}
+
+export function translateGateway(
+  store: Store,
+  gatewayKey: string,
+  options: TranslateOptions,
+  records?: RouteRecords,
+): GatewayTranslation {
   const ctx = newCtx(store, options);
+  const gatewayDeps = ctx.scope;
   const statuses: Record<string, StatusPiece[]> = {};
   const piece = (k: string, p: StatusPiece) => (statuses[k] ??= []).push(p);
   const done = (ours: boolean, snapshot: BuiltSnapshot): GatewayTranslation => ({
@@ -85,10 +100,13 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   ];
   const routeKeys = new Set<string>();
   for (const p of parents) for (const r of lookup(ctx, 'routesByParent', p)) routeKeys.add(r);
+  const optionsText = routeOptions(options);
+  const previous = usableRecords(store, records?.previous, optionsText);
+  const routeRecords = new Map<string, RouteRecord>();
   for (const rk of [...routeKeys].sort()) {
     const k = splitObjectKey(rk);
     const route = k && readAny(ctx, k.kind, k.key);
-    if (route) translateRoute(ctx, gw, route, listeners, gp, sink);
+    if (route) routeRecords.set(rk, translateOrReuse(ctx, gw, route, listeners, gp, sink, previous?.routes.get(rk)));
   }
   const models = options.enableModels ? translateModels(ctx, gw, listeners, sink.routes, piece) : [];
   const irListeners = irListenersOf(ctx, gw, listeners, gp, sink);
@@ -102,6 +120,13 @@ export function translateGateway(store: Store, gatewayKey: string, options: Tran
   ];
   gatewayStatus(ctx, gw, listeners, listenerSets, piece);
   policyPieces(gp, sink.conflicts, gw.key, piece);
+  if (records)
+    records.next = {
+      revision: store.revision,
+      options: optionsText,
+      gatewayDeps: [...gatewayDeps],
+      routes: routeRecords,
+    };
   return done(true, { version: snapshotVersion(store, ctx, options), resources });
 }
 
@@ -166,6 +191,15 @@ function policyPieces(
     seen.add(k);
     piece(objectKey('GwPolicy', c.policyKey), { kind: 'policyConflict', conflict: c });
   }
+}
+
+/**
+ * The options route records are valid under. Pieces carry the `now` of the translation that made them; a
+ * reused one still writes what a fresh one would, since the status writer keeps lastTransitionTime of
+ * conditions whose status is unchanged.
+ */
+function routeOptions(options: TranslateOptions): string {
+  return JSON.stringify({ ...options, now: undefined });
 }
 
 /** Bumped whenever translation output changes for the same input, so versions never alias across builds. */

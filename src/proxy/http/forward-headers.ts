@@ -19,20 +19,27 @@ type Headers = IncomingHttpHeaders | Record<string, string | string[] | undefine
 
 /** The headers without hop-by-hop ones: the fixed list, every `proxy-*`, and those Connection names. */
 export function withoutHopByHop(headers: Headers): Record<string, string | string[]> {
-  const named = new Set<string>();
-  const connection = headers.connection;
-  for (const v of Array.isArray(connection) ? connection : [connection ?? '']) {
-    for (const token of v.split(',')) if (token.trim()) named.add(token.trim().toLowerCase());
-  }
+  const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for-in over the request's own headers object: no entries array per request (a hot path of every forward).
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
     const key = name.toLowerCase();
     // `:authority`, `:path`, ...: an HTTP/2 client's pseudo-headers belong to its hop (Host carries the authority).
-    if (value === undefined || HOP_BY_HOP.has(key) || key.startsWith('proxy-') || key.startsWith(':') || named.has(key))
-      continue;
+    if (HOP_BY_HOP.has(key) || key.startsWith('proxy-') || key.startsWith(':') || named?.has(key)) continue;
     out[key] = value;
   }
   return out;
+}
+
+/** The header names a Connection header lists, lower-cased; undefined when there is none (the usual case). */
+function connectionTokens(connection: string | string[] | undefined): Set<string> | undefined {
+  if (!connection) return undefined;
+  const named = new Set<string>();
+  for (const v of Array.isArray(connection) ? connection : [connection])
+    for (const token of v.split(',')) if (token.trim()) named.add(token.trim().toLowerCase());
+  return named;
 }
 
 export interface ClientSide {

@@ -25,7 +25,8 @@ import {
   targetFailureText,
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
-import { connectUpstream, type ResumeAt, type Upstream } from './upstream.js';
+import type { ResumeAt, Upstream } from './upstream.js';
+import { loadMcpClient } from '../lazy/mcp-client.js';
 import { CallCancel } from './call-cancel.js';
 import { SessionGone, TargetRecovery } from './session-recovery.js';
 import { endTargetSession } from './target-session.js';
@@ -266,8 +267,9 @@ export class McpSession {
     return { text: failures.join('; '), saturated: saturated === failures.length };
   }
 
-  private connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
-    return connectUpstream(
+  // The SDK client loads with the first snapshot that has an MCP backend (the runtime awaits it at apply).
+  private async connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
+    return (await loadMcpClient()).connectUpstream(
       t,
       this.clientInfo,
       this.clientCapabilities,

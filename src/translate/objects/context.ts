@@ -23,26 +23,53 @@ export interface Ctx {
   store: Store;
   options: TranslateOptions;
   deps: Set<string>;
+  /**
+   * Where reads are recorded besides `deps`: one route's own set while it is translated (so it can be
+   * reused when none of them changed, route-reuse.ts), else the gateway-level set.
+   */
+  scope: Set<string>;
   problems: Problem[];
   /** Per-translation memo for values derived from one object (attachments, translated backends). */
-  memo: Map<string, unknown>;
+  memo: Map<string, { value: unknown; deps: Set<string> }>;
 }
 
-/** Computes once per translation; the dependencies recorded by the first computation cover later uses. */
+/** Computes once per translation; a later use records the dependencies the computation read. */
 export function memo<T>(ctx: Ctx, key: string, compute: () => T): T {
-  if (ctx.memo.has(key)) return ctx.memo.get(key) as T;
-  const v = compute();
-  ctx.memo.set(key, v);
-  return v;
+  const hit = ctx.memo.get(key);
+  if (hit) {
+    for (const d of hit.deps) ctx.scope.add(d);
+    return hit.value as T;
+  }
+  const deps = new Set<string>();
+  const value = inScope(ctx, deps, compute);
+  for (const d of deps) ctx.scope.add(d);
+  ctx.memo.set(key, { value, deps });
+  return value;
+}
+
+/** Runs `f` recording its reads into `deps` (as well as `ctx.deps`). */
+export function inScope<T>(ctx: Ctx, deps: Set<string>, f: () => T): T {
+  const outer = ctx.scope;
+  ctx.scope = deps;
+  try {
+    return f();
+  } finally {
+    ctx.scope = outer;
+  }
 }
 
 export function newCtx(store: Store, options: TranslateOptions): Ctx {
-  return { store, options, deps: new Set(), problems: [], memo: new Map() };
+  return { store, options, deps: new Set(), scope: new Set(), problems: [], memo: new Map() };
+}
+
+function dep(ctx: Ctx, k: string): void {
+  ctx.deps.add(k);
+  ctx.scope.add(k);
 }
 
 /** A valid object, or undefined when missing or invalid (invalid objects are reported elsewhere). */
 export function read(ctx: Ctx, kind: Kind, key: string): StoredObject | undefined {
-  ctx.deps.add(objectKey(kind, key));
+  dep(ctx, objectKey(kind, key));
   const e = getObject(ctx.store, kind, key);
   return e && e.problems.length === 0 ? e : undefined;
 }
@@ -56,11 +83,11 @@ export function readGw<K extends GwKind>(ctx: Ctx, kind: K, key: string): GwObje
 
 /** Like read, but also returns invalid objects, for callers that must tell missing from invalid. */
 export function readAny(ctx: Ctx, kind: Kind, key: string): StoredObject | undefined {
-  ctx.deps.add(objectKey(kind, key));
+  dep(ctx, objectKey(kind, key));
   return getObject(ctx.store, kind, key);
 }
 
 export function lookup(ctx: Ctx, idx: Parameters<typeof indexed>[1], k: string): string[] {
-  ctx.deps.add(`index:${idx}:${k}`);
+  dep(ctx, `index:${idx}:${k}`);
   return indexed(ctx.store, idx, k);
 }

@@ -42,6 +42,12 @@ interface Indexes {
 export interface Store {
   objects: Map<Kind, Map<string, StoredObject>>;
   index: Indexes;
+  /** Bumped by every put and remove. */
+  revision: number;
+  /** Dependency key (`Kind/ns/name`, `index:<name>:<slot>`) → revision of its last change since `floor`. */
+  changedAt: Map<string, number>;
+  /** Revision when `changedAt` was last emptied (deleted objects' keys would otherwise pile up). */
+  floor: number;
 }
 
 export function createStore(): Store {
@@ -57,7 +63,27 @@ export function createStore(): Store {
       byNamespace: new Map(),
       backendTlsPoliciesByTarget: new Map(),
     },
+    revision: 0,
+    changedAt: new Map(),
+    floor: 0,
   };
+}
+
+/** Whether any of `deps` changed after `revision` (a translation that read them then may be reused). */
+export function changedSince(store: Store, deps: Iterable<string>, revision: number): boolean {
+  if (revision < store.floor) return true;
+  for (const d of deps) if ((store.changedAt.get(d) ?? 0) > revision) return true;
+  return false;
+}
+
+function touch(store: Store, kind: Kind, e: StoredObject, slots: readonly IndexEntry[]): void {
+  const r = ++store.revision;
+  if (store.changedAt.size > 4 * storeSize(store) + 10_000) {
+    store.changedAt.clear();
+    store.floor = r;
+  }
+  store.changedAt.set(objectKey(kind, e.key), r);
+  for (const [idx, k] of slots) store.changedAt.set(`index:${idx}:${k}`, r);
 }
 
 /** Maps a reference's group and kind onto a store kind; undefined for kinds Gw does not know. */
@@ -97,7 +123,9 @@ export function putObject(store: Store, kind: Kind, obj: KubeObject, source: str
   let m = store.objects.get(kind);
   if (!m) store.objects.set(kind, (m = new Map()));
   m.set(key, entry);
-  for (const [idx, k] of indexEntries(entry)) add(store.index[idx], k, indexValue(idx, entry));
+  const slots = indexEntries(entry);
+  for (const [idx, k] of slots) add(store.index[idx], k, indexValue(idx, entry));
+  touch(store, kind, entry, slots);
   return entry;
 }
 
@@ -105,7 +133,9 @@ export function removeObject(store: Store, kind: Kind, key: string): StoredObjec
   const old = store.objects.get(kind)?.get(key);
   if (!old) return undefined;
   store.objects.get(kind)?.delete(key);
-  for (const [idx, k] of indexEntries(old)) store.index[idx].get(k)?.delete(indexValue(idx, old));
+  const slots = indexEntries(old);
+  for (const [idx, k] of slots) store.index[idx].get(k)?.delete(indexValue(idx, old));
+  touch(store, kind, old, slots);
   return old;
 }
 

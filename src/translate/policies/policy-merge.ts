@@ -117,9 +117,48 @@ export function mergePolicies(
         });
       }
     }
-    out.provenance[path] = { source: winner.source, level: winner.level, overridden };
+    out.provenance[path] = sharedOrigin(winner, overridden);
   }
   return out;
+}
+
+// Every rule a policy reaches gets the same provenance for the fields it wins: one frozen object per
+// winning section object (a stored spec's, so it lives as long as the policy), level and overridden list.
+// Most sections only ever win one way, so that origin is held directly and a map only for the others.
+const origins = new WeakMap<object, FieldOrigin | Map<string, FieldOrigin>>();
+
+function sharedOrigin(winner: Candidate, overridden: string[]): FieldOrigin {
+  const held = origins.get(winner.values);
+  if (held && !(held instanceof Map) && sameOrigin(held, winner, overridden)) return held;
+  const o = Object.freeze({
+    source: winner.source,
+    level: winner.level,
+    overridden: Object.freeze(overridden) as string[],
+  });
+  if (!held) {
+    origins.set(winner.values, o);
+    return o;
+  }
+  const m = held instanceof Map ? held : new Map([[originKey(held.source, held.level, held.overridden), held]]);
+  if (m !== held) origins.set(winner.values, m);
+  const key = originKey(o.source, o.level, overridden);
+  const hit = m.get(key);
+  if (hit) return hit;
+  m.set(key, o);
+  return o;
+}
+
+function sameOrigin(o: FieldOrigin, winner: Candidate, overridden: readonly string[]): boolean {
+  return (
+    o.source === winner.source &&
+    o.level === winner.level &&
+    o.overridden.length === overridden.length &&
+    o.overridden.every((s, i) => s === overridden[i])
+  );
+}
+
+function originKey(source: string, level: string, overridden: readonly string[]): string {
+  return `${source}\u0000${level}\u0000${overridden.join('\u0000')}`;
 }
 
 /**

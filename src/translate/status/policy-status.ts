@@ -2,7 +2,7 @@
 // Attached and, when they apply, Conflicted, Enforced and ResolvedRefs. A valid policy is read as its schema
 // type; an invalid one only lists its targets (gw-unchecked.ts) and says it is invalid.
 import type { GwPolicySpec } from '../../api/index.js';
-import { refusalsOf, refusalText, type FieldRefusal } from '../../coverage/index.js';
+import { refusalText, type FieldRefusal } from '../../coverage/index.js';
 import { unenforcedEdgeAuth, type EdgeAuthTarget } from '../backends/backend-auth.js';
 import { unservableCloudAuth } from '../backends/cloud-credentials.js';
 import { policyGuardrailProblems } from '../backends/mcp-guardrails.js';
@@ -20,6 +20,7 @@ import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
 import { condition, enforcedCondition, type Condition, type StatusPiece } from './conditions.js';
+import { specRefusals } from './spec-refusals.js';
 
 export const MAX_POLICY_ANCESTORS = 16;
 
@@ -158,7 +159,7 @@ function policyTexts(
   for (const p of pieces)
     if (p.kind === 'policyRefusal') scoped.set(p.field, { field: p.field, reason: p.reason, security: false });
   const refusals = [
-    ...refusalsOf('GwPolicy', spec),
+    ...specRefusals('GwPolicy', spec),
     ...[...scoped.values()].sort((a, b) => (a.field < b.field ? -1 : 1)),
   ];
   const notRefused = (line: string): boolean => !sameAsRefusal(refusals, line);

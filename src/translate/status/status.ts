@@ -3,7 +3,8 @@
 // recomputes only the statuses it can touch. A GwPolicy's status is policy-status.ts.
 import type { GwBackendSpec } from '../../api/index.js';
 import { condition, enforcedCondition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
-import { refusalsOf, refusalText, type FieldRefusal } from '../../coverage/index.js';
+import { refusalText, type FieldRefusal } from '../../coverage/index.js';
+import { specRefusals } from './spec-refusals.js';
 import { modelRefusals } from '../models/model-refusals.js';
 import { newCtx, type TranslateOptions } from '../objects/context.js';
 import { translateGwBackend } from '../backends/backends.js';
@@ -80,7 +81,7 @@ export function objectStatus(
 
 function parametersStatus(e: StoredObject, problemText: string, gen: number, now: string): ObjectStatus {
   const spec = gwSpec('GwParameters', e);
-  const refused = spec && enforcedCondition(refusalText(refusalsOf('GwParameters', spec)), '', gen, now);
+  const refused = spec && enforcedCondition(refusalText(specRefusals('GwParameters', spec)), '', gen, now);
   return {
     conditions: [
       condition(
@@ -136,7 +137,7 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   if (problemText || !spec) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
   const { refProblems } = translateGwBackend(newCtx(store, options), e.key, spec);
   const refused = enforcedCondition(
-    refusalText([...refusalsOf('GwBackend', spec), ...ownHttpVersionRefusals(spec)]),
+    refusalText([...specRefusals('GwBackend', spec), ...ownHttpVersionRefusals(spec)]),
     '',
     gen,
     now,

@@ -1,7 +1,16 @@
 // `metadata` of a processor: CEL expressions over the client's call (`request`, `jwt`, `mcp`),
 // evaluated per call into JSON values for the processor request.
-import { isCelError, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
-import { compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../../policy/cel/env.js';
+import type { CelValue } from '@bufbuild/cel';
+import {
+  compileCel,
+  expressionVariables,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  type CelBindings,
+  type CompiledCel,
+} from '../../policy/cel/env.js';
 
 export type MetadataPlan = ReadonlyArray<readonly [string, CompiledCel]>;
 
