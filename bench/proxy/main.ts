@@ -193,10 +193,12 @@ async function alternate(
   paths: Path[],
   run: (p: Path, duration: number) => Promise<Sample>,
   onSlice?: (p: Path) => Promise<void>,
+  beforeSlice?: (p: Path) => Promise<void>,
 ): Promise<Sample[][]> {
   const out = paths.map(() => [] as Sample[]);
   for (let i = 0; i < slices; i++) {
     for (const [k, p] of paths.entries()) {
+      await beforeSlice?.(p);
       out[k]!.push(await run(p, seconds / slices));
       await onSlice?.(p);
     }
@@ -267,6 +269,12 @@ async function main(): Promise<void> {
       async (p) => {
         const c = proxies.get(p.name);
         if (c) stats.set(p.name, [...(stats.get(p.name) ?? []), await proxyStats(c)]);
+      },
+      // Reset a proxy's counters as its own slice starts: the GC it does while idle through the other
+      // paths' slices (V8's memory reducer, once the allocation rate drops) is not a pause any call waits on.
+      async (p) => {
+        const c = proxies.get(p.name);
+        if (c) await proxyStats(c);
       },
     );
     const res = raw.map(summarize);
