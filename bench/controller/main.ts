@@ -35,11 +35,16 @@ try {
   console.log(`load before: ${loadavg()}`);
   const burst = await runBurst(kubeconfig, OBJECTS);
   console.log(`load after burst: ${loadavg()}`);
-  // Both lease settings at once: each waits on its lease, not on the CPU.
+  // Both lease settings at once: each waits on its lease, not on the CPU. BENCH_FAILOVER=short leaves out the
+  // chart's 15 s lease (`make bench` does, to keep within its budget: that figure is the lease, not our code).
+  const leases = process.env.BENCH_FAILOVER ?? 'all';
   const failover =
-    process.env.BENCH_FAILOVER === '0'
+    leases === '0'
       ? []
-      : await Promise.all([runFailover(kubeconfig, 'short', SHORT_LEASE), runFailover(kubeconfig, 'chart')]);
+      : await Promise.all([
+          runFailover(kubeconfig, 'short', SHORT_LEASE),
+          ...(leases === 'short' ? [] : [runFailover(kubeconfig, 'chart')]),
+        ]);
   console.log(`load after failover: ${loadavg()}`);
   printBurst(burst);
   printFailover(failover);
