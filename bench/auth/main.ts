@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { createMcpAuth, type McpAuth } from '../../src/proxy/auth/index.js';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { initializeBody } from '../mcp-initialize.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -178,12 +179,7 @@ async function main(): Promise<number> {
       const init = await fetch(`${origin}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-        }),
+        body: initializeBody(),
       });
       await init.text();
       const session = init.headers.get('mcp-session-id') ?? '';

@@ -14,6 +14,7 @@ import { configToIr } from '../../src/config/to-ir.js';
 import { normalizeSnapshot } from '../../src/ir/load.js';
 import type { Snapshot } from '../../src/ir/types.js';
 import { GATEWAY_WEB, translatedIr } from '../../test/proxy/translated-ir.js';
+import { initializeBody } from '../mcp-initialize.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const calls = Number(process.env.BENCH_CALLS ?? 3000);
@@ -90,16 +91,7 @@ async function drive(n: number, one: (i: number) => Promise<void>): Promise<void
 
 async function mcpLoad(base: string): Promise<void> {
   const url = `${base}/mcp`;
-  const init = await post(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-    {},
-  );
+  const init = await post(url, initializeBody(), {});
   if (init.status !== 200 || !init.session) throw new Error(`initialize: ${init.status} ${init.text}`);
   const session = { 'mcp-session-id': init.session };
   await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);

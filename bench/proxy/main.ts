@@ -9,6 +9,7 @@ import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { median, percentile, type Sample, summarize } from './stats.js';
+import { initializeBody } from '../mcp-initialize.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
@@ -104,15 +105,7 @@ interface Path {
 }
 
 async function openSession(name: string, url: string): Promise<Path> {
-  const init = await post(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: protocol, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  );
+  const init = await post(url, initializeBody(protocol));
   if (init.status !== 200 || !init.session) throw new Error(`initialize failed at ${url}: ${init.status} ${init.text}`);
   await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
   return { name, url, session: init.session };

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { initializeBody } from '../mcp-initialize.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -107,15 +108,7 @@ async function post(
 }
 
 async function openSession(url: string): Promise<string> {
-  const init = await post(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  );
+  const init = await post(url, initializeBody());
   if (init.status !== 200 || !init.sid) throw new Error(`initialize failed: ${init.status} ${init.text}`);
   await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.sid);
   return init.sid;

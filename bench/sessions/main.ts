@@ -12,6 +12,7 @@ import { normalizeSnapshot } from '../../src/ir/load.js';
 import { configToIr } from '../../src/config/to-ir.js';
 import type { ProxyRuntime as Runtime } from '../../src/proxy/runtime.js';
 import { defaultLimits } from '../../src/proxy/limits.js';
+import { initializeBody } from '../mcp-initialize.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const total = Number(process.env.BENCH_SESSIONS ?? 2000);
@@ -50,12 +51,7 @@ async function run(collect: () => void): Promise<void> {
       method: 'POST',
       dispatcher: agent,
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-      }),
+      body: initializeBody(undefined, 1),
     });
     await res.body.dump();
     return res.statusCode;

@@ -1,24 +1,13 @@
 // Worker half of the xDS benchmark: a share of the simulated proxies (raw-client.ts, or with
 // kind "grpc" the real xDS client of src/xds/client.ts), on their own thread so the main thread's CPU
 // and heap are the server's. Reports its own thread's CPU so the bench can say what the proxies cost.
-import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { createXdsClient } from '../../src/xds/client.js';
 import { createRawClient } from './raw-client.js';
+import { threadCpuMs } from './thread-cpu.js';
 
 const { port, first, count, kind } = workerData as { port: number; first: number; count: number; kind: string };
-
-/** CPU ms of this thread (utime + stime of /proc/thread-self/stat, Linux); NaN elsewhere. */
-function threadCpuMs(): number {
-  try {
-    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 const log = pino({ level: 'silent' });
 const clients: Array<{ readonly ready: boolean; close(): void }> = [];

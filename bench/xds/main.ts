@@ -7,7 +7,7 @@
 //   BENCH_XDS_WORKERS=N           client threads (default one per 500 proxies)
 //   BENCH_XDS_CLIENT=grpc         the real xDS client (src/xds/client.ts) instead of the raw one (raw-client.ts)
 //   BENCH_PROF=DIR                a CPU profile of the server thread during the changes, one file per run
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -18,6 +18,7 @@ import { Registry } from 'prom-client';
 import * as memorySource from '../../src/xds/memory-source.js';
 import * as xdsServer from '../../src/xds/server.js';
 import type { XdsResource } from '../../src/xds/snapshot.js';
+import { threadCpuMs } from './thread-cpu.js';
 
 const RESOURCES = 20;
 const BODY_BYTES = 1024;
@@ -43,17 +44,6 @@ const snapshot = (change: number): Record<string, XdsResource> => {
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/** CPU ms of the calling thread (utime + stime of /proc/thread-self/stat, Linux, 10 ms ticks); NaN elsewhere. */
-function threadCpuMs(): number {
-  try {
-    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 /** With BENCH_PROF: starts the main thread's profiler; the returned function writes DIR/<name>.cpuprofile. */
