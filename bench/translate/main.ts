@@ -8,7 +8,8 @@
 // first; with dist/ older than src/ the sources run in-process through tsx instead, and the RSS says so).
 // BENCH_BASELINE=<checkout> runs this tree's dist and the baseline's alternately (BENCH_ROUNDS rounds,
 // default 1) and prints both with their ratio: an A/B in one run. BENCH_PROF=<dir> gives each child
-// --cpu-prof.
+// --cpu-prof. Each child runs with the Node.js flags its tree's chart gives the controller
+// (controller.nodeOptions); BENCH_NODE_FLAGS replaces them.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import type * as Yaml from 'yaml';
 import { runInNewContext } from 'node:vm';
 import type * as TS from 'typescript';
 import type * as StateModule from '../../src/translate/state.js';
@@ -42,6 +44,8 @@ interface Figure {
 
 interface Figures {
   tree: string;
+  /** The Node.js flags the child ran with (the tree's chart's controller.nodeOptions). */
+  flags?: string;
   counts: Record<string, number>;
   smallObjects: number;
   largeObjects: number;
@@ -179,7 +183,7 @@ function rows(f: Figures): Row[] {
 
 function report(f: Figures): boolean {
   console.log(
-    `${f.tree}: cluster ${JSON.stringify(f.counts)}; snapshots: ${f.snapshots}; first run wall ${f.fullWall.toFixed(0)} ms; heap used ${f.heapUsedMb.toFixed(0)} MB`,
+    `${f.tree}${f.flags ? ` (node ${f.flags})` : ''}: cluster ${JSON.stringify(f.counts)}; snapshots: ${f.snapshots}; first run wall ${f.fullWall.toFixed(0)} ms; heap used ${f.heapUsedMb.toFixed(0)} MB`,
   );
   console.log('| measure | result | target | ok |\n| --- | --- | --- | --- |');
   let ok = true;
@@ -208,14 +212,30 @@ function transpiled(): string {
 }
 
 function child(js: string, tree: string, prof: string | undefined, tag: string): Figures {
-  const flags = prof ? ['--cpu-prof', `--cpu-prof-dir=${path.join(prof, tag)}`] : [];
+  const flags = [...nodeFlags(tree), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${path.join(prof, tag)}`] : [])];
   const r = spawnSync(process.execPath, [...flags, path.join(js, 'main.mjs')], {
     env: { ...process.env, BENCH_TREE: tree, BENCH_BASELINE: '', BENCH_JSON: '1' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   if (r.status !== 0) throw new Error(`bench child for ${tree} exited with ${r.status}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop() as string) as Figures;
+  return { ...(JSON.parse(r.stdout.trim().split('\n').pop() as string) as Figures), flags: nodeFlags(tree).join(' ') };
+}
+
+/**
+ * The Node.js flags `tree`'s chart runs the controller with (`controller.nodeOptions`), so each tree is
+ * measured as it ships; BENCH_NODE_FLAGS replaces them for both sides.
+ */
+function nodeFlags(tree: string): string[] {
+  let text = process.env.BENCH_NODE_FLAGS;
+  if (text === undefined) {
+    const values = readFileSync(path.join(tree, 'charts/gw/values.yaml'), 'utf8');
+    // Required here, not imported: the child runs this file from a temporary folder without node_modules.
+    const { parse } = createRequire(import.meta.url)('yaml') as typeof Yaml;
+    const c = (parse(values) as { controller?: { nodeOptions?: unknown } }).controller;
+    text = typeof c?.nodeOptions === 'string' ? c.nodeOptions : '';
+  }
+  return text.split(' ').filter(Boolean);
 }
 
 /** Newest modification time of the files under `dir` (ms). */
@@ -241,6 +261,7 @@ function abRun(baseline: string): boolean {
     rmSync(js, { recursive: true, force: true });
   }
   console.log(`A/B in one run: this = ${mine}/dist, baseline = ${path.resolve(baseline)}/dist, ${rounds} round(s)`);
+  console.log(`node flags: this '${a[0]?.flags ?? ''}', baseline '${b[0]?.flags ?? ''}'`);
   console.log(
     '| measure | round | this | baseline | this / baseline | target |\n| --- | --- | --- | --- | --- | --- |',
   );

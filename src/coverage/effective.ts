@@ -15,6 +15,17 @@ function cached(key: string, value: unknown, compute: () => FieldRefusal[]): Fie
   return hit;
 }
 
+// One IR refusal per refused field and source, shared by every rule and listener the source reaches.
+const withSource = new WeakMap<FieldRefusal, Map<string, IrRefusal>>();
+
+function sourced(r: FieldRefusal, source: string): IrRefusal {
+  let m = withSource.get(r);
+  if (!m) withSource.set(r, (m = new Map()));
+  let out = m.get(source);
+  if (!out) m.set(source, (out = Object.freeze({ ...r, source })));
+  return out;
+}
+
 /** gw.ir.v1.Refusal, as the translator builds it (every field set). */
 export type IrRefusal = Refusal;
 
@@ -33,14 +44,14 @@ export function mergedRefusals(m: Merged): IrRefusal[] {
     const refusals = cached(`GwPolicy:${key}`, value, () =>
       refusalsOf('GwPolicy', { [key.slice(0, dot)]: { [key.slice(dot + 1)]: value } }),
     );
-    for (const r of refusals) out.push({ ...r, source });
+    for (const r of refusals) out.push(sourced(r, source));
   }
   return out;
 }
 
 /** Every refused field an object sets, with the object as source (`GwBackend ns/name`). */
 export function objectRefusals(kind: CoveredKind, source: string, spec: unknown): IrRefusal[] {
-  return cached(kind, spec, () => refusalsOf(kind, spec)).map((r) => ({ ...r, source }));
+  return cached(kind, spec, () => refusalsOf(kind, spec)).map((r) => sourced(r, source));
 }
 
 /** One list, sorted by field then source, without repeats. */

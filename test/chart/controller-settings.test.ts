@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -7,6 +8,7 @@ import {
   chartDir,
   findObject,
   helm,
+  helmTemplate,
   parseManifest,
   renderCase,
   repoRoot,
@@ -174,6 +176,45 @@ describe('controller objects', () => {
       'selector',
       'type',
     ]);
+  });
+});
+
+describe('controller Node.js options', () => {
+  const controllerEnv = (objects: K8sObject[]) =>
+    podSpec(objects).containers.find((c) => c.name === 'controller')!.env!;
+  const withValues = (values: Record<string, unknown>): K8sObject[] => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-node-options-'));
+    try {
+      const file = join(dir, 'values.yaml');
+      writeFileSync(file, JSON.stringify(values));
+      const r = helmTemplate([file]);
+      expect(r.status, r.stderr).toBe(0);
+      return parseManifest(r.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const chartDefault = (
+    parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { controller: { nodeOptions: string } }
+  ).controller.nodeOptions;
+
+  it("runs the controller with the chart's nodeOptions in NODE_OPTIONS by default", () => {
+    expect(chartDefault).toContain('--max-semi-space-size=');
+    expect(controllerEnv(renderCase('defaults')).filter((e) => e.name === 'NODE_OPTIONS')).toEqual([
+      { name: 'NODE_OPTIONS', value: chartDefault },
+    ]);
+  });
+
+  it("lets extraEnv NODE_OPTIONS replace it, and an empty nodeOptions leave Node's defaults", () => {
+    const replaced = controllerEnv(
+      withValues({ controller: { extraEnv: { NODE_OPTIONS: '--max-old-space-size=512' } } }),
+    );
+    expect(replaced.filter((e) => e.name === 'NODE_OPTIONS')).toEqual([
+      { name: 'NODE_OPTIONS', value: '--max-old-space-size=512' },
+    ]);
+    expect(controllerEnv(withValues({ controller: { nodeOptions: '' } })).map((e) => e.name)).not.toContain(
+      'NODE_OPTIONS',
+    );
   });
 });
 

@@ -72,20 +72,44 @@ function withBackendMcp(out: PolicyInput, fields: EffectiveFields, b: BackendMcp
   if (auth && typeof auth !== 'string') out.mcpAuthentication = auth;
 }
 
+// A policy's cors and authorization values reach every rule it covers: their IR form is a pure function
+// of the stored value (never mutated in place), so it is built once per value and shared, frozen.
+const corsOf = new WeakMap<object, CorsInput>();
+const authorizationOf = new WeakMap<object, AuthorizationInput>();
+
 function toCors(c: Traffic<'cors'>): CorsInput {
-  return {
-    allowOrigins: [...(c.allowOrigins ?? [])],
-    allowHeaders: [...(c.allowHeaders ?? [])],
-    exposeHeaders: [...(c.exposeHeaders ?? [])],
-    allowMethods: [...(c.allowMethods ?? [])],
-    maxAge: c.maxAge ?? 0,
-    allowCredentials: c.allowCredentials === true,
-  };
+  let out = corsOf.get(c);
+  if (!out)
+    corsOf.set(
+      c,
+      (out = frozen({
+        allowOrigins: [...(c.allowOrigins ?? [])],
+        allowHeaders: [...(c.allowHeaders ?? [])],
+        exposeHeaders: [...(c.exposeHeaders ?? [])],
+        allowMethods: [...(c.allowMethods ?? [])],
+        maxAge: c.maxAge ?? 0,
+        allowCredentials: c.allowCredentials === true,
+      })),
+    );
+  return out;
 }
 
 export function toAuthorization(a: AuthorizationSpec): AuthorizationInput {
-  const action = (a.action ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
-  return { rules: [{ expressions: [...a.policy.matchExpressions], action }] };
+  let out = authorizationOf.get(a);
+  if (!out) {
+    const action = (a.action ?? 'Allow').toUpperCase() as 'ALLOW' | 'DENY' | 'REQUIRE';
+    authorizationOf.set(a, (out = frozen({ rules: [{ expressions: [...a.policy.matchExpressions], action }] })));
+  }
+  return out;
+}
+
+/** `v` and everything in it, frozen: a shared IR part that someone tried to change would throw. */
+function frozen<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) frozen(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 /** `jwks.remote.cacheDuration` in whole seconds (at least 1); 0 (unset) leaves the proxy's 5-minute default. */

@@ -1,0 +1,89 @@
+// One policy reaching many rules gives them one shared, frozen IR part for its cors and authorization and
+// one refusal object per refused field and source (ir-policy.ts, coverage/effective.ts): what keeps a
+// controller with 10,000 rules from holding 10,000 copies (docs/performance.md).
+import { describe, expect, it } from 'vitest';
+import { translateAll } from '../../src/translate/state.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
+import type { KubeObject } from '../../src/translate/objects/types.js';
+import type { RouteInput } from '../../src/ir/types.js';
+
+const OPTIONS = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' };
+const GW = 'gateway.networking.k8s.io';
+
+function routes(): RouteInput[] {
+  const store = createStore();
+  const put = (kind: Parameters<typeof putObject>[1], obj: KubeObject) =>
+    expect(putObject(store, kind, obj, 'test').problems).toEqual([]);
+  put('GatewayClass', {
+    kind: 'GatewayClass',
+    metadata: { name: 'gw' },
+    spec: { controllerName: OPTIONS.controllerName },
+  });
+  put('GwBackend', {
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwBackend',
+    metadata: { name: 'b', namespace: 'ns' },
+    spec: { static: { host: '10.0.0.1', port: 8080 } },
+  });
+  put('Gateway', {
+    kind: 'Gateway',
+    metadata: { name: 'gw', namespace: 'ns' },
+    spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
+  });
+  for (const r of ['r0', 'r1', 'r2'])
+    put('HTTPRoute', {
+      kind: 'HTTPRoute',
+      metadata: { name: r, namespace: 'ns' },
+      spec: {
+        parentRefs: [{ name: 'gw' }],
+        rules: [
+          {
+            matches: [{ path: { type: 'PathPrefix', value: `/${r}` } }],
+            backendRefs: [{ name: 'b', group: 'gw.dev', kind: 'GwBackend' }],
+          },
+        ],
+      },
+    });
+  put('GwPolicy', {
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwPolicy',
+    metadata: { name: 'all', namespace: 'ns' },
+    spec: {
+      targetRefs: [{ group: GW, kind: 'Gateway', name: 'gw' }],
+      traffic: {
+        cors: { allowOrigins: ['https://app.example'] },
+        authorization: { policy: { matchExpressions: ['request.path.startsWith("/r")'] } },
+      },
+      // Refused (not supported by the proxy yet): every edge carries the refusal.
+      backend: { tcp: { connectTimeout: '2s' } },
+    },
+  });
+  const state = translateAll(store, OPTIONS);
+  const out: RouteInput[] = [];
+  for (const r of state.gateways.get('ns/gw')?.snapshot.resources ?? []) if (r.kind === 'route') out.push(r.route);
+  return out;
+}
+
+describe('IR parts one policy gives many rules', () => {
+  const all = routes();
+
+  it('are one frozen object for cors and for authorization', () => {
+    expect(all).toHaveLength(3);
+    const [first, ...rest] = all as [RouteInput, ...RouteInput[]];
+    expect(first.policy?.cors?.allowOrigins).toEqual(['https://app.example']);
+    expect(first.policy?.authorization?.rules?.[0]?.expressions).toEqual(['request.path.startsWith("/r")']);
+    for (const r of rest) {
+      expect(r.policy?.cors).toBe(first.policy?.cors);
+      expect(r.policy?.authorization).toBe(first.policy?.authorization);
+    }
+    expect(Object.isFrozen(first.policy?.cors)).toBe(true);
+    expect(Object.isFrozen(first.policy?.cors?.allowOrigins)).toBe(true);
+    expect(Object.isFrozen(first.policy?.authorization?.rules?.[0]?.expressions)).toBe(true);
+  });
+
+  it('are one refusal object per refused field and source', () => {
+    const refusals = all.map((r) => r.refusals?.find((x) => x.field === 'spec.backend.tcp'));
+    expect(refusals[0]).toMatchObject({ source: 'GwPolicy ns/all', security: false });
+    for (const x of refusals) expect(x).toBe(refusals[0]);
+  });
+});
