@@ -3,7 +3,7 @@
 // another. Stages before `route` need no route; the rest see the matched, compiled route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExtAuthClient } from './auth/ext-auth.js';
-import type { RouteAuth } from './auth/hooks.js';
+import type { AuthResult, RouteAuth } from './auth/hooks.js';
 import type { CompiledListener, CompiledRoute } from './compiled.js';
 import { answerConnect } from './http/connect.js';
 import { openTunnel } from './http/connect-tunnel.js';
@@ -19,7 +19,7 @@ import { flatHeaders } from './mcp/request.js';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from './policy/cors.js';
 import { delayMs } from './policy/delay.js';
 import { withPolicyRequestHeaders, type TrafficGate } from './policy/traffic-gate.js';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, type Span } from '@opentelemetry/api';
 import type { RequestTelemetry } from './telemetry/request-telemetry.js';
 
 /** One request on its way through the stages. */
@@ -228,12 +228,17 @@ async function serveOAuth(
   return false;
 }
 
-async function authenticate(x: RoutedExchange): Promise<boolean> {
+/** true when authentication answered the request itself; a plain value when the check waited for nothing. */
+function authenticate(x: RoutedExchange): boolean | Promise<boolean> {
   const auth = x.route.security.auth;
   if (!auth) return false;
   const span = x.telemetry?.child('authenticate', SpanKind.INTERNAL);
-  const result = await auth.authenticate(x.req, x.res);
-  span?.setAttribute('gw.authenticated', result !== undefined);
+  const result = auth.authenticate(x.req, x.res);
+  return result instanceof Promise ? result.then((r) => authenticated(x, span, r)) : authenticated(x, span, result);
+}
+
+function authenticated(x: RoutedExchange, span: Span | undefined, result: AuthResult | null): boolean {
+  span?.setAttribute('gw.authenticated', result !== null);
   span?.end();
   if (!result) return true;
   x.claims = result.claims;

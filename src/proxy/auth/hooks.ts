@@ -13,11 +13,17 @@ export interface RouteAuth {
    * for these paths (one map lookup per request); when unset, every request on the listener.
    */
   readonly paths?: readonly string[];
-  /** Validates the caller; null means it already answered (401). `claims` is null for anonymous callers. */
-  authenticate(
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<{ claims: Record<string, unknown> | null; apiKey?: Record<string, unknown> } | null>;
+  /**
+   * Validates the caller; null means it already answered (401). `claims` is null for anonymous callers.
+   * A plain value when nothing had to be waited for (a cached token, an API key): no promise per request.
+   */
+  authenticate(req: IncomingMessage, res: ServerResponse): AuthResult | null | Promise<AuthResult | null>;
+}
+
+/** Who the caller is, once authenticated. */
+export interface AuthResult {
+  claims: Record<string, unknown> | null;
+  apiKey?: Record<string, unknown>;
 }
 
 export interface AuthorizeContext {

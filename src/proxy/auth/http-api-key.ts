@@ -23,10 +23,10 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
     authenticate(req, res) {
       const key = readCredential(req, location);
       if (!key) {
-        if (cfg.mode === 'OPTIONAL' || cfg.mode === 'PERMISSIVE') return Promise.resolve({ claims: null });
+        if (cfg.mode === 'OPTIONAL' || cfg.mode === 'PERMISSIVE') return { claims: null };
         req.resume();
         sendError(res, 'unauthorized', 'API key required', challenge);
-        return Promise.resolve(null);
+        return null;
       }
       const presented = createHash('sha256').update(key, 'utf8').digest();
       // Every stored hash is compared, so the time taken does not depend on which key matched.
@@ -35,10 +35,10 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
       if (!matched && cfg.mode !== 'PERMISSIVE') {
         req.resume();
         sendError(res, 'invalid_api_key', 'The API key is not valid', challenge);
-        return Promise.resolve(null);
+        return null;
       }
       removeCredential(req, location);
-      return Promise.resolve({ claims: null, ...(matched ? { apiKey: matched.metadata } : {}) });
+      return { claims: null, ...(matched ? { apiKey: matched.metadata } : {}) };
     },
   };
 }

@@ -29,8 +29,8 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header) : null;
       if (!m) {
-        if (header === undefined && cfg.mode === 'OPTIONAL') return Promise.resolve({ claims: null });
-        return Promise.resolve(refuse(req, res, 'unauthorized', 'Basic credentials required'));
+        if (header === undefined && cfg.mode === 'OPTIONAL') return { claims: null };
+        return refuse(req, res, 'unauthorized', 'Basic credentials required');
       }
       const decoded = Buffer.from(m[1] as string, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
@@ -39,10 +39,9 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
       const ok =
         verifyHtpasswd(hash ?? cfg.users[0]?.hash ?? '', colon > 0 ? decoded.slice(colon + 1) : '') &&
         hash !== undefined;
-      if (!ok)
-        return Promise.resolve(refuse(req, res, 'invalid_credentials', 'The user name or password is not valid'));
+      if (!ok) return refuse(req, res, 'invalid_credentials', 'The user name or password is not valid');
       delete req.headers.authorization;
-      return Promise.resolve({ claims: null });
+      return { claims: null };
     },
   };
 }

@@ -6,10 +6,10 @@ import { decodeJwt } from 'jose';
 import type { Logger } from 'pino';
 import type { Route } from '../../ir/types.js';
 import { ProblemError } from '../../problem.js';
-import type { RouteAuth } from './hooks.js';
+import type { AuthResult, RouteAuth } from './hooks.js';
 import { sendError } from '../http/http-error.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
-import { createTokenVerifier, type VerifyResult } from './token-verifier.js';
+import { createTokenVerifier, type Verify, type VerifyResult } from './token-verifier.js';
 
 export type JwtAuthenticationIr = NonNullable<NonNullable<Route['policy']>['jwtAuthentication']>;
 export type Location = NonNullable<JwtAuthenticationIr['location']>;
@@ -31,7 +31,7 @@ export function providersVerifier(
   deps: HttpJwtDeps,
   path = 'spec.traffic.jwtAuthentication.providers',
   firstIndex = 0,
-): (token: string) => Promise<VerifyResult> {
+): Verify {
   const now = deps.now ?? Date.now;
   const providers = list.map((p, i) => {
     let inline;
@@ -55,7 +55,15 @@ export function providersVerifier(
     });
     return { issuer: p.issuer, verify: createTokenVerifier({ issuer: p.issuer, audiences: p.audiences, keys, now }) };
   });
-  return async (token) => {
+  // A token one provider verified before is answered from its cache, without decoding it again.
+  return (token, conn) => {
+    for (const p of providers) {
+      const hit = p.verify.cached(token, conn);
+      if (hit) return hit;
+    }
+    return verifyByIssuer(token, conn);
+  };
+  async function verifyByIssuer(token: string, conn: object | undefined): Promise<VerifyResult> {
     let iss: unknown;
     try {
       iss = decodeJwt(token).iss;
@@ -66,11 +74,11 @@ export function providersVerifier(
     if (matching.length === 0) return { ok: false, description: notAcceptedIssuer };
     let last: VerifyResult = { ok: false, description: 'The access token is malformed' };
     for (const p of matching) {
-      last = await p.verify(token);
+      last = await p.verify(token, conn);
       if (last.ok) return last;
     }
     return last;
-  };
+  }
 }
 
 export const notAcceptedIssuer = 'The access token was not issued by an accepted issuer';
@@ -85,7 +93,7 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
   return {
     handle: () => Promise.resolve(false),
     paths: [],
-    async authenticate(req: IncomingMessage, res: ServerResponse) {
+    authenticate(req: IncomingMessage, res: ServerResponse) {
       const token = readCredential(req, location);
       if (!token) {
         if (mode !== 'strict') return { claims: null };
@@ -93,21 +101,25 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
         sendError(res, 'unauthorized', 'JWT token required', { 'www-authenticate': 'Bearer' });
         return null;
       }
-      const result = await verify(token);
-      // Also on failure: a permissive route forwards the request, and the backend must not see the token.
-      if (!cfg.preserveToken) removeCredential(req, location);
-      if (!result.ok) {
-        log.debug({ reason: result.description }, 'bearer token rejected');
-        if (mode === 'permissive') return { claims: null };
-        req.resume();
-        sendError(res, 'invalid_token', result.description, {
-          'www-authenticate': `Bearer error="invalid_token", error_description="${result.description}"`,
-        });
-        return null;
-      }
-      return { claims: result.claims };
+      const result = verify(token, req.socket);
+      return result instanceof Promise ? result.then((r) => settle(req, res, r)) : settle(req, res, result);
     },
   };
+
+  function settle(req: IncomingMessage, res: ServerResponse, result: VerifyResult): AuthResult | null {
+    // Also on failure: a permissive route forwards the request, and the backend must not see the token.
+    if (!cfg.preserveToken) removeCredential(req, location);
+    if (!result.ok) {
+      log.debug({ reason: result.description }, 'bearer token rejected');
+      if (mode === 'permissive') return { claims: null };
+      req.resume();
+      sendError(res, 'invalid_token', result.description, {
+        'www-authenticate': `Bearer error="invalid_token", error_description="${result.description}"`,
+      });
+      return null;
+    }
+    return { claims: result.claims };
+  }
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {

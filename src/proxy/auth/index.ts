@@ -20,7 +20,7 @@ import { handleAuthorize, handleRegistration, handleToken, type EndpointDeps } f
 import { notAcceptedIssuer, providersVerifier, readCredential, removeCredential, type Location } from './http-jwt.js';
 import { planProvider } from './provider.js';
 import type { McpAuthSettings } from './settings.js';
-import { createTokenVerifier, type VerifyResult } from './token-verifier.js';
+import { createTokenVerifier, type Verify, type VerifyResult } from './token-verifier.js';
 
 export type { McpAuthSettings, McpProviderName } from './settings.js';
 export {
@@ -31,13 +31,20 @@ export {
   type AuthorizationRule,
 } from './authorization.js';
 
+export interface McpAuthResult {
+  claims: Record<string, unknown> | null;
+}
+
 export interface McpAuth {
   /** Discovery, registration and proxied OAuth endpoints (and their CORS preflights); true when it answered. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** The exact paths handle() answers. */
   readonly paths: readonly string[];
-  /** For MCP requests: the verified claims (null when optional/permissive mode let an unauthenticated request through), or null after it answered 401 itself. */
-  authenticate(req: IncomingMessage, res: ServerResponse): Promise<{ claims: Record<string, unknown> | null } | null>;
+  /**
+   * For MCP requests: the verified claims (null when optional/permissive mode let an unauthenticated request
+   * through), or null after it answered 401 itself; a plain value for a token verified before.
+   */
+  authenticate(req: IncomingMessage, res: ServerResponse): McpAuthResult | null | Promise<McpAuthResult | null>;
   close(): void;
 }
 
@@ -111,26 +118,29 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   const prPath = protectedResourcePath(settings.mcpPath);
   const challenge = (req: IncomingMessage): string => `Bearer resource_metadata="${baseUrl(req, resource)}${prPath}"`;
   const routes = endpointRoutes(settings, plan, upstream, endpointDeps);
+  const settle = (req: IncomingMessage, res: ServerResponse, result: VerifyResult): McpAuthResult | null => {
+    // preserveToken is false on MCP routes: nothing after authentication (rules, guardrails, targets) sees the token.
+    removeCredential(req, location);
+    if (result.ok) return { claims: result.claims };
+    log.debug({ reason: result.description }, 'bearer token rejected');
+    if (settings.mode === 'permissive') return { claims: null };
+    sendError(res, 'invalid_token', result.description, {
+      'www-authenticate': `${challenge(req)}, error="invalid_token", error_description="${result.description}"`,
+    });
+    return null;
+  };
   return {
     handle: (req, res) => answerEndpoint(routes, req, res, log),
     paths: Object.keys(routes),
-    async authenticate(req, res) {
+    authenticate(req, res) {
       const token = readCredential(req, location);
       if (!token) {
         if (settings.mode !== 'strict') return { claims: null };
         sendError(res, 'unauthorized', 'JWT token required', { 'www-authenticate': challenge(req) });
         return null;
       }
-      const result = await verify(token);
-      // preserveToken is false on MCP routes: nothing after authentication (rules, guardrails, targets) sees the token.
-      removeCredential(req, location);
-      if (result.ok) return { claims: result.claims };
-      log.debug({ reason: result.description }, 'bearer token rejected');
-      if (settings.mode === 'permissive') return { claims: null };
-      sendError(res, 'invalid_token', result.description, {
-        'www-authenticate': `${challenge(req)}, error="invalid_token", error_description="${result.description}"`,
-      });
-      return null;
+      const result = verify(token, req.socket);
+      return result instanceof Promise ? result.then((r) => settle(req, res, r)) : settle(req, res, result);
     },
     close() {
       // Nothing holds sockets or timers: caches are plain maps that go with this object.
@@ -141,18 +151,14 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
 const bearer: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
 
 /** The first provider's check, then (for a token it did not issue) every further provider's, as generic JWT auth tries them. */
-function anyProvider(
-  first: (token: string) => Promise<VerifyResult>,
-  settings: McpAuthSettings,
-  deps: McpAuthDeps & { source: string },
-): (token: string) => Promise<VerifyResult> {
+function anyProvider(first: Verify, settings: McpAuthSettings, deps: McpAuthDeps & { source: string }): Verify {
   const more = settings.moreProviders ?? [];
   if (more.length === 0) return first;
   const others = providersVerifier(more, deps, 'spec.traffic.jwtAuthentication.providers', 1);
-  return async (token) => {
-    const result = await first(token);
+  return async (token, conn) => {
+    const result = await first(token, conn);
     if (result.ok) return result;
-    const other = await others(token);
+    const other = await others(token, conn);
     return other.ok || other.description !== notAcceptedIssuer ? other : result;
   };
 }

@@ -31,4 +31,42 @@ describe('token cache', () => {
     await verify(tokens[0]!);
     expect(lookups).toBe(4);
   });
+
+  it('answers a token verified before without a promise, on the same connection without a cache lookup', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const local = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] });
+    let lookups = 0;
+    const keys: JWTVerifyGetKey = (h, t) => {
+      lookups++;
+      return local(h, t);
+    };
+    let now = Date.now();
+    const verify = createTokenVerifier({ issuer: 'https://i.example', keys, now: () => now });
+    const sign = (sub: string, exp: number) =>
+      new SignJWT({ sub })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+        .setIssuer('https://i.example')
+        .setExpirationTime(exp)
+        .sign(privateKey);
+    const exp = Math.floor(now / 1000) + 60;
+    const [a, b] = await Promise.all([sign('a', exp), sign('b', exp)]);
+    const conn = {};
+    const first = verify(a, conn);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toMatchObject({ ok: true, claims: { sub: 'a' } });
+    // A copy of the string, as a new request parses it: equal text, not the same string object.
+    const again = verify(`${a} `.trim(), conn);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toMatchObject({ ok: true, claims: { sub: 'a' } });
+    // Another token on that connection is its own check, and gets its own claims.
+    expect(await verify(b, conn)).toMatchObject({ ok: true, claims: { sub: 'b' } });
+    expect(verify(a, {})).toMatchObject({ ok: true, claims: { sub: 'a' } });
+    expect(lookups).toBe(2);
+    // Past exp (and the 30 s skew), neither the connection's memo nor the cache answers: it is verified, and refused.
+    now += 120_000;
+    const late = verify(a, conn);
+    expect(late).toBeInstanceOf(Promise);
+    expect(await late).toMatchObject({ ok: false, description: 'The access token expired' });
+    expect(verify.cached(b, conn)).toBeUndefined();
+  });
 });
