@@ -4,16 +4,39 @@ import type { Refusal } from '../ir/types.js';
 import { refusalsOf, type CoveredKind, type FieldRefusal } from './index.js';
 
 // Objects are never mutated in place (store.ts), so results are cached by value identity per gateway pass and beyond.
-const byValue = new WeakMap<object, Map<string, FieldRefusal[]>>();
+// Nearly every value is only ever checked one way (one field of one kind), so that answer is held on its own
+// and a map only for a value checked more ways; a value with no refused field shares one empty list.
+type Answers = { key: string; refusals: FieldRefusal[] } | Map<string, FieldRefusal[]>;
+const byValue = new WeakMap<object, Answers>();
+const none: FieldRefusal[] = [];
+Object.freeze(none);
 
 function cached(key: string, value: unknown, compute: () => FieldRefusal[]): FieldRefusal[] {
   if (typeof value !== 'object' || value === null) return compute();
-  let m = byValue.get(value);
-  if (!m) byValue.set(value, (m = new Map()));
-  let hit = m.get(key);
-  if (!hit) m.set(key, (hit = compute()));
-  return hit;
+  const held = byValue.get(value);
+  if (held === undefined) {
+    const refusals = answer(compute());
+    byValue.set(value, { key, refusals });
+    return refusals;
+  }
+  if (!(held instanceof Map)) {
+    if (held.key === key) return held.refusals;
+    const refusals = answer(compute());
+    byValue.set(
+      value,
+      new Map([
+        [held.key, held.refusals],
+        [key, refusals],
+      ]),
+    );
+    return refusals;
+  }
+  let refusals = held.get(key);
+  if (!refusals) held.set(key, (refusals = answer(compute())));
+  return refusals;
 }
+
+const answer = (list: FieldRefusal[]): FieldRefusal[] => (list.length ? list : none);
 
 // One IR refusal per refused field and source, shared by every rule and listener the source reaches.
 const withSource = new WeakMap<FieldRefusal, Map<string, IrRefusal>>();
