@@ -5,6 +5,7 @@ import type { Route } from '../../ir/types.js';
 import type { RouteAuth } from './hooks.js';
 import { sendError } from '../http/http-error.js';
 import { verifyHtpasswd } from './htpasswd.js';
+import { withoutHeader } from './http-jwt.js';
 
 export type BasicAuthenticationIr = NonNullable<NonNullable<Route['policy']>['basicAuthentication']>;
 
@@ -40,7 +41,7 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
         verifyHtpasswd(hash ?? cfg.users[0]?.hash ?? '', colon > 0 ? decoded.slice(colon + 1) : '') &&
         hash !== undefined;
       if (!ok) return refuse(req, res, 'invalid_credentials', 'The user name or password is not valid');
-      delete req.headers.authorization;
+      withoutHeader(req, 'authorization');
       return { claims: null };
     },
   };

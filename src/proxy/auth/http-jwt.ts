@@ -1,7 +1,7 @@
 // Generic JWT authentication for any route (GwPolicy traffic.jwtAuthentication without `mcp`): the token
 // is read from the configured location, checked against every provider whose issuer equals its `iss`
 // with the same verifier and key cache MCP auth uses, and removed before forwarding unless preserveToken.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { decodeJwt } from 'jose';
 import type { Logger } from 'pino';
 import type { Route } from '../../ir/types.js';
@@ -162,7 +162,7 @@ export function readCredential(req: IncomingMessage, loc: Location): string | un
 /** Removes the credential so the backend never sees it (header, query parameter, or cookie). */
 export function removeCredential(req: IncomingMessage, loc: Location): void {
   if (loc.header) {
-    delete req.headers[loc.header.toLowerCase()];
+    withoutHeader(req, loc.header.toLowerCase());
   } else if (loc.queryParameter) {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -177,6 +177,27 @@ export function removeCredential(req: IncomingMessage, loc: Location): void {
       .map((c) => `${c.name}=${c.value}`)
       .join('; ');
     if (rest) req.headers.cookie = rest;
-    else delete req.headers.cookie;
+    else withoutHeader(req, 'cookie');
   }
+}
+
+/**
+ * Drops one header (`name` in lower case) from the request, from `rawHeaders` too, so no later stage and
+ * no reference held for the request's life keeps the credential. Node's requests take a new headers
+ * object rather than a `delete`, which would turn the object V8 reads every later header from into a slow
+ * dictionary (about 1 µs per MCP call over the headers the endpoint reads); an HTTP/2 compatibility
+ * request has no setter, so there the header is deleted.
+ */
+export function withoutHeader(req: IncomingMessage, name: string): void {
+  const headers = req.headers;
+  if (!(name in headers)) return;
+  if (!(req instanceof IncomingMessage)) {
+    delete headers[name];
+    return;
+  }
+  const kept: IncomingHttpHeaders = {};
+  for (const k in headers) if (k !== name) kept[k] = headers[k];
+  req.headers = kept;
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if ((raw[i] as string).toLowerCase() === name) raw.splice(i, 2);
 }
