@@ -1,7 +1,7 @@
 // The coverage table of every kind and the one refusal decision: which fields an object sets that
 // this release refuses (issue 14). Status, `gw explain`, the IR and the standalone loader all call
 // `refusalsOf`; nothing else decides what is refused.
-import { classify, cutTo, patternDepth } from './match.js';
+import { classifyNearest, cutTo, normalize, patternDepth } from './match.js';
 import { gwBackendCoverage } from './gw-backend.js';
 import { gwModelCoverage } from './gw-model.js';
 import { gwParametersCoverage } from './gw-parameters.js';
@@ -35,37 +35,43 @@ export function refusalsOf(
 ): FieldRefusal[] {
   const table = coverageTables[kind];
   const out = new Map<string, FieldRefusal>();
-  for (const [path, value] of setLeaves(spec, root)) {
-    const hit = classifyUp(table, path);
-    if (!hit || !('refused' in hit[1])) continue;
+  // Every value set under `spec` (objects descend, arrays index; an empty object or array is a value) is
+  // classified by its normalized path (`spec.a[].b`); the concrete path (`spec.a[3].b`) is only spelled
+  // out for a refused one, from the segments walked to it. This runs for every stored value a policy
+  // merge makes effective, so it builds no list of leaves and no path it does not need.
+  const segments: string[] = [];
+  const leaf = (v: unknown, norm: string): void => {
+    const hit = classifyNearest(table, norm);
+    if (!hit || !('refused' in hit[1])) return;
     const c = hit[1];
-    if (c.values && !c.values.includes(String(value))) continue;
-    const field = cutTo(path, patternDepth(hit[0]));
+    if (c.values && !c.values.includes(String(v))) return;
+    const field = cutTo(root + segments.join(''), patternDepth(hit[0]));
     if (!out.has(field)) out.set(field, { field, reason: c.refused, security: c.security });
-  }
+  };
+  const visit = (v: unknown, norm: string): void => {
+    if (v === undefined || v === null) return;
+    if (Array.isArray(v)) {
+      if (v.length === 0) return leaf(v, norm);
+      const inner = `${norm}[]`;
+      for (let i = 0; i < v.length; i++) {
+        segments.push(`[${i}]`);
+        visit(v[i], inner);
+        segments.pop();
+      }
+      return;
+    }
+    if (typeof v !== 'object') return leaf(v, norm);
+    const keys = Object.keys(v);
+    if (keys.length === 0) return leaf(v, norm);
+    for (const k of keys) {
+      const key = k.includes('[') ? normalize(k) : k;
+      segments.push(root === '' && segments.length === 0 ? k : `.${k}`);
+      visit((v as Record<string, unknown>)[k], norm ? `${norm}.${key}` : key);
+      segments.pop();
+    }
+  };
+  visit(spec, root);
   return [...out.values()].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
-}
-
-/** The entry for `path`, or for its nearest ancestor (a map or free-form object is one schema leaf). */
-function classifyUp(table: CoverageTable, path: string): ReturnType<typeof classify> {
-  for (let p = path; p; p = p.replace(/(\.[^.[]+|\[\d+\])$/, '')) {
-    const hit = classify(table, p);
-    if (hit) return hit;
-    if (!/(\.[^.[]+|\[\d+\])$/.test(p)) break;
-  }
-  return undefined;
-}
-
-/** Concrete paths of every value set under `v` (objects descend, arrays index), with the value. */
-function setLeaves(v: unknown, path: string): [string, unknown][] {
-  if (v === undefined || v === null) return [];
-  if (Array.isArray(v)) return v.length ? v.flatMap((x, i) => setLeaves(x, `${path}[${i}]`)) : [[path, v]];
-  if (typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>);
-    if (!entries.length) return [[path, v]];
-    return entries.flatMap(([k, x]) => setLeaves(x, path ? `${path}.${k}` : k));
-  }
-  return [[path, v]];
 }
 
 /** One line per refusal, as status messages and `--validate-only` print them. */

@@ -29,6 +29,30 @@ export function classify(table: CoverageTable, path: string): [string, Coverage]
   return hit;
 }
 
+const nearestMemo = new WeakMap<CoverageTable, Map<string, [string, Coverage] | null>>();
+
+/**
+ * classify for a normalized `path`, or else for its nearest ancestor (a map or free-form object is one
+ * schema leaf, so the values under it are classified by it); memoized like classify.
+ */
+export function classifyNearest(table: CoverageTable, path: string): [string, Coverage] | undefined {
+  let m = nearestMemo.get(table);
+  if (!m) nearestMemo.set(table, (m = new Map()));
+  const held = m.get(path);
+  if (held !== undefined) return held ?? undefined;
+  let hit: [string, Coverage] | undefined;
+  for (let p = path; p;) {
+    hit = classify(table, p);
+    if (hit) break;
+    const parent = p.replace(/(\.[^.[]+|\[\])$/, '');
+    if (parent === p) break;
+    p = parent;
+  }
+  if (m.size >= MEMO_MAX) m.clear();
+  m.set(path, hit ?? null);
+  return hit;
+}
+
 function scan(table: CoverageTable, p: string): [string, Coverage] | undefined {
   let best: [string, Coverage] | undefined;
   for (const [pattern, c] of Object.entries(table)) {
