@@ -1,7 +1,7 @@
 // Benchmark: tools/call with strict MCP auth (token cached after the first request) vs without, side by
 // side on loopback; the load generator is its own process (load.ts), so the gateway's CPU per request is
 // read apart from the client's. Two settings: a cheap handler (isolates the auth module's cost) and the real proxy
-// runtime with bench/proxy's cheap streamable-HTTP MCP target (a stdio target's cost would hide the proxy's). Bounded: BENCH_SECONDS per side (default 5).
+// runtime with bench/proxy's cheap streamable-HTTP MCP target (a stdio target's cost would hide the proxy's). Bounded: BENCH_SECONDS per side (default 6).
 // Run: npx tsx bench/auth/main.ts
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,10 +19,10 @@ import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { initializeBody } from '../mcp-initialize.js';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** Sides alternate in rounds, so noise from a shared machine hits both alike. */
-const rounds = Number(process.env.BENCH_ROUNDS ?? 16);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 12);
 const issuer = 'https://issuer.bench/tenant';
 
 async function listen(server: Server): Promise<string> {
