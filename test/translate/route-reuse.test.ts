@@ -2,8 +2,9 @@
 // still gives exactly what a full translation of the same store gives.
 import { describe, expect, it } from 'vitest';
 import { applyChange, snapshots, translateAll, type TranslationState } from '../../src/translate/state.js';
-import { createStore, getObject, putObject, type Store } from '../../src/translate/objects/store.js';
+import { getObject, putObject, type Store } from '../../src/translate/objects/store.js';
 import type { KubeObject } from '../../src/translate/objects/types.js';
+import { smallStore } from './small-store.js';
 
 const OPTIONS = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' };
 const GW = 'gateway.networking.k8s.io';
@@ -21,26 +22,7 @@ function policy(name: string, route: string, expr: string): KubeObject {
 }
 
 function cluster(): Store {
-  const store = createStore();
-  const put = (kind: Parameters<typeof putObject>[1], obj: KubeObject) => {
-    expect(putObject(store, kind, obj, 'test').problems).toEqual([]);
-  };
-  put('GatewayClass', {
-    kind: 'GatewayClass',
-    metadata: { name: 'gw' },
-    spec: { controllerName: 'gw.dev/gateway-controller' },
-  });
-  put('GwBackend', {
-    apiVersion: 'gw.dev/v1alpha1',
-    kind: 'GwBackend',
-    metadata: { name: 'b', namespace: 'ns' },
-    spec: { static: { host: '10.0.0.1', port: 8080 } },
-  });
-  put('Gateway', {
-    kind: 'Gateway',
-    metadata: { name: 'gw', namespace: 'ns' },
-    spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
-  });
+  const { store, put } = smallStore();
   for (const r of ['r0', 'r1', 'r2']) {
     put('HTTPRoute', {
       kind: 'HTTPRoute',

@@ -176,8 +176,8 @@ export function removeCredential(req: IncomingMessage, loc: Location): void {
       .filter((c) => c.name !== loc.cookie)
       .map((c) => `${c.name}=${c.value}`)
       .join('; ');
+    withoutHeader(req, 'cookie');
     if (rest) req.headers.cookie = rest;
-    else withoutHeader(req, 'cookie');
   }
 }
 

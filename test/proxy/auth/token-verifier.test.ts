@@ -3,51 +3,43 @@ import { describe, expect, it } from 'vitest';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { createTokenVerifier } from '../../../src/proxy/auth/token-verifier.js';
 
+/** An ES256 key, a key source counting its lookups (one per full verification), and a signer. */
+async function issuer() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const local = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] });
+  const counted = { lookups: 0 };
+  const keys: JWTVerifyGetKey = (h, t) => {
+    counted.lookups++;
+    return local(h, t);
+  };
+  const sign = (sub: string, exp: number) =>
+    new SignJWT({ sub })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+      .setIssuer('https://i.example')
+      .setExpirationTime(exp)
+      .sign(privateKey);
+  return { keys, counted, sign };
+}
+
 describe('token cache', () => {
   it('evicts the oldest verified token once the cache is full, so it is verified again', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const local = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] });
-    let lookups = 0;
-    const keys: JWTVerifyGetKey = (h, t) => {
-      lookups++;
-      return local(h, t);
-    };
+    const { keys, counted, sign } = await issuer();
     const now = Date.now();
     const verify = createTokenVerifier({ issuer: 'https://i.example', keys, now: () => now, cacheSize: 2 });
-    const tokens = await Promise.all(
-      ['a', 'b', 'c'].map((sub) =>
-        new SignJWT({ sub })
-          .setProtectedHeader({ alg: 'ES256', kid: 'k' })
-          .setIssuer('https://i.example')
-          .setExpirationTime(Math.floor(now / 1000) + 60)
-          .sign(privateKey),
-      ),
-    );
+    const tokens = await Promise.all(['a', 'b', 'c'].map((sub) => sign(sub, Math.floor(now / 1000) + 60)));
     for (const t of tokens) expect((await verify(t)).ok).toBe(true);
-    expect(lookups).toBe(3);
+    expect(counted.lookups).toBe(3);
     await verify(tokens[2]!);
     await verify(tokens[1]!);
-    expect(lookups).toBe(3);
+    expect(counted.lookups).toBe(3);
     await verify(tokens[0]!);
-    expect(lookups).toBe(4);
+    expect(counted.lookups).toBe(4);
   });
 
   it('answers a token verified before without a promise, on the same connection without a cache lookup', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const local = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] });
-    let lookups = 0;
-    const keys: JWTVerifyGetKey = (h, t) => {
-      lookups++;
-      return local(h, t);
-    };
+    const { keys, counted, sign } = await issuer();
     let now = Date.now();
     const verify = createTokenVerifier({ issuer: 'https://i.example', keys, now: () => now });
-    const sign = (sub: string, exp: number) =>
-      new SignJWT({ sub })
-        .setProtectedHeader({ alg: 'ES256', kid: 'k' })
-        .setIssuer('https://i.example')
-        .setExpirationTime(exp)
-        .sign(privateKey);
     const exp = Math.floor(now / 1000) + 60;
     const [a, b] = await Promise.all([sign('a', exp), sign('b', exp)]);
     const conn = {};
@@ -61,7 +53,7 @@ describe('token cache', () => {
     // Another token on that connection is its own check, and gets its own claims.
     expect(await verify(b, conn)).toMatchObject({ ok: true, claims: { sub: 'b' } });
     expect(verify(a, {})).toMatchObject({ ok: true, claims: { sub: 'a' } });
-    expect(lookups).toBe(2);
+    expect(counted.lookups).toBe(2);
     // Past exp (and the 30 s skew), neither the connection's memo nor the cache answers: it is verified, and refused.
     now += 120_000;
     const late = verify(a, conn);
