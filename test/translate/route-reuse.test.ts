@@ -22,24 +22,8 @@ function policy(name: string, route: string, expr: string): KubeObject {
 }
 
 function cluster(): Store {
-  const { store, put } = smallStore();
-  for (const r of ['r0', 'r1', 'r2']) {
-    put('HTTPRoute', {
-      kind: 'HTTPRoute',
-      metadata: { name: r, namespace: 'ns' },
-      spec: {
-        parentRefs: [{ name: 'gw' }],
-        rules: [
-          {
-            name: 'rule-0',
-            matches: [{ path: { type: 'PathPrefix', value: `/${r}` } }],
-            backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: 'b' }],
-          },
-        ],
-      },
-    });
-    put('GwPolicy', policy(`${r}-p`, r, 'true'));
-  }
+  const { store, put } = smallStore(['r0', 'r1', 'r2']);
+  for (const r of ['r0', 'r1', 'r2']) put('GwPolicy', policy(`${r}-p`, r, 'true'));
   return store;
 }
 

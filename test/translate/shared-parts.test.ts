@@ -10,21 +10,7 @@ const OPTIONS = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T
 const GW = 'gateway.networking.k8s.io';
 
 function routes(): RouteInput[] {
-  const { store, put } = smallStore();
-  for (const r of ['r0', 'r1', 'r2'])
-    put('HTTPRoute', {
-      kind: 'HTTPRoute',
-      metadata: { name: r, namespace: 'ns' },
-      spec: {
-        parentRefs: [{ name: 'gw' }],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: `/${r}` } }],
-            backendRefs: [{ name: 'b', group: 'gw.dev', kind: 'GwBackend' }],
-          },
-        ],
-      },
-    });
+  const { store, put } = smallStore(['r0', 'r1', 'r2']);
   put('GwPolicy', {
     apiVersion: 'gw.dev/v1alpha1',
     kind: 'GwPolicy',

@@ -1,12 +1,13 @@
 // The smallest store a route test needs: the class, one Gateway `ns/gw` with an HTTP listener on 8080,
-// and one GwBackend `ns/b`; `put` adds more and fails the test on any validation problem.
+// one GwBackend `ns/b`, and an HTTPRoute per name given (one rule, `rule-0`: `/<name>` → `b`); `put`
+// adds more and fails the test on any validation problem.
 import { expect } from 'vitest';
 import { createStore, putObject, type Store } from '../../src/translate/objects/store.js';
 import type { KubeObject } from '../../src/translate/objects/types.js';
 
 export type Put = (kind: Parameters<typeof putObject>[1], obj: KubeObject) => void;
 
-export function smallStore(): { store: Store; put: Put } {
+export function smallStore(routes: readonly string[] = []): { store: Store; put: Put } {
   const store = createStore();
   const put: Put = (kind, obj) => {
     expect(putObject(store, kind, obj, 'test').problems).toEqual([]);
@@ -27,5 +28,20 @@ export function smallStore(): { store: Store; put: Put } {
     metadata: { name: 'gw', namespace: 'ns' },
     spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
   });
+  for (const r of routes)
+    put('HTTPRoute', {
+      kind: 'HTTPRoute',
+      metadata: { name: r, namespace: 'ns' },
+      spec: {
+        parentRefs: [{ name: 'gw' }],
+        rules: [
+          {
+            name: 'rule-0',
+            matches: [{ path: { type: 'PathPrefix', value: `/${r}` } }],
+            backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: 'b' }],
+          },
+        ],
+      },
+    });
   return { store, put };
 }
