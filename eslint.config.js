@@ -54,4 +54,33 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   ...architectureRules(),
+  {
+    // The proxy loads only what its configuration uses (docs/performance.md): undici's values come from its
+    // slim entry, and the MCP SDK (with zod) only through the module the stdio and SSE targets load lazily.
+    files: ['src/proxy/**'],
+    ignores: ['src/proxy/http/undici.ts', 'src/proxy/mcp/upstream.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'undici',
+              allowTypeImports: true,
+              message:
+                "take undici's values from src/proxy/http/undici.ts (its index loads 8 MiB the proxy never uses)",
+            },
+          ],
+          patterns: [
+            {
+              group: ['@modelcontextprotocol/sdk/**'],
+              allowTypeImports: true,
+              message:
+                'the MCP SDK loads only with a stdio or SSE target (mcp/upstream.ts, through lazy/mcp-client.ts)',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -38,6 +38,7 @@ import { ProxyProtocolGate, bindProxySettings, type ProxySettings } from './http
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { loadMcpClient } from './lazy/mcp-client.js';
+import { speaksStreamableHttp } from './mcp/http-target.js';
 import { listenerTelemetryOf, otlpUrlsOf } from './telemetry/listener-telemetry.js';
 import type { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
@@ -338,7 +339,11 @@ export class ProxyRuntime {
     const listeners = [...resourcesOf(snapshot, 'listener').values()];
     if (!this.otlp && listeners.some((l) => otlpUrlsOf(l).length > 0))
       this.otlp = new (await import('./telemetry/exporters.js')).OtlpExporters();
-    if ([...resourcesOf(snapshot, 'backend').values()].some((b) => b.mcp)) await loadMcpClient();
+    // Streamable-HTTP targets need no SDK (mcp/http-target.ts); stdio and legacy SSE targets do.
+    const sdkTargets = [...resourcesOf(snapshot, 'backend').values()].some((b) =>
+      b.mcp?.targets.some((t) => !speaksStreamableHttp(t)),
+    );
+    if (sdkTargets) await loadMcpClient();
   }
 
   /** Swaps the per-port settings of every running server for the snapshot's (new connections get them). */

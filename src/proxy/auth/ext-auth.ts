@@ -4,7 +4,8 @@
 // "External authorization".
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from '../http/undici.js';
 import type { Policy } from '../../ir/types.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import { DecisionCache, type Decision } from './ext-auth-cache.js';

@@ -1,6 +1,6 @@
 // Seed 000 Limits: the data plane's connection pool to guardrail webhooks, from its environment
 // (set through GwParameters `env`), plus the call timeout the seed leaves open (docs/guardrails.md).
-import { Agent } from 'undici';
+import { Agent } from '../http/undici.js';
 import { ProblemError, type Problem } from '../../problem.js';
 
 export interface WebhookPoolSettings {

@@ -5,7 +5,8 @@ import { X509Certificate, createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { checkServerIdentity, createSecureContext, type ConnectionOptions, type PeerCertificate } from 'node:tls';
 import type { Logger } from 'pino';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, buildConnector } from './undici.js';
 import type { BackendTls, Snapshot } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
 

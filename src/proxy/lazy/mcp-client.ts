@@ -1,7 +1,7 @@
-// The MCP SDK client and its transports (mcp/upstream.ts: ajv, cross-spawn, eventsource and the SDK's
-// client modules, about 3 MB of heap) load when a snapshot first has an MCP backend, not with the proxy:
-// an LLM- or HTTP-only proxy never loads them. The runtime awaits this at apply, so a session's first
-// connection finds the module loaded.
+// The MCP SDK client and its transports (mcp/upstream.ts: zod, ajv, cross-spawn, eventsource and the
+// SDK's client modules, about 18 MiB of RSS) load when a snapshot first has a stdio or legacy SSE target,
+// not with the proxy: streamable-HTTP targets are spoken to without them (mcp/http-target.ts). The runtime
+// awaits this at apply, so a session's first connection finds the module loaded.
 import type * as Upstream from '../mcp/upstream.js';
 
 let loading: Promise<typeof Upstream> | undefined;

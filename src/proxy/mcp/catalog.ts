@@ -1,10 +1,11 @@
 // What a session's targets offer, merged: pages of tools, prompts, resources and templates across
 // targets, the names the client sees, and which target owns each exposed name or URI.
-import { McpError, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError, isRpcError } from './rpc-error.js';
 import type { Logger } from 'pino';
 import { InternalError, messageOf } from './jsonrpc.js';
 import { exposedName, splitPrefixed } from './multiplex.js';
-import type { Upstream } from './upstream.js';
+import type { Upstream } from './target-connection.js';
 import { SessionGone } from './session-recovery.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -70,7 +71,7 @@ export class Catalog {
         });
         if (!up?.alive) {
           if (failOpen) return undefined;
-          throw new McpError(InternalError, `target ${target} is not connected`);
+          throw new RpcError(InternalError, `target ${target} is not connected`);
         }
         try {
           const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: this.opts.timeoutMs });
@@ -82,7 +83,7 @@ export class Catalog {
             this.opts.log.warn({ target, method: spec.method, err: messageOf(err) }, 'skipping a failed target');
             return undefined;
           }
-          throw new McpError(err instanceof McpError ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
+          throw new RpcError(isRpcError(err) ? err.code : InternalError, `target ${target}: ${messageOf(err)}`);
         }
       }),
     );
@@ -107,7 +108,7 @@ export class Catalog {
       const name = exposedName(target, String(item.name), this.opts.prefixed);
       const owner = routes.get(name);
       if (!this.opts.prefixed && owner !== undefined && owner !== target) {
-        throw new McpError(
+        throw new RpcError(
           InternalError,
           `${kind === 'tools' ? 'tool' : 'prompt'} name ${name} is offered by targets ${owner} and ${target}; prefixMode Never needs unique names`,
         );

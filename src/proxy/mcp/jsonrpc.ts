@@ -32,6 +32,8 @@ export const InvalidRequest = -32600;
 export const MethodNotFound = -32601;
 export const InvalidParams = -32602;
 export const InternalError = -32603;
+/** MCP's code for a request that timed out (the SDK's ErrorCode.RequestTimeout). */
+export const RequestTimeout = -32001;
 
 export function rpcError(id: Id | null, code: number, message: string, data?: unknown): JsonRpcError {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };

@@ -3,14 +3,14 @@
 // notifications/initialized with the client's capabilities) when it can tell the target restarted, and
 // otherwise ends with 404 so the client initializes again; never a session that fails forever
 // (docs/proxy.md "Target restarts").
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError } from './rpc-error.js';
 import type { Logger } from 'pino';
 import type { McpBackend, McpTarget } from '../../ir/types.js';
 import { InternalError, messageOf } from './jsonrpc.js';
 import type { SealedTarget } from './session-seal.js';
 import { targetKnowsSession } from './target-session.js';
 import { TargetSessionGone, type UpstreamCall } from './upstream-http.js';
-import type { Upstream } from './upstream.js';
+import type { Upstream } from './target-connection.js';
 
 /** The client session no longer exists anywhere: the endpoint answers 404 and forgets it. */
 export class SessionGone extends Error {}
@@ -83,7 +83,7 @@ export class TargetRecovery {
     } catch (err) {
       log.warn({ target: name, err: messageOf(err) }, 'target session could not be re-initialized');
       if (backend.failureMode === 'FAIL_OPEN')
-        throw new McpError(InternalError, `target ${name} is not connected: ${messageOf(err)}`);
+        throw new RpcError(InternalError, `target ${name} is not connected: ${messageOf(err)}`);
       // FailClosed: end the session, so the rule applies again at the client's next initialize.
       throw new SessionGone(`target ${name} lost the session and could not be re-initialized`);
     }

@@ -1,12 +1,7 @@
 // One client session: its upstream connections (one per target), the merged view of their tools,
 // prompts and resources, and the plumbing that passes progress, cancellation and server-to-client
 // requests to the right side.
-import {
-  McpError,
-  type Notification,
-  type JSONRPCRequest,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Notification, JSONRPCRequest, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpBackend, McpTarget } from '../../ir/types.js';
 import type { Authorize, AuthorizeContext } from '../auth/hooks.js';
@@ -25,7 +20,9 @@ import {
   targetFailureText,
 } from './jsonrpc.js';
 import { Catalog, lists, type Item, type ListKind } from './catalog.js';
-import type { ResumeAt, Upstream } from './upstream.js';
+import type { ResumeAt, TargetDial, Upstream } from './target-connection.js';
+import { connectHttpTarget, speaksStreamableHttp } from './http-target.js';
+import { RpcError, isRpcError } from './rpc-error.js';
 import { loadMcpClient } from '../lazy/mcp-client.js';
 import { CallCancel } from './call-cancel.js';
 import { SessionGone, TargetRecovery } from './session-recovery.js';
@@ -267,21 +264,24 @@ export class McpSession {
     return { text: failures.join('; '), saturated: saturated === failures.length };
   }
 
-  // The SDK client loads with the first snapshot that has an MCP backend (the runtime awaits it at apply).
+  // Streamable-HTTP targets directly; the SDK client, for stdio and legacy SSE targets, loads with the
+  // first snapshot that has one (the runtime awaits it at apply).
   private async connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
-    return (await loadMcpClient()).connectUpstream(
-      t,
-      this.clientInfo,
-      this.clientCapabilities,
-      {
+    const dial: TargetDial = {
+      target: t,
+      clientInfo: this.clientInfo,
+      capabilities: this.clientCapabilities,
+      events: {
         onNotification: (target, n) => this.fromUpstream(target, n),
         onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
         onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
       },
-      this.log.child({ target: t.name }),
-      this.opts.retry,
+      log: this.log.child({ target: t.name }),
+      retry: this.opts.retry,
       resume,
-    );
+    };
+    if (speaksStreamableHttp(t)) return connectHttpTarget(dial);
+    return (await loadMcpClient()).connectUpstream(dial);
   }
 
   /** Checks the authorization hook before any response bytes go out; false answers HTTP 403. */
@@ -368,7 +368,7 @@ export class McpSession {
     if (n.method === 'notifications/cancelled') {
       this.inflight.get(p.requestId as Id)?.abort(typeof p.reason === 'string' ? p.reason : 'cancelled by client');
     } else if (n.method === 'notifications/roots/list_changed') {
-      for (const u of this.alive()) void u.client.notification({ method: n.method }).catch(() => undefined);
+      for (const u of this.alive()) void u.notify(n.method).catch(() => undefined);
     }
   }
 
@@ -378,7 +378,7 @@ export class McpSession {
     if (!pending) return;
     this.clientPending.delete(String(r.id));
     if ('result' in r) pending.resolve(r.result);
-    else pending.reject(new McpError(r.error.code, r.error.message, r.error.data));
+    else pending.reject(new RpcError(r.error.code, r.error.message, r.error.data));
   }
 
   /**
@@ -389,7 +389,7 @@ export class McpSession {
     if (this.closed) return;
     this.closed = true;
     for (const cancel of this.inflight.values()) cancel.abort('session closed');
-    for (const p of this.clientPending.values()) p.reject(new McpError(InternalError, 'session closed'));
+    for (const p of this.clientPending.values()) p.reject(new RpcError(InternalError, 'session closed'));
     this.clientPending.clear();
     this.standalone?.end();
     const ending = [...this.upstreams.values()].map((u) => u.close(end));
@@ -453,9 +453,7 @@ export class McpSession {
       page = await this.catalog.fetchPage(kind, pending);
     } catch (err) {
       if (err instanceof SessionGone) throw err;
-      return err instanceof McpError
-        ? rpcError(req.id, err.code, messageOf(err))
-        : internalError(req.id, err, this.log);
+      return isRpcError(err) ? rpcError(req.id, err.code, messageOf(err)) : internalError(req.id, err, this.log);
     }
     const items = this.opts.authorize ? page.items.filter((i) => this.listedItemAllowed(kind, i, ctx)) : page.items;
     const nextCursor = encodeCursor(page.next);
@@ -487,9 +485,7 @@ export class McpSession {
         found = await this.catalog.resolveNamed(kind, exposed);
       } catch (err) {
         if (err instanceof SessionGone) throw err;
-        return err instanceof McpError
-          ? rpcError(req.id, InternalError, messageOf(err))
-          : internalError(req.id, err, this.log);
+        return isRpcError(err) ? rpcError(req.id, InternalError, messageOf(err)) : internalError(req.id, err, this.log);
       }
     }
     if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
@@ -561,8 +557,8 @@ export class McpSession {
     } catch (err) {
       if (err instanceof SessionGone) throw err;
       if (cancel.aborted) return undefined; // cancelled: the spec says no response
-      if (!(err instanceof McpError) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
-      if (err instanceof McpError) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);
+      if (!isRpcError(err) || err.code === -32000) this.opts.onTargetFailure(up.name, req.method);
+      if (isRpcError(err)) return rpcError(req.id, err.code, `target ${up.name}: ${messageOf(err)}`, err.data);
       const text = targetFailureText(err);
       if (text !== undefined) return rpcError(req.id, InternalError, `target ${up.name}: ${text}`);
       return internalError(req.id, err, this.log.child({ target: up.name }));
@@ -621,7 +617,7 @@ export class McpSession {
           ...(r.params ? { params: r.params as Record<string, unknown> } : {}),
         })
       ) {
-        reject(new McpError(InternalError, 'the client has no open stream for server requests'));
+        reject(new RpcError(InternalError, 'the client has no open stream for server requests'));
         return;
       }
       this.clientPending.set(id, { resolve, reject });
@@ -634,7 +630,7 @@ export class McpSession {
             method: 'notifications/cancelled',
             params: { requestId: id, reason: 'cancelled by target' },
           });
-          reject(new McpError(InternalError, 'cancelled'));
+          reject(new RpcError(InternalError, 'cancelled'));
         },
         { once: true },
       );

@@ -1,9 +1,10 @@
 // Requests about a target session the proxy may not hold a connection for: whether the target still
 // knows it (a 404 from one target of a session is a restart only if another still knows its own), and
 // ending it (DELETE on a replica that never resumed the session).
-import { request } from 'undici';
+import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
+import { targetDial } from './target-tls.js';
 import { upstreamAgent } from './upstream-fetch.js';
 
 function headersFor(target: McpTarget, sessionId: string, protocolVersion: string | undefined): Record<string, string> {
@@ -30,7 +31,7 @@ export async function targetKnowsSession(
         accept: 'application/json, text/event-stream',
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'gw-probe', method: 'ping' }),
-      dispatcher: upstreamAgent,
+      dispatcher: targetDial(target)?.() ?? upstreamAgent,
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });
@@ -52,7 +53,7 @@ export async function endTargetSession(
     const res = await request(target.remote.url, {
       method: 'DELETE',
       headers: headersFor(target, sessionId, protocolVersion),
-      dispatcher: upstreamAgent,
+      dispatcher: targetDial(target)?.() ?? upstreamAgent,
       headersTimeout: 10_000,
     });
     res.body.resume();

@@ -11,6 +11,8 @@ export interface DispatchedAnswer {
   statusCode: number;
   contentType: string;
   body: AnswerBody;
+  /** The target's `mcp-session-id` header, read only when the request asked for it (initialize). */
+  sessionId: string | undefined;
 }
 
 export interface AnswerBody {
@@ -33,12 +35,14 @@ export interface DispatchRequest {
   headersTimeout: number;
   bodyTimeout: number;
   cancel: CallCancel | undefined;
+  /** Read the answer's `mcp-session-id` header too (initialize: the target names its session). */
+  sessionHeader?: boolean;
 }
 
 /** Sends the POST; resolves once the answer's headers are in, its body buffered when it is JSON or an error. */
 export function dispatchPost(dispatcher: Dispatcher, r: DispatchRequest): Promise<DispatchedAnswer> {
   return new Promise((resolve, reject) => {
-    const handler = new PostHandler(resolve, reject, r.cancel);
+    const handler = new PostHandler(resolve, reject, r.cancel, r.sessionHeader === true);
     dispatcher.dispatch(
       {
         origin: r.origin,
@@ -69,6 +73,7 @@ class PostHandler implements Dispatcher.DispatchHandler {
     private readonly resolve: (a: DispatchedAnswer) => void,
     private readonly reject: (err: unknown) => void,
     private readonly cancel: CallCancel | undefined,
+    private readonly sessionHeader: boolean,
   ) {
     if (!cancel) return;
     if (cancel.aborted) this.reason = abortError(cancel.reason);
@@ -89,11 +94,12 @@ class PostHandler implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
     const contentType = headerOf(rawHeaders, contentTypeBytes);
+    const sessionId = this.sessionHeader ? headerOf(rawHeaders, 'mcp-session-id') || undefined : undefined;
     // JSON answers and errors are read whole anyway; other 2xx bodies (SSE, or an unexpected type the caller drains) stream.
     const buffered = statusCode >= 300 || mediaTypeOf(contentType) === 'application/json';
     if (buffered) {
       this.chunks = [];
-      this.answer = { statusCode, contentType, body: emptyBody };
+      this.answer = { statusCode, contentType, body: emptyBody, sessionId };
       return true;
     }
     this.stream = new Readable({
@@ -104,7 +110,7 @@ class PostHandler implements Dispatcher.DispatchHandler {
       },
     });
     this.stream.once('close', () => this.dropSignal());
-    this.resolve({ statusCode, contentType, body: streamBody(this.stream) });
+    this.resolve({ statusCode, contentType, body: streamBody(this.stream), sessionId });
     return true;
   }
 

@@ -1,10 +1,9 @@
-// A leaner `fetch` for the SDK's HTTP client transports: undici's request API on a shared keep-alive
-// pool, wrapped into a standard Response. JSON bodies are read whole (the common case); streams
-// (SSE) stay streams. Saves most of WHATWG fetch's per-call cost on the proxy's hot path.
+// The pools for requests to MCP targets (a shared keep-alive pool with a bounded queue per origin, and
+// connections of their own for long-lived GET streams), and a `fetch` over undici's request API for the
+// SDK's legacy SSE transport to a TLS target.
 import { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
-import type { RetryPlan } from '../policy/traffic-policy.js';
-import { sendWithRetry, type RetryOptions } from './upstream-retry.js';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from '../http/undici.js';
 
 /** Connections per target origin in the shared request pool. */
 export const TARGET_CONNECTIONS = 256;
@@ -20,7 +19,7 @@ export function configureTargetQueue(n: number): void {
 export const upstreamAgent = new Agent({ keepAliveTimeout: 60_000, connections: TARGET_CONNECTIONS });
 
 /** A target whose pool is full and whose queue is too: the caller answers 503 instead of waiting without bound. */
-/** Part of the saturation message, so the error is recognised after the SDK rewraps it as text. */
+/** Part of the saturation message, so the error is recognised after an SDK client rewraps it as text. */
 export const SATURATED_MARK = 'is saturated:';
 
 export class TargetSaturated extends Error {
@@ -69,94 +68,46 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   return headers as Record<string, string>;
 }
 
-export const upstreamFetch: FetchLike = (input, init) => fetchWithRetry(input, init, { plan: undefined });
-
-/** `upstreamFetch` with the route's `traffic.retry` (initialize and the SDK's other requests); the caller's signal bounds it. */
-export function retryingFetch(
-  plan: RetryPlan | undefined,
-  onRetry?: (tried: number, why: string) => void,
-  /** A TLS target's dispatcher (target-tls.ts), for its requests and its streams; unset: the shared pools. */
-  dispatcher?: () => Dispatcher,
-): FetchLike {
-  if (!plan && !dispatcher) return upstreamFetch;
-  return (input, init) => fetchWithRetry(input, init, { plan, ...(onRetry ? { onRetry } : {}) }, dispatcher);
+/** A `fetch` for the SDK's legacy SSE transport to a TLS target: its requests and its stream through the target's dispatcher. */
+export function dialFetch(dispatcher: () => Dispatcher): FetchLike {
+  return (input, init) => sendVia(input, init, dispatcher);
 }
 
-/** The JSON-RPC method of a request body, '' for anything else (batches, notifications are never read-only). */
-function methodOf(body: string | undefined): string {
-  try {
-    const m: unknown = body ? JSON.parse(body) : undefined;
-    return m !== null && typeof m === 'object' && 'id' in m && 'method' in m && typeof m.method === 'string'
-      ? m.method
-      : '';
-  } catch {
-    return '';
-  }
-}
-
-async function fetchWithRetry(
-  input: string | URL,
-  init: RequestInit = {},
-  retry: Pick<RetryOptions, 'plan' | 'onRetry'>,
-  dispatcher?: () => Dispatcher,
-): Promise<Response> {
+async function sendVia(input: string | URL, init: RequestInit = {}, dispatcher: () => Dispatcher): Promise<Response> {
   const body = init.body;
   if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
   const method = init.method ?? 'GET';
-  // GET streams have their own connections (streamAgent); every other request counts against the pool.
+  // GET streams have their own connections; every other request counts against the pool.
   const release = method === 'GET' ? () => undefined : admitTargetRequest(new URL(input).origin);
   try {
-    return await send(input, init, method, body, retry, release, dispatcher);
+    const res = await request(input, {
+      method: method as 'GET',
+      headers: headerRecord(init.headers),
+      body: body ?? null,
+      dispatcher: dispatcher(),
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (Array.isArray(v)) for (const item of v) headers.append(k, item);
+      else if (v !== undefined) headers.set(k, v);
+    }
+    const status = res.statusCode;
+    if (status === 204 || status === 304 || method === 'HEAD') {
+      res.body.resume();
+      release();
+      return new Response(null, { status, headers });
+    }
+    if ((headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // An event stream holds its connection until it ends.
+      res.body.once('close', release);
+      return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, { status, headers });
+    }
+    const whole = await res.body.arrayBuffer();
+    release();
+    return new Response(whole, { status, headers });
   } catch (err) {
     release();
     throw err;
   }
-}
-
-async function send(
-  input: string | URL,
-  init: RequestInit,
-  method: string,
-  body: string | undefined | null,
-  retry: Pick<RetryOptions, 'plan' | 'onRetry'>,
-  release: () => void,
-  dispatcher: (() => Dispatcher) | undefined,
-): Promise<Response> {
-  const res = await sendWithRetry(
-    () =>
-      request(input, {
-        method: method as 'GET',
-        headers: headerRecord(init.headers),
-        body: body ?? null,
-        dispatcher: dispatcher?.() ?? (method === 'GET' ? streamAgent : upstreamAgent),
-        ...(init.signal ? { signal: init.signal } : {}),
-      }),
-    {
-      ...retry,
-      timeoutMs: undefined,
-      signal: init.signal ?? undefined,
-      // GET opens the target's stream and DELETE ends a session: both may be repeated.
-      method: method === 'POST' ? methodOf(body ?? undefined) : 'ping',
-    },
-  );
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(res.headers)) {
-    if (Array.isArray(v)) for (const item of v) headers.append(k, item);
-    else if (v !== undefined) headers.set(k, v);
-  }
-  const status = res.statusCode;
-  const noBody = status === 204 || status === 304 || init.method === 'HEAD';
-  if (noBody) {
-    res.body.resume();
-    release();
-    return new Response(null, { status, headers });
-  }
-  if ((headers.get('content-type') ?? '').includes('text/event-stream')) {
-    // A call's event stream holds its connection until it ends.
-    res.body.once('close', release);
-    return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, { status, headers });
-  }
-  const whole = await res.body.arrayBuffer();
-  release();
-  return new Response(whole, { status, headers });
 }

@@ -1,8 +1,10 @@
-// Calls to a streamable-HTTP target on the proxy's hot path, without the SDK client's per-call
-// machinery (schema parsing of every message, a timer and abort listener per call, a WHATWG Response
-// per fetch). The SDK client still owns the connection: initialize, the GET stream, notifications
-// and server-to-client requests, which the caller gets back through `onOther`.
-import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+// Calls to a streamable-HTTP target on the proxy's hot path: one POST through undici's dispatch API, no
+// schema parsing of every message, no timer or abort listener per call, no WHATWG Response per fetch.
+// The connection around it (initialize, the GET stream, notifications and the target's own requests,
+// which come back through `onOther`) is http-target.ts.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { InternalError } from './jsonrpc.js';
+import { RpcError, requestTimedOut } from './rpc-error.js';
 import type { Dispatcher } from 'undici';
 import type { CallCancel } from './call-cancel.js';
 import { dispatchPost, mediaTypeOf, type DispatchedAnswer } from './upstream-dispatch.js';
@@ -21,7 +23,7 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** One request to a target; resolves with the JSON-RPC result, rejects with McpError for JSON-RPC errors. */
+/** One request to a target; resolves with the JSON-RPC result, rejects with RpcError for JSON-RPC errors. */
 export type UpstreamCall = (
   method: string,
   params: Record<string, unknown>,
@@ -30,12 +32,14 @@ export type UpstreamCall = (
 
 export interface HttpCallerOptions {
   url: URL;
-  /** Read on every call: the SDK transport learns both during initialize. */
+  /** Read on every call: both are learnt during initialize. */
   sessionId(): string | undefined;
   protocolVersion(): string | undefined;
+  /** The session id the target named in its answer to initialize. */
+  onSessionId?(id: string): void;
   /** Messages on a call's stream that are not its answer or its progress (notifications, target requests). */
   onOther(message: JSONRPCMessage): void;
-  /** Tells the target a call was cancelled or timed out, as the SDK client would. */
+  /** Tells the target a call was cancelled or timed out (notifications/cancelled). */
   cancel(requestId: string, reason: string): void;
   /** The route's `traffic.retry`: calls the target did not get, or answered with one of its codes, are sent again within the call's timeout. */
   retry?: RetryPlan;
@@ -63,7 +67,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   const origin = new URL(opts.url).origin;
   const path = `${opts.url.pathname}${opts.url.search}`;
   return async (method, params, call) => {
-    // String ids cannot collide with the SDK client's numeric ones on the same target session.
+    // String ids cannot collide with the numeric ones of an SDK client on the same target session.
     const id = `gw-${next++}`;
     const sent = call.onprogress
       ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } }
@@ -82,6 +86,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
           cancel: call.cancel,
           headersTimeout: headersTimeout ?? call.timeoutMs,
           bodyTimeout: call.timeoutMs,
+          sessionHeader: method === 'initialize',
         });
       // Without a retry plan the one try is the answer (sendWithRetry would return it as it is).
       const res = await (opts.retry
@@ -93,6 +98,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
             ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
           })
         : send(undefined));
+      if (res.sessionId) opts.onSessionId?.(res.sessionId);
       // The common answer, a JSON body already read whole, is settled without another promise.
       const json = res.statusCode >= 200 && res.statusCode < 300 ? res.body.buffered : undefined;
       if (json && mediaTypeOf(res.contentType) === 'application/json')
@@ -180,7 +186,7 @@ function jsonAnswer(text: string | Buffer, id: string, opts: HttpCallerOptions):
   return answer;
 }
 
-/** What a failed call throws; the target is told about calls cancelled or timed out, as the SDK client would. */
+/** What a failed call throws; the target is told about calls cancelled or timed out. */
 function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCallerOptions): unknown {
   if (call.cancel?.aborted) {
     opts.cancel(id, String(call.cancel.reason ?? 'cancelled'));
@@ -189,7 +195,7 @@ function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCall
   const code = (err as { code?: unknown }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     opts.cancel(id, 'request timed out');
-    return new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: call.timeoutMs });
+    return requestTimedOut(call.timeoutMs);
   }
   return err;
 }
@@ -198,11 +204,7 @@ function settle(answer: unknown, method: string): Record<string, unknown> {
   if (!isObject(answer)) throw new Error(`the target sent no answer${method ? ` to ${method}` : ''}`);
   if (isObject(answer.error)) {
     const e = answer.error;
-    throw McpError.fromError(
-      typeof e.code === 'number' ? e.code : ErrorCode.InternalError,
-      String(e.message ?? ''),
-      e.data,
-    );
+    throw new RpcError(typeof e.code === 'number' ? e.code : InternalError, String(e.message ?? ''), e.data);
   }
   if (!isObject(answer.result)) throw new Error('the target answered with a result that is not an object');
   return answer.result;

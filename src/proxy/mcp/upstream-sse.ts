@@ -4,7 +4,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from '../http/undici.js';
 import { upstreamAgent } from './upstream-fetch.js';
 
 type Message = Record<string, unknown>;

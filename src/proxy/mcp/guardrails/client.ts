@@ -1,7 +1,7 @@
 // HTTP client for remote processors: one keep-alive pool per processor, a deadline per call, a cap
 // on the answer's size. A failure comes back as an Error whose message is safe to log (no headers,
 // no body, no query string).
-import { Agent, request } from 'undici';
+import { Agent, request } from '../../http/undici.js';
 import { type ProcessorRequest, type Verdict, parseVerdict } from './contract.js';
 
 /** Per call, connect to last byte; processors sit on the hot path of every guarded call. */

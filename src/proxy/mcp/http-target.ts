@@ -1,0 +1,380 @@
+// A streamable-HTTP MCP target, spoken to directly instead of through the MCP SDK's client: initialize,
+// the target's GET stream, its notifications and requests (answered with a POST), cancellations, and
+// DELETE at the end. The SDK and its zod schemas load only for stdio and legacy SSE targets (upstream.ts),
+// so a proxy of HTTP targets holds neither, and an idle session costs a few objects per target rather
+// than an SDK Client, transport and their pending promises. What it does, MCP's "Streamable HTTP"
+// transport and the SDK's client alike: docs/proxy.md "MCP targets over streamable HTTP".
+import type { JSONRPCRequest, Notification, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { createParser } from 'eventsource-parser';
+import type { Dispatcher } from 'undici';
+import { request } from '../http/undici.js';
+import type { McpTarget } from '../../ir/types.js';
+import { upstreamHeadersOf } from '../backend-auth.js';
+import { tlsFailureReason } from '../http/upstream-tls.js';
+import { InternalError, messageOf } from './jsonrpc.js';
+import type { TargetDial, Upstream } from './target-connection.js';
+import { targetDial } from './target-tls.js';
+import { dispatchPost, mediaTypeOf } from './upstream-dispatch.js';
+import { admitTargetRequest, streamAgent, upstreamAgent } from './upstream-fetch.js';
+import { httpCaller, type UpstreamCall } from './upstream-http.js';
+import { sendWithRetry } from './upstream-retry.js';
+
+type Message = Record<string, unknown>;
+
+/** The version the proxy asks for, and those it accepts in a target's answer (the SDK client's lists). */
+export const requestedVersion = '2025-11-25';
+export const acceptedVersions: readonly string[] = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+];
+/** A target that never answers initialize must not hold the client's initialize longer than this. */
+const initializeTimeoutMs = 30_000;
+/** Notifications and answers to the target's requests: the time the target has to accept one. */
+const postTimeoutMs = 30_000;
+/** The GET stream, when it ends or drops: reconnect attempts in a row, and their backoff. */
+export const streamReconnects = { attempts: 2, firstDelayMs: 1_000, growth: 1.5, maxDelayMs: 30_000 };
+
+/** Opens a connection to the target: initialize (or attach to a session another replica began) and the GET stream. */
+export async function connectHttpTarget(dial: TargetDial): Promise<Upstream> {
+  const up = new HttpTarget(dial);
+  try {
+    await up.open();
+  } catch (err) {
+    await up.close();
+    // Node's TLS errors quote the certificate's names; say what failed the way static backends do.
+    const tlsWhy = targetDial(dial.target) ? tlsFailureReason(err) : undefined;
+    throw tlsWhy ? new Error(`TLS to target ${dial.target.name} failed: ${tlsWhy}`) : err;
+  }
+  return up;
+}
+
+class HttpTarget implements Upstream {
+  readonly name: string;
+  readonly call: UpstreamCall;
+  capabilities: ServerCapabilities = {};
+  serverInfo: Upstream['serverInfo'] = undefined;
+  instructions: string | undefined = undefined;
+  alive = true;
+  readonly processLocal = false;
+  private sid: string | undefined;
+  private version: string | undefined;
+  private readonly url: URL;
+  private readonly headers: Record<string, string>;
+  private readonly dispatcher: (() => Dispatcher) | undefined;
+  /** The GET stream's request, aborted on close; and the timer of its next reconnect. */
+  private stream: AbortController | undefined;
+  private reconnect: NodeJS.Timeout | undefined;
+  /** The server's `retry:` field, which replaces the backoff. */
+  private retryMs: number | undefined;
+  /** The target's requests being answered, by id, so its notifications/cancelled can stop them. */
+  private readonly answering = new Map<unknown, AbortController>();
+
+  constructor(private readonly dial: TargetDial) {
+    const { target, retry, log } = dial;
+    if (!target.remote) throw new Error(`target ${target.name} has no transport`);
+    this.name = target.name;
+    this.url = new URL(target.remote.url);
+    this.headers = upstreamHeadersOf(target);
+    this.dispatcher = targetDial(target);
+    const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');
+    this.call = httpCaller({
+      url: this.url,
+      sessionId: () => this.sid,
+      protocolVersion: () => this.version,
+      onSessionId: (id) => {
+        this.sid = id;
+      },
+      onOther: (m) => this.receive(m as Message),
+      cancel: (requestId, reason) =>
+        void this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } }),
+      ...(retry ? { retry, onRetry } : {}),
+      headers: this.headers,
+      target: target.name,
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+    });
+  }
+
+  sessionId(): string | undefined {
+    return this.sid;
+  }
+
+  protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  async open(): Promise<void> {
+    const { resume, clientInfo, capabilities } = this.dial;
+    if (resume) {
+      // Another replica initialized this session: attach to it as it stands, without a new GET stream
+      // (the target's own messages reach the client through the calls' streams, as with the SDK client).
+      this.sid = resume.sessionId;
+      this.version = resume.protocolVersion;
+      this.capabilities = resume.capabilities;
+      return;
+    }
+    const result = await this.call(
+      'initialize',
+      { protocolVersion: requestedVersion, capabilities, clientInfo },
+      { timeoutMs: initializeTimeoutMs },
+    );
+    const version = result.protocolVersion;
+    if (typeof version !== 'string' || !acceptedVersions.includes(version))
+      throw new Error(`Server's protocol version is not supported: ${String(version)}`);
+    if (!isObject(result.capabilities)) throw new Error('the target answered initialize without capabilities');
+    this.version = version;
+    this.capabilities = result.capabilities as ServerCapabilities;
+    if (isObject(result.serverInfo) && typeof result.serverInfo.name === 'string')
+      this.serverInfo = result.serverInfo as unknown as Upstream['serverInfo'];
+    if (typeof result.instructions === 'string') this.instructions = result.instructions;
+    await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, true);
+    this.listen(undefined, 0, false);
+  }
+
+  notify(method: string): Promise<void> {
+    return this.post({ jsonrpc: '2.0', method });
+  }
+
+  async close(end = true): Promise<void> {
+    this.alive = false;
+    clearTimeout(this.reconnect);
+    this.stream?.abort();
+    for (const handler of this.answering.values()) handler.abort();
+    this.answering.clear();
+    // The spec asks a client that is done with a session to end it; a target that does not allow it answers 405.
+    if (!end || !this.sid) return;
+    const headers = this.sessionHeaders({});
+    await this.withRetry('DELETE', undefined, () =>
+      request(this.url, {
+        method: 'DELETE',
+        headers,
+        dispatcher: this.dispatcher?.() ?? upstreamAgent,
+        headersTimeout: postTimeoutMs,
+        bodyTimeout: postTimeoutMs,
+      }),
+    ).then(
+      (res) => res.body.resume(),
+      () => undefined, // the target is unreachable: its session ends with it
+    );
+  }
+
+  /** A GET or DELETE under the route's `traffic.retry` (both may be repeated: treated as reads). */
+  private withRetry<R extends { statusCode: number; body: { dump(): Promise<void> } }>(
+    what: string,
+    signal: AbortSignal | undefined,
+    send: () => Promise<R>,
+  ): Promise<R> {
+    const { retry, log } = this.dial;
+    if (!retry) return send();
+    return sendWithRetry(() => send(), {
+      plan: retry,
+      method: 'ping',
+      timeoutMs: undefined,
+      signal,
+      onRetry: (tried, why) => log.debug({ tried, why, request: what }, 'retrying request to target'),
+    });
+  }
+
+  /**
+   * POSTs a notification or an answer to one of the target's requests (which the target accepts with 202).
+   * `strict`: a refusal throws (notifications/initialized); otherwise it is logged and dropped.
+   */
+  private async post(message: Message, strict = false): Promise<void> {
+    const origin = this.url.origin;
+    let release: (() => void) | undefined;
+    try {
+      release = admitTargetRequest(origin);
+      const headers = this.sessionHeaders({
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      });
+      const body = JSON.stringify(message);
+      const send = (headersTimeout: number | undefined) =>
+        dispatchPost(this.dispatcher?.() ?? upstreamAgent, {
+          origin,
+          path: `${this.url.pathname}${this.url.search}`,
+          headers,
+          body,
+          headersTimeout: headersTimeout ?? postTimeoutMs,
+          bodyTimeout: postTimeoutMs,
+          cancel: undefined,
+        });
+      const { retry, log } = this.dial;
+      const res = await (retry
+        ? sendWithRetry(send, {
+            plan: retry,
+            method: '', // a notification or an answer: retried only when the target cannot have had it
+            timeoutMs: postTimeoutMs,
+            signal: undefined,
+            onRetry: (tried, why) => log.debug({ tried, why }, 'retrying request to target'),
+          })
+        : send(undefined));
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        const text = await res.body.text().catch(() => '');
+        throw new Error(
+          `Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`,
+        );
+      }
+      res.body.resume();
+    } catch (err) {
+      if (strict) throw err;
+      this.dial.log.debug(
+        { method: message.method ?? 'answer', err: messageOf(err) },
+        'the target did not take a message',
+      );
+    } finally {
+      release?.();
+    }
+  }
+
+  private sessionHeaders(extra: Record<string, string>): Record<string, string> {
+    return {
+      ...this.headers,
+      ...extra,
+      ...(this.sid ? { 'mcp-session-id': this.sid } : {}),
+      ...(this.version ? { 'mcp-protocol-version': this.version } : {}),
+    };
+  }
+
+  /**
+   * The GET stream, for the target's messages outside any call. A target without one answers 405. When it
+   * ends or drops the proxy reconnects from the last event id; `streamReconnects.attempts` failed
+   * reconnects in a row (refused, or no connection) and it stops.
+   */
+  private listen(lastEventId: string | undefined, failures: number, reconnecting: boolean): void {
+    if (!this.alive) return;
+    const abort = (this.stream = new AbortController());
+    const headers = this.sessionHeaders({
+      accept: 'text/event-stream',
+      ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}),
+    });
+    this.withRetry('GET', abort.signal, () =>
+      request(this.url, {
+        method: 'GET',
+        headers,
+        // Never from the request pool: the stream would pin a pooled connection for the session's life.
+        dispatcher: this.dispatcher?.() ?? streamAgent,
+        signal: abort.signal,
+      }),
+    ).then(
+      (res) => {
+        const type = mediaTypeOf(String(res.headers['content-type'] ?? ''));
+        if (res.statusCode < 200 || res.statusCode >= 300 || type !== 'text/event-stream') {
+          res.body.resume();
+          if (res.statusCode === 405) return;
+          this.dial.log.debug({ status: res.statusCode, type }, 'the target refused its GET stream');
+          // The first refusal is the target's answer; a refused reconnect may be a target restarting.
+          if (reconnecting) this.again(lastEventId, failures + 1);
+          return;
+        }
+        this.readStream(res.body, lastEventId);
+      },
+      (err: unknown) => {
+        if (!this.alive) return;
+        this.dial.log.debug({ err: messageOf(err) }, 'the target GET stream could not be opened');
+        this.again(lastEventId, failures + 1);
+      },
+    );
+  }
+
+  private again(lastEventId: string | undefined, failures: number): void {
+    if (!this.alive) return;
+    const r = streamReconnects;
+    if (failures >= r.attempts) {
+      this.dial.log.debug({ attempts: failures }, 'gave up reconnecting the target GET stream');
+      return;
+    }
+    const delay = this.retryMs ?? Math.min(r.firstDelayMs * r.growth ** failures, r.maxDelayMs);
+    this.reconnect = setTimeout(() => this.listen(lastEventId, failures, true), delay);
+    this.reconnect.unref();
+  }
+
+  private readStream(body: NodeJS.ReadableStream, resumedFrom: string | undefined): void {
+    let lastEventId = resumedFrom;
+    const parser = createParser({
+      onRetry: (ms) => {
+        this.retryMs = ms;
+      },
+      onEvent: (ev) => {
+        if (ev.id !== undefined) lastEventId = ev.id;
+        if (!ev.data || (ev.event !== undefined && ev.event !== 'message')) return;
+        let m: unknown;
+        try {
+          m = JSON.parse(ev.data);
+        } catch {
+          this.dial.log.debug('the target sent an event that is not JSON; dropped');
+          return;
+        }
+        if (isObject(m)) this.receive(m);
+      },
+    });
+    const decoder = new TextDecoder();
+    body.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
+    const ended = (): void => {
+      body.removeAllListeners();
+      body.on('error', () => undefined);
+      // An established stream that ends starts a fresh count of attempts.
+      this.again(lastEventId, 0);
+    };
+    body.once('end', ended);
+    body.once('error', ended);
+  }
+
+  /** A message from the target outside a call's own answer: a notification or a request. */
+  private receive(m: Message): void {
+    if (typeof m.method !== 'string') return; // an answer nobody waits for (a replayed call that already ended)
+    if ('id' in m && m.id !== undefined && m.id !== null) {
+      void this.answer(m as unknown as JSONRPCRequest);
+      return;
+    }
+    if (m.method === 'notifications/cancelled') {
+      const p = isObject(m.params) ? m.params : {};
+      this.answering.get(p.requestId)?.abort(typeof p.reason === 'string' ? p.reason : 'cancelled by target');
+      return;
+    }
+    // Progress for a call whose stream already ended has nobody to go to.
+    if (m.method === 'notifications/progress') return;
+    this.dial.events.onNotification(this.name, m as unknown as Notification);
+  }
+
+  /** Answers a request of the target: ping here, the rest by the client session (sampling, elicitation, roots). */
+  private async answer(r: JSONRPCRequest): Promise<void> {
+    if (r.method === 'ping') {
+      await this.post({ jsonrpc: '2.0', id: r.id, result: {} });
+      return;
+    }
+    const handler = new AbortController();
+    this.answering.set(r.id, handler);
+    let reply: Message;
+    try {
+      const result = await this.dial.events.onRequest(this.name, r, handler.signal);
+      reply = { jsonrpc: '2.0', id: r.id, result };
+    } catch (err) {
+      const e = err as { code?: unknown; message?: unknown; data?: unknown };
+      reply = {
+        jsonrpc: '2.0',
+        id: r.id,
+        error: {
+          code: Number.isSafeInteger(e.code) ? e.code : InternalError,
+          message: typeof e.message === 'string' ? e.message : 'Internal error',
+          ...(e.data !== undefined ? { data: e.data } : {}),
+        },
+      };
+    } finally {
+      this.answering.delete(r.id);
+    }
+    // A request the target cancelled gets no answer.
+    if (!handler.signal.aborted) await this.post(reply);
+  }
+}
+
+function isObject(v: unknown): v is Message {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Whether a target is reached over streamable HTTP (here), not through the SDK client (stdio, legacy SSE). */
+export function speaksStreamableHttp(t: McpTarget): boolean {
+  return t.transport === 'remote' && !!t.remote && t.remote.protocol !== 'SSE';
+}

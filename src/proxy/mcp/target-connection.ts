@@ -1,0 +1,58 @@
+// What a client session holds for each of its targets, whichever way the target is reached: a
+// streamable-HTTP target directly (http-target.ts), a stdio or legacy SSE target through the MCP SDK's
+// client (upstream.ts, loaded only when a snapshot has one). Types only, so importing it loads nothing.
+import type {
+  ClientCapabilities,
+  Implementation,
+  JSONRPCRequest,
+  Notification,
+  ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { McpTarget } from '../../ir/types.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
+import type { UpstreamCall } from './upstream-http.js';
+
+export interface UpstreamEvents {
+  onNotification(target: string, n: Notification): void;
+  /** A server-to-client request (sampling, elicitation, roots) to pass to the downstream client. */
+  onRequest(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  onClose(target: string): void;
+}
+
+export interface Upstream {
+  name: string;
+  /** A request to the target (the hot path). */
+  call: UpstreamCall;
+  /** A notification from the client session to the target (roots/list_changed). */
+  notify(method: string): Promise<void>;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation | undefined;
+  instructions: string | undefined;
+  alive: boolean;
+  /** A stdio process or a legacy SSE connection: its session cannot be resumed elsewhere. */
+  processLocal: boolean;
+  /** The target's session id and protocol version (streamable-HTTP targets), for sealing. */
+  sessionId(): string | undefined;
+  protocolVersion(): string | undefined;
+  /** `end` also ends the target session (DELETE); without it only this process lets go (another replica may hold it). */
+  close(end?: boolean): Promise<void>;
+}
+
+/** A target session another replica or worker began: attach to it instead of initializing. */
+export interface ResumeAt {
+  sessionId: string;
+  protocolVersion: string | undefined;
+  capabilities: ServerCapabilities;
+}
+
+/** Everything a connection to one target is opened with. */
+export interface TargetDial {
+  target: McpTarget;
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
+  events: UpstreamEvents;
+  log: Logger;
+  retry?: RetryPlan | undefined;
+  resume?: ResumeAt | undefined;
+}
