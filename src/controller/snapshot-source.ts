@@ -11,7 +11,26 @@ export const RESOURCE_TYPE = IR_RESOURCE_TYPE;
 
 // The translator's IR is the proto3 JSON form of proto/gw/ir/v1, so it serializes as is.
 function encodeResource(r: BuiltResource): XdsResource {
-  return { type: RESOURCE_TYPE, body: encodeIr(r as unknown as ResourceInput) };
+  return { type: RESOURCE_TYPE, body: encodeIr(wireForm(r)) };
+}
+
+/**
+ * What proxies get of a resource: all of it but the merged JSON fields with their provenance that
+ * `gw explain` reads from its own translation (Listener.frontend, Route.effective, BackendRef.policy and
+ * target_policies). No proxy reads them (test/proxy/ir-json-reads.test.ts), and they were half of
+ * every route's bytes on the wire and in the bodies held here.
+ */
+export function wireForm(r: BuiltResource): ResourceInput {
+  if (r.kind === 'route') {
+    const { effective: _explained, backends, ...route } = r.route;
+    const edges = backends?.map(({ policy: _policy, targetPolicies: _targets, ...edge }) => edge);
+    return { ...r, route: edges ? { ...route, backends: edges } : route };
+  }
+  if (r.kind === 'listener' && r.listener.frontend) {
+    const { frontend: _explained, ...listener } = r.listener;
+    return { ...r, listener };
+  }
+  return r as unknown as ResourceInput;
 }
 
 export function resourceName(r: BuiltResource): string {

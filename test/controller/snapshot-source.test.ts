@@ -33,6 +33,40 @@ describe('controller snapshot source', () => {
     expect(decoded).toMatchObject({ kind: 'bind', bind: { name: 'ns/web/8080', port: 8080 } });
   });
 
+  it('leaves out what only gw explain reads (merged JSON fields and their provenance), and nothing else', () => {
+    const explained = { fields: { 'traffic.cors': '{"allowOrigins":["*"]}' }, provenance: {} };
+    const s = createControllerSource();
+    s.publish('ns/web', {
+      version: '1',
+      resources: [
+        {
+          kind: 'listener',
+          listener: { name: 'ns/web/http', bind: 'b', hostnames: [], protocol: 'HTTP', frontend: explained },
+        },
+        {
+          kind: 'route',
+          route: {
+            name: 'ns/r',
+            listeners: ['ns/web/http'],
+            provenance: { cors: 'GwPolicy ns/p' },
+            effective: explained,
+            backends: [{ backend: 'ns/b', weight: 3, policy: explained, targetPolicies: { t: explained } }],
+          },
+        },
+      ],
+    });
+    const held = s.get('ns/web')!;
+    const route = decodeResource(held.get('route/ns/r')!.body).route!;
+    expect(route.effective).toBeNull();
+    expect(route.backends).toHaveLength(1);
+    expect(route.backends[0]).toMatchObject({ backend: 'ns/b', weight: 3, policy: null, targetPolicies: {} });
+    expect(route.provenance).toEqual({ cors: 'GwPolicy ns/p' }); // read by the proxy: kept
+    expect(route.listeners).toEqual(['ns/web/http']);
+    const listener = decodeResource(held.get('listener/ns/web/http')!.body).listener!;
+    expect(listener.frontend).toBeNull();
+    expect(listener.bind).toBe('b');
+  });
+
   it('reuses the body of an unchanged resource and notifies only on change', () => {
     const s = createControllerSource();
     const seen: string[][] = [];

@@ -19,11 +19,12 @@ export interface BackendRef {
    */
   'weight'?: (number);
   /**
-   * Effective backend policy of this route → backend edge.
+   * Effective backend policy of this route → backend edge, as merged JSON fields (`gw explain`; never sent
+   * to proxies, like Route.effective).
    */
   'policy'?: (_gw_ir_v1_PolicyFields | null);
   /**
-   * Per MCP target / AI provider name.
+   * The same per MCP target / AI provider name.
    */
   'targetPolicies'?: ({[key: string]: _gw_ir_v1_PolicyFields});
   /**
@@ -77,11 +78,12 @@ export interface BackendRef__Output {
    */
   'weight': (number);
   /**
-   * Effective backend policy of this route → backend edge.
+   * Effective backend policy of this route → backend edge, as merged JSON fields (`gw explain`; never sent
+   * to proxies, like Route.effective).
    */
   'policy': (_gw_ir_v1_PolicyFields__Output | null);
   /**
-   * Per MCP target / AI provider name.
+   * The same per MCP target / AI provider name.
    */
   'targetPolicies': ({[key: string]: _gw_ir_v1_PolicyFields__Output});
   /**

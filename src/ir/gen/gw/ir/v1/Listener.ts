@@ -26,7 +26,8 @@ export interface Listener {
    */
   'tls'?: (_gw_ir_v1_ListenerTls | null);
   /**
-   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields. Diagnostics only (`gw explain`).
+   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields. Diagnostics only (`gw explain`):
+   * the controller leaves it out of what it sends proxies (src/controller/snapshot-source.ts).
    */
   'frontend'?: (_gw_ir_v1_PolicyFields | null);
   /**
@@ -76,7 +77,8 @@ export interface Listener__Output {
    */
   'tls': (_gw_ir_v1_ListenerTls__Output | null);
   /**
-   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields. Diagnostics only (`gw explain`).
+   * Effective frontend policy (Gateway < Listener/port), as merged JSON fields. Diagnostics only (`gw explain`):
+   * the controller leaves it out of what it sends proxies (src/controller/snapshot-source.ts).
    */
   'frontend': (_gw_ir_v1_PolicyFields__Output | null);
   /**

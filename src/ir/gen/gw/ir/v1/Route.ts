@@ -39,7 +39,8 @@ export interface Route {
    */
   'hostnames'?: (string)[];
   /**
-   * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
+   * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`). Never sent to
+   * proxies: the controller leaves it out of the wire (src/controller/snapshot-source.ts).
    */
   'effective'?: (_gw_ir_v1_PolicyFields | null);
   /**
@@ -97,7 +98,8 @@ export interface Route__Output {
    */
   'hostnames': (string)[];
   /**
-   * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`).
+   * Every effective traffic.* and backend.* field, merged, with provenance (`gw explain`). Never sent to
+   * proxies: the controller leaves it out of the wire (src/controller/snapshot-source.ts).
    */
   'effective': (_gw_ir_v1_PolicyFields__Output | null);
   /**
