@@ -1,5 +1,5 @@
-// Maps effective policy fields onto the typed IR Policy the proxy runtime reads today. Fields without
-// a typed home still reach the proxy through RouteInput.effective.
+// Maps effective policy fields onto the typed IR Policy the proxy runtime reads. A field without a typed
+// home is refused (src/coverage); RouteInput.effective is provenance for `gw explain`, never sent to proxies.
 import { createHash } from 'node:crypto';
 import type { TrafficPolicy } from '../../api/index.js';
 import type {
