@@ -60,6 +60,16 @@ export default tseslint.config(
     files: ['src/proxy/**'],
     ignores: ['src/proxy/http/undici.ts', 'src/proxy/mcp/upstream.ts'],
     rules: {
+      // A getter or setter written in an object literal is a new closure and a new hidden class each time
+      // the literal is evaluated; V8 keeps those in the old generation, with everything the closure reaches
+      // (a request's objects were promoted this way: docs/performance.md). Use a class or a shared accessor.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ObjectExpression > Property[kind='get'], ObjectExpression > Property[kind='set']",
+          message: 'no getters or setters in object literals on the proxy: a class, or one shared accessor',
+        },
+      ],
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {

@@ -673,20 +673,29 @@ export class LlmForwarder {
 
 /** What prompt guards may read about the request; its headers are copied only when a guard reads them (most routes have none). */
 function guardContext(req: IncomingMessage, client: LlmClient, body: ChatBody): GuardRequestContext {
-  let headers: Record<string, string> | undefined;
+  const request = { method: req.method ?? 'POST', path: splitTarget(req.url).path, host: req.headers.host ?? '' };
+  Object.defineProperty(request, requestKey, { value: req });
+  Object.defineProperty(request, 'headers', lazyHeaders);
   return {
-    request: {
-      method: req.method ?? 'POST',
-      path: splitTarget(req.url).path,
-      host: req.headers.host ?? '',
-      get headers() {
-        return (headers ??= guardHeaders(req));
-      },
-    },
+    request: request as GuardRequestContext['request'],
     ...(client.claims ? { jwt: client.claims } : {}),
     llmRequest: body,
   };
 }
+
+// One getter for every call's context, not one written in the literal: that would be a new closure and
+// hidden class per call, which V8 keeps in the old generation with the request it reaches (see Call in
+// mcp/endpoint.ts). A plain object still, as CEL takes no class instances.
+const requestKey = Symbol('gw.request');
+const lazyHeaders: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [requestKey]: IncomingMessage }): Record<string, string> {
+    const headers = guardHeaders(this[requestKey]);
+    Object.defineProperty(this, 'headers', { value: headers, enumerable: true });
+    return headers;
+  },
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
