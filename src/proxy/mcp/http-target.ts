@@ -14,9 +14,10 @@ import { tlsFailureReason } from '../http/upstream-tls.js';
 import { InternalError, messageOf } from './jsonrpc.js';
 import type { TargetDial, Upstream } from './target-connection.js';
 import { targetDial } from './target-tls.js';
+import { endTargetSession } from './target-session.js';
 import { dispatchPost, mediaTypeOf } from './upstream-dispatch.js';
 import { admitTargetRequest, streamAgent, upstreamAgent } from './upstream-fetch.js';
-import { httpCaller, type UpstreamCall } from './upstream-http.js';
+import { httpCaller, postRefused, type UpstreamCall } from './upstream-http.js';
 import { sendWithRetry } from './upstream-retry.js';
 
 type Message = Record<string, unknown>;
@@ -144,36 +145,22 @@ class HttpTarget implements Upstream {
     for (const handler of this.answering.values()) handler.abort();
     this.answering.clear();
     // The spec asks a client that is done with a session to end it; a target that does not allow it answers 405.
-    if (!end || !this.sid) return;
-    const headers = this.sessionHeaders({});
-    await this.withRetry('DELETE', undefined, () =>
-      request(this.url, {
-        method: 'DELETE',
-        headers,
-        dispatcher: this.dispatcher?.() ?? upstreamAgent,
-        headersTimeout: postTimeoutMs,
-        bodyTimeout: postTimeoutMs,
-      }),
-    ).then(
-      (res) => res.body.resume(),
-      () => undefined, // the target is unreachable: its session ends with it
-    );
+    if (end && this.sid) await endTargetSession(this.dial.target, this.sid, this.version, this.dial.retry);
   }
 
-  /** A GET or DELETE under the route's `traffic.retry` (both may be repeated: treated as reads). */
+  /** The GET stream's request under the route's `traffic.retry` (it may be repeated: treated as a read). */
   private withRetry<R extends { statusCode: number; body: { dump(): Promise<void> } }>(
-    what: string,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
     send: () => Promise<R>,
   ): Promise<R> {
     const { retry, log } = this.dial;
     if (!retry) return send();
-    return sendWithRetry(() => send(), {
+    return sendWithRetry(send, {
       plan: retry,
       method: 'ping',
       timeoutMs: undefined,
       signal,
-      onRetry: (tried, why) => log.debug({ tried, why, request: what }, 'retrying request to target'),
+      onRetry: (tried, why) => log.debug({ tried, why, request: 'GET' }, 'retrying request to target'),
     });
   }
 
@@ -212,10 +199,7 @@ class HttpTarget implements Upstream {
           })
         : send(undefined));
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        const text = await res.body.text().catch(() => '');
-        throw new Error(
-          `Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`,
-        );
+        throw postRefused(res.statusCode, await res.body.text().catch(() => ''));
       }
       res.body.resume();
     } catch (err) {
@@ -250,7 +234,7 @@ class HttpTarget implements Upstream {
       accept: 'text/event-stream',
       ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}),
     });
-    this.withRetry('GET', abort.signal, () =>
+    this.withRetry(abort.signal, () =>
       request(this.url, {
         method: 'GET',
         headers,

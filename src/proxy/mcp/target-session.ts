@@ -6,6 +6,8 @@ import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
 import { targetDial } from './target-tls.js';
 import { upstreamAgent } from './upstream-fetch.js';
+import { sendWithRetry } from './upstream-retry.js';
+import type { RetryPlan } from '../policy/traffic-policy.js';
 
 function headersFor(target: McpTarget, sessionId: string, protocolVersion: string | undefined): Record<string, string> {
   return {
@@ -42,20 +44,29 @@ export async function targetKnowsSession(
   }
 }
 
-/** DELETE of a target session; a target that does not allow it (405) or is gone is not an error here. */
+/**
+ * DELETE of a target session; a target that does not allow it (405) or is gone is not an error here.
+ * `retry`: the route's `traffic.retry` (a DELETE may be repeated, so it is treated as a read).
+ */
 export async function endTargetSession(
   target: McpTarget,
   sessionId: string,
   protocolVersion: string | undefined,
+  retry?: RetryPlan,
 ): Promise<void> {
-  if (!target.remote) return;
-  try {
-    const res = await request(target.remote.url, {
+  const remote = target.remote;
+  if (!remote) return;
+  const send = () =>
+    request(remote.url, {
       method: 'DELETE',
       headers: headersFor(target, sessionId, protocolVersion),
       dispatcher: targetDial(target)?.() ?? upstreamAgent,
       headersTimeout: 10_000,
     });
+  try {
+    const res = await (retry
+      ? sendWithRetry(send, { plan: retry, method: 'ping', timeoutMs: undefined, signal: undefined })
+      : send());
     res.body.resume();
   } catch {
     // the target is unreachable: its session ends with it

@@ -146,8 +146,7 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
     throw new TargetSessionGone(opts.target);
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    const text = await res.body.text().catch(() => '');
-    throw new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${res.statusCode}): ${text.slice(0, 500)}`);
+    throw postRefused(res.statusCode, await res.body.text().catch(() => ''));
   }
   const type = mediaTypeOf(res.contentType);
   if (type === 'text/event-stream') {
@@ -168,6 +167,11 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
     throw new Error(`Streamable HTTP error: unexpected content type ${type || '(none)'} for ${method}`);
   }
   return settle(jsonAnswer(await res.body.text(), id, opts), method);
+}
+
+/** A POST the target answered with a non-2xx status (the wording the SDK's client transport uses). */
+export function postRefused(status: number, body: string): Error {
+  return new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${status}): ${body.slice(0, 500)}`);
 }
 
 /** The call's answer in a JSON body (one message or a batch); other messages in it go to `onOther`. */
