@@ -38,7 +38,11 @@ interface Child {
 
 async function startChild(file: string, args: string[] = []): Promise<Child> {
   const profDir = process.env.BENCH_PROF_DIR ?? '/tmp/gwprof';
-  const prof = process.env.BENCH_PROF === file && args.length <= 1 ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  // BENCH_PROF=proxy.ts profiles this build's proxy; BENCH_PROF=baseline the baseline's (same load, same upstream).
+  const wanted = process.env.BENCH_PROF;
+  const profiled =
+    (wanted === file && args.length <= 1) || (wanted === 'baseline' && file === 'proxy.ts' && args.length === 2);
+  const prof = profiled ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   // Extra node flags for the proxies, e.g. BENCH_PROXY_NODE='--trace-gc' (not the baseline's).
   if (file === 'proxy.ts' && args.length === 1 && process.env.BENCH_PROXY_NODE)
     prof.push(...process.env.BENCH_PROXY_NODE.split(' '));
