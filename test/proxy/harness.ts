@@ -6,10 +6,9 @@ import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { configToIr } from '../../src/config/to-ir.js';
 import type { ConfigFile, TargetConfig } from '../../src/config/schema.js';
-import { normalizeSnapshot } from '../../src/ir/load.js';
-import type { ListenerTls, Snapshot } from '../../src/ir/types.js';
+import { snapshotFor } from './snapshot-for.js';
+import type { ListenerTls } from '../../src/ir/types.js';
 import { ProxyRuntime, type RuntimeOptions } from '../../src/proxy/runtime.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,12 +22,7 @@ export function stdioTarget(name: string, env: Record<string, string> = {}): Tar
   return { name, stdio: { cmd: process.execPath, args: [stdioFixture], env: { FIXTURE_ID: name, ...env } } };
 }
 
-export function snapshotFor(mcp: Omit<ConfigFile['mcp'], 'port'>): Snapshot {
-  const ir = configToIr({ mcp: { port: 1, host: '127.0.0.1', ...mcp } }, 'test.yaml');
-  const snap = normalizeSnapshot(ir);
-  for (const r of snap.resources) if (r.bind) r.bind.port = 0;
-  return snap;
-}
+export { snapshotFor };
 
 export interface Started {
   runtime: ProxyRuntime;
