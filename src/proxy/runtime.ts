@@ -45,6 +45,7 @@ import { telemetryOf } from './telemetry/request-telemetry.js';
 import { countedGuards } from './llm/counted-guards.js';
 import { metricLabelNames } from './telemetry/metric-labels.js';
 import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
+import { parseRequestTarget } from './http/request-target.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
@@ -632,12 +633,21 @@ export class ProxyRuntime {
 
   private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
+    const target = parseRequestTarget(req.method, req.url);
+    // Parsed once: every later reader of req.url and Host (policy, filters, the upstream) sees what was matched.
+    if (target.kind === 'origin') {
+      req.url = target.url;
+      if (target.host) req.headers.host = target.host;
+    }
     const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);
-    const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
+    const routable = target.kind === 'origin' || target.kind === 'authority';
+    const route = routable
+      ? listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers })
+      : undefined;
     const telemetry = listener?.telemetry?.start(req, res, route?.name, path);
     return runPipeline(
-      { req, res, listener, route, path, claims: null, clientAuthorization: undefined, telemetry },
+      { req, res, listener, route, target, path, claims: null, clientAuthorization: undefined, telemetry },
       this.services,
     );
   }
