@@ -179,7 +179,8 @@ const onRoute: Stage<RoutedExchange>[] = [
     run: ({ req, res, route, claims, apiKey }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
-      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
+      const host = req.headers.host ?? '';
+      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, host, headers: flatHeaders(req) };
       const ctx = { ...(claims ? { jwt: claims } : {}), ...(apiKey ? { apiKey } : {}), request, mcp: { method: '' } };
       if (authorize(ctx)) return false;
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);

@@ -45,7 +45,7 @@ import { telemetryOf } from './telemetry/request-telemetry.js';
 import { countedGuards } from './llm/counted-guards.js';
 import { metricLabelNames } from './telemetry/metric-labels.js';
 import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
-import { parseRequestTarget } from './http/request-target.js';
+import { normalizeHost, parseRequestTarget } from './http/request-target.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
@@ -160,6 +160,7 @@ export class ProxyRuntime {
   private readonly connectSockets = new Set<Duplex>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
+  private readonly openLogged = new Set<string>();
 
   constructor(private readonly opts: RuntimeOptions) {
     this.log = opts.log;
@@ -441,6 +442,7 @@ export class ProxyRuntime {
       const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
       if (retry) compiled.retry = retry;
       this.logRefused(compiled);
+      this.logOpenProxy(compiled);
       if (backend && ref?.mcpGuardrails)
         compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
@@ -604,6 +606,16 @@ export class ProxyRuntime {
     );
   }
 
+  /** Once per route, when the configuration is applied: a dynamic forward proxy nobody's policy restricts. */
+  private logOpenProxy(r: CompiledRoute): void {
+    if (!r.forward?.openProxy || this.openLogged.has(r.name)) return;
+    this.openLogged.add(r.name);
+    this.log.warn(
+      { route: r.name },
+      'route forwards to any host its clients name and its policy sets no authentication or authorization',
+    );
+  }
+
   private bindOf(server: Server): string | undefined {
     for (const [name, b] of this.ports) if (b.server === server) return name;
     return undefined;
@@ -639,6 +651,7 @@ export class ProxyRuntime {
       req.url = target.url;
       if (target.host) req.headers.host = target.host;
     }
+    if (req.headers.host) req.headers.host = normalizeHost(req.headers.host);
     const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);
     const routable = target.kind === 'origin' || target.kind === 'authority';

@@ -27,7 +27,7 @@ const routeManifests = (echoPort: number): string => `${connectPolicy('Route')}-
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: dfp, namespace: default}
-spec: {dynamicForwardProxy: {}}
+spec: {dynamicForwardProxy: {allowedDestinations: [127.0.0.0/8]}}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend

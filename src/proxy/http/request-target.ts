@@ -2,7 +2,9 @@
 // normalised origin-form path that routing, policy and the upstream all see, so what is matched is what is
 // forwarded, byte for byte. Normalisation after Envoy's normalize_path / merge_slashes / escaped-slash
 // options: decode percent-encoded unreserved characters, refuse an encoded `/` or `\`, merge slashes,
-// remove dot-segments (RFC 3986 §5.2.4). Behaviour: docs/proxy.md "Request targets".
+// remove dot-segments (RFC 3986 §5.2.4). The Host gets one spelling too. Behaviour: docs/proxy.md
+// "Request targets".
+import { domainToASCII } from 'node:url';
 
 /** What a request is routed and forwarded by. `url` is origin-form (`/path?query`); `host` is set for absolute-form. */
 export type RequestTarget =
@@ -91,4 +93,25 @@ function removeDotSegments(path: string): string {
 function invalid(target: string, why: string): RequestTarget {
   const shown = target.split('?')[0]?.slice(0, 200) ?? '';
   return { kind: 'invalid', reason: `the request target ${JSON.stringify(shown)} ${why}` };
+}
+
+/**
+ * A Host value in one spelling, so a rule on it cannot be passed by another: lower case, no trailing dot,
+ * IPv4 in dotted decimal whatever numeric form it came in (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`,
+ * as the WHATWG URL host parser and the system resolver read them), IPv6 compressed, IDNs in punycode.
+ * A value that is no host at all stays as it was, for whoever reads it to refuse.
+ */
+export function normalizeHost(value: string): string {
+  const m = /^(\[[^\]]*\]|[^:[\]]*)(:\d*)?$/.exec(value.trim());
+  if (!m?.[1]) return value;
+  const port = m[2] ?? '';
+  if (m[1].startsWith('[')) {
+    try {
+      return `${new URL(`http://${m[1]}/`).hostname}${port}`;
+    } catch {
+      return value;
+    }
+  }
+  const ascii = domainToASCII(m[1].replace(/\.+$/, ''));
+  return ascii ? `${ascii}${port}` : value;
 }
