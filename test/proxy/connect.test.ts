@@ -223,6 +223,15 @@ describe('CONNECT with connect mode Route', () => {
     expect(errorOf(reply)).toMatchObject({ error: 'loop_detected' });
   });
 
+  it.each(['169.254.169.254:80', '10.0.0.1:5432', '[fd00::1]:443'])(
+    'refuses a tunnel to %s, outside the backend allowedDestinations, with 403 before dialling',
+    async (authority) => {
+      const reply = await connectTo(port, authority, `Authorization: ${alice}\r\n`);
+      expect(reply.head).toMatch(/^HTTP\/1\.1 403 /);
+      expect(errorOf(reply)).toMatchObject({ error: 'destination_not_allowed' });
+    },
+  );
+
   it('answers 503 when the destination refuses the connection', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -67,6 +67,11 @@ beforeAll(async () => {
             traffic: `{authorization: {policy: {matchExpressions: ['request.headers["host"] != "127.0.0.1:${upstream.port}"']}}}`,
           },
           { name: 'allowed', backend: 'dfp-local', traffic: `{authorization: {policy: {matchExpressions: ['true']}}}` },
+          {
+            name: 'byhost',
+            backend: 'dfp-local',
+            traffic: `{authorization: {policy: {matchExpressions: ['request.host == "127.0.0.1:${upstream.port}"']}}}`,
+          },
         ],
         backends,
       ),
@@ -148,6 +153,11 @@ describe('allowedDestinations', () => {
     for (const spelling of ['127.1', '2130706433', '0x7f000001', '127.0.0.1.'])
       expect((await get('/local/x', `${spelling}:${upstream.port}`)).status, spelling).toBe(403);
     expect(reached).toEqual([]);
+  });
+
+  it('lets a rule allow by request.host, which reads the normalised Host', async () => {
+    expect((await get('/byhost/x', `127.1:${upstream.port}`)).status).toBe(200);
+    expect((await get('/byhost/x', `localhost:${upstream.port}`)).status).toBe(403);
   });
 });
 
