@@ -650,7 +650,7 @@ export class ProxyRuntime {
     if (target.kind === 'origin') {
       req.url = target.url;
       if (target.host) req.headers.host = target.host;
-    }
+    } else if (target.kind === 'authority' && req.url) req.url = normalizeHost(req.url);
     if (req.headers.host) req.headers.host = normalizeHost(req.headers.host);
     const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);

@@ -223,7 +223,7 @@ describe('CONNECT with connect mode Route', () => {
     expect(errorOf(reply)).toMatchObject({ error: 'loop_detected' });
   });
 
-  it.each(['169.254.169.254:80', '10.0.0.1:5432', '[fd00::1]:443'])(
+  it.each(['169.254.169.254:80', '2852039166:80', '10.0.0.1:5432', '[fd00::1]:443'])(
     'refuses a tunnel to %s, outside the backend allowedDestinations, with 403 before dialling',
     async (authority) => {
       const reply = await connectTo(port, authority, `Authorization: ${alice}\r\n`);
