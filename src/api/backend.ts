@@ -4,6 +4,7 @@ import {
   Type,
   ShortString,
   LongString,
+  TinyString,
   SectionName,
   Port,
   StringEnum,
@@ -53,6 +54,10 @@ export const McpBackend = Type.Object({
   prefixMode: Type.Optional(StringEnum(['Conditional', 'Always', 'Never'] as const, { default: 'Conditional' })),
 });
 
+/** An IPv4 or IPv6 address range in CIDR notation; the proxy parses the address itself. */
+const CIDR =
+  '^([0-9]{1,3}(\\.[0-9]{1,3}){3}/([0-9]|[12][0-9]|3[0-2])|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*/([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8]))$';
+
 /** The backend types of GwBackend.spec, exactly one of which is set. */
 export const BACKEND_TYPES = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
 
@@ -64,7 +69,14 @@ export const GwBackendSpec = Type.Object(
     static: Type.Optional(doc(Type.Object({ host: ShortString(), port: Port() }), 'A fixed host and port.')),
     dynamicForwardProxy: Type.Optional(
       doc(
-        Type.Object({}),
+        Type.Object({
+          allowedDestinations: Type.Optional(
+            doc(
+              Type.Array(TinyString({ pattern: CIDR }), { maxItems: 64 }),
+              "Address ranges (CIDR, e.g. 10.1.0.0/16 or fd00::/8) that may be reached although they are loopback, link-local, private, unspecified or this pod's own; refused by default.",
+            ),
+          ),
+        }),
         'Send each request to the host named by its Host header (TLS SNI for TLS); restrict access with policies.',
       ),
     ),

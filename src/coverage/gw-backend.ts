@@ -62,7 +62,10 @@ const mcpTargetPolicies: CoverageTable = {
 export const gwBackendCoverage: CoverageTable = {
   'spec.static.*': enforced('StaticBackend.host'),
   'spec.a2a.*': enforced('A2aBackend.host'),
-  'spec.dynamicForwardProxy': enforced('Backend.dynamicForwardProxy'),
+  'spec.dynamicForwardProxy.allowedDestinations[]': enforced(
+    'DynamicForwardProxyBackend.allowedDestinations',
+    'loopback, link-local, private, unspecified and own addresses are refused (403) unless listed',
+  ),
   'spec.aws.agentCore.agentRuntimeArn': enforced('AwsBackend.agentRuntimeArn'),
   'spec.aws.agentCore.qualifier': enforced('AwsBackend.qualifier'),
   'spec.mcp.prefixMode': enforced('McpBackend.prefixMode'),

@@ -11,6 +11,7 @@ import { sendError } from './http/http-error.js';
 import type { HttpForwarder } from './http/http-forward.js';
 import { applyRouteFilters, withRequestHeaders } from './http/route-filters.js';
 import { splitTarget } from './http/route-match.js';
+import type { RequestTarget } from './http/request-target.js';
 import type { LlmForwarder } from './llm/llm-forwarder.js';
 import { handleMcp } from './mcp/endpoint.js';
 import type { EndpointContext } from './mcp/route.js';
@@ -29,6 +30,8 @@ export interface Exchange {
   readonly res: ServerResponse;
   readonly listener: CompiledListener | undefined;
   readonly route: CompiledRoute | undefined;
+  /** The request target as parsed once (request-target.ts); `path` is its normalised path. */
+  readonly target: RequestTarget;
   readonly path: string;
   claims: Record<string, unknown> | null;
   /** The metadata of the API key the caller authenticated with (CEL `apiKey`). */
@@ -88,6 +91,17 @@ const beforeRoute: Stage<Exchange>[] = [
   {
     name: 'connect',
     run: ({ req, res, listener }) => req.method === 'CONNECT' && answerConnect(req, res, listener?.connect),
+  },
+  // A target that is not a path or http(s) URL, or whose path cannot be normalised safely: 400. `OPTIONS *`
+  // asks about the server, which is this proxy: 204.
+  {
+    name: 'request-target',
+    run: ({ req, res, target }) => {
+      if (target.kind === 'invalid') sendError(res, 'bad_request', target.reason);
+      else if (target.kind === 'asterisk') res.writeHead(204).end();
+      else return false;
+      return answered(req);
+    },
   },
   {
     name: 'cors',
@@ -165,7 +179,8 @@ const onRoute: Stage<RoutedExchange>[] = [
     run: ({ req, res, route, claims, apiKey }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
-      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, headers: flatHeaders(req) };
+      const host = req.headers.host ?? '';
+      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, host, headers: flatHeaders(req) };
       const ctx = { ...(claims ? { jwt: claims } : {}), ...(apiKey ? { apiKey } : {}), request, mcp: { method: '' } };
       if (authorize(ctx)) return false;
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);

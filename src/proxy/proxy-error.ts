@@ -16,6 +16,7 @@ export const errorStatus = {
   invalid_credentials: 401,
   invalid_api_key: 401,
   forbidden: 403,
+  destination_not_allowed: 403,
   content_flagged: 403,
   not_found: 404,
   model_not_found: 404,

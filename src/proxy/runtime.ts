@@ -45,6 +45,7 @@ import { telemetryOf } from './telemetry/request-telemetry.js';
 import { countedGuards } from './llm/counted-guards.js';
 import { metricLabelNames } from './telemetry/metric-labels.js';
 import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
+import { normalizeHost, parseRequestTarget } from './http/request-target.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
@@ -159,6 +160,7 @@ export class ProxyRuntime {
   private readonly connectSockets = new Set<Duplex>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
+  private readonly openLogged = new Set<string>();
 
   constructor(private readonly opts: RuntimeOptions) {
     this.log = opts.log;
@@ -440,6 +442,7 @@ export class ProxyRuntime {
       const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
       if (retry) compiled.retry = retry;
       this.logRefused(compiled);
+      this.logOpenProxy(compiled);
       if (backend && ref?.mcpGuardrails)
         compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
@@ -603,6 +606,16 @@ export class ProxyRuntime {
     );
   }
 
+  /** Once per route, when the configuration is applied: a dynamic forward proxy nobody's policy restricts. */
+  private logOpenProxy(r: CompiledRoute): void {
+    if (!r.forward?.openProxy || this.openLogged.has(r.name)) return;
+    this.openLogged.add(r.name);
+    this.log.warn(
+      { route: r.name },
+      'route forwards to any host its clients name and its policy sets no authentication or authorization',
+    );
+  }
+
   private bindOf(server: Server): string | undefined {
     for (const [name, b] of this.ports) if (b.server === server) return name;
     return undefined;
@@ -632,12 +645,22 @@ export class ProxyRuntime {
 
   private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
+    const target = parseRequestTarget(req.method, req.url);
+    // Parsed once: every later reader of req.url and Host (policy, filters, the upstream) sees what was matched.
+    if (target.kind === 'origin') {
+      req.url = target.url;
+      if (target.host) req.headers.host = target.host;
+    } else if (target.kind === 'authority' && req.url) req.url = normalizeHost(req.url);
+    if (req.headers.host) req.headers.host = normalizeHost(req.headers.host);
     const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);
-    const route = listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers });
+    const routable = target.kind === 'origin' || target.kind === 'authority';
+    const route = routable
+      ? listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers })
+      : undefined;
     const telemetry = listener?.telemetry?.start(req, res, route?.name, path);
     return runPipeline(
-      { req, res, listener, route, path, claims: null, clientAuthorization: undefined, telemetry },
+      { req, res, listener, route, target, path, claims: null, clientAuthorization: undefined, telemetry },
       this.services,
     );
   }

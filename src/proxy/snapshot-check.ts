@@ -8,6 +8,7 @@ import { resourcesOf } from '../ir/load.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http/http-forward.js';
+import { cidrProblem } from './http/dynamic-forward.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
 import { keepaliveProblems } from './http/connection-settings.js';
@@ -106,8 +107,13 @@ function backendProblems(b: Backend, source: string): Problem[] {
     const core = agentCoreTargetOf(b.aws);
     return typeof core === 'string' ? [{ source, object, path: 'aws.agentRuntimeArn', message: core }] : [];
   }
-  // ai: checked with the edges' AI settings in aiProblems; dynamicForwardProxy has no settings.
-  if ((b.kind === 'ai' && b.ai) || (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)) return [];
+  // ai: checked with the edges' AI settings in aiProblems.
+  if (b.kind === 'ai' && b.ai) return [];
+  if (b.kind === 'dynamicForwardProxy' && b.dynamicForwardProxy)
+    return b.dynamicForwardProxy.allowedDestinations.flatMap((cidr, i) => {
+      const message = cidrProblem(cidr);
+      return message ? [{ source, object, path: `dynamicForwardProxy.allowedDestinations[${i}]`, message }] : [];
+    });
   if (b.kind !== 'mcp' || !b.mcp)
     return [
       {

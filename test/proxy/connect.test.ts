@@ -27,7 +27,7 @@ const routeManifests = (echoPort: number): string => `${connectPolicy('Route')}-
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: dfp, namespace: default}
-spec: {dynamicForwardProxy: {}}
+spec: {dynamicForwardProxy: {allowedDestinations: [127.0.0.0/8]}}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
@@ -222,6 +222,15 @@ describe('CONNECT with connect mode Route', () => {
     expect(reply.head).toMatch(/^HTTP\/1\.1 508 /);
     expect(errorOf(reply)).toMatchObject({ error: 'loop_detected' });
   });
+
+  it.each(['169.254.169.254:80', '2852039166:80', '10.0.0.1:5432', '[fd00::1]:443'])(
+    'refuses a tunnel to %s, outside the backend allowedDestinations, with 403 before dialling',
+    async (authority) => {
+      const reply = await connectTo(port, authority, `Authorization: ${alice}\r\n`);
+      expect(reply.head).toMatch(/^HTTP\/1\.1 403 /);
+      expect(errorOf(reply)).toMatchObject({ error: 'destination_not_allowed' });
+    },
+  );
 
   it('answers 503 when the destination refuses the connection', async () => {
     const closed = createServer();

@@ -20,7 +20,7 @@ const extra = `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: dfp, namespace: default}
 spec:
-  dynamicForwardProxy: {}
+  dynamicForwardProxy: {allowedDestinations: [127.0.0.0/8]}
 ---
 apiVersion: v1
 kind: ConfigMap

@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import { destinationOf, isSelf, viaHas, viaWith } from '../../src/proxy/http/dynamic-forward.js';
+import {
+  allowList,
+  cidrProblem,
+  destinationOf,
+  isSelf,
+  refusedDestination,
+  viaHas,
+  viaWith,
+} from '../../src/proxy/http/dynamic-forward.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 
 interface Case {
@@ -49,6 +57,36 @@ describe('loop checks', () => {
   });
 });
 
+describe('destinations refused by default', () => {
+  const none = new Set<string>();
+
+  it("refuses this machine's own addresses even when they are public", () => {
+    expect(refusedDestination('203.0.113.5', undefined, new Set(['203.0.113.5']))).toBe("this pod's own address");
+    expect(refusedDestination('203.0.113.6', undefined, new Set(['203.0.113.5']))).toBeUndefined();
+  });
+
+  it('lets public addresses through and reads IPv4-mapped IPv6 as IPv4', () => {
+    expect(refusedDestination('93.184.215.14', undefined, none)).toBeUndefined();
+    expect(refusedDestination('2606:4700::1111', undefined, none)).toBeUndefined();
+    expect(refusedDestination('::ffff:10.0.0.1', undefined, none)).toBe('a private address');
+    expect(refusedDestination('::ffff:a9fe:a9fe', undefined, none)).toContain('link-local');
+  });
+
+  it('allows what allowedDestinations lists, IPv4-mapped ranges included', () => {
+    expect(refusedDestination('10.1.2.3', allowList(['10.1.0.0/16']), none)).toBeUndefined();
+    expect(refusedDestination('10.2.0.1', allowList(['10.1.0.0/16']), none)).toBe('a private address');
+    expect(refusedDestination('127.0.0.1', allowList(['::ffff:127.0.0.0/104']), none)).toBeUndefined();
+    expect(refusedDestination('fd00::5', allowList(['fd00::/8']), none)).toBeUndefined();
+  });
+
+  it('names what is not a CIDR range', () => {
+    expect(cidrProblem('10.0.0.0/8')).toBeUndefined();
+    expect(cidrProblem('fd00::/8')).toBeUndefined();
+    expect(cidrProblem('10.0.0.0/33')).toContain('CIDR');
+    expect(cidrProblem('999.0.0.0/8')).toContain('CIDR');
+  });
+});
+
 describe('snapshot check', () => {
   it('accepts a dynamicForwardProxy backend', () => {
     const snapshot = normalizeSnapshot({
@@ -56,6 +94,18 @@ describe('snapshot check', () => {
       resources: [{ backend: { name: 'b', dynamicForwardProxy: {} } }],
     });
     expect(checkSnapshot(snapshot, 'test')).toEqual([]);
+  });
+
+  it('refuses an allowedDestinations entry that is not a CIDR range, naming it', () => {
+    const snapshot = normalizeSnapshot({
+      version: '1',
+      resources: [
+        { backend: { name: 'b', dynamicForwardProxy: { allowedDestinations: ['10.0.0.0/8', '10.0.0.0/40'] } } },
+      ],
+    });
+    expect(checkSnapshot(snapshot, 'test')).toEqual([
+      expect.objectContaining({ path: 'dynamicForwardProxy.allowedDestinations[1]' }),
+    ]);
   });
 });
 

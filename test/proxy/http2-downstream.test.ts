@@ -54,7 +54,7 @@ describe('HTTP/2 on an HTTPS listener', () => {
 
   beforeAll(async () => {
     upstream = await startUpstream((req, res) => {
-      seen = { ...req.headers, httpVersion: req.httpVersion };
+      seen = { ...req.headers, httpVersion: req.httpVersion, url: req.url };
       res.writeHead(200, { 'content-type': 'text/plain', connection: 'keep-alive', 'keep-alive': 'timeout=5' });
       res.end('ok');
     });
@@ -75,6 +75,17 @@ describe('HTTP/2 on an HTTPS listener', () => {
     expect(seen['x-forwarded-proto']).toBe('https');
     expect(Object.keys(seen).some((k) => k.startsWith(':'))).toBe(false);
     expect(seen.httpVersion).toBe('1.1');
+  });
+
+  it('normalises an h2 :path as it does an HTTP/1.1 target, and refuses an encoded slash', async () => {
+    await serve('{http: {maxConcurrentRequests: 100}}');
+    expect((await h2get(port, '/x/..//y/%61/./b?q=%2F')).status).toBe(200);
+    expect(seen.url).toBe('/y/a/b?q=%2F');
+    seen = {};
+    const refused = await h2get(port, '/y%2F..%2Fadmin');
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'bad_request' });
+    expect(seen).toEqual({});
   });
 
   it('still serves HTTP/1.1 clients on the same port', async () => {

@@ -11,7 +11,7 @@ import { mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import { delayMs } from '../policy/delay.js';
 import { sendError, sendProxyError } from './http-error.js';
 import { acceptTunnel } from './connect.js';
-import { destinationOf, isSelf } from './dynamic-forward.js';
+import { destinationNotAllowed, destinationOf, isSelf, refusedDestination } from './dynamic-forward.js';
 import type { TunnelDialer } from './tunnel-dialer.js';
 
 export type { TunnelDialer } from './tunnel-dialer.js';
@@ -117,6 +117,8 @@ async function dialTarget(req: IncomingMessage, target: ForwardTarget, d: Tunnel
     );
   const { host, port } = named.destination;
   const address = await d.resolve(host);
+  const refused = refusedDestination(address, target.allowed, d.local);
+  if (refused) throw destinationNotAllowed(target.backend, host, port, address, refused);
   if (isSelf(address, port, d.selfPorts(), d.local))
     throw new ProxyError('loop_detected', `${host}:${port} is this proxy's own listener; tunnelling to it would loop`);
   return { target: { ...target, host, port }, host, address, port };

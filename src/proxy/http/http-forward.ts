@@ -6,7 +6,7 @@
 // "AWS AgentCore backends".
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { isIP } from 'node:net';
+import { isIP, type BlockList } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -30,10 +30,13 @@ import {
 } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import {
+  allowList,
+  destinationNotAllowed,
   destinationOf,
   hasAccessControl,
   isSelf,
   localAddresses,
+  refusedDestination,
   resolveHost,
   viaHas,
   viaWith,
@@ -68,6 +71,8 @@ export interface ForwardTarget {
   tls?: BackendTls;
   /** A `dynamicForwardProxy` backend: `host` and `port` are empty and each request's Host names them. */
   dynamic?: true;
+  /** A dynamic backend's `allowedDestinations`: ranges it may reach that are refused by default. */
+  allowed?: BlockList;
   /** An `aws.agentCore` backend: each try is a signed InvokeAgentRuntime call on a buffered body. */
   agentCore?: AgentCoreTarget;
   /** GwPolicy `backend.auth` of the edge (backend-auth.ts); `key` is secret. */
@@ -97,7 +102,7 @@ export interface ForwardRoute {
   /** The route's filters (request headers and URL rewrite run here) and the matches a prefix rewrite needs. */
   filters: RouteFilters | null;
   matches: PathMatch[];
-  /** A dynamic forward proxy target on a route whose policy restricts nobody: warned about once. */
+  /** A dynamic forward proxy target on a route whose policy restricts nobody: warned about when applied. */
   openProxy?: boolean;
 }
 
@@ -145,9 +150,10 @@ export function forwardRouteOf(
     };
     const addr = httpAddressOf(b);
     if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge });
-    else if (b?.kind === 'dynamicForwardProxy')
-      targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, ...edge });
-    else if (b?.kind === 'aws' && b.aws) {
+    else if (b?.kind === 'dynamicForwardProxy') {
+      const allowed = allowList(b.dynamicForwardProxy?.allowedDestinations ?? []);
+      targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, allowed, ...edge });
+    } else if (b?.kind === 'aws' && b.aws) {
       // An ARN that cannot be invoked is refused by checkSnapshot before this runs; AWS's own TLS, not backend.tls.
       const core = agentCoreTargetOf(b.aws);
       if (typeof core === 'object')
@@ -262,7 +268,6 @@ export class HttpForwarder {
   /** This process's name in `Via` on dynamic forward proxy requests: seeing it come back means a loop. */
   private readonly pseudonym: string;
   private readonly local = localAddresses();
-  private readonly warnedOpen = new Set<string>();
   private readonly cloudAuth: CloudAuth;
   private readonly env: Record<string, string | undefined>;
 
@@ -315,13 +320,6 @@ export class HttpForwarder {
     clientAuthorization?: string,
     preserveHeaderCase = false,
   ): Promise<void> {
-    if (route.openProxy && !this.warnedOpen.has(route.name)) {
-      this.warnedOpen.add(route.name);
-      this.opts.log.warn(
-        { route: route.name },
-        'route forwards to any host its clients name and its policy sets no authentication or authorization',
-      );
-    }
     const limit = route.maxRequestBytes;
     if (Number(req.headers['content-length'] ?? '0') > limit) {
       this.rejectTooLarge(req, res, limit);
@@ -564,6 +562,8 @@ export class HttpForwarder {
         `the request already passed through this proxy; forwarding it to ${host}:${port} would loop`,
       );
     const address = await abortable((this.opts.resolve ?? resolveHost)(host), signal);
+    const refused = refusedDestination(address, target.allowed, this.local);
+    if (refused) throw destinationNotAllowed(target.backend, host, port, address, refused);
     const ports = this.opts.selfPorts?.() ?? [req.socket.localPort ?? 0];
     if (isSelf(address, port, ports, this.local))
       throw new ProxyError(

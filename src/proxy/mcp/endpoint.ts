@@ -21,7 +21,7 @@ import { acceptance, flatHeaders, isJsonType, readBody, sessionHeader } from './
 import { McpSession, mcpContextOf, type CallContext } from './session.js';
 import { SessionGone } from './session-recovery.js';
 import { endSealed, findSession, sessionOptions } from './session-resume.js';
-import { maxClientCapabilitiesBytes } from './session-seal.js';
+import { sealedParamsTooLarge } from './session-seal.js';
 import { clientKeyOf, subjectOf } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, statelessSession } from './stateless.js';
@@ -335,6 +335,11 @@ async function initialize(
   ctx: EndpointContext,
 ): Promise<void> {
   ctx.onMcpMethod('initialize');
+  const tooLarge = sealedParamsTooLarge(init.params);
+  if (tooLarge) {
+    sendJson(res, 400, rpcError(init.id, InvalidRequest, `Invalid Request: ${tooLarge}`));
+    return;
+  }
   const stateless = isStateless(route);
   const admission = stateless ? undefined : ctx.sessions.admit(clientKeyOf(claims, req.socket.remoteAddress));
   if (admission && !admission.ok) {
@@ -347,7 +352,7 @@ async function initialize(
   session.subject = subjectOf(claims);
   let out: JsonRpcResponse | undefined;
   try {
-    out = capabilitiesTooLarge(init) ?? (await session.initialize(init));
+    out = await session.initialize(init);
   } catch (err) {
     if (!(err instanceof ProxyError)) throw err;
     sendProxyError(res, err);
@@ -370,15 +375,4 @@ async function initialize(
   } else {
     sendJson(res, 200, out, headers);
   }
-}
-
-/** The client's capabilities travel in the sealed id, which travels in a header: bounded. */
-function capabilitiesTooLarge(init: JsonRpcRequest): JsonRpcResponse | undefined {
-  const size = Buffer.byteLength(JSON.stringify(init.params?.capabilities ?? {}));
-  if (size <= maxClientCapabilitiesBytes) return undefined;
-  return rpcError(
-    init.id,
-    InvalidRequest,
-    `Invalid Request: the client capabilities take ${size} bytes of JSON; at most ${maxClientCapabilitiesBytes} are accepted`,
-  );
 }

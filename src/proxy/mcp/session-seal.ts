@@ -28,8 +28,21 @@ export interface SessionState {
 
 const formatVersion = 1;
 const aad = Buffer.from('gw mcp session v1');
-/** Client capabilities beyond this many bytes of JSON are refused at initialize (the id is a header). */
-export const maxClientCapabilitiesBytes = 2048;
+/**
+ * What a client puts into its sealed id is bounded, because the id travels in every request header: the
+ * capabilities and the clientInfo it sends with initialize, each at most this many bytes of JSON.
+ */
+export const maxSealedClientBytes = 2048;
+
+/** Why an initialize's params would make an unbounded session id (naming the field), or undefined. */
+export function sealedParamsTooLarge(params: Record<string, unknown> | undefined): string | undefined {
+  for (const field of ['clientInfo', 'capabilities'] as const) {
+    const size = Buffer.byteLength(JSON.stringify(params?.[field] ?? {}));
+    if (size > maxSealedClientBytes)
+      return `params.${field} takes ${size} bytes of JSON; at most ${maxSealedClientBytes} are accepted, since it is sealed into the session id`;
+  }
+  return undefined;
+}
 
 const capabilityBits: [keyof ServerCapabilities, number][] = [
   ['tools', 1],

@@ -123,7 +123,7 @@ export function translateGwBackend(ctx: Ctx, key: string, spec: GwBackendSpec): 
     };
   } else {
     out.backend.kind = 'dynamicForwardProxy';
-    out.backend.dynamicForwardProxy = {};
+    out.backend.dynamicForwardProxy = { allowedDestinations: spec.dynamicForwardProxy?.allowedDestinations ?? [] };
   }
   return out;
 }
