@@ -4,7 +4,7 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import { compileCel, evalRule } from '../cel/env.js';
-import { fieldPath } from '../problem.js';
+import { closestName, fieldPath } from '../problem.js';
 import { toOpenAPI } from './crd.js';
 import { BYTE_SIZE_PATTERN, DURATION_PATTERN, X_VALIDATIONS, type CelRule, type TSchema } from './schema-kit.js';
 
@@ -17,6 +17,7 @@ export interface FieldProblem {
 }
 
 const HINTS = ['x-gw-cel', 'x-gw-cel-or-duration'];
+const TRANSITION_RULE = /\boldSelf\b/;
 
 /** The schema with hints kept and `additionalProperties: false` on closed objects (strict field validation). */
 function strictSchema(schema: unknown): Schema {
@@ -148,7 +149,9 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
     // A subtree the structural schema already rejected would only give CEL type errors.
     if (badPaths.some((b) => b === here || b.startsWith(here + '.') || b.startsWith(here + '['))) return;
     for (const r of (node[X_VALIDATIONS] as CelRule[] | undefined) ?? []) {
-      const ok = evalRule(r.rule, v);
+      // A transition rule compares with the stored object (`oldSelf`): the API server runs it on updates only.
+      if (TRANSITION_RULE.test(r.rule)) continue;
+      const ok = evalRule(r.rule, celView(node, v));
       if (ok === true) continue;
       const path = r.fieldPath ? here + r.fieldPath : here;
       problems.push({ path, message: ok === false ? r.message : `${r.message} (rule failed to evaluate: ${ok})` });
@@ -174,6 +177,39 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
     }
   });
   return problems;
+}
+
+// CEL keywords a property name may be (apiserver's cel.Escape): `namespace` is read as `self.__namespace__`.
+const CEL_RESERVED = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
+    ' ',
+  ),
+);
+
+/** A property name as a rule reads it (`__namespace__`, `a__dash__b`), or undefined for one CEL cannot name. */
+function celName(name: string): string | undefined {
+  if (name === '' || /^[0-9]/.test(name)) return undefined;
+  if (CEL_RESERVED.has(name)) return `__${name}__`;
+  if (/[^a-zA-Z0-9_./-]/.test(name)) return undefined;
+  const escapes: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+  return name.replace(/__|[./-]/g, (m) => escapes[m]!);
+}
+
+/** The value with the schema's property names escaped as the API server binds them for rules; map keys stay. */
+function celView(node: Schema, value: unknown): unknown {
+  if (Array.isArray(value)) return node.items ? value.map((v) => celView(node.items as Schema, v)) : value;
+  if (value === null || typeof value !== 'object') return value;
+  const props = (node.properties ?? {}) as Record<string, Schema>;
+  const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const child = props[k];
+    if (child) {
+      const name = celName(k);
+      if (name !== undefined) out[name] = celView(child, v);
+    } else out[k] = extra ? celView(extra, v) : v;
+  }
+  return out;
 }
 
 /** Visits every present value with its schema node, parents before children. */
@@ -268,8 +304,11 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
   switch (err.keyword) {
     case 'required':
       return at('is required', String(p.missingProperty));
-    case 'additionalProperties':
-      return at('is not a known field', String(p.additionalProperty));
+    case 'additionalProperties': {
+      const field = String(p.additionalProperty);
+      const known = closestName(field, Object.keys((s?.properties as Schema | undefined) ?? {}));
+      return at(`is not a known field${known ? `; did you mean ${known}?` : ''}`, field);
+    }
     case 'type':
       return at(
         `must be ${p.type === 'integer' || p.type === 'object' || p.type === 'array' ? 'an' : 'a'} ${p.type}, got ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}`,
