@@ -3,7 +3,7 @@
 // validation does), then every x-kubernetes-validations CEL rule at its node, then CELExpression fields.
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
-import { compileCel, evalRule } from '../cel/env.js';
+import { compileCel, evalRuleOnCel, toCelValue } from '../cel/env.js';
 import { closestName, fieldPath } from '../problem.js';
 import { toOpenAPI } from './crd.js';
 import { BYTE_SIZE_PATTERN, DURATION_PATTERN, X_VALIDATIONS, type CelRule, type TSchema } from './schema-kit.js';
@@ -144,14 +144,14 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
       }
     }
   }
-  walk(schema, value, prefix, (node, v, segs) => {
+  walk(schema, value, celView(schema, value), prefix, (node, v, cel, segs) => {
     const here = fieldPath(segs);
     // A subtree the structural schema already rejected would only give CEL type errors.
     if (badPaths.some((b) => b === here || b.startsWith(here + '.') || b.startsWith(here + '['))) return;
     for (const r of (node[X_VALIDATIONS] as CelRule[] | undefined) ?? []) {
       // A transition rule compares with the stored object (`oldSelf`): the API server runs it on updates only.
       if (TRANSITION_RULE.test(r.rule)) continue;
-      const ok = evalRule(r.rule, celView(node, v));
+      const ok = evalRuleOnCel(r.rule, cel === undefined ? celView(node, v) : cel);
       if (ok === true) continue;
       const path = r.fieldPath ? here + r.fieldPath : here;
       problems.push({ path, message: ok === false ? r.message : `${r.message} (rule failed to evaluate: ${ok})` });
@@ -186,49 +186,68 @@ const CEL_RESERVED = new Set(
   ),
 );
 
+const ESCAPES: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+const celNames = new Map<string, string | undefined>();
+
 /** A property name as a rule reads it (`__namespace__`, `a__dash__b`), or undefined for one CEL cannot name. */
 function celName(name: string): string | undefined {
-  if (name === '' || /^[0-9]/.test(name)) return undefined;
-  if (CEL_RESERVED.has(name)) return `__${name}__`;
-  if (/[^a-zA-Z0-9_./-]/.test(name)) return undefined;
-  const escapes: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
-  return name.replace(/__|[./-]/g, (m) => escapes[m]!);
+  if (celNames.has(name)) return celNames.get(name);
+  let out: string | undefined;
+  if (name === '' || /^[0-9]/.test(name) || /[^a-zA-Z0-9_./-]/.test(name)) out = undefined;
+  else if (CEL_RESERVED.has(name)) out = `__${name}__`;
+  else out = name.replace(/__|[./-]/g, (m) => ESCAPES[m]!);
+  celNames.set(name, out);
+  return out;
 }
 
-/** The value with the schema's property names escaped as the API server binds them for rules; map keys stay. */
+/**
+ * The value as rules see it (toCelValue), with the schema's property names escaped as the API server binds
+ * them; map keys stay as written. Built once per check; walk hands each node its part.
+ */
 function celView(node: Schema, value: unknown): unknown {
-  if (Array.isArray(value)) return node.items ? value.map((v) => celView(node.items as Schema, v)) : value;
-  if (value === null || typeof value !== 'object') return value;
-  const props = (node.properties ?? {}) as Record<string, Schema>;
+  if (Array.isArray(value)) return node.items ? value.map((v) => celView(node.items as Schema, v)) : toCelValue(value);
+  if (value === null || typeof value !== 'object') return toCelValue(value);
+  const props = node.properties as Record<string, Schema> | undefined;
   const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+  if (!props && !extra) return toCelValue(value);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    const child = props[k];
+    const child = props?.[k];
     if (child) {
       const name = celName(k);
       if (name !== undefined) out[name] = celView(child, v);
-    } else out[k] = extra ? celView(extra, v) : v;
+    } else out[k] = extra ? celView(extra, v) : toCelValue(v);
   }
   return out;
 }
 
-/** Visits every present value with its schema node, parents before children. */
+/**
+ * Visits every present value with its schema node and its part of the CEL view (undefined under a property
+ * CEL cannot name), parents before children.
+ */
 function walk(
   node: Schema,
   value: unknown,
+  cel: unknown,
   segs: Segment[],
-  visit: (node: Schema, value: unknown, segs: Segment[]) => void,
+  visit: (node: Schema, value: unknown, cel: unknown, segs: Segment[]) => void,
 ): void {
   if (value === undefined) return;
-  visit(node, value, segs);
+  visit(node, value, cel, segs);
   if (Array.isArray(value) && node.items) {
-    value.forEach((item, i) => walk(node.items as Schema, item, [...segs, i], visit));
+    value.forEach((item, i) =>
+      walk(node.items as Schema, item, (cel as unknown[] | undefined)?.[i], [...segs, i], visit),
+    );
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const props = (node.properties ?? {}) as Record<string, Schema>;
     const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+    const celObj = cel as Record<string, unknown> | undefined;
     for (const [k, v] of Object.entries(value)) {
-      const child = props[k] ?? extra;
-      if (child) walk(child, v, [...segs, k], visit);
+      const own = props[k];
+      const child = own ?? extra;
+      if (!child) continue;
+      const name = own ? celName(k) : k;
+      walk(child, v, name === undefined ? undefined : celObj?.[name], [...segs, k], visit);
     }
   }
 }
