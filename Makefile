@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol go crds run run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol go crds gateway-api-schemas run run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -28,6 +28,11 @@ lint: deps
 
 crds: deps
 	$(BIN)/tsx scripts/gen-crds.ts
+
+# The Gateway API CRD schemas `gw validate` and the controller check those kinds against (src/api/gen/gateway-api),
+# from the sigs.k8s.io/gateway-api release test/cluster/go.mod requires, read from Go's module cache.
+gateway-api-schemas: deps go
+	$(BIN)/tsx scripts/gen-gateway-api-schemas.ts
 
 # The e2e suite's API server: embedded etcd + kube-apiserver from Go modules (test/cluster).
 # The first build compiles Kubernetes (see docs/testing.md for times); the Go build cache makes later ones fast.

@@ -36,3 +36,43 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
   }
 }
+
+/**
+ * The one candidate `word` is most likely a typo of, for "did you mean" help: the unique nearest by edit distance
+ * (case-insensitive, a swap of neighbours counts once), within a third of the word's length (at least 1).
+ */
+export function closestName(word: string, candidates: Iterable<string>): string | undefined {
+  const w = word.toLowerCase();
+  const limit = Math.max(1, Math.floor(w.length / 3));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  let tie = false;
+  for (const c of candidates) {
+    if (c === word) continue;
+    const d = editDistance(w, c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance, tie] = [c, d, false];
+    else if (d === bestDistance) tie = true;
+  }
+  return tie ? undefined : best;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row: number[] = [i];
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const up = rows[i - 1]!;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      row.push(d);
+    }
+    rows.push(row);
+  }
+  return rows[a.length]![b.length]!;
+}

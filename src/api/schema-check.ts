@@ -3,8 +3,8 @@
 // validation does), then every x-kubernetes-validations CEL rule at its node, then CELExpression fields.
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
-import { compileCel, evalRule } from '../cel/env.js';
-import { fieldPath } from '../problem.js';
+import { compileCel, evalRuleOnCel, toCelValue } from '../cel/env.js';
+import { closestName, fieldPath } from '../problem.js';
 import { toOpenAPI } from './crd.js';
 import { BYTE_SIZE_PATTERN, DURATION_PATTERN, X_VALIDATIONS, type CelRule, type TSchema } from './schema-kit.js';
 
@@ -17,6 +17,7 @@ export interface FieldProblem {
 }
 
 const HINTS = ['x-gw-cel', 'x-gw-cel-or-duration'];
+const TRANSITION_RULE = /\boldSelf\b/;
 
 /** The schema with hints kept and `additionalProperties: false` on closed objects (strict field validation). */
 function strictSchema(schema: unknown): Schema {
@@ -143,12 +144,14 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
       }
     }
   }
-  walk(schema, value, prefix, (node, v, segs) => {
+  walk(schema, value, celView(schema, value), prefix, (node, v, cel, segs) => {
     const here = fieldPath(segs);
     // A subtree the structural schema already rejected would only give CEL type errors.
     if (badPaths.some((b) => b === here || b.startsWith(here + '.') || b.startsWith(here + '['))) return;
     for (const r of (node[X_VALIDATIONS] as CelRule[] | undefined) ?? []) {
-      const ok = evalRule(r.rule, v);
+      // A transition rule compares with the stored object (`oldSelf`): the API server runs it on updates only.
+      if (TRANSITION_RULE.test(r.rule)) continue;
+      const ok = evalRuleOnCel(r.rule, cel === undefined ? celView(node, v) : cel);
       if (ok === true) continue;
       const path = r.fieldPath ? here + r.fieldPath : here;
       problems.push({ path, message: ok === false ? r.message : `${r.message} (rule failed to evaluate: ${ok})` });
@@ -176,23 +179,75 @@ function checkValue(schema: Schema, validate: ValidateFunction, input: unknown, 
   return problems;
 }
 
-/** Visits every present value with its schema node, parents before children. */
+// CEL keywords a property name may be (apiserver's cel.Escape): `namespace` is read as `self.__namespace__`.
+const CEL_RESERVED = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
+    ' ',
+  ),
+);
+
+const ESCAPES: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+const celNames = new Map<string, string | undefined>();
+
+/** A property name as a rule reads it (`__namespace__`, `a__dash__b`), or undefined for one CEL cannot name. */
+function celName(name: string): string | undefined {
+  if (celNames.has(name)) return celNames.get(name);
+  let out: string | undefined;
+  if (name === '' || /^[0-9]/.test(name) || /[^a-zA-Z0-9_./-]/.test(name)) out = undefined;
+  else if (CEL_RESERVED.has(name)) out = `__${name}__`;
+  else out = name.replace(/__|[./-]/g, (m) => ESCAPES[m]!);
+  celNames.set(name, out);
+  return out;
+}
+
+/**
+ * The value as rules see it (toCelValue), with the schema's property names escaped as the API server binds
+ * them; map keys stay as written. Built once per check; walk hands each node its part.
+ */
+function celView(node: Schema, value: unknown): unknown {
+  if (Array.isArray(value)) return node.items ? value.map((v) => celView(node.items as Schema, v)) : toCelValue(value);
+  if (value === null || typeof value !== 'object') return toCelValue(value);
+  const props = node.properties as Record<string, Schema> | undefined;
+  const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+  if (!props && !extra) return toCelValue(value);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const child = props?.[k];
+    if (child) {
+      const name = celName(k);
+      if (name !== undefined) out[name] = celView(child, v);
+    } else out[k] = extra ? celView(extra, v) : toCelValue(v);
+  }
+  return out;
+}
+
+/**
+ * Visits every present value with its schema node and its part of the CEL view (undefined under a property
+ * CEL cannot name), parents before children.
+ */
 function walk(
   node: Schema,
   value: unknown,
+  cel: unknown,
   segs: Segment[],
-  visit: (node: Schema, value: unknown, segs: Segment[]) => void,
+  visit: (node: Schema, value: unknown, cel: unknown, segs: Segment[]) => void,
 ): void {
   if (value === undefined) return;
-  visit(node, value, segs);
+  visit(node, value, cel, segs);
   if (Array.isArray(value) && node.items) {
-    value.forEach((item, i) => walk(node.items as Schema, item, [...segs, i], visit));
+    value.forEach((item, i) =>
+      walk(node.items as Schema, item, (cel as unknown[] | undefined)?.[i], [...segs, i], visit),
+    );
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const props = (node.properties ?? {}) as Record<string, Schema>;
     const extra = typeof node.additionalProperties === 'object' ? (node.additionalProperties as Schema) : undefined;
+    const celObj = cel as Record<string, unknown> | undefined;
     for (const [k, v] of Object.entries(value)) {
-      const child = props[k] ?? extra;
-      if (child) walk(child, v, [...segs, k], visit);
+      const own = props[k];
+      const child = own ?? extra;
+      if (!child) continue;
+      const name = own ? celName(k) : k;
+      walk(child, v, name === undefined ? undefined : celObj?.[name], [...segs, k], visit);
     }
   }
 }
@@ -268,8 +323,11 @@ function ajvProblem(err: ErrorObject, prefix: Segment[]): FieldProblem | undefin
   switch (err.keyword) {
     case 'required':
       return at('is required', String(p.missingProperty));
-    case 'additionalProperties':
-      return at('is not a known field', String(p.additionalProperty));
+    case 'additionalProperties': {
+      const field = String(p.additionalProperty);
+      const known = closestName(field, Object.keys((s?.properties as Schema | undefined) ?? {}));
+      return at(`is not a known field${known ? `; did you mean ${known}?` : ''}`, field);
+    }
     case 'type':
       return at(
         `must be ${p.type === 'integer' || p.type === 'object' || p.type === 'array' ? 'an' : 'a'} ${p.type}, got ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}`,

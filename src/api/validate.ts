@@ -1,7 +1,13 @@
 // Validates manifests the way the API server would admit them (schema, defaults, CEL rules) and compiles
 // CELExpression fields. Pure: callers read files; this takes text or decoded objects.
 import { parseAllDocuments } from 'yaml';
-import type { Problem } from '../problem.js';
+import { closestName, type Problem } from '../problem.js';
+import {
+  GATEWAY_API_GROUP,
+  gatewayApiClusterScoped,
+  gatewayApiSchema,
+  warmUpGatewayApiValidators,
+} from './gateway-api.js';
 import { API_VERSION, GROUP, KINDS, kindInfo, type KindInfo } from './kinds.js';
 import { schemaChecker, type SchemaChecker } from './schema-check.js';
 
@@ -44,8 +50,8 @@ function checkersFor(info: KindInfo) {
 }
 
 /**
- * Compiles every Gw kind's validators now (seconds of ajv code generation) rather than inside the first
- * watch event of that kind, where it would stall the event loop mid-burst.
+ * Compiles every Gw kind's validators, and the Gateway API kinds', now (seconds of ajv code generation)
+ * rather than inside the first watch event of that kind, where it would stall the event loop mid-burst.
  */
 export function warmUpValidators(): void {
   for (const info of KINDS) {
@@ -54,6 +60,7 @@ export function warmUpValidators(): void {
     c.spec.check({}, ['spec']);
     c.status.check({}, ['status']);
   }
+  warmUpGatewayApiValidators();
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -65,13 +72,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function objectLabel(kind: string, meta: Record<string, unknown>): string {
   const name = typeof meta.name === 'string' ? meta.name : '<unnamed>';
+  if (gatewayApiClusterScoped(kind)) return `${kind} ${name}`;
   const ns = typeof meta.namespace === 'string' ? meta.namespace : 'default';
   return `${kind} ${ns}/${name}`;
 }
 
 /**
- * Every problem with one manifest. Gw kinds get the full check; other kinds (Gateway API, core) only
- * apiVersion, kind and metadata.name, since their schemas live in the API server.
+ * Every problem with one manifest. Gw kinds get the full check, and so does the spec of each Gateway API kind Gw
+ * reads (the published schemas, gateway-api.ts; status is the business of the controllers that write it); other
+ * kinds (core, Gateway API kinds Gw ignores) only apiVersion, kind and metadata.name, as their schemas live in
+ * the API server.
  */
 export function validateManifest(obj: unknown, source: string): Problem[] {
   if (!isObject(obj))
@@ -86,7 +96,10 @@ export function validateManifest(obj: unknown, source: string): Problem[] {
   if (!kind) add('kind', 'is required');
   if (problems.length > 0) return problems;
   const apiVersion = obj.apiVersion as string;
-  const isGw = apiVersion.split('/')[0] === GROUP;
+  const [group, version] = apiVersion.split('/');
+  const isGw = group === GROUP;
+  const gatewayApi = group === GATEWAY_API_GROUP && version ? gatewayApiSchema(kind!, version) : undefined;
+  if (gatewayApi && !gatewayApi.ok) add('apiVersion', gatewayApi.message);
 
   if (isGw && apiVersion !== API_VERSION) add('apiVersion', `must be ${API_VERSION}, got "${apiVersion}"`);
   if (isGw && kind === 'GwModelList') return [...problems, ...validateList(obj, source, object)];
@@ -108,16 +121,29 @@ export function validateManifest(obj: unknown, source: string): Problem[] {
       add('metadata.namespace', `must be a lower-case DNS label, got ${JSON.stringify(meta.namespace)}`);
     }
   }
-  if (!info) return problems;
-
-  const c = checkersFor(info);
-  if (obj.spec === undefined) add('spec', 'is required');
-  else for (const p of c.spec.check(obj.spec, ['spec'])) add(p.path, p.message);
-  if (obj.status !== undefined) for (const p of c.status.check(obj.status, ['status'])) add(p.path, p.message);
-  for (const key of Object.keys(obj)) {
-    if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(key)) add(key, 'is not a known field');
-  }
+  if (info) {
+    const c = checkersFor(info);
+    checkBody(obj, c.spec.check, add);
+    if (obj.status !== undefined) for (const p of c.status.check(obj.status, ['status'])) add(p.path, p.message);
+  } else if (gatewayApi?.ok) checkBody(obj, gatewayApi.check, add);
   return problems;
+}
+
+const TOP_LEVEL = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];
+
+/** The spec against its kind's schema, and no top-level field but the five every object has. */
+function checkBody(
+  obj: Record<string, unknown>,
+  check: SchemaChecker['check'],
+  add: (path: string, message: string) => void,
+): void {
+  if (obj.spec === undefined) add('spec', 'is required');
+  else for (const p of check(obj.spec, ['spec'])) add(p.path, p.message);
+  for (const key of Object.keys(obj)) {
+    if (TOP_LEVEL.includes(key)) continue;
+    const known = closestName(key, TOP_LEVEL);
+    add(key, `is not a known field${known ? `; did you mean ${known}?` : ''}`);
+  }
 }
 
 function validateList(obj: Record<string, unknown>, source: string, object: string): Problem[] {

@@ -5,14 +5,24 @@ import { formatProblem, type Problem } from '../problem.js';
 import { parseManifests, validateManifest } from '../api/validate.js';
 import { validateObject } from '../translate/objects/validate.js';
 import { extAuthCelProblems } from '../translate/policies/ext-auth.js';
-import { displayName, nameKey, type Kind, type KubeObject } from '../translate/objects/types.js';
+import { GATEWAY_API_GROUP, GATEWAY_API_RELEASE } from '../api/gateway-api.js';
+import {
+  displayName,
+  isClusterScoped,
+  isKind,
+  nameKey,
+  type Kind,
+  type KubeObject,
+} from '../translate/objects/types.js';
 
 const USAGE = `Usage: gw validate -f <file|dir|-> [-f ...]
 
 Validates Kubernetes manifests (multi-document YAML or JSON). Gw kinds (gw.dev/v1alpha1) get the full
-check: schema, defaults, every CEL rule of the CRDs, and every CEL expression field is compiled. Other
-kinds (Gateway API, core) only need apiVersion, kind and metadata.name. Directories are read
-recursively (*.yaml, *.yml, *.json); - reads stdin.
+check: schema, defaults, every CEL rule of the CRDs, and every CEL expression field is compiled. The
+Gateway API kinds Gw reads (GatewayClass, Gateway, HTTPRoute, GRPCRoute, ListenerSet, ReferenceGrant,
+BackendTLSPolicy) get the schema and CEL rules of the Gateway API ${GATEWAY_API_RELEASE} CRDs, then what the
+controller refuses on its own. Other kinds only need apiVersion, kind and metadata.name. Directories are
+read recursively (*.yaml, *.yml, *.json); - reads stdin.
 
 Exit status: 0 when everything is valid, 1 when any problem was found (one line each on stderr), 2 on
 usage errors.`;
@@ -54,19 +64,29 @@ export function validateText(text: string, source: string): { count: number; pro
 
 const GW_KINDS: readonly string[] = ['GwPolicy', 'GwBackend', 'GwModel', 'GwParameters'];
 
+/** A Gw object, or a Gateway API object of a kind the controller reads: it gets the controller's checks. */
+function controllerChecked<T extends { apiVersion?: unknown; kind?: unknown }>(o: T): o is T & { kind: Kind } {
+  if (typeof o.kind !== 'string') return false;
+  if (GW_KINDS.includes(o.kind)) return true;
+  const group = typeof o.apiVersion === 'string' ? o.apiVersion.split('/')[0] : undefined;
+  return group === GATEWAY_API_GROUP && isKind(o.kind);
+}
+
 /**
  * A Gw object gets exactly the checks the controller makes before translating it (validateObject: schema,
  * bounds, CEL rules, the checks past the schema), and a GwPolicy's extAuth expressions compiled as its
- * status compiles them; anything else gets the schema check of its kind, if this CLI knows one.
+ * status compiles them; so does a Gateway API object of a kind Gw reads (the published schema, then what the
+ * controller refuses on its own); anything else gets the schema check of its kind, if this CLI knows one.
  */
 function manifestProblems(m: unknown, source: string): Problem[] {
-  const o = m as { kind?: unknown; metadata?: unknown; spec?: unknown };
+  const o = m as { apiVersion?: unknown; kind?: unknown; metadata?: unknown; spec?: unknown };
   const meta = o.metadata;
-  if (typeof o.kind !== 'string' || !GW_KINDS.includes(o.kind) || !meta || typeof meta !== 'object')
-    return validateManifest(m, source);
-  const kind = o.kind as Kind;
+  if (!controllerChecked(o) || !meta || typeof meta !== 'object') return validateManifest(m, source);
+  const kind = o.kind;
   // Named as kubectl would place it: an object without a namespace lands in `default`.
-  const placed = { ...(m as KubeObject), metadata: { namespace: 'default', ...(meta as KubeObject['metadata']) } };
+  const placed = isClusterScoped(kind)
+    ? (m as KubeObject)
+    : { ...(m as KubeObject), metadata: { namespace: 'default', ...(meta as KubeObject['metadata']) } };
   const problems = validateObject(kind, placed, source);
   if (problems.length || kind !== 'GwPolicy') return problems;
   const extAuth = (o.spec as { traffic?: { extAuth?: Record<string, unknown> } } | undefined)?.traffic?.extAuth;

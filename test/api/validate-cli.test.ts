@@ -107,6 +107,90 @@ describe('gw validate', () => {
   });
 });
 
+// The mistakes a newcomer makes in Gateway API objects, which the API server rejects and gw validate used to pass.
+const GATEWAY_API_MISTAKES = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: web }
+spec:
+  gatewayClassName: gw
+  listeners:
+    - { name: http, protocol: HTTP }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: one-parent, namespace: team-a }
+spec:
+  parentRef: { name: web, namespace: default }
+  rules:
+    - backendRefs: [{ name: echo, port: 80 }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: one-backend, namespace: team-a }
+spec:
+  parentRefs: [{ name: web, namespace: default }]
+  rules:
+    - backendRef: { name: echo, port: 80 }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: { name: gw }
+spec: { controllerName: gw.dev/gateway-controller, paramtersRef: { group: gw.dev, kind: GwParameters, name: p } }
+`;
+
+describe('gw validate on Gateway API kinds', () => {
+  it('reports an unknown field with the field it most likely meant, and a listener without port', async () => {
+    const p = file('gateway-api-mistakes.yaml', GATEWAY_API_MISTAKES);
+    const r = await validate('-f', p);
+    expect(r.code).toBe(1);
+    expect(r.err).toEqual([
+      `${p}: Gateway default/web: spec.listeners[0].port: is required`,
+      `${p}: HTTPRoute team-a/one-parent: spec.parentRef: is not a known field; did you mean parentRefs?`,
+      `${p}: HTTPRoute team-a/one-backend: spec.rules[0].backendRef: is not a known field; did you mean backendRefs?`,
+      `${p}: GatewayClass gw: spec.paramtersRef: is not a known field; did you mean parametersRef?`,
+    ]);
+  });
+
+  it("runs the CRDs' CEL rules and the controller's own refusals", async () => {
+    const route = (rule: string) =>
+      `apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: r }\nspec:\n  parentRefs: [{ name: web }]\n  rules: [${rule}]\n`;
+    const p = file(
+      'gateway-api-rules.yaml',
+      [route('{ backendRefs: [{ name: echo }] }'), route('{ filters: [{ type: CORS, cors: {} }] }')].join('---\n'),
+    );
+    const r = await validate('-f', p);
+    expect(r.code).toBe(1);
+    expect(r.err).toEqual([
+      `${p}: HTTPRoute default/r: spec.rules[0].backendRefs[0]: Must have port for Service reference`,
+      `${p}: HTTPRoute default/r: spec.rules[0].filters[0].type: CORS filters are not supported by this gateway; use a GwPolicy with traffic.cors`,
+    ]);
+  });
+
+  it('names the versions the Gateway API release serves for a kind', async () => {
+    const p = file(
+      'gateway-api-version.yaml',
+      'apiVersion: gateway.networking.k8s.io/v2\nkind: HTTPRoute\nmetadata: { name: r }\nspec: {}\n',
+    );
+    const r = await validate('-f', p);
+    expect(r.err).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${p}: HTTPRoute default/r: apiVersion: must be gateway\\.networking\\.k8s\\.io/v1 or gateway\\.networking\\.k8s\\.io/v1beta1 \\(the versions of HTTPRoute in Gateway API v\\d+\\.\\d+\\.\\d+\\), got "gateway\\.networking\\.k8s\\.io/v2"$`,
+        ),
+      ),
+    ]);
+  });
+
+  it('gives the Gw kinds the same help for a misspelled field', async () => {
+    const p = file(
+      'gw-typo.yaml',
+      'apiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata: { name: b }\nspec: { statik: { host: h, port: 80 } }\n',
+    );
+    const r = await validate('-f', p);
+    expect(r.err).toContain(`${p}: GwBackend default/b: spec.statik: is not a known field; did you mean static?`);
+  });
+});
+
 describe('validateManifest', () => {
   it('applies schema defaults before CEL rules, as the API server does', () => {
     // apiVersion defaults to v1, so deploymentName is not required.

@@ -1,4 +1,5 @@
-// `gw validate` and the controller agree on every Gw object (issue 16): the same checks run on both sides
+// `gw validate` and the controller agree on every Gw object (issue 16) and on the Gateway API kinds Gw reads
+// (issue 32): the same checks run on both sides
 // (validateObject, then a GwPolicy's extAuth expressions), and here each problem `gw validate` prints is
 // found in a False condition of the status the real translator writes for the same object, while an object
 // `gw validate` passes gets no Invalid condition from the controller.
@@ -26,6 +27,13 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
 ${spec}`;
 
+const route = (parents: string, backends: string) => `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: obj, namespace: default, generation: 1}
+spec:
+  ${parents}
+  rules: [{${backends}: [{group: gw.dev, kind: GwBackend, name: b}]}]`;
+
 const cases: { name: string; yaml: string; invalid: boolean }[] = [
   {
     name: 'an authorization rule naming an unknown variable',
@@ -51,6 +59,27 @@ spec: {static: {host: a.example, port: 80}, dynamicForwardProxy: {}}`,
     invalid: true,
   },
   { name: 'a valid policy', yaml: policy("  traffic: {cors: {allowOrigins: ['*']}}"), invalid: false },
+  // Gateway API kinds: the published schema on both sides, and the route's status even when its parentRefs
+  // are misspelled (issue 32).
+  {
+    name: 'an HTTPRoute with backendRef for backendRefs',
+    yaml: route('parentRefs: [{name: web}]', 'backendRef'),
+    invalid: true,
+  },
+  {
+    name: 'an HTTPRoute with parentRef for parentRefs',
+    yaml: route('parentRef: {name: web}', 'backendRefs'),
+    invalid: true,
+  },
+  {
+    name: 'a Gateway with a listener without port',
+    yaml: `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: obj, namespace: default, generation: 1}
+spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP}]}`,
+    invalid: true,
+  },
+  { name: 'a valid HTTPRoute', yaml: route('parentRefs: [{name: web}]', 'backendRefs'), invalid: false },
 ];
 
 /** Messages of the False conditions anywhere in an object's status. */

@@ -13,19 +13,14 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { formatProblem } from '../../src/problem.js';
 import { validateText } from '../../src/cli/validate.js';
-import { loadApiCases } from './support/api-cases.js';
-import type { ApiCase } from './support/api-cases.js';
+import { loadApiCases, serverDryRun } from './support/api-cases.js';
+import type { ApiCase, Verdict } from './support/api-cases.js';
 import { gwResources, installGwCrds } from './support/gw-crds.js';
 import type { GwResource } from './support/gw-crds.js';
 import { e2eKubeConfig, useNamespace } from './support/kube.js';
 import { repoRoot } from './support/paths.js';
 
 const gwCli = join(repoRoot, 'bin', 'gw.js');
-
-interface Verdict {
-  valid: boolean;
-  detail: string;
-}
 
 // The table is YAML 1.1 (as kubectl reads manifests); written back as 1.1 so strings like 'yes' or
 // '2024-10-21' stay quoted strings for gw validate.
@@ -50,50 +45,6 @@ function gwValidateCli(manifest: Record<string, unknown>): Promise<Verdict> {
     );
     child.stdin?.end(asYaml(manifest));
   });
-}
-
-async function serverDryRun(
-  api: CustomObjectsApi,
-  manifest: Record<string, unknown>,
-  namespace: string,
-): Promise<Verdict> {
-  const kind = String(manifest.kind);
-  const resource = resources.get(kind);
-  if (!resource) throw new Error(`e2e: no CRD in crds/ serves kind ${kind}`);
-  const [group, version] = String(manifest.apiVersion).split('/') as [string, string];
-  // Each case runs in this file's namespace. Strict field validation is what `kubectl apply` asks for by
-  // default: an unknown field is an error, not silently pruned.
-  const common = {
-    group,
-    version,
-    plural: resource.plural,
-    dryRun: 'All',
-    fieldManager: 'gw-e2e-parity',
-    fieldValidation: 'Strict',
-  };
-  try {
-    if (resource.namespaced) {
-      const body = { ...manifest, metadata: { ...(manifest.metadata as object), namespace } };
-      await api.createNamespacedCustomObject({ ...common, namespace, body });
-    } else {
-      await api.createClusterCustomObject({ ...common, body: manifest });
-    }
-    return { valid: true, detail: 'admitted (dry run)' };
-  } catch (err) {
-    const e = err as { code?: number; body?: unknown };
-    // 422 Invalid and 400 BadRequest (a value that does not decode) are verdicts; anything else (404:
-    // kind not installed) is a broken setup and must not count as "invalid".
-    if (e.code === 422 || e.code === 400) return { valid: false, detail: `${e.code}: ${statusMessage(e.body)}` };
-    throw err;
-  }
-}
-
-function statusMessage(body: unknown): string {
-  try {
-    return (JSON.parse(String(body)) as { message?: string }).message ?? String(body);
-  } catch {
-    return String(body);
-  }
 }
 
 let cases: ApiCase[] = [];
@@ -135,7 +86,9 @@ describe('gw validate and the API server agree', () => {
   it.each(cases.map((c) => [c.id, c] as const))('%s', async (_id, c) => {
     const api = e2eKubeConfig().makeApiClient(CustomObjectsApi);
     const cli = gwValidateInProcess(c.manifest);
-    const server = await serverDryRun(api, c.manifest, namespace());
+    const resource = resources.get(String(c.manifest.kind));
+    if (!resource) throw new Error(`e2e: no CRD in crds/ serves kind ${String(c.manifest.kind)}`);
+    const server = await serverDryRun(api, c.manifest, namespace(), resource);
     const explain = `expected ${c.valid ? 'valid' : 'invalid'}${c.path ? ` at ${c.path}` : ''}\n  gw validate: ${cli.detail}\n  API server: ${server.detail}`;
     expect({ gw: cli.valid, server: server.valid }, explain).toEqual({ gw: c.valid, server: c.valid });
   });

@@ -1,7 +1,9 @@
-// Gateway API and core kinds have no schema in src/api (the API server owns theirs, and local files skip it),
-// so the fields the translator reads are described here by hand, only those, and each object is narrowed to
-// them once (narrow.ts): a field that has another type than the one read reads as unset, never as a crash.
+// Gateway API and core kinds have no TypeScript types from src/api (Gateway API objects are checked against the
+// published CRD schemas, src/api/gateway-api.ts, but invalid ones still get a status), so the fields the
+// translator reads are described here by hand, only those, and each object is narrowed to them once
+// (narrow.ts): a field that has another type than the one read reads as unset, never as a crash.
 // Listener fields are read in listeners/, not here.
+import { closestName } from '../../problem.js';
 import { list, memoized, number, object, optional, raw, record, string, strings, type Narrow } from './narrow.js';
 import { rec } from './read.js';
 import type { StoredObject } from './types.js';
@@ -247,6 +249,24 @@ export const allowedRoutes = (v: unknown): AllowedRoutes => allowed(v);
 /** An HTTPRoute's or GRPCRoute's spec. */
 export const routeSpec = (e: StoredObject): RouteSpec => narrowers.route(e.obj.spec);
 export const gatewaySpec = (e: StoredObject): GatewaySpec => narrowers.gateway(e.obj.spec);
+
+/**
+ * The parents an HTTPRoute's or GRPCRoute's status goes to: its parentRefs. A route that leaves them unreadable
+ * (a misspelled key such as `parentRef`, or one reference where the list belongs) is invalid and attaches
+ * nowhere, but the parents it meant are still told why (Accepted=False) instead of the route getting no status.
+ */
+export function routeParents(e: StoredObject): readonly ParentReference[] {
+  const refs = routeSpec(e).parentRefs;
+  return refs !== undefined || e.problems.length === 0 ? (refs ?? []) : meantParents(e.obj.spec);
+}
+
+const meantParents = memoized((spec: unknown): ParentReference[] => {
+  for (const [k, v] of Object.entries(rec(spec) ?? {})) {
+    if (k !== 'parentRefs' && closestName(k, ['parentRefs', 'hostnames', 'rules']) !== 'parentRefs') continue;
+    return (Array.isArray(v) ? v : [v]).filter((x) => rec(x) !== undefined).map(parentReference);
+  }
+  return [];
+});
 export const listenerSetSpec = (e: StoredObject): ListenerSetSpec => narrowers.listenerSet(e.obj.spec);
 export const gatewayClassSpec = (e: StoredObject): GatewayClassSpec => narrowers.gatewayClass(e.obj.spec);
 export const referenceGrantSpec = (e: StoredObject): ReferenceGrantSpec => narrowers.referenceGrant(e.obj.spec);

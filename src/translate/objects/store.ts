@@ -2,7 +2,7 @@
 // indexes that let one gateway be translated without scanning every object in the store.
 import type { Problem } from '../../problem.js';
 import { createHash } from 'node:crypto';
-import { gatewaySpec, listenerSetSpec, routeSpec } from './gateway-api.js';
+import { gatewaySpec, listenerSetSpec, routeParents } from './gateway-api.js';
 import { uncheckedModelSpec, uncheckedPolicySpec } from './gw-unchecked.js';
 import { stableStringify } from './read.js';
 import {
@@ -182,7 +182,7 @@ function indexEntries(e: StoredObject): IndexEntry[] {
       break;
     case 'HTTPRoute':
     case 'GRPCRoute':
-      parents('routesByParent', routeSpec(e).parentRefs);
+      parents('routesByParent', routeParents(e));
       break;
     case 'ListenerSet': {
       const p = listenerSetSpec(e).parentRef;

@@ -1,6 +1,8 @@
 // The checks translation itself relies on. The Gw kinds get their src/api schema (validateManifest), then the
-// checks of validate-gw.ts on the typed spec; the other kinds get the structural minimum here, read as written,
-// so a malformed object is reported and skipped instead of reaching the translator.
+// checks of validate-gw.ts on the typed spec; the Gateway API kinds get the published CRD schema (validateManifest
+// again), then the checks below; the other kinds get the structural minimum here, read as written, so a malformed
+// object is reported and skipped instead of reaching the translator.
+import { GATEWAY_API_GROUP, GATEWAY_API_KINDS } from '../../api/gateway-api.js';
 import { API_VERSION } from '../../api/kinds.js';
 import { validateManifest } from '../../api/validate.js';
 import type { Problem } from '../../problem.js';
@@ -27,7 +29,13 @@ export function validateObject(kind: Kind, obj: KubeObject, source: string): Pro
     else gwProblems(kind, obj.spec, bad);
     return out;
   }
-  // The other kinds' schemas live in the API server: these checks read the spec as written.
+  // Objects that never met an API server (local files) are admitted here as it would admit them; one of another
+  // group (an XListenerSet) or without apiVersion (tests' fixtures) gets only the checks below.
+  if (GATEWAY_API_KINDS.includes(kind) && obj.apiVersion?.split('/')[0] === GATEWAY_API_GROUP) {
+    const schema = validateManifest(obj, source);
+    if (schema.length) return schema;
+  }
+  // The checks below read the spec as written.
   if (!obj.metadata.name) bad('metadata.name', 'must be set');
   const spec = rec(obj.spec);
   const needsSpec = !['Secret', 'ConfigMap', 'Namespace', 'EndpointSlice'].includes(kind);
@@ -61,7 +69,8 @@ function gatewayProblems(s: Rec, bad: Bad): void {
   recs(s.listeners).forEach((l, i) => {
     if (!str(l.name)) bad(`spec.listeners[${i}].name`, 'must be set');
     const port = l.port;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+    if (port === undefined) bad(`spec.listeners[${i}].port`, 'is required');
+    else if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
       bad(`spec.listeners[${i}].port`, `must be between 1 and 65535, got ${JSON.stringify(port)}`);
     }
   });

@@ -3,7 +3,7 @@
 import type { ListenerInfo } from '../listeners/listeners.js';
 import { intersectHostnames } from '../listeners/hostnames.js';
 import { read, type Ctx } from '../objects/context.js';
-import { allowedRoutes, routeSpec, type ParentReference } from '../objects/gateway-api.js';
+import { allowedRoutes, routeParents, type ParentReference } from '../objects/gateway-api.js';
 import { selectorMatches } from '../objects/read.js';
 import { refKind } from '../objects/store.js';
 import { GROUP, nameKey, objectKey, type StoredObject } from '../objects/types.js';
@@ -23,7 +23,7 @@ export interface OurParent {
 export function ourParents(gw: StoredObject, route: StoredObject, listeners: ListenerInfo[]): OurParent[] {
   const ns = route.obj.metadata.namespace ?? '';
   const out: OurParent[] = [];
-  (routeSpec(route).parentRefs ?? []).forEach((ref, index) => {
+  routeParents(route).forEach((ref, index) => {
     const kind = refKind(ref.group, ref.kind, 'Gateway');
     const key = nameKey(ref.namespace ?? ns, ref.name ?? '');
     const owned = listeners.filter((l) => l.owner.kind === kind && l.owner.key === key);

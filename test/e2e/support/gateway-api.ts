@@ -7,6 +7,8 @@ import { clusterDir } from './cluster.js';
 
 export interface GatewayApiModule {
   version: string;
+  /** The module's go.sum hash (`h1:…`), as `go mod download` verified it. */
+  sum: string;
   /** Absolute paths of the standard channel's CustomResourceDefinition files. */
   crdFiles: string[];
 }
@@ -18,8 +20,8 @@ export function gatewayApiModule(): GatewayApiModule {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const mod = JSON.parse(out) as { Version?: string; Dir?: string; Error?: string };
-  if (!mod.Dir || !mod.Version)
+  const mod = JSON.parse(out) as { Version?: string; Dir?: string; Sum?: string; Error?: string };
+  if (!mod.Dir || !mod.Version || !mod.Sum)
     throw new Error(`e2e: go mod download sigs.k8s.io/gateway-api: ${mod.Error ?? 'no directory'}`);
   // Since v1.5 ListenerSet is in the standard channel, so this covers it; the vap_* file is a
   // ValidatingAdmissionPolicy that guards against channel downgrades, not a CRD.
@@ -29,5 +31,5 @@ export function gatewayApiModule(): GatewayApiModule {
     .sort()
     .map((f) => join(dir, f));
   if (crdFiles.length === 0) throw new Error(`e2e: no Gateway API CRD files in ${dir}`);
-  return { version: mod.Version, crdFiles };
+  return { version: mod.Version, sum: mod.Sum, crdFiles };
 }
