@@ -186,11 +186,15 @@ function writeRejections(st: LocalState, controller: LocalController, key: strin
   const status = controller.statuses.get(key) as Record<string, unknown> | undefined;
   if (!entry || !status) return;
   const rejected = st.nacks.of(key);
+  const elsewhere = st.nacks.elsewhere(key);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   writeStatusFile(
     st.cfg.statusDir,
     key,
-    renderStatusFile(entry, rejected.length ? withRejections(status, rejected, now) : status),
+    renderStatusFile(
+      entry,
+      rejected.length || elsewhere.length ? withRejections(status, rejected, now, elsewhere) : status,
+    ),
   );
 }
 
