@@ -122,13 +122,14 @@ export class ProxyConnection {
   reply(req: DeltaRequest): ReplyOutcome | undefined {
     const nonce = req.responseNonce ?? '';
     const sent = this.inflight.get(nonce);
-    if (!sent) return undefined;
-    this.inflight.delete(nonce);
-    this.deps.metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
     const refused = refusalsOf(req);
+    // A forgotten nonce (more than MAX_INFLIGHT unanswered) still tells what the proxy lacks when it NACKs.
+    if (!sent && (refused.length === 0 || !this.sentBefore(nonce))) return undefined;
+    this.inflight.delete(nonce);
+    if (sent) this.deps.metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
     const resolved: string[] = [];
     // Most ACKs resolve nothing: skip the walk over the sent names when nothing is refused.
-    if (this.rejected.size > 0) {
+    if (sent && this.rejected.size > 0) {
       const failed = new Set(refused.map((e) => e.name));
       for (const name of sent.names) {
         if (!failed.has(name) && this.rejected.delete(name)) resolved.push(name);
@@ -142,12 +143,19 @@ export class ProxyConnection {
     }
     // Every refusal counts for what is re-sent; reports (logs, status) keep the first MAX_NACK_ERRORS.
     const errors = refused.slice(0, MAX_NACK_ERRORS);
-    if (errors.length > 0 && sent.systemVersion !== this.deps.snapshot()?.systemVersion) {
+    if (errors.length > 0 && sent?.systemVersion !== this.deps.snapshot()?.systemVersion) {
       // Later responses were built without knowing of this refusal, from a newer snapshot that may
       // have fixed its cause (a dependency back): send what the proxy lacks now.
       this.push();
     } else this.scheduleResend(errors.length > 0);
-    return errors.length === 0 ? { ackedVersion: sent.systemVersion, errors, resolved } : { errors, resolved };
+    return errors.length === 0 ? { ackedVersion: sent!.systemVersion, errors, resolved } : { errors, resolved };
+  }
+
+  /** A nonce this connection sent (answered or forgotten since). */
+  private sentBefore(nonce: string): boolean {
+    const dot = nonce.lastIndexOf('.');
+    const seq = Number(nonce.slice(dot + 1));
+    return nonce.slice(0, dot) === String(this.id) && Number.isInteger(seq) && seq >= 1 && seq <= this.seq;
   }
 
   /** Sent again after a backoff even when nothing changes, in case the proxy's own state was the cause. */

@@ -83,6 +83,21 @@ describe('what a proxy lacks is sent again', () => {
     expect(s.responses[3]!.resources.map((r) => r.name)).toContain('route/r');
   });
 
+  it('heeds a NACK of a response it stopped tracking (more than 64 unanswered)', async () => {
+    const { source, nacks, subscribe } = await setup();
+    source.set('default/gw', { 'route/r': res('r0') });
+    const s = await subscribe();
+    for (let i = 1; i <= 65; i++) {
+      source.set('default/gw', { 'route/r': res(`r${i}`) });
+      await waitFor(`response ${i + 1}`, () => s.responses.length === i + 1);
+    }
+    // The second response's nonce is forgotten by now; its NACK still says the proxy lacks route/r.
+    s.send({ responseNonce: s.responses[1]!.nonce, errors: [{ name: 'route/r', message: 'refused' }] });
+    await waitFor('NACK reported', () => nacks.length === 1);
+    await waitFor('route/r sent again', () => s.responses.length === 67);
+    expect(s.responses[66]!.resources.map((r) => r.name)).toEqual(['route/r']);
+  });
+
   it('removes a resource the proxy still holds after a whole response was refused, once it is gone from the snapshot', async () => {
     const { source, subscribe } = await setup();
     source.set('default/gw', { 'route/a': res('a'), 'route/b': res('b') });
