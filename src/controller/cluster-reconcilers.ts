@@ -199,7 +199,10 @@ export function desiredStatus(s: ClusterState, key: string): Record<string, unkn
   const extra = k?.kind === 'Gateway' ? s.deployConditions.get(k.key) : undefined;
   const withDeploy = extra ? withConditions(translated, extra) : translated;
   const rejected = s.nacks.of(key);
-  return rejected.length ? withRejections(withDeploy, rejected, nowText(s.clock)) : withDeploy;
+  const elsewhere = s.nacks.elsewhere(key);
+  return rejected.length || elsewhere.length
+    ? withRejections(withDeploy, rejected, nowText(s.clock), elsewhere)
+    : withDeploy;
 }
 
 export function deployReconciler(

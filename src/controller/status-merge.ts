@@ -96,30 +96,47 @@ export function withConditions(status: Rec, extra: readonly Condition[]): Rec {
 
 export interface Rejection {
   gateway: string;
+  /** The xDS resource name, e.g. `listener/ns/web/http`. */
+  resource: string;
   message: string;
 }
 
+const rejectedCondition = (msgs: string[], gen: unknown, now: string): Condition => ({
+  type: 'Programmed',
+  status: 'False',
+  reason: 'RejectedByProxy',
+  message: msgs.sort().join('; ').slice(0, 32_000),
+  observedGeneration: typeof gen === 'number' ? gen : 0,
+  lastTransitionTime: now,
+});
+
 /**
- * Proxy NACKs as conditions: `Programmed=False, reason RejectedByProxy` on objects with conditions,
- * and on the route parent entries of the Gateway whose proxies rejected the route.
+ * Proxy refusals as conditions: `Programmed=False, reason RejectedByProxy` on objects with conditions
+ * (and on a listener entry whose listener a proxy refused), and on the route parent entries of the
+ * Gateway whose proxies refused the route. `elsewhere` (a Gateway's only): other objects its proxies do
+ * not serve; a Programmed=True condition then says so instead of claiming the whole snapshot.
  */
-export function withRejections(status: Rec, rejections: readonly Rejection[], now: string): Rec {
-  const cond = (msgs: string[], gen: unknown): Condition => ({
-    type: 'Programmed',
-    status: 'False',
-    reason: 'RejectedByProxy',
-    message: msgs.sort().join('; ').slice(0, 32_000),
-    observedGeneration: typeof gen === 'number' ? gen : 0,
-    lastTransitionTime: now,
-  });
+export function withRejections(
+  status: Rec,
+  rejections: readonly Rejection[],
+  now: string,
+  elsewhere: readonly string[] = [],
+): Rec {
   if (Array.isArray(status.conditions)) {
-    const gen = (status.conditions as Condition[])[0]?.observedGeneration;
-    return withConditions(status, [
-      cond(
-        rejections.map((r) => r.message),
-        gen,
-      ),
-    ]);
+    const conds = status.conditions as Condition[];
+    const gen = conds[0]?.observedGeneration;
+    const out = rejections.length
+      ? withConditions(status, [
+          rejectedCondition(
+            rejections.map((r) => r.message),
+            gen,
+            now,
+          ),
+        ])
+      : withElsewhere(status, elsewhere);
+    return Array.isArray(out.listeners)
+      ? { ...out, listeners: listenersWith(out.listeners as Rec[], rejections, now) }
+      : out;
   }
   if (Array.isArray(status.parents)) {
     const parents = (status.parents as Rec[]).map((p) => {
@@ -132,9 +149,10 @@ export function withRejections(status: Rec, rejections: readonly Rejection[], no
       const conds = Array.isArray(p.conditions) ? (p.conditions as Condition[]) : [];
       return mine.length
         ? withConditions(p, [
-            cond(
+            rejectedCondition(
               mine.map((r) => r.message),
               conds[0]?.observedGeneration,
+              now,
             ),
           ])
         : p;
@@ -142,4 +160,33 @@ export function withRejections(status: Rec, rejections: readonly Rejection[], no
     return { ...status, parents };
   }
   return status;
+}
+
+/** Programmed=True names what its proxies do not serve, so it claims no more than they do. */
+function withElsewhere(status: Rec, elsewhere: readonly string[]): Rec {
+  const conds = status.conditions as Condition[];
+  const programmed = conds.find((c) => c.type === 'Programmed');
+  if (elsewhere.length === 0 || programmed?.status !== 'True') return status;
+  const listed =
+    elsewhere.slice(0, 20).join(', ') + (elsewhere.length > 20 ? `, and ${elsewhere.length - 20} more` : '');
+  const message = `${programmed.message}; its proxies do not serve all of it, see the status of: ${listed}`;
+  return withConditions(status, [{ ...programmed, message }]);
+}
+
+/** A listener entry whose listener resource (`listener/…/NAME`) a proxy refused: Programmed=False there too. */
+function listenersWith(listeners: Rec[], rejections: readonly Rejection[], now: string): Rec[] {
+  return listeners.map((l) => {
+    const mine = rejections.filter(
+      (r) => r.resource.startsWith('listener/') && r.resource.slice(r.resource.lastIndexOf('/') + 1) === l.name,
+    );
+    if (mine.length === 0) return l;
+    const conds = Array.isArray(l.conditions) ? (l.conditions as Condition[]) : [];
+    return withConditions(l, [
+      rejectedCondition(
+        mine.map((r) => r.message),
+        conds[0]?.observedGeneration,
+        now,
+      ),
+    ]);
+  });
 }

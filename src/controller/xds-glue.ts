@@ -154,11 +154,13 @@ export async function publishCaBundle(
 
 /**
  * The object a snapshot resource came from, by its name: `route/HTTPRoute/ns/name/rule` → HTTPRoute,
- * `backend/GwBackend/ns/name` → GwBackend, listener and bind names (`ns/gateway/…`) → the Gateway.
+ * `backend/GwBackend/ns/name` → GwBackend, a ListenerSet's listener (`listener/ns/gateway/ListenerSet/
+ * ns/name/listener`) → the ListenerSet, other listener and bind names (`ns/gateway/…`) → the Gateway.
  */
 export function objectOfResource(resourceName: string, gateway: string): string {
   const [type, ...rest] = resourceName.split('/');
   if ((type === 'route' || type === 'backend' || type === 'model') && rest.length >= 3 && /^[A-Z]/.test(rest[0]!))
     return rest.slice(0, 3).join('/');
+  if (type === 'listener' && rest[2] === 'ListenerSet' && rest.length >= 6) return rest.slice(2, 5).join('/');
   return `Gateway/${gateway}`;
 }

@@ -1,9 +1,11 @@
 // Applying one xDS update to the runtime, resource by resource in effect: whatever the runtime refuses
-// is left out and NACKed by name, and everything else of the same update is applied. When the
-// runtime's error names its resource (a bind, a route), that one is left out; when it names none, the
-// update is split in halves (dependencies first) until the refused resources are found.
+// is left out (no version of it is served) and NACKed by name, and everything else of the same update
+// is applied. When the runtime's error names its resource (a bind, a route), that one is left out; when
+// it names none, the update is split in halves (dependencies first) until the refused resources are
+// found. Held resources left dangling are dropped and reported too, so the controller knows what this
+// proxy lacks (docs/xds.md, "What a proxy holds").
 import type { Logger } from 'pino';
-import { ProblemError, formatProblem } from '../problem.js';
+import { ProblemError } from '../problem.js';
 import type { Resource } from '../ir/types.js';
 import type { ApplyResult, XdsUpdate } from '../xds/client.js';
 import type { ProxyRuntime } from './runtime.js';
@@ -33,38 +35,57 @@ export function createXdsApplier(
     runtime.apply(toSnapshot(next, `xds-${++generation}`, listenAddress), source);
   return async (update) => {
     const plan = planUpdate(held, update, source);
-    for (const p of plan.dropped)
-      log.warn(
-        { object: p.object, path: p.path },
-        `held resource dropped, the update left it inconsistent: ${formatProblem(p)}`,
-      );
-    let outcome: { next: Map<string, Resource>; errors: ResourceError[] };
+    let outcome: Outcome;
     try {
       await tryApply(plan.next);
-      outcome = { next: plan.next, errors: plan.errors };
+      outcome = plan;
     } catch (err) {
       outcome = await isolate(held, update, plan, err, tryApply, source).catch((final: unknown) => {
         runtime.metrics.reloads.inc({ result: 'rejected' });
         throw final;
       });
     }
+    const dropped = droppedBy(held, update, outcome);
     held = outcome.next;
     const { errors } = outcome;
-    runtime.metrics.reloads.inc({ result: errors.length > 0 ? 'partial' : 'applied' });
-    // One line per update: "applied" only when nothing was rejected (the client warns with the errors).
+    for (const d of dropped)
+      log.warn({ resource: d.name }, `held resource dropped, the update left it inconsistent: ${d.message}`);
+    const refused = errors.length + dropped.length;
+    runtime.metrics.reloads.inc({ result: refused > 0 ? 'partial' : 'applied' });
+    // One line per update: "applied" only when nothing was refused (the client warns with the errors).
     log.info(
-      { upserts: update.upserts.length, removes: update.removes.length, rejected: errors.length, resources: held.size },
-      errors.length > 0 ? 'xds update applied in part' : 'xds update applied',
+      {
+        upserts: update.upserts.length,
+        removes: update.removes.length,
+        rejected: errors.length,
+        dropped: dropped.length,
+        resources: held.size,
+      },
+      refused > 0 ? 'xds update applied in part' : 'xds update applied',
     );
-    return { errors };
+    return { errors, dropped };
   };
 }
 
 type TryApply = (next: ReadonlyMap<string, Resource>) => Promise<void>;
+type Outcome = Pick<Plan, 'next' | 'errors' | 'dropped'>;
 
 /**
- * The runtime refused `plan`: find the upserts it refuses and apply the rest. Throws (the whole update
- * NACKed, nothing changed) only when even the held set with the removals alone is refused.
+ * What the proxy served before and no longer serves, though the update neither changed nor removed it:
+ * computed from the sets themselves, so the report is complete whatever path left a resource out.
+ */
+function droppedBy(before: ReadonlyMap<string, Resource>, update: XdsUpdate, outcome: Outcome): ResourceError[] {
+  const touched = new Set([...update.removes, ...update.upserts.map((u) => u.name)]);
+  const why = new Map(outcome.dropped.map((d) => [d.name, d.message]));
+  return [...before.keys()]
+    .filter((name) => !touched.has(name) && !outcome.next.has(name))
+    .map((name) => ({ name, message: why.get(name) ?? 'dropped while applying the update' }));
+}
+
+/**
+ * The runtime refused `plan`: find the upserts it refuses and apply the rest, without the refused ones'
+ * previous versions. Throws (the whole update NACKed, nothing changed) only when even the held set with
+ * the removals alone is refused.
  */
 async function isolate(
   held: ReadonlyMap<string, Resource>,
@@ -73,24 +94,25 @@ async function isolate(
   err: unknown,
   tryApply: TryApply,
   source: string,
-): Promise<{ next: Map<string, Resource>; errors: ResourceError[] }> {
+): Promise<Outcome> {
   const refused = new Map<string, string>();
   // A bind that cannot listen (port taken) or a resource the runtime names: leave it out and retry once.
   for (const c of err instanceof ProblemError ? culpritsOf(err, plan.next, update) : []) refused.set(c.name, c.message);
   const candidates = () =>
     update.upserts.filter((u) => !refused.has(u.name)).sort((a, b) => kindRank(a.name) - kindRank(b.name));
-  const planWith = (upserts: XdsUpdate['upserts']) => planUpdate(held, { upserts, removes: update.removes }, source);
   let accepted: XdsUpdate['upserts'] = [];
-  let applied: Plan | undefined;
+  let applied: { plan: Plan; refused: number } | undefined;
   const attempt = async (group: XdsUpdate['upserts']): Promise<unknown> => {
-    const p = planWith([...accepted, ...group]);
+    // Refused upserts count as removed: their previous versions are not served either.
+    const removes = [...update.removes, ...refused.keys()];
+    const p = planUpdate(held, { upserts: [...accepted, ...group], removes }, source);
     try {
       await tryApply(p.next);
     } catch (e) {
       return e;
     }
     accepted = [...accepted, ...group];
-    applied = p;
+    applied = { plan: p, refused: refused.size };
     return undefined;
   };
   // Halves until the refused resources stand alone; dependencies go first, so a half never lacks one.
@@ -106,20 +128,17 @@ async function isolate(
     await bisect(group.slice(0, mid));
     await bisect(group.slice(mid));
   };
-  if (refused.size > 0 && (await attempt(candidates())) === undefined) return result(applied!, refused);
-  const rest = candidates();
-  await bisect(rest);
-  if (!applied && (await attempt([])) !== undefined) throw err;
-  return result(applied!, refused);
+  if (refused.size > 0 && (await attempt(candidates())) === undefined) return result(applied!.plan, refused);
+  await bisect(candidates());
+  // Upserts refused after the last applied attempt still have their previous versions in it: once more without.
+  if ((!applied || applied.refused < refused.size) && (await attempt([])) !== undefined && !applied) throw err;
+  return result(applied!.plan, refused);
 }
 
-function result(
-  plan: Plan,
-  refused: ReadonlyMap<string, string>,
-): { next: Map<string, Resource>; errors: ResourceError[] } {
+function result(plan: Plan, refused: ReadonlyMap<string, string>): Outcome {
   const errors: ResourceError[] = [...refused].map(([name, message]) => ({ name, message }));
   for (const e of plan.errors) if (!refused.has(e.name)) errors.push(e);
-  return { next: plan.next, errors };
+  return { next: plan.next, errors, dropped: plan.dropped };
 }
 
 function messageOf(err: unknown): string {

@@ -1,7 +1,6 @@
 // The proxy's view of an xDS resource set: decodes each body as the IR message the controller's
 // snapshot source encodes, folds an update into the held set, and leaves out (with a per-resource
 // message) whatever would make the snapshot inconsistent. Pure apart from the cached proto codec.
-import type { Problem } from '../problem.js';
 import { IR_RESOURCE_TYPE, decodeResource as decodeIr } from '../ir/load.js';
 import type { Resource, Snapshot } from '../ir/types.js';
 import { checkSnapshot } from './snapshot-check.js';
@@ -37,9 +36,10 @@ export function decodeResource(type: string, body: Uint8Array): Resource {
 export interface Plan {
   /** The resource set to apply, keyed by xDS resource name. */
   next: Map<string, Resource>;
+  /** Upserts refused: the proxy serves no version of them (not even the one it held). */
   errors: ResourceError[];
   /** Held resources, not part of this update, dropped because the update left them dangling. */
-  dropped: Problem[];
+  dropped: ResourceError[];
 }
 
 function describe(r: Resource): string | undefined {
@@ -49,19 +49,15 @@ function describe(r: Resource): string | undefined {
 
 /**
  * Folds an update into the held set. A resource that cannot be decoded, or that the consistency check
- * rejects, keeps its previous version (or stays absent) and is reported; everything else is taken.
+ * rejects, is left out, and so is its previous version: what a proxy serves then depends on the
+ * current snapshot alone, never on what it happened to hold before (a fresh proxy serves the same).
+ * Held resources the update leaves dangling are dropped and reported apart.
  */
 export function planUpdate(held: ReadonlyMap<string, Resource>, update: UpdateInput, source: string): Plan {
   const next = new Map(held);
   const errors: ResourceError[] = [];
-  const dropped: Problem[] = [];
+  const dropped: ResourceError[] = [];
   const inUpdate = new Set<string>();
-  const reject = (name: string, message: string): void => {
-    errors.push({ name, message });
-    const previous = held.get(name);
-    if (previous) next.set(name, previous);
-    else next.delete(name);
-  };
   for (const name of update.removes) {
     inUpdate.add(name);
     next.delete(name);
@@ -71,11 +67,13 @@ export function planUpdate(held: ReadonlyMap<string, Resource>, update: UpdateIn
     try {
       next.set(u.name, decodeResource(u.type, u.body));
     } catch (err) {
-      reject(u.name, (err as Error).message);
+      errors.push({ name: u.name, message: (err as Error).message });
+      next.delete(u.name);
     }
   }
-  // Rejecting one resource may leave another dangling (a route whose new backend was rejected), so repeat.
-  for (let round = 0; round < 8; round++) {
+  // Leaving one resource out may leave another dangling (a route whose new backend was rejected), so
+  // repeat; every round removes at least one resource, so this ends.
+  for (;;) {
     const problems = checkSnapshot(toSnapshot(next, ''), source);
     if (problems.length === 0) break;
     const byObject = new Map<string, string>();
@@ -88,12 +86,8 @@ export function planUpdate(held: ReadonlyMap<string, Resource>, update: UpdateIn
       const name = p.object ? byObject.get(p.object) : undefined;
       if (!name || handled.has(name)) continue;
       handled.add(name);
-      const message = `${p.path ? `${p.path}: ` : ''}${p.message}`;
-      if (inUpdate.has(name)) reject(name, message);
-      else {
-        next.delete(name);
-        dropped.push(p);
-      }
+      next.delete(name);
+      (inUpdate.has(name) ? errors : dropped).push({ name, message: `${p.path ? `${p.path}: ` : ''}${p.message}` });
     }
     if (handled.size === 0) break;
   }

@@ -28,11 +28,18 @@ export interface XdsUpdateResource {
 export interface XdsUpdate {
   upserts: XdsUpdateResource[];
   removes: string[];
+  /** The server's version of the whole snapshot this update leads to (for logs and tests). */
+  systemVersion?: string;
 }
 
 export interface ApplyResult {
-  /** Resources left out (the proxy keeps its previous version of each); empty means ACK. */
+  /** Upserts left out: the proxy serves no version of them. */
   errors: ResourceError[];
+  /**
+   * Resources the proxy held, not part of the update, that it stopped serving while applying it
+   * (left dangling by something refused or removed). Both empty means ACK.
+   */
+  dropped?: ResourceError[];
 }
 
 export interface XdsClientOptions {
@@ -243,23 +250,26 @@ class Client extends EventEmitter implements XdsClient {
     const update: XdsUpdate = {
       upserts: resp.resources.map((r) => ({ name: r.name, type: r.type, version: r.version, body: r.body })),
       removes: resp.removedResources,
+      systemVersion: resp.systemVersionInfo,
     };
     let result: ApplyResult;
     try {
       result = await this.opts.apply(update);
+      // What is held is what is served: refused upserts and dropped resources are served at no version.
+      for (const r of update.upserts) this.held.set(r.name, r.version);
+      for (const name of update.removes) this.held.delete(name);
+      for (const e of [...result.errors, ...(result.dropped ?? [])]) this.held.delete(e.name);
     } catch (err) {
-      // apply promised atomicity: a throw means nothing of this update was applied.
+      // apply promised atomicity: a throw means nothing of this update was applied (held is unchanged).
       const message = `proxy failed to apply the update: ${(err as Error).message}`;
       result = { errors: [...update.upserts.map((r) => r.name), ...update.removes].map((name) => ({ name, message })) };
     }
-    const failed = new Set(result.errors.map((e) => e.name));
-    for (const r of update.upserts) if (!failed.has(r.name)) this.held.set(r.name, r.version);
-    for (const name of update.removes) if (!failed.has(name)) this.held.delete(name);
-    if (this.stream === stream) stream.write({ responseNonce: resp.nonce, errors: result.errors });
-    if (result.errors.length > 0) {
+    const dropped = result.dropped ?? [];
+    if (this.stream === stream) stream.write({ responseNonce: resp.nonce, errors: result.errors, dropped });
+    if (result.errors.length > 0 || dropped.length > 0) {
       this.opts.log.warn(
-        { gateway: this.opts.gateway, nonce: resp.nonce, errors: result.errors },
-        'xds update applied in part; rejected resources NACKed',
+        { gateway: this.opts.gateway, nonce: resp.nonce, errors: result.errors, dropped },
+        'xds update applied in part; refused resources NACKed',
       );
     }
     this.emit('update', update, result);

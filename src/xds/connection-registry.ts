@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ProxyConnection, type ReplyOutcome } from './connection.js';
 import { createDebouncer } from './debounce.js';
 import type { XdsMetrics } from './metrics.js';
-import type { ResourceError } from './protocol.js';
+import type { ResourceRefusal } from './protocol.js';
 import { linkSnapshots, versionSnapshot, type VersionedSnapshot, type XdsResource } from './snapshot.js';
 import type { XdsCall } from './stream.js';
 import type { BackoffOptions } from './backoff.js';
@@ -17,7 +17,7 @@ export interface RegistryOptions {
     get(gateway: string): ReadonlyMap<string, XdsResource> | undefined;
     subscribe(listener: (gateways: ReadonlySet<string>) => void): () => void;
   };
-  onNack?: (gateway: string, pod: string, errors: ResourceError[]) => void;
+  onNack?: (gateway: string, pod: string, errors: ResourceRefusal[]) => void;
   onAck?: (gateway: string, pod: string, systemVersion: string) => void;
   onResolved?: (gateway: string, pod: string, names: string[]) => void;
   debounceMs?: number;

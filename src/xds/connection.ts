@@ -1,19 +1,21 @@
-// One proxy's xDS stream as the server sees it once subscribed: what the proxy was sent, which
-// responses await an answer, and what it rejected. A rejected resource is sent again on the
-// gateway's next change and on a backoff timer, so a rejection (the resource's own fault, a missing
-// dependency, or a proxy that refused a whole response) never keeps a later change from arriving.
+// One proxy's xDS stream as the server sees it once subscribed: what the proxy holds (what it was sent,
+// less what its NACKs say it refused or dropped), which responses await an answer, and what it does
+// not serve. Whatever it lacks is sent again on the gateway's next change, at once when the NACK
+// answered an older snapshot than the current one, and else on a backoff timer, so a refusal (the
+// resource's own fault, a missing dependency, or a proxy that refused a whole response) never keeps a
+// later change, or the return of a dependency, from reaching the proxy (docs/xds.md, "What a proxy holds").
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import type { XdsMetrics } from './metrics.js';
-import type { DeltaRequest, DeltaResponse, ResourceError } from './protocol.js';
+import type { DeltaRequest, DeltaResponse, ResourceError, ResourceRefusal } from './protocol.js';
 import { diffSnapshot, type VersionedSnapshot } from './snapshot.js';
 import { EncodedResponse, encodeShared } from './wire.js';
 
 const MAX_INFLIGHT = 64;
 const MAX_NACK_ERRORS = 100;
 const MAX_TEXT = 1024;
-/** Stands in `sent` for a resource the proxy rejected: it holds some other version, or none. */
+/** Stands in `sent` for a resource the proxy refused or dropped: the next push upserts or removes it. */
 const UNKNOWN_VERSION = '';
 /** Re-sending rejected resources when nothing changed: from 1 s, doubling, capped at 1 min. */
 export const RESEND_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000 };
@@ -26,9 +28,9 @@ function clip(text: string): string {
 export interface ReplyOutcome {
   /** The whole response was applied: the snapshot the proxy now holds, else undefined. */
   ackedVersion?: string;
-  /** Resources the proxy rejected (bounded in count and length: they end up in logs and status). */
-  errors: ResourceError[];
-  /** Resources rejected before that the proxy has now applied or dropped. */
+  /** Resources the proxy refused or dropped (bounded in count and length: they end up in logs and status). */
+  errors: ResourceRefusal[];
+  /** Resources refused before that the proxy has now applied, or that it was told to remove. */
   resolved: string[];
 }
 
@@ -50,9 +52,11 @@ export class ProxyConnection {
   private base: VersionedSnapshot | null = null;
   private own: Map<string, string> | null;
   private readonly inflight = new Map<string, { at: number; names: string[]; systemVersion: string }>();
-  /** Rejected resource → the proxy's message, until it applies or drops that resource. */
+  /** Refused or dropped resource → the proxy's message, until it applies that resource or is told to remove it. */
   readonly rejected = new Map<string, string>();
   private initialized = false;
+  /** The snapshot of the last push: a push of another one is a new configuration, retried promptly. */
+  private lastPushed: VersionedSnapshot | null = null;
   private seq = 0;
   private resendAttempt = 0;
   private resendTimer: NodeJS.Timeout | undefined;
@@ -79,6 +83,12 @@ export class ProxyConnection {
     const empty = diff.upserts.length === 0 && diff.removes.length === 0;
     const first = !this.initialized;
     this.initialized = true;
+    if (snap !== this.lastPushed) {
+      // A new configuration: a refusal of it is retried from the shortest delay again.
+      this.resendAttempt = 0;
+      this.close();
+    }
+    this.lastPushed = snap;
     this.base = snap;
     this.own = null;
     if (empty && !first) return;
@@ -112,28 +122,40 @@ export class ProxyConnection {
   reply(req: DeltaRequest): ReplyOutcome | undefined {
     const nonce = req.responseNonce ?? '';
     const sent = this.inflight.get(nonce);
-    if (!sent) return undefined;
+    const refused = refusalsOf(req);
+    // A forgotten nonce (more than MAX_INFLIGHT unanswered) still tells what the proxy lacks when it NACKs.
+    if (!sent && (refused.length === 0 || !this.sentBefore(nonce))) return undefined;
     this.inflight.delete(nonce);
-    this.deps.metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
-    const errors =
-      req.errors && req.errors.length > 0
-        ? req.errors.slice(0, MAX_NACK_ERRORS).map((e) => ({ name: clip(e.name), message: clip(e.message) }))
-        : [];
+    if (sent) this.deps.metrics.pushToAck.observe((performance.now() - sent.at) / 1000);
     const resolved: string[] = [];
-    // Most ACKs resolve nothing: skip the walk over the sent names when nothing is rejected.
-    if (this.rejected.size > 0) {
-      const failed = new Set(errors.map((e) => e.name));
+    // Most ACKs resolve nothing: skip the walk over the sent names when nothing is refused.
+    if (sent && this.rejected.size > 0) {
+      const failed = new Set(refused.map((e) => e.name));
       for (const name of sent.names) {
         if (!failed.has(name) && this.rejected.delete(name)) resolved.push(name);
       }
     }
-    for (const e of errors) {
+    // The proxy serves no version of these: the next push upserts each (or removes it, when the
+    // snapshot no longer has it), whatever the server believed the proxy held.
+    for (const e of refused) {
       this.rejected.set(e.name, e.message);
-      // Sent again on the next push: the proxy kept its previous version (or none) of it.
-      if ((this.own ?? this.base!.versions).has(e.name)) this.ownSent().set(e.name, UNKNOWN_VERSION);
+      this.ownSent().set(e.name, UNKNOWN_VERSION);
     }
-    this.scheduleResend(errors.length > 0);
-    return errors.length === 0 ? { ackedVersion: sent.systemVersion, errors, resolved } : { errors, resolved };
+    // Every refusal counts for what is re-sent; reports (logs, status) keep the first MAX_NACK_ERRORS.
+    const errors = refused.slice(0, MAX_NACK_ERRORS);
+    if (errors.length > 0 && sent?.systemVersion !== this.deps.snapshot()?.systemVersion) {
+      // Later responses were built without knowing of this refusal, from a newer snapshot that may
+      // have fixed its cause (a dependency back): send what the proxy lacks now.
+      this.push();
+    } else this.scheduleResend(errors.length > 0);
+    return errors.length === 0 ? { ackedVersion: sent!.systemVersion, errors, resolved } : { errors, resolved };
+  }
+
+  /** A nonce this connection sent (answered or forgotten since). */
+  private sentBefore(nonce: string): boolean {
+    const dot = nonce.lastIndexOf('.');
+    const seq = Number(nonce.slice(dot + 1));
+    return nonce.slice(0, dot) === String(this.id) && Number.isInteger(seq) && seq >= 1 && seq <= this.seq;
   }
 
   /** Sent again after a backoff even when nothing changes, in case the proxy's own state was the cause. */
@@ -169,4 +191,11 @@ export class ProxyConnection {
     if (this.resendTimer) clearTimeout(this.resendTimer);
     this.resendTimer = undefined;
   }
+}
+
+/** The refused and dropped resources a request reports, each bounded in length. */
+function refusalsOf(req: DeltaRequest): ResourceRefusal[] {
+  const clipped = (list: ResourceError[] | undefined, dropped: boolean) =>
+    (list ?? []).map((e) => ({ name: clip(e.name), message: clip(e.message), ...(dropped ? { dropped } : {}) }));
+  return [...clipped(req.errors, false), ...clipped(req.dropped, true)];
 }

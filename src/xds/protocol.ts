@@ -17,11 +17,18 @@ export interface ResourceError {
   message: string;
 }
 
+/** A resource a proxy does not serve, as the server reports it: refused in a response, or dropped later. */
+export interface ResourceRefusal extends ResourceError {
+  /** Served before, then left out because a response left it dangling (the request's `dropped`). */
+  dropped?: boolean;
+}
+
 export interface DeltaRequest {
   node?: NodeMessage | null;
   initialResourceVersions?: Record<string, string>;
   responseNonce?: string;
   errors?: ResourceError[];
+  dropped?: ResourceError[];
 }
 
 export interface WireResource {

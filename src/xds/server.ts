@@ -10,7 +10,7 @@ import { memoryCaStore, type CaStore } from './ca.js';
 import { createConnectionRegistry } from './connection-registry.js';
 import { listenFront, type FrontListener, type XdsMode } from './listener.js';
 import { createXdsMetrics } from './metrics.js';
-import { xdsServiceDefinition, type ResourceError } from './protocol.js';
+import { xdsServiceDefinition, type ResourceRefusal } from './protocol.js';
 import { createServingCerts, type ServingCerts } from './serving-cert.js';
 import type { XdsResource } from './snapshot.js';
 import { handleStream, type ProxyIdentity, type XdsCall } from './stream.js';
@@ -18,7 +18,7 @@ import { withSharedEncoding } from './wire.js';
 
 export type { XdsMode } from './listener.js';
 export type { XdsResource } from './snapshot.js';
-export type { ResourceError } from './protocol.js';
+export type { ResourceError, ResourceRefusal } from './protocol.js';
 
 /**
  * Where snapshots come from. Gateways are keyed `namespace/name`.
@@ -59,11 +59,14 @@ export interface XdsServerOptions {
   authenticate?: (token: string) => Promise<ProxyIdentity | null>;
   /** May this identity read this gateway (`namespace/name`)? Default: same namespace. */
   authorize?: (identity: ProxyIdentity, gateway: string) => boolean;
-  /** A proxy rejected these resources of its gateway; the rest of that response was applied. */
-  onNack?: (gateway: string, pod: string, errors: ResourceError[]) => void;
+  /**
+   * A proxy does not serve these resources of its gateway: refused in a response (the rest of it was
+   * applied), or dropped (`dropped: true`) because a response left them dangling.
+   */
+  onNack?: (gateway: string, pod: string, errors: ResourceRefusal[]) => void;
   /** A proxy applied a whole response; `systemVersion` identifies the snapshot it now holds. */
   onAck?: (gateway: string, pod: string, systemVersion: string) => void;
-  /** A proxy applied (or dropped) resources it had rejected before: clear what onNack reported. */
+  /** A proxy applied resources it had refused before, or was told to remove them (or went away): clear what onNack reported. */
   onResolved?: (gateway: string, pod: string, names: string[]) => void;
   /** Metrics are registered here (once per server). */
   registry?: Registry;

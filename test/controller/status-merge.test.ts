@@ -101,7 +101,13 @@ describe('withRejections', () => {
   it('marks an object with conditions Programmed=False RejectedByProxy', () => {
     const s = withRejections(
       { conditions: [cond('Accepted', 'True', 'T', 4)] },
-      [{ gateway: 'ns/web', message: 'proxy p rejected backend/GwBackend/ns/b: bad' }],
+      [
+        {
+          gateway: 'ns/web',
+          resource: 'backend/GwBackend/ns/b',
+          message: 'proxy p rejected backend/GwBackend/ns/b: bad',
+        },
+      ],
       'NOW',
     );
     expect(s.conditions).toEqual([
@@ -120,12 +126,39 @@ describe('withRejections', () => {
   it('marks only the route parent entry of the gateway whose proxy rejected the route', () => {
     const s = withRejections(
       { parents: [parent('web', ours, 'T'), parent('other', ours, 'T')] },
-      [{ gateway: 'ns/web', message: 'rejected' }],
+      [{ gateway: 'ns/web', resource: 'route/HTTPRoute/ns/r/0', message: 'rejected' }],
       'NOW',
     );
     const parents = s.parents as { conditions: { type: string }[] }[];
     expect(parents[0]!.conditions.map((c) => c.type)).toEqual(['Accepted', 'Programmed']);
     expect(parents[1]!.conditions.map((c) => c.type)).toEqual(['Accepted']);
+  });
+
+  it('marks the listener entry whose listener a proxy refused, and leaves the other listeners alone', () => {
+    const s = withRejections(
+      {
+        conditions: [cond('Programmed', 'True', 'T')],
+        listeners: [
+          { name: 'http', conditions: [cond('Programmed', 'True', 'T')] },
+          { name: 'https', conditions: [cond('Programmed', 'True', 'T')] },
+        ],
+      },
+      [{ gateway: 'ns/web', resource: 'listener/ns/web/http', message: 'proxy p rejected listener/ns/web/http: x' }],
+      'NOW',
+    );
+    const listeners = s.listeners as { name: string; conditions: { status: string; reason: string }[] }[];
+    expect(listeners[0]!.conditions[0]).toMatchObject({ status: 'False', reason: 'RejectedByProxy' });
+    expect(listeners[1]!.conditions[0]).toMatchObject({ status: 'True' });
+  });
+
+  it('says on a programmed Gateway which other objects its proxies do not serve', () => {
+    const s = withRejections({ conditions: [cond('Programmed', 'True', 'T')] }, [], 'NOW', ['HTTPRoute/ns/r']);
+    expect(s.conditions).toEqual([
+      {
+        ...cond('Programmed', 'True', 'T'),
+        message: 'm; its proxies do not serve all of it, see the status of: HTTPRoute/ns/r',
+      },
+    ]);
   });
 });
 
@@ -134,5 +167,6 @@ describe('objectOfResource', () => {
     expect(objectOfResource('route/HTTPRoute/ns/r/0', 'ns/web')).toBe('HTTPRoute/ns/r');
     expect(objectOfResource('backend/GwBackend/ns/b', 'ns/web')).toBe('GwBackend/ns/b');
     expect(objectOfResource('listener/ns/web/http', 'ns/web')).toBe('Gateway/ns/web');
+    expect(objectOfResource('listener/ns/web/ListenerSet/ns/extra/http', 'ns/web')).toBe('ListenerSet/ns/extra');
   });
 });

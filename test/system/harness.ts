@@ -58,17 +58,19 @@ spec:
       static: {host: ${o.targetUrl.hostname}, port: ${o.targetUrl.port}, path: ${o.targetUrl.pathname}, protocol: StreamableHTTP}
 `,
   );
-  writeFileSync(
-    join(dir, 'policy.yaml'),
-    `apiVersion: gw.dev/v1alpha1
+  writeFileSync(join(dir, 'policy.yaml'), corsPolicy('*'));
+}
+
+/** GwPolicy `cors` on HTTPRoute `mcp`, allowing `origin`. */
+export function corsPolicy(origin: string): string {
+  return `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: cors, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: mcp}]
   traffic:
-    cors: {allowOrigins: ["*"], exposeHeaders: [Mcp-Session-Id]}
-`,
-  );
+    cors: {allowOrigins: ["${origin}"], exposeHeaders: [Mcp-Session-Id]}
+`;
 }
 
 /** Writes HTTPRoute `name` (file `<name>.yaml`, `route.yaml` for the example's `mcp`) to GwBackend tools. */

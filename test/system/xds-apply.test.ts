@@ -75,7 +75,7 @@ describe('applying xDS updates to the proxy runtime', () => {
     });
   });
 
-  it('rejects a route left dangling by its rejected backend and keeps the previous version of both', () => {
+  it('rejects a route left dangling by its rejected backend and serves no version of either', () => {
     const first = planUpdate(new Map(), { upserts: basic(1, 'http://127.0.0.1:1/mcp'), removes: [] }, 'xds test');
     const next = planUpdate(
       first.next,
@@ -99,8 +99,10 @@ describe('applying xDS updates to the proxy runtime', () => {
     expect(next.errors.find((e) => e.name === 'backend/ai')?.message).toBe(
       'ai.groups: must have at least one priority group',
     );
-    expect(next.next.get('route/r')).toBe(first.next.get('route/r'));
+    // What is served depends on the update's resources alone: a fresh proxy would hold neither.
+    expect(next.next.has('route/r')).toBe(false);
     expect(next.next.has('backend/ai')).toBe(false);
+    expect(next.dropped).toEqual([]);
   });
 
   it('closes once however often close is called, with every client of the runtime closed', async () => {
@@ -108,7 +110,7 @@ describe('applying xDS updates to the proxy runtime', () => {
     const port = await freePort();
     expect(
       await createXdsApplier(runtime, log, 'xds test')({ upserts: basic(port, 'http://127.0.0.1:1/mcp'), removes: [] }),
-    ).toEqual({ errors: [] });
+    ).toEqual({ errors: [], dropped: [] });
     await Promise.all([runtime.close(), runtime.close()]);
     await expect(runtime.close()).resolves.toBeUndefined();
     await expect(fetch(`http://127.0.0.1:${port}/mcp`)).rejects.toThrow();
@@ -123,7 +125,7 @@ describe('applying xDS updates to the proxy runtime', () => {
     );
     const apply = createXdsApplier(runtime, log, 'xds test');
     const port = await freePort();
-    expect(await apply({ upserts: basic(port, fixture.url), removes: [] })).toEqual({ errors: [] });
+    expect(await apply({ upserts: basic(port, fixture.url), removes: [] })).toEqual({ errors: [], dropped: [] });
     expect(await initializeStatus(`http://127.0.0.1:${port}/mcp`)).toBe(200);
 
     // A second bind on a port another runtime holds: that bind (and what hangs on it) is NACKed, the route change applies.

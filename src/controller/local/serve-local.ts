@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { translateOptionsOf, type ControllerConfig } from '../config.js';
 import { getObject } from '../../translate/objects/store.js';
 import { splitObjectKey } from '../../translate/objects/types.js';
+import type { BackoffOptions } from '../../xds/backoff.js';
 import { fileCaStore } from '../../xds/ca.js';
 import { createXdsServer, type XdsServer } from '../../xds/server.js';
 import { createControllerMetrics, startOpsServer, type ControllerMetrics, type OpsServer } from '../ops-server.js';
@@ -59,6 +60,8 @@ export interface LocalServerOptions {
   /** Address of the xDS and ops listeners; loopback unless GW_LISTEN_HOST says otherwise. */
   host?: string;
   debounceMs?: number;
+  /** Re-sending what a proxy refused when nothing changed (tests set it long to show they need no timer). */
+  xdsResendBackoff?: BackoffOptions;
 }
 
 /** What the pieces of a local server share while it runs. */
@@ -92,7 +95,7 @@ export async function startLocalServer(
     ...(tracer ? { tracer } : {}),
   };
   const controller = createController(st, metrics, opts.debounceMs);
-  const xds = await startXds(st, controller, host, metrics);
+  const xds = await startXds(st, controller, host, metrics, opts.xdsResendBackoff);
   tracer?.connected((g) => xds.proxies().flatMap((p) => (p.gateway === g ? [p.pod] : [])));
   if (xds.caBundle && cfg.xdsCaDir) writeFileSync(join(cfg.xdsCaDir, 'ca.crt'), xds.caBundle);
   let ops: OpsServer;
@@ -186,11 +189,15 @@ function writeRejections(st: LocalState, controller: LocalController, key: strin
   const status = controller.statuses.get(key) as Record<string, unknown> | undefined;
   if (!entry || !status) return;
   const rejected = st.nacks.of(key);
+  const elsewhere = st.nacks.elsewhere(key);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   writeStatusFile(
     st.cfg.statusDir,
     key,
-    renderStatusFile(entry, rejected.length ? withRejections(status, rejected, now) : status),
+    renderStatusFile(
+      entry,
+      rejected.length || elsewhere.length ? withRejections(status, rejected, now, elsewhere) : status,
+    ),
   );
 }
 
@@ -199,6 +206,7 @@ async function startXds(
   controller: LocalController,
   host: string,
   metrics: ControllerMetrics,
+  resendBackoff?: BackoffOptions,
 ): Promise<XdsServer> {
   const { cfg } = st;
   try {
@@ -209,6 +217,7 @@ async function startXds(
       port: cfg.xdsPort,
       mode: cfg.xdsMode,
       registry: metrics.registry,
+      ...(resendBackoff ? { resendBackoff } : {}),
       ...(cfg.xdsMode !== 'plaintext' && cfg.xdsCaDir ? { caStore: localCaStore(cfg.xdsCaDir) } : {}),
       onNack: (gateway, pod, errors) => {
         for (const key of st.nacks.report(gateway, pod, errors)) writeRejections(st, controller, key);
