@@ -2,11 +2,12 @@
 // (pinned to 2026-07-28) and 1.x client, the SDK 2.4 server (2026-only) and the 1.x fixture server, in
 // the four combinations and on a multiplexed route with one target of each generation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { startModernFixture, type ModernFixture } from '../fixtures/mcp-2026-server.js';
 import { connectClient, startProxy, textOf, waitFor, type Started } from './harness.js';
+import { connectModernClient } from './modern-client.js';
 
 let modern: ModernFixture;
 let old: HttpFixture;
@@ -28,12 +29,8 @@ async function proxyTo(...targets: { name: string; url: string }[]): Promise<Sta
 
 /** The SDK 2.4 client pinned to 2026-07-28; it answers elicitations with `confirm: true`. */
 async function newClient(url: string): Promise<Client> {
-  const client = new Client(
-    { name: 'new-client', version: '2.4.0' },
-    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
+  const { client } = await connectModernClient(url, {}, { elicitation: {} });
   client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { confirm: true } }));
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }
 
@@ -143,5 +140,143 @@ describe('a multiplexed route with a 2026 and a 2025 target', () => {
     await seen;
     await sub.close();
     await client.close();
+  });
+});
+
+/** One 2026-07-28 request by hand: the envelope in `_meta`, the routing headers as given. */
+async function post2026(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
+  return { status: res.status, body: JSON.parse(data) as Record<string, unknown> };
+}
+
+describe('the 2026-07-28 wire at the proxy', () => {
+  let p: Started;
+  beforeAll(async () => {
+    p = await proxyTo({ name: 'new', url: modern.url }, { name: 'old', url: old.url });
+  });
+
+  it('answers HeaderMismatch (HTTP 400) when Mcp-Method or Mcp-Name disagree with the body', async () => {
+    const method = await post2026(p.url, 'tools/list', {}, { 'mcp-method': 'prompts/list' });
+    expect(method.status).toBe(400);
+    expect(method.body).toMatchObject({ id: 7, error: { code: -32020 } });
+    const name = await post2026(
+      p.url,
+      'tools/call',
+      { name: 'new_echo', arguments: { text: 'x' } },
+      { 'mcp-name': 'old_echo' },
+    );
+    expect(name.status).toBe(400);
+    expect(name.body).toMatchObject({ error: { code: -32020, message: expect.stringContaining('Mcp-Name') } });
+    const missing = await post2026(p.url, 'tools/call', { name: 'new_echo', arguments: { text: 'x' } });
+    expect(missing.status).toBe(400);
+    // The base64 form of the header is understood.
+    const encoded = `=?base64?${Buffer.from('new_echo').toString('base64')}?=`;
+    const ok = await post2026(
+      p.url,
+      'tools/call',
+      { name: 'new_echo', arguments: { text: 'x' } },
+      { 'mcp-name': encoded },
+    );
+    expect(ok.body).toMatchObject({ result: { content: [{ text: 'new:x' }], resultType: 'complete' } });
+  });
+
+  it('refuses a protocol version it does not speak with UnsupportedProtocolVersion naming those it does', async () => {
+    const res = await fetch(p.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'mcp-protocol-version': '2027-01-01',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } },
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: { code: -32022, data: { supported: expect.arrayContaining(['2026-07-28', '2025-11-25']) } },
+    });
+  });
+
+  it('never marks a proxied list cacheable, and names itself as the server', async () => {
+    const list = await post2026(p.url, 'tools/list', {});
+    expect(list.body.result).toMatchObject({ ttlMs: 0, cacheScope: 'private', resultType: 'complete' });
+    const meta = (list.body.result as { _meta: Record<string, { name: string }> })._meta;
+    expect(meta['io.modelcontextprotocol/serverInfo']?.name).not.toMatch(/^fixture-/);
+  });
+
+  it('hands out requestState bound to the target that issued it, and refuses it for another', async () => {
+    const asked = await post2026(
+      p.url,
+      'tools/call',
+      { name: 'new_confirm', arguments: { what: 'x' } },
+      { 'mcp-name': 'new_confirm' },
+    );
+    const result = asked.body.result as { resultType: string; requestState: string; inputRequests: object };
+    expect(result.resultType).toBe('input_required');
+    expect(result.inputRequests).toHaveProperty('ok');
+    expect(result.requestState).not.toBe('asked-by-new'); // wrapped: the target's name travels with it
+    const elsewhere = await post2026(
+      p.url,
+      'tools/call',
+      { name: 'old_echo', arguments: { text: 'x' }, requestState: result.requestState },
+      { 'mcp-name': 'old_echo' },
+    );
+    expect(elsewhere.body).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining('another target') },
+    });
+    const forged = await post2026(
+      p.url,
+      'tools/call',
+      { name: 'new_confirm', arguments: { what: 'x' }, requestState: 'asked-by-new' },
+      { 'mcp-name': 'new_confirm' },
+    );
+    expect(forged.body).toMatchObject({ error: { code: -32602 } });
+    // Any replica can take the retry: the state is in the request, not in this proxy.
+    const other = await proxyTo({ name: 'new', url: modern.url }, { name: 'old', url: old.url });
+    const done = await post2026(
+      other.url,
+      'tools/call',
+      {
+        name: 'new_confirm',
+        arguments: { what: 'x' },
+        requestState: result.requestState,
+        inputResponses: { ok: { action: 'accept', content: { confirm: false } } },
+      },
+      { 'mcp-name': 'new_confirm' },
+    );
+    expect(done.body).toMatchObject({ result: { content: [{ text: 'new:x:no' }] } });
   });
 });

@@ -42,6 +42,7 @@ import {
   toLegacyResult,
   toModernResult,
   unwrapRequestState,
+  withoutEnvelope,
   withoutServerRequests,
   wrapRequestState,
 } from './modern.js';
@@ -330,8 +331,10 @@ export class McpSession {
     return authorize(this.authorizeContext(ctx, mcpContextOf(req)));
   }
 
-  handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+  handle(sent: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     this.lastActive = Date.now();
+    // The envelope is the session's (each hop adds its own): rules and processors see one shape in both generations.
+    const req = this.opts.modern && sent.params ? { ...sent, params: withoutEnvelope(sent.params) } : sent;
     this.lastCall = ctx;
     // mcp guardrails: processors see the request after authorization and the result before the client does.
     const guardrails = this.opts.guardrails;
