@@ -118,6 +118,8 @@ async function handlePost(
       : findSession(req, res, route, ctx, claims);
   const session = found instanceof Promise ? await found : found;
   if (!session) return;
+  // A 2026 client cancels a request by closing its stream: the call and the request's target sessions end with it.
+  if (modern) res.once('close', () => void (res.writableFinished ? undefined : session.close()));
   try {
     await serve(req, res, session, valid, batch, sse, { claims, ...(apiKey ? { apiKey } : {}) }, ctx);
   } catch (err) {
