@@ -1,7 +1,9 @@
 // MCP 2026-07-28 through the proxy, with the real SDKs on both sides: the TypeScript SDK 2.4 client
 // (pinned to 2026-07-28) and 1.x client, the SDK 2.4 server (2026-only) and the 1.x fixture server, in
 // the four combinations and on a multiplexed route with one target of each generation.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionKeysFrom } from '../../src/proxy/mcp/session-keys.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
@@ -278,5 +280,34 @@ describe('the 2026-07-28 wire at the proxy', () => {
       { 'mcp-name': 'new_confirm' },
     );
     expect(done.body).toMatchObject({ result: { content: [{ text: 'new:x:no' }] } });
+  });
+});
+
+describe('a 2025 client session over a 2026 target, across replicas', () => {
+  it('resumes on another replica from the sealed id, which names the target 2026-07-28 and no target session', async () => {
+    const keys = sessionKeysFrom({ SESSION_KEY: randomBytes(32).toString('base64') });
+    const mcp = { targets: [{ name: 'new', streamableHttp: { url: modern.url } }] };
+    const [a, b] = await Promise.all([startProxy(mcp, { sessionKeys: keys }), startProxy(mcp, { sessionKeys: keys })]);
+    proxies.push(a, b);
+    const { client, transport } = await connectClient(a.url);
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'on-a' } }))).toBe('new:on-a');
+    const res = await fetch(b.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'mcp-session-id': transport.sessionId ?? '',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'on-b' } },
+      }),
+    });
+    expect(await res.json()).toMatchObject({ result: { content: [{ text: 'new:on-b' }] } });
+    expect(b.runtime.sessions.size).toBe(1);
+    await client.close();
   });
 });
