@@ -18,7 +18,6 @@ import {
   routingHeaders,
   serverInfoKey,
   withEnvelope,
-  withoutEnvelope,
   withoutServerRequests,
 } from './modern.js';
 import type { TargetDial, Upstream } from './target-connection.js';
@@ -114,11 +113,11 @@ class HttpTarget implements Upstream {
       target: target.name,
       ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
     });
-    // One hop, one generation: a 2026 target gets the envelope and the routing headers on every call, a 2025
-    // target none of the envelope a 2026 client sent (it learnt the client at initialize).
+    // One hop, one generation: a 2026 target gets the envelope and the routing headers on every call; a 2025
+    // target learnt the client at initialize (the session took a 2026 client's envelope off its requests).
     this.call = (method, params, opts) => {
       const env = this.envelope;
-      if (!env) return call(method, withoutEnvelope(params), opts);
+      if (!env) return call(method, params, opts);
       const headers = { ...opts.headers, ...routingHeaders(method, params) };
       return call(method, withEnvelope(params, env), { ...opts, headers });
     };
