@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { startModernFixture, type ModernFixture } from '../fixtures/mcp-2026-server.js';
-import { connectClient, startProxy, textOf, waitFor, type Started } from './harness.js';
+import { connectClient, startProxy, stdioTarget, textOf, waitFor, type Started } from './harness.js';
 import { connectModernClient } from './modern-client.js';
 
 let modern: ModernFixture;
@@ -76,6 +76,15 @@ describe('the four combinations of client and target generation', () => {
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('old:b');
     // Each request's target session is ended after it (DELETE): none is left at the target.
     await waitFor(() => old.sessions() === 0);
+    expect(p.runtime.sessions.size).toBe(0);
+    await client.close();
+  });
+
+  it('serves a 2026 client from a stdio target (2025, through the SDK client) started for the request', async () => {
+    const p = await startProxy({ targets: [stdioTarget('s')] });
+    proxies.push(p);
+    const client = await newClient(p.url);
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'c' } }))).toBe('s:c');
     expect(p.runtime.sessions.size).toBe(0);
     await client.close();
   });
