@@ -4,7 +4,8 @@
 // request and each request may reach any target replica. No mcp-session-id is handed out; GET and DELETE
 // get 405. A 2026-07-28 client's requests (on any route) are served the same way: `modernSession`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson } from '../http/http-error.js';
+import { sendError, sendJson, sendProxyError } from '../http/http-error.js';
+import { ProxyError } from '../proxy-error.js';
 import { type JsonRpcMessage, isRequest, rpcError } from './jsonrpc.js';
 import {
   HeaderMismatch,
@@ -82,7 +83,8 @@ export async function modernSession(
   ctx: EndpointContext,
   m: JsonRpcMessage,
 ): Promise<McpSession | undefined> {
-  const stateless = {
+  // A notification needs no target: its session connects nothing and only takes the notification.
+  const bare = {
     envelope: {
       protocolVersion: modernVersion,
       clientCapabilities: {},
@@ -90,7 +92,7 @@ export async function modernSession(
     },
     listening: false,
   };
-  if (!isRequest(m)) return new McpSession({ ...sessionOptions(route, ctx, '', true), modern: stateless });
+  if (!isRequest(m)) return new McpSession({ ...sessionOptions(route, ctx, '', true), modern: bare });
   const envelope = envelopeOf(m);
   if ('error' in envelope) {
     sendJson(res, 400, envelope);
@@ -108,19 +110,22 @@ export async function modernSession(
     );
     return undefined;
   }
-  // A claim-less server/discover (a probe) without the version header has nothing to check against.
-  const claimed = claimedVersion(m) !== undefined || req.headers['mcp-protocol-version'] !== undefined;
-  const mismatch = claimed ? headerMismatch(m, req.headers, envelope.protocolVersion) : undefined;
+  // A claim-less server/discover (a probe) has no claim for the headers to agree with.
+  const mismatch =
+    claimedVersion(m) !== undefined ? headerMismatch(m, req.headers, envelope.protocolVersion) : undefined;
   if (mismatch !== undefined) {
     sendJson(res, 400, rpcError(m.id, HeaderMismatch, `Bad Request: ${mismatch}`));
     return undefined;
   }
   const modern = { envelope, listening: m.method === 'subscriptions/listen' };
   const session = new McpSession({ ...sessionOptions(route, ctx, '', true), modern });
-  const failed = await session.connect(m.id);
-  if (failed) {
+  try {
+    const failed = await session.connect(m.id);
+    if (!failed) return session;
     sendJson(res, 200, failed);
-    return undefined;
+  } catch (err) {
+    if (!(err instanceof ProxyError)) throw err;
+    sendProxyError(res, err); // only busy targets failed: 503 with Retry-After
   }
-  return session;
+  return undefined;
 }
