@@ -2,7 +2,8 @@
 // JSON-RPC MCP server on node:http, not the SDK's, so "proxied / direct" measures the proxy and not an
 // upstream that is itself slower than the proxy. It answers initialize (with an mcp-session-id),
 // notifications (202), tools/list, tools/call (echo: `bench:<text>`) and anything else with an empty
-// result, all as application/json; GET (the server stream) is 405, as the spec allows; DELETE 200.
+// result, all as application/json; GET (the server stream) is 405, as the spec allows; DELETE 200. A request
+// whose `_meta` names 2026-07-28 is served without a session (server/discover, tools/call: BENCH_PROTOCOL).
 // Prints its URL on stdout and runs until its stdin closes.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,7 +24,12 @@ function answer(res: ServerResponse, status: number, body: string, session?: str
 interface Rpc {
   id?: string | number;
   method?: string;
-  params?: { name?: string; arguments?: { text?: string }; protocolVersion?: string };
+  params?: {
+    name?: string;
+    arguments?: { text?: string };
+    protocolVersion?: string;
+    _meta?: Record<string, unknown>;
+  };
 }
 
 function result(rpc: Rpc, value: unknown): string {
@@ -45,7 +51,18 @@ function onPost(req: IncomingMessage, res: ServerResponse, text: string): void {
     const init = { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'cheap', version: '1' } };
     return answer(res, 200, result(rpc, init), id);
   }
-  if (typeof sid !== 'string' || !sessions.has(sid)) return answer(res, 404, '');
+  const modern = rpc.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28';
+  if (modern && rpc.method === 'server/discover') {
+    const found = {
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: {} },
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+    };
+    return answer(res, 200, result(rpc, found));
+  }
+  if (!modern && (typeof sid !== 'string' || !sessions.has(sid))) return answer(res, 404, '');
   if (rpc.id === undefined) return void res.writeHead(202).end();
   if (rpc.method === 'tools/call') {
     const body = result(rpc, { content: [{ type: 'text', text: `bench:${rpc.params?.arguments?.text ?? ''}` }] });

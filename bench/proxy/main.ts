@@ -25,6 +25,9 @@ const baseline = process.env.BENCH_BASELINE;
 const skipClosed = process.env.BENCH_CLOSED === '0';
 // 2025-11-25 sessions get a priming event (an SSE event id) before each answer: one more write per call.
 const protocol = process.env.BENCH_PROTOCOL ?? '2025-06-18';
+// BENCH_PROTOCOL=2026-07-28: every call stands alone (no session), the envelope in `_meta`, the routing headers set.
+const stateless = protocol >= '2026-07-28';
+const envelope = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${protocol}","io.modelcontextprotocol/clientCapabilities":{}}`;
 // cheap (default): a hand-written JSON-RPC server that costs next to nothing, so the ratio measures the
 // proxy; sdk: the MCP SDK's server (the fixture), itself slower per call than the proxy.
 const upstreamKind = process.env.BENCH_UPSTREAM ?? 'cheap';
@@ -95,6 +98,7 @@ async function post(
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': protocol,
       ...(session ? { 'mcp-session-id': session } : {}),
+      ...(stateless ? { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } : {}),
     },
   });
   const text = await res.body.text();
@@ -109,6 +113,7 @@ interface Path {
 }
 
 async function openSession(name: string, url: string): Promise<Path> {
+  if (stateless) return { name, url, session: '' };
   const init = await post(url, initializeBody(protocol));
   if (init.status !== 200 || !init.session) throw new Error(`initialize failed at ${url}: ${init.status} ${init.text}`);
   await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
@@ -120,8 +125,8 @@ let nextId = 1;
 async function call(p: Path, since = process.hrtime.bigint()): Promise<number> {
   const res = await post(
     p.url,
-    `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
-    p.session,
+    `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}${stateless ? `,${envelope}` : ''}}}`,
+    p.session || undefined,
   );
   if (res.status !== 200 || !res.text.includes('bench:x'))
     throw new Error(`tools/call failed: ${res.status} ${res.text.slice(0, 200)}`);

@@ -1,6 +1,7 @@
 // API-key entries with metadata on an MCP route: the matched entry's metadata is CEL's `apiKey` in the route's
 // authorization, for initialize and for every later MCP request. Translated from manifests (GwBackend with a
-// real streamable-HTTP MCP target, GwPolicy, Secret) and served by a real runtime; the MCP SDK is the client.
+// real streamable-HTTP MCP target, GwPolicy, Secret) and served by a real runtime; the MCP SDK is the client,
+// once as a 2025 client (1.x, a session) and once as a 2026-07-28 one (2.4, stateless): the same cases hold.
 import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { connectClient } from './harness.js';
+import { connectModernClient } from './modern-client.js';
 import { translatedIr } from './translated-ir.js';
 import { mcpBackendManifest, trafficManifests } from './traffic-manifests.js';
 
@@ -24,7 +26,12 @@ data:
   ops: ${b64(JSON.stringify({ keyHash: `sha256:${createHash('sha256').update(opsKey).digest('hex')}`, metadata: { group: 'ops' } }))}
 `;
 
-describe('API-key metadata in authorization on MCP routes', () => {
+const generations = [
+  { generation: '2025-11-25', open: (url: string, headers: Record<string, string>) => connectClient(url, {}, headers) },
+  { generation: '2026-07-28', open: connectModernClient },
+];
+
+describe.each(generations)('API-key metadata in authorization on MCP routes ($generation)', ({ open }) => {
   let fixture: HttpFixture;
   let runtime: ProxyRuntime;
   let base: string;
@@ -54,8 +61,7 @@ describe('API-key metadata in authorization on MCP routes', () => {
     await fixture?.close();
   });
 
-  const connect = (key: string, path = '/eng') =>
-    connectClient(`${base}${path}`, {}, { authorization: `Bearer ${key}` });
+  const connect = (key: string, path = '/eng') => open(`${base}${path}`, { authorization: `Bearer ${key}` });
 
   it('lets a key whose metadata the rule accepts initialize, list and call tools', async () => {
     const { client } = await connect(engKey);
@@ -81,8 +87,9 @@ describe('API-key metadata in authorization on MCP routes', () => {
     }
   });
 
-  it('answers initialize with 403 for a key whose metadata the rule refuses, and for a plain key (none)', async () => {
-    await expect(connect(opsKey)).rejects.toThrow(/forbidden/);
-    await expect(connect(plainKey)).rejects.toThrow(/forbidden/);
+  it('answers initialize (server/discover) with 403 for a key whose metadata the rule refuses, and for a plain key (none)', async () => {
+    // The 1.x client quotes the body (`forbidden`), the 2.4 client the status.
+    await expect(connect(opsKey)).rejects.toThrow(/forbidden|HTTP 403/);
+    await expect(connect(plainKey)).rejects.toThrow(/forbidden|HTTP 403/);
   });
 });

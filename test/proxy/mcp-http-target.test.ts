@@ -147,7 +147,10 @@ describe('connectHttpTarget', () => {
     const { dial } = dialOf(target.url, async () => ({}));
     const up = await connectHttpTarget(dial);
     ups.push(up);
-    const [init, initialized] = target.seen;
+    // First the 2026-07-28 probe; a target that does not answer it as 2026 is initialized (2025).
+    const [probe, init, initialized] = target.seen;
+    expect(probe?.body).toMatchObject({ method: 'server/discover' });
+    expect(probe?.headers['mcp-protocol-version']).toBe('2026-07-28');
     expect(init?.body).toMatchObject({
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'gw-test' } },

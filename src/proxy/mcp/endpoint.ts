@@ -24,7 +24,8 @@ import { endSealed, findSession, sessionOptions } from './session-resume.js';
 import { sealedParamsTooLarge } from './session-seal.js';
 import { clientKeyOf, subjectOf } from './sessions.js';
 import { SseStream } from './sse-stream.js';
-import { isStateless, statelessSession } from './stateless.js';
+import { isStateless, modernSession, statelessSession } from './stateless.js';
+import { isModernPost } from './modern.js';
 import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { EndpointContext, McpRoute } from './route.js';
 
@@ -107,11 +108,18 @@ async function handlePost(
     await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
-  const found = isStateless(route)
-    ? statelessSession(req, res, route, ctx, valid)
-    : findSession(req, res, route, ctx, claims);
+  // A 2026-07-28 request names no session: it is served on its own, whatever the route's session routing.
+  const modern = isModern(req, valid, batch);
+  const oneShot = modern || isStateless(route);
+  const found = modern
+    ? modernSession(req, res, route, ctx, valid[0] as JsonRpcMessage)
+    : isStateless(route)
+      ? statelessSession(req, res, route, ctx, valid)
+      : findSession(req, res, route, ctx, claims);
   const session = found instanceof Promise ? await found : found;
   if (!session) return;
+  // A 2026 client cancels a request by closing its stream: the call and the request's target sessions end with it.
+  if (modern) res.once('close', () => void (res.writableFinished ? undefined : session.close()));
   try {
     await serve(req, res, session, valid, batch, sse, { claims, ...(apiKey ? { apiKey } : {}) }, ctx);
   } catch (err) {
@@ -122,8 +130,12 @@ async function handlePost(
     if (!res.headersSent) sendError(res, 'not_found', 'the session has ended at its targets; initialize a new one');
     else res.end();
   } finally {
-    if (isStateless(route)) await session.close();
+    if (oneShot) await session.close();
   }
+}
+
+function isModern(req: IncomingMessage, valid: JsonRpcMessage[], batch: boolean): boolean {
+  return req.headers[sessionHeader] === undefined && isModernPost(valid, batch);
 }
 
 /** The POST's JSON-RPC messages (one, or a batch), or undefined once the client's mistake is answered. */
@@ -253,7 +265,7 @@ function callContext(
   res: ServerResponse,
   caller: Pick<CallContext, 'claims' | 'apiKey'>,
 ): CallContext {
-  return new Call(req, caller, telemetryOf(res)?.upstreamHeaders());
+  return new Call(req, res, caller, telemetryOf(res)?.upstreamHeaders());
 }
 
 /**
@@ -268,15 +280,25 @@ class Call implements CallContext {
   sink: CallContext['sink'] = undefined;
   readonly trace: Record<string, string> | undefined;
   private copied: CallContext['request'] | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
     caller: Pick<CallContext, 'claims' | 'apiKey'>,
     trace: Record<string, string> | undefined,
   ) {
     this.claims = caller.claims;
     this.apiKey = caller.apiKey;
     this.trace = trace;
+  }
+
+  // Only a subscriptions/listen waits for it.
+  get closed(): Promise<void> {
+    return (this.closing ??= new Promise((resolve) => {
+      if (this.res.destroyed || this.res.writableEnded) resolve();
+      else this.res.once('close', () => resolve());
+    }));
   }
 
   // Only authorization rules read the request; most calls never pay for copying the headers.

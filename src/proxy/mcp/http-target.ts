@@ -12,6 +12,14 @@ import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
 import { InternalError, messageOf } from './jsonrpc.js';
+import {
+  type Envelope,
+  modernVersion,
+  routingHeaders,
+  serverInfoKey,
+  withEnvelope,
+  withoutServerRequests,
+} from './modern.js';
 import type { TargetDial, Upstream } from './target-connection.js';
 import { targetDial } from './target-tls.js';
 import { endTargetSession } from './target-session.js';
@@ -31,6 +39,11 @@ export const acceptedVersions: readonly string[] = [
   '2024-11-05',
   '2024-10-07',
 ];
+/** How long a target's generation (2026-07-28 or 2025), learnt from its answer to server/discover, is trusted. */
+const generationTtlMs = 60_000;
+/** Targets known to speak only 2025 (no server/discover), by URL: they are not probed again for a while. */
+const legacyTargets = new Map<string, number>();
+
 /** A target that never answers initialize must not hold the client's initialize longer than this. */
 const initializeTimeoutMs = 30_000;
 /** Notifications and answers to the target's requests: the time the target has to accept one. */
@@ -56,12 +69,16 @@ class HttpTarget implements Upstream {
   readonly name: string;
   readonly call: UpstreamCall;
   capabilities: ServerCapabilities = {};
+  /** The target's server/discover versions when it speaks 2026-07-28; unset for a 2025 target. */
+  supportedVersions: string[] | undefined;
   serverInfo: Upstream['serverInfo'] = undefined;
   instructions: string | undefined = undefined;
   alive = true;
   readonly processLocal = false;
   private sid: string | undefined;
   private version: string | undefined;
+  /** Set while the target is spoken to in 2026-07-28: what every call's `_meta` carries. */
+  private envelope: Envelope | undefined;
   private readonly url: URL;
   private readonly headers: Record<string, string>;
   private readonly dispatcher: (() => Dispatcher) | undefined;
@@ -81,7 +98,7 @@ class HttpTarget implements Upstream {
     this.headers = upstreamHeadersOf(target);
     this.dispatcher = targetDial(target);
     const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');
-    this.call = httpCaller({
+    const call = httpCaller({
       url: this.url,
       sessionId: () => this.sid,
       protocolVersion: () => this.version,
@@ -96,6 +113,14 @@ class HttpTarget implements Upstream {
       target: target.name,
       ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
     });
+    // One hop, one generation: a 2026 target gets the envelope and the routing headers on every call; a 2025
+    // target learnt the client at initialize (the session took a 2026 client's envelope off its requests).
+    this.call = (method, params, opts) => {
+      const env = this.envelope;
+      if (!env) return call(method, params, opts);
+      const headers = { ...opts.headers, ...routingHeaders(method, params) };
+      return call(method, withEnvelope(params, env), { ...opts, headers });
+    };
   }
 
   sessionId(): string | undefined {
@@ -116,9 +141,14 @@ class HttpTarget implements Upstream {
       this.capabilities = resume.capabilities;
       return;
     }
+    if (await this.discover()) return;
     const result = await this.call(
       'initialize',
-      { protocolVersion: requestedVersion, capabilities, clientInfo },
+      {
+        protocolVersion: requestedVersion,
+        capabilities: this.dial.modernClient ? withoutServerRequests(capabilities) : capabilities,
+        clientInfo,
+      },
       { timeoutMs: initializeTimeoutMs },
     );
     const version = result.protocolVersion;
@@ -131,10 +161,45 @@ class HttpTarget implements Upstream {
       this.serverInfo = result.serverInfo as unknown as Upstream['serverInfo'];
     if (typeof result.instructions === 'string') this.instructions = result.instructions;
     await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, true);
-    this.listen(undefined, 0, false);
+    // A session that lives for one request of a 2026 client has nobody to take the target's own messages.
+    if (!this.dial.modernClient || this.dial.modernClient.listening) this.listen(undefined, 0, false);
+  }
+
+  /**
+   * Asks the target for server/discover in 2026-07-28; true when it speaks it. A target that refuses (a 2025
+   * server answers 400 or method-not-found) is remembered as 2025 for a while and initialized instead.
+   */
+  private async discover(): Promise<boolean> {
+    const key = this.url.href;
+    if ((legacyTargets.get(key) ?? 0) > Date.now()) return false;
+    const { clientInfo, capabilities } = this.dial;
+    this.version = modernVersion;
+    this.envelope = { protocolVersion: modernVersion, clientCapabilities: capabilities, clientInfo };
+    try {
+      const r = await this.call('server/discover', {}, { timeoutMs: initializeTimeoutMs });
+      const versions = r.supportedVersions;
+      if (Array.isArray(versions) && versions.includes(modernVersion) && isObject(r.capabilities)) {
+        this.supportedVersions = versions.filter((v): v is string => typeof v === 'string');
+        this.capabilities = r.capabilities as ServerCapabilities;
+        const info = isObject(r._meta) ? r._meta[serverInfoKey] : undefined;
+        if (isObject(info) && typeof info.name === 'string')
+          this.serverInfo = info as unknown as Upstream['serverInfo'];
+        if (typeof r.instructions === 'string') this.instructions = r.instructions;
+        return true;
+      }
+    } catch (err) {
+      this.dial.log.debug({ err: messageOf(err) }, 'the target does not answer server/discover; initializing');
+    }
+    this.version = undefined;
+    this.envelope = undefined;
+    if (legacyTargets.size >= 1024) legacyTargets.clear(); // bounded: one entry per target URL
+    legacyTargets.set(key, Date.now() + generationTtlMs);
+    return false;
   }
 
   notify(method: string): Promise<void> {
+    // 2026-07-28 has no session to notify about (roots travel in each request's capabilities).
+    if (this.envelope) return Promise.resolve();
     return this.post({ jsonrpc: '2.0', method });
   }
 

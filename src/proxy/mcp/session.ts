@@ -32,12 +32,28 @@ import { SATURATED_MARK, TargetSaturated } from './upstream-fetch.js';
 import { ProxyError } from '../proxy-error.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 import { EventLog, SseStream } from './sse-stream.js';
+import { Listen, type ListenFilter } from './listen.js';
+import {
+  type Envelope,
+  combineKeyed,
+  isInputRequired,
+  modernVersion,
+  offeredVersions,
+  toLegacyResult,
+  toModernResult,
+  unwrapRequestState,
+  withoutEnvelope,
+  withoutServerRequests,
+  wrapRequestState,
+} from './modern.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
 const resourceNotFound = -32002;
+/** Rounds of input a 2026 target may ask a 2025 client for within one call. */
+const maxInputRounds = 8;
 /** A call to a target with no route timeout; progress notifications restart it. */
 const defaultCallTimeoutMs = 300_000;
 
@@ -54,6 +70,8 @@ export interface CallContext {
   sink: Sink | undefined;
   /** The request's trace context (`traceparent`), sent on its calls to HTTP targets; unset when tracing is off. */
   trace?: Record<string, string>;
+  /** Settles when the client's HTTP exchange closes (a subscriptions/listen lasts until then). */
+  closed?: Promise<void>;
 }
 
 /** How a tools/call ended (gw_mcp_tool_calls_total): ok; tool_error: the result says isError; error: a JSON-RPC error. */
@@ -75,6 +93,8 @@ export interface SessionOptions {
   callTimeoutMs?: number;
   /** The route's `traffic.retry` for requests to remote streamable-HTTP targets. */
   retry?: RetryPlan;
+  /** The client speaks 2026-07-28: this session serves one of its requests, described by the envelope. */
+  modern?: { envelope: Envelope; listening: boolean };
 }
 
 export class McpSession {
@@ -115,11 +135,19 @@ export class McpSession {
   private lastCall: CallContext | undefined;
   /** Guarded client notifications, one after another so they take effect in the order sent. */
   private notified: Promise<void> = Promise.resolve();
+  /** The subscriptions/listen this session serves (2026 clients). */
+  private listener: Listen | undefined;
 
   constructor(private readonly opts: SessionOptions) {
     this.id = opts.id;
     this.log = opts.log;
     this.events = opts.stateless ? undefined : new EventLog();
+    if (opts.modern) {
+      const env = opts.modern.envelope;
+      this.protocolVersion = env.protocolVersion;
+      this.clientInfo = env.clientInfo;
+      this.clientCapabilities = env.clientCapabilities;
+    }
     const targetNames = opts.backend.targets.map((t) => t.name);
     this.recovery = new TargetRecovery({
       backend: opts.backend,
@@ -171,16 +199,8 @@ export class McpSession {
     if (isObject(params.clientInfo) && typeof params.clientInfo.name === 'string')
       this.clientInfo = { name: params.clientInfo.name, version: String(params.clientInfo.version ?? '0') };
     this.clientCapabilities = isObject(params.capabilities) ? params.capabilities : {};
-    const failures = await this.connectAll(() => undefined);
-    if (failures !== undefined) {
-      await this.close();
-      // Only busy targets failed: the client is told to come back (503 + Retry-After), not that they are broken.
-      if (failures.saturated)
-        throw new ProxyError('overloaded', `targets are saturated: ${failures.text}; retry later`, {
-          'retry-after': '1',
-        });
-      return rpcError(req.id, InternalError, `target failed to initialize: ${failures.text}`);
-    }
+    const failed = await this.connect(req.id);
+    if (failed) return failed;
     return {
       jsonrpc: '2.0',
       id: req.id,
@@ -191,6 +211,22 @@ export class McpSession {
         ...this.instructions(),
       },
     };
+  }
+
+  /**
+   * Connects every target (initialize or server/discover, per target); the error to answer with when
+   * FailClosed fails, or a ProxyError (503) when only busy targets failed.
+   */
+  async connect(id: Id): Promise<JsonRpcResponse | undefined> {
+    const failures = await this.connectAll(() => undefined);
+    if (failures === undefined) return undefined;
+    await this.close();
+    // Only busy targets failed: the client is told to come back (503 + Retry-After), not that they are broken.
+    if (failures.saturated)
+      throw new ProxyError('overloaded', `targets are saturated: ${failures.text}; retry later`, {
+        'retry-after': '1',
+      });
+    return rpcError(id, InternalError, `target failed to initialize: ${failures.text}`);
   }
 
   /**
@@ -267,10 +303,13 @@ export class McpSession {
   // Streamable-HTTP targets directly; the SDK client, for stdio and legacy SSE targets, loads with the
   // first snapshot that has one (the runtime awaits it at apply).
   private async connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
+    const modern = this.opts.modern;
     const dial: TargetDial = {
       target: t,
       clientInfo: this.clientInfo,
-      capabilities: this.clientCapabilities,
+      // Targets reached through the SDK client speak 2025 only: no client stream carries their requests.
+      capabilities:
+        modern && !speaksStreamableHttp(t) ? withoutServerRequests(this.clientCapabilities) : this.clientCapabilities,
       events: {
         onNotification: (target, n) => this.fromUpstream(target, n),
         onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
@@ -279,6 +318,7 @@ export class McpSession {
       log: this.log.child({ target: t.name }),
       retry: this.opts.retry,
       resume,
+      modernClient: modern ? { listening: modern.listening } : undefined,
     };
     if (speaksStreamableHttp(t)) return connectHttpTarget(dial);
     return (await loadMcpClient()).connectUpstream(dial);
@@ -291,13 +331,22 @@ export class McpSession {
     return authorize(this.authorizeContext(ctx, mcpContextOf(req)));
   }
 
-  handle(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+  handle(sent: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     this.lastActive = Date.now();
+    // The envelope is the session's (each hop adds its own): rules and processors see one shape in both generations.
+    const req = this.opts.modern && sent.params ? { ...sent, params: withoutEnvelope(sent.params) } : sent;
     this.lastCall = ctx;
     // mcp guardrails: processors see the request after authorization and the result before the client does.
     const guardrails = this.opts.guardrails;
-    if (guardrails) return guardrails.around(req, ctx, this, (r) => this.dispatch(r, ctx));
-    return this.dispatch(req, ctx);
+    const out = guardrails ? guardrails.around(req, ctx, this, (r) => this.dispatch(r, ctx)) : this.dispatch(req, ctx);
+    return this.opts.modern ? out.then((r) => this.modernAnswer(req.method, r)) : out;
+  }
+
+  /** Processors and rules see one shape in both generations; a 2026 client's answer is stamped last. */
+  private modernAnswer(method: string, out: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
+    if (!out || !('result' in out)) return out;
+    const { name, version } = this.opts.serverInfo;
+    return { ...out, result: toModernResult(method, out.result, { name, version }) };
   }
 
   private async dispatch(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
@@ -307,6 +356,10 @@ export class McpSession {
         return { jsonrpc: '2.0', id: req.id, result: {} };
       case 'initialize':
         return rpcError(req.id, InternalError, 'session is already initialized');
+      case 'server/discover':
+        return this.discover(req);
+      case 'subscriptions/listen':
+        return this.listen(req, ctx);
       case 'tools/list':
         return this.list('tools', req, ctx);
       case 'prompts/list':
@@ -322,7 +375,8 @@ export class McpSession {
       case 'resources/read':
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
-        const up = await this.catalog.resolveResource(String(p.uri ?? ''));
+        // A retried read goes straight to the target whose requestState it carries (forward checks it).
+        const up = this.issuerOf(p) ?? (await this.catalog.resolveResource(String(p.uri ?? '')));
         if (!up) return rpcError(req.id, resourceNotFound, `Resource not found: ${String(p.uri ?? '')}`);
         return this.forward(up, req, p, ctx);
       }
@@ -409,9 +463,45 @@ export class McpSession {
     return [...this.upstreams.values()].filter((u) => u.alive);
   }
 
+  /** server/discover: the targets' answers merged (versions intersected, capabilities and extensions combined). */
+  private discover(req: JsonRpcRequest): JsonRpcResponse {
+    const modernTargets = [...this.upstreams.values()].flatMap((u) =>
+      u.supportedVersions ? [u.supportedVersions] : [],
+    );
+    return {
+      jsonrpc: '2.0',
+      id: req.id,
+      result: {
+        supportedVersions: offeredVersions([modernVersion, ...supportedVersions], modernTargets),
+        capabilities: this.mergedCapabilities(),
+        ...this.instructions(),
+      },
+    };
+  }
+
+  /** subscriptions/listen (listen.ts): answered by no result; the stream lasts until the client closes it. */
+  private async listen(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
+    const sink = ctx.sink;
+    const closed = ctx.closed;
+    if (!sink || !closed || this.listener)
+      return rpcError(req.id, InvalidParams, 'subscriptions/listen needs a text/event-stream answer of its own');
+    const filter = (isObject(req.params?.notifications) ? req.params.notifications : {}) as ListenFilter;
+    const listener = (this.listener = new Listen(req.id, sink, filter, this.log));
+    listener.start(this.alive());
+    await Promise.race([listener.acknowledged, closed]);
+    listener.acknowledge();
+    await closed;
+    listener.close();
+    return undefined;
+  }
+
   private mergedCapabilities(): ServerCapabilities {
     const ups = [...this.upstreams.values()].map((u) => u.capabilities);
     const out: ServerCapabilities = {};
+    const extensions = combineKeyed(ups.map((c) => (c as { extensions?: unknown }).extensions));
+    const experimental = combineKeyed(ups.map((c) => c.experimental));
+    if (extensions) (out as { extensions?: unknown }).extensions = extensions;
+    if (experimental) out.experimental = experimental as ServerCapabilities['experimental'];
     if (ups.some((c) => c.tools)) out.tools = { listChanged: true };
     if (ups.some((c) => c.prompts)) out.prompts = { listChanged: true };
     if (ups.some((c) => c.resources))
@@ -514,10 +604,17 @@ export class McpSession {
   private async forward(
     found: Upstream,
     req: JsonRpcRequest,
-    params: Record<string, unknown>,
+    sent: Record<string, unknown>,
     ctx: CallContext,
   ): Promise<JsonRpcResponse | undefined> {
     let up = found;
+    let params = sent;
+    // A 2026 client's retry of a multi round-trip request: the state goes back to the target that issued it.
+    if (this.opts.modern && typeof sent.requestState === 'string') {
+      const continued = this.continuation(up.name, sent.requestState);
+      if (typeof continued === 'string') return rpcError(req.id, InvalidParams, continued);
+      params = { ...sent, ...continued };
+    }
     if (!up.alive) {
       try {
         up = (await this.recovery.live(up.name)) ?? up;
@@ -547,13 +644,21 @@ export class McpSession {
           }
         : undefined;
     try {
-      const result = await up.call(req.method, params, {
+      const opts = {
         cancel,
         timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs,
         onprogress,
         ...(ctx.trace ? { headers: ctx.trace } : {}),
-      });
-      return { jsonrpc: '2.0', id: req.id, result };
+      };
+      let result = await up.call(req.method, params, opts);
+      if (isInputRequired(result)) {
+        // A 2026 client answers the target's questions itself and retries; a 2025 client is asked by the proxy.
+        if (this.opts.modern) {
+          if (typeof result.requestState === 'string')
+            result = { ...result, requestState: wrapRequestState(up.name, result.requestState) };
+        } else result = await this.fulfil(up, req.method, params, result, opts);
+      }
+      return { jsonrpc: '2.0', id: req.id, result: this.opts.modern ? result : toLegacyResult(result) };
     } catch (err) {
       if (err instanceof SessionGone) throw err;
       if (cancel.aborted) return undefined; // cancelled: the spec says no response
@@ -568,7 +673,60 @@ export class McpSession {
     }
   }
 
+  /** The target that issued a 2026 client's requestState, if the session has it. */
+  private issuerOf(p: Record<string, unknown>): Upstream | undefined {
+    if (!this.opts.modern || typeof p.requestState !== 'string') return undefined;
+    const issuer = unwrapRequestState(p.requestState)?.target;
+    return issuer === undefined ? undefined : this.upstreams.get(issuer);
+  }
+
+  /** A retry's `requestState` as the target gave it, or why it is refused (issued for another target, or not by the proxy). */
+  private continuation(target: string, wrapped: string): { requestState: string } | string {
+    const s = unwrapRequestState(wrapped);
+    if (!s) return 'Invalid params: requestState was not issued by this gateway';
+    if (s.target !== target) return `Invalid params: requestState belongs to another target than ${target}`;
+    return { requestState: s.state };
+  }
+
+  /**
+   * A 2026 target asked a 2025 client for input (multi round-trip): the proxy asks the client as that
+   * target's own server-to-client requests (guardrails see them as they would), then retries the call with
+   * the answers and the target's requestState, as many rounds as the target needs up to maxInputRounds.
+   */
+  private async fulfil(
+    up: Upstream,
+    method: string,
+    params: Record<string, unknown>,
+    first: Record<string, unknown>,
+    opts: Parameters<Upstream['call']>[2],
+  ): Promise<Record<string, unknown>> {
+    let result = first;
+    for (let round = 0; isInputRequired(result); round++) {
+      if (round >= maxInputRounds)
+        throw new RpcError(InternalError, `asked for input more than ${maxInputRounds} times in one call`);
+      const asks = isObject(result.inputRequests) ? result.inputRequests : {};
+      const answers: Record<string, unknown> = {};
+      for (const [key, ask] of Object.entries(asks)) {
+        if (!isObject(ask) || typeof ask.method !== 'string') continue;
+        const r = {
+          jsonrpc: '2.0' as const,
+          id: key,
+          method: ask.method,
+          ...(isObject(ask.params) ? { params: ask.params } : {}),
+        };
+        answers[key] = await this.fromTarget(up.name, r, opts.cancel?.signal ?? new AbortController().signal);
+      }
+      const state = typeof result.requestState === 'string' ? { requestState: result.requestState } : {};
+      result = await up.call(method, { ...params, inputResponses: answers, ...state }, opts);
+    }
+    return result;
+  }
+
   private fromUpstream(target: string, n: Notification): void {
+    if (this.listener) {
+      this.listener.deliver(target, n);
+      return;
+    }
     if (n.method.endsWith('/list_changed')) {
       const kind = n.method.split('/')[1];
       if (kind === 'tools' || kind === 'prompts') this.catalog.forget(kind);

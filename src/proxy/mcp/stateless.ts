@@ -1,12 +1,23 @@
-// Stateless session routing (McpBackend.session_routing STATELESS): the proxy holds nothing between
-// requests. Each POST gets a throwaway session whose target connections are opened for it and
-// ended after it (DELETE to streamable-HTTP targets), so any proxy replica can serve any request and
-// each request may reach any target replica. No mcp-session-id is handed out; GET and DELETE get 405.
+// Sessions that live for one POST. Stateless session routing (McpBackend.session_routing STATELESS): the
+// proxy holds nothing between requests. Each POST gets a throwaway session whose target connections are
+// opened for it and ended after it (DELETE to streamable-HTTP targets), so any proxy replica can serve any
+// request and each request may reach any target replica. No mcp-session-id is handed out; GET and DELETE
+// get 405. A 2026-07-28 client's requests (on any route) are served the same way: `modernSession`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson } from '../http/http-error.js';
+import { sendError, sendJson, sendProxyError } from '../http/http-error.js';
+import { ProxyError } from '../proxy-error.js';
 import { type JsonRpcMessage, isRequest, rpcError } from './jsonrpc.js';
+import {
+  HeaderMismatch,
+  UnsupportedProtocolVersion,
+  claimedVersion,
+  envelopeOf,
+  headerMismatch,
+  modernVersion,
+} from './modern.js';
 import type { EndpointContext, McpRoute } from './route.js';
 import { McpSession, supportedVersions } from './session.js';
+import { sessionOptions } from './session-resume.js';
 
 export function isStateless(route: McpRoute): boolean {
   return route.backend.sessionRouting === 'STATELESS';
@@ -57,4 +68,64 @@ export async function statelessSession(
     return undefined;
   }
   return session;
+}
+
+/**
+ * The session serving one request of a 2026-07-28 client, or undefined when the answer was already sent:
+ * the envelope stands in for initialize, the routing headers are checked against the body (HeaderMismatch,
+ * HTTP 400), and each target is reached in its own generation (http-target.ts: server/discover, else a
+ * 2025 session initialized for this request and ended after it).
+ */
+export async function modernSession(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  ctx: EndpointContext,
+  m: JsonRpcMessage,
+): Promise<McpSession | undefined> {
+  // A notification needs no target: its session connects nothing and only takes the notification.
+  const bare = {
+    envelope: {
+      protocolVersion: modernVersion,
+      clientCapabilities: {},
+      clientInfo: { name: 'gw-client', version: '0' },
+    },
+    listening: false,
+  };
+  if (!isRequest(m)) return new McpSession({ ...sessionOptions(route, ctx, '', true), modern: bare });
+  const envelope = envelopeOf(m);
+  if ('error' in envelope) {
+    sendJson(res, 400, envelope);
+    return undefined;
+  }
+  if (envelope.protocolVersion !== modernVersion) {
+    const supported = [modernVersion, ...supportedVersions];
+    sendJson(
+      res,
+      400,
+      rpcError(m.id, UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.protocolVersion}`, {
+        supported,
+        requested: envelope.protocolVersion,
+      }),
+    );
+    return undefined;
+  }
+  // A claim-less server/discover (a probe) has no claim for the headers to agree with.
+  const mismatch =
+    claimedVersion(m) !== undefined ? headerMismatch(m, req.headers, envelope.protocolVersion) : undefined;
+  if (mismatch !== undefined) {
+    sendJson(res, 400, rpcError(m.id, HeaderMismatch, `Bad Request: ${mismatch}`));
+    return undefined;
+  }
+  const modern = { envelope, listening: m.method === 'subscriptions/listen' };
+  const session = new McpSession({ ...sessionOptions(route, ctx, '', true), modern });
+  try {
+    const failed = await session.connect(m.id);
+    if (!failed) return session;
+    sendJson(res, 200, failed);
+  } catch (err) {
+    if (!(err instanceof ProxyError)) throw err;
+    sendProxyError(res, err); // only busy targets failed: 503 with Retry-After
+  }
+  return undefined;
 }

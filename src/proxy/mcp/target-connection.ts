@@ -27,6 +27,8 @@ export interface Upstream {
   /** A notification from the client session to the target (roots/list_changed). */
   notify(method: string): Promise<void>;
   capabilities: ServerCapabilities;
+  /** The versions a target of 2026-07-28 offers (server/discover); unset for a 2025 target. */
+  supportedVersions?: string[] | undefined;
   serverInfo: Implementation | undefined;
   instructions: string | undefined;
   alive: boolean;
@@ -55,4 +57,10 @@ export interface TargetDial {
   log: Logger;
   retry?: RetryPlan | undefined;
   resume?: ResumeAt | undefined;
+  /**
+   * The client speaks 2026-07-28 (one request at a time, nothing held): a 2025 target gets no GET stream
+   * unless the request is a subscriptions/listen, and is initialized without sampling, elicitation or roots,
+   * since no client stream is there to carry the target's own requests.
+   */
+  modernClient?: { listening: boolean } | undefined;
 }

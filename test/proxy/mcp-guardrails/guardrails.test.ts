@@ -2,13 +2,14 @@
 // client in front, a real SDK MCP server behind, and a real processor speaking the contract of
 // docs/mcp-guardrails.md on loopback.
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
 import { GuardrailUnavailable, type ProcessorRequest } from '../../../src/proxy/mcp/guardrails/index.js';
 import { freePort } from '../ports.js';
 import { connectClient, textOf } from '../harness.js';
+import { connectModernClient } from '../modern-client.js';
 import { gatewayWithStaticBackend, translatedIr } from '../translated-ir.js';
 import { capturingLogger, prefixRoutes, startProcessor, startTarget, type Running } from './servers.js';
 
@@ -144,13 +145,31 @@ async function rejection(p: Promise<unknown>): Promise<McpError> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(McpError);
+  // The 1.x client throws McpError, the 2.4 client its ProtocolError: both carry code, message and data.
+  expect(err).toBeInstanceOf(Error);
+  expect(typeof (err as { code?: unknown }).code).toBe('number');
   return err as McpError;
 }
 
-describe('MCP guardrail processors on a translated route', () => {
+// The same cases for a 2025 client (a session) and a 2026-07-28 client (stateless, no session id).
+const generations = [
+  { generation: '2025-11-25', connect: connectClient, sealed: true },
+  {
+    generation: '2026-07-28',
+    connect: (url: string, _caps?: object, headers?: Record<string, string>) => connectModernClient(url, headers),
+    sealed: false,
+  },
+];
+
+describe.each(generations)('MCP guardrail processors on a translated route ($generation)', ({ connect, sealed }) => {
+  beforeAll(() => {
+    // Each generation starts from what it alone made the processor and the target see.
+    processor.seen.length = 0;
+    target.calls.length = 0;
+  });
+
   it('rejects a tools/call the processor refuses with its JSON-RPC error, and the target never sees it', async () => {
-    const { client } = await connectClient(`${base}/guarded`);
+    const { client } = await connect(`${base}/guarded`);
     const err = await rejection(client.callTool({ name: 'delete_file', arguments: { path: '/etc' } }));
     expect(err.code).toBe(-32099);
     expect(err.message).toContain('tool delete_file is not allowed here');
@@ -160,7 +179,7 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('forwards the params a processor modified and returns the result it modified', async () => {
-    const { client } = await connectClient(`${base}/guarded`);
+    const { client } = await connect(`${base}/guarded`);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'rewrite-me' } }))).toBe('echo:rewritten');
     expect(target.calls).toContainEqual({ name: 'echo', args: { text: 'rewritten' } });
     expect(textOf(await client.callTool({ name: 'read_note', arguments: {} }))).toBe(
@@ -170,13 +189,13 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('runs the response phase of tools/list on the merged list', async () => {
-    const { client } = await connectClient(`${base}/guarded`);
+    const { client } = await connect(`${base}/guarded`);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['echo', 'read_note']);
     await client.close();
   });
 
   it('sends evaluated metadata and only allowed headers, case-insensitively, with disallowed winning', async () => {
-    const { client } = await connectClient(
+    const { client } = await connect(
       `${base}/guarded`,
       {},
       { 'X-Tenant': 'blue', Authorization: secretToken, 'X-Other': 'no' },
@@ -188,7 +207,9 @@ describe('MCP guardrail processors on a translated route', () => {
     // jwt.sub cannot be evaluated without a token: that entry is left out, the call goes on.
     expect(asked?.metadata).toEqual({ route: 'guarded', tool: 'echo', tenant: 'blue' });
     expect(Object.keys(asked?.headers ?? {}).sort()).toEqual([':authority', 'x-tenant']);
-    expect(asked?.sessionId).toMatch(/^[A-Za-z0-9_-]{60,}$/); // the sealed session id (session-seal.ts)
+    // The sealed session id (session-seal.ts); a 2026 client has none.
+    if (sealed) expect(asked?.sessionId).toMatch(/^[A-Za-z0-9_-]{60,}$/);
+    else expect(asked?.sessionId ?? '').toBe('');
     expect(asked?.version).toBe('gw.dev/mcp-guardrails/v1');
     await client.close();
   });
@@ -200,7 +221,7 @@ describe('MCP guardrail processors on a translated route', () => {
       .setIssuedAt()
       .setExpirationTime('5m')
       .sign(signingKey);
-    const { client } = await connectClient(`${base}/jwt`, {}, { Authorization: `Bearer ${token}` });
+    const { client } = await connect(`${base}/jwt`, {}, { Authorization: `Bearer ${token}` });
     await client.callTool({ name: 'echo', arguments: { text: 'who' } });
     expect(seenBy('jwt').at(-1)?.metadata).toEqual({ route: 'jwt', user: 'alice', groups: ['ops', 'dev'] });
     expect(logs.lines.join('\n')).not.toContain(token);
@@ -208,7 +229,7 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('forwards every header and pseudo-header, Authorization included, when no allowed list is set', async () => {
-    const { client } = await connectClient(`${base}/allheaders`, {}, { Authorization: secretToken });
+    const { client } = await connect(`${base}/allheaders`, {}, { Authorization: secretToken });
     await client.callTool({ name: 'echo', arguments: { text: 'all' } });
     const asked = seenBy('all').at(-1);
     expect(asked?.headers.authorization).toBe(secretToken);
@@ -219,12 +240,12 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('picks the most specific method pattern, bypasses Off and never sends ping', async () => {
-    const { client } = await connectClient(`${base}/patterns`);
+    const { client } = await connect(`${base}/patterns`);
     await client.callTool({ name: 'echo', arguments: { text: 'x' } }); // tools/call: Off (exact beats tools/*)
     await client.listTools(); // tools/* (longer literal) beats */list: Request only
     await client.listPrompts(); // */list: Response only
     await client.getPrompt({ name: 'greet', arguments: { who: 'ann' } }); // *: Full
-    await client.ping();
+    if (sealed) await client.ping(); // 2026-07-28 has no ping
     expect(seenBy('patterns').map((s) => `${s.method} ${s.phase}`)).toEqual([
       'tools/list request',
       'prompts/list response',
@@ -235,7 +256,7 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('stops the chain at the first rejection and passes modified params to the next processor', async () => {
-    const { client } = await connectClient(`${base}/chain`);
+    const { client } = await connect(`${base}/chain`);
     await rejection(client.callTool({ name: 'delete_file', arguments: { path: '/x' } }));
     expect(seenBy('chain-1').map((s) => s.params.name)).toEqual(['delete_file']);
     expect(seenBy('chain-2')).toEqual([]);
@@ -248,7 +269,7 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it("asks processors only about calls the route's authorization allowed", async () => {
-    const { client } = await connectClient(`${base}/authz`);
+    const { client } = await connect(`${base}/authz`);
     await expect(client.callTool({ name: 'read_note', arguments: {} })).rejects.toThrow(
       /an authorization rule denies this request/,
     );
@@ -258,7 +279,7 @@ describe('MCP guardrail processors on a translated route', () => {
   });
 
   it('guards stateless routes too', async () => {
-    const { client } = await connectClient(`${base}/stateless`);
+    const { client } = await connect(`${base}/stateless`);
     const err = await rejection(client.callTool({ name: 'delete_file', arguments: { path: '/x' } }));
     expect(err.code).toBe(-32099);
     await client.close();

@@ -76,8 +76,9 @@ type Step =
   { kind: 'pass' } | { kind: 'modify'; value: Record<string, unknown> } | { kind: 'reject'; error: RpcErrorBody };
 
 // Liveness checks carry no content; sending each keep-alive ping to every `*` processor only adds load.
-// `notifications/initialized` belongs to the handshake, which is not guarded (docs/mcp-guardrails.md).
-const neverGuarded = new Set(['ping', 'notifications/initialized']);
+// `notifications/initialized` and `server/discover` (a 2026 client's initialize) belong to the handshake,
+// which is not guarded (docs/mcp-guardrails.md).
+const neverGuarded = new Set(['ping', 'notifications/initialized', 'server/discover']);
 
 /** One message as processors see it; `value` is what a modify verdict replaces. */
 interface Message {
