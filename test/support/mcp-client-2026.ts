@@ -16,10 +16,9 @@ export async function connect2026(
     { capabilities: { elicitation: {} }, versionNegotiation: { mode } },
   );
   client.setRequestHandler('elicitation/create', (req) => {
-    const props = Object.keys(
-      (req.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {},
-    );
-    return { action: 'accept', content: props.includes('color') ? { color: 'teal' } : { name: 'Ada' } };
+    const asked = 'requestedSchema' in req.params ? Object.keys(req.params.requestedSchema.properties) : [];
+    const content: Record<string, string> = asked.includes('color') ? { color: 'teal' } : { name: 'Ada' };
+    return { action: 'accept', content };
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), fetchImpl ? { fetch: fetchImpl } : {}));
   return client;
