@@ -30,13 +30,19 @@ export class ClientMetadataError extends Error {}
 export function isMetadataDocumentUrl(clientId: string): boolean {
   if (!clientId.startsWith('https://') || !URL.canParse(clientId)) return false;
   const u = new URL(clientId);
-  const segments = clientId.slice(u.origin.length).split(/[?#]/)[0]?.split('/') ?? [];
+  // Dot segments are looked for in the text as sent: URL parsing has already resolved them away.
+  const rest = clientId.slice('https://'.length);
+  const segments =
+    rest
+      .slice(Math.max(rest.indexOf('/'), 0))
+      .split(/[?#]/)[0]
+      ?.split('/') ?? [];
   return (
     u.pathname !== '/' &&
     u.username === '' &&
     u.password === '' &&
     !clientId.includes('#') &&
-    !segments.some((s) => s === '.' || s === '..')
+    !segments.some((s) => ['.', '..'].includes(s.toLowerCase().replaceAll('%2e', '.')))
   );
 }
 
