@@ -222,14 +222,17 @@ describe('Client ID Metadata Documents through the IdpF bridge', () => {
     expect(gw.upstream.slice(before).some((u) => u.url.endsWith('/token'))).toBe(false);
   });
 
-  it('refuses a document on a loopback address when no allow-list permits it (SSRF)', async () => {
+  it('refuses a document on a loopback address, by literal or by a name resolving there, without the allow-list (SSRF)', async () => {
     configure(isPublicAddress);
     try {
-      const res = await authorize(docUrl('good'));
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as { error_description: string }).error_description).toBe(
-        'client_id: the client metadata document URL points at an address that is not public',
-      );
+      // The name's check happens in the connection's own lookup: without it TLS would fail on the name instead.
+      for (const url of [docUrl('good'), docUrl('good').replace('127.0.0.1', 'localhost')]) {
+        const res = await authorize(url);
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { error_description: string }).error_description).toBe(
+          'client_id: the client metadata document URL points at an address that is not public',
+        );
+      }
     } finally {
       configure();
     }
