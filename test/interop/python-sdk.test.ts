@@ -65,6 +65,8 @@ describe('Python SDK 2.3 and TypeScript SDK 2.4 through one multiplexed Gw route
         expect(names).toEqual(expect.arrayContaining(['py_echo', 'ts_test_simple_text']));
         expect(textOf(await client.callTool({ name: 'py_echo', arguments: { text: 'from ts' } }))).toBe('py:from ts');
         expect(textOf(await client.callTool({ name: 'ts_test_simple_text', arguments: {} }))).toBe(simpleText);
+        const prompt = await client.getPrompt({ name: 'py_greet', arguments: { who: 'ts' } });
+        expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Hello ts from py' });
         // Gw answers server/discover, so the probing mode settles on the new revision as the pinned one does.
         const expected = mode === 'legacy' ? ['2025-03-26', '2025-06-18', '2025-11-25'] : ['2026-07-28'];
         expect(expected).toContain(client.getNegotiatedProtocolVersion());

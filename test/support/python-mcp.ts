@@ -14,7 +14,7 @@ export async function pythonMcp(): Promise<string> {
   return (await run('bash', [join(repo, 'scripts/python-mcp.sh')], { timeout: 300_000 })).stdout.trim();
 }
 
-/** A Python SDK server (tools `echo`, `protocol`; prompt `greet`) whose echo answers `<name>:<text>`. */
+/** A Python SDK server (tool `echo`, prompt `greet`) whose echo answers `<name>:<text>`. */
 export function startPythonServer(python: string, name: string): Promise<UrlServer> {
   return startUrlServer(python, [join(programs, 'mcp_server.py'), name]);
 }
