@@ -25,11 +25,15 @@ export interface EndpointDeps {
  */
 async function providerClientId(
   d: EndpointDeps,
-  clientId: string | null,
-  redirectUri: string | null,
+  params: URLSearchParams,
   redirectRequired: boolean,
 ): Promise<{ clientId: string | null } | { refused: string }> {
+  const clientId = params.get('client_id');
   if (!d.documents || clientId === null || !isMetadataDocumentUrl(clientId)) return { clientId };
+  // What is checked must be what the provider gets: a repeated parameter could carry a second, unchecked value.
+  if (params.getAll('client_id').length > 1 || params.getAll('redirect_uri').length > 1)
+    return { refused: 'client_id and redirect_uri must not be repeated' };
+  const redirectUri = params.get('redirect_uri');
   if (redirectRequired && redirectUri === null)
     return { refused: 'redirect_uri is required with a client metadata document' };
   try {
@@ -164,7 +168,7 @@ export async function handleAuthorize(req: IncomingMessage, res: ServerResponse,
   }
   const incoming = new URL(req.url ?? '/', 'http://gateway');
   const q = incoming.searchParams;
-  const client = await providerClientId(d, q.get('client_id'), q.get('redirect_uri'), true);
+  const client = await providerClientId(d, q, true);
   if ('refused' in client) {
     sendError(res, 'invalid_request', `client_id: ${client.refused}`, corsHeaders);
     return;
@@ -198,13 +202,7 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, d: 
     return;
   }
   form.delete('resource');
-  const grant = form.get('grant_type');
-  const client = await providerClientId(
-    d,
-    form.get('client_id'),
-    form.get('redirect_uri'),
-    grant === 'authorization_code',
-  );
+  const client = await providerClientId(d, form, form.get('grant_type') === 'authorization_code');
   if ('refused' in client) {
     sendError(res, 'invalid_client', `client_id: ${client.refused}`, corsHeaders);
     return;

@@ -193,6 +193,18 @@ describe('Client ID Metadata Documents through the IdpF bridge', () => {
     });
   });
 
+  it('refuses a repeated redirect_uri, whose second value the document never vouched for', async () => {
+    const query = new URLSearchParams({ client_id: docUrl('good'), redirect_uri: redirectUrl, response_type: 'code' });
+    query.append('redirect_uri', 'https://attacker.example/cb');
+    const res = await fetch(`${gw.origin}/.well-known/oauth-authorization-server/authorize?${query}`, {
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error_description: string }).error_description).toBe(
+      'client_id: client_id and redirect_uri must not be repeated',
+    );
+  });
+
   const refused: Array<[string, string]> = [
     ['other-id', 'the client metadata document does not name its own URL as client_id'],
     ['large', 'the client metadata document is larger than 5120 bytes'],
