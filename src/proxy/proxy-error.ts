@@ -13,6 +13,7 @@ export const errorStatus = {
   invalid_redirect_uri: 400,
   unauthorized: 401,
   invalid_token: 401,
+  invalid_client: 401,
   invalid_credentials: 401,
   invalid_api_key: 401,
   forbidden: 403,

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ProblemError } from '../../problem.js';
+import { createClientMetadataDocuments, type DocumentDeps } from './client-metadata.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
 import { baseUrl, corsHeaders, sendError, sendJson, sendPreflight } from './http.js';
 import {
@@ -56,6 +57,8 @@ export interface McpAuthDeps {
   jwksCooldownMs?: number;
   /** Named as the source of configuration problems (file name, object); default `config`. */
   source?: string;
+  /** Tests only: where Client ID Metadata Documents may be fetched from (default public addresses) and a CA. */
+  metadataDocuments?: Pick<DocumentDeps, 'allowAddress' | 'ca'>;
 }
 
 const where = 'mcp.policies.mcpAuthentication';
@@ -100,7 +103,11 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
     { ...deps, log, source: deps.source ?? 'config' },
   );
   const location = settings.location ?? bearer;
+  // Only IdpF's authorize and token go through the gateway, so only there can it accept a document client id.
+  const documents =
+    plan.kind === 'idpf' ? createClientMetadataDocuments({ now, log, ...deps.metadataDocuments }) : undefined;
   const endpointDeps: EndpointDeps = {
+    documents,
     settings,
     plan,
     fetch: doFetch,
@@ -143,7 +150,8 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
       return result instanceof Promise ? result.then((r) => settle(req, res, r)) : settle(req, res, result);
     },
     close() {
-      // Nothing holds sockets or timers: caches are plain maps that go with this object.
+      // The document fetcher's keep-alive sockets are the only resource; caches are plain maps.
+      void documents?.close();
     },
   };
 }

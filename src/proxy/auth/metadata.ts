@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { McpAuthSettings } from './settings.js';
 import type { ProviderPlan } from './provider.js';
 
-export const mcpProtocolVersion = '2025-06-18';
+/** The newest MCP revision the gateway serves (2025-era clients are served on the same endpoint). */
+export const mcpProtocolVersion = '2026-07-28';
 
 /** Gateway-owned OAuth endpoints live under one prefix so they never collide with routed MCP paths. */
 export const oauthPrefix = '/.well-known/oauth-authorization-server';
@@ -28,7 +29,11 @@ export function protectedResourceMetadata(s: McpAuthSettings, base: string): Rec
   };
 }
 
-/** Rewrites the provider's document: our registration endpoint, and for IdpF our authorize / token proxies. */
+/**
+ * Rewrites the provider's document: our registration endpoint, and for IdpF our authorize / token proxies,
+ * which also accept Client ID Metadata Documents. Elsewhere clients meet the provider's own authorize endpoint,
+ * so its own `client_id_metadata_document_supported` (or none) is what holds.
+ */
 export function authorizationServerMetadata(
   plan: ProviderPlan,
   upstream: Record<string, unknown>,
@@ -39,6 +44,7 @@ export function authorizationServerMetadata(
     doc.authorization_endpoint = `${base}${authorizePath}`;
     doc.token_endpoint = `${base}${tokenPath}`;
     doc.code_challenge_methods_supported = ['S256'];
+    doc.client_id_metadata_document_supported = true;
   }
   if (!Array.isArray(doc.response_types_supported)) doc.response_types_supported = ['code'];
   return Object.fromEntries(Object.entries(doc).sort(([a], [b]) => a.localeCompare(b)));

@@ -2,6 +2,7 @@
 // and token proxies that strip `resource` and attach the gateway's own client secret.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { ClientMetadataError, isMetadataDocumentUrl, type ClientMetadataDocuments } from './client-metadata.js';
 import { BodyError, corsHeaders, readBody, sendError, sendJson } from './http.js';
 import type { ProviderPlan } from './provider.js';
 import type { McpAuthSettings } from './settings.js';
@@ -13,6 +14,37 @@ export interface EndpointDeps {
   now: () => number;
   log: Logger;
   upstreamEndpoint(name: 'authorization_endpoint' | 'token_endpoint'): Promise<string>;
+  /** Client ID Metadata Documents, where the gateway proxies authorize and token (IdpF). */
+  documents?: ClientMetadataDocuments;
+}
+
+/**
+ * For a client id that is a metadata document URL: checks the document and the redirect URI (it must be listed;
+ * authorize and the authorization_code grant must send one) and answers the configured clientId to send the
+ * provider in its place, or why the client cannot be used. Other client ids pass unchanged.
+ */
+async function providerClientId(
+  d: EndpointDeps,
+  params: URLSearchParams,
+  redirectRequired: boolean,
+): Promise<{ clientId: string | null } | { refused: string }> {
+  const clientId = params.get('client_id');
+  if (!d.documents || clientId === null || !isMetadataDocumentUrl(clientId)) return { clientId };
+  // What is checked must be what the provider gets: a repeated parameter could carry a second, unchecked value.
+  if (params.getAll('client_id').length > 1 || params.getAll('redirect_uri').length > 1)
+    return { refused: 'client_id and redirect_uri must not be repeated' };
+  const redirectUri = params.get('redirect_uri');
+  if (redirectRequired && redirectUri === null)
+    return { refused: 'redirect_uri is required with a client metadata document' };
+  try {
+    const doc = await d.documents.get(clientId);
+    if (redirectUri !== null && !doc.redirectUris.includes(redirectUri))
+      return { refused: 'redirect_uri is not listed in the client metadata document' };
+  } catch (err) {
+    if (err instanceof ClientMetadataError) return { refused: err.message };
+    throw err;
+  }
+  return { clientId: d.settings.clientId ?? null };
 }
 
 /** Removes every occurrence of the configured secret from text that leaves the gateway. */
@@ -121,7 +153,11 @@ function registrationAnswer(
   };
 }
 
-/** Redirects to the provider's authorize endpoint with `resource` removed (IdpF rejects it next to v2 scopes). */
+/**
+ * Redirects to the provider's authorize endpoint with `resource` removed (IdpF rejects it next to v2 scopes) and
+ * a metadata-document client id replaced by the configured one. A client that cannot be used is told so here,
+ * never redirected (RFC 6749 §4.1.2.1).
+ */
 export async function handleAuthorize(req: IncomingMessage, res: ServerResponse, d: EndpointDeps): Promise<void> {
   let target: URL;
   try {
@@ -131,7 +167,16 @@ export async function handleAuthorize(req: IncomingMessage, res: ServerResponse,
     return;
   }
   const incoming = new URL(req.url ?? '/', 'http://gateway');
-  for (const [k, v] of incoming.searchParams) if (k !== 'resource') target.searchParams.append(k, v);
+  const q = incoming.searchParams;
+  const client = await providerClientId(d, q, true);
+  if ('refused' in client) {
+    sendError(res, 'invalid_request', `client_id: ${client.refused}`, corsHeaders);
+    return;
+  }
+  for (const [k, v] of q) {
+    if (k === 'resource') continue;
+    target.searchParams.append(k, k === 'client_id' ? (client.clientId ?? v) : v);
+  }
   res.writeHead(302, { location: target.toString(), 'cache-control': 'no-store' });
   res.end();
 }
@@ -157,6 +202,12 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, d: 
     return;
   }
   form.delete('resource');
+  const client = await providerClientId(d, form, form.get('grant_type') === 'authorization_code');
+  if ('refused' in client) {
+    sendError(res, 'invalid_client', `client_id: ${client.refused}`, corsHeaders);
+    return;
+  }
+  if (client.clientId !== null) form.set('client_id', client.clientId);
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded',
     accept: 'application/json',

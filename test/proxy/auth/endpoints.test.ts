@@ -55,7 +55,7 @@ describe('with resourceMetadata.resource set', () => {
       expect(await res.json()).toStrictEqual({
         resource: 'https://gw.example.com/mcp',
         authorization_servers: ['https://gw.example.com/mcp'],
-        mcp_protocol_version: '2025-06-18',
+        mcp_protocol_version: '2026-07-28',
         resource_type: 'mcp-server',
         bearer_methods_supported: ['header'],
         scopes_supported: ['api://x/mcp.tools'],

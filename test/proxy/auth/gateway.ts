@@ -7,12 +7,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { createLogger } from '../../../src/log.js';
-import { createMcpAuth, type Authorizer, type McpAuth, type McpAuthSettings } from '../../../src/proxy/auth/index.js';
+import {
+  createMcpAuth,
+  type Authorizer,
+  type McpAuth,
+  type McpAuthDeps,
+  type McpAuthSettings,
+} from '../../../src/proxy/auth/index.js';
 
 export interface GatewayOptions {
   authorizer?: Authorizer;
   now?: () => number;
   jwksCooldownMs?: number;
+  metadataDocuments?: McpAuthDeps['metadataDocuments'];
 }
 
 export interface TestGateway {
@@ -121,7 +128,13 @@ export async function startGateway(): Promise<TestGateway> {
       opts = o;
       auth = createMcpAuth(
         { ...settings, mcpPath },
-        { log, fetch: recordingFetch, now: o.now, jwksCooldownMs: o.jwksCooldownMs },
+        {
+          log,
+          fetch: recordingFetch,
+          now: o.now,
+          jwksCooldownMs: o.jwksCooldownMs,
+          metadataDocuments: o.metadataDocuments,
+        },
       );
       return auth;
     },
