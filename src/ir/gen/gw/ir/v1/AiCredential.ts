@@ -3,6 +3,8 @@
 import type { AwsCredential as _gw_ir_v1_AwsCredential, AwsCredential__Output as _gw_ir_v1_AwsCredential__Output } from '../../../gw/ir/v1/AwsCredential.js';
 import type { AzureCredential as _gw_ir_v1_AzureCredential, AzureCredential__Output as _gw_ir_v1_AzureCredential__Output } from '../../../gw/ir/v1/AzureCredential.js';
 import type { GcpCredential as _gw_ir_v1_GcpCredential, GcpCredential__Output as _gw_ir_v1_GcpCredential__Output } from '../../../gw/ir/v1/GcpCredential.js';
+import type { TokenExchangeCredential as _gw_ir_v1_TokenExchangeCredential, TokenExchangeCredential__Output as _gw_ir_v1_TokenExchangeCredential__Output } from '../../../gw/ir/v1/TokenExchangeCredential.js';
+import type { JwtSignCredential as _gw_ir_v1_JwtSignCredential, JwtSignCredential__Output as _gw_ir_v1_JwtSignCredential__Output } from '../../../gw/ir/v1/JwtSignCredential.js';
 
 /**
  * An upstream LLM credential: of an AI backend edge (ir.proto AiProviderEdge) or of a GwModel provider.
@@ -33,7 +35,15 @@ export interface AiCredential {
    * `auth.gcp`: a Google OAuth2 access token from a service account's signed JWT assertion.
    */
   'gcp'?: (_gw_ir_v1_GcpCredential | null);
-  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp";
+  /**
+   * `auth.oauthTokenExchange`: a token from an RFC 8693 / RFC 7523 exchange per subject (backend_identity.proto).
+   */
+  'tokenExchange'?: (_gw_ir_v1_TokenExchangeCredential | null);
+  /**
+   * `auth.jwtSign`: a JWT the proxy signs with a key of its own.
+   */
+  'jwtSign'?: (_gw_ir_v1_JwtSignCredential | null);
+  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp"|"tokenExchange"|"jwtSign";
 }
 
 /**
@@ -65,5 +75,13 @@ export interface AiCredential__Output {
    * `auth.gcp`: a Google OAuth2 access token from a service account's signed JWT assertion.
    */
   'gcp'?: (_gw_ir_v1_GcpCredential__Output | null);
-  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp";
+  /**
+   * `auth.oauthTokenExchange`: a token from an RFC 8693 / RFC 7523 exchange per subject (backend_identity.proto).
+   */
+  'tokenExchange'?: (_gw_ir_v1_TokenExchangeCredential__Output | null);
+  /**
+   * `auth.jwtSign`: a JWT the proxy signs with a key of its own.
+   */
+  'jwtSign'?: (_gw_ir_v1_JwtSignCredential__Output | null);
+  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp"|"tokenExchange"|"jwtSign";
 }
