@@ -15,6 +15,11 @@ import {
 } from '../support/oidc/token-exchange.js';
 import { issueLeaf, testCa } from '../support/test-certs.js';
 import { seen, startAuthBench, type AuthBench } from './http-auth-harness.js';
+import { trafficManifests, type TrafficCase } from './traffic-manifests.js';
+import { parseManifests } from '../../src/controller/local/manifests.js';
+import { explainRoute, renderExplanation } from '../../src/translate/status/explain.js';
+import { translateAll } from '../../src/translate/state.js';
+import { createStore, putObject } from '../../src/translate/objects/store.js';
 
 const ISSUER = 'https://users.example';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -34,6 +39,8 @@ describe('backend identities: token exchange and signed JWTs', () => {
     .privateKey.export({ type: 'sec1', format: 'pem' })
     .toString();
   let client: { cert: string; key: string };
+  let cases: TrafficCase[] = [];
+  let extra = '';
 
   /** A user (or agent) token from the IdP both the gateway and the authorization server trust. */
   const userToken = (sub: string, claims: Record<string, unknown> = {}): Promise<string> =>
@@ -72,57 +79,66 @@ describe('backend identities: token exchange and signed JWTs', () => {
     const exchange = (extra: string): string =>
       `${jwt}\n  backend: {auth: {oauthTokenExchange: {url: "${as.origin}", path: /as/token, ${extra}}}}`;
     const basic = `clientAuth: {clientId: gw-basic, secretRef: {name: as-basic}}`;
-    bench = await startAuthBench(
-      [
-        { name: 'basic', traffic: exchange(`audiences: [tools], scopes: [tools.read], ${basic}`) },
-        {
-          name: 'post',
-          traffic: exchange(
-            `clientAuth: {clientId: gw-post, method: ClientSecretPost, secretRef: {name: as-post}}, additionalParams: {tenant: 'jwt.sub + "-tenant"'}`,
-          ),
-        },
-        {
-          name: 'pkjwt',
-          traffic: exchange(
-            `clientAuth: {clientId: gw-pkjwt, method: PrivateKeyJwt, privateKeyJwt: {signingKeyRef: {name: as-client}, certificateRef: {name: as-client}, certificateHeader: x5c, kid: gw-1, assertionAudience: "${as.issuer}"}}`,
-          ),
-        },
-        {
-          name: 'thumb',
-          traffic: exchange(
-            `clientAuth: {clientId: gw-pkjwt, method: PrivateKeyJwt, privateKeyJwt: {signingKeyRef: {name: as-client}, certificateRef: {name: as-client}, certificateHeader: "x5t#S256", kid: gw-1, assertionAudience: "${as.issuer}"}}`,
-          ),
-        },
-        {
-          name: 'actor',
-          traffic: exchange(
-            `${basic}, actorToken: {source: 'request.headers["x-agent-token"]', mayAct: Required}, location: {header: {name: x-tool-token, prefix: "Token "}}`,
-          ),
-        },
-        { name: 'bearer', traffic: exchange(`grantType: JwtBearer, scopes: [tools.read], ${basic}`) },
-        { name: 'wrongsecret', traffic: exchange(`clientAuth: {clientId: gw-basic, secretRef: {name: as-post}}`) },
-        {
-          name: 'down',
-          traffic: `${jwt}\n  backend: {auth: {oauthTokenExchange: {url: "http://127.0.0.1:1", ${basic}}}}`,
-        },
-        {
-          name: 'signed',
-          traffic: `{}\n  backend: {auth: {jwtSign: {signingKeyRef: {name: signer-rsa}, kid: k-rsa, claims: {iss: gw, aud: tools}, ttl: 120s}}}`,
-        },
-        {
-          name: 'signedec',
-          traffic: `{}\n  backend: {auth: {jwtSign: {signingKeyRef: {name: signer-ec}, alg: ES384, claims: {iss: gw}, location: {queryParameter: {name: assertion}}}}}`,
-        },
-      ],
-      [
-        secret('as-basic', { clientSecret: BASIC_SECRET }),
-        secret('as-post', { clientSecret: POST_SECRET }),
-        secret('as-client', { signingKey: client.key, 'tls.crt': client.cert }),
-        secret('signer-rsa', { signingKey: rsaPem }),
-        secret('signer-ec', { signingKey: ecPem }),
-      ].join('---\n'),
-      { clock: () => now },
-    );
+    cases = [
+      { name: 'basic', traffic: exchange(`audiences: [tools], scopes: [tools.read], ${basic}`) },
+      {
+        name: 'post',
+        traffic: exchange(
+          `clientAuth: {clientId: gw-post, method: ClientSecretPost, secretRef: {name: as-post}}, additionalParams: {tenant: 'jwt.sub + "-tenant"'}`,
+        ),
+      },
+      {
+        name: 'pkjwt',
+        traffic: exchange(
+          `clientAuth: {clientId: gw-pkjwt, method: PrivateKeyJwt, privateKeyJwt: {signingKeyRef: {name: as-client}, certificateRef: {name: as-client}, certificateHeader: x5c, kid: gw-1, assertionAudience: "${as.issuer}"}}`,
+        ),
+      },
+      {
+        name: 'thumb',
+        traffic: exchange(
+          `clientAuth: {clientId: gw-pkjwt, method: PrivateKeyJwt, privateKeyJwt: {signingKeyRef: {name: as-client}, certificateRef: {name: as-client}, certificateHeader: "x5t#S256", kid: gw-1, assertionAudience: "${as.issuer}"}}`,
+        ),
+      },
+      {
+        name: 'actor',
+        traffic: exchange(
+          `${basic}, actorToken: {source: 'request.headers["x-agent-token"]', mayAct: Required}, location: {header: {name: x-tool-token, prefix: "Token "}}`,
+        ),
+      },
+      {
+        name: 'subject',
+        traffic: exchange(
+          `${basic}, subjectToken: {source: 'request.headers["x-user-token"]'}, requestedTokenType: AccessToken, resources: ["https://tools.example/api"], location: {cookie: {name: tool_session}}`,
+        ),
+      },
+      { name: 'nocache', traffic: exchange(`${basic}, cache: {inMemory: {maxEntries: 0}}`) },
+      {
+        name: 'mismatch',
+        traffic: `{}\n  backend: {auth: {jwtSign: {signingKeyRef: {name: signer-rsa}, alg: ES256}}}`,
+      },
+      { name: 'bearer', traffic: exchange(`grantType: JwtBearer, scopes: [tools.read], ${basic}`) },
+      { name: 'wrongsecret', traffic: exchange(`clientAuth: {clientId: gw-basic, secretRef: {name: as-post}}`) },
+      {
+        name: 'down',
+        traffic: `${jwt}\n  backend: {auth: {oauthTokenExchange: {url: "http://127.0.0.1:1", ${basic}}}}`,
+      },
+      {
+        name: 'signed',
+        traffic: `{}\n  backend: {auth: {jwtSign: {signingKeyRef: {name: signer-rsa}, kid: k-rsa, claims: {iss: gw, aud: tools}, ttl: 120s}}}`,
+      },
+      {
+        name: 'signedec',
+        traffic: `{}\n  backend: {auth: {jwtSign: {signingKeyRef: {name: signer-ec}, alg: ES384, claims: {iss: gw}, location: {queryParameter: {name: assertion}}}}}`,
+      },
+    ];
+    extra = [
+      secret('as-basic', { clientSecret: BASIC_SECRET }),
+      secret('as-post', { clientSecret: POST_SECRET }),
+      secret('as-client', { signingKey: client.key, 'tls.crt': client.cert }),
+      secret('signer-rsa', { signingKey: rsaPem }),
+      secret('signer-ec', { signingKey: ecPem }),
+    ].join('---\n');
+    bench = await startAuthBench(cases, extra, { clock: () => now });
   });
 
   afterAll(async () => {
@@ -216,6 +232,35 @@ describe('backend identities: token exchange and signed JWTs', () => {
     expect(bench.hits()).toBe(hits);
   });
 
+  it('takes the subject token from the CEL source, asks for the token type and resource, and sets a cookie', async () => {
+    const kim = await userToken('kim');
+    const { upstream, issued } = await exchanged('/subject/x', {
+      authorization: `Bearer ${await userToken('route-user')}`,
+      'x-user-token': kim,
+      cookie: 'other=1; tool_session=stale',
+    });
+    expect(issued[0]).toMatchObject({ sub: 'kim' });
+    expect(issued[0]?.params).toMatchObject({
+      requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      resource: 'https://tools.example/api',
+    });
+    expect(upstream.cookie).toBe(`other=1; tool_session=${issued[0]?.token}`);
+    expect(upstream['x-user-token']).toBeUndefined();
+    expect(upstream.authorization).toBeUndefined();
+  });
+
+  it('exchanges on every request when maxEntries is 0', async () => {
+    const t = `Bearer ${await userToken('leo')}`;
+    expect((await exchanged('/nocache/x', { authorization: t })).issued).toHaveLength(1);
+    expect((await exchanged('/nocache/x', { authorization: t })).issued).toHaveLength(1);
+  });
+
+  it('refuses an edge whose key cannot sign with its alg, without naming the key', async () => {
+    const res = await bench.get('/mismatch/x');
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'no_backend' });
+  });
+
   it('uses the jwt-bearer grant with the client token as the assertion', async () => {
     const { upstream, issued } = await exchanged('/bearer/x', { authorization: `Bearer ${await userToken('ivan')}` });
     expect(issued[0]).toMatchObject({ grant: JWT_BEARER, sub: 'ivan', scope: 'tools.read' });
@@ -268,10 +313,27 @@ describe('backend identities: token exchange and signed JWTs', () => {
     expect(payload.iss).toBe('gw');
   });
 
-  it('never shows a secret, a key or a token in logs or error bodies', async () => {
+  it('never shows a secret, a key or a token in logs, error bodies, statuses or gw explain', async () => {
     const secrets = [BASIC_SECRET, POST_SECRET, client.key.split('\n')[1] ?? '', rsaPem.split('\n')[1] ?? ''];
-    const tokens = grants.issued.map((i) => i.token);
-    const text = [...bench.logged, ...bench.bodies.filter((b) => !b.includes('"url"'))].join('\n');
+    secrets.push(ecPem.split('\n')[1] ?? '');
+    const tokens = grants.issued.flatMap((i) =>
+      [i.token, i.params.subject_token, i.params.actor_token, i.params.assertion].filter(
+        (t): t is string => typeof t === 'string' && t !== '',
+      ),
+    );
+    expect(tokens.length).toBeGreaterThan(grants.issued.length);
+    const store = createStore();
+    for (const { kind, obj } of parseManifests(trafficManifests(1, cases, extra), 't.yaml').objects)
+      putObject(store, kind, obj, 't.yaml');
+    const state = translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' });
+    const explained = cases.map((c) => renderExplanation(explainRoute(state, 'HTTPRoute', 'default', c.name)));
+    const statuses = JSON.stringify([...state.statuses]);
+    // The refused edge says why on its route's status.
+    expect(statuses).toContain('alg ES256 cannot sign with this rsa key');
+    const text = [...bench.logged, ...bench.bodies.filter((b) => !b.includes('"url"')), ...explained, statuses].join(
+      '\n',
+    );
+    expect(explained.join('\n')).toContain('oauthTokenExchange');
     for (const s of [...secrets, ...tokens]) expect(text).not.toContain(s);
   });
 });

@@ -100,10 +100,11 @@ export function registerExchangeGrants(provider: Provider, trusted: JSONWebKeySe
       'actor_token_type',
       'requested_token_type',
       'audience',
+      'resource',
       'scope',
       'tenant',
     ],
-    ['audience'],
+    ['audience', 'resource'],
   );
   provider.registerGrantType(
     JWT_BEARER,
