@@ -16,7 +16,10 @@ export const backendAuth: CoverageTable = {
     'AiCredential.tokenExchange',
     'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
   ),
-  'auth.crossAppAccess.*': refused(`cross-app access ${notYet}`, true),
+  'auth.crossAppAccess.*': enforced(
+    'AiCredential.crossAppAccess',
+    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+  ),
   'auth.jwtSign.*': enforced(
     'AiCredential.jwtSign',
     'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
@@ -32,6 +35,10 @@ export const backendAuthWithoutIdentities: CoverageTable = {
   ),
   'auth.jwtSign.*': refused(
     'signed JWTs are not supported on AI providers and MCP targets yet; only on HTTP edges',
+    true,
+  ),
+  'auth.crossAppAccess.*': refused(
+    'cross-app access is not supported on AI providers and MCP targets yet; only on HTTP edges',
     true,
   ),
 };

@@ -107,6 +107,10 @@ export type {
   CredentialLocation__Output as CredentialLocation,
   CredentialLocation as CredentialLocationInput,
 } from './gen/gw/ir/v1/CredentialLocation.js';
+export type {
+  CrossAppAccessCredential__Output as CrossAppAccessCredential,
+  CrossAppAccessCredential as CrossAppAccessCredentialInput,
+} from './gen/gw/ir/v1/CrossAppAccessCredential.js';
 export type { Csrf__Output as Csrf, Csrf as CsrfInput } from './gen/gw/ir/v1/Csrf.js';
 export type {
   CustomFormat__Output as CustomFormat,

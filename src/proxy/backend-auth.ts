@@ -107,7 +107,7 @@ function unusable(c: AiCredential | null | undefined, backendKind: string): stri
     return `${c.kind} cannot be applied to dynamicForwardProxy backends: the client chooses where it would go`;
   if (backendKind === 'mcp')
     return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
-  return ['key', 'passthrough', 'tokenExchange', 'jwtSign'].includes(c.kind)
+  return ['key', 'passthrough', 'tokenExchange', 'jwtSign', 'crossAppAccess'].includes(c.kind)
     ? undefined
-    : `${c.kind} cannot be applied to ${backendKind} backends; only key, passthrough, tokenExchange or jwtSign`;
+    : `${c.kind} cannot be applied to ${backendKind} backends; only key, passthrough, tokenExchange, crossAppAccess or jwtSign`;
 }

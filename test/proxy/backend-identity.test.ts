@@ -8,6 +8,7 @@ import { decodeProtectedHeader, exportJWK, importJWK, importSPKI, jwtVerify, Sig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSigningKey, startProvider, type OidcHarness } from '../support/oidc/provider.js';
 import {
+  ID_JAG_TYPE,
   JWT_BEARER,
   registerExchangeGrants,
   TOKEN_EXCHANGE,
@@ -25,9 +26,13 @@ const ISSUER = 'https://users.example';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const BASIC_SECRET = 'basic-secret-3f9a1c';
 const POST_SECRET = 'post-secret-77d2e0';
+const RAS_SECRET = 'ras-secret-0b5e42';
 
 describe('backend identities: token exchange and signed JWTs', () => {
   let as: OidcHarness;
+  /** The resource's authorization server of cross-app access: it trusts ID-JAGs `as` signs. */
+  let ras: OidcHarness;
+  let rasGrants: ExchangeGrants;
   let grants: ExchangeGrants;
   let bench: AuthBench;
   let userKey: CryptoKey;
@@ -56,6 +61,7 @@ describe('backend identities: token exchange and signed JWTs', () => {
     userKey = (await importJWK(users.privateJwk, 'RS256')) as CryptoKey;
     client = issueLeaf(await testCa(), ['gw-client'], 'client');
     const clientJwk = { ...(await exportJWK(createPublicKey(client.key))), kid: 'gw-1', alg: 'RS256', use: 'sig' };
+    const asKey = await makeSigningKey('as');
     const meta = { grant_types: [TOKEN_EXCHANGE, JWT_BEARER], response_types: [], redirect_uris: [] };
     as = await startProvider({
       issuerPath: '/as',
@@ -70,10 +76,29 @@ describe('backend identities: token exchange and signed JWTs', () => {
         { ...meta, client_id: 'gw-post', client_secret: POST_SECRET, token_endpoint_auth_method: 'client_secret_post' },
         { ...meta, client_id: 'gw-pkjwt', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [clientJwk] } },
       ],
-      key: await makeSigningKey('as'),
+      key: asKey,
       resource: { default: 'https://tools.example', audience: (i) => i, scope: 'tools.read' },
     });
-    grants = registerExchangeGrants(as.provider, { keys: [users.publicJwk] });
+    grants = registerExchangeGrants(
+      as.provider,
+      { keys: [users.publicJwk] },
+      { idJag: { key: asKey, issuer: as.issuer } },
+    );
+    ras = await startProvider({
+      issuerPath: '/ras',
+      routes: { authorization: '/ras/auth', token: '/ras/token', jwks: '/ras/jwks' },
+      clients: [
+        {
+          ...meta,
+          client_id: 'gw-at-ras',
+          client_secret: RAS_SECRET,
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
+      key: await makeSigningKey('ras'),
+      resource: { default: 'https://tools.example', audience: (i) => i, scope: 'tools.read' },
+    });
+    rasGrants = registerExchangeGrants(ras.provider, { keys: [asKey.publicJwk] }, { assertionAudience: ras.issuer });
     const jwks = JSON.stringify(JSON.stringify({ keys: [users.publicJwk] }));
     const jwt = `{jwtAuthentication: {providers: [{issuer: "${ISSUER}", jwks: {inline: ${jwks}}}]}}`;
     const exchange = (extra: string): string =>
@@ -111,6 +136,10 @@ describe('backend identities: token exchange and signed JWTs', () => {
           `${basic}, subjectToken: {source: 'request.headers["x-user-token"]'}, requestedTokenType: AccessToken, resources: ["https://tools.example/api"], location: {cookie: {name: tool_session}}`,
         ),
       },
+      {
+        name: 'xaa',
+        traffic: `${jwt}\n  backend: {auth: {crossAppAccess: {identityProvider: {url: "${as.origin}", path: /as/token, ${basic}}, resourceAuthorizationServer: {url: "${ras.origin}", path: /ras/token, clientAuth: {clientId: gw-at-ras, method: ClientSecretPost, secretRef: {name: ras-client}}}, audience: "${ras.issuer}", scopes: [tools.read], accessTokenScopes: [tools.read]}}}`,
+      },
       { name: 'nocache', traffic: exchange(`${basic}, cache: {inMemory: {maxEntries: 0}}`) },
       {
         name: 'mismatch',
@@ -134,6 +163,7 @@ describe('backend identities: token exchange and signed JWTs', () => {
     extra = [
       secret('as-basic', { clientSecret: BASIC_SECRET }),
       secret('as-post', { clientSecret: POST_SECRET }),
+      secret('ras-client', { clientSecret: RAS_SECRET }),
       secret('as-client', { signingKey: client.key, 'tls.crt': client.cert }),
       secret('signer-rsa', { signingKey: rsaPem }),
       secret('signer-ec', { signingKey: ecPem }),
@@ -144,6 +174,7 @@ describe('backend identities: token exchange and signed JWTs', () => {
   afterAll(async () => {
     await bench?.close();
     await as?.close();
+    await ras?.close();
   });
 
   const exchanged = async (path: string, headers: Record<string, string>) => {
@@ -261,6 +292,30 @@ describe('backend identities: token exchange and signed JWTs', () => {
     expect(JSON.parse(res.body)).toMatchObject({ error: 'no_backend' });
   });
 
+  it('gets an ID-JAG for the ID token at the identity provider and trades it for an access token (cross-app access)', async () => {
+    const idToken = await userToken('mia');
+    const before = rasGrants.issued.length;
+    const res = await bench.get('/xaa/x', { authorization: `Bearer ${idToken}` });
+    expect(res.status, res.body).toBe(200);
+    const atIdp = grants.issued.at(-1);
+    expect(atIdp).toMatchObject({ grant: TOKEN_EXCHANGE, clientId: 'gw-basic', sub: 'mia', audience: [ras.issuer] });
+    expect(atIdp?.params).toMatchObject({
+      requested_token_type: ID_JAG_TYPE,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      scope: 'tools.read',
+    });
+    const atRas = rasGrants.issued.slice(before);
+    expect(atRas).toHaveLength(1);
+    expect(atRas[0]).toMatchObject({ grant: JWT_BEARER, clientId: 'gw-at-ras', sub: 'mia', scope: 'tools.read' });
+    expect(atRas[0]?.params.assertion).toBe(atIdp?.token);
+    expect(decodeProtectedHeader(String(atIdp?.token)).typ).toBe('oauth-id-jag+jwt');
+    expect(seen(res).headers.authorization).toBe(`Bearer ${atRas[0]?.token}`);
+    // Both steps are cached: the same ID token costs no further grant.
+    const again = await bench.get('/xaa/x', { authorization: `Bearer ${idToken}` });
+    expect(seen(again).headers.authorization).toBe(`Bearer ${atRas[0]?.token}`);
+    expect(rasGrants.issued.length).toBe(before + 1);
+  });
+
   it('uses the jwt-bearer grant with the client token as the assertion', async () => {
     const { upstream, issued } = await exchanged('/bearer/x', { authorization: `Bearer ${await userToken('ivan')}` });
     expect(issued[0]).toMatchObject({ grant: JWT_BEARER, sub: 'ivan', scope: 'tools.read' });
@@ -314,9 +369,15 @@ describe('backend identities: token exchange and signed JWTs', () => {
   });
 
   it('never shows a secret, a key or a token in logs, error bodies, statuses or gw explain', async () => {
-    const secrets = [BASIC_SECRET, POST_SECRET, client.key.split('\n')[1] ?? '', rsaPem.split('\n')[1] ?? ''];
+    const secrets = [
+      BASIC_SECRET,
+      POST_SECRET,
+      RAS_SECRET,
+      client.key.split('\n')[1] ?? '',
+      rsaPem.split('\n')[1] ?? '',
+    ];
     secrets.push(ecPem.split('\n')[1] ?? '');
-    const tokens = grants.issued.flatMap((i) =>
+    const tokens = [...grants.issued, ...rasGrants.issued].flatMap((i) =>
       [i.token, i.params.subject_token, i.params.actor_token, i.params.assertion].filter(
         (t): t is string => typeof t === 'string' && t !== '',
       ),

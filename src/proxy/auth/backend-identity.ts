@@ -31,7 +31,7 @@ export { ExchangeFailure as IdentityFailure } from './token-exchange.js';
 const IDENTITY_VARIABLES = ['request', 'jwt', 'apiKey'] as const;
 
 export const isIdentity = (c: AiCredential | null | undefined): boolean =>
-  c?.kind === 'tokenExchange' || c?.kind === 'jwtSign';
+  c?.kind === 'tokenExchange' || c?.kind === 'jwtSign' || c?.kind === 'crossAppAccess';
 
 export class BackendIdentities {
   readonly exchanges: TokenExchanges;
@@ -42,7 +42,7 @@ export class BackendIdentities {
   }
 
   /**
-   * `out` with the token of credential `c` placed (`c` is a tokenExchange or jwtSign credential).
+   * `out` with the token of credential `c` placed (`c` is a tokenExchange, crossAppAccess or jwtSign credential).
    * `request` is what CEL's `request` sees.
    */
   async place(
@@ -56,9 +56,9 @@ export class BackendIdentities {
       const token = await signedAssertion(c.jwtSign, this.clock());
       return placed(out, token, c.jwtSign.location);
     }
-    const e = c.tokenExchange;
-    if (c.kind !== 'tokenExchange' || !e)
-      return new ExchangeFailure('credential_unavailable', `${who} has no credential`);
+    const x = c.kind === 'crossAppAccess' ? c.crossAppAccess : undefined;
+    const e = x ? x.identityProvider : c.tokenExchange;
+    if (!e) return new ExchangeFailure('credential_unavailable', `${who} has no credential`);
     const bindings: CelBindings = {
       request,
       ...(caller.claims ? { jwt: caller.claims } : {}),
@@ -66,7 +66,10 @@ export class BackendIdentities {
     };
     const input = this.input(e, caller, bindings, who);
     if (input instanceof ExchangeFailure) return input;
-    const token = await this.exchanges.token(e, input, who);
+    let token = await this.exchanges.token(e, input, who);
+    // Cross-app access: the ID-JAG the identity provider issued is the assertion at the resource's server.
+    if (x?.resourceServer && typeof token === 'string')
+      token = await this.exchanges.token(x.resourceServer, { subject: token, params: {} }, who);
     if (token instanceof ExchangeFailure) return token;
     // The tokens given for the exchange stay here: whatever header carried them is not forwarded.
     const headers = { ...out.headers };

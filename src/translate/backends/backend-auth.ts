@@ -9,15 +9,13 @@ import type { MergedFields } from '../policies/policy-merge.js';
 import { aiCredential, namespaceOfSource } from './backend-ai.js';
 import type { BackendAuth } from '../../api/index.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
-import { jwtSignCredential, tokenExchangeCredential } from './backend-identity.js';
+import { crossAppAccessCredential, jwtSignCredential, tokenExchangeCredential } from './backend-identity.js';
 import type { AiCredentialInput, BackendInput } from '../../ir/types.js';
 
 export type EdgeAuthResult = { ok: true; credential?: AiCredentialInput } | { ok: false; message: string };
 
-/** Kinds no edge can serve yet: cross-app access needs a second exchange the proxy lacks. */
-const NOT_YET = ['crossAppAccess'] as const;
 /** Credentials the proxy obtains or mints per request (backend-identity.ts): HTTP edges only. */
-const IDENTITIES = ['oauthTokenExchange', 'jwtSign'] as const;
+const IDENTITIES = ['oauthTokenExchange', 'jwtSign', 'crossAppAccess'] as const;
 /** Cloud token kinds: LLM vendor protocols, served on `ai` backends only. */
 const AI_ONLY = ['azure', 'gcp'] as const;
 
@@ -32,12 +30,6 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
   const source = m.provenance['backend.auth']?.source ?? '';
   const at = (field: string): string => `${source ? `${source} ` : ''}backend.auth.${field}`;
   const on = target ? `MCP target ${target}` : `${backend.kind ?? 'static'} backends`;
-  const notYet = NOT_YET.find((k) => auth[k] !== undefined);
-  if (notYet)
-    return {
-      ok: false,
-      message: `${at(notYet)}: is not supported by this proxy yet; use key, secretRef or passthrough`,
-    };
   const aiOnly = AI_ONLY.find((k) => auth[k] !== undefined);
   if (aiOnly)
     return {
@@ -93,9 +85,11 @@ function identityCredential(
   const c =
     kind === 'jwtSign' && auth.jwtSign
       ? jwtSignCredential(scope, auth.jwtSign)
-      : auth.oauthTokenExchange
-        ? tokenExchangeCredential(scope, auth.oauthTokenExchange)
-        : `${at(kind)}: is not set`;
+      : kind === 'crossAppAccess' && auth.crossAppAccess
+        ? crossAppAccessCredential(scope, auth.crossAppAccess)
+        : auth.oauthTokenExchange
+          ? tokenExchangeCredential(scope, auth.oauthTokenExchange)
+          : `${at(kind)}: is not set`;
   return typeof c === 'string' ? { ok: false, message: c } : { ok: true, credential: c };
 }
 
@@ -122,8 +116,6 @@ export interface EdgeAuthTarget {
  */
 export function unenforcedEdgeAuth(auth: BackendAuth, targets: readonly EdgeAuthTarget[]): Record<string, string> {
   const out: Record<string, string> = {};
-  const notYet = NOT_YET.find((k) => auth[k] !== undefined);
-  if (notYet) out[notYet] = 'is not supported by this proxy yet';
   for (const t of targets) {
     if (t.kind !== 'Service' && t.kind !== 'GwBackend') continue;
     const kind = t.kind === 'Service' ? 'static' : (t.backendType ?? 'dynamicForwardProxy');

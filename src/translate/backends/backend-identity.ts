@@ -13,9 +13,11 @@ import type { BackendAuth } from '../../api/index.js';
 import type { AiCredentialInput } from '../../ir/types.js';
 import type { CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OAuthClientCredential } from '../../ir/gen/gw/ir/v1/OAuthClientCredential.js';
+import type { TokenExchangeCredential as TokenExchangeCredentialInput } from '../../ir/gen/gw/ir/v1/TokenExchangeCredential.js';
 
 type Exchange = NonNullable<BackendAuth['oauthTokenExchange']>;
 type JwtSign = NonNullable<BackendAuth['jwtSign']>;
+type CrossAppAccess = NonNullable<BackendAuth['crossAppAccess']>;
 type ClientAuth = NonNullable<Exchange['clientAuth']>;
 type Location = NonNullable<Exchange['location']>;
 
@@ -47,7 +49,46 @@ export interface IdentityScope {
 
 /** The IR credential of `oauthTokenExchange`, or why it cannot be served. */
 export function tokenExchangeCredential(s: IdentityScope, e: Exchange): AiCredentialInput | string {
-  const at = (f: string): string => s.at(`oauthTokenExchange.${f}`);
+  const c = exchangeStep(s, e, 'oauthTokenExchange');
+  return typeof c === 'string' ? c : { kind: 'tokenExchange', source: s.source, tokenExchange: c };
+}
+
+/**
+ * The IR credential of `crossAppAccess`: a token exchange at the identity provider asking for an ID-JAG
+ * for `audience`, then a jwt-bearer grant with it at the resource's authorization server.
+ */
+export function crossAppAccessCredential(s: IdentityScope, x: CrossAppAccess): AiCredentialInput | string {
+  const idp = exchangeStep(
+    s,
+    {
+      ...x.identityProvider,
+      grantType: 'TokenExchange',
+      subjectToken: { ...x.subjectToken, tokenType: x.subjectToken?.tokenType ?? 'IdToken' },
+      audiences: [x.audience],
+      ...(x.resources ? { resources: x.resources } : {}),
+      ...(x.scopes ? { scopes: x.scopes } : {}),
+      requestedTokenType: 'IdJag',
+      ...(x.cache ? { cache: x.cache } : {}),
+    },
+    'crossAppAccess.identityProvider',
+  );
+  if (typeof idp === 'string') return idp;
+  const resourceServer = exchangeStep(
+    s,
+    {
+      ...x.resourceAuthorizationServer,
+      grantType: 'JwtBearer',
+      ...(x.accessTokenScopes ? { scopes: x.accessTokenScopes } : {}),
+      ...(x.cache ? { cache: x.cache } : {}),
+    },
+    'crossAppAccess.resourceAuthorizationServer',
+  );
+  if (typeof resourceServer === 'string') return resourceServer;
+  return { kind: 'crossAppAccess', source: s.source, crossAppAccess: { identityProvider: idp, resourceServer } };
+}
+
+function exchangeStep(s: IdentityScope, e: Exchange, prefix: string): TokenExchangeCredentialInput | string {
+  const at = (f: string): string => s.at(`${prefix}.${f}`);
   const grant = e.grantType ?? 'TokenExchange';
   if (grant === 'JwtBearer' && e.actorToken) return `${at('actorToken')}: only applies to grantType TokenExchange`;
   const base = endpointUrl(s, e, at);
@@ -61,26 +102,22 @@ export function tokenExchangeCredential(s: IdentityScope, e: Exchange): AiCreden
   const ttl = parseDurationMs(e.cache?.inMemory?.defaultTtl ?? '300s');
   if (ttl === undefined || ttl < 1000) return `${at('cache.inMemory.defaultTtl')}: must be a duration of 1s or more`;
   return {
-    kind: 'tokenExchange',
-    source: s.source,
-    tokenExchange: {
-      tokenUrl: base.url,
-      grantType: GRANTS[grant],
-      subjectSource: e.subjectToken?.source ?? '',
-      subjectTokenType: tokenTypeUri(e.subjectToken?.tokenType ?? 'AccessToken'),
-      actorSource: e.actorToken?.source ?? '',
-      actorTokenType: e.actorToken ? tokenTypeUri(e.actorToken.tokenType ?? 'AccessToken') : '',
-      mayActRequired: e.actorToken?.mayAct === 'Required',
-      audiences: [...(e.audiences ?? [])],
-      scopes: [...(e.scopes ?? [])],
-      resources: [...(e.resources ?? [])],
-      requestedTokenType: e.requestedTokenType ? tokenTypeUri(e.requestedTokenType) : '',
-      additionalParams: { ...(e.additionalParams ?? {}) },
-      ...(client ? { client } : {}),
-      ...(e.location ? { location: location(e.location) } : {}),
-      cacheMaxEntries: e.cache?.inMemory?.maxEntries ?? 8192,
-      cacheDefaultTtlSeconds: Math.floor(ttl / 1000),
-    },
+    tokenUrl: base.url,
+    grantType: GRANTS[grant],
+    subjectSource: e.subjectToken?.source ?? '',
+    subjectTokenType: tokenTypeUri(e.subjectToken?.tokenType ?? 'AccessToken'),
+    actorSource: e.actorToken?.source ?? '',
+    actorTokenType: e.actorToken ? tokenTypeUri(e.actorToken.tokenType ?? 'AccessToken') : '',
+    mayActRequired: e.actorToken?.mayAct === 'Required',
+    audiences: [...(e.audiences ?? [])],
+    scopes: [...(e.scopes ?? [])],
+    resources: [...(e.resources ?? [])],
+    requestedTokenType: e.requestedTokenType ? tokenTypeUri(e.requestedTokenType) : '',
+    additionalParams: { ...(e.additionalParams ?? {}) },
+    ...(client ? { client } : {}),
+    ...(e.location ? { location: location(e.location) } : {}),
+    cacheMaxEntries: e.cache?.inMemory?.maxEntries ?? 8192,
+    cacheDefaultTtlSeconds: Math.floor(ttl / 1000),
   };
 }
 

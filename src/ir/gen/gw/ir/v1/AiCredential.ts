@@ -5,6 +5,7 @@ import type { AzureCredential as _gw_ir_v1_AzureCredential, AzureCredential__Out
 import type { GcpCredential as _gw_ir_v1_GcpCredential, GcpCredential__Output as _gw_ir_v1_GcpCredential__Output } from '../../../gw/ir/v1/GcpCredential.js';
 import type { TokenExchangeCredential as _gw_ir_v1_TokenExchangeCredential, TokenExchangeCredential__Output as _gw_ir_v1_TokenExchangeCredential__Output } from '../../../gw/ir/v1/TokenExchangeCredential.js';
 import type { JwtSignCredential as _gw_ir_v1_JwtSignCredential, JwtSignCredential__Output as _gw_ir_v1_JwtSignCredential__Output } from '../../../gw/ir/v1/JwtSignCredential.js';
+import type { CrossAppAccessCredential as _gw_ir_v1_CrossAppAccessCredential, CrossAppAccessCredential__Output as _gw_ir_v1_CrossAppAccessCredential__Output } from '../../../gw/ir/v1/CrossAppAccessCredential.js';
 
 /**
  * An upstream LLM credential: of an AI backend edge (ir.proto AiProviderEdge) or of a GwModel provider.
@@ -43,7 +44,11 @@ export interface AiCredential {
    * `auth.jwtSign`: a JWT the proxy signs with a key of its own.
    */
   'jwtSign'?: (_gw_ir_v1_JwtSignCredential | null);
-  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp"|"tokenExchange"|"jwtSign";
+  /**
+   * `auth.crossAppAccess`: ID token → ID-JAG at the identity provider → access token at the resource's server.
+   */
+  'crossAppAccess'?: (_gw_ir_v1_CrossAppAccessCredential | null);
+  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp"|"tokenExchange"|"jwtSign"|"crossAppAccess";
 }
 
 /**
@@ -83,5 +88,9 @@ export interface AiCredential__Output {
    * `auth.jwtSign`: a JWT the proxy signs with a key of its own.
    */
   'jwtSign'?: (_gw_ir_v1_JwtSignCredential__Output | null);
-  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp"|"tokenExchange"|"jwtSign";
+  /**
+   * `auth.crossAppAccess`: ID token → ID-JAG at the identity provider → access token at the resource's server.
+   */
+  'crossAppAccess'?: (_gw_ir_v1_CrossAppAccessCredential__Output | null);
+  'kind'?: "key"|"passthrough"|"aws"|"azure"|"gcp"|"tokenExchange"|"jwtSign"|"crossAppAccess";
 }
