@@ -12,9 +12,35 @@ export const backendAuth: CoverageTable = {
   'auth.aws.*': enforced('AiCredential.aws'),
   'auth.azure.*': enforced('AiCredential.azure'),
   'auth.gcp.*': enforced('AiCredential.gcp'),
-  'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
-  'auth.crossAppAccess.*': refused(`cross-app access ${notYet}`, true),
-  'auth.jwtSign.*': refused(`signed JWT assertions ${notYetPlural}`, true),
+  'auth.oauthTokenExchange.*': enforced(
+    'AiCredential.tokenExchange',
+    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+  ),
+  'auth.crossAppAccess.*': enforced(
+    'AiCredential.crossAppAccess',
+    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+  ),
+  'auth.jwtSign.*': enforced(
+    'AiCredential.jwtSign',
+    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+  ),
+};
+
+/** Auth of an AI provider or an MCP target: a per-request identity cannot reach either (backend-auth.ts in translate). */
+export const backendAuthWithoutIdentities: CoverageTable = {
+  ...backendAuth,
+  'auth.oauthTokenExchange.*': refused(
+    'OAuth token exchange is not supported on AI providers and MCP targets yet; only on HTTP edges',
+    true,
+  ),
+  'auth.jwtSign.*': refused(
+    'signed JWTs are not supported on AI providers and MCP targets yet; only on HTTP edges',
+    true,
+  ),
+  'auth.crossAppAccess.*': refused(
+    'cross-app access is not supported on AI providers and MCP targets yet; only on HTTP edges',
+    true,
+  ),
 };
 
 export const backendTls: CoverageTable = {

@@ -1,7 +1,7 @@
 // Coverage of GwBackend: the backend kinds, their targets and providers, and their own `policies`.
 import {
   backendAi,
-  backendAuth,
+  backendAuthWithoutIdentities,
   backendConnection,
   backendFull,
   backendHealth,
@@ -41,7 +41,7 @@ const groupProvider: CoverageTable = {
   ...provider,
   name: enforced('AiProvider.name'),
   ...under('policies', {
-    ...backendAuth,
+    ...backendAuthWithoutIdentities,
     ...backendTls,
     ...backendConnection,
     ...backendHealth,
@@ -52,7 +52,7 @@ const groupProvider: CoverageTable = {
 
 /** Per-target settings of an MCP `static` target: the credential and TLS reach the target today. */
 const mcpTargetPolicies: CoverageTable = {
-  ...backendAuth,
+  ...backendAuthWithoutIdentities,
   'http.*': refused(`HTTP settings per MCP target ${notYet}`),
   'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
   'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`),

@@ -31,10 +31,6 @@ const traffic: CoverageTable = {
   ),
   'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
   'apiKeyAuthentication.configMapSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
-  'basicAuthentication.location.*': refused(
-    'Basic credentials are read from the Authorization header only; another location is not supported',
-    true,
-  ),
   'authorization.*': enforced('Policy.authorization'),
   'extAuth.*': enforced('Policy.extAuthorization'),
   'extProc.*': refused(`external processing ${notYet}`, true),

@@ -87,6 +87,10 @@ export type {
   BufferLimit as BufferLimitInput,
 } from './gen/gw/ir/v1/BufferLimit.js';
 export type {
+  ClientAssertionKey__Output as ClientAssertionKey,
+  ClientAssertionKey as ClientAssertionKeyInput,
+} from './gen/gw/ir/v1/ClientAssertionKey.js';
+export type {
   ConditionalDirectResponse__Output as ConditionalDirectResponse,
   ConditionalDirectResponse as ConditionalDirectResponseInput,
 } from './gen/gw/ir/v1/ConditionalDirectResponse.js';
@@ -99,6 +103,14 @@ export type {
   ContentScope as ContentScopeInput,
 } from './gen/gw/ir/v1/ContentScope.js';
 export type { Cors__Output as Cors, Cors as CorsInput } from './gen/gw/ir/v1/Cors.js';
+export type {
+  CredentialLocation__Output as CredentialLocation,
+  CredentialLocation as CredentialLocationInput,
+} from './gen/gw/ir/v1/CredentialLocation.js';
+export type {
+  CrossAppAccessCredential__Output as CrossAppAccessCredential,
+  CrossAppAccessCredential as CrossAppAccessCredentialInput,
+} from './gen/gw/ir/v1/CrossAppAccessCredential.js';
 export type { Csrf__Output as Csrf, Csrf as CsrfInput } from './gen/gw/ir/v1/Csrf.js';
 export type {
   CustomFormat__Output as CustomFormat,
@@ -173,6 +185,10 @@ export type {
   JwtProvider__Output as JwtProvider,
   JwtProvider as JwtProviderInput,
 } from './gen/gw/ir/v1/JwtProvider.js';
+export type {
+  JwtSignCredential__Output as JwtSignCredential,
+  JwtSignCredential as JwtSignCredentialInput,
+} from './gen/gw/ir/v1/JwtSignCredential.js';
 export type { Listener__Output as Listener, Listener as ListenerInput } from './gen/gw/ir/v1/Listener.js';
 export type {
   ListenerLimits__Output as ListenerLimits,
@@ -251,6 +267,10 @@ export type {
   ModerationMode__Output as ModerationMode,
   ModerationMode as ModerationModeInput,
 } from './gen/gw/ir/v1/ModerationMode.js';
+export type {
+  OAuthClientCredential__Output as OAuthClientCredential,
+  OAuthClientCredential as OAuthClientCredentialInput,
+} from './gen/gw/ir/v1/OAuthClientCredential.js';
 export type {
   OpenAiModeration__Output as OpenAiModeration,
   OpenAiModeration as OpenAiModerationInput,
@@ -341,6 +361,10 @@ export type {
   TlsProtocolVersion__Output as TlsProtocolVersion,
   TlsProtocolVersion as TlsProtocolVersionInput,
 } from './gen/gw/ir/v1/TlsProtocolVersion.js';
+export type {
+  TokenExchangeCredential__Output as TokenExchangeCredential,
+  TokenExchangeCredential as TokenExchangeCredentialInput,
+} from './gen/gw/ir/v1/TokenExchangeCredential.js';
 export type {
   TokenLocation__Output as TokenLocation,
   TokenLocation as TokenLocationInput,

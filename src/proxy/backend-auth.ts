@@ -103,11 +103,11 @@ function unusable(c: AiCredential | null | undefined, backendKind: string): stri
     return c.kind === 'aws'
       ? undefined
       : `${c.kind} cannot be applied to an aws.agentCore backend, which is signed with aws keys`;
-  if (backendKind === 'dynamicForwardProxy' && c.kind === 'key')
-    return 'key cannot be applied to dynamicForwardProxy backends: the client chooses where it would go';
+  if (backendKind === 'dynamicForwardProxy' && c.kind !== 'passthrough')
+    return `${c.kind} cannot be applied to dynamicForwardProxy backends: the client chooses where it would go`;
   if (backendKind === 'mcp')
     return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
-  return c.kind === 'key' || c.kind === 'passthrough'
+  return ['key', 'passthrough', 'tokenExchange', 'jwtSign', 'crossAppAccess'].includes(c.kind)
     ? undefined
-    : `${c.kind} cannot be applied to ${backendKind} backends; only key or passthrough`;
+    : `${c.kind} cannot be applied to ${backendKind} backends; only key, passthrough, tokenExchange, crossAppAccess or jwtSign`;
 }

@@ -212,7 +212,8 @@ const onRoute: Stage<RoutedExchange>[] = [
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
-        await s.forwarder.handle(req, res, route.forward, clientAuthorization, listener?.preserveHeaderCase);
+        const caller = { authorization: clientAuthorization, claims, ...(apiKey ? { apiKey } : {}) };
+        await s.forwarder.handle(req, res, route.forward, caller, listener?.preserveHeaderCase);
       } else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
         if (route.llm) telemetry?.llmCall();

@@ -187,6 +187,7 @@ export class ProxyRuntime {
       log: this.log,
       metrics: this.metrics,
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
+      ...(opts.clock ? { clock: opts.clock } : {}),
     });
     this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.

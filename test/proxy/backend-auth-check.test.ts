@@ -41,7 +41,7 @@ describe('edge credentials in a snapshot', () => {
   it('names each credential an edge cannot apply, by route, edge and field, without its secret', () => {
     const problems = checkSnapshot(snapshot, 'xds').map(formatProblem);
     expect(problems).toEqual([
-      'xds: Route cloud: backends[0].credential: azure cannot be applied to static backends; only key or passthrough',
+      'xds: Route cloud: backends[0].credential: azure cannot be applied to static backends; only key, passthrough, tokenExchange, crossAppAccess or jwtSign',
       'xds: Route mcp: backends[0].targetCredentials.t: passthrough cannot be applied to MCP targets yet; only key',
     ]);
     expect(problems.join(' ')).not.toMatch(/never-shown/);

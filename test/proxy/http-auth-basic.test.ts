@@ -32,6 +32,18 @@ data: {.htaccess: ${Buffer.from('carol:$2y$10$abcdefghijklmnopqrstuuJ3M4a9Qz9nOa
         { name: 'optional', traffic: `{basicAuthentication: {mode: Optional, users: ["alice:${aliceHash}"]}}` },
         { name: 'bcrypt', traffic: '{basicAuthentication: {secretRef: {name: bcrypt-users}}}' },
         { name: 'missing', traffic: '{basicAuthentication: {secretRef: {name: nowhere}}}' },
+        {
+          name: 'inheader',
+          traffic: `{basicAuthentication: {users: ["alice:${aliceHash}"], location: {header: {name: X-Basic, prefix: Creds}}}}`,
+        },
+        {
+          name: 'inquery',
+          traffic: `{basicAuthentication: {users: ["alice:${aliceHash}"], location: {queryParameter: {name: auth}}}}`,
+        },
+        {
+          name: 'incookie',
+          traffic: `{basicAuthentication: {users: ["alice:${aliceHash}"], location: {cookie: {name: creds}}}}`,
+        },
       ],
       secrets,
     );
@@ -48,6 +60,26 @@ data: {.htaccess: ${Buffer.from('carol:$2y$10$abcdefghijklmnopqrstuuJ3M4a9Qz9nOa
     expect(res.headers['www-authenticate']).toBe('Basic realm="Shop API", charset="UTF-8"');
     expect(JSON.parse(res.body)).toEqual({ error: 'unauthorized', error_description: 'Basic credentials required' });
     expect(bench.hits()).toBe(before);
+  });
+
+  it('reads the credentials from the header, query parameter or cookie location names, and removes them', async () => {
+    const creds = Buffer.from('alice:secret').toString('base64');
+    const wrong = Buffer.from('alice:wrong').toString('base64');
+    // The Authorization header is not where these routes look.
+    expect((await get('/inheader/x', { authorization: basic('alice', 'secret') })).status).toBe(401);
+    const h = await get('/inheader/x', { 'x-basic': `Creds ${creds}`, authorization: 'Bearer other' });
+    expect(h.status).toBe(200);
+    expect(seen(h).headers['x-basic']).toBeUndefined();
+    expect(seen(h).headers.authorization).toBe('Bearer other');
+    expect((await get('/inheader/x', { 'x-basic': `Creds ${wrong}` })).status).toBe(401);
+    const q = await get(`/inquery/x?a=1&auth=${encodeURIComponent(creds)}`);
+    expect(q.status).toBe(200);
+    expect(seen(q).url).toBe('/inquery/x?a=1');
+    expect((await get(`/inquery/x?auth=${encodeURIComponent(wrong)}`)).status).toBe(401);
+    const c = await get('/incookie/x', { cookie: `theme=dark; creds=${creds}` });
+    expect(c.status).toBe(200);
+    expect(seen(c).headers.cookie).toBe('theme=dark');
+    expect((await get('/incookie/x')).status).toBe(401);
   });
 
   it('forwards a request with the right password and removes the credentials', async () => {

@@ -16,6 +16,8 @@ export interface AuthBench {
   logged: string[];
   bodies: string[];
   get(path: string, headers?: Record<string, string>): Promise<RawResponse>;
+  /** Applies the same manifests again, translated anew (a snapshot with equal content). */
+  reapply(): Promise<void>;
   post(path: string, headers: Record<string, string>, body: string): Promise<RawResponse>;
   close(): Promise<void>;
 }
@@ -24,7 +26,11 @@ export interface AuthBench {
 export const seen = (res: RawResponse): { url: string; headers: Record<string, string> } =>
   JSON.parse(res.body) as { url: string; headers: Record<string, string> };
 
-export async function startAuthBench(cases: TrafficCase[], extra = ''): Promise<AuthBench> {
+export async function startAuthBench(
+  cases: TrafficCase[],
+  extra = '',
+  opts: { clock?: () => number } = {},
+): Promise<AuthBench> {
   let hits = 0;
   const logged: string[] = [];
   const bodies: string[] = [];
@@ -40,8 +46,13 @@ export async function startAuthBench(cases: TrafficCase[], extra = ''): Promise<
       done();
     },
   });
-  const runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity() });
-  const snapshot = translatedIr(trafficManifests(upstream.port, cases, extra));
+  const runtime = new ProxyRuntime({
+    log: pino({ level: 'debug' }, sink),
+    security: createRouteSecurity(),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  const manifests = trafficManifests(upstream.port, cases, extra);
+  const snapshot = translatedIr(manifests);
   await runtime.apply(snapshot);
   const base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   const send = async (
@@ -58,6 +69,7 @@ export async function startAuthBench(cases: TrafficCase[], extra = ''): Promise<
     logged,
     bodies,
     get: (path, headers = {}) => send(path, { headers }),
+    reapply: () => runtime.apply(translatedIr(manifests)),
     post: (path, headers, body) => send(path, { method: 'POST', headers, body }),
     close: async () => {
       await runtime.close();

@@ -1,15 +1,19 @@
-// HTTP Basic authentication (GwPolicy traffic.basicAuthentication) on any route: the Authorization header's
-// user and password are checked against htpasswd hashes; the header is removed before forwarding.
+// HTTP Basic authentication (GwPolicy traffic.basicAuthentication) on any route: the user and password
+// (base64 `user:password`, by default in the Authorization header after `Basic `; else at `location`)
+// are checked against htpasswd hashes; the credential is removed before forwarding.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../../ir/types.js';
 import type { RouteAuth } from './hooks.js';
 import { sendError } from '../http/http-error.js';
 import { verifyHtpasswd } from './htpasswd.js';
-import { withoutHeader } from './http-jwt.js';
+import { readCredential, removeCredential, type Location } from './http-jwt.js';
 
 export type BasicAuthenticationIr = NonNullable<NonNullable<Route['policy']>['basicAuthentication']>;
 
+const inAuthorization: Location = { header: 'authorization', prefix: 'Basic', queryParameter: '', cookie: '' };
+
 export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
+  const location = cfg.location ?? inAuthorization;
   const users = new Map(cfg.users.map((u) => [u.name, u.hash]));
   // Quotes and backslashes would end the quoted-string early (RFC 7235); the realm is configuration, not secret.
   const challenge = `Basic realm="${(cfg.realm || 'Restricted').replace(/["\\]/g, '')}", charset="UTF-8"`;
@@ -27,10 +31,12 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
     handle: () => Promise.resolve(false),
     paths: [],
     authenticate(req, res) {
-      const header = req.headers.authorization;
-      const m = typeof header === 'string' ? /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header) : null;
+      const credential = readCredential(req, location);
+      const m = credential === undefined ? null : /^([A-Za-z0-9+/=]+)$/.exec(credential);
       if (!m) {
-        if (header === undefined && cfg.mode === 'OPTIONAL') return { claims: null };
+        // Optional: only a request with nothing at the location goes on unauthenticated.
+        const absent = readCredential(req, { ...location, prefix: '' }) === undefined;
+        if (absent && cfg.mode === 'OPTIONAL') return { claims: null };
         return refuse(req, res, 'unauthorized', 'Basic credentials required');
       }
       const decoded = Buffer.from(m[1] as string, 'base64').toString('utf8');
@@ -41,7 +47,7 @@ export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
         verifyHtpasswd(hash ?? cfg.users[0]?.hash ?? '', colon > 0 ? decoded.slice(colon + 1) : '') &&
         hash !== undefined;
       if (!ok) return refuse(req, res, 'invalid_credentials', 'The user name or password is not valid');
-      withoutHeader(req, 'authorization');
+      removeCredential(req, location);
       return { claims: null };
     },
   };

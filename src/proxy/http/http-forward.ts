@@ -59,6 +59,8 @@ import { caseOf, recased } from './header-case.js';
 import { casedRequest, clientHeaders } from './cased-request.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
+import { BackendIdentities, IdentityFailure, isIdentity, type Caller } from '../auth/backend-identity.js';
+import { flatHeaders } from '../mcp/request.js';
 import type { TunnelDialer } from './tunnel-dialer.js';
 
 export interface ForwardTarget {
@@ -249,7 +251,7 @@ interface Try {
   out: Outgoing;
   /** The request's own signal (deadline, client gone); each try has its own besides. */
   signal: AbortSignal;
-  clientAuthorization: string | undefined;
+  caller: Caller;
 }
 
 /** Where one try goes and the headers it carries. */
@@ -257,6 +259,8 @@ interface Addressed {
   target: ForwardTarget;
   address: string;
   headers: HeaderMap;
+  /** Set when the credential went into the query string. */
+  path?: string;
 }
 
 export class HttpForwarder {
@@ -269,6 +273,8 @@ export class HttpForwarder {
   private readonly pseudonym: string;
   private readonly local = localAddresses();
   private readonly cloudAuth: CloudAuth;
+  /** Exchanged and signed backend tokens; lives as long as the forwarder, so its caches outlast snapshots. */
+  readonly identities: BackendIdentities;
   private readonly env: Record<string, string | undefined>;
 
   constructor(private readonly opts: ForwarderOptions) {
@@ -277,6 +283,7 @@ export class HttpForwarder {
     this.pseudonym = `gw-${randomBytes(4).toString('hex')}`;
     this.env = opts.env ?? process.env;
     this.cloudAuth = new CloudAuth({ clock: opts.clock ?? Date.now, env: this.env });
+    this.identities = new BackendIdentities(opts.clock ?? Date.now);
     this.agent = new Agent({
       connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
       headersTimeout: opts.headersTimeoutMs ?? 300_000,
@@ -312,12 +319,12 @@ export class HttpForwarder {
     return this.tls.dispatcher(backend, host, tls);
   }
 
-  /** `clientAuthorization`: the Authorization header as the client sent it, before authentication (`backend.auth.passthrough`). */
+  /** `caller`: who authentication found, and the Authorization header as the client sent it (`backend.auth`). */
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
     route: ForwardRoute,
-    clientAuthorization?: string,
+    caller: Caller = {},
     preserveHeaderCase = false,
   ): Promise<void> {
     const limit = route.maxRequestBytes;
@@ -336,7 +343,7 @@ export class HttpForwarder {
       const wait = delayMs(route.delay, req);
       // Counted against the request deadline: one that passes meanwhile ends the request with 504.
       if (wait > 0) await sleep(wait, abort.signal);
-      await this.forward(req, res, route, abort.signal, clientAuthorization, preserveHeaderCase);
+      await this.forward(req, res, route, abort.signal, caller, preserveHeaderCase);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
@@ -349,7 +356,7 @@ export class HttpForwarder {
     res: ServerResponse,
     route: ForwardRoute,
     signal: AbortSignal,
-    clientAuthorization: string | undefined,
+    caller: Caller,
     preserveHeaderCase: boolean,
   ): Promise<void> {
     const out = await this.outgoing(req, res, route);
@@ -361,7 +368,7 @@ export class HttpForwarder {
         sendError(res, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
         return;
       }
-      const outcome = await this.tryOnce(req, res, route, { target, tried, out, signal, clientAuthorization });
+      const outcome = await this.tryOnce(req, res, route, { target, tried, out, signal, caller });
       if (outcome === 'done') return;
     }
   }
@@ -437,9 +444,15 @@ export class HttpForwarder {
   /** The try's destination and headers: the edge's credential added, a dynamic target's Host resolved. */
   private async addressed(req: IncomingMessage, t: Try, signal: AbortSignal): Promise<Addressed> {
     const { target, out } = t;
+    if (target.credential && isIdentity(target.credential)) {
+      const request = { method: req.method ?? 'GET', path: out.path.split('?')[0] ?? '/', headers: flatHeaders(req) };
+      const p = await this.identities.place(target.credential, out, t.caller, request, `backend ${target.backend}`);
+      if (p instanceof IdentityFailure) throw new ProxyError(p.code, p.message);
+      return { target, address: target.host, headers: p.headers, path: p.path };
+    }
     const authed = target.agentCore
       ? out.headers
-      : withCredential(out.headers, target.credential, t.clientAuthorization, target.backend);
+      : withCredential(out.headers, target.credential, t.caller.authorization, target.backend);
     if (authed instanceof MissingClientToken) throw new ProxyError('invalid_token', authed.message);
     return target.dynamic
       ? await this.destination(req, target, authed, signal)
@@ -456,7 +469,7 @@ export class HttpForwarder {
       const host = isIP(to.address) === 6 ? `[${to.address}]` : to.address;
       return {
         origin: `${target.tls ? 'https' : 'http'}://${host}:${to.target.port}`,
-        path: out.path,
+        path: to.path ?? out.path,
         headers: to.headers,
       };
     }

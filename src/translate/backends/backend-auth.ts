@@ -8,12 +8,14 @@ import type { Ctx } from '../objects/context.js';
 import type { MergedFields } from '../policies/policy-merge.js';
 import { aiCredential, namespaceOfSource } from './backend-ai.js';
 import type { BackendAuth } from '../../api/index.js';
+import { policyBackendResolver } from '../policies/ext-auth.js';
+import { crossAppAccessCredential, jwtSignCredential, tokenExchangeCredential } from './backend-identity.js';
 import type { AiCredentialInput, BackendInput } from '../../ir/types.js';
 
 export type EdgeAuthResult = { ok: true; credential?: AiCredentialInput } | { ok: false; message: string };
 
-/** Kinds no edge can serve yet (token exchanges and signed assertions): they need machinery the proxy lacks. */
-const NOT_YET = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'] as const;
+/** Credentials the proxy obtains or mints per request (backend-identity.ts): HTTP edges only. */
+const IDENTITIES = ['oauthTokenExchange', 'jwtSign', 'crossAppAccess'] as const;
 /** Cloud token kinds: LLM vendor protocols, served on `ai` backends only. */
 const AI_ONLY = ['azure', 'gcp'] as const;
 
@@ -28,12 +30,6 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
   const source = m.provenance['backend.auth']?.source ?? '';
   const at = (field: string): string => `${source ? `${source} ` : ''}backend.auth.${field}`;
   const on = target ? `MCP target ${target}` : `${backend.kind ?? 'static'} backends`;
-  const notYet = NOT_YET.find((k) => auth[k] !== undefined);
-  if (notYet)
-    return {
-      ok: false,
-      message: `${at(notYet)}: is not supported by this proxy yet; use key, secretRef or passthrough`,
-    };
   const aiOnly = AI_ONLY.find((k) => auth[k] !== undefined);
   if (aiOnly)
     return {
@@ -62,6 +58,8 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
   if (backend.kind === 'mcp' && auth.passthrough) {
     return { ok: false, message: `${at('passthrough')}: is not supported on MCP targets yet; use key or secretRef` };
   }
+  const identity = IDENTITIES.find((k) => auth[k] !== undefined);
+  if (identity) return identityCredential(ctx, backend, m, identity, at);
   const c = aiCredential(ctx, auth, namespaceOfSource(source), source, at);
   if (typeof c === 'string') return { ok: false, message: c };
   if (!c)
@@ -70,6 +68,38 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
       message: `${at(Object.keys(auth).sort()[0] ?? 'key')}: sets no credential this proxy can send; use key, secretRef or passthrough`,
     };
   return { ok: true, credential: c };
+}
+
+function identityCredential(
+  ctx: Ctx,
+  backend: BackendInput,
+  m: MergedFields,
+  kind: (typeof IDENTITIES)[number],
+  at: (field: string) => string,
+): EdgeAuthResult {
+  const auth = m.fields['backend.auth'] ?? {};
+  const refused = identityRefusal(backend.kind ?? 'static');
+  if (refused) return { ok: false, message: `${at(kind)}: ${refused}` };
+  const source = m.provenance['backend.auth']?.source ?? '';
+  const scope = { ctx, ns: namespaceOfSource(source), source, at, resolve: policyBackendResolver(ctx, m.provenance) };
+  const c =
+    kind === 'jwtSign' && auth.jwtSign
+      ? jwtSignCredential(scope, auth.jwtSign)
+      : kind === 'crossAppAccess' && auth.crossAppAccess
+        ? crossAppAccessCredential(scope, auth.crossAppAccess)
+        : auth.oauthTokenExchange
+          ? tokenExchangeCredential(scope, auth.oauthTokenExchange)
+          : `${at(kind)}: is not set`;
+  return typeof c === 'string' ? { ok: false, message: c } : { ok: true, credential: c };
+}
+
+/** Why a per-request identity cannot go on an edge of this kind, or undefined when it can. */
+function identityRefusal(kind: string): string | undefined {
+  if (kind === 'mcp')
+    return 'is not supported on MCP targets yet, whose upstream session outlives the request; use key or secretRef';
+  if (kind === 'dynamicForwardProxy')
+    return 'is refused on dynamicForwardProxy backends, whose destination the client chooses';
+  return undefined;
 }
 
 /** An object a GwPolicy targets; for a GwBackend, the first of ai, mcp, a2a, static, aws its spec sets. */
@@ -86,8 +116,6 @@ export interface EdgeAuthTarget {
  */
 export function unenforcedEdgeAuth(auth: BackendAuth, targets: readonly EdgeAuthTarget[]): Record<string, string> {
   const out: Record<string, string> = {};
-  const notYet = NOT_YET.find((k) => auth[k] !== undefined);
-  if (notYet) out[notYet] = 'is not supported by this proxy yet';
   for (const t of targets) {
     if (t.kind !== 'Service' && t.kind !== 'GwBackend') continue;
     const kind = t.kind === 'Service' ? 'static' : (t.backendType ?? 'dynamicForwardProxy');
@@ -101,6 +129,9 @@ export function unenforcedEdgeAuth(auth: BackendAuth, targets: readonly EdgeAuth
         `${t.kind} ${t.name} is an aws.agentCore backend, signed with backend.auth.aws only`;
     if (auth.passthrough && kind === 'mcp')
       out.passthrough = `is not supported on MCP targets yet (${t.kind} ${t.name})`;
+    const identity = IDENTITIES.find((k) => auth[k] !== undefined);
+    const refused = identity ? identityRefusal(kind) : undefined;
+    if (identity && refused) out[identity] = `${refused} (${t.kind} ${t.name})`;
     const keyField = auth.key !== undefined ? 'key' : auth.secretRef !== undefined ? 'secretRef' : undefined;
     if (keyField && kind === 'dynamicForwardProxy')
       out[keyField] =

@@ -279,12 +279,11 @@ function hashKind(hash: string): string {
 const supportedHash = /^(\{SHA\}[A-Za-z0-9+/]{27}=|\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22})$/;
 
 /**
- * Basic auth users from `users` or the Secret's htpasswd text; why not (the proxy then refuses the route)
- * when the Secret is missing, an entry is malformed or uses a hash format the proxy cannot check, or a
- * `location` other than the Authorization header is asked for.
+ * Basic auth users from `users` or the Secret's htpasswd text, and where the credentials are read; why not
+ * (the proxy then refuses the route) when the Secret is missing, or an entry is malformed or uses a hash
+ * format the proxy cannot check.
  */
 function toBasicAuth(b: Basic, readSecret: PolicySecretReader): BasicAuthenticationInput | string {
-  if (b.location !== undefined) return 'location: only the Authorization header is supported';
   let lines = [...(b.users ?? [])];
   let where = 'users';
   const ref = b.secretRef;
@@ -313,7 +312,13 @@ function toBasicAuth(b: Basic, readSecret: PolicySecretReader): BasicAuthenticat
     users.push({ name, hash });
   }
   if (users.length === 0) return `${where}: no users`;
-  return { mode: b.mode === 'Optional' ? 'OPTIONAL' : 'STRICT', realm: b.realm ?? 'Restricted', users };
+  const location = b.location ? toLocation(b.location) : undefined;
+  return {
+    mode: b.mode === 'Optional' ? 'OPTIONAL' : 'STRICT',
+    realm: b.realm ?? 'Restricted',
+    users,
+    ...(location ? { location } : {}),
+  };
 }
 
 /**

@@ -11,9 +11,11 @@ declare module 'oidc-provider' {
   }
 
   export interface KoaContextWithOIDC {
+    body?: unknown;
     oidc: {
       provider: { Grant: new (init: { clientId: string; accountId: string }) => GrantInstance };
       client?: { clientId: string };
+      params?: Record<string, unknown>;
       session?: { accountId?: string };
     };
   }
@@ -27,7 +29,31 @@ declare module 'oidc-provider' {
     };
   }
 
+  export class OIDCProviderError extends Error {
+    constructor(description?: string);
+  }
+
+  export const errors: {
+    InvalidGrant: typeof OIDCProviderError;
+    InvalidRequest: typeof OIDCProviderError;
+    InvalidClient: typeof OIDCProviderError;
+  };
+
+  export interface AccessTokenInstance {
+    save(): Promise<string>;
+  }
+
   export default class Provider {
+    AccessToken: {
+      new (init: Record<string, unknown>): AccessTokenInstance;
+      find(value: string): Promise<(Record<string, unknown> & { accountId?: string; clientId?: string }) | undefined>;
+    };
+    registerGrantType(
+      name: string,
+      handler: (ctx: KoaContextWithOIDC) => Promise<void>,
+      params?: string[],
+      dupes?: string[],
+    ): void;
     Grant: {
       new (init: { clientId: string; accountId: string }): GrantInstance;
       find(id: string): Promise<GrantInstance>;
