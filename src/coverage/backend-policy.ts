@@ -1,11 +1,12 @@
 // Backend settings (GwPolicy `backend`, GwBackend `policies`, per-provider and per-MCP-target
 // `policies`, GwModel `policies`) share one schema; their coverage is written once here.
-import { enforced, refused, type CoverageTable } from './types.js';
+import { enforced, guarding, refused, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
 
-export const backendAuth: CoverageTable = {
+/** The credential a backend is called with. */
+export const backendAuth: CoverageTable = guarding({
   'auth.key': enforced('AiCredential.key'),
   'auth.secretRef.*': enforced('AiCredential.key'),
   'auth.passthrough.*': enforced('AiCredential.passthrough'),
@@ -15,9 +16,10 @@ export const backendAuth: CoverageTable = {
   'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
   'auth.crossAppAccess.*': refused(`cross-app access ${notYet}`, true),
   'auth.jwtSign.*': refused(`signed JWT assertions ${notYetPlural}`, true),
-};
+});
 
-export const backendTls: CoverageTable = {
+/** Upstream TLS: who the proxy talks to and who can read it. */
+export const backendTls: CoverageTable = guarding({
   'tls.caCertificateRefs[].*': enforced('BackendTls.caPem'),
   'tls.certificateSource': enforced('BackendTls.clientCertChainPem'),
   'tls.mtlsCertificateRef[].*': enforced('BackendTls.clientCertChainPem'),
@@ -26,7 +28,7 @@ export const backendTls: CoverageTable = {
   'tls.verifySubjectAltNames[]': enforced('BackendTls.verifySubjectAltNames'),
   'tls.alpnProtocols[]': refused(`upstream ALPN protocol choice ${notYet}`, true),
   'tls.keyExchangeGroups[]': refused(`upstream TLS key exchange groups ${notYet}`, true),
-};
+});
 
 /** Connection settings every edge kind has. */
 export const backendConnection: CoverageTable = {
@@ -44,23 +46,25 @@ export const backendTransformation: CoverageTable = {
   'transformation.*': refused(`request and response transformations ${notYetPlural}`),
 };
 
-export const promptGuard = (at: string): CoverageTable => ({
-  [`${at}.streaming`]: enforced('PromptGuard.streaming'),
-  [`${at}.request[].regex.*`]: enforced('RegexGuard.patterns'),
-  [`${at}.response[].regex.*`]: enforced('RegexGuard.patterns'),
-  [`${at}.request[].webhook.*`]: enforced('WebhookGuard.host'),
-  [`${at}.response[].webhook.*`]: enforced('WebhookGuard.host'),
-  [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
-  [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
-  [`${at}.request[].openAIModeration.*`]: enforced(
-    'PromptGuardStep.moderation',
-    "OpenAI's /moderations (GW_OPENAI_BASE_URL) checks the prompt; Reject answers the customResponse",
-  ),
-  [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
-  [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
-  [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
-  [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
-});
+/** Guards of LLM prompts and answers. */
+export const promptGuard = (at: string): CoverageTable =>
+  guarding({
+    [`${at}.streaming`]: enforced('PromptGuard.streaming'),
+    [`${at}.request[].regex.*`]: enforced('RegexGuard.patterns'),
+    [`${at}.response[].regex.*`]: enforced('RegexGuard.patterns'),
+    [`${at}.request[].webhook.*`]: enforced('WebhookGuard.host'),
+    [`${at}.response[].webhook.*`]: enforced('WebhookGuard.host'),
+    [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
+    [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
+    [`${at}.request[].openAIModeration.*`]: enforced(
+      'PromptGuardStep.moderation',
+      "OpenAI's /moderations (GW_OPENAI_BASE_URL) checks the prompt; Reject answers the customResponse",
+    ),
+    [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+    [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+    [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+    [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+  });
 
 export const backendAi: CoverageTable = {
   'ai.defaults[].*': enforced('AiProviderEdge.defaults'),
@@ -75,18 +79,19 @@ export const backendAi: CoverageTable = {
   ...promptGuard('ai.promptGuard'),
 };
 
-export const backendMcp: CoverageTable = {
+/** MCP guardrails, authentication and authorization. */
+export const backendMcp: CoverageTable = guarding({
   'mcp.guardrails.*': enforced('BackendRef.mcpGuardrails'),
   'mcp.authentication.*': enforced(
     'Policy.mcpAuthentication',
     "the route's MCP token check, as traffic.jwtAuthentication.mcp",
   ),
   'mcp.authorization.*': enforced('Policy.authorization', "joined to the route's rules, one evaluation"),
-};
+});
 
-export const backendExtAuth: CoverageTable = {
+export const backendExtAuth: CoverageTable = guarding({
   'extAuth.*': refused('external authorization per backend is not supported; set it under traffic', true),
-};
+});
 
 /** The full backend settings (GwPolicy `backend`, GwBackend `policies`). */
 export const backendFull: CoverageTable = {

@@ -8,7 +8,7 @@ import {
   backendTls,
   backendTransformation,
 } from './backend-policy.js';
-import { enforced, refused, under, type CoverageTable } from './types.js';
+import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 
@@ -19,10 +19,12 @@ const provider: CoverageTable = {
   path: enforced('AiProvider.path'),
   pathPrefix: enforced('AiProvider.pathPrefix'),
   'openai.model': enforced('AiProvider.settings'),
-  'openai.moderation.*': enforced(
-    'AiProviderSettings.moderation',
-    "the provider's /moderations endpoint checks the prompt and buffered answers (Block → 403 content_flagged)",
-  ),
+  ...guarding({
+    'openai.moderation.*': enforced(
+      'AiProviderSettings.moderation',
+      "the provider's /moderations endpoint checks the prompt and buffered answers (Block → 403 content_flagged)",
+    ),
+  }),
   'azureopenai.*': enforced('AiProvider.settings'),
   'azure.*': enforced('AiProvider.settings'),
   'anthropic.*': enforced('AiProvider.settings'),

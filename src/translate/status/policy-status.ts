@@ -17,6 +17,7 @@ import { nameKey, type Kind, type StoredObject } from '../objects/types.js';
 import { extAuthCelProblems } from '../policies/ext-auth.js';
 import { unenforceableAuth } from '../policies/ir-policy.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
+import { invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
 import { condition, enforcedCondition, type Condition, type StatusPiece } from './conditions.js';
@@ -221,24 +222,32 @@ function ancestorStatus(
   ].sort();
   const attachable = !problemText && !a.problem;
   const accepted = attachable && !texts.invalidText;
+  // Issue 31: invalid, but it sets security fields: it stays attached and what it targets refuses traffic.
+  const closing =
+    problemText && attachedTo.length ? invalidObjectRefusals('GwPolicy', e).map((r) => r.field) : [];
+  const closes = closing.length
+    ? `; it sets ${closing.join(', ')}, so the routes, listeners and backends it targets refuse traffic (503 policy_not_enforced; networkAuthorization closes connections) until it is fixed`
+    : '';
   const conds: Condition[] = [
     condition(
       'Accepted',
       accepted,
       problemText || texts.invalidText ? 'Invalid' : (a.problem?.reason ?? 'Accepted'),
-      problemText || a.problem?.message || texts.invalidText || 'the policy is accepted',
+      (problemText && problemText + closes) || a.problem?.message || texts.invalidText || 'the policy is accepted',
       gen,
       now,
     ),
     condition(
       'Attached',
-      attachable && attachedTo.length > 0,
-      attachable && attachedTo.length ? 'Attached' : 'NotAttached',
-      !attachable
-        ? 'the policy is not accepted for this target'
-        : attachedTo.length
-          ? `in effect through Gateway ${attachedTo.join(', ')}`
-          : `no Gateway of controller ${options.controllerName} serves this target`,
+      (attachable || closing.length > 0) && attachedTo.length > 0,
+      (attachable || closing.length > 0) && attachedTo.length > 0 ? 'Attached' : 'NotAttached',
+      closing.length
+        ? `invalid: refusing the traffic of its targets through Gateway ${attachedTo.join(', ')}`
+        : !attachable
+          ? 'the policy is not accepted for this target'
+          : attachedTo.length
+            ? `in effect through Gateway ${attachedTo.join(', ')}`
+            : `no Gateway of controller ${options.controllerName} serves this target`,
       gen,
       now,
     ),
