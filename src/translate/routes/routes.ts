@@ -94,7 +94,12 @@ function markRouteProblems(emitted: ParentStatus[], problems: RuleProblems, gen:
  * Issue 31: an invalid GwPolicy that sets security fields closes the route; its status names the policy and
  * the fields (ResolvedRefs=False, reason InvalidPolicy, or appended to another reason already there).
  */
-function markInvalidPolicies(parents: ParentStatus[], invalid: Map<string, Set<string>>, gen: number, now: string): void {
+function markInvalidPolicies(
+  parents: ParentStatus[],
+  invalid: Map<string, Set<string>>,
+  gen: number,
+  now: string,
+): void {
   if (invalid.size === 0) return;
   const named = [...invalid.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))

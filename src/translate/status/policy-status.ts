@@ -223,8 +223,7 @@ function ancestorStatus(
   const attachable = !problemText && !a.problem;
   const accepted = attachable && !texts.invalidText;
   // Issue 31: invalid, but it sets security fields: it stays attached and what it targets refuses traffic.
-  const closing =
-    problemText && attachedTo.length ? invalidObjectRefusals('GwPolicy', e).map((r) => r.field) : [];
+  const closing = problemText && attachedTo.length ? invalidObjectRefusals('GwPolicy', e).map((r) => r.field) : [];
   const closes = closing.length
     ? `; it sets ${closing.join(', ')}, so the routes, listeners and backends it targets refuse traffic (503 policy_not_enforced; networkAuthorization closes connections) until it is fixed`
     : '';
