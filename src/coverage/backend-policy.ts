@@ -32,7 +32,7 @@ export const backendTls: CoverageTable = guarding({
 
 /** Connection settings every edge kind has. */
 export const backendConnection: CoverageTable = {
-  'http.requestTimeout': enforced('BackendRef.policy', 'read on AI provider edges'),
+  'http.requestTimeout': enforced('AiProviderEdge.requestTimeoutMs', 'read on AI provider edges'),
   'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
   'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling upstream connections through a proxy ${notYet}`),

@@ -31,6 +31,8 @@ const provider: CoverageTable = {
   'gemini.*': enforced('AiProvider.settings'),
   'vertexai.*': enforced('AiProvider.settings'),
   'bedrock.*': enforced('AiProvider.settings'),
+  // Bedrock applies this guardrail itself; the proxy sends it with every Converse call.
+  ...guarding({ 'bedrock.guardrail.*': enforced('AiProvider.settings') }),
   'custom.*': enforced('AiProvider.settings'),
   'custom.providerOverride': enforced(
     'AiProviderSettings.providerOverride',
@@ -62,8 +64,8 @@ const mcpTargetPolicies: CoverageTable = {
 };
 
 export const gwBackendCoverage: CoverageTable = {
-  'spec.static.*': enforced('StaticBackend.host'),
-  'spec.a2a.*': enforced('A2aBackend.host'),
+  'spec.static.*': enforced('Backend.static'),
+  'spec.a2a.*': enforced('Backend.a2a'),
   'spec.dynamicForwardProxy': enforced('Backend.dynamicForwardProxy'),
   'spec.aws.agentCore.agentRuntimeArn': enforced('AwsBackend.agentRuntimeArn'),
   'spec.aws.agentCore.qualifier': enforced('AwsBackend.qualifier'),

@@ -42,6 +42,7 @@ export const gwModelCoverage: CoverageTable = {
   'spec.azure.*': enforced('ModelProvider.settings'),
   'spec.vertexai.*': enforced('ModelProvider.settings'),
   'spec.bedrock.*': enforced('ModelProvider.settings'),
+  ...guarding({ 'spec.bedrock.guardrail.*': enforced('ModelProvider.settings') }),
   'spec.custom.*': enforced('ModelProvider.settings'),
   'spec.custom.backendRef.*': refused(
     'a GwModel custom provider is called at its baseURL; custom.backendRef is not applied by this release',

@@ -1,7 +1,7 @@
 // The coverage table of every kind and the one refusal decision: which fields an object sets that
 // this release refuses (issue 14). Status, `gw explain`, the IR and the standalone loader all call
 // `refusalsOf`; nothing else decides what is refused.
-import { classifyNearest, cutTo, normalize, patternDepth } from './match.js';
+import { classify, classifyNearest, cutTo, normalize, patternDepth } from './match.js';
 import { gwBackendCoverage } from './gw-backend.js';
 import { gwModelCoverage } from './gw-model.js';
 import { gwParametersCoverage } from './gw-parameters.js';
@@ -50,14 +50,21 @@ export function securityFieldsOf(
   spec: unknown,
   root = kind === 'standalone' ? '' : 'spec',
 ): string[] {
-  const set = fieldsSet(kind, spec, root, (c) => (c.security ? { reason: '', security: true } : undefined));
+  // Only invalid objects are asked (rarely): every prefix of every value set is classified on its own, so a
+  // wrongly typed value under an exact leaf (`tls.sni: {…}`) still counts as setting that leaf.
+  const table = coverageTables[kind];
   const out = new Set<string>();
-  for (const { field } of set) {
-    const parts = field.split('.');
-    let i = 1;
-    while (i < parts.length && !isSecurityField(kind, parts.slice(0, i).join('.'))) i++;
-    out.add(parts.slice(0, i).join('.').replace(/\[\d+\]$/, ''));
-  }
+  const visit = (v: unknown, path: string): void => {
+    const hit = path ? classify(table, path) : undefined;
+    if (hit?.[1].security) {
+      out.add(path.replace(/\[\d+\]$/, ''));
+      return;
+    }
+    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}[${i}]`));
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) visit(x, path ? `${path}.${k}` : k);
+  };
+  visit(spec, root);
   return [...out].sort();
 }
 

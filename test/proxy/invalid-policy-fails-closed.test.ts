@@ -122,7 +122,7 @@ spec:
     JSON.parse(body) as { error: string; error_description: string };
 
   it('answers 503 policy_not_enforced on a JWT route whose authorization rule does not compile, with no token and with a garbage one', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not.a.token' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not.a.token' }] as Record<string, string>[]) {
       const before = hits;
       const res = await rawRequest(`${base}/jwt-bad/x`, { headers });
       expect(res.status).toBe(503);
