@@ -121,3 +121,10 @@ function modelProblems(s: GwModelSpec, bad: Bad): void {
   if (parents.length < 1 || parents.length > 16)
     bad('spec.parentRefs', `must have 1 to 16 items, got ${parents.length}`);
 }
+
+/** authorizationCelWarnings as `path: message` lines, for status conditions. */
+export function authorizationCelWarningLines(s: CelAuthorizations): string[] {
+  const out: string[] = [];
+  authorizationCelWarnings(s, (path, message) => out.push(`${path}: ${message}`));
+  return out;
+}

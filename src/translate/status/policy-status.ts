@@ -20,7 +20,14 @@ import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
-import { condition, enforcedCondition, type Condition, type StatusPiece } from './conditions.js';
+import {
+  condition,
+  enforcedCondition,
+  rulesCanMatchCondition,
+  type Condition,
+  type StatusPiece,
+} from './conditions.js';
+import { authorizationCelWarningLines } from '../objects/validate-gw.js';
 import { specRefusals } from './spec-refusals.js';
 
 export const MAX_POLICY_ANCESTORS = 16;
@@ -126,6 +133,8 @@ interface PolicyTexts {
   enforcedText: string;
   refusals: FieldRefusal[];
   guardrails: ReturnType<typeof policyGuardrailProblems>;
+  /** Authorization rules that read a member their variable never has (RulesCanMatch). */
+  celWarnings: string[];
 }
 
 const NO_TEXTS: PolicyTexts = {
@@ -133,6 +142,7 @@ const NO_TEXTS: PolicyTexts = {
   enforcedText: '',
   refusals: [],
   guardrails: { invalid: [], refs: [] },
+  celWarnings: [],
 };
 
 function policyTexts(
@@ -190,7 +200,7 @@ function policyTexts(
       : []),
     ...(edgeAuth.length ? [`${edgeAuth.join('; ')}; the backend edges it reaches are left out (${noBackend})`] : []),
   ].join('; ');
-  return { invalidText, enforcedText, refusals, guardrails };
+  return { invalidText, enforcedText, refusals, guardrails, celWarnings: authorizationCelWarningLines(spec) };
 }
 
 /** The objects a policy's targetRefs name, as the backend.auth check needs them (a GwBackend valid or not). */
@@ -258,6 +268,8 @@ function ancestorStatus(
     ? enforcedCondition(refusalText(texts.refusals), texts.enforcedText, gen, now)
     : undefined;
   if (enforced) conds.push(enforced);
+  const canMatch = attachable ? rulesCanMatchCondition(texts.celWarnings, gen, now) : undefined;
+  if (canMatch) conds.push(canMatch);
   const refs = texts.guardrails.refs;
   if (attachable && refs.length) {
     const message = `${refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;
