@@ -24,7 +24,8 @@ type Status = 'enforced' | 'refused' | 'control plane';
 const statusOf = (c: Coverage): Status => ('enforced' in c ? 'enforced' : 'refused' in c ? 'refused' : 'control plane');
 
 function detail(c: Coverage): string {
-  if ('enforced' in c) return `\`${c.enforced}\`${c.note ? ` (${c.note})` : ''}`;
+  if ('enforced' in c)
+    return `${c.security ? '**security** (invalid: fails closed): ' : ''}\`${c.enforced}\`${c.note ? ` (${c.note})` : ''}`;
   if ('refused' in c)
     return `${c.security ? '**security** (503 on its routes): ' : ''}${c.refused}${c.values ? ` (only ${c.values.join(', ')})` : ''}`;
   return c.controlPlane;
@@ -55,6 +56,8 @@ export function renderMatrix(): string {
     'naming the field, `gw explain` marks it REFUSED, and a **security** refusal makes the routes it reaches answer',
     '`503 policy_not_enforced`), or **control plane** (read by the controller, deployer or status only).',
     '`[]` stands for any list item; a trailing `.*` covers the whole subtree. Counts are schema leaves.',
+    'A **security** field (enforced or refused) that an invalid GwPolicy, GwBackend or GwModel sets keeps that object',
+    'attached: what it targets refuses traffic until it is fixed (docs/translate.md, "Invalid objects fail closed").',
     '',
     '| kind | enforced | refused | control plane |',
     '| --- | ---: | ---: | ---: |',

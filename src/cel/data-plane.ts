@@ -113,6 +113,51 @@ export function celCompileProblem(source: string, allowed: readonly CelVariable[
   }
 }
 
+/**
+ * The documented members of the variables whose shape is fixed (docs/auth.md); `jwt`, `apiKey` and
+ * `llmRequest` carry what the token, key or request holds, so any member may exist.
+ */
+export const variableMembers: Partial<Record<CelVariable, readonly string[]>> = {
+  request: ['method', 'path', 'host', 'headers'],
+  mcp: ['method', 'tool', 'prompt', 'resource'],
+  source: ['address', 'port'],
+  destination: ['address', 'port'],
+};
+
+/**
+ * Members an expression reads that its variable never has (`mcp.tools`, `request.header`): the rule compiles
+ * (the variables are dynamic maps) but that read always fails, so a Deny rule built on it never denies. One
+ * sentence per member; empty when there is none or the expression does not parse.
+ */
+export function celMemberWarnings(source: string): string[] {
+  let parsed;
+  try {
+    parsed = dataPlaneCel().cel.parse(source);
+  } catch {
+    return [];
+  }
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (v === null || typeof v !== 'object') return;
+    const e = v as { exprKind?: { case?: string; value?: { operand?: Expr; field?: string } } };
+    const k = e.exprKind;
+    const operand = k?.case === 'selectExpr' ? k.value?.operand?.exprKind : undefined;
+    if (operand?.case === 'identExpr') {
+      const variable = operand.value.name as CelVariable;
+      const members = variableMembers[variable];
+      const field = k?.value?.field ?? '';
+      if (members && !members.includes(field))
+        out.add(
+          `reads ${variable}.${field}, which ${variable} never has (it has ${members.join(', ')}): that read always fails, so the rule never matches through it`,
+        );
+    }
+    for (const x of Object.values(v)) walk(x);
+  };
+  walk(parsed.expr);
+  return [...out];
+}
+
 /** True only when the expression evaluated to boolean true; errors and non-booleans do not hold. */
 export function holds(compiled: CompiledCel, bindings: CelBindings): boolean {
   const v = compiled.evaluate(bindings);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { formatProblem, type Problem } from '../problem.js';
 import { parseManifests, validateManifest } from '../api/validate.js';
 import { validateObject } from '../translate/objects/validate.js';
+import { authorizationCelWarnings, type CelAuthorizations } from '../translate/objects/validate-gw.js';
 import { extAuthCelProblems } from '../translate/policies/ext-auth.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_RELEASE } from '../api/gateway-api.js';
 import {
@@ -56,10 +57,28 @@ function expand(path: string): string[] {
 }
 
 /** Problems of every manifest in `text`. */
-export function validateText(text: string, source: string): { count: number; problems: Problem[] } {
+export function validateText(
+  text: string,
+  source: string,
+): { count: number; problems: Problem[]; warnings: Problem[] } {
   const { manifests, problems } = parseManifests(text, source);
-  for (const m of manifests) problems.push(...manifestProblems(m, source));
-  return { count: manifests.length, problems };
+  const warnings: Problem[] = [];
+  for (const m of manifests) {
+    const found = manifestProblems(m, source);
+    problems.push(...found);
+    if (found.length === 0) warnings.push(...manifestWarnings(m, source));
+  }
+  return { count: manifests.length, problems, warnings };
+}
+
+/** Rules of a valid GwPolicy or GwBackend that compile but can never match through some read (issue 31). */
+function manifestWarnings(m: unknown, source: string): Problem[] {
+  const o = m as { kind?: unknown; metadata?: { name?: string; namespace?: string }; spec?: unknown };
+  if (o.kind !== 'GwPolicy' && o.kind !== 'GwBackend') return [];
+  const object = displayName(o.kind, `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`);
+  const out: Problem[] = [];
+  authorizationCelWarnings(o.spec as CelAuthorizations, (path, message) => out.push({ source, object, path, message }));
+  return out;
 }
 
 const GW_KINDS: readonly string[] = ['GwPolicy', 'GwBackend', 'GwModel', 'GwParameters'];
@@ -115,6 +134,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
   let count = 0;
   for (const path of args.paths) {
     let files: string[];
@@ -143,9 +163,11 @@ export async function run(argv: string[]): Promise<number> {
       const r = validateText(text, file);
       count += r.count;
       problems.push(...r.problems);
+      warnings.push(...r.warnings);
     }
   }
   for (const p of problems) console.error(formatProblem(p));
+  for (const w of warnings) console.error(`warning: ${formatProblem(w)}`);
   if (problems.length > 0) return 1;
   console.log(`gw validate: ${count} object${count === 1 ? '' : 's'} valid`);
   return 0;

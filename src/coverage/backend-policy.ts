@@ -1,11 +1,12 @@
 // Backend settings (GwPolicy `backend`, GwBackend `policies`, per-provider and per-MCP-target
 // `policies`, GwModel `policies`) share one schema; their coverage is written once here.
-import { enforced, refused, type CoverageTable } from './types.js';
+import { enforced, guarding, refused, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
 
-export const backendAuth: CoverageTable = {
+/** The credential a backend is called with. */
+export const backendAuth: CoverageTable = guarding({
   'auth.key': enforced('AiCredential.key'),
   'auth.secretRef.*': enforced('AiCredential.key'),
   'auth.passthrough.*': enforced('AiCredential.passthrough'),
@@ -24,26 +25,29 @@ export const backendAuth: CoverageTable = {
     'AiCredential.jwtSign',
     'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
   ),
-};
+});
 
 /** Auth of an AI provider or an MCP target: a per-request identity cannot reach either (backend-auth.ts in translate). */
 export const backendAuthWithoutIdentities: CoverageTable = {
   ...backendAuth,
-  'auth.oauthTokenExchange.*': refused(
-    'OAuth token exchange is not supported on AI providers and MCP targets yet; only on HTTP edges',
-    true,
-  ),
-  'auth.jwtSign.*': refused(
-    'signed JWTs are not supported on AI providers and MCP targets yet; only on HTTP edges',
-    true,
-  ),
-  'auth.crossAppAccess.*': refused(
-    'cross-app access is not supported on AI providers and MCP targets yet; only on HTTP edges',
-    true,
-  ),
+  ...guarding({
+    'auth.oauthTokenExchange.*': refused(
+      'OAuth token exchange is not supported on AI providers and MCP targets yet; only on HTTP edges',
+      true,
+    ),
+    'auth.jwtSign.*': refused(
+      'signed JWTs are not supported on AI providers and MCP targets yet; only on HTTP edges',
+      true,
+    ),
+    'auth.crossAppAccess.*': refused(
+      'cross-app access is not supported on AI providers and MCP targets yet; only on HTTP edges',
+      true,
+    ),
+  }),
 };
 
-export const backendTls: CoverageTable = {
+/** Upstream TLS: who the proxy talks to and who can read it. */
+export const backendTls: CoverageTable = guarding({
   'tls.caCertificateRefs[].*': enforced('BackendTls.caPem'),
   'tls.certificateSource': enforced('BackendTls.clientCertChainPem'),
   'tls.mtlsCertificateRef[].*': enforced('BackendTls.clientCertChainPem'),
@@ -52,11 +56,11 @@ export const backendTls: CoverageTable = {
   'tls.verifySubjectAltNames[]': enforced('BackendTls.verifySubjectAltNames'),
   'tls.alpnProtocols[]': refused(`upstream ALPN protocol choice ${notYet}`, true),
   'tls.keyExchangeGroups[]': refused(`upstream TLS key exchange groups ${notYet}`, true),
-};
+});
 
 /** Connection settings every edge kind has. */
 export const backendConnection: CoverageTable = {
-  'http.requestTimeout': enforced('BackendRef.policy', 'read on AI provider edges'),
+  'http.requestTimeout': enforced('AiProviderEdge.requestTimeoutMs', 'read on AI provider edges'),
   'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
   'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling upstream connections through a proxy ${notYet}`),
@@ -70,23 +74,25 @@ export const backendTransformation: CoverageTable = {
   'transformation.*': refused(`request and response transformations ${notYetPlural}`),
 };
 
-export const promptGuard = (at: string): CoverageTable => ({
-  [`${at}.streaming`]: enforced('PromptGuard.streaming'),
-  [`${at}.request[].regex.*`]: enforced('RegexGuard.patterns'),
-  [`${at}.response[].regex.*`]: enforced('RegexGuard.patterns'),
-  [`${at}.request[].webhook.*`]: enforced('WebhookGuard.host'),
-  [`${at}.response[].webhook.*`]: enforced('WebhookGuard.host'),
-  [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
-  [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
-  [`${at}.request[].openAIModeration.*`]: enforced(
-    'PromptGuardStep.moderation',
-    "OpenAI's /moderations (GW_OPENAI_BASE_URL) checks the prompt; Reject answers the customResponse",
-  ),
-  [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
-  [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
-  [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
-  [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
-});
+/** Guards of LLM prompts and answers. */
+export const promptGuard = (at: string): CoverageTable =>
+  guarding({
+    [`${at}.streaming`]: enforced('PromptGuard.streaming'),
+    [`${at}.request[].regex.*`]: enforced('RegexGuard.patterns'),
+    [`${at}.response[].regex.*`]: enforced('RegexGuard.patterns'),
+    [`${at}.request[].webhook.*`]: enforced('WebhookGuard.host'),
+    [`${at}.response[].webhook.*`]: enforced('WebhookGuard.host'),
+    [`${at}.request[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
+    [`${at}.response[].customResponse.*`]: enforced('RegexGuard.rejectMessage'),
+    [`${at}.request[].openAIModeration.*`]: enforced(
+      'PromptGuardStep.moderation',
+      "OpenAI's /moderations (GW_OPENAI_BASE_URL) checks the prompt; Reject answers the customResponse",
+    ),
+    [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+    [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
+    [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+    [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+  });
 
 export const backendAi: CoverageTable = {
   'ai.defaults[].*': enforced('AiProviderEdge.defaults'),
@@ -101,18 +107,19 @@ export const backendAi: CoverageTable = {
   ...promptGuard('ai.promptGuard'),
 };
 
-export const backendMcp: CoverageTable = {
+/** MCP guardrails, authentication and authorization. */
+export const backendMcp: CoverageTable = guarding({
   'mcp.guardrails.*': enforced('BackendRef.mcpGuardrails'),
   'mcp.authentication.*': enforced(
     'Policy.mcpAuthentication',
     "the route's MCP token check, as traffic.jwtAuthentication.mcp",
   ),
   'mcp.authorization.*': enforced('Policy.authorization', "joined to the route's rules, one evaluation"),
-};
+});
 
-export const backendExtAuth: CoverageTable = {
+export const backendExtAuth: CoverageTable = guarding({
   'extAuth.*': refused('external authorization per backend is not supported; set it under traffic', true),
-};
+});
 
 /** The full backend settings (GwPolicy `backend`, GwBackend `policies`). */
 export const backendFull: CoverageTable = {

@@ -55,11 +55,16 @@ export type IrRefusal = Refusal;
 interface Merged {
   fields: Record<string, unknown>;
   provenance: Record<string, { source: string } | undefined>;
+  /** Invalid security policies that reached the merge (src/translate/policies/invalid-objects.ts). */
+  refusals?: readonly IrRefusal[];
 }
 
-/** Refused fields among merged `section.field` values that a GwPolicy set (the source names it). */
+/**
+ * Refused fields among merged `section.field` values that a GwPolicy set (the source names it), and the
+ * security fields of invalid policies that reached the merge.
+ */
 export function mergedRefusals(m: Merged): IrRefusal[] {
-  const out: IrRefusal[] = [];
+  const out: IrRefusal[] = [...(m.refusals ?? [])];
   for (const [key, value] of Object.entries(m.fields)) {
     const source = m.provenance[key]?.source ?? '';
     if (!source.startsWith('GwPolicy ')) continue;

@@ -8,7 +8,7 @@ import {
   backendTls,
   backendTransformation,
 } from './backend-policy.js';
-import { enforced, refused, under, type CoverageTable } from './types.js';
+import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 
@@ -19,16 +19,20 @@ const provider: CoverageTable = {
   path: enforced('AiProvider.path'),
   pathPrefix: enforced('AiProvider.pathPrefix'),
   'openai.model': enforced('AiProvider.settings'),
-  'openai.moderation.*': enforced(
-    'AiProviderSettings.moderation',
-    "the provider's /moderations endpoint checks the prompt and buffered answers (Block → 403 content_flagged)",
-  ),
+  ...guarding({
+    'openai.moderation.*': enforced(
+      'AiProviderSettings.moderation',
+      "the provider's /moderations endpoint checks the prompt and buffered answers (Block → 403 content_flagged)",
+    ),
+  }),
   'azureopenai.*': enforced('AiProvider.settings'),
   'azure.*': enforced('AiProvider.settings'),
   'anthropic.*': enforced('AiProvider.settings'),
   'gemini.*': enforced('AiProvider.settings'),
   'vertexai.*': enforced('AiProvider.settings'),
   'bedrock.*': enforced('AiProvider.settings'),
+  // Bedrock applies this guardrail itself; the proxy sends it with every Converse call.
+  ...guarding({ 'bedrock.guardrail.*': enforced('AiProvider.settings') }),
   'custom.*': enforced('AiProvider.settings'),
   'custom.providerOverride': enforced(
     'AiProviderSettings.providerOverride',
@@ -60,12 +64,14 @@ const mcpTargetPolicies: CoverageTable = {
 };
 
 export const gwBackendCoverage: CoverageTable = {
-  'spec.static.*': enforced('StaticBackend.host'),
-  'spec.a2a.*': enforced('A2aBackend.host'),
-  'spec.dynamicForwardProxy.allowedDestinations[]': enforced(
-    'DynamicForwardProxyBackend.allowedDestinations',
-    'loopback, link-local, private, unspecified and own addresses are refused (403) unless listed',
-  ),
+  'spec.static.*': enforced('Backend.static'),
+  'spec.a2a.*': enforced('Backend.a2a'),
+  ...guarding({
+    'spec.dynamicForwardProxy.allowedDestinations[]': enforced(
+      'DynamicForwardProxyBackend.allowedDestinations',
+      'loopback, link-local, private, unspecified and own addresses are refused (403) unless listed',
+    ),
+  }),
   'spec.aws.agentCore.agentRuntimeArn': enforced('AwsBackend.agentRuntimeArn'),
   'spec.aws.agentCore.qualifier': enforced('AwsBackend.qualifier'),
   'spec.mcp.prefixMode': enforced('McpBackend.prefixMode'),

@@ -1,26 +1,28 @@
 // Coverage of GwModel: the model's match and target, and the provider `policies` the proxy reads
 // from ModelProvider.policiesJson (anything it cannot apply refuses the model there, and here).
 import { promptGuard } from './backend-policy.js';
-import { enforced, refused, under, type CoverageTable } from './types.js';
+import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not applied to GwModel traffic by this proxy yet';
 const notYetPlural = 'are not applied to GwModel traffic by this proxy yet';
 
 const policies: CoverageTable = {
-  'auth.key': enforced('ModelProvider.credential'),
-  'auth.secretRef.*': enforced('ModelProvider.credential'),
-  'auth.passthrough.*': enforced('ModelProvider.credential'),
-  'auth.aws.*': enforced('ModelProvider.credential'),
-  'auth.azure.*': enforced('ModelProvider.credential'),
-  'auth.gcp.*': enforced('ModelProvider.credential'),
-  'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
-  'auth.location.*': refused(`choosing where the credential goes ${notYet}`, true),
-  'auth.credentials[].*': refused(`several credentials ${notYetPlural}`, true),
-  'authorization.*': refused(`authorization per model ${notYet}; set GwPolicy traffic.authorization`, true),
-  ...Object.fromEntries(
-    Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)]),
-  ),
-  'tls.*': refused(`TLS settings ${notYetPlural}`, true),
+  ...guarding({
+    'auth.key': enforced('ModelProvider.credential'),
+    'auth.secretRef.*': enforced('ModelProvider.credential'),
+    'auth.passthrough.*': enforced('ModelProvider.credential'),
+    'auth.aws.*': enforced('ModelProvider.credential'),
+    'auth.azure.*': enforced('ModelProvider.credential'),
+    'auth.gcp.*': enforced('ModelProvider.credential'),
+    'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
+    'auth.location.*': refused(`choosing where the credential goes ${notYet}`, true),
+    'auth.credentials[].*': refused(`several credentials ${notYetPlural}`, true),
+    'authorization.*': refused(`authorization per model ${notYet}; set GwPolicy traffic.authorization`, true),
+    ...Object.fromEntries(
+      Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)]),
+    ),
+    'tls.*': refused(`TLS settings ${notYetPlural}`, true),
+  }),
   'headers.*': refused(`header changes ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling ${notYet}`),
   'health.*': refused(`outlier detection (health) ${notYet}`),
@@ -40,6 +42,7 @@ export const gwModelCoverage: CoverageTable = {
   'spec.azure.*': enforced('ModelProvider.settings'),
   'spec.vertexai.*': enforced('ModelProvider.settings'),
   'spec.bedrock.*': enforced('ModelProvider.settings'),
+  ...guarding({ 'spec.bedrock.guardrail.*': enforced('ModelProvider.settings') }),
   'spec.custom.*': enforced('ModelProvider.settings'),
   'spec.custom.backendRef.*': refused(
     'a GwModel custom provider is called at its baseURL; custom.backendRef is not applied by this release',

@@ -1,6 +1,6 @@
 // Coverage of GwPolicy: what the proxy acts on, what is refused, what only the control plane reads.
 import { backendFull } from './backend-policy.js';
-import { controlPlane, enforced, refused, under, type CoverageTable } from './types.js';
+import { controlPlane, enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
@@ -8,34 +8,40 @@ const notYetPlural = 'are not supported by this proxy yet';
 const h2Note = 'HTTPS listeners that negotiate h2; per port, the smallest a listener on it sets';
 
 const traffic: CoverageTable = {
-  'apiKeyAuthentication.*': enforced('Policy.apiKeyAuthentication'),
-  'basicAuthentication.*': enforced('Policy.basicAuthentication'),
-  'jwtAuthentication.*': enforced('Policy.jwtAuthentication'),
-  'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
-  'jwtAuthentication.providers[].jwks.remote.backendRef.*': refused(
-    `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
-    true,
-  ),
-  'jwtAuthentication.providers[].jwks.remote.path': refused(
-    `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
-    true,
-  ),
-  'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
-  'jwtAuthentication.location.expression': refused(
-    `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
-    true,
-  ),
-  'apiKeyAuthentication.location.expression': refused(
-    `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
-    true,
-  ),
-  'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
-  'apiKeyAuthentication.configMapSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
-  'authorization.*': enforced('Policy.authorization'),
-  'extAuth.*': enforced('Policy.extAuthorization'),
-  'extProc.*': refused(`external processing ${notYet}`, true),
-  'cors.*': enforced('Policy.cors'),
-  'csrf.*': enforced('TrafficPolicy.csrf'),
+  // Who gets in: authentication of every kind, authorization, extAuth, CORS and CSRF.
+  ...guarding({
+    'apiKeyAuthentication.*': enforced('Policy.apiKeyAuthentication'),
+    'basicAuthentication.*': enforced('Policy.basicAuthentication'),
+    'jwtAuthentication.*': enforced('Policy.jwtAuthentication'),
+    'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
+    'jwtAuthentication.providers[].jwks.remote.backendRef.*': refused(
+      `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
+      true,
+    ),
+    'jwtAuthentication.providers[].jwks.remote.path': refused(
+      `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
+      true,
+    ),
+    'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
+    'jwtAuthentication.location.expression': refused(
+      `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
+      true,
+    ),
+    'apiKeyAuthentication.location.expression': refused(
+      `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
+      true,
+    ),
+    'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
+    'apiKeyAuthentication.configMapSelector.*': refused(
+      `API keys chosen by labels ${notYetPlural}; use secretRef`,
+      true,
+    ),
+    'authorization.*': enforced('Policy.authorization'),
+    'extAuth.*': enforced('Policy.extAuthorization'),
+    'cors.*': enforced('Policy.cors'),
+    'csrf.*': enforced('TrafficPolicy.csrf'),
+  }),
+  ...guarding({ 'extProc.*': refused(`external processing ${notYet}`, true) }),
   'buffer.request.maxBytes': enforced('Policy.maxRequestBytes'),
   'buffer.request.failureMode': enforced(
     'TrafficPolicy.requestBuffer',
@@ -89,10 +95,12 @@ const frontendTable: CoverageTable = {
     'ListenerMetrics.add',
     "CEL over what access-log expressions see, `unknown` when it fails; a name that is not a Prometheus label name, repeats, or is one of the metrics' own labels, and an expression that does not compile, are refused on status",
   ),
-  'networkAuthorization.*': enforced(
-    'Listener.networkAuthorization',
-    'CEL over source/destination address and port; a refused connection is closed before any byte is read',
-  ),
+  ...guarding({
+    'networkAuthorization.*': enforced(
+      'Listener.networkAuthorization',
+      'CEL over source/destination address and port; a refused connection is closed before any byte is read',
+    ),
+  }),
   'proxyProtocol.*': enforced(
     'Listener.proxyProtocol',
     "read before TLS and HTTP; its source address is the client's (networkAuthorization source, X-Forwarded-For, access log); per port: listeners sharing a port must agree, else it is refused on all of them (test/proxy/proxy-protocol.test.ts)",
@@ -136,22 +144,25 @@ const frontendTable: CoverageTable = {
     'ListenerLimits.maxConnections',
     "excess connections on the listener's port are closed; listeners sharing a port share the smallest cap",
   ),
-  'tls.*': enforced(
-    'Listener.tls',
-    'HTTPS listeners; versions, cipher suites, groups and the handshake timeout hold per port: listeners sharing a port must agree, else they are refused (security)',
-  ),
-  'tls.minProtocolVersion': enforced('ListenerTls.minProtocolVersion'),
-  'tls.maxProtocolVersion': enforced('ListenerTls.maxProtocolVersion'),
-  'tls.cipherSuites[]': enforced('ListenerTls.cipherSuites'),
-  'tls.keyExchangeGroups[]': enforced(
-    'ListenerTls.keyExchangeGroups',
-    "X25519_MLKEM768 needs OpenSSL 3.5 (Node 24, the image's): an older Node refuses the listener naming it (fails closed)",
-  ),
-  'tls.alpnProtocols[]': enforced(
-    'ListenerTls.alpnProtocols',
-    'chosen per listener by SNI; only protocols the proxy speaks (h2, http/1.1) are ever selected, a client offering none of them fails the handshake',
-  ),
-  'tls.handshakeTimeout': enforced('ListenerTls.handshakeTimeoutMs'),
+  // Listener TLS: who can read the traffic.
+  ...guarding({
+    'tls.*': enforced(
+      'Listener.tls',
+      'HTTPS listeners; versions, cipher suites, groups and the handshake timeout hold per port: listeners sharing a port must agree, else they are refused (security)',
+    ),
+    'tls.minProtocolVersion': enforced('ListenerTls.minProtocolVersion'),
+    'tls.maxProtocolVersion': enforced('ListenerTls.maxProtocolVersion'),
+    'tls.cipherSuites[]': enforced('ListenerTls.cipherSuites'),
+    'tls.keyExchangeGroups[]': enforced(
+      'ListenerTls.keyExchangeGroups',
+      "X25519_MLKEM768 needs OpenSSL 3.5 (Node 24, the image's): an older Node refuses the listener naming it (fails closed)",
+    ),
+    'tls.alpnProtocols[]': enforced(
+      'ListenerTls.alpnProtocols',
+      'chosen per listener by SNI; only protocols the proxy speaks (h2, http/1.1) are ever selected, a client offering none of them fails the handshake',
+    ),
+    'tls.handshakeTimeout': enforced('ListenerTls.handshakeTimeoutMs'),
+  }),
   'tracing.*': enforced(
     'Tracing.otlpTracesUrl',
     'OTLP/HTTP (protobuf) spans, W3C traceparent honoured and propagated; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts, test/proxy/llm/llm-telemetry.test.ts)',

@@ -1,13 +1,13 @@
 // The coverage table of every kind and the one refusal decision: which fields an object sets that
 // this release refuses (issue 14). Status, `gw explain`, the IR and the standalone loader all call
 // `refusalsOf`; nothing else decides what is refused.
-import { classifyNearest, cutTo, normalize, patternDepth } from './match.js';
+import { classify, classifyNearest, cutTo, normalize, patternDepth } from './match.js';
 import { gwBackendCoverage } from './gw-backend.js';
 import { gwModelCoverage } from './gw-model.js';
 import { gwParametersCoverage } from './gw-parameters.js';
 import { gwPolicyCoverage } from './gw-policy.js';
 import { standaloneCoverage } from './standalone.js';
-import type { CoverageTable } from './types.js';
+import type { Coverage, CoverageTable } from './types.js';
 
 export type CoveredKind = 'GwPolicy' | 'GwBackend' | 'GwModel' | 'GwParameters' | 'standalone';
 export type { Coverage, CoverageTable } from './types.js';
@@ -33,20 +33,66 @@ export function refusalsOf(
   spec: unknown,
   root = kind === 'standalone' ? '' : 'spec',
 ): FieldRefusal[] {
+  return fieldsSet(kind, spec, root, (c, v) =>
+    'refused' in c && (!c.values || c.values.includes(String(v)))
+      ? { reason: c.refused, security: c.security }
+      : undefined,
+  );
+}
+
+/**
+ * The security-relevant fields `spec` sets (the coverage table's `security`), each cut to its shortest
+ * security-relevant prefix (`spec.traffic.jwtAuthentication`, `spec.backend.mcp.authorization`), sorted.
+ * Issue 31: an invalid object that sets one keeps its attachment and what it targets refuses traffic.
+ */
+export function securityFieldsOf(
+  kind: CoveredKind,
+  spec: unknown,
+  root = kind === 'standalone' ? '' : 'spec',
+): string[] {
+  // Only invalid objects are asked (rarely): every prefix of every value set is classified on its own, so a
+  // wrongly typed value under an exact leaf (`tls.sni: {…}`) still counts as setting that leaf.
+  const table = coverageTables[kind];
+  const out = new Set<string>();
+  const visit = (v: unknown, path: string): void => {
+    const hit = path ? classify(table, path) : undefined;
+    if (hit?.[1].security) {
+      out.add(path.replace(/\[\d+\]$/, ''));
+      return;
+    }
+    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}[${i}]`));
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) visit(x, path ? `${path}.${k}` : k);
+  };
+  visit(spec, root);
+  return [...out].sort();
+}
+
+/** Whether the coverage table counts the (normalized) field path as security-relevant. */
+export function isSecurityField(kind: CoveredKind, path: string): boolean {
+  return classifyNearest(coverageTables[kind], normalize(path))?.[1].security ?? false;
+}
+
+/** The fields `spec` sets whose coverage `pick` answers for, keyed by the path cut to the matching entry. */
+function fieldsSet(
+  kind: CoveredKind,
+  spec: unknown,
+  root: string,
+  pick: (c: Coverage, v: unknown) => Omit<FieldRefusal, 'field'> | undefined,
+): FieldRefusal[] {
   const table = coverageTables[kind];
   const out = new Map<string, FieldRefusal>();
   // Every value set under `spec` (objects descend, arrays index; an empty object or array is a value) is
   // classified by its normalized path (`spec.a[].b`); the concrete path (`spec.a[3].b`) is only spelled
-  // out for a refused one, from the segments walked to it. This runs for every stored value a policy
+  // out for a picked one, from the segments walked to it. This runs for every stored value a policy
   // merge makes effective, so it builds no list of leaves and no path it does not need.
   const segments: string[] = [];
   const leaf = (v: unknown, norm: string): void => {
     const hit = classifyNearest(table, norm);
-    if (!hit || !('refused' in hit[1])) return;
-    const c = hit[1];
-    if (c.values && !c.values.includes(String(v))) return;
+    const picked = hit && pick(hit[1], v);
+    if (!hit || !picked) return;
     const field = cutTo(root + segments.join(''), patternDepth(hit[0]));
-    if (!out.has(field)) out.set(field, { field, reason: c.refused, security: c.security });
+    if (!out.has(field)) out.set(field, { field, ...picked });
   };
   const visit = (v: unknown, norm: string): void => {
     if (v === undefined || v === null) return;

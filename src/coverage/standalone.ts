@@ -1,5 +1,5 @@
 // Coverage of the standalone config file (src/config/schema.ts): paths from the file's root.
-import { enforced, type CoverageTable } from './types.js';
+import { enforced, guarding, type CoverageTable } from './types.js';
 
 export const standaloneCoverage: CoverageTable = {
   'mcp.port': enforced('Bind.port'),
@@ -12,7 +12,9 @@ export const standaloneCoverage: CoverageTable = {
   'mcp.targets[].stdio.*': enforced('McpTarget.stdio'),
   'mcp.targets[].streamableHttp.*': enforced('RemoteTarget.url'),
   'mcp.targets[].sse.*': enforced('RemoteTarget.url'),
-  'mcp.policies.cors.*': enforced('Policy.cors'),
-  'mcp.policies.mcpAuthentication.*': enforced('Policy.mcpAuthentication'),
-  'mcp.policies.authorization.*': enforced('Policy.authorization'),
+  ...guarding({
+    'mcp.policies.cors.*': enforced('Policy.cors'),
+    'mcp.policies.mcpAuthentication.*': enforced('Policy.mcpAuthentication'),
+    'mcp.policies.authorization.*': enforced('Policy.authorization'),
+  }),
 };

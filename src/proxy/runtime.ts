@@ -601,8 +601,12 @@ export class ProxyRuntime {
     const key = `${r.name} ${r.unenforced.join(',')}`;
     if (r.unenforced.length === 0 || this.refusedLogged.has(key)) return;
     this.refusedLogged.add(key);
+    // Which object set each field and why (an invalid GwPolicy names its first problem): read once per snapshot, never per request.
+    const refusals = (r.route.refusals ?? [])
+      .filter((x) => x.security)
+      .map((x) => ({ field: x.field, source: x.source, reason: x.reason }));
     this.log.error(
-      { route: r.name, fields: r.unenforced },
+      { route: r.name, fields: r.unenforced, ...(refusals.length ? { refusals } : {}) },
       'route policy asks for authentication or authorization this proxy does not enforce; refusing all its requests with 503',
     );
   }

@@ -130,6 +130,10 @@ export function translateGateway(
   return done(true, { version: snapshotVersion(store, ctx, options), resources });
 }
 
+const CLOSED_TO_ALL: ListenerInput['networkAuthorization'] = Object.freeze({
+  rules: [Object.freeze({ expressions: ['true'], action: 'DENY' as const })],
+});
+
 /** The IR listeners of the programmed listeners, with their frontend policy and its refusals. */
 function irListenersOf(
   ctx: Ctx,
@@ -164,6 +168,9 @@ function irListenersOf(
     if (limits) il.limits = limits;
     const network = fe.fields['frontend.networkAuthorization'];
     if (network) il.networkAuthorization = toAuthorization(network);
+    // An invalid policy's networkAuthorization closes every connection (issue 31), by a rule the proxy already runs.
+    if (fe.refusals?.some((r) => r.field === 'spec.frontend.networkAuthorization'))
+      il.networkAuthorization = CLOSED_TO_ALL;
     Object.assign(il, listenerFrontendSettings(fe));
     out.push(il);
     tlsSources.set(il.name ?? '', fe.provenance['frontend.tls']?.source ?? '');

@@ -29,3 +29,19 @@ it('reports an authorization rule that names a variable the proxy does not bind'
 it('accepts an authorization rule over jwt, request and mcp', () => {
   expect(validateText(policy('jwt.sub == "alice" && request.method == "GET"'), 'p.yaml').problems).toEqual([]);
 });
+
+// Issue 31: a rule that compiles (the variables are dynamic maps) but reads a member its variable never has
+// can never match through that read, so a Deny rule built on it never denies: a warning, not a problem.
+it('warns about a rule reading a member mcp or request never has, and passes the object', () => {
+  const r = validateText(policy('mcp.tools == "get-env" || request.header["x"] == "1"'), 'p.yaml');
+  expect(r.problems).toEqual([]);
+  expect(r.warnings.map((w) => [w.object, w.path, w.message.split(',')[0]])).toEqual([
+    ['GwPolicy default/p', 'spec.traffic.authorization.policy.matchExpressions[0]', 'reads mcp.tools'],
+    ['GwPolicy default/p', 'spec.traffic.authorization.policy.matchExpressions[0]', 'reads request.header'],
+  ]);
+});
+
+it('does not warn about documented members, or about jwt claims (free-form)', () => {
+  const r = validateText(policy('mcp.tool == "add" && request.headers["x"] == "1" && jwt.anything == "a"'), 'p.yaml');
+  expect(r.warnings).toEqual([]);
+});

@@ -37,3 +37,14 @@ it('lists refused fields of the GwBackend an edge reaches', () => {
     'GwBackend default/llm spec.policies.ai.promptCaching',
   );
 });
+
+it('shows the security fields of an invalid policy that close the route (issue 31)', () => {
+  const e = explainRoute(stateOf('fail-closed-invalid-policy.yaml'), 'HTTPRoute', 'default', 'closed');
+  expect(e.routes[0]?.refusals.map((r) => `${r.source} ${r.field} ${r.security}`)).toEqual([
+    'GwPolicy default/jwt-bad-rule spec.traffic.authorization true',
+    'GwPolicy default/jwt-bad-rule spec.traffic.jwtAuthentication true',
+  ]);
+  const text = renderExplanation(e);
+  expect(text).toContain('REFUSED GwPolicy default/jwt-bad-rule spec.traffic.authorization: the GwPolicy is invalid');
+  expect(text).toMatch(/GwPolicy default\/jwt-bad-rule: Accepted: Invalid: .*it sets spec\.traffic\.authorization/);
+});

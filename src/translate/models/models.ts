@@ -11,6 +11,8 @@ import { lookup, read, readAny, type Ctx } from '../objects/context.js';
 import { routeSpec, type ParentReference } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
 import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
+import type { IrRefusal } from '../../coverage/effective.js';
+import { invalidObjectRefusals } from '../policies/invalid-objects.js';
 import type {
   AiCredentialInput,
   ModelInput,
@@ -77,6 +79,8 @@ function translateModel(
   const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
   const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
   const parentNames: string[] = [];
+  // Invalid but setting security fields: served as a model that refuses every request (issue 31).
+  const closed = invalidObjectRefusals('GwModel', m);
   (uncheckedModelSpec(m.obj.spec).parentRefs ?? []).forEach((ref) => {
     const kind = refKind(ref.group, ref.kind, 'Gateway');
     const key = nameKey(ref.namespace ?? ns, ref.name ?? '');
@@ -84,7 +88,10 @@ function translateModel(
     if (!target) return;
     const { names, why } = target;
     const ok = m.problems.length === 0 && why === '' && names.length > 0;
-    const invalid = m.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+    const closes = closed.length
+      ? `; it sets ${closed.map((r) => r.field).join(', ')}, so requests for this model answer 503 policy_not_enforced until it is fixed`
+      : '';
+    const invalid = m.problems.length ? m.problems.map((p) => `${p.path}: ${p.message}`).join('; ') + closes : '';
     piece(objectKey('GwModel', m.key), {
       kind: 'parent',
       parent: {
@@ -116,9 +123,10 @@ function translateModel(
         ],
       },
     });
-    if (ok) parentNames.push(...names);
+    if (ok || (closed.length > 0 && why === '')) parentNames.push(...names);
   });
-  if (!spec || parentNames.length === 0) return undefined;
+  if (parentNames.length === 0) return undefined;
+  if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
   const match = spec.match?.model ?? m.obj.metadata.name;
   const out: ModelInput = {
     name: modelName(m.key),
@@ -131,6 +139,18 @@ function translateModel(
   if (refusals.length > 0) out.refusals = refusals;
   if (spec.virtualModel) out.routing = routing(ns, spec.virtualModel);
   return out;
+}
+
+/** An invalid GwModel that sets security fields: matched as it asks, answered 503 policy_not_enforced. */
+function closedModel(m: StoredObject, parents: string[], refusals: IrRefusal[]): ModelInput {
+  const match = uncheckedModelSpec(m.obj.spec).match ?? m.obj.metadata.name;
+  return {
+    name: modelName(m.key),
+    parents: [...new Set(parents)].sort(),
+    match: modelMatch(match),
+    visibility: 'PUBLIC',
+    refusals,
+  };
 }
 
 /**

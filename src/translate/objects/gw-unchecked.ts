@@ -40,6 +40,8 @@ export interface UncheckedModelSpec {
   parentRefs?: readonly ParentReference[];
   provider?: string;
   baseURL?: string;
+  /** `match.model`: which requests an invalid model that sets security fields still refuses. */
+  match?: string;
 }
 
 /** What a GwPolicy targeting a GwBackend asks of it. */
@@ -79,9 +81,18 @@ const policy = memoized(
   }),
 );
 
-const model = memoized(
-  object<UncheckedModelSpec>({ parentRefs: list(parentReference), provider: string, baseURL: string }),
-);
+const modelFields = object<Omit<UncheckedModelSpec, 'match'>>({
+  parentRefs: list(parentReference),
+  provider: string,
+  baseURL: string,
+});
+const modelMatchOf = object<{ match?: { model?: string } }>({ match: optional({ model: string }) });
+const model = memoized((v: unknown): UncheckedModelSpec => {
+  const out: UncheckedModelSpec = modelFields(v);
+  const match = modelMatchOf(v).match?.model;
+  if (match !== undefined) out.match = match;
+  return out;
+});
 
 const names = list(object<{ name?: string }>({ name: string }));
 const backendSections = object({

@@ -2,7 +2,7 @@
 // the spec is read as the schema's type. CEL authorization rules are compiled with the proxy's own
 // environment, and the structural rules translation relies on are stated once more where the schema is silent.
 import type { GwBackendSpec, GwModelSpec, GwPolicySpec } from '../../api/index.js';
-import { celCompileProblem, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
+import { celCompileProblem, celMemberWarnings, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
 import { schemaChecked } from './gw-objects.js';
 import type { AuthorizationSpec, GwKind } from './gw-types.js';
 
@@ -23,18 +23,36 @@ export type CelAuthorizations = Pick<GwPolicySpec, 'traffic' | 'backend' | 'fron
  * `gw validate` calls it too, with a manifest that passed the schema.
  */
 export function authorizationCelProblems(s: CelAuthorizations, bad: Bad): void {
+  for (const [path, expression, variables] of authorizationExpressions(s)) {
+    const why = celCompileProblem(expression, variables);
+    if (why) bad(path, why);
+  }
+}
+
+/**
+ * Rules that compile but read a member their variable never has (`mcp.tools`, `request.header`): such a
+ * read always fails, so a Deny rule on it never denies. A warning (`gw validate`), not a problem.
+ */
+export function authorizationCelWarnings(s: CelAuthorizations, warn: Bad): void {
+  for (const [path, expression] of authorizationExpressions(s))
+    for (const why of celMemberWarnings(expression)) warn(path, why);
+}
+
+/** Every authorization rule expression of the object: [field path, expression, the variables it may name]. */
+function authorizationExpressions(s: CelAuthorizations): [string, string, readonly CelVariable[]][] {
   const places: [string, AuthorizationSpec | undefined, readonly CelVariable[]][] = [
     ['traffic.authorization', s.traffic?.authorization, AUTHORIZATION_VARIABLES],
     ['backend.mcp.authorization', s.backend?.mcp?.authorization, AUTHORIZATION_VARIABLES],
     ['policies.mcp.authorization', s.policies?.mcp?.authorization, AUTHORIZATION_VARIABLES],
     ['frontend.networkAuthorization', s.frontend?.networkAuthorization, connectionVariables],
   ];
-  for (const [path, authz, variables] of places) {
-    (authz?.policy.matchExpressions ?? []).forEach((e, i) => {
-      const why = celCompileProblem(e, variables);
-      if (why) bad(`spec.${path}.policy.matchExpressions[${i}]`, why);
-    });
-  }
+  return places.flatMap(([path, authz, variables]) =>
+    (authz?.policy.matchExpressions ?? []).map((e, i): [string, string, readonly CelVariable[]] => [
+      `spec.${path}.policy.matchExpressions[${i}]`,
+      e,
+      variables,
+    ]),
+  );
 }
 
 /** The problems of a Gw object whose spec passed its schema. */
@@ -102,4 +120,11 @@ function modelProblems(s: GwModelSpec, bad: Bad): void {
   const parents = s.parentRefs;
   if (parents.length < 1 || parents.length > 16)
     bad('spec.parentRefs', `must have 1 to 16 items, got ${parents.length}`);
+}
+
+/** authorizationCelWarnings as `path: message` lines, for status conditions. */
+export function authorizationCelWarningLines(s: CelAuthorizations): string[] {
+  const out: string[] = [];
+  authorizationCelWarnings(s, (path, message) => out.push(`${path}: ${message}`));
+  return out;
 }

@@ -6,6 +6,7 @@
 // among overrides the less specific level wins, so a platform team's Gateway policy cannot be undone.
 import type { BackendFull } from '../../api/index.js';
 import type { FieldProvenanceInput } from '../../ir/types.js';
+import type { IrRefusal } from '../../coverage/effective.js';
 import type { EffectiveFields, Section, SectionTypes } from './policy-sections.js';
 import { LEVEL_RANK, type Attachment, type Level } from './policy-targets.js';
 
@@ -29,6 +30,8 @@ export interface Candidate {
   replace?: boolean;
   /** The section object: each own key is one mergeable field. */
   values: SectionTypes[Section];
+  /** An invalid policy's security refusals for this section (it brings no values): kept whatever wins. */
+  refusals?: readonly IrRefusal[];
 }
 
 export interface Conflict {
@@ -49,6 +52,8 @@ export interface MergeResult {
   fields: Record<string, unknown>;
   provenance: Record<string, FieldOrigin>;
   conflicts: Conflict[];
+  /** Security refusals of invalid policies that reach here (invalid-objects.ts); absent when none does. */
+  refusals?: IrRefusal[];
 }
 
 /** What mergePolicies returns: each effective field typed by its section's schema. */
@@ -78,6 +83,8 @@ export function mergePolicies(
   into?: EffectivePolicy,
 ): EffectivePolicy {
   const out: EffectivePolicy = into ?? { fields: {}, provenance: {}, conflicts: [] };
+  // Before any precedence: an invalid security policy closes what it reaches whatever would have won.
+  for (const c of candidates) if (c.refusals) (out.refusals ??= []).push(...c.refusals);
   candidates = replaced(candidates);
   // Hot path (every rule of every route): candidates set few fields, so parallel arrays with a linear
   // lookup beat maps; only contested fields are sorted.
@@ -186,6 +193,7 @@ function dedupe(list: Candidate[]): Candidate[] {
 
 /** The candidate a GwPolicy attachment contributes for one section, or undefined if it sets none. */
 export function policyCandidate(a: Attachment, level: Level, section: Section): Candidate | undefined {
+  if (a.refusals) return invalidCandidate(a, level, section, a.refusals);
   const values = a.sections[section];
   if (!values) return undefined;
   return {
@@ -205,4 +213,26 @@ export function policyCandidate(a: Attachment, level: Level, section: Section): 
 export function inlineCandidate(source: string, level: Level, values: BackendFull | undefined): Candidate | undefined {
   if (!values) return undefined;
   return { source, level, created: '', order: source, override: false, values };
+}
+
+/** An invalid policy's candidate: no values, the refusals of the security fields it sets in `section`. */
+function invalidCandidate(
+  a: Attachment,
+  level: Level,
+  section: Section,
+  refusals: readonly IrRefusal[],
+): Candidate | undefined {
+  const mine = refusals.filter((r) => r.field.startsWith(`spec.${section}.`));
+  if (mine.length === 0) return undefined;
+  return {
+    source: a.source,
+    policyKey: a.policy.key,
+    targetIndex: a.targetIndex,
+    level,
+    created: a.created,
+    order: a.policy.key,
+    override: false,
+    values: {},
+    refusals: mine,
+  };
 }

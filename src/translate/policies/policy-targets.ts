@@ -1,11 +1,12 @@
 // Which GwPolicies attach where: targetRefs and targetSelectors, narrowed by sectionName or port,
 // at one of the precedence levels of seed 001 (Gateway < Listener < Route < Route rule < Backend).
 import type { GwPolicySpec } from '../../api/index.js';
-import { lookup, memo, readGw, type Ctx } from '../objects/context.js';
-import type { GwObject } from '../objects/gw-objects.js';
+import type { IrRefusal } from '../../coverage/effective.js';
+import { lookup, memo, readAny, readGw, type Ctx } from '../objects/context.js';
+import { uncheckedPolicySpec } from '../objects/gw-unchecked.js';
 import { selectorMatches } from '../objects/read.js';
 import { displayName, objectKey, type Kind, type StoredObject } from '../objects/types.js';
-import type { PolicyTargetRef, PolicyTargetSelector } from '../objects/gw-types.js';
+import { invalidObjectRefusals } from './invalid-objects.js';
 import type { SectionTypes } from './policy-sections.js';
 
 export type Level =
@@ -24,10 +25,18 @@ export const LEVEL_RANK: Record<Level, number> = {
   Target: 8,
 };
 
+/** What attaching reads of a policy: which sections it sets and its strategy. */
+export interface AttachedSpec {
+  frontend?: unknown;
+  traffic?: unknown;
+  backend?: unknown;
+  strategy?: GwPolicySpec['strategy'];
+}
+
 /** One policy reaching one target through its `index`-th targetRef or targetSelector. */
 export interface Attachment {
   policy: StoredObject;
-  spec: GwPolicySpec;
+  spec: AttachedSpec;
   /** `GwPolicy ns/name`, its creationTimestamp ('~' when missing: sorts as newest) and its sections. */
   source: string;
   created: string;
@@ -37,6 +46,11 @@ export interface Attachment {
   targetIndex: number;
   sectionName?: string;
   port?: number;
+  /**
+   * An invalid policy that sets security fields (invalid-objects.ts): it contributes no values, only these
+   * refusals, to every section of what it reaches.
+   */
+  refusals?: IrRefusal[];
 }
 
 /** Policies whose targetRefs name (kind, key) or whose targetSelectors match its labels. */
@@ -45,14 +59,14 @@ export function attachmentsOf(ctx: Ctx, target: StoredObject): Attachment[] {
   const out: Attachment[] = [];
   const tk = objectKey(target.kind, target.key);
   for (const pk of lookup(ctx, 'policiesByTarget', tk)) {
-    const p = readGw(ctx, 'GwPolicy', pk);
+    const p = attachable(ctx, pk);
     if (!p) continue;
     (p.spec.targetRefs ?? []).forEach((t, i) => {
       if (t.name === target.obj.metadata.name && kindMatches(t.kind, target.kind)) out.push(attachment(p, i, t));
     });
   }
   for (const pk of lookup(ctx, 'selectorPolicies', `${target.kind}/${ns}`)) {
-    const p = readGw(ctx, 'GwPolicy', pk);
+    const p = attachable(ctx, pk);
     if (!p) continue;
     (p.spec.targetSelectors ?? []).forEach((t, i) => {
       if (
@@ -65,20 +79,53 @@ export function attachmentsOf(ctx: Ctx, target: StoredObject): Attachment[] {
   return out;
 }
 
-function kindMatches(k: string, kind: Kind): boolean {
+function kindMatches(k: string | undefined, kind: Kind): boolean {
   return k === kind || (kind === 'ListenerSet' && k === 'XListenerSet');
 }
 
-function attachment(
-  p: GwObject<'GwPolicy'>,
-  targetIndex: number,
-  t: PolicyTargetRef | PolicyTargetSelector,
-): Attachment {
-  const { entry: policy, spec } = p;
-  const sections: Attachment['sections'] = {};
-  if (spec.frontend) sections.frontend = spec.frontend;
-  if (spec.traffic) sections.traffic = spec.traffic;
-  if (spec.backend) sections.backend = spec.backend;
+/** A policy as attaching sees it: valid, or invalid but setting security fields; else undefined. */
+interface Attachable {
+  entry: StoredObject;
+  spec: AttachedSpec & { targetRefs?: readonly PolicyTarget[]; targetSelectors?: readonly PolicyTarget[] };
+  sections: Attachment['sections'];
+  refusals?: IrRefusal[];
+}
+
+/** A targetRef or targetSelector, typed (valid policy) or narrowed (gw-unchecked.ts). */
+interface PolicyTarget {
+  kind?: string;
+  name?: string;
+  sectionName?: string;
+  port?: number;
+  matchLabels?: unknown;
+}
+
+function attachable(ctx: Ctx, key: string): Attachable | undefined {
+  const p = readGw(ctx, 'GwPolicy', key);
+  if (p) {
+    const { spec } = p;
+    const sections: Attachment['sections'] = {};
+    if (spec.frontend) sections.frontend = spec.frontend;
+    if (spec.traffic) sections.traffic = spec.traffic;
+    if (spec.backend) sections.backend = spec.backend;
+    return { entry: p.entry, spec, sections };
+  }
+  // Invalid: nothing of it is applied, but its security fields keep their targets closed (issue 31).
+  const e = readAny(ctx, 'GwPolicy', key);
+  const refusals = e ? invalidObjectRefusals('GwPolicy', e) : [];
+  if (!e || refusals.length === 0) return undefined;
+  const raw = (e.obj.spec ?? {}) as Record<string, unknown>;
+  const { targetRefs, targetSelectors } = uncheckedPolicySpec(e.obj.spec);
+  return {
+    entry: e,
+    spec: { frontend: raw.frontend, traffic: raw.traffic, backend: raw.backend, targetRefs, targetSelectors },
+    sections: {},
+    refusals,
+  };
+}
+
+function attachment(p: Attachable, targetIndex: number, t: PolicyTarget): Attachment {
+  const { entry: policy, spec, sections } = p;
   const a: Attachment = {
     policy,
     spec,
@@ -90,6 +137,7 @@ function attachment(
   };
   if (t.sectionName !== undefined) a.sectionName = t.sectionName;
   if (t.port !== undefined) a.port = t.port;
+  if (p.refusals) a.refusals = p.refusals;
   return a;
 }
 
@@ -117,9 +165,6 @@ export function attachmentProblem(
 /** Attachments that are allowed for the target kind (invalid ones show up in the policy's status only). */
 export function validAttachments(ctx: Ctx, target: StoredObject): Attachment[] {
   return memo(ctx, `attachments:${target.kind}/${target.key}`, () =>
-    attachmentsOf(ctx, target).filter((a) => {
-      const list = a.spec.targetRefs ?? a.spec.targetSelectors ?? [];
-      return attachmentProblem(a.spec, target.kind, list[a.targetIndex] ?? {}) === undefined;
-    }),
+    attachmentsOf(ctx, target).filter((a) => attachmentProblem(a.spec, target.kind, { port: a.port }) === undefined),
   );
 }

@@ -16,6 +16,7 @@ import { gwSpec } from '../objects/gw-objects.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP, displayName, objectKey, type StoredObject } from '../objects/types.js';
+import { invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { backendPolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
 import type { EffectivePolicy } from '../policies/policy-merge.js';
@@ -31,10 +32,12 @@ export function resolveBackendRefs(
   ctx: Ctx,
   route: StoredObject,
   rule: RouteRule,
-): { refs: ResolvedRef[]; problems: { reason: string; message: string }[] } {
+): { refs: ResolvedRef[]; problems: { reason: string; message: string }[]; refusals: IrRefusal[] } {
   const ns = route.obj.metadata.namespace ?? '';
   const refs: ResolvedRef[] = [];
   const problems: { reason: string; message: string }[] = [];
+  // An invalid GwBackend that sets security fields refuses the rule's traffic rather than drop out of it (issue 31).
+  const refusals: IrRefusal[] = [];
   for (const r of rule.backendRefs ?? []) {
     const group = r.group ?? '',
       kindName = r.kind ?? 'Service',
@@ -64,9 +67,11 @@ export function resolveBackendRefs(
     }
     const entry = readAny(ctx, kind, `${tns}/${name}`);
     if (!entry || entry.problems.length > 0) {
+      const closed = entry && kind === 'GwBackend' ? invalidObjectRefusals(kind, entry) : [];
+      refusals.push(...closed);
       problems.push({
         reason: 'BackendNotFound',
-        message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}`,
+        message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}${closed.length ? `: it sets ${closed.map((r) => r.field).join(', ')}, so the rule answers 503 policy_not_enforced until it is fixed` : ''}`,
       });
       continue;
     }
@@ -90,7 +95,7 @@ export function resolveBackendRefs(
       if (spec) refs.push({ kind, entry, weight, spec });
     }
   }
-  return { refs, problems };
+  return { refs, problems, refusals };
 }
 
 /** A route → backend edge as built: its refusals are the coverage table's (read back for the route's). */

@@ -169,7 +169,12 @@ function groupByListenerPolicy(gp: GatewayPolicies, ls: ListenerInfo[]): Listene
   const groups = new Map<string, ListenerInfo[]>();
   for (const l of [...ls].sort((a, b) => (a.irName < b.irName ? -1 : 1))) {
     const sig = listenerLevels(gp, l)
-      .filter((x) => x.attachment.spec.traffic !== undefined || x.attachment.spec.backend !== undefined)
+      .filter(
+        (x) =>
+          x.attachment.spec.traffic !== undefined ||
+          x.attachment.spec.backend !== undefined ||
+          x.attachment.refusals !== undefined,
+      )
       .map((x) => `${x.attachment.policy.key}|${x.level}`)
       .sort()
       .join(',');

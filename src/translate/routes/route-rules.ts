@@ -10,6 +10,7 @@ import type { Ctx } from '../objects/context.js';
 import type { RouteRule } from '../objects/gateway-api.js';
 import { objectKey, type StoredObject } from '../objects/types.js';
 import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
+import { isInvalidObjectRefusal } from '../policies/invalid-objects.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
 import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from '../policies/ext-auth.js';
 import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
@@ -33,6 +34,8 @@ export interface RuleSource {
   matches: NonNullable<RouteInput['routeMatches']>;
   refs: ResolvedRef[];
   levels: Leveled[];
+  /** Security refusals of invalid GwBackends the rule names (issue 31). */
+  refusals: IrRefusal[];
 }
 
 /** What the rules found that turns the route's ResolvedRefs false. */
@@ -40,6 +43,8 @@ export interface RuleProblems {
   edges: EdgeProblem[];
   guards: { reason: string; message: string }[];
   mcpGuardrails: string[];
+  /** Invalid GwPolicy → the security fields of it that close this route (issue 31). */
+  invalidPolicies: Map<string, Set<string>>;
 }
 
 export function ruleRoute(
@@ -83,8 +88,18 @@ export function ruleRoute(
   };
   // The typed-traffic path's auth refusals, the coverage table's and the route-kind ones, once each.
   const scoped = scopeRefusals(eff, edges, sink.backends);
-  const refusals = uniqueRefusals([...traffic.refusals, ...routeRefusals(gp, g.group[0], eff, edges), ...scoped]);
+  const refusals = uniqueRefusals([
+    ...traffic.refusals,
+    ...routeRefusals(gp, g.group[0], eff, edges),
+    ...scoped,
+    ...rs.refusals,
+  ]);
   if (refusals.length) irRoute.refusals = refusals;
+  for (const r of refusals) {
+    if (!isInvalidObjectRefusal(r) || !r.source.startsWith('GwPolicy ')) continue;
+    const fields = problems.invalidPolicies.get(r.source) ?? new Set();
+    problems.invalidPolicies.set(r.source, fields.add(r.field));
+  }
   for (const r of [...scoped, ...backendMcp.refusals]) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
     if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });

@@ -45,12 +45,13 @@ export function translateRoute(
   for (const { listener } of attached.values()) listener.status.attachedRoutes++;
   const groups = listenerGroups(gw.key, gp, attached, routeHosts);
   const routeAtt = validAttachments(ctx, route);
-  const problems: RuleProblems = { edges: [], guards: [], mcpGuardrails: [] };
+  const problems: RuleProblems = { edges: [], guards: [], mcpGuardrails: [], invalidPolicies: new Map() };
   rules.forEach((rule, index) => {
     const { matches, problems: invalid } = checked.matches[index] ?? { matches: [], problems: [] };
     if (invalid.length > 0) return;
     const levels = routeLevels(routeAtt, rule.name);
-    const rs = { route, rule, index, matches, refs: resolved[index]?.refs ?? [], levels };
+    const r = resolved[index];
+    const rs = { route, rule, index, matches, refs: r?.refs ?? [], levels, refusals: r?.refusals ?? [] };
     for (const g of groups) sink.routes.push(ruleRoute(ctx, gw.key, gp, sink, rs, g, problems));
   });
   markRouteProblems(status.emitted, problems, route.obj.metadata.generation ?? 0, ctx.options.now);
@@ -86,6 +87,33 @@ function markRouteProblems(emitted: ParentStatus[], problems: RuleProblems, gen:
   markPromptGuardProblems(emitted, problems.guards, gen, now);
   if (problems.mcpGuardrails.length > 0)
     markGuardrailProblem(emitted, [...new Set(problems.mcpGuardrails)].join('; '), gen, now);
+  markInvalidPolicies(emitted, problems.invalidPolicies, gen, now);
+}
+
+/**
+ * Issue 31: an invalid GwPolicy that sets security fields closes the route; its status names the policy and
+ * the fields (ResolvedRefs=False, reason InvalidPolicy, or appended to another reason already there).
+ */
+function markInvalidPolicies(
+  parents: ParentStatus[],
+  invalid: Map<string, Set<string>>,
+  gen: number,
+  now: string,
+): void {
+  if (invalid.size === 0) return;
+  const named = [...invalid.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([source, fields]) => `${source} is invalid and sets ${[...fields].sort().join(', ')}`);
+  const message = `${named.join('; ')}: the route answers 503 policy_not_enforced until it is fixed (see its status)`;
+  for (const p of parents) {
+    const i = p.conditions.findIndex((c) => c.type === 'ResolvedRefs');
+    const c = p.conditions[i];
+    if (!c) continue;
+    p.conditions[i] =
+      c.status === 'True'
+        ? condition('ResolvedRefs', false, 'InvalidPolicy', message, gen, now)
+        : { ...c, message: `${c.message}; ${message}` };
+  }
 }
 
 /** Backend TLS and AI credentials are known only per edge, after the parents' conditions were built: ResolvedRefs turns false. */

@@ -94,3 +94,17 @@ export function enforcedCondition(
   const message = [refused && `not enforced by this release: ${refused}`, notEnforced].filter(Boolean).join('; ');
   return condition('Enforced', false, refused ? 'Unsupported' : 'NotEnforced', message, generation, now);
 }
+
+/**
+ * `RulesCanMatch=False, reason UnknownMember` when an authorization rule reads a member its variable never has
+ * (`mcp.tools`): the rule compiles but never matches through that read, so a Deny rule on it never denies
+ * (issue 31). Absent otherwise. The same lines `gw validate` prints as warnings.
+ */
+export function rulesCanMatchCondition(
+  warnings: readonly string[],
+  generation: number,
+  now: string,
+): Condition | undefined {
+  if (warnings.length === 0) return undefined;
+  return condition('RulesCanMatch', false, 'UnknownMember', warnings.join('; '), generation, now);
+}

@@ -17,9 +17,17 @@ import { nameKey, type Kind, type StoredObject } from '../objects/types.js';
 import { extAuthCelProblems } from '../policies/ext-auth.js';
 import { unenforceableAuth } from '../policies/ir-policy.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
+import { invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
-import { condition, enforcedCondition, type Condition, type StatusPiece } from './conditions.js';
+import {
+  condition,
+  enforcedCondition,
+  rulesCanMatchCondition,
+  type Condition,
+  type StatusPiece,
+} from './conditions.js';
+import { authorizationCelWarningLines } from '../objects/validate-gw.js';
 import { specRefusals } from './spec-refusals.js';
 
 export const MAX_POLICY_ANCESTORS = 16;
@@ -125,6 +133,8 @@ interface PolicyTexts {
   enforcedText: string;
   refusals: FieldRefusal[];
   guardrails: ReturnType<typeof policyGuardrailProblems>;
+  /** Authorization rules that read a member their variable never has (RulesCanMatch). */
+  celWarnings: string[];
 }
 
 const NO_TEXTS: PolicyTexts = {
@@ -132,6 +142,7 @@ const NO_TEXTS: PolicyTexts = {
   enforcedText: '',
   refusals: [],
   guardrails: { invalid: [], refs: [] },
+  celWarnings: [],
 };
 
 function policyTexts(
@@ -189,7 +200,7 @@ function policyTexts(
       : []),
     ...(edgeAuth.length ? [`${edgeAuth.join('; ')}; the backend edges it reaches are left out (${noBackend})`] : []),
   ].join('; ');
-  return { invalidText, enforcedText, refusals, guardrails };
+  return { invalidText, enforcedText, refusals, guardrails, celWarnings: authorizationCelWarningLines(spec) };
 }
 
 /** The objects a policy's targetRefs name, as the backend.auth check needs them (a GwBackend valid or not). */
@@ -221,24 +232,31 @@ function ancestorStatus(
   ].sort();
   const attachable = !problemText && !a.problem;
   const accepted = attachable && !texts.invalidText;
+  // Issue 31: invalid, but it sets security fields: it stays attached and what it targets refuses traffic.
+  const closing = problemText && attachedTo.length ? invalidObjectRefusals('GwPolicy', e).map((r) => r.field) : [];
+  const closes = closing.length
+    ? `; it sets ${closing.join(', ')}, so the routes, listeners and backends it targets refuse traffic (503 policy_not_enforced; networkAuthorization closes connections) until it is fixed`
+    : '';
   const conds: Condition[] = [
     condition(
       'Accepted',
       accepted,
       problemText || texts.invalidText ? 'Invalid' : (a.problem?.reason ?? 'Accepted'),
-      problemText || a.problem?.message || texts.invalidText || 'the policy is accepted',
+      (problemText && problemText + closes) || a.problem?.message || texts.invalidText || 'the policy is accepted',
       gen,
       now,
     ),
     condition(
       'Attached',
-      attachable && attachedTo.length > 0,
-      attachable && attachedTo.length ? 'Attached' : 'NotAttached',
-      !attachable
-        ? 'the policy is not accepted for this target'
-        : attachedTo.length
-          ? `in effect through Gateway ${attachedTo.join(', ')}`
-          : `no Gateway of controller ${options.controllerName} serves this target`,
+      (attachable || closing.length > 0) && attachedTo.length > 0,
+      (attachable || closing.length > 0) && attachedTo.length > 0 ? 'Attached' : 'NotAttached',
+      closing.length
+        ? `invalid: refusing the traffic of its targets through Gateway ${attachedTo.join(', ')}`
+        : !attachable
+          ? 'the policy is not accepted for this target'
+          : attachedTo.length
+            ? `in effect through Gateway ${attachedTo.join(', ')}`
+            : `no Gateway of controller ${options.controllerName} serves this target`,
       gen,
       now,
     ),
@@ -250,6 +268,8 @@ function ancestorStatus(
     ? enforcedCondition(refusalText(texts.refusals), texts.enforcedText, gen, now)
     : undefined;
   if (enforced) conds.push(enforced);
+  const canMatch = attachable ? rulesCanMatchCondition(texts.celWarnings, gen, now) : undefined;
+  if (canMatch) conds.push(canMatch);
   const refs = texts.guardrails.refs;
   if (attachable && refs.length) {
     const message = `${refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;

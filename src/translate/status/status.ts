@@ -2,7 +2,15 @@
 // can be said about the object alone (validity, target resolution). Pure and per object, so a change
 // recomputes only the statuses it can touch. A GwPolicy's status is policy-status.ts.
 import type { GwBackendSpec } from '../../api/index.js';
-import { condition, enforcedCondition, type Condition, type ParentStatus, type StatusPiece } from './conditions.js';
+import {
+  condition,
+  enforcedCondition,
+  rulesCanMatchCondition,
+  type Condition,
+  type ParentStatus,
+  type StatusPiece,
+} from './conditions.js';
+import { authorizationCelWarningLines } from '../objects/validate-gw.js';
 import { refusalText, type FieldRefusal } from '../../coverage/index.js';
 import { specRefusals } from './spec-refusals.js';
 import { modelRefusals } from '../models/model-refusals.js';
@@ -153,8 +161,11 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
       now,
     ),
     ...(refused ? [refused] : []),
+    ...optional(rulesCanMatchCondition(authorizationCelWarningLines(spec), gen, now)),
   ];
 }
+
+const optional = <T>(v: T | undefined): T[] => (v === undefined ? [] : [v]);
 
 /** `policies.http.version` of a GwBackend the HTTP forwarder does not serve (MCP, AI, AgentCore): refused. */
 function ownHttpVersionRefusals(spec: GwBackendSpec): FieldRefusal[] {
