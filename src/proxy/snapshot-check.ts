@@ -8,7 +8,7 @@ import { resourcesOf } from '../ir/load.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http/http-forward.js';
-import { cidrProblem } from './http/dynamic-forward.js';
+import { cidrProblem } from './net/public-address.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
 import { keepaliveProblems } from './http/connection-settings.js';

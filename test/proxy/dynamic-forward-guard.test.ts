@@ -1,5 +1,5 @@
-// A dynamic forward proxy is safe by default (issue 31): destinations in the pod or the networks around it
-// (loopback, link-local, unspecified, private, this machine's own) are refused with 403 however the Host
+// A dynamic forward proxy is safe by default (issue 31): destinations that are not public unicast (loopback,
+// link-local, unspecified, private, NAT64, documentation…) or this machine's own are refused with 403 however the Host
 // spells them, unless the GwBackend's `allowedDestinations` lists them; the Host is normalised before CEL
 // rules read it; an open forward proxy is warned about when the configuration is applied.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -108,6 +108,13 @@ describe('dynamic forward proxy destinations refused by default', () => {
     ['192.168/16', () => '192.168.1.1', 'a private address'],
     ['fc00::/7', () => '[fd00::1]:8080', 'unique local'],
     ['IPv6 link-local', () => '[fe80::1]', 'link-local'],
+    ['carrier-grade NAT 100.64/10', () => '100.64.0.1', 'carrier-grade NAT'],
+    ['NAT64 64:ff9b::/96', () => '[64:ff9b::a9fe:a9fe]', 'NAT64'],
+    ['6to4 2002::/16', () => '[2002:7f00:1::1]', '6to4'],
+    ['documentation 192.0.2/24', () => '192.0.2.10', 'a documentation address'],
+    ['IPv6 documentation', () => '[2001:db8::1]', 'a documentation address'],
+    ['benchmarking 198.18/15', () => '198.18.0.1', 'benchmarking'],
+    ['reserved 240/4', () => '240.0.0.1', 'reserved'],
   ])('refuses %s with 403 destination_not_allowed before connecting', async (_what, host, why) => {
     const res = await get('/closed/x', host());
     expect(res.status).toBe(403);

@@ -4,15 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { normalizeSnapshot } from '../../src/ir/load.js';
-import {
-  allowList,
-  cidrProblem,
-  destinationOf,
-  isSelf,
-  refusedDestination,
-  viaHas,
-  viaWith,
-} from '../../src/proxy/http/dynamic-forward.js';
+import { allowList, cidrProblem } from '../../src/proxy/net/public-address.js';
+import { destinationOf, isSelf, refusedDestination, viaHas, viaWith } from '../../src/proxy/http/dynamic-forward.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 
 interface Case {
@@ -61,8 +54,8 @@ describe('destinations refused by default', () => {
   const none = new Set<string>();
 
   it("refuses this machine's own addresses even when they are public", () => {
-    expect(refusedDestination('203.0.113.5', undefined, new Set(['203.0.113.5']))).toBe("this pod's own address");
-    expect(refusedDestination('203.0.113.6', undefined, new Set(['203.0.113.5']))).toBeUndefined();
+    expect(refusedDestination('93.184.215.5', undefined, new Set(['93.184.215.5']))).toBe("this pod's own address");
+    expect(refusedDestination('93.184.215.6', undefined, new Set(['93.184.215.5']))).toBeUndefined();
   });
 
   it('lets public addresses through and reads IPv4-mapped IPv6 as IPv4', () => {
@@ -70,6 +63,13 @@ describe('destinations refused by default', () => {
     expect(refusedDestination('2606:4700::1111', undefined, none)).toBeUndefined();
     expect(refusedDestination('::ffff:10.0.0.1', undefined, none)).toBe('a private address');
     expect(refusedDestination('::ffff:a9fe:a9fe', undefined, none)).toContain('link-local');
+  });
+
+  it('refuses every range that is not public unicast, each with its reason, unless allowedDestinations lists it', () => {
+    expect(refusedDestination('203.0.113.5', undefined, none)).toBe('a documentation address');
+    expect(refusedDestination('64:ff9b::a9fe:a9fe', undefined, none)).toContain('NAT64');
+    expect(refusedDestination('64:ff9b::a9fe:a9fe', allowList(['64:ff9b::/96']), none)).toBeUndefined();
+    expect(refusedDestination('::ffff:c000:201', undefined, none)).toBe('a documentation address');
   });
 
   it('allows what allowedDestinations lists, IPv4-mapped ranges included', () => {

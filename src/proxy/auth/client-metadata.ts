@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from '../http/undici.js';
-import { AddressRefused, guardedLookup, isPublicAddress, type AddressRule } from './public-address.js';
+import { AddressRefused, guardedLookup, isPublicAddress, type AddressRule } from '../net/public-address.js';
 
 export const maxDocumentBytes = 5 * 1024;
 const failureTtlMs = 30_000;

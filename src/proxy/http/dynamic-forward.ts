@@ -1,11 +1,13 @@
 // GwBackend `dynamicForwardProxy`: the destination of each request is the host and port its Host header
-// names. This file decides that destination, refuses addresses inside the pod or its networks unless the
-// backend allows them, and refuses the ones that would loop back into the proxy.
+// names. This file decides that destination, refuses every address that is not public unicast (the ranges of
+// net/public-address.ts) or is the pod's own unless the backend allows it, and refuses the ones that would loop
+// back into the proxy.
 // Behaviour: docs/proxy.md "Dynamic forward proxy".
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP, type BlockList } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Route } from '../../ir/types.js';
+import { listed, nonPublicReason, plainAddress } from '../net/public-address.js';
 import { ProxyError } from '../proxy-error.js';
 import { normalizeHost } from './request-target.js';
 
@@ -64,67 +66,9 @@ export function localAddresses(): Set<string> {
 }
 
 /**
- * An IP address in one spelling: IPv6 compressed and lower case (WHATWG host parser), and an IPv4-mapped
- * IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) as the IPv4 address it reaches.
- */
-export function plainAddress(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const v6 = new URL(`http://[${address.replace(/%.*$/, '')}]/`).hostname.slice(1, -1);
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
-  if (!mapped) return v6;
-  const hi = parseInt(mapped[1] ?? '0', 16);
-  const lo = parseInt(mapped[2] ?? '0', 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-}
-
-/** Ranges a dynamic forward proxy refuses unless the backend lists them: the pod and the networks around it. */
-const refusedRanges: [string, number, 'ipv4' | 'ipv6', string][] = [
-  ['0.0.0.0', 8, 'ipv4', 'an unspecified ("this network") address'],
-  ['127.0.0.0', 8, 'ipv4', 'a loopback address'],
-  ['169.254.0.0', 16, 'ipv4', 'a link-local address (cloud metadata lives there)'],
-  ['10.0.0.0', 8, 'ipv4', 'a private address'],
-  ['172.16.0.0', 12, 'ipv4', 'a private address'],
-  ['192.168.0.0', 16, 'ipv4', 'a private address'],
-  ['100.64.0.0', 10, 'ipv4', 'a shared (carrier-grade NAT) address'],
-  ['224.0.0.0', 3, 'ipv4', 'a multicast or reserved address'],
-  ['::1', 128, 'ipv6', 'a loopback address'],
-  ['::', 96, 'ipv6', 'an unspecified or IPv4-compatible address'],
-  ['fe80::', 10, 'ipv6', 'a link-local address'],
-  ['fc00::', 7, 'ipv6', 'a private (unique local) address'],
-  ['ff00::', 8, 'ipv6', 'a multicast address'],
-];
-const refusedLists = refusedRanges.map(([net, prefix, type, what]) => {
-  const list = new BlockList();
-  list.addSubnet(net, prefix, type);
-  return { list, type, what };
-});
-
-/** A backend's `allowedDestinations` (CIDR text, checked by snapshot-check.ts) as one list. */
-export function allowList(cidrs: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const c of cidrs) {
-    const [net = '', prefixText = ''] = c.split('/');
-    const plain = plainAddress(net);
-    // Addresses are checked unmapped: an IPv4-mapped range is its IPv4 range.
-    const mapped = isIP(net) === 6 && isIP(plain) === 4;
-    const prefix = mapped ? Math.max(0, Number(prefixText) - 96) : Number(prefixText);
-    list.addSubnet(plain, prefix, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
-  }
-  return list;
-}
-
-/** Why `allowedDestinations[i]` is no CIDR range, or undefined when it is one. */
-export function cidrProblem(cidr: string): string | undefined {
-  const m = /^([^/]+)\/(\d{1,3})$/.exec(cidr);
-  const family = m ? isIP(m[1] ?? '') : 0;
-  if (!m || family === 0 || Number(m[2]) > (family === 4 ? 32 : 128))
-    return `must be an IPv4 or IPv6 range in CIDR notation (10.0.0.0/8, fd00::/8), got ${JSON.stringify(cidr)}`;
-  return undefined;
-}
-
-/**
- * What `address` is when a dynamic forward proxy must not reach it by default (loopback, link-local,
- * private, unspecified, multicast, or this machine's own), unless `allowed` lists it; undefined otherwise.
+ * Why a dynamic forward proxy must not reach `address` by default: every range that is not public unicast
+ * (loopback, link-local, private, carrier-grade NAT, NAT64, documentation, multicast…, net/public-address.ts),
+ * and this machine's own addresses; undefined when `allowed` lists it or it is none of these.
  */
 export function refusedDestination(
   address: string,
@@ -132,10 +76,8 @@ export function refusedDestination(
   local: ReadonlySet<string>,
 ): string | undefined {
   const plain = plainAddress(address);
-  const type = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
-  if (allowed?.check(plain, type)) return undefined;
-  for (const r of refusedLists) if (r.type === type && r.list.check(plain, type)) return r.what;
-  return local.has(plain) ? "this pod's own address" : undefined;
+  if (allowed && listed(allowed, plain)) return undefined;
+  return nonPublicReason(plain) ?? (local.has(plain) ? "this pod's own address" : undefined);
 }
 
 /** Whether connecting to `address:port` reaches one of this proxy's own listener ports. */

@@ -29,8 +29,8 @@ import {
   type RouteFilters,
 } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
+import { allowList } from '../net/public-address.js';
 import {
-  allowList,
   destinationNotAllowed,
   destinationOf,
   hasAccessControl,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { isPublicAddress } from '../../../src/proxy/auth/public-address.js';
+import { isPublicAddress } from '../../../src/proxy/net/public-address.js';
 import { makeSigningKey, startIdpF, type OidcHarness } from '../../support/oidc/provider.js';
 import { TestOAuthProvider, userAuthorizes } from '../../support/oidc/mcp-oauth-client.js';
 import { issueLeaf, testCa } from '../../support/test-certs.js';

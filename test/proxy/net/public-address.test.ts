@@ -1,9 +1,9 @@
-// The address check for fetches made on a client's behalf (Client ID Metadata Documents; to be shared with the
-// dynamic forward proxy): public unicast addresses only, decided on the addresses a connection really uses.
+// The address check for connections made on a client's behalf (Client ID Metadata Documents; the dynamic forward
+// proxy's default refusals use the same table): public unicast only, decided on the addresses a connection uses.
 import type { lookup, LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AddressRefused, guardedLookup, isPublicAddress } from '../../../src/proxy/auth/public-address.js';
+import { AddressRefused, guardedLookup, isPublicAddress } from '../../../src/proxy/net/public-address.js';
 
 const cases = JSON.parse(readFileSync(new URL('./testdata/public-addresses.json', import.meta.url), 'utf8')) as {
   public: string[];
