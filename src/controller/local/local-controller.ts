@@ -1,7 +1,6 @@
 // Local mode: the same translation as in a cluster, fed from a folder of YAML files instead of
 // informers. Watches the folder, applies each file change as object changes (so only affected
 // gateways are translated again), writes one status file per object and logs what happened.
-import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { formatProblem, type Problem } from '../../problem.js';
 import { keepTransitionTimes } from '../../translate/status/conditions.js';
@@ -20,6 +19,7 @@ import {
 } from '../../translate/objects/types.js';
 import { IncrementalTranslation, type Change } from '../incremental.js';
 import { readFolder } from './files.js';
+import { watchFolder, type FolderWatch, type FolderWatchOptions } from './folder-watch.js';
 import { removeStatusFile, renderStatusFile, writeStatusFile } from './status-files.js';
 
 export interface LocalControllerOptions {
@@ -29,6 +29,8 @@ export interface LocalControllerOptions {
   logger: Logger;
   clock?: () => Date;
   debounceMs?: number;
+  /** How the folder is watched (folder-watch.ts): the poll's interval, or poll only. */
+  watch?: FolderWatchOptions;
   /** The GatewayClass the chart would install; added when the folder does not define it. */
   builtinClass?: { name: string; controllerName: string };
   /** Called after every (re)translation with the current snapshots: the seam the xDS server uses. */
@@ -54,7 +56,7 @@ export class LocalController {
   private readonly translation = new IncrementalTranslation(this.store);
   private fingerprints = new Map<string, string>();
   private written = new Map<string, unknown>();
-  private watcher: FSWatcher | undefined;
+  private watcher: FolderWatch | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: LocalControllerOptions) {}
@@ -170,10 +172,14 @@ export class LocalController {
   /** Initial load, then watch the folder until stop(). */
   start(): ReloadSummary {
     const summary = this.safeReload() ?? { changedObjects: [], gateways: [], statusFilesWritten: 0, problems: [] };
-    this.watcher = watch(this.opts.manifests, { recursive: true }, () => {
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.safeReload(), this.opts.debounceMs ?? 100);
-    });
+    this.watcher = watchFolder(
+      this.opts.manifests,
+      () => {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.safeReload(), this.opts.debounceMs ?? 100);
+      },
+      this.opts.watch,
+    );
     return summary;
   }
 
