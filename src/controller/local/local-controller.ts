@@ -10,6 +10,7 @@ import { stableStringify } from '../../translate/objects/read.js';
 import { snapshots } from '../../translate/state.js';
 import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/objects/store.js';
 import {
+  displayName,
   isClusterScoped,
   nameKey,
   objectKey,
@@ -42,6 +43,14 @@ export interface ReloadSummary {
   gateways: string[];
   statusFilesWritten: number;
   problems: Problem[];
+}
+
+/** The part of a status condition the log reads. */
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
 }
 
 interface Desired {
@@ -99,6 +108,13 @@ export class LocalController {
     const dirty = pass.full ? [...new Set([...pass.statuses, ...this.written.keys()])] : pass.statuses;
     for (const p of problems) log.warn({ source: p.source, object: p.object, path: p.path }, formatProblem(p));
     const statusFilesWritten = this.writeStatuses(dirty.sort());
+    // References that do not resolve (a missing Secret, Service or key) are problems of the folder too.
+    const unresolved = this.unresolvedRefs();
+    const fresh = new Set(dirty);
+    for (const p of unresolved)
+      if (p.object && fresh.has(p.key))
+        log.warn({ source: p.source, object: p.object, path: p.path }, formatProblem(p));
+    problems.push(...unresolved.map(({ key: _key, ...p }) => p));
     for (const gw of gateways) {
       const t = this.translation.state?.gateways.get(gw);
       if (t?.ours)
@@ -145,6 +161,30 @@ export class LocalController {
       });
     }
     return { desired, problems };
+  }
+
+  /** Every written status's `ResolvedRefs=False` condition (its own, or a route parent's), as a problem. */
+  private unresolvedRefs(): (Problem & { key: string })[] {
+    const out: (Problem & { key: string })[] = [];
+    for (const [key, status] of this.written) {
+      const k = splitObjectKey(key);
+      const entry = k && getObject(this.store, k.kind, k.key);
+      if (!k || !entry) continue;
+      const s = status as { conditions?: Condition[]; parents?: { conditions?: Condition[] }[] } | undefined;
+      const all = [...(s?.conditions ?? []), ...(s?.parents ?? []).flatMap((p) => p.conditions ?? [])];
+      const messages = new Set(
+        all.flatMap((c) => (c.type === 'ResolvedRefs' && c.status === 'False' ? [c.message ?? c.reason ?? ''] : [])),
+      );
+      for (const message of messages)
+        out.push({
+          key,
+          source: entry.source,
+          object: displayName(k.kind, k.key),
+          path: 'status.ResolvedRefs',
+          message,
+        });
+    }
+    return out;
   }
 
   private writeStatuses(keys: string[]): number {
