@@ -36,14 +36,7 @@ export interface PrimaryOptions {
 /** Runs the primary until SIGINT/SIGTERM; resolves with the exit code. */
 export async function runPrimary(opts: PrimaryOptions): Promise<number> {
   const { log } = opts;
-  const env: Record<string, string> = {};
-  if (!opts.env.SESSION_KEY) {
-    // One key for every worker, made once: a per-worker key would make sessions fail across workers.
-    env.SESSION_KEY = randomBytes(32).toString('base64');
-    log.warn(
-      'SESSION_KEY is not set: MCP session ids are sealed with a random key of this proxy, so they resume on its workers but not on other replicas',
-    );
-  }
+  const env = workerEnv(opts);
   const ready = new Map<number, boolean>();
   let stopping = false;
   const fork = (): Worker => {
@@ -99,11 +92,6 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
   for (let i = 0; i < opts.workers; i++) fork();
   log.info({ workers: opts.workers, ready: ops.readyPort, metrics: ops.metricsPort }, 'proxy primary started');
   return new Promise<number>((resolve) => {
-    const live = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-    // Workers drain as a single process would (SIGINT skips the minimum delay); a second signal ends them at once.
-    const tell = (signal: string): void => {
-      for (const w of live()) if (w.isConnected()) w.send({ gw: 'signal', signal });
-    };
     const stop = (signal: string, code = 0): void => {
       if (stopping) {
         log.warn({ signal }, 'second signal: workers exit without waiting for the drain');
@@ -124,6 +112,23 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+/** The environment every worker gets: one SESSION_KEY for all when none is set. */
+function workerEnv(opts: PrimaryOptions): Record<string, string> {
+  if (opts.env.SESSION_KEY) return {};
+  // One key for every worker, made once: a per-worker key would make sessions fail across workers.
+  opts.log.warn(
+    'SESSION_KEY is not set: MCP session ids are sealed with a random key of this proxy, so they resume on its workers but not on other replicas',
+  );
+  return { SESSION_KEY: randomBytes(32).toString('base64') };
+}
+
+const live = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+
+/** Workers drain as a single process would (SIGINT skips the minimum delay); a second signal ends them at once. */
+function tell(signal: string): void {
+  for (const w of live()) if (w.isConnected()) w.send({ gw: 'signal', signal });
 }
 
 /**
