@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol go crds gateway-api-schemas run run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -77,6 +77,10 @@ test: build typecheck lint
 # The embedded default: controller (local mode) + one proxy over xDS on examples/local-mcp; see scripts/run-local.sh.
 run: build
 	scripts/run-local.sh
+
+# `make run` on examples/local-llm: an OpenAI-compatible route at http://127.0.0.1:3000/v1 in front of a fake OpenAI server.
+run-llm: build
+	GW_EXAMPLE=llm scripts/run-local.sh
 
 # The proxy alone on a standalone config file (no controller), on loopback; see scripts/run-standalone.sh.
 run-standalone: build

@@ -36,14 +36,7 @@ export interface PrimaryOptions {
 /** Runs the primary until SIGINT/SIGTERM; resolves with the exit code. */
 export async function runPrimary(opts: PrimaryOptions): Promise<number> {
   const { log } = opts;
-  const env: Record<string, string> = {};
-  if (!opts.env.SESSION_KEY) {
-    // One key for every worker, made once: a per-worker key would make sessions fail across workers.
-    env.SESSION_KEY = randomBytes(32).toString('base64');
-    log.warn(
-      'SESSION_KEY is not set: MCP session ids are sealed with a random key of this proxy, so they resume on its workers but not on other replicas',
-    );
-  }
+  const env = workerEnv(opts);
   const ready = new Map<number, boolean>();
   let stopping = false;
   const fork = (): Worker => {
@@ -82,32 +75,60 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
     log.error({ worker: worker.id, code, signal }, 'proxy worker exited; starting another');
     fork();
   });
-  for (let i = 0; i < opts.workers; i++) fork();
+  // The ops ports first: a taken port ends the primary with one line before any worker starts.
   const aggregator = new AggregatorRegistry();
-  const ops = await startOps({
-    readyAddress: opts.readyAddress,
-    metricsAddress: opts.metricsAddress,
-    isReady: () => ready.size === opts.workers && [...ready.values()].every(Boolean),
-    registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType },
-  });
+  let ops: Awaited<ReturnType<typeof startOps>>;
+  try {
+    ops = await startOps({
+      readyAddress: opts.readyAddress,
+      metricsAddress: opts.metricsAddress,
+      isReady: () => ready.size === opts.workers && [...ready.values()].every(Boolean),
+      registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType },
+    });
+  } catch (err) {
+    console.error(`gw proxy: ${(err as Error).message}`);
+    return 1;
+  }
+  for (let i = 0; i < opts.workers; i++) fork();
   log.info({ workers: opts.workers, ready: ops.readyPort, metrics: ops.metricsPort }, 'proxy primary started');
   return new Promise<number>((resolve) => {
     const stop = (signal: string, code = 0): void => {
-      if (stopping) return;
+      if (stopping) {
+        log.warn({ signal }, 'second signal: workers exit without waiting for the drain');
+        tell(signal);
+        return;
+      }
       stopping = true;
-      log.info({ signal }, 'shutting down workers');
-      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+      log.info({ signal }, 'shutting down workers: draining; a second Ctrl-C (or signal) exits at once');
+      const workers = live();
       const exited = workers.map((w) => new Promise<void>((r) => (w.isDead() ? r() : w.once('exit', () => r()))));
-      for (const w of workers) w.process.kill('SIGTERM');
+      tell(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
       void Promise.all(exited)
         .then(() => ops.close())
         .then(() => resolve(code));
     };
     failed = (code) => stop('worker start failure', code);
     if (failedEarly !== undefined) failed(failedEarly);
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+/** The environment every worker gets: one SESSION_KEY for all when none is set. */
+function workerEnv(opts: PrimaryOptions): Record<string, string> {
+  if (opts.env.SESSION_KEY) return {};
+  // One key for every worker, made once: a per-worker key would make sessions fail across workers.
+  opts.log.warn(
+    'SESSION_KEY is not set: MCP session ids are sealed with a random key of this proxy, so they resume on its workers but not on other replicas',
+  );
+  return { SESSION_KEY: randomBytes(32).toString('base64') };
+}
+
+const live = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+
+/** Workers drain as a single process would (SIGINT skips the minimum delay); a second signal ends them at once. */
+function tell(signal: string): void {
+  for (const w of live()) if (w.isConnected()) w.send({ gw: 'signal', signal });
 }
 
 /**

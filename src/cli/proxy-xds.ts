@@ -1,5 +1,6 @@
 // `gw proxy` in xDS mode: settings from flags, then the environment the deployer renders, then the
 // bootstrap file the deployer mounts (`--config /etc/gw/config.json`); the first that sets a value wins.
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -116,13 +117,19 @@ export function untilSignal(
         return;
       }
       stopping = true;
-      log.info({ signal }, 'shutting down');
+      log.info({ signal }, 'shutting down: draining; a second Ctrl-C (or signal) exits at once');
       void proxy.runtime
         .drain(signal === 'SIGINT' ? { minMs: 0 } : {})
         .then(() => proxy.close())
         .then(() => resolve(0));
     };
-    process.on('SIGINT', () => stop('SIGINT'));
+    if (cluster.isWorker) {
+      // A terminal's Ctrl-C reaches every process of its group: a worker takes signals from its primary only.
+      process.on('SIGINT', () => undefined);
+      process.on('message', (m: { gw?: unknown; signal?: unknown }) => {
+        if (m?.gw === 'signal' && typeof m.signal === 'string') stop(m.signal);
+      });
+    } else process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
 }

@@ -1,9 +1,11 @@
 // `gw proxy -f config.yaml [--validate-only]`: the standalone MCP gateway.
 import cluster from 'node:cluster';
+import { accessSync, constants } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger, parseLogLevels, type LogFormat } from '../log.js';
 import { loadConfigFile } from '../config/load.js';
 import { ProblemError, formatProblem } from '../problem.js';
+import { parseAddress } from '../proxy/ops.js';
 import { startStandalone } from '../proxy/standalone.js';
 import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-security.js';
 import { version } from './version.js';
@@ -75,6 +77,11 @@ async function runProxy(argv: string[]): Promise<number> {
   const settings = resolveSettings(argv);
   if (typeof settings === 'number') return settings;
   const { values, format, workers, sessionKeys } = settings;
+  const startup = values['validate-only'] || cluster.isWorker ? undefined : startupProblem(settings);
+  if (startup) {
+    console.error(`gw proxy: ${startup}`);
+    return 1;
+  }
   if (workers > 1 && cluster.isPrimary && !values['validate-only']) {
     return runPrimary({
       workers,
@@ -127,6 +134,36 @@ function resolveSettings(argv: string[]): ProxySettings | number {
     console.error(`gw proxy: ${(err as Error).message}`);
     return 2;
   }
+}
+
+/**
+ * Problems found before anything starts, so the primary and a single process fail alike with one line:
+ * an address that is not host:port, an xDS setting that is missing or a file (--xds-ca, --xds-token-file)
+ * that cannot be read. A file that goes away later is retried by the xDS client.
+ */
+function startupProblem({ values, xdsMode }: ProxySettings): string | undefined {
+  for (const flag of ['ready-address', 'metrics-address'] as const)
+    if (!parseAddress(values[flag])) return `--${flag} ${values[flag]}: must look like host:port`;
+  if (!xdsMode) return undefined;
+  let xds: ReturnType<typeof resolveXdsOptions>;
+  try {
+    xds = resolveXdsOptions(values, process.env);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const files = [
+    ['--xds-ca', xds.caFile],
+    ['--xds-token-file', xds.tokenFile],
+  ] as const;
+  for (const [flag, file] of files) {
+    if (file === undefined) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      return `${flag} ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    }
+  }
+  return undefined;
 }
 
 /** The first usage mistake in the flags, if any. */

@@ -65,7 +65,10 @@ export interface OpsServer {
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
+  // x-gw-pid: a run script checks that readiness comes from the process it started, not another on the port.
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'x-gw-pid': String(process.pid) })
+    .end(`${JSON.stringify(body)}\n`);
 }
 
 export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer> {

@@ -387,6 +387,10 @@ export type {
   TrafficTimeouts as TrafficTimeoutsInput,
 } from './gen/gw/ir/v1/TrafficTimeouts.js';
 export type {
+  UnservedBackend__Output as UnservedBackend,
+  UnservedBackend as UnservedBackendInput,
+} from './gen/gw/ir/v1/UnservedBackend.js';
+export type {
   UnsupportedGuard__Output as UnsupportedGuard,
   UnsupportedGuard as UnsupportedGuardInput,
 } from './gen/gw/ir/v1/UnsupportedGuard.js';

@@ -20,11 +20,12 @@ export function parseAddress(value: string): { host: string | undefined; port: n
   return { host: host === '' ? undefined : host, port };
 }
 
-function listen(server: Server, address: string): Promise<number> {
+/** Binds `server`; a failure is one line naming the flag: `--ready-address 127.0.0.1:15021: the port is in use`. */
+function listen(server: Server, address: string, flag: string): Promise<number> {
   const parsed = parseAddress(address);
-  if (!parsed) return Promise.reject(new Error(`address ${address} must look like host:port`));
+  if (!parsed) return Promise.reject(new Error(`${flag} ${address}: must look like host:port`));
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`${flag} ${address}: ${bindFailure(err)}`)));
     server.listen(parsed.port, parsed.host, () => resolve((server.address() as AddressInfo).port));
   });
 }
@@ -40,7 +41,8 @@ export async function startOps(opts: {
     if (req.url?.split('?')[0] !== '/healthz/ready')
       return sendError(res, 'not_found', 'only /healthz/ready is served here');
     if (!opts.isReady()) return sendError(res, 'not_ready', 'no configuration has been applied yet');
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
+    // x-gw-pid: a run script checks that readiness comes from the process it started, not another on the port.
+    res.writeHead(200, { 'content-type': 'text/plain', 'x-gw-pid': String(process.pid) }).end('ready\n');
   });
   const metrics = createServer((req, res) => {
     if (req.url?.split('?')[0] !== '/metrics') return sendError(res, 'not_found', 'only /metrics is served here');
@@ -51,13 +53,21 @@ export async function startOps(opts: {
   });
   const servers = [ready, metrics];
   try {
-    const readyPort = await listen(ready, opts.readyAddress);
-    const metricsPort = await listen(metrics, opts.metricsAddress);
+    const readyPort = await listen(ready, opts.readyAddress, '--ready-address');
+    const metricsPort = await listen(metrics, opts.metricsAddress, '--metrics-address');
     return { readyPort, metricsPort, close: () => closeAll(servers) };
   } catch (err) {
     await closeAll(servers);
     throw err;
   }
+}
+
+/** A bind error as a reason a user can act on. */
+export function bindFailure(err: NodeJS.ErrnoException): string {
+  if (err.code === 'EADDRINUSE') return 'the port is already in use (another process listens there)';
+  if (err.code === 'EACCES') return 'binding the port is not permitted (a port below 1024 needs privileges)';
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return 'the host is not an address of this machine';
+  return err.message;
 }
 
 async function closeAll(servers: Server[]): Promise<void> {

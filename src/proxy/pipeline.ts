@@ -7,12 +7,14 @@ import type { AuthResult, RouteAuth } from './auth/hooks.js';
 import type { CompiledListener, CompiledRoute } from './compiled.js';
 import { answerConnect } from './http/connect.js';
 import { openTunnel } from './http/connect-tunnel.js';
-import { sendError } from './http/http-error.js';
+import { answerErrorsAs, sendError } from './http/http-error.js';
 import type { HttpForwarder } from './http/http-forward.js';
 import { applyRouteFilters, withRequestHeaders } from './http/route-filters.js';
 import { splitTarget } from './http/route-match.js';
 import type { RequestTarget } from './http/request-target.js';
+import { errorWireOf } from './llm/error-wire.js';
 import type { LlmForwarder } from './llm/llm-forwarder.js';
+import { mcpPathsOf } from './mcp/mcp-paths.js';
 import { handleMcp } from './mcp/endpoint.js';
 import type { EndpointContext } from './mcp/route.js';
 import { rebindingRefusal } from './mcp/rebinding.js';
@@ -66,6 +68,15 @@ const answered = (req: IncomingMessage): true => {
 };
 
 const beforeRoute: Stage<Exchange>[] = [
+  // Decides only the shape of the errors any later stage answers with: an LLM client's own on LLM routes.
+  {
+    name: 'error-format',
+    run: ({ res, route, listener, path }) => {
+      const wire = errorWireOf(path, route, listener);
+      if (wire) answerErrorsAs(res, wire);
+      return false;
+    },
+  },
   {
     name: 'listener-limits',
     run: ({ req, res, listener }) => {
@@ -130,9 +141,11 @@ const beforeRoute: Stage<Exchange>[] = [
   },
   {
     name: 'route',
-    run: ({ req, res, route, path }) => {
+    run: ({ req, res, route, listener, path }) => {
       if (route) return false;
-      sendError(res, 'not_found', `no route for ${path}`);
+      const mcp = mcpPathsOf(listener);
+      const hint = mcp.length ? `; MCP is served at ${mcp.join(', ')} on this listener` : '';
+      sendError(res, 'not_found', `no route for ${path}${hint}`);
       return answered(req);
     },
   },
@@ -169,7 +182,15 @@ const onRoute: Stage<RoutedExchange>[] = [
     name: 'backend',
     run: ({ req, res, route }) => {
       if (!route.noBackend) return false;
-      sendError(res, 'no_backend', `route ${route.name} has no usable backend`);
+      // The translator's reasons name what to fix (a missing Secret or key), never a value.
+      const unserved = route.route.unservedBackends;
+      const why = unserved.length ? `: ${unserved.map((u) => u.message).join('; ')}` : '';
+      const credential = unserved.some((u) => u.reason === 'InvalidBackendAuth');
+      sendError(
+        res,
+        credential ? 'credential_missing' : 'no_backend',
+        `route ${route.name} has no usable backend${credential ? ' (its backend credential is missing)' : ''}${why}`,
+      );
       return answered(req);
     },
   },

@@ -196,7 +196,8 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
     for (const t of new Set(targets))
       for (const p of indexed(store, 'backendTlsPoliciesByTarget', t)) out.push(objectKey('BackendTLSPolicy', p));
   }
-  if (k.kind === 'Service' || k.kind === 'Namespace')
+  // GwBackends also report their providers' credential Secrets (and cloud keys) that are missing.
+  if (k.kind === 'Service' || k.kind === 'Namespace' || k.kind === 'Secret')
     for (const b of listObjects(store, 'GwBackend'))
       if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
   // Policies explain authentication Secrets that are missing or unusable.

@@ -81,11 +81,13 @@ describe('bad input on the MCP endpoint', () => {
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600);
   });
 
-  it('answers other methods with 405 and other paths with 404', async () => {
+  it('answers other methods with 405 and other paths with 404 naming where MCP is served', async () => {
     expect((await fetch(proxy.url, { method: 'PUT' })).status).toBe(405);
     const res = await fetch(new URL('/elsewhere', proxy.url));
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error_description: string }).error_description).toBe('no route for /elsewhere');
+    expect(((await res.json()) as { error_description: string }).error_description).toBe(
+      `no route for /elsewhere; MCP is served at ${new URL(proxy.url).pathname} on this listener`,
+    );
   });
 });
 

@@ -266,11 +266,18 @@ describe('connectHttpTarget', () => {
   it('takes a 405 as a target without a GET stream and does not ask again', async () => {
     const target = await started();
     target.getStatus = 405;
-    const { dial } = dialOf(target.url, async () => ({}));
-    ups.push(await connectHttpTarget(dial));
-    await waitFor(() => target.seen.some((s) => s.method === 'GET'));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(target.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
+    // A re-ask would follow the reconnect schedule: shorten it so that the wait below outlasts several.
+    const firstDelayMs = streamReconnects.firstDelayMs;
+    streamReconnects.firstDelayMs = 20;
+    try {
+      const { dial } = dialOf(target.url, async () => ({}));
+      ups.push(await connectHttpTarget(dial));
+      await waitFor(() => target.seen.some((s) => s.method === 'GET'));
+      await new Promise((r) => setTimeout(r, 10 * streamReconnects.firstDelayMs));
+      expect(target.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
+    } finally {
+      streamReconnects.firstDelayMs = firstDelayMs;
+    }
   });
 
   it('forwards the session notifications to the target, and ends the target session on close(true) only', async () => {

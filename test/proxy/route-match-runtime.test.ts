@@ -129,6 +129,9 @@ describe('route selection in the proxy runtime', () => {
   it('answers a request no route matches with a JSON 404', async () => {
     const res = await fetch(`${base}/elsewhere`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'not_found', error_description: 'no route for /elsewhere' });
+    expect(await res.json()).toEqual({
+      error: 'not_found',
+      error_description: expect.stringMatching(/^no route for \/elsewhere; MCP is served at \/\S+/),
+    });
   });
 });

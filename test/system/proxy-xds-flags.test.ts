@@ -1,5 +1,7 @@
 // `gw proxy` xDS-mode settings: flags, then the deployer's environment, then its bootstrap file.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -91,6 +93,37 @@ describe('gw proxy xDS settings', () => {
       expect(err.mock.calls[0]?.[0]).toContain('mutually exclusive');
     } finally {
       err.mockRestore();
+    }
+  });
+
+  it('ends at start with one line naming the flag or file, exit 1, for a single process and a workers primary alike', async () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    const xds = ['--xds-address', '127.0.0.1:1', '--gateway', 'a/b', '--metrics-address', '127.0.0.1:0'];
+    try {
+      for (const workers of ['1', '2']) {
+        err.mockClear();
+        expect(await run([...xds, '--workers', workers, '--xds-ca', join(dir, 'no-ca.crt')])).toBe(1);
+        expect(err.mock.calls).toEqual([[`gw proxy: --xds-ca ${join(dir, 'no-ca.crt')}: cannot be read (ENOENT)`]]);
+        err.mockClear();
+        expect(await run([...xds, '--workers', workers, '--xds-token-file', join(dir, 'no-token')])).toBe(1);
+        expect(err.mock.calls[0]?.[0]).toBe(
+          `gw proxy: --xds-token-file ${join(dir, 'no-token')}: cannot be read (ENOENT)`,
+        );
+        err.mockClear();
+        expect(await run([...xds, '--workers', workers, '--ready-address', 'localhost'])).toBe(1);
+        expect(err.mock.calls[0]?.[0]).toBe('gw proxy: --ready-address localhost: must look like host:port');
+        err.mockClear();
+        expect(await run([...xds, '--workers', workers, '--ready-address', `127.0.0.1:${port}`])).toBe(1);
+        expect(err.mock.calls).toEqual([
+          [`gw proxy: --ready-address 127.0.0.1:${port}: the port is already in use (another process listens there)`],
+        ]);
+      }
+    } finally {
+      err.mockRestore();
+      taken.close();
     }
   });
 });

@@ -83,6 +83,24 @@ spec:
     );
   });
 
+  it('says why a route has no policy fields when its backends were left out (the shipped LLM example without its Secrets)', async () => {
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+      out.push(String(s));
+      return true;
+    });
+    try {
+      expect(await run(['route', 'default/llm', '--manifests', 'examples/manifests'])).toBe(0);
+    } finally {
+      write.mockRestore();
+    }
+    const text = out.join('');
+    expect(text).not.toMatch(/\(no policy fields\)\n/);
+    expect(text).toContain('(no policy fields: every backend of this route was left out, see below)');
+    expect(text).toContain('backend left out (InvalidBackendAuth): provider openai: ');
+    expect(text).toContain('Secret default/openai-key does not exist');
+  });
+
   it('parses route arguments', () => {
     expect(parseRouteArg('ns/r/rule')).toEqual({ namespace: 'ns', name: 'r', rule: 'rule' });
     expect(parseRouteArg('r')).toEqual({ namespace: 'default', name: 'r' });

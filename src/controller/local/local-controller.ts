@@ -1,7 +1,6 @@
 // Local mode: the same translation as in a cluster, fed from a folder of YAML files instead of
 // informers. Watches the folder, applies each file change as object changes (so only affected
 // gateways are translated again), writes one status file per object and logs what happened.
-import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { formatProblem, type Problem } from '../../problem.js';
 import { keepTransitionTimes } from '../../translate/status/conditions.js';
@@ -11,6 +10,7 @@ import { stableStringify } from '../../translate/objects/read.js';
 import { snapshots } from '../../translate/state.js';
 import { createStore, getObject, putObject, removeObject, type Store } from '../../translate/objects/store.js';
 import {
+  displayName,
   isClusterScoped,
   nameKey,
   objectKey,
@@ -20,6 +20,7 @@ import {
 } from '../../translate/objects/types.js';
 import { IncrementalTranslation, type Change } from '../incremental.js';
 import { readFolder } from './files.js';
+import { watchFolder, type FolderWatch, type FolderWatchOptions } from './folder-watch.js';
 import { removeStatusFile, renderStatusFile, writeStatusFile } from './status-files.js';
 
 export interface LocalControllerOptions {
@@ -29,6 +30,8 @@ export interface LocalControllerOptions {
   logger: Logger;
   clock?: () => Date;
   debounceMs?: number;
+  /** How the folder is watched (folder-watch.ts): the poll's interval, or poll only. */
+  watch?: FolderWatchOptions;
   /** The GatewayClass the chart would install; added when the folder does not define it. */
   builtinClass?: { name: string; controllerName: string };
   /** Called after every (re)translation with the current snapshots: the seam the xDS server uses. */
@@ -40,6 +43,14 @@ export interface ReloadSummary {
   gateways: string[];
   statusFilesWritten: number;
   problems: Problem[];
+}
+
+/** The part of a status condition the log reads. */
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
 }
 
 interface Desired {
@@ -54,7 +65,7 @@ export class LocalController {
   private readonly translation = new IncrementalTranslation(this.store);
   private fingerprints = new Map<string, string>();
   private written = new Map<string, unknown>();
-  private watcher: FSWatcher | undefined;
+  private watcher: FolderWatch | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: LocalControllerOptions) {}
@@ -97,6 +108,13 @@ export class LocalController {
     const dirty = pass.full ? [...new Set([...pass.statuses, ...this.written.keys()])] : pass.statuses;
     for (const p of problems) log.warn({ source: p.source, object: p.object, path: p.path }, formatProblem(p));
     const statusFilesWritten = this.writeStatuses(dirty.sort());
+    // References that do not resolve (a missing Secret, Service or key) are problems of the folder too.
+    const unresolved = this.unresolvedRefs();
+    const fresh = new Set(dirty);
+    for (const p of unresolved)
+      if (p.object && fresh.has(p.key))
+        log.warn({ source: p.source, object: p.object, path: p.path }, formatProblem(p));
+    problems.push(...unresolved.map(({ key: _key, ...p }) => p));
     for (const gw of gateways) {
       const t = this.translation.state?.gateways.get(gw);
       if (t?.ours)
@@ -145,6 +163,30 @@ export class LocalController {
     return { desired, problems };
   }
 
+  /** Every written status's `ResolvedRefs=False` condition (its own, or a route parent's), as a problem. */
+  private unresolvedRefs(): (Problem & { key: string })[] {
+    const out: (Problem & { key: string })[] = [];
+    for (const [key, status] of this.written) {
+      const k = splitObjectKey(key);
+      const entry = k && getObject(this.store, k.kind, k.key);
+      if (!k || !entry) continue;
+      const s = status as { conditions?: Condition[]; parents?: { conditions?: Condition[] }[] } | undefined;
+      const all = [...(s?.conditions ?? []), ...(s?.parents ?? []).flatMap((p) => p.conditions ?? [])];
+      const messages = new Set(
+        all.flatMap((c) => (c.type === 'ResolvedRefs' && c.status === 'False' ? [c.message ?? c.reason ?? ''] : [])),
+      );
+      for (const message of messages)
+        out.push({
+          key,
+          source: entry.source,
+          object: displayName(k.kind, k.key),
+          path: 'status.ResolvedRefs',
+          message,
+        });
+    }
+    return out;
+  }
+
   private writeStatuses(keys: string[]): number {
     const state = this.translation.state;
     if (!state) return 0;
@@ -170,10 +212,14 @@ export class LocalController {
   /** Initial load, then watch the folder until stop(). */
   start(): ReloadSummary {
     const summary = this.safeReload() ?? { changedObjects: [], gateways: [], statusFilesWritten: 0, problems: [] };
-    this.watcher = watch(this.opts.manifests, { recursive: true }, () => {
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.safeReload(), this.opts.debounceMs ?? 100);
-    });
+    this.watcher = watchFolder(
+      this.opts.manifests,
+      () => {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.safeReload(), this.opts.debounceMs ?? 100);
+      },
+      this.opts.watch,
+    );
     return summary;
   }
 

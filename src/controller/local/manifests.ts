@@ -46,7 +46,20 @@ export function parseManifests(text: string, source: string): { objects: ParsedO
       problems.push({ source, object: kind, path: 'metadata.name', message: `${where} must have metadata.name` });
       return;
     }
-    objects.push({ kind: kindName, obj: o as KubeObject });
+    objects.push({ kind: kindName, obj: kindName === 'Secret' ? secretAsStored(o as KubeObject) : (o as KubeObject) });
   }
   return { objects, problems };
+}
+
+/**
+ * A Secret as the API server stores it: each `stringData` key is written into `data` base64-encoded,
+ * replacing a `data` key of the same name, and `stringData` itself is not kept (it is write-only).
+ */
+export function secretAsStored(obj: KubeObject): KubeObject {
+  const stringData = rec(obj.stringData);
+  if (!stringData) return obj;
+  const data: Record<string, unknown> = { ...(rec(obj.data) ?? {}) };
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v ?? ''), 'utf8').toString('base64');
+  const { stringData: _written, ...rest } = obj;
+  return { ...rest, data } as KubeObject;
 }

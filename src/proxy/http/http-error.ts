@@ -1,8 +1,41 @@
 // The one place HTTP error bodies are written: `{ error, error_description }`, never a stack or secret.
+// On LLM routes the body takes the client's wire format instead (`answerErrorsAs`), so an SDK shows the
+// description: OpenAI's `{ error: { message, type, code } }`, Anthropic's `{ type: 'error', error: { type, message } }`.
 import type { ServerResponse } from 'node:http';
 import { errorStatus, type ErrorCode, type ProxyError } from '../proxy-error.js';
 
 const answeredWith = new WeakMap<ServerResponse, ErrorCode>();
+
+/** The error wire formats of LLM clients; unset means Gw's own. */
+export type ErrorWire = 'openai' | 'anthropic';
+const wireOf = new WeakMap<ServerResponse, ErrorWire>();
+
+/** Errors answered on `res` from now on take this client's wire format. */
+export function answerErrorsAs(res: ServerResponse, wire: ErrorWire): void {
+  wireOf.set(res, wire);
+}
+
+/** The vendors' error types by status (both document the same families; Anthropic calls 5xx api_error). */
+function errorType(status: number, wire: ErrorWire): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return wire === 'anthropic' ? 'not_found_error' : 'invalid_request_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status < 500) return 'invalid_request_error';
+  return wire === 'anthropic' ? 'api_error' : 'server_error';
+}
+
+/** The error body `res` answers with (for a body handed on as a verdict rather than written here). */
+export function errorBodyFor(res: ServerResponse, code: ErrorCode, description: string): unknown {
+  return errorBody(code, description, wireOf.get(res));
+}
+
+function errorBody(code: ErrorCode, description: string, wire: ErrorWire | undefined): unknown {
+  const status = errorStatus[code];
+  if (wire === 'openai') return { error: { message: description, type: errorType(status, wire), code, param: null } };
+  if (wire === 'anthropic') return { type: 'error', error: { type: errorType(status, wire), message: description } };
+  return { error: code, error_description: description };
+}
 
 /** Answers with `code`; its status comes from the one table in proxy-error.ts. */
 export function sendError(
@@ -12,7 +45,7 @@ export function sendError(
   headers: Record<string, string> = {},
 ): void {
   answeredWith.set(res, code);
-  sendJson(res, errorStatus[code], { error: code, error_description: description }, headers);
+  sendJson(res, errorStatus[code], errorBody(code, description, wireOf.get(res)), headers);
 }
 
 export function sendProxyError(res: ServerResponse, err: ProxyError): void {

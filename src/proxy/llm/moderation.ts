@@ -9,6 +9,7 @@ import type { LlmGuards } from '../guard/types.js';
 import type { ProxyMetrics } from '../metrics.js';
 import type { LlmProvider, LlmRoute } from './llm-route.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
+import { errorBodyFor } from '../http/http-error.js';
 import { ProxyError } from '../proxy-error.js';
 import { readBounded } from './llm-response.js';
 
@@ -181,7 +182,7 @@ export class ProviderModeration {
         const checked = verdict.action === 'modify' ? verdict.body : body;
         const refused = await this.check(res, route, p, 'output', checked, credential, signal);
         if (!refused) return verdict;
-        const text = JSON.stringify({ error: refused.code, error_description: refused.message });
+        const text = JSON.stringify(errorBodyFor(res, refused.code, refused.message));
         return { action: 'reject', status: refused.status, contentType: 'application/json', body: text };
       },
     };

@@ -13,7 +13,7 @@ import type {
 import type { Named } from '../built-ir.js';
 import { serviceSpec } from '../objects/gateway-api.js';
 import { selectorMatches, stableStringify } from '../objects/read.js';
-import { aiProviderSettings } from './backend-ai.js';
+import { aiCredential, aiProviderSettings } from './backend-ai.js';
 
 const PROVIDER_KINDS = [
   'openai',
@@ -208,6 +208,10 @@ function aiProvider(
     host = serviceHost(svc, ns);
     port = ref.port ?? port;
   }
+  // The provider's own credential: a Secret or key that is missing leaves every route's edge out.
+  const auth = p.policies?.auth;
+  const credential = auth && aiCredential(ctx, auth, ns, '', (field) => `${path}.policies.auth.${field}`);
+  if (typeof credential === 'string') problems.push(credential);
   return {
     name,
     kind,

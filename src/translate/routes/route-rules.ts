@@ -61,7 +61,9 @@ export function ruleRoute(
   sink.conflicts.push(...eff.conflicts);
   const provenance: Record<string, string> = {};
   for (const k in eff.provenance) provenance[k] = eff.provenance[k]?.source ?? '';
+  const before = problems.edges.length;
   const edges = ruleEdges(ctx, gateway, gp, sink, rs, leveled, problems);
+  const unserved = problems.edges.slice(before).map(({ reason, message }) => ({ reason, message }));
   const resolveBackend = policyBackendResolver(ctx, eff.provenance);
   const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
   if (extAuthProblem) problems.edges.push(extAuthProblem);
@@ -85,6 +87,7 @@ export function ruleRoute(
     effective: fieldsOf(eff),
     ...(timeouts ? { timeouts } : {}),
     ...(filters ? { filters } : {}),
+    ...(unserved.length ? { unservedBackends: unserved } : {}),
   };
   // The typed-traffic path's auth refusals, the coverage table's and the route-kind ones, once each.
   const scoped = scopeRefusals(eff, edges, sink.backends);

@@ -21,6 +21,8 @@ export interface ExplainedRoute {
   listeners: string[];
   hostnames: string[];
   fields: ExplainedField[];
+  /** Backend refs the translator left out (a missing Secret, a backend that does not exist): why. */
+  unserved: { reason: string; message: string }[];
   backends: {
     backend: string;
     weight: number;
@@ -133,6 +135,7 @@ export function explainRoute(
         listeners: r.listeners ?? [],
         hostnames: r.hostnames ?? [],
         fields: fieldsOf(r.effective, refusals),
+        unserved: (r.unservedBackends ?? []).map((u) => ({ reason: u.reason ?? '', message: u.message ?? '' })),
         refusals,
         backends: (r.backends ?? []).map(explainedBackend),
       });
@@ -188,7 +191,11 @@ export function renderExplanation(e: Explanation): string {
       `  listeners: ${r.listeners.join(', ')}${r.hostnames.length ? `; hostnames: ${r.hostnames.join(', ')}` : ''}`,
     );
     out.push('  effective policy:');
-    out.push(...renderFields(r.fields, '    '));
+    // Backend-side fields live on the edges: with every edge left out there are none, and the reason is below.
+    if (r.fields.length === 0 && r.backends.length === 0 && r.unserved.length)
+      out.push('    (no policy fields: every backend of this route was left out, see below)');
+    else out.push(...renderFields(r.fields, '    '));
+    for (const u of r.unserved) out.push(`  backend left out (${u.reason}): ${u.message}`);
     for (const b of r.backends) {
       out.push(`  backend ${b.backend} (weight ${b.weight}):`);
       out.push(...renderFields(b.fields, '    '));

@@ -109,8 +109,7 @@ describe('LLM routes to Azure resources (OpenAI and Foundry), with keys or Entra
     const res = await chat(`${proxy.base}/az-other/chat/completions`, ask);
     expect(res.status).toBe(502);
     expect(res.json()).toMatchObject({
-      error: 'credential_unavailable',
-      error_description: expect.stringContaining('answered 401 (invalid_client)'),
+      error: { code: 'credential_unavailable', message: expect.stringContaining('answered 401 (invalid_client)') },
     });
     expect(res.text).not.toContain(OTHER_SECRET);
     expect(fake.received).toEqual([]);

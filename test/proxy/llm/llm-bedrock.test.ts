@@ -274,8 +274,7 @@ describe('LLM routes to Bedrock (Converse API, SigV4)', () => {
       const res = await chat(`${proxy.base}/from-env/chat/completions`, ask);
       expect(res.status).toBe(500);
       expect(res.json()).toMatchObject({
-        error: 'credential_missing',
-        error_description: expect.stringContaining('AWS_ACCESS_KEY_ID'),
+        error: { code: 'credential_missing', message: expect.stringContaining('AWS_ACCESS_KEY_ID') },
       });
       expect(fake.received).toEqual([]);
     } finally {

@@ -130,7 +130,7 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
     expect((await chat(`${proxy.base}/llm/chat/completions`, body)).status).toBe(429);
     const next = await chat(`${proxy.base}/llm/chat/completions`, body);
     expect(next.status).toBe(503);
-    expect(next.json()).toMatchObject({ error: 'no_healthy_provider' });
+    expect(next.json()).toMatchObject({ error: { code: 'no_healthy_provider' } });
     expect(Number(next.headers.get('retry-after'))).toBeGreaterThanOrEqual(29);
     expect([a.received.length, b.received.length, c.received.length]).toEqual([1, 1, 1]);
   });
@@ -168,7 +168,7 @@ ${aiRoute('llm', '/llm', 'llm')}${aiRoute('deadfirst', '/deadfirst', 'deadfirst'
     const started = Date.now();
     const res = await chat(`${proxy.base}/slow/chat/completions`, body);
     expect(res.status).toBe(504);
-    expect(res.json()).toMatchObject({ error: 'gateway_timeout' });
+    expect(res.json()).toMatchObject({ error: { code: 'gateway_timeout' } });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

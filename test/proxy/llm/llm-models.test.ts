@@ -104,7 +104,7 @@ describe('GwModel routing', () => {
     for (const model of ['nope', 'internal-a']) {
       const res = await chat(`${proxy.base}/v1/chat/completions`, body(model));
       expect(res.status).toBe(404);
-      expect(res.json()).toMatchObject({ error: 'model_not_found' });
+      expect(res.json()).toMatchObject({ error: { code: 'model_not_found' } });
     }
     const none = await chat(`${proxy.base}/v1/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
     expect(none.status).toBe(400);
@@ -142,8 +142,7 @@ describe('GwModel routing', () => {
       const res = await chat(`${proxy.base}/v1/chat/completions`, body(model));
       expect(res.status).toBe(500);
       expect(res.json()).toMatchObject({
-        error: 'credential_missing',
-        error_description: expect.stringContaining('policies.auth.secretRef'),
+        error: { code: 'credential_missing', message: expect.stringContaining('policies.auth.secretRef') },
       });
       expect(res.text).not.toContain(KEY_VAULT);
     }
@@ -161,8 +160,7 @@ describe('GwModel routing', () => {
     const res = await chat(`${proxy.base}/v1/chat/completions`, body('guarded'));
     expect(res.status).toBe(503);
     expect(res.json()).toMatchObject({
-      error: 'policy_not_enforced',
-      error_description: expect.stringContaining('spec.policies.promptGuard'),
+      error: { code: 'policy_not_enforced', message: expect.stringContaining('spec.policies.promptGuard') },
     });
     expect(a.received).toEqual([]);
   });

@@ -34,8 +34,8 @@ describe('inline moderation of an OpenAI provider (openai.moderation)', () => {
   it('Block: a flagged prompt gets 403 content_flagged and never reaches the chat endpoint', async () => {
     const res = await chat(`${t.proxy.base}/block/v1/chat/completions`, ask(`say ${FLAGGED_WORD}`));
     expect(res.status).toBe(403);
-    expect(res.json()).toMatchObject({ error: 'content_flagged' });
-    expect(String(res.json().error_description)).toContain('violence');
+    expect(res.json()).toMatchObject({ error: { code: 'content_flagged' } });
+    expect(String((res.json() as { error: { message: string } }).error.message)).toContain('violence');
     expect(paths()).toEqual(['/v1/moderations']);
     const asked = t.fake.received[0];
     expect(asked?.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -56,7 +56,7 @@ describe('inline moderation of an OpenAI provider (openai.moderation)', () => {
     t.fake.mode = { kind: 'ok', content: `the ${FLAGGED_WORD} answer` };
     const res = await chat(`${t.proxy.base}/block/v1/chat/completions`, ask('hello'));
     expect(res.status).toBe(403);
-    expect(res.json()).toMatchObject({ error: 'content_flagged' });
+    expect(res.json()).toMatchObject({ error: { code: 'content_flagged' } });
     expect(res.text).not.toContain(FLAGGED_WORD);
   });
 
@@ -64,14 +64,14 @@ describe('inline moderation of an OpenAI provider (openai.moderation)', () => {
     t.fake.mode = { kind: 'moderation-down' };
     const res = await chat(`${t.proxy.base}/block/v1/chat/completions`, ask('hello'));
     expect(res.status).toBe(502);
-    expect(res.json()).toMatchObject({ error: 'moderation_unavailable' });
+    expect(res.json()).toMatchObject({ error: { code: 'moderation_unavailable' } });
     expect(paths()).toEqual(['/v1/moderations']);
   });
 
   it('Block on answers refuses streamed requests (503) rather than streaming unmoderated text', async () => {
     const res = await chat(`${t.proxy.base}/block/v1/chat/completions`, ask('hello', { stream: true }));
     expect(res.status).toBe(503);
-    expect(res.json()).toMatchObject({ error: 'policy_not_enforced' });
+    expect(res.json()).toMatchObject({ error: { code: 'policy_not_enforced' } });
     expect(paths()).toEqual([]);
   });
 

@@ -106,7 +106,7 @@ describe('LLM routes to an OpenAI-format provider', () => {
     ).toBe(200);
     const res = await chat(`${t.proxy.base}/openai/chat/completions`, { messages: [{ role: 'user', content: 'Hi' }] });
     expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('model') });
+    expect(res.json()).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('model') } });
   });
 
   it('answers 400 invalid_request naming the field for a body that is not a chat request', async () => {
@@ -121,7 +121,10 @@ describe('LLM routes to an OpenAI-format provider', () => {
     for (const [body, description] of cases) {
       const res = await chat(`${t.proxy.base}/openai/chat/completions`, body);
       expect(res.status, description).toBe(400);
-      expect(res.json()).toEqual({ error: 'invalid_request', error_description: description });
+      // OpenAI's error shape, so the openai SDK shows the description.
+      expect(res.json()).toEqual({
+        error: { code: 'invalid_request', message: description, type: 'invalid_request_error', param: null },
+      });
     }
     expect(t.fake.received).toEqual([]);
   });
@@ -132,17 +135,23 @@ describe('LLM routes to an OpenAI-format provider', () => {
       messages: [{ role: 'user', content: 'x'.repeat(2000) }],
     });
     expect(res.status).toBe(413);
-    expect(res.json()).toMatchObject({ error: 'payload_too_large' });
+    expect(res.json()).toMatchObject({ error: { code: 'payload_too_large' } });
     expect(t.fake.received).toEqual([]);
   });
 
-  it('answers 500 no_backend, never a keyless call, when the credential Secret does not exist', async () => {
+  it('answers 500 credential_missing naming the Secret, never a keyless call, when the credential Secret does not exist', async () => {
     const res = await chat(`${t.proxy.base}/nokey/chat/completions`, {
       model: 'm',
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(res.status).toBe(500);
-    expect(res.json()).toMatchObject({ error: 'no_backend' });
+    expect(res.json()).toMatchObject({
+      error: {
+        code: 'credential_missing',
+        type: 'server_error',
+        message: expect.stringMatching(/backend credential is missing.*Secret default\/\S+ does not exist/),
+      },
+    });
     expect(t.fake.received).toEqual([]);
   });
 
@@ -177,18 +186,38 @@ describe('LLM routes to an OpenAI-format provider', () => {
     });
   });
 
+  it("answers 404 in the client's wire format on an LLM-shaped path of a listener that serves LLM routes", async () => {
+    const openai = await chat(`${t.proxy.base}/nowhere/v1/chat/completions`, { model: 'm', messages: [] });
+    expect(openai.status).toBe(404);
+    expect(openai.json()).toEqual({
+      error: {
+        code: 'not_found',
+        type: 'invalid_request_error',
+        param: null,
+        message: expect.stringContaining('no route'),
+      },
+    });
+    const anthropic = await chat(`${t.proxy.base}/nowhere/v1/messages`, { model: 'm', messages: [] });
+    expect(anthropic.json()).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: expect.stringContaining('no route for /nowhere/v1/messages') },
+    });
+    const other = await fetch(`${t.proxy.base}/nowhere/index.html`);
+    expect(await other.json()).toMatchObject({ error: 'not_found' });
+  });
+
   it('answers 501 for realtime and for a route type no provider serves, and 405 for GET on completions', async () => {
     const realtime = await fetch(`${t.proxy.base}/openai/v1/realtime`);
     expect(realtime.status).toBe(501);
     expect(await realtime.json()).toMatchObject({
-      error: 'route_type_not_supported',
-      error_description: expect.stringContaining('realtime'),
+      error: { code: 'route_type_not_supported', message: expect.stringContaining('realtime') },
     });
     const messages = await chat(`${t.proxy.base}/openai/v1/messages`, { model: 'm', messages: [] });
     expect(messages.status).toBe(501);
-    expect(messages.json()).toMatchObject({
-      error: 'route_type_not_supported',
-      error_description: expect.stringContaining('none of its providers'),
+    // A Messages path: Anthropic's error shape.
+    expect(messages.json()).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: expect.stringContaining('none of its providers') },
     });
     const get = await fetch(`${t.proxy.base}/openai/v1/chat/completions`);
     expect(get.status).toBe(405);
@@ -210,7 +239,7 @@ describe('LLM routes to an OpenAI-format provider', () => {
       messages: [{ role: 'user', content: 'Hi' }],
     });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.json()).toMatchObject({ error: 'unauthorized' });
+    expect(anonymous.json()).toMatchObject({ error: { code: 'unauthorized' } });
   });
 
   it('streams SSE chunks to the client as they arrive, before the provider has finished', async () => {

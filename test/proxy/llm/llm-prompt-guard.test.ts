@@ -107,6 +107,7 @@ ${aiRoute('plain', '/plain', 'plain')}`,
       messages: [{ role: 'user', content: 'my ssn is 123-45-6789' }],
     });
     expect(res.status).toBe(503);
+    // Its route is not an LLM route: the gateway's own error shape.
     expect(res.json()).toMatchObject({ error: 'policy_not_enforced' });
     expect(t.fake.received).toEqual([]);
   });

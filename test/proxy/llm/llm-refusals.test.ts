@@ -24,8 +24,10 @@ describe('backend.ai fields refused on LLM routes', () => {
     const res = await chat(`${t.proxy.base}/shaped/v1/chat/completions`, body);
     expect(res.status).toBe(501);
     expect(res.json()).toMatchObject({
-      error: 'provider_not_supported',
-      error_description: expect.stringContaining('GwPolicy default/shape backend.ai.transformations'),
+      error: {
+        code: 'provider_not_supported',
+        message: expect.stringContaining('GwPolicy default/shape backend.ai.transformations'),
+      },
     });
     expect(t.fake.received).toEqual([]);
   });
@@ -34,8 +36,7 @@ describe('backend.ai fields refused on LLM routes', () => {
     const res = await chat(`${t.proxy.base}/cached/v1/chat/completions`, body);
     expect(res.status).toBe(501);
     expect(res.json()).toMatchObject({
-      error: 'provider_not_supported',
-      error_description: expect.stringContaining('backend.ai.promptCaching'),
+      error: { code: 'provider_not_supported', message: expect.stringContaining('backend.ai.promptCaching') },
     });
     expect(t.fake.received).toEqual([]);
   });

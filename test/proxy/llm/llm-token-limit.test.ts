@@ -31,7 +31,7 @@ describe('token rate limits on LLM routes', () => {
     expect((await chat(`${t.proxy.base}/metered/v1/chat/completions`, body)).status).toBe(200);
     const refused = await chat(`${t.proxy.base}/metered/v1/chat/completions`, body);
     expect(refused.status).toBe(429);
-    expect(refused.json()).toMatchObject({ error: 'rate_limited' });
+    expect(refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
     // 17 tokens at 20 per hour: about 51 minutes.
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
     expect(t.fake.received).toHaveLength(2);

@@ -10,6 +10,7 @@ import type { RouteTimeouts as _gw_ir_v1_RouteTimeouts, RouteTimeouts__Output as
 import type { RouteFilters as _gw_ir_v1_RouteFilters, RouteFilters__Output as _gw_ir_v1_RouteFilters__Output } from '../../../gw/ir/v1/RouteFilters.js';
 import type { TrafficPolicy as _gw_ir_v1_TrafficPolicy, TrafficPolicy__Output as _gw_ir_v1_TrafficPolicy__Output } from '../../../gw/ir/v1/TrafficPolicy.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
+import type { UnservedBackend as _gw_ir_v1_UnservedBackend, UnservedBackend__Output as _gw_ir_v1_UnservedBackend__Output } from '../../../gw/ir/v1/UnservedBackend.js';
 
 export interface Route {
   'name'?: (string);
@@ -68,6 +69,11 @@ export interface Route {
    * any with `security` set makes the proxy answer 503 policy_not_enforced.
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
+  /**
+   * Why backend refs of the rule were left out (a credential or TLS that cannot be set up, a backend that
+   * does not exist): with no backend left, the proxy's 500 names them. Names objects, never a secret's value.
+   */
+  'unservedBackends'?: (_gw_ir_v1_UnservedBackend)[];
 }
 
 export interface Route__Output {
@@ -127,4 +133,9 @@ export interface Route__Output {
    * any with `security` set makes the proxy answer 503 policy_not_enforced.
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
+  /**
+   * Why backend refs of the rule were left out (a credential or TLS that cannot be set up, a backend that
+   * does not exist): with no backend left, the proxy's 500 names them. Names objects, never a secret's value.
+   */
+  'unservedBackends': (_gw_ir_v1_UnservedBackend__Output)[];
 }

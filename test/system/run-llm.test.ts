@@ -1,0 +1,90 @@
+// `make run-llm` (scripts/run-local.sh with GW_EXAMPLE=llm) on a copy of examples/local-llm with free
+// ports: a newcomer's chat completion through the gateway reaches the fake OpenAI server with the
+// Secret's key (written with stringData); without the Secret the client gets OpenAI's error shape
+// naming it, and the controller log counts it as a problem.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../proxy/ports.js';
+
+const repo = join(import.meta.dirname, '../..');
+const dirs: string[] = [];
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    const exited = new Promise((r) => c.once('exit', r));
+    process.kill(-(c.pid as number), 'SIGINT');
+    await exited;
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function runLlm(withSecret: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-run-llm-'));
+  dirs.push(dir);
+  cpSync(join(repo, 'examples/local-llm'), dir, { recursive: true });
+  const [listen, upstream, xds, health, cmetrics, ready, metrics] = await Promise.all(
+    Array.from({ length: 7 }, () => freePort()),
+  );
+  const edit = (file: string, from: string, to: string) =>
+    writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
+  edit('gateway.yaml', 'port: 3000', `port: ${listen}`);
+  edit('backend.yaml', 'port: 3002', `port: ${upstream}`);
+  if (!withSecret) rmSync(join(dir, 'secret.yaml'));
+  const child = spawn('bash', ['scripts/run-local.sh'], {
+    cwd: repo,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      GW_EXAMPLE: 'llm',
+      GW_EXAMPLE_DIR: dir,
+      GW_EXAMPLE_STATUS_DIR: join(dir, '.status'),
+      GW_EXAMPLE_UPSTREAM_PORT: String(upstream),
+      GW_EXAMPLE_XDS_PORT: String(xds),
+      GW_EXAMPLE_HEALTH_PORT: String(health),
+      GW_EXAMPLE_CONTROLLER_METRICS_PORT: String(cmetrics),
+      GW_EXAMPLE_READY_PORT: String(ready),
+      GW_EXAMPLE_METRICS_PORT: String(metrics),
+    },
+  });
+  children.push(child);
+  const run = { out: '', base: `http://127.0.0.1:${listen}/v1` };
+  child.stdout?.on('data', (c: Buffer) => (run.out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (run.out += c.toString()));
+  await expect.poll(() => run.out, { timeout: 40_000, interval: 100 }).toContain('OpenAI-compatible base URL');
+  return run;
+}
+
+const chat = (base: string) =>
+  fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+
+describe('make run-llm', () => {
+  it('answers a chat completion through the gateway with the key from the example Secret', async () => {
+    const run = await runLlm(true);
+    const res = await chat(run.base);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { choices: { message: { content: string } }[] };
+    expect(body.choices[0]?.message.content).toBe('You said: Hello');
+  }, 60_000);
+
+  it("without the Secret: OpenAI's error shape naming the Secret, and the controller log counts the problem", async () => {
+    const run = await runLlm(false);
+    const res = await chat(run.base);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({
+      error: {
+        code: 'credential_missing',
+        message: expect.stringContaining('Secret default/openai-key does not exist'),
+      },
+    });
+    expect(run.out).not.toMatch(/problems: 0/);
+    expect(run.out).toContain('GwBackend default/llm: status.ResolvedRefs');
+  }, 60_000);
+});
