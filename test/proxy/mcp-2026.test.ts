@@ -154,13 +154,21 @@ describe('a multiplexed route with a 2026 and a 2025 target', () => {
   });
 });
 
-/** One 2026-07-28 request by hand: the envelope in `_meta`, the routing headers as given. */
+/**
+ * One 2026-07-28 request by hand: the envelope in `_meta` (with `capabilities`; none at all when null),
+ * the routing headers as given.
+ */
 async function post2026(
   url: string,
   method: string,
   params: Record<string, unknown>,
   headers: Record<string, string> = {},
+  capabilities: Record<string, unknown> | null = { elicitation: {} },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  };
   const res = await fetch(url, {
     method: 'POST',
     headers: {
@@ -174,13 +182,7 @@ async function post2026(
       jsonrpc: '2.0',
       id: 7,
       method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-        },
-      },
+      params: capabilities === null ? params : { ...params, _meta: meta },
     }),
   });
   const text = await res.text();
@@ -239,6 +241,33 @@ describe('the 2026-07-28 wire at the proxy', () => {
     expect(await res.json()).toMatchObject({
       error: { code: -32022, data: { supported: expect.arrayContaining(['2026-07-28', '2025-11-25']) } },
     });
+  });
+
+  it('passes a 2026 target’s protocol error on with its code, its data and its HTTP status', async () => {
+    // `confirm` asks for elicitation, which this client does not declare: the target answers -32021 (HTTP 400).
+    const res = await post2026(
+      p.url,
+      'tools/call',
+      { name: 'new_confirm', arguments: { what: 'x' } },
+      { 'mcp-name': 'new_confirm' },
+      {},
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      id: 7,
+      error: { code: -32021, data: { requiredCapabilities: { elicitation: {} } } },
+    });
+  });
+
+  it('refuses a request without its envelope (400, -32602) and removed or unknown methods (404, -32601)', async () => {
+    const bare = await post2026(p.url, 'tools/list', {}, {}, null);
+    expect(bare.status).toBe(400);
+    expect(bare.body).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringContaining('_meta') } });
+    for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'unknown/method']) {
+      const res = await post2026(p.url, method, method === 'resources/subscribe' ? { uri: 'x:y' } : {});
+      expect([method, res.status]).toEqual([method, 404]);
+      expect(res.body).toMatchObject({ id: 7, error: { code: -32601 } });
+    }
   });
 
   it('never marks a proxied list cacheable, and names itself as the server', async () => {

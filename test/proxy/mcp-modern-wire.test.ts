@@ -4,11 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcRequest } from '../../src/proxy/mcp/jsonrpc.js';
 import {
+  admitModern,
   combineKeyed,
   decodeHeaderValue,
   encodeHeaderValue,
   headerMismatch,
   isModernPost,
+  modernStatus,
   offeredVersions,
   toLegacyResult,
   toModernResult,
@@ -27,12 +29,18 @@ const call = (method: string, params: Record<string, unknown> = {}): JsonRpcRequ
 });
 
 describe('which POSTs are 2026-07-28', () => {
-  it('takes one message claiming 2026-07-28, or a server/discover, and never initialize or a batch', () => {
+  it('takes one message claiming 2026-07-28, a server/discover, or one whose header names 2026; never a batch', () => {
     expect(isModernPost([call('tools/list')], false)).toBe(true);
     expect(isModernPost([{ jsonrpc: '2.0', id: 1, method: 'server/discover' }], false)).toBe(true);
-    expect(isModernPost([call('initialize')], false)).toBe(false);
     expect(isModernPost([call('tools/list')], true)).toBe(false);
     expect(isModernPost([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], false)).toBe(false);
+    // A claim-less request whose header names 2026 is a malformed 2026 request (refused), not a 2025 one.
+    expect(isModernPost([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], false, '2026-07-28')).toBe(true);
+    expect(isModernPost([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], false, '2025-11-25')).toBe(false);
+    // initialize is 2026 (and refused as removed) only by its claim: a 2025 client's never carries one.
+    expect(isModernPost([call('initialize')], false)).toBe(true);
+    const init = { jsonrpc: '2.0' as const, id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } };
+    expect(isModernPost([init], false, '2026-07-28')).toBe(false);
     const old = {
       jsonrpc: '2.0' as const,
       id: 1,
@@ -77,6 +85,56 @@ describe('routing headers', () => {
     expect(encodeHeaderValue(' padded')).toMatch(/^=\?base64\?/);
     expect(decodeHeaderValue(encodeHeaderValue('日本'))).toBe('日本');
     expect(decodeHeaderValue('=?base64?***?=')).toBeUndefined();
+  });
+});
+
+describe('admitting a 2026 request (the order the conformance suite checks)', () => {
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': {} };
+  const req = (method: string, meta: Record<string, unknown> | undefined, params: Record<string, unknown> = {}) =>
+    ({ jsonrpc: '2.0', id: 9, method, params: meta ? { ...params, _meta: meta } : params }) as JsonRpcRequest;
+  const headers = (method: string, version = '2026-07-28') => ({
+    'mcp-protocol-version': version,
+    'mcp-method': method,
+  });
+  const supported = ['2026-07-28', '2025-11-25'];
+  const refusal = (r: JsonRpcRequest, h: Record<string, string>) => {
+    const out = admitModern(r, h, supported);
+    return 'status' in out ? { status: out.status, code: out.answer.error.code, id: out.answer.id } : out;
+  };
+  it('refuses a missing _meta, protocol version or client capabilities with 400 and -32602', () => {
+    const h = headers('server/discover');
+    expect(refusal(req('server/discover', undefined), h)).toEqual({ status: 400, code: -32602, id: 9 });
+    expect(refusal(req('server/discover', caps), h)).toEqual({ status: 400, code: -32602, id: 9 });
+    expect(refusal(req('server/discover', claim), h)).toEqual({ status: 400, code: -32602, id: 9 });
+    // clientInfo is a SHOULD: a request without it is served.
+    expect(refusal(req('server/discover', { ...claim, ...caps }), h)).toMatchObject({
+      protocolVersion: '2026-07-28',
+      clientCapabilities: {},
+    });
+  });
+  it('answers a header that disagrees with the claim -32020 before judging the version (-32022)', () => {
+    const v999 = { ...caps, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' };
+    expect(refusal(req('server/discover', v999), headers('server/discover'))).toEqual({
+      status: 400,
+      code: -32020,
+      id: 9,
+    });
+    const out = admitModern(req('server/discover', v999), headers('server/discover', 'v999.0.0'), supported);
+    expect(out).toMatchObject({
+      status: 400,
+      answer: { error: { code: -32022, data: { supported, requested: 'v999.0.0' } } },
+    });
+  });
+  it('refuses the methods 2026-07-28 removed with 404 and -32601', () => {
+    for (const m of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
+      expect(refusal(req(m, { ...claim, ...caps }), headers(m))).toEqual({ status: 404, code: -32601, id: 9 });
+  });
+  it('gives a 2026 client’s protocol errors their HTTP status; other errors and results travel in a 200', () => {
+    const err = (code: number) => ({ jsonrpc: '2.0' as const, id: 1, error: { code, message: 'x' } });
+    expect([-32601, -32020, -32021, -32022, -32602, -32603].map((c) => modernStatus(err(c)))).toEqual([
+      404, 400, 400, 400, 200, 200,
+    ]);
+    expect(modernStatus({ jsonrpc: '2.0', id: 1, result: {} })).toBe(200);
   });
 });
 

@@ -25,7 +25,7 @@ import { sealedParamsTooLarge } from './session-seal.js';
 import { clientKeyOf, subjectOf } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import { isStateless, modernSession, statelessSession } from './stateless.js';
-import { isModernPost } from './modern.js';
+import { isModernPost, modernStatus } from './modern.js';
 import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { EndpointContext, McpRoute } from './route.js';
 
@@ -103,13 +103,13 @@ async function handlePost(
     if (m.method === 'initialize') init ??= m;
   }
   if (first) telemetryOf(res)?.mcp(first.method, first.params);
-  if (init) {
+  // A 2026-07-28 request names no session: it is served on its own, whatever the route's session routing.
+  const modern = isModern(req, valid, batch);
+  if (init && !modern) {
     if (initializeRefused(req, res, init, valid.length, route, claims, apiKey)) return;
     await initialize(req, res, init, route, sse, claims, ctx);
     return;
   }
-  // A 2026-07-28 request names no session: it is served on its own, whatever the route's session routing.
-  const modern = isModern(req, valid, batch);
   const oneShot = modern || isStateless(route);
   const found = modern
     ? modernSession(req, res, route, ctx, valid[0] as JsonRpcMessage)
@@ -135,7 +135,11 @@ async function handlePost(
 }
 
 function isModern(req: IncomingMessage, valid: JsonRpcMessage[], batch: boolean): boolean {
-  return req.headers[sessionHeader] === undefined && isModernPost(valid, batch);
+  const header = req.headers['mcp-protocol-version'];
+  return (
+    req.headers[sessionHeader] === undefined &&
+    isModernPost(valid, batch, typeof header === 'string' ? header : undefined)
+  );
 }
 
 /** The POST's JSON-RPC messages (one, or a batch), or undefined once the client's mistake is answered. */
@@ -256,6 +260,7 @@ async function serve(
   if (sse) return streamAnswers(res, session, requests, call, ctx);
   const out = (await Promise.all(requests.map((r) => session.handle(r, call)))).filter((r) => r !== undefined);
   if (out.length === 0) res.writeHead(202).end();
+  else if (session.modern) sendJson(res, modernStatus(out[0]), out[0]);
   else sendJson(res, 200, batch ? out : out[0], session.id ? { [sessionHeader]: session.id } : {});
 }
 
@@ -331,7 +336,11 @@ async function streamAnswers(
   if (primed) ctx.sessions.primer.add(stream);
   try {
     if (requests.length === 1 && requests[0]) {
-      session.finishStream(stream, await session.handle(requests[0], call));
+      const out = await session.handle(requests[0], call);
+      // A 2026 client's protocol error has its own HTTP status, given while nothing has been streamed yet.
+      const status = session.modern ? modernStatus(out) : 200;
+      if (status !== 200 && !res.headersSent) sendJson(res, status, out);
+      else session.finishStream(stream, out);
       return;
     }
     await Promise.all(

@@ -4,7 +4,14 @@
 // (resultType, caching controls, serverInfo, the multi round-trip `requestState`). Pure, so the rules
 // are tested without servers; how the generations meet per hop: docs/proxy.md "MCP 2026-07-28".
 import type { IncomingHttpHeaders } from 'node:http';
-import { type JsonRpcError, type JsonRpcMessage, type JsonRpcRequest, InvalidParams, rpcError } from './jsonrpc.js';
+import {
+  type JsonRpcError,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  InvalidParams,
+  MethodNotFound,
+  rpcError,
+} from './jsonrpc.js';
 
 export const modernVersion = '2026-07-28';
 export const versionKey = 'io.modelcontextprotocol/protocolVersion';
@@ -16,6 +23,8 @@ export const subscriptionKey = 'io.modelcontextprotocol/subscriptionId';
 export const HeaderMismatch = -32020;
 /** The spec's UnsupportedProtocolVersion (HTTP 400), its data naming the versions offered. */
 export const UnsupportedProtocolVersion = -32022;
+/** The spec's MissingRequiredClientCapability (HTTP 400): the request needs a capability the client did not declare. */
+export const MissingClientCapability = -32021;
 
 /** What a 2026-07-28 request says about its client, in place of initialize. */
 export interface Envelope {
@@ -51,33 +60,100 @@ export function claimedVersion(m: JsonRpcMessage): string | undefined {
 
 /**
  * Whether a POST without a session is of the 2026 generation: one message (the revision has no batches)
- * whose `_meta` claims a version from 2026-07-28 on, or a `server/discover`. `initialize` never is.
+ * whose `_meta` claims a version from 2026-07-28 on; without a claim, a `server/discover` or a message whose
+ * `MCP-Protocol-Version` header names such a version (a malformed 2026 request, refused as one). An
+ * `initialize` is 2026 only by its claim: a 2025 client's carries none, whatever its headers say.
  */
-export function isModernPost(messages: readonly JsonRpcMessage[], batch: boolean): boolean {
+export function isModernPost(messages: readonly JsonRpcMessage[], batch: boolean, header?: string): boolean {
   const m = messages[0];
-  if (batch || messages.length !== 1 || !m || !('method' in m) || m.method === 'initialize') return false;
+  if (batch || messages.length !== 1 || !m || !('method' in m)) return false;
   const v = claimedVersion(m);
-  return v !== undefined ? v >= modernVersion : m.method === 'server/discover';
+  if (v !== undefined) return v >= modernVersion;
+  if (m.method === 'initialize') return false;
+  return m.method === 'server/discover' || (header !== undefined && header.trim() >= modernVersion);
 }
 
-/** The request's envelope, or the error answering a malformed one (the spec's invalid params). */
+/** Methods of the 2025 revisions that 2026-07-28 removed: a 2026 request for one is an unknown method. */
+export const removedMethods: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/**
+ * The HTTP status of an error answer to a 2026 client: 404 for an unknown method, 400 for the revision's
+ * own protocol errors (header mismatch, missing client capability, unsupported version); anything else
+ * travels as a JSON-RPC error in a 200.
+ */
+export function modernStatus(m: JsonRpcMessage | undefined): number {
+  if (!m || !('error' in m)) return 200;
+  const code = m.error.code;
+  if (code === MethodNotFound) return 404;
+  return code === HeaderMismatch || code === MissingClientCapability || code === UnsupportedProtocolVersion ? 400 : 200;
+}
+
+/**
+ * The request's envelope, or the error answering a malformed one (the spec's invalid params, HTTP 400):
+ * the protocol version and the client capabilities are required, `clientInfo` is not.
+ */
 export function envelopeOf(req: JsonRpcRequest): Envelope | JsonRpcError {
-  const meta = metaOf(req) ?? {};
+  const meta = metaOf(req);
+  if (!meta) return rpcError(req.id, InvalidParams, 'Invalid params: _meta is required');
   const version = meta[versionKey];
   const caps = meta[capabilitiesKey];
   const info = meta[clientInfoKey];
-  if (version !== undefined && typeof version !== 'string')
-    return rpcError(req.id, InvalidParams, `Invalid params: _meta.${versionKey} must be a string`);
-  if (caps !== undefined && !isObject(caps))
-    return rpcError(req.id, InvalidParams, `Invalid params: _meta.${capabilitiesKey} must be an object`);
+  if (typeof version !== 'string')
+    return rpcError(req.id, InvalidParams, `Invalid params: _meta.${versionKey} is required (a string)`);
+  if (!isObject(caps))
+    return rpcError(req.id, InvalidParams, `Invalid params: _meta.${capabilitiesKey} is required (an object)`);
   return {
-    protocolVersion: version ?? modernVersion,
-    clientCapabilities: isObject(caps) ? caps : {},
+    protocolVersion: version,
+    clientCapabilities: caps,
     clientInfo:
       isObject(info) && typeof info.name === 'string'
         ? { name: info.name, version: String(info.version ?? '0') }
         : { name: 'gw-client', version: '0' },
   };
+}
+
+/** A 2026 request refused before any target is reached: the HTTP status and the JSON-RPC error answer. */
+export interface Refusal {
+  status: number;
+  answer: JsonRpcError;
+}
+
+/**
+ * A 2026 request's envelope, or why it is refused, checked in this order: the routing headers against the
+ * claimed version and the body (HeaderMismatch), the claimed version against those the proxy speaks
+ * (UnsupportedProtocolVersion, naming `supported`), the envelope's required fields (invalid params; a
+ * request claiming no version fails here), then the methods the revision removed (method not found, 404).
+ */
+export function admitModern(
+  req: JsonRpcRequest,
+  headers: IncomingHttpHeaders,
+  supported: readonly string[],
+): Envelope | Refusal {
+  const claimed = claimedVersion(req);
+  const mismatch = claimed === undefined ? undefined : headerMismatch(req, headers, claimed);
+  if (mismatch !== undefined)
+    return { status: 400, answer: rpcError(req.id, HeaderMismatch, `Header mismatch: ${mismatch}`) };
+  if (claimed !== undefined && claimed !== modernVersion) {
+    const data = { supported, requested: claimed };
+    return {
+      status: 400,
+      answer: rpcError(req.id, UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, data),
+    };
+  }
+  const envelope = envelopeOf(req);
+  if ('error' in envelope) return { status: 400, answer: envelope };
+  if (removedMethods.has(req.method))
+    return {
+      status: 404,
+      answer: rpcError(req.id, MethodNotFound, `Method not found: ${req.method} (not in ${modernVersion})`),
+    };
+  return envelope;
 }
 
 /**

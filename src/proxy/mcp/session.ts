@@ -186,6 +186,11 @@ export class McpSession {
     return this.standalone;
   }
 
+  /** Serves one request of a 2026-07-28 client. */
+  get modern(): boolean {
+    return this.opts.modern !== undefined;
+  }
+
   /** A call in flight counts as activity, however long it runs. */
   get busy(): boolean {
     return this.inflight.size > 0;

@@ -7,14 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson, sendProxyError } from '../http/http-error.js';
 import { ProxyError } from '../proxy-error.js';
 import { type JsonRpcMessage, isRequest, rpcError } from './jsonrpc.js';
-import {
-  HeaderMismatch,
-  UnsupportedProtocolVersion,
-  claimedVersion,
-  envelopeOf,
-  headerMismatch,
-  modernVersion,
-} from './modern.js';
+import { admitModern, modernVersion } from './modern.js';
 import type { EndpointContext, McpRoute } from './route.js';
 import { McpSession, supportedVersions } from './session.js';
 import { sessionOptions } from './session-resume.js';
@@ -72,8 +65,8 @@ export async function statelessSession(
 
 /**
  * The session serving one request of a 2026-07-28 client, or undefined when the answer was already sent:
- * the envelope stands in for initialize, the routing headers are checked against the body (HeaderMismatch,
- * HTTP 400), and each target is reached in its own generation (http-target.ts: server/discover, else a
+ * the envelope stands in for initialize, the request is checked first (`admitModern`: headers, version,
+ * envelope, removed methods), and each target is reached in its own generation (http-target.ts: server/discover, else a
  * 2025 session initialized for this request and ended after it).
  */
 export async function modernSession(
@@ -93,28 +86,9 @@ export async function modernSession(
     listening: false,
   };
   if (!isRequest(m)) return new McpSession({ ...sessionOptions(route, ctx, '', true), modern: bare });
-  const envelope = envelopeOf(m);
-  if ('error' in envelope) {
-    sendJson(res, 400, envelope);
-    return undefined;
-  }
-  if (envelope.protocolVersion !== modernVersion) {
-    const supported = [modernVersion, ...supportedVersions];
-    sendJson(
-      res,
-      400,
-      rpcError(m.id, UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.protocolVersion}`, {
-        supported,
-        requested: envelope.protocolVersion,
-      }),
-    );
-    return undefined;
-  }
-  // A claim-less server/discover (a probe) has no claim for the headers to agree with.
-  const mismatch =
-    claimedVersion(m) !== undefined ? headerMismatch(m, req.headers, envelope.protocolVersion) : undefined;
-  if (mismatch !== undefined) {
-    sendJson(res, 400, rpcError(m.id, HeaderMismatch, `Bad Request: ${mismatch}`));
+  const envelope = admitModern(m, req.headers, [modernVersion, ...supportedVersions]);
+  if ('status' in envelope) {
+    sendJson(res, envelope.status, envelope.answer);
     return undefined;
   }
   const modern = { envelope, listening: m.method === 'subscriptions/listen' };

@@ -4,6 +4,7 @@
 // which come back through `onOther`) is http-target.ts.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { InternalError } from './jsonrpc.js';
+import { modernVersion } from './modern.js';
 import { RpcError, requestTimedOut } from './rpc-error.js';
 import type { Dispatcher } from 'undici';
 import type { CallCancel } from './call-cancel.js';
@@ -146,7 +147,11 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
     throw new TargetSessionGone(opts.target);
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    throw postRefused(res.statusCode, await res.body.text().catch(() => ''));
+    const text = await res.body.text().catch(() => '');
+    // A 2026 target answers its protocol errors with 400 or 404 and the JSON-RPC error: that error is the answer.
+    const answer = opts.protocolVersion() === modernVersion ? errorAnswer(text, id) : undefined;
+    if (answer) return settle(answer, method);
+    throw postRefused(res.statusCode, text);
   }
   const type = mediaTypeOf(res.contentType);
   if (type === 'text/event-stream') {
@@ -172,6 +177,17 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
 /** A POST the target answered with a non-2xx status (the wording the SDK's client transport uses). */
 export function postRefused(status: number, body: string): Error {
   return new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${status}): ${body.slice(0, 500)}`);
+}
+
+/** The JSON-RPC error answering call `id` in a refusal's body, if that is what the body holds. */
+function errorAnswer(text: string, id: string): Record<string, unknown> | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isObject(data) && data.id === id && isObject(data.error) ? data : undefined;
 }
 
 /** The call's answer in a JSON body (one message or a batch); other messages in it go to `onOther`. */
