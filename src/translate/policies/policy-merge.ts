@@ -197,12 +197,7 @@ export function policyCandidate(a: Attachment, level: Level, section: Section): 
   const values = a.sections[section];
   if (!values) return undefined;
   return {
-    source: a.source,
-    policyKey: a.policy.key,
-    targetIndex: a.targetIndex,
-    level,
-    created: a.created,
-    order: a.policy.key,
+    ...attachmentOrigin(a, level),
     override: section === 'traffic' && a.override,
     replace: a.spec.strategy?.merge === 'Replace',
     values,
@@ -224,6 +219,11 @@ function invalidCandidate(
 ): Candidate | undefined {
   const mine = refusals.filter((r) => r.field.startsWith(`spec.${section}.`));
   if (mine.length === 0) return undefined;
+  return { ...attachmentOrigin(a, level), override: false, values: {}, refusals: mine };
+}
+
+/** Where a GwPolicy attachment's candidate comes from, and its place in the merge order. */
+function attachmentOrigin(a: Attachment, level: Level) {
   return {
     source: a.source,
     policyKey: a.policy.key,
@@ -231,8 +231,5 @@ function invalidCandidate(
     level,
     created: a.created,
     order: a.policy.key,
-    override: false,
-    values: {},
-    refusals: mine,
   };
 }
