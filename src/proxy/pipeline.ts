@@ -189,7 +189,7 @@ const onRoute: Stage<RoutedExchange>[] = [
       sendError(
         res,
         credential ? 'credential_missing' : 'no_backend',
-        `route ${route.name} has no usable backend${credential ? ' (its backend credential is missing)' : ''}${why}`,
+        `route ${route.name} has no usable backend${credential ? ' (its backend credential is missing or unusable)' : ''}${why}`,
       );
       return answered(req);
     },

@@ -289,7 +289,10 @@ describe('backend identities: token exchange and signed JWTs', () => {
   it('refuses an edge whose key cannot sign with its alg, without naming the key', async () => {
     const res = await bench.get('/mismatch/x');
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'no_backend' });
+    const body = JSON.parse(res.body) as { error: string; error_description: string };
+    expect(body.error).toBe('credential_missing');
+    expect(body.error_description).toMatch(/missing or unusable/);
+    expect(body.error_description).not.toMatch(/BEGIN|PRIVATE KEY/);
   });
 
   it('gets an ID-JAG for the ID token at the identity provider and trades it for an access token (cross-app access)', async () => {
