@@ -150,11 +150,11 @@ describe('backend.auth on HTTP and MCP edges, translated and served', () => {
     expect(await authorizationSeen('/plain/x', { authorization: 'Bearer client-token' })).toBe('Bearer client-token');
   });
 
-  it('refuses an edge whose Secret is missing or whose auth kind it cannot apply with 500 no_backend, naming no key', async () => {
+  it('refuses an edge whose Secret is missing or whose auth kind it cannot apply with 500 credential_missing, naming no key', async () => {
     for (const path of ['/missing/x', '/azure/x']) {
       const res = await rawRequest(`${base}${path}`, { headers: { authorization: 'Bearer client-token' } });
       expect(res.status).toBe(500);
-      expect(JSON.parse(res.body)).toMatchObject({ error: 'no_backend' });
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'credential_missing' });
       expect(res.body).not.toContain('secret-from-ref');
     }
   });
