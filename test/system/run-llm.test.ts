@@ -24,6 +24,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+const { SESSION_KEY: _, ...withoutSessionKey } = process.env;
+
 async function runLlm(withSecret: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'gw-run-llm-'));
   dirs.push(dir);
@@ -41,7 +43,7 @@ async function runLlm(withSecret: boolean) {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
-      ...process.env,
+      ...withoutSessionKey,
       GW_EXAMPLE: 'llm',
       GW_EXAMPLE_DIR: dir,
       GW_EXAMPLE_STATUS_DIR: join(dir, '.status'),
@@ -102,6 +104,8 @@ describe('make run-llm', () => {
     const body = (await res.json()) as { choices: { message: { content: string } }[] };
     expect(body.choices[0]?.message.content).toBe('You said: Hello');
     expect(await runSnippet(run.base)).toEqual({ ok: true, out: 'You said: Hello\n' });
+    // A local run makes its own session key: no replica warning on every start.
+    expect(run.out).not.toContain('SESSION_KEY');
   }, 60_000);
 
   it("without the Secret: OpenAI's error shape naming the Secret (the openai SDK's exception shows it), and the controller log counts the problem", async () => {
