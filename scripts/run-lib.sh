@@ -46,3 +46,11 @@ run_until_stopped() {
     while kill -0 "$p" 2>/dev/null; do wait "$p" 2>/dev/null || true; done
   done
 }
+
+# A local run is one proxy on loopback: a key made for this run is all its MCP session ids need, so the
+# proxy's "SESSION_KEY is not set" warning (meant for replicas in a cluster) would only be noise here.
+# A SESSION_KEY already in the environment is kept.
+if [ -z "${SESSION_KEY:-}" ]; then
+  SESSION_KEY=$(node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("base64"))')
+  export SESSION_KEY
+fi

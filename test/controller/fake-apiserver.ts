@@ -21,6 +21,8 @@ export class FakeApiServer {
   goneOnNextWatch = false;
   /** While true, the resource is not served (404), as when its CRD is absent. */
   notFound = false;
+  /** Requests answered 404 (while `notFound`, or for another path). */
+  notFoundAnswers = 0;
 
   async start(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -76,6 +78,7 @@ export class FakeApiServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x');
     if (this.notFound || url.pathname !== '/api/v1/configmaps') {
+      this.notFoundAnswers++;
       res.writeHead(404, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           kind: 'Status',

@@ -133,6 +133,8 @@ describe('gw proxy --workers 2', () => {
     for (let i = 0; i < 6; i++)
       expect(textOf(await client.callTool({ name: 'echo', arguments: { text: `${i}` } }))).toBe(`s:${i}`);
     expect(local.out()).toContain('session resumed from its sealed id');
+    // One session, begun once: the worker that resumed it does not log it as started again.
+    expect(local.out().match(/"msg":"session started"/g)).toHaveLength(1);
     const id = transport.sessionId ?? '';
     await transport.terminateSession();
     await client.close();

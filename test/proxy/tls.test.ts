@@ -263,8 +263,7 @@ describe('HTTPS listeners', () => {
         resolve();
       });
     });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(logLines.some((l) => l.includes('TLS handshake failed'))).toBe(true);
+    await expect.poll(() => logLines.some((l) => l.includes('TLS handshake failed'))).toBe(true);
     const all = logLines.join('');
     expect(all).not.toContain('PRIVATE KEY');
     for (const f of readdirSync(certDir).filter((x) => x.endsWith('.key'))) {

@@ -90,7 +90,10 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     const port = await freePort();
     const early = await proxy(port, 'default/web');
     const readyUrl = `http://127.0.0.1:${early.ops.readyPort}/healthz/ready`;
-    await sleep(300);
+    // It has tried the control plane (nobody listens yet) before readiness is asked.
+    let attempts = 0;
+    early.client.on('disconnected', () => attempts++);
+    await waitFor('a failed attempt to reach the control plane', () => attempts >= 1);
     const before = await fetch(readyUrl);
     expect(before.status).toBe(503);
     expect(await before.json()).toEqual({

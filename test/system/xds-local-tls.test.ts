@@ -8,7 +8,7 @@ import { startLocalServer, type LocalServer } from '../../src/controller/local/s
 import { startXdsProxy, type XdsProxy } from '../../src/proxy/xds-config.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { tempDirs } from '../support/temp-dir.js';
-import { freePort, initializeStatus, isReady, log, sleep, waitFor, writeManifests } from './harness.js';
+import { freePort, initializeStatus, isReady, log, waitFor, writeManifests } from './harness.js';
 
 const tempDir = tempDirs();
 const readyUrl = (p: XdsProxy) => `http://127.0.0.1:${p.ops.readyPort}/healthz/ready`;
@@ -84,7 +84,10 @@ describe('local mode serving xDS over TLS', () => {
     proxies.pop();
 
     const plaintext = await proxy();
-    await sleep(1500);
+    // Refused by the TLS server again and again (each attempt ends in a disconnect), never ready.
+    let refused = 0;
+    plaintext.client.on('disconnected', () => refused++);
+    await waitFor('the plaintext proxy refused three times', () => refused >= 3);
     expect(await isReady(readyUrl(plaintext))).toBe(false);
   });
 

@@ -13,7 +13,6 @@ import {
   freePort,
   initializeStatus,
   isReady,
-  sleep,
   startController,
   startEchoLoad,
   startProxyProcess,
@@ -96,10 +95,12 @@ describe('local controller with two proxies over xDS', () => {
     const sessions = await Promise.all([0, 1].map((i) => connectMcp(url(i, '/v2/mcp'))));
     clients.push(...sessions);
     const load = startEchoLoad(sessions);
-    await sleep(300);
+    await waitFor('the load running', () => load.ok() >= 10);
     await controller?.stop();
     controller = undefined;
-    await sleep(1500);
+    // Served while nobody serves xDS: at least 20 more calls after the controller is gone.
+    const atStop = load.ok();
+    await waitFor('calls answered while the controller is away', () => load.ok() >= atStop + 20);
     for (const p of proxies) expect(await isReady(p.readyUrl)).toBe(true);
     const whileAway = load.ok();
     // The folder changes while nobody serves it: the restarted controller must deliver it.
@@ -111,7 +112,7 @@ describe('local controller with two proxies over xDS', () => {
         async () => (await initializeStatus(url(i, '/extra'))) === 200,
         30_000,
       );
-    await sleep(300);
+    await waitFor('calls answered after the restart', () => load.ok() >= whileAway + 10);
     const failures = await load.stop();
     expect(failures).toEqual([]);
     expect(whileAway).toBeGreaterThan(10);

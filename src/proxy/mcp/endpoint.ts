@@ -396,6 +396,8 @@ async function initialize(
   else if ('result' in out && admission?.ok) {
     ctx.sessions.seal(session, route.name);
     admission.reservation.commit(session);
+    // Only here: a session resumed on another worker or process logs 'session resumed from its sealed id'.
+    session.log.info('session started');
   }
   const id = session.id;
   const headers: Record<string, string> = 'result' in out && id ? { [sessionHeader]: id } : {};

@@ -160,7 +160,6 @@ export class SessionRegistry {
     session.client = client;
     this.sessions.set(session.id, session);
     this.events.onCount(this.sessions.size);
-    session.log.info('session started');
   }
 
   private release(client: string): void {

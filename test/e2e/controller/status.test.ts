@@ -180,15 +180,41 @@ describe('controller status', () => {
   });
 
   it('does not rewrite status that did not change', async () => {
-    // The last writes of the previous change (e.g. the deployer's Programmed) may still land first; after
-    // them, a Gateway whose inputs stay the same must keep its resourceVersion.
-    const unchangedFor3s = async () => {
-      const g1 = await read(kc, GW_API, 'Gateway', 'web', ns());
-      await new Promise((r) => setTimeout(r, 3_000));
-      const g2 = await read(kc, GW_API, 'Gateway', 'web', ns());
-      return g2.metadata!.resourceVersion === g1.metadata!.resourceVersion ? true : undefined;
+    // Settled: every condition of the Gateway (the deployer's Programmed too) is at its generation and the
+    // work queues are empty. Then the Gateway gets an annotation (same spec, same generation): a translation
+    // pass reconciles it and queues its status; once that pass ran and the queues are empty again, the
+    // Gateway, whose inputs stayed the same, must still have the annotation write's resourceVersion.
+    const metric = async (name: string) => {
+      const text = await (await fetch(`http://127.0.0.1:${ctl.metricsPort}/metrics`)).text();
+      return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     };
-    expect(await eventually(unchangedFor3s, 20_000, 'Gateway status unchanged for 3 s')).toBe(true);
+    await eventually(
+      async () => {
+        const g = await read(kc, GW_API, 'Gateway', 'web', ns());
+        const conds = conditionsOf(g.status);
+        const atGeneration = conds.length >= 2 && conds.every((c) => c.observedGeneration === g.metadata!.generation);
+        return atGeneration && (await metric('gw_workqueue_depth')) === 0 ? true : undefined;
+      },
+      30_000,
+      'Gateway status settled',
+    );
+    const passes = await metric('gw_translate_duration_seconds_count');
+    const touched = gateway(ns(), 'web', className, [
+      { name: 'http', port: 8080, protocol: 'HTTP' },
+      { name: 'admin', port: 9090, protocol: 'HTTP' },
+    ]);
+    touched.metadata = { ...touched.metadata, annotations: { 'e2e.gw.dev/touched': 'yes' } };
+    const applied = await apply(kc, touched);
+    await eventually(
+      async () =>
+        (await metric('gw_translate_duration_seconds_count')) > passes && (await metric('gw_workqueue_depth')) === 0
+          ? true
+          : undefined,
+      30_000,
+      'a translation pass after the annotation, its status queue drained',
+    );
+    const after = await read(kc, GW_API, 'Gateway', 'web', ns());
+    expect(after.metadata!.resourceVersion).toBe(applied.metadata!.resourceVersion);
   });
 
   it('reports a BackendTLSPolicy per Gateway: no valid CA while its ConfigMap is missing, accepted once it appears', async () => {
