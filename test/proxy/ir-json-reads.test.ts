@@ -9,8 +9,11 @@ import { sourceFiles } from '../support/module-graph.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const protoDir = path.join(root, 'proto/gw/ir/v1');
-/** JSON values the proxy must read: a field value to set (AiFieldValue), API-key metadata for CEL, extra metadata members. */
-const VALUE_FIELDS = new Set(['value_json', 'metadata_json', 'extra_json']);
+/**
+ * JSON values the proxy must read: a field value to set (AiFieldValue), API-key metadata for CEL, extra metadata
+ * members, the static claims a signed JWT carries (JwtSign: the user's claim values, not policy).
+ */
+const VALUE_FIELDS = new Set(['value_json', 'metadata_json', 'extra_json', 'claims_json']);
 
 const camel = (s: string): string => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
