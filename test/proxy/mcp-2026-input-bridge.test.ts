@@ -139,4 +139,26 @@ describe('a 2025 target asking a 2026 client for input', () => {
     const missing = await post({ requestState: state, inputResponses: {} }, 'plan');
     expect(missing.error).toMatchObject({ code: -32602, message: expect.stringMatching(/no answer for/) });
   });
+
+  it('turns resourceSubscriptions of a subscriptions/listen into resources/subscribe at a 2025 target', async () => {
+    const old = await target(false);
+    const { proxies } = await replicas(old.url, 1);
+    const { client } = await client2026(proxies[0]!.url);
+    let updated!: (uri: string) => void;
+    const seen = new Promise<string>((resolve) => {
+      updated = resolve;
+    });
+    client.setNotificationHandler('notifications/resources/updated', (n) => updated(n.params.uri));
+    const sub = await client.listen({ resourceSubscriptions: ['note://a'] });
+    // Acknowledged only once the target took the subscription (and its GET stream is open).
+    const subscribed = old.seen.find((s) => s.method === 'resources/subscribe');
+    expect(subscribed?.session).toBeDefined();
+    await old.touch('note://a');
+    expect(await seen).toBe('note://a');
+    await sub.close();
+    await waitFor(() =>
+      old.seen.some((s) => s.method === 'resources/unsubscribe' && s.session === subscribed?.session),
+    );
+    await waitFor(() => old.sessions() === 0);
+  });
 });

@@ -507,13 +507,24 @@ export class McpSession {
     const closed = ctx.closed;
     if (!sink || !closed || this.listener)
       return rpcError(req.id, InvalidParams, 'subscriptions/listen needs a text/event-stream answer of its own');
-    const filter = (isObject(req.params?.notifications) ? req.params.notifications : {}) as ListenFilter;
+    const asked = (isObject(req.params?.notifications) ? req.params.notifications : {}) as ListenFilter;
+    // A URI the caller may not subscribe to is left out of what any target is asked.
+    const authorize = this.opts.authorize;
+    const filter: ListenFilter =
+      authorize && asked.resourceSubscriptions
+        ? {
+            ...asked,
+            resourceSubscriptions: asked.resourceSubscriptions.filter((uri) =>
+              authorize(this.authorizeContext(ctx, { method: 'resources/subscribe', resource: String(uri) })),
+            ),
+          }
+        : asked;
     const listener = (this.listener = new Listen(req.id, sink, filter, this.log));
     listener.start(this.alive());
     await Promise.race([listener.acknowledged, closed]);
     listener.acknowledge();
     await closed;
-    listener.close();
+    await listener.close();
     return undefined;
   }
 
