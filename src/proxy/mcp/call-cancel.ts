@@ -31,3 +31,6 @@ export class CallCancel {
     this.hook = hook;
   }
 }
+
+/** The reason of a cancellation that only lets go of the call's stream: the target is not told, the call goes on there. */
+export const detached = 'detached: the call goes on at the target';

@@ -12,20 +12,20 @@ import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
 import { InternalError, messageOf } from './jsonrpc.js';
-import {
-  type Envelope,
-  modernVersion,
-  routingHeaders,
-  serverInfoKey,
-  withEnvelope,
-  withoutServerRequests,
-} from './modern.js';
+import { type Envelope, modernVersion, routingHeaders, serverInfoKey, withEnvelope } from './modern.js';
 import type { TargetDial, Upstream } from './target-connection.js';
 import { targetDial } from './target-tls.js';
 import { endTargetSession } from './target-session.js';
 import { dispatchPost, mediaTypeOf } from './upstream-dispatch.js';
 import { admitTargetRequest, streamAgent, upstreamAgent } from './upstream-fetch.js';
-import { httpCaller, postRefused, type UpstreamCall } from './upstream-http.js';
+import {
+  type CallOptions,
+  type HttpCallerOptions,
+  httpCaller,
+  httpResumer,
+  postRefused,
+  type UpstreamCall,
+} from './upstream-http.js';
 import { sendWithRetry } from './upstream-retry.js';
 
 type Message = Record<string, unknown>;
@@ -89,6 +89,12 @@ class HttpTarget implements Upstream {
   private retryMs: number | undefined;
   /** The target's requests being answered, by id, so its notifications/cancelled can stop them. */
   private readonly answering = new Map<unknown, AbortController>();
+  private readonly resumer: ReturnType<typeof httpResumer>;
+  /** Settles once the GET stream is open or refused (or at once when none is opened). */
+  private streamOpened: (() => void) | undefined;
+  readonly streamReady = new Promise<void>((resolve) => {
+    this.streamOpened = resolve;
+  });
 
   constructor(private readonly dial: TargetDial) {
     const { target, retry, log } = dial;
@@ -98,21 +104,23 @@ class HttpTarget implements Upstream {
     this.headers = upstreamHeadersOf(target);
     this.dispatcher = targetDial(target);
     const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');
-    const call = httpCaller({
+    const callerOptions: HttpCallerOptions = {
       url: this.url,
       sessionId: () => this.sid,
       protocolVersion: () => this.version,
       onSessionId: (id) => {
         this.sid = id;
       },
-      onOther: (m) => this.receive(m as Message),
+      onOther: (m, eventId) => this.receive(m as Message, eventId),
       cancel: (requestId, reason) =>
         void this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } }),
       ...(retry ? { retry, onRetry } : {}),
       headers: this.headers,
       target: target.name,
       ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
-    });
+    };
+    const call = httpCaller(callerOptions);
+    this.resumer = httpResumer(callerOptions);
     // One hop, one generation: a 2026 target gets the envelope and the routing headers on every call; a 2025
     // target learnt the client at initialize (the session took a 2026 client's envelope off its requests).
     this.call = (method, params, opts) => {
@@ -139,14 +147,16 @@ class HttpTarget implements Upstream {
       this.sid = resume.sessionId;
       this.version = resume.protocolVersion;
       this.capabilities = resume.capabilities;
+      this.streamOpened?.();
       return;
     }
-    if (await this.discover()) return;
+    if (await this.discover()) return void this.streamOpened?.();
     const result = await this.call(
       'initialize',
       {
         protocolVersion: requestedVersion,
-        capabilities: this.dial.modernClient ? withoutServerRequests(capabilities) : capabilities,
+        // A 2026 client's sampling, elicitation and roots reach it as input requests (input-bridge.ts).
+        capabilities,
         clientInfo,
       },
       { timeoutMs: initializeTimeoutMs },
@@ -163,6 +173,17 @@ class HttpTarget implements Upstream {
     await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, true);
     // A session that lives for one request of a 2026 client has nobody to take the target's own messages.
     if (!this.dial.modernClient || this.dial.modernClient.listening) this.listen(undefined, 0, false);
+    else this.streamOpened?.();
+  }
+
+  /** Answers one of the target's requests in its session from here (a retry carrying a 2026 client's input). */
+  respond(id: string | number, answer: { result: Message } | { error: Message }): Promise<void> {
+    return this.post({ jsonrpc: '2.0', id, ...answer }, true);
+  }
+
+  /** Reads a call this session began elsewhere from event `from` on, until its answer. */
+  resumeCall(id: string, from: string, opts: CallOptions): Promise<Message> {
+    return this.resumer(id, from, opts);
   }
 
   /**
@@ -293,7 +314,7 @@ class HttpTarget implements Upstream {
    * reconnects in a row (refused, or no connection) and it stops.
    */
   private listen(lastEventId: string | undefined, failures: number, reconnecting: boolean): void {
-    if (!this.alive) return;
+    if (!this.alive) return void this.streamOpened?.();
     const abort = (this.stream = new AbortController());
     const headers = this.sessionHeaders({
       accept: 'text/event-stream',
@@ -310,6 +331,7 @@ class HttpTarget implements Upstream {
     ).then(
       (res) => {
         const type = mediaTypeOf(String(res.headers['content-type'] ?? ''));
+        this.streamOpened?.();
         if (res.statusCode < 200 || res.statusCode >= 300 || type !== 'text/event-stream') {
           res.body.resume();
           if (res.statusCode === 405) return;
@@ -321,6 +343,7 @@ class HttpTarget implements Upstream {
         this.readStream(res.body, lastEventId);
       },
       (err: unknown) => {
+        this.streamOpened?.();
         if (!this.alive) return;
         this.dial.log.debug({ err: messageOf(err) }, 'the target GET stream could not be opened');
         this.again(lastEventId, failures + 1);
@@ -372,10 +395,10 @@ class HttpTarget implements Upstream {
   }
 
   /** A message from the target outside a call's own answer: a notification or a request. */
-  private receive(m: Message): void {
+  private receive(m: Message, eventId?: string): void {
     if (typeof m.method !== 'string') return; // an answer nobody waits for (a replayed call that already ended)
     if ('id' in m && m.id !== undefined && m.id !== null) {
-      void this.answer(m as unknown as JSONRPCRequest);
+      void this.answer(m as unknown as JSONRPCRequest, eventId);
       return;
     }
     if (m.method === 'notifications/cancelled') {
@@ -389,7 +412,7 @@ class HttpTarget implements Upstream {
   }
 
   /** Answers a request of the target: ping here, the rest by the client session (sampling, elicitation, roots). */
-  private async answer(r: JSONRPCRequest): Promise<void> {
+  private async answer(r: JSONRPCRequest, eventId: string | undefined): Promise<void> {
     if (r.method === 'ping') {
       await this.post({ jsonrpc: '2.0', id: r.id, result: {} });
       return;
@@ -398,7 +421,7 @@ class HttpTarget implements Upstream {
     this.answering.set(r.id, handler);
     let reply: Message;
     try {
-      const result = await this.dial.events.onRequest(this.name, r, handler.signal);
+      const result = await this.dial.events.onRequest(this.name, r, handler.signal, eventId);
       reply = { jsonrpc: '2.0', id: r.id, result };
     } catch (err) {
       const e = err as { code?: unknown; message?: unknown; data?: unknown };

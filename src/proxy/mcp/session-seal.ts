@@ -28,6 +28,8 @@ export interface SessionState {
 
 const formatVersion = 1;
 const aad = Buffer.from('gw mcp session v1');
+/** Sealed text longer than this opens to nothing (a session id travels in a header; a requestState in a body). */
+const maxSealedChars = 65536;
 /**
  * What a client puts into its sealed id is bounded, because the id travels in every request header: the
  * capabilities and the clientInfo it sends with initialize, each at most this many bytes of JSON.
@@ -105,34 +107,60 @@ function decode(text: string): SessionState | undefined {
 export class SessionSealer {
   constructor(private readonly keys: SessionKeys) {}
 
-  /** version byte, 12-byte IV, ciphertext, 16-byte tag; base64url (visible ASCII, as MCP requires). */
   seal(state: SessionState): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.issue, iv).setAAD(aad);
-    const body = Buffer.concat([cipher.update(encode(state), 'utf8'), cipher.final()]);
-    return Buffer.concat([Buffer.of(formatVersion), iv, body, cipher.getAuthTag()]).toString('base64url');
+    return this.sealText(aad, encode(state));
   }
 
   /** The state of a genuine, unexpired id; undefined for anything else. */
   open(id: string, now = Date.now()): SessionState | undefined {
-    if (id.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
-    const raw = Buffer.from(id, 'base64url');
+    const text = id.length > 8192 ? undefined : this.openText(aad, id);
+    const state = text === undefined ? undefined : decode(text);
+    return state && state.expiresAt > now ? state : undefined;
+  }
+
+  /** Any JSON value sealed the way session ids are, for one `purpose` (an id of one purpose opens to nothing in another). */
+  sealValue(purpose: string, value: unknown): string {
+    return this.sealText(Buffer.from(purpose), JSON.stringify(value));
+  }
+
+  openValue(purpose: string, sealed: string): unknown {
+    const text = this.openText(Buffer.from(purpose), sealed);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  }
+
+  /** version byte, 12-byte IV, ciphertext, 16-byte tag; base64url (visible ASCII, as MCP requires). */
+  private sealText(additional: Buffer, text: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.issue, iv).setAAD(additional);
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.of(formatVersion), iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  private openText(additional: Buffer, sealed: string): string | undefined {
+    if (sealed.length > maxSealedChars || !/^[A-Za-z0-9_-]+$/.test(sealed)) return undefined;
+    const raw = Buffer.from(sealed, 'base64url');
     if (raw.length < 1 + 12 + 16 + 2 || raw[0] !== formatVersion) return undefined;
     const iv = raw.subarray(1, 13);
     const tag = raw.subarray(raw.length - 16);
     const body = raw.subarray(13, raw.length - 16);
     for (const key of this.keys.accept) {
       try {
-        const d = createDecipheriv('aes-256-gcm', key, iv).setAAD(aad).setAuthTag(tag);
-        const text = Buffer.concat([d.update(body), d.final()]).toString('utf8');
-        const state = decode(text);
-        return state && state.expiresAt > now ? state : undefined;
+        const d = createDecipheriv('aes-256-gcm', key, iv).setAAD(additional).setAuthTag(tag);
+        return Buffer.concat([d.update(body), d.final()]).toString('utf8');
       } catch {
         // not sealed with this key; try the next
       }
     }
     return undefined;
   }
+}
+
+/** `iss` + `sub` of a validated token, the identity a session is bound to; undefined without one. */
+export function subjectOf(claims: Record<string, unknown> | null): string | undefined {
+  const sub = claims?.sub;
+  if (typeof sub !== 'string' || sub === '') return undefined;
+  const iss = typeof claims?.iss === 'string' ? claims.iss : '';
+  return `sub ${iss} ${sub}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

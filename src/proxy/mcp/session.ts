@@ -27,7 +27,8 @@ import { loadMcpClient } from '../lazy/mcp-client.js';
 import { CallCancel } from './call-cancel.js';
 import { SessionGone, TargetRecovery } from './session-recovery.js';
 import { endTargetSession } from './target-session.js';
-import type { SealedTarget, SessionState } from './session-seal.js';
+import { type SealedTarget, type SessionSealer, type SessionState, subjectOf } from './session-seal.js';
+import { type Continuation, type HeldCalls, InputBridge, heldElsewhere, isBridgeState } from './input-bridge.js';
 import { SATURATED_MARK, TargetSaturated } from './upstream-fetch.js';
 import { ProxyError } from '../proxy-error.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
@@ -95,6 +96,8 @@ export interface SessionOptions {
   retry?: RetryPlan;
   /** The client speaks 2026-07-28: this session serves one of its requests, described by the envelope. */
   modern?: { envelope: Envelope; listening: boolean };
+  /** Seals the continuation of a 2025 target's requests for input to a 2026 client, and holds the calls only this process can finish (input-bridge.ts). */
+  bridge?: { sealer: SessionSealer; held: HeldCalls };
 }
 
 export class McpSession {
@@ -137,6 +140,8 @@ export class McpSession {
   private notified: Promise<void> = Promise.resolve();
   /** The subscriptions/listen this session serves (2026 clients). */
   private listener: Listen | undefined;
+  /** A 2026 client's session: 2025 targets' requests to the client become input requests. */
+  private readonly bridge: InputBridge | undefined;
 
   constructor(private readonly opts: SessionOptions) {
     this.id = opts.id;
@@ -147,6 +152,11 @@ export class McpSession {
       this.protocolVersion = env.protocolVersion;
       this.clientInfo = env.clientInfo;
       this.clientCapabilities = env.clientCapabilities;
+      if (opts.bridge)
+        this.bridge = new InputBridge({
+          ...opts.bridge,
+          guard: (target, ask, answer) => this.guardAnswer(target, ask, answer),
+        });
     }
     const targetNames = opts.backend.targets.map((t) => t.name);
     this.recovery = new TargetRecovery({
@@ -222,8 +232,11 @@ export class McpSession {
    * Connects every target (initialize or server/discover, per target); the error to answer with when
    * FailClosed fails, or a ProxyError (503) when only busy targets failed.
    */
-  async connect(id: Id): Promise<JsonRpcResponse | undefined> {
-    const failures = await this.connectAll(() => undefined);
+  async connect(
+    id: Id,
+    resumeOf: (name: string) => ResumeAt | undefined = () => undefined,
+  ): Promise<JsonRpcResponse | undefined> {
+    const failures = await this.connectAll(resumeOf);
     if (failures === undefined) return undefined;
     await this.close();
     // Only busy targets failed: the client is told to come back (503 + Retry-After), not that they are broken.
@@ -317,7 +330,7 @@ export class McpSession {
         modern && !speaksStreamableHttp(t) ? withoutServerRequests(this.clientCapabilities) : this.clientCapabilities,
       events: {
         onNotification: (target, n) => this.fromUpstream(target, n),
-        onRequest: (target, r, signal) => this.fromTarget(target, r, signal),
+        onRequest: (target, r, signal, eventId) => this.fromTarget(target, r, signal, eventId),
         onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
       },
       log: this.log.child({ target: t.name }),
@@ -356,6 +369,7 @@ export class McpSession {
 
   private async dispatch(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse | undefined> {
     const p = req.params ?? {};
+    if (this.bridge && isBridgeState(p.requestState)) return this.continueInput(this.bridge, req, ctx);
     switch (req.method) {
       case 'ping':
         return { jsonrpc: '2.0', id: req.id, result: {} };
@@ -451,7 +465,10 @@ export class McpSession {
     for (const p of this.clientPending.values()) p.reject(new RpcError(InternalError, 'session closed'));
     this.clientPending.clear();
     this.standalone?.end();
-    const ending = [...this.upstreams.values()].map((u) => u.close(end));
+    // Target sessions a 2026 client's requestState continues stay open at the target (input-bridge.ts).
+    const ending = [...this.upstreams.values()]
+      .filter((u) => !this.bridge?.handedOver.has(u.name))
+      .map((u) => u.close(end && !this.bridge?.kept.has(u.name)));
     if (end) {
       // Sealed target sessions this replica replaced after a target restart are ended too (harmless if gone).
       const current = new Set([...this.upstreams.values()].map((u) => u.sessionId()));
@@ -490,13 +507,24 @@ export class McpSession {
     const closed = ctx.closed;
     if (!sink || !closed || this.listener)
       return rpcError(req.id, InvalidParams, 'subscriptions/listen needs a text/event-stream answer of its own');
-    const filter = (isObject(req.params?.notifications) ? req.params.notifications : {}) as ListenFilter;
+    const asked = (isObject(req.params?.notifications) ? req.params.notifications : {}) as ListenFilter;
+    // A URI the caller may not subscribe to is left out of what any target is asked.
+    const authorize = this.opts.authorize;
+    const filter: ListenFilter =
+      authorize && asked.resourceSubscriptions
+        ? {
+            ...asked,
+            resourceSubscriptions: asked.resourceSubscriptions.filter((uri) =>
+              authorize(this.authorizeContext(ctx, { method: 'resources/subscribe', resource: String(uri) })),
+            ),
+          }
+        : asked;
     const listener = (this.listener = new Listen(req.id, sink, filter, this.log));
     listener.start(this.alive());
     await Promise.race([listener.acknowledged, closed]);
     listener.acknowledge();
     await closed;
-    listener.close();
+    await listener.close();
     return undefined;
   }
 
@@ -606,16 +634,49 @@ export class McpSession {
     return this.forward(up, req, p, ctx);
   }
 
+  /** A 2026 client's retry answering a 2025 target's requests: continued where the target holds the call. */
+  private continueInput(
+    bridge: InputBridge,
+    req: JsonRpcRequest,
+    ctx: CallContext,
+  ): Promise<JsonRpcResponse | undefined> {
+    const c = bridge.open(req, subjectOf(ctx.claims));
+    if (typeof c === 'string') return Promise.resolve(rpcError(req.id, InvalidParams, c));
+    const up = c.held !== undefined ? bridge.heldUpstream(c) : this.upstreams.get(c.target);
+    if (!up)
+      return Promise.resolve(
+        rpcError(req.id, InternalError, c.held !== undefined ? heldElsewhere : `target ${c.target} is not connected`),
+      );
+    return this.forward(up, req, req.params ?? {}, ctx, c);
+  }
+
+  /** mcp guardrails see a client's answer to a target's request (given on a retry) before the target does. */
+  private async guardAnswer(
+    target: string,
+    ask: { id: string | number; method: string; params?: Record<string, unknown> },
+    answer: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const guardrails = this.opts.guardrails;
+    if (!guardrails) return answer;
+    const req: JsonRpcRequest = { jsonrpc: '2.0', ...ask };
+    const out = await guardrails.aroundServerRequest(req, target, this.lastCall ?? noCall, this, () =>
+      Promise.resolve(answer),
+    );
+    if ('error' in out) throw new RpcError(out.error.code, out.error.message, out.error.data);
+    return out.result;
+  }
+
   private async forward(
     found: Upstream,
     req: JsonRpcRequest,
     sent: Record<string, unknown>,
     ctx: CallContext,
+    continued?: Continuation,
   ): Promise<JsonRpcResponse | undefined> {
     let up = found;
     let params = sent;
     // A 2026 client's retry of a multi round-trip request: the state goes back to the target that issued it.
-    if (this.opts.modern && typeof sent.requestState === 'string') {
+    if (this.opts.modern && typeof sent.requestState === 'string' && !continued) {
       const continued = this.continuation(up.name, sent.requestState);
       if (typeof continued === 'string') return rpcError(req.id, InvalidParams, continued);
       params = { ...sent, ...continued };
@@ -655,8 +716,13 @@ export class McpSession {
         onprogress,
         ...(ctx.trace ? { headers: ctx.trace } : {}),
       };
-      let result = await up.call(req.method, params, opts);
-      if (isInputRequired(result)) {
+      const bridge = this.bridge;
+      let result = continued
+        ? await bridge!.resume(up, continued, params, opts)
+        : bridge?.bridges(up)
+          ? await bridge.call(up, req.method, params, req.params ?? {}, subjectOf(ctx.claims), opts)
+          : await up.call(req.method, params, opts);
+      if (isInputRequired(result) && !bridge?.bridges(up)) {
         // A 2026 client answers the target's questions itself and retries; a 2025 client is asked by the proxy.
         if (this.opts.modern) {
           if (typeof result.requestState === 'string')
@@ -745,9 +811,14 @@ export class McpSession {
   }
 
   /** mcp guardrails see a target's request before the client does, and the client's result before the target does. */
-  private async fromTarget(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private async fromTarget(
+    target: string,
+    r: JSONRPCRequest,
+    signal: AbortSignal,
+    eventId?: string,
+  ): Promise<Record<string, unknown>> {
     const guardrails = this.opts.guardrails;
-    if (!guardrails) return this.askClient(target, r, signal);
+    if (!guardrails) return this.askClient(target, r, signal, eventId);
     const req: JsonRpcRequest = {
       jsonrpc: '2.0',
       id: r.id,
@@ -755,7 +826,7 @@ export class McpSession {
       ...(r.params ? { params: r.params as Record<string, unknown> } : {}),
     };
     const out = await guardrails.aroundServerRequest(req, target, this.lastCall ?? noCall, this, (params) =>
-      this.askClient(target, { ...r, params }, signal),
+      this.askClient(target, { ...r, params }, signal, eventId),
     );
     // Not an McpError: the SDK would prefix the processor's message; the target gets code, message and data as given.
     if ('error' in out)
@@ -767,7 +838,14 @@ export class McpSession {
   }
 
   /** Passes a server-to-client request on: on the stream of a call in flight to that target, else the GET stream. */
-  private askClient(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private askClient(
+    target: string,
+    r: JSONRPCRequest,
+    signal: AbortSignal,
+    eventId?: string,
+  ): Promise<Record<string, unknown>> {
+    // A 2026 client is asked in the call's answer (input_required), not by a request of its own.
+    if (this.bridge) return this.bridge.ask(target, r, signal, eventId);
     const sink = this.activeSinks.get(target)?.at(-1) ?? this.standalone;
     const id = `gw-${this.nextClientId++}`;
     return new Promise((resolve, reject) => {

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { McpSession } from './session.js';
 import { randomSessionKeys, type SessionKeys } from './session-keys.js';
-import { SessionSealer } from './session-seal.js';
+import { SessionSealer, subjectOf } from './session-seal.js';
+import type { HeldCalls } from './input-bridge.js';
 import { Primer } from './sse-stream.js';
 
 /** A 2025-11-25 call unanswered this long gets its priming event (an SSE id, no data). */
@@ -61,6 +62,8 @@ export class SessionRegistry {
   /** One timer for every session's unanswered call streams. */
   readonly primer = new Primer(primeAfterMs);
   readonly sealer: SessionSealer;
+  /** Calls of 2025 targets waiting for a 2026 client's input that only this process can finish (input-bridge.ts). */
+  readonly held: HeldCalls = new Map();
 
   constructor(
     readonly log: Logger,
@@ -222,13 +225,7 @@ export function clientKeyOf(claims: Record<string, unknown> | null, remoteAddres
   return subject ?? `addr ${remoteAddress ?? ''}`;
 }
 
-/** `iss` + `sub` of a validated token, the identity a session is bound to; undefined without one. */
-export function subjectOf(claims: Record<string, unknown> | null): string | undefined {
-  const sub = claims?.sub;
-  if (typeof sub !== 'string' || sub === '') return undefined;
-  const iss = typeof claims?.iss === 'string' ? claims.iss : '';
-  return `sub ${iss} ${sub}`;
-}
+export { subjectOf };
 
 /** A short digest of a sealed id for logs: the id itself opens the session, so it is never logged. */
 export function shortId(id: string): string {

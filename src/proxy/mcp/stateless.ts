@@ -11,6 +11,8 @@ import { admitModern, modernVersion } from './modern.js';
 import type { EndpointContext, McpRoute } from './route.js';
 import { McpSession, supportedVersions } from './session.js';
 import { sessionOptions } from './session-resume.js';
+import { openContinuation } from './input-bridge.js';
+import type { ResumeAt } from './target-connection.js';
 
 export function isStateless(route: McpRoute): boolean {
   return route.backend.sessionRouting === 'STATELESS';
@@ -92,9 +94,16 @@ export async function modernSession(
     return undefined;
   }
   const modern = { envelope, listening: m.method === 'subscriptions/listen' };
-  const session = new McpSession({ ...sessionOptions(route, ctx, '', true), modern });
+  const { backend, resumeOf } = continuedAt(route, ctx, m.params?.requestState);
+  const options = {
+    ...sessionOptions(route, ctx, '', true),
+    backend,
+    modern,
+    bridge: { sealer: ctx.sessions.sealer, held: ctx.sessions.held },
+  };
+  const session = new McpSession(options);
   try {
-    const failed = await session.connect(m.id);
+    const failed = await session.connect(m.id, resumeOf);
     if (!failed) return session;
     sendJson(res, 200, failed);
   } catch (err) {
@@ -102,4 +111,21 @@ export async function modernSession(
     sendProxyError(res, err); // only busy targets failed: 503 with Retry-After
   }
   return undefined;
+}
+
+/**
+ * The targets a request connects: all, except for a retry answering a 2025 target's requests for input
+ * (input-bridge.ts), which needs only that target, attached to the target session its requestState names,
+ * or none when this replica holds the call.
+ */
+function continuedAt(
+  route: McpRoute,
+  ctx: EndpointContext,
+  state: unknown,
+): { backend: McpRoute['backend']; resumeOf: (name: string) => ResumeAt | undefined } {
+  const c = openContinuation(ctx.sessions.sealer, state);
+  if (!c) return { backend: route.backend, resumeOf: () => undefined };
+  const targets = c.held === undefined ? route.backend.targets.filter((t) => t.name === c.target) : [];
+  const at: ResumeAt = { sessionId: c.sessionId, protocolVersion: c.protocolVersion, capabilities: {} };
+  return { backend: { ...route.backend, targets }, resumeOf: (name) => (name === c.target ? at : undefined) };
 }

@@ -11,12 +11,13 @@ import type {
 import type { Logger } from 'pino';
 import type { McpTarget } from '../../ir/types.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
-import type { UpstreamCall } from './upstream-http.js';
+import type { CallOptions, UpstreamCall } from './upstream-http.js';
 
 export interface UpstreamEvents {
   onNotification(target: string, n: Notification): void;
   /** A server-to-client request (sampling, elicitation, roots) to pass to the downstream client. */
-  onRequest(target: string, r: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** `eventId`: the SSE event that carried it on a call's stream, when the target gives ids (resumable). */
+  onRequest(target: string, r: JSONRPCRequest, signal: AbortSignal, eventId?: string): Promise<Record<string, unknown>>;
   onClose(target: string): void;
 }
 
@@ -37,6 +38,15 @@ export interface Upstream {
   /** The target's session id and protocol version (streamable-HTTP targets), for sealing. */
   sessionId(): string | undefined;
   protocolVersion(): string | undefined;
+  /** Streamable-HTTP targets: answers one of the target's requests in its session, from any replica. */
+  respond?(
+    id: string | number,
+    answer: { result: Record<string, unknown> } | { error: Record<string, unknown> },
+  ): Promise<void>;
+  /** Streamable-HTTP targets: picks up call `id` of this session from SSE event `from` on (Last-Event-ID). */
+  resumeCall?(id: string, from: string, opts: CallOptions): Promise<Record<string, unknown>>;
+  /** Settles once the target's GET stream (if one is opened) is open or refused. */
+  streamReady?: Promise<void>;
   /** `end` also ends the target session (DELETE); without it only this process lets go (another replica may hold it). */
   close(end?: boolean): Promise<void>;
 }
@@ -58,9 +68,8 @@ export interface TargetDial {
   retry?: RetryPlan | undefined;
   resume?: ResumeAt | undefined;
   /**
-   * The client speaks 2026-07-28 (one request at a time, nothing held): a 2025 target gets no GET stream
-   * unless the request is a subscriptions/listen, and is initialized without sampling, elicitation or roots,
-   * since no client stream is there to carry the target's own requests.
+   * The client speaks 2026-07-28 (one request at a time): a 2025 target gets no GET stream unless the request
+   * is a subscriptions/listen; its requests to the client become input requests (input-bridge.ts).
    */
   modernClient?: { listening: boolean } | undefined;
 }

@@ -7,7 +7,7 @@ import { InternalError } from './jsonrpc.js';
 import { modernVersion } from './modern.js';
 import { RpcError, requestTimedOut } from './rpc-error.js';
 import type { Dispatcher } from 'undici';
-import type { CallCancel } from './call-cancel.js';
+import { type CallCancel, detached } from './call-cancel.js';
 import { dispatchPost, mediaTypeOf, type DispatchedAnswer } from './upstream-dispatch.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import { admitTargetRequest, upstreamAgent } from './upstream-fetch.js';
@@ -22,6 +22,8 @@ export interface CallOptions {
   onprogress?: (progress: Record<string, unknown>) => void;
   /** Headers of this call only, after the session's (the caller's trace context, `traceparent`). */
   headers?: Record<string, string>;
+  /** Told the call's JSON-RPC id at the target (a multi round-trip bridge resumes the call by it). */
+  onId?: (id: string) => void;
 }
 
 /** One request to a target; resolves with the JSON-RPC result, rejects with RpcError for JSON-RPC errors. */
@@ -38,8 +40,8 @@ export interface HttpCallerOptions {
   protocolVersion(): string | undefined;
   /** The session id the target named in its answer to initialize. */
   onSessionId?(id: string): void;
-  /** Messages on a call's stream that are not its answer or its progress (notifications, target requests). */
-  onOther(message: JSONRPCMessage): void;
+  /** Messages on a call's stream that are not its answer or its progress (notifications, target requests), with the id of the SSE event that carried them. */
+  onOther(message: JSONRPCMessage, eventId?: string): void;
   /** Tells the target a call was cancelled or timed out (notifications/cancelled). */
   cancel(requestId: string, reason: string): void;
   /** The route's `traffic.retry`: calls the target did not get, or answered with one of its codes, are sent again within the call's timeout. */
@@ -70,6 +72,7 @@ export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   return async (method, params, call) => {
     // String ids cannot collide with the numeric ones of an SDK client on the same target session.
     const id = `gw-${next++}`;
+    call.onId?.(id);
     const sent = call.onprogress
       ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } }
       : params;
@@ -174,6 +177,33 @@ async function answerOf(res: DispatchedAnswer, p: PendingCall): Promise<Record<s
   return settle(jsonAnswer(await res.body.text(), id, opts), method);
 }
 
+/**
+ * Picks up a call another reader let go of (or lost): its stream resumed with GET + Last-Event-ID `from`,
+ * read until the call's answer; the target's other messages on it go to `onOther` as on a call's own stream.
+ */
+export function httpResumer(
+  opts: HttpCallerOptions,
+): (id: string, from: string, call: CallOptions) => Promise<Record<string, unknown>> {
+  const headersNow = sessionHeaders(opts);
+  return async (id, from, call) => {
+    const answer = await readCallStream(
+      undefined,
+      {
+        url: opts.url,
+        id,
+        headers: headersNow,
+        signal: call.cancel?.signal,
+        timeoutMs: call.timeoutMs,
+        onprogress: call.onprogress,
+        onOther: opts.onOther,
+        ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      },
+      from,
+    );
+    return settle(answer, '');
+  };
+}
+
 /** A POST the target answered with a non-2xx status (the wording the SDK's client transport uses). */
 export function postRefused(status: number, body: string): Error {
   return new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${status}): ${body.slice(0, 500)}`);
@@ -209,7 +239,8 @@ function jsonAnswer(text: string | Buffer, id: string, opts: HttpCallerOptions):
 /** What a failed call throws; the target is told about calls cancelled or timed out. */
 function callFailure(err: unknown, id: string, call: CallOptions, opts: HttpCallerOptions): unknown {
   if (call.cancel?.aborted) {
-    opts.cancel(id, String(call.cancel.reason ?? 'cancelled'));
+    // A detached call goes on at the target: only this reader of its stream let go.
+    if (call.cancel.reason !== detached) opts.cancel(id, String(call.cancel.reason ?? 'cancelled'));
     return err;
   }
   const code = (err as { code?: unknown }).code;

@@ -18,7 +18,8 @@ export interface CallStream {
   signal: AbortSignal | undefined;
   timeoutMs: number;
   onprogress: ((progress: Record<string, unknown>) => void) | undefined;
-  onOther(message: JSONRPCMessage): void;
+  /** `eventId`: the id of the event that carried the message, or of the last event before it with one. */
+  onOther(message: JSONRPCMessage, eventId: string | undefined): void;
   /** A TLS target's dispatcher; unset: the shared request pool. */
   dispatcher?: () => Dispatcher;
 }
@@ -28,14 +29,23 @@ export const maxResumeAttempts = 3;
 const defaultRetryMs = 100;
 const maxRetryMs = 5_000;
 
-/** Reads the call's stream until its answer, resuming it as long as the target gave event ids. */
-export async function readCallStream(first: NodeJS.ReadableStream, call: CallStream): Promise<Message> {
-  const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, events: 0 };
+/**
+ * Reads the call's stream until its answer, resuming it as long as the target gave event ids. Without a
+ * `first` stream the call is picked up where another reader left it: a GET with Last-Event-ID `from`.
+ */
+export async function readCallStream(
+  first: NodeJS.ReadableStream | undefined,
+  call: CallStream,
+  from?: string,
+): Promise<Message> {
+  const cursor: Cursor = { lastEventId: from, retryMs: undefined, events: 0 };
   let body = first;
   let failures = 0;
   for (;;) {
     const before = cursor.events;
-    const outcome = await readEvents(body, call, cursor);
+    const outcome = body
+      ? await readEvents(body, call, cursor)
+      : ({ cut: new Error('the call is resumed') } as { answer?: never; cut: Error });
     if (outcome.answer) {
       // A replayed GET stream may stay open after the answer; nothing else on it is this call's.
       if (body !== first) (body as NodeJS.ReadableStream & { destroy?(): void }).destroy?.();
@@ -49,11 +59,13 @@ export async function readCallStream(first: NodeJS.ReadableStream, call: CallStr
         throw new Error(
           `${outcome.cut.message}; ${maxResumeAttempts} attempts to resume it from event ${cursor.lastEventId} failed`,
         );
-      await sleep(
-        Math.min(maxRetryMs, (cursor.retryMs ?? defaultRetryMs) * 2 ** (failures - 1)),
-        undefined,
-        call.signal ? { signal: call.signal } : {},
-      );
+      // A call picked up from another reader is asked for at once; a cut stream after the target's retry delay.
+      if (body || failures > 1)
+        await sleep(
+          Math.min(maxRetryMs, (cursor.retryMs ?? defaultRetryMs) * 2 ** (failures - 1)),
+          undefined,
+          call.signal ? { signal: call.signal } : {},
+        );
       next = await resume(call, cursor.lastEventId);
     }
     body = next;
@@ -89,7 +101,8 @@ async function resume(call: CallStream, lastEventId: string): Promise<NodeJS.Rea
     .toLowerCase();
   if (res.statusCode >= 200 && res.statusCode < 300 && type === 'text/event-stream') return res.body;
   res.body.resume();
-  if (res.statusCode >= 500) return undefined;
+  // 409: the target still holds the stream's previous connection (a reader that let go moments ago).
+  if (res.statusCode >= 500 || res.statusCode === 409) return undefined;
   throw new Error(
     `the target closed the stream before answering and refused to resume it from event ${lastEventId} (HTTP ${res.statusCode})`,
   );
@@ -136,7 +149,7 @@ function readEvents(
           call.onprogress?.(progress);
           return;
         }
-        call.onOther(m as JSONRPCMessage);
+        call.onOther(m as JSONRPCMessage, cursor.lastEventId);
       },
     });
     const decoder = new TextDecoder();
