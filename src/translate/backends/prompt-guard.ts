@@ -316,13 +316,16 @@ function bedrockGuard(
     'one of aws, key or secretRef is required',
   );
   if (typeof credential === 'string') return credential;
+  // A location places a key; with SigV4 it would be a setting nothing acts on.
+  if (auth.location && credential.kind !== 'key')
+    return `${source}.bedrockGuardrails.policies.auth.location: only a key or secretRef is placed by location; aws signs the request`;
   return {
     identifier: b.identifier,
     version: b.version,
     region: b.region,
     credential,
     ...rejectOf(b.action, custom),
-    ...(auth.location && credential.kind === 'key' ? { keyLocation: location(auth.location) } : {}),
+    ...(auth.location ? { keyLocation: location(auth.location) } : {}),
   };
 }
 

@@ -3,10 +3,10 @@
 // closed. Signatures and tokens are checked by independent stand-ins in test/proxy/llm/llm-cloud-guards.test.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPromptGuards, type PromptGuards } from '../../../src/proxy/guard/factory.js';
+import { createPromptGuards, unenforcedPromptGuard, type PromptGuards } from '../../../src/proxy/guard/factory.js';
 import type { GuardVerdict } from '../../../src/proxy/guard/types.js';
 import { startUpstream, type Upstream } from '../http-forward-harness.js';
-import { chat, ctxOf, guardsFor, llmManifests } from './guard-harness.js';
+import { chat, ctxOf, edgeOf, guardsFor, llmManifests } from './guard-harness.js';
 
 const all: PromptGuards[] = [];
 let vendor: Upstream;
@@ -74,6 +74,15 @@ describe('Bedrock API keys', () => {
     expect(seen[0]?.headers.authorization).toBeUndefined();
     expect(seen[1]?.url).toMatch(/\/apply\?api_key=k3$/);
     expect(seen[2]?.headers.cookie).toBe('session=k4');
+  });
+});
+
+describe('cloud guard settings the proxy cannot honour', () => {
+  it('refuses a Bedrock location with aws signing (nothing would act on it) rather than ignore it', () => {
+    const { route, ref } = edgeOf(llmManifests(bedrock({ aws: {}, location: { header: { name: 'X-Key' } } })));
+    expect(unenforcedPromptGuard(route, ref)).toEqual([
+      'GwPolicy default/guards backend.ai.promptGuard.request[0].bedrockGuardrails.policies.auth.location: only a key or secretRef is placed by location; aws signs the request',
+    ]);
   });
 });
 
