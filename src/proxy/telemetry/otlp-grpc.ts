@@ -28,7 +28,8 @@ class GrpcExport<T> {
   ) {
     const u = new URL(url);
     const creds = u.protocol === 'grpcs:' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
-    this.client = new grpc.Client(u.host, creds);
+    // Without a port, the OTLP/gRPC default (4317), not gRPC's own (443).
+    this.client = new grpc.Client(u.port ? u.host : `${u.hostname}:4317`, creds);
   }
 
   export(items: T[], done: (result: ExportResult) => void): void {
