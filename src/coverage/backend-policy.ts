@@ -88,10 +88,22 @@ export const promptGuard = (at: string): CoverageTable =>
       'PromptGuardStep.moderation',
       "OpenAI's /moderations (GW_OPENAI_BASE_URL) checks the prompt; Reject answers the customResponse",
     ),
-    [`${at}.request[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
-    [`${at}.response[].bedrockGuardrails.*`]: refused(`Bedrock guardrails ${notYetPlural}`, true),
-    [`${at}.request[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
-    [`${at}.response[].googleModelArmor.*`]: refused(`Google Model Armor ${notYet}`, true),
+    [`${at}.request[].bedrockGuardrails.*`]: enforced(
+      'PromptGuardStep.bedrockGuardrails',
+      "Bedrock's ApplyGuardrail (SigV4 or API key) checks the prompt; blocked: customResponse, anonymized: masked",
+    ),
+    [`${at}.response[].bedrockGuardrails.*`]: enforced(
+      'PromptGuardStep.bedrockGuardrails',
+      "Bedrock's ApplyGuardrail checks a buffered answer; streamed answers as for every response guard",
+    ),
+    [`${at}.request[].googleModelArmor.*`]: enforced(
+      'PromptGuardStep.modelArmor',
+      "Model Armor's sanitizeUserPrompt (service-account token) checks the prompt; MATCH_FOUND: customResponse",
+    ),
+    [`${at}.response[].googleModelArmor.*`]: enforced(
+      'PromptGuardStep.modelArmor',
+      "Model Armor's sanitizeModelResponse checks a buffered answer; streamed answers as for every response guard",
+    ),
   });
 
 export const backendAi: CoverageTable = {

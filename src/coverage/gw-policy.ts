@@ -77,7 +77,7 @@ const frontendTable: CoverageTable = {
   'accessLog.attributes.remove[]': enforced('AccessLog.remove'),
   'accessLog.otlp.*': enforced(
     'AccessLog.otlpLogsUrl',
-    'OTLP/HTTP (protobuf) log records; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts)',
+    'OTLP/HTTP (protobuf) log records, or OTLP/gRPC for grpc:// and grpcs:// URLs (test/proxy/telemetry-otlp.test.ts)',
   ),
   'connect.*': enforced(
     'Listener.connectMode',
@@ -165,7 +165,7 @@ const frontendTable: CoverageTable = {
   }),
   'tracing.*': enforced(
     'Tracing.otlpTracesUrl',
-    'OTLP/HTTP (protobuf) spans, W3C traceparent honoured and propagated; gRPC URLs are refused on status (test/proxy/telemetry-otlp.test.ts, test/proxy/llm/llm-telemetry.test.ts)',
+    'OTLP/HTTP (protobuf) spans, or OTLP/gRPC for grpc:// and grpcs:// URLs; W3C traceparent honoured and propagated (test/proxy/telemetry-otlp.test.ts, test/proxy/llm/llm-telemetry.test.ts)',
   ),
 };
 

@@ -81,6 +81,10 @@ export type {
   BedrockGuardrail__Output as BedrockGuardrail,
   BedrockGuardrail as BedrockGuardrailInput,
 } from './gen/gw/ir/v1/BedrockGuardrail.js';
+export type {
+  BedrockGuardrailsGuard__Output as BedrockGuardrailsGuard,
+  BedrockGuardrailsGuard as BedrockGuardrailsGuardInput,
+} from './gen/gw/ir/v1/BedrockGuardrailsGuard.js';
 export type { Bind__Output as Bind, Bind as BindInput } from './gen/gw/ir/v1/Bind.js';
 export type {
   BufferLimit__Output as BufferLimit,
@@ -238,6 +242,10 @@ export type {
   MetricLabel as MetricLabelInput,
 } from './gen/gw/ir/v1/MetricLabel.js';
 export type { Model__Output as Model, Model as ModelInput } from './gen/gw/ir/v1/Model.js';
+export type {
+  ModelArmorGuard__Output as ModelArmorGuard,
+  ModelArmorGuard as ModelArmorGuardInput,
+} from './gen/gw/ir/v1/ModelArmorGuard.js';
 export type { ModelMatch__Output as ModelMatch, ModelMatch as ModelMatchInput } from './gen/gw/ir/v1/ModelMatch.js';
 export type {
   ModelProvider__Output as ModelProvider,

@@ -1,6 +1,6 @@
 // A real OpenTelemetry Collector for the telemetry tests: the binary `make otelcol` builds from Go modules
-// (test/otelcol), with the OTLP/HTTP receiver on a free port and the file exporter writing JSON lines, which
-// the tests read back as the spans and log records the Collector received.
+// (test/otelcol), with the OTLP receiver (HTTP, or gRPC only) on a free port and the file exporter writing JSON
+// lines, which the tests read back as the spans and log records the Collector received.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -44,7 +44,8 @@ export class Collector {
     private readonly output: () => string,
   ) {}
 
-  static async start(): Promise<Collector> {
+  /** `protocol: 'grpc'` opens only the OTLP/gRPC receiver; `url` is then `grpc://127.0.0.1:<port>`. */
+  static async start(protocol: 'http' | 'grpc' = 'http'): Promise<Collector> {
     if (!existsSync(binary))
       throw new Error(`${binary} is missing: run \`make otelcol\` (builds the test Collector from test/otelcol)`);
     const port = await freePort();
@@ -54,7 +55,7 @@ export class Collector {
     const pipeline = '{receivers: [otlp], exporters: [file]}';
     writeFileSync(
       config,
-      `receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:${port}"}}}}
+      `receivers: {otlp: {protocols: {${protocol}: {endpoint: "127.0.0.1:${port}"}}}}
 exporters: {file: {path: ${JSON.stringify(out)}, flush_interval: 100ms}}
 service:
   telemetry: {metrics: {level: none}}
@@ -70,7 +71,7 @@ service:
         throw new Error(`the test Collector did not start: ${stderr.slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return new Collector(`http://127.0.0.1:${port}`, proc, dir, () =>
+    return new Collector(`${protocol}://127.0.0.1:${port}`, proc, dir, () =>
       existsSync(out) ? readFileSync(out, 'utf8') : '',
     );
   }

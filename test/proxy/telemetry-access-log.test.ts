@@ -107,24 +107,28 @@ describe('frontend.accessLog', () => {
 });
 
 describe('frontend telemetry the proxy cannot act on as written', () => {
-  it('refuses a filter that does not compile and an OTLP gRPC URL, naming the fields', () => {
+  it('refuses a filter that does not compile and an OTLP gRPC URL with a path, naming the fields', () => {
     const ir = translatedIr(
       trafficManifests(
         1,
         [{ name: 'app', traffic: '{}' }],
         policy("{filter: 'nope.code == 1', otlp: {url: 'grpc://collector:4317'}}").replace(
           'frontend: {',
-          'frontend: {tracing: {url: "grpc://collector:4317"}, ',
+          'frontend: {tracing: {url: "grpc://collector:4317/v1/traces"}, ',
         ),
       ),
     );
     const listener = ir.resources.find((r) => r.listener)?.listener;
     expect(listener?.refusals.map((r) => r.field).sort()).toEqual([
       'spec.frontend.accessLog.filter',
-      'spec.frontend.accessLog.otlp',
       'spec.frontend.tracing',
     ]);
+    expect(listener?.refusals.find((r) => r.field === 'spec.frontend.tracing')?.reason).toContain(
+      'grpc://host:port or grpcs://host:port, without a path',
+    );
     expect(listener?.telemetry?.accessLog?.filter).toBe('');
+    // A gRPC URL without a path is an OTLP/gRPC endpoint, kept as written.
+    expect(listener?.telemetry?.accessLog?.otlpLogsUrl).toBe('grpc://collector:4317');
     expect(listener?.telemetry?.tracing).toBeNull();
   });
 });

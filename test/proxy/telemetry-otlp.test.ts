@@ -17,6 +17,18 @@ const CLIENT = 3;
 const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
 const clientSpan = '00f067aa0ba902b7';
 
+/** A GwPolicy sending the Gateway's spans and access-log records to `url`. */
+const telemetryPolicy = (url: string): string => `
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: telemetry, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
+  frontend:
+    tracing: {url: "${url}"}
+    accessLog: {preset: Otel, otlp: {url: "${url}"}}
+`;
+
 describe('tracing and OTLP access logs, received by an OpenTelemetry Collector', () => {
   let collector: Collector;
   let upstream: Upstream;
@@ -38,16 +50,7 @@ describe('tracing and OTLP access logs, received by an OpenTelemetry Collector',
       checked.push(req.headers.traceparent as string | undefined);
       res.writeHead(200).end();
     });
-    const policy = `
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: telemetry, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: web}]
-  frontend:
-    tracing: {url: "${collector.url}"}
-    accessLog: {preset: Otel, otlp: {url: "${collector.url}"}}
-`;
+    const policy = telemetryPolicy(collector.url);
     const manifests = trafficManifests(
       upstream.port,
       [
@@ -164,5 +167,49 @@ spec:
       'gw.route': 'HTTPRoute/default/app/0',
       trace_id: trace,
     });
+  });
+});
+
+describe('tracing and OTLP access logs over gRPC, received by a Collector with only its gRPC receiver', () => {
+  let collector: Collector;
+  let upstream: Upstream;
+  let runtime: ProxyRuntime;
+  let base: string;
+
+  beforeAll(async () => {
+    collector = await Collector.start('grpc');
+    upstream = await startUpstream((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+    const policy = telemetryPolicy(collector.url);
+    const ir = translatedIr(trafficManifests(upstream.port, [{ name: 'app', traffic: '{}' }], policy));
+    const listener = ir.resources.find((r) => r.listener)?.listener;
+    expect(listener?.refusals).toEqual([]);
+    expect(listener?.telemetry?.tracing?.otlpTracesUrl).toBe(collector.url);
+    runtime = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
+    await runtime.apply(ir);
+    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+  });
+
+  afterAll(async () => {
+    await runtime?.close();
+    await upstream?.close();
+    await collector?.stop();
+  });
+
+  it('exports the server span and the access-log record of a request through the Export calls of OTLP/gRPC', async () => {
+    const trace = 'ccf92f3577b34da6a3ce929d0e0e4736';
+    const res = await fetch(`${base}/app/over-grpc`, { headers: { traceparent: `00-${trace}-${clientSpan}-01` } });
+    expect(res.status).toBe(200);
+    const server = await collector.waitFor(
+      () => collector.spans().find((s) => s.traceId === trace && s.kind === SERVER),
+      'the server span over gRPC',
+    );
+    expect(server.parentSpanId).toBe(clientSpan);
+    expect(attrs(server.attributes)).toMatchObject({ 'url.path': '/app/over-grpc', 'http.response.status_code': 200 });
+    const record = await collector.waitFor(
+      () => collector.logRecords().find((r) => attrs(r.attributes)['url.path'] === '/app/over-grpc'),
+      'the access-log record over gRPC',
+    );
+    expect(record.traceId).toBe(trace);
+    expect(record.body?.stringValue).toBe('access');
   });
 });

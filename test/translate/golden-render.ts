@@ -9,7 +9,14 @@ import type { TranslateOptions } from '../../src/translate/objects/context.js';
 import { sortKeys } from '../../src/translate/objects/read.js';
 import { snapshots, translateAll } from '../../src/translate/state.js';
 import { createStore, putObject } from '../../src/translate/objects/store.js';
-import type { AiCredentialInput, AiEdgeInput, BackendTlsInput, PolicyFieldsInput } from '../../src/ir/types.js';
+import type {
+  AiCredentialInput,
+  AiEdgeInput,
+  BackendTlsInput,
+  PolicyFieldsInput,
+  PromptGuardInput,
+  PromptGuardStepInput,
+} from '../../src/ir/types.js';
 import type { BuiltResource, BuiltSnapshot } from '../../src/translate/built-ir.js';
 
 export const GOLDEN_NOW = '2026-01-01T00:00:00Z';
@@ -122,6 +129,7 @@ function redactEdgeKeys(r: BuiltResource): BuiltResource {
             }
           : {}),
         ...(b.credential ? { credential: credentialSummary(b.credential) } : {}),
+        ...(b.promptGuard ? { promptGuard: promptGuardSummary(b.promptGuard) } : {}),
         ...(b.targetCredentials
           ? {
               targetCredentials: Object.fromEntries(
@@ -132,6 +140,18 @@ function redactEdgeKeys(r: BuiltResource): BuiltResource {
       })),
     },
   };
+}
+
+/** The credentials of cloud and moderation prompt-guard steps, summarised like the edge's own. */
+function promptGuardSummary(pg: PromptGuardInput): PromptGuardInput {
+  const step = (st: PromptGuardStepInput): PromptGuardStepInput => {
+    for (const k of ['moderation', 'bedrockGuardrails', 'modelArmor'] as const) {
+      const g = st[k];
+      if (g?.credential) return { ...st, [k]: { ...g, credential: credentialSummary(g.credential) } };
+    }
+    return st;
+  };
+  return { ...pg, request: (pg.request ?? []).map(step), response: (pg.response ?? []).map(step) };
 }
 
 /** An inline `backend.auth.key` in an edge's policy fields, as a hash prefix like the credential's. */

@@ -152,7 +152,7 @@ function mayActProblem(
 }
 
 /** `out` with `token` at `location` (unset: `Authorization: Bearer`). */
-function placed(out: Placed, token: string, location: CredentialLocation | null | undefined): Placed {
+export function placed(out: Placed, token: string, location: CredentialLocation | null | undefined): Placed {
   const headers = { ...out.headers };
   if (!location || (!location.header && !location.queryParameter && !location.cookie)) {
     headers.authorization = `Bearer ${token}`;

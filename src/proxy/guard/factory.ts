@@ -13,6 +13,14 @@ import type { GuardRequestContext, GuardVerdict, LlmGuards, LlmGuardsFactory } f
 import { errorVerdict } from './verdicts.js';
 import { webhookStep } from './webhook-step.js';
 import { DEFAULT_OPENAI_BASE_URL, moderationStep } from './moderation-step.js';
+import { CloudAuth } from '../llm/cloud-auth.js';
+import { bedrockStep } from './bedrock-step.js';
+import type { CloudGuardOptions } from './vendor-call.js';
+import { modelArmorStep } from './model-armor-step.js';
+
+/** Data-plane variables replacing the cloud guards' regional endpoints (`scheme://host[:port]`). */
+export const BEDROCK_GUARDRAILS_ENDPOINT_ENV = 'GW_BEDROCK_GUARDRAILS_ENDPOINT';
+export const MODEL_ARMOR_ENDPOINT_ENV = 'GW_MODEL_ARMOR_ENDPOINT';
 
 export interface PromptGuardsOptions {
   /** Where GUARDRAIL_WEBHOOK_* settings are read from (default process.env). */
@@ -35,7 +43,11 @@ export interface PromptGuards {
 export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards {
   const env = opts.env ?? process.env;
   const settings = webhookPoolSettings(env);
-  const openAiBaseUrl = openAiBaseUrlOf(env);
+  const openAiBaseUrl = httpUrlOf(env, 'GW_OPENAI_BASE_URL') ?? DEFAULT_OPENAI_BASE_URL;
+  const bedrockEndpoint = httpUrlOf(env, BEDROCK_GUARDRAILS_ENDPOINT_ENV);
+  const modelArmorEndpoint = httpUrlOf(env, MODEL_ARMOR_ENDPOINT_ENV);
+  // One token cache for every cloud guard of this proxy; AWS keys come from `env` when a step names none.
+  const cloudAuth = new CloudAuth({ clock: Date.now, env });
   const own = opts.dispatcher ? undefined : webhookAgent(settings);
   const dispatcher = opts.dispatcher ?? (own as Dispatcher);
   const logged = new Set<string>();
@@ -56,6 +68,10 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
               timeoutMs: settings.timeoutSeconds * 1000,
               baseUrl: openAiBaseUrl,
             });
+          const cloud: CloudGuardOptions = { dispatcher, timeoutMs: settings.timeoutSeconds * 1000, auth: cloudAuth };
+          if (s.bedrockGuardrails)
+            return bedrockStep(s.bedrockGuardrails, s.source, { ...cloud, endpoint: bedrockEndpoint });
+          if (s.modelArmor) return modelArmorStep(s.modelArmor, s.source, { ...cloud, endpoint: modelArmorEndpoint });
           throw new Error(`${s.source} is a guard kind this proxy does not know`);
         };
         steps = { request: pg.request.map(build), response: pg.response.map(build) };
@@ -154,16 +170,16 @@ export function unenforcedPromptGuard(route: Route, ref: BackendRef): string[] {
   if (!pg) return [];
   const out = [...pg.unenforceable];
   for (const s of [...pg.request, ...pg.response]) {
-    if (s.kind === 'unsupported' || (!s.regex && !s.webhook && !s.moderation))
+    if (s.kind === 'unsupported' || (!s.regex && !s.webhook && !s.moderation && !s.bedrockGuardrails && !s.modelArmor))
       out.push(s.unsupported?.reason ?? `${s.source} is a guard kind this proxy does not know`);
   }
   return out;
 }
 
-/** GW_OPENAI_BASE_URL (an http(s) URL) or OpenAI's API; throws a ProblemError naming the variable otherwise. */
-function openAiBaseUrlOf(env: Record<string, string | undefined>): string {
-  const raw = env.GW_OPENAI_BASE_URL?.trim();
-  if (!raw) return DEFAULT_OPENAI_BASE_URL;
+/** An http(s) URL from variable `name` (undefined when unset); throws a ProblemError naming the variable otherwise. */
+function httpUrlOf(env: Record<string, string | undefined>, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
   let ok = false;
   try {
     ok = ['http:', 'https:'].includes(new URL(raw).protocol);
@@ -174,7 +190,7 @@ function openAiBaseUrlOf(env: Record<string, string | undefined>): string {
     throw new ProblemError([
       {
         source: 'environment',
-        path: 'GW_OPENAI_BASE_URL',
+        path: name,
         message: `must be an http(s) URL, got ${JSON.stringify(raw)}`,
       },
     ]);

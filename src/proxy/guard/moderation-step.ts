@@ -6,7 +6,7 @@ import type { ModerationGuard__Output as ModerationGuard } from '../../ir/gen/gw
 import { ProxyError } from '../proxy-error.js';
 import { moderate, moderatedTexts } from '../llm/moderation.js';
 import type { GuardStep } from './regex-step.js';
-import { errorVerdict } from './verdicts.js';
+import { customRejection, errorVerdict } from './verdicts.js';
 
 /** OpenAI's API; GW_OPENAI_BASE_URL replaces it (an egress gateway, a compatible mirror). */
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -49,11 +49,7 @@ export function moderationStep(g: ModerationGuard, source: string, opts: Moderat
       if (!report.flagged) return { action: 'allow' };
       log.info({ ...where, categories: report.categories, top: report.top, audit }, 'prompt guard moderation flagged');
       if (audit) return { action: 'allow' };
-      return errorVerdict(
-        g.rejectStatus || 403,
-        'prompt_guard_rejected',
-        g.rejectMessage || 'The request was rejected by a prompt guard.',
-      );
+      return customRejection(g);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { RegexGuard__Output as RegexGuard } from '../../ir/gen/gw/ir/v1/RegexGuard.js';
 import type { GuardRequestContext, GuardVerdict } from './types.js';
 import { rewriteTexts, type GuardPhase } from './content.js';
-import { errorVerdict } from './verdicts.js';
+import { customRejection } from './verdicts.js';
 
 export interface GuardStep {
   run(body: Record<string, unknown>, phase: GuardPhase, ctx: GuardRequestContext, log: Logger): Promise<GuardVerdict>;
@@ -53,13 +53,7 @@ export function regexStep(g: RegexGuard, source: string): GuardStep {
         { guard: source, phase, patterns: names, status: g.rejectStatus || 403 },
         'prompt guard rejected content',
       );
-      return Promise.resolve(
-        errorVerdict(
-          g.rejectStatus || 403,
-          'prompt_guard_rejected',
-          g.rejectMessage || 'The request was rejected by a prompt guard.',
-        ),
-      );
+      return Promise.resolve(customRejection(g));
     },
   };
 }

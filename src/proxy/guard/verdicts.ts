@@ -10,3 +10,12 @@ export function errorVerdict(status: number, error: string, description: string)
     body: JSON.stringify({ error, error_description: description }),
   };
 }
+
+/** A step's CustomResponse (`reject_status`, `reject_message`; the translator fills the API defaults). */
+export function customRejection(g: { rejectStatus: number; rejectMessage: string }): GuardVerdict {
+  return errorVerdict(
+    g.rejectStatus || 403,
+    'prompt_guard_rejected',
+    g.rejectMessage || 'The request was rejected by a prompt guard.',
+  );
+}

@@ -198,7 +198,9 @@ function readAnswer(text: string, phase: GuardPhase, body: Json): GuardVerdict |
   return { action: 'modify', body: { ...body, [key]: list } };
 }
 
-async function readCapped(body: AsyncIterable<Buffer | string> & { destroy?(err?: Error): unknown }): Promise<string> {
+export async function readCapped(
+  body: AsyncIterable<Buffer | string> & { destroy?(err?: Error): unknown },
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of body) {

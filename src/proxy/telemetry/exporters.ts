@@ -1,5 +1,5 @@
 // The OpenTelemetry SDK providers the proxy exports through: one tracer provider per OTLP traces URL and one
-// logger provider per OTLP logs URL, shared by every listener naming that URL and kept across snapshots
+// logger provider per OTLP logs URL (OTLP/HTTP for http(s) URLs, OTLP/gRPC for grpc(s) ones), shared by every listener naming that URL and kept across snapshots
 // (a push must not drop spans still batched). Providers no snapshot names any more are shut down (flushed).
 // The runtime imports this module (and with it the OpenTelemetry SDK) only once a snapshot names an OTLP URL.
 import type { Tracer } from '@opentelemetry/api';
@@ -10,6 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { isOtlpGrpcUrl, OtlpGrpcLogExporter, OtlpGrpcTraceExporter } from './otlp-grpc.js';
 import type { Tracing } from './request-telemetry.js';
 import { ATTR_SERVICE_NAME } from './semconv.js';
 
@@ -42,7 +43,9 @@ export class OtlpExporters {
       const provider = new BasicTracerProvider({
         resource: this.resource,
         spanProcessors: [
-          new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: exportDelayMs }),
+          new BatchSpanProcessor(isOtlpGrpcUrl(url) ? new OtlpGrpcTraceExporter(url) : new OTLPTraceExporter({ url }), {
+            scheduledDelayMillis: exportDelayMs,
+          }),
         ],
       });
       return { value: provider.getTracer(scope), shutdown: () => provider.shutdown() };
@@ -54,7 +57,10 @@ export class OtlpExporters {
       const provider = new LoggerProvider({
         resource: this.resource,
         processors: [
-          new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url }), scheduledDelayMillis: exportDelayMs }),
+          new BatchLogRecordProcessor({
+            exporter: isOtlpGrpcUrl(url) ? new OtlpGrpcLogExporter(url) : new OTLPLogExporter({ url }),
+            scheduledDelayMillis: exportDelayMs,
+          }),
         ],
       });
       return { value: provider.getLogger(scope), shutdown: () => provider.shutdown() };

@@ -253,7 +253,8 @@ function signingKey(
   return { pem: key.export({ format: 'pem', type: 'pkcs8' }).toString(), key };
 }
 
-function location(l: Location): CredentialLocation {
+/** An AuthorizationLocation as the IR's CredentialLocation (header names lower-cased). */
+export function location(l: Location): CredentialLocation {
   return {
     header: l.header?.name.toLowerCase() ?? '',
     prefix: l.header?.prefix ?? '',

@@ -8,6 +8,8 @@ import { serviceHost } from './backends.js';
 import type {
   AiCredentialInput,
   BackendRefInput,
+  BedrockGuardrailsGuardInput,
+  ModelArmorGuardInput,
   ModerationGuardInput,
   ContentScopeInput,
   PromptGuardInput,
@@ -22,6 +24,7 @@ import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP } from '../objects/types.js';
 import { aiCredential } from './backend-ai.js';
+import { location } from './backend-identity.js';
 
 /** One request step (a response step is the same without openAIModeration). */
 type Step = NonNullable<PromptGuardSpec['request']>[number];
@@ -52,7 +55,6 @@ const SCOPES: Record<string, ContentScopeInput> = {
   ToolInput: 'SCOPE_TOOL_INPUT',
 };
 const ACTIONS = { Reject: 'REGEX_REJECT', Mask: 'REGEX_MASK', Audit: 'REGEX_AUDIT' } as const;
-const UNSUPPORTED_KINDS = ['bedrockGuardrails', 'googleModelArmor'] as const;
 /** CRD defaults of CustomResponse (src/api/ai.ts), repeated because stored objects are not defaulted. */
 const DEFAULT_REJECT = { status: 403, message: 'The request was rejected by a prompt guard.' };
 
@@ -172,13 +174,17 @@ function step(
     const m = moderationGuard(moderation, s.customResponse, source, from, lookup);
     return typeof m === 'string' ? unsupported('openAIModeration', m) : { source, kind: 'moderation', moderation: m };
   }
-  const vendor = UNSUPPORTED_KINDS.find((k) => s[k] !== undefined);
-  return unsupported(
-    vendor ?? 'unknown',
-    vendor
-      ? `${source}.${vendor} calls a cloud vendor's guard service, which this proxy does not support`
-      : `${source} sets no guard kind this proxy knows`,
-  );
+  if (s.bedrockGuardrails) {
+    const b = bedrockGuard(s.bedrockGuardrails, s.customResponse, source, from, lookup);
+    return typeof b === 'string'
+      ? unsupported('bedrockGuardrails', b)
+      : { source, kind: 'bedrockGuardrails', bedrockGuardrails: b };
+  }
+  if (s.googleModelArmor) {
+    const g = modelArmorGuard(s.googleModelArmor, s.customResponse, source, from, lookup);
+    return typeof g === 'string' ? unsupported('googleModelArmor', g) : { source, kind: 'modelArmor', modelArmor: g };
+  }
+  return unsupported('unknown', `${source} sets no guard kind this proxy knows`);
 }
 
 function regexGuard(r: NonNullable<Step['regex']>, custom: CustomResponse): RegexGuardInput | string {
@@ -250,17 +256,102 @@ function moderationGuard(
   from: { kind: string; namespace: string },
   lookup: PromptGuardLookup,
 ): ModerationGuardInput | string {
-  const at = (field: string): string => `${source}.openAIModeration.policies.auth.${field}`;
-  const auth = m.policies?.auth;
-  const credential = auth ? lookup.credential(auth, from.namespace, source, at) : undefined;
+  const credential = stepCredential(
+    m.policies?.auth,
+    `${source}.openAIModeration`,
+    source,
+    from,
+    lookup,
+    'an API key (key or secretRef) is required',
+  );
   if (typeof credential === 'string') return credential;
-  if (!credential) return `${source}.openAIModeration.policies.auth: an API key (key or secretRef) is required`;
+  return { model: m.model ?? 'omni-moderation-latest', credential, ...rejectOf(m.action, custom) };
+}
+
+/** A step's `policies.auth` resolved, or why it cannot be (`required` when it is unset). */
+function stepCredential(
+  auth: CredentialAuth | undefined,
+  step: string,
+  source: string,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+  required: string,
+): AiCredentialInput | string {
+  const at = (field: string): string => `${step}.policies.auth.${field}`;
+  const credential = auth ? lookup.credential(auth, from.namespace, source, at) : undefined;
+  return credential ?? `${step}.policies.auth: ${required}`;
+}
+
+/** The CustomResponse of a Reject/Audit step, defaults applied. */
+function rejectOf(
+  action: 'Reject' | 'Audit' | undefined,
+  custom: CustomResponse,
+): Pick<ModerationGuardInput, 'action' | 'rejectStatus' | 'rejectMessage'> {
   return {
-    model: m.model ?? 'omni-moderation-latest',
-    action: m.action === 'Audit' ? 'REGEX_AUDIT' : 'REGEX_REJECT',
-    credential,
+    action: action === 'Audit' ? 'REGEX_AUDIT' : 'REGEX_REJECT',
     rejectStatus: custom?.statusCode ?? DEFAULT_REJECT.status,
     rejectMessage: custom?.message ?? DEFAULT_REJECT.message,
+  };
+}
+
+/**
+ * `bedrockGuardrails`: `aws` signs (no Secret: the proxy's environment), `key`/`secretRef` is a Bedrock API key
+ * at `location` (default `Authorization: Bearer`). No auth at all signs with the proxy's AWS environment, as the
+ * Bedrock provider's `auth.aws: {}` does.
+ */
+function bedrockGuard(
+  b: NonNullable<Step['bedrockGuardrails']>,
+  custom: CustomResponse,
+  source: string,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): BedrockGuardrailsGuardInput | string {
+  const auth = b.policies?.auth ?? { aws: {} };
+  const credential = stepCredential(
+    { aws: auth.aws, key: auth.key, secretRef: auth.secretRef },
+    `${source}.bedrockGuardrails`,
+    source,
+    from,
+    lookup,
+    'one of aws, key or secretRef is required',
+  );
+  if (typeof credential === 'string') return credential;
+  // A location places a key; with SigV4 it would be a setting nothing acts on.
+  if (auth.location && credential.kind !== 'key')
+    return `${source}.bedrockGuardrails.policies.auth.location: only a key or secretRef is placed by location; aws signs the request`;
+  return {
+    identifier: b.identifier,
+    version: b.version,
+    region: b.region,
+    credential,
+    ...rejectOf(b.action, custom),
+    ...(auth.location ? { keyLocation: location(auth.location) } : {}),
+  };
+}
+
+/** `googleModelArmor`: `gcp` (a service account's token) or `key`/`secretRef` (a bearer token); one is required. */
+function modelArmorGuard(
+  g: NonNullable<Step['googleModelArmor']>,
+  custom: CustomResponse,
+  source: string,
+  from: { kind: string; namespace: string },
+  lookup: PromptGuardLookup,
+): ModelArmorGuardInput | string {
+  const credential = stepCredential(
+    g.policies?.auth,
+    `${source}.googleModelArmor`,
+    source,
+    from,
+    lookup,
+    'gcp, key or secretRef is required (implicit Google credentials are not read)',
+  );
+  if (typeof credential === 'string') return credential;
+  return {
+    templateId: g.templateId,
+    projectId: g.projectId,
+    location: g.location ?? 'us-central1',
+    credential,
+    ...rejectOf(g.action, custom),
   };
 }
 
@@ -280,7 +371,8 @@ export function promptGuardRefProblems(refs: (BackendRefInput | string)[]): { re
           reason: reason.includes('ReferenceGrant') ? 'RefNotPermitted' : 'BackendNotFound',
           message: reason,
         });
-      else if (kind === 'openAIModeration') out.push({ reason: 'InvalidBackendAuth', message: reason });
+      else if (kind === 'openAIModeration' || kind === 'bedrockGuardrails' || kind === 'googleModelArmor')
+        out.push({ reason: 'InvalidBackendAuth', message: reason });
     }
   }
   return out;

@@ -1,5 +1,5 @@
 // GwPolicy `frontend.accessLog`, `frontend.tracing` and `frontend.metrics` → the typed Listener.telemetry the
-// proxy acts on, and the parts it cannot act on as written (OTLP over gRPC, an expression that does not
+// proxy acts on, and the parts it cannot act on as written (a URL of another scheme, an expression that does not
 // compile, a backendRef that does not resolve, a label name Prometheus or the request metrics cannot take) as
 // refusals naming the field: those parts are left out, never silently kept.
 import type { Frontend } from '../../api/frontend.js';
@@ -13,7 +13,7 @@ import type { PolicyBackendResolver } from '../policies/ext-auth.js';
 type Target = NonNullable<Frontend['tracing']>;
 type Resolved = { url: string } | { problem: string };
 
-/** The OTLP/HTTP URL for one signal (`/v1/traces`, `/v1/logs`) of a `backendRef` / `url` target. */
+/** The OTLP/HTTP URL for one signal (`/v1/traces`, `/v1/logs`) of a `backendRef` / `url` target, or its OTLP/gRPC URL. */
 export function otlpUrl(field: string, target: Target, signalPath: string, resolve: PolicyBackendResolver): Resolved {
   let base: string;
   if (target.backendRef) {
@@ -21,10 +21,13 @@ export function otlpUrl(field: string, target: Target, signalPath: string, resol
     if ('problem' in r) return { problem: `backendRef: ${r.problem}` };
     base = r.url;
   } else base = target.url ?? '';
-  if (!/^https?:\/\//.test(base))
-    return {
-      problem: 'OTLP over gRPC is not supported by this proxy; use an http(s) URL (OTLP/HTTP, usually port 4318)',
-    };
+  // OTLP/gRPC names a channel, not a path: `grpc://host:port` (plain) or `grpcs://host:port` (TLS).
+  if (/^grpcs?:\/\//.test(base)) {
+    if (!/^grpcs?:\/\/[^/?#]+\/?$/.test(base))
+      return { problem: 'an OTLP/gRPC URL is grpc://host:port or grpcs://host:port, without a path' };
+    return { url: base.replace(/\/$/, '') };
+  }
+  if (!/^https?:\/\//.test(base)) return { problem: 'must be an http(s) URL (OTLP/HTTP) or a grpc(s) URL (OTLP/gRPC)' };
   // A URL with a path names the endpoint itself, as OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT does.
   return /^https?:\/\/[^/]+\/./.test(base) ? { url: base } : { url: base.replace(/\/$/, '') + signalPath };
 }

@@ -14,16 +14,13 @@ const errorOf = (v: GuardVerdict | undefined) =>
 const hi = chat({ role: 'user', content: 'hi' });
 
 describe('unenforceable prompt guards', () => {
-  it('refuses both phases of an edge with a cloud-vendor step and logs that once per edge', async () => {
+  it('refuses both phases of an edge with a step it cannot run (Model Armor without a credential) and logs that once per edge', async () => {
     const manifests = llmManifests({
-      request: [
-        { regex: { builtins: ['Ssn'] } },
-        { bedrockGuardrails: { identifier: 'g', version: '1', region: 'us-east-1' } },
-      ],
+      request: [{ regex: { builtins: ['Ssn'] } }, { googleModelArmor: { templateId: 't', projectId: 'p' } }],
     });
     const { route, ref } = edgeOf(manifests);
     expect(unenforcedPromptGuard(route, ref)).toEqual([
-      "GwPolicy default/guards backend.ai.promptGuard.request[1].bedrockGuardrails calls a cloud vendor's guard service, which this proxy does not support",
+      'GwPolicy default/guards backend.ai.promptGuard.request[1].googleModelArmor.policies.auth: gcp, key or secretRef is required (implicit Google credentials are not read)',
     ]);
     const pg = createPromptGuards({ env: {} });
     all.push(pg);
