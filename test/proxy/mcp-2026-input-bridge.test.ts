@@ -113,7 +113,7 @@ describe('a 2025 target asking a 2026 client for input', () => {
     await expect(client.callTool({ name: 'plan', arguments: { topic: 'x' } })).rejects.toThrow(
       /held by another gateway replica/,
     );
-    // The replica holding the call ends it (and its target session) when the call's timeout runs out; the
+    // The replica holding the call ends it (and its target session) when its requestState expires; the
     // target never got an answer.
     expect(old.seen.filter((s) => s.method === 'answer')).toHaveLength(0);
   });
