@@ -58,6 +58,12 @@ const table: Record<string, LimitFlag> = {
     kind: 'count',
     help: 'Connections per source address and listener (default 1024; 0 = no cap)',
   },
+  'mcp-input-timeout': {
+    key: 'mcpInputTimeoutMs',
+    env: 'GW_MCP_INPUT_TIMEOUT',
+    kind: 'duration',
+    help: "Time a 2026 client has to answer a 2025 target's questions (default 2m)",
+  },
   'target-queue': {
     key: 'targetQueue',
     env: 'GW_TARGET_QUEUE',
@@ -107,6 +113,7 @@ export function resolveLimits(values: Record<string, unknown>, env: NodeJS.Proce
       (f.key === 'maxSessions' ||
         f.key === 'maxSessionsPerClient' ||
         f.key === 'headersTimeoutMs' ||
+        f.key === 'mcpInputTimeoutMs' ||
         f.key === 'sessionIdleMs')
     ) {
       throw new Error(`${where}: must be above 0`);

@@ -18,6 +18,11 @@ export interface ProxyLimits {
   keepAliveTimeoutMs: number;
   /** Open connections from one source address per listener; 0 means no cap. Further ones are closed at once. */
   maxConnectionsPerSource: number;
+  /**
+   * A 2026 client's requestState answering a 2025 target's questions expires after this long (capped by the
+   * call's timeout); a call held for it is cancelled then and its target session ended (input-bridge.ts).
+   */
+  mcpInputTimeoutMs: number;
   /** Requests that may wait for a connection to one MCP target (256 per target); more fail at once (503 / error). */
   targetQueue: number;
   /** On SIGTERM: keep serving (unready) this long before closing listeners (GwParameters shutdown.minDelay). */
@@ -35,6 +40,7 @@ export const defaultLimits: ProxyLimits = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,
   maxConnectionsPerSource: 1024,
+  mcpInputTimeoutMs: 120_000,
   targetQueue: 1024,
   drainMinMs: 0,
   drainMaxMs: 20_000,

@@ -175,6 +175,7 @@ export class ProxyRuntime {
         maxSessionsPerClient: l.maxSessionsPerClient,
         idleMs: l.sessionIdleMs,
         maxAgeMs: l.sessionMaxAgeMs,
+        inputTimeoutMs: l.mcpInputTimeoutMs,
       },
       {
         onCount: (n) => this.metrics.sessions.set(n),

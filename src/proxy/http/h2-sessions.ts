@@ -31,6 +31,8 @@ export function h2SettingsOf(s: H2Settings): Settings {
 export class H2Sessions {
   private readonly server: Http2Server;
   private readonly sessions = new Set<Http2Session>();
+  /** Plain connections whose first bytes have not arrived yet (h2c-preface.ts). */
+  private readonly unsorted = new Set<Socket>();
   private settings: H2Settings = {};
 
   /** `server` is an `https` server (h2 by ALPN) or a plain `http` one (h2c by preface, read within `prefaceTimeoutMs`). */
@@ -55,11 +57,30 @@ export class H2Sessions {
     const http1 = server.listeners(event)[0] as ((s: Socket) => void) | undefined;
     server.removeAllListeners(event);
     const toHttp1 = (socket: Socket): void => void http1?.call(server, socket);
-    if (plain) server.on('connection', (socket: Socket) => sniffPreface(socket, plain.prefaceTimeoutMs, toH2, toHttp1));
+    if (plain) server.on('connection', (socket: Socket) => this.sniff(socket, plain.prefaceTimeoutMs, toH2, toHttp1));
     else
       server.on('secureConnection', (socket: TLSSocket) =>
         socket.alpnProtocol === 'h2' ? toH2(socket) : toHttp1(socket),
       );
+  }
+
+  /**
+   * A plain connection until its first bytes hand it to a server: neither server tracks it yet, so shutdown
+   * (destroyAll) closes it here instead of waiting out the preface timeout for a client that sent nothing.
+   */
+  private sniff(socket: Socket, timeoutMs: number, toH2: (s: Socket) => unknown, toHttp1: (s: Socket) => void): void {
+    this.unsorted.add(socket);
+    const sorted = (): void => {
+      this.unsorted.delete(socket);
+      socket.off('close', sorted);
+    };
+    socket.once('close', sorted);
+    sniffPreface(
+      socket,
+      timeoutMs,
+      (s) => (sorted(), toH2(s)),
+      (s) => (sorted(), toHttp1(s)),
+    );
   }
 
   /** frontend.http.http2* for new sessions; open sessions keep theirs. */
@@ -94,5 +115,6 @@ export class H2Sessions {
 
   destroyAll(): void {
     for (const s of this.sessions) s.destroy();
+    for (const socket of this.unsorted) socket.destroy();
   }
 }

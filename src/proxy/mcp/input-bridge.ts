@@ -63,6 +63,8 @@ interface HeldCall {
   up: Upstream;
   call: Promise<Record<string, unknown>>;
   pending: Map<string, Pending>;
+  /** Cancels the call when its requestState expires unanswered. */
+  expiry?: NodeJS.Timeout;
 }
 
 /** Why a retry of a call held by another replica (or ended) cannot go on here. */
@@ -83,6 +85,8 @@ export interface BridgeOptions {
   sealer: SessionSealer;
   held: HeldCalls;
   guard: GuardAnswer;
+  /** How long the client has to answer (the requestState's lifetime), within the call's own timeout. */
+  answerWithinMs: number;
 }
 
 export function isBridgeState(v: unknown): v is string {
@@ -192,6 +196,7 @@ export class InputBridge {
       const held = this.opts.held.get(c.held);
       if (!held) throw new RpcError(InternalError, heldElsewhere);
       this.opts.held.delete(c.held);
+      clearTimeout(held.expiry);
       // The held call's own guardrail chain (session.ts fromTarget) sees each answer on its way to the target.
       for (const [key, p] of held.pending) p.resolve(answers[key] as Record<string, unknown>);
       held.pending.clear();
@@ -238,7 +243,7 @@ export class InputBridge {
       ...(up.protocolVersion() !== undefined ? { protocolVersion: up.protocolVersion() as string } : {}),
       callId: callId(),
       asks: Object.fromEntries(asks.map((a) => [a.key, inputAsk(a)])),
-      expiresAt: Date.now() + opts.timeoutMs,
+      expiresAt: Date.now() + Math.min(opts.timeoutMs, this.opts.answerWithinMs),
     };
     call.catch(() => undefined);
     if (from !== undefined && asks.every((a) => a.eventId !== undefined)) {
@@ -249,7 +254,7 @@ export class InputBridge {
     } else {
       c.held = randomBytes(16).toString('base64url');
       this.handedOver.add(up.name);
-      this.hold(c.held, { bridge: this, up, call, pending: new Map(this.pending) });
+      this.hold(c.held, { bridge: this, up, call, pending: new Map(this.pending) }, c.expiresAt, opts);
     }
     this.pending.clear();
     return {
@@ -261,15 +266,24 @@ export class InputBridge {
     };
   }
 
-  /** Until the retry takes it, or the call ends (its timeout: the target is silent while it waits). */
-  private hold(key: string, held: HeldCall): void {
+  /**
+   * Until the retry takes it, the call ends, or its requestState expires unanswered: then the call is
+   * cancelled and the target session it runs in ended, since no retry can open that state any more.
+   */
+  private hold(key: string, held: HeldCall, expiresAt: number, opts: CallOptions): void {
     this.opts.held.set(key, held);
     const end = (): void => {
       if (this.opts.held.get(key) !== held) return;
       this.opts.held.delete(key);
+      clearTimeout(held.expiry);
       for (const p of held.pending.values()) p.reject(new RpcError(InternalError, 'the client did not answer'));
       void held.up.close(true);
     };
+    held.expiry = setTimeout(() => {
+      opts.cancel?.abort('the client did not answer before its requestState expired');
+      end();
+    }, expiresAt - Date.now());
+    held.expiry.unref();
     held.call.then(end, end);
   }
 }

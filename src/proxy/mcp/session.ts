@@ -97,7 +97,7 @@ export interface SessionOptions {
   /** The client speaks 2026-07-28: this session serves one of its requests, described by the envelope. */
   modern?: { envelope: Envelope; listening: boolean };
   /** Seals the continuation of a 2025 target's requests for input to a 2026 client, and holds the calls only this process can finish (input-bridge.ts). */
-  bridge?: { sealer: SessionSealer; held: HeldCalls };
+  bridge?: { sealer: SessionSealer; held: HeldCalls; answerWithinMs: number };
 }
 
 export class McpSession {

@@ -20,6 +20,8 @@ export interface SessionLimits {
   idleMs: number;
   /** How long a sealed id opens after initialize. */
   maxAgeMs: number;
+  /** How long a 2026 client has to answer a 2025 target's requests for input (input-bridge.ts). */
+  inputTimeoutMs: number;
 }
 
 export interface SessionEvents {
@@ -64,6 +66,11 @@ export class SessionRegistry {
   readonly sealer: SessionSealer;
   /** Calls of 2025 targets waiting for a 2026 client's input that only this process can finish (input-bridge.ts). */
   readonly held: HeldCalls = new Map();
+
+  /** How long a 2026 client has to answer a 2025 target's requests for input. */
+  get inputTimeoutMs(): number {
+    return this.limits.inputTimeoutMs;
+  }
 
   constructor(
     readonly log: Logger,

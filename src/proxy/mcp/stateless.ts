@@ -99,7 +99,7 @@ export async function modernSession(
     ...sessionOptions(route, ctx, '', true),
     backend,
     modern,
-    bridge: { sealer: ctx.sessions.sealer, held: ctx.sessions.held },
+    bridge: { sealer: ctx.sessions.sealer, held: ctx.sessions.held, answerWithinMs: ctx.sessions.inputTimeoutMs },
   };
   const session = new McpSession(options);
   try {
