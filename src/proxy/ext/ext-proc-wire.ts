@@ -113,7 +113,8 @@ function fromValue(v: unknown): unknown {
 
 /** google.protobuf.Struct as proto-loader decodes it → a plain object. */
 export function fromStruct(s: StructValue | null | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(s?.fields ?? {}).map(([k, v]) => [k, fromValue(v)]));
+  const { fields = {} } = s ?? {};
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, fromValue(v)]));
 }
 
 /**
