@@ -94,7 +94,7 @@ run-standalone: build
 image: build
 	scripts/image/build.sh
 
-bench: build
+bench: build extproc
 	@start=$$(date +%s); missed=; for f in bench/*/main.ts; do [ -e "$$f" ] || continue; t=$$(date +%s); \
 	  echo "== $$f (load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
 	  BENCH_FAILOVER=$${BENCH_FAILOVER:-short} $(BIN)/tsx "$$f" || missed="$$missed $$f"; \

@@ -4,7 +4,7 @@
 // It prints `listening <addr>` once, then one JSON line per message it receives:
 // {"stream":N,"request":<ProcessingRequest as protojson>}. What it answers is chosen per stream by the
 // request header `x-extproc-do` (comma-separated words, see answer()); `-do` gives the words for streams
-// whose request headers it never sees.
+// whose request headers it never sees; `-quiet` prints nothing after the address (benchmarks).
 package main
 
 import (
@@ -34,6 +34,7 @@ import (
 type server struct {
 	extproc.UnimplementedExternalProcessorServer
 	defaults string
+	quiet    bool
 	streams  atomic.Int64
 	out      sync.Mutex
 }
@@ -83,7 +84,9 @@ func (s *server) Process(stream extproc.ExternalProcessor_ProcessServer) error {
 		if err != nil {
 			return err
 		}
-		s.record(id, req)
+		if !s.quiet {
+			s.record(id, req)
+		}
 		if h := req.GetRequestHeaders(); h != nil {
 			if do := headerValue(h.GetHeaders(), "x-extproc-do"); do != "" {
 				for _, w := range strings.Split(do, ",") {
@@ -223,6 +226,7 @@ func bodyCommon(b *extproc.HttpBody, upper, streamed bool) *extproc.CommonRespon
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	defaults := flag.String("do", "", "words for streams whose request headers are not sent")
+	quiet := flag.Bool("quiet", false, "print no message (benchmarks)")
 	flag.Parse()
 	lis, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -231,7 +235,7 @@ func main() {
 	}
 	fmt.Printf("listening %s\n", lis.Addr())
 	g := grpc.NewServer()
-	extproc.RegisterExternalProcessorServer(g, &server{defaults: *defaults})
+	extproc.RegisterExternalProcessorServer(g, &server{defaults: *defaults, quiet: *quiet})
 	if err := g.Serve(lis); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

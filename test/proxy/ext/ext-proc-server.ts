@@ -44,10 +44,11 @@ export class ExtProcServer {
     private readonly proc: ChildProcess,
   ) {}
 
-  static async start(): Promise<ExtProcServer> {
+  /** `args`: extra flags, e.g. `-quiet` (benchmarks: no message recorded). */
+  static async start(args: string[] = []): Promise<ExtProcServer> {
     if (!existsSync(binary))
       throw new Error(`${binary} is missing: run \`make extproc\` (builds the test ext_proc server from test/extproc)`);
-    const proc = spawn(binary, ['-addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(binary, ['-addr', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     const rl = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
@@ -75,6 +76,11 @@ export class ExtProcServer {
   /** How many streams were opened so far. */
   streams(): number {
     return new Set(this.lines.map((l) => l.stream)).size;
+  }
+
+  /** The server process's id (benchmarks read its CPU time). */
+  get pid(): number | undefined {
+    return this.proc.pid;
   }
 
   async close(): Promise<void> {
