@@ -136,6 +136,10 @@ func answer(req *extproc.ProcessingRequest, words map[string]bool) (*extproc.Pro
 				SetHeaders: []*core.HeaderValueOption{
 					set("x-extproc-added", "yes"),
 					set("x-overwrite", "new"),
+					// Routing and framing headers: Gw never applies these (the route was matched on them).
+					set(":path", "/elsewhere"),
+					set("host", "elsewhere.example"),
+					set("content-length", "9999"),
 					{
 						Header:       &core.HeaderValue{Key: "x-appended", Value: "second"},
 						AppendAction: core.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD,

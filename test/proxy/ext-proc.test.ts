@@ -137,6 +137,10 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     expect(seen['x-overwrite']).toBe('new');
     expect(seen['x-remove-me']).toBeUndefined();
     expect(seen['x-appended']).toBe('first, second');
+    // What was matched is what is forwarded: the processor's :path, host and content-length are not applied.
+    expect(echoed(res).url).toBe('/headers/a?q=1');
+    expect(seen.host).toBe(new URL(base).host);
+    expect(seen['content-length']).toBeUndefined();
     const [first] = processor.stream(res.id);
     expect(headerOf(first?.requestHeaders?.headers, ':path')).toBe('/headers/a?q=1');
     expect(headerOf(first?.requestHeaders?.headers, ':method')).toBe('GET');
