@@ -52,6 +52,8 @@ async function processAnswer(
   }
   const phase: BodyPhase = { session: s, res, phase: 'responseBody', headers, apply: applyMutation, limit };
   let body: BodyOutcome;
+  // As for requests: an answer without a body has no body or trailer phase.
+  if (bodyless(status, up.headers)) return withBody(up, headers, { kind: 'stream', body: up.body });
   if (plan.responseBody === 'buffered' || plan.responseBody === 'partial')
     body = await bufferedBody(up.body, phase, plan.responseBody === 'partial');
   else if (plan.responseBody === 'streamed') body = { kind: 'stream', body: streamedBody(up.body, phase) };

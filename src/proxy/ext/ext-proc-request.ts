@@ -104,7 +104,8 @@ function copyOf(
   if (body?.kind === 'bytes') {
     delete headers['transfer-encoding'];
     headers['content-length'] = String(body.body.length);
-  } else if (body?.kind === 'stream' && body.body !== req) {
+  } else if (body?.kind === 'stream' && (body.body !== req || headers['content-length'] === undefined)) {
+    // A new body, or the client's own without a length (an HTTP/2 stream): framed as chunked from here on.
     delete headers['content-length'];
     headers['transfer-encoding'] = 'chunked';
   }

@@ -27,7 +27,8 @@ const mutable = (name: string): boolean => name !== '' && !name.startsWith(':') 
 export function headerMapOf(headers: Headers, pseudo: Record<string, string> = {}): HeaderMap {
   const out: WireHeader[] = Object.entries(pseudo).map(([key, v]) => ({ key, rawValue: Buffer.from(v) }));
   for (const [key, v] of Object.entries(headers)) {
-    if (v === undefined) continue;
+    // Envoy carries the host as :authority only.
+    if (v === undefined || (key === 'host' && ':authority' in pseudo)) continue;
     for (const one of Array.isArray(v) ? v : [v]) out.push({ key, rawValue: Buffer.from(String(one)) });
   }
   return { headers: out };
