@@ -2,6 +2,7 @@
 // each exchange through the real ext_proc server (test/extproc, go-control-plane's Envoy types) in front of
 // a real echo upstream. What the server decoded is read back, so a wrong field number in proto/envoy fails here.
 import { request } from 'node:http';
+import { connect as h2connect } from 'node:http2';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,6 +207,25 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     const messages = processor.stream(res.id);
     expect(messages.filter((m) => m.requestBody).at(-1)?.requestBody?.endOfStream).toBe(true);
     expect(messages.some((m) => m.responseBody)).toBe(true);
+  });
+
+  it('an HTTP/2 client body without content-length reaches the backend after the processor saw the headers', async () => {
+    const session = h2connect(base);
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const s = session.request({ ':method': 'POST', ':path': '/closed/h2', 'x-extproc-do': 'set-header' });
+        let got = '';
+        s.on('data', (c: Buffer) => (got += c.toString()));
+        s.on('end', () => resolve(got));
+        s.on('error', reject);
+        s.end('h2 body');
+      });
+      const echo = JSON.parse(body) as Echo;
+      expect(echo.body).toBe('h2 body');
+      expect(echo.headers['x-extproc-added']).toBe('yes');
+    } finally {
+      session.close();
+    }
   });
 
   it('passes an immediate response to the client and never reaches the backend', async () => {
