@@ -9,10 +9,13 @@ type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
 export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
+/** What an external processor answered (`dynamic_metadata`): only access logs, evaluated after it, name it. */
+export const extProcVariable = 'extProc' as const;
 /** Connection attributes (`source.address`, `destination.port`, ...): only network authorization names them. */
 export const connectionVariables = ['source', 'destination'] as const;
 /** `response` exists only once a request is done (access logs): expressions evaluated before cannot name it. */
-export type CelVariable = (typeof celVariables)[number] | (typeof connectionVariables)[number] | 'response';
+export type CelVariable =
+  (typeof celVariables)[number] | (typeof connectionVariables)[number] | 'response' | typeof extProcVariable;
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
@@ -21,8 +24,12 @@ export const expressionVariables = {
   extAuth: ['request', 'jwt'],
   /** An MCP guardrail processor's `remote.metadata`: evaluated per JSON-RPC message. */
   guardrailMetadata: ['request', 'jwt', 'mcp'],
+  /** traffic.extProc `metadataContext` and `requestAttributes`: evaluated before the request's first message. */
+  extProcRequest: ['request', 'jwt'],
+  /** traffic.extProc `responseAttributes`: evaluated when the backend's answer arrives (`response.code`, `response.headers`). */
+  extProcResponse: ['request', 'jwt', 'response'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
-  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest'],
+  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;
 
 let env: ReturnType<CelLibrary['celEnv']> | undefined;
@@ -42,6 +49,7 @@ function dataPlaneCel(): { cel: CelLibrary; env: ReturnType<CelLibrary['celEnv']
         source: dynMap,
         destination: dynMap,
         response: dynMap,
+        extProc: dynMap,
       },
       funcs: ext.strings,
     });
@@ -93,6 +101,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         source: bindings.source ?? {},
         destination: bindings.destination ?? {},
         response: bindings.response ?? {},
+        extProc: bindings.extProc ?? {},
       };
       try {
         return program(ctx as never);

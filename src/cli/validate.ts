@@ -6,6 +6,8 @@ import { parseManifests, validateManifest } from '../api/validate.js';
 import { validateObject } from '../translate/objects/validate.js';
 import { authorizationCelWarnings, type CelAuthorizations } from '../translate/objects/validate-gw.js';
 import { extAuthCelProblems } from '../translate/policies/ext-auth.js';
+import { extProcCelProblems } from '../translate/policies/ext-proc.js';
+import type { ExtProc } from '../api/index.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_RELEASE } from '../api/gateway-api.js';
 import {
   displayName,
@@ -108,19 +110,20 @@ function manifestProblems(m: unknown, source: string): Problem[] {
     : { ...(m as KubeObject), metadata: { namespace: 'default', ...(meta as KubeObject['metadata']) } };
   const problems = validateObject(kind, placed, source);
   if (problems.length || kind !== 'GwPolicy') return problems;
-  const extAuth = (o.spec as { traffic?: { extAuth?: Record<string, unknown> } } | undefined)?.traffic?.extAuth;
+  const traffic = (o.spec as { traffic?: { extAuth?: Record<string, unknown>; extProc?: ExtProc } } | undefined)
+    ?.traffic;
+  const extAuth = traffic?.extAuth;
   const object = displayName(
     kind,
     nameKey((meta as { namespace?: string }).namespace, (meta as { name: string }).name),
   );
-  return extAuth
-    ? extAuthCelProblems(extAuth).map((p) => ({
-        source,
-        object,
-        path: `spec.traffic.extAuth.${p.path}`,
-        message: p.message,
-      }))
-    : [];
+  const celProblems = [
+    ...(extAuth ? extAuthCelProblems(extAuth).map((p) => ({ ...p, path: `spec.traffic.extAuth.${p.path}` })) : []),
+    ...(traffic?.extProc
+      ? extProcCelProblems(traffic.extProc).map((p) => ({ ...p, path: `spec.traffic.extProc.${p.path}` }))
+      : []),
+  ];
+  return celProblems.map((p) => ({ source, object, path: p.path, message: p.message }));
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -41,7 +41,12 @@ const traffic: CoverageTable = {
     'cors.*': enforced('Policy.cors'),
     'csrf.*': enforced('TrafficPolicy.csrf'),
   }),
-  ...guarding({ 'extProc.*': refused(`external processing ${notYet}`, true) }),
+  ...guarding({
+    'extProc.*': enforced(
+      'Policy.extProcessing',
+      'response phases on forwarded HTTP routes; on MCP and LLM routes they are refused on status (scope-refusals.ts)',
+    ),
+  }),
   'buffer.request.maxBytes': enforced('Policy.maxRequestBytes'),
   'buffer.request.failureMode': enforced(
     'TrafficPolicy.requestBuffer',

@@ -145,6 +145,14 @@ export type {
   ExtAuthorizationCache as ExtAuthorizationCacheInput,
 } from './gen/gw/ir/v1/ExtAuthorizationCache.js';
 export type {
+  ExtProcBodyMode__Output as ExtProcBodyMode,
+  ExtProcBodyMode as ExtProcBodyModeInput,
+} from './gen/gw/ir/v1/ExtProcBodyMode.js';
+export type {
+  ExtProcessing__Output as ExtProcessing,
+  ExtProcessing as ExtProcessingInput,
+} from './gen/gw/ir/v1/ExtProcessing.js';
+export type {
   FailureMode__Output as FailureMode,
   FailureMode as FailureModeInput,
 } from './gen/gw/ir/v1/FailureMode.js';

@@ -4,6 +4,7 @@ import type { Route } from '../ir/types.js';
 import type { RouteAuth } from './auth/hooks.js';
 import type { ExtAuthRoute } from './auth/ext-auth.js';
 import type { ConnectPlan } from './http/connect.js';
+import type { ExtProcPlan } from './ext/ext-proc-session.js';
 import type { ForwardRoute } from './http/http-forward.js';
 import type { RouteMatcher } from './http/route-match.js';
 import type { LlmRoute } from './llm/llm-route.js';
@@ -20,6 +21,8 @@ export interface CompiledRoute extends McpRoute {
   traffic?: RouteTraffic;
   /** GwPolicy `traffic.extAuth`: the authorization service asked before the backend. */
   extAuth?: ExtAuthRoute;
+  /** GwPolicy `traffic.extProc`: the external processor the exchange goes through. */
+  extProc?: ExtProcPlan;
   /** Security settings of the route this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
   /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */

@@ -3,6 +3,10 @@
 // another. Stages before `route` need no route; the rest see the matched, compiled route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExtAuthClient } from './auth/ext-auth.js';
+import { answerHook } from './ext/ext-proc-answer.js';
+import type { ExtProcClients } from './ext/ext-proc-client.js';
+import { processRequest } from './ext/ext-proc-request.js';
+import { ExtProcSession } from './ext/ext-proc-session.js';
 import type { AuthResult, RouteAuth } from './auth/hooks.js';
 import type { CompiledListener, CompiledRoute } from './compiled.js';
 import { answerConnect } from './http/connect.js';
@@ -42,6 +46,8 @@ export interface Exchange {
   clientAuthorization: string | undefined;
   /** Spans and the access-log line of this request; undefined on listeners with neither (no cost). */
   readonly telemetry: RequestTelemetry | undefined;
+  /** The external processor's stream of this request (`traffic.extProc`); its response half runs in the forwarder. */
+  extProc?: ExtProcSession;
 }
 
 export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
@@ -50,6 +56,7 @@ export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
 export interface PipelineServices {
   traffic: TrafficGate;
   extAuth: ExtAuthClient;
+  extProc: ExtProcClients;
   llm: LlmForwarder;
   forwarder: HttpForwarder;
   endpoint: EndpointContext;
@@ -208,6 +215,12 @@ const onRoute: Stage<RoutedExchange>[] = [
       return answered(req);
     },
   },
+  // After every check (a processor never sees a request that is refused anyway), before delay and dispatch:
+  // retries resend the processed request, prompt guards read the processed body.
+  {
+    name: 'external-processing',
+    run: (x, s) => (x.route.extProc ? externalProcessing(x, s) : false),
+  },
   // Forwarded routes wait in the forwarder, inside their request deadline.
   {
     name: 'delay',
@@ -229,12 +242,13 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async ({ req, res, listener, route, claims, apiKey, clientAuthorization, telemetry }, s) => {
+    run: async ({ req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc }, s) => {
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
         const caller = { authorization: clientAuthorization, claims, ...(apiKey ? { apiKey } : {}) };
-        await s.forwarder.handle(req, res, route.forward, caller, listener?.preserveHeaderCase);
+        const answer = extProc && answerHook(extProc, route.forward.responseBuffer?.maxBytes);
+        await s.forwarder.handle(req, res, route.forward, caller, listener?.preserveHeaderCase, answer);
       } else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
         if (route.llm) telemetry?.llmCall();
@@ -292,6 +306,28 @@ async function externalAuthorization(x: RoutedExchange, s: PipelineServices): Pr
   call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
   if (!checked) return true;
   x.req = checked;
+  return false;
+}
+
+async function externalProcessing(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
+  const plan = x.route.extProc;
+  if (!plan) return false;
+  const call = x.telemetry?.call('ext_proc');
+  const request = {
+    method: x.req.method ?? 'GET',
+    path: x.path,
+    host: x.req.headers.host ?? '',
+    headers: flatHeaders(x.req),
+  };
+  const bindings = { request, ...(x.claims ? { jwt: x.claims } : {}) };
+  const log = s.extProc.log.child({ route: x.route.name, processor: plan.url });
+  const session = new ExtProcSession(plan, s.extProc, bindings, log, call?.headers);
+  x.extProc = session;
+  x.telemetry?.processed(session.metadata);
+  x.res.once('close', () => session.close());
+  const next = await processRequest(session, x.req, x.res, x.route.maxRequestBytes);
+  if (!next) return true;
+  x.req = next;
   return false;
 }
 

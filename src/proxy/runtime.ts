@@ -51,6 +51,8 @@ import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
 import { refusedSecurity } from './policy/refusals.js';
 import { ExtAuthClient, compileExtAuth } from './auth/ext-auth.js';
+import { ExtProcClients } from './ext/ext-proc-client.js';
+import { compileExtProc, processesAnswers } from './ext/ext-proc-session.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
@@ -146,6 +148,7 @@ export class ProxyRuntime {
   private closing?: Promise<void>;
   private readonly traffic: TrafficGate;
   private readonly extAuth: ExtAuthClient;
+  private readonly extProc: ExtProcClients;
   private applied = false;
   /** Set by `drain`: readiness turns false while the proxy still serves. */
   private draining = false;
@@ -200,6 +203,7 @@ export class ProxyRuntime {
       ...(opts.extAuthTimeoutMs ? { timeoutMs: opts.extAuthTimeoutMs } : {}),
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
+    this.extProc = new ExtProcClients(this.log);
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
@@ -212,6 +216,7 @@ export class ProxyRuntime {
     this.services = {
       traffic: this.traffic,
       extAuth: this.extAuth,
+      extProc: this.extProc,
       llm: this.llm,
       forwarder: this.forwarder,
       endpoint: this.endpoint,
@@ -389,6 +394,7 @@ export class ProxyRuntime {
     await this.llm.close();
     await this.guards?.close();
     await this.extAuth.close();
+    this.extProc.close();
     await this.otlp?.close();
   }
 
@@ -398,6 +404,7 @@ export class ProxyRuntime {
     const models = resourcesOf(snapshot, 'model');
     const routesByListener = new Map<string, CompiledRoute[]>();
     const traffic = this.traffic.compile(resourcesOf(snapshot, 'route').values());
+    const processorUrls = new Set<string>();
     for (const route of resourcesOf(snapshot, 'route').values()) {
       // Weighted refs only matter once several backends share a route; sessions pin to the first served one.
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
@@ -417,6 +424,8 @@ export class ProxyRuntime {
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
+      const extProc = route.policy?.extProcessing ? compileExtProc(route.policy.extProcessing) : undefined;
+      if (typeof extProc === 'object') processorUrls.add(extProc.url);
       const compiled: CompiledRoute = {
         name: route.name,
         route,
@@ -425,11 +434,17 @@ export class ProxyRuntime {
         llm,
         traffic: traffic.get(route.name),
         ...(typeof extAuth === 'object' ? { extAuth } : {}),
+        ...(typeof extProc === 'object' ? { extProc } : {}),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: [
           ...refusedSecurity(route, { security: this.opts.security !== undefined }),
           ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
+          ...(typeof extProc === 'string' ? [`traffic.extProc (${extProc})`] : []),
+          // Only the forwarder passes a backend's answer through the processor: elsewhere it would go out unseen.
+          ...(typeof extProc === 'object' && processesAnswers(extProc) && !forward
+            ? ['traffic.extProc (response phases apply to forwarded HTTP routes only)']
+            : []),
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']
@@ -457,6 +472,7 @@ export class ProxyRuntime {
         this.compileListener(l, routesByListener.get(l.name) ?? [], otlpUrls),
       ]);
     void this.otlp?.retain(otlpUrls);
+    this.extProc.retain(processorUrls);
     return out;
   }
 

@@ -34,7 +34,8 @@ describe('routes with unenforced authentication policies', () => {
         trafficManifests(upstream.port, [
           // extAuth over gRPC stays unenforced (HTTP is enforced: test/proxy/auth/ext-auth.test.ts).
           { name: 'extauth', traffic: '{extAuth: {url: "http://127.0.0.1:1/check", grpc: {}}}' },
-          { name: 'extproc', traffic: '{extProc: {url: "grpc://127.0.0.1:1"}}' },
+          // A processor URL that is not gRPC (an unreachable one fails closed with 500: test/proxy/ext-proc.test.ts).
+          { name: 'extproc', traffic: '{extProc: {url: "http://127.0.0.1:1"}}' },
           { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
           { name: 'open', traffic: '{timeouts: {request: 5s}}' },
           {

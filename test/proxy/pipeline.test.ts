@@ -18,6 +18,12 @@ describe('request pipeline', () => {
     expect(at('oauth-endpoints')).toBeLessThan(at('authentication'));
     expect(at('refusals')).toBeLessThan(at('filters'));
     expect(at('authentication')).toBeLessThan(at('authorization'));
+    // A processor sees only requests every check let through, and what it returns is what dispatch (retries,
+    // prompt guards, rate-limited backends) works on.
+    expect(at('traffic')).toBeLessThan(at('external-processing'));
+    expect(at('external-authorization')).toBeLessThan(at('external-processing'));
+    expect(at('authorization')).toBeLessThan(at('external-processing'));
+    expect(at('external-processing')).toBeLessThan(at('dispatch'));
     expect(at('dispatch')).toBe(stageNames.length - 1);
   });
 });

@@ -25,7 +25,7 @@ it('marks each refused field of the route REFUSED with its reason', () => {
   expect(e.routes[0]?.fields.find((f) => f.path === 'traffic.cors')?.refused).toBeUndefined();
   const text = renderExplanation(e);
   expect(text).toContain(
-    'REFUSED spec.traffic.extProc: external processing is not supported by this proxy yet [security: the route answers 503 rather than run without it]',
+    'REFUSED spec.traffic.extProc: url: must be grpc://host:port or grpcs://host:port (the processor speaks gRPC; no path) [security: the route answers 503 rather than run without it]',
   );
   expect(text).toContain('REFUSED spec.traffic.transformation:');
   expect(e.notInEffect.map((n) => n.reason)).toEqual(['Enforced: Unsupported']);

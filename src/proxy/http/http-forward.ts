@@ -62,6 +62,7 @@ import { MissingClientToken, withCredential } from '../backend-auth.js';
 import { BackendIdentities, IdentityFailure, isIdentity, type Caller } from '../auth/backend-identity.js';
 import { flatHeaders } from '../mcp/request.js';
 import type { TunnelDialer } from './tunnel-dialer.js';
+import type { AnswerHook } from '../ext/ext-proc-answer.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -252,6 +253,7 @@ interface Try {
   /** The request's own signal (deadline, client gone); each try has its own besides. */
   signal: AbortSignal;
   caller: Caller;
+  answer?: AnswerHook | undefined;
 }
 
 /** Where one try goes and the headers it carries. */
@@ -326,6 +328,8 @@ export class HttpForwarder {
     route: ForwardRoute,
     caller: Caller = {},
     preserveHeaderCase = false,
+    /** `traffic.extProc` with response phases: the backend's answer goes through the processor first. */
+    answer?: AnswerHook,
   ): Promise<void> {
     const limit = route.maxRequestBytes;
     if (Number(req.headers['content-length'] ?? '0') > limit) {
@@ -343,7 +347,7 @@ export class HttpForwarder {
       const wait = delayMs(route.delay, req);
       // Counted against the request deadline: one that passes meanwhile ends the request with 504.
       if (wait > 0) await sleep(wait, abort.signal);
-      await this.forward(req, res, route, abort.signal, caller, preserveHeaderCase);
+      await this.forward(req, res, route, abort.signal, caller, preserveHeaderCase, answer);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
@@ -358,6 +362,7 @@ export class HttpForwarder {
     signal: AbortSignal,
     caller: Caller,
     preserveHeaderCase: boolean,
+    answer: AnswerHook | undefined,
   ): Promise<void> {
     const out = await this.outgoing(req, res, route);
     if (!out) return;
@@ -368,7 +373,7 @@ export class HttpForwarder {
         sendError(res, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
         return;
       }
-      const outcome = await this.tryOnce(req, res, route, { target, tried, out, signal, caller });
+      const outcome = await this.tryOnce(req, res, route, { target, tried, out, signal, caller, answer });
       if (outcome === 'done') return;
     }
   }
@@ -431,7 +436,8 @@ export class HttpForwarder {
         await up.body.dump();
         return await this.retryOrFail(req, res, route, { sentTo, tried, why: `status ${up.statusCode}`, signal });
       }
-      await this.respond(res, route, sentTo, up);
+      const processed = t.answer ? await t.answer(up, res) : up;
+      if (processed) await this.respond(res, route, sentTo, processed);
       return 'done';
     } catch (err) {
       return await this.tryFailed(err, req, res, route, { sentTo, body, tried, attempt: attempt.signal, signal });
@@ -758,7 +764,8 @@ function upstreamRequest(req: IncomingMessage, route: ForwardRoute): { path: str
  * Whether the client sends a body: HTTP/1.1 says so in its headers; an HTTP/2 request (gRPC, for one) often
  * carries no content-length, and has a body unless its HEADERS frame ended the stream.
  */
-function requestHasBody(req: IncomingMessage): boolean {
+/** Whether the client sends a body (framing headers, or an HTTP/2 stream not ended with its headers). */
+export function requestHasBody(req: IncomingMessage): boolean {
   if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? '0') > 0) return true;
   const h2 = (req as IncomingMessage & { stream?: { endAfterHeaders?: boolean } }).stream;
   return req.httpVersionMajor >= 2 && h2 !== undefined && h2.endAfterHeaders !== true;

@@ -111,6 +111,7 @@ export function accessLogBindings(
   f: RequestFacts,
   headers: Record<string, string>,
   claims: Record<string, unknown> | undefined,
+  extProc?: Record<string, unknown>,
 ): CelBindings {
   return {
     request: { method: f.method, path: f.path, host: f.host, headers },
@@ -118,6 +119,7 @@ export function accessLogBindings(
     ...(claims ? { jwt: claims } : {}),
     mcp: { method: f.mcp?.method ?? '', tool: f.mcp?.tool ?? '', session: f.mcp?.session ?? '' },
     llmRequest: { provider: f.llm?.provider ?? '', model: f.llm?.model ?? '' },
+    ...(extProc ? { extProc } : {}),
   };
 }
 
@@ -133,6 +135,8 @@ export interface AccessLogLine {
   facts: RequestFacts;
   headers: Record<string, string>;
   claims?: Record<string, unknown>;
+  /** The external processor's dynamic metadata (CEL `extProc`). */
+  extProc?: Record<string, unknown>;
   /** The request's server span, so OTLP records carry its trace. */
   traceContext?: Context;
 }
@@ -155,7 +159,7 @@ export class AccessLogWriter {
 
   write(line: AccessLogLine): void {
     const needsCel = this.filter !== undefined || this.add.length > 0;
-    const bindings = needsCel ? accessLogBindings(line.facts, line.headers, line.claims) : {};
+    const bindings = needsCel ? accessLogBindings(line.facts, line.headers, line.claims, line.extProc) : {};
     if (this.filter && !holds(this.filter, bindings)) return;
     const fields: Record<string, string | number | boolean> = accessLogFields(line.facts, this.cfg.otelPreset);
     for (const a of this.add) {

@@ -75,6 +75,8 @@ export class RequestTelemetry {
   private readonly children: Span[] = [];
   private readonly start = process.hrtime.bigint();
   private claims?: Record<string, unknown>;
+  /** What the external processor answered as dynamic metadata (filled while the exchange goes on). */
+  private extProc?: Record<string, unknown>;
   private llmSpan?: Span;
   private mcpSpan?: Span;
 
@@ -155,6 +157,11 @@ export class RequestTelemetry {
     if (typeof claims.sub === 'string') this.facts.subject = claims.sub;
   }
 
+  /** The external processor's dynamic metadata: CEL `extProc` of the access log once the request is done. */
+  processed(metadata: Record<string, unknown>): void {
+    this.extProc = metadata;
+  }
+
   /** The MCP call: the first JSON-RPC request of the POST names the method and tool, prompt or resource. */
   mcp(method: string, params: unknown): void {
     const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
@@ -222,6 +229,7 @@ export class RequestTelemetry {
       facts: this.facts,
       headers: flat(this.req.headers),
       ...(this.claims ? { claims: this.claims } : {}),
+      ...(this.extProc ? { extProc: this.extProc } : {}),
       ...(this.span ? { traceContext: traceContextOf(this.span) } : {}),
     });
   }
@@ -231,7 +239,7 @@ export class RequestTelemetry {
    * (the response's status and duration are among them). Undefined when the listener adds none.
    */
   metricLabels(): Record<string, string> | undefined {
-    return this.labels?.values(accessLogBindings(this.facts, flat(this.req.headers), this.claims));
+    return this.labels?.values(accessLogBindings(this.facts, flat(this.req.headers), this.claims, this.extProc));
   }
 }
 

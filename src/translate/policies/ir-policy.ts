@@ -13,6 +13,7 @@ import type {
 } from '../../ir/types.js';
 import { combinedRules, resourceMetadataOf, toBackendMcpAuth, type BackendMcpSecurity } from './backend-mcp-auth.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
+import { toExtProc } from './ext-proc.js';
 import { parseByteSize } from './byte-size.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { PolicySecretReader } from './policy-secrets.js';
@@ -54,6 +55,9 @@ export function typedPolicy(
   const ext = fields['traffic.extAuth'];
   const extTyped = ext && toExtAuth(ext, resolveBackend);
   if (extTyped && typeof extTyped !== 'string') out.extAuthorization = extTyped;
+  const proc = fields['traffic.extProc'];
+  const procTyped = proc && toExtProc(proc, resolveBackend);
+  if (procTyped && typeof procTyped !== 'string') out.extProcessing = procTyped;
   const max = parseByteSize(fields['traffic.buffer']?.request?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   withBackendMcp(out, fields, backendMcp);
@@ -322,21 +326,11 @@ function toBasicAuth(b: Basic, readSecret: PolicySecretReader): BasicAuthenticat
 }
 
 /**
- * Authentication / authorization fields no proxy of this release enforces: a route carrying one refuses
- * every request (503) rather than forwarding it unauthenticated. Grows smaller as enforcement lands.
- */
-const unenforcedAuthFields = ['extProc'] as const;
-const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
-  extProc: 'external processing is not supported',
-};
-
-/**
  * Why each authentication field of these traffic fields cannot be enforced as written (field path → reason),
  * for status: routes those fields reach refuse their requests with 503 instead of checking less.
  */
 export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecretReader): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of unenforcedAuthFields) if (traffic[f] !== undefined) out[f] = neverEnforced[f];
   const jwt = traffic.jwtAuthentication;
   const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
   if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
@@ -349,6 +343,9 @@ export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecr
   const ext = traffic.extAuth;
   const extWhy = ext && toExtAuth(ext, anyBackend);
   if (typeof extWhy === 'string') out.extAuth = extWhy;
+  const proc = traffic.extProc;
+  const procWhy = proc && toExtProc(proc, anyBackend);
+  if (typeof procWhy === 'string') out.extProc = procWhy;
   return out;
 }
 
@@ -389,6 +386,9 @@ export function authRefusals(
   const ext = traffic.extAuth;
   const extWhy = ext && toExtAuth(ext, resolveBackend);
   if (typeof extWhy === 'string') why.extAuth = extWhy;
+  const proc = traffic.extProc;
+  const procWhy = proc && toExtProc(proc, resolveBackend);
+  if (typeof procWhy === 'string') why.extProc = procWhy;
   const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({
     field: `spec.traffic.${f}`,
     source: sourceOf(`traffic.${f}`),

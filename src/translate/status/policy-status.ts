@@ -15,6 +15,7 @@ import { selectorMatches } from '../objects/read.js';
 import { getObject, listObjects, refKind, type Store } from '../objects/store.js';
 import { nameKey, type Kind, type StoredObject } from '../objects/types.js';
 import { extAuthCelProblems } from '../policies/ext-auth.js';
+import { extProcCelProblems } from '../policies/ext-proc.js';
 import { unenforceableAuth } from '../policies/ir-policy.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { invalidObjectRefusals } from '../policies/invalid-objects.js';
@@ -157,9 +158,11 @@ function policyTexts(
   const extAuth = spec.traffic?.extAuth;
   const guardrails = policyGuardrailProblems(ctx, e.key, spec.backend ?? {});
   // Found by compiling, not by the schema: the policy still takes effect (its routes fail closed), so only Accepted says so.
-  const celInvalid = extAuth
-    ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`)
-    : [];
+  const extProc = spec.traffic?.extProc;
+  const celInvalid = [
+    ...(extAuth ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`) : []),
+    ...(extProc ? extProcCelProblems(extProc).map((p) => `spec.traffic.extProc.${p.path}: ${p.message}`) : []),
+  ];
   const invalidText = [
     ...(celInvalid.length ? [...celInvalid, 'the routes it reaches refuse their requests with 503'] : []),
     ...(guardrails.invalid.length ? [...guardrails.invalid, 'the MCP methods those processors match are refused'] : []),

@@ -7,6 +7,7 @@ import type { JwtAuthentication as _gw_ir_v1_JwtAuthentication, JwtAuthenticatio
 import type { BasicAuthentication as _gw_ir_v1_BasicAuthentication, BasicAuthentication__Output as _gw_ir_v1_BasicAuthentication__Output } from '../../../gw/ir/v1/BasicAuthentication.js';
 import type { ApiKeyAuthentication as _gw_ir_v1_ApiKeyAuthentication, ApiKeyAuthentication__Output as _gw_ir_v1_ApiKeyAuthentication__Output } from '../../../gw/ir/v1/ApiKeyAuthentication.js';
 import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
+import type { ExtProcessing as _gw_ir_v1_ExtProcessing, ExtProcessing__Output as _gw_ir_v1_ExtProcessing__Output } from '../../../gw/ir/v1/ExtProcessing.js';
 
 /**
  * The effective policy of a route. Unset messages mean "no such policy".
@@ -35,6 +36,10 @@ export interface Policy {
    * traffic.extAuth over HTTP: every request is first checked by an external authorization service.
    */
   'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
+  /**
+   * traffic.extProc: an external processor (Envoy's ext_proc over gRPC) sees and may change the exchange.
+   */
+  'extProcessing'?: (_gw_ir_v1_ExtProcessing | null);
 }
 
 /**
@@ -64,4 +69,8 @@ export interface Policy__Output {
    * traffic.extAuth over HTTP: every request is first checked by an external authorization service.
    */
   'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
+  /**
+   * traffic.extProc: an external processor (Envoy's ext_proc over gRPC) sees and may change the exchange.
+   */
+  'extProcessing': (_gw_ir_v1_ExtProcessing__Output | null);
 }
