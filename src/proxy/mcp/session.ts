@@ -323,6 +323,7 @@ export class McpSession {
       log: this.log.child({ target: t.name }),
       retry: this.opts.retry,
       resume,
+      caller: this.subject,
       modernClient: modern ? { listening: modern.listening } : undefined,
     };
     if (speaksStreamableHttp(t)) return connectHttpTarget(dial);

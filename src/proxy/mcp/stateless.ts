@@ -11,6 +11,7 @@ import { admitModern, modernVersion } from './modern.js';
 import type { EndpointContext, McpRoute } from './route.js';
 import { McpSession, supportedVersions } from './session.js';
 import { sessionOptions } from './session-resume.js';
+import { subjectOf } from './sessions.js';
 
 export function isStateless(route: McpRoute): boolean {
   return route.backend.sessionRouting === 'STATELESS';
@@ -75,6 +76,7 @@ export async function modernSession(
   route: McpRoute,
   ctx: EndpointContext,
   m: JsonRpcMessage,
+  claims: Record<string, unknown> | null,
 ): Promise<McpSession | undefined> {
   // A notification needs no target: its session connects nothing and only takes the notification.
   const bare = {
@@ -93,6 +95,7 @@ export async function modernSession(
   }
   const modern = { envelope, listening: m.method === 'subscriptions/listen' };
   const session = new McpSession({ ...sessionOptions(route, ctx, '', true), modern });
+  session.subject = subjectOf(claims); // a target's private discover answer is kept for this subject only (discover-cache.ts)
   try {
     const failed = await session.connect(m.id);
     if (!failed) return session;
