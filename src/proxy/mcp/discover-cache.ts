@@ -88,16 +88,19 @@ export class DiscoverCache {
   }
 }
 
-/** What the proxy sent a target with server/discover, as a key: a digest, so a large envelope costs no memory. */
+/**
+ * What the proxy sent a target with server/discover, as a key: the JSON itself when short (hashing every
+ * request's envelope cost more than the rest of the lookup), else a digest, so a large envelope costs no
+ * memory. The two forms cannot meet: the JSON starts with `[`, the digest never does.
+ */
 export function sentKey(capabilities: unknown, clientInfo: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify([capabilities, clientInfo]))
-    .digest('base64url');
+  const json = JSON.stringify([capabilities, clientInfo]);
+  return json.length <= 256 ? json : createHash('sha256').update(json).digest('base64url');
 }
 
-// The digest has a fixed alphabet without spaces, so the caller's subject after it cannot forge another key.
+// The sent key's length goes first, so the caller's subject after it cannot be read as part of it.
 const publicKey = (sent: string): string => `public ${sent}`;
-const privateKey = (sent: string, caller: string): string => `private ${sent} ${caller}`;
+const privateKey = (sent: string, caller: string): string => `private ${sent.length} ${sent} ${caller}`;
 
 /** The proxy's one cache of discover answers (targets are keyed by object, so each snapshot has its own). */
 export const discoverAnswers = new DiscoverCache();

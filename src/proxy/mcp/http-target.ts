@@ -58,6 +58,14 @@ const requestFaults: ReadonlySet<number> = new Set([
 /** Targets known to speak only 2025 (no server/discover), by URL: they are not probed again for a while. */
 const legacyTargets = new Map<string, number>();
 
+/** Each target's URL, parsed once per snapshot rather than for every request's connection (never mutated). */
+const urls = new WeakMap<McpTarget, URL>();
+function targetUrl(target: McpTarget, url: string): URL {
+  let parsed = urls.get(target);
+  if (!parsed) urls.set(target, (parsed = new URL(url)));
+  return parsed;
+}
+
 /** A target that never answers initialize must not hold the client's initialize longer than this. */
 const initializeTimeoutMs = 30_000;
 /** Notifications and answers to the target's requests: the time the target has to accept one. */
@@ -110,7 +118,7 @@ class HttpTarget implements Upstream {
     const { target, retry, log } = dial;
     if (!target.remote) throw new Error(`target ${target.name} has no transport`);
     this.name = target.name;
-    this.url = new URL(target.remote.url);
+    this.url = targetUrl(target, target.remote.url);
     this.headers = upstreamHeadersOf(target);
     this.dispatcher = targetDial(target);
     const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');

@@ -12,6 +12,7 @@ import type { EndpointContext, McpRoute } from './route.js';
 import { McpSession, supportedVersions } from './session.js';
 import { sessionOptions } from './session-resume.js';
 import { subjectOf } from './sessions.js';
+import { childOf } from './log-children.js';
 
 export function isStateless(route: McpRoute): boolean {
   return route.backend.sessionRouting === 'STATELESS';
@@ -40,7 +41,7 @@ export async function statelessSession(
     id: '',
     backend: route.backend,
     serverInfo: ctx.serverInfo,
-    log: ctx.sessions.log.child({ route: route.name }),
+    log: childOf(ctx.sessions.log, 'route', route.name),
     onTargetFailure: ctx.onTargetFailure,
     stateless: true,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
