@@ -1,7 +1,7 @@
 // GwPolicy `frontend.tracing` and `frontend.accessLog.otlp` against a real OpenTelemetry Collector (built from
 // Go modules by `make otelcol`): real requests through a runtime serving translated manifests, then the spans
 // and log records the Collector wrote. Without tracing no span arrives; without `otlp` no log record does.
-// An MCP call is traced alike for a 2025 client (a session) and a 2026-07-28 client (stateless).
+// An MCP call is traced, logged and counted alike for a 2025 client (a session) and a 2026-07-28 client (stateless).
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
@@ -97,6 +97,14 @@ spec:
     expect(seen.at(-1)).toBe(`00-${clientTrace}-${forward.spanId}-01`);
   });
 
+  const mcpCounts = async (): Promise<{ calls: number; added: number }> => {
+    const text = await runtime.metrics.registry.metrics();
+    const count = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+    return {
+      calls: count(/^gw_mcp_requests_total\{method="tools\/call"\} (\d+)$/m),
+      added: count(/^gw_mcp_tool_calls_total\{target="[^"]+",tool="add",outcome="ok"\} (\d+)$/m),
+    };
+  };
   // The MCP attributes of each generation's call span and access-log record, compared once both ran.
   const mcpSeen = new Map<string, { span: Record<string, unknown>; record: Record<string, unknown> }>();
   // The session id is the one difference there is to be: a 2026 client has no session.
@@ -110,12 +118,16 @@ spec:
     async ({ generation, connect, session }) => {
       const trace =
         generation === '2026-07-28' ? 'c6f92f3577b34da6a3ce929d0e0e4736' : 'c5f92f3577b34da6a3ce929d0e0e4736';
+      const before = await mcpCounts();
       const { client } = await connect(`${base}/tools`, { traceparent: `00-${trace}-${clientSpan}-01` });
       try {
         await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
       } finally {
         await client.close();
       }
+      // The metrics count the call once, the same way: by method, and by target, tool and outcome.
+      const after = await mcpCounts();
+      expect([after.calls - before.calls, after.added - before.added]).toEqual([1, 1]);
       const call = await collector.waitFor(
         () => collector.spans().find((s) => s.name === 'tools/call add' && s.traceId === trace),
         'the tools/call span',
