@@ -3,13 +3,17 @@
 // upstream that is itself slower than the proxy. It answers initialize (with an mcp-session-id),
 // notifications (202), tools/list, tools/call (echo: `bench:<text>`) and anything else with an empty
 // result, all as application/json; GET (the server stream) is 405, as the spec allows; DELETE 200. A request
-// whose `_meta` names 2026-07-28 is served without a session (server/discover, tools/call: BENCH_PROTOCOL).
+// whose `_meta` names 2026-07-28 is served without a session (server/discover, tools/call: BENCH_PROTOCOL),
+// its server/discover answer public for BENCH_DISCOVER_TTL_MS.
 // Prints its URL on stdout and runs until its stdin closes.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const sessions = new Set<string>();
+// How long a gateway may keep this server's server/discover answer (public): BENCH_DISCOVER_TTL_MS=0 makes
+// every stateless call discover again, as a server on the SDK's default caching controls does.
+const discoverTtlMs = Number(process.env.BENCH_DISCOVER_TTL_MS ?? 60_000);
 const tools = [{ name: 'echo', description: 'echo tool of bench', inputSchema: { type: 'object' } }];
 
 function answer(res: ServerResponse, status: number, body: string, session?: string): void {
@@ -57,8 +61,8 @@ function onPost(req: IncomingMessage, res: ServerResponse, text: string): void {
       supportedVersions: ['2026-07-28'],
       capabilities: { tools: {} },
       resultType: 'complete',
-      ttlMs: 0,
-      cacheScope: 'private',
+      ttlMs: discoverTtlMs,
+      cacheScope: 'public',
     };
     return answer(res, 200, result(rpc, found));
   }

@@ -26,8 +26,12 @@ const skipClosed = process.env.BENCH_CLOSED === '0';
 // 2025-11-25 sessions get a priming event (an SSE event id) before each answer: one more write per call.
 const protocol = process.env.BENCH_PROTOCOL ?? '2025-06-18';
 // BENCH_PROTOCOL=2026-07-28: every call stands alone (no session), the envelope in `_meta`, the routing headers set.
-const stateless = protocol >= '2026-07-28';
-const envelope = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${protocol}","io.modelcontextprotocol/clientCapabilities":{}}`;
+const isStateless = (version: string): boolean => version >= '2026-07-28';
+const envelope = (version: string): string =>
+  `"_meta":{"io.modelcontextprotocol/protocolVersion":"${version}","io.modelcontextprotocol/clientCapabilities":{}}`;
+// BENCH_BASELINE_PROTOCOL: the baseline path speaks this version instead, e.g. a stateful 2025-06-18 session
+// through a second proxy of the same checkout beside the stateless 2026 path, measured in the same run.
+const baselineProtocol = process.env.BENCH_BASELINE_PROTOCOL ?? protocol;
 // cheap (default): a hand-written JSON-RPC server that costs next to nothing, so the ratio measures the
 // proxy; sdk: the MCP SDK's server (the fixture), itself slower per call than the proxy.
 const upstreamKind = process.env.BENCH_UPSTREAM ?? 'cheap';
@@ -87,6 +91,7 @@ const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 30_
 async function post(
   url: string,
   body: string,
+  version: string,
   session?: string,
 ): Promise<{ status: number; session: string | undefined; text: string }> {
   const res = await request(url, {
@@ -96,9 +101,9 @@ async function post(
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': protocol,
+      'mcp-protocol-version': version,
       ...(session ? { 'mcp-session-id': session } : {}),
-      ...(stateless ? { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } : {}),
+      ...(isStateless(version) ? { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } : {}),
     },
   });
   const text = await res.body.text();
@@ -110,14 +115,15 @@ interface Path {
   name: string;
   url: string;
   session: string;
+  protocol: string;
 }
 
-async function openSession(name: string, url: string): Promise<Path> {
-  if (stateless) return { name, url, session: '' };
-  const init = await post(url, initializeBody(protocol));
+async function openSession(name: string, url: string, version = protocol): Promise<Path> {
+  if (isStateless(version)) return { name, url, session: '', protocol: version };
+  const init = await post(url, initializeBody(version), version);
   if (init.status !== 200 || !init.session) throw new Error(`initialize failed at ${url}: ${init.status} ${init.text}`);
-  await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
-  return { name, url, session: init.session };
+  await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), version, init.session);
+  return { name, url, session: init.session, protocol: version };
 }
 
 let nextId = 1;
@@ -125,7 +131,8 @@ let nextId = 1;
 async function call(p: Path, since = process.hrtime.bigint()): Promise<number> {
   const res = await post(
     p.url,
-    `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}${stateless ? `,${envelope}` : ''}}}`,
+    `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}${isStateless(p.protocol) ? `,${envelope(p.protocol)}` : ''}}}`,
+    p.protocol,
     p.session || undefined,
   );
   if (res.status !== 200 || !res.text.includes('bench:x'))
@@ -219,7 +226,7 @@ async function main(): Promise<void> {
   const proxy = await startChild('proxy.ts', [up.url]);
   const base = baseline ? await startChild('proxy.ts', [up.url, baseline]) : undefined;
   const paths = [await openSession('direct', up.url), await openSession('proxied', proxy.url)];
-  if (base) paths.push(await openSession('baseline', base.url));
+  if (base) paths.push(await openSession('baseline', base.url, baselineProtocol));
   const proxies = new Map([['proxied', proxy], ...(base ? [['baseline', base] as const] : [])]);
   // Warm-up: JIT, connection pools, then a second at the target rate on every path.
   for (let i = 0; i < 200; i++) await Promise.all(paths.map((p) => call(p)));
@@ -227,7 +234,7 @@ async function main(): Promise<void> {
   for (const c of proxies.values()) await proxyStats(c);
 
   console.log(
-    `load average before: ${load()}; protocol ${protocol}; upstream ${upstreamKind}${baseline ? `; baseline: ${baseline}` : ''}`,
+    `load average before: ${load()}; protocol ${protocol}; upstream ${upstreamKind}${baseline ? `; baseline: ${baseline} (${baselineProtocol})` : ''}`,
   );
   if (!skipClosed) {
     console.log(`tools/call, ${concurrency} concurrent, ${seconds}s per path`);

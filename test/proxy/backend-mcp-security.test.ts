@@ -1,7 +1,8 @@
 // backend.mcp.authentication (a GwBackend's policies) and backend.mcp.authorization (a GwPolicy's backend) on
 // MCP routes: checked by the same token verifier and the same one authorization evaluation as the route-level
 // settings. Translated from manifests, served by a real runtime, a real streamable-HTTP MCP target and real
-// JWTs from a JWKS server on 127.0.0.1; the MCP SDK is the client where a session is needed.
+// JWTs from a JWKS server on 127.0.0.1; the MCP SDK is the client where a session is needed. The list filtering
+// and the two-level rule run for a 2025 client (a session) and a 2026-07-28 client (stateless) alike.
 import { importJWK, SignJWT, type CryptoKey } from 'jose';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { makeSigningKey } from '../support/oidc/provider.js';
 import { startJwksServer, type JwksServer } from '../support/oidc/jwks-server.js';
+import { generations } from './generations.js';
 import { connectClient } from './harness.js';
 import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
 
@@ -140,26 +142,33 @@ describe('backend.mcp authentication and authorization', () => {
     expect((await init('/strict', { authorization: 'Bearer a.b.c' })).status).toBe(401);
   });
 
-  it('hides and denies the tools a backend Deny rule names, and serves the others', async () => {
-    const { client } = await connectClient(`${base}/guarded`);
-    try {
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toContain('echo');
-      expect(names).not.toContain('add');
-      await expect(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toThrow(/forbidden/);
-      expect(JSON.stringify((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content)).toContain(
-        'hi',
-      );
-    } finally {
-      await client.close();
-    }
-  });
+  it.each(generations)(
+    'hides and denies the tools a backend Deny rule names, and serves the others ($generation)',
+    async ({ connect }) => {
+      const { client } = await connect(`${base}/guarded`);
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names).toContain('echo');
+        expect(names).not.toContain('add');
+        // The 1.x client quotes the body (`forbidden`), the 2.4 client the status.
+        await expect(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toThrow(/forbidden|HTTP 403/);
+        const echoed = (await client.callTool({ name: 'echo', arguments: { text: 'hi' } })) as { content: unknown };
+        expect(JSON.stringify(echoed.content)).toContain('hi');
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
-  it('requires the route rule and the backend rule both to hold (one evaluation, each level on its own)', async () => {
-    const auth = async (sub: string, roles: string[]) => ({ authorization: `Bearer ${await token(sub, roles)}` });
-    expect((await init('/both', await auth('alice', ['admin']))).status).toBe(200);
-    expect((await init('/both', await auth('bob', ['admin']))).status).toBe(403);
-    expect((await init('/both', await auth('alice', ['user']))).status).toBe(403);
-    expect((await init('/both')).status).toBe(401);
-  });
+  it.each(generations)(
+    'requires the route rule and the backend rule both to hold (one evaluation, each level on its own; $generation)',
+    async ({ open }) => {
+      const opened = async (sub?: string, roles: string[] = []) =>
+        (await open(`${base}/both`, sub ? { authorization: `Bearer ${await token(sub, roles)}` } : {})).opened.status;
+      expect(await opened('alice', ['admin'])).toBe(200);
+      expect(await opened('bob', ['admin'])).toBe(403);
+      expect(await opened('alice', ['user'])).toBe(403);
+      expect(await opened()).toBe(401);
+    },
+  );
 });

@@ -9,7 +9,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { startModernFixture, type ModernFixture } from '../fixtures/mcp-2026-server.js';
 import { connectClient, startProxy, stdioTarget, textOf, waitFor, type Started } from './harness.js';
-import { connectModernClient } from './modern-client.js';
+import { connectModernClient, post2026 } from './modern-client.js';
 
 let modern: ModernFixture;
 let old: HttpFixture;
@@ -153,42 +153,6 @@ describe('a multiplexed route with a 2026 and a 2025 target', () => {
     await client.close();
   });
 });
-
-/**
- * One 2026-07-28 request by hand: the envelope in `_meta` (with `capabilities`; none at all when null),
- * the routing headers as given.
- */
-async function post2026(
-  url: string,
-  method: string,
-  params: Record<string, unknown>,
-  headers: Record<string, string> = {},
-  capabilities: Record<string, unknown> | null = { elicitation: {} },
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientCapabilities': capabilities,
-  };
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method,
-      params: capabilities === null ? params : { ...params, _meta: meta },
-    }),
-  });
-  const text = await res.text();
-  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
-  return { status: res.status, body: JSON.parse(data) as Record<string, unknown> };
-}
 
 describe('the 2026-07-28 wire at the proxy', () => {
   let p: Started;

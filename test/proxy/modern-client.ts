@@ -14,3 +14,39 @@ export async function connectModernClient(
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return { client };
 }
+
+/**
+ * One 2026-07-28 request by hand: the envelope in `_meta` (with `capabilities`; none at all when null),
+ * the routing headers as given.
+ */
+export async function post2026(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  capabilities: Record<string, unknown> | null = { elicitation: {} },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method,
+      params: capabilities === null ? params : { ...params, _meta: meta },
+    }),
+  });
+  const text = await res.text();
+  const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
+  return { status: res.status, body: JSON.parse(data) as Record<string, unknown> };
+}

@@ -1,12 +1,13 @@
 // GwPolicy `frontend.tracing` and `frontend.accessLog.otlp` against a real OpenTelemetry Collector (built from
 // Go modules by `make otelcol`): real requests through a runtime serving translated manifests, then the spans
 // and log records the Collector wrote. Without tracing no span arrives; without `otlp` no log record does.
+// An MCP call is traced, logged and counted alike for a 2025 client (a session) and a 2026-07-28 client (stateless).
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
-import { connectClient } from './harness.js';
+import { generations } from './generations.js';
 import { startUpstream, type Upstream } from './http-forward-harness.js';
 import { attrs, Collector, type OtlpSpan } from './otel-collector.js';
 import { translatedIr } from './translated-ir.js';
@@ -99,33 +100,66 @@ describe('tracing and OTLP access logs, received by an OpenTelemetry Collector',
     expect(seen.at(-1)).toBe(`00-${clientTrace}-${forward.spanId}-01`);
   });
 
-  it('makes an MCP call a child span with the MCP and GenAI attributes', async () => {
-    const { client } = await connectClient(`${base}/tools`);
-    try {
-      await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
-    } finally {
-      await client.close();
-    }
-    const call = await collector.waitFor(
-      () => collector.spans().find((s) => s.name === 'tools/call add'),
-      'the tools/call span',
+  const mcpCounts = async (): Promise<{ calls: number; added: number }> => {
+    const text = await runtime.metrics.registry.metrics();
+    const count = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+    return {
+      calls: count(/^gw_mcp_requests_total\{method="tools\/call"\} (\d+)$/m),
+      added: count(/^gw_mcp_tool_calls_total\{target="[^"]+",tool="add",outcome="ok"\} (\d+)$/m),
+    };
+  };
+  // The MCP attributes of each generation's call span and access-log record, compared once both ran.
+  const mcpSeen = new Map<string, { span: Record<string, unknown>; record: Record<string, unknown> }>();
+  // The session id is the one difference there is to be: a 2026 client has no session.
+  const mcpOnly = (a: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(a).filter(([k]) => (k.startsWith('mcp.') || k.startsWith('gen_ai.')) && k !== 'mcp.session.id'),
     );
-    expect(call.kind).toBe(CLIENT);
-    expect(attrs(call.attributes)).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' });
-    // The MCP target got the call span's context.
-    expect(fixture.headers.map((h) => h.traceparent)).toContain(`00-${call.traceId}-${call.spanId}-01`);
-    const parent = collector.spans().find((s) => s.spanId === call.parentSpanId);
-    expect(parent?.kind).toBe(SERVER);
-    expect(attrs(parent?.attributes)['url.path']).toBe('/tools');
-    const record = await collector.waitFor(
-      () => collector.logRecords().find((r) => attrs(r.attributes)['gen_ai.tool.name'] === 'add'),
-      'the tools/call access-log record',
-    );
-    expect(record.traceId).toBe(call.traceId);
-    const fields = attrs(record.attributes);
-    expect(fields['mcp.method.name']).toBe('tools/call');
-    // A digest of the session id, never the id itself (it resumes the session).
-    expect(fields['mcp.session.id']).toMatch(/^[0-9a-f]{16}$/);
+
+  it.each(generations)(
+    'makes an MCP call a child span with the MCP and GenAI attributes ($generation)',
+    async ({ generation, connect, session }) => {
+      const trace =
+        generation === '2026-07-28' ? 'c6f92f3577b34da6a3ce929d0e0e4736' : 'c5f92f3577b34da6a3ce929d0e0e4736';
+      const before = await mcpCounts();
+      const { client } = await connect(`${base}/tools`, { traceparent: `00-${trace}-${clientSpan}-01` });
+      try {
+        await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+      } finally {
+        await client.close();
+      }
+      // The metrics count the call once, the same way: by method, and by target, tool and outcome.
+      const after = await mcpCounts();
+      expect([after.calls - before.calls, after.added - before.added]).toEqual([1, 1]);
+      const call = await collector.waitFor(
+        () => collector.spans().find((s) => s.name === 'tools/call add' && s.traceId === trace),
+        'the tools/call span',
+      );
+      expect(call.kind).toBe(CLIENT);
+      expect(attrs(call.attributes)).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' });
+      // The MCP target got the call span's context.
+      expect(fixture.headers.map((h) => h.traceparent)).toContain(`00-${call.traceId}-${call.spanId}-01`);
+      const parent = collector.spans().find((s) => s.spanId === call.parentSpanId);
+      expect(parent?.kind).toBe(SERVER);
+      expect(attrs(parent?.attributes)['url.path']).toBe('/tools');
+      const record = await collector.waitFor(
+        () =>
+          collector.logRecords().find((r) => r.traceId === trace && attrs(r.attributes)['gen_ai.tool.name'] === 'add'),
+        'the tools/call access-log record',
+      );
+      const fields = attrs(record.attributes);
+      expect(fields['mcp.method.name']).toBe('tools/call');
+      // A digest of the session id, never the id itself (it resumes the session); a 2026 client has none.
+      if (session) expect(fields['mcp.session.id']).toMatch(/^[0-9a-f]{16}$/);
+      else expect(fields).not.toHaveProperty('mcp.session.id');
+      mcpSeen.set(generation, { span: mcpOnly(attrs(call.attributes)), record: mcpOnly(fields) });
+    },
+  );
+
+  it('gives a 2025 and a 2026-07-28 call the same MCP attributes on span and access-log record', () => {
+    const [legacy, modern] = generations.map((g) => mcpSeen.get(g.generation));
+    expect(legacy).toBeDefined();
+    expect(modern).toEqual(legacy);
   });
 
   it('traces authentication and external authorization, and the authorization service gets the check span as parent', async () => {

@@ -112,7 +112,7 @@ async function handlePost(
   }
   const oneShot = modern || isStateless(route);
   const found = modern
-    ? modernSession(req, res, route, ctx, valid[0] as JsonRpcMessage)
+    ? modernSession(req, res, route, ctx, valid[0] as JsonRpcMessage, claims)
     : isStateless(route)
       ? statelessSession(req, res, route, ctx, valid)
       : findSession(req, res, route, ctx, claims);

@@ -4,15 +4,30 @@
 // so a proxy of HTTP targets holds neither, and an idle session costs a few objects per target rather
 // than an SDK Client, transport and their pending promises. What it does, MCP's "Streamable HTTP"
 // transport and the SDK's client alike: docs/proxy.md "MCP targets over streamable HTTP".
-import type { JSONRPCRequest, Notification, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Implementation,
+  JSONRPCRequest,
+  Notification,
+  ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
-import { InternalError, messageOf } from './jsonrpc.js';
-import { type Envelope, modernVersion, routingHeaders, serverInfoKey, withEnvelope } from './modern.js';
+import { type Discovered, discoverAnswers, sentKey } from './discover-cache.js';
+import { InternalError, InvalidParams, messageOf } from './jsonrpc.js';
+import { isRpcError } from './rpc-error.js';
+import {
+  type Envelope,
+  MissingClientCapability,
+  modernVersion,
+  routingHeaders,
+  serverInfoKey,
+  withEnvelope,
+  withoutServerRequests,
+} from './modern.js';
 import type { TargetDial, Upstream } from './target-connection.js';
 import { targetDial } from './target-tls.js';
 import { endTargetSession } from './target-session.js';
@@ -41,8 +56,22 @@ export const acceptedVersions: readonly string[] = [
 ];
 /** How long a target's generation (2026-07-28 or 2025), learnt from its answer to server/discover, is trusted. */
 const generationTtlMs = 60_000;
+/** A target's JSON-RPC errors about the request (not about the target): its cached discover answer stays. */
+const requestFaults: ReadonlySet<number> = new Set([
+  InvalidParams,
+  MissingClientCapability,
+  -32002, // resource not found
+]);
 /** Targets known to speak only 2025 (no server/discover), by URL: they are not probed again for a while. */
 const legacyTargets = new Map<string, number>();
+
+/** Each target's URL, parsed once per snapshot rather than for every request's connection (never mutated). */
+const urls = new WeakMap<McpTarget, URL>();
+function targetUrl(target: McpTarget, url: string): URL {
+  let parsed = urls.get(target);
+  if (!parsed) urls.set(target, (parsed = new URL(url)));
+  return parsed;
+}
 
 /** A target that never answers initialize must not hold the client's initialize longer than this. */
 const initializeTimeoutMs = 30_000;
@@ -79,6 +108,8 @@ class HttpTarget implements Upstream {
   private version: string | undefined;
   /** Set while the target is spoken to in 2026-07-28: what every call's `_meta` carries. */
   private envelope: Envelope | undefined;
+  /** Its server/discover answer came from discover-cache.ts: a failed call drops it there. */
+  private fromCache = false;
   private readonly url: URL;
   private readonly headers: Record<string, string>;
   private readonly dispatcher: (() => Dispatcher) | undefined;
@@ -100,7 +131,7 @@ class HttpTarget implements Upstream {
     const { target, retry, log } = dial;
     if (!target.remote) throw new Error(`target ${target.name} has no transport`);
     this.name = target.name;
-    this.url = new URL(target.remote.url);
+    this.url = targetUrl(target, target.remote.url);
     this.headers = upstreamHeadersOf(target);
     this.dispatcher = targetDial(target);
     const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');
@@ -127,8 +158,19 @@ class HttpTarget implements Upstream {
       const env = this.envelope;
       if (!env) return call(method, params, opts);
       const headers = { ...opts.headers, ...routingHeaders(method, params) };
-      return call(method, withEnvelope(params, env), { ...opts, headers });
+      const sent = call(method, withEnvelope(params, env), { ...opts, headers });
+      // An answer taken from the cache may be stale (the target restarted, or changed): ask again next time.
+      return this.fromCache ? sent.catch((err: unknown) => this.staleAnswer(err)) : sent;
     };
+  }
+
+  /** A failed call drops the target's cached answers, unless the target only refused the request itself. */
+  private staleAnswer(err: unknown): never {
+    if (!(isRpcError(err) && requestFaults.has(err.code))) {
+      discoverAnswers.forget(this.dial.target);
+      this.fromCache = false;
+    }
+    throw err;
   }
 
   sessionId(): string | undefined {
@@ -187,35 +229,54 @@ class HttpTarget implements Upstream {
   }
 
   /**
-   * Asks the target for server/discover in 2026-07-28; true when it speaks it. A target that refuses (a 2025
-   * server answers 400 or method-not-found) is remembered as 2025 for a while and initialized instead.
+   * Asks the target for server/discover in 2026-07-28 (or takes its answer from discover-cache.ts); true
+   * when it speaks it. A target that refuses (a 2025 server answers 400 or method-not-found) is remembered
+   * as 2025 for a while and initialized instead.
    */
   private async discover(): Promise<boolean> {
     const key = this.url.href;
     if ((legacyTargets.get(key) ?? 0) > Date.now()) return false;
-    const { clientInfo, capabilities } = this.dial;
+    const { clientInfo, capabilities, target, caller } = this.dial;
     this.version = modernVersion;
     this.envelope = { protocolVersion: modernVersion, clientCapabilities: capabilities, clientInfo };
+    const sent = sentKey(capabilities, clientInfo);
+    const cached = discoverAnswers.get(target, sent, caller);
+    if (cached) {
+      this.discovered(cached);
+      this.fromCache = true;
+      return true;
+    }
     try {
       const r = await this.call('server/discover', {}, { timeoutMs: initializeTimeoutMs });
       const versions = r.supportedVersions;
       if (Array.isArray(versions) && versions.includes(modernVersion) && isObject(r.capabilities)) {
-        this.supportedVersions = versions.filter((v): v is string => typeof v === 'string');
-        this.capabilities = r.capabilities as ServerCapabilities;
         const info = isObject(r._meta) ? r._meta[serverInfoKey] : undefined;
-        if (isObject(info) && typeof info.name === 'string')
-          this.serverInfo = info as unknown as Upstream['serverInfo'];
-        if (typeof r.instructions === 'string') this.instructions = r.instructions;
+        const found: Discovered = {
+          supportedVersions: versions.filter((v): v is string => typeof v === 'string'),
+          capabilities: r.capabilities as ServerCapabilities,
+          serverInfo: isObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
+          instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
+        };
+        this.discovered(found);
+        discoverAnswers.put(target, sent, caller, r, found);
         return true;
       }
     } catch (err) {
       this.dial.log.debug({ err: messageOf(err) }, 'the target does not answer server/discover; initializing');
     }
+    discoverAnswers.forget(target);
     this.version = undefined;
     this.envelope = undefined;
     if (legacyTargets.size >= 1024) legacyTargets.clear(); // bounded: one entry per target URL
     legacyTargets.set(key, Date.now() + generationTtlMs);
     return false;
+  }
+
+  private discovered(d: Discovered): void {
+    this.supportedVersions = d.supportedVersions;
+    this.capabilities = d.capabilities;
+    this.serverInfo = d.serverInfo;
+    this.instructions = d.instructions;
   }
 
   notify(method: string): Promise<void> {

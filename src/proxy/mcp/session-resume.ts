@@ -8,6 +8,7 @@ import { McpSession, supportedVersions, type SessionOptions } from './session.js
 import type { SessionState } from './session-seal.js';
 import { clientKeyOf, shortId, subjectOf, type Refused } from './sessions.js';
 import { endTargetSession } from './target-session.js';
+import { childOf } from './log-children.js';
 import type { EndpointContext, McpRoute } from './route.js';
 
 /** What a session of this route is built with; `id` is '' until initialize succeeded and the id is sealed. */
@@ -16,7 +17,9 @@ export function sessionOptions(route: McpRoute, ctx: EndpointContext, id: string
     id,
     backend: route.backend,
     serverInfo: ctx.serverInfo,
-    log: ctx.sessions.log.child({ route: route.name, ...(id ? { session: shortId(id) } : {}) }),
+    log: id
+      ? ctx.sessions.log.child({ route: route.name, session: shortId(id) })
+      : childOf(ctx.sessions.log, 'route', route.name),
     onTargetFailure: ctx.onTargetFailure,
     ...(ctx.onToolCall ? { onToolCall: ctx.onToolCall } : {}),
     stateless,

@@ -25,6 +25,7 @@ import { connectHttpTarget, speaksStreamableHttp } from './http-target.js';
 import { RpcError, isRpcError } from './rpc-error.js';
 import { loadMcpClient } from '../lazy/mcp-client.js';
 import { CallCancel } from './call-cancel.js';
+import { childOf } from './log-children.js';
 import { SessionGone, TargetRecovery } from './session-recovery.js';
 import { endTargetSession } from './target-session.js';
 import { type SealedTarget, type SessionSealer, type SessionState, subjectOf } from './session-seal.js';
@@ -333,9 +334,10 @@ export class McpSession {
         onRequest: (target, r, signal, eventId) => this.fromTarget(target, r, signal, eventId),
         onClose: (target) => this.opts.onTargetFailure(target, 'connection'),
       },
-      log: this.log.child({ target: t.name }),
+      log: childOf(this.log, 'target', t.name),
       retry: this.opts.retry,
       resume,
+      caller: this.subject,
       modernClient: modern ? { listening: modern.listening } : undefined,
     };
     if (speaksStreamableHttp(t)) return connectHttpTarget(dial);

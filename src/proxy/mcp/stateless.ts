@@ -13,6 +13,8 @@ import { McpSession, supportedVersions } from './session.js';
 import { sessionOptions } from './session-resume.js';
 import { openContinuation } from './input-bridge.js';
 import type { ResumeAt } from './target-connection.js';
+import { subjectOf } from './sessions.js';
+import { childOf } from './log-children.js';
 
 export function isStateless(route: McpRoute): boolean {
   return route.backend.sessionRouting === 'STATELESS';
@@ -41,7 +43,7 @@ export async function statelessSession(
     id: '',
     backend: route.backend,
     serverInfo: ctx.serverInfo,
-    log: ctx.sessions.log.child({ route: route.name }),
+    log: childOf(ctx.sessions.log, 'route', route.name),
     onTargetFailure: ctx.onTargetFailure,
     stateless: true,
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
@@ -77,6 +79,7 @@ export async function modernSession(
   route: McpRoute,
   ctx: EndpointContext,
   m: JsonRpcMessage,
+  claims: Record<string, unknown> | null,
 ): Promise<McpSession | undefined> {
   // A notification needs no target: its session connects nothing and only takes the notification.
   const bare = {
@@ -102,6 +105,7 @@ export async function modernSession(
     bridge: { sealer: ctx.sessions.sealer, held: ctx.sessions.held, answerWithinMs: ctx.sessions.inputTimeoutMs },
   };
   const session = new McpSession(options);
+  session.subject = subjectOf(claims); // a target's private discover answer is kept for this subject only (discover-cache.ts)
   try {
     const failed = await session.connect(m.id, resumeOf);
     if (!failed) return session;

@@ -67,6 +67,8 @@ export interface TargetDial {
   log: Logger;
   retry?: RetryPlan | undefined;
   resume?: ResumeAt | undefined;
+  /** The caller's authenticated subject (sessions.ts subjectOf): a target's private discover answer is kept for it alone. */
+  caller?: string | undefined;
   /**
    * The client speaks 2026-07-28 (one request at a time): a 2025 target gets no GET stream unless the request
    * is a subscriptions/listen; its requests to the client become input requests (input-bridge.ts).

@@ -67,7 +67,7 @@ export class TargetSessionGone extends Error {
 export function httpCaller(opts: HttpCallerOptions): UpstreamCall {
   let next = 1;
   const headersNow = sessionHeaders(opts);
-  const origin = new URL(opts.url).origin;
+  const origin = opts.url.origin;
   const path = `${opts.url.pathname}${opts.url.search}`;
   return async (method, params, call) => {
     // String ids cannot collide with the numeric ones of an SDK client on the same target session.
