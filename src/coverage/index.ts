@@ -1,7 +1,8 @@
 // The coverage table of every kind and the one refusal decision: which fields an object sets that
 // this release refuses (issue 14). Status, `gw explain`, the IR and the standalone loader all call
 // `refusalsOf`; nothing else decides what is refused.
-import { classify, classifyNearest, cutTo, normalize, patternDepth } from './match.js';
+import { closestName } from '../problem.js';
+import { childNames, classify, classifyNearest, cutTo, normalize, patternDepth } from './match.js';
 import { gwBackendCoverage } from './gw-backend.js';
 import { gwModelCoverage } from './gw-model.js';
 import { gwParametersCoverage } from './gw-parameters.js';
@@ -40,6 +41,12 @@ export function refusalsOf(
   );
 }
 
+/** A security field an object sets; `written` is the path as written when it was a misspelling of `field`. */
+export interface SecurityField {
+  field: string;
+  written?: string;
+}
+
 /**
  * The security-relevant fields `spec` sets (the coverage table's `security`), each cut to its shortest
  * security-relevant prefix (`spec.traffic.jwtAuthentication`, `spec.backend.mcp.authorization`), sorted.
@@ -50,22 +57,45 @@ export function securityFieldsOf(
   spec: unknown,
   root = kind === 'standalone' ? '' : 'spec',
 ): string[] {
+  return [...new Set(securityFieldsSet(kind, spec, root).map((f) => f.field))].sort();
+}
+
+/**
+ * securityFieldsOf with the misspellings: a field the table does not know whose closest known sibling
+ * (the "did you mean" of validation) is or leads to a security field counts as that field, since the object
+ * was meant to set it (`traffic.jwtAuthentcation` closes what `traffic.jwtAuthentication` would guard).
+ */
+export function securityFieldsSet(
+  kind: CoveredKind,
+  spec: unknown,
+  root = kind === 'standalone' ? '' : 'spec',
+): SecurityField[] {
   // Only invalid objects are asked (rarely): every prefix of every value set is classified on its own, so a
   // wrongly typed value under an exact leaf (`tls.sni: {…}`) still counts as setting that leaf.
   const table = coverageTables[kind];
-  const out = new Set<string>();
-  const visit = (v: unknown, path: string): void => {
+  const out = new Map<string, SecurityField>();
+  const visit = (v: unknown, path: string, written: string): void => {
     const hit = path ? classify(table, path) : undefined;
     if (hit?.[1].security) {
-      out.add(path.replace(/\[\d+\]$/, ''));
+      const field = path.replace(/\[\d+\]$/, '');
+      const typo = written.replace(/\[\d+\]$/, '');
+      const key = `${field} ${typo}`;
+      if (!out.has(key)) out.set(key, typo === field ? { field } : { field, written: typo });
       return;
     }
-    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}[${i}]`));
-    else if (v !== null && typeof v === 'object')
-      for (const [k, x] of Object.entries(v)) visit(x, path ? `${path}.${k}` : k);
+    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}[${i}]`, `${written}[${i}]`));
+    else if (v !== null && typeof v === 'object') {
+      const known = childNames(table, normalize(path));
+      for (const [k, x] of Object.entries(v)) {
+        const name = known.length && !known.includes(k) ? (closestName(k, known) ?? k) : k;
+        visit(x, path ? `${path}.${name}` : name, written ? `${written}.${k}` : k);
+      }
+    }
   };
-  visit(spec, root);
-  return [...out].sort();
+  visit(spec, root, root);
+  return [...out.values()].sort((a, b) =>
+    `${a.field} ${a.written ?? ''}`.localeCompare(`${b.field} ${b.written ?? ''}`),
+  );
 }
 
 /** Whether the coverage table counts the (normalized) field path as security-relevant. */

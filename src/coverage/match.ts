@@ -73,3 +73,24 @@ export function patternDepth(pattern: string): number {
 export function cutTo(path: string, depth: number): string {
   return path.split('.').slice(0, depth).join('.');
 }
+
+const childMemo = new WeakMap<CoverageTable, Map<string, string[]>>();
+
+/** The field names the table knows directly under the normalized `path` (`spec.traffic` → `csrf`, `cors`, …). */
+export function childNames(table: CoverageTable, path: string): string[] {
+  let m = childMemo.get(table);
+  if (!m) childMemo.set(table, (m = new Map()));
+  let names = m.get(path);
+  if (names) return names;
+  const prefix = `${path}.`;
+  const found = new Set<string>();
+  for (const pattern of Object.keys(table)) {
+    if (!pattern.startsWith(prefix)) continue;
+    const name = /^[^.[]+/.exec(pattern.slice(prefix.length))?.[0];
+    if (name && name !== '*') found.add(name);
+  }
+  names = [...found];
+  if (m.size >= MEMO_MAX) m.clear();
+  m.set(path, names);
+  return names;
+}

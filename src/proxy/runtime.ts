@@ -73,7 +73,7 @@ export interface RuntimeOptions {
   /** Session, connection and time limits; unset ones take defaultLimits. */
   limits?: Partial<ProxyLimits>;
   metrics?: ProxyMetrics;
-  /** Milliseconds now, for local rate limits and LLM provider backoff; injected by tests. */
+  /** Milliseconds now, for local rate limits, LLM provider backoff and session max age; injected by tests. */
   clock?: () => number;
   /** Prompt guards of LLM routes (src/proxy/guard); without it LLM requests are not guarded. */
   /** Prompt guards of LLM routes; default the built-in ones (regex, webhook) with GUARDRAIL_WEBHOOK_* from the environment. */
@@ -186,6 +186,7 @@ export class ProxyRuntime {
         onRefused: (reason) => this.metrics.sessionsRefused.inc({ reason }),
       },
       opts.sessionKeys,
+      opts.clock,
     );
     this.forwarder = new HttpForwarder({
       log: this.log,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startProxy, textOf, type Started } from './harness.js';
+import { startProxy, textOf, waitFor, type Started } from './harness.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 
 let upstream: HttpFixture;
@@ -120,7 +120,8 @@ describe('client streams with event ids and Last-Event-ID', () => {
     const seen = await readUntil(post, /^id: .+$/m); // the first progress event, then the client goes away
     const [first] = ids(seen);
     expect(first).toMatch(/^\d+-\d+$/);
-    await new Promise((r) => setTimeout(r, 250)); // the call finishes while nobody listens
+    // The call finishes while nobody listens: the proxy holds no call of the session in flight any more.
+    await waitFor(() => proxy.runtime.sessions.get(headers['mcp-session-id'] ?? '')?.busy === false);
     const again = await fetch(proxy.url, {
       headers: { ...headers, accept: 'text/event-stream', 'last-event-id': first ?? '' },
     });

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import type { Snapshot } from '../../src/ir/types.js';
+import { waitFor } from './harness.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
 import { trafficManifests } from './traffic-manifests.js';
@@ -60,44 +61,72 @@ function startBalancer(replicas: Replica[]): Promise<{ server: Server; port: num
   );
 }
 
+/** What the load has seen so far: answers per replica (by port) and every failure. */
+interface LoadTally {
+  ok: number;
+  byReplica: Map<number, number>;
+  failed: string[];
+}
+
 /** `workers` clients in a loop until `stop()`; every status and failure is counted. */
-function steadyLoad(url: string, workers: number): { stop(): Promise<{ ok: number; failed: string[] }> } {
+function steadyLoad(url: string, workers: number): { seen: LoadTally; stop(): Promise<LoadTally> } {
   let running = true;
-  let ok = 0;
-  const failed: string[] = [];
+  const seen: LoadTally = { ok: 0, byReplica: new Map(), failed: [] };
   const loops = Array.from({ length: workers }, async () => {
     while (running) {
       try {
         const res = await fetch(url);
         const body = await res.text();
-        if (res.status === 200) ok++;
-        else failed.push(`${res.status} ${body.slice(0, 80)}`);
+        if (res.status !== 200) {
+          seen.failed.push(`${res.status} ${body.slice(0, 80)}`);
+          continue;
+        }
+        seen.ok++;
+        const replica = Number(res.headers.get('x-replica'));
+        seen.byReplica.set(replica, (seen.byReplica.get(replica) ?? 0) + 1);
       } catch (err) {
-        failed.push(String((err as Error).cause ?? err));
+        seen.failed.push(String((err as Error).cause ?? err));
       }
     }
   });
   return {
+    seen,
     stop: async () => {
       running = false;
       await Promise.all(loops);
-      return { ok, failed };
+      return seen;
     },
   };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Answers (of any outcome) the load has completed. */
+const completed = (t: LoadTally): number => t.ok + t.failed.length;
+
+/** Whether a request on a new connection to `url` is refused (the listener no longer accepts). */
+function refusesNewConnections(url: string): Promise<boolean> {
+  return new Promise((resolve) =>
+    httpRequest(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(false));
+    })
+      .on('error', () => resolve(true))
+      .end(),
+  );
+}
+
+/** How long the upstream takes to answer: long enough that a drain or a close always finds requests in flight. */
+const ANSWER_MS = 40;
 
 describe('graceful shutdown', () => {
   let upstream: Upstream;
   let ir: Snapshot;
 
   beforeAll(async () => {
-    // Each answer takes 40 ms, so a drain always finds requests in flight.
+    // The behaviour under test: each answer takes ANSWER_MS, so a drain always finds requests in flight.
     upstream = await startUpstream((req, res) => {
       if (req.url?.startsWith('/app/forever'))
         return void res.writeHead(200, { 'content-type': 'text/plain' }).write('x');
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), 40);
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), ANSWER_MS);
     });
     ir = translatedIr(trafficManifests(upstream.port, [{ name: 'app', traffic: '{timeouts: {request: 30s}}' }]));
   });
@@ -109,30 +138,33 @@ describe('graceful shutdown', () => {
     const replicas = [await startReplica(ir), await startReplica(ir)];
     const lb = await startBalancer(replicas);
     const load = steadyLoad(`http://127.0.0.1:${lb.port}/app/x`, 8);
-    await sleep(400);
+    // Both replicas carry the load before the update starts.
+    await waitFor(() => replicas.every((r) => (load.seen.byReplica.get(r.port) ?? 0) >= 5));
     const old = replicas[0]!;
     // A rolling update: the old pod drains (min delay longer than the balancer's 100 ms polling), a new one
     // starts beside it and joins the rotation once ready.
     const drained = old.runtime.drain({ minMs: 300, maxMs: 5000 });
     expect(old.runtime.ready).toBe(false);
-    replicas.push(await startReplica(ir));
+    const replacement = await startReplica(ir);
+    replicas.push(replacement);
     expect(await drained).toBe('drained');
-    await sleep(400);
-    const { ok, failed } = await load.stop();
+    // Traffic really flows through the replacement.
+    await waitFor(() => (load.seen.byReplica.get(replacement.port) ?? 0) >= 5);
+    const { failed } = await load.stop();
     lb.stop();
     for (const r of replicas) await r.runtime.close();
     expect(failed).toEqual([]);
-    // Traffic really flowed through the replacement (a loaded CI machine serves fewer than an idle one).
-    expect(ok).toBeGreaterThan(10);
   });
 
   it('fails requests when the replica closes at once instead of draining (what the drain prevents)', async () => {
     const replicas = [await startReplica(ir), await startReplica(ir)];
     const lb = await startBalancer(replicas);
     const load = steadyLoad(`http://127.0.0.1:${lb.port}/app/x`, 8);
-    await sleep(400);
+    await waitFor(() => replicas.every((r) => (load.seen.byReplica.get(r.port) ?? 0) >= 5));
     await replicas[0]!.runtime.close();
-    await sleep(400);
+    // Well past the balancer's next readiness poll: 20 more answers of 40 ms each over 8 workers.
+    const before = completed(load.seen);
+    await waitFor(() => completed(load.seen) >= before + 20);
     const { failed } = await load.stop();
     lb.stop();
     await replicas[1]!.runtime.close();
@@ -151,12 +183,12 @@ describe('graceful shutdown', () => {
       forever.resume();
     });
     const drained = replica.runtime.drain({ minMs: 300, maxMs: 800 });
-    await sleep(100);
     // Within the minimum delay: unready, still serving new connections.
     expect(replica.runtime.ready).toBe(false);
     expect((await fetch(`${base}/app/x`)).status).toBe(200);
-    await sleep(400);
-    // After it: the listener no longer accepts.
+    // After it (and not before): the listener no longer accepts.
+    await waitFor(() => refusesNewConnections(`${base}/app/x`));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     await expect(fetch(`${base}/app/x`)).rejects.toThrow();
     expect(await drained).toBe('cut');
     const ended = await cut;

@@ -29,7 +29,8 @@ export const seen = (res: RawResponse): { url: string; headers: Record<string, s
 export async function startAuthBench(
   cases: TrafficCase[],
   extra = '',
-  opts: { clock?: () => number } = {},
+  /** `clock`: the runtime's (rate limits, caches); `authClock`: the route security's (token and key expiry). */
+  opts: { clock?: () => number; authClock?: () => number } = {},
 ): Promise<AuthBench> {
   let hits = 0;
   const logged: string[] = [];
@@ -48,7 +49,7 @@ export async function startAuthBench(
   });
   const runtime = new ProxyRuntime({
     log: pino({ level: 'debug' }, sink),
-    security: createRouteSecurity(),
+    security: createRouteSecurity(opts.authClock ? { now: opts.authClock } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const manifests = trafficManifests(upstream.port, cases, extra);

@@ -96,10 +96,17 @@ spec:
           traffic: `{authorization: {action: Allow, policy: {matchExpressions: ['tenant == "a"']}}}`,
         },
         { name: 'open', traffic: '{timeouts: {request: 5s}}' },
+        // A misspelt security field: the object is invalid and meant to authenticate.
+        { name: 'jwt-typo', traffic: `{${jwt.replace('jwtAuthentication', 'jwtAuthentcation')}}` },
       ],
       extra,
     );
-    const invalid = ['GwPolicy default/jwt-bad', 'GwPolicy default/allow-bad', 'GwPolicy default/mcp-bad'];
+    const invalid = [
+      'GwPolicy default/jwt-bad',
+      'GwPolicy default/allow-bad',
+      'GwPolicy default/mcp-bad',
+      'GwPolicy default/jwt-typo',
+    ];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
         lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
@@ -140,6 +147,26 @@ spec:
     expect(res.status).toBe(503);
     expect(refusedBody(res.body).error_description).toContain('spec.traffic.authorization');
     expect(hits).toBe(before);
+  });
+
+  it('answers 503 on a route whose policy misspells jwtAuthentication, naming the typo and the field it closes', async () => {
+    const before = hits;
+    const res = await rawRequest(`${base}/jwt-typo`);
+    expect(res.status).toBe(503);
+    const body = refusedBody(res.body);
+    expect(body.error).toBe('policy_not_enforced');
+    expect(body.error_description).toContain('spec.traffic.jwtAuthentication');
+    expect(hits).toBe(before);
+    // The log (like the statuses, test/translate/invalid-objects.test.ts) says which spelling it took for which.
+    const logged = lines.find(
+      (l) => String(l.msg).includes('does not enforce') && String(l.route).includes('jwt-typo'),
+    );
+    expect(logged?.refusals).toEqual([
+      expect.objectContaining({
+        field: 'spec.traffic.jwtAuthentication',
+        reason: expect.stringContaining('spec.traffic.jwtAuthentcation is taken as spec.traffic.jwtAuthentication'),
+      }),
+    ]);
   });
 
   it('still serves the routes no invalid object reaches', async () => {

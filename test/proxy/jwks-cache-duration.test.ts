@@ -3,7 +3,6 @@
 // server counts its fetches per route). Without the field the keys stay cached (the 5-minute default).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthBench, type AuthBench } from './http-auth-harness.js';
@@ -15,6 +14,8 @@ describe('jwks.remote.cacheDuration', () => {
   let jwks: Server;
   let key: CryptoKey;
   const fetches: Record<string, number> = {};
+  /** The proxy's clock for token and key expiry, moved by the test. */
+  let now = Date.now();
 
   beforeAll(async () => {
     const pair = await generateKeyPair('ES256');
@@ -28,10 +29,14 @@ describe('jwks.remote.cacheDuration', () => {
     const base = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}`;
     const provider = (path: string, cache?: string) =>
       `{issuer: "${iss}", jwks: {remote: {url: "${base}${path}"${cache ? `, cacheDuration: ${cache}` : ''}}}}`;
-    bench = await startAuthBench([
-      { name: 'short', traffic: `{jwtAuthentication: {providers: [${provider('/short', '1s')}]}}` },
-      { name: 'default', traffic: `{jwtAuthentication: {providers: [${provider('/default')}]}}` },
-    ]);
+    bench = await startAuthBench(
+      [
+        { name: 'short', traffic: `{jwtAuthentication: {providers: [${provider('/short', '1s')}]}}` },
+        { name: 'default', traffic: `{jwtAuthentication: {providers: [${provider('/default')}]}}` },
+      ],
+      '',
+      { authClock: () => now },
+    );
   });
 
   afterAll(async () => {
@@ -56,7 +61,10 @@ describe('jwks.remote.cacheDuration', () => {
     expect([await call('short'), await call('default')]).toEqual([200, 200]);
     expect([await call('short'), await call('default')]).toEqual([200, 200]);
     expect(fetches).toEqual({ '/short': 1, '/default': 1 });
-    await sleep(1_200);
+    now += 1_000; // exactly the duration: still fresh
+    expect([await call('short'), await call('default')]).toEqual([200, 200]);
+    expect(fetches).toEqual({ '/short': 1, '/default': 1 });
+    now += 1; // older than the duration: refetched on first use
     expect([await call('short'), await call('default')]).toEqual([200, 200]);
     expect(fetches).toEqual({ '/short': 2, '/default': 1 });
   });

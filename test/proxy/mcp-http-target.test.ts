@@ -10,6 +10,7 @@ import type { McpTarget } from '../../src/ir/types.js';
 import { connectHttpTarget, streamReconnects } from '../../src/proxy/mcp/http-target.js';
 import type { TargetDial, Upstream, UpstreamEvents } from '../../src/proxy/mcp/target-connection.js';
 import { waitFor } from './harness.js';
+import { capturingLogger } from './mcp-guardrails/servers.js';
 
 interface Seen {
   method: string;
@@ -250,34 +251,28 @@ describe('connectHttpTarget', () => {
 
   it('gives up after the set number of refused reconnects in a row', async () => {
     const target = await started();
-    const { dial } = dialOf(target.url, async () => ({}));
+    const { log, lines } = capturingLogger();
+    const { dial, got } = dialOf(target.url, async () => ({}), { log });
     ups.push(await connectHttpTarget(dial));
     await waitFor(() => target.streams.length === 1);
+    // The event after the retry field proves the proxy has read it.
     target.streams[0]?.write('retry: 10\n\n');
-    await new Promise((r) => setTimeout(r, 20));
+    target.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    await waitFor(() => got.notifications.length === 1);
     target.getStatus = 503; // restarting, for longer than the proxy waits
     target.streams[0]?.end();
-    const gets = (): number => target.seen.filter((s) => s.method === 'GET').length;
-    await waitFor(() => gets() === 1 + streamReconnects.attempts);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(gets()).toBe(1 + streamReconnects.attempts);
+    await waitFor(() => lines.some((l) => l.includes('gave up reconnecting the target GET stream')));
+    expect(target.seen.filter((s) => s.method === 'GET')).toHaveLength(1 + streamReconnects.attempts);
   });
 
   it('takes a 405 as a target without a GET stream and does not ask again', async () => {
     const target = await started();
     target.getStatus = 405;
-    // A re-ask would follow the reconnect schedule: shorten it so that the wait below outlasts several.
-    const firstDelayMs = streamReconnects.firstDelayMs;
-    streamReconnects.firstDelayMs = 20;
-    try {
-      const { dial } = dialOf(target.url, async () => ({}));
-      ups.push(await connectHttpTarget(dial));
-      await waitFor(() => target.seen.some((s) => s.method === 'GET'));
-      await new Promise((r) => setTimeout(r, 10 * streamReconnects.firstDelayMs));
-      expect(target.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
-    } finally {
-      streamReconnects.firstDelayMs = firstDelayMs;
-    }
+    const { log, lines } = capturingLogger();
+    const { dial } = dialOf(target.url, async () => ({}), { log });
+    ups.push(await connectHttpTarget(dial));
+    await waitFor(() => lines.some((l) => l.includes('the target has no GET stream (405); not asking again')));
+    expect(target.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
   });
 
   it('forwards the session notifications to the target, and ends the target session on close(true) only', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics, MAX_LABEL_SETS } from '../../src/proxy/metrics.js';
 import { startOps, type OpsServers } from '../../src/proxy/ops.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { waitFor } from './harness.js';
 import { log, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
 import { trafficManifests, frontendPolicy } from './traffic-manifests.js';
@@ -42,10 +43,16 @@ const serve = async (extra: string): Promise<void> => {
   });
 };
 const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${ops?.metricsPort}/metrics`)).text();
+/** Requests the request counter has recorded so far, over every label set. */
+const counted = async (): Promise<number> => {
+  const values = (await runtime?.metrics.registry.getSingleMetric('gw_http_requests_total')?.get())?.values ?? [];
+  return values.reduce((n, v) => n + v.value, 0);
+};
 const get = async (path: string, headers: Record<string, string> = {}): Promise<void> => {
+  const before = await counted();
   await (await fetch(`${base}${path}`, { headers })).text();
-  // The metrics are recorded when the response closes.
-  await new Promise((r) => setTimeout(r, 20));
+  // The metrics are recorded when the response closes, which may come after the client has read it.
+  await waitFor(async () => (await counted()) > before);
 };
 
 beforeAll(async () => {

@@ -54,10 +54,11 @@ describe('pass-through between client and targets', () => {
   it('cancels the upstream call when the client cancels', async () => {
     const { client } = await connectClient(proxy.url);
     const ac = new AbortController();
+    // Cancelled once the target is working on it (its first progress), long before its 50 steps end.
     const call = client.callTool({ name: 'local_slow', arguments: { steps: 50, ms: 100 } }, undefined, {
       signal: ac.signal,
+      onprogress: () => ac.abort('changed my mind'),
     });
-    setTimeout(() => ac.abort('changed my mind'), 200);
     await expect(call).rejects.toThrow();
     expect(textOf(await client.callTool({ name: 'local_echo', arguments: { text: 'after' } }))).toBe('local:after');
     await client.close();
@@ -82,12 +83,13 @@ describe('pass-through between client and targets', () => {
   });
 
   it('forwards list_changed notifications on the GET stream', async () => {
-    const { client } = await connectClient(proxy.url);
+    const { client, transport } = await connectClient(proxy.url);
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       changed++;
     });
-    await new Promise((r) => setTimeout(r, 300)); // the SDK opens its GET stream after initialized
+    // The SDK opens its GET stream after initialized: the notification goes out once the proxy holds it.
+    await waitFor(() => proxy.runtime.sessions.get(transport.sessionId ?? '')?.standalone?.open === true);
     await client.callTool({ name: 'local_change' });
     await waitFor(() => changed > 0);
     await client.close();

@@ -19,6 +19,13 @@ export interface ResumableUpstream {
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+// The behaviour under test, a target's own pacing: it sends an event, lets it travel to the proxy, loses the
+// stream, and keeps working for a moment while no stream is attached (so what follows is only replayed).
+/** Time for the first event to reach the proxy before the stream is lost. */
+const BEFORE_LOSS_MS = 30;
+/** Time the call goes on with no stream, before its last progress and answer. */
+const WHILE_GONE_MS = 30;
+
 /** `refuseResume`: event ids are given, but a GET with Last-Event-ID is answered 405. */
 export async function startResumableUpstream(
   opts: { eventStore?: boolean; refuseResume?: boolean } = {},
@@ -41,10 +48,10 @@ export async function startResumableUpstream(
           });
       };
       await progress(1);
-      await pause(30);
+      await pause(BEFORE_LOSS_MS);
       if (req.params.name === 'poll') extra.closeSSEStream?.();
       else sockets.get(String(extra.requestId))?.destroy();
-      await pause(30);
+      await pause(WHILE_GONE_MS);
       await progress(2);
       return { content: [{ type: 'text' as const, text: `${req.params.name} answered after the stream was lost` }] };
     });

@@ -9,21 +9,24 @@ import { describe, expect, it } from 'vitest';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** A Node child under tsx, its stdout collected line by line. */
-function child(args: string[]): { proc: ChildProcess; lines: string[] } {
+/** A Node child under tsx, its stdout collected line by line; `firstLine` settles with the first one. */
+function child(args: string[]): { proc: ChildProcess; lines: string[]; firstLine: Promise<string> } {
   const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
-  createInterface({ input: proc.stdout! }).on('line', (l) => lines.push(l));
-  return { proc, lines };
+  const input = createInterface({ input: proc.stdout! });
+  input.on('line', (l) => lines.push(l));
+  const firstLine = new Promise<string>((resolve, reject) => {
+    input.once('line', resolve);
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited (${code}) before printing a line`)));
+  });
+  return { proc, lines, firstLine };
 }
 
 describe('MCP SDK loading', () => {
   it('is not loaded for streamable-HTTP targets, and is for a stdio target', async () => {
     const upstream = child([path.join(here, '../../bench/proxy/cheap-upstream.ts')]);
     try {
-      const deadline = Date.now() + 20_000;
-      while (!upstream.lines[0] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(upstream.lines[0]).toMatch(/^http:/);
+      expect(await upstream.firstLine).toMatch(/^http:/);
       const proxy = child([path.join(here, '../fixtures/sdk-loads.ts'), String(upstream.lines[0])]);
       const code = await new Promise((resolve) => proxy.proc.once('exit', resolve));
       expect(code).toBe(0);

@@ -6,10 +6,6 @@ import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.
 import { startProxy, type Started } from './harness.js';
 import { targetRequestsPending } from '../../src/proxy/mcp/upstream-fetch.js';
 
-// Long enough that a loaded machine (CI ran this at load average 8 on 2 cores, where opening the 256
-// calls took over 6 s) opens all of them well before the first one ends.
-const HOLD_MS = 25_000;
-
 const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const init = JSON.stringify({
   jsonrpc: '2.0',
@@ -21,14 +17,18 @@ const init = JSON.stringify({
 describe('a saturated target', () => {
   let target: HttpFixture;
   let proxy: Started;
+  /** The held calls answer when the test calls `release`, after it has seen what a full pool does. */
+  let release: () => void = () => undefined;
+  const hold = new Promise<void>((resolve) => (release = resolve));
   beforeAll(async () => {
-    target = await startHttpFixture({ id: 'h', json: true });
+    target = await startHttpFixture({ id: 'h', json: true, hold });
     proxy = await startProxy(
       { targets: [{ name: 'h', streamableHttp: { url: target.url } }] },
       { limits: { targetQueue: 0 } },
     );
   });
   afterAll(async () => {
+    release();
     await proxy?.close();
     await target?.close();
   });
@@ -38,38 +38,30 @@ describe('a saturated target', () => {
     const opened = await fetch(proxy.url, { method: 'POST', headers: json, body: init });
     const session = opened.headers.get('mcp-session-id') ?? '';
     await opened.text();
-    const call = (id: number, ms: number): Promise<string> =>
+    const call = (id: number, args: Record<string, unknown>): Promise<string> =>
       fetch(proxy.url, {
         method: 'POST',
         headers: { ...json, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name: 'slow', arguments: { steps: 1, ms } },
-        }),
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: args } }),
       }).then((r) => r.text());
-    // 256 slow calls hold every pooled connection to the target.
-    // Opened in batches, so neither side's accept backlog overflows on a loaded machine.
+    // 256 held calls take every pooled connection to the target.
+    // Opened in batches, each on the target before the next, so neither side's accept backlog overflows.
     const held: Promise<string>[] = [];
-    const heldAt = Date.now();
     for (let b = 0; b < 4; b++) {
       for (let i = 0; i < 64; i++)
-        held.push(call(100 + b * 64 + i, HOLD_MS).catch((err: unknown) => `failed: ${String(err)}`));
-      await new Promise((r) => setTimeout(r, 150));
+        held.push(call(100 + b * 64 + i, { held: true }).catch((err: unknown) => `failed: ${String(err)}`));
+      await expect.poll(() => targetRequestsPending(origin), { timeout: 60_000, interval: 50 }).toBe((b + 1) * 64);
     }
-    // Every pooled connection carries one of them before the next call is sent.
-    await expect.poll(() => targetRequestsPending(origin), { timeout: HOLD_MS - 5_000, interval: 50 }).toBe(256);
-    const refused = await call(1, 10);
-    // Answered at once, long before any held call could have freed a connection.
-    expect(Date.now() - heldAt).toBeLessThan(HOLD_MS);
+    // Every held call is still waiting for the test: this one finds the pool full.
+    const refused = await call(1, { steps: 1, ms: 10 });
     expect(refused).toContain('is saturated');
     const second = await fetch(proxy.url, { method: 'POST', headers: json, body: init });
     expect(second.status).toBe(503);
     expect(second.headers.get('retry-after')).toBe('1');
     expect(JSON.parse(await second.text())).toMatchObject({ error: 'overloaded' });
+    release();
     const answers = await Promise.all(held);
     expect(answers.filter((a) => a.includes('"result"'))).toHaveLength(256);
-    expect(await call(2, 10)).toContain('"result"');
+    expect(await call(2, { steps: 1, ms: 10 })).toContain('"result"');
   }, 90_000);
 });

@@ -4,9 +4,15 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, readAll, startUpstream, type Upstream } from './http-forward-harness.js';
+import { waitFor } from './harness.js';
 import { freePort } from './ports.js';
 import { translatedIr } from './translated-ir.js';
 import { trafficManifests } from './traffic-manifests.js';
+
+/** The behaviour under test: /timed and /ruled answer after the policy's 100 ms timeout, well within the rule's 2 s. */
+const LATE_MS = 300;
+/** The behaviour under test: /stream sends its first bytes, then the connection drops mid-body. */
+const CUT_AFTER_MS = 30;
 
 describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
   let upstream: Upstream;
@@ -22,7 +28,7 @@ describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
       tries.set(id, n);
       const url = req.url ?? '';
       if (url.startsWith('/timed') || url.startsWith('/ruled')) {
-        setTimeout(() => res.writeHead(200).end('late'), 300);
+        setTimeout(() => res.writeHead(200).end('late'), LATE_MS);
         return;
       }
       if (url.startsWith('/flaky')) {
@@ -35,7 +41,7 @@ describe('GwPolicy traffic settings on forwarded HTTP routes', () => {
       if (url.startsWith('/stream')) {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.write('partial ');
-        setTimeout(() => res.socket?.destroy(), 30);
+        setTimeout(() => res.socket?.destroy(), CUT_AFTER_MS);
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json', 'x-who': 'upstream' }).end(JSON.stringify(req.headers));
@@ -135,10 +141,16 @@ spec:
   });
 
   it('does not retry once the response has started streaming to the client', async () => {
+    const failuresCounted = async (): Promise<number> => {
+      const text = await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_failures_total');
+      return [...text.matchAll(/^gw_upstream_failures_total\{.*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    };
+    const failuresBefore = await failuresCounted();
     const res = await rawRequest(`${base}/stream`, { headers: { 'x-id': 'stream-1' } }).catch((err: Error) => err);
     // The body is cut: either the client sees the reset or a truncated body, never a second try.
     if (!(res instanceof Error)) expect(res.body).toBe('partial ');
-    await new Promise((r) => setTimeout(r, 100));
+    // The proxy counts an upstream failure once it has given up on the request (no try left to make).
+    await waitFor(async () => (await failuresCounted()) > failuresBefore);
     expect(tries.get('stream-1')).toBe(1);
   });
 

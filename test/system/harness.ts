@@ -12,7 +12,8 @@ import { startLocalServer, type LocalServer } from '../../src/controller/local/s
 export { freePort } from '../proxy/ports.js';
 
 export const log = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Only between polls and paced calls: tests wait for events (waitFor), never for time. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function waitFor(
   what: string,
@@ -243,7 +244,10 @@ export interface Load {
   stop(): Promise<string[]>;
 }
 
-/** Steady, bounded load: one echo call at a time per client, 10 ms apart, until stopped. */
+/** The load's pace: each client's next call follows its last answer after this long. */
+const LOAD_PACE_MS = 10;
+
+/** Steady, bounded load: one echo call at a time per client, LOAD_PACE_MS apart, until stopped. */
 export function startEchoLoad(clients: Client[]): Load {
   let ok = 0;
   let running = true;
@@ -257,7 +261,7 @@ export function startEchoLoad(clients: Client[]): Load {
       } catch (err) {
         failures.push(`client ${i}: ${(err as Error).message}`);
       }
-      await sleep(10);
+      await sleep(LOAD_PACE_MS);
     }
   });
   return {

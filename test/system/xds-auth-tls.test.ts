@@ -20,7 +20,6 @@ import {
   initializeStatus,
   isReady,
   log,
-  sleep,
   startEchoLoad,
   waitFor,
   writeManifests,
@@ -167,7 +166,9 @@ describe('proxies against the xDS server with authentication and TLS', () => {
     clients.push(...sessions);
     const load = startEchoLoad(sessions);
     await server.rotateServingCert();
-    await sleep(200);
+    // The load goes on across the first rotation before the second.
+    const servedBefore = load.ok();
+    await waitFor('calls served after the first rotation', () => load.ok() >= servedBefore + 5);
     await server.rotateServingCert();
     // The open streams still deliver: a change after the rotations reaches both proxies.
     writeRoute(join(dir, 'manifests'), '/rotated', 'rotated');

@@ -59,9 +59,8 @@ function translated(kind: 'GwPolicy' | 'GwBackend' | 'GwModel', spec: Record<str
     'test',
   );
   expect(stored.problems.length).toBeGreaterThan(0);
-  const snapshot = snapshots(
-    translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: 'now', enableModels: true }),
-  ).get('ns/gw');
+  const state = translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: 'now', enableModels: true });
+  const snapshot = snapshots(state).get('ns/gw');
   const resources = (snapshot?.resources ?? []) as {
     route?: { refusals?: IrRefusal[] };
     listener?: { refusals?: IrRefusal[] };
@@ -71,6 +70,8 @@ function translated(kind: 'GwPolicy' | 'GwBackend' | 'GwModel', spec: Record<str
     routes: resources.flatMap((r) => r.route?.refusals ?? []),
     listeners: resources.flatMap((r) => r.listener?.refusals ?? []),
     models: resources.flatMap((r) => r.model?.refusals ?? []),
+    /** An object's status as JSON text (`GwPolicy/ns/p`). */
+    statusText: (key: string): string => JSON.stringify(state.statuses.get(key) ?? {}),
   };
 }
 
@@ -113,6 +114,47 @@ describe('an invalid object with a security field closes what it targets', () =>
       targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'r' }],
       traffic: { timeouts: INVALID },
     });
+    expect(got.routes).toEqual([]);
+  });
+});
+
+describe('a misspelt security field counts as the field it was meant to be', () => {
+  const routeTarget = { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'r' };
+  const jwt = { providers: [{ issuer: 'https://i.test', jwks: { remote: { url: 'https://i.test/jwks' } } }] };
+
+  it('closes the route of a GwPolicy with traffic.jwtAuthentcation, naming the typo and the field', () => {
+    const got = translated('GwPolicy', { targetRefs: [routeTarget], traffic: { jwtAuthentcation: jwt } });
+    expect(got.routes).toEqual([
+      expect.objectContaining({ field: 'spec.traffic.jwtAuthentication', source: 'GwPolicy ns/p', security: true }),
+    ]);
+    expect(got.routes[0]?.reason).toContain('spec.traffic.jwtAuthentcation is taken as spec.traffic.jwtAuthentication');
+    const named = 'spec.traffic.jwtAuthentication (written spec.traffic.jwtAuthentcation)';
+    expect(got.statusText('GwPolicy/ns/p')).toContain(named);
+    expect(got.statusText('HTTPRoute/ns/r')).toContain(named);
+  });
+
+  it('follows a misspelt section down to the security field under it (trafic.csrf)', () => {
+    const got = translated('GwPolicy', { targetRefs: [routeTarget], traffic: {}, trafic: { csrf: {} } });
+    expect(got.routes.map((r) => r.field)).toEqual(['spec.traffic.csrf']);
+  });
+
+  it('closes the rule to a GwBackend with a misspelt target tls section', () => {
+    const target = { name: 't', static: { host: '10.0.0.2', port: 80, policies: { tsl: { sni: 'x' } } } };
+    const got = translated('GwBackend', { mcp: { targets: [target] } });
+    expect(got.routes.map((r) => r.field)).toEqual(['spec.mcp.targets[0].static.policies.tls.sni']);
+  });
+
+  it('closes a GwModel with a misspelt policies.authorization', () => {
+    const base = { parentRefs: [{ name: 'gw' }], provider: 'OpenAI', match: { model: 'gpt-x' } };
+    const got = translated('GwModel', {
+      ...base,
+      policies: { authorizaton: { policy: { matchExpressions: ['true'] } } },
+    });
+    expect(got.models.map((r) => r.field)).toEqual(['spec.policies.authorization']);
+  });
+
+  it('leaves out a GwPolicy whose typo is closest to a field that does not touch security (traffic.timeuots)', () => {
+    const got = translated('GwPolicy', { targetRefs: [routeTarget], traffic: { timeuots: { request: '1s' } } });
     expect(got.routes).toEqual([]);
   });
 });

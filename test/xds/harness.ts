@@ -84,8 +84,6 @@ export async function waitFor(what: string, predicate: () => boolean, timeoutMs 
   }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export function names(u: XdsUpdate | undefined): { upserts: string[]; removes: string[] } {
   return { upserts: (u?.upserts ?? []).map((r) => r.name), removes: u?.removes ?? [] };
 }

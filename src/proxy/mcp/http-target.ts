@@ -395,7 +395,10 @@ class HttpTarget implements Upstream {
         this.streamOpened?.();
         if (res.statusCode < 200 || res.statusCode >= 300 || type !== 'text/event-stream') {
           res.body.resume();
-          if (res.statusCode === 405) return;
+          if (res.statusCode === 405) {
+            this.dial.log.debug('the target has no GET stream (405); not asking again');
+            return;
+          }
           this.dial.log.debug({ status: res.statusCode, type }, 'the target refused its GET stream');
           // The first refusal is the target's answer; a refused reconnect may be a target restarting.
           if (reconnecting) this.again(lastEventId, failures + 1);

@@ -87,7 +87,7 @@ export function openSealed(
   ctx: EndpointContext,
   claims: Record<string, unknown> | null,
 ): SessionState | undefined {
-  const state = ctx.sessions.sealer.open(id);
+  const state = ctx.sessions.sealer.open(id, ctx.sessions.now());
   if (!state || state.route !== route.name) return undefined;
   if (state.subject !== undefined && state.subject !== subjectOf(claims)) return undefined;
   return state;

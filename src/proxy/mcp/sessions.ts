@@ -77,6 +77,8 @@ export class SessionRegistry {
     private readonly limits: SessionLimits,
     private readonly events: SessionEvents,
     keys: SessionKeys = randomSessionKeys(),
+    /** Milliseconds now, for the sealed ids' max age (tests move it instead of waiting). */
+    readonly now: () => number = Date.now,
   ) {
     this.sealer = new SessionSealer(keys);
     this.sweeper = setInterval(() => void this.sweep(), Math.max(50, Math.min(limits.idleMs / 2, 60_000)));
@@ -89,7 +91,7 @@ export class SessionRegistry {
 
   get(id: string): McpSession | undefined {
     const s = this.sessions.get(id);
-    if (s && s.expiresAt <= Date.now()) {
+    if (s && s.expiresAt <= this.now()) {
       // Past the sealed expiry no replica opens the id; this one lets go of its copy too.
       void this.end(id, 'session max age reached', false);
       return undefined;
@@ -99,7 +101,7 @@ export class SessionRegistry {
 
   /** Seals the initialized session's state into its id (the route names which endpoint may resume it). */
   seal(session: McpSession, route: string): string {
-    session.expiresAt = Date.now() + this.limits.maxAgeMs;
+    session.expiresAt = this.now() + this.limits.maxAgeMs;
     const state = session.state(route, session.expiresAt);
     session.sealed = state.targets;
     const id = this.sealer.seal(state);
@@ -181,7 +183,7 @@ export class SessionRegistry {
   /** `everywhere` ends the target sessions too (DELETE, a lost target); otherwise only this process lets go. */
   /** Remembers that a session ended (on this or a sibling process), so its id no longer resumes here. */
   markEnded(digest: string, expiresAt: number): void {
-    const now = Date.now();
+    const now = this.now();
     if (this.ended.size >= maxEnded)
       for (const [d, exp] of this.ended) if (exp <= now || this.ended.size >= maxEnded) this.ended.delete(d);
     this.ended.set(digest, expiresAt);
@@ -197,7 +199,8 @@ export class SessionRegistry {
   async end(id: string, reason = 'client ended the session', everywhere = true): Promise<void> {
     const s = this.sessions.get(id);
     if (everywhere) {
-      const expiresAt = s?.expiresAt ?? this.sealer.open(id)?.expiresAt ?? Date.now() + this.limits.maxAgeMs;
+      const expiresAt =
+        s?.expiresAt ?? this.sealer.open(id, this.now())?.expiresAt ?? this.now() + this.limits.maxAgeMs;
       this.markEnded(shortId(id), expiresAt);
       await this.onEndedEverywhere?.(shortId(id), expiresAt);
     }

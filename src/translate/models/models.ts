@@ -12,7 +12,7 @@ import { routeSpec, type ParentReference } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
 import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type { IrRefusal } from '../../coverage/effective.js';
-import { invalidObjectRefusals } from '../policies/invalid-objects.js';
+import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import type {
   AiCredentialInput,
   ModelInput,
@@ -89,7 +89,7 @@ function translateModel(
     const { names, why } = target;
     const ok = m.problems.length === 0 && why === '' && names.length > 0;
     const closes = closed.length
-      ? `; it sets ${closed.map((r) => r.field).join(', ')}, so requests for this model answer 503 policy_not_enforced until it is fixed`
+      ? `; it sets ${closed.map(closedFieldName).join(', ')}, so requests for this model answer 503 policy_not_enforced until it is fixed`
       : '';
     const invalid = m.problems.length ? m.problems.map((p) => `${p.path}: ${p.message}`).join('; ') + closes : '';
     piece(objectKey('GwModel', m.key), {

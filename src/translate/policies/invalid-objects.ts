@@ -3,7 +3,7 @@
 // coverage table's `security`) it keeps its attachment: each of those fields becomes a security refusal on
 // what the object targets, so routes answer 503 policy_not_enforced and listeners close connections instead
 // of serving without the protection the object was meant to add. Other invalid objects are simply left out.
-import { securityFieldsOf } from '../../coverage/index.js';
+import { securityFieldsSet } from '../../coverage/index.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { displayName, type StoredObject } from '../objects/types.js';
 
@@ -12,6 +12,8 @@ export type GuardedKind = 'GwPolicy' | 'GwBackend' | 'GwModel';
 // Objects are never mutated in place (store.ts): one answer per stored entry.
 const held = new WeakMap<StoredObject, IrRefusal[]>();
 const invalidRefusals = new WeakSet<IrRefusal>();
+/** The path as written, for a refusal whose field the object misspelt (`spec.traffic.jwtAuthentcation`). */
+const misspelt = new WeakMap<IrRefusal, string>();
 
 /**
  * The security refusals an invalid object stands for: one per security field it sets (`spec.traffic.csrf`),
@@ -21,15 +23,20 @@ export function invalidObjectRefusals(kind: GuardedKind, e: StoredObject): IrRef
   if (e.problems.length === 0) return [];
   let out = held.get(e);
   if (out) return out;
-  const fields = securityFieldsOf(kind, e.obj.spec);
   const first = e.problems[0];
   const more = e.problems.length > 1 ? ` and ${e.problems.length - 1} more` : '';
   const why = first ? `${first.path}: ${first.message}${more}` : '';
   const reason = `the ${kind} is invalid (${why}); this security setting cannot be enforced as written, so what it targets refuses traffic until it is fixed`;
   const source = displayName(kind, e.key);
-  out = fields.map((field) => {
-    const r: IrRefusal = Object.freeze({ field, source, reason, security: true });
+  out = securityFieldsSet(kind, e.obj.spec).map(({ field, written }) => {
+    const r: IrRefusal = Object.freeze({
+      field,
+      source,
+      reason: written ? `${written} is taken as ${field}: ${reason}` : reason,
+      security: true,
+    });
     invalidRefusals.add(r);
+    if (written) misspelt.set(r, written);
     return r;
   });
   held.set(e, out);
@@ -39,4 +46,10 @@ export function invalidObjectRefusals(kind: GuardedKind, e: StoredObject): IrRef
 /** Whether a refusal stands for an invalid object (the route's status names those on its own). */
 export function isInvalidObjectRefusal(r: IrRefusal): boolean {
   return invalidRefusals.has(r);
+}
+
+/** The field a refusal closes, for status messages: with the path as written when the object misspelt it. */
+export function closedFieldName(r: IrRefusal): string {
+  const written = misspelt.get(r);
+  return written ? `${r.field} (written ${written})` : r.field;
 }

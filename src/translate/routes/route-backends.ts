@@ -16,7 +16,7 @@ import { gwSpec } from '../objects/gw-objects.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { refKind } from '../objects/store.js';
 import { GROUP, displayName, objectKey, type StoredObject } from '../objects/types.js';
-import { invalidObjectRefusals } from '../policies/invalid-objects.js';
+import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { backendPolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
 import type { EffectivePolicy } from '../policies/policy-merge.js';
@@ -71,7 +71,7 @@ export function resolveBackendRefs(
       refusals.push(...closed);
       problems.push({
         reason: 'BackendNotFound',
-        message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}${closed.length ? `: it sets ${closed.map((r) => r.field).join(', ')}, so the rule answers 503 policy_not_enforced until it is fixed` : ''}`,
+        message: `${kind} ${tns}/${name} ${entry ? 'is invalid' : 'does not exist'}${closed.length ? `: it sets ${closed.map(closedFieldName).join(', ')}, so the rule answers 503 policy_not_enforced until it is fixed` : ''}`,
       });
       continue;
     }

@@ -10,7 +10,7 @@ import type { Ctx } from '../objects/context.js';
 import type { RouteRule } from '../objects/gateway-api.js';
 import { objectKey, type StoredObject } from '../objects/types.js';
 import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
-import { isInvalidObjectRefusal } from '../policies/invalid-objects.js';
+import { closedFieldName, isInvalidObjectRefusal } from '../policies/invalid-objects.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
 import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from '../policies/ext-auth.js';
 import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
@@ -101,7 +101,7 @@ export function ruleRoute(
   for (const r of refusals) {
     if (!isInvalidObjectRefusal(r) || !r.source.startsWith('GwPolicy ')) continue;
     const fields = problems.invalidPolicies.get(r.source) ?? new Set();
-    problems.invalidPolicies.set(r.source, fields.add(r.field));
+    problems.invalidPolicies.set(r.source, fields.add(closedFieldName(r)));
   }
   for (const r of [...scoped, ...backendMcp.refusals]) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];

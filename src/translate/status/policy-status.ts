@@ -18,7 +18,7 @@ import { extAuthCelProblems } from '../policies/ext-auth.js';
 import { extProcCelProblems } from '../policies/ext-proc.js';
 import { unenforceableAuth } from '../policies/ir-policy.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
-import { invalidObjectRefusals } from '../policies/invalid-objects.js';
+import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
 import {
@@ -236,7 +236,7 @@ function ancestorStatus(
   const attachable = !problemText && !a.problem;
   const accepted = attachable && !texts.invalidText;
   // Issue 31: invalid, but it sets security fields: it stays attached and what it targets refuses traffic.
-  const closing = problemText && attachedTo.length ? invalidObjectRefusals('GwPolicy', e).map((r) => r.field) : [];
+  const closing = problemText && attachedTo.length ? invalidObjectRefusals('GwPolicy', e).map(closedFieldName) : [];
   const closes = closing.length
     ? `; it sets ${closing.join(', ')}, so the routes, listeners and backends it targets refuse traffic (503 policy_not_enforced; networkAuthorization closes connections) until it is fixed`
     : '';

@@ -98,8 +98,14 @@ describe('API server disruption', () => {
       'first status before the outage',
     );
 
+    const failedBefore = ctl!.count('list/watch failed; retrying');
     await cluster!.stop();
-    await new Promise((r) => setTimeout(r, 3_000));
+    // The outage lasts until the controller's watches have failed and are backing off.
+    await eventually(
+      async () => (ctl!.count('list/watch failed; retrying') >= failedBefore + 3 ? true : undefined),
+      60_000,
+      'the watches failing during the outage',
+    );
     cluster = await start();
     kc = kubeConfigFrom(kubeconfig);
 

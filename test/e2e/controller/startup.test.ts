@@ -42,6 +42,9 @@ function relay(listenPort: number, target: URL): Promise<{ close(): Promise<void
   return new Promise((resolve) => server.listen(listenPort, '127.0.0.1', () => resolve({ close })));
 }
 
+/** What the controller logs when a call to the API server fails and it will try again. */
+const RETRY_LINE = /xDS CA yet; retrying|lease update failed|retrying with backoff/;
+
 describe('controller start before the API server is reachable', () => {
   const ns = useNamespace('ctl-start');
   const dir = mkdtempSync(join(tmpdir(), 'gw-startup-e2e-'));
@@ -68,7 +71,9 @@ describe('controller start before the API server is reachable', () => {
     });
     const health = ctl.healthPort;
     await eventually(async () => ((await readyz(health)) === 503 ? true : undefined), 60_000, '/readyz answering 503');
-    await new Promise((r) => setTimeout(r, 3_000));
+    // It has tried the unreachable API server and failed several times (its retry log lines), and lives on.
+    const retries = (): number => ctl!.logs.filter((l) => RETRY_LINE.test(String(l.msg))).length;
+    await eventually(async () => (retries() >= 3 ? true : undefined), 60_000, 'three failed attempts logged');
     expect(ctl.exited(), ctl.describe()).toBe(false);
     expect(await readyz(health)).toBe(503);
     expect((await fetch(`http://127.0.0.1:${health}/healthz`)).status).toBe(200);
