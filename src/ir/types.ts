@@ -141,6 +141,10 @@ export type {
   ExtAuthorizationCache as ExtAuthorizationCacheInput,
 } from './gen/gw/ir/v1/ExtAuthorizationCache.js';
 export type {
+  ExtAuthorizationGrpc__Output as ExtAuthorizationGrpc,
+  ExtAuthorizationGrpc as ExtAuthorizationGrpcInput,
+} from './gen/gw/ir/v1/ExtAuthorizationGrpc.js';
+export type {
   FailureMode__Output as FailureMode,
   FailureMode as FailureModeInput,
 } from './gen/gw/ir/v1/FailureMode.js';

@@ -111,8 +111,10 @@ export function accessLogBindings(
   f: RequestFacts,
   headers: Record<string, string>,
   claims: Record<string, unknown> | undefined,
+  extauthz?: Record<string, unknown>,
 ): CelBindings {
   return {
+    ...(extauthz ? { extauthz } : {}),
     request: { method: f.method, path: f.path, host: f.host, headers },
     response: { code: f.status, durationMs: f.durationMs },
     ...(claims ? { jwt: claims } : {}),
@@ -133,6 +135,8 @@ export interface AccessLogLine {
   facts: RequestFacts;
   headers: Record<string, string>;
   claims?: Record<string, unknown>;
+  /** What the external authorization service said (CEL `extauthz`). */
+  extauthz?: Record<string, unknown>;
   /** The request's server span, so OTLP records carry its trace. */
   traceContext?: Context;
 }
@@ -155,7 +159,7 @@ export class AccessLogWriter {
 
   write(line: AccessLogLine): void {
     const needsCel = this.filter !== undefined || this.add.length > 0;
-    const bindings = needsCel ? accessLogBindings(line.facts, line.headers, line.claims) : {};
+    const bindings = needsCel ? accessLogBindings(line.facts, line.headers, line.claims, line.extauthz) : {};
     if (this.filter && !holds(this.filter, bindings)) return;
     const fields: Record<string, string | number | boolean> = accessLogFields(line.facts, this.cfg.otelPreset);
     for (const a of this.add) {

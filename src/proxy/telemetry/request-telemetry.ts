@@ -75,6 +75,7 @@ export class RequestTelemetry {
   private readonly children: Span[] = [];
   private readonly start = process.hrtime.bigint();
   private claims?: Record<string, unknown>;
+  private extauthz?: Record<string, unknown>;
   private llmSpan?: Span;
   private mcpSpan?: Span;
 
@@ -147,6 +148,11 @@ export class RequestTelemetry {
     if (!span) return;
     delete headers.tracestate;
     this.tracing?.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+  }
+
+  /** What the external authorization service said about the request: CEL `extauthz` of the access log. */
+  authorizedExternally(metadata: Record<string, unknown>): void {
+    this.extauthz = metadata;
   }
 
   authenticated(claims: Record<string, unknown> | null): void {
@@ -222,6 +228,7 @@ export class RequestTelemetry {
       facts: this.facts,
       headers: flat(this.req.headers),
       ...(this.claims ? { claims: this.claims } : {}),
+      ...(this.extauthz ? { extauthz: this.extauthz } : {}),
       ...(this.span ? { traceContext: traceContextOf(this.span) } : {}),
     });
   }

@@ -1,5 +1,6 @@
 // GwPolicy `traffic.extAuth` → the typed IR the proxy enforces (an external authorization service asked
-// over HTTP), or why it cannot be enforced as written: the routes it reaches then refuse their requests.
+// over HTTP or Envoy's gRPC ext_authz), or why it cannot be enforced as written: the routes it reaches then
+// refuse their requests.
 import type { ExtAuthPolicy } from '../../api/index.js';
 import type { BackendRef } from '../../api/refs.js';
 import type { FieldOrigin } from './policy-merge.js';
@@ -7,7 +8,8 @@ import type { EffectiveFields } from './policy-sections.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
 import { read, readGw, type Ctx } from '../objects/context.js';
 import { serviceHost } from '../backends/backends.js';
-import type { ExtAuthorizationInput } from '../../ir/types.js';
+import type { BackendTlsInput, ExtAuthorizationInput } from '../../ir/types.js';
+import { backendTls } from '../backends/backend-tls.js';
 import { parseByteSize } from './byte-size.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { parseDurationMs } from '../../ir/duration.js';
@@ -20,7 +22,7 @@ export type PolicyBackendRef = Partial<BackendRef>;
 export type PolicyBackendResolver = (
   field: string,
   ref: PolicyBackendRef,
-) => { url: string } | { problem: string; reason: RefReason };
+) => { url: string; tls?: BackendTlsInput } | { problem: string; reason: RefReason };
 type RefReason = 'RefNotPermitted' | 'BackendNotFound' | 'InvalidKind';
 
 /** One plain extAuth (a `conditional` entry's policy, or the whole setting without `conditional`). */
@@ -29,14 +31,11 @@ type Conditional = NonNullable<ExtAuthPolicy['conditional']>;
 
 const lower = (v: readonly string[] | undefined): string[] => (v ?? []).map((h) => h.toLowerCase());
 
-/** Fields of `http` the proxy does not apply yet; ignoring one would change who gets in or what they see. */
-const unsupportedHttp = ['redirect', 'body', 'responseMetadata'] as const;
-
-function celHeaders(m: Record<string, string>): Record<string, string> {
+function celHeaders(m: Record<string, string>, lowerCase = true): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of Object.keys(m).sort()) {
     const v = m[k];
-    if (v !== undefined) out[k.toLowerCase()] = v;
+    if (v !== undefined) out[lowerCase ? k.toLowerCase() : k] = v;
   }
   return out;
 }
@@ -46,9 +45,12 @@ function plainExpressions(e: PlainExtAuth): [string, string][] {
   const http = e.http ?? {};
   const out: [string, string][] = [];
   if (http.path !== undefined) out.push(['http.path', http.path]);
-  for (const [name, source] of Object.entries(http.addRequestHeaders ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    out.push([`http.addRequestHeaders.${name}`, source]);
-  }
+  if (http.redirect !== undefined) out.push(['http.redirect', http.redirect]);
+  if (http.body !== undefined) out.push(['http.body', http.body]);
+  const sorted = (m: Record<string, string> | undefined) =>
+    Object.entries(m ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [name, source] of sorted(http.addRequestHeaders)) out.push([`http.addRequestHeaders.${name}`, source]);
+  for (const [name, source] of sorted(e.grpc?.requestMetadata)) out.push([`grpc.requestMetadata.${name}`, source]);
   (e.cache?.key ?? []).forEach((source, i) => {
     out.push([`cache.key[${i}]`, source]);
   });
@@ -72,10 +74,22 @@ export function extAuthCelProblems(e: ExtAuthPolicy): { path: string; message: s
             ...plainExpressions(entry.policy).map(([p, s]): [string, string] => [`conditional[${i}].policy.${p}`, s]),
           ];
         });
-  return expressions.flatMap(([path, source]) => {
-    const message = celCompileProblem(source, expressionVariables.extAuth);
+  const responseMetadata = (e.conditional ?? [{ policy: e }]).flatMap((entry, i) =>
+    Object.entries(entry.policy.http?.responseMetadata ?? {}).map(([name, source]): [string, string] => [
+      `${e.conditional ? `conditional[${i}].policy.` : ''}http.responseMetadata.${name}`,
+      source,
+    ]),
+  );
+  const withResponse = responseMetadata.flatMap(([path, source]) => {
+    const message = celCompileProblem(source, [...expressionVariables.extAuth, 'response']);
     return message === undefined ? [] : [{ path, message }];
   });
+  return withResponse.concat(
+    expressions.flatMap(([path, source]) => {
+      const message = celCompileProblem(source, expressionVariables.extAuth);
+      return message === undefined ? [] : [{ path, message }];
+    }),
+  );
 }
 
 /**
@@ -84,17 +98,19 @@ export function extAuthCelProblems(e: ExtAuthPolicy): { path: string; message: s
  */
 export function toExtAuth(e: ExtAuthPolicy, resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
   if (e.conditional !== undefined) return toConditional(e.conditional, resolve);
-  if (e.grpc !== undefined) return 'grpc: the gRPC ext_authz protocol is not supported; use http';
   const http = e.http ?? {};
-  for (const f of unsupportedHttp) if (http[f] !== undefined) return `http.${f}: is not supported yet`;
   let url = e.url;
-  if (url !== undefined && !/^https?:\/\//i.test(url))
-    return 'url: only http:// and https:// services are supported (the gRPC protocol is not)';
+  if (url !== undefined && !(e.grpc ? /^(grpcs?|https?):\/\//i : /^https?:\/\//i).test(url))
+    return e.grpc
+      ? 'url: a gRPC service needs a grpc://, grpcs://, http:// or https:// url'
+      : 'url: only http:// and https:// services are supported over HTTP (set grpc for a gRPC service)';
   const ref = e.backendRef;
+  let tls: BackendTlsInput | undefined;
   if (ref) {
     const r = resolve('traffic.extAuth', ref);
     if ('problem' in r) return `backendRef: ${r.problem}`;
-    url = r.url;
+    url = r.tls ? r.url.replace(/^http:/, 'https:') : r.url;
+    tls = r.tls;
   }
   if (url === undefined) return 'one of url and backendRef is needed';
   const out: ExtAuthorizationInput = {
@@ -108,6 +124,18 @@ export function toExtAuth(e: ExtAuthPolicy, resolve: PolicyBackendResolver): Ext
     forwardBody: false,
     maxBodyBytes: 0,
     conditional: [],
+    redirectExpression: http.redirect ?? '',
+    bodyExpression: http.body ?? '',
+    responseMetadata: celHeaders(http.responseMetadata ?? {}, false),
+    ...(e.grpc
+      ? {
+          grpc: {
+            contextExtensions: { ...(e.grpc.contextExtensions ?? {}) },
+            requestMetadata: { ...(e.grpc.requestMetadata ?? {}) },
+          },
+        }
+      : {}),
+    ...(tls ? { tls } : {}),
   };
   const cache = e.cache;
   if (cache) {
@@ -145,6 +173,9 @@ function toConditional(list: Conditional, resolve: PolicyBackendResolver): ExtAu
     forwardBody: false,
     maxBodyBytes: 0,
     conditional,
+    redirectExpression: '',
+    bodyExpression: '',
+    responseMetadata: {},
   };
 }
 
@@ -178,13 +209,24 @@ export function policyBackendResolver(ctx: Ctx, provenance: Record<string, Field
       return { url: `http://${serviceHost(name, ns)}:${ref.port ?? 0}` };
     }
     if (group === GROUP.gw && kind === 'GwBackend') {
-      const st = readGw(ctx, 'GwBackend', nameKey(ns, name))?.spec.static;
+      const spec = readGw(ctx, 'GwBackend', nameKey(ns, name))?.spec;
+      const st = spec?.static;
       if (!st)
         return {
           problem: `GwBackend ${ns}/${name} does not exist or is not a static backend`,
           reason: 'BackendNotFound',
         };
-      return { url: `http://${st.host}:${ref.port ?? st.port}` };
+      const url = `http://${st.host}:${ref.port ?? st.port}`;
+      const tlsField = spec.policies?.tls;
+      if (!tlsField) return { url };
+      // The backend's own TLS settings: the service is dialled over TLS with its CA and client certificate.
+      const source = `GwBackend ${ns}/${name}`;
+      const tls = backendTls(ctx, {
+        fields: { 'backend.tls': tlsField },
+        provenance: { 'backend.tls': { source } as FieldOrigin },
+      });
+      if (!tls.ok) return { problem: tls.message, reason: 'BackendNotFound' };
+      return { url, ...(tls.tls ? { tls: tls.tls } : {}) };
     }
     return {
       problem: `${kind}${group ? `.${group}` : ''} is not a supported kind; use a Service or a GwBackend`,

@@ -1,15 +1,14 @@
 // GwPolicy traffic.extAuth over HTTP, end to end: manifests translated by the real translator, served by a
 // real runtime, checked by a real authorization service (ext-auth-server.ts) in front of a real echo upstream.
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
-import { rawRequest, readAll, startUpstream, type RawResponse, type Upstream } from '../http-forward-harness.js';
+import { rawRequest, type RawResponse, type Upstream } from '../http-forward-harness.js';
 import { trafficManifests } from '../traffic-manifests.js';
 import { translatedIr } from '../translated-ir.js';
 import { freePort } from '../ports.js';
-import { startExtAuthServer, type ExtAuthServer } from './ext-auth-server.js';
+import { lineSink, startEchoUpstream, startExtAuthServer, type ExtAuthServer } from './ext-auth-server.js';
 
 const secretToken = 'Bearer good-token';
 
@@ -34,14 +33,7 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
     authz = await startExtAuthServer();
     // A port nothing listens on: a stopped authorization service.
     const dead = await freePort();
-    upstream = await startUpstream((req, res) => {
-      hits++;
-      void readAll(req).then((b) =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ url: req.url, headers: req.headers, body: b.toString() })),
-      );
-    });
+    upstream = await startEchoUpstream(() => hits++);
     const svc = `http://127.0.0.1:${authz.port}`;
     const routes = trafficManifests(upstream.port, [
       {
@@ -66,6 +58,18 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
       },
       { name: 'login', traffic: `{extAuth: {url: "${svc}"}}` },
       { name: 'grpc', traffic: `{extAuth: {url: "${svc}", grpc: {}}}` },
+      {
+        name: 'redir',
+        traffic: `{extAuth: {url: "${svc}", http: {redirect: '"https://login.example/start?to=" + request.path'}}}`,
+      },
+      {
+        name: 'celbody',
+        traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], body: '"user=" + request.headers["x-user"]'}}}`,
+      },
+      {
+        name: 'respmeta',
+        traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User, Authorization], responseMetadata: {user: 'response.headers["x-auth-user"]', code: 'response.code'}}}, authorization: {policy: {matchExpressions: ['extauthz.user == "token-holder"', 'extauthz.code == 200']}}}`,
+      },
       {
         name: 'cond',
         traffic: `{extAuth: {conditional: [
@@ -98,12 +102,7 @@ spec:
   backend: {extAuth: {url: "${svc}"}}
 `;
     const manifests = `${routes}---\n${backendLevel}`;
-    const sink = new Writable({
-      write(chunk: Buffer, _e, done) {
-        logged.push(chunk.toString());
-        done();
-      },
-    });
+    const sink = lineSink(logged);
     runtime = new ProxyRuntime({
       log: pino({ level: 'debug' }, sink),
       security: createRouteSecurity(),
@@ -209,11 +208,33 @@ spec:
     expect(authz.checks.length).toBe(before);
   });
 
-  it('refuses a route whose extAuth uses the gRPC protocol with 503 (fail closed)', async () => {
+  it('asks over gRPC when grpc is set: an HTTP-only service cannot answer that, so FailClosed denies', async () => {
     const res = await send('/grpc/x', { headers: { authorization: secretToken } });
-    expect(res.status).toBe(503);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'policy_not_enforced' });
-    expect(JSON.parse(res.body).error_description).toContain('traffic.extAuth');
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'forbidden' });
+  });
+
+  it('turns a 401 denial into a 302 to the http.redirect URL; other answers pass unchanged', async () => {
+    const res = await send('/redir/x');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('https://login.example/start?to=/redir/x');
+    expect((await send('/redir/x', { headers: { authorization: secretToken } })).status).toBe(200);
+    expect((await send('/redir/x', { headers: { authorization: 'Bearer other' } })).status).toBe(302);
+  });
+
+  it('sends the http.body CEL value as the check body', async () => {
+    const res = await send('/celbody/x', { headers: { 'x-user': 'alice' } });
+    expect(res.status).toBe(200);
+    expect(lastCheck()?.body).toBe('user=alice');
+    expect(lastCheck()?.headers['content-length']).toBe('10');
+  });
+
+  it('gives http.responseMetadata (over the allowing answer) to later CEL authorization rules as extauthz', async () => {
+    expect((await send('/respmeta/x', { headers: { authorization: secretToken } })).status).toBe(200);
+    // The service allows alice too, but names her in x-auth-user: the rule on extauthz.user denies.
+    const alice = await send('/respmeta/x', { headers: { 'x-user': 'alice' } });
+    expect(alice.status).toBe(403);
+    expect(JSON.parse(alice.body).error_description).toContain('does not allow this request');
   });
 
   it('asks the service of the first conditional branch that holds, else the fallback', async () => {
