@@ -178,7 +178,8 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'external-authorization',
-    run: (x, s) => (!x.route.extAuth || x.route.noBackend ? false : externalAuthorization(x, s)),
+    run: (x, s) =>
+      (!x.route.extAuth && !x.route.backendExtAuth) || x.route.noBackend ? false : externalAuthorization(x, s),
   },
   {
     name: 'backend',
@@ -292,17 +293,19 @@ function authenticated(x: RoutedExchange, span: Span | undefined, result: AuthRe
   return false;
 }
 
+/** traffic.extAuth, then backend.extAuth: each must allow; their metadata merge into CEL `extauthz` (the later wins per key). */
 async function externalAuthorization(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
-  const extAuth = x.route.extAuth;
-  if (!extAuth) return false;
-  const call = x.telemetry?.call('ext_authz');
-  const checked = await s.extAuth.check(x.req, x.res, x.route.name, extAuth, x.claims, call?.headers);
-  call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
-  if (!checked) return true;
-  x.req = checked.req;
-  if (checked.metadata) {
-    x.extauthz = checked.metadata;
-    x.telemetry?.authorizedExternally(checked.metadata);
+  for (const ext of [x.route.extAuth, x.route.backendExtAuth]) {
+    if (!ext) continue;
+    const call = x.telemetry?.call('ext_authz');
+    const checked = await s.extAuth.check(x.req, x.res, x.route.name, ext, x.claims, call?.headers);
+    call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
+    if (!checked) return true;
+    x.req = checked.req;
+    if (checked.metadata) {
+      x.extauthz = { ...x.extauthz, ...checked.metadata };
+      x.telemetry?.authorizedExternally(x.extauthz);
+    }
   }
   return false;
 }

@@ -416,6 +416,9 @@ export class ProxyRuntime {
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
+      const backendExt = route.policy?.backendExtAuthorization
+        ? compileExtAuth(route.policy.backendExtAuthorization)
+        : undefined;
       const compiled: CompiledRoute = {
         name: route.name,
         route,
@@ -424,11 +427,13 @@ export class ProxyRuntime {
         llm,
         traffic: traffic.get(route.name),
         ...(typeof extAuth === 'object' ? { extAuth } : {}),
+        ...(typeof backendExt === 'object' ? { backendExtAuth: backendExt } : {}),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: [
           ...refusedSecurity(route, { security: this.opts.security !== undefined }),
           ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
+          ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']

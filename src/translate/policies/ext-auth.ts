@@ -4,6 +4,7 @@
 import type { ExtAuthPolicy } from '../../api/index.js';
 import type { BackendRef } from '../../api/refs.js';
 import type { FieldOrigin } from './policy-merge.js';
+import type { IrRefusal } from '../../coverage/effective.js';
 import type { EffectiveFields } from './policy-sections.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
 import { read, readGw, type Ctx } from '../objects/context.js';
@@ -185,18 +186,17 @@ function toConditional(list: Conditional, resolve: PolicyBackendResolver): ExtAu
  */
 export function policyBackendResolver(ctx: Ctx, provenance: Record<string, FieldOrigin>): PolicyBackendResolver {
   return (field, ref) => {
-    const from = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
+    // A GwPolicy's field, or a GwBackend's own `policies` (backend.extAuth): references start in its namespace.
+    const origin = /^(GwPolicy|GwBackend) ([^/\s]+)\//.exec(provenance[field]?.source ?? '');
+    const from = origin?.[2];
     if (from === undefined) return { problem: 'the policy that set it is not known', reason: 'BackendNotFound' };
+    const fromKind = origin?.[1] ?? 'GwPolicy';
     const group = ref.group ?? '';
     const kind = ref.kind ?? 'Service';
     const name = ref.name ?? '';
     const ns = ref.namespace ?? from;
     if (
-      !referenceAllowed(
-        ctx,
-        { group: GROUP.gw, kind: 'GwPolicy', namespace: from },
-        { group, kind, namespace: ns, name },
-      )
+      !referenceAllowed(ctx, { group: GROUP.gw, kind: fromKind, namespace: from }, { group, kind, namespace: ns, name })
     ) {
       return {
         problem: `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`,
@@ -259,4 +259,55 @@ export function extAuthRefProblem(
     if (r && 'problem' in r) return { reason: r.reason, message: `traffic.extAuth.${path}: ${r.problem}` };
   }
   return undefined;
+}
+
+/** One route → backend edge as the routes translator built it (merged fields as canonical JSON text). */
+interface ExtAuthEdge {
+  weight?: number;
+  policy?: { fields?: Record<string, string>; provenance?: Record<string, { source?: string }> } | null;
+  targetPolicies?: Record<
+    string,
+    { fields?: Record<string, string>; provenance?: Record<string, { source?: string }> }
+  >;
+}
+
+/** The backend-level extAuth of a route: its typed form, or why it cannot be enforced (the route then answers 503). */
+export interface BackendExtAuth {
+  typed?: ExtAuthorizationInput;
+  refusal?: IrRefusal;
+}
+
+/**
+ * `backend.extAuth` (a GwPolicy's `backend`, a GwBackend's `policies`) of a route's edges. The proxy asks the
+ * service once per request after routing, so every live edge must carry the same setting; edges that differ,
+ * an edge without it next to one with it, or a setting on one MCP target only are refused, never skipped.
+ */
+export function backendExtAuth(edges: readonly ExtAuthEdge[], ctx: Ctx): BackendExtAuth {
+  const live = edges.filter((e) => (e.weight ?? 1) > 0);
+  const seen = live.map((e) => ({
+    text: e.policy?.fields?.['backend.extAuth'],
+    source: e.policy?.provenance?.['backend.extAuth']?.source ?? '',
+  }));
+  const first = seen.find((s) => s.text !== undefined);
+  const perTarget = live.flatMap((e) =>
+    Object.entries(e.targetPolicies ?? {}).filter(([, p]) => p.fields?.['backend.extAuth'] !== undefined),
+  );
+  const refuse = (source: string, reason: string): BackendExtAuth => ({
+    refusal: { field: 'spec.backend.extAuth', source, reason, security: true },
+  });
+  if (perTarget[0]) {
+    const [target, p] = perTarget[0];
+    const source = p.provenance?.['backend.extAuth']?.source ?? '';
+    return refuse(source, `backend.extAuth per MCP target (${target}) is not supported; set it on the backend`);
+  }
+  if (!first?.text) return {};
+  if (new Set(seen.map((s) => s.text ?? '')).size > 1)
+    return refuse(first.source, 'backend.extAuth must be the same on every backend of the route');
+  const setting = JSON.parse(first.text) as ExtAuthPolicy;
+  const typed = toExtAuth(
+    setting,
+    policyBackendResolver(ctx, { 'traffic.extAuth': { source: first.source } as FieldOrigin }),
+  );
+  if (typeof typed === 'string') return refuse(first.source, typed);
+  return { typed };
 }

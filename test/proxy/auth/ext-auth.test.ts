@@ -82,7 +82,12 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
         traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, cache: {key: ['request.headers["x-user"]'], ttl: 60s, maxEntries: 2}}}`,
       },
       { name: 'badcel', traffic: `{extAuth: {url: "${svc}", http: {addRequestHeaders: {x-user: 'secret.value'}}}}` },
-      { name: 'onbackend', traffic: '{timeouts: {request: 5s}}', backend: 'guarded' },
+      {
+        name: 'onbackend',
+        traffic: `{extAuth: {url: "${svc}/route", http: {allowedRequestHeaders: [X-User]}}}`,
+        backend: 'guarded',
+      },
+      { name: 'ownbackend', traffic: '{timeouts: {request: 5s}}', backend: 'ownguard' },
       {
         name: 'condnone',
         traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}`,
@@ -99,7 +104,23 @@ kind: GwPolicy
 metadata: {name: guarded, namespace: default}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: guarded}]
-  backend: {extAuth: {url: "${svc}"}}
+  backend: {extAuth: {url: "${svc}/backend", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ownguard, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${upstream.port}}
+  policies: {extAuth: {url: "${svc}/own", http: {allowedRequestHeaders: [X-User]}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mixed, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /mixed}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: guarded}, {group: gw.dev, kind: GwBackend, name: up}]
 `;
     const manifests = `${routes}---\n${backendLevel}`;
     const sink = lineSink(logged);
@@ -268,11 +289,29 @@ spec:
     expect(logged.some((l) => l.includes('badcel') && l.includes('does not enforce'))).toBe(true);
   });
 
-  it('refuses a route whose backend carries a backend-level extAuth (not enforced yet) with 503, never forwarding', async () => {
-    const before = hits;
+  it('asks backend.extAuth after routing, after traffic.extAuth; both must allow', async () => {
     const res = await send('/onbackend/x', { headers: { 'x-user': 'alice' } });
+    expect(res.status).toBe(200);
+    expect(seen(res).headers['x-auth-user']).toBe('alice');
+    expect(authz.checks.slice(-2).map((c) => c.url)).toEqual(['/route/onbackend/x', '/backend/onbackend/x']);
+    const before = hits;
+    expect((await send('/onbackend/x', { headers: { 'x-user': 'bob' } })).status).toBe(403);
+    expect(hits).toBe(before);
+  });
+
+  it("enforces a GwBackend's own policies.extAuth on the routes to it", async () => {
+    expect((await send('/ownbackend/x', { headers: { 'x-user': 'alice' } })).status).toBe(200);
+    expect(authz.checks[authz.checks.length - 1]?.url).toBe('/own/ownbackend/x');
+    const before = hits;
+    expect((await send('/ownbackend/x', { headers: { 'x-user': 'bob' } })).status).toBe(403);
+    expect(hits).toBe(before);
+  });
+
+  it('refuses a route whose backends disagree on backend.extAuth with 503, never forwarding', async () => {
+    const before = hits;
+    const res = await send('/mixed/x', { headers: { 'x-user': 'alice' } });
     expect(res.status).toBe(503);
-    expect(JSON.parse(res.body).error_description).toContain('backend.extAuth');
+    expect(JSON.parse(res.body).error_description).toContain('spec.backend.extAuth');
     expect(hits).toBe(before);
   });
 

@@ -35,6 +35,10 @@ export interface Policy {
    * traffic.extAuth over HTTP: every request is first checked by an external authorization service.
    */
   'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
+  /**
+   * backend.extAuth, the same on every backend edge of the route: asked after routing, after ext_authorization.
+   */
+  'backendExtAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
 }
 
 /**
@@ -64,4 +68,8 @@ export interface Policy__Output {
    * traffic.extAuth over HTTP: every request is first checked by an external authorization service.
    */
   'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
+  /**
+   * backend.extAuth, the same on every backend edge of the route: asked after routing, after ext_authorization.
+   */
+  'backendExtAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
 }
