@@ -217,14 +217,14 @@ export function celToJson(v: CelValue | unknown): unknown {
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
   if (isCelUint(v)) return Number.isSafeInteger(Number(v.value)) ? Number(v.value) : v.value.toString();
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-  if (isCelList(v)) return [...v].map(toJson);
+  if (isCelList(v)) return [...v].map(celToJson);
   if (isCelMap(v)) {
     const o: Record<string, unknown> = {};
     for (const [k, val] of v) o[String(isCelUint(k) ? k.value : k)] = celToJson(val);
     return o;
   }
   // Bound values can come back as they went in (plain objects and arrays from the call context).
-  if (Array.isArray(v)) return v.map(toJson);
+  if (Array.isArray(v)) return v.map(celToJson);
   if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, val]) => [k, celToJson(val)]));
   }

@@ -45,6 +45,11 @@ export class OpaServer {
     return new OpaServer(port, proc, dir);
   }
 
+  /** The server's process id (the benchmark reads its CPU time from /proc). */
+  get pid(): number {
+    return this.proc.pid ?? 0;
+  }
+
   async stop(): Promise<void> {
     if (this.proc.exitCode === null && this.proc.signalCode === null) {
       const exited = new Promise((r) => this.proc.once('exit', r));
