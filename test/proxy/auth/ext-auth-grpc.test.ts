@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
-import { rawRequest, type RawResponse, type Upstream } from '../http-forward-harness.js';
-import { trafficManifests } from '../traffic-manifests.js';
+import { rawRequest, waitUntil, type RawResponse, type Upstream } from '../http-forward-harness.js';
+import { frontendPolicy, trafficManifests } from '../traffic-manifests.js';
 import { translatedIr } from '../translated-ir.js';
 import { freePort } from '../ports.js';
 import { issueLeaf, testCa } from '../../support/test-certs.js';
@@ -62,7 +62,12 @@ describe('external authorization over gRPC (traffic.extAuth.grpc) against Open P
         traffic: `{extAuth: {url: "${svc}", grpc: {}}, authorization: {policy: {matchExpressions: ['extauthz.user == "alice"']}}}`,
       },
     ]);
-    const tlsBackend = `apiVersion: v1
+    // The access log names the user OPA's dynamic_metadata gave (CEL extauthz).
+    const accessLog = frontendPolicy(
+      `{accessLog: {attributes: {add: [{name: authz_user, expression: 'extauthz.user'}]}}}`,
+    );
+    const tlsBackend = `${accessLog}---
+apiVersion: v1
 kind: ConfigMap
 metadata: {name: opa-ca, namespace: default}
 data:
@@ -175,8 +180,9 @@ spec:
     expect(JSON.parse(plain.body).error).toBe('forbidden');
   });
 
-  it("gives the policy's dynamic_metadata to later CEL authorization rules as extauthz", async () => {
+  it("gives the policy's dynamic_metadata to later CEL authorization rules and the access log as extauthz", async () => {
     expect((await send('/rules/x', { headers: { authorization: buyer } })).status).toBe(200);
+    await waitUntil('the access line of /rules', () => logged.some((l) => l.includes('"authz_user":"alice"')));
     const bob = await send('/rules/x', { headers: { authorization: viewer } });
     expect(bob.status).toBe(403);
     expect(JSON.parse(bob.body).error_description).toContain('rules/0 does not allow this request');
