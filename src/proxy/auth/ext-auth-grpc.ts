@@ -172,8 +172,9 @@ function fromPbValue(v: PbValue): unknown {
   return null;
 }
 
-function fromPbStruct(s: PbStruct): Record<string, unknown> {
+/** A google.protobuf.Struct (not IR: its `fields` member is the Struct's own). */
+function fromPbStruct({ fields }: PbStruct): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s.fields ?? {})) out[k] = fromPbValue(v);
+  for (const [k, v] of Object.entries(fields ?? {})) out[k] = fromPbValue(v);
   return out;
 }
