@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol extproc go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol extproc opa go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -58,16 +58,21 @@ otelcol: go
 extproc: go
 	cd test/extproc && go build -trimpath -o bin/gw-extproc .
 
+# The gRPC ext_authz tests' policy server: Open Policy Agent's Rego engine behind Envoy's Authorization service
+# (go-control-plane's types) from Go modules (test/opa).
+opa: go
+	cd test/opa && go build -trimpath -o bin/gw-opa .
+
 test-e2e: cluster build
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
 
-test-unit: build otelcol extproc
+test-unit: build otelcol extproc opa
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
 
 # Node 22 and 24 (the users' LTS majors) run the runtime-facing part of the unit suite: scripts/node-majors.sh.
-test-node-majors: build otelcol extproc
+test-node-majors: build otelcol extproc opa
 	scripts/node-majors.sh $(REPORTS)
 
 # Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
@@ -94,7 +99,7 @@ run-standalone: build
 image: build
 	scripts/image/build.sh
 
-bench: build extproc
+bench: build extproc opa
 	@start=$$(date +%s); missed=; for f in bench/*/main.ts; do [ -e "$$f" ] || continue; t=$$(date +%s); \
 	  echo "== $$f (load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
 	  BENCH_FAILOVER=$${BENCH_FAILOVER:-short} $(BIN)/tsx "$$f" || missed="$$missed $$f"; \

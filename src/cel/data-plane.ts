@@ -8,7 +8,7 @@ import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
 type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
-export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey'] as const;
+export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey', 'extauthz'] as const;
 /** What an external processor answered (`dynamic_metadata`): only access logs, evaluated after it, name it. */
 export const extProcVariable = 'extProc' as const;
 /** Connection attributes (`source.address`, `destination.port`, ...): only network authorization names them. */
@@ -29,7 +29,7 @@ export const expressionVariables = {
   /** traffic.extProc `responseAttributes`: evaluated when the backend's answer arrives (`response.code`, `response.headers`). */
   extProcResponse: ['request', 'jwt', 'response'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
-  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extProc'],
+  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;
 
 let env: ReturnType<CelLibrary['celEnv']> | undefined;
@@ -46,6 +46,7 @@ function dataPlaneCel(): { cel: CelLibrary; env: ReturnType<CelLibrary['celEnv']
         mcp: dynMap,
         llmRequest: dynMap,
         apiKey: dynMap,
+        extauthz: dynMap,
         source: dynMap,
         destination: dynMap,
         response: dynMap,
@@ -98,6 +99,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         mcp: bindings.mcp ?? {},
         llmRequest: bindings.llmRequest ?? {},
         apiKey: bindings.apiKey ?? {},
+        extauthz: bindings.extauthz ?? {},
         source: bindings.source ?? {},
         destination: bindings.destination ?? {},
         response: bindings.response ?? {},
@@ -215,4 +217,25 @@ function unknownIdentifiers(root: Expr | undefined, allowed: ReadonlySet<string>
   };
   walk(root, new Set());
   return [...found].sort();
+}
+
+/** A CEL value as JSON data (maps as objects, lists as arrays, bytes as base64); undefined for types and messages. */
+export function celToJson(v: CelValue | unknown): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (isCelUint(v)) return Number.isSafeInteger(Number(v.value)) ? Number(v.value) : v.value.toString();
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  if (isCelList(v)) return [...v].map(celToJson);
+  if (isCelMap(v)) {
+    const o: Record<string, unknown> = {};
+    for (const [k, val] of v) o[String(isCelUint(k) ? k.value : k)] = celToJson(val);
+    return o;
+  }
+  // Bound values can come back as they went in (plain objects and arrays from the call context).
+  if (Array.isArray(v)) return v.map(celToJson);
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, val]) => [k, celToJson(val)]));
+  }
+  return undefined; // types and messages have no JSON form here
 }

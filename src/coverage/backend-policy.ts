@@ -130,7 +130,10 @@ export const backendMcp: CoverageTable = guarding({
 });
 
 export const backendExtAuth: CoverageTable = guarding({
-  'extAuth.*': refused('external authorization per backend is not supported; set it under traffic', true),
+  'extAuth.*': enforced(
+    'Policy.backendExtAuthorization',
+    'asked after routing, after traffic.extAuth; every backend of the route must carry the same setting, and one per MCP target or AI provider is refused on the route',
+  ),
 });
 
 /** The full backend settings (GwPolicy `backend`, GwBackend `policies`). */

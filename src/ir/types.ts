@@ -145,6 +145,10 @@ export type {
   ExtAuthorizationCache as ExtAuthorizationCacheInput,
 } from './gen/gw/ir/v1/ExtAuthorizationCache.js';
 export type {
+  ExtAuthorizationGrpc__Output as ExtAuthorizationGrpc,
+  ExtAuthorizationGrpc as ExtAuthorizationGrpcInput,
+} from './gen/gw/ir/v1/ExtAuthorizationGrpc.js';
+export type {
   ExtProcBodyMode__Output as ExtProcBodyMode,
   ExtProcBodyMode as ExtProcBodyModeInput,
 } from './gen/gw/ir/v1/ExtProcBodyMode.js';

@@ -23,6 +23,8 @@ export interface CompiledRoute extends McpRoute {
   extAuth?: ExtAuthRoute;
   /** GwPolicy `traffic.extProc`: the external processor the exchange goes through. */
   extProc?: ExtProcPlan;
+  /** GwPolicy / GwBackend `backend.extAuth`, the same on every backend of the route: asked after `extAuth`. */
+  backendExtAuth?: ExtAuthRoute;
   /** Security settings of the route this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
   /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */

@@ -42,6 +42,8 @@ export interface Exchange {
   claims: Record<string, unknown> | null;
   /** The metadata of the API key the caller authenticated with (CEL `apiKey`). */
   apiKey?: Record<string, unknown>;
+  /** What the external authorization service said about the request (CEL `extauthz`). */
+  extauthz?: Record<string, unknown>;
   /** What the client sent in Authorization, kept for backends that pass it through after authentication strips it. */
   clientAuthorization: string | undefined;
   /** Spans and the access-log line of this request; undefined on listeners with neither (no cost). */
@@ -183,7 +185,8 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'external-authorization',
-    run: (x, s) => (!x.route.extAuth || x.route.noBackend ? false : externalAuthorization(x, s)),
+    run: (x, s) =>
+      (!x.route.extAuth && !x.route.backendExtAuth) || x.route.noBackend ? false : externalAuthorization(x, s),
   },
   {
     name: 'backend',
@@ -204,12 +207,18 @@ const onRoute: Stage<RoutedExchange>[] = [
   // MCP routes authorize per JSON-RPC method inside the endpoint (mcp.tool and friends are known there).
   {
     name: 'authorization',
-    run: ({ req, res, route, claims, apiKey }) => {
+    run: ({ req, res, route, claims, apiKey, extauthz }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
       const host = req.headers.host ?? '';
       const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, host, headers: flatHeaders(req) };
-      const ctx = { ...(claims ? { jwt: claims } : {}), ...(apiKey ? { apiKey } : {}), request, mcp: { method: '' } };
+      const ctx = {
+        ...(claims ? { jwt: claims } : {}),
+        ...(apiKey ? { apiKey } : {}),
+        ...(extauthz ? { extauthz } : {}),
+        request,
+        mcp: { method: '' },
+      };
       if (authorize(ctx)) return false;
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
       return answered(req);
@@ -298,14 +307,20 @@ function authenticated(x: RoutedExchange, span: Span | undefined, result: AuthRe
   return false;
 }
 
+/** traffic.extAuth, then backend.extAuth: each must allow; their metadata merge into CEL `extauthz` (the later wins per key). */
 async function externalAuthorization(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
-  const extAuth = x.route.extAuth;
-  if (!extAuth) return false;
-  const call = x.telemetry?.call('ext_authz');
-  const checked = await s.extAuth.check(x.req, x.res, x.route.name, extAuth, x.claims, call?.headers);
-  call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
-  if (!checked) return true;
-  x.req = checked;
+  for (const ext of [x.route.extAuth, x.route.backendExtAuth]) {
+    if (!ext) continue;
+    const call = x.telemetry?.call('ext_authz');
+    const checked = await s.extAuth.check(x.req, x.res, x.route.name, ext, x.claims, call?.headers);
+    call?.end({ 'gw.ext_authz.allowed': checked !== undefined });
+    if (!checked) return true;
+    x.req = checked.req;
+    if (checked.metadata) {
+      x.extauthz = { ...x.extauthz, ...checked.metadata };
+      x.telemetry?.authorizedExternally(x.extauthz);
+    }
+  }
   return false;
 }
 

@@ -427,6 +427,9 @@ export class ProxyRuntime {
       const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
       const extProc = route.policy?.extProcessing ? compileExtProc(route.policy.extProcessing) : undefined;
       if (typeof extProc === 'object') processorUrls.add(extProc.url);
+      const backendExt = route.policy?.backendExtAuthorization
+        ? compileExtAuth(route.policy.backendExtAuthorization)
+        : undefined;
       const compiled: CompiledRoute = {
         name: route.name,
         route,
@@ -436,6 +439,7 @@ export class ProxyRuntime {
         traffic: traffic.get(route.name),
         ...(typeof extAuth === 'object' ? { extAuth } : {}),
         ...(typeof extProc === 'object' ? { extProc } : {}),
+        ...(typeof backendExt === 'object' ? { backendExtAuth: backendExt } : {}),
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: [
@@ -446,6 +450,7 @@ export class ProxyRuntime {
           ...(typeof extProc === 'object' && processesAnswers(extProc) && !forward
             ? ['traffic.extProc (response phases apply to forwarded HTTP routes only)']
             : []),
+          ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']

@@ -28,6 +28,8 @@ export interface AuthorizationContext {
   jwt?: Record<string, unknown>;
   /** The `metadata` of the API key the caller presented (traffic.apiKeyAuthentication). */
   apiKey?: Record<string, unknown>;
+  /** What the external authorization service said about the request (gRPC dynamic_metadata, HTTP responseMetadata). */
+  extauthz?: Record<string, unknown>;
   request: { method: string; path: string; headers: Record<string, string> };
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
 }
@@ -107,17 +109,18 @@ function decide(
 }
 
 /**
- * Request rules (CEL `jwt`, `request`, `mcp`, `apiKey`). Standalone `authorization.rules` (plain strings) map
+ * Request rules (CEL `jwt`, `request`, `mcp`, `apiKey`, `extauthz`). Standalone `authorization.rules` (plain strings) map
  * to one `allow` rule per string.
  */
 export function compileAuthorization(rules: AuthorizationRule[], where: string, source = 'config'): Authorizer {
-  const compiled = compileRules(rules, where, source, ['jwt', 'request', 'mcp', 'apiKey']);
+  const compiled = compileRules(rules, where, source, ['jwt', 'request', 'mcp', 'apiKey', 'extauthz']);
   return {
     ruleCount: compiled.length,
     allows(ctx) {
       const bindings = {
         jwt: ctx.jwt,
         apiKey: ctx.apiKey,
+        extauthz: ctx.extauthz,
         request: ctx.request as unknown as Record<string, unknown>,
         mcp: ctx.mcp as unknown as Record<string, unknown>,
       };

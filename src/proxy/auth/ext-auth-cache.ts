@@ -2,8 +2,25 @@
 // repeated requests of one caller skip the call. Lives in the compiled route plan: a new snapshot starts empty.
 import type { CelBindings, CompiledCel } from '../policy/cel/env.js';
 
+/** A header change an allowing gRPC service asks for (Envoy's HeaderValueOption append actions). */
+export interface HeaderMutation {
+  name: string;
+  value: string;
+  action: 'append' | 'addIfAbsent' | 'set' | 'setIfPresent';
+}
+
 export type Decision =
-  | { kind: 'allow'; headers: Record<string, string | string[]> }
+  | {
+      kind: 'allow';
+      /** Set on the upstream request, replacing the client's value. */
+      headers: Record<string, string | string[]>;
+      /** gRPC: the OkHttpResponse's header changes, removals and response headers, in order. */
+      mutations?: HeaderMutation[];
+      remove?: string[];
+      responseHeaders?: HeaderMutation[];
+      /** gRPC dynamic_metadata or HTTP responseMetadata: CEL `extauthz` for later rules and the access log. */
+      metadata?: Record<string, unknown>;
+    }
   | { kind: 'deny'; status: number; headers: Record<string, string | string[]>; body: Buffer };
 
 export class DecisionCache {

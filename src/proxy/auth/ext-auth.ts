@@ -1,14 +1,24 @@
-// GwPolicy `traffic.extAuth` over HTTP: before a request reaches its backend, an external authorization
-// service is asked with a copy of its method, path and chosen headers. 200 allows; any other answer goes
-// back to the client as is; a service that cannot be asked follows failureMode. Behaviour: docs/auth.md
-// "External authorization".
+// GwPolicy `traffic.extAuth`: before a request reaches its backend, an external authorization service is
+// asked, over HTTP with a copy of its method, path and chosen headers (200 allows; any other answer goes back
+// to the client as is) or over Envoy's gRPC protocol (ext-auth-grpc.ts). A service that cannot be asked
+// follows failureMode. Behaviour: docs/auth.md "External authorization".
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from '../http/undici.js';
 import type { Policy } from '../../ir/types.js';
-import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
-import { DecisionCache, type Decision } from './ext-auth-cache.js';
+import {
+  celToJson,
+  compileCel,
+  holds,
+  isCelError,
+  type CelBindings,
+  type CelVariable,
+  type CompiledCel,
+} from '../policy/cel/env.js';
+import { DecisionCache, type Decision, type HeaderMutation } from './ext-auth-cache.js';
+import { checkMethod, checkRequest, decisionOf, type GrpcCheckPlan } from './ext-auth-grpc.js';
+import { GrpcCallError, GrpcClients, type GrpcTls } from '../ext/grpc-clients.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
 import { sendError } from '../http/http-error.js';
 import { flatHeaders } from '../mcp/request.js';
@@ -23,6 +33,16 @@ type ExtAuthorization = NonNullable<Policy['extAuthorization']>;
 export interface ExtAuthPlan {
   base: URL;
   failOpen: boolean;
+  /** Set: the service is asked over gRPC ext_authz; the HTTP fields below are unused. */
+  grpc?: GrpcCheckPlan;
+  /** HTTP with TLS settings of its own (a GwBackend's backend.tls); unset: the shared pool. */
+  agent?: Agent;
+  /** http.redirect: a 401 denial becomes a 302 to this URL. */
+  redirect?: CompiledCel;
+  /** http.body: the check request's body. */
+  body?: CompiledCel;
+  /** http.responseMetadata: evaluated on an allowing answer into CEL `extauthz`. */
+  responseMetadata: readonly [string, CompiledCel][];
   allowedRequestHeaders: readonly string[];
   addRequestHeaders: readonly [string, CompiledCel][];
   allowedResponseHeaders: readonly string[];
@@ -58,6 +78,27 @@ export function compileExtAuth(p: ExtAuthorization): ExtAuthRoute | string {
   return { branches };
 }
 
+const cel = (source: string, where: string, vars: CelVariable[] = ['request', 'jwt']): CompiledCel | string => {
+  try {
+    return compileCel(source, vars);
+  } catch (err) {
+    return `${where} ${(err as Error).message}`;
+  }
+};
+
+/** Each `name → CEL` entry compiled, sorted by name, or the first that does not compile. */
+function celMap(m: Record<string, string>, where: string, vars?: CelVariable[]): [string, CompiledCel][] | string {
+  const out: [string, CompiledCel][] = [];
+  for (const name of Object.keys(m).sort()) {
+    const c = cel(m[name] ?? '', `${where}.${name}`, vars);
+    if (typeof c === 'string') return c;
+    out.push([name, c]);
+  }
+  return out;
+}
+
+const grpcSchemes = ['http:', 'https:', 'grpc:', 'grpcs:'];
+
 function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
   let base: URL;
   try {
@@ -65,20 +106,39 @@ function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
   } catch {
     return `url ${JSON.stringify(p.url)} is not a URL`;
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') return `url must be http or https, got ${base.protocol}`;
-  const cel = (source: string, where: string): CompiledCel | string => {
-    try {
-      return compileCel(source, ['request', 'jwt']);
-    } catch (err) {
-      return `${where} ${(err as Error).message}`;
-    }
-  };
-  const add: [string, CompiledCel][] = [];
-  for (const [name, source] of Object.entries(p.addRequestHeaders)) {
-    const c = cel(source, `http.addRequestHeaders.${name}`);
-    if (typeof c === 'string') return c;
-    add.push([name, c]);
+  if (p.grpc ? !grpcSchemes.includes(base.protocol) : base.protocol !== 'http:' && base.protocol !== 'https:')
+    return `url must be ${p.grpc ? 'grpc, grpcs, http or https' : 'http or https'}, got ${base.protocol}`;
+  const secure = base.protocol === 'https:' || base.protocol === 'grpcs:';
+  const tls: GrpcTls | undefined = p.tls
+    ? {
+        ...(p.tls.caPem ? { caPem: p.tls.caPem } : {}),
+        ...(p.tls.clientCertChainPem ? { certChainPem: p.tls.clientCertChainPem } : {}),
+        ...(p.tls.clientPrivateKeyPem ? { privateKeyPem: p.tls.clientPrivateKeyPem } : {}),
+        ...(p.tls.sni ? { serverName: p.tls.sni } : {}),
+        ...(p.tls.insecureSkipVerify === 'SKIP_ALL' ? { skipVerify: true } : {}),
+      }
+    : secure
+      ? {}
+      : undefined;
+  let grpc: GrpcCheckPlan | undefined;
+  if (p.grpc) {
+    const requestMetadata = celMap(p.grpc.requestMetadata, 'grpc.requestMetadata');
+    if (typeof requestMetadata === 'string') return requestMetadata;
+    const port = base.port || (secure ? '443' : '80');
+    grpc = {
+      target: { address: `${base.hostname}:${port}`, ...(tls ? { tls } : {}) },
+      contextExtensions: { ...p.grpc.contextExtensions },
+      requestMetadata,
+    };
   }
+  const redirect = p.redirectExpression ? cel(p.redirectExpression, 'http.redirect') : undefined;
+  if (typeof redirect === 'string') return redirect;
+  const body = p.bodyExpression ? cel(p.bodyExpression, 'http.body') : undefined;
+  if (typeof body === 'string') return body;
+  const responseMetadata = celMap(p.responseMetadata, 'http.responseMetadata', ['request', 'jwt', 'response']);
+  if (typeof responseMetadata === 'string') return responseMetadata;
+  const add = celMap(p.addRequestHeaders, 'http.addRequestHeaders');
+  if (typeof add === 'string') return add;
   const path = p.pathExpression ? cel(p.pathExpression, 'http.path') : undefined;
   if (typeof path === 'string') return path;
   let cache: DecisionCache | undefined;
@@ -94,6 +154,11 @@ function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
   return {
     base,
     failOpen: p.failOpen,
+    ...(grpc ? { grpc } : {}),
+    ...(!grpc && p.tls && tls ? { agent: new Agent({ keepAliveTimeout: 30_000, connect: undiciTls(tls) }) } : {}),
+    ...(redirect ? { redirect } : {}),
+    ...(body ? { body } : {}),
+    responseMetadata,
     allowedRequestHeaders: p.allowedRequestHeaders,
     addRequestHeaders: add,
     allowedResponseHeaders: p.allowedResponseHeaders,
@@ -108,8 +173,15 @@ type CheckOutcome = Decision | { kind: 'failed'; why: string };
 /** A denial's body is buffered (to cache it and to send it with a length); a larger one counts as a failed call. */
 const maxDenialBytes = 1024 * 1024;
 
+/** What the pipeline continues with after an allow: the request (a replay when the body was read) and `extauthz` for CEL. */
+export interface Checked {
+  req: IncomingMessage;
+  metadata?: Record<string, unknown>;
+}
+
 export class ExtAuthClient {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
+  private readonly grpc = new GrpcClients();
   private readonly now: () => number;
   constructor(private readonly opts: { log: Logger; timeoutMs?: number; clock?: () => number }) {
     this.now = opts.clock ?? Date.now;
@@ -127,7 +199,7 @@ export class ExtAuthClient {
     claims: Record<string, unknown> | null,
     /** The check's trace context (`traceparent`), when the request is traced. */
     trace?: Record<string, string>,
-  ): Promise<IncomingMessage | undefined> {
+  ): Promise<Checked | undefined> {
     const { path } = splitTarget(req.url);
     const bindings: CelBindings = {
       request: { method: req.method ?? 'GET', path, headers: flatHeaders(req) },
@@ -135,35 +207,22 @@ export class ExtAuthClient {
     };
     // A condition that fails to evaluate does not hold, as for CEL authorization rules.
     const plan = ext.branches.find((b) => !b.condition || holds(b.condition, bindings))?.plan;
-    if (!plan) return req;
-    let body: Buffer | undefined;
-    if (plan.maxBodyBytes !== undefined) {
-      const b =
-        Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes
-          ? 'too_large'
-          : await bufferBody(req, plan.maxBodyBytes);
-      if (b === 'gone') return undefined;
-      if (b === 'too_large') {
-        req.resume();
-        sendError(
-          res,
-          'payload_too_large',
-          `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`,
-          { connection: 'close' },
-        );
-        return undefined;
-      }
-      body = b;
-    }
+    if (!plan) return { req };
+    const body = await readBody(req, res, plan);
+    if (body === null) return undefined;
     const key = plan.cache?.keyOf(bindings);
     const cached = key !== undefined ? plan.cache?.get(key, this.now()) : undefined;
-    const outcome = cached ?? (await this.ask(req, plan, bindings, body, trace));
+    const outcome =
+      cached ??
+      (plan.grpc
+        ? await this.askGrpc(req, plan.grpc, bindings, body, trace)
+        : await this.ask(req, plan, bindings, body, trace));
     if (key !== undefined && !cached && outcome.kind !== 'failed') plan.cache?.set(key, outcome, this.now());
     const log = this.opts.log.child({ route, service: plan.base.origin });
     if (outcome.kind === 'failed') {
       if (plan.failOpen) {
         log.warn({ why: outcome.why }, 'authorization service call failed; continuing (failureMode FailOpen)');
-        return replay(req, body);
+        return { req: replay(req, body) };
       }
       log.warn({ why: outcome.why }, 'authorization service call failed; denying (failureMode FailClosed)');
       if (!body) req.resume();
@@ -173,12 +232,35 @@ export class ExtAuthClient {
     if (outcome.kind === 'deny') {
       log.info({ status: outcome.status }, 'authorization service denied the request');
       if (!body) req.resume();
-      res.writeHead(outcome.status, { ...outcome.headers, 'content-length': String(outcome.body.length) });
-      res.end(outcome.body);
+      sendDenial(res, outcome, plan.redirect?.evaluate(bindings));
       return undefined;
     }
-    for (const [name, value] of Object.entries(outcome.headers)) req.headers[name] = value;
-    return replay(req, body);
+    applyAllow(req, res, outcome, log);
+    return { req: replay(req, body), ...(outcome.metadata ? { metadata: outcome.metadata } : {}) };
+  }
+
+  private async askGrpc(
+    req: IncomingMessage,
+    plan: GrpcCheckPlan,
+    bindings: CelBindings,
+    body: Buffer | undefined,
+    trace: Record<string, string> | undefined,
+  ): Promise<CheckOutcome> {
+    const timeoutMs = this.opts.timeoutMs ?? defaultExtAuthTimeoutMs;
+    try {
+      const answer = await this.grpc.unary(plan.target, checkMethod(), checkRequest(req, plan, bindings, body), {
+        deadlineMs: timeoutMs,
+        ...(trace ? { metadata: trace } : {}),
+      });
+      return decisionOf(answer);
+    } catch (err) {
+      if (err instanceof GrpcCallError)
+        return {
+          kind: 'failed',
+          why: err.code === 'DEADLINE_EXCEEDED' ? `no answer within ${timeoutMs} ms` : err.code,
+        };
+      return { kind: 'failed', why: (err as Error).message };
+    }
   }
 
   private async ask(
@@ -195,19 +277,26 @@ export class ExtAuthClient {
         return { kind: 'failed', why: 'http.path did not yield a path starting with /' };
       checkPath = v;
     }
+    let sent = body;
+    if (plan.body) {
+      const v = plan.body.evaluate(bindings);
+      if (typeof v === 'string') sent = Buffer.from(v);
+      else if (v instanceof Uint8Array) sent = Buffer.from(v);
+      else return { kind: 'failed', why: 'http.body did not yield a string or bytes' };
+    }
     const timeoutMs = this.opts.timeoutMs ?? defaultExtAuthTimeoutMs;
     try {
       // Concatenated, never resolved: a client path such as //other.host must not pick the host.
       const answer = await request(`${plan.base.origin}${checkPath}`, {
-        dispatcher: this.agent,
+        dispatcher: plan.agent ?? this.agent,
         method: (req.method ?? 'GET') as 'GET',
-        headers: { ...checkHeaders(req, plan, bindings, body), ...trace },
-        body: body ?? null,
+        headers: { ...checkHeaders(req, plan, bindings, sent), ...trace },
+        body: sent ?? null,
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      return await outcomeOf(answer, plan);
+      return await outcomeOf(answer, plan, bindings);
     } catch (err) {
       const e = err as { name?: string; code?: string };
       return {
@@ -221,8 +310,96 @@ export class ExtAuthClient {
   }
 
   async close(): Promise<void> {
+    this.grpc.close();
     await this.agent.close();
   }
+}
+
+/**
+ * forwardBody: the client body (at most maxSize bytes; a larger one gets 413 before the service is asked).
+ * Undefined when the plan reads no body; null when the response was already sent.
+ */
+async function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  plan: ExtAuthPlan,
+): Promise<Buffer | undefined | null> {
+  if (plan.maxBodyBytes === undefined) return undefined;
+  const b =
+    Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes
+      ? 'too_large'
+      : await bufferBody(req, plan.maxBodyBytes);
+  if (b === 'gone') return null;
+  if (b === 'too_large') {
+    req.resume();
+    sendError(
+      res,
+      'payload_too_large',
+      `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`,
+      {
+        connection: 'close',
+      },
+    );
+    return null;
+  }
+  return b;
+}
+
+/** The denial as the service gave it; a 401 becomes a 302 to http.redirect's URL when that yields one. */
+function sendDenial(res: ServerResponse, d: Extract<Decision, { kind: 'deny' }>, redirect: unknown): void {
+  if (d.status === 401 && typeof redirect === 'string' && redirect !== '' && !/[\r\n\0]/.test(redirect)) {
+    res.writeHead(302, { location: redirect, 'content-length': '0' });
+    res.end();
+    return;
+  }
+  res.writeHead(d.status, { ...d.headers, 'content-length': String(d.body.length) });
+  res.end(d.body);
+}
+
+/** Headers no service may change: the request's routing facts and framing. */
+const protectedHeaders = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+const validName = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+const validValue = /^[^\r\n\0]*$/;
+
+/** The allow's changes to the upstream request and the client response; an unusable header is skipped and logged. */
+function applyAllow(
+  req: IncomingMessage,
+  res: ServerResponse,
+  d: Extract<Decision, { kind: 'allow' }>,
+  log: Logger,
+): void {
+  for (const [name, value] of Object.entries(d.headers)) req.headers[name] = value;
+  const usable = (m: HeaderMutation): boolean => {
+    const ok = validName.test(m.name) && !protectedHeaders.has(m.name) && validValue.test(m.value);
+    if (!ok)
+      log.warn({ header: m.name }, 'authorization service asked for a header change that is not allowed; skipped');
+    return ok;
+  };
+  for (const m of d.mutations ?? []) {
+    if (!usable(m)) continue;
+    const had = req.headers[m.name];
+    if (m.action === 'set' || (m.action === 'setIfPresent' && had !== undefined)) req.headers[m.name] = m.value;
+    else if (m.action === 'addIfAbsent' && had === undefined) req.headers[m.name] = m.value;
+    else if (m.action === 'append')
+      req.headers[m.name] = had === undefined ? m.value : `${[had].flat().join(', ')}, ${m.value}`;
+  }
+  for (const name of d.remove ?? []) if (!protectedHeaders.has(name) && !name.startsWith(':')) delete req.headers[name];
+  for (const m of d.responseHeaders ?? []) {
+    if (!usable(m)) continue;
+    if (m.action === 'append') res.appendHeader(m.name, m.value);
+    else if (m.action !== 'setIfPresent' || res.hasHeader(m.name))
+      if (m.action !== 'addIfAbsent' || !res.hasHeader(m.name)) res.setHeader(m.name, m.value);
+  }
+}
+
+function undiciTls(t: GrpcTls): Record<string, unknown> {
+  return {
+    ...(t.caPem ? { ca: t.caPem } : {}),
+    ...(t.certChainPem ? { cert: t.certChainPem } : {}),
+    ...(t.privateKeyPem ? { key: t.privateKeyPem } : {}),
+    ...(t.serverName ? { servername: t.serverName } : {}),
+    ...(t.skipVerify ? { rejectUnauthorized: false } : {}),
+  };
 }
 
 /** The check request's headers: the allowed client headers, then the forwarded facts, then added ones. */
@@ -257,7 +434,11 @@ function checkHeaders(
 }
 
 /** 5xx: the service failed; 200: allow with the allowed response headers; anything else: its denial, passed on. */
-async function outcomeOf(answer: Dispatcher.ResponseData, plan: ExtAuthPlan): Promise<CheckOutcome> {
+async function outcomeOf(
+  answer: Dispatcher.ResponseData,
+  plan: ExtAuthPlan,
+  bindings: CelBindings,
+): Promise<CheckOutcome> {
   if (answer.statusCode >= 500) {
     await answer.body.dump();
     return { kind: 'failed', why: `answered ${answer.statusCode}` };
@@ -269,7 +450,8 @@ async function outcomeOf(answer: Dispatcher.ResponseData, plan: ExtAuthPlan): Pr
       const v = answer.headers[name];
       if (v !== undefined) copied[name] = v;
     }
-    return { kind: 'allow', headers: copied };
+    const metadata = responseMetadata(plan, bindings, answer);
+    return { kind: 'allow', headers: copied, ...(metadata ? { metadata } : {}) };
   }
   const passed = withoutHopByHop(answer.headers);
   delete passed['content-length'];
@@ -284,6 +466,25 @@ async function outcomeOf(answer: Dispatcher.ResponseData, plan: ExtAuthPlan): Pr
     chunks.push(c);
   }
   return { kind: 'deny', status: answer.statusCode, headers: passed, body: Buffer.concat(chunks) };
+}
+
+/** http.responseMetadata over the allowing answer (`response.code`, `response.headers`); a failing entry is left out. */
+function responseMetadata(
+  plan: ExtAuthPlan,
+  bindings: CelBindings,
+  answer: Dispatcher.ResponseData,
+): Record<string, unknown> | undefined {
+  if (plan.responseMetadata.length === 0) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined) headers[k] = [v].flat().join(',');
+  const withResponse: CelBindings = { ...bindings, response: { code: answer.statusCode, headers } };
+  const out: Record<string, unknown> = {};
+  for (const [name, c] of plan.responseMetadata) {
+    const v = c.evaluate(withResponse);
+    const json = v instanceof Error || isCelError(v) ? undefined : celToJson(v);
+    if (json !== undefined) out[name] = json;
+  }
+  return out;
 }
 
 /** The body was read to ask the service; the backend gets the same bytes from a fresh request stream. */

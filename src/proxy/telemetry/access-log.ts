@@ -111,15 +111,16 @@ export function accessLogBindings(
   f: RequestFacts,
   headers: Record<string, string>,
   claims: Record<string, unknown> | undefined,
-  extProc?: Record<string, unknown>,
+  said: { extProc?: Record<string, unknown>; extauthz?: Record<string, unknown> } = {},
 ): CelBindings {
   return {
+    ...(said.extauthz ? { extauthz: said.extauthz } : {}),
     request: { method: f.method, path: f.path, host: f.host, headers },
     response: { code: f.status, durationMs: f.durationMs },
     ...(claims ? { jwt: claims } : {}),
     mcp: { method: f.mcp?.method ?? '', tool: f.mcp?.tool ?? '', session: f.mcp?.session ?? '' },
     llmRequest: { provider: f.llm?.provider ?? '', model: f.llm?.model ?? '' },
-    ...(extProc ? { extProc } : {}),
+    ...(said.extProc ? { extProc: said.extProc } : {}),
   };
 }
 
@@ -137,6 +138,8 @@ export interface AccessLogLine {
   claims?: Record<string, unknown>;
   /** The external processor's dynamic metadata (CEL `extProc`). */
   extProc?: Record<string, unknown>;
+  /** What the external authorization service said (CEL `extauthz`). */
+  extauthz?: Record<string, unknown>;
   /** The request's server span, so OTLP records carry its trace. */
   traceContext?: Context;
 }
@@ -159,7 +162,7 @@ export class AccessLogWriter {
 
   write(line: AccessLogLine): void {
     const needsCel = this.filter !== undefined || this.add.length > 0;
-    const bindings = needsCel ? accessLogBindings(line.facts, line.headers, line.claims, line.extProc) : {};
+    const bindings = needsCel ? accessLogBindings(line.facts, line.headers, line.claims, line) : {};
     if (this.filter && !holds(this.filter, bindings)) return;
     const fields: Record<string, string | number | boolean> = accessLogFields(line.facts, this.cfg.otelPreset);
     for (const a of this.add) {

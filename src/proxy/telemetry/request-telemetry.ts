@@ -77,6 +77,7 @@ export class RequestTelemetry {
   private claims?: Record<string, unknown>;
   /** What the external processor answered as dynamic metadata (filled while the exchange goes on). */
   private extProc?: Record<string, unknown>;
+  private extauthz?: Record<string, unknown>;
   private llmSpan?: Span;
   private mcpSpan?: Span;
 
@@ -149,6 +150,11 @@ export class RequestTelemetry {
     if (!span) return;
     delete headers.tracestate;
     this.tracing?.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+  }
+
+  /** What the external authorization service said about the request: CEL `extauthz` of the access log. */
+  authorizedExternally(metadata: Record<string, unknown>): void {
+    this.extauthz = metadata;
   }
 
   authenticated(claims: Record<string, unknown> | null): void {
@@ -230,8 +236,14 @@ export class RequestTelemetry {
       headers: flat(this.req.headers),
       ...(this.claims ? { claims: this.claims } : {}),
       ...(this.extProc ? { extProc: this.extProc } : {}),
+      ...(this.extauthz ? { extauthz: this.extauthz } : {}),
       ...(this.span ? { traceContext: traceContextOf(this.span) } : {}),
     });
+  }
+
+  /** What the external services said about this request (CEL `extauthz`, `extProc`). */
+  private said(): { extProc?: Record<string, unknown>; extauthz?: Record<string, unknown> } {
+    return { ...(this.extProc ? { extProc: this.extProc } : {}), ...(this.extauthz ? { extauthz: this.extauthz } : {}) };
   }
 
   /**
@@ -239,7 +251,7 @@ export class RequestTelemetry {
    * (the response's status and duration are among them). Undefined when the listener adds none.
    */
   metricLabels(): Record<string, string> | undefined {
-    return this.labels?.values(accessLogBindings(this.facts, flat(this.req.headers), this.claims, this.extProc));
+    return this.labels?.values(accessLogBindings(this.facts, flat(this.req.headers), this.claims, this.said()));
   }
 }
 

@@ -1,13 +1,16 @@
 // GwPolicy `traffic.extAuth` → the typed IR the proxy enforces (an external authorization service asked
-// over HTTP), or why it cannot be enforced as written: the routes it reaches then refuse their requests.
+// over HTTP or Envoy's gRPC ext_authz), or why it cannot be enforced as written: the routes it reaches then
+// refuse their requests.
 import type { ExtAuthPolicy } from '../../api/index.js';
 import type { BackendRef } from '../../api/refs.js';
 import type { FieldOrigin } from './policy-merge.js';
+import type { IrRefusal } from '../../coverage/effective.js';
 import type { EffectiveFields } from './policy-sections.js';
 import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
 import { read, readGw, type Ctx } from '../objects/context.js';
 import { serviceHost } from '../backends/backends.js';
-import type { ExtAuthorizationInput } from '../../ir/types.js';
+import type { BackendTlsInput, ExtAuthorizationInput } from '../../ir/types.js';
+import { backendTls } from '../backends/backend-tls.js';
 import { parseByteSize } from './byte-size.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { parseDurationMs } from '../../ir/duration.js';
@@ -20,7 +23,7 @@ export type PolicyBackendRef = Partial<BackendRef>;
 export type PolicyBackendResolver = (
   field: string,
   ref: PolicyBackendRef,
-) => { url: string } | { problem: string; reason: RefReason };
+) => { url: string; tls?: BackendTlsInput } | { problem: string; reason: RefReason };
 type RefReason = 'RefNotPermitted' | 'BackendNotFound' | 'InvalidKind';
 
 /** One plain extAuth (a `conditional` entry's policy, or the whole setting without `conditional`). */
@@ -29,14 +32,11 @@ type Conditional = NonNullable<ExtAuthPolicy['conditional']>;
 
 const lower = (v: readonly string[] | undefined): string[] => (v ?? []).map((h) => h.toLowerCase());
 
-/** Fields of `http` the proxy does not apply yet; ignoring one would change who gets in or what they see. */
-const unsupportedHttp = ['redirect', 'body', 'responseMetadata'] as const;
-
-function celHeaders(m: Record<string, string>): Record<string, string> {
+function celHeaders(m: Record<string, string>, lowerCase = true): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of Object.keys(m).sort()) {
     const v = m[k];
-    if (v !== undefined) out[k.toLowerCase()] = v;
+    if (v !== undefined) out[lowerCase ? k.toLowerCase() : k] = v;
   }
   return out;
 }
@@ -46,9 +46,12 @@ function plainExpressions(e: PlainExtAuth): [string, string][] {
   const http = e.http ?? {};
   const out: [string, string][] = [];
   if (http.path !== undefined) out.push(['http.path', http.path]);
-  for (const [name, source] of Object.entries(http.addRequestHeaders ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    out.push([`http.addRequestHeaders.${name}`, source]);
-  }
+  if (http.redirect !== undefined) out.push(['http.redirect', http.redirect]);
+  if (http.body !== undefined) out.push(['http.body', http.body]);
+  const sorted = (m: Record<string, string> | undefined) =>
+    Object.entries(m ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [name, source] of sorted(http.addRequestHeaders)) out.push([`http.addRequestHeaders.${name}`, source]);
+  for (const [name, source] of sorted(e.grpc?.requestMetadata)) out.push([`grpc.requestMetadata.${name}`, source]);
   (e.cache?.key ?? []).forEach((source, i) => {
     out.push([`cache.key[${i}]`, source]);
   });
@@ -72,10 +75,22 @@ export function extAuthCelProblems(e: ExtAuthPolicy): { path: string; message: s
             ...plainExpressions(entry.policy).map(([p, s]): [string, string] => [`conditional[${i}].policy.${p}`, s]),
           ];
         });
-  return expressions.flatMap(([path, source]) => {
-    const message = celCompileProblem(source, expressionVariables.extAuth);
+  const responseMetadata = (e.conditional ?? [{ policy: e }]).flatMap((entry, i) =>
+    Object.entries(entry.policy.http?.responseMetadata ?? {}).map(([name, source]): [string, string] => [
+      `${e.conditional ? `conditional[${i}].policy.` : ''}http.responseMetadata.${name}`,
+      source,
+    ]),
+  );
+  const withResponse = responseMetadata.flatMap(([path, source]) => {
+    const message = celCompileProblem(source, [...expressionVariables.extAuth, 'response']);
     return message === undefined ? [] : [{ path, message }];
   });
+  return withResponse.concat(
+    expressions.flatMap(([path, source]) => {
+      const message = celCompileProblem(source, expressionVariables.extAuth);
+      return message === undefined ? [] : [{ path, message }];
+    }),
+  );
 }
 
 /**
@@ -84,17 +99,19 @@ export function extAuthCelProblems(e: ExtAuthPolicy): { path: string; message: s
  */
 export function toExtAuth(e: ExtAuthPolicy, resolve: PolicyBackendResolver): ExtAuthorizationInput | string {
   if (e.conditional !== undefined) return toConditional(e.conditional, resolve);
-  if (e.grpc !== undefined) return 'grpc: the gRPC ext_authz protocol is not supported; use http';
   const http = e.http ?? {};
-  for (const f of unsupportedHttp) if (http[f] !== undefined) return `http.${f}: is not supported yet`;
   let url = e.url;
-  if (url !== undefined && !/^https?:\/\//i.test(url))
-    return 'url: only http:// and https:// services are supported (the gRPC protocol is not)';
+  if (url !== undefined && !(e.grpc ? /^(grpcs?|https?):\/\//i : /^https?:\/\//i).test(url))
+    return e.grpc
+      ? 'url: a gRPC service needs a grpc://, grpcs://, http:// or https:// url'
+      : 'url: only http:// and https:// services are supported over HTTP (set grpc for a gRPC service)';
   const ref = e.backendRef;
+  let tls: BackendTlsInput | undefined;
   if (ref) {
     const r = resolve('traffic.extAuth', ref);
     if ('problem' in r) return `backendRef: ${r.problem}`;
-    url = r.url;
+    url = r.tls ? r.url.replace(/^http:/, 'https:') : r.url;
+    tls = r.tls;
   }
   if (url === undefined) return 'one of url and backendRef is needed';
   const out: ExtAuthorizationInput = {
@@ -108,6 +125,18 @@ export function toExtAuth(e: ExtAuthPolicy, resolve: PolicyBackendResolver): Ext
     forwardBody: false,
     maxBodyBytes: 0,
     conditional: [],
+    redirectExpression: http.redirect ?? '',
+    bodyExpression: http.body ?? '',
+    responseMetadata: celHeaders(http.responseMetadata ?? {}, false),
+    ...(e.grpc
+      ? {
+          grpc: {
+            contextExtensions: { ...(e.grpc.contextExtensions ?? {}) },
+            requestMetadata: { ...(e.grpc.requestMetadata ?? {}) },
+          },
+        }
+      : {}),
+    ...(tls ? { tls } : {}),
   };
   const cache = e.cache;
   if (cache) {
@@ -145,6 +174,9 @@ function toConditional(list: Conditional, resolve: PolicyBackendResolver): ExtAu
     forwardBody: false,
     maxBodyBytes: 0,
     conditional,
+    redirectExpression: '',
+    bodyExpression: '',
+    responseMetadata: {},
   };
 }
 
@@ -154,18 +186,17 @@ function toConditional(list: Conditional, resolve: PolicyBackendResolver): ExtAu
  */
 export function policyBackendResolver(ctx: Ctx, provenance: Record<string, FieldOrigin>): PolicyBackendResolver {
   return (field, ref) => {
-    const from = /^GwPolicy ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1];
+    // A GwPolicy's field, or a GwBackend's own `policies` (backend.extAuth): references start in its namespace.
+    const origin = /^(GwPolicy|GwBackend) ([^/\s]+)\//.exec(provenance[field]?.source ?? '');
+    const from = origin?.[2];
     if (from === undefined) return { problem: 'the policy that set it is not known', reason: 'BackendNotFound' };
+    const fromKind = origin?.[1] ?? 'GwPolicy';
     const group = ref.group ?? '';
     const kind = ref.kind ?? 'Service';
     const name = ref.name ?? '';
     const ns = ref.namespace ?? from;
     if (
-      !referenceAllowed(
-        ctx,
-        { group: GROUP.gw, kind: 'GwPolicy', namespace: from },
-        { group, kind, namespace: ns, name },
-      )
+      !referenceAllowed(ctx, { group: GROUP.gw, kind: fromKind, namespace: from }, { group, kind, namespace: ns, name })
     ) {
       return {
         problem: `${kind} ${ns}/${name} is in another namespace and no ReferenceGrant allows it`,
@@ -178,13 +209,24 @@ export function policyBackendResolver(ctx: Ctx, provenance: Record<string, Field
       return { url: `http://${serviceHost(name, ns)}:${ref.port ?? 0}` };
     }
     if (group === GROUP.gw && kind === 'GwBackend') {
-      const st = readGw(ctx, 'GwBackend', nameKey(ns, name))?.spec.static;
+      const spec = readGw(ctx, 'GwBackend', nameKey(ns, name))?.spec;
+      const st = spec?.static;
       if (!st)
         return {
           problem: `GwBackend ${ns}/${name} does not exist or is not a static backend`,
           reason: 'BackendNotFound',
         };
-      return { url: `http://${st.host}:${ref.port ?? st.port}` };
+      const url = `http://${st.host}:${ref.port ?? st.port}`;
+      const tlsField = spec.policies?.tls;
+      if (!tlsField) return { url };
+      // The backend's own TLS settings: the service is dialled over TLS with its CA and client certificate.
+      const source = `GwBackend ${ns}/${name}`;
+      const tls = backendTls(ctx, {
+        fields: { 'backend.tls': tlsField },
+        provenance: { 'backend.tls': { source } as FieldOrigin },
+      });
+      if (!tls.ok) return { problem: tls.message, reason: 'BackendNotFound' };
+      return { url, ...(tls.tls ? { tls: tls.tls } : {}) };
     }
     return {
       problem: `${kind}${group ? `.${group}` : ''} is not a supported kind; use a Service or a GwBackend`,
@@ -217,4 +259,55 @@ export function extAuthRefProblem(
     if (r && 'problem' in r) return { reason: r.reason, message: `traffic.extAuth.${path}: ${r.problem}` };
   }
   return undefined;
+}
+
+/** One route → backend edge as the routes translator built it (merged fields as canonical JSON text). */
+interface ExtAuthEdge {
+  weight?: number;
+  policy?: { fields?: Record<string, string>; provenance?: Record<string, { source?: string }> } | null;
+  targetPolicies?: Record<
+    string,
+    { fields?: Record<string, string>; provenance?: Record<string, { source?: string }> }
+  >;
+}
+
+/** The backend-level extAuth of a route: its typed form, or why it cannot be enforced (the route then answers 503). */
+export interface BackendExtAuth {
+  typed?: ExtAuthorizationInput;
+  refusal?: IrRefusal;
+}
+
+/**
+ * `backend.extAuth` (a GwPolicy's `backend`, a GwBackend's `policies`) of a route's edges. The proxy asks the
+ * service once per request after routing, so every live edge must carry the same setting; edges that differ,
+ * an edge without it next to one with it, or a setting on one MCP target only are refused, never skipped.
+ */
+export function backendExtAuth(edges: readonly ExtAuthEdge[], ctx: Ctx): BackendExtAuth {
+  const live = edges.filter((e) => (e.weight ?? 1) > 0);
+  const seen = live.map((e) => ({
+    text: e.policy?.fields?.['backend.extAuth'],
+    source: e.policy?.provenance?.['backend.extAuth']?.source ?? '',
+  }));
+  const first = seen.find((s) => s.text !== undefined);
+  const perTarget = live.flatMap((e) =>
+    Object.entries(e.targetPolicies ?? {}).filter(([, p]) => p.fields?.['backend.extAuth'] !== undefined),
+  );
+  const refuse = (source: string, reason: string): BackendExtAuth => ({
+    refusal: { field: 'spec.backend.extAuth', source, reason, security: true },
+  });
+  if (perTarget[0]) {
+    const [target, p] = perTarget[0];
+    const source = p.provenance?.['backend.extAuth']?.source ?? '';
+    return refuse(source, `backend.extAuth per MCP target (${target}) is not supported; set it on the backend`);
+  }
+  if (!first?.text) return {};
+  if (new Set(seen.map((s) => s.text ?? '')).size > 1)
+    return refuse(first.source, 'backend.extAuth must be the same on every backend of the route');
+  const setting = JSON.parse(first.text) as ExtAuthPolicy;
+  const typed = toExtAuth(
+    setting,
+    policyBackendResolver(ctx, { 'traffic.extAuth': { source: first.source } as FieldOrigin }),
+  );
+  if (typeof typed === 'string') return refuse(first.source, typed);
+  return { typed };
 }

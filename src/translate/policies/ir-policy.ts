@@ -377,7 +377,6 @@ export function authRefusals(
   sourceOf: (field: string) => string,
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
-  edgePolicies: { fields?: Record<string, unknown>; provenance?: Record<string, { source?: string }> }[],
   backendMcp: BackendMcpSecurity = { refusals: [] },
 ): IrRefusal[] {
   const traffic = sectionOf(fields, 'traffic');
@@ -413,15 +412,5 @@ export function authRefusals(
       reason: `backend.mcp.authentication with traffic.${methods[0] ?? ''} on one route is not supported`,
       security: true,
     });
-  // A backend-level extAuth (GwPolicy backend.extAuth) has no typed form yet: refuse, never skip.
-  const edgeExtAuth = edgePolicies.find((p) => p.fields?.['backend.extAuth'] !== undefined);
-  if (edgeExtAuth) {
-    out.push({
-      field: 'spec.backend.extAuth',
-      source: edgeExtAuth.provenance?.['backend.extAuth']?.source ?? '',
-      reason: 'backend-level external authorization is not supported',
-      security: true,
-    });
-  }
   return out.sort((a, b) => (a.field ?? '').localeCompare(b.field ?? ''));
 }

@@ -12,7 +12,12 @@ import { objectKey, type StoredObject } from '../objects/types.js';
 import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
 import { closedFieldName, isInvalidObjectRefusal } from '../policies/invalid-objects.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
-import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from '../policies/ext-auth.js';
+import {
+  backendExtAuth,
+  extAuthRefProblem,
+  policyBackendResolver,
+  type PolicyBackendResolver,
+} from '../policies/ext-auth.js';
 import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
 import { typedTraffic } from '../policies/ir-traffic.js';
 import { frontendPolicy, routePolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
@@ -69,7 +74,9 @@ export function ruleRoute(
   if (extAuthProblem) problems.edges.push(extAuthProblem);
   const readSecret = policySecretReader(ctx, eff.provenance);
   const backendMcp = backendMcpSecurity(edges);
-  const traffic = trafficOf(eff, edges, readSecret, resolveBackend, backendMcp);
+  const backendExt = backendExtAuth(edges, ctx);
+  const backendExtRefusals = backendExt.refusal ? [backendExt.refusal] : [];
+  const traffic = trafficOf(eff, readSecret, resolveBackend, backendMcp);
   const timeouts = rs.route.kind === 'HTTPRoute' ? ruleTimeouts(rs.rule) : undefined;
   const filters = ruleFilters(rs.rule);
   const base = `${rs.route.kind}/${rs.route.key}/${rs.rule.name ?? rs.index}`;
@@ -81,7 +88,10 @@ export function ruleRoute(
     order: routeOrder(rs.route, rs.index),
     // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
     backends: edges,
-    policy: typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp),
+    policy: {
+      ...typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp),
+      ...(backendExt.typed ? { backendExtAuthorization: backendExt.typed } : {}),
+    },
     ...(traffic.traffic ? { traffic: traffic.traffic } : {}),
     provenance,
     effective: fieldsOf(eff),
@@ -93,6 +103,7 @@ export function ruleRoute(
   const scoped = scopeRefusals(eff, edges, sink.backends);
   const refusals = uniqueRefusals([
     ...traffic.refusals,
+    ...backendExtRefusals,
     ...routeRefusals(gp, g.group[0], eff, edges),
     ...scoped,
     ...rs.refusals,
@@ -103,7 +114,7 @@ export function ruleRoute(
     const fields = problems.invalidPolicies.get(r.source) ?? new Set();
     problems.invalidPolicies.set(r.source, fields.add(closedFieldName(r)));
   }
-  for (const r of [...scoped, ...backendMcp.refusals]) {
+  for (const r of [...scoped, ...backendMcp.refusals, ...backendExtRefusals]) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
     if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
   }
@@ -131,22 +142,16 @@ function ruleEdges(
 /** The route's typed traffic policy and its security refusals (issue 14: nothing accepted is skipped). */
 function trafficOf(
   eff: EffectivePolicy,
-  edges: BuiltEdge[],
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
   backendMcp: BackendMcpSecurity,
 ): Pick<RouteInput, 'traffic'> & { refusals: IrRefusal[] } {
   const traffic = typedTraffic(eff.fields);
-  const edgePolicies = edges.flatMap((e) => [
-    ...(e.policy ? [e.policy] : []),
-    ...Object.values(e.targetPolicies ?? {}),
-  ]);
   const refusals = authRefusals(
     eff.fields,
     (f) => eff.provenance[f]?.source ?? '',
     readSecret,
     resolveBackend,
-    edgePolicies,
     backendMcp,
   );
   return { ...(traffic ? { traffic } : {}), refusals };

@@ -81,4 +81,40 @@ describe('external authorization on an MCP route', () => {
     expect(await res.json()).toEqual({ denied: 'bob' });
     expect(res.headers.get('mcp-session-id')).toBeNull();
   });
+
+  it('checks backend.extAuth (IR backendExtAuthorization) after traffic.extAuth on the same MCP request', async () => {
+    const snap = snapshotFor({ targets: [stdioTarget('t')] });
+    const policy =
+      normalizeSnapshot({
+        version: '1',
+        resources: [
+          {
+            route: {
+              name: 'x',
+              policy: {
+                extAuthorization: {
+                  url: `http://127.0.0.1:${authz.port}/route-check`,
+                  allowedRequestHeaders: ['x-user'],
+                },
+                backendExtAuthorization: {
+                  url: `http://127.0.0.1:${authz.port}/backend-check`,
+                  allowedRequestHeaders: ['x-user'],
+                },
+              },
+            },
+          },
+        ],
+      }).resources[0]?.route?.policy ?? null;
+    for (const r of snap.resources) if (r.route && policy) r.route.policy = { ...r.route.policy, ...policy };
+    await runtime.apply(snap);
+    const before = authz.checks.length;
+    const { client } = await connectClient(url, {}, { 'x-user': 'alice' });
+    try {
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    const urls = authz.checks.slice(before).map((c) => c.url);
+    expect(urls.slice(0, 2)).toEqual(['/route-check/mcp', '/backend-check/mcp']);
+  });
 });

@@ -5,6 +5,8 @@
 // every check it receives and can be slowed down.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { readAll, startUpstream, type Upstream } from '../http-forward-harness.js';
 
 export interface CheckSeen {
   method: string;
@@ -63,4 +65,26 @@ export async function startExtAuthServer(): Promise<ExtAuthServer> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** The upstream behind the extAuth routes: answers with the URL, headers and body it got, calling `onHit` first. */
+export function startEchoUpstream(onHit: () => void): Promise<Upstream> {
+  return startUpstream((req, res) => {
+    onHit();
+    void readAll(req).then((b) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ url: req.url, headers: req.headers, body: b.toString() })),
+    );
+  });
+}
+
+/** A pino destination collecting each line, for asserting what was (and was not) logged. */
+export function lineSink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
 }

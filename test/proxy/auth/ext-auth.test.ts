@@ -1,15 +1,14 @@
 // GwPolicy traffic.extAuth over HTTP, end to end: manifests translated by the real translator, served by a
 // real runtime, checked by a real authorization service (ext-auth-server.ts) in front of a real echo upstream.
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
-import { rawRequest, readAll, startUpstream, type RawResponse, type Upstream } from '../http-forward-harness.js';
+import { rawRequest, type RawResponse, type Upstream } from '../http-forward-harness.js';
 import { trafficManifests } from '../traffic-manifests.js';
 import { translatedIr } from '../translated-ir.js';
 import { freePort } from '../ports.js';
-import { startExtAuthServer, type ExtAuthServer } from './ext-auth-server.js';
+import { lineSink, startEchoUpstream, startExtAuthServer, type ExtAuthServer } from './ext-auth-server.js';
 
 const secretToken = 'Bearer good-token';
 
@@ -34,14 +33,7 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
     authz = await startExtAuthServer();
     // A port nothing listens on: a stopped authorization service.
     const dead = await freePort();
-    upstream = await startUpstream((req, res) => {
-      hits++;
-      void readAll(req).then((b) =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ url: req.url, headers: req.headers, body: b.toString() })),
-      );
-    });
+    upstream = await startEchoUpstream(() => hits++);
     const svc = `http://127.0.0.1:${authz.port}`;
     const routes = trafficManifests(upstream.port, [
       {
@@ -67,6 +59,18 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
       { name: 'login', traffic: `{extAuth: {url: "${svc}"}}` },
       { name: 'grpc', traffic: `{extAuth: {url: "${svc}", grpc: {}}}` },
       {
+        name: 'redir',
+        traffic: `{extAuth: {url: "${svc}", http: {redirect: '"https://login.example/start?to=" + request.path'}}}`,
+      },
+      {
+        name: 'celbody',
+        traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], body: '"user=" + request.headers["x-user"]'}}}`,
+      },
+      {
+        name: 'respmeta',
+        traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User, Authorization], responseMetadata: {user: 'response.headers["x-auth-user"]', code: 'response.code'}}}, authorization: {policy: {matchExpressions: ['extauthz.user == "token-holder"', 'extauthz.code == 200']}}}`,
+      },
+      {
         name: 'cond',
         traffic: `{extAuth: {conditional: [
         {condition: 'request.path.startsWith("/cond/admin")', policy: {url: "${svc}/admin", http: {allowedRequestHeaders: [X-User]}}},
@@ -78,7 +82,12 @@ describe('external authorization (traffic.extAuth over HTTP)', () => {
         traffic: `{extAuth: {url: "${svc}", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, cache: {key: ['request.headers["x-user"]'], ttl: 60s, maxEntries: 2}}}`,
       },
       { name: 'badcel', traffic: `{extAuth: {url: "${svc}", http: {addRequestHeaders: {x-user: 'secret.value'}}}}` },
-      { name: 'onbackend', traffic: '{timeouts: {request: 5s}}', backend: 'guarded' },
+      {
+        name: 'onbackend',
+        traffic: `{extAuth: {url: "${svc}/route", http: {allowedRequestHeaders: [X-User]}}}`,
+        backend: 'guarded',
+      },
+      { name: 'ownbackend', traffic: '{timeouts: {request: 5s}}', backend: 'ownguard' },
       {
         name: 'condnone',
         traffic: `{extAuth: {conditional: [{condition: 'request.headers["x-check"] == "yes"', policy: {url: "${svc}", http: {allowedRequestHeaders: [X-User]}}}]}}`,
@@ -95,15 +104,26 @@ kind: GwPolicy
 metadata: {name: guarded, namespace: default}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: guarded}]
-  backend: {extAuth: {url: "${svc}"}}
+  backend: {extAuth: {url: "${svc}/backend", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ownguard, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${upstream.port}}
+  policies: {extAuth: {url: "${svc}/own", http: {allowedRequestHeaders: [X-User]}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mixed, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /mixed}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: guarded}, {group: gw.dev, kind: GwBackend, name: up}]
 `;
     const manifests = `${routes}---\n${backendLevel}`;
-    const sink = new Writable({
-      write(chunk: Buffer, _e, done) {
-        logged.push(chunk.toString());
-        done();
-      },
-    });
+    const sink = lineSink(logged);
     runtime = new ProxyRuntime({
       log: pino({ level: 'debug' }, sink),
       security: createRouteSecurity(),
@@ -209,11 +229,33 @@ spec:
     expect(authz.checks.length).toBe(before);
   });
 
-  it('refuses a route whose extAuth uses the gRPC protocol with 503 (fail closed)', async () => {
+  it('asks over gRPC when grpc is set: an HTTP-only service cannot answer that, so FailClosed denies', async () => {
     const res = await send('/grpc/x', { headers: { authorization: secretToken } });
-    expect(res.status).toBe(503);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'policy_not_enforced' });
-    expect(JSON.parse(res.body).error_description).toContain('traffic.extAuth');
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'forbidden' });
+  });
+
+  it('turns a 401 denial into a 302 to the http.redirect URL; other answers pass unchanged', async () => {
+    const res = await send('/redir/x');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('https://login.example/start?to=/redir/x');
+    expect((await send('/redir/x', { headers: { authorization: secretToken } })).status).toBe(200);
+    expect((await send('/redir/x', { headers: { authorization: 'Bearer other' } })).status).toBe(302);
+  });
+
+  it('sends the http.body CEL value as the check body', async () => {
+    const res = await send('/celbody/x', { headers: { 'x-user': 'alice' } });
+    expect(res.status).toBe(200);
+    expect(lastCheck()?.body).toBe('user=alice');
+    expect(lastCheck()?.headers['content-length']).toBe('10');
+  });
+
+  it('gives http.responseMetadata (over the allowing answer) to later CEL authorization rules as extauthz', async () => {
+    expect((await send('/respmeta/x', { headers: { authorization: secretToken } })).status).toBe(200);
+    // The service allows alice too, but names her in x-auth-user: the rule on extauthz.user denies.
+    const alice = await send('/respmeta/x', { headers: { 'x-user': 'alice' } });
+    expect(alice.status).toBe(403);
+    expect(JSON.parse(alice.body).error_description).toContain('does not allow this request');
   });
 
   it('asks the service of the first conditional branch that holds, else the fallback', async () => {
@@ -247,11 +289,29 @@ spec:
     expect(logged.some((l) => l.includes('badcel') && l.includes('does not enforce'))).toBe(true);
   });
 
-  it('refuses a route whose backend carries a backend-level extAuth (not enforced yet) with 503, never forwarding', async () => {
-    const before = hits;
+  it('asks backend.extAuth after routing, after traffic.extAuth; both must allow', async () => {
     const res = await send('/onbackend/x', { headers: { 'x-user': 'alice' } });
+    expect(res.status).toBe(200);
+    expect(seen(res).headers['x-auth-user']).toBe('alice');
+    expect(authz.checks.slice(-2).map((c) => c.url)).toEqual(['/route/onbackend/x', '/backend/onbackend/x']);
+    const before = hits;
+    expect((await send('/onbackend/x', { headers: { 'x-user': 'bob' } })).status).toBe(403);
+    expect(hits).toBe(before);
+  });
+
+  it("enforces a GwBackend's own policies.extAuth on the routes to it", async () => {
+    expect((await send('/ownbackend/x', { headers: { 'x-user': 'alice' } })).status).toBe(200);
+    expect(authz.checks[authz.checks.length - 1]?.url).toBe('/own/ownbackend/x');
+    const before = hits;
+    expect((await send('/ownbackend/x', { headers: { 'x-user': 'bob' } })).status).toBe(403);
+    expect(hits).toBe(before);
+  });
+
+  it('refuses a route whose backends disagree on backend.extAuth with 503, never forwarding', async () => {
+    const before = hits;
+    const res = await send('/mixed/x', { headers: { 'x-user': 'alice' } });
     expect(res.status).toBe(503);
-    expect(JSON.parse(res.body).error_description).toContain('backend.extAuth');
+    expect(JSON.parse(res.body).error_description).toContain('spec.backend.extAuth');
     expect(hits).toBe(before);
   });
 

@@ -40,6 +40,10 @@ export interface Policy {
    * traffic.extProc: an external processor (Envoy's ext_proc over gRPC) sees and may change the exchange.
    */
   'extProcessing'?: (_gw_ir_v1_ExtProcessing | null);
+  /**
+   * backend.extAuth, the same on every backend edge of the route: asked after routing, after ext_authorization.
+   */
+  'backendExtAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
 }
 
 /**
@@ -73,4 +77,8 @@ export interface Policy__Output {
    * traffic.extProc: an external processor (Envoy's ext_proc over gRPC) sees and may change the exchange.
    */
   'extProcessing': (_gw_ir_v1_ExtProcessing__Output | null);
+  /**
+   * backend.extAuth, the same on every backend edge of the route: asked after routing, after ext_authorization.
+   */
+  'backendExtAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
 }
