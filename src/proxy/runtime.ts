@@ -56,6 +56,34 @@ import { compileExtProc, processesAnswers } from './ext/ext-proc-session.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
+/** A route's external services (ext_authz, ext_proc, backend ext_authz) and what of them it cannot enforce. */
+function externalServices(
+  route: Route,
+  forwarded: boolean,
+): { plan: Pick<CompiledRoute, 'extAuth' | 'extProc' | 'backendExtAuth'>; unenforced: string[] } {
+  const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
+  const extProc = route.policy?.extProcessing ? compileExtProc(route.policy.extProcessing) : undefined;
+  const backendExt = route.policy?.backendExtAuthorization
+    ? compileExtAuth(route.policy.backendExtAuthorization)
+    : undefined;
+  return {
+    plan: {
+      ...(typeof extAuth === 'object' ? { extAuth } : {}),
+      ...(typeof extProc === 'object' ? { extProc } : {}),
+      ...(typeof backendExt === 'object' ? { backendExtAuth: backendExt } : {}),
+    },
+    unenforced: [
+      ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
+      ...(typeof extProc === 'string' ? [`traffic.extProc (${extProc})`] : []),
+      // Only the forwarder passes a backend's answer through the processor: elsewhere it would go out unseen.
+      ...(typeof extProc === 'object' && processesAnswers(extProc) && !forwarded
+        ? ['traffic.extProc (response phases apply to forwarded HTTP routes only)']
+        : []),
+      ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
+    ],
+  };
+}
+
 /** The smallest `frontend.http.maxBufferSize` of the route's listeners (0: none sets it). */
 function listenerBufferSize(route: Route, listeners: Map<string, Listener>): number {
   const sizes = route.listeners.map((l) => listeners.get(l)?.limits?.maxBufferSize ?? 0).filter((n) => n > 0);
@@ -424,12 +452,8 @@ export class ProxyRuntime {
           );
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
-      const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
-      const extProc = route.policy?.extProcessing ? compileExtProc(route.policy.extProcessing) : undefined;
-      if (typeof extProc === 'object') processorUrls.add(extProc.url);
-      const backendExt = route.policy?.backendExtAuthorization
-        ? compileExtAuth(route.policy.backendExtAuthorization)
-        : undefined;
+      const ext = externalServices(route, forward !== undefined);
+      if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
       const compiled: CompiledRoute = {
         name: route.name,
         route,
@@ -437,20 +461,12 @@ export class ProxyRuntime {
         forward,
         llm,
         traffic: traffic.get(route.name),
-        ...(typeof extAuth === 'object' ? { extAuth } : {}),
-        ...(typeof extProc === 'object' ? { extProc } : {}),
-        ...(typeof backendExt === 'object' ? { backendExtAuth: backendExt } : {}),
+        ...ext.plan,
         security: this.opts.security?.(route, this.log.child({ route: route.name })) ?? {},
         maxRequestBytes,
         unenforced: [
           ...refusedSecurity(route, { security: this.opts.security !== undefined }),
-          ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
-          ...(typeof extProc === 'string' ? [`traffic.extProc (${extProc})`] : []),
-          // Only the forwarder passes a backend's answer through the processor: elsewhere it would go out unseen.
-          ...(typeof extProc === 'object' && processesAnswers(extProc) && !forward
-            ? ['traffic.extProc (response phases apply to forwarded HTTP routes only)']
-            : []),
-          ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
+          ...ext.unenforced,
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']

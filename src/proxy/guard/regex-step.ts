@@ -53,7 +53,7 @@ export function regexStep(g: RegexGuard, source: string): GuardStep {
         { guard: source, phase, patterns: names, status: g.rejectStatus || 403 },
         'prompt guard rejected content',
       );
-      return Promise.resolve(customRejection(g));
+      return Promise.resolve(customRejection({ rejectStatus: g.rejectStatus, rejectMessage: g.rejectMessage }));
     },
   };
 }

@@ -243,7 +243,10 @@ export class RequestTelemetry {
 
   /** What the external services said about this request (CEL `extauthz`, `extProc`). */
   private said(): { extProc?: Record<string, unknown>; extauthz?: Record<string, unknown> } {
-    return { ...(this.extProc ? { extProc: this.extProc } : {}), ...(this.extauthz ? { extauthz: this.extauthz } : {}) };
+    return {
+      ...(this.extProc ? { extProc: this.extProc } : {}),
+      ...(this.extauthz ? { extauthz: this.extauthz } : {}),
+    };
   }
 
   /**
