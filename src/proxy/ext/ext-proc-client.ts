@@ -44,7 +44,7 @@ export interface CommonResponse {
   clearRouteCache: boolean;
 }
 export interface ImmediateResponse {
-  status?: { code: number } | null;
+  status?: { code: number | string } | null;
   headers?: HeaderMutation | null;
   body: Buffer;
   grpcStatus?: { status: number } | null;
@@ -85,6 +85,8 @@ export class ExtProcFailure extends Error {}
 interface Loaded {
   Client: new (address: string, credentials: grpc.ChannelCredentials) => grpc.Client;
   process: grpc.MethodDefinition<ProcessingRequest, ProcessingResponse>;
+  /** envoy.type.v3.StatusCode: enums load as names, and Envoy names most HTTP status codes. */
+  statusCodes: Map<string, number>;
 }
 let loaded: Loaded | undefined;
 
@@ -103,8 +105,17 @@ function processorService(): Loaded {
   const def = pkg[SERVICE] as grpc.ServiceDefinition | undefined;
   const process = def?.Process as grpc.MethodDefinition<ProcessingRequest, ProcessingResponse> | undefined;
   if (!def || !process) throw new Error(`${PROTO_FILE}: service ${SERVICE} with method Process not found`);
-  loaded = { Client: grpc.makeGenericClientConstructor(def, 'ExternalProcessor'), process };
+  const codes = pkg['envoy.type.v3.StatusCode'] as
+    { type?: { value?: { name: string; number: number }[] } } | undefined;
+  const statusCodes = new Map((codes?.type?.value ?? []).map((v) => [v.name, v.number] as const));
+  loaded = { Client: grpc.makeGenericClientConstructor(def, 'ExternalProcessor'), process, statusCodes };
   return loaded;
+}
+
+/** An HttpStatus code as its number (the loader gives the names Envoy's StatusCode enum has); 0 when unknown. */
+export function statusNumber(code: number | string | undefined): number {
+  if (typeof code === 'number') return code;
+  return (code !== undefined && processorService().statusCodes.get(code)) || 0;
 }
 
 /** One channel per processor URL, shared by every request of every route that names it. */

@@ -2,6 +2,7 @@
 // applied to headers the proxy owns, google.protobuf.Struct in both directions, an ImmediateResponse sent.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { HeaderMap, HeaderMutation, ImmediateResponse, StructValue, WireHeader } from './ext-proc-client.js';
+import { statusNumber } from './ext-proc-client.js';
 
 type Headers = IncomingHttpHeaders | OutgoingHttpHeaders;
 
@@ -123,7 +124,7 @@ export function fromStruct(s: StructValue | null | undefined): Record<string, un
  * missing) makes the answer unusable, and the caller treats it as a failed call: false.
  */
 export function sendImmediate(res: ServerResponse, imm: ImmediateResponse): boolean {
-  const status = imm.status?.code ?? 0;
+  const status = statusNumber(imm.status?.code);
   if (status < 200 || status > 599) return false;
   const headers: OutgoingHttpHeaders = {};
   applyMutation(headers, imm.headers);
