@@ -31,10 +31,13 @@ const traffic: CoverageTable = {
       `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
       true,
     ),
-    'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
-    'apiKeyAuthentication.configMapSelector.*': refused(
-      `API keys chosen by labels ${notYetPlural}; use secretRef`,
-      true,
+    'apiKeyAuthentication.secretSelector.*': enforced(
+      'ApiKeyAuthentication.entries',
+      'every matching Secret of the policy namespace, re-read when one is added, removed or relabelled; a key found twice with different metadata is refused and named on status (ApiKeysUnique)',
+    ),
+    'apiKeyAuthentication.configMapSelector.*': enforced(
+      'ApiKeyAuthentication.entries',
+      'keyHash entries only (a plain key in a ConfigMap refuses the route); otherwise as secretSelector',
     ),
     'authorization.*': enforced('Policy.authorization'),
     'extAuth.*': enforced('Policy.extAuthorization'),

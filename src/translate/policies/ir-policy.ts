@@ -1,6 +1,5 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads. A field without a typed
 // home is refused (src/coverage); RouteInput.effective is provenance for `gw explain`, never sent to proxies.
-import { createHash } from 'node:crypto';
 import type { TrafficPolicy } from '../../api/index.js';
 import type {
   ApiKeyAuthenticationInput,
@@ -15,7 +14,8 @@ import { combinedRules, resourceMetadataOf, toBackendMcpAuth, type BackendMcpSec
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { parseByteSize } from './byte-size.js';
 import { parseDurationMs } from '../../ir/duration.js';
-import type { PolicySecretReader } from './policy-secrets.js';
+import { noSecrets, type PolicySecretReader } from './policy-secrets.js';
+import { apiKeyEntries } from './api-keys.js';
 import { rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationSpec } from '../objects/gw-types.js';
@@ -30,7 +30,7 @@ type Basic = Traffic<'basicAuthentication'>;
 
 export function typedPolicy(
   fields: EffectiveFields,
-  readSecret: PolicySecretReader = () => undefined,
+  readSecret: PolicySecretReader = noSecrets,
   resolveBackend: PolicyBackendResolver = noBackends,
   backendMcp: BackendMcpSecurity = { refusals: [] },
 ): PolicyInput {
@@ -207,28 +207,16 @@ function toLocation(loc: Location): JwtAuthenticationInput['location'] {
 }
 
 /**
- * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; why not (the
- * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
+ * API keys from the policy's Secret or from the Secrets / ConfigMaps its labels select (api-keys.ts), carried
+ * as SHA-256 only; why not (the proxy refuses the route) when none is usable, an entry is malformed, or for
+ * a CEL location.
  */
 function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
-  const ref = a.secretRef;
-  if (!ref)
-    return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
-  const name = ref.name;
-  const data = readSecret('traffic.apiKeyAuthentication', name);
-  if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
-  const entries = new Map<string, string>();
-  for (const [dataKey, value] of Object.entries(data)) {
-    const entry = apiKeyEntry(value.trim());
-    if (typeof entry === 'string') return `secretRef: Secret ${name} key ${dataKey}: ${entry}`;
-    if (entry) entries.set(entry.keySha256, entry.metadataJson);
-  }
-  if (entries.size === 0) return `secretRef: Secret ${name} holds no key`;
+  const keys = apiKeyEntries(a, readSecret);
+  if (typeof keys === 'string') return keys;
   const out: ApiKeyAuthenticationInput = {
     mode: (a.mode ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
-    entries: [...entries]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([keySha256, metadataJson]) => ({ keySha256, metadataJson })),
+    entries: keys.entries,
   };
   const loc = a.location;
   if (loc) {
@@ -237,35 +225,6 @@ function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenti
     out.location = location;
   }
   return out;
-}
-
-/**
- * One Secret value as an API-key entry: a plain key, or a JSON object with `key` or `keyHash`
- * (`sha256:<64 hex>`) and an optional `metadata` object (seed 001); a string says what is wrong, without the key.
- * Secret values are free-form text, so the parsed JSON is read defensively.
- */
-function apiKeyEntry(value: string): { keySha256: string; metadataJson: string } | string | undefined {
-  if (!value) return undefined;
-  const sha = (k: string): string => createHash('sha256').update(k, 'utf8').digest('hex');
-  if (!value.startsWith('{')) return { keySha256: sha(value), metadataJson: '{}' };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    return 'is neither a plain key nor a JSON object';
-  }
-  const o = rec(parsed);
-  if (!o) return 'must be a JSON object';
-  const metadata = o.metadata === undefined ? {} : rec(o.metadata);
-  if (!metadata) return 'metadata must be an object';
-  const metadataJson = JSON.stringify(metadata);
-  if (typeof o.key === 'string' && o.key && o.keyHash === undefined) return { keySha256: sha(o.key), metadataJson };
-  if (typeof o.keyHash === 'string' && o.key === undefined) {
-    const m = /^sha256:([0-9a-fA-F]{64})$/.exec(o.keyHash);
-    if (!m?.[1]) return 'keyHash must be sha256:<64 hex digits>';
-    return { keySha256: m[1].toLowerCase(), metadataJson };
-  }
-  return 'must set exactly one of key, keyHash';
 }
 
 function hashKind(hash: string): string {
