@@ -82,11 +82,22 @@ describe('API keys chosen by labels', () => {
     const s = setup();
     const route = 'HTTPRoute/default/none/0';
     expect(routeKeys(s.state, route).refused).toEqual([
-      "secretSelector: no Secret with labels app=nothing in the policy's namespace holds a key",
+      "secretSelector: no Secret with labels app=nothing in the policy's namespace holds a usable key",
     ]);
     change(s, secret('late', { app: 'nothing' }, { k: 'sk-late' }), 'late');
     expect(routeKeys(s.state, route).keys).toEqual([sha('sk-late')]);
     expect(policyConditions(s.state, 'none').map((c) => c.type)).not.toContain('Enforced');
+  });
+
+  it('refuses the route, naming the duplicates, when every key it found is held twice with different metadata', () => {
+    const s = setup();
+    change(s, undefined, 'keys-a');
+    change(s, secret('keys-b', { app: 'keys' }, { shared: '{"key":"sk-shared","metadata":{"group":"a"}}' }), 'keys-b');
+    change(s, secret('keys-c', { app: 'keys' }, { shared: '{"key":"sk-shared","metadata":{"group":"b"}}' }), 'keys-c');
+    expect(routeKeys(s.state, 'HTTPRoute/default/secrets/0').refused?.[0]).toContain('see ApiKeysUnique');
+    expect(policyConditions(s.state, 'secrets').map((c) => c.type)).toEqual(
+      expect.arrayContaining(['Enforced', 'ApiKeysUnique']),
+    );
   });
 
   it('reads only keyHash entries from ConfigMaps and refuses a route whose ConfigMap holds a plain key', () => {

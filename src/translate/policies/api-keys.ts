@@ -21,11 +21,14 @@ interface Found {
   conflict: boolean;
 }
 
-/** The accepted entries sorted by hash, and each key found in more than one place; a string says why none can be used. */
+/**
+ * The accepted entries sorted by hash, each key found in more than one place, and what to say when no
+ * entry is left; a string says why the keys cannot be read (a missing Secret, a malformed entry).
+ */
 export function apiKeyEntries(
   a: ApiKey,
   readSecret: PolicySecretReader,
-): { entries: Entry[]; duplicates: string[] } | string {
+): { entries: Entry[]; duplicates: string[]; empty: string } | string {
   const src = keySources(a, readSecret);
   if (typeof src === 'string') return src;
   const found = new Map<string, Found>();
@@ -55,8 +58,7 @@ export function apiKeyEntries(
         : `${f.origins.join(', ')} hold the same key (same metadata: accepted once)`,
     )
     .sort();
-  if (entries.length === 0) return `${src.where}: ${src.empty}`;
-  return { entries, duplicates };
+  return { entries, duplicates, empty: `${src.where}: ${src.empty}` };
 }
 
 /** What the policy's status says about keys found twice, for its ApiKeysUnique condition; empty when none is. */
@@ -78,7 +80,7 @@ function keySources(
     return {
       where: 'secretRef',
       objects: [{ kind: 'Secret', name: ref.name, data }],
-      empty: `Secret ${ref.name} holds no key`,
+      empty: `Secret ${ref.name} holds no usable key`,
     };
   }
   const [where, kind, selector] =
@@ -93,7 +95,7 @@ function keySources(
   return {
     where,
     objects: readSecret.selected(FIELD, kind, labels),
-    empty: `no ${kind} with labels ${text} in the policy's namespace holds a key`,
+    empty: `no ${kind} with labels ${text} in the policy's namespace holds a usable key`,
   };
 }
 

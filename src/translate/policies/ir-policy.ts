@@ -214,6 +214,11 @@ function toLocation(loc: Location): JwtAuthenticationInput['location'] {
 function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
   const keys = apiKeyEntries(a, readSecret);
   if (typeof keys === 'string') return keys;
+  // Never an empty key list served as "no key is valid": the route is refused and its status says why.
+  if (keys.entries.length === 0)
+    return keys.duplicates.length
+      ? `${keys.empty} (each key it found is held twice with different metadata, see ApiKeysUnique)`
+      : keys.empty;
   const out: ApiKeyAuthenticationInput = {
     mode: (a.mode ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
     entries: keys.entries,

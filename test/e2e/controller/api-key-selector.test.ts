@@ -17,6 +17,7 @@ const controllerName = `gw.dev/e2e-keys-${suffix}`;
 const className = `gw-keys-${suffix}`;
 const key = `sk-e2e-${randomBytes(8).toString('hex')}`;
 const shared = `sk-shared-${randomBytes(8).toString('hex')}`;
+const steady = `sk-steady-${randomBytes(8).toString('hex')}`;
 
 describe('API keys chosen by labels, with the controller watching Secrets', () => {
   const ns = useNamespace('ctl-keys');
@@ -82,6 +83,7 @@ describe('API keys chosen by labels, with the controller watching Secrets', () =
       kc,
       secret('anchor', { 'gw.dev/keys': 'edge' }, { a: JSON.stringify({ key: shared, metadata: { team: 'a' } }) }),
     );
+    await apply(kc, secret('steady', { 'gw.dev/keys': 'edge' }, { s: steady }));
     await apply(kc, secret('client', { 'gw.dev/keys': 'other' }, { k: key }));
     proxy = await startXdsProxy(kc, ctl, ns(), 'edge', `proxy-keys-${suffix}`);
   }, 400_000);
@@ -123,5 +125,6 @@ describe('API keys chosen by labels, with the controller watching Secrets', () =
     expect(cond.message).toContain('Secret anchor key a, Secret rival key b hold the same key with different metadata');
     expect(cond.message).not.toContain(shared);
     await eventually(async () => ((await status(shared)) === 401 ? true : undefined), 60_000, 'duplicate refused');
+    expect(await status(steady)).toBe(200);
   });
 });
