@@ -21,6 +21,8 @@ export const expressionVariables = {
   extAuth: ['request', 'jwt'],
   /** An MCP guardrail processor's `remote.metadata`: evaluated per JSON-RPC message. */
   guardrailMetadata: ['request', 'jwt', 'mcp'],
+  /** GwModel `policies.authorization`: evaluated once the chat request is read, before a model is called. */
+  modelAuthorization: ['jwt', 'request', 'llmRequest', 'apiKey'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest'],
 } as const satisfies Record<string, readonly CelVariable[]>;
