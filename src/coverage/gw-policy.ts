@@ -14,14 +14,11 @@ const traffic: CoverageTable = {
     'basicAuthentication.*': enforced('Policy.basicAuthentication'),
     'jwtAuthentication.*': enforced('Policy.jwtAuthentication'),
     'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
-    'jwtAuthentication.providers[].jwks.remote.backendRef.*': refused(
-      `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
-      true,
+    'jwtAuthentication.providers[].jwks.remote.backendRef.*': enforced(
+      'JwtProvider.jwksUrl',
+      'and JwtProvider.jwksTls: a Service (its BackendTLSPolicy) or a static GwBackend (its policies.tls); refused with jwtAuthentication.mcp',
     ),
-    'jwtAuthentication.providers[].jwks.remote.path': refused(
-      `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
-      true,
-    ),
+    'jwtAuthentication.providers[].jwks.remote.path': enforced('JwtProvider.jwksUrl', 'default /.well-known/jwks.json'),
     'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
     'jwtAuthentication.location.expression': refused(
       `a CEL credential location ${notYet}; use header, queryParameter or cookie`,

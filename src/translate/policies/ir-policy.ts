@@ -16,6 +16,7 @@ import { parseByteSize } from './byte-size.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { noSecrets, type PolicySecretReader } from './policy-secrets.js';
 import { apiKeyEntries } from './api-keys.js';
+import { anyJwksBackend, noJwksBackends, type JwksBackendResolver } from './jwks-backend.js';
 import { rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationSpec } from '../objects/gw-types.js';
@@ -33,6 +34,7 @@ export function typedPolicy(
   readSecret: PolicySecretReader = noSecrets,
   resolveBackend: PolicyBackendResolver = noBackends,
   backendMcp: BackendMcpSecurity = { refusals: [] },
+  jwksBackend: JwksBackendResolver = noJwksBackends,
 ): PolicyInput {
   const out: PolicyInput = {};
   const cors = fields['traffic.cors'];
@@ -42,7 +44,7 @@ export function typedPolicy(
   const jwt = fields['traffic.jwtAuthentication'];
   if (jwt?.mcp) out.mcpAuthentication = toMcpAuth(jwt);
   else if (jwt) {
-    const generic = toJwtAuth(jwt);
+    const generic = toJwtAuth(jwt, jwksBackend);
     if (typeof generic !== 'string') out.jwtAuthentication = generic;
   }
   const basic = fields['traffic.basicAuthentication'];
@@ -149,14 +151,17 @@ function toMcpAuth(j: Jwt): McpAuthenticationInput {
  * from a backendRef, a CEL `expression` location): the route then keeps only the effective field, and the
  * proxy refuses its requests (fail closed) instead of checking a weaker subset.
  */
-function toJwtAuth(j: Jwt): JwtAuthenticationInput | string {
+function toJwtAuth(j: Jwt, jwksBackend: JwksBackendResolver = noJwksBackends): JwtAuthenticationInput | string {
   const providers: JwtAuthenticationInput['providers'] = [];
   for (const [i, p] of j.providers.entries()) {
     const jwks = p.jwks;
-    const jwksUrl = jwks.remote?.url ?? '';
+    let jwksUrl = jwks.remote?.url ?? '';
     const jwksInline = jwks.inline ?? '';
-    if (!jwksUrl && !jwksInline)
-      return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
+    const ref = jwks.remote?.backendRef;
+    const viaRef = ref ? jwksBackend(ref, jwks.remote?.path) : undefined;
+    if (viaRef && 'problem' in viaRef) return `providers[${i}].jwks.remote.backendRef: ${viaRef.problem}`;
+    if (viaRef) jwksUrl = viaRef.url;
+    if (!jwksUrl && !jwksInline) return `providers[${i}].jwks: one of remote and inline is needed`;
     // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
     if (jwksInline && !isKeySetText(jwksInline))
       return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
@@ -166,6 +171,7 @@ function toJwtAuth(j: Jwt): JwtAuthenticationInput | string {
       jwksUrl,
       jwksInline,
       jwksCacheSeconds: jwksCacheSeconds(jwks),
+      ...(viaRef?.tls ? { jwksTls: viaRef.tls } : {}),
     });
   }
   if (providers.length === 0) return 'providers: at least one provider is needed';
@@ -298,11 +304,15 @@ const neverEnforced: Record<(typeof unenforcedAuthFields)[number], string> = {
  * Why each authentication field of these traffic fields cannot be enforced as written (field path → reason),
  * for status: routes those fields reach refuse their requests with 503 instead of checking less.
  */
-export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecretReader): Record<string, string> {
+export function unenforceableAuth(
+  traffic: TrafficPolicy,
+  readSecret: PolicySecretReader,
+  jwksBackend: JwksBackendResolver = anyJwksBackend,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of unenforcedAuthFields) if (traffic[f] !== undefined) out[f] = neverEnforced[f];
   const jwt = traffic.jwtAuthentication;
-  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
+  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt, jwksBackend));
   if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
   const basic = traffic.basicAuthentication;
   const basicWhy = basic && toBasicAuth(basic, readSecret);
@@ -322,6 +332,10 @@ export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecr
  * enforced is refused (the route answers 503) rather than accepted and skipped.
  */
 function mcpJwtUnsupported(j: Jwt): string | undefined {
+  // The MCP form's keys come from jwks.remote.url or inline only (McpAuthentication has no TLS of its own).
+  const viaRef = j.providers.findIndex((p) => p.jwks.remote?.backendRef !== undefined);
+  if (viaRef >= 0)
+    return `providers[${viaRef}].jwks.remote.backendRef: keys from a backendRef are not supported with mcp; use jwks.remote.url or jwks.inline`;
   const generic = toJwtAuth(j);
   if (typeof generic === 'string') return generic;
   if (j.preserveToken === true) return mcpPreserveToken;
@@ -346,9 +360,10 @@ export function authRefusals(
   resolveBackend: PolicyBackendResolver,
   edgePolicies: { fields?: Record<string, unknown>; provenance?: Record<string, { source?: string }> }[],
   backendMcp: BackendMcpSecurity = { refusals: [] },
+  jwksBackend: JwksBackendResolver = noJwksBackends,
 ): IrRefusal[] {
   const traffic = sectionOf(fields, 'traffic');
-  const why = unenforceableAuth(traffic, readSecret);
+  const why = unenforceableAuth(traffic, readSecret, jwksBackend);
   // The route's own resolver: an extAuth backendRef that does not resolve here is refused too.
   const ext = traffic.extAuth;
   const extWhy = ext && toExtAuth(ext, resolveBackend);

@@ -14,6 +14,7 @@ import { isInvalidObjectRefusal } from '../policies/invalid-objects.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
 import { extAuthRefProblem, policyBackendResolver, type PolicyBackendResolver } from '../policies/ext-auth.js';
 import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
+import { jwksBackendResolver, jwksRefProblem, type JwksBackendResolver } from '../policies/jwks-backend.js';
 import { typedTraffic } from '../policies/ir-traffic.js';
 import { frontendPolicy, routePolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
@@ -69,7 +70,10 @@ export function ruleRoute(
   if (extAuthProblem) problems.edges.push(extAuthProblem);
   const readSecret = policySecretReader(ctx, eff.provenance);
   const backendMcp = backendMcpSecurity(edges);
-  const traffic = trafficOf(eff, edges, readSecret, resolveBackend, backendMcp);
+  const jwksBackend = jwksBackendResolver(ctx, eff.provenance);
+  const jwksProblem = jwksRefProblem(eff.fields, jwksBackend);
+  if (jwksProblem) problems.edges.push(jwksProblem);
+  const traffic = trafficOf(eff, edges, readSecret, resolveBackend, backendMcp, jwksBackend);
   const timeouts = rs.route.kind === 'HTTPRoute' ? ruleTimeouts(rs.rule) : undefined;
   const filters = ruleFilters(rs.rule);
   const base = `${rs.route.kind}/${rs.route.key}/${rs.rule.name ?? rs.index}`;
@@ -81,7 +85,7 @@ export function ruleRoute(
     order: routeOrder(rs.route, rs.index),
     // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
     backends: edges,
-    policy: typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp),
+    policy: typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp, jwksBackend),
     ...(traffic.traffic ? { traffic: traffic.traffic } : {}),
     provenance,
     effective: fieldsOf(eff),
@@ -135,6 +139,7 @@ function trafficOf(
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
   backendMcp: BackendMcpSecurity,
+  jwksBackend: JwksBackendResolver,
 ): Pick<RouteInput, 'traffic'> & { refusals: IrRefusal[] } {
   const traffic = typedTraffic(eff.fields);
   const edgePolicies = edges.flatMap((e) => [
@@ -148,6 +153,7 @@ function trafficOf(
     resolveBackend,
     edgePolicies,
     backendMcp,
+    jwksBackend,
   );
   return { ...(traffic ? { traffic } : {}), refusals };
 }
