@@ -28,6 +28,8 @@ export const expressionVariables = {
   extProcRequest: ['request', 'jwt'],
   /** traffic.extProc `responseAttributes`: evaluated when the backend's answer arrives (`response.code`, `response.headers`). */
   extProcResponse: ['request', 'jwt', 'response'],
+  /** GwModel `policies.authorization`: evaluated once the chat request is read, before a model is called. */
+  modelAuthorization: ['jwt', 'request', 'llmRequest', 'apiKey'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;

@@ -17,7 +17,10 @@ const policies: CoverageTable = {
     'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
     'auth.location.*': refused(`choosing where the credential goes ${notYet}`, true),
     'auth.credentials[].*': refused(`several credentials ${notYetPlural}`, true),
-    'authorization.*': refused(`authorization per model ${notYet}; set GwPolicy traffic.authorization`, true),
+    'authorization.*': enforced(
+      'Model.authorization',
+      'CEL over jwt, request, llmRequest and apiKey; a virtual model sends a request only to targets whose own rules allow it',
+    ),
     ...Object.fromEntries(
       Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)]),
     ),

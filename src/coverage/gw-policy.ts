@@ -14,14 +14,11 @@ const traffic: CoverageTable = {
     'basicAuthentication.*': enforced('Policy.basicAuthentication'),
     'jwtAuthentication.*': enforced('Policy.jwtAuthentication'),
     'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
-    'jwtAuthentication.providers[].jwks.remote.backendRef.*': refused(
-      `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
-      true,
+    'jwtAuthentication.providers[].jwks.remote.backendRef.*': enforced(
+      'JwtProvider.jwksUrl',
+      'and JwtProvider.jwksTls: a Service (its BackendTLSPolicy) or a static GwBackend (its policies.tls); refused with jwtAuthentication.mcp',
     ),
-    'jwtAuthentication.providers[].jwks.remote.path': refused(
-      `JWKS fetched through a backendRef ${notYet}; use jwks.remote.url or jwks.inline`,
-      true,
-    ),
+    'jwtAuthentication.providers[].jwks.remote.path': enforced('JwtProvider.jwksUrl', 'default /.well-known/jwks.json'),
     'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
     'jwtAuthentication.location.expression': refused(
       `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
@@ -31,10 +28,13 @@ const traffic: CoverageTable = {
       `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
       true,
     ),
-    'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
-    'apiKeyAuthentication.configMapSelector.*': refused(
-      `API keys chosen by labels ${notYetPlural}; use secretRef`,
-      true,
+    'apiKeyAuthentication.secretSelector.*': enforced(
+      'ApiKeyAuthentication.entries',
+      'every matching Secret of the policy namespace, re-read when one is added, removed or relabelled; a key found twice with different metadata is refused and named on status (ApiKeysUnique)',
+    ),
+    'apiKeyAuthentication.configMapSelector.*': enforced(
+      'ApiKeyAuthentication.entries',
+      'keyHash entries only (a plain key in a ConfigMap refuses the route); otherwise as secretSelector',
     ),
     'authorization.*': enforced('Policy.authorization'),
     'extAuth.*': enforced('Policy.extAuthorization'),

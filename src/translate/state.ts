@@ -5,7 +5,7 @@ import type { StatusPiece } from './status/conditions.js';
 import type { TranslateOptions } from './objects/context.js';
 import type { BuiltSnapshot } from './built-ir.js';
 import { backendTlsPolicyTargets } from './backends/backend-tls-policy-checks.js';
-import { referencedSecrets } from './policies/policy-secrets.js';
+import { referencedSecrets, selectsKeys } from './policies/policy-secrets.js';
 import { guardrailServices } from './backends/mcp-guardrails.js';
 import { gatewayClassSpec, gatewaySpec } from './objects/gateway-api.js';
 import { uncheckedPolicySpec } from './objects/gw-unchecked.js';
@@ -200,12 +200,15 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
   if (k.kind === 'Service' || k.kind === 'Namespace' || k.kind === 'Secret')
     for (const b of listObjects(store, 'GwBackend'))
       if (k.kind === 'Namespace' || b.obj.metadata.namespace === ns) out.push(objectKey('GwBackend', b.key));
-  // Policies explain authentication Secrets that are missing or unusable.
-  if (k.kind === 'Secret') {
+  // Policies explain authentication Secrets that are missing or unusable, and API keys they select by labels
+  // (any Secret or ConfigMap of their namespace may have gained or lost the labels).
+  if (k.kind === 'Secret' || k.kind === 'ConfigMap') {
     const name = k.key.slice(ns.length + 1);
     for (const p of listObjects(store, 'GwPolicy')) {
-      if (p.obj.metadata.namespace === ns && referencedSecrets(uncheckedPolicySpec(p.obj.spec).traffic).includes(name))
-        out.push(objectKey('GwPolicy', p.key));
+      if (p.obj.metadata.namespace !== ns) continue;
+      const traffic = uncheckedPolicySpec(p.obj.spec).traffic;
+      const names = k.kind === 'Secret' ? referencedSecrets(traffic) : [];
+      if (names.includes(name) || selectsKeys(traffic, k.kind)) out.push(objectKey('GwPolicy', p.key));
     }
   }
   // Policies explain guardrail processors whose Service is missing or not granted to them.

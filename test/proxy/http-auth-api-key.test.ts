@@ -107,7 +107,7 @@ data: {team-a: ${b64(keyA)}, team-b: ${b64(`${keyB}\n`)}, team-c: ${b64(entryC)}
     expect((await get('/xkey/x', { authorization: `Bearer ${keyA}` })).status).toBe(401);
   });
 
-  it('refuses a route whose keys come from a label selector (not enforced yet) with 503', async () => {
+  it('refuses a route whose label selector matches no Secret with 503 (the api-keys Secret has no labels)', async () => {
     const res = await get('/selector/x', { authorization: `Bearer ${keyA}` });
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body).error_description).toContain('traffic.apiKeyAuthentication');

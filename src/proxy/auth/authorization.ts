@@ -3,6 +3,7 @@ import { ProblemError, type Problem } from '../../problem.js';
 import {
   compileCel,
   connectionVariables,
+  expressionVariables,
   holds,
   type CelBindings,
   type CelVariable,
@@ -130,6 +131,19 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
       return decide(compiled, bindings, (r) => r.reads.every((n) => typeof ctx.mcp[n] === 'string'));
     },
   };
+}
+
+/**
+ * GwModel `policies.authorization` (CEL `jwt`, `request`, `llmRequest`, `apiKey`): the same rules and decision
+ * as a route's, over the chat request instead of MCP. Throws a ProblemError like compileAuthorization.
+ */
+export function compileModelAuthorization(
+  rules: AuthorizationRule[],
+  where: string,
+  source: string,
+): (bindings: CelBindings) => boolean {
+  const compiled = compileRules(rules, where, source, expressionVariables.modelAuthorization);
+  return (bindings) => decide(compiled, bindings);
 }
 
 /** The CEL variables of a connection (GwPolicy `frontend.networkAuthorization`), before any byte is read. */

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Route } from '../../ir/types.js';
 import { ProblemError } from '../../problem.js';
 import type { AuthResult, RouteAuth } from './hooks.js';
+import type { JwksTlsFetch } from './jwks-fetch.js';
 import { sendError } from '../http/http-error.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
 import { createTokenVerifier, type Verify, type VerifyResult } from './token-verifier.js';
@@ -21,6 +22,8 @@ export interface HttpJwtDeps {
   jwksCooldownMs?: number;
   /** Names the policy in configuration problems (`GwPolicy ns/name`). */
   source: string;
+  /** How keys are fetched over a provider's own TLS (`jwks.remote.backendRef`); without it such a provider is refused. */
+  tlsFetch?: JwksTlsFetch;
 }
 
 const defaultLocation: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
@@ -44,10 +47,20 @@ export function providersVerifier(
         ]);
       }
     }
+    const viaTls = p.jwksTls && p.jwksUrl ? deps.tlsFetch?.(p.jwksTls, p.jwksUrl) : undefined;
+    // Never fetched without the TLS it names: a provider whose TLS cannot be honoured is a configuration problem.
+    if (p.jwksTls && !viaTls)
+      throw new ProblemError([
+        {
+          source: deps.source,
+          path: `${path}[${i + firstIndex}].jwks.remote.backendRef`,
+          message: 'TLS key fetches are not available here',
+        },
+      ]);
     const keys = createKeySource({
       inline,
       url: p.jwksUrl ? () => Promise.resolve(p.jwksUrl) : undefined,
-      fetch: deps.fetch ?? fetch,
+      fetch: viaTls ?? deps.fetch ?? fetch,
       now,
       log: deps.log.child({ issuer: p.issuer }),
       cooldownMs: deps.jwksCooldownMs,

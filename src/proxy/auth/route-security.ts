@@ -10,6 +10,7 @@ import { compileAuthorization, ruleActions, type AuthorizationRule } from './aut
 import { createApiKeyAuth } from './http-api-key.js';
 import { createBasicAuth } from './http-basic.js';
 import { createHttpJwtAuth } from './http-jwt.js';
+import { jwksTlsFetcher } from './jwks-fetch.js';
 import { createMcpAuth, type McpAuthDeps } from './index.js';
 import type { McpAuthSettings, McpProviderName } from './settings.js';
 
@@ -75,6 +76,7 @@ export function settingsFromIr(a: McpAuthentication, mcpPath: string, source: st
 
 /** The factory `ProxyRuntime` / `startStandalone` take as `security`. */
 export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteSecurityFactory {
+  const tlsFetchFor = jwksTlsFetcher();
   return (route: Route, log: Logger): RouteSecurity => {
     const out: RouteSecurity = {};
     const policy = route.policy;
@@ -88,7 +90,7 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
       });
     } else if (policy?.jwtAuthentication) {
       const source = route.provenance['traffic.jwtAuthentication'] ?? `route ${route.name}`;
-      out.auth = createHttpJwtAuth(policy.jwtAuthentication, { ...deps, log, source });
+      out.auth = createHttpJwtAuth(policy.jwtAuthentication, { ...deps, log, source, tlsFetch: tlsFetchFor(log) });
     } else if (policy?.basicAuthentication) {
       out.auth = createBasicAuth(policy.basicAuthentication);
     } else if (policy?.apiKeyAuthentication) {

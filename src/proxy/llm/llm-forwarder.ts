@@ -67,6 +67,8 @@ export interface LlmClient {
   claims: Record<string, unknown> | null;
   /** The client's Authorization header as it arrived (authentication may remove it from the request): `passthrough` sends it on. */
   authorization?: string;
+  /** The `metadata` of the API key the client presented (CEL `apiKey` of GwModel authorization). */
+  apiKey?: Record<string, unknown>;
   /** Told each answer's token usage (input + output): the route's `tokens` rate limits count it. */
   onTokens?: (tokens: number) => void;
 }
@@ -219,7 +221,12 @@ export class LlmForwarder {
     const choice = chooseModel(
       route.models,
       body.model,
-      { ...(client.claims ? { jwt: client.claims } : {}), request, llmRequest: body },
+      {
+        ...(client.claims ? { jwt: client.claims } : {}),
+        ...(client.apiKey ? { apiKey: client.apiKey } : {}),
+        request,
+        llmRequest: body,
+      },
       this.random,
     );
     if (choice.ok) return { ...route, groups: choice.groups };

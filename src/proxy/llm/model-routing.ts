@@ -11,6 +11,7 @@ import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiP
 import type { AiProviderSettings__Output as Settings } from '../../ir/gen/gw/ir/v1/AiProviderSettings.js';
 import type { Refusal__Output as IrRefusal } from '../../ir/gen/gw/ir/v1/Refusal.js';
 import type { ErrorCode } from '../proxy-error.js';
+import { compileModelAuthorization, ruleActions } from '../auth/authorization.js';
 
 type IrModel = Model__Output;
 
@@ -31,6 +32,8 @@ interface ModelEntry {
   provider?: LlmProvider | Refusal;
   /** Conditional routing: the compiled `when` of each target (undefined for the final fallback). */
   conditions?: (CompiledCel | undefined)[];
+  /** `policies.authorization`: whether a request may be served by this model, or why no request may. */
+  authorize?: ((bindings: CelBindings) => boolean) | Refusal;
 }
 
 export interface ModelTable {
@@ -70,11 +73,40 @@ export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTabl
 }
 
 function entryOf(model: IrModel): ModelEntry {
-  if (model.provider) return { model, provider: providerOf(model) };
+  const authorize = authorizerOf(model);
+  const entry: ModelEntry = { model, ...(authorize ? { authorize } : {}) };
+  // A model with refusals (an invalid one that sets security fields has nothing else) is refused whole.
+  if (model.provider || model.refusals.length > 0) return { ...entry, provider: providerOf(model) };
   if (model.routing?.kind === 'CONDITIONAL') {
-    return { model, conditions: model.routing.targets.map((t) => (t.when ? safeCompile(t.when) : undefined)) };
+    return { ...entry, conditions: model.routing.targets.map((t) => (t.when ? safeCompile(t.when) : undefined)) };
   }
-  return { model };
+  return entry;
+}
+
+/** The model's own rules; rules that do not compile refuse every request to it (fail closed, issue 31). */
+function authorizerOf(m: IrModel): ModelEntry['authorize'] {
+  const rules = m.authorization?.rules ?? [];
+  if (rules.length === 0) return undefined;
+  try {
+    return compileModelAuthorization(
+      rules.map((r) => ({ expressions: r.expressions, action: ruleActions[r.action] })),
+      'spec.policies.authorization',
+      m.name,
+    );
+  } catch {
+    return {
+      error: 'policy_not_enforced',
+      message: `${m.name}: policies.authorization does not compile; the model is refused rather than served unchecked`,
+    };
+  }
+}
+
+/** Why `bindings` may not be served by model `e`, if they may not. */
+function deniedBy(e: ModelEntry | undefined, bindings: CelBindings): Refusal | undefined {
+  const a = e?.authorize;
+  if (!e || a === undefined) return undefined;
+  if (typeof a !== 'function') return a;
+  return a(bindings) ? undefined : { error: 'forbidden', message: `model ${e.model.name} does not allow this request` };
 }
 
 function safeCompile(when: string): CompiledCel | undefined {
@@ -238,11 +270,16 @@ export function chooseModel(
       message: `no model on this route matches ${JSON.stringify(requested)}`,
     };
   const entry = table.byName.get(m.name) as ModelEntry;
+  const denied = deniedBy(entry, bindings);
+  if (denied) return { ok: false, ...denied };
   if (entry.provider !== undefined) return single(entry, requested);
   const routing = m.routing;
   if (!routing) return { ok: false, error: 'no_backend', message: `model ${m.name} has neither provider nor routing` };
   const target = (t: { model: string; modelName: string }): LlmProvider | Refusal | undefined => {
     const e = table.byName.get(t.model);
+    // A target's own rules hold for requests a virtual model sends it: reaching it indirectly is no way around them.
+    const no = deniedBy(e, bindings);
+    if (no) return no;
     if (!e?.provider) return undefined;
     return isRefusal(e.provider) ? e.provider : { ...e.provider, model: t.modelName || e.provider.model || requested };
   };

@@ -13,6 +13,7 @@ import { gwSpec } from '../objects/gw-objects.js';
 import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
+import { toAuthorization } from '../policies/ir-policy.js';
 import type {
   AiCredentialInput,
   ModelInput,
@@ -127,17 +128,28 @@ function translateModel(
   });
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
-  const match = spec.match?.model ?? m.obj.metadata.name;
+  return validModel(m, spec, parentNames, credential);
+}
+
+/** The IR Model of a valid GwModel exposed on `parents`: match, target, refusals and its own authorization. */
+function validModel(
+  m: StoredObject,
+  spec: GwModelSpec,
+  parents: string[],
+  credential: ReturnType<typeof modelCredential>,
+): ModelInput {
   const out: ModelInput = {
     name: modelName(m.key),
-    parents: [...new Set(parentNames)].sort(),
-    match: modelMatch(match),
+    parents: [...new Set(parents)].sort(),
+    match: modelMatch(spec.match?.model ?? m.obj.metadata.name),
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
   if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
   const refusals = modelRefusals(m);
   if (refusals.length > 0) out.refusals = refusals;
-  if (spec.virtualModel) out.routing = routing(ns, spec.virtualModel);
+  const authorization = spec.policies?.authorization;
+  if (authorization) out.authorization = toAuthorization(authorization);
+  if (spec.virtualModel) out.routing = routing(m.obj.metadata.namespace ?? '', spec.virtualModel);
   return out;
 }
 

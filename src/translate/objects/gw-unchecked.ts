@@ -20,6 +20,8 @@ export interface UncheckedTarget {
 }
 
 type SecretRefHolder = { secretRef?: { name?: string } };
+/** API keys by name or by labels: which Secret or ConfigMap changes concern the policy's status. */
+type KeySource = SecretRefHolder & { secretSelector?: unknown; configMapSelector?: unknown };
 
 /** A guardrail processor's reference to its Service. */
 export interface UncheckedProcessorRef {
@@ -30,7 +32,7 @@ export interface UncheckedProcessorRef {
 export interface UncheckedPolicySpec {
   targetRefs?: readonly UncheckedTarget[];
   targetSelectors?: readonly UncheckedTarget[];
-  traffic?: { basicAuthentication?: SecretRefHolder; apiKeyAuthentication?: SecretRefHolder };
+  traffic?: { basicAuthentication?: SecretRefHolder; apiKeyAuthentication?: KeySource };
   backend?: {
     mcp?: { guardrails?: { processors?: readonly { remote?: { backendRef?: UncheckedProcessorRef } }[] } };
   };
@@ -65,12 +67,17 @@ const target = object<Omit<UncheckedTarget, 'written'>>({
 const written = object<UncheckedTarget['written']>({ sectionName: raw, port: raw });
 const uncheckedTarget: Narrow<UncheckedTarget> = (v) => ({ ...target(v), written: written(v) });
 const secretRefHolder = optional<SecretRefHolder>({ secretRef: optional({ name: string }) });
+const keySource = optional<KeySource>({
+  secretRef: optional({ name: string }),
+  secretSelector: raw,
+  configMapSelector: raw,
+});
 
 const policy = memoized(
   object<UncheckedPolicySpec>({
     targetRefs: list(uncheckedTarget),
     targetSelectors: list(uncheckedTarget),
-    traffic: optional({ basicAuthentication: secretRefHolder, apiKeyAuthentication: secretRefHolder }),
+    traffic: optional({ basicAuthentication: secretRefHolder, apiKeyAuthentication: keySource }),
     backend: optional({
       mcp: optional({
         guardrails: optional({

@@ -2,7 +2,13 @@
 // the spec is read as the schema's type. CEL authorization rules are compiled with the proxy's own
 // environment, and the structural rules translation relies on are stated once more where the schema is silent.
 import type { GwBackendSpec, GwModelSpec, GwPolicySpec } from '../../api/index.js';
-import { celCompileProblem, celMemberWarnings, connectionVariables, type CelVariable } from '../../cel/data-plane.js';
+import {
+  celCompileProblem,
+  celMemberWarnings,
+  connectionVariables,
+  expressionVariables,
+  type CelVariable,
+} from '../../cel/data-plane.js';
 import { schemaChecked } from './gw-objects.js';
 import type { AuthorizationSpec, GwKind } from './gw-types.js';
 
@@ -120,6 +126,11 @@ function modelProblems(s: GwModelSpec, bad: Bad): void {
   const parents = s.parentRefs;
   if (parents.length < 1 || parents.length > 16)
     bad('spec.parentRefs', `must have 1 to 16 items, got ${parents.length}`);
+  // A rule that does not compile makes the model invalid: as a security field, it is then refused (issue 31).
+  (s.policies?.authorization?.policy.matchExpressions ?? []).forEach((e, i) => {
+    const why = celCompileProblem(e, expressionVariables.modelAuthorization);
+    if (why) bad(`spec.policies.authorization.policy.matchExpressions[${i}]`, why);
+  });
 }
 
 /** authorizationCelWarnings as `path: message` lines, for status conditions. */

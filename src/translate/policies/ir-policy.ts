@@ -1,6 +1,5 @@
 // Maps effective policy fields onto the typed IR Policy the proxy runtime reads. A field without a typed
 // home is refused (src/coverage); RouteInput.effective is provenance for `gw explain`, never sent to proxies.
-import { createHash } from 'node:crypto';
 import type { TrafficPolicy } from '../../api/index.js';
 import type {
   ApiKeyAuthenticationInput,
@@ -16,7 +15,9 @@ import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from '.
 import { toExtProc } from './ext-proc.js';
 import { parseByteSize } from './byte-size.js';
 import { parseDurationMs } from '../../ir/duration.js';
-import type { PolicySecretReader } from './policy-secrets.js';
+import { noSecrets, type PolicySecretReader } from './policy-secrets.js';
+import { apiKeyEntries } from './api-keys.js';
+import { anyJwksBackend, noJwksBackends, type JwksBackendResolver } from './jwks-backend.js';
 import { rec } from '../objects/read.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationSpec } from '../objects/gw-types.js';
@@ -31,9 +32,10 @@ type Basic = Traffic<'basicAuthentication'>;
 
 export function typedPolicy(
   fields: EffectiveFields,
-  readSecret: PolicySecretReader = () => undefined,
+  readSecret: PolicySecretReader = noSecrets,
   resolveBackend: PolicyBackendResolver = noBackends,
   backendMcp: BackendMcpSecurity = { refusals: [] },
+  jwksBackend: JwksBackendResolver = noJwksBackends,
 ): PolicyInput {
   const out: PolicyInput = {};
   const cors = fields['traffic.cors'];
@@ -43,7 +45,7 @@ export function typedPolicy(
   const jwt = fields['traffic.jwtAuthentication'];
   if (jwt?.mcp) out.mcpAuthentication = toMcpAuth(jwt);
   else if (jwt) {
-    const generic = toJwtAuth(jwt);
+    const generic = toJwtAuth(jwt, jwksBackend);
     if (typeof generic !== 'string') out.jwtAuthentication = generic;
   }
   const basic = fields['traffic.basicAuthentication'];
@@ -153,14 +155,17 @@ function toMcpAuth(j: Jwt): McpAuthenticationInput {
  * from a backendRef, a CEL `expression` location): the route then keeps only the effective field, and the
  * proxy refuses its requests (fail closed) instead of checking a weaker subset.
  */
-function toJwtAuth(j: Jwt): JwtAuthenticationInput | string {
+function toJwtAuth(j: Jwt, jwksBackend: JwksBackendResolver = noJwksBackends): JwtAuthenticationInput | string {
   const providers: JwtAuthenticationInput['providers'] = [];
   for (const [i, p] of j.providers.entries()) {
     const jwks = p.jwks;
-    const jwksUrl = jwks.remote?.url ?? '';
+    let jwksUrl = jwks.remote?.url ?? '';
     const jwksInline = jwks.inline ?? '';
-    if (!jwksUrl && !jwksInline)
-      return `providers[${i}].jwks: keys from a backendRef are not supported; use jwks.remote.url or jwks.inline`;
+    const ref = jwks.remote?.backendRef;
+    const viaRef = ref ? jwksBackend(ref, jwks.remote?.path) : undefined;
+    if (viaRef && 'problem' in viaRef) return `providers[${i}].jwks.remote.backendRef: ${viaRef.problem}`;
+    if (viaRef) jwksUrl = viaRef.url;
+    if (!jwksUrl && !jwksInline) return `providers[${i}].jwks: one of remote and inline is needed`;
     // A broken inline key set would make the proxy NACK the whole snapshot; refusing just this route is kinder.
     if (jwksInline && !isKeySetText(jwksInline))
       return `providers[${i}].jwks.inline: is not a JSON Web Key Set (an object with "keys")`;
@@ -170,6 +175,7 @@ function toJwtAuth(j: Jwt): JwtAuthenticationInput | string {
       jwksUrl,
       jwksInline,
       jwksCacheSeconds: jwksCacheSeconds(jwks),
+      ...(viaRef?.tls ? { jwksTls: viaRef.tls } : {}),
     });
   }
   if (providers.length === 0) return 'providers: at least one provider is needed';
@@ -211,28 +217,21 @@ function toLocation(loc: Location): JwtAuthenticationInput['location'] {
 }
 
 /**
- * API keys from the policy's Secret (every data value is one key), carried as SHA-256 only; why not (the
- * proxy refuses the route) for secretSelector / configMapSelector, a missing or empty Secret, or a CEL location.
+ * API keys from the policy's Secret or from the Secrets / ConfigMaps its labels select (api-keys.ts), carried
+ * as SHA-256 only; why not (the proxy refuses the route) when none is usable, an entry is malformed, or for
+ * a CEL location.
  */
 function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenticationInput | string {
-  const ref = a.secretRef;
-  if (!ref)
-    return `${a.secretSelector !== undefined ? 'secretSelector' : 'configMapSelector'}: keys chosen by labels are not supported; use secretRef`;
-  const name = ref.name;
-  const data = readSecret('traffic.apiKeyAuthentication', name);
-  if (!data) return `secretRef: Secret ${name} does not exist in the policy's namespace`;
-  const entries = new Map<string, string>();
-  for (const [dataKey, value] of Object.entries(data)) {
-    const entry = apiKeyEntry(value.trim());
-    if (typeof entry === 'string') return `secretRef: Secret ${name} key ${dataKey}: ${entry}`;
-    if (entry) entries.set(entry.keySha256, entry.metadataJson);
-  }
-  if (entries.size === 0) return `secretRef: Secret ${name} holds no key`;
+  const keys = apiKeyEntries(a, readSecret);
+  if (typeof keys === 'string') return keys;
+  // Never an empty key list served as "no key is valid": the route is refused and its status says why.
+  if (keys.entries.length === 0)
+    return keys.duplicates.length
+      ? `${keys.empty} (each key it found is held twice with different metadata, see ApiKeysUnique)`
+      : keys.empty;
   const out: ApiKeyAuthenticationInput = {
     mode: (a.mode ?? 'Strict').toUpperCase() as ApiKeyAuthenticationInput['mode'],
-    entries: [...entries]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([keySha256, metadataJson]) => ({ keySha256, metadataJson })),
+    entries: keys.entries,
   };
   const loc = a.location;
   if (loc) {
@@ -241,35 +240,6 @@ function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenti
     out.location = location;
   }
   return out;
-}
-
-/**
- * One Secret value as an API-key entry: a plain key, or a JSON object with `key` or `keyHash`
- * (`sha256:<64 hex>`) and an optional `metadata` object (seed 001); a string says what is wrong, without the key.
- * Secret values are free-form text, so the parsed JSON is read defensively.
- */
-function apiKeyEntry(value: string): { keySha256: string; metadataJson: string } | string | undefined {
-  if (!value) return undefined;
-  const sha = (k: string): string => createHash('sha256').update(k, 'utf8').digest('hex');
-  if (!value.startsWith('{')) return { keySha256: sha(value), metadataJson: '{}' };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    return 'is neither a plain key nor a JSON object';
-  }
-  const o = rec(parsed);
-  if (!o) return 'must be a JSON object';
-  const metadata = o.metadata === undefined ? {} : rec(o.metadata);
-  if (!metadata) return 'metadata must be an object';
-  const metadataJson = JSON.stringify(metadata);
-  if (typeof o.key === 'string' && o.key && o.keyHash === undefined) return { keySha256: sha(o.key), metadataJson };
-  if (typeof o.keyHash === 'string' && o.key === undefined) {
-    const m = /^sha256:([0-9a-fA-F]{64})$/.exec(o.keyHash);
-    if (!m?.[1]) return 'keyHash must be sha256:<64 hex digits>';
-    return { keySha256: m[1].toLowerCase(), metadataJson };
-  }
-  return 'must set exactly one of key, keyHash';
 }
 
 function hashKind(hash: string): string {
@@ -329,10 +299,14 @@ function toBasicAuth(b: Basic, readSecret: PolicySecretReader): BasicAuthenticat
  * Why each authentication field of these traffic fields cannot be enforced as written (field path → reason),
  * for status: routes those fields reach refuse their requests with 503 instead of checking less.
  */
-export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecretReader): Record<string, string> {
+export function unenforceableAuth(
+  traffic: TrafficPolicy,
+  readSecret: PolicySecretReader,
+  jwksBackend: JwksBackendResolver = anyJwksBackend,
+): Record<string, string> {
   const out: Record<string, string> = {};
   const jwt = traffic.jwtAuthentication;
-  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt));
+  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt, jwksBackend));
   if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
   const basic = traffic.basicAuthentication;
   const basicWhy = basic && toBasicAuth(basic, readSecret);
@@ -355,6 +329,10 @@ export function unenforceableAuth(traffic: TrafficPolicy, readSecret: PolicySecr
  * enforced is refused (the route answers 503) rather than accepted and skipped.
  */
 function mcpJwtUnsupported(j: Jwt): string | undefined {
+  // The MCP form's keys come from jwks.remote.url or inline only (McpAuthentication has no TLS of its own).
+  const viaRef = j.providers.findIndex((p) => p.jwks.remote?.backendRef !== undefined);
+  if (viaRef >= 0)
+    return `providers[${viaRef}].jwks.remote.backendRef: keys from a backendRef are not supported with mcp; use jwks.remote.url or jwks.inline`;
   const generic = toJwtAuth(j);
   if (typeof generic === 'string') return generic;
   if (j.preserveToken === true) return mcpPreserveToken;
@@ -378,9 +356,10 @@ export function authRefusals(
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
   backendMcp: BackendMcpSecurity = { refusals: [] },
+  jwksBackend: JwksBackendResolver = noJwksBackends,
 ): IrRefusal[] {
   const traffic = sectionOf(fields, 'traffic');
-  const why = unenforceableAuth(traffic, readSecret);
+  const why = unenforceableAuth(traffic, readSecret, jwksBackend);
   // The route's own resolver: an extAuth backendRef that does not resolve here is refused too.
   const ext = traffic.extAuth;
   const extWhy = ext && toExtAuth(ext, resolveBackend);

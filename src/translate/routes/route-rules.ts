@@ -19,6 +19,7 @@ import {
   type PolicyBackendResolver,
 } from '../policies/ext-auth.js';
 import { authRefusals, typedPolicy } from '../policies/ir-policy.js';
+import { jwksBackendResolver, jwksRefProblem, type JwksBackendResolver } from '../policies/jwks-backend.js';
 import { typedTraffic } from '../policies/ir-traffic.js';
 import { frontendPolicy, routePolicy, type GatewayPolicies, type Leveled } from '../policies/policies.js';
 import { fieldsOf } from '../policies/policy-fields.js';
@@ -76,7 +77,10 @@ export function ruleRoute(
   const backendMcp = backendMcpSecurity(edges);
   const backendExt = backendExtAuth(edges, ctx);
   const backendExtRefusals = backendExt.refusal ? [backendExt.refusal] : [];
-  const traffic = trafficOf(eff, readSecret, resolveBackend, backendMcp);
+  const jwksBackend = jwksBackendResolver(ctx, eff.provenance);
+  const jwksProblem = jwksRefProblem(eff.fields, jwksBackend);
+  if (jwksProblem) problems.edges.push(jwksProblem);
+  const traffic = trafficOf(eff, readSecret, resolveBackend, backendMcp, jwksBackend);
   const timeouts = rs.route.kind === 'HTTPRoute' ? ruleTimeouts(rs.rule) : undefined;
   const filters = ruleFilters(rs.rule);
   const base = `${rs.route.kind}/${rs.route.key}/${rs.rule.name ?? rs.index}`;
@@ -89,7 +93,7 @@ export function ruleRoute(
     // An edge whose TLS or credential cannot be set up is left out: sending plaintext (or no key) would be worse than no traffic.
     backends: edges,
     policy: {
-      ...typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp),
+      ...typedPolicy(eff.fields, readSecret, resolveBackend, backendMcp, jwksBackend),
       ...(backendExt.typed ? { backendExtAuthorization: backendExt.typed } : {}),
     },
     ...(traffic.traffic ? { traffic: traffic.traffic } : {}),
@@ -145,6 +149,7 @@ function trafficOf(
   readSecret: PolicySecretReader,
   resolveBackend: PolicyBackendResolver,
   backendMcp: BackendMcpSecurity,
+  jwksBackend: JwksBackendResolver,
 ): Pick<RouteInput, 'traffic'> & { refusals: IrRefusal[] } {
   const traffic = typedTraffic(eff.fields);
   const refusals = authRefusals(
@@ -153,6 +158,7 @@ function trafficOf(
     readSecret,
     resolveBackend,
     backendMcp,
+    jwksBackend,
   );
   return { ...(traffic ? { traffic } : {}), refusals };
 }

@@ -17,6 +17,7 @@ import { nameKey, type Kind, type StoredObject } from '../objects/types.js';
 import { extAuthCelProblems } from '../policies/ext-auth.js';
 import { extProcCelProblems } from '../policies/ext-proc.js';
 import { unenforceableAuth } from '../policies/ir-policy.js';
+import { apiKeyDuplicates } from '../policies/api-keys.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
@@ -136,6 +137,8 @@ interface PolicyTexts {
   guardrails: ReturnType<typeof policyGuardrailProblems>;
   /** Authorization rules that read a member their variable never has (RulesCanMatch). */
   celWarnings: string[];
+  /** API keys found in more than one selected object (ApiKeysUnique); empty when none is. */
+  keyDuplicates: string;
 }
 
 const NO_TEXTS: PolicyTexts = {
@@ -144,6 +147,7 @@ const NO_TEXTS: PolicyTexts = {
   refusals: [],
   guardrails: { invalid: [], refs: [] },
   celWarnings: [],
+  keyDuplicates: '',
 };
 
 function policyTexts(
@@ -203,7 +207,14 @@ function policyTexts(
       : []),
     ...(edgeAuth.length ? [`${edgeAuth.join('; ')}; the backend edges it reaches are left out (${noBackend})`] : []),
   ].join('; ');
-  return { invalidText, enforcedText, refusals, guardrails, celWarnings: authorizationCelWarningLines(spec) };
+  return {
+    invalidText,
+    enforcedText,
+    refusals,
+    guardrails,
+    celWarnings: authorizationCelWarningLines(spec),
+    keyDuplicates: apiKeyDuplicates(spec.traffic ?? {}, namespaceSecretReader(ctx, ns)),
+  };
 }
 
 /** The objects a policy's targetRefs name, as the backend.auth check needs them (a GwBackend valid or not). */
@@ -273,6 +284,9 @@ function ancestorStatus(
   if (enforced) conds.push(enforced);
   const canMatch = attachable ? rulesCanMatchCondition(texts.celWarnings, gen, now) : undefined;
   if (canMatch) conds.push(canMatch);
+  // A key found twice is kept once when both say the same, else refused: never one picked silently.
+  if (attachable && texts.keyDuplicates)
+    conds.push(condition('ApiKeysUnique', false, 'DuplicateKey', texts.keyDuplicates, gen, now));
   const refs = texts.guardrails.refs;
   if (attachable && refs.length) {
     const message = `${refs.map((r) => r.message).join('; ')}; the MCP methods those processors guard are refused`;

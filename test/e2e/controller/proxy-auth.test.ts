@@ -1,12 +1,7 @@
 // The whole path a user builds: Gateway API objects and a JWT GwPolicy applied to a real API server, the
 // controller process translating them, and `gw proxy` in xDS mode (TLS, TokenRequest token of the
 // Gateway's ServiceAccount) enforcing the policy in front of a real MCP server.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
@@ -14,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../../fixtures/mcp-http-server.js';
 import { installGwCrds } from '../support/gw-crds.js';
 import { e2eKubeConfig, useNamespace } from '../support/kube.js';
-import { e2eLogDir, eventually, startController, type ControllerProcess } from './support/controller-process.js';
-import { apply, gateway, gatewayClass, mcpRoute, serviceAccountToken, tryRead, type Obj } from './support/objects.js';
+import { eventually, startController, type ControllerProcess } from './support/controller-process.js';
+import { apply, gateway, gatewayClass, mcpRoute, type Obj } from './support/objects.js';
+import { freePort, startXdsProxy, type ProxyProcess } from './support/proxy-process.js';
 
 const suffix = randomBytes(3).toString('hex');
 const controllerName = `gw.dev/e2e-pauth-${suffix}`;
@@ -23,21 +19,11 @@ const className = `gw-pauth-${suffix}`;
 const issuer = 'https://idp.e2e.example';
 const audience = 'mcp-e2e';
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
 describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', () => {
   const ns = useNamespace('ctl-pauth');
   const kc = e2eKubeConfig();
-  const dir = mkdtempSync(join(tmpdir(), 'gw-pauth-e2e-'));
   let ctl: ControllerProcess | undefined;
-  let proxy: ChildProcess | undefined;
-  let proxyExit: Promise<void> | undefined;
+  let proxy: ProxyProcess | undefined;
   let fixture: HttpFixture | undefined;
   let privateKey: CryptoKey;
   let mcpUrl: string;
@@ -85,60 +71,7 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
       },
     });
 
-    const bundle = await eventually(
-      () => tryRead(kc, 'v1', 'ConfigMap', 'gw-xds-ca', ns()),
-      60_000,
-      'CA bundle ConfigMap',
-    );
-    writeFileSync(join(dir, 'ca.crt'), (bundle.data as Record<string, string>)['ca.crt']!);
-    await eventually(() => tryRead(kc, 'v1', 'ServiceAccount', 'edge', ns()), 60_000, 'proxy ServiceAccount');
-    writeFileSync(join(dir, 'xds.token'), await serviceAccountToken(kc, ns(), 'edge', 'gw-xds'));
-
-    const readyPort = await freePort();
-    proxy = spawn(
-      process.execPath,
-      [
-        'bin/gw.js',
-        'proxy',
-        '--xds-address',
-        `127.0.0.1:${ctl.xdsPort}`,
-        '--gateway',
-        `${ns()}/edge`,
-        '--pod-name',
-        'e2e',
-        '--xds-token-file',
-        join(dir, 'xds.token'),
-        '--xds-ca',
-        join(dir, 'ca.crt'),
-        '--xds-server-name',
-        'localhost',
-        '--listen-address',
-        '127.0.0.1',
-        '--ready-address',
-        `127.0.0.1:${readyPort}`,
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--shutdown-min-delay',
-        '0',
-        '--log-level',
-        'debug',
-      ],
-      { cwd: join(e2eLogDir, '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    proxyExit = new Promise<void>((resolve) => proxy!.once('close', () => resolve()));
-    const logFile = createWriteStream(join(e2eLogDir, `proxy-${suffix}.log`));
-    proxy.stdout!.pipe(logFile);
-    proxy.stderr!.pipe(logFile);
-
-    // The proxy's log is block-buffered when piped, so readiness is polled on a port chosen here.
-    await eventually(
-      async () => {
-        if (proxy!.exitCode !== null) throw new Error(`proxy exited with ${proxy!.exitCode}`);
-        return (await fetch(`http://127.0.0.1:${readyPort}/healthz/ready`)).status === 200 ? true : undefined;
-      },
-      90_000,
-      'proxy ready',
-    );
+    proxy = await startXdsProxy(kc, ctl, ns(), 'edge', `proxy-${suffix}`);
     // Ready means the first snapshot applied; the listener must answer (with the policy) before the assertions.
     await eventually(
       async () => ((await fetch(mcpUrl, { method: 'POST' })).status === 401 ? true : undefined),
@@ -148,13 +81,9 @@ describe('proxy fed by the controller enforces a JWT GwPolicy on MCP traffic', (
   }, 400_000);
 
   afterAll(async () => {
-    if (proxy && proxy.exitCode === null && proxy.signalCode === null) proxy.kill('SIGTERM');
-    const timer = setTimeout(() => proxy?.kill('SIGKILL'), 15_000);
-    await proxyExit;
-    clearTimeout(timer);
+    await proxy?.stop();
     await ctl?.stop();
     await fixture?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers an MCP request without a token with 401 and a Bearer challenge', async () => {

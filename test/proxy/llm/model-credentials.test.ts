@@ -25,6 +25,7 @@ function choose(
     visibility: 'PUBLIC',
     target: 'provider',
     refusals: over.refusals ?? [],
+    authorization: null,
     provider: {
       provider: 'OpenAI',
       kind: 'openai',

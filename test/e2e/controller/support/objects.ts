@@ -130,6 +130,7 @@ export interface Cond {
   type: string;
   status: string;
   reason: string;
+  message?: string;
   observedGeneration?: number;
   lastTransitionTime: string;
 }

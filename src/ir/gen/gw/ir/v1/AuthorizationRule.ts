@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/authorization.proto
 
 import type { AuthorizationAction as _gw_ir_v1_AuthorizationAction, AuthorizationAction__Output as _gw_ir_v1_AuthorizationAction__Output } from '../../../gw/ir/v1/AuthorizationAction.js';
 

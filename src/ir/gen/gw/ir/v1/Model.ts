@@ -5,6 +5,7 @@ import type { ModelVisibility as _gw_ir_v1_ModelVisibility, ModelVisibility__Out
 import type { ModelProvider as _gw_ir_v1_ModelProvider, ModelProvider__Output as _gw_ir_v1_ModelProvider__Output } from '../../../gw/ir/v1/ModelProvider.js';
 import type { ModelRouting as _gw_ir_v1_ModelRouting, ModelRouting__Output as _gw_ir_v1_ModelRouting__Output } from '../../../gw/ir/v1/ModelRouting.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
+import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
 
 /**
  * A GwModel: which requests it serves and where they go.
@@ -24,6 +25,11 @@ export interface Model {
    * refused by the proxy (`policy_not_enforced` when one concerns security, else `provider_not_supported`).
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
+  /**
+   * `policies.authorization`: CEL rules (jwt, request, llmRequest, apiKey) a request must pass to be served
+   * by this model, or by a virtual model that may send it here; unset means no rules of the model's own.
+   */
+  'authorization'?: (_gw_ir_v1_Authorization | null);
   'target'?: "provider"|"routing";
 }
 
@@ -45,5 +51,10 @@ export interface Model__Output {
    * refused by the proxy (`policy_not_enforced` when one concerns security, else `provider_not_supported`).
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
+  /**
+   * `policies.authorization`: CEL rules (jwt, request, llmRequest, apiKey) a request must pass to be served
+   * by this model, or by a virtual model that may send it here; unset means no rules of the model's own.
+   */
+  'authorization': (_gw_ir_v1_Authorization__Output | null);
   'target'?: "provider"|"routing";
 }
