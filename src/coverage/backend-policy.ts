@@ -15,15 +15,15 @@ export const backendAuth: CoverageTable = guarding({
   'auth.gcp.*': enforced('AiCredential.gcp'),
   'auth.oauthTokenExchange.*': enforced(
     'AiCredential.tokenExchange',
-    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts)',
   ),
   'auth.crossAppAccess.*': enforced(
     'AiCredential.crossAppAccess',
-    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts)',
   ),
   'auth.jwtSign.*': enforced(
     'AiCredential.jwtSign',
-    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts)',
   ),
 });
 

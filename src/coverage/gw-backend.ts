@@ -1,6 +1,7 @@
 // Coverage of GwBackend: the backend kinds, their targets and providers, and their own `policies`.
 import {
   backendAi,
+  backendAuth,
   backendAuthWithoutIdentities,
   backendConnection,
   backendFull,
@@ -45,7 +46,7 @@ const groupProvider: CoverageTable = {
   ...provider,
   name: enforced('AiProvider.name'),
   ...under('policies', {
-    ...backendAuthWithoutIdentities,
+    ...backendAuth,
     ...backendTls,
     ...backendConnection,
     ...backendHealth,

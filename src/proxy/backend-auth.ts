@@ -7,6 +7,7 @@ import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/Ai
 import type { BackendRef, McpBackend, McpTarget, Snapshot } from '../ir/types.js';
 import type { Problem } from '../problem.js';
 import type { HeaderMap } from './http/route-filters.js';
+import { isIdentity } from './auth/backend-identity.js';
 
 /** Why a request cannot be sent with its edge's credential: the client's to fix (no bearer token to pass through). */
 export class MissingClientToken {
@@ -103,10 +104,12 @@ function unusable(c: AiCredential | null | undefined, backendKind: string): stri
     return c.kind === 'aws'
       ? undefined
       : `${c.kind} cannot be applied to an aws.agentCore backend, which is signed with aws keys`;
-  if (backendKind === 'dynamicForwardProxy' && c.kind !== 'passthrough')
-    return `${c.kind} cannot be applied to dynamicForwardProxy backends: the client chooses where it would go`;
+  if (backendKind === 'dynamicForwardProxy' && c.kind === 'key')
+    return 'key cannot be applied to dynamicForwardProxy backends: the client chooses where it would go';
   if (backendKind === 'mcp')
-    return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
+    return c.kind === 'key' || isIdentity(c)
+      ? undefined
+      : `${c.kind} cannot be applied to MCP targets; only key, tokenExchange, crossAppAccess or jwtSign`;
   return ['key', 'passthrough', 'tokenExchange', 'jwtSign', 'crossAppAccess'].includes(c.kind)
     ? undefined
     : `${c.kind} cannot be applied to ${backendKind} backends; only key, passthrough, tokenExchange, crossAppAccess or jwtSign`;

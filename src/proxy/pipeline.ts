@@ -242,6 +242,7 @@ const onRoute: Stage<RoutedExchange>[] = [
           await s.llm.handle(withHeaders, res, route.llm, {
             claims,
             ...(clientAuthorization ? { authorization: clientAuthorization } : {}),
+            ...(apiKey ? { apiKey } : {}),
             onTokens: (tokens) => s.traffic.chargeTokens(route.traffic, tokens),
           });
         else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey);

@@ -189,7 +189,12 @@ export class ProxyRuntime {
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
-    this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
+    this.llm = new LlmForwarder({
+      log: this.log,
+      metrics: this.metrics,
+      identities: this.forwarder.identities,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;

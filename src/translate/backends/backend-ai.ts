@@ -18,6 +18,8 @@ import { cloudCredential } from './cloud-credentials.js';
 import type { BackendAi, CredentialAuth, VendorSettings } from '../objects/gw-types.js';
 import { stableStringify } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
+import { policyBackendResolver } from '../policies/ext-auth.js';
+import { identityCredential, type IdentityScope } from './backend-identity.js';
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
@@ -61,9 +63,6 @@ const ROUTE_TYPES: Record<string, AiRouteTypeInput> = {
   Realtime: 'AI_ROUTE_REALTIME',
   Passthrough: 'AI_ROUTE_PASSTHROUGH',
 };
-
-// Kinds of BackendAuth that need machinery (token exchange, request signing) the LLM proxy does not have.
-const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'] as const;
 
 /**
  * The edge's AI settings, or why the edge cannot be programmed (a credential that cannot be resolved:
@@ -139,10 +138,16 @@ function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
     out.credential = credential;
     return out;
   }
-  const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
-  return kind
-    ? `${at(kind)}: is not supported for AI backends; use key, secretRef, passthrough, aws, azure or gcp`
-    : out;
+  const identity = identityCredential(identityScope(ctx, m, at), auth);
+  if (typeof identity === 'string') return identity;
+  if (identity) out.credential = identity;
+  return out;
+}
+
+/** Where the identity settings of merged fields `m` read their Secrets and resolve their backendRefs. */
+export function identityScope(ctx: Ctx, m: MergedFields, at: (field: string) => string): IdentityScope {
+  const source = m.provenance['backend.auth']?.source ?? '';
+  return { ctx, ns: namespaceOfSource(source), source, at, resolve: policyBackendResolver(ctx, m.provenance) };
 }
 
 /**

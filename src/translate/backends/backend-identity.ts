@@ -47,6 +47,23 @@ export interface IdentityScope {
   resolve: PolicyBackendResolver;
 }
 
+/** The auth kinds whose credential the proxy obtains or mints per request. */
+export const IDENTITIES = ['oauthTokenExchange', 'jwtSign', 'crossAppAccess'] as const;
+
+/**
+ * The per-request identity an auth object (BackendAuth, or ModelBackendAuth without jwtSign and crossAppAccess)
+ * sets, as the IR credential; undefined when it sets none; a string says why it cannot be served.
+ */
+export function identityCredential(
+  s: IdentityScope,
+  auth: Pick<BackendAuth, (typeof IDENTITIES)[number]>,
+): AiCredentialInput | string | undefined {
+  if (auth.jwtSign) return jwtSignCredential(s, auth.jwtSign);
+  if (auth.crossAppAccess) return crossAppAccessCredential(s, auth.crossAppAccess);
+  if (auth.oauthTokenExchange) return tokenExchangeCredential(s, auth.oauthTokenExchange);
+  return undefined;
+}
+
 /** The IR credential of `oauthTokenExchange`, or why it cannot be served. */
 export function tokenExchangeCredential(s: IdentityScope, e: Exchange): AiCredentialInput | string {
   const c = exchangeStep(s, e, 'oauthTokenExchange');
@@ -253,7 +270,7 @@ function signingKey(
   return { pem: key.export({ format: 'pem', type: 'pkcs8' }).toString(), key };
 }
 
-function location(l: Location): CredentialLocation {
+export function location(l: Location): CredentialLocation {
   return {
     header: l.header?.name.toLowerCase() ?? '',
     prefix: l.header?.prefix ?? '',

@@ -66,6 +66,18 @@ export function modelRoute(name: string, prefix: string): string {
   return prefixRoute(name, prefix, '{group: gw.dev, kind: GwModel, name: "*"}', 'chat');
 }
 
+/** A GwModel `name` attached to rule `chat` of HTTPRoute `route`; `spec` is indented YAML under `spec:`. */
+export function gwModel(name: string, spec: string, route = 'llm'): string {
+  return `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: ${name}, namespace: default}
+spec:
+  parentRefs: [{kind: HTTPRoute, name: ${route}, sectionName: chat}]
+${spec}`;
+}
+
 export function secret(name: string, data: Record<string, string>): string {
   const entries = Object.entries(data)
     .map(([k, v]) => `${k}: ${Buffer.from(v).toString('base64')}`)

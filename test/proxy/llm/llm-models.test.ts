@@ -3,23 +3,12 @@
 // and Anthropic APIs (fake-vendors.ts). Credentials come inline or from Secrets the translator resolves.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, chat, counter, modelRoute, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, gwModel, chat, counter, modelRoute, secret, startLlmProxy, type LlmProxy } from './llm-harness.js';
 
 const KEY_A = 'sk-model-a-SECRET';
 const KEY_C = 'sk-model-c-SECRET';
 const KEY_VAULT = 'sk-from-the-vault-SECRET';
 const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'Hi' }] });
-
-function gwModel(name: string, spec: string): string {
-  return `
----
-apiVersion: gw.dev/v1alpha1
-kind: GwModel
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{kind: HTTPRoute, name: llm, sectionName: chat}]
-${spec}`;
-}
 
 describe('GwModel routing', () => {
   let a: FakeVendor, c: FakeVendor;

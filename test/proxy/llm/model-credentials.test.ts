@@ -34,6 +34,8 @@ function choose(
       policiesJson: over.policiesJson ?? '{}',
       credential: over.credential ?? null,
       credentialProblem: over.credentialProblem ?? '',
+      credentialLocation: null,
+      extraCredentials: [],
     },
   };
   const table = modelTableOf(route, [model]);
