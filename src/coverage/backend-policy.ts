@@ -27,25 +27,6 @@ export const backendAuth: CoverageTable = guarding({
   ),
 });
 
-/** Auth of an AI provider or an MCP target: a per-request identity cannot reach either (backend-auth.ts in translate). */
-export const backendAuthWithoutIdentities: CoverageTable = {
-  ...backendAuth,
-  ...guarding({
-    'auth.oauthTokenExchange.*': refused(
-      'OAuth token exchange is not supported on AI providers and MCP targets yet; only on HTTP edges',
-      true,
-    ),
-    'auth.jwtSign.*': refused(
-      'signed JWTs are not supported on AI providers and MCP targets yet; only on HTTP edges',
-      true,
-    ),
-    'auth.crossAppAccess.*': refused(
-      'cross-app access is not supported on AI providers and MCP targets yet; only on HTTP edges',
-      true,
-    ),
-  }),
-};
-
 /** Upstream TLS: who the proxy talks to and who can read it. */
 export const backendTls: CoverageTable = guarding({
   'tls.caCertificateRefs[].*': enforced('BackendTls.caPem'),

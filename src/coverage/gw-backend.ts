@@ -2,7 +2,6 @@
 import {
   backendAi,
   backendAuth,
-  backendAuthWithoutIdentities,
   backendConnection,
   backendFull,
   backendHealth,
@@ -57,7 +56,7 @@ const groupProvider: CoverageTable = {
 
 /** Per-target settings of an MCP `static` target: the credential and TLS reach the target today. */
 const mcpTargetPolicies: CoverageTable = {
-  ...backendAuthWithoutIdentities,
+  ...backendAuth,
   'http.*': refused(`HTTP settings per MCP target ${notYet}`),
   'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
   'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`),

@@ -46,6 +46,9 @@ export function targetHeaders(ref: BackendRef, target: string): Record<string, s
 // different credentials, and the connection code sees only the target.
 const byTarget = new WeakMap<McpTarget, Record<string, string>>();
 
+// Per-request identities of targets (mcp/target-identity.ts obtains them for each client request).
+const identityByTarget = new WeakMap<McpTarget, AiCredential>();
+
 /** The route's MCP backend with its targets' credentials attached (a copy when any is set). */
 export function mcpBackendWithCredentials(backend: McpBackend, ref: BackendRef | undefined): McpBackend {
   if (!ref || (!ref.credential && Object.keys(ref.targetCredentials ?? {}).length === 0)) return backend;
@@ -53,6 +56,8 @@ export function mcpBackendWithCredentials(backend: McpBackend, ref: BackendRef |
     const copy = { ...t };
     const headers = targetHeaders(ref, t.name);
     if (Object.keys(headers).length > 0) byTarget.set(copy, headers);
+    const c = ref.targetCredentials?.[t.name] ?? ref.credential;
+    if (c && isIdentity(c)) identityByTarget.set(copy, c);
     return copy;
   });
   return { ...backend, targets };
@@ -63,7 +68,14 @@ export function copyTarget(target: McpTarget): McpTarget {
   const copy = { ...target };
   const headers = byTarget.get(target);
   if (headers) byTarget.set(copy, headers);
+  const identity = identityByTarget.get(target);
+  if (identity) identityByTarget.set(copy, identity);
   return copy;
+}
+
+/** The per-request identity (tokenExchange, crossAppAccess, jwtSign) of `target`, if its edge sets one. */
+export function identityOfTarget(target: McpTarget): AiCredential | undefined {
+  return identityByTarget.get(target);
 }
 
 /** Headers of `target` from `mcpBackendWithCredentials`; empty when its edge sets no credential. */

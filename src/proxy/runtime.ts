@@ -16,6 +16,7 @@ import { compileGuardrails } from './mcp/guardrails/index.js';
 import { HttpForwarder, forwardRouteOf } from './http/http-forward.js';
 import { mcpBackendWithCredentials } from './backend-auth.js';
 import { mcpBackendWithTls } from './mcp/target-tls.js';
+import { identityRefusal, identityTargets } from './mcp/target-identity.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
@@ -212,6 +213,7 @@ export class ProxyRuntime {
       onToolCall: (target, tool, outcome) => this.metrics.toolCalls.inc({ target, tool, outcome }),
       onTargetFailure: (target, phase) =>
         this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
+      identities: this.forwarder.identities,
     };
     this.services = {
       traffic: this.traffic,
@@ -421,10 +423,12 @@ export class ProxyRuntime {
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
+      const identity = backend ? identityTargets(backend) : [];
       const compiled: CompiledRoute = {
         name: route.name,
         route,
         backend: backend ?? noMcpBackend,
+        ...(identity.length > 0 ? { identityTargets: identity } : {}),
         forward,
         llm,
         traffic: traffic.get(route.name),
@@ -438,6 +442,7 @@ export class ProxyRuntime {
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']
             : []),
+          ...(backend ? [identityRefusal(backend, speaksStreamableHttp)].filter((r) => r !== undefined) : []),
         ],
         noBackend: !backend && !forward && !llm,
       };

@@ -47,6 +47,13 @@ const IDENTITY_VARIABLES = ['request', 'jwt', 'apiKey'] as const;
 export const isIdentity = (c: AiCredential | null | undefined): boolean =>
   c?.kind === 'tokenExchange' || c?.kind === 'jwtSign' || c?.kind === 'crossAppAccess';
 
+/** Where credential `c` puts its token (unset: `Authorization: Bearer`). */
+export function identityLocation(c: AiCredential | null | undefined): CredentialLocation | null | undefined {
+  if (c?.kind === 'jwtSign') return c.jwtSign?.location;
+  if (c?.kind === 'crossAppAccess') return c.crossAppAccess?.identityProvider?.location;
+  return c?.tokenExchange?.location;
+}
+
 export class BackendIdentities {
   readonly exchanges: TokenExchanges;
   private readonly compiled = new WeakMap<TokenExchangeCredential, Map<string, CompiledCel>>();
