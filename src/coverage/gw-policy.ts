@@ -23,14 +23,8 @@ const traffic: CoverageTable = {
       true,
     ),
     'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
-    'jwtAuthentication.location.expression': refused(
-      `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
-      true,
-    ),
-    'apiKeyAuthentication.location.expression': refused(
-      `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
-      true,
-    ),
+    'jwtAuthentication.location.expression': enforced('TokenLocation.expression'),
+    'apiKeyAuthentication.location.expression': enforced('TokenLocation.expression'),
     'apiKeyAuthentication.secretSelector.*': refused(`API keys chosen by labels ${notYetPlural}; use secretRef`, true),
     'apiKeyAuthentication.configMapSelector.*': refused(
       `API keys chosen by labels ${notYetPlural}; use secretRef`,
