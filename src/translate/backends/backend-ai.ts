@@ -18,8 +18,7 @@ import { cloudCredential } from './cloud-credentials.js';
 import type { BackendAi, CredentialAuth, VendorSettings } from '../objects/gw-types.js';
 import { stableStringify } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
-import { policyBackendResolver } from '../policies/ext-auth.js';
-import { identityCredential, type IdentityScope } from './backend-identity.js';
+import { identityCredential, identityScope, namespaceOfSource, type EndpointResolver } from './backend-identity.js';
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
@@ -74,6 +73,7 @@ export function backendAi(
   providers: readonly string[],
   edge: MergedFields,
   perProvider: Record<string, MergedFields>,
+  resolverOf: (m: MergedFields) => EndpointResolver,
 ): BackendAiResult {
   const providerEdges: Record<string, AiProviderEdgeInput> = {};
   const routeTypes: Record<string, AiRouteTypeInput> = {};
@@ -83,7 +83,7 @@ export function backendAi(
   let any = false;
   for (const name of providers) {
     const m = perProvider[name] ?? edge;
-    const p = providerEdge(ctx, m);
+    const p = providerEdge(ctx, m, resolverOf);
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
     providerEdges[name] = p;
     for (const r of aiEdgeRefusals(m)) refusals.set(`${r.source} ${r.field}`, r);
@@ -107,7 +107,11 @@ export function backendAi(
   return any ? { ok: true, ai: out } : { ok: true };
 }
 
-function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
+function providerEdge(
+  ctx: Ctx,
+  m: MergedFields,
+  resolverOf: (m: MergedFields) => EndpointResolver,
+): AiProviderEdgeInput | string {
   const ai: BackendAi = m.fields['backend.ai'] ?? {};
   const modelAliases: Record<string, string> = {};
   const out: AiProviderEdgeInput = {
@@ -138,16 +142,10 @@ function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
     out.credential = credential;
     return out;
   }
-  const identity = identityCredential(identityScope(ctx, m, at), auth);
+  const identity = identityCredential(identityScope(ctx, m, at, resolverOf(m)), auth);
   if (typeof identity === 'string') return identity;
   if (identity) out.credential = identity;
   return out;
-}
-
-/** Where the identity settings of merged fields `m` read their Secrets and resolve their backendRefs. */
-export function identityScope(ctx: Ctx, m: MergedFields, at: (field: string) => string): IdentityScope {
-  const source = m.provenance['backend.auth']?.source ?? '';
-  return { ctx, ns: namespaceOfSource(source), source, at, resolve: policyBackendResolver(ctx, m.provenance) };
 }
 
 /**
@@ -187,11 +185,6 @@ function fieldValues(v: BackendAi['defaults']): { field: string; valueJson: stri
 
 function messages(v: NonNullable<BackendAi['prompt']>['prepend']): { role: string; content: string }[] {
   return (v ?? []).flatMap(({ role, content }) => (role ? [{ role, content }] : []));
-}
-
-/** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
-export function namespaceOfSource(source: string): string {
-  return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
 }
 
 /**

@@ -6,9 +6,10 @@
 // Behaviour: docs/proxy.md "Backend authentication".
 import type { Ctx } from '../objects/context.js';
 import type { MergedFields } from '../policies/policy-merge.js';
-import { aiCredential, identityScope, namespaceOfSource } from './backend-ai.js';
+import { aiCredential } from './backend-ai.js';
+import { policyBackendResolver } from '../policies/ext-auth.js';
 import type { BackendAuth } from '../../api/index.js';
-import { IDENTITIES, identityCredential } from './backend-identity.js';
+import { IDENTITIES, identityCredential, identityScope, namespaceOfSource } from './backend-identity.js';
 import type { AiCredentialInput, BackendInput } from '../../ir/types.js';
 
 export type EdgeAuthResult = { ok: true; credential?: AiCredentialInput } | { ok: false; message: string };
@@ -73,7 +74,10 @@ function edgeIdentity(
   kind: (typeof IDENTITIES)[number],
   at: (field: string) => string,
 ): EdgeAuthResult {
-  const c = identityCredential(identityScope(ctx, m, at), m.fields['backend.auth'] ?? {});
+  const c = identityCredential(
+    identityScope(ctx, m, at, policyBackendResolver(ctx, m.provenance)),
+    m.fields['backend.auth'] ?? {},
+  );
   return typeof c === 'string' || !c
     ? { ok: false, message: c ?? `${at(kind)}: is not set` }
     : { ok: true, credential: c };
