@@ -2,52 +2,30 @@
 // a cached exchange against no backend auth, and a cache miss (maxEntries 0: every request exchanges at
 // oidc-provider with the token-exchange grant, test/support/oidc/token-exchange.ts). Everything runs in
 // this process (client, proxy, upstream, authorization server), so figures are CPU per request of the
-// whole process; the cached side's difference to the plain side is the proxy's added cost, as the
-// client and upstream do the same work on both. Sides alternate in rounds. Bounded: BENCH_SECONDS per
-// side (default 4). Run: npx tsx bench/backend-identity/main.ts
+// whole process. Absolute figures move with the machine's load (two cores shared by many jobs), so the
+// result is a ratio: in every round the three sides run back to back (order alternating), each side's CPU
+// per request is divided by the plain side's of the same round, and the median over rounds is reported.
+// Bounded: BENCH_SECONDS per side (default 6) over BENCH_ROUNDS rounds (default 6).
+// Run: npx tsx bench/backend-identity/main.ts
 import { loadavg } from 'node:os';
-import { importJWK, SignJWT, type CryptoKey } from 'jose';
 import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
-import { makeSigningKey, startProvider } from '../../test/support/oidc/provider.js';
-import { registerExchangeGrants, TOKEN_EXCHANGE } from '../../test/support/oidc/token-exchange.js';
+import { EXCHANGE_BASIC_SECRET, startExchangeServer } from '../../test/support/oidc/token-exchange.js';
 import { startUpstream } from '../../test/proxy/http-forward-harness.js';
 import { translatedIr } from '../../test/proxy/translated-ir.js';
 import { trafficManifests } from '../../test/proxy/traffic-manifests.js';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 4);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+const seconds = Number(process.env.BENCH_SECONDS ?? 6);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 const concurrency = 8;
 
-const users = await makeSigningKey('users');
-const userKey = (await importJWK(users.privateJwk, 'RS256')) as CryptoKey;
-const token = await new SignJWT({ sub: 'bench-user' })
-  .setProtectedHeader({ alg: 'RS256', kid: 'users' })
-  .setIssuer('https://users.bench')
-  .setIssuedAt()
-  .setExpirationTime('2h')
-  .sign(userKey);
-const as = await startProvider({
-  issuerPath: '/as',
-  routes: { authorization: '/as/auth', token: '/as/token', jwks: '/as/jwks' },
-  clients: [
-    {
-      client_id: 'gw',
-      client_secret: 'bench-secret',
-      grant_types: [TOKEN_EXCHANGE],
-      response_types: [],
-      redirect_uris: [],
-    },
-  ],
-  key: await makeSigningKey('as'),
-  resource: { default: 'https://tools.bench', audience: (i) => i, scope: 'tools' },
-});
-registerExchangeGrants(as.provider, { keys: [users.publicJwk] });
+const x = await startExchangeServer('https://users.bench');
+const token = await x.userToken('bench-user');
 const upstream = await startUpstream((_req, res) => res.writeHead(200).end('ok'));
 const exchange = (extra: string): string =>
-  `{}\n  backend: {auth: {oauthTokenExchange: {url: "${as.origin}", path: /as/token, clientAuth: {clientId: gw, secretRef: {name: as}}${extra}}}}`;
+  `{}\n  backend: {auth: {oauthTokenExchange: {url: "${x.as.origin}", path: /as/token, clientAuth: {clientId: gw-basic, secretRef: {name: as}}${extra}}}}`;
 const runtime = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
 await runtime.apply(
   translatedIr(
@@ -58,7 +36,7 @@ await runtime.apply(
         { name: 'cached', traffic: exchange('') },
         { name: 'miss', traffic: exchange(', cache: {inMemory: {maxEntries: 0}}') },
       ],
-      `apiVersion: v1\nkind: Secret\nmetadata: {name: as, namespace: default}\ndata: {clientSecret: ${Buffer.from('bench-secret').toString('base64')}}\n`,
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: as, namespace: default}\ndata: {clientSecret: ${Buffer.from(EXCHANGE_BASIC_SECRET).toString('base64')}}\n`,
     ),
   ),
 );
@@ -88,28 +66,40 @@ async function side(path: string, ms: number): Promise<{ n: number; cpuUs: numbe
 }
 
 const totals: Record<string, { n: number; cpu: number }> = {};
+/** Per round: each side's CPU per request divided by the plain side's. */
+const ratios: Record<string, number[]> = { cached: [], miss: [] };
 await side('/cached/x', 300); // warm-up: the first exchange, JIT
+await side('/miss/x', 300);
+await side('/plain/x', 300);
+const loadBefore = loadavg()[0] ?? 0;
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? ['plain', 'cached', 'miss'] : ['miss', 'cached', 'plain'];
+  const round: Record<string, number> = {};
   for (const name of order) {
     const got = await side(`/${name}/x`, (seconds * 1000) / rounds);
     const t = (totals[name] ??= { n: 0, cpu: 0 });
     t.n += got.n;
     t.cpu += got.cpuUs * got.n;
+    round[name] = got.cpuUs;
   }
+  for (const name of ['cached', 'miss']) ratios[name]?.push((round[name] ?? 0) / (round.plain ?? 1));
 }
+const median = (v: number[]): number => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? (s[(s.length - 1) / 2] ?? 0) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
+};
 console.log(
-  `backend-identity bench (load average ${loadavg()[0]?.toFixed(2)}; ${seconds}s per side, ${concurrency} at a time)`,
+  `backend-identity bench (load average ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? 0).toFixed(2)} after; ${seconds}s per side in ${rounds} rounds, ${concurrency} at a time)`,
 );
 for (const [name, t] of Object.entries(totals))
   console.log(
     `  ${name.padEnd(7)} ${(t.n / seconds).toFixed(0).padStart(6)} req/s  ${(t.cpu / t.n).toFixed(0).padStart(6)} µs CPU/request`,
   );
-const plain = totals.plain,
-  cached = totals.cached;
-if (plain && cached)
-  console.log(`  cached exchange adds ${(cached.cpu / cached.n - plain.cpu / plain.n).toFixed(0)} µs CPU per request`);
+for (const [name, v] of Object.entries(ratios))
+  console.log(
+    `  ${name} / plain CPU per request: median ${median(v).toFixed(2)}× (rounds: ${v.map((r) => r.toFixed(2)).join(', ')})`,
+  );
 await runtime.close();
 await agent.close();
 await upstream.close();
-await as.close();
+await x.close();

@@ -15,36 +15,17 @@ export const backendAuth: CoverageTable = guarding({
   'auth.gcp.*': enforced('AiCredential.gcp'),
   'auth.oauthTokenExchange.*': enforced(
     'AiCredential.tokenExchange',
-    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts)',
   ),
   'auth.crossAppAccess.*': enforced(
     'AiCredential.crossAppAccess',
-    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts)',
   ),
   'auth.jwtSign.*': enforced(
     'AiCredential.jwtSign',
-    'on static, a2a and Service edges; MCP, dynamicForwardProxy and ai edges refuse it on the route',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts)',
   ),
 });
-
-/** Auth of an AI provider or an MCP target: a per-request identity cannot reach either (backend-auth.ts in translate). */
-export const backendAuthWithoutIdentities: CoverageTable = {
-  ...backendAuth,
-  ...guarding({
-    'auth.oauthTokenExchange.*': refused(
-      'OAuth token exchange is not supported on AI providers and MCP targets yet; only on HTTP edges',
-      true,
-    ),
-    'auth.jwtSign.*': refused(
-      'signed JWTs are not supported on AI providers and MCP targets yet; only on HTTP edges',
-      true,
-    ),
-    'auth.crossAppAccess.*': refused(
-      'cross-app access is not supported on AI providers and MCP targets yet; only on HTTP edges',
-      true,
-    ),
-  }),
-};
 
 /** Upstream TLS: who the proxy talks to and who can read it. */
 export const backendTls: CoverageTable = guarding({

@@ -1,7 +1,7 @@
 // Coverage of GwBackend: the backend kinds, their targets and providers, and their own `policies`.
 import {
   backendAi,
-  backendAuthWithoutIdentities,
+  backendAuth,
   backendConnection,
   backendFull,
   backendHealth,
@@ -45,7 +45,7 @@ const groupProvider: CoverageTable = {
   ...provider,
   name: enforced('AiProvider.name'),
   ...under('policies', {
-    ...backendAuthWithoutIdentities,
+    ...backendAuth,
     ...backendTls,
     ...backendConnection,
     ...backendHealth,
@@ -56,7 +56,7 @@ const groupProvider: CoverageTable = {
 
 /** Per-target settings of an MCP `static` target: the credential and TLS reach the target today. */
 const mcpTargetPolicies: CoverageTable = {
-  ...backendAuthWithoutIdentities,
+  ...backendAuth,
   'http.*': refused(`HTTP settings per MCP target ${notYet}`),
   'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
   'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`),

@@ -14,9 +14,12 @@ const policies: CoverageTable = {
     'auth.aws.*': enforced('ModelProvider.credential'),
     'auth.azure.*': enforced('ModelProvider.credential'),
     'auth.gcp.*': enforced('ModelProvider.credential'),
-    'auth.oauthTokenExchange.*': refused(`OAuth token exchange ${notYet}`, true),
-    'auth.location.*': refused(`choosing where the credential goes ${notYet}`, true),
-    'auth.credentials[].*': refused(`several credentials ${notYetPlural}`, true),
+    'auth.oauthTokenExchange.*': enforced(
+      'ModelProvider.credential',
+      'AiCredential.tokenExchange, as on GwPolicy backend.auth',
+    ),
+    'auth.location.*': enforced('ModelProvider.credentialLocation'),
+    'auth.credentials[].*': enforced('ModelProvider.extraCredentials'),
     'authorization.*': enforced(
       'Model.authorization',
       'CEL over jwt, request, llmRequest and apiKey; a virtual model sends a request only to targets whose own rules allow it',

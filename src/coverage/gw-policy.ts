@@ -20,14 +20,8 @@ const traffic: CoverageTable = {
     ),
     'jwtAuthentication.providers[].jwks.remote.path': enforced('JwtProvider.jwksUrl', 'default /.well-known/jwks.json'),
     'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),
-    'jwtAuthentication.location.expression': refused(
-      `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
-      true,
-    ),
-    'apiKeyAuthentication.location.expression': refused(
-      `a CEL credential location ${notYet}; use header, queryParameter or cookie`,
-      true,
-    ),
+    'jwtAuthentication.location.expression': enforced('TokenLocation.expression'),
+    'apiKeyAuthentication.location.expression': enforced('TokenLocation.expression'),
     'apiKeyAuthentication.secretSelector.*': enforced(
       'ApiKeyAuthentication.entries',
       'every matching Secret of the policy namespace, re-read when one is added, removed or relabelled; a key found twice with different metadata is refused and named on status (ApiKeysUnique)',

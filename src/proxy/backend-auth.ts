@@ -7,6 +7,7 @@ import type { AiCredential__Output as AiCredential } from '../ir/gen/gw/ir/v1/Ai
 import type { BackendRef, McpBackend, McpTarget, Snapshot } from '../ir/types.js';
 import type { Problem } from '../problem.js';
 import type { HeaderMap } from './http/route-filters.js';
+import { isIdentity } from './auth/backend-identity.js';
 
 /** Why a request cannot be sent with its edge's credential: the client's to fix (no bearer token to pass through). */
 export class MissingClientToken {
@@ -45,6 +46,9 @@ export function targetHeaders(ref: BackendRef, target: string): Record<string, s
 // different credentials, and the connection code sees only the target.
 const byTarget = new WeakMap<McpTarget, Record<string, string>>();
 
+// Per-request identities of targets (mcp/target-identity.ts obtains them for each client request).
+const identityByTarget = new WeakMap<McpTarget, AiCredential>();
+
 /** The route's MCP backend with its targets' credentials attached (a copy when any is set). */
 export function mcpBackendWithCredentials(backend: McpBackend, ref: BackendRef | undefined): McpBackend {
   if (!ref || (!ref.credential && Object.keys(ref.targetCredentials ?? {}).length === 0)) return backend;
@@ -52,6 +56,8 @@ export function mcpBackendWithCredentials(backend: McpBackend, ref: BackendRef |
     const copy = { ...t };
     const headers = targetHeaders(ref, t.name);
     if (Object.keys(headers).length > 0) byTarget.set(copy, headers);
+    const c = ref.targetCredentials?.[t.name] ?? ref.credential;
+    if (c && isIdentity(c)) identityByTarget.set(copy, c);
     return copy;
   });
   return { ...backend, targets };
@@ -62,7 +68,14 @@ export function copyTarget(target: McpTarget): McpTarget {
   const copy = { ...target };
   const headers = byTarget.get(target);
   if (headers) byTarget.set(copy, headers);
+  const identity = identityByTarget.get(target);
+  if (identity) identityByTarget.set(copy, identity);
   return copy;
+}
+
+/** The per-request identity (tokenExchange, crossAppAccess, jwtSign) of `target`, if its edge sets one. */
+export function identityOfTarget(target: McpTarget): AiCredential | undefined {
+  return identityByTarget.get(target);
 }
 
 /** Headers of `target` from `mcpBackendWithCredentials`; empty when its edge sets no credential. */
@@ -103,10 +116,12 @@ function unusable(c: AiCredential | null | undefined, backendKind: string): stri
     return c.kind === 'aws'
       ? undefined
       : `${c.kind} cannot be applied to an aws.agentCore backend, which is signed with aws keys`;
-  if (backendKind === 'dynamicForwardProxy' && c.kind !== 'passthrough')
-    return `${c.kind} cannot be applied to dynamicForwardProxy backends: the client chooses where it would go`;
+  if (backendKind === 'dynamicForwardProxy' && c.kind === 'key')
+    return 'key cannot be applied to dynamicForwardProxy backends: the client chooses where it would go';
   if (backendKind === 'mcp')
-    return c.kind === 'key' ? undefined : `${c.kind} cannot be applied to MCP targets yet; only key`;
+    return c.kind === 'key' || isIdentity(c)
+      ? undefined
+      : `${c.kind} cannot be applied to MCP targets; only key, tokenExchange, crossAppAccess or jwtSign`;
   return ['key', 'passthrough', 'tokenExchange', 'jwtSign', 'crossAppAccess'].includes(c.kind)
     ? undefined
     : `${c.kind} cannot be applied to ${backendKind} backends; only key, passthrough, tokenExchange, crossAppAccess or jwtSign`;

@@ -178,8 +178,9 @@ const onRoute: Stage<RoutedExchange>[] = [
   {
     name: 'authentication',
     run: (x) => {
-      // Authentication may strip the token; an LLM provider with `passthrough` still needs what the client sent.
-      if (x.route.llm || x.route.forward) x.clientAuthorization = x.req.headers.authorization;
+      // Authentication may strip the token; `passthrough` and token exchange still need what the client sent.
+      if (x.route.llm || x.route.forward || x.route.identityTargets)
+        x.clientAuthorization = x.req.headers.authorization;
       return x.route.security.auth ? authenticate(x) : false;
     },
   },
@@ -268,7 +269,7 @@ const onRoute: Stage<RoutedExchange>[] = [
             ...(apiKey ? { apiKey } : {}),
             onTokens: (tokens) => s.traffic.chargeTokens(route.traffic, tokens),
           });
-        else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey);
+        else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey, clientAuthorization);
       }
       return true;
     },

@@ -16,6 +16,7 @@ import { compileGuardrails } from './mcp/guardrails/index.js';
 import { HttpForwarder, forwardRouteOf } from './http/http-forward.js';
 import { mcpBackendWithCredentials } from './backend-auth.js';
 import { mcpBackendWithTls } from './mcp/target-tls.js';
+import { identityRefusal, identityTargets } from './mcp/target-identity.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
@@ -222,7 +223,12 @@ export class ProxyRuntime {
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
-    this.llm = new LlmForwarder({ log: this.log, metrics: this.metrics, ...(opts.clock ? { clock: opts.clock } : {}) });
+    this.llm = new LlmForwarder({
+      log: this.log,
+      metrics: this.metrics,
+      identities: this.forwarder.identities,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
@@ -241,6 +247,7 @@ export class ProxyRuntime {
       onToolCall: (target, tool, outcome) => this.metrics.toolCalls.inc({ target, tool, outcome }),
       onTargetFailure: (target, phase) =>
         this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
+      identities: this.forwarder.identities,
     };
     this.services = {
       traffic: this.traffic,
@@ -454,10 +461,12 @@ export class ProxyRuntime {
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
       const ext = externalServices(route, forward !== undefined);
       if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
+      const identity = backend ? identityTargets(backend) : [];
       const compiled: CompiledRoute = {
         name: route.name,
         route,
         backend: backend ?? noMcpBackend,
+        ...(identity.length > 0 ? { identityTargets: identity } : {}),
         forward,
         llm,
         traffic: traffic.get(route.name),
@@ -471,6 +480,7 @@ export class ProxyRuntime {
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']
             : []),
+          ...(backend ? [identityRefusal(backend, speaksStreamableHttp)].filter((r) => r !== undefined) : []),
         ],
         noBackend: !backend && !forward && !llm,
       };

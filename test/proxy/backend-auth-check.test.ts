@@ -42,7 +42,7 @@ describe('edge credentials in a snapshot', () => {
     const problems = checkSnapshot(snapshot, 'xds').map(formatProblem);
     expect(problems).toEqual([
       'xds: Route cloud: backends[0].credential: azure cannot be applied to static backends; only key, passthrough, tokenExchange, crossAppAccess or jwtSign',
-      'xds: Route mcp: backends[0].targetCredentials.t: passthrough cannot be applied to MCP targets yet; only key',
+      'xds: Route mcp: backends[0].targetCredentials.t: passthrough cannot be applied to MCP targets; only key, tokenExchange, crossAppAccess or jwtSign',
     ]);
     expect(problems.join(' ')).not.toMatch(/never-shown/);
   });

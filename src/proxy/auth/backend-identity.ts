@@ -25,6 +25,20 @@ export interface Placed {
   headers: Record<string, string | string[]>;
 }
 
+/** What CEL's `request` sees of the request an identity is obtained for. */
+export type CelRequest = {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+};
+
+/** A token for the upstream, where it goes, and the request's own tokens it replaces (never forwarded). */
+export interface Obtained {
+  token: string;
+  location: CredentialLocation | null | undefined;
+  spent: string[];
+}
+
 /** Why the request cannot go upstream with its credential; `code` decides the status (401 or 502). */
 export { ExchangeFailure as IdentityFailure } from './token-exchange.js';
 
@@ -32,6 +46,13 @@ const IDENTITY_VARIABLES = ['request', 'jwt', 'apiKey'] as const;
 
 export const isIdentity = (c: AiCredential | null | undefined): boolean =>
   c?.kind === 'tokenExchange' || c?.kind === 'jwtSign' || c?.kind === 'crossAppAccess';
+
+/** Where credential `c` puts its token (unset: `Authorization: Bearer`). */
+export function identityLocation(c: AiCredential | null | undefined): CredentialLocation | null | undefined {
+  if (c?.kind === 'jwtSign') return c.jwtSign?.location;
+  if (c?.kind === 'crossAppAccess') return c.crossAppAccess?.identityProvider?.location;
+  return c?.tokenExchange?.location;
+}
 
 export class BackendIdentities {
   readonly exchanges: TokenExchanges;
@@ -42,19 +63,27 @@ export class BackendIdentities {
   }
 
   /**
-   * `out` with the token of credential `c` placed (`c` is a tokenExchange, crossAppAccess or jwtSign credential).
-   * `request` is what CEL's `request` sees.
+   * `out` with the token of credential `c` placed (`c` is a tokenExchange, crossAppAccess or jwtSign credential),
+   * and the tokens given for the exchange taken off it. `request` is what CEL's `request` sees. The one way every
+   * edge (HTTP, dynamic forward proxy, MCP target, LLM provider, GwModel) gets a per-request identity.
    */
   async place(
     c: AiCredential,
     out: Placed,
     caller: Caller,
-    request: { method: string; path: string; headers: Record<string, string> },
+    request: CelRequest,
     who: string,
   ): Promise<Placed | ExchangeFailure> {
+    const got = await this.obtain(c, caller, request, who);
+    if (got instanceof ExchangeFailure) return got;
+    return placed({ path: out.path, headers: withoutSpent(out.headers, got.spent) }, got.token, got.location);
+  }
+
+  /** The token of credential `c` for this request, where it goes, and the request's tokens it was exchanged for. */
+  async obtain(c: AiCredential, caller: Caller, request: CelRequest, who: string): Promise<Obtained | ExchangeFailure> {
     if (c.kind === 'jwtSign' && c.jwtSign) {
       const token = await signedAssertion(c.jwtSign, this.clock());
-      return placed(out, token, c.jwtSign.location);
+      return { token, location: c.jwtSign.location, spent: [] };
     }
     const x = c.kind === 'crossAppAccess' ? c.crossAppAccess : undefined;
     const e = x ? x.identityProvider : c.tokenExchange;
@@ -71,13 +100,7 @@ export class BackendIdentities {
     if (x?.resourceServer && typeof token === 'string')
       token = await this.exchanges.token(x.resourceServer, { subject: token, params: {} }, who);
     if (token instanceof ExchangeFailure) return token;
-    // The tokens given for the exchange stay here: whatever header carried them is not forwarded.
-    const headers = { ...out.headers };
-    delete headers.authorization;
-    for (const [k, v] of Object.entries(headers))
-      if (v === input.subject || v === input.actor || (typeof v === 'string' && v.endsWith(` ${input.subject}`)))
-        delete headers[k];
-    return placed({ path: out.path, headers }, token, e.location);
+    return { token, location: e.location, spent: input.actor ? [input.subject, input.actor] : [input.subject] };
   }
 
   /** The subject and actor tokens and parameters of this request, or why it has none the policy can use. */
@@ -149,6 +172,22 @@ function mayActProblem(
   if (m.sub !== actorClaims.sub || (m.iss !== undefined && m.iss !== actorClaims.iss))
     return "the subject token's may_act claim does not name the actor";
   return undefined;
+}
+
+/**
+ * `headers` without the Authorization header and any header that carries one of the `spent` tokens: the tokens
+ * given for an exchange stay at the proxy, whatever header brought them.
+ */
+export function withoutSpent<H extends string | string[]>(
+  headers: Record<string, H>,
+  spent: readonly string[],
+): Record<string, H> {
+  if (spent.length === 0) return headers;
+  const out = { ...headers };
+  delete out.authorization;
+  for (const [k, v] of Object.entries(out))
+    if (typeof v === 'string' && spent.some((t) => v === t || v.endsWith(` ${t}`))) delete out[k];
+  return out;
 }
 
 /** `out` with `token` at `location` (unset: `Authorization: Bearer`). */

@@ -4,23 +4,25 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Route } from '../../ir/types.js';
 import type { RouteAuth } from './hooks.js';
 import { sendError } from '../http/http-error.js';
-import { readCredential, removeCredential } from './http-jwt.js';
+import { locationProblem, readCredential, refuseBroken, removeCredential, type Location } from './http-jwt.js';
 
 export type ApiKeyAuthenticationIr = NonNullable<NonNullable<Route['policy']>['apiKeyAuthentication']>;
 
-const bearer = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
+const bearer: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '', expression: '' };
 
 export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
   const entries = (cfg.entries ?? [])
     .map((e) => ({ hash: Buffer.from(e.keySha256, 'hex'), metadata: metadataOf(e.metadataJson) }))
     .filter((e) => e.hash.length === 32);
-  const location = cfg.location ?? bearer;
+  const location: Location = cfg.location ?? bearer;
+  const broken = locationProblem(location);
   const challenge: Record<string, string> =
     location.header.toLowerCase() === 'authorization' ? { 'www-authenticate': 'Bearer' } : {};
   return {
     handle: () => Promise.resolve(false),
     paths: [],
     authenticate(req, res) {
+      if (broken) return refuseBroken(req, res, broken);
       const key = readCredential(req, location);
       if (!key) {
         if (cfg.mode === 'OPTIONAL' || cfg.mode === 'PERMISSIVE') return { claims: null };
@@ -37,7 +39,7 @@ export function createApiKeyAuth(cfg: ApiKeyAuthenticationIr): RouteAuth {
         sendError(res, 'invalid_api_key', 'The API key is not valid', challenge);
         return null;
       }
-      removeCredential(req, location);
+      removeCredential(req, location, key);
       return { claims: null, ...(matched ? { apiKey: matched.metadata } : {}) };
     },
   };

@@ -10,7 +10,13 @@ import { readCredential, removeCredential, type Location } from './http-jwt.js';
 
 export type BasicAuthenticationIr = NonNullable<NonNullable<Route['policy']>['basicAuthentication']>;
 
-const inAuthorization: Location = { header: 'authorization', prefix: 'Basic', queryParameter: '', cookie: '' };
+const inAuthorization: Location = {
+  header: 'authorization',
+  prefix: 'Basic',
+  queryParameter: '',
+  cookie: '',
+  expression: '',
+};
 
 export function createBasicAuth(cfg: BasicAuthenticationIr): RouteAuth {
   const location = cfg.location ?? inAuthorization;

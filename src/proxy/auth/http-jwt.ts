@@ -11,8 +11,10 @@ import type { JwksTlsFetch } from './jwks-fetch.js';
 import { sendError } from '../http/http-error.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
 import { createTokenVerifier, type Verify, type VerifyResult } from './token-verifier.js';
+import { compiledExpression, credentialByExpression } from './credential-expression.js';
 
 export type JwtAuthenticationIr = NonNullable<NonNullable<Route['policy']>['jwtAuthentication']>;
+/** Where a credential is read: a header (with prefix), query parameter or cookie, or a CEL `expression`. */
 export type Location = NonNullable<JwtAuthenticationIr['location']>;
 
 export interface HttpJwtDeps {
@@ -26,7 +28,13 @@ export interface HttpJwtDeps {
   tlsFetch?: JwksTlsFetch;
 }
 
-const defaultLocation: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
+const defaultLocation: Location = {
+  header: 'authorization',
+  prefix: 'Bearer ',
+  queryParameter: '',
+  cookie: '',
+  expression: '',
+};
 
 /** Every provider of one jwtAuthentication as one check: a token is tried against each provider whose issuer equals its `iss`. */
 export function providersVerifier(
@@ -94,6 +102,13 @@ export function providersVerifier(
   }
 }
 
+/** A route whose credential location cannot be read refuses every request: never served unauthenticated. */
+export function refuseBroken(req: IncomingMessage, res: ServerResponse, why: string): null {
+  req.resume();
+  sendError(res, 'policy_not_enforced', why);
+  return null;
+}
+
 export const notAcceptedIssuer = 'The access token was not issued by an accepted issuer';
 
 /** A RouteAuth whose `handle` never answers (no discovery endpoints) and whose `authenticate` checks JWTs. */
@@ -102,11 +117,13 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
   const verify = providersVerifier(cfg.providers, { ...deps, log });
   const mode = cfg.mode === 'OPTIONAL' ? 'optional' : cfg.mode === 'PERMISSIVE' ? 'permissive' : 'strict';
   const location = cfg.location ?? defaultLocation;
+  const broken = locationProblem(location);
 
   return {
     handle: () => Promise.resolve(false),
     paths: [],
     authenticate(req: IncomingMessage, res: ServerResponse) {
+      if (broken) return refuseBroken(req, res, broken);
       const token = readCredential(req, location);
       if (!token) {
         if (mode !== 'strict') return { claims: null };
@@ -115,13 +132,15 @@ export function createHttpJwtAuth(cfg: JwtAuthenticationIr, deps: HttpJwtDeps): 
         return null;
       }
       const result = verify(token, req.socket);
-      return result instanceof Promise ? result.then((r) => settle(req, res, r)) : settle(req, res, result);
+      return result instanceof Promise
+        ? result.then((r) => settle(req, res, r, token))
+        : settle(req, res, result, token);
     },
   };
 
-  function settle(req: IncomingMessage, res: ServerResponse, result: VerifyResult): AuthResult | null {
+  function settle(req: IncomingMessage, res: ServerResponse, result: VerifyResult, token: string): AuthResult | null {
     // Also on failure: a permissive route forwards the request, and the backend must not see the token.
-    if (!cfg.preserveToken) removeCredential(req, location);
+    if (!cfg.preserveToken) removeCredential(req, location, token);
     if (!result.ok) {
       log.debug({ reason: result.description }, 'bearer token rejected');
       if (mode === 'permissive') return { claims: null };
@@ -161,6 +180,7 @@ function cookies(req: IncomingMessage): { name: string; value: string }[] {
 }
 
 export function readCredential(req: IncomingMessage, loc: Location): string | undefined {
+  if (loc.expression) return credentialByExpression(req, loc, loc.expression);
   if (loc.header) {
     const v = headerValue(req, loc.header);
     return v === undefined ? undefined : afterPrefix(v, loc.prefix);
@@ -172,8 +192,15 @@ export function readCredential(req: IncomingMessage, loc: Location): string | un
   return cookies(req).find((c) => c.name === loc.cookie)?.value || undefined;
 }
 
-/** Removes the credential so the backend never sees it (header, query parameter, or cookie). */
-export function removeCredential(req: IncomingMessage, loc: Location): void {
+/**
+ * Removes the credential so the backend never sees it (header, query parameter, or cookie). For a CEL location,
+ * `credential` is what it read: every header, query parameter and cookie carrying it is removed.
+ */
+export function removeCredential(req: IncomingMessage, loc: Location, credential?: string): void {
+  if (loc.expression) {
+    if (credential) removeValue(req, credential);
+    return;
+  }
   if (loc.header) {
     withoutHeader(req, loc.header.toLowerCase());
   } else if (loc.queryParameter) {
@@ -192,6 +219,25 @@ export function removeCredential(req: IncomingMessage, loc: Location): void {
     withoutHeader(req, 'cookie');
     if (rest) req.headers.cookie = rest;
   }
+}
+
+/** Removes every header, query parameter and cookie whose value is `credential` (or ends with ` credential`). */
+function removeValue(req: IncomingMessage, credential: string): void {
+  const carries = (v: string): boolean => v === credential || v.endsWith(` ${credential}`);
+  for (const [k, v] of Object.entries(req.headers))
+    if (k !== 'cookie' && (Array.isArray(v) ? v.some(carries) : v !== undefined && carries(v))) withoutHeader(req, k);
+  for (const c of cookies(req)) if (c.value === credential) removeCredential(req, { ...noLocation, cookie: c.name });
+  const q = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+  for (const [k, v] of q) if (v === credential) removeCredential(req, { ...noLocation, queryParameter: k });
+}
+
+const noLocation: Location = { header: '', prefix: '', queryParameter: '', cookie: '', expression: '' };
+
+/** Why `loc` cannot be read (a CEL expression that does not compile); the route then refuses every request. */
+export function locationProblem(loc: Location): string | undefined {
+  if (!loc.expression) return undefined;
+  const c = compiledExpression(loc, loc.expression);
+  return typeof c === 'string' ? c : undefined;
 }
 
 /**

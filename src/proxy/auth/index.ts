@@ -156,7 +156,7 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   };
 }
 
-const bearer: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '' };
+const bearer: Location = { header: 'authorization', prefix: 'Bearer ', queryParameter: '', cookie: '', expression: '' };
 
 /** The first provider's check, then (for a token it did not issue) every further provider's, as generic JWT auth tries them. */
 function anyProvider(first: Verify, settings: McpAuthSettings, deps: McpAuthDeps & { source: string }): Verify {

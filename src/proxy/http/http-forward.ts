@@ -447,22 +447,32 @@ export class HttpForwarder {
     }
   }
 
-  /** The try's destination and headers: the edge's credential added, a dynamic target's Host resolved. */
+  /**
+   * The try's destination and headers: a dynamic target's Host resolved and checked first (no token is had for
+   * a destination that is refused), then the edge's credential added.
+   */
   private async addressed(req: IncomingMessage, t: Try, signal: AbortSignal): Promise<Addressed> {
-    const { target, out } = t;
-    if (target.credential && isIdentity(target.credential)) {
+    const { out } = t;
+    const to = t.target.dynamic
+      ? await this.destination(req, t.target, out.headers, signal)
+      : { target: t.target, address: t.target.host, headers: out.headers };
+    const c = t.target.credential;
+    if (c && isIdentity(c)) {
       const request = { method: req.method ?? 'GET', path: out.path.split('?')[0] ?? '/', headers: flatHeaders(req) };
-      const p = await this.identities.place(target.credential, out, t.caller, request, `backend ${target.backend}`);
+      const p = await this.identities.place(
+        c,
+        { path: out.path, headers: to.headers },
+        t.caller,
+        request,
+        `backend ${t.target.backend}`,
+      );
       if (p instanceof IdentityFailure) throw new ProxyError(p.code, p.message);
-      return { target, address: target.host, headers: p.headers, path: p.path };
+      return { ...to, headers: p.headers, path: p.path };
     }
-    const authed = target.agentCore
-      ? out.headers
-      : withCredential(out.headers, target.credential, t.caller.authorization, target.backend);
+    if (t.target.agentCore) return to;
+    const authed = withCredential(to.headers, c, t.caller.authorization, t.target.backend);
     if (authed instanceof MissingClientToken) throw new ProxyError('invalid_token', authed.message);
-    return target.dynamic
-      ? await this.destination(req, target, authed, signal)
-      : { target, address: target.host, headers: authed };
+    return { ...to, headers: authed };
   }
 
   /** Origin, path and headers of the upstream request: the addressed target, or a signed AgentCore invocation. */

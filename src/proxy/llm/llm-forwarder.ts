@@ -47,6 +47,8 @@ import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
 import { chooseModel, modelList } from './model-routing.js';
 import { ProviderHealth } from './provider-health.js';
+import { providerCredential, withCredentialQuery, type ProviderCredential } from './provider-credential.js';
+import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
 
 export interface LlmForwarderOptions {
   log: Logger;
@@ -60,15 +62,17 @@ export interface LlmForwarderOptions {
   headersTimeoutMs?: number;
   /** The proxy's environment (AWS keys, AZURE_AUTHORITY_HOST); process.env unless given. */
   env?: Record<string, string | undefined>;
+  /** Exchanged and signed tokens, shared with the other edges so one cache serves them all. */
+  identities?: BackendIdentities;
 }
 
 export interface LlmClient {
   /** Validated token claims; null for anonymous callers. */
   claims: Record<string, unknown> | null;
+  /** The metadata of the API key the caller authenticated with (CEL `apiKey` of token exchange parameters and of GwModel authorization). */
+  apiKey?: Record<string, unknown>;
   /** The client's Authorization header as it arrived (authentication may remove it from the request): `passthrough` sends it on. */
   authorization?: string;
-  /** The `metadata` of the API key the client presented (CEL `apiKey` of GwModel authorization). */
-  apiKey?: Record<string, unknown>;
   /** Told each answer's token usage (input + output): the route's `tokens` rate limits count it. */
   onTokens?: (tokens: number) => void;
 }
@@ -113,9 +117,11 @@ export class LlmForwarder {
   private readonly clock: () => number;
   private readonly random: () => number;
   private readonly cloud: CloudAuth;
+  private readonly identities: BackendIdentities;
 
   constructor(private readonly opts: LlmForwarderOptions) {
     this.clock = opts.clock ?? Date.now;
+    this.identities = opts.identities ?? new BackendIdentities(this.clock);
     this.cloud = new CloudAuth({ clock: this.clock, env: opts.env ?? process.env });
     this.random = opts.random ?? Math.random;
     this.health = new ProviderHealth(this.clock, this.random);
@@ -281,12 +287,12 @@ export class LlmForwarder {
     }
     const failures: Failure[] = [];
     for (const p of candidates) {
-      const credential = this.credential(p, client);
-      if (typeof credential === 'string') {
-        sendError(res, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
-        return;
-      }
-      const headers: Record<string, string | string[]> = { ...upstreamHeaders(req.headers), ...credential };
+      const credential = await this.credential(res, p, client, req);
+      if (!credential) return;
+      const headers: Record<string, string | string[]> = {
+        ...withoutSpent(upstreamHeaders(req.headers), credential.spent),
+        ...credential.headers,
+      };
       for (const h of ['content-type', 'accept'] as const) {
         const v = req.headers[h];
         if (v) headers[h] = v;
@@ -295,7 +301,7 @@ export class LlmForwarder {
       const call: Call = {
         model,
         method: req.method ?? 'GET',
-        path: pathOf(p) ?? path,
+        path: withCredentialQuery(pathOf(p) ?? path, credential.query),
         headers,
         body: raw.length > 0 ? raw : null,
         errorFormat: 'openai',
@@ -362,13 +368,10 @@ export class LlmForwarder {
         }
         clientBody = guarded.body;
       }
-      const credential = this.credential(p, client);
-      if (typeof credential === 'string') {
-        sendError(res, 'unauthorized', credential, { 'www-authenticate': 'Bearer' });
-        return;
-      }
+      const credential = await this.credential(res, p, client, req);
+      if (!credential) return;
       if (p.moderation) {
-        const refused = await this.moderation.input(res, route, p, clientBody, credential, signal);
+        const refused = await this.moderation.input(res, route, p, clientBody, credential.headers, signal);
         if (refused) {
           sendError(res, refused.code, refused.message);
           return;
@@ -378,10 +381,15 @@ export class LlmForwarder {
         res,
         route,
         p,
-        this.chatCall(route, p, clientBody, { ...upstreamHeaders(req.headers), ...credential }, guardCtx, client, {
-          credential,
-          signal,
-        }),
+        this.chatCall(
+          route,
+          p,
+          clientBody,
+          { ...withoutSpent(upstreamHeaders(req.headers), credential.spent), ...credential.headers },
+          guardCtx,
+          client,
+          { credential, signal },
+        ),
         signal,
       );
       if (outcome === 'done') return;
@@ -397,17 +405,18 @@ export class LlmForwarder {
     return e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
   }
 
-  /** Headers carrying the provider's credential; a string says why there is none to send. */
-  private credential(p: LlmProvider, client: LlmClient): Record<string, string> | string {
-    const c = p.edge?.credential;
-    const headers = { ...p.endpoint.fixedHeaders };
-    if (c?.kind === 'key' && c.key) return { ...headers, ...p.endpoint.credentialHeaders(c.key) };
-    if (c?.kind === 'passthrough') {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(client.authorization ?? '');
-      if (!m?.[1]) return `provider ${p.name} passes the client's bearer token through, and the request carries none`;
-      return { ...headers, ...p.endpoint.credentialHeaders(m[1]) };
-    }
-    return headers;
+  /** The provider's credential for this request; undefined when there is none to send, and the client was answered. */
+  private async credential(
+    res: ServerResponse,
+    p: LlmProvider,
+    client: LlmClient,
+    req: IncomingMessage,
+  ): Promise<ProviderCredential | undefined> {
+    const c = await providerCredential(this.identities, p, client, req);
+    if (typeof c === 'string') sendError(res, 'unauthorized', c, { 'www-authenticate': 'Bearer' });
+    else if (c instanceof IdentityFailure) sendError(res, c.code, c.message);
+    else return c;
+    return undefined;
   }
 
   /** The chat-completions call to one provider: converted for its format, answered in the client's. */
@@ -418,7 +427,7 @@ export class LlmForwarder {
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
     client: LlmClient,
-    moderation: { credential: Record<string, string>; signal: AbortSignal },
+    moderation: { credential: ProviderCredential; signal: AbortSignal },
   ): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
@@ -434,7 +443,7 @@ export class LlmForwarder {
     return {
       model,
       method: 'POST',
-      path: e.chatPath ? e.chatPath(model, stream) : e.path,
+      path: withCredentialQuery(e.chatPath ? e.chatPath(model, stream) : e.path, moderation.credential.query),
       body: payload,
       errorFormat: e.format,
       // `headers` is this call's own object (built per provider): set in place rather than copied.
@@ -477,7 +486,7 @@ export class LlmForwarder {
           usage: usageSink(usage, client.onTokens),
           guardCtx,
         };
-        const guards = this.moderation.answerGuards(res, route, p, moderation.credential, moderation.signal);
+        const guards = this.moderation.answerGuards(res, route, p, moderation.credential.headers, moderation.signal);
         if (guards) answer.guards = guards;
         const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
         if (stream && e.format === 'bedrock' && contentType.startsWith(EVENT_STREAM)) {

@@ -1,6 +1,7 @@
 // One provider of an LLM route as the forwarder tries it: its own file so that the route compiler and
 // GwModel routing (which builds providers too) can both name it without importing each other.
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
+import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import type { VendorEndpoint } from './vendors.js';
 
@@ -17,6 +18,10 @@ export interface LlmProvider {
   edge?: AiProviderEdge;
   /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
   requestTimeoutMs: number;
+  /** GwModel `policies.auth.location`: where the credential goes instead of the vendor's own header. */
+  credentialLocation?: CredentialLocation | null;
+  /** GwModel `policies.auth.credentials`: further keys, each at its own location. Secret: never log them. */
+  extraCredentials?: { key: string; location: CredentialLocation | null }[];
   /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
   moderation?: OpenAiModeration;
 }

@@ -186,6 +186,8 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     edge,
     requestTimeoutMs: 0,
     ...(settings.model ? { model: settings.model } : {}),
+    ...(p.credentialLocation ? { credentialLocation: p.credentialLocation } : {}),
+    ...(p.extraCredentials.length > 0 ? { extraCredentials: p.extraCredentials } : {}),
     ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
   };
 }

@@ -28,8 +28,30 @@ import { isStateless, modernSession, statelessSession } from './stateless.js';
 import { isModernPost, modernStatus } from './modern.js';
 import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { EndpointContext, McpRoute } from './route.js';
+import { withTargetIdentities } from './target-identity.js';
 
+/** `authorization`: the Authorization header as the client sent it (a per-request identity's subject token). */
 export async function handleMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: McpRoute,
+  claims: Record<string, unknown> | null,
+  ctx: EndpointContext,
+  apiKey?: Record<string, unknown>,
+  authorization?: string,
+): Promise<void> {
+  const targets = route.identityTargets;
+  if (!targets?.length || !ctx.identities) return serveMcp(req, res, route, claims, ctx, apiKey);
+  const caller = { claims, ...(authorization ? { authorization } : {}), ...(apiKey ? { apiKey } : {}) };
+  const failed = await withTargetIdentities(ctx.identities, targets, req, caller, () =>
+    serveMcp(req, res, route, claims, ctx, apiKey),
+  );
+  if (!failed) return;
+  req.resume();
+  sendError(res, failed.code, failed.message);
+}
+
+async function serveMcp(
   req: IncomingMessage,
   res: ServerResponse,
   route: McpRoute,

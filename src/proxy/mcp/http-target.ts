@@ -14,7 +14,8 @@ import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
-import { upstreamHeadersOf } from '../backend-auth.js';
+import { identityOfTarget, upstreamHeadersOf } from '../backend-auth.js';
+import { requestIdentity } from './target-identity.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
 import { type Discovered, discoverAnswers, sentKey } from './discover-cache.js';
 import { InternalError, InvalidParams, messageOf } from './jsonrpc.js';
@@ -112,6 +113,9 @@ class HttpTarget implements Upstream {
   private fromCache = false;
   private readonly url: URL;
   private readonly headers: Record<string, string>;
+  /** The per-request identity's headers (target-identity.ts) the latest client request obtained; unset without one. */
+  private identity: Record<string, string> | undefined;
+  private readonly hasIdentity: boolean;
   private readonly dispatcher: (() => Dispatcher) | undefined;
   /** The GET stream's request, aborted on close; and the timer of its next reconnect. */
   private stream: AbortController | undefined;
@@ -133,6 +137,7 @@ class HttpTarget implements Upstream {
     this.name = target.name;
     this.url = targetUrl(target, target.remote.url);
     this.headers = upstreamHeadersOf(target);
+    this.hasIdentity = identityOfTarget(target) !== undefined;
     this.dispatcher = targetDial(target);
     const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');
     const callerOptions: HttpCallerOptions = {
@@ -154,8 +159,9 @@ class HttpTarget implements Upstream {
     this.resumer = httpResumer(callerOptions);
     // One hop, one generation: a 2026 target gets the envelope and the routing headers on every call; a 2025
     // target learnt the client at initialize (the session took a 2026 client's envelope off its requests).
-    this.call = (method, params, opts) => {
+    this.call = (method, params, given) => {
       const env = this.envelope;
+      const opts = this.hasIdentity ? { ...given, headers: { ...this.identityHeaders(), ...given.headers } } : given;
       if (!env) return call(method, params, opts);
       const headers = { ...opts.headers, ...routingHeaders(method, params) };
       const sent = call(method, withEnvelope(params, env), { ...opts, headers });
@@ -292,7 +298,8 @@ class HttpTarget implements Upstream {
     for (const handler of this.answering.values()) handler.abort();
     this.answering.clear();
     // The spec asks a client that is done with a session to end it; a target that does not allow it answers 405.
-    if (end && this.sid) await endTargetSession(this.dial.target, this.sid, this.version, this.dial.retry);
+    if (end && this.sid)
+      await endTargetSession(this.dial.target, this.sid, this.version, this.dial.retry, this.identityHeaders());
   }
 
   /** The GET stream's request under the route's `traffic.retry` (it may be repeated: treated as a read). */
@@ -360,9 +367,17 @@ class HttpTarget implements Upstream {
     }
   }
 
+  /** The identity's headers of the client request being served, else those of the session's latest request. */
+  private identityHeaders(): Record<string, string> | undefined {
+    if (!this.hasIdentity) return undefined;
+    this.identity = requestIdentity(this.name) ?? this.identity;
+    return this.identity;
+  }
+
   private sessionHeaders(extra: Record<string, string>): Record<string, string> {
     return {
       ...this.headers,
+      ...this.identityHeaders(),
       ...extra,
       ...(this.sid ? { 'mcp-session-id': this.sid } : {}),
       ...(this.version ? { 'mcp-protocol-version': this.version } : {}),

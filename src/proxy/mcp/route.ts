@@ -1,6 +1,7 @@
 // What the MCP endpoint needs from a compiled route and from the runtime: the types endpoint.ts,
 // stateless.ts and the runtime share, kept apart so those files need not import each other.
-import type { McpBackend } from '../../ir/types.js';
+import type { McpBackend, McpTarget } from '../../ir/types.js';
+import type { BackendIdentities } from '../auth/backend-identity.js';
 import type { RouteSecurity } from '../auth/hooks.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
@@ -18,6 +19,8 @@ export interface McpRoute {
   callTimeoutMs?: number;
   /** GwPolicy `traffic.retry`: requests to remote targets that may safely be sent again. */
   retry?: RetryPlan;
+  /** Targets with a per-request identity (target-identity.ts): their credential is obtained for every request. */
+  identityTargets?: McpTarget[];
 }
 
 export interface EndpointContext {
@@ -27,4 +30,6 @@ export interface EndpointContext {
   onTargetFailure(target: string, phase: string): void;
   /** A tools/call a target answered (or failed): target, its own tool name and the outcome. */
   onToolCall?(target: string, tool: string, outcome: ToolCallOutcome): void;
+  /** Exchanged and signed tokens, shared with the other edges; unset: no MCP target gets a per-request identity. */
+  identities?: BackendIdentities;
 }

@@ -4,6 +4,7 @@
 import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
+import { requestIdentity } from './target-identity.js';
 import { targetDial } from './target-tls.js';
 import { upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
@@ -12,6 +13,7 @@ import type { RetryPlan } from '../policy/traffic-policy.js';
 function headersFor(target: McpTarget, sessionId: string, protocolVersion: string | undefined): Record<string, string> {
   return {
     ...upstreamHeadersOf(target),
+    ...requestIdentity(target.name),
     'mcp-session-id': sessionId,
     ...(protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {}),
   };
@@ -53,13 +55,14 @@ export async function endTargetSession(
   sessionId: string,
   protocolVersion: string | undefined,
   retry?: RetryPlan,
+  identity?: Record<string, string>,
 ): Promise<void> {
   const remote = target.remote;
   if (!remote) return;
   const send = () =>
     request(remote.url, {
       method: 'DELETE',
-      headers: headersFor(target, sessionId, protocolVersion),
+      headers: { ...headersFor(target, sessionId, protocolVersion), ...identity },
       dispatcher: targetDial(target)?.() ?? upstreamAgent,
       headersTimeout: 10_000,
     });

@@ -18,6 +18,7 @@ import { cloudCredential } from './cloud-credentials.js';
 import type { BackendAi, CredentialAuth, VendorSettings } from '../objects/gw-types.js';
 import { stableStringify } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
+import { identityCredential, identityScope, namespaceOfSource, type EndpointResolver } from './backend-identity.js';
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
@@ -62,9 +63,6 @@ const ROUTE_TYPES: Record<string, AiRouteTypeInput> = {
   Passthrough: 'AI_ROUTE_PASSTHROUGH',
 };
 
-// Kinds of BackendAuth that need machinery (token exchange, request signing) the LLM proxy does not have.
-const UNSUPPORTED_AUTH = ['oauthTokenExchange', 'crossAppAccess', 'jwtSign'] as const;
-
 /**
  * The edge's AI settings, or why the edge cannot be programmed (a credential that cannot be resolved:
  * sending the request without it would only move the failure to the vendor, silently). `ai` is left
@@ -75,6 +73,7 @@ export function backendAi(
   providers: readonly string[],
   edge: MergedFields,
   perProvider: Record<string, MergedFields>,
+  resolverOf: (m: MergedFields) => EndpointResolver,
 ): BackendAiResult {
   const providerEdges: Record<string, AiProviderEdgeInput> = {};
   const routeTypes: Record<string, AiRouteTypeInput> = {};
@@ -84,7 +83,7 @@ export function backendAi(
   let any = false;
   for (const name of providers) {
     const m = perProvider[name] ?? edge;
-    const p = providerEdge(ctx, m);
+    const p = providerEdge(ctx, m, resolverOf);
     if (typeof p === 'string') return { ok: false, message: `provider ${name}: ${p}` };
     providerEdges[name] = p;
     for (const r of aiEdgeRefusals(m)) refusals.set(`${r.source} ${r.field}`, r);
@@ -108,7 +107,11 @@ export function backendAi(
   return any ? { ok: true, ai: out } : { ok: true };
 }
 
-function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
+function providerEdge(
+  ctx: Ctx,
+  m: MergedFields,
+  resolverOf: (m: MergedFields) => EndpointResolver,
+): AiProviderEdgeInput | string {
   const ai: BackendAi = m.fields['backend.ai'] ?? {};
   const modelAliases: Record<string, string> = {};
   const out: AiProviderEdgeInput = {
@@ -139,10 +142,10 @@ function providerEdge(ctx: Ctx, m: MergedFields): AiProviderEdgeInput | string {
     out.credential = credential;
     return out;
   }
-  const kind = UNSUPPORTED_AUTH.find((k) => auth[k] !== undefined);
-  return kind
-    ? `${at(kind)}: is not supported for AI backends; use key, secretRef, passthrough, aws, azure or gcp`
-    : out;
+  const identity = identityCredential(identityScope(ctx, m, at, resolverOf(m)), auth);
+  if (typeof identity === 'string') return identity;
+  if (identity) out.credential = identity;
+  return out;
 }
 
 /**
@@ -182,11 +185,6 @@ function fieldValues(v: BackendAi['defaults']): { field: string; valueJson: stri
 
 function messages(v: NonNullable<BackendAi['prompt']>['prepend']): { role: string; content: string }[] {
   return (v ?? []).flatMap(({ role, content }) => (role ? [{ role, content }] : []));
-}
-
-/** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
-export function namespaceOfSource(source: string): string {
-  return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
 }
 
 /**

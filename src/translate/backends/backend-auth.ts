@@ -6,16 +6,14 @@
 // Behaviour: docs/proxy.md "Backend authentication".
 import type { Ctx } from '../objects/context.js';
 import type { MergedFields } from '../policies/policy-merge.js';
-import { aiCredential, namespaceOfSource } from './backend-ai.js';
-import type { BackendAuth } from '../../api/index.js';
+import { aiCredential } from './backend-ai.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
-import { crossAppAccessCredential, jwtSignCredential, tokenExchangeCredential } from './backend-identity.js';
+import type { BackendAuth } from '../../api/index.js';
+import { IDENTITIES, identityCredential, identityScope, namespaceOfSource } from './backend-identity.js';
 import type { AiCredentialInput, BackendInput } from '../../ir/types.js';
 
 export type EdgeAuthResult = { ok: true; credential?: AiCredentialInput } | { ok: false; message: string };
 
-/** Credentials the proxy obtains or mints per request (backend-identity.ts): HTTP edges only. */
-const IDENTITIES = ['oauthTokenExchange', 'jwtSign', 'crossAppAccess'] as const;
 /** Cloud token kinds: LLM vendor protocols, served on `ai` backends only. */
 const AI_ONLY = ['azure', 'gcp'] as const;
 
@@ -59,7 +57,7 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
     return { ok: false, message: `${at('passthrough')}: is not supported on MCP targets yet; use key or secretRef` };
   }
   const identity = IDENTITIES.find((k) => auth[k] !== undefined);
-  if (identity) return identityCredential(ctx, backend, m, identity, at);
+  if (identity) return edgeIdentity(ctx, m, identity, at);
   const c = aiCredential(ctx, auth, namespaceOfSource(source), source, at);
   if (typeof c === 'string') return { ok: false, message: c };
   if (!c)
@@ -70,36 +68,19 @@ export function edgeCredential(ctx: Ctx, backend: BackendInput, m: MergedFields,
   return { ok: true, credential: c };
 }
 
-function identityCredential(
+function edgeIdentity(
   ctx: Ctx,
-  backend: BackendInput,
   m: MergedFields,
   kind: (typeof IDENTITIES)[number],
   at: (field: string) => string,
 ): EdgeAuthResult {
-  const auth = m.fields['backend.auth'] ?? {};
-  const refused = identityRefusal(backend.kind ?? 'static');
-  if (refused) return { ok: false, message: `${at(kind)}: ${refused}` };
-  const source = m.provenance['backend.auth']?.source ?? '';
-  const scope = { ctx, ns: namespaceOfSource(source), source, at, resolve: policyBackendResolver(ctx, m.provenance) };
-  const c =
-    kind === 'jwtSign' && auth.jwtSign
-      ? jwtSignCredential(scope, auth.jwtSign)
-      : kind === 'crossAppAccess' && auth.crossAppAccess
-        ? crossAppAccessCredential(scope, auth.crossAppAccess)
-        : auth.oauthTokenExchange
-          ? tokenExchangeCredential(scope, auth.oauthTokenExchange)
-          : `${at(kind)}: is not set`;
-  return typeof c === 'string' ? { ok: false, message: c } : { ok: true, credential: c };
-}
-
-/** Why a per-request identity cannot go on an edge of this kind, or undefined when it can. */
-function identityRefusal(kind: string): string | undefined {
-  if (kind === 'mcp')
-    return 'is not supported on MCP targets yet, whose upstream session outlives the request; use key or secretRef';
-  if (kind === 'dynamicForwardProxy')
-    return 'is refused on dynamicForwardProxy backends, whose destination the client chooses';
-  return undefined;
+  const c = identityCredential(
+    identityScope(ctx, m, at, policyBackendResolver(ctx, m.provenance)),
+    m.fields['backend.auth'] ?? {},
+  );
+  return typeof c === 'string' || !c
+    ? { ok: false, message: c ?? `${at(kind)}: is not set` }
+    : { ok: true, credential: c };
 }
 
 /** An object a GwPolicy targets; for a GwBackend, the first of ai, mcp, a2a, static, aws its spec sets. */
@@ -129,9 +110,6 @@ export function unenforcedEdgeAuth(auth: BackendAuth, targets: readonly EdgeAuth
         `${t.kind} ${t.name} is an aws.agentCore backend, signed with backend.auth.aws only`;
     if (auth.passthrough && kind === 'mcp')
       out.passthrough = `is not supported on MCP targets yet (${t.kind} ${t.name})`;
-    const identity = IDENTITIES.find((k) => auth[k] !== undefined);
-    const refused = identity ? identityRefusal(kind) : undefined;
-    if (identity && refused) out[identity] = `${refused} (${t.kind} ${t.name})`;
     const keyField = auth.key !== undefined ? 'key' : auth.secretRef !== undefined ? 'secretRef' : undefined;
     if (keyField && kind === 'dynamicForwardProxy')
       out[keyField] =

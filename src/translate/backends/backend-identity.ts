@@ -5,8 +5,8 @@
 // the field and the Secret, never a value. Behaviour: docs/auth.md "Backend identities".
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Ctx } from '../objects/context.js';
+import type { MergedFields } from '../policies/policy-merge.js';
 import { secretData } from '../policies/policy-secrets.js';
-import type { PolicyBackendResolver } from '../policies/ext-auth.js';
 import { celCompileProblem, type CelVariable } from '../../cel/data-plane.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { BackendAuth } from '../../api/index.js';
@@ -38,13 +38,52 @@ const GRANTS = {
 /** A token type name or absolute URI as the URI the token endpoint reads. */
 export const tokenTypeUri = (t: string): string => TOKEN_TYPES[t] ?? t;
 
+/** A token endpoint's `backendRef` as a URL (ext-auth.ts policyBackendResolver), or why it has none. */
+export type EndpointResolver = (
+  field: string,
+  ref: NonNullable<Exchange['backendRef']>,
+) => { url: string } | { problem: string };
+
 /** Where the setting's pieces come from: Secrets of `ns`, `at(field)` naming `backend.auth.<field>`. */
 export interface IdentityScope {
   ctx: Ctx;
   ns: string;
   source: string;
   at: (field: string) => string;
-  resolve: PolicyBackendResolver;
+  resolve: EndpointResolver;
+}
+
+/** `GwPolicy ns/name`, `GwBackend ns/name provider p` → `ns`: Secrets are read from the setting object's namespace. */
+export function namespaceOfSource(source: string): string {
+  return /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
+}
+
+/** Where the identity settings of merged fields `m` read their Secrets (the setting object's namespace). */
+export function identityScope(
+  ctx: Ctx,
+  m: MergedFields,
+  at: (field: string) => string,
+  resolve: EndpointResolver,
+): IdentityScope {
+  const source = m.provenance['backend.auth']?.source ?? '';
+  return { ctx, ns: namespaceOfSource(source), source, at, resolve };
+}
+
+/** The auth kinds whose credential the proxy obtains or mints per request. */
+export const IDENTITIES = ['oauthTokenExchange', 'jwtSign', 'crossAppAccess'] as const;
+
+/**
+ * The per-request identity an auth object (BackendAuth, or ModelBackendAuth without jwtSign and crossAppAccess)
+ * sets, as the IR credential; undefined when it sets none; a string says why it cannot be served.
+ */
+export function identityCredential(
+  s: IdentityScope,
+  auth: Pick<BackendAuth, (typeof IDENTITIES)[number]>,
+): AiCredentialInput | string | undefined {
+  if (auth.jwtSign) return jwtSignCredential(s, auth.jwtSign);
+  if (auth.crossAppAccess) return crossAppAccessCredential(s, auth.crossAppAccess);
+  if (auth.oauthTokenExchange) return tokenExchangeCredential(s, auth.oauthTokenExchange);
+  return undefined;
 }
 
 /** The IR credential of `oauthTokenExchange`, or why it cannot be served. */

@@ -1,6 +1,7 @@
 // GwModel → IR Model: which requests a model serves (match, visibility), where they go (a provider or
 // virtual routing over other models) and which listeners or routes expose it.
-import { aiCredential, aiProviderSettings } from '../backends/backend-ai.js';
+import { aiProviderSettings } from '../backends/backend-ai.js';
+import { modelAuth, type ModelAuth } from './model-auth.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
 /** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
@@ -75,7 +76,7 @@ function translateModel(
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const credential = spec?.provider !== undefined ? modelCredential(ctx, m.key, ns, spec) : undefined;
+  const credential = spec?.provider !== undefined ? modelAuth(ctx, m.key, ns, spec) : undefined;
   const missingModel = spec ? refProblem(ctx, ns, spec) : undefined;
   const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
   const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
@@ -136,7 +137,7 @@ function validModel(
   m: StoredObject,
   spec: GwModelSpec,
   parents: string[],
-  credential: ReturnType<typeof modelCredential>,
+  credential: ModelAuth | string | undefined,
 ): ModelInput {
   const out: ModelInput = {
     name: modelName(m.key),
@@ -210,12 +211,12 @@ function parentTarget(
 }
 
 /** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
-function modelProvider(spec: GwModelSpec, credential: AiCredentialInput | string | undefined): ModelProviderInput {
+function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undefined): ModelProviderInput {
   const policies: ModelPolicies = spec.policies ?? {};
   const auth = policies.auth;
-  // The inline key travels once, as the credential, not again inside policiesJson.
-  const shown =
-    auth?.key !== undefined && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
+  // Inline keys travel once, as the credential, not again inside policiesJson.
+  const inline = auth?.key !== undefined || (auth?.credentials ?? []).some((c) => c.key !== undefined);
+  const shown = auth && inline && typeof credential === 'object' ? { ...policies, auth: withoutKey(auth) } : policies;
   const provider = spec.provider ?? '';
   const out: ModelProviderInput = {
     provider,
@@ -226,8 +227,11 @@ function modelProvider(spec: GwModelSpec, credential: AiCredentialInput | string
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
   };
-  if (typeof credential === 'object') out.credential = credential;
-  else if (typeof credential === 'string') out.credentialProblem = credential;
+  if (typeof credential === 'object') {
+    if (credential.credential) out.credential = credential.credential;
+    if (credential.location) out.credentialLocation = credential.location;
+    if (credential.extra.length > 0) out.extraCredentials = credential.extra;
+  } else if (typeof credential === 'string') out.credentialProblem = credential;
   else {
     const named = (['secretRef', 'aws', 'azure', 'gcp'] as const).find((k) => auth?.[k] !== undefined);
     if (named) out.credentialProblem = `spec.policies.auth.${named}: the credential could not be resolved`;
@@ -235,17 +239,10 @@ function modelProvider(spec: GwModelSpec, credential: AiCredentialInput | string
   return out;
 }
 
-/**
- * `policies.auth` of a provider model as the proxy's credential: `key`, `secretRef` (a Secret in the
- * model's namespace) or `passthrough`. Other kinds give undefined; the proxy refuses them itself.
- */
-function modelCredential(ctx: Ctx, key: string, ns: string, spec: GwModelSpec): AiCredentialInput | string | undefined {
-  const auth = spec.policies?.auth;
-  return auth && aiCredential(ctx, auth, ns, `GwModel ${key}`, (field) => `spec.policies.auth.${field}`);
-}
-
-function withoutKey<T extends { key?: string }>(auth: T): Omit<T, 'key'> {
+/** `auth` without its inline keys (`key`, `credentials[].key`): they travel once, as the credential. */
+function withoutKey<T extends { key?: string; credentials?: { key?: string }[] }>(auth: T): Omit<T, 'key'> {
   const { key: _key, ...rest } = auth;
+  if (rest.credentials) rest.credentials = rest.credentials.map(({ key: _k, ...c }) => c);
   return rest;
 }
 

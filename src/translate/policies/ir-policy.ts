@@ -19,6 +19,7 @@ import { noSecrets, type PolicySecretReader } from './policy-secrets.js';
 import { apiKeyEntries } from './api-keys.js';
 import { anyJwksBackend, noJwksBackends, type JwksBackendResolver } from './jwks-backend.js';
 import { rec } from '../objects/read.js';
+import { celCompileProblem } from '../../cel/data-plane.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationSpec } from '../objects/gw-types.js';
 import { sectionOf, type EffectiveFields } from './policy-sections.js';
@@ -187,14 +188,11 @@ function toJwtAuth(j: Jwt, jwksBackend: JwksBackendResolver = noJwksBackends): J
   const loc = j.location;
   if (loc) {
     const location = toLocation(loc);
-    if (!location) return celLocation;
+    if (typeof location === 'string') return location;
     out.location = location;
   }
   return out;
 }
-
-const celLocation =
-  'location.expression: a CEL credential location is not supported; use header, queryParameter or cookie';
 
 function isKeySetText(text: string): boolean {
   try {
@@ -205,15 +203,21 @@ function isKeySetText(text: string): boolean {
   }
 }
 
-/** A header, query parameter or cookie location; undefined for a CEL `expression` (not enforced yet). */
-function toLocation(loc: Location): JwtAuthenticationInput['location'] {
+/**
+ * A header, query parameter or cookie location, or a CEL `expression` over `request` (whose string value is
+ * the credential); a string says why the expression does not compile (the route is then refused).
+ */
+function toLocation(loc: Location): NonNullable<JwtAuthenticationInput['location']> | string {
+  const none = { header: '', prefix: '', queryParameter: '', cookie: '', expression: '' };
   const header = loc.header;
   const query = loc.queryParameter?.name;
   const cookie = loc.cookie?.name;
-  if (header) return { header: header.name, prefix: header.prefix ?? '', queryParameter: '', cookie: '' };
-  if (query) return { header: '', prefix: '', queryParameter: query, cookie: '' };
-  if (cookie) return { header: '', prefix: '', queryParameter: '', cookie };
-  return undefined;
+  if (header) return { ...none, header: header.name, prefix: header.prefix ?? '' };
+  if (query) return { ...none, queryParameter: query };
+  if (cookie) return { ...none, cookie };
+  const expression = loc.expression ?? '';
+  const problem = celCompileProblem(expression, ['request']);
+  return problem ? `location.expression: ${problem}` : { ...none, expression };
 }
 
 /**
@@ -236,7 +240,7 @@ function toApiKeyAuth(a: ApiKey, readSecret: PolicySecretReader): ApiKeyAuthenti
   const loc = a.location;
   if (loc) {
     const location = toLocation(loc);
-    if (!location) return celLocation;
+    if (typeof location === 'string') return location;
     out.location = location;
   }
   return out;
@@ -287,6 +291,7 @@ function toBasicAuth(b: Basic, readSecret: PolicySecretReader): BasicAuthenticat
   }
   if (users.length === 0) return `${where}: no users`;
   const location = b.location ? toLocation(b.location) : undefined;
+  if (typeof location === 'string') return location;
   return {
     mode: b.mode === 'Optional' ? 'OPTIONAL' : 'STRICT',
     realm: b.realm ?? 'Restricted',

@@ -4,6 +4,7 @@ import type { BackendInput, BackendRefInput } from '../../ir/types.js';
 import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
 import { backendAi } from '../backends/backend-ai.js';
 import { edgeCredential } from '../backends/backend-auth.js';
+import { policyBackendResolver } from '../policies/ext-auth.js';
 import { backendTls } from '../backends/backend-tls.js';
 import { serviceBackendTls } from '../backends/backend-tls-policy.js';
 import { gwBackendName, serviceBackendName, translateGwBackend, translateService } from '../backends/backends.js';
@@ -320,7 +321,7 @@ function edgeCredentials(
   }
   if (irBackend?.ai) {
     // Like TLS: an edge whose upstream credential cannot be resolved is left out rather than sent without it.
-    const ai = backendAi(ctx, aiProviders, merged, subMerged);
+    const ai = backendAi(ctx, aiProviders, merged, subMerged, (m) => policyBackendResolver(ctx, m.provenance));
     if (!ai.ok) return { reason: 'InvalidBackendAuth', message: ai.message };
     if (ai.ai) out.ai = ai.ai;
   }

@@ -66,15 +66,15 @@ export function modelRoute(name: string, prefix: string): string {
   return prefixRoute(name, prefix, '{group: gw.dev, kind: GwModel, name: "*"}', 'chat');
 }
 
-/** A GwModel `name` on rule `chat` of HTTPRoute `llm`, with `spec` (YAML lines indented by two) after its parentRefs. */
-export function gwModel(name: string, spec: string): string {
+/** A GwModel `name` attached to rule `chat` of HTTPRoute `route`; `spec` is indented YAML under `spec:`. */
+export function gwModel(name: string, spec: string, route = 'llm'): string {
   return `
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: ${name}, namespace: default}
 spec:
-  parentRefs: [{kind: HTTPRoute, name: llm, sectionName: chat}]
+  parentRefs: [{kind: HTTPRoute, name: ${route}, sectionName: chat}]
 ${spec}`;
 }
 

@@ -35,6 +35,8 @@ function choose(
       policiesJson: over.policiesJson ?? '{}',
       credential: over.credential ?? null,
       credentialProblem: over.credentialProblem ?? '',
+      credentialLocation: null,
+      extraCredentials: [],
     },
   };
   const table = modelTableOf(route, [model]);

@@ -5,7 +5,7 @@
 // issues a real AccessToken of the provider. What it issued is recorded for the test to check.
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, importJWK, jwtVerify, SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
-import type { SigningKey } from './provider.js';
+import { makeSigningKey, startProvider, type OidcHarness, type SigningKey } from './provider.js';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
@@ -153,4 +153,56 @@ async function idJag(
     .setIssuedAt()
     .setExpirationTime(`${ttlSeconds}s`)
     .sign(await importJWK(signer.key.privateJwk, 'RS256'));
+}
+
+/** An oidc-provider with both grants, one client per client authentication, and the user IdP whose tokens it exchanges. */
+export interface ExchangeServer {
+  as: OidcHarness;
+  grants: ExchangeGrants;
+  /** The user IdP's issuer and its public keys (what the gateway's jwtAuthentication trusts). */
+  userIssuer: string;
+  userJwks: JSONWebKeySet;
+  /** A token of the user IdP for `sub`. */
+  userToken(sub: string, claims?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Client `gw-basic` authenticates with client_secret_basic and this secret. */
+export const EXCHANGE_BASIC_SECRET = 'basic-secret-3f9a1c';
+
+/** Starts the exchange server of the edge tests (MCP targets, LLM providers, GwModels). */
+export async function startExchangeServer(userIssuer = 'https://users.example'): Promise<ExchangeServer> {
+  const users = await makeSigningKey('users');
+  const userKey = await importJWK(users.privateJwk, 'RS256');
+  const asKey = await makeSigningKey('as');
+  const meta = { grant_types: [TOKEN_EXCHANGE, JWT_BEARER], response_types: [], redirect_uris: [] };
+  const as = await startProvider({
+    issuerPath: '/as',
+    routes: { authorization: '/as/auth', token: '/as/token', jwks: '/as/jwks' },
+    clients: [
+      {
+        ...meta,
+        client_id: 'gw-basic',
+        client_secret: EXCHANGE_BASIC_SECRET,
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    key: asKey,
+    resource: { default: 'https://tools.example', audience: (i) => i, scope: 'tools.read' },
+  });
+  const grants = registerExchangeGrants(as.provider, { keys: [users.publicJwk] });
+  return {
+    as,
+    grants,
+    userIssuer,
+    userJwks: { keys: [users.publicJwk] },
+    userToken: (sub, claims = {}) =>
+      new SignJWT({ sub, ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid: 'users' })
+        .setIssuer(userIssuer)
+        .setIssuedAt()
+        .setExpirationTime('2h')
+        .sign(userKey),
+    close: () => as.close(),
+  };
 }

@@ -2,6 +2,8 @@
 
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
 import type { AiProviderSettings as _gw_ir_v1_AiProviderSettings, AiProviderSettings__Output as _gw_ir_v1_AiProviderSettings__Output } from '../../../gw/ir/v1/AiProviderSettings.js';
+import type { CredentialLocation as _gw_ir_v1_CredentialLocation, CredentialLocation__Output as _gw_ir_v1_CredentialLocation__Output } from '../../../gw/ir/v1/CredentialLocation.js';
+import type { PlacedKey as _gw_ir_v1_PlacedKey, PlacedKey__Output as _gw_ir_v1_PlacedKey__Output } from '../../../gw/ir/v1/PlacedKey.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -35,6 +37,14 @@ export interface ModelProvider {
    * ResolvedRefs says why): the proxy answers `credential_missing` rather than call the vendor without it.
    */
   'credentialProblem'?: (string);
+  /**
+   * `spec.policies.auth.location`: where the credential goes instead of the vendor's own header (unset: there).
+   */
+  'credentialLocation'?: (_gw_ir_v1_CredentialLocation | null);
+  /**
+   * `spec.policies.auth.credentials`: further keys, each sent at its own location.
+   */
+  'extraCredentials'?: (_gw_ir_v1_PlacedKey)[];
 }
 
 export interface ModelProvider__Output {
@@ -69,4 +79,12 @@ export interface ModelProvider__Output {
    * ResolvedRefs says why): the proxy answers `credential_missing` rather than call the vendor without it.
    */
   'credentialProblem': (string);
+  /**
+   * `spec.policies.auth.location`: where the credential goes instead of the vendor's own header (unset: there).
+   */
+  'credentialLocation': (_gw_ir_v1_CredentialLocation__Output | null);
+  /**
+   * `spec.policies.auth.credentials`: further keys, each sent at its own location.
+   */
+  'extraCredentials': (_gw_ir_v1_PlacedKey__Output)[];
 }

@@ -2,7 +2,7 @@
 
 
 /**
- * Exactly one of header, query_parameter and cookie is set.
+ * Exactly one of header, query_parameter, cookie and expression is set.
  */
 export interface TokenLocation {
   'header'?: (string);
@@ -12,10 +12,14 @@ export interface TokenLocation {
   'prefix'?: (string);
   'queryParameter'?: (string);
   'cookie'?: (string);
+  /**
+   * `location.expression`: CEL over `request` whose string value is the credential (empty or not a string: none).
+   */
+  'expression'?: (string);
 }
 
 /**
- * Exactly one of header, query_parameter and cookie is set.
+ * Exactly one of header, query_parameter, cookie and expression is set.
  */
 export interface TokenLocation__Output {
   'header': (string);
@@ -25,4 +29,8 @@ export interface TokenLocation__Output {
   'prefix': (string);
   'queryParameter': (string);
   'cookie': (string);
+  /**
+   * `location.expression`: CEL over `request` whose string value is the credential (empty or not a string: none).
+   */
+  'expression': (string);
 }

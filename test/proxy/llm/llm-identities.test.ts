@@ -1,0 +1,165 @@
+// Per-request backend identities on LLM edges, through the same code as HTTP edges (auth/backend-identity.ts):
+// an `ai` backend's provider and a GwModel exchange the client's validated token at a real oidc-provider
+// (token-exchange grant registered through its extension point), and the fake OpenAI upstream records what
+// it received. GwModel `auth.location` and `auth.credentials` place the credentials where they say.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  EXCHANGE_BASIC_SECRET,
+  TOKEN_EXCHANGE,
+  startExchangeServer,
+  type ExchangeServer,
+} from '../../support/oidc/token-exchange.js';
+import { createRouteSecurity } from '../../../src/proxy/auth/route-security.js';
+import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
+import {
+  GATEWAY,
+  gwModel,
+  aiBackend,
+  aiRoute,
+  chat,
+  modelRoute,
+  secret,
+  startLlmProxy,
+  type LlmProxy,
+} from './llm-harness.js';
+
+const ORG_KEY = 'org-key-5e0c7a';
+const PROJECT_KEY = 'project-key-91b2d4';
+const MODEL_KEY = 'sk-model-cookie-0d3f';
+const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'Hi' }] });
+
+describe('backend identities on LLM providers and GwModels', () => {
+  let x: ExchangeServer;
+  let fake: FakeVendor;
+  let proxy: LlmProxy;
+
+  beforeAll(async () => {
+    x = await startExchangeServer();
+    fake = await startFakeVendor('openai');
+    const at = `host: 127.0.0.1, port: ${fake.port}`;
+    const basic = 'clientAuth: {clientId: gw-basic, secretRef: {name: as-basic}}';
+    const exchange = (more = '') =>
+      `oauthTokenExchange: {url: "${x.as.origin}", path: /as/token, audiences: [llm], ${basic}${more}}`;
+    const jwks = JSON.stringify(JSON.stringify(x.userJwks));
+    const jwtPolicy = (name: string, route: string) => `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${name}, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${route}}]
+  traffic: {jwtAuthentication: {providers: [{issuer: "${x.userIssuer}", jwks: {inline: ${jwks}}}]}}
+`;
+    const baseURL = `http://127.0.0.1:${fake.port}/v1`;
+    proxy = await startLlmProxy(
+      [
+        GATEWAY,
+        secret('as-basic', { clientSecret: EXCHANGE_BASIC_SECRET }),
+        secret('project', { Authorization: PROJECT_KEY }),
+        aiRoute('llm', '/llm', 'exchanged'),
+        aiBackend('exchanged', `openai: {}, ${at}`, `{auth: {${exchange()}}}`),
+        aiRoute('down', '/down', 'down'),
+        aiBackend(
+          'down',
+          `openai: {}, ${at}`,
+          `{auth: {oauthTokenExchange: {url: "http://127.0.0.1:1", audiences: [llm], ${basic}}}}`,
+        ),
+        jwtPolicy('jwt-llm', 'llm'),
+        jwtPolicy('jwt-down', 'down'),
+        jwtPolicy('jwt-models', 'models'),
+        modelRoute('models', '/m'),
+        gwModel(
+          'placed',
+          `  provider: OpenAI
+  baseURL: ${baseURL}
+  policies:
+    auth:
+      ${exchange()}
+      location: {header: {name: x-llm-token, prefix: "Token "}}
+      credentials:
+      - {key: ${ORG_KEY}, location: {header: {name: x-org-key}}}
+      - {secretRef: {name: project}, location: {queryParameter: {name: project}}}`,
+          'models',
+        ),
+        gwModel(
+          'cookie',
+          `  provider: OpenAI\n  baseURL: ${baseURL}\n  policies: {auth: {key: ${MODEL_KEY}, location: {cookie: {name: llm_key}}}}`,
+          'models',
+        ),
+      ].join(''),
+      { security: createRouteSecurity() },
+    );
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await fake?.close();
+    await x?.close();
+  });
+  beforeEach(() => {
+    fake.received.length = 0;
+  });
+
+  const issuedSince = (n: number) => x.grants.issued.slice(n);
+
+  it('exchanges the validated client token for an ai provider and sends only the exchanged token', async () => {
+    const alice = await x.userToken('alice');
+    const before = x.grants.issued.length;
+    const res = await chat(`${proxy.base}/llm/v1/chat/completions`, body('gpt-4o'), {
+      authorization: `Bearer ${alice}`,
+    });
+    expect(res.status, res.text).toBe(200);
+    const issued = issuedSince(before);
+    expect(issued).toHaveLength(1);
+    expect(issued[0]).toMatchObject({ grant: TOKEN_EXCHANGE, clientId: 'gw-basic', sub: 'alice', audience: ['llm'] });
+    expect(fake.received[0]?.headers.authorization).toBe(`Bearer ${issued[0]?.token}`);
+    expect(JSON.stringify(fake.received[0]?.headers)).not.toContain(alice);
+    // The second call of the same subject is served from the cache.
+    const again = await chat(`${proxy.base}/llm/v1/chat/completions`, body('gpt-4o'), {
+      authorization: `Bearer ${alice}`,
+    });
+    expect(again.status).toBe(200);
+    expect(issuedSince(before)).toHaveLength(1);
+    expect(fake.received[1]?.headers.authorization).toBe(`Bearer ${issued[0]?.token}`);
+  });
+
+  it('answers 502 when the token endpoint cannot be reached, and the provider never sees the client token', async () => {
+    const bob = await x.userToken('bob');
+    const res = await chat(`${proxy.base}/down/v1/chat/completions`, body('gpt-4o'), {
+      authorization: `Bearer ${bob}`,
+    });
+    expect(res.status).toBe(502);
+    expect(res.json()).toMatchObject({ error: { code: 'credential_unavailable' } });
+    expect(res.text).not.toContain(bob);
+    expect(fake.received).toHaveLength(0);
+  });
+
+  it('exchanges for a GwModel and places the token and the extra credentials at their locations', async () => {
+    const carol = await x.userToken('carol');
+    const before = x.grants.issued.length;
+    const res = await chat(`${proxy.base}/m/v1/chat/completions`, body('placed'), { authorization: `Bearer ${carol}` });
+    expect(res.status, res.text).toBe(200);
+    const issued = issuedSince(before);
+    expect(issued).toHaveLength(1);
+    expect(issued[0]).toMatchObject({ sub: 'carol', audience: ['llm'] });
+    const got = fake.received[0];
+    expect(got?.headers['x-llm-token']).toBe(`Token ${issued[0]?.token}`);
+    expect(got?.headers.authorization).toBeUndefined();
+    expect(got?.headers['x-org-key']).toBe(ORG_KEY);
+    expect(got?.path).toBe(`/v1/chat/completions?project=${PROJECT_KEY}`);
+    expect(JSON.stringify(got)).not.toContain(carol);
+  });
+
+  it("sends a GwModel's key at its location instead of the vendor's header", async () => {
+    const dave = await x.userToken('dave');
+    const res = await chat(`${proxy.base}/m/v1/chat/completions`, body('cookie'), { authorization: `Bearer ${dave}` });
+    expect(res.status, res.text).toBe(200);
+    expect(fake.received[0]?.headers.cookie).toBe(`llm_key=${MODEL_KEY}`);
+    expect(fake.received[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('writes no token or key to the log', () => {
+    const logs = proxy.logs.join('');
+    for (const t of [...x.grants.issued.map((i) => i.token), ORG_KEY, PROJECT_KEY, MODEL_KEY, EXCHANGE_BASIC_SECRET])
+      expect(logs).not.toContain(t);
+  });
+});
