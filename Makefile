@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol forwardproxy go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -54,16 +54,20 @@ cluster: go
 otelcol: go
 	cd test/otelcol && go build -trimpath -o bin/gw-otelcol .
 
+# The upstream tunnel tests' HTTP forward proxy (elazarl/goproxy with a basic-auth check; test/forwardproxy).
+forwardproxy: go
+	cd test/forwardproxy && go build -trimpath -o bin/gw-forwardproxy .
+
 test-e2e: cluster build
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
 
-test-unit: build otelcol
+test-unit: build otelcol forwardproxy
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
 
 # Node 22 and 24 (the users' LTS majors) run the runtime-facing part of the unit suite: scripts/node-majors.sh.
-test-node-majors: build otelcol
+test-node-majors: build otelcol forwardproxy
 	scripts/node-majors.sh $(REPORTS)
 
 # Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
