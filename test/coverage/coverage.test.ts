@@ -74,10 +74,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { extProc: { backendRef: { name: 'p' } }, cors: { allowOrigins: ['*'] } },
-      backend: { tunnel: { url: 'http://proxy.example:3128' } },
+      backend: { health: { consecutiveFailures: 3 } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.backend.tunnel', false],
+      ['spec.backend.health', false],
       ['spec.traffic.extProc', true],
     ]);
   });
