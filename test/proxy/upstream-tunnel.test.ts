@@ -48,6 +48,7 @@ data: {ca.crt: ${JSON.stringify(p.ca)}}
     route('wrong-connect', 'secure', `{${tls}, ${via('Connect', 'wrong-auth')}}`),
     route('wrong-auto', 'plain', `{${via('Auto', 'wrong-auth')}}`),
     route('slow-connect', 'hole', '{tcp: {connectTimeout: 300ms}}'),
+    route('no-secret', 'plain', `{${via('Auto', 'absent')}}`),
   ].join('---\n');
 }
 
@@ -158,6 +159,14 @@ describe('backend.tunnel and backend.tcp', () => {
     const basic = Buffer.from(`gw:not-${PASSWORD}`).toString('base64');
     expect(logLines.join('\n')).not.toContain(basic);
     expect(logLines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('a tunnel whose Secret is missing leaves the edge out: nothing goes around the proxy', async () => {
+    const before = { seen: seen.length, handled: proxy.handled.length };
+    const res = await rawRequest(`${base}/no-secret/h`);
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expect(seen.length).toBe(before.seen);
+    expect(proxy.handled.length).toBe(before.handled);
   });
 
   it('tcp.connectTimeout bounds the connect to a backend that never answers the SYN', async () => {
