@@ -79,6 +79,8 @@ export const BackendTunnel = Type.Object(
     backendRef: Type.Optional(BackendRef),
     url: Type.Optional(HttpUrl()),
     mode: Type.Optional(StringEnum(['Auto', 'Connect'] as const, { default: 'Auto' })),
+    /** A `kubernetes.io/basic-auth` Secret (keys `username`, `password`): sent as `Proxy-Authorization: Basic`. */
+    secretRef: Type.Optional(SecretRef),
   },
   rules(oneOf(['backendRef', 'url'])),
 );

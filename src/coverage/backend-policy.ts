@@ -43,8 +43,12 @@ export const backendTls: CoverageTable = guarding({
 export const backendConnection: CoverageTable = {
   'http.requestTimeout': enforced('AiProviderEdge.requestTimeoutMs', 'read on AI provider edges'),
   'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
-  'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) ${notYetPlural}`),
-  'tunnel.*': refused(`tunnelling upstream connections through a proxy ${notYet}`),
+};
+
+/** How connections are dialled where only the HTTP forwarder's dialer applies them (AI provider groups). */
+export const backendDialRefused: CoverageTable = {
+  'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) per AI provider ${notYetPlural}`),
+  'tunnel.*': refused(`tunnelling AI provider connections through a proxy ${notYet}`, true),
 };
 
 export const backendHealth: CoverageTable = {
@@ -133,4 +137,29 @@ export const backendFull: CoverageTable = {
     'BackendRef.httpVersion',
     'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; refused on MCP and AI edges',
   ),
+  // Like the version: the HTTP forwarder's dialer applies them; MCP and AI edges refuse them on the route
+  // (edgeConnection in translate/backends/backend-connection.ts).
+  'tcp.connectTimeout': enforced(
+    'UpstreamTcp.connectTimeoutMs',
+    'HTTP backends: TCP connect, tunnel set-up and TLS handshake; refused on MCP and AI edges',
+  ),
+  'tcp.keepalive.time': enforced('UpstreamTcp.keepaliveTimeMs', 'HTTP backends; refused on MCP and AI edges'),
+  'tcp.keepalive.interval': refused(`the upstream keepalive probe interval ${notYet}; only keepalive.time is applied`),
+  'tcp.keepalive.retries': refused(`the upstream keepalive probe count ${notYet}; only keepalive.time is applied`),
+  // Security: an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed).
+  ...guarding({
+    'tunnel.url': enforced(
+      'UpstreamTunnel.host',
+      'HTTP backends: an https URL means TLS to the proxy; refused on MCP and AI edges (test/proxy/upstream-tunnel.test.ts)',
+    ),
+    'tunnel.mode': enforced(
+      'UpstreamTunnel.connectAlways',
+      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
+    ),
+    'tunnel.secretRef.*': enforced(
+      'UpstreamTunnel.proxyAuthorization',
+      "Proxy-Authorization: Basic from the Secret's username and password",
+    ),
+    'tunnel.backendRef.*': refused(`a tunnel through a backendRef ${notYet}; set url`),
+  }),
 };

@@ -3,6 +3,7 @@ import {
   backendAi,
   backendAuth,
   backendConnection,
+  backendDialRefused,
   backendFull,
   backendHealth,
   backendTls,
@@ -48,6 +49,7 @@ const groupProvider: CoverageTable = {
     ...backendAuth,
     ...backendTls,
     ...backendConnection,
+    ...backendDialRefused,
     ...backendHealth,
     ...backendTransformation,
     ...backendAi,
@@ -59,7 +61,7 @@ const mcpTargetPolicies: CoverageTable = {
   ...backendAuth,
   'http.*': refused(`HTTP settings per MCP target ${notYet}`),
   'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
-  'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`),
+  'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`, true),
   ...backendTls,
 };
 

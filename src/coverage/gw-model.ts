@@ -30,7 +30,7 @@ const policies: CoverageTable = {
     'tls.*': refused(`TLS settings ${notYetPlural}`, true),
   }),
   'headers.*': refused(`header changes ${notYetPlural}`),
-  'tunnel.*': refused(`tunnelling ${notYet}`),
+  'tunnel.*': refused(`tunnelling ${notYet}`, true),
   'health.*': refused(`outlier detection (health) ${notYet}`),
   'transformations[].*': refused(`CEL transformations ${notYetPlural}`),
   'finalTransformations[].*': refused(`CEL transformations ${notYetPlural}`),

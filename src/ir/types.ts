@@ -415,6 +415,14 @@ export type {
   UnsupportedGuard__Output as UnsupportedGuard,
   UnsupportedGuard as UnsupportedGuardInput,
 } from './gen/gw/ir/v1/UnsupportedGuard.js';
+export type {
+  UpstreamTcp__Output as UpstreamTcp,
+  UpstreamTcp as UpstreamTcpInput,
+} from './gen/gw/ir/v1/UpstreamTcp.js';
+export type {
+  UpstreamTunnel__Output as UpstreamTunnel,
+  UpstreamTunnel as UpstreamTunnelInput,
+} from './gen/gw/ir/v1/UpstreamTunnel.js';
 export type { ValueMatch__Output as ValueMatch, ValueMatch as ValueMatchInput } from './gen/gw/ir/v1/ValueMatch.js';
 export type {
   WebhookGuard__Output as WebhookGuard,

@@ -73,12 +73,12 @@ describe('coverage table', () => {
 describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
-      traffic: { apiKeyAuthentication: { secretSelector: { matchLabels: { a: 'b' } } }, cors: { allowOrigins: ['*'] } },
-      backend: { tunnel: { url: 'http://proxy.example:3128' } },
+      traffic: { cors: { allowOrigins: ['*'] } },
+      backend: { health: { consecutiveFailures: 3 }, tls: { keyExchangeGroups: ['X25519MLKEM768'] } },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.backend.tunnel', false],
-      ['spec.traffic.apiKeyAuthentication.secretSelector', true],
+      ['spec.backend.health', false],
+      ['spec.backend.tls.keyExchangeGroups', true],
     ]);
   });
   it('refuses a value only where the table lists it: conditional direct responses are refused, strategy.merge Replace and token limits are enforced', () => {

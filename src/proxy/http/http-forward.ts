@@ -63,6 +63,15 @@ import { BackendIdentities, IdentityFailure, isIdentity, type Caller } from '../
 import { flatHeaders } from '../mcp/request.js';
 import type { TunnelDialer } from './tunnel-dialer.js';
 import type { AnswerHook } from '../ext/ext-proc-answer.js';
+import {
+  TunnelRefused,
+  UpstreamDialers,
+  absoluteForm,
+  proxyName,
+  type DialPlan,
+  type UpstreamTcp,
+  type UpstreamTunnel,
+} from './upstream-dial.js';
 
 export interface ForwardTarget {
   /** IR backend name: the label of metrics and the name in error bodies. */
@@ -82,6 +91,10 @@ export interface ForwardTarget {
   credential?: AiCredential;
   /** `backend.http.version: HTTP2`: HTTP/2 upstream (prior knowledge on http, ALPN h2 on https). */
   h2?: true;
+  /** `backend.tunnel`: connections go through this forward proxy (upstream-dial.ts). */
+  tunnel?: UpstreamTunnel;
+  /** `backend.tcp`: connect timeout and keepalive of this edge's connections. */
+  tcp?: UpstreamTcp;
 }
 
 export interface ForwardRoute {
@@ -150,6 +163,8 @@ export function forwardRouteOf(
       ...(ref.tls ? { tls: ref.tls } : {}),
       ...credential,
       ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
+      ...(ref.tunnel ? { tunnel: ref.tunnel } : {}),
+      ...(ref.tcp ? { tcp: ref.tcp } : {}),
     };
     const addr = httpAddressOf(b);
     if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge });
@@ -268,6 +283,7 @@ interface Addressed {
 export class HttpForwarder {
   private readonly agent: Agent;
   private readonly tls: UpstreamTlsPool;
+  private readonly dialers: UpstreamDialers;
   private readonly h2: H2Upstreams;
   private readonly random: () => number;
   private readonly counters = new Map<string, { inc(): void }>();
@@ -296,6 +312,10 @@ export class HttpForwarder {
     });
     this.tls = new UpstreamTlsPool({
       log: opts.log,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+      headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
+    });
+    this.dialers = new UpstreamDialers({
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
     });
@@ -649,7 +669,7 @@ export class HttpForwarder {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.agent.destroy(), this.tls.close(), this.h2.close()]);
+    await Promise.all([this.agent.destroy(), this.tls.close(), this.dialers.close(), this.h2.close()]);
   }
 
   /** One try, through the client the edge asks for: HTTP/2 (node:http2) or undici (HTTP/1.1, AgentCore). */
@@ -664,10 +684,50 @@ export class HttpForwarder {
       const key = `${target.backend} ${call.origin} ${target.tls ? (target.tls.sni ?? '') : 'h2c'}`;
       return this.h2.request(key, call, tls);
     }
+    if ((target.tunnel || target.tcp) && !target.agentCore)
+      return this.dialled(target, to.target.host, call, headerCase);
     const dispatcher =
       target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
     if (!headerCase) return dispatcher.request({ ...call, method: call.method as Dispatcher.HttpMethod });
     return casedRequest(dispatcher, { ...call, headers: recased(call.headers, headerCase) });
+  }
+
+  /** One try on an edge with `backend.tunnel` or `backend.tcp`: its own dialer, absolute form when Auto says so. */
+  private async dialled(
+    target: ForwardTarget,
+    host: string,
+    call: UpstreamRequest,
+    headerCase?: Map<string, string>,
+  ): Promise<UpstreamResponse> {
+    const plan: DialPlan = {
+      ...(target.tunnel ? { tunnel: target.tunnel } : {}),
+      ...(target.tcp ? { tcp: target.tcp } : {}),
+      ...(target.tls
+        ? { tls: this.tls.connectOptions(target.backend, host, target.tls), tlsSettings: target.tls }
+        : {}),
+    };
+    const dispatcher = this.dialers.dispatcher(target.backend, host, plan);
+    const t = plan.tunnel;
+    const viaProxy = t && absoluteForm(plan);
+    const sent = viaProxy
+      ? {
+          ...call,
+          origin: `${t.tls ? 'https' : 'http'}://${proxyName(t)}`,
+          path: `${call.origin}${call.path}`,
+          headers: t.proxyAuthorization
+            ? { ...call.headers, 'proxy-authorization': t.proxyAuthorization }
+            : call.headers,
+        }
+      : call;
+    const up = headerCase
+      ? await casedRequest(dispatcher, { ...sent, headers: recased(sent.headers, headerCase) })
+      : await dispatcher.request({ ...sent, method: sent.method as Dispatcher.HttpMethod });
+    // The proxy's own refusal of an absolute-form request is not the backend's answer.
+    if (viaProxy && up.statusCode === 407) {
+      await up.body.dump();
+      throw new TunnelRefused(proxyName(t), up.statusCode);
+    }
+    return up;
   }
 
   private fail(
@@ -708,7 +768,9 @@ export class HttpForwarder {
       return;
     }
     req.resume();
-    if (reason === 'connect') sendError(res, 'backend_unavailable', `backend ${target.backend} is unreachable`);
+    if (err instanceof TunnelRefused)
+      sendError(res, 'bad_gateway', `backend ${target.backend}: ${err.message}; nothing was sent to the backend`);
+    else if (reason === 'connect') sendError(res, 'backend_unavailable', `backend ${target.backend} is unreachable`);
     else if (tlsReason) sendError(res, 'backend_unavailable', `TLS to backend ${target.backend} failed: ${tlsReason}`);
     else if (reason === 'timeout')
       sendError(res, 'gateway_timeout', `backend ${target.backend} did not respond in time`);

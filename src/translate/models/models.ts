@@ -15,13 +15,7 @@ import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { toAuthorization } from '../policies/ir-policy.js';
-import type {
-  AiCredentialInput,
-  ModelInput,
-  ModelProviderInput,
-  ModelTargetInput,
-  RouteInput,
-} from '../../ir/types.js';
+import type { ModelInput, ModelProviderInput, ModelTargetInput, RouteInput } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
 import { stableStringify } from '../objects/read.js';

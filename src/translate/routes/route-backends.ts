@@ -6,6 +6,7 @@ import { backendAi } from '../backends/backend-ai.js';
 import { edgeCredential } from '../backends/backend-auth.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
 import { backendTls } from '../backends/backend-tls.js';
+import { edgeConnection } from '../backends/backend-connection.js';
 import { serviceBackendTls } from '../backends/backend-tls-policy.js';
 import { gwBackendName, serviceBackendName, translateGwBackend, translateService } from '../backends/backends.js';
 import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrails.js';
@@ -195,12 +196,17 @@ export function backendRef(
   refuseTargetGuardrails(out, merged, subMerged);
   const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
+  // Like TLS: an edge whose tunnel cannot be built is left out, never sent around the proxy it names.
+  const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2');
+  if (!connection.ok) return { reason: 'InvalidBackendTunnel', message: connection.message };
+  Object.assign(out, connection.settings);
+  const refused = [...http.refusals, ...connection.refusals];
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
-  for (const r of http.refusals) {
+  for (const r of refused) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];
     if (policy) sink.piece(objectKey('GwPolicy', policy), { kind: 'policyRefusal', field: r.field, reason: r.reason });
   }
-  const refusals = edgeRefusals(irBackend, r, merged, subMerged, http.refusals);
+  const refusals = edgeRefusals(irBackend, r, merged, subMerged, refused);
   if (refusals.length) out.refusals = refusals;
   return out;
 }

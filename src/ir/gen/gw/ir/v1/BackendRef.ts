@@ -8,6 +8,8 @@ import type { McpGuardrails as _gw_ir_v1_McpGuardrails, McpGuardrails__Output as
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';
 import type { HttpVersion as _gw_ir_v1_HttpVersion, HttpVersion__Output as _gw_ir_v1_HttpVersion__Output } from '../../../gw/ir/v1/HttpVersion.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
+import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
+import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
 
 export interface BackendRef {
   /**
@@ -66,6 +68,14 @@ export interface BackendRef {
    * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
+  /**
+   * `backend.tunnel` of an edge to an HTTP backend: its connections go through this forward proxy.
+   */
+  'tunnel'?: (_gw_ir_v1_UpstreamTunnel | null);
+  /**
+   * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
+   */
+  'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
 }
 
 export interface BackendRef__Output {
@@ -125,4 +135,12 @@ export interface BackendRef__Output {
    * Refused fields of this edge's backend policy (diagnostics; the route's `refusals` carries them too).
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
+  /**
+   * `backend.tunnel` of an edge to an HTTP backend: its connections go through this forward proxy.
+   */
+  'tunnel': (_gw_ir_v1_UpstreamTunnel__Output | null);
+  /**
+   * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
+   */
+  'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
 }
