@@ -2,7 +2,6 @@
 import { backendFull } from './backend-policy.js';
 import { controlPlane, enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
-const notYet = 'is not supported by this proxy yet';
 const notYetPlural = 'are not supported by this proxy yet';
 
 const h2Note = 'HTTPS listeners that negotiate h2; per port, the smallest a listener on it sets';

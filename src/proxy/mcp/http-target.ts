@@ -27,7 +27,6 @@ import {
   routingHeaders,
   serverInfoKey,
   withEnvelope,
-  withoutServerRequests,
 } from './modern.js';
 import type { TargetDial, Upstream } from './target-connection.js';
 import { targetDial } from './target-tls.js';
