@@ -206,9 +206,12 @@ function relatedStatuses(store: Store, changed: string, previous?: StoredObject)
     const name = k.key.slice(ns.length + 1);
     for (const p of listObjects(store, 'GwPolicy')) {
       if (p.obj.metadata.namespace !== ns) continue;
-      const traffic = uncheckedPolicySpec(p.obj.spec).traffic;
+      const { traffic, backend } = uncheckedPolicySpec(p.obj.spec);
       const names = k.kind === 'Secret' ? referencedSecrets(traffic) : [];
-      if (names.includes(name) || selectsKeys(traffic, k.kind)) out.push(objectKey('GwPolicy', p.key));
+      // A backend section may name Secrets too (prompt-guard and backend credentials): its status explains them.
+      const backendSecrets = k.kind === 'Secret' && backend !== undefined;
+      if (names.includes(name) || selectsKeys(traffic, k.kind) || backendSecrets)
+        out.push(objectKey('GwPolicy', p.key));
     }
   }
   // Policies explain guardrail processors whose Service is missing or not granted to them.

@@ -78,7 +78,7 @@ describe('refusalsOf', () => {
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
       ['spec.backend.health', false],
-      ['spec.backend.tls.keyExchangeGroups', true],
+      ['spec.backend.tls.keyExchangeGroups[0]', true],
     ]);
   });
   it('refuses a value only where the table lists it: conditional direct responses are refused, strategy.merge Replace and token limits are enforced', () => {

@@ -34,7 +34,8 @@ describe('routes with unenforced authentication policies', () => {
         trafficManifests(upstream.port, [
           // An extAuth whose service does not resolve (a missing Service) cannot be enforced (test/proxy/auth/ext-auth*.test.ts for the rest).
           { name: 'extauth', traffic: '{extAuth: {backendRef: {name: missing-authz, port: 9000}, grpc: {}}}' },
-          { name: 'extproc', traffic: '{extProc: {url: "grpc://127.0.0.1:1"}}' },
+          // A processor URL that is not gRPC (an unreachable one fails closed with 500: test/proxy/ext-proc.test.ts).
+          { name: 'extproc', traffic: '{extProc: {url: "http://127.0.0.1:1"}}' },
           { name: 'apikey', traffic: '{apiKeyAuthentication: {secretRef: {name: keys}}}' },
           { name: 'open', traffic: '{timeouts: {request: 5s}}' },
           {
