@@ -1,7 +1,6 @@
 // The harness can restart an API server under its clients (what disruption tests need): same port,
 // same certificates, same etcd data.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -10,17 +9,7 @@ import { startCluster } from './support/cluster.js';
 import type { Cluster } from './support/cluster.js';
 import { kubeConfigFrom } from './support/kube.js';
 import { e2eStateDir } from './support/paths.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
+import { freePort } from '../proxy/ports.js';
 
 describe('a private API server with --data-dir and a fixed port', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-e2e-restart-'));

@@ -2,7 +2,6 @@
 // watches fail, back off and resume or relist, and what was applied around the outage ends up in status.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
@@ -23,23 +22,13 @@ import {
   trueAt,
   tryRead,
 } from './support/objects.js';
+import { freePort } from '../../proxy/ports.js';
 
 const GW_API = 'gateway.networking.k8s.io/v1';
 const suffix = randomBytes(3).toString('hex');
 const controllerName = `gw.dev/e2e-disrupt-${suffix}`;
 const className = `gw-disrupt-${suffix}`;
 const ns = 'disrupt';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('API server disruption', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-disrupt-'));

@@ -3,20 +3,12 @@
 // ServiceAccount, listeners on 127.0.0.1, its log under .cache/e2e/controller.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { e2eLogDir, eventually, type ControllerProcess } from './controller-process.js';
 import { serviceAccountToken, tryRead } from './objects.js';
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../../../proxy/ports.js';
 
 export interface ProxyProcess {
   child: ChildProcess;
