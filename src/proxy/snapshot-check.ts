@@ -3,7 +3,7 @@
 // aws as AgentCore invocations).
 // Pure; returns problems, applies nothing.
 import type { Problem } from '../problem.js';
-import type { Backend, Listener, Route, Snapshot } from '../ir/types.js';
+import type { Backend, Listener, Resource, Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
@@ -20,15 +20,7 @@ import { backendTlsProblems } from './http/upstream-tls.js';
 export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   const { problems, has } = uniqueNames(snapshot, source);
   for (const r of snapshot.resources) {
-    if (r.kind === 'listener' && r.listener && !has('bind', r.listener.bind)) {
-      problems.push({
-        source,
-        object: `Listener ${r.listener.name}`,
-        path: 'bind',
-        message: `refers to bind ${r.listener.bind}, which does not exist`,
-      });
-    }
-    if (r.kind === 'route' && r.route) problems.push(...routeReferenceProblems(r.route, has, source));
+    problems.push(...referenceProblems(r, has, source));
     if (r.kind === 'backend' && r.backend) problems.push(...backendProblems(r.backend, source));
   }
   problems.push(...httpsProblems(snapshot, source));
@@ -61,6 +53,24 @@ function uniqueNames(
     names.set(r.kind, seen);
   }
   return { problems, has: (kind, name) => names.get(kind)?.has(name) ?? false };
+}
+
+/** A listener's bind and a route's listeners and backends that `has` does not know. */
+export function referenceProblems(
+  r: Resource,
+  has: (kind: string, name: string) => boolean,
+  source: string,
+): Problem[] {
+  if (r.kind === 'listener' && r.listener && !has('bind', r.listener.bind))
+    return [
+      {
+        source,
+        object: `Listener ${r.listener.name}`,
+        path: 'bind',
+        message: `refers to bind ${r.listener.bind}, which does not exist`,
+      },
+    ];
+  return r.kind === 'route' && r.route ? routeReferenceProblems(r.route, has, source) : [];
 }
 
 function routeReferenceProblems(route: Route, has: (kind: string, name: string) => boolean, source: string): Problem[] {

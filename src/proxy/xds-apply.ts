@@ -9,7 +9,14 @@ import { ProblemError } from '../problem.js';
 import type { Resource } from '../ir/types.js';
 import type { ApplyResult, XdsUpdate } from '../xds/client.js';
 import type { ProxyRuntime } from './runtime.js';
-import { planUpdate, toSnapshot, type Plan, type ResourceError } from './xds-resources.js';
+import {
+  decodeResource,
+  explainDangling,
+  planUpdate,
+  toSnapshot,
+  type Plan,
+  type ResourceError,
+} from './xds-resources.js';
 
 /** What of the runtime the applier drives; tests wrap a runtime to inject a fault. */
 export type ApplyTarget = Pick<ProxyRuntime, 'apply' | 'metrics'>;
@@ -45,9 +52,10 @@ export function createXdsApplier(
         throw final;
       });
     }
-    const dropped = droppedBy(held, update, outcome);
+    const resourceOf = lookup(held, update);
+    const dropped = explainDangling(droppedBy(held, update, outcome), resourceOf, outcome.next, source);
+    const errors = explainDangling(outcome.errors, resourceOf, outcome.next, source);
     held = outcome.next;
-    const { errors } = outcome;
     for (const d of dropped)
       log.warn({ resource: d.name }, `held resource dropped, the update left it inconsistent: ${d.message}`);
     const refused = errors.length + dropped.length;
@@ -64,6 +72,19 @@ export function createXdsApplier(
       refused > 0 ? 'xds update applied in part' : 'xds update applied',
     );
     return { errors, dropped };
+  };
+}
+
+/** A resource of the update (decoded again) or, when the update does not carry it, of the held set. */
+function lookup(held: ReadonlyMap<string, Resource>, update: XdsUpdate): (name: string) => Resource | undefined {
+  return (name) => {
+    const upsert = update.upserts.find((u) => u.name === name);
+    if (!upsert) return held.get(name);
+    try {
+      return decodeResource(upsert.type, upsert.body);
+    } catch {
+      return undefined;
+    }
   };
 }
 

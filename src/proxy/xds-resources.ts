@@ -3,7 +3,7 @@
 // message) whatever would make the snapshot inconsistent. Pure apart from the cached proto codec.
 import { IR_RESOURCE_TYPE, decodeResource as decodeIr } from '../ir/load.js';
 import type { Resource, Snapshot } from '../ir/types.js';
-import { checkSnapshot } from './snapshot-check.js';
+import { checkSnapshot, referenceProblems } from './snapshot-check.js';
 
 export { IR_RESOURCE_TYPE };
 
@@ -108,3 +108,31 @@ export function toSnapshot(
       : list,
   };
 }
+
+/**
+ * A resource left out only because something it refers to is missing is explained against the final
+ * set, naming every missing reference: the message then depends on what the proxy ends up holding, not
+ * on the order in which an update's refusals were found (a proxy that held the resource before and a
+ * fresh one say the same).
+ */
+export function explainDangling(
+  left: ResourceError[],
+  resourceOf: (name: string) => Resource | undefined,
+  final: ReadonlyMap<string, Resource>,
+  source: string,
+): ResourceError[] {
+  const names = new Map<string, Set<string>>();
+  for (const r of final.values()) {
+    const value = r.kind ? (r[r.kind] as { name?: string } | undefined) : undefined;
+    if (r.kind && value?.name) names.set(r.kind, (names.get(r.kind) ?? new Set()).add(value.name));
+  }
+  const has = (kind: string, name: string) => names.get(kind)?.has(name) ?? false;
+  return left.map((e) => {
+    const r = DANGLING.test(e.message) ? resourceOf(e.name) : undefined;
+    const problems = r ? referenceProblems(r, has, source) : [];
+    if (problems.length === 0) return e;
+    return { name: e.name, message: problems.map((p) => `${p.path}: ${p.message}`).join('; ') };
+  });
+}
+
+const DANGLING = /^(bind|listeners\[\d+\]|backends\[\d+\]\.backend): refers to \w+ .*, which does not exist/;

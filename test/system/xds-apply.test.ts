@@ -105,6 +105,44 @@ describe('applying xDS updates to the proxy runtime', () => {
     expect(next.dropped).toEqual([]);
   });
 
+  it('explains a dangling route against what the proxy ends up holding, whatever it held before', async () => {
+    const runtime = (name: string) => {
+      const r = new ProxyRuntime({ log });
+      cleanup.push(() => r.close());
+      return createXdsApplier(r, log, name);
+    };
+    const blocker = new ProxyRuntime({ log });
+    cleanup.push(() => blocker.close());
+    const taken = await freePort();
+    await blocker.apply({
+      version: 'x',
+      resources: [{ kind: 'bind', bind: { name: 'held', port: taken, address: '127.0.0.1' } }],
+    });
+    // The final update: the bind moves to a taken port and the backend becomes one the proxy refuses.
+    const final = [
+      enc('bind/b', { bind: { name: 'b', port: taken, address: '127.0.0.1' } }),
+      enc('backend/mcp', { backend: { name: 'mcp', ai: {} } }),
+    ];
+    const seasoned = runtime('xds test');
+    expect(await seasoned({ upserts: basic(await freePort(), 'http://127.0.0.1:1/mcp'), removes: [] })).toEqual({
+      errors: [],
+      dropped: [],
+    });
+    const afterHistory = await seasoned({ upserts: final, removes: [] });
+    const fresh = await runtime('xds test')({
+      upserts: [...basic(1, 'http://127.0.0.1:1/mcp').filter((u) => !final.some((f) => f.name === u.name)), ...final],
+      removes: [],
+    });
+    const routeMessage = (r: {
+      errors: { name: string; message: string }[];
+      dropped?: { name: string; message: string }[];
+    }) => [...r.errors, ...(r.dropped ?? [])].find((e) => e.name === 'route/r')?.message;
+    const expected =
+      'listeners[0]: refers to listener l, which does not exist; backends[0].backend: refers to backend mcp, which does not exist';
+    expect(routeMessage(afterHistory)).toBe(expected);
+    expect(routeMessage(fresh)).toBe(expected);
+  });
+
   it('closes once however often close is called, with every client of the runtime closed', async () => {
     const runtime = new ProxyRuntime({ log });
     const port = await freePort();
