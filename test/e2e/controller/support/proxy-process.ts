@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { e2eLogDir, eventually, type ControllerProcess } from './controller-process.js';
 import { serviceAccountToken, tryRead } from './objects.js';
-export { freePort } from '../../../proxy/ports.js';
+import { freePort } from '../../../proxy/ports.js';
+
+export { freePort };
 
 export interface ProxyProcess {
   child: ChildProcess;
