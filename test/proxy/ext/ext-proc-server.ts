@@ -73,6 +73,14 @@ export class ExtProcServer {
     return first ? this.lines.filter((l) => l.stream === first.stream).map((l) => l.request) : [];
   }
 
+  /** Every message of every stream whose request headers carried `x-test: id` (a client's several requests). */
+  streamsOf(id: string): SeenMessage[] {
+    const ids = new Set(
+      this.lines.filter((l) => headerOf(l.request.requestHeaders?.headers, 'x-test') === id).map((l) => l.stream),
+    );
+    return this.lines.filter((l) => ids.has(l.stream)).map((l) => l.request);
+  }
+
   /** How many streams were opened so far. */
   streams(): number {
     return new Set(this.lines.map((l) => l.stream)).size;
