@@ -130,7 +130,7 @@ describe('external processing of the answers of LLM and MCP routes', () => {
     return client;
   };
 
-  it('MCP route: the JSON-RPC answer goes through the processor, which can rewrite it (Buffered)', async () => {
+  it('MCP route: the JSON-RPC answer (an SSE event here) goes through the processor, which can rewrite it (Buffered)', async () => {
     const id = `e${++n}`;
     const res = await fetch(`${base}/mcpbuffered`, {
       method: 'POST',
@@ -150,13 +150,15 @@ describe('external processing of the answers of LLM and MCP routes', () => {
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(res.headers.get('x-extproc-response')).toBe('yes');
+    // The client accepts SSE, so the endpoint answers with an event: the processor rewrote the event stream.
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(text).toContain('"JSONRPC":"2.0"');
     expect(text).not.toContain('"jsonrpc"');
     const body = processor.stream(id).find((m) => m.responseBody);
     expect(bodyOf(body?.responseBody)).toContain('"protocolVersion"');
   });
 
-  it('MCP route: a tool call answer reaches the processor and then the client, buffered or streamed', async () => {
+  it('MCP route: a tool call answer (SSE) reaches the processor and then the client, buffered or streamed event by event', async () => {
     for (const [path, words] of [
       ['/mcpbuffered', ''],
       ['/mcpstreamed', 'stream-body'],

@@ -28,6 +28,8 @@ export function processAnswersOf(res: ServerResponse, hook: AnswerHook): void {
   // The processing may drop the endpoint's answer (an immediate response, a failure): later writes go nowhere.
   body.on('error', () => undefined);
   body.on('drain', () => res.emit('drain'));
+  // A client that went away takes the held answer with it: the endpoint's later writes go nowhere.
+  res.once('close', () => body.destroy());
   let started = false;
   const start = (code: number, extra: unknown): void => {
     if (started) return;
