@@ -37,7 +37,7 @@ const traffic: CoverageTable = {
   ...guarding({
     'extProc.*': enforced(
       'Policy.extProcessing',
-      'response phases on forwarded HTTP routes; on MCP and LLM routes they are refused on status (scope-refusals.ts)',
+      'every phase on forwarded HTTP routes; on MCP and LLM routes the answers the proxy writes (JSON-RPC, LLM JSON and SSE) (test/proxy/ext-proc-endpoints.test.ts)',
     ),
   }),
   'buffer.request.maxBytes': enforced('Policy.maxRequestBytes'),

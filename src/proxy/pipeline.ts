@@ -7,6 +7,7 @@ import { answerHook } from './ext/ext-proc-answer.js';
 import type { ExtProcClients } from './ext/ext-proc-client.js';
 import { processRequest } from './ext/ext-proc-request.js';
 import { ExtProcSession } from './ext/ext-proc-session.js';
+import { processAnswersOf } from './ext/ext-proc-endpoint.js';
 import type { AuthResult, RouteAuth } from './auth/hooks.js';
 import type { CompiledListener, CompiledRoute } from './compiled.js';
 import { answerConnect } from './http/connect.js';
@@ -261,6 +262,9 @@ const onRoute: Stage<RoutedExchange>[] = [
         await s.forwarder.handle(req, res, route.forward, caller, listener?.preserveHeaderCase, answer);
       } else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
+        // The endpoint and the LLM forwarder write their answers themselves: the processor sees them on the way out.
+        const answer = extProc && answerHook(extProc);
+        if (answer) processAnswersOf(res, answer);
         if (route.llm) telemetry?.llmCall();
         if (route.llm)
           await s.llm.handle(withHeaders, res, route.llm, {

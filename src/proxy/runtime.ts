@@ -53,15 +53,15 @@ import { routeTimeouts } from './policy/traffic-policy.js';
 import { refusedSecurity } from './policy/refusals.js';
 import { ExtAuthClient, compileExtAuth } from './auth/ext-auth.js';
 import { ExtProcClients } from './ext/ext-proc-client.js';
-import { compileExtProc, processesAnswers } from './ext/ext-proc-session.js';
+import { compileExtProc } from './ext/ext-proc-session.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
 /** A route's external services (ext_authz, ext_proc, backend ext_authz) and what of them it cannot enforce. */
-function externalServices(
-  route: Route,
-  forwarded: boolean,
-): { plan: Pick<CompiledRoute, 'extAuth' | 'extProc' | 'backendExtAuth'>; unenforced: string[] } {
+function externalServices(route: Route): {
+  plan: Pick<CompiledRoute, 'extAuth' | 'extProc' | 'backendExtAuth'>;
+  unenforced: string[];
+} {
   const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
   const extProc = route.policy?.extProcessing ? compileExtProc(route.policy.extProcessing) : undefined;
   const backendExt = route.policy?.backendExtAuthorization
@@ -76,10 +76,6 @@ function externalServices(
     unenforced: [
       ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
       ...(typeof extProc === 'string' ? [`traffic.extProc (${extProc})`] : []),
-      // Only the forwarder passes a backend's answer through the processor: elsewhere it would go out unseen.
-      ...(typeof extProc === 'object' && processesAnswers(extProc) && !forwarded
-        ? ['traffic.extProc (response phases apply to forwarded HTTP routes only)']
-        : []),
       ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
     ],
   };
@@ -459,7 +455,7 @@ export class ProxyRuntime {
           );
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
-      const ext = externalServices(route, forward !== undefined);
+      const ext = externalServices(route);
       if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
       const identity = backend ? identityTargets(backend) : [];
       const compiled: CompiledRoute = {

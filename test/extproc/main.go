@@ -4,11 +4,13 @@
 // It prints `listening <addr>` once, then one JSON line per message it receives:
 // {"stream":N,"request":<ProcessingRequest as protojson>}. What it answers is chosen per stream by the
 // request header `x-extproc-do` (comma-separated words, see answer()); `-do` gives the words for streams
-// whose request headers it never sees; `-quiet` prints nothing after the address (benchmarks).
+// whose request headers it never sees; `-quiet` prints nothing after the address (benchmarks); `-cert` and
+// `-key` serve TLS (grpcs://) instead of plaintext.
 package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -26,6 +28,7 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -231,14 +234,25 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	defaults := flag.String("do", "", "words for streams whose request headers are not sent")
 	quiet := flag.Bool("quiet", false, "print no message (benchmarks)")
+	certFile := flag.String("cert", "", "TLS certificate (PEM); plaintext when empty")
+	keyFile := flag.String("key", "", "TLS key (PEM)")
 	flag.Parse()
+	var options []grpc.ServerOption
+	if *certFile != "" {
+		pair, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		options = append(options, grpc.Creds(credentials.NewServerTLSFromCert(&pair)))
+	}
 	lis, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Printf("listening %s\n", lis.Addr())
-	g := grpc.NewServer()
+	g := grpc.NewServer(options...)
 	extproc.RegisterExternalProcessorServer(g, &server{defaults: *defaults, quiet: *quiet})
 	if err := g.Serve(lis); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -315,10 +315,13 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     expect(line?.verdict).toBe('clean');
   });
 
-  it('refuses an MCP route whose processor would see answers, and serves request-only processing there', async () => {
-    const res = await send('/mcp', { method: 'POST', body: '{}' });
-    expect(res.status).toBe(503);
-    expect(res.body).toContain('traffic.extProc');
+  it('passes the answers the MCP endpoint writes through the processor, and serves request-only processing there', async () => {
+    const res = await send('/mcp', { method: 'POST', headers: { 'x-extproc-do': 'resp-header' }, body: '{}' });
+    expect(res.status).not.toBe(503);
+    expect(res.headers['x-extproc-response']).toBe('yes');
+    expect(headerOf(processor.stream(res.id).find((m) => m.responseHeaders)?.responseHeaders?.headers, ':status')).toBe(
+      String(res.status),
+    );
     const req = await send('/mcpreq', { method: 'POST', headers: { 'x-extproc-do': 'immediate' }, body: '{}' });
     expect(req.status).toBe(403);
   });

@@ -9,6 +9,13 @@ const answeredWith = new WeakMap<ServerResponse, ErrorCode>();
 /** The error wire formats of LLM clients; unset means Gw's own. */
 export type ErrorWire = 'openai' | 'anthropic';
 const wireOf = new WeakMap<ServerResponse, ErrorWire>();
+/** A stand-in that writes the client's response on another's behalf (ext-proc-endpoint.ts): errors count for the original. */
+const standsFor = new WeakMap<ServerResponse, ServerResponse>();
+
+/** Errors answered through `alias` are `res`'s: its wire format, its recorded error code. */
+export function respondsFor(alias: ServerResponse, res: ServerResponse): void {
+  standsFor.set(alias, res);
+}
 
 /** Errors answered on `res` from now on take this client's wire format. */
 export function answerErrorsAs(res: ServerResponse, wire: ErrorWire): void {
@@ -44,8 +51,9 @@ export function sendError(
   description: string,
   headers: Record<string, string> = {},
 ): void {
-  answeredWith.set(res, code);
-  sendJson(res, errorStatus[code], errorBody(code, description, wireOf.get(res)), headers);
+  const own = standsFor.get(res) ?? res;
+  answeredWith.set(own, code);
+  sendJson(res, errorStatus[code], errorBody(code, description, wireOf.get(own)), headers);
 }
 
 export function sendProxyError(res: ServerResponse, err: ProxyError): void {

@@ -32,16 +32,6 @@ export function scopeRefusals(
         'traffic.buffer',
         `${on} do not buffer answers by this setting: it applies to forwarded HTTP routes`,
       );
-    const proc = eff.fields['traffic.extProc'];
-    const phases = proc && responsePhases(proc.processingOptions ?? {});
-    // An answer the processor was meant to see (or change) is never passed on unseen: the route is refused.
-    if (phases)
-      out.push({
-        field: 'spec.traffic.extProc.processingOptions',
-        source: eff.provenance['traffic.extProc']?.source ?? '',
-        reason: `${on} do not pass answers through the external processor (${phases}): it applies to forwarded HTTP routes; set responseHeaders: Skip and no response body or trailers`,
-        security: true,
-      });
     if (buffer?.request?.failureMode === 'FailOpen')
       refuse(
         'buffer.request.failureMode',
@@ -80,18 +70,4 @@ function routeKind(edges: readonly IrBackendRef[], backends: ReadonlyMap<string,
   if (backend?.mcp) return 'mcp';
   if (backend?.ai || first.ai) return 'llm';
   return 'forwarded';
-}
-
-/** The response phases an extProc setting sends (Envoy's default sends the response headers), or undefined. */
-function responsePhases(o: {
-  responseHeaders?: string;
-  responseBody?: string;
-  responseTrailers?: string;
-}): string | undefined {
-  const on = [
-    ...(o.responseHeaders !== 'Skip' ? ['responseHeaders'] : []),
-    ...(o.responseBody !== undefined && o.responseBody !== 'None' ? ['responseBody'] : []),
-    ...(o.responseTrailers === 'Send' ? ['responseTrailers'] : []),
-  ];
-  return on.length ? on.join(', ') : undefined;
 }

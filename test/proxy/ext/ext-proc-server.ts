@@ -3,7 +3,8 @@
 // message it received comes back here as it decoded it (protojson), so a field Gw writes under a wrong
 // number shows up as missing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -44,10 +45,20 @@ export class ExtProcServer {
     private readonly proc: ChildProcess,
   ) {}
 
-  /** `args`: extra flags, e.g. `-quiet` (benchmarks: no message recorded). */
-  static async start(args: string[] = []): Promise<ExtProcServer> {
+  /**
+   * `args`: extra flags, e.g. `-quiet` (benchmarks: no message recorded). With `tls` it serves TLS with that
+   * certificate and key (PEM) and its url is grpcs://.
+   */
+  static async start(args: string[] = [], tls?: { cert: string; key: string }): Promise<ExtProcServer> {
     if (!existsSync(binary))
       throw new Error(`${binary} is missing: run \`make extproc\` (builds the test ext_proc server from test/extproc)`);
+    if (tls) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'gw-extproc-'));
+      writeFileSync(path.join(dir, 'tls.crt'), tls.cert);
+      writeFileSync(path.join(dir, 'tls.key'), tls.key);
+      args = [...args, '-cert', path.join(dir, 'tls.crt'), '-key', path.join(dir, 'tls.key')];
+    }
+    const scheme = tls ? 'grpcs' : 'grpc';
     const proc = spawn(binary, ['-addr', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -60,7 +71,7 @@ export class ExtProcServer {
       rl.on('line', (line) => {
         const listening = /^listening (\S+)$/.exec(line);
         if (listening) {
-          server = new ExtProcServer(`grpc://${listening[1]}`, proc);
+          server = new ExtProcServer(`${scheme}://${listening[1]}`, proc);
           resolve(server);
         } else if (server) server.lines.push(JSON.parse(line) as { stream: number; request: SeenMessage });
       });
@@ -71,6 +82,14 @@ export class ExtProcServer {
   stream(id: string): SeenMessage[] {
     const first = this.lines.find((l) => headerOf(l.request.requestHeaders?.headers, 'x-test') === id);
     return first ? this.lines.filter((l) => l.stream === first.stream).map((l) => l.request) : [];
+  }
+
+  /** Every message of every stream whose request headers carried `x-test: id` (a client's several requests). */
+  streamsOf(id: string): SeenMessage[] {
+    const ids = new Set(
+      this.lines.filter((l) => headerOf(l.request.requestHeaders?.headers, 'x-test') === id).map((l) => l.stream),
+    );
+    return this.lines.filter((l) => ids.has(l.stream)).map((l) => l.request);
   }
 
   /** How many streams were opened so far. */
