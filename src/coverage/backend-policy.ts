@@ -109,7 +109,7 @@ export const backendMcp: CoverageTable = guarding({
   'mcp.guardrails.*': enforced('BackendRef.mcpGuardrails'),
   'mcp.authentication.*': enforced(
     'Policy.mcpAuthentication',
-    "the route's MCP token check, as traffic.jwtAuthentication.mcp",
+    "the route's MCP token check, as traffic.jwtAuthentication.mcp; keys by jwks.url, or jwks.backendRef with the backend's TLS (McpAuthentication.jwksTls)",
   ),
   'mcp.authorization.*': enforced('Policy.authorization', "joined to the route's rules, one evaluation"),
 });
