@@ -17,6 +17,8 @@ describe('token exchange against zitadel/oidc (a second RFC 8693 server)', () =>
   let op: ZitadelOp;
   let bench: AuthBench;
   let userToken: (sub: string) => Promise<string>;
+  /** The access token zitadel issued, as the upstream received it. */
+  let issued = '';
 
   beforeAll(async () => {
     const users = await makeSigningKey('users');
@@ -65,7 +67,8 @@ data: {clientSecret: ${b64(value)}}
     const sent = String(seen(res).headers.authorization);
     expect(sent).toMatch(/^Bearer /);
     expect(sent).not.toContain(alice);
-    expect(await op.subjectOf(sent.slice('Bearer '.length))).toBe('alice');
+    issued = sent.slice('Bearer '.length);
+    expect(await op.subjectOf(issued)).toBe('alice');
     expect(await op.exchanges()).toEqual([
       { subject: 'alice', clientId: 'gw-zitadel', audience: ['tools'], scopes: ['openid'] },
     ]);
@@ -86,9 +89,11 @@ data: {clientSecret: ${b64(value)}}
     expect((await op.exchanges()).map((e) => e.subject)).not.toContain('bob');
   });
 
-  it('writes neither the client secret nor a token to the log', () => {
-    const logs = bench.logged.join('');
+  it('writes neither the client secret nor a token to the log or the metrics', async () => {
+    const logs = bench.logged.join('') + (await bench.metrics());
+    expect(issued).not.toBe('');
     expect(logs).not.toContain(SECRET);
+    expect(logs).not.toContain(issued);
     expect(logs).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
   });
 });
