@@ -42,7 +42,7 @@ export const tokenTypeUri = (t: string): string => TOKEN_TYPES[t] ?? t;
 export type EndpointResolver = (
   field: string,
   ref: NonNullable<Exchange['backendRef']>,
-) => { url: string } | { problem: string };
+) => { url: string; tls?: unknown } | { problem: string };
 
 /** Where the setting's pieces come from: Secrets of `ns`, `at(field)` naming `backend.auth.<field>`. */
 export interface IdentityScope {
@@ -194,6 +194,11 @@ function endpointUrl(
   if (e.backendRef) {
     const r = s.resolve('backend.auth', e.backendRef);
     if ('problem' in r) return { problem: `${at('backendRef')}: ${r.problem}` };
+    // Token requests carry client secrets and tokens: never sent in the clear to a backend that asks for TLS.
+    if (r.tls)
+      return {
+        problem: `${at('backendRef')}: the backend's policies.tls cannot be applied to token requests; use url with https://`,
+      };
     origin = r.url;
   }
   if (origin === undefined) return { problem: `${at('url')}: one of url and backendRef is needed` };

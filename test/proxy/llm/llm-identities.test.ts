@@ -103,6 +103,23 @@ spec:
       - {secretRef: {name: project}, location: {queryParameter: {name: project}}}`,
           'models',
         ),
+        `
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: sts, namespace: default}
+spec:
+  static: {host: 127.0.0.1, port: ${Number(new URL(x.as.origin).port)}}
+`,
+        gwModel(
+          'viaref',
+          `  provider: OpenAI
+  baseURL: ${baseURL}
+  policies:
+    auth:
+      oauthTokenExchange: {backendRef: {group: gw.dev, kind: GwBackend, name: sts}, path: /as/token, audiences: [llm-ref], ${basic}}`,
+          'models',
+        ),
         gwModel(
           'cookie',
           `  provider: OpenAI\n  baseURL: ${baseURL}\n  policies: {auth: {key: ${MODEL_KEY}, location: {cookie: {name: llm_key}}}}`,
@@ -198,6 +215,17 @@ spec:
     expect(got?.headers['x-org-key']).toBe(ORG_KEY);
     expect(got?.path).toBe(`/v1/chat/completions?project=${PROJECT_KEY}`);
     expect(JSON.stringify(got)).not.toContain(carol);
+  });
+
+  it("exchanges for a GwModel whose token endpoint is a backendRef, at that backend's address", async () => {
+    const erin = await x.userToken('erin');
+    const before = x.grants.issued.length;
+    const res = await chat(`${proxy.base}/m/v1/chat/completions`, body('viaref'), { authorization: `Bearer ${erin}` });
+    expect(res.status, res.text).toBe(200);
+    const issued = issuedSince(before);
+    expect(issued).toHaveLength(1);
+    expect(issued[0]).toMatchObject({ sub: 'erin', clientId: 'gw-basic', audience: ['llm-ref'] });
+    expect(fake.received[0]?.headers.authorization).toBe(`Bearer ${issued[0]?.token}`);
   });
 
   it("sends a GwModel's key at its location instead of the vendor's header", async () => {
