@@ -15,7 +15,7 @@ export const backendAuth: CoverageTable = guarding({
   'auth.gcp.*': enforced('AiCredential.gcp'),
   'auth.oauthTokenExchange.*': enforced(
     'AiCredential.tokenExchange',
-    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts); a backendRef to a GwBackend with policies.tls refuses the edge (token requests are not sent in the clear)',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts); a backendRef to a GwBackend with policies.tls or a Service with a BackendTLSPolicy refuses the edge (token requests are not sent in the clear)',
   ),
   'auth.crossAppAccess.*': enforced(
     'AiCredential.crossAppAccess',
