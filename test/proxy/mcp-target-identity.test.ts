@@ -21,7 +21,8 @@ import {
   type ExchangeServer,
 } from '../support/oidc/token-exchange.js';
 import { connectClient, textOf } from './harness.js';
-import { log } from './http-forward-harness.js';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { explainedAndStatuses } from './secret-surfaces.js';
 import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
 
@@ -90,11 +91,18 @@ describe('backend identities on MCP targets', () => {
   let fixture: HttpFixture;
   let runtime: ProxyRuntime;
   let base: string;
+  const logged: string[] = [];
 
   beforeAll(async () => {
     x = await startExchangeServer(undefined, { crossApp: true });
     fixture = await startHttpFixture({ id: 'exchanged' });
-    runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity() });
     await runtime.apply(translatedIr(manifests(x, Number(new URL(fixture.url).port))));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -207,7 +215,7 @@ describe('backend identities on MCP targets', () => {
     expect(fixture.headers.length).toBe(seenBefore);
   });
 
-  it('never shows a secret, a key or a token in gw explain, statuses or metrics', async () => {
+  it('never shows a secret, a key or a token in logs, gw explain, statuses or metrics', async () => {
     const issued = [...x.grants.issued, ...(x.ras?.grants.issued ?? [])];
     const tokens = issued.flatMap((i) =>
       [i.token, i.params.subject_token, i.params.assertion].filter(
@@ -220,7 +228,8 @@ describe('backend identities on MCP targets', () => {
     expect(explained).toContain('crossAppAccess');
     const metrics = await runtime.metrics.registry.metrics();
     expect(metrics).toMatch(/gw_http_requests_total\{[^}]*\} [1-9]/);
-    const text = [explained, statuses, metrics].join('\n');
+    expect(logged.length).toBeGreaterThan(0);
+    const text = [...logged, explained, statuses, metrics].join('\n');
     for (const s of [...tokens, EXCHANGE_BASIC_SECRET, EXCHANGE_RAS_SECRET, signerPem.split('\n')[1] ?? ''])
       expect(text).not.toContain(s);
   });
