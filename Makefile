@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol extproc opa forwardproxy go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol extproc opa forwardproxy zitadel-op go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -67,16 +67,20 @@ opa: go
 forwardproxy: go
 	cd test/forwardproxy && go build -trimpath -o bin/gw-forwardproxy .
 
+# The backend-identity tests' second RFC 8693 authorization server: zitadel/oidc's OpenID provider (test/zitadel-op).
+zitadel-op: go
+	cd test/zitadel-op && go build -trimpath -o bin/gw-zitadel-op .
+
 test-e2e: cluster build
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
 
-test-unit: build otelcol extproc opa forwardproxy
+test-unit: build otelcol extproc opa forwardproxy zitadel-op
 	@mkdir -p $(REPORTS)
 	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
 
 # Node 22 and 24 (the users' LTS majors) run the runtime-facing part of the unit suite: scripts/node-majors.sh.
-test-node-majors: build otelcol extproc opa forwardproxy
+test-node-majors: build otelcol extproc opa forwardproxy zitadel-op
 	scripts/node-majors.sh $(REPORTS)
 
 # Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.

@@ -16,7 +16,7 @@ const policies: CoverageTable = {
     'auth.gcp.*': enforced('ModelProvider.credential'),
     'auth.oauthTokenExchange.*': enforced(
       'ModelProvider.credential',
-      'AiCredential.tokenExchange, as on GwPolicy backend.auth',
+      'AiCredential.tokenExchange, as on GwPolicy backend.auth; the endpoint by url or backendRef',
     ),
     'auth.location.*': enforced('ModelProvider.credentialLocation'),
     'auth.credentials[].*': enforced('ModelProvider.extraCredentials'),

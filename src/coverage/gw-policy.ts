@@ -15,7 +15,7 @@ const traffic: CoverageTable = {
     'jwtAuthentication.mcp.*': enforced('Policy.mcpAuthentication'),
     'jwtAuthentication.providers[].jwks.remote.backendRef.*': enforced(
       'JwtProvider.jwksUrl',
-      'and JwtProvider.jwksTls: a Service (its BackendTLSPolicy) or a static GwBackend (its policies.tls); refused with jwtAuthentication.mcp',
+      'and JwtProvider.jwksTls (McpAuthentication.jwksTls with jwtAuthentication.mcp): a Service (its BackendTLSPolicy) or a static GwBackend (its policies.tls)',
     ),
     'jwtAuthentication.providers[].jwks.remote.path': enforced('JwtProvider.jwksUrl', 'default /.well-known/jwks.json'),
     'jwtAuthentication.providers[].jwks.remote.cacheDuration': enforced('JwtProvider.jwksCacheSeconds'),

@@ -17,10 +17,7 @@ import {
 import { issueLeaf, testCa } from '../support/test-certs.js';
 import { seen, startAuthBench, type AuthBench } from './http-auth-harness.js';
 import { trafficManifests, type TrafficCase } from './traffic-manifests.js';
-import { parseManifests } from '../../src/controller/local/manifests.js';
-import { explainRoute, renderExplanation } from '../../src/translate/status/explain.js';
-import { translateAll } from '../../src/translate/state.js';
-import { createStore, putObject } from '../../src/translate/objects/store.js';
+import { explainedAndStatuses } from './secret-surfaces.js';
 
 const ISSUER = 'https://users.example';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -371,7 +368,7 @@ describe('backend identities: token exchange and signed JWTs', () => {
     expect(payload.iss).toBe('gw');
   });
 
-  it('never shows a secret, a key or a token in logs, error bodies, statuses or gw explain', async () => {
+  it('never shows a secret, a key or a token in logs, error bodies, statuses, gw explain or metrics', async () => {
     const secrets = [
       BASIC_SECRET,
       POST_SECRET,
@@ -386,18 +383,23 @@ describe('backend identities: token exchange and signed JWTs', () => {
       ),
     );
     expect(tokens.length).toBeGreaterThan(grants.issued.length);
-    const store = createStore();
-    for (const { kind, obj } of parseManifests(trafficManifests(1, cases, extra), 't.yaml').objects)
-      putObject(store, kind, obj, 't.yaml');
-    const state = translateAll(store, { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' });
-    const explained = cases.map((c) => renderExplanation(explainRoute(state, 'HTTPRoute', 'default', c.name)));
-    const statuses = JSON.stringify([...state.statuses]);
+    const { explained, statuses } = explainedAndStatuses(
+      trafficManifests(1, cases, extra),
+      cases.map((c) => c.name),
+    );
     // The refused edge says why on its route's status.
     expect(statuses).toContain('alg ES256 cannot sign with this rsa key');
-    const text = [...bench.logged, ...bench.bodies.filter((b) => !b.includes('"url"')), ...explained, statuses].join(
-      '\n',
-    );
-    expect(explained.join('\n')).toContain('oauthTokenExchange');
+    const metrics = await bench.metrics();
+    // The exposition has the request series of the routes this test used.
+    expect(metrics).toMatch(/gw_http_requests_total\{[^}]*\} [1-9]/);
+    const text = [
+      ...bench.logged,
+      ...bench.bodies.filter((b) => !b.includes('"url"')),
+      explained,
+      statuses,
+      metrics,
+    ].join('\n');
+    expect(explained).toContain('oauthTokenExchange');
     for (const s of [...secrets, ...tokens]) expect(text).not.toContain(s);
   });
 });

@@ -15,6 +15,8 @@ export interface AuthBench {
   ir: string;
   logged: string[];
   bodies: string[];
+  /** The runtime's Prometheus exposition. */
+  metrics(): Promise<string>;
   get(path: string, headers?: Record<string, string>): Promise<RawResponse>;
   /** Applies the same manifests again, translated anew (a snapshot with equal content). */
   reapply(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startAuthBench(
     ir: JSON.stringify(snapshot),
     logged,
     bodies,
+    metrics: () => runtime.metrics.registry.metrics(),
     get: (path, headers = {}) => send(path, { headers }),
     reapply: () => runtime.apply(translatedIr(manifests)),
     post: (path, headers, body) => send(path, { method: 'POST', headers, body }),

@@ -1,27 +1,41 @@
-// A per-request identity on an MCP target (`spec.mcp.targets[].static.policies.auth.oauthTokenExchange`), through
-// the same code as HTTP edges: the client's validated token is exchanged at a real oidc-provider (token-exchange
-// grant registered through its extension point) and every request the SDK fixture server receives for the
-// session carries the exchanged token, never the client's. An exchange that fails answers the client and the
-// target is never called.
+// A per-request identity on an MCP target (`spec.mcp.targets[].static.policies.auth.oauthTokenExchange`,
+// `crossAppAccess`, `jwtSign`), through the same code as HTTP edges: the client's validated token is exchanged at
+// a real oidc-provider (token-exchange grant registered through its extension point; for cross-app access an
+// ID-JAG there, then an access token at a second provider), or the gateway signs its own JWT with the key from
+// a Secret, and every request the SDK fixture server receives for the session carries that token, never the
+// client's. An exchange that fails answers the client and the target is never called.
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import {
+  crossAppAccessYaml,
   EXCHANGE_BASIC_SECRET,
+  EXCHANGE_RAS_SECRET,
+  ID_JAG_TYPE,
+  JWT_BEARER,
   TOKEN_EXCHANGE,
   startExchangeServer,
   type ExchangeServer,
 } from '../support/oidc/token-exchange.js';
 import { connectClient, textOf } from './harness.js';
-import { log } from './http-forward-harness.js';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { explainedAndStatuses } from './secret-surfaces.js';
 import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
+const signerPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs1', format: 'pem' })
+  .toString();
 
 function manifests(x: ExchangeServer, port: number): string {
   const basic = 'clientAuth: {clientId: gw-basic, secretRef: {name: as-basic}}';
-  const tools = (name: string, exchangeUrl: string): string => `---
+  const exchange = (url: string) =>
+    `oauthTokenExchange: {url: "${url}", path: /as/token, audiences: [tools], ${basic}}`;
+  const tools = (name: string, auth: string): string => `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}, namespace: default}
@@ -33,7 +47,7 @@ spec:
         host: 127.0.0.1
         port: ${port}
         path: /mcp
-        policies: {auth: {oauthTokenExchange: {url: "${exchangeUrl}", path: /as/token, audiences: [tools], ${basic}}}}
+        policies: {auth: {${auth}}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -56,7 +70,20 @@ apiVersion: v1
 kind: Secret
 metadata: {name: as-basic, namespace: default}
 data: {clientSecret: ${b64(EXCHANGE_BASIC_SECRET)}}
-${tools('tools', x.as.origin)}${tools('down', 'http://127.0.0.1:1')}`;
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: ras-client, namespace: default}
+data: {clientSecret: ${b64(EXCHANGE_RAS_SECRET)}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: signer, namespace: default}
+data: {signingKey: ${b64(signerPem)}}
+${tools('tools', exchange(x.as.origin))}${tools('down', exchange('http://127.0.0.1:1'))}${tools(
+    'xaa',
+    crossAppAccessYaml(x),
+  )}${tools('signed', 'jwtSign: {signingKeyRef: {name: signer}, kid: k-mcp, claims: {iss: gw, aud: tools}}')}`;
 }
 
 describe('backend identities on MCP targets', () => {
@@ -64,11 +91,18 @@ describe('backend identities on MCP targets', () => {
   let fixture: HttpFixture;
   let runtime: ProxyRuntime;
   let base: string;
+  const logged: string[] = [];
 
   beforeAll(async () => {
-    x = await startExchangeServer();
+    x = await startExchangeServer(undefined, { crossApp: true });
     fixture = await startHttpFixture({ id: 'exchanged' });
-    runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity() });
     await runtime.apply(translatedIr(manifests(x, Number(new URL(fixture.url).port))));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
@@ -115,6 +149,48 @@ describe('backend identities on MCP targets', () => {
     for (const h of fixture.headers.slice(seenBefore)) expect(h.authorization).toBe(`Bearer ${issued[0]?.token}`);
   });
 
+  /** Every request of one MCP session through `path` (initialize, a tool call, tools/list): what the target saw. */
+  const session = async (path: string, token: string) => {
+    const seenBefore = fixture.headers.length;
+    const { client } = await connectClient(`${base}${path}`, {}, { authorization: `Bearer ${token}` });
+    try {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('exchanged:x');
+      await client.listTools();
+    } finally {
+      await client.close();
+    }
+    const seen = fixture.headers.slice(seenBefore);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(seen)).not.toContain(token);
+    return seen;
+  };
+
+  it('sends the target the access token of cross-app access (ID-JAG, then jwt-bearer) on every request', async () => {
+    const mia = await x.userToken('mia');
+    const before = x.grants.issued.length;
+    const rasBefore = x.ras?.grants.issued.length ?? 0;
+    const seen = await session('/xaa', mia);
+    const atIdp = x.grants.issued.slice(before);
+    expect(atIdp).toHaveLength(1);
+    expect(atIdp[0]).toMatchObject({ grant: TOKEN_EXCHANGE, clientId: 'gw-basic', sub: 'mia' });
+    expect(atIdp[0]?.params.requested_token_type).toBe(ID_JAG_TYPE);
+    const atRas = x.ras?.grants.issued.slice(rasBefore) ?? [];
+    expect(atRas).toHaveLength(1);
+    expect(atRas[0]).toMatchObject({ grant: JWT_BEARER, clientId: 'gw-at-ras', sub: 'mia' });
+    expect(atRas[0]?.params.assertion).toBe(atIdp[0]?.token);
+    for (const h of seen) expect(h.authorization).toBe(`Bearer ${atRas[0]?.token}`);
+  });
+
+  it('sends the target a JWT the gateway signed with the key from the Secret, with its kid and claims', async () => {
+    const seen = await session('/signed', await x.userToken('nina'));
+    const jwt = String(seen[0]?.authorization).replace(/^Bearer /, '');
+    const publicPem = createPublicKey(signerPem).export({ type: 'spki', format: 'pem' }).toString();
+    const { payload, protectedHeader } = await jwtVerify(jwt, await importSPKI(publicPem, 'RS256'));
+    expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: 'k-mcp' });
+    expect(payload).toMatchObject({ iss: 'gw', aud: 'tools' });
+    for (const h of seen) expect(h.authorization).toBe(`Bearer ${jwt}`);
+  });
+
   it('answers 502 when the token endpoint cannot be reached, and the target is never called', async () => {
     const carol = await x.userToken('carol');
     const seenBefore = fixture.headers.length;
@@ -137,5 +213,24 @@ describe('backend identities on MCP targets', () => {
     expect(JSON.parse(text)).toMatchObject({ error: 'credential_unavailable' });
     expect(text).not.toContain(carol);
     expect(fixture.headers.length).toBe(seenBefore);
+  });
+
+  it('never shows a secret, a key or a token in logs, gw explain, statuses or metrics', async () => {
+    const issued = [...x.grants.issued, ...(x.ras?.grants.issued ?? [])];
+    const tokens = issued.flatMap((i) =>
+      [i.token, i.params.subject_token, i.params.assertion].filter(
+        (t): t is string => typeof t === 'string' && t !== '',
+      ),
+    );
+    expect(tokens.length).toBeGreaterThan(issued.length);
+    const port = Number(new URL(fixture.url).port);
+    const { explained, statuses } = explainedAndStatuses(manifests(x, port), ['tools', 'down', 'xaa', 'signed']);
+    expect(explained).toContain('crossAppAccess');
+    const metrics = await runtime.metrics.registry.metrics();
+    expect(metrics).toMatch(/gw_http_requests_total\{[^}]*\} [1-9]/);
+    expect(logged.length).toBeGreaterThan(0);
+    const text = [...logged, explained, statuses, metrics].join('\n');
+    for (const s of [...tokens, EXCHANGE_BASIC_SECRET, EXCHANGE_RAS_SECRET, signerPem.split('\n')[1] ?? ''])
+      expect(text).not.toContain(s);
   });
 });

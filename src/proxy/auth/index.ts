@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { ProblemError } from '../../problem.js';
 import { createClientMetadataDocuments, type DocumentDeps } from './client-metadata.js';
 import { createKeySource, parseKeySet } from './jwks-cache.js';
+import type { JwksTlsFetch } from './jwks-fetch.js';
 import { baseUrl, corsHeaders, sendError, sendJson, sendPreflight } from './http.js';
 import {
   authorizationServerMetadata,
@@ -59,6 +60,8 @@ export interface McpAuthDeps {
   source?: string;
   /** Tests only: where Client ID Metadata Documents may be fetched from (default public addresses) and a CA. */
   metadataDocuments?: Pick<DocumentDeps, 'allowAddress' | 'ca'>;
+  /** Key fetches with the TLS of a `jwks.backendRef` (settings.jwksTls, JwtProvider.jwksTls). */
+  tlsFetch?: JwksTlsFetch;
 }
 
 const where = 'mcp.policies.mcpAuthentication';
@@ -96,7 +99,13 @@ function build(settings: McpAuthSettings, deps: McpAuthDeps): McpAuth {
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ component: 'mcp-auth', issuer: settings.issuer });
   const upstream = createUpstreamMetadata(plan.discoveryUrls, { fetch: doFetch, now, log });
-  const keys = keySourceOf(settings, plan, upstream, { fetch: doFetch, now, log, cooldownMs: deps.jwksCooldownMs });
+  const keys = keySourceOf(settings, plan, upstream, {
+    fetch: doFetch,
+    now,
+    log,
+    cooldownMs: deps.jwksCooldownMs,
+    tlsFetch: deps.tlsFetch,
+  });
   const verify = anyProvider(
     createTokenVerifier({ issuer: settings.issuer, audiences: settings.audiences, keys, now }),
     settings,
@@ -176,7 +185,13 @@ function keySourceOf(
   settings: McpAuthSettings,
   plan: Plan,
   upstream: UpstreamMetadata,
-  deps: { fetch: typeof fetch; now: () => number; log: Logger; cooldownMs: number | undefined },
+  deps: {
+    fetch: typeof fetch;
+    now: () => number;
+    log: Logger;
+    cooldownMs: number | undefined;
+    tlsFetch: JwksTlsFetch | undefined;
+  },
 ) {
   let inline;
   if (settings.jwksInline !== undefined) {
@@ -187,6 +202,13 @@ function keySourceOf(
     }
   }
   const jwksUrl = plan.jwksUrl;
+  const tls = settings.jwksTls;
+  const viaTls = tls && jwksUrl ? deps.tlsFetch?.(tls, jwksUrl) : undefined;
+  // Never fetched without the TLS it names (keys through a backendRef): a configuration problem instead.
+  if (tls && !viaTls)
+    throw new ProblemError([
+      { source: 'config', path: `${where}.jwks`, message: 'TLS key fetches are not available here' },
+    ]);
   return createKeySource({
     inline,
     url: jwksUrl
@@ -196,7 +218,7 @@ function keySourceOf(
           if (typeof doc.jwks_uri !== 'string') throw new Error('the provider metadata has no jwks_uri');
           return doc.jwks_uri;
         },
-    fetch: deps.fetch,
+    fetch: viaTls ?? deps.fetch,
     now: deps.now,
     log: deps.log,
     cooldownMs: deps.cooldownMs,

@@ -68,6 +68,7 @@ export function settingsFromIr(a: McpAuthentication, mcpPath: string, source: st
     ...(a.jwksUrl ? { jwks: a.jwksUrl } : {}),
     ...(a.jwksInline ? { jwksInline: a.jwksInline } : {}),
     ...(a.jwksCacheSeconds ? { jwksCacheSeconds: a.jwksCacheSeconds } : {}),
+    ...(a.jwksTls ? { jwksTls: a.jwksTls } : {}),
     ...(a.moreProviders.length > 0 ? { moreProviders: a.moreProviders } : {}),
     ...(a.location ? { location: a.location } : {}),
     mcpPath,
@@ -87,6 +88,7 @@ export function createRouteSecurity(deps: Omit<McpAuthDeps, 'log'> = {}): RouteS
         ...deps,
         log,
         source: authSource.replace(/^file /, ''),
+        tlsFetch: tlsFetchFor(log),
       });
     } else if (policy?.jwtAuthentication) {
       const source = route.provenance['traffic.jwtAuthentication'] ?? `route ${route.name}`;

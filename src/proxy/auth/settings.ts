@@ -1,6 +1,6 @@
 // The settings the proxy hands to the MCP auth module (standalone `mcpAuthentication`, or the
 // CRD's jwtAuthentication.mcp translated into the same shape).
-import type { JwtProvider, TokenLocation } from '../../ir/types.js';
+import type { BackendTls, JwtProvider, TokenLocation } from '../../ir/types.js';
 
 export type McpProviderName = 'idpa' | 'idpb' | 'idpc' | 'idpd' | 'idpe' | 'idpf';
 
@@ -24,6 +24,8 @@ export interface McpAuthSettings {
   jwksInline?: string;
   /** Fetched keys are refetched on first use after this long (default 5 minutes). */
   jwksCacheSeconds?: number;
+  /** Keys through a backendRef: `jwks` is fetched with this TLS only (controller-delivered). */
+  jwksTls?: BackendTls;
   /** jwtAuthentication.providers[1..]: tokens of these issuers are accepted too (discovery names only the first). */
   moreProviders?: JwtProvider[];
   /** Where the token is read; unset means `Authorization: Bearer`. */

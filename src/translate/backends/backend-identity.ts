@@ -4,7 +4,9 @@
 // could not sign with refuses the edge now instead of failing every request later. Pure; messages name
 // the field and the Secret, never a value. Behaviour: docs/auth.md "Backend identities".
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import type { Ctx } from '../objects/context.js';
+import { read, type Ctx } from '../objects/context.js';
+import { nameKey } from '../objects/types.js';
+import { serviceBackendTls } from './backend-tls-policy.js';
 import type { MergedFields } from '../policies/policy-merge.js';
 import { secretData } from '../policies/policy-secrets.js';
 import { celCompileProblem, type CelVariable } from '../../cel/data-plane.js';
@@ -42,7 +44,7 @@ export const tokenTypeUri = (t: string): string => TOKEN_TYPES[t] ?? t;
 export type EndpointResolver = (
   field: string,
   ref: NonNullable<Exchange['backendRef']>,
-) => { url: string } | { problem: string };
+) => { url: string; tls?: unknown } | { problem: string };
 
 /** Where the setting's pieces come from: Secrets of `ns`, `at(field)` naming `backend.auth.<field>`. */
 export interface IdentityScope {
@@ -185,6 +187,15 @@ export function jwtSignCredential(s: IdentityScope, j: JwtSign): AiCredentialInp
   };
 }
 
+/** Whether a BackendTLSPolicy covers the Service port a token endpoint's backendRef names (or cannot be read). */
+function serviceAsksTls(s: IdentityScope, ref: NonNullable<Exchange['backendRef']>): boolean {
+  if ((ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service') return false;
+  const svc = read(s.ctx, 'Service', nameKey(ref.namespace ?? s.ns, ref.name ?? ''));
+  if (!svc) return false;
+  const tls = serviceBackendTls(s.ctx, svc, ref.port ?? 0, '', () => undefined);
+  return !tls.ok || tls.tls !== undefined;
+}
+
 function endpointUrl(
   s: IdentityScope,
   e: Exchange,
@@ -194,6 +205,11 @@ function endpointUrl(
   if (e.backendRef) {
     const r = s.resolve('backend.auth', e.backendRef);
     if ('problem' in r) return { problem: `${at('backendRef')}: ${r.problem}` };
+    // Token requests carry client secrets and tokens: never sent in the clear to a backend that asks for TLS.
+    if (r.tls || serviceAsksTls(s, e.backendRef))
+      return {
+        problem: `${at('backendRef')}: the backend's TLS settings (policies.tls, BackendTLSPolicy) cannot be applied to token requests; use url with https://`,
+      };
     origin = r.url;
   }
   if (origin === undefined) return { problem: `${at('url')}: one of url and backendRef is needed` };

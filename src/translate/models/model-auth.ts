@@ -7,6 +7,7 @@ import type { AiCredentialInput } from '../../ir/types.js';
 import type { CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { PlacedKey } from '../../ir/gen/gw/ir/v1/PlacedKey.js';
 import type { Ctx } from '../objects/context.js';
+import { policyBackendResolver } from '../policies/ext-auth.js';
 import { secretData } from '../policies/policy-secrets.js';
 import { aiCredential } from '../backends/backend-ai.js';
 import { identityCredential, location } from '../backends/backend-identity.js';
@@ -31,8 +32,8 @@ export function modelAuth(ctx: Ctx, key: string, ns: string, spec: GwModelSpec):
     ns,
     source,
     at,
-    // A GwModel names its token endpoint by url: a backendRef would need a grant model of its own.
-    resolve: () => ({ problem: 'a GwModel names its token endpoint by url', reason: 'InvalidKind' as const }),
+    // A backendRef starts in the GwModel's namespace; across namespaces only with a ReferenceGrant from GwModel.
+    resolve: policyBackendResolver(ctx, { 'backend.auth': { source, level: 'BackendOwn', overridden: [] } }),
   };
   const identity = identityCredential(scope, auth);
   const credential = identity ?? aiCredential(ctx, auth, ns, source, at);

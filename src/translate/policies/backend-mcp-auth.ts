@@ -5,6 +5,7 @@ import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationRuleInput, McpAuthenticationInput, PolicyFieldsInput } from '../../ir/types.js';
 import { stableStringify, str } from '../objects/read.js';
 import type { AuthorizationSpec, McpSettings } from '../objects/gw-types.js';
+import { noJwksBackends, type JwksBackendResolver } from './jwks-backend.js';
 
 type McpAuthentication = NonNullable<McpSettings['authentication']>;
 
@@ -23,6 +24,8 @@ interface Setting<T> {
 /** The backend-level MCP security of a route's edges, and why parts of it cannot be enforced. */
 export interface BackendMcpSecurity {
   authentication?: Setting<McpAuthentication>;
+  /** `authentication` in its IR form (keys through a backendRef resolved), when it can be enforced. */
+  typed?: McpAuthenticationInput;
   authorization?: Setting<AuthorizationSpec>;
   refusals: IrRefusal[];
 }
@@ -43,19 +46,25 @@ function parsed(text: string | undefined): McpSettings | undefined {
 /**
  * The edges' `backend.mcp.authentication` / `.authorization`. Every client request of an MCP route is checked
  * before an edge is chosen, so edges that disagree, or a setting on one MCP target only, are refused.
+ * `jwksFrom` resolves `authentication.jwks.backendRef` for the object (`GwBackend ns/name`, `GwPolicy ns/name`)
+ * that set it.
  */
-export function backendMcpSecurity(edges: readonly McpEdge[]): BackendMcpSecurity {
+export function backendMcpSecurity(
+  edges: readonly McpEdge[],
+  jwksFrom: (source: string) => JwksBackendResolver = () => noJwksBackends,
+): BackendMcpSecurity {
   const out: BackendMcpSecurity = { refusals: [] };
   const live = edges.filter((e) => (e.weight ?? 1) > 0);
   const authentication = agreed(live, 'authentication', out.refusals);
   if (authentication) out.authentication = authentication;
   const authorization = agreed(live, 'authorization', out.refusals);
   if (authorization) out.authorization = authorization;
-  const auth = out.authentication && toBackendMcpAuth(out.authentication.value);
-  if (typeof auth === 'string' && out.authentication) {
-    out.refusals.push(refusal('authentication', out.authentication.source, auth));
+  const a = out.authentication;
+  const auth = a && toBackendMcpAuth(a.value, jwksFrom(a.source));
+  if (a && typeof auth === 'string') {
+    out.refusals.push(refusal('authentication', a.source, auth));
     delete out.authentication;
-  }
+  } else if (auth && typeof auth !== 'string') out.typed = auth;
   return out;
 }
 
@@ -89,13 +98,21 @@ function refusal(f: string, source: string, reason: string): IrRefusal {
   return { field: `spec.backend.mcp.${f}`, source, reason, security: true };
 }
 
-/** The deprecated MCPAuthentication form as the IR McpAuthentication, or why it cannot be enforced as written. */
-export function toBackendMcpAuth(a: McpAuthentication): McpAuthenticationInput | string {
-  const url = a.jwks.url;
-  if (!url) return 'jwks.backendRef: keys from a backendRef are not supported; use jwks.url';
+/**
+ * The deprecated MCPAuthentication form as the IR McpAuthentication, or why it cannot be enforced as written.
+ * Keys through `jwks.backendRef` (+ `path`) are fetched with the backend's TLS, as jwtAuthentication's.
+ */
+export function toBackendMcpAuth(
+  a: McpAuthentication,
+  jwksBackend: JwksBackendResolver = noJwksBackends,
+): McpAuthenticationInput | string {
   if (a.clientSecretRef !== undefined)
     return 'clientSecretRef: a client secret for backend.mcp.authentication is not supported; use traffic.jwtAuthentication.mcp';
-  const path = a.jwks.path;
+  const ref = a.jwks.backendRef;
+  const viaRef = ref && jwksBackend(ref, a.jwks.path);
+  if (viaRef && 'problem' in viaRef) return `jwks.backendRef: ${viaRef.problem}`;
+  const url = viaRef ? viaRef.url : (a.jwks.url ?? '');
+  const path = viaRef ? undefined : a.jwks.path;
   const out: McpAuthenticationInput = {
     mode: (a.mode ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
     issuer: a.issuer ?? '',
@@ -106,6 +123,7 @@ export function toBackendMcpAuth(a: McpAuthentication): McpAuthenticationInput |
     jwksUrl: path ? `${url.replace(/\/$/, '')}${path}` : url,
     jwksInline: '',
     moreProviders: [],
+    ...(viaRef?.tls ? { jwksTls: viaRef.tls } : {}),
   };
   if (a.resourceMetadata) out.resourceMetadata = resourceMetadataOf(a.resourceMetadata);
   return out;

@@ -186,8 +186,8 @@ function toConditional(list: Conditional, resolve: PolicyBackendResolver): ExtAu
  */
 export function policyBackendResolver(ctx: Ctx, provenance: Record<string, FieldOrigin>): PolicyBackendResolver {
   return (field, ref) => {
-    // A GwPolicy's field, or a GwBackend's own `policies` (backend.extAuth): references start in its namespace.
-    const origin = /^(GwPolicy|GwBackend) ([^/\s]+)\//.exec(provenance[field]?.source ?? '');
+    // A GwPolicy's field, or a GwBackend's or GwModel's own `policies`: references start in its namespace.
+    const origin = /^(GwPolicy|GwBackend|GwModel) ([^/\s]+)\//.exec(provenance[field]?.source ?? '');
     const from = origin?.[2];
     if (from === undefined) return { problem: 'the policy that set it is not known', reason: 'BackendNotFound' };
     const fromKind = origin?.[1] ?? 'GwPolicy';

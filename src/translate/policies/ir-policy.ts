@@ -10,7 +10,7 @@ import type {
   McpAuthenticationInput,
   PolicyInput,
 } from '../../ir/types.js';
-import { combinedRules, resourceMetadataOf, toBackendMcpAuth, type BackendMcpSecurity } from './backend-mcp-auth.js';
+import { combinedRules, resourceMetadataOf, type BackendMcpSecurity } from './backend-mcp-auth.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { toExtProc } from './ext-proc.js';
 import { parseByteSize } from './byte-size.js';
@@ -44,7 +44,7 @@ export function typedPolicy(
   const authz = fields['traffic.authorization'];
   if (authz) out.authorization = toAuthorization(authz);
   const jwt = fields['traffic.jwtAuthentication'];
-  if (jwt?.mcp) out.mcpAuthentication = toMcpAuth(jwt);
+  if (jwt?.mcp) out.mcpAuthentication = toMcpAuth(jwt, jwksBackend);
   else if (jwt) {
     const generic = toJwtAuth(jwt, jwksBackend);
     if (typeof generic !== 'string') out.jwtAuthentication = generic;
@@ -75,8 +75,7 @@ function withBackendMcp(out: PolicyInput, fields: EffectiveFields, b: BackendMcp
   }
   // With a route-level credential check too, the route is refused (authRefusals): never two checks, never one skipped.
   const routeAuth = AUTH_METHODS.some((f) => fields[`traffic.${f}`] !== undefined);
-  const auth = b.authentication && !routeAuth ? toBackendMcpAuth(b.authentication.value) : undefined;
-  if (auth && typeof auth !== 'string') out.mcpAuthentication = auth;
+  if (b.typed && !routeAuth) out.mcpAuthentication = b.typed;
 }
 
 // A policy's cors and authorization values reach every rule it covers: their IR form is a pure function
@@ -126,10 +125,13 @@ function jwksCacheSeconds(jwks: Jwks | undefined): number {
   return ms === undefined ? 0 : Math.max(1, Math.ceil(ms / 1000));
 }
 
-function toMcpAuth(j: Jwt): McpAuthenticationInput {
+function toMcpAuth(j: Jwt, jwksBackend: JwksBackendResolver): McpAuthenticationInput {
   const mcp = j.mcp ?? {};
   const p = j.providers[0];
   const jwks = p?.jwks;
+  // Keys through a backendRef: the URL and TLS as for generic JWTs; one that does not resolve refuses the route.
+  const ref = jwks?.remote?.backendRef;
+  const viaRef = ref ? jwksBackend(ref, jwks?.remote?.path) : undefined;
   const out: McpAuthenticationInput = {
     mode: (j.mode ?? 'Strict').toUpperCase() as McpAuthenticationInput['mode'],
     issuer: p?.issuer ?? '',
@@ -137,13 +139,14 @@ function toMcpAuth(j: Jwt): McpAuthenticationInput {
     provider: (mcp.provider ?? '').toUpperCase() as McpAuthenticationInput['provider'],
     clientId: mcp.clientId ?? '',
     clientSecret: '',
-    jwksUrl: jwks?.remote?.url ?? '',
+    jwksUrl: viaRef && 'url' in viaRef ? viaRef.url : (jwks?.remote?.url ?? ''),
     jwksInline: jwks?.inline ?? '',
     jwksCacheSeconds: jwksCacheSeconds(jwks),
+    ...(viaRef && 'tls' in viaRef && viaRef.tls ? { jwksTls: viaRef.tls } : {}),
   };
   if (mcp.resourceMetadata) out.resourceMetadata = resourceMetadataOf(mcp.resourceMetadata);
   // Providers and location read as for generic JWTs; when they cannot be enforced the route is refused (mcpJwtUnsupported).
-  const generic = toJwtAuth(j);
+  const generic = toJwtAuth(j, jwksBackend);
   if (typeof generic !== 'string') {
     out.moreProviders = (generic.providers ?? []).slice(1);
     if (generic.location) out.location = generic.location;
@@ -311,7 +314,7 @@ export function unenforceableAuth(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   const jwt = traffic.jwtAuthentication;
-  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt) : toJwtAuth(jwt, jwksBackend));
+  const jwtWhy = jwt && (jwt.mcp ? mcpJwtUnsupported(jwt, jwksBackend) : toJwtAuth(jwt, jwksBackend));
   if (typeof jwtWhy === 'string') out.jwtAuthentication = jwtWhy;
   const basic = traffic.basicAuthentication;
   const basicWhy = basic && toBasicAuth(basic, readSecret);
@@ -333,12 +336,8 @@ export function unenforceableAuth(
  * is the authorization server clients discover), and never hands the token to MCP targets: what cannot be
  * enforced is refused (the route answers 503) rather than accepted and skipped.
  */
-function mcpJwtUnsupported(j: Jwt): string | undefined {
-  // The MCP form's keys come from jwks.remote.url or inline only (McpAuthentication has no TLS of its own).
-  const viaRef = j.providers.findIndex((p) => p.jwks.remote?.backendRef !== undefined);
-  if (viaRef >= 0)
-    return `providers[${viaRef}].jwks.remote.backendRef: keys from a backendRef are not supported with mcp; use jwks.remote.url or jwks.inline`;
-  const generic = toJwtAuth(j);
+function mcpJwtUnsupported(j: Jwt, jwksBackend: JwksBackendResolver): string | undefined {
+  const generic = toJwtAuth(j, jwksBackend);
   if (typeof generic === 'string') return generic;
   if (j.preserveToken === true) return mcpPreserveToken;
   return undefined;

@@ -24,14 +24,20 @@ export const noJwksBackends: JwksBackendResolver = () => ({ problem: 'cannot be 
 /** For policy status, judged apart from any route: a backendRef's problems show on the routes. */
 export const anyJwksBackend: JwksBackendResolver = () => ({ url: 'https://resolved-per-route/' });
 
-const FIELD = 'traffic.jwtAuthentication';
-
-export function jwksBackendResolver(ctx: Ctx, provenance: Record<string, FieldOrigin>): JwksBackendResolver {
+/**
+ * `field` is where the keys are named: `traffic.jwtAuthentication` (its providers, with or without `mcp`) or
+ * `backend.mcp` (`authentication.jwks.backendRef`); references start in the namespace of the object that set it.
+ */
+export function jwksBackendResolver(
+  ctx: Ctx,
+  provenance: Record<string, FieldOrigin>,
+  field = 'traffic.jwtAuthentication',
+): JwksBackendResolver {
   const resolve = policyBackendResolver(ctx, provenance);
   return (ref, path = '/.well-known/jwks.json') => {
-    const r = resolve(FIELD, ref);
+    const r = resolve(field, ref);
     if ('problem' in r) return { problem: r.problem };
-    const from = /^GwPolicy ([^/\s]+)\//.exec(provenance[FIELD]?.source ?? '')?.[1] ?? '';
+    const from = /^(?:GwPolicy|GwBackend) ([^/\s]+)\//.exec(provenance[field]?.source ?? '')?.[1] ?? '';
     const ns = ref.namespace ?? from;
     const name = ref.name ?? '';
     const target =

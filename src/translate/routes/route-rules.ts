@@ -74,7 +74,9 @@ export function ruleRoute(
   const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
   if (extAuthProblem) problems.edges.push(extAuthProblem);
   const readSecret = policySecretReader(ctx, eff.provenance);
-  const backendMcp = backendMcpSecurity(edges);
+  const backendMcp = backendMcpSecurity(edges, (source) =>
+    jwksBackendResolver(ctx, { 'backend.mcp': { source, level: 'BackendOwn', overridden: [] } }, 'backend.mcp'),
+  );
   const backendExt = backendExtAuth(edges, ctx);
   const backendExtRefusals = backendExt.refusal ? [backendExt.refusal] : [];
   const jwksBackend = jwksBackendResolver(ctx, eff.provenance);

@@ -159,6 +159,11 @@ async function idJag(
 export interface ExchangeServer {
   as: OidcHarness;
   grants: ExchangeGrants;
+  /**
+   * With `crossApp`: `as` also signs ID-JAGs, and this second provider (the resource's authorization server)
+   * accepts them as jwt-bearer assertions addressed to its issuer; client `gw-at-ras` (client_secret_post).
+   */
+  ras?: { as: OidcHarness; grants: ExchangeGrants };
   /** The user IdP's issuer and its public keys (what the gateway's jwtAuthentication trusts). */
   userIssuer: string;
   userJwks: JSONWebKeySet;
@@ -169,9 +174,14 @@ export interface ExchangeServer {
 
 /** Client `gw-basic` authenticates with client_secret_basic and this secret. */
 export const EXCHANGE_BASIC_SECRET = 'basic-secret-3f9a1c';
+/** Client `gw-at-ras` of the resource's authorization server authenticates with client_secret_post and this secret. */
+export const EXCHANGE_RAS_SECRET = 'ras-secret-0b5e42';
 
 /** Starts the exchange server of the edge tests (MCP targets, LLM providers, GwModels). */
-export async function startExchangeServer(userIssuer = 'https://users.example'): Promise<ExchangeServer> {
+export async function startExchangeServer(
+  userIssuer = 'https://users.example',
+  o: { crossApp?: boolean } = {},
+): Promise<ExchangeServer> {
   const users = await makeSigningKey('users');
   const userKey = await importJWK(users.privateJwk, 'RS256');
   const asKey = await makeSigningKey('as');
@@ -190,10 +200,16 @@ export async function startExchangeServer(userIssuer = 'https://users.example'):
     key: asKey,
     resource: { default: 'https://tools.example', audience: (i) => i, scope: 'tools.read' },
   });
-  const grants = registerExchangeGrants(as.provider, { keys: [users.publicJwk] });
+  const grants = registerExchangeGrants(
+    as.provider,
+    { keys: [users.publicJwk] },
+    o.crossApp ? { idJag: { key: asKey, issuer: as.issuer } } : {},
+  );
+  const ras = o.crossApp ? await startResourceServer(meta, asKey) : undefined;
   return {
     as,
     grants,
+    ...(ras ? { ras } : {}),
     userIssuer,
     userJwks: { keys: [users.publicJwk] },
     userToken: (sub, claims = {}) =>
@@ -203,6 +219,42 @@ export async function startExchangeServer(userIssuer = 'https://users.example'):
         .setIssuedAt()
         .setExpirationTime('2h')
         .sign(userKey),
-    close: () => as.close(),
+    close: async () => {
+      await as.close();
+      await ras?.as.close();
+    },
   };
+}
+
+/** The resource's authorization server of cross-app access: it trusts ID-JAGs `idp` signs. */
+async function startResourceServer(
+  meta: { grant_types: string[]; response_types: never[]; redirect_uris: never[] },
+  idp: SigningKey,
+): Promise<{ as: OidcHarness; grants: ExchangeGrants }> {
+  const ras = await startProvider({
+    issuerPath: '/ras',
+    routes: { authorization: '/ras/auth', token: '/ras/token', jwks: '/ras/jwks' },
+    clients: [
+      {
+        ...meta,
+        client_id: 'gw-at-ras',
+        client_secret: EXCHANGE_RAS_SECRET,
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    key: await makeSigningKey('ras'),
+    resource: { default: 'https://tools.example', audience: (i) => i, scope: 'tools.read' },
+  });
+  const grants = registerExchangeGrants(ras.provider, { keys: [idp.publicJwk] }, { assertionAudience: ras.issuer });
+  return { as: ras, grants };
+}
+
+/**
+ * `backend.auth.crossAppAccess` (flow YAML) against `x` (started with `crossApp`): the ID-JAG from `x.as` with
+ * client_secret_basic, the access token from `x.ras` with client_secret_post (Secrets `as-basic`, `ras-client`).
+ */
+export function crossAppAccessYaml(x: ExchangeServer): string {
+  const ras = x.ras?.as;
+  if (!ras) throw new Error('the exchange server was started without crossApp');
+  return `crossAppAccess: {identityProvider: {url: "${x.as.origin}", path: /as/token, clientAuth: {clientId: gw-basic, secretRef: {name: as-basic}}}, resourceAuthorizationServer: {url: "${ras.origin}", path: /ras/token, clientAuth: {clientId: gw-at-ras, method: ClientSecretPost, secretRef: {name: ras-client}}}, audience: "${ras.issuer}", scopes: [tools.read], accessTokenScopes: [tools.read]}`;
 }

@@ -5,6 +5,7 @@ import type { McpIdp as _gw_ir_v1_McpIdp, McpIdp__Output as _gw_ir_v1_McpIdp__Ou
 import type { ResourceMetadata as _gw_ir_v1_ResourceMetadata, ResourceMetadata__Output as _gw_ir_v1_ResourceMetadata__Output } from '../../../gw/ir/v1/ResourceMetadata.js';
 import type { JwtProvider as _gw_ir_v1_JwtProvider, JwtProvider__Output as _gw_ir_v1_JwtProvider__Output } from '../../../gw/ir/v1/JwtProvider.js';
 import type { TokenLocation as _gw_ir_v1_TokenLocation, TokenLocation__Output as _gw_ir_v1_TokenLocation__Output } from '../../../gw/ir/v1/TokenLocation.js';
+import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 
 export interface McpAuthentication {
   'mode'?: (_gw_ir_v1_AuthenticationMode);
@@ -35,6 +36,11 @@ export interface McpAuthentication {
    * providers[0].jwks.remote.cacheDuration: fetched keys are refetched after this long; 0 means 5 minutes.
    */
   'jwksCacheSeconds'?: (number);
+  /**
+   * Keys through a backendRef (providers[0].jwks.remote.backendRef, backend.mcp.authentication.jwks.backendRef):
+   * TLS to the backend `jwks_url` names, as JwtProvider.jwks_tls; unset means `jwks_url` is fetched as written.
+   */
+  'jwksTls'?: (_gw_ir_v1_BackendTls | null);
 }
 
 export interface McpAuthentication__Output {
@@ -66,4 +72,9 @@ export interface McpAuthentication__Output {
    * providers[0].jwks.remote.cacheDuration: fetched keys are refetched after this long; 0 means 5 minutes.
    */
   'jwksCacheSeconds': (number);
+  /**
+   * Keys through a backendRef (providers[0].jwks.remote.backendRef, backend.mcp.authentication.jwks.backendRef):
+   * TLS to the backend `jwks_url` names, as JwtProvider.jwks_tls; unset means `jwks_url` is fetched as written.
+   */
+  'jwksTls': (_gw_ir_v1_BackendTls__Output | null);
 }
