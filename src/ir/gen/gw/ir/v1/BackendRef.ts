@@ -82,11 +82,6 @@ export interface BackendRef {
    * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
    */
   'health'?: (_gw_ir_v1_OutlierDetection | null);
-  /**
-   * MCP target name → `health` of that target (its own `policies.health`, else the edge's): a failing
-   * target is left out of fan-outs while ejected.
-   */
-  'targetHealth'?: ({[key: string]: _gw_ir_v1_OutlierDetection});
 }
 
 export interface BackendRef__Output {
@@ -159,9 +154,4 @@ export interface BackendRef__Output {
    * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
    */
   'health': (_gw_ir_v1_OutlierDetection__Output | null);
-  /**
-   * MCP target name → `health` of that target (its own `policies.health`, else the edge's): a failing
-   * target is left out of fan-outs while ejected.
-   */
-  'targetHealth': ({[key: string]: _gw_ir_v1_OutlierDetection__Output});
 }
