@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
+import { OutlierDetector } from '../../src/proxy/policy/outlier.js';
 import { startUpstream } from '../../test/proxy/http-forward-harness.js';
 import { GATEWAY_WEB, routeBackendPolicy, translatedIr } from '../../test/proxy/translated-ir.js';
 
@@ -99,6 +100,17 @@ for (const [name, t] of Object.entries(totals))
   );
 console.log(
   `  health / plain CPU per request: median ${median(ratios).toFixed(2)}× (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+);
+// The detector alone, as a request meets it: one choice (is either member ejected?) and one success.
+const detector = new OutlierDetector(Date.now);
+const calls = 2_000_000;
+const t0 = process.hrtime.bigint();
+for (let i = 0; i < calls; i++) {
+  detector.isEjected('route', i & 1 ? 'one' : 'two');
+  detector.succeeded('route', i & 1 ? 'one' : 'two', 1);
+}
+console.log(
+  `  detector: ${(Number(process.hrtime.bigint() - t0) / calls).toFixed(0)} ns per request (a choice and a success)`,
 );
 await runtime.close();
 await agent.close();

@@ -74,7 +74,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { cors: { allowOrigins: ['*'] } },
-      backend: { health: { unhealthyCondition: 'response.code >= 500' }, tls: { keyExchangeGroups: ['X25519MLKEM768'] } },
+      backend: {
+        health: { unhealthyCondition: 'response.code >= 500' },
+        tls: { keyExchangeGroups: ['X25519MLKEM768'] },
+      },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
       ['spec.backend.health.unhealthyCondition', false],

@@ -723,5 +723,3 @@ function codeOf(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   return String(e?.code ?? e?.cause?.code ?? '');
 }
-
-

@@ -17,7 +17,12 @@ export class ProviderHealth {
   /** Providers to try for one request: healthy ones group by group, fastest (or shuffled) first; else one probe. */
   order(backend: string, groups: readonly (readonly LlmProvider[])[]): LlmProvider[] {
     const o = this.outliers;
-    const healthy = groups.flatMap((g) => this.ranked(backend, g.filter((p) => !o.isEjected(backend, p.name))));
+    const healthy = groups.flatMap((g) =>
+      this.ranked(
+        backend,
+        g.filter((p) => !o.isEjected(backend, p.name)),
+      ),
+    );
     if (healthy.length > 0) return healthy;
     const probe = groups
       .flat()
@@ -27,12 +32,7 @@ export class ProviderHealth {
   }
 
   /** A failure (connect, timeout, 5xx, 429); `retryAfterMs` is a 429's or 503's Retry-After. */
-  failed(
-    backend: string,
-    p: LlmProvider,
-    groups: readonly (readonly LlmProvider[])[],
-    retryAfterMs = 0,
-  ): void {
+  failed(backend: string, p: LlmProvider, groups: readonly (readonly LlmProvider[])[], retryAfterMs = 0): void {
     const members = groups.flat().map((m) => m.name);
     this.outliers.failed(backend, p.name, settingsOf(p), members, retryAfterMs);
   }

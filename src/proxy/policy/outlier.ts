@@ -133,8 +133,7 @@ export class OutlierDetector {
   /** Members ejected now, per pool: the gauge gw_upstream_ejected_endpoints. */
   *ejectedNow(): Iterable<[pool: string, member: string]> {
     const now = this.clock();
-    for (const [pool, members] of this.pools)
-      for (const [name, m] of members) if (m.until > now) yield [pool, name];
+    for (const [pool, members] of this.pools) for (const [name, m] of members) if (m.until > now) yield [pool, name];
   }
 
   private mayEject(pool: string, s: OutlierSettings, members: readonly string[], now: number): boolean {

@@ -42,10 +42,16 @@ export function edgeHealth(
   };
   const h = merged.fields['backend.health'];
   if (h && !POOLED_KINDS.has(kind))
-    refuse(merged, `backend.health applies to HTTP (static, a2a, Service) and AI backends, not to ${kind || 'this'} backends`);
+    refuse(
+      merged,
+      `backend.health applies to HTTP (static, a2a, Service) and AI backends, not to ${kind || 'this'} backends`,
+    );
   if (kind === 'mcp')
     for (const [name, m] of Object.entries(subMerged))
-      if (m.fields['backend.health'] && m.provenance['backend.health']?.source !== merged.provenance['backend.health']?.source)
+      if (
+        m.fields['backend.health'] &&
+        m.provenance['backend.health']?.source !== merged.provenance['backend.health']?.source
+      )
         refuse(m, `backend.health is not applied per MCP target (${name}) by this proxy`);
   if (!h || (kind !== 'static' && kind !== 'a2a')) return { refusals };
   return { health: outlierDetection(h, merged.provenance['backend.health']?.source ?? ''), refusals };
