@@ -52,7 +52,15 @@ export const backendDialRefused: CoverageTable = {
 };
 
 export const backendHealth: CoverageTable = {
-  'health.*': refused(`outlier detection (health) ${notYet}`),
+  'health.consecutiveFailures': enforced(
+    'OutlierDetection.consecutiveFailures',
+    "HTTP (static, a2a, Service) edges eject from the route's pool, AI providers from their backend's; refused on MCP, dynamicForwardProxy and AgentCore edges",
+  ),
+  'health.ejectionDuration': enforced('OutlierDetection.baseEjectionMs', 'doubled per repeated ejection up to 300s'),
+  'health.maxEjectionPercent': enforced('OutlierDetection.maxEjectionPercent'),
+  'health.unhealthyCondition': refused(
+    `a CEL unhealthyCondition ${notYet}; the default (connect failure, reset, timeout, 5xx, 429) applies`,
+  ),
 };
 
 export const backendTransformation: CoverageTable = {

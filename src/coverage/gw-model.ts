@@ -31,7 +31,13 @@ const policies: CoverageTable = {
   }),
   'headers.*': refused(`header changes ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling ${notYet}`, true),
-  'health.*': refused(`outlier detection (health) ${notYet}`),
+  'health.consecutiveFailures': enforced(
+    'ModelProvider.health',
+    "a failing provider model is left out of its virtual models' failover while ejected",
+  ),
+  'health.ejectionDuration': enforced('ModelProvider.health'),
+  'health.maxEjectionPercent': enforced('ModelProvider.health', 'of the targets of the virtual model that chose it'),
+  'health.unhealthyCondition': refused(`a CEL unhealthyCondition ${notYet}`),
   'transformations[].*': refused(`CEL transformations ${notYetPlural}`),
   'finalTransformations[].*': refused(`CEL transformations ${notYetPlural}`),
 };

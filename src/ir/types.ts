@@ -295,6 +295,10 @@ export type {
   OpenAiModeration__Output as OpenAiModeration,
   OpenAiModeration as OpenAiModerationInput,
 } from './gen/gw/ir/v1/OpenAiModeration.js';
+export type {
+  OutlierDetection__Output as OutlierDetection,
+  OutlierDetection as OutlierDetectionInput,
+} from './gen/gw/ir/v1/OutlierDetection.js';
 export type { PathMatch__Output as PathMatch, PathMatch as PathMatchInput } from './gen/gw/ir/v1/PathMatch.js';
 export type { PlacedKey__Output as PlacedKey, PlacedKey as PlacedKeyInput } from './gen/gw/ir/v1/PlacedKey.js';
 export type { Policy__Output as Policy, Policy as PolicyInput } from './gen/gw/ir/v1/Policy.js';

@@ -173,6 +173,31 @@ function upstreamMetrics(registry: Registry) {
   };
 }
 
+/** Passive health (policy/outlier.ts): ejections counted as they happen, the ejected members read at each scrape. */
+function healthMetrics(registry: Registry) {
+  const ejected: { now?: () => Iterable<[pool: string, member: string]> } = {};
+  new Gauge({
+    name: 'gw_upstream_ejected_endpoints',
+    help: 'Endpoints, AI providers, MCP targets and GwModels ejected by passive health now, by pool (route, backend or GwModel).',
+    labelNames: ['pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [pool] of ejected.now?.() ?? []) this.labels(pool).inc();
+    },
+  });
+  return {
+    upstreamEjections: counter(
+      registry,
+      'gw_upstream_ejections_total',
+      'Ejections by passive health (backend.health), by pool, endpoint and reason (failures, retry_after).',
+      ['pool', 'endpoint', 'reason'],
+    ),
+    /** Set by the runtime to its outlier detector's view. */
+    ejected,
+  };
+}
+
 function llmMetrics(registry: Registry) {
   return {
     llmRequests: counter(
@@ -212,6 +237,7 @@ export function createMetrics() {
     ...mcpMetrics(registry),
     ...listenerMetrics(registry),
     ...upstreamMetrics(registry),
+    ...healthMetrics(registry),
     ...llmMetrics(registry),
     reloads: counter(registry, 'gw_config_reloads_total', 'Configuration applications by result.', ['result']),
   };

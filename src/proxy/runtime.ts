@@ -25,6 +25,7 @@ import { SessionRegistry } from './mcp/sessions.js';
 import type { SessionKeys } from './mcp/session-keys.js';
 import { checkSnapshot } from './snapshot-check.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
+import { OutlierDetector } from './policy/outlier.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
 import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
@@ -213,9 +214,14 @@ export class ProxyRuntime {
       opts.sessionKeys,
       opts.clock,
     );
+    const outliers = new OutlierDetector(opts.clock ?? Date.now, {
+      ejected: (pool, endpoint, reason) => this.metrics.upstreamEjections.inc({ pool, endpoint, reason }),
+    });
+    this.metrics.ejected.now = () => outliers.ejectedNow();
     this.forwarder = new HttpForwarder({
       log: this.log,
       metrics: this.metrics,
+      outliers,
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
@@ -223,6 +229,7 @@ export class ProxyRuntime {
       log: this.log,
       metrics: this.metrics,
       identities: this.forwarder.identities,
+      outliers,
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.

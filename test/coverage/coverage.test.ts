@@ -74,10 +74,13 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { cors: { allowOrigins: ['*'] } },
-      backend: { health: { consecutiveFailures: 3 }, tls: { keyExchangeGroups: ['X25519MLKEM768'] } },
+      backend: {
+        health: { unhealthyCondition: 'response.code >= 500' },
+        tls: { keyExchangeGroups: ['X25519MLKEM768'] },
+      },
     };
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.backend.health', false],
+      ['spec.backend.health.unhealthyCondition', false],
       ['spec.backend.tls.keyExchangeGroups[0]', true],
     ]);
   });

@@ -22,7 +22,7 @@ function routes(): RouteInput[] {
         authorization: { policy: { matchExpressions: ['request.path.startsWith("/r")'] } },
       },
       // Refused (not supported by the proxy yet): every edge carries the refusal.
-      backend: { health: { consecutiveFailures: 3 } },
+      backend: { health: { unhealthyCondition: 'response.code >= 500' } },
     },
   });
   const state = translateAll(store, OPTIONS);
@@ -49,7 +49,7 @@ describe('IR parts one policy gives many rules', () => {
   });
 
   it('are one refusal object per refused field and source', () => {
-    const refusals = all.map((r) => r.refusals?.find((x) => x.field === 'spec.backend.health'));
+    const refusals = all.map((r) => r.refusals?.find((x) => x.field === 'spec.backend.health.unhealthyCondition'));
     expect(refusals[0]).toMatchObject({ source: 'GwPolicy ns/all', security: false });
     for (const x of refusals) expect(x).toBe(refusals[0]);
   });

@@ -30,6 +30,7 @@ import {
 } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import { allowList } from '../net/public-address.js';
+import { OutlierDetector, outlierSettings, retryAfterMs, type OutlierSettings } from '../policy/outlier.js';
 import {
   destinationNotAllowed,
   destinationOf,
@@ -95,6 +96,8 @@ export interface ForwardTarget {
   tunnel?: UpstreamTunnel;
   /** `backend.tcp`: connect timeout and keepalive of this edge's connections. */
   tcp?: UpstreamTcp;
+  /** `backend.health`: this target is ejected from the route's choice after failures in a row. */
+  health?: OutlierSettings;
 }
 
 export interface ForwardRoute {
@@ -120,6 +123,8 @@ export interface ForwardRoute {
   matches: PathMatch[];
   /** A dynamic forward proxy target on a route whose policy restricts nobody: warned about when applied. */
   openProxy?: boolean;
+  /** Backend names of the targets that set `health`: the members of the route's ejection pool. */
+  healthPool?: string[];
 }
 
 export interface ForwarderOptions {
@@ -136,8 +141,10 @@ export interface ForwarderOptions {
   resolve?: Resolve;
   /** The proxy's environment: AWS_* keys and GW_AGENTCORE_ENDPOINT for AgentCore backends; default process.env. */
   env?: Record<string, string | undefined>;
-  /** Milliseconds now, for SigV4 signatures; default Date.now. */
+  /** Milliseconds now, for SigV4 signatures and ejections; default Date.now. */
   clock?: () => number;
+  /** Passive health state, shared with the other edges so one gauge shows it; one of its own unless given. */
+  outliers?: OutlierDetector;
 }
 
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
@@ -167,7 +174,16 @@ export function forwardRouteOf(
       ...(ref.tcp ? { tcp: ref.tcp } : {}),
     };
     const addr = httpAddressOf(b);
-    if (addr) targets.push({ backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge });
+    const health = outlierSettings(ref.health);
+    if (addr)
+      targets.push({
+        backend: ref.backend,
+        host: addr.host,
+        port: addr.port,
+        weight: ref.weight,
+        ...edge,
+        ...(health ? { health } : {}),
+      });
     else if (b?.kind === 'dynamicForwardProxy') {
       const allowed = allowList(b.dynamicForwardProxy?.allowedDestinations ?? []);
       targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, allowed, ...edge });
@@ -190,8 +206,10 @@ export function forwardRouteOf(
   // The IR's rule: a lone ref with weight 0 is treated as 1.
   if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
   const t = routeTimeouts(route, traffic);
+  const healthPool = targets.filter((x) => x.health).map((x) => x.backend);
   return {
     name: route.name,
+    ...(healthPool.length > 0 ? { healthPool } : {}),
     targets,
     deadlineMs: t?.requestMs ?? 0,
     tryDeadlineMs: t?.backendRequestMs ?? 0,
@@ -249,6 +267,8 @@ class ByteLimit extends Transform {
 }
 
 type Failure = 'connect' | 'tls' | 'timeout' | 'reset' | 'too_large' | 'client' | 'other';
+/** Failures that count against a target's passive health (the client leaving or a body too large do not). */
+const UNHEALTHY = new Set<Failure>(['connect', 'tls', 'timeout', 'reset']);
 
 /** What every try of one request sends: target and headers, and the body when it was buffered whole. */
 interface Outgoing {
@@ -294,9 +314,13 @@ export class HttpForwarder {
   /** Exchanged and signed backend tokens; lives as long as the forwarder, so its caches outlast snapshots. */
   readonly identities: BackendIdentities;
   private readonly env: Record<string, string | undefined>;
+  private readonly outliers: OutlierDetector;
+  private readonly clock: () => number;
 
   constructor(private readonly opts: ForwarderOptions) {
     this.random = opts.random ?? Math.random;
+    this.clock = opts.clock ?? Date.now;
+    this.outliers = opts.outliers ?? new OutlierDetector(this.clock);
     // Not from `random`: that one is the weighted pick's, which tests pin.
     this.pseudonym = `gw-${randomBytes(4).toString('hex')}`;
     this.env = opts.env ?? process.env;
@@ -388,7 +412,7 @@ export class HttpForwarder {
     if (!out) return;
     if (preserveHeaderCase) out.headerCase = caseOf(req.rawHeaders);
     for (let tried = 1; ; tried++) {
-      const target = pickWeighted(route.targets, this.random);
+      const target = pickWeighted(this.unejected(route), this.random);
       if (!target) {
         sendError(res, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
         return;
@@ -448,7 +472,9 @@ export class HttpForwarder {
       body = out.buffered ?? (out.hasBody ? req.pipe(new ByteLimit(route.maxRequestBytes)) : null);
       const call = await this.callOf(target, to, out);
       const method = target.agentCore ? 'POST' : (req.method ?? 'GET');
+      const t0 = target.health ? this.clock() : 0;
       const up = await this.send(target, to, { ...call, method, body, signal: attempt.signal }, out.headerCase);
+      if (target.health) this.observed(route, target, up, t0);
       this.count(`req ${sentTo.backend} ${Math.floor(up.statusCode / 100)}`, () =>
         this.opts.metrics.upstreamRequests.labels(sentTo.backend, `${Math.floor(up.statusCode / 100)}xx`),
       );
@@ -564,7 +590,9 @@ export class HttpForwarder {
       sendProxyError(res, err);
       return 'done';
     }
-    if (route.retry && classify(err, f.attempt) === 'connect' && mayRetry(route.retry, f.tried, 'connect')) {
+    const kind = classify(err, f.attempt);
+    if (f.sentTo.health && UNHEALTHY.has(kind)) this.observedFailure(route, f.sentTo);
+    if (route.retry && kind === 'connect' && mayRetry(route.retry, f.tried, 'connect')) {
       this.count(`fail ${f.sentTo.backend} connect`, () =>
         this.opts.metrics.upstreamFailures.labels(f.sentTo.backend, 'connect'),
       );
@@ -574,6 +602,32 @@ export class HttpForwarder {
     req.unpipe();
     this.fail(req, res, route, f.sentTo, err, f.attempt);
     return 'done';
+  }
+
+  /** The route's targets less those ejected; all of them when every weighted one is (panic: keep serving). */
+  private unejected(route: ForwardRoute): ForwardTarget[] {
+    if (!route.healthPool) return route.targets;
+    const o = this.outliers;
+    const left = route.targets.filter((t) => !t.health || !o.isEjected(route.name, t.backend));
+    return left.some((t) => t.weight > 0) ? left : route.targets;
+  }
+
+  /** A status from a target that sets `health`: 5xx and 429 are failures (Retry-After honoured), the rest successes. */
+  private observed(route: ForwardRoute, target: ForwardTarget, up: UpstreamResponse, t0: number): void {
+    const status = up.statusCode;
+    if (status < 500 && status !== 429) {
+      this.outliers.succeeded(route.name, target.backend, this.clock() - t0);
+      return;
+    }
+    const wait = status === 429 || status === 503 ? retryAfterMs(up.headers['retry-after'], this.clock()) : 0;
+    this.observedFailure(route, target, wait);
+  }
+
+  private observedFailure(route: ForwardRoute, target: ForwardTarget, retryAfter = 0): void {
+    const { health } = target;
+    if (!health) return;
+    if (this.outliers.failed(route.name, target.backend, health, route.healthPool ?? [], retryAfter))
+      this.opts.log.warn({ route: route.name, backend: target.backend }, 'backend ejected by passive health');
   }
 
   /** After the backoff another try follows, unless the request deadline passed or the client left meanwhile. */

@@ -47,6 +47,7 @@ import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
 import { chooseModel, modelList } from './model-routing.js';
 import { ProviderHealth } from './provider-health.js';
+import { OutlierDetector, retryAfterMs } from '../policy/outlier.js';
 import { providerCredential, withCredentialQuery, type ProviderCredential } from './provider-credential.js';
 import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
 
@@ -64,6 +65,8 @@ export interface LlmForwarderOptions {
   env?: Record<string, string | undefined>;
   /** Exchanged and signed tokens, shared with the other edges so one cache serves them all. */
   identities?: BackendIdentities;
+  /** Passive health state, shared with the other edges so one gauge shows it; one of its own unless given. */
+  outliers?: OutlierDetector;
 }
 
 export interface LlmClient {
@@ -124,7 +127,7 @@ export class LlmForwarder {
     this.identities = opts.identities ?? new BackendIdentities(this.clock);
     this.cloud = new CloudAuth({ clock: this.clock, env: opts.env ?? process.env });
     this.random = opts.random ?? Math.random;
-    this.health = new ProviderHealth(this.clock, this.random);
+    this.health = new ProviderHealth(opts.outliers ?? new OutlierDetector(this.clock), this.random);
     this.usage = new LlmUsage(opts.metrics);
     this.moderation = new ProviderModeration(opts.log, opts.metrics, (route, p) => this.dispatcherOf(route, p));
     this.loggedRefusals = new WeakSet();
@@ -320,7 +323,7 @@ export class LlmForwarder {
   }
 
   private noneHealthy(res: ServerResponse, route: LlmRoute): void {
-    const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups) / 1000);
+    const retry = Math.ceil(this.health.nextRetryMs(route.backend, route.groups, this.clock()) / 1000);
     sendError(res, 'no_healthy_provider', `every provider of route ${route.name} failed recently; retry in ${retry}s`, {
       'retry-after': String(retry),
     });
@@ -517,12 +520,13 @@ export class LlmForwarder {
     const timer = attempt ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
     const trySignal = attempt?.signal ?? signal;
     let started = false;
+    const t0 = this.clock();
     try {
       const up = await this.send(res, route, p, call, trySignal);
       if (!('statusCode' in up)) return up;
       this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
       if (up.statusCode >= 500 || up.statusCode === 429) return await this.failedStatus(route, p, call, up);
-      this.health.succeeded(route.backend, p);
+      this.health.succeeded(route.backend, p, this.clock() - t0);
       started = true;
       await call.answer(res, up);
       return 'done';
@@ -609,7 +613,7 @@ export class LlmForwarder {
     up: Dispatcher.ResponseData,
   ): Promise<Failure> {
     const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
-    this.health.failed(route.backend, p, retryAfterMs(up.headers['retry-after']));
+    this.health.failed(route.backend, p, route.groups, retryAfterMs(up.headers['retry-after'], this.clock()));
     this.opts.log.warn(
       { route: route.name, provider: p.name, status: up.statusCode },
       'LLM provider failed; trying the next one',
@@ -649,7 +653,7 @@ export class LlmForwarder {
     const timedOut = attempt.reason instanceof Deadline || codeOf(err) === 'UND_ERR_HEADERS_TIMEOUT';
     this.usage.request(p.metricsProvider ?? p.name, call.model, timedOut ? 'timeout' : 'connect');
     if (signal.aborted) return { kind: timedOut ? 'timeout' : 'connect', provider: p };
-    this.health.failed(route.backend, p);
+    this.health.failed(route.backend, p, route.groups);
     const tlsReason = e.tls ? this.tls.failureReason(err) : undefined;
     this.opts.log.warn(
       {
@@ -718,9 +722,4 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function codeOf(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   return String(e?.code ?? e?.cause?.code ?? '');
-}
-
-function retryAfterMs(v: unknown): number {
-  const n = Number(Array.isArray(v) ? v[0] : v);
-  return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
 }

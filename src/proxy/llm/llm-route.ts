@@ -8,6 +8,7 @@ import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/A
 import { compileCel } from '../policy/cel/env.js';
 import type { LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
+import { outlierSettings } from '../policy/outlier.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
 import { MODEL_HEALTH_KEY, modelTableOf, type ModelTable } from './model-routing.js';
 import { EMPTY_SETTINGS, vendorEndpoint } from './vendors.js';
@@ -95,6 +96,7 @@ function llmRouteOf(
         ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
         requestTimeoutMs: edge?.requestTimeoutMs ?? 0,
+        ...(edge?.health ? { health: outlierSettings(edge.health) } : {}),
         ...(settings.moderation ? { moderation: settings.moderation } : {}),
       });
     }

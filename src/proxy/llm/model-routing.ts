@@ -12,6 +12,7 @@ import type { AiProviderSettings__Output as Settings } from '../../ir/gen/gw/ir/
 import type { Refusal__Output as IrRefusal } from '../../ir/gen/gw/ir/v1/Refusal.js';
 import type { ErrorCode } from '../proxy-error.js';
 import { compileModelAuthorization, ruleActions } from '../auth/authorization.js';
+import { outlierSettings } from '../policy/outlier.js';
 
 type IrModel = Model__Output;
 
@@ -178,6 +179,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     promptAppend: [],
     tls: null,
     requestTimeoutMs: 0,
+    health: null,
   };
   return {
     name: m.name,
@@ -185,6 +187,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     endpoint: endpoint.endpoint,
     edge,
     requestTimeoutMs: 0,
+    ...(p.health ? { health: outlierSettings(p.health) } : {}),
     ...(settings.model ? { model: settings.model } : {}),
     ...(p.credentialLocation ? { credentialLocation: p.credentialLocation } : {}),
     ...(p.extraCredentials.length > 0 ? { extraCredentials: p.extraCredentials } : {}),

@@ -1,60 +1,58 @@
-// Which LLM providers to try, in what order: priority groups in turn, a random order inside a group,
-// providers that failed recently left out for a backoff. When all are backing off, the one back soonest is
-// probed anyway (like a load balancer's panic mode), so one bad answer from a lone provider does not black
-// out its route for the whole backoff; only providers that asked to be left alone (Retry-After) are not.
-// The clock and randomness are passed in.
+// Which LLM providers to try, in what order: priority groups in turn, providers that are ejected (passive
+// health, policy/outlier.ts) left out, so the next group is reached only when every provider of one is out
+// or failed this request. Inside a group: by latency (EWMA, lowest first) where the providers set `health`,
+// else in random order. A provider without `health` is out for 5 s after a failure, doubled up to 60 s.
+// When all are out, the one back soonest is probed anyway (a load balancer's panic mode: one bad answer
+// from a lone provider must not black out its route); only providers that asked to be left alone
+// (Retry-After) are not. The clock and randomness are passed in.
 import type { LlmProvider } from './llm-route.js';
-
-/** First backoff after a failure; doubled per further consecutive failure up to MAX_BACKOFF_MS. */
-export const BASE_BACKOFF_MS = 5_000;
-export const MAX_BACKOFF_MS = 60_000;
-
-interface State {
-  failures: number;
-  until: number;
-  retryAfter: boolean;
-}
+import { LLM_BACKOFF, type OutlierDetector, type OutlierSettings } from '../policy/outlier.js';
 
 export class ProviderHealth {
-  private readonly states = new Map<string, State>();
-
   constructor(
-    private readonly clock: () => number,
+    private readonly outliers: OutlierDetector,
     private readonly random: () => number,
   ) {}
 
-  /** Providers to try for one request: healthy ones group by group, shuffled within a group; else one probe. */
+  /** Providers to try for one request: healthy ones group by group, fastest (or shuffled) first; else one probe. */
   order(backend: string, groups: readonly (readonly LlmProvider[])[]): LlmProvider[] {
-    const now = this.clock();
+    const o = this.outliers;
     const healthy = groups.flatMap((g) =>
-      this.shuffle(g.filter((p) => (this.states.get(key(backend, p))?.until ?? 0) <= now)),
+      this.ranked(
+        backend,
+        g.filter((p) => !o.isEjected(backend, p.name)),
+      ),
     );
     if (healthy.length > 0) return healthy;
-    const until = (p: LlmProvider): number => this.states.get(key(backend, p))?.until ?? 0;
     const probe = groups
       .flat()
-      .filter((p) => !this.states.get(key(backend, p))?.retryAfter)
-      .sort((a, b) => until(a) - until(b))[0];
+      .filter((p) => !o.askedToWait(backend, p.name))
+      .sort((a, b) => o.until(backend, a.name) - o.until(backend, b.name))[0];
     return probe ? [probe] : [];
   }
 
-  /** A failure (connect, timeout, 5xx, 429): out of rotation for the backoff, or `retryAfterMs` if longer (capped). */
-  failed(backend: string, p: LlmProvider, retryAfterMs = 0): void {
-    const k = key(backend, p);
-    const failures = (this.states.get(k)?.failures ?? 0) + 1;
-    const backoff = Math.min(MAX_BACKOFF_MS, Math.max(BASE_BACKOFF_MS * 2 ** (failures - 1), retryAfterMs));
-    this.states.set(k, { failures, until: this.clock() + backoff, retryAfter: retryAfterMs > 0 });
+  /** A failure (connect, timeout, 5xx, 429); `retryAfterMs` is a 429's or 503's Retry-After. */
+  failed(backend: string, p: LlmProvider, groups: readonly (readonly LlmProvider[])[], retryAfterMs = 0): void {
+    const members = groups.flat().map((m) => m.name);
+    this.outliers.failed(backend, p.name, settingsOf(p), members, retryAfterMs);
   }
 
-  succeeded(backend: string, p: LlmProvider): void {
-    this.states.delete(key(backend, p));
+  /** `latencyMs`: time to the response's headers, for the EWMA that orders a group. */
+  succeeded(backend: string, p: LlmProvider, latencyMs: number): void {
+    this.outliers.succeeded(backend, p.name, latencyMs);
   }
 
   /** Milliseconds until the first provider of the backend is back; for Retry-After when none may be probed. */
-  nextRetryMs(backend: string, groups: readonly (readonly LlmProvider[])[]): number {
-    const now = this.clock();
-    const untils = groups.flat().map((p) => (this.states.get(key(backend, p))?.until ?? now) - now);
+  nextRetryMs(backend: string, groups: readonly (readonly LlmProvider[])[], now: number): number {
+    const untils = groups.flat().map((p) => (this.outliers.until(backend, p.name) || now) - now);
     return Math.max(0, Math.min(...untils));
+  }
+
+  /** Latency order when the group's providers set `health` (unmeasured first, ties shuffled); else shuffled. */
+  private ranked(backend: string, group: LlmProvider[]): LlmProvider[] {
+    const out = this.shuffle(group);
+    if (!group.some((p) => p.health)) return out;
+    return out.sort((a, b) => this.outliers.latencyMs(backend, a.name) - this.outliers.latencyMs(backend, b.name));
   }
 
   private shuffle(list: LlmProvider[]): LlmProvider[] {
@@ -67,4 +65,6 @@ export class ProviderHealth {
   }
 }
 
-const key = (backend: string, p: LlmProvider): string => `${backend}\0${p.name}`;
+function settingsOf(p: LlmProvider): OutlierSettings {
+  return p.health ?? LLM_BACKOFF;
+}

@@ -19,6 +19,7 @@ import type { BackendAi, CredentialAuth, VendorSettings } from '../objects/gw-ty
 import { stableStringify } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { identityCredential, identityScope, namespaceOfSource, type EndpointResolver } from './backend-identity.js';
+import { outlierDetection } from './backend-health.js';
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
@@ -91,6 +92,7 @@ export function backendAi(
       p.credential !== undefined ||
       p.tls !== undefined ||
       p.requestTimeoutMs !== undefined ||
+      p.health !== undefined ||
       Object.keys(p.modelAliases ?? {}).length > 0 ||
       [p.defaults, p.overrides, p.promptPrepend, p.promptAppend].some((list) => (list?.length ?? 0) > 0);
   }
@@ -132,6 +134,8 @@ function providerEdge(
   const timeout = m.fields['backend.http']?.requestTimeout;
   const timeoutMs = timeout ? (parseDurationMs(timeout) ?? 0) : 0;
   if (timeoutMs > 0) out.requestTimeoutMs = timeoutMs;
+  const health = m.fields['backend.health'];
+  if (health) out.health = outlierDetection(health, m.provenance['backend.health']?.source ?? '');
   const auth = m.fields['backend.auth'];
   if (!auth) return out;
   const source = m.provenance['backend.auth']?.source ?? '';

@@ -15,6 +15,7 @@ import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { toAuthorization } from '../policies/ir-policy.js';
+import { outlierDetection } from '../backends/backend-health.js';
 import type { ModelInput, ModelProviderInput, ModelTargetInput, RouteInput } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
@@ -140,6 +141,8 @@ function validModel(
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
   if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
+  const health = spec.policies?.health;
+  if (out.provider && health) out.provider.health = outlierDetection(health, `GwModel ${m.key}`);
   const refusals = modelRefusals(m);
   if (refusals.length > 0) out.refusals = refusals;
   const authorization = spec.policies?.authorization;

@@ -4,6 +4,7 @@ import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _g
 import type { AiFieldValue as _gw_ir_v1_AiFieldValue, AiFieldValue__Output as _gw_ir_v1_AiFieldValue__Output } from '../../../gw/ir/v1/AiFieldValue.js';
 import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Output as _gw_ir_v1_AiPromptMessage__Output } from '../../../gw/ir/v1/AiPromptMessage.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
 
 export interface AiProviderEdge {
   /**
@@ -36,6 +37,10 @@ export interface AiProviderEdge {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs'?: (number);
+  /**
+   * `backend.health` of the provider's merged policies; unset means the proxy's default LLM backoff.
+   */
+  'health'?: (_gw_ir_v1_OutlierDetection | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -69,4 +74,8 @@ export interface AiProviderEdge__Output {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs': (number);
+  /**
+   * `backend.health` of the provider's merged policies; unset means the proxy's default LLM backoff.
+   */
+  'health': (_gw_ir_v1_OutlierDetection__Output | null);
 }

@@ -10,6 +10,7 @@ import type { HttpVersion as _gw_ir_v1_HttpVersion, HttpVersion__Output as _gw_i
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
+import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
 
 export interface BackendRef {
   /**
@@ -76,6 +77,11 @@ export interface BackendRef {
    * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
+  /**
+   * `backend.health` of an edge to an HTTP backend: the route's HTTP backends form one pool whose failing
+   * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
+   */
+  'health'?: (_gw_ir_v1_OutlierDetection | null);
 }
 
 export interface BackendRef__Output {
@@ -143,4 +149,9 @@ export interface BackendRef__Output {
    * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
+  /**
+   * `backend.health` of an edge to an HTTP backend: the route's HTTP backends form one pool whose failing
+   * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
+   */
+  'health': (_gw_ir_v1_OutlierDetection__Output | null);
 }
