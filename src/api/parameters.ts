@@ -36,6 +36,48 @@ const Overlay = () =>
     spec: Type.Optional(JsonObject()),
   });
 
+const Logging = () =>
+  Type.Object({
+    // No schema defaults: the API server would fill them into a gateway's object and hide the class's
+    // values; the deployer applies info / text after merging class and gateway (docs/deployer.md).
+    level: Type.Optional(
+      ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', description: 'Default info (applied by the deployer).' }),
+    ),
+    format: Type.Optional(
+      StringEnum(['json', 'text'] as const, { description: 'Default text (applied by the deployer).' }),
+    ),
+  });
+
+const Shutdown = () => Type.Object({ minDelay: Type.Optional(Duration()), maxDelay: Type.Optional(Duration()) });
+
+// The `gw proxy` flag syntax (src/cli/proxy-limits.ts): 0, or a whole number of ms, s, m or h.
+const LimitDuration = () => Type.String({ maxLength: 32, pattern: '^(0|[0-9]+(ms|s|m|h))$' });
+const PositiveLimitDuration = () => Type.String({ maxLength: 32, pattern: '^0*[1-9][0-9]*(ms|s|m|h)$' });
+const LimitCount = () => Type.Integer({ minimum: 0, maximum: 1000000000 });
+
+/**
+ * What `rawConfig` may carry: the proxy settings its flags have (docs/deployer.md "rawConfig"). Each
+ * `limits` field is the camelCase name of a `gw proxy` flag (`maxSessions` is `--max-sessions`).
+ */
+export const ProxyRawConfig = Type.Object({
+  logging: Type.Optional(Logging()),
+  shutdown: Type.Optional(Shutdown()),
+  limits: Type.Optional(
+    Type.Object({
+      maxSessions: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000000000 })),
+      maxSessionsPerClient: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000000000 })),
+      sessionIdleTimeout: Type.Optional(PositiveLimitDuration()),
+      sessionMaxAge: Type.Optional(LimitDuration()),
+      headerTimeout: Type.Optional(PositiveLimitDuration()),
+      requestTimeout: Type.Optional(LimitDuration()),
+      keepaliveTimeout: Type.Optional(LimitDuration()),
+      maxConnectionsPerSource: Type.Optional(LimitCount()),
+      mcpInputTimeout: Type.Optional(PositiveLimitDuration()),
+      targetQueue: Type.Optional(LimitCount()),
+    }),
+  ),
+});
+
 export const GwParametersSpec = Type.Object(
   {
     workload: Type.Optional(
@@ -46,23 +88,12 @@ export const GwParametersSpec = Type.Object(
         'Run the proxy as a Deployment (default) or a DaemonSet.',
       ),
     ),
-    logging: Type.Optional(
-      doc(
-        Type.Object({
-          // No schema defaults: the API server would fill them into a gateway's object and hide the class's
-          // values; the deployer applies info / text after merging class and gateway (docs/deployer.md).
-          level: Type.Optional(
-            ShortString({ pattern: '^[A-Za-z0-9_:=,.-]+$', description: 'Default info (applied by the deployer).' }),
-          ),
-          format: Type.Optional(
-            StringEnum(['json', 'text'] as const, { description: 'Default text (applied by the deployer).' }),
-          ),
-        }),
-        'Proxy log level (RUST_LOG syntax) and format.',
-      ),
-    ),
+    logging: Type.Optional(doc(Logging(), 'Proxy log level (RUST_LOG syntax) and format.')),
     rawConfig: Type.Optional(
-      doc(JsonObject(), 'JSON merged into the generated proxy config; typed fields take precedence.'),
+      doc(
+        ProxyRawConfig,
+        'Proxy settings merged into the generated proxy config (logging, shutdown, limits); typed fields take precedence.',
+      ),
     ),
     image: Type.Optional(
       Type.Object({
@@ -95,7 +126,7 @@ export const GwParametersSpec = Type.Object(
         requests: Type.Optional(MapOf(Quantity(), { maxProperties: 16 })),
       }),
     ),
-    shutdown: Type.Optional(Type.Object({ minDelay: Type.Optional(Duration()), maxDelay: Type.Optional(Duration()) })),
+    shutdown: Type.Optional(Shutdown()),
     istio: Type.Optional(
       Type.Object({
         enabled: Type.Optional(Type.Boolean()),

@@ -123,6 +123,34 @@ export function resolveLimits(values: Record<string, unknown>, env: NodeJS.Proce
   return out;
 }
 
+/**
+ * The `limits` object of the bootstrap file (GwParameters `rawConfig.limits`): each key is the camelCase
+ * name of a flag (`maxSessions` for `--max-sessions`), checked like the flag; throws naming the file and key.
+ */
+export function limitsFromConfig(limits: unknown, file: string): Partial<ProxyLimits> {
+  if (limits === undefined) return {};
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
+    throw new Error(`--config ${file}: limits must be an object`);
+  const values: Record<string, string> = {};
+  for (const [key, v] of Object.entries(limits)) {
+    const flag = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    if (!(flag in table) || flag.startsWith('shutdown-'))
+      throw new Error(`--config ${file}: limits.${key} is not a proxy limit (see docs/deployer.md "rawConfig")`);
+    if (typeof v !== 'number' && typeof v !== 'string')
+      throw new Error(`--config ${file}: limits.${key} must be a number or a duration`);
+    values[flag] = String(v);
+  }
+  try {
+    return resolveLimits(values, {});
+  } catch (err) {
+    const message = (err as Error).message.replace(
+      /^--([a-z-]+)/,
+      (_m, f: string) => `limits.${f.replace(/-([a-z])/g, (_n, c: string) => c.toUpperCase())}`,
+    );
+    throw new Error(`--config ${file}: ${message}`);
+  }
+}
+
 function count(raw: string): number | undefined {
   return /^\d+$/.test(raw) ? Number(raw) : undefined;
 }

@@ -8,6 +8,7 @@ import { parseAddress } from '../proxy/ops.js';
 import type { XdsProxy, XdsProxyOptions } from '../proxy/xds-config.js';
 import type { ProxyLimits } from '../proxy/limits.js';
 import { parseDurationMs } from '../ir/duration.js';
+import { limitsFromConfig } from './proxy-limits.js';
 
 export const xdsFlags = {
   'xds-address': { type: 'string' },
@@ -37,6 +38,8 @@ interface Bootstrap {
   xds?: { address?: string; tls?: boolean; tokenFile?: string; caFile?: string };
   /** GwParameters `shutdown`, written by the deployer (Gateway API Durations). */
   shutdown?: { minDelay?: string; maxDelay?: string };
+  /** GwParameters `rawConfig.limits`: flag values by camelCase flag name; flags and environment win. */
+  limits?: unknown;
 }
 
 /**
@@ -89,7 +92,7 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
   const serverName = values['xds-server-name'] ?? env.GW_XDS_SERVER_NAME;
   const listenAddress = values['listen-address'] ?? env.GW_LISTEN_ADDRESS;
   return {
-    limits: drainOf(boot, configFile),
+    limits: { ...limitsFromConfig(boot.limits, configFile ?? ''), ...drainOf(boot, configFile) },
     address,
     gateway,
     podName: values['pod-name'] ?? env.POD_NAME ?? hostname(),

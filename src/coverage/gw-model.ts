@@ -24,11 +24,10 @@ const policies: CoverageTable = {
       'Model.authorization',
       'CEL over jwt, request, llmRequest and apiKey; a virtual model sends a request only to targets whose own rules allow it',
     ),
-    ...Object.fromEntries(
-      Object.keys(promptGuard('promptGuard')).map((k) => [k, refused(`prompt guards ${notYetPlural}`, true)]),
-    ),
     'tls.*': refused(`TLS settings ${notYetPlural}`, true),
   }),
+  // The same steps and proxy code as GwPolicy backend.ai.promptGuard, run for requests this model serves.
+  ...promptGuard('promptGuard'),
   'headers.*': refused(`header changes ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling ${notYet}`, true),
   'health.consecutiveFailures': enforced(
@@ -48,7 +47,7 @@ export const gwModelCoverage: CoverageTable = {
   'spec.visibility': enforced('Model.visibility'),
   'spec.provider': enforced(
     'ModelProvider.provider',
-    'AzureOpenAI, Cohere and HuggingFace have no wire kind yet and are refused (src/translate/models/model-refusals.ts)',
+    'every provider has a wire kind (src/translate/models/model-refusals.ts MODEL_KINDS); Cohere is converted to and from its v2 chat API',
   ),
   'spec.baseURL': enforced('ModelProvider.baseUrl'),
   'spec.azure.*': enforced('ModelProvider.settings'),

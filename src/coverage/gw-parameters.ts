@@ -17,8 +17,10 @@ export const gwParametersCoverage: CoverageTable = {
   'spec.logging.*': deployer,
   'spec.istio.*': deployer,
   'spec.spiffe.*': deployer,
-  'spec.rawConfig': refused(
-    'rawConfig is written into the proxy config file, which the proxy does not read; it is configured from the IR only',
+  'spec.rawConfig.logging.*': controlPlane('deployer: merged under spec.logging into the proxy log settings'),
+  'spec.rawConfig.shutdown.*': controlPlane('deployer: merged under spec.shutdown into the bootstrap file'),
+  'spec.rawConfig.limits.*': controlPlane(
+    'deployer → bootstrap file limits, read by gw proxy at start-up like its limit flags (flags and environment win)',
   ),
   'spec.shutdown.*': controlPlane(
     'deployer: the proxy bootstrap file (config.json shutdown) and terminationGracePeriodSeconds; the proxy drains by it on SIGTERM',

@@ -121,8 +121,12 @@ describe('refusalsOf on enforced durations', () => {
 });
 
 describe('refusalsOf on free-form values', () => {
-  it('refuses a map-valued field by its own path', () => {
-    expect(refusalsOf('GwParameters', { rawConfig: { foo: 'bar' } }).map((r) => r.field)).toEqual(['spec.rawConfig']);
+  it('refuses an object-valued field by its own path, and no rawConfig key (each is one the proxy reads)', () => {
+    const catalog = { modelCatalog: { sources: [{ configMap: { name: 'c' } }] } };
+    expect(refusalsOf('GwParameters', catalog).map((r) => r.field)).toEqual(['spec.modelCatalog']);
+    expect(
+      refusalsOf('GwParameters', { rawConfig: { limits: { maxSessions: 3 }, logging: { level: 'debug' } } }),
+    ).toEqual([]);
   });
 });
 

@@ -5,11 +5,11 @@ import { ProblemError } from '../../problem.js';
 import type { Dispatcher } from 'undici';
 import type { PromptGuard__Output as PromptGuard } from '../../ir/gen/gw/ir/v1/PromptGuard.js';
 import type { PromptGuardStep__Output as PromptGuardStep } from '../../ir/gen/gw/ir/v1/PromptGuardStep.js';
-import type { BackendRef, Route } from '../../ir/types.js';
+import type { Route } from '../../ir/types.js';
 import type { GuardPhase } from './content.js';
 import { webhookAgent, webhookPoolSettings, type WebhookPoolSettings } from './pool-env.js';
 import { regexStep, type GuardStep } from './regex-step.js';
-import type { GuardRequestContext, GuardVerdict, LlmGuards, LlmGuardsFactory } from './types.js';
+import type { GuardedEdge, GuardRequestContext, GuardVerdict, LlmGuards, LlmGuardsFactory } from './types.js';
 import { errorVerdict } from './verdicts.js';
 import { webhookStep } from './webhook-step.js';
 import { DEFAULT_OPENAI_BASE_URL, moderationStep } from './moderation-step.js';
@@ -107,7 +107,7 @@ function guardsOf(
   pg: PromptGuard,
   steps: { request: GuardStep[]; response: GuardStep[] },
   route: Route,
-  ref: BackendRef,
+  ref: GuardedEdge,
   log: Logger,
 ): LlmGuards {
   const guardsStreaming = pg.streaming === 'PROMPT_GUARD_STREAMING_BUFFERED' && steps.response.length > 0;
@@ -151,7 +151,7 @@ async function runSteps(
   return modified ? { action: 'modify', body: current } : { action: 'allow' };
 }
 
-function notEnforced(route: Route, ref: BackendRef, what = 'prompt guards'): GuardVerdict {
+function notEnforced(route: Route, ref: GuardedEdge, what = 'prompt guards'): GuardVerdict {
   return errorVerdict(
     503,
     'guard_not_enforced',
@@ -163,7 +163,7 @@ function notEnforced(route: Route, ref: BackendRef, what = 'prompt guards'): Gua
  * Pure: why the edge's prompt guards cannot be enforced here (empty when they can). The lead's runtime
  * may call it to refuse such edges up front, like `unenforcedAuth`; the guards refuse on their own too.
  */
-export function unenforcedPromptGuard(route: Route, ref: BackendRef): string[] {
+export function unenforcedPromptGuard(route: Route, ref: GuardedEdge): string[] {
   const pg = ref.promptGuard;
   // The translator emits prompt_guard whenever the effective backend.ai sets promptGuard (an unresolvable step
   // becomes `unsupported`), so an edge without it has no guards; no policy JSON is read here (issue 14).

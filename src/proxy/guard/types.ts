@@ -30,5 +30,11 @@ export interface LlmGuards {
   response?(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict>;
 }
 
-/** Built once per route → backend edge each time a snapshot is applied; undefined when it has no guards. */
-export type LlmGuardsFactory = (route: Route, ref: BackendRef, log: Logger) => LlmGuards | undefined;
+/**
+ * What carries prompt guards: a route → backend edge, or a GwModel (`backend` is then the model's IR name and
+ * `promptGuard` its `policies.promptGuard`), so both run through the same code.
+ */
+export type GuardedEdge = Pick<BackendRef, 'backend' | 'promptGuard'>;
+
+/** Built once per route → backend edge (or GwModel on a route) each time a snapshot is applied; undefined when it has no guards. */
+export type LlmGuardsFactory = (route: Route, ref: GuardedEdge, log: Logger) => LlmGuards | undefined;

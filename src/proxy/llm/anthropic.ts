@@ -1,6 +1,7 @@
 // OpenAI chat completions ⇄ Anthropic messages: the request, the buffered response, errors and the SSE
 // stream. Pure apart from the clock passed in. Field mapping: docs/proxy.md "LLM backends".
 import type { ChatBody } from './chat-request.js';
+import { chatCompletion } from './openai-wire.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -146,24 +147,8 @@ export function fromAnthropicResponse(msg: Obj, nowSeconds: number): Obj {
       type: 'function',
       function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
     }));
-  return {
-    id: msg.id,
-    object: 'chat.completion',
-    created: nowSeconds,
-    model: msg.model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: text === '' && calls.length > 0 ? null : text,
-          ...(calls.length > 0 ? { tool_calls: calls } : {}),
-        },
-        finish_reason: finishReason(msg.stop_reason),
-      },
-    ],
-    usage: openAiUsage(anthropicUsage(msg.usage)),
-  };
+  const head = { id: msg.id, created: nowSeconds, model: msg.model };
+  return chatCompletion(head, text, calls, finishReason(msg.stop_reason), anthropicUsage(msg.usage));
 }
 
 /** An Anthropic error body (`{type: error, error: {type, message}}`) in OpenAI's error shape; others unchanged. */

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Agent } from '../http/undici.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
-import type { GuardRequestContext } from '../guard/types.js';
+import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
 import type { ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
@@ -17,6 +17,7 @@ import { splitTarget } from '../http/route-match.js';
 import { UpstreamTlsPool } from '../http/upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
+import { toCohereRequest } from './cohere.js';
 import { CloudAuth, CloudAuthFailure } from './cloud-auth.js';
 import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
 import {
@@ -343,7 +344,7 @@ export class LlmForwarder {
     const tel = telemetryOf(res);
     if (tel) guardCtx.traceCall = (name) => tel.call(name);
     // Providers of one edge usually shape alike: a body the request guards already saw is not sent to them again.
-    let guarded: { text: string; body: ChatBody } | undefined;
+    let guarded: { text: string; guards: LlmGuards; body: ChatBody } | undefined;
     const failures: Failure[] = [];
     let unshaped: string | undefined;
     for (const p of candidates) {
@@ -354,10 +355,12 @@ export class LlmForwarder {
         continue;
       }
       let clientBody = shaped.body;
-      if (route.guards?.request) {
+      // A GwModel's own guards (model routes have no edge guards) or the edge's.
+      const guards = p.guards ?? route.guards;
+      if (guards?.request) {
         const text = JSON.stringify(clientBody);
-        if (guarded?.text !== text) {
-          const verdict = await route.guards.request(clientBody, guardCtx);
+        if (guarded?.text !== text || guarded.guards !== guards) {
+          const verdict = await guards.request(clientBody, guardCtx);
           if (verdict.action === 'reject') {
             res
               .writeHead(verdict.status, {
@@ -367,7 +370,7 @@ export class LlmForwarder {
               .end(verdict.body);
             return;
           }
-          guarded = { text, body: verdict.action === 'modify' ? verdict.body : clientBody };
+          guarded = { text, guards, body: verdict.action === 'modify' ? verdict.body : clientBody };
         }
         clientBody = guarded.body;
       }
@@ -435,13 +438,7 @@ export class LlmForwarder {
     const e = p.endpoint;
     const model = String(clientBody.model);
     const stream = clientBody.stream === true;
-    const payload = JSON.stringify(
-      e.format === 'anthropic'
-        ? toAnthropicRequest(clientBody)
-        : e.format === 'bedrock'
-          ? toConverseRequest(clientBody, e.guardrail)
-          : clientBody,
-    );
+    const payload = JSON.stringify(upstreamBody(e, clientBody));
     const streamType = e.format === 'bedrock' ? EVENT_STREAM : 'text/event-stream';
     return {
       model,
@@ -689,6 +686,14 @@ export class LlmForwarder {
       sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
     else sendError(res, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
   }
+}
+
+/** The chat request in the provider's wire format. */
+function upstreamBody(e: LlmProvider['endpoint'], body: ChatBody): unknown {
+  if (e.format === 'anthropic') return toAnthropicRequest(body);
+  if (e.format === 'bedrock') return toConverseRequest(body, e.guardrail);
+  if (e.format === 'cohere') return toCohereRequest(body);
+  return body;
 }
 
 /** What prompt guards may read about the request; its headers are copied only when a guard reads them (most routes have none). */

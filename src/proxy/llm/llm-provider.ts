@@ -5,6 +5,7 @@ import type { CredentialLocation__Output as CredentialLocation } from '../../ir/
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import type { VendorEndpoint } from './vendors.js';
 import type { OutlierSettings } from '../policy/outlier.js';
+import type { LlmGuards } from '../guard/types.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -27,4 +28,6 @@ export interface LlmProvider {
   health?: OutlierSettings;
   /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
   moderation?: OpenAiModeration;
+  /** A GwModel's own `policies.promptGuard`, run after the route's guards (src/proxy/guard, the same code). */
+  guards?: LlmGuards;
 }

@@ -14,6 +14,7 @@ import {
   fromAnthropicResponse,
   type Usage,
 } from './anthropic.js';
+import { CohereStreamConverter, cohereUsage, fromCohereError, fromCohereResponse } from './cohere.js';
 import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';
 import { EventStreamDecoder, type EventMessage } from './event-stream.js';
 import type { WireFormat } from './vendors.js';
@@ -159,7 +160,9 @@ export function relayError(
         ? fromAnthropicError(json)
         : format === 'bedrock'
           ? fromConverseError(json, errorType)
-          : json,
+          : format === 'cohere'
+            ? fromCohereError(json)
+            : json,
     );
   else if (!res.headersSent)
     res.writeHead(status, { 'content-type': contentType || 'text/plain', 'content-length': body.length }).end(body);
@@ -195,7 +198,9 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
       ? fromAnthropicResponse(upstream, a.nowSeconds)
       : a.format === 'bedrock'
         ? fromConverseResponse(upstream, a.id, a.model, a.nowSeconds)
-        : upstream;
+        : a.format === 'cohere'
+          ? fromCohereResponse(upstream, a.model, a.nowSeconds)
+          : upstream;
   a.usage.tokens(
     a.provider,
     a.model,
@@ -203,7 +208,9 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
       ? anthropicUsage(upstream.usage)
       : a.format === 'bedrock'
         ? converseUsage(upstream.usage)
-        : openAiUsage(upstream.usage),
+        : a.format === 'cohere'
+          ? cohereUsage(upstream.usage)
+          : openAiUsage(upstream.usage),
   );
   if (a.guards?.response) {
     const verdict = await a.guards.response(out, a.guardCtx);
@@ -239,7 +246,12 @@ export async function relayStream(
 ): Promise<void> {
   res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
-  const conv = a.format === 'anthropic' ? new AnthropicStreamConverter(a.nowSeconds, includeUsage) : undefined;
+  const conv =
+    a.format === 'anthropic'
+      ? new AnthropicStreamConverter(a.nowSeconds, includeUsage)
+      : a.format === 'cohere'
+        ? new CohereStreamConverter(a.model, a.nowSeconds, includeUsage)
+        : undefined;
   let usage: Usage | undefined;
   let pending = '';
   const parser = createParser({

@@ -6,7 +6,7 @@ import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { compileCel } from '../policy/cel/env.js';
-import type { LlmGuards } from '../guard/types.js';
+import type { GuardedEdge, LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { outlierSettings } from '../policy/outlier.js';
 import { tlsSettingsProblem } from '../http/upstream-tls.js';
@@ -49,12 +49,15 @@ export function compileLlmRoute(
   models: Iterable<Model>,
   maxRequestBytes: number,
   traffic: TrafficPlan | undefined,
-  guards: (ref: BackendRef) => LlmGuards | undefined,
+  guards: (ref: GuardedEdge) => LlmGuards | undefined,
 ): LlmRoute | undefined {
   const ref = llmRefOf(route, backends);
   const backend = ref && backends.get(ref.backend);
   if (ref && backend) return llmRouteOf(route, ref, backend, maxRequestBytes, traffic, guards(ref));
-  const table = route.backends.length === 0 ? modelTableOf(route, models) : undefined;
+  // A GwModel's own prompt guards run through the same factory as an edge's, keyed by the model's name.
+  const modelGuards = (m: Model) =>
+    m.promptGuard ? guards({ backend: m.name, promptGuard: m.promptGuard }) : undefined;
+  const table = route.backends.length === 0 ? modelTableOf(route, models, modelGuards) : undefined;
   return table && modelRouteOf(route, table, maxRequestBytes, traffic);
 }
 

@@ -6,6 +6,7 @@ import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import type { LlmProvider } from './llm-provider.js';
+import type { LlmGuards } from '../guard/types.js';
 import { EMPTY_SETTINGS, SYSTEM_ROOTS, vendorEndpoint, type VendorResult } from './vendors.js';
 import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiProvider.js';
 import type { AiProviderSettings__Output as Settings } from '../../ir/gen/gw/ir/v1/AiProviderSettings.js';
@@ -49,13 +50,17 @@ export type ModelChoice =
   | { ok: false; error: ErrorCode; message: string; refusals?: IrRefusal[] };
 
 /** The models a route serves, or undefined when none is attached to it (directly or through its listeners). */
-export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTable | undefined {
+export function modelTableOf(
+  route: Route,
+  models: Iterable<IrModel>,
+  guards: (m: IrModel) => LlmGuards | undefined = () => undefined,
+): ModelTable | undefined {
   const parents = new Set([route.name, ...route.listeners]);
   const attached = [...models].filter((m) => m.parents.some((p) => parents.has(p)));
   // Listener-level models join only routes that use the GwModel backend themselves (a model attached to the route).
   if (!attached.some((m) => m.parents.includes(route.name))) return undefined;
   const byName = new Map<string, ModelEntry>();
-  for (const model of attached) byName.set(model.name, entryOf(model));
+  for (const model of attached) byName.set(model.name, entryOf(model, guards));
   const rank = (m: IrModel): [number, number] => {
     const k = m.match?.kind;
     if (k === 'exact') return [0, 0];
@@ -73,11 +78,15 @@ export function modelTableOf(route: Route, models: Iterable<IrModel>): ModelTabl
   return { byName, public: pub };
 }
 
-function entryOf(model: IrModel): ModelEntry {
+function entryOf(model: IrModel, guards: (m: IrModel) => LlmGuards | undefined): ModelEntry {
   const authorize = authorizerOf(model);
   const entry: ModelEntry = { model, ...(authorize ? { authorize } : {}) };
   // A model with refusals (an invalid one that sets security fields has nothing else) is refused whole.
-  if (model.provider || model.refusals.length > 0) return { ...entry, provider: providerOf(model) };
+  if (model.provider || model.refusals.length > 0) {
+    const provider = providerOf(model);
+    const own = isRefusal(provider) ? undefined : guards(model);
+    return { ...entry, provider: own ? { ...provider, guards: own } : provider };
+  }
   if (model.routing?.kind === 'CONDITIONAL') {
     return { ...entry, conditions: model.routing.targets.map((t) => (t.when ? safeCompile(t.when) : undefined)) };
   }
@@ -141,7 +150,11 @@ const CHAT_SUFFIX: Record<string, string> = {
   openai: '/chat/completions',
   gemini: '/chat/completions',
   anthropic: '/messages',
+  cohere: '/chat',
 };
+
+/** The Azure OpenAI GA API version used when a GwModel's baseURL names a deployment (a baseURL carries no query). */
+export const AZURE_OPENAI_DEPLOYMENT_API_VERSION = '2024-10-21';
 
 const notSupported = (message: string): Refusal => ({ error: 'provider_not_supported', message });
 
@@ -166,9 +179,12 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     };
   }
   const settings = { ...EMPTY_SETTINGS, ...(p.settings ?? {}) };
-  const endpoint = SETTINGS_ADDRESSED.has(p.kind)
-    ? settingsEndpoint(m, p.kind, settings)
-    : urlEndpoint(m, p.kind, settings);
+  const endpoint =
+    p.kind === 'azureopenai'
+      ? azureOpenAiEndpoint(m, settings)
+      : SETTINGS_ADDRESSED.has(p.kind)
+        ? settingsEndpoint(m, p.kind, settings)
+        : urlEndpoint(m, p.kind, settings);
   if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
   const edge: AiProviderEdge = {
     credential: p.credential,
@@ -225,6 +241,39 @@ function settingsEndpoint(m: IrModel, kind: string, settings: Settings): VendorR
     settings,
     url && https ? SYSTEM_ROOTS : null,
   );
+}
+
+/**
+ * AzureOpenAI models: the baseURL is the resource endpoint. Without a path the v1 API is called (model in
+ * the body); a path `/openai/deployments/<name>` calls that deployment with api-version
+ * AZURE_OPENAI_DEPLOYMENT_API_VERSION. Any other path is refused rather than guessed at.
+ */
+function azureOpenAiEndpoint(m: IrModel, settings: Settings): VendorResult {
+  let url: URL;
+  try {
+    url = new URL(m.provider?.baseUrl ?? '');
+  } catch {
+    return { ok: false, message: 'needs a baseURL for provider AzureOpenAI (the resource endpoint)' };
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  const deployment = /^\/openai\/deployments\/([^/]+)$/.exec(path)?.[1];
+  if (path !== '' && path !== '/openai/v1' && !deployment)
+    return {
+      ok: false,
+      message: `baseURL path ${path} is neither empty, /openai/v1 nor /openai/deployments/<name> (provider AzureOpenAI)`,
+    };
+  const https = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const s: Settings = deployment
+    ? {
+        ...settings,
+        endpoint: host,
+        deploymentName: decodeURIComponent(deployment),
+        apiVersion: AZURE_OPENAI_DEPLOYMENT_API_VERSION,
+      }
+    : { ...settings, endpoint: host, apiVersion: 'v1' };
+  const at = { host, port: Number(url.port) || (https ? 443 : 80), path: '', pathPrefix: '' };
+  return vendorEndpoint(irProvider(m, 'azureopenai', s, at), s, https ? SYSTEM_ROOTS : null);
 }
 
 /** Providers addressed by a base URL (their own or the vendor's default, filled by the translator). */

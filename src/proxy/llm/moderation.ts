@@ -172,7 +172,7 @@ export class ProviderModeration {
     credential: Record<string, string>,
     signal: AbortSignal,
   ): LlmGuards | undefined {
-    const inner = route.guards;
+    const inner = p.guards ?? route.guards;
     if (!moderationMode(p.moderation, 'output')) return inner;
     return {
       ...inner,

@@ -5,8 +5,8 @@ import type { AiProvider__Output as AiProvider } from '../../ir/gen/gw/ir/v1/AiP
 import type { Guardrail } from './bedrock.js';
 import type { AiProviderSettings__Output as AiProviderSettings } from '../../ir/gen/gw/ir/v1/AiProviderSettings.js';
 
-/** The wire format spoken upstream: OpenAI chat completions as is, Anthropic messages or Bedrock Converse (converted). */
-export type WireFormat = 'openai' | 'anthropic' | 'bedrock';
+/** The wire format spoken upstream: OpenAI chat completions as is, Anthropic messages, Bedrock Converse or Cohere v2 chat (converted). */
+export type WireFormat = 'openai' | 'anthropic' | 'bedrock' | 'cohere';
 
 export interface VendorEndpoint {
   format: WireFormat;
@@ -303,7 +303,29 @@ const vertexai: VendorFn = (_p, s, at) => {
   };
 };
 
-const VENDORS: Record<string, VendorFn> = { openai, azureopenai, azure, anthropic, gemini, bedrock, vertexai, custom };
+// Cohere's v2 Chat API (GwModel provider Cohere); only chat is served (its embed and models APIs are not OpenAI's).
+const cohere: VendorFn = (_p, _s, at) => ({
+  ok: true,
+  endpoint: {
+    format: 'cohere',
+    ...at('api.cohere.com', 443, '/v2', '/chat'),
+    credentialHeaders: bearer,
+    fixedHeaders: {},
+    apiPaths: {},
+  },
+});
+
+const VENDORS: Record<string, VendorFn> = {
+  openai,
+  azureopenai,
+  azure,
+  anthropic,
+  gemini,
+  bedrock,
+  vertexai,
+  custom,
+  cohere,
+};
 
 /** A cloud region setting (default when unset), or undefined when it could not be a region (it becomes part of a host name). */
 function regionOf(v: string, dflt: string): string | undefined {

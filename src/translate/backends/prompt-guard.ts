@@ -128,16 +128,20 @@ function promptGuardOf(p: EffectivePolicy): { spec: PromptGuardSpec; source: str
   return spec ? { spec, source: p.provenance['backend.ai']?.source ?? 'policy' } : undefined;
 }
 
-/** Pure: one `promptGuard` object (from `source`, e.g. `GwPolicy ns/name`) → IR. */
+/**
+ * Pure: one `promptGuard` object (from `source`, e.g. `GwPolicy ns/name`, at field path `field`, e.g.
+ * `spec.policies.promptGuard` of a GwModel) → IR.
+ */
 export function translatePromptGuard(
   spec: PromptGuardSpec,
   source: string,
   lookup: PromptGuardLookup,
+  field = 'backend.ai.promptGuard',
 ): BuiltPromptGuard {
   const [kind = 'GwPolicy', key = ''] = source.split(' ');
   const from = { kind, namespace: key.split('/')[0] ?? '' };
   const steps = (phase: 'request' | 'response') =>
-    (spec[phase] ?? []).map((s, i) => step(s, `${source} backend.ai.promptGuard.${phase}[${i}]`, from, lookup));
+    (spec[phase] ?? []).map((s, i) => step(s, `${source} ${field}.${phase}[${i}]`, from, lookup));
   return {
     request: steps('request'),
     response: steps('response'),

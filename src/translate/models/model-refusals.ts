@@ -25,6 +25,9 @@ export const MODEL_KINDS: Record<string, string> = {
   Bedrock: 'bedrock',
   Azure: 'azure',
   VertexAI: 'vertexai',
+  AzureOpenAI: 'azureopenai',
+  Cohere: 'cohere',
+  HuggingFace: 'openai',
 };
 
 /** The settings object each provider reads (`spec.azure` for Azure, ...); others read `spec.custom` (providerOverride, formats). */
@@ -52,6 +55,9 @@ export const DEFAULT_BASE: Record<string, string> = {
   Cerebras: 'https://api.cerebras.ai/v1',
   Ollama: 'http://localhost:11434/v1',
   Gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
+  Cohere: 'https://api.cohere.com/v2',
+  // The Inference Providers router (OpenAI-compatible); a TGI endpoint's baseURL is `https://<endpoint>/v1`.
+  HuggingFace: 'https://router.huggingface.co/v1',
 };
 
 const SETTINGS_KEYS = ['azure', 'vertexai', 'bedrock', 'custom'] as const;

@@ -2,6 +2,7 @@
 // virtual routing over other models) and which listeners or routes expose it.
 import { aiProviderSettings } from '../backends/backend-ai.js';
 import { modelAuth, type ModelAuth } from './model-auth.js';
+import { promptGuardLookup, promptGuardRefProblems, translatePromptGuard } from '../backends/prompt-guard.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
 /** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
@@ -16,7 +17,7 @@ import type { IrRefusal } from '../../coverage/effective.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { toAuthorization } from '../policies/ir-policy.js';
 import { outlierDetection } from '../backends/backend-health.js';
-import type { ModelInput, ModelProviderInput, ModelTargetInput, RouteInput } from '../../ir/types.js';
+import type { ModelInput, ModelProviderInput, ModelTargetInput, PromptGuardInput, RouteInput } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
 import { stableStringify } from '../objects/read.js';
@@ -73,8 +74,19 @@ function translateModel(
   const now = ctx.options.now;
   const credential = spec?.provider !== undefined ? modelAuth(ctx, m.key, ns, spec) : undefined;
   const missingModel = spec ? refProblem(ctx, ns, spec) : undefined;
-  const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
-  const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
+  const guardSpec = spec?.provider !== undefined ? spec.policies?.promptGuard : undefined;
+  const guard = guardSpec
+    ? translatePromptGuard(guardSpec, `GwModel ${m.key}`, promptGuardLookup(ctx), 'spec.policies.promptGuard')
+    : undefined;
+  // A guard step whose reference or key did not resolve refuses the model (503); the status says which.
+  const guardProblem = guard ? promptGuardRefProblems([{ backend: '', promptGuard: guard }])[0] : undefined;
+  const resolvedProblem =
+    missingModel ?? (typeof credential === 'string' ? credential : undefined) ?? guardProblem?.message;
+  const unresolvedReason = missingModel
+    ? 'ModelNotFound'
+    : typeof credential === 'string'
+      ? 'InvalidBackendAuth'
+      : (guardProblem?.reason ?? 'InvalidBackendAuth');
   const parentNames: string[] = [];
   // Invalid but setting security fields: served as a model that refuses every request (issue 31).
   const closed = invalidObjectRefusals('GwModel', m);
@@ -124,7 +136,7 @@ function translateModel(
   });
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
-  return validModel(m, spec, parentNames, credential);
+  return validModel(m, spec, parentNames, credential, guard);
 }
 
 /** The IR Model of a valid GwModel exposed on `parents`: match, target, refusals and its own authorization. */
@@ -133,6 +145,7 @@ function validModel(
   spec: GwModelSpec,
   parents: string[],
   credential: ModelAuth | string | undefined,
+  promptGuard: PromptGuardInput | undefined,
 ): ModelInput {
   const out: ModelInput = {
     name: modelName(m.key),
@@ -147,6 +160,7 @@ function validModel(
   if (refusals.length > 0) out.refusals = refusals;
   const authorization = spec.policies?.authorization;
   if (authorization) out.authorization = toAuthorization(authorization);
+  if (promptGuard) out.promptGuard = promptGuard;
   if (spec.virtualModel) out.routing = routing(m.obj.metadata.namespace ?? '', spec.virtualModel);
   return out;
 }

@@ -1,4 +1,4 @@
-// A loopback FAKE of the OpenAI chat-completions and Anthropic messages HTTP APIs (the real vendors cannot
+// A loopback FAKE of the OpenAI chat-completions, Anthropic messages and Cohere v2 chat HTTP APIs (the real vendors cannot
 // be reached from tests). It records what it received (path, headers, JSON body) and answers in the
 // vendor's JSON or SSE shape; tests switch it to failing, hanging or breaking off mid-stream.
 import {
@@ -43,6 +43,11 @@ export interface FakeVendor {
 
 export const OPENAI_USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
 export const ANTHROPIC_USAGE = { input_tokens: 13, output_tokens: 5 };
+/** Cohere bills fewer input tokens than the model saw; `tokens` is what is counted. */
+export const COHERE_USAGE = {
+  billed_units: { input_tokens: 17, output_tokens: 4 },
+  tokens: { input_tokens: 23, output_tokens: 4 },
+};
 
 function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {
@@ -180,6 +185,57 @@ function anthropic(
   else rest();
 }
 
+/** Cohere's v2 chat (`POST /v2/chat`): a text answer, or a tool call when the request offers tools. */
+function cohere(
+  res: ServerResponse,
+  body: Record<string, unknown>,
+  mode: FakeMode,
+  held: { release?: () => void },
+): void {
+  const tools = Array.isArray(body.tools) && body.tools.length > 0;
+  const call = { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } };
+  if (body.stream !== true) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: 'cohere-1',
+        finish_reason: tools ? 'TOOL_CALL' : 'COMPLETE',
+        message: tools
+          ? { role: 'assistant', tool_plan: 'I will look it up', tool_calls: [call] }
+          : { role: 'assistant', content: [{ type: 'text', text: (mode.kind === 'ok' && mode.content) || 'Hello' }] },
+        usage: COHERE_USAGE,
+      }),
+    );
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const ev = (type: string, rest: Record<string, unknown> = {}): void => sse(res, type, { type, ...rest });
+  ev('message-start', { id: 'cohere-1', delta: { message: { role: 'assistant' } } });
+  if (tools) {
+    ev('tool-plan-delta', { delta: { message: { tool_plan: 'I will look it up' } } });
+    ev('tool-call-start', {
+      index: 0,
+      delta: { message: { tool_calls: { ...call, function: { name: 'lookup', arguments: '' } } } },
+    });
+    ev('tool-call-delta', { index: 0, delta: { message: { tool_calls: { function: { arguments: '{"q":"x"}' } } } } });
+    ev('tool-call-end', { index: 0 });
+    ev('message-end', { delta: { finish_reason: 'TOOL_CALL', usage: COHERE_USAGE } });
+    res.end();
+    return;
+  }
+  ev('content-start', { index: 0, delta: { message: { content: { type: 'text', text: '' } } } });
+  ev('content-delta', { index: 0, delta: { message: { content: { text: 'Hel' } } } });
+  if (mode.kind === 'break') return void setTimeout(() => res.socket?.destroy(), 30);
+  const rest = (): void => {
+    ev('content-delta', { index: 0, delta: { message: { content: { text: 'lo' } } } });
+    ev('content-end', { index: 0 });
+    ev('message-end', { delta: { finish_reason: 'COMPLETE', usage: COHERE_USAGE } });
+    res.end();
+  };
+  if (mode.kind === 'held') held.release = rest;
+  else rest();
+}
+
 /** A word the fake's moderation endpoint flags (category `violence`) wherever it appears in an input. */
 export const FLAGGED_WORD = 'FORBIDDEN';
 
@@ -205,7 +261,7 @@ function moderation(res: ServerResponse, body: Record<string, unknown>, mode: Fa
 
 /** With `tls` the fake serves HTTPS with that certificate and key (PEM). */
 export async function startFakeVendor(
-  vendor: 'openai' | 'anthropic',
+  vendor: 'openai' | 'anthropic' | 'cohere',
   tls?: { cert: string; key: string },
 ): Promise<FakeVendor> {
   const received: Received[] = [];
@@ -225,7 +281,9 @@ export async function startFakeVendor(
         const error =
           vendor === 'anthropic'
             ? { type: 'error', error: { type: 'overloaded_error', message: `fake ${mode.status}` } }
-            : { error: { message: `fake ${mode.status}`, type: 'server_error' } };
+            : vendor === 'cohere'
+              ? { id: 'err-1', message: `fake ${mode.status}` }
+              : { error: { message: `fake ${mode.status}`, type: 'server_error' } };
         res.writeHead(mode.status, {
           'content-type': 'application/json',
           ...(mode.retryAfter ? { 'retry-after': String(mode.retryAfter) } : {}),
@@ -249,6 +307,7 @@ export async function startFakeVendor(
           }),
         );
       } else if (vendor === 'openai') openAi(res, body, mode, held);
+      else if (vendor === 'cohere') cohere(res, body, mode, held);
       else anthropic(res, body, mode, held);
     });
   };

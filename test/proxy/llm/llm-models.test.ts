@@ -145,13 +145,14 @@ describe('GwModel routing', () => {
     expect(c.received[0]).toMatchObject({ headers: { 'x-api-key': KEY_C }, body: { model: 'c-large' } });
   });
 
-  it('refuses with 503 policy_not_enforced a model whose policies ask for a prompt guard it does not apply, instead of serving it unguarded', async () => {
-    const res = await chat(`${proxy.base}/v1/chat/completions`, body('guarded'));
-    expect(res.status).toBe(503);
-    expect(res.json()).toMatchObject({
-      error: { code: 'policy_not_enforced', message: expect.stringContaining('spec.policies.promptGuard') },
+  it("applies a model's prompt guard (llm-model-prompt-guard.test.ts has every kind) instead of serving it unguarded", async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, {
+      model: 'guarded',
+      messages: [{ role: 'user', content: 'ssn 123-45-6789' }],
     });
+    expect(res.status).toBe(403);
     expect(a.received).toEqual([]);
+    expect((await chat(`${proxy.base}/v1/chat/completions`, body('guarded'))).status).toBe(200);
   });
 
   it('sends custom.model upstream and labels request and token metrics with custom.providerOverride instead of the model name', async () => {

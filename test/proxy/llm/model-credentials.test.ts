@@ -26,6 +26,7 @@ function choose(
     target: 'provider',
     refusals: over.refusals ?? [],
     authorization: null,
+    promptGuard: null,
     provider: {
       provider: 'OpenAI',
       kind: 'openai',

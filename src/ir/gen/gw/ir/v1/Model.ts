@@ -6,6 +6,7 @@ import type { ModelProvider as _gw_ir_v1_ModelProvider, ModelProvider__Output as
 import type { ModelRouting as _gw_ir_v1_ModelRouting, ModelRouting__Output as _gw_ir_v1_ModelRouting__Output } from '../../../gw/ir/v1/ModelRouting.js';
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { Authorization as _gw_ir_v1_Authorization, Authorization__Output as _gw_ir_v1_Authorization__Output } from '../../../gw/ir/v1/Authorization.js';
+import type { PromptGuard as _gw_ir_v1_PromptGuard, PromptGuard__Output as _gw_ir_v1_PromptGuard__Output } from '../../../gw/ir/v1/PromptGuard.js';
 
 /**
  * A GwModel: which requests it serves and where they go.
@@ -30,6 +31,11 @@ export interface Model {
    * by this model, or by a virtual model that may send it here; unset means no rules of the model's own.
    */
   'authorization'?: (_gw_ir_v1_Authorization | null);
+  /**
+   * `spec.policies.promptGuard`, resolved like an edge's `backend.ai.promptGuard` (the same proxy code runs it);
+   * unset means none. Set whenever the GwModel sets promptGuard (unresolvable steps become `unsupported`).
+   */
+  'promptGuard'?: (_gw_ir_v1_PromptGuard | null);
   'target'?: "provider"|"routing";
 }
 
@@ -56,5 +62,10 @@ export interface Model__Output {
    * by this model, or by a virtual model that may send it here; unset means no rules of the model's own.
    */
   'authorization': (_gw_ir_v1_Authorization__Output | null);
+  /**
+   * `spec.policies.promptGuard`, resolved like an edge's `backend.ai.promptGuard` (the same proxy code runs it);
+   * unset means none. Set whenever the GwModel sets promptGuard (unresolvable steps become `unsupported`).
+   */
+  'promptGuard': (_gw_ir_v1_PromptGuard__Output | null);
   'target'?: "provider"|"routing";
 }

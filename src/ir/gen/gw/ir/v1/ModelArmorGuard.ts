@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/ir_translate.proto
 
 import type { RegexGuardAction as _gw_ir_v1_RegexGuardAction, RegexGuardAction__Output as _gw_ir_v1_RegexGuardAction__Output } from '../../../gw/ir/v1/RegexGuardAction.js';
 import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _gw_ir_v1_AiCredential__Output } from '../../../gw/ir/v1/AiCredential.js';

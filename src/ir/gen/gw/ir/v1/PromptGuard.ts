@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/ir_translate.proto
 
 import type { PromptGuardStep as _gw_ir_v1_PromptGuardStep, PromptGuardStep__Output as _gw_ir_v1_PromptGuardStep__Output } from '../../../gw/ir/v1/PromptGuardStep.js';
 import type { PromptGuardStreaming as _gw_ir_v1_PromptGuardStreaming, PromptGuardStreaming__Output as _gw_ir_v1_PromptGuardStreaming__Output } from '../../../gw/ir/v1/PromptGuardStreaming.js';

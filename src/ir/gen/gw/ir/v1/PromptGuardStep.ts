@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/ir_translate.proto
 
 import type { RegexGuard as _gw_ir_v1_RegexGuard, RegexGuard__Output as _gw_ir_v1_RegexGuard__Output } from '../../../gw/ir/v1/RegexGuard.js';
 import type { WebhookGuard as _gw_ir_v1_WebhookGuard, WebhookGuard__Output as _gw_ir_v1_WebhookGuard__Output } from '../../../gw/ir/v1/WebhookGuard.js';

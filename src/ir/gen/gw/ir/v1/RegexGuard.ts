@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/ir_translate.proto
 
 import type { RegexGuardPattern as _gw_ir_v1_RegexGuardPattern, RegexGuardPattern__Output as _gw_ir_v1_RegexGuardPattern__Output } from '../../../gw/ir/v1/RegexGuardPattern.js';
 import type { RegexGuardAction as _gw_ir_v1_RegexGuardAction, RegexGuardAction__Output as _gw_ir_v1_RegexGuardAction__Output } from '../../../gw/ir/v1/RegexGuardAction.js';

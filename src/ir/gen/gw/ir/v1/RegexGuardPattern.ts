@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/ir_translate.proto
 
 
 export interface RegexGuardPattern {
