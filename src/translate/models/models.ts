@@ -2,6 +2,7 @@
 // virtual routing over other models) and which listeners or routes expose it.
 import { aiProviderSettings } from '../backends/backend-ai.js';
 import { modelAuth, type ModelAuth } from './model-auth.js';
+import { modelBackend, type ModelBackend } from './model-backend.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
 /** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
@@ -72,8 +73,10 @@ function translateModel(
   const now = ctx.options.now;
   const credential = spec?.provider !== undefined ? modelAuth(ctx, m.key, ns, spec) : undefined;
   const missingModel = spec ? refProblem(ctx, ns, spec) : undefined;
-  const resolvedProblem = missingModel ?? (typeof credential === 'string' ? credential : undefined);
-  const unresolvedReason = missingModel ? 'ModelNotFound' : 'InvalidBackendAuth';
+  const backend = spec?.provider !== undefined ? modelBackend(ctx, ns, spec) : undefined;
+  const backendProblem = backend && 'problem' in backend ? backend.problem : undefined;
+  const resolvedProblem = missingModel ?? backendProblem ?? (typeof credential === 'string' ? credential : undefined);
+  const unresolvedReason = missingModel ? 'ModelNotFound' : backendProblem ? 'BackendNotFound' : 'InvalidBackendAuth';
   const parentNames: string[] = [];
   // Invalid but setting security fields: served as a model that refuses every request (issue 31).
   const closed = invalidObjectRefusals('GwModel', m);
@@ -123,7 +126,7 @@ function translateModel(
   });
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
-  return validModel(m, spec, parentNames, credential);
+  return validModel(m, spec, parentNames, credential, backend);
 }
 
 /** The IR Model of a valid GwModel exposed on `parents`: match, target, refusals and its own authorization. */
@@ -132,6 +135,7 @@ function validModel(
   spec: GwModelSpec,
   parents: string[],
   credential: ModelAuth | string | undefined,
+  backend: ModelBackend | undefined,
 ): ModelInput {
   const out: ModelInput = {
     name: modelName(m.key),
@@ -139,7 +143,7 @@ function validModel(
     match: modelMatch(spec.match?.model ?? m.obj.metadata.name),
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
-  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
+  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential, backend);
   const refusals = modelRefusals(m);
   if (refusals.length > 0) out.refusals = refusals;
   const authorization = spec.policies?.authorization;
@@ -205,7 +209,11 @@ function parentTarget(
 }
 
 /** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
-function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undefined): ModelProviderInput {
+function modelProvider(
+  spec: GwModelSpec,
+  credential: ModelAuth | string | undefined,
+  backend: ModelBackend | undefined,
+): ModelProviderInput {
   const policies: ModelPolicies = spec.policies ?? {};
   const auth = policies.auth;
   // Inline keys travel once, as the credential, not again inside policiesJson.
@@ -221,6 +229,11 @@ function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undef
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
   };
+  if (backend && 'problem' in backend) out.backendProblem = backend.problem;
+  else if (backend) {
+    out.baseUrl = backend.baseUrl;
+    if (backend.inferencePool) out.inferencePool = backend.inferencePool;
+  }
   if (typeof credential === 'object') {
     if (credential.credential) out.credential = credential.credential;
     if (credential.location) out.credentialLocation = credential.location;

@@ -37,6 +37,8 @@ function choose(
       credentialProblem: over.credentialProblem ?? '',
       credentialLocation: null,
       extraCredentials: [],
+      inferencePool: null,
+      backendProblem: '',
     },
   };
   const table = modelTableOf(route, [model]);

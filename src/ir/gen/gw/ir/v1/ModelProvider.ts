@@ -4,6 +4,7 @@ import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _g
 import type { AiProviderSettings as _gw_ir_v1_AiProviderSettings, AiProviderSettings__Output as _gw_ir_v1_AiProviderSettings__Output } from '../../../gw/ir/v1/AiProviderSettings.js';
 import type { CredentialLocation as _gw_ir_v1_CredentialLocation, CredentialLocation__Output as _gw_ir_v1_CredentialLocation__Output } from '../../../gw/ir/v1/CredentialLocation.js';
 import type { PlacedKey as _gw_ir_v1_PlacedKey, PlacedKey__Output as _gw_ir_v1_PlacedKey__Output } from '../../../gw/ir/v1/PlacedKey.js';
+import type { InferencePoolTarget as _gw_ir_v1_InferencePoolTarget, InferencePoolTarget__Output as _gw_ir_v1_InferencePoolTarget__Output } from '../../../gw/ir/v1/InferencePoolTarget.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -45,6 +46,17 @@ export interface ModelProvider {
    * `spec.policies.auth.credentials`: further keys, each sent at its own location.
    */
   'extraCredentials'?: (_gw_ir_v1_PlacedKey)[];
+  /**
+   * `spec.custom.backendRef` to an InferencePool: the pool's endpoints and endpoint picker. Set, the
+   * proxy calls the endpoint the picker names (or, without a picker, the pool's endpoints in turn) at
+   * base_url's path; base_url's host is never dialled.
+   */
+  'inferencePool'?: (_gw_ir_v1_InferencePoolTarget | null);
+  /**
+   * Set when `spec.custom.backendRef` does not resolve (the GwModel's ResolvedRefs says why): the proxy
+   * answers 503 no_backend rather than call anything else.
+   */
+  'backendProblem'?: (string);
 }
 
 export interface ModelProvider__Output {
@@ -87,4 +99,15 @@ export interface ModelProvider__Output {
    * `spec.policies.auth.credentials`: further keys, each sent at its own location.
    */
   'extraCredentials': (_gw_ir_v1_PlacedKey__Output)[];
+  /**
+   * `spec.custom.backendRef` to an InferencePool: the pool's endpoints and endpoint picker. Set, the
+   * proxy calls the endpoint the picker names (or, without a picker, the pool's endpoints in turn) at
+   * base_url's path; base_url's host is never dialled.
+   */
+  'inferencePool': (_gw_ir_v1_InferencePoolTarget__Output | null);
+  /**
+   * Set when `spec.custom.backendRef` does not resolve (the GwModel's ResolvedRefs says why): the proxy
+   * answers 503 no_backend rather than call anything else.
+   */
+  'backendProblem': (string);
 }
