@@ -231,6 +231,9 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	defaults := flag.String("do", "", "words for streams whose request headers are not sent")
 	quiet := flag.Bool("quiet", false, "print no message (benchmarks)")
+	epp := flag.Bool("epp", false, "serve as an InferencePool endpoint picker (epp.go)")
+	prefer := flag.String("epp-prefer", "", "-epp: the endpoint (ip:port) to choose when the proxy offers it")
+	model := flag.String("epp-model", "", "-epp: the model name written into the request body")
 	flag.Parse()
 	lis, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -239,7 +242,12 @@ func main() {
 	}
 	fmt.Printf("listening %s\n", lis.Addr())
 	g := grpc.NewServer()
-	extproc.RegisterExternalProcessorServer(g, &server{defaults: *defaults, quiet: *quiet})
+	base := &server{defaults: *defaults, quiet: *quiet}
+	if *epp {
+		extproc.RegisterExternalProcessorServer(g, &eppServer{server: base, prefer: *prefer, model: *model})
+	} else {
+		extproc.RegisterExternalProcessorServer(g, base)
+	}
 	if err := g.Serve(lis); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

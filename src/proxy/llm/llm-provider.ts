@@ -3,6 +3,7 @@
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
+import type { InferencePoolTarget__Output as InferencePoolTarget } from '../../ir/gen/gw/ir/v1/InferencePoolTarget.js';
 import type { VendorEndpoint } from './vendors.js';
 
 export interface LlmProvider {
@@ -24,4 +25,6 @@ export interface LlmProvider {
   extraCredentials?: { key: string; location: CredentialLocation | null }[];
   /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
   moderation?: OpenAiModeration;
+  /** GwModel custom.backendRef to an InferencePool: each call goes to the endpoint picked from it (endpoint-picker.ts); `endpoint`'s host and port are replaced. */
+  pool?: InferencePoolTarget;
 }

@@ -4,6 +4,7 @@
 import type { GwModelSpec } from '../../api/index.js';
 import type { InferencePoolTargetInput } from '../../ir/types.js';
 import { serviceHost } from '../backends/backends.js';
+import { serviceSpec } from '../objects/gateway-api.js';
 import { lookup, read, type Ctx } from '../objects/context.js';
 import { inferencePoolSpec, readyPodIp } from '../objects/inference-pool.js';
 import { selectorMatches } from '../objects/read.js';
@@ -66,6 +67,7 @@ function inferencePool(ctx: Ctx, ns: string, name: string): InferencePoolTargetI
     endpoints: [...endpoints].sort(),
     pickerUrl: '',
     pickerFailOpen: false,
+    hasPicker: false,
   };
   const picker = pool.picker;
   if (!picker) return out;
@@ -73,11 +75,36 @@ function inferencePool(ctx: Ctx, ns: string, name: string): InferencePoolTargetI
   if (picker.kind !== 'Service' || picker.group !== '')
     return { problem: `${PATH}: ${at} must name a Service, got ${picker.group || 'core'}/${picker.kind}` };
   if (!picker.port) return { problem: `${PATH}: ${at}.port is required for a Service` };
-  if (!read(ctx, 'Service', `${ns}/${picker.name}`))
-    return { problem: `${PATH}: ${at}: Service ${ns}/${picker.name} does not exist` };
-  return {
-    ...out,
-    pickerUrl: `grpc://${serviceHost(picker.name, ns)}:${picker.port}`,
-    pickerFailOpen: picker.failOpen,
-  };
+  const svc = read(ctx, 'Service', `${ns}/${picker.name}`);
+  if (!svc) return { problem: `${PATH}: ${at}: Service ${ns}/${picker.name} does not exist` };
+  const portName = (serviceSpec(svc).ports ?? []).find((p) => p.port === picker.port)?.name;
+  if (portName === undefined)
+    return { problem: `${PATH}: ${at}: Service ${ns}/${picker.name} has no port ${picker.port}` };
+  // The picker is dialled at a ready endpoint of its Service (as Envoy-based gateways reach it through EDS);
+  // none ready leaves the URL empty, and failureMode decides.
+  const [first] = readyEndpoints(ctx, ns, picker.name, portName);
+  return { ...out, pickerUrl: first ? `grpc://${first}` : '', pickerFailOpen: picker.failOpen, hasPicker: true };
+}
+
+/** `ip:port` of the ready endpoints the Service's EndpointSlices list for its port `portName`; sorted. */
+function readyEndpoints(ctx: Ctx, ns: string, service: string, portName: string): string[] {
+  const out = new Set<string>();
+  for (const key of lookup(ctx, 'byNamespace', `EndpointSlice/${ns}`)) {
+    const slice = read(ctx, 'EndpointSlice', key);
+    const o = slice?.obj as { endpoints?: unknown; ports?: unknown } | undefined;
+    if (!slice || slice.obj.metadata.labels?.['kubernetes.io/service-name'] !== service) continue;
+    const ports = Array.isArray(o?.ports) ? (o.ports as { name?: string; port?: number }[]) : [];
+    const port = ports.find((p) => (p.name ?? '') === portName)?.port;
+    if (!port) continue;
+    for (const e of Array.isArray(o?.endpoints) ? (o.endpoints as SliceEndpoint[]) : []) {
+      if (e.conditions?.ready === false) continue;
+      for (const ip of e.addresses ?? []) out.add(ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+    }
+  }
+  return [...out].sort();
+}
+
+interface SliceEndpoint {
+  addresses?: string[];
+  conditions?: { ready?: boolean };
 }

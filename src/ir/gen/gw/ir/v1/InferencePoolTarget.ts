@@ -14,7 +14,7 @@ export interface InferencePoolTarget {
    */
   'endpoints'?: (string)[];
   /**
-   * The endpoint picker (EPP) as `grpc://host:port` (its Service); unset: round-robin over endpoints.
+   * The endpoint picker (EPP) as `grpc://ip:port`: a ready endpoint of its Service (EndpointSlices).
    */
   'pickerUrl'?: (string);
   /**
@@ -22,6 +22,11 @@ export interface InferencePoolTarget {
    * (default FailClose: the request is refused).
    */
   'pickerFailOpen'?: (boolean);
+  /**
+   * The pool names a picker (`endpointPickerRef`); with picker_url empty none of its endpoints is ready,
+   * which failureMode treats as unreachable. Unset: round-robin over endpoints.
+   */
+  'hasPicker'?: (boolean);
 }
 
 /**
@@ -37,7 +42,7 @@ export interface InferencePoolTarget__Output {
    */
   'endpoints': (string)[];
   /**
-   * The endpoint picker (EPP) as `grpc://host:port` (its Service); unset: round-robin over endpoints.
+   * The endpoint picker (EPP) as `grpc://ip:port`: a ready endpoint of its Service (EndpointSlices).
    */
   'pickerUrl': (string);
   /**
@@ -45,4 +50,9 @@ export interface InferencePoolTarget__Output {
    * (default FailClose: the request is refused).
    */
   'pickerFailOpen': (boolean);
+  /**
+   * The pool names a picker (`endpointPickerRef`); with picker_url empty none of its endpoints is ready,
+   * which failureMode treats as unreachable. Unset: round-robin over endpoints.
+   */
+  'hasPicker': (boolean);
 }
