@@ -115,7 +115,7 @@ function translateModel(
             'ResolvedRefs',
             !resolvedProblem,
             resolvedProblem ? unresolvedReason : 'ResolvedRefs',
-            resolvedProblem ?? 'all references resolved',
+            resolvedProblem ?? resolvedMessage(backend),
             gen,
             now,
           ),
@@ -288,6 +288,14 @@ function routing(ns: string, vm: VirtualModel): ModelInput['routing'] {
       targets: conditional.targets.map((t) => target(t, { when: t.when ?? '' })),
     };
   return { kind: 'WEIGHTED', targets: (weighted?.targets ?? []).map((t) => target(t, { weight: t.weight ?? 1 })) };
+}
+
+/** ResolvedRefs=True's message; for a pool, how many ready endpoints it has (0 means requests answer 503). */
+function resolvedMessage(backend: ModelBackend | undefined): string {
+  const pool = backend && 'inferencePool' in backend ? backend.inferencePool : undefined;
+  if (!pool) return 'all references resolved';
+  const n = pool.endpoints?.length ?? 0;
+  return `all references resolved; ${pool.name} has ${n} ready endpoint${n === 1 ? '' : 's'}`;
 }
 
 /** A virtual model's targets must name existing GwModels in its namespace. */
