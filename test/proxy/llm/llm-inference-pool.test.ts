@@ -1,7 +1,7 @@
 // GwModel custom.backendRef to an InferencePool (Gateway API Inference Extension), through the proxy. Two
 // loopback OpenAI stand-ins (fake-vendors.ts) play the pool's model servers: one Pod stand-in at 127.0.0.1
 // with two targetPorts, one per server. The endpoint picker is the real test ext_proc server (test/extproc,
-// `-epp` mode), reached through its Service's EndpointSlice at 127.0.0.1; it always chooses the second
+// `-epp` mode), reached through its Service's EndpointSlice at 127.0.0.1; it is told to choose the second
 // server, so a proxy that ignored it and took turns would send half the requests to the first.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExtProcServer, bodyOf, headerOf } from '../ext/ext-proc-server.js';
@@ -62,7 +62,7 @@ describe('GwModel backendRef to an InferencePool', () => {
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startFakeVendor('openai'), startFakeVendor('openai')]);
-    epp = await ExtProcServer.start(['-epp', '-epp-model', 'chosen-by-epp']);
+    epp = await ExtProcServer.start(['-epp', '-epp-prefer', `127.0.0.1:${b.port}`, '-epp-model', 'chosen-by-epp']);
     const unreachable = 1; // nothing listens on port 1 of loopback
     proxy = await startLlmProxy(
       `${GATEWAY}${modelRoute('llm', '/v1')}${pool('picked', [a.port, b.port], { port: Number(new URL(epp.url).port) })}${pool('turns', [a.port, b.port])}${pool('lost', [a.port], { port: unreachable })}${pool('open', [a.port, b.port], { port: unreachable, failureMode: 'FailOpen' })}`,
