@@ -141,12 +141,7 @@ function staticTarget(
   const port = s.port;
   let host = s.host;
   const ref = s.backendRef;
-  if (ref?.kind === 'InferencePool')
-    // Pools are resolved for GwModels (src/translate/models/model-backend.ts), not yet for GwBackend providers.
-    problems.push(
-      `${path}.custom.backendRef: an InferencePool is applied on a GwModel's custom.backendRef only; here name a Service`,
-    );
-  else if (ref) {
+  if (ref) {
     const svc = ref.name;
     if (!read(ctx, 'Service', `${ns}/${svc}`)) {
       problems.push(`${path}.backendRef: Service ${ns}/${svc} does not exist`);
