@@ -9,7 +9,7 @@ import { readClusterStore } from '../controller/cluster-read.js';
 import { KubeClient, loadKubeConfig } from '../controller/kube-client.js';
 
 const USAGE = `Usage: gw explain route <namespace>/<name>[/<rule>] [--manifests DIR | --kubeconfig PATH] [--kind HTTPRoute|GRPCRoute] [--output text|json]
-                 [--controller-name NAME] [--gateway-class-name NAME] [--enable-models]
+                 [--controller-name NAME] [--gateway-class-name NAME] [--enable-models] [--enable-inference-extension]
 
 Prints the effective merged policy of a route, field by field: the value, the object that set it and
 the objects it overrode; then the backend settings per backend (and per MCP target or AI provider), and
@@ -24,9 +24,11 @@ export async function run(argv: string[]): Promise<number> {
   const positional: string[] = [];
   const flags: Record<string, string> = {};
   let enableModels = false;
+  let enableInferenceExtension = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--enable-models') enableModels = true;
+    else if (a === '--enable-inference-extension') enableInferenceExtension = true;
     else if (a.startsWith('--')) {
       const v = argv[++i];
       if (v === undefined) return usageError(`${a} needs a value`);
@@ -47,7 +49,9 @@ export async function run(argv: string[]): Promise<number> {
   const dir = flags.manifests;
   const controllerName = flags['controller-name'] ?? DEFAULT_CONTROLLER_NAME;
   const className = flags['gateway-class-name'] ?? 'gw';
-  const store = dir ? storeFromFolder(dir) : await storeFromCluster(flags.kubeconfig, enableModels);
+  const store = dir
+    ? storeFromFolder(dir)
+    : await storeFromCluster(flags.kubeconfig, { enableModels, enableInferenceExtension });
   if (!store) return 2;
   const where = dir ?? 'the cluster';
   if (!getObject(store, 'GatewayClass', className)) {
@@ -62,7 +66,8 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`gw explain: ${kind} ${ref.namespace}/${ref.name} is not in ${where}`);
     return 1;
   }
-  const state = translateAll(store, { controllerName, now: new Date(0).toISOString(), enableModels });
+  const now = new Date(0).toISOString();
+  const state = translateAll(store, { controllerName, now, enableModels, enableInferenceExtension });
   const e = explainRoute(state, kind, ref.namespace, ref.name, ref.rule);
   if (output === 'json') console.log(JSON.stringify(e, null, 2));
   else process.stdout.write(renderExplanation(e));
@@ -85,9 +90,12 @@ function storeFromFolder(dir: string): Store | undefined {
   return store;
 }
 
-async function storeFromCluster(kubeconfig: string | undefined, enableModels: boolean): Promise<Store | undefined> {
+async function storeFromCluster(
+  kubeconfig: string | undefined,
+  opts: { enableModels: boolean; enableInferenceExtension: boolean },
+): Promise<Store | undefined> {
   try {
-    const read = await readClusterStore(new KubeClient(loadKubeConfig(kubeconfig)), { enableModels });
+    const read = await readClusterStore(new KubeClient(loadKubeConfig(kubeconfig)), opts);
     for (const s of read.skipped) console.error(`gw explain: ${s.kind} left out: ${s.reason}`);
     for (const p of read.problems) console.error(formatProblem(p));
     return read.store;

@@ -13,12 +13,16 @@ export interface ClusterRead {
   skipped: Array<{ kind: Kind; reason: string }>;
 }
 
-export async function readClusterStore(client: KubeClient, opts: { enableModels: boolean }): Promise<ClusterRead> {
+export async function readClusterStore(
+  client: KubeClient,
+  opts: { enableModels: boolean; enableInferenceExtension?: boolean },
+): Promise<ClusterRead> {
   const store = createStore();
   const problems: Problem[] = [];
   const skipped: ClusterRead['skipped'] = [];
   for (const kind of Object.keys(WATCHED) as Kind[]) {
     if (kind === 'GwModel' && !opts.enableModels) continue;
+    if ((kind === 'InferencePool' || kind === 'Pod') && !opts.enableInferenceExtension) continue;
     let items: KubeObject[] | undefined;
     let reason = '';
     for (const res of [WATCHED[kind], ...(ALTERNATIVES[kind] ?? [])]) {

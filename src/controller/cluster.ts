@@ -35,6 +35,7 @@ import type { ControllerMetrics } from './ops-server.js';
 import { createReconcileMetrics, instrumentReconcile } from './reconcile-metrics.js';
 import { startController as startQueue, type ControllerOptions } from './reconciler.js';
 import { ALTERNATIVES, WATCHED } from './resources.js';
+import { podFingerprintPart } from '../translate/objects/inference-pool.js';
 import { createControllerSource, type ControllerSource } from './snapshot-source.js';
 import { StatusWriter } from './status-writer.js';
 import { createTranslateTrigger } from './translate-trigger.js';
@@ -52,6 +53,8 @@ export interface ClusterControllerOptions {
   /** Namespaces the controller writes to; empty: all. */
   gatewayNamespaces?: string[];
   enableModels?: boolean;
+  /** Watch InferencePools and Pods (GwModel custom.backendRef to an InferencePool). */
+  enableInferenceExtension?: boolean;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   /** Lease name (default `gw-controller`). */
@@ -108,7 +111,7 @@ export async function startClusterController(o: ClusterControllerOptions): Promi
     fire: () => q.translate.enqueue({}),
     ...o.translateDebounce,
   });
-  const kinds = KINDS.filter((k) => k !== 'GwModel' || o.enableModels);
+  const kinds = watchedKinds(o);
   const intake = startInformers(s, q, o, kinds, () => trigger.poke());
   // What the deployer owns: a deleted proxy workload is applied again by the leader.
   const owned = o.deploy
@@ -175,6 +178,7 @@ function createState(o: ClusterControllerOptions): ClusterState {
         now: nowText(clock),
         ...(o.discoveryNamespaceSelectors ? { discoveryNamespaceSelectors: o.discoveryNamespaceSelectors } : {}),
         enableModels: o.enableModels ?? false,
+        enableInferenceExtension: o.enableInferenceExtension ?? false,
       }),
       writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
     },
@@ -252,7 +256,7 @@ function onInformerEvent(
   const name = isClusterScoped(kind) ? obj.metadata.name : cacheKey(e.obj);
   const key = objectKey(kind, name);
   if (e.type === 'upsert') {
-    const fp = fingerprint(e.obj);
+    const fp = fingerprint(kind, e.obj);
     if (fingerprints.get(key) === fp) {
       // A status-only change or a resync: nothing to translate, but the status may need repair.
       enqueueLeaderWork(s, q, [key], kind === 'Gateway' && e.resync ? [name] : []);
@@ -315,8 +319,18 @@ async function waitReady(
   s.source.setReady(true);
 }
 
+/** The kinds the options ask for: GwModel with --enable-models, InferencePool and Pod with --enable-inference-extension. */
+export function watchedKinds(o: { enableModels?: boolean; enableInferenceExtension?: boolean }): Kind[] {
+  return KINDS.filter((k) =>
+    k === 'GwModel' ? o.enableModels : INFERENCE_KINDS.has(k) ? o.enableInferenceExtension : true,
+  ) as Kind[];
+}
+
+const INFERENCE_KINDS: ReadonlySet<Kind> = new Set<Kind>(['InferencePool', 'Pod']);
+
 /** Kinds whose CRDs a cluster may lack; the controller serves without them until they appear. */
 const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>([
+  'InferencePool',
   'ListenerSet',
   'GRPCRoute',
   'ReferenceGrant',
@@ -324,9 +338,9 @@ const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>([
   'BackendTLSPolicy',
 ]);
 
-/** Everything that can change a translation: the object without status and bookkeeping metadata. */
-function fingerprint(obj: KubeObjectLike): string {
+/** Everything that can change a translation: the object without status (but a Pod's readiness) and bookkeeping metadata. */
+function fingerprint(kind: Kind, obj: KubeObjectLike): string {
   const { status: _s, metadata, ...rest } = obj;
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
-  return stableStringify({ ...rest, metadata: meta });
+  return stableStringify({ ...rest, metadata: meta, ...podFingerprintPart(kind, obj) });
 }

@@ -45,6 +45,7 @@ export function translateOptionsOf(cfg: ControllerConfig): Omit<TranslateOptions
     controllerName: cfg.controllerName,
     discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
     enableModels: cfg.enableModels,
+    enableInferenceExtension: cfg.enableInferenceExtension,
   };
 }
 

@@ -38,6 +38,9 @@ export const WATCHED: Record<Kind, Resource> = {
   GwModel: r('GwModel', 'gw.dev', 'v1alpha1', 'gwmodels'),
   // Standard channel since Gateway API v1.4; older releases serve v1alpha3 (experimental) with the same fields.
   BackendTLSPolicy: r('BackendTLSPolicy', 'gateway.networking.k8s.io', 'v1', 'backendtlspolicies'),
+  // Watched only with --enable-inference-extension (GwModel custom.backendRef to an InferencePool).
+  InferencePool: r('InferencePool', 'inference.networking.k8s.io', 'v1', 'inferencepools'),
+  Pod: r('Pod', '', 'v1', 'pods'),
 };
 
 /** Older places a kind may be served from, tried when the first answers 404. */

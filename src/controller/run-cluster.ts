@@ -111,6 +111,7 @@ async function startParts(
       discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
       gatewayNamespaces: cfg.gatewayNamespaces,
       enableModels: cfg.enableModels,
+      enableInferenceExtension: cfg.enableInferenceExtension,
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
       leaseName: owned.lease,

@@ -55,8 +55,9 @@ export const gwModelCoverage: CoverageTable = {
   'spec.bedrock.*': enforced('ModelProvider.settings'),
   ...guarding({ 'spec.bedrock.guardrail.*': enforced('ModelProvider.settings') }),
   'spec.custom.*': enforced('ModelProvider.settings'),
-  'spec.custom.backendRef.*': refused(
-    'a GwModel custom provider is called at its baseURL; custom.backendRef is not applied by this release',
+  'spec.custom.backendRef.*': enforced(
+    'ModelProvider.baseUrl',
+    'a Service at its cluster DNS name; an InferencePool as ModelProvider.inferencePool (its ready Pods, asked of its endpoint picker over ext_proc, else in turn)',
   ),
   'spec.custom.providerOverride': enforced(
     'AiProviderSettings.providerOverride',

@@ -190,6 +190,10 @@ export type {
   HttpVersion as HttpVersionInput,
 } from './gen/gw/ir/v1/HttpVersion.js';
 export type {
+  InferencePoolTarget__Output as InferencePoolTarget,
+  InferencePoolTarget as InferencePoolTargetInput,
+} from './gen/gw/ir/v1/InferencePoolTarget.js';
+export type {
   InsecureSkipVerify__Output as InsecureSkipVerify,
   InsecureSkipVerify as InsecureSkipVerifyInput,
 } from './gen/gw/ir/v1/InsecureSkipVerify.js';

@@ -220,7 +220,7 @@ export const TRANSLATOR_VERSION = 'gw-translate/1';
 function snapshotVersion(store: Store, ctx: Ctx, options: TranslateOptions): string {
   const h = createHash('sha256');
   h.update(
-    `${TRANSLATOR_VERSION}\n${options.controllerName}\n${options.enableModels === true}\n${JSON.stringify(options.discoveryNamespaceSelectors ?? [])}\n`,
+    `${TRANSLATOR_VERSION}\n${options.controllerName}\n${options.enableModels === true}\n${options.enableInferenceExtension ? 'inference-extension\n' : ''}${JSON.stringify(options.discoveryNamespaceSelectors ?? [])}\n`,
   );
   for (const d of [...ctx.deps].sort()) h.update(`${d}=${dependencyState(store, d)}\n`);
   return h.digest('hex').slice(0, 16);

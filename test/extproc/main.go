@@ -236,6 +236,9 @@ func main() {
 	quiet := flag.Bool("quiet", false, "print no message (benchmarks)")
 	certFile := flag.String("cert", "", "TLS certificate (PEM); plaintext when empty")
 	keyFile := flag.String("key", "", "TLS key (PEM)")
+	epp := flag.Bool("epp", false, "serve as an InferencePool endpoint picker (epp.go)")
+	prefer := flag.String("epp-prefer", "", "-epp: the endpoint (ip:port) to choose when the proxy offers it")
+	model := flag.String("epp-model", "", "-epp: the model name written into the request body")
 	flag.Parse()
 	var options []grpc.ServerOption
 	if *certFile != "" {
@@ -253,7 +256,12 @@ func main() {
 	}
 	fmt.Printf("listening %s\n", lis.Addr())
 	g := grpc.NewServer(options...)
-	extproc.RegisterExternalProcessorServer(g, &server{defaults: *defaults, quiet: *quiet})
+	base := &server{defaults: *defaults, quiet: *quiet}
+	if *epp {
+		extproc.RegisterExternalProcessorServer(g, &eppServer{server: base, prefer: *prefer, model: *model})
+	} else {
+		extproc.RegisterExternalProcessorServer(g, base)
+	}
 	if err := g.Serve(lis); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -2,7 +2,7 @@
 // guarded and sent to the first healthy provider, failing over across providers and priority groups
 // until a response starts. Behaviour: docs/proxy.md "LLM backends".
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
@@ -51,6 +51,12 @@ import { ProviderHealth } from './provider-health.js';
 import { OutlierDetector, retryAfterMs } from '../policy/outlier.js';
 import { providerCredential, withCredentialQuery, type ProviderCredential } from './provider-credential.js';
 import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
+import { ExtProcClients } from '../ext/ext-proc-client.js';
+import { EndpointPicker } from './endpoint-picker.js';
+import type { InferencePoolTarget } from '../../ir/types.js';
+
+/** Client credentials an endpoint picker is not shown: it chooses a Pod, it does not authenticate. */
+const PICKER_HIDDEN = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
 
 export interface LlmForwarderOptions {
   log: Logger;
@@ -68,6 +74,8 @@ export interface LlmForwarderOptions {
   identities?: BackendIdentities;
   /** Passive health state, shared with the other edges so one gauge shows it; one of its own unless given. */
   outliers?: OutlierDetector;
+  /** How long an InferencePool's endpoint picker may take to answer, in ms (default 5000). */
+  pickerTimeoutMs?: number;
 }
 
 export interface LlmClient {
@@ -95,7 +103,8 @@ type Failure =
       errorType: string;
     }
   | { kind: 'connect' | 'timeout'; provider: LlmProvider }
-  | { kind: 'credential'; provider: LlmProvider; code: CloudAuthFailure['code']; message: string };
+  | { kind: 'credential'; provider: LlmProvider; code: CloudAuthFailure['code']; message: string }
+  | { kind: 'picker'; provider: LlmProvider; code: ErrorCode; message: string };
 
 /** One request to one provider, and how a response that is not failed over answers the client. */
 interface Call {
@@ -105,6 +114,8 @@ interface Call {
   path: string;
   headers: Record<string, string | string[]>;
   body: string | Buffer | null;
+  /** The client's request headers: what an InferencePool's endpoint picker is shown (less credentials). */
+  clientHeaders: IncomingHttpHeaders;
   /** The format of the provider's error bodies as the client should get them (Anthropic's are converted for chat). */
   errorFormat: WireFormat;
   answer(res: ServerResponse, up: Dispatcher.ResponseData): Promise<void>;
@@ -122,6 +133,8 @@ export class LlmForwarder {
   private readonly random: () => number;
   private readonly cloud: CloudAuth;
   private readonly identities: BackendIdentities;
+  private readonly extProc: ExtProcClients;
+  private readonly picker: EndpointPicker;
 
   constructor(private readonly opts: LlmForwarderOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -132,6 +145,8 @@ export class LlmForwarder {
     this.usage = new LlmUsage(opts.metrics);
     this.moderation = new ProviderModeration(opts.log, opts.metrics, (route, p) => this.dispatcherOf(route, p));
     this.loggedRefusals = new WeakSet();
+    this.extProc = new ExtProcClients(opts.log);
+    this.picker = new EndpointPicker(this.extProc, opts.pickerTimeoutMs ?? 5_000);
     const headersTimeout = opts.headersTimeoutMs ?? 300_000;
     // Streams may pause for long between tokens; only deadlines bound a response body.
     this.agent = new Agent({
@@ -149,6 +164,7 @@ export class LlmForwarder {
   }
 
   async close(): Promise<void> {
+    this.extProc.close();
     await Promise.all([this.agent.destroy(), this.tls.close()]);
   }
 
@@ -308,6 +324,7 @@ export class LlmForwarder {
         path: withCredentialQuery(pathOf(p) ?? path, credential.query),
         headers,
         body: raw.length > 0 ? raw : null,
+        clientHeaders: req.headers,
         errorFormat: 'openai',
         answer: async (out, up) => {
           out.writeHead(up.statusCode, withoutHopByHop(up.headers));
@@ -394,7 +411,7 @@ export class LlmForwarder {
           { ...withoutSpent(upstreamHeaders(req.headers), credential.spent), ...credential.headers },
           guardCtx,
           client,
-          { credential, signal },
+          { credential, signal, clientHeaders: req.headers },
         ),
         signal,
       );
@@ -433,7 +450,7 @@ export class LlmForwarder {
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
     client: LlmClient,
-    moderation: { credential: ProviderCredential; signal: AbortSignal },
+    moderation: { credential: ProviderCredential; signal: AbortSignal; clientHeaders: IncomingHttpHeaders },
   ): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
@@ -445,6 +462,7 @@ export class LlmForwarder {
       method: 'POST',
       path: withCredentialQuery(e.chatPath ? e.chatPath(model, stream) : e.path, moderation.credential.query),
       body: payload,
+      clientHeaders: moderation.clientHeaders,
       errorFormat: e.format,
       // `headers` is this call's own object (built per provider): set in place rather than copied.
       headers: Object.assign(headers, {
@@ -519,6 +537,11 @@ export class LlmForwarder {
     let started = false;
     const t0 = this.clock();
     try {
+      if (p.pool) {
+        const at = await this.picked(route, p, call);
+        if ('kind' in at) return at;
+        [p, call] = [at.p, at.call];
+      }
       const up = await this.send(res, route, p, call, trySignal);
       if (!('statusCode' in up)) return up;
       this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
@@ -534,6 +557,34 @@ export class LlmForwarder {
       clearTimeout(timer);
       if (attempt) signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The provider at the InferencePool endpoint its picker chose (with the body the picker sent back), or why none. */
+  private async picked(route: LlmRoute, p: LlmProvider, call: Call): Promise<{ p: LlmProvider; call: Call } | Failure> {
+    const pool = p.pool as InferencePoolTarget;
+    const e = p.endpoint;
+    const body = call.body === null ? Buffer.alloc(0) : Buffer.from(call.body);
+    const headers = Object.fromEntries(
+      Object.entries(call.clientHeaders).filter(([k]) => !PICKER_HIDDEN.has(k)),
+    ) as IncomingHttpHeaders;
+    const picked = await this.picker.pick(pool, {
+      method: call.method,
+      path: call.path,
+      authority: e.host,
+      headers,
+      body,
+    });
+    if (!picked.ok) {
+      this.opts.log.warn(
+        { route: route.name, provider: p.name, reason: picked.message },
+        'InferencePool endpoint not picked',
+      );
+      return { kind: 'picker', provider: p, code: picked.code, message: picked.message };
+    }
+    const next = picked.body
+      ? { ...call, body: picked.body, headers: { ...call.headers, 'content-length': String(picked.body.length) } }
+      : call;
+    return { p: { ...p, endpoint: { ...e, host: picked.host, port: picked.port } }, call: next };
   }
 
   /** The call to the provider, with its cloud credential (signed) and the request's trace context. */
@@ -677,7 +728,7 @@ export class LlmForwarder {
       relayError(res, last.status, last.format, last.body, last.contentType, last.errorType);
       return;
     }
-    if (last?.kind === 'credential') {
+    if (last?.kind === 'credential' || last?.kind === 'picker') {
       sendError(res, last.code, last.message);
       return;
     }

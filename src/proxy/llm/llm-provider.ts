@@ -3,6 +3,7 @@
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
+import type { InferencePoolTarget__Output as InferencePoolTarget } from '../../ir/gen/gw/ir/v1/InferencePoolTarget.js';
 import type { VendorEndpoint } from './vendors.js';
 import type { OutlierSettings } from '../policy/outlier.js';
 import type { LlmGuards } from '../guard/types.js';
@@ -30,4 +31,6 @@ export interface LlmProvider {
   moderation?: OpenAiModeration;
   /** A GwModel's own `policies.promptGuard`, run after the route's guards (src/proxy/guard, the same code). */
   guards?: LlmGuards;
+  /** GwModel custom.backendRef to an InferencePool: each call goes to the endpoint picked from it (endpoint-picker.ts); `endpoint`'s host and port are replaced. */
+  pool?: InferencePoolTarget;
 }

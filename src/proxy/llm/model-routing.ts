@@ -172,6 +172,11 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
   }
   if (!p || !p.kind)
     return notSupported(`${m.name}: provider ${p?.provider || 'unset'} is not supported by this proxy`);
+  if (p.backendProblem)
+    return {
+      error: 'no_backend',
+      message: `${m.name} ${p.backendProblem} (see the GwModel's status); the model is refused rather than called elsewhere`,
+    };
   if (p.credentialProblem) {
     return {
       error: 'credential_missing',
@@ -208,6 +213,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     ...(p.credentialLocation ? { credentialLocation: p.credentialLocation } : {}),
     ...(p.extraCredentials.length > 0 ? { extraCredentials: p.extraCredentials } : {}),
     ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
+    ...(p.inferencePool ? { pool: p.inferencePool } : {}),
   };
 }
 

@@ -201,7 +201,12 @@ function aiProvider(
   const ref = kind === 'custom' ? p.custom?.backendRef : undefined;
   let host = p.host ?? '';
   let port = p.port ?? 0;
-  if (ref) {
+  if (ref?.kind === 'InferencePool')
+    // Pools are resolved for GwModels (src/translate/models/model-backend.ts), not yet for GwBackend providers.
+    problems.push(
+      `${path}.custom.backendRef: an InferencePool is applied on a GwModel's custom.backendRef only; here name a Service`,
+    );
+  else if (ref) {
     const svc = ref.name;
     if (!read(ctx, 'Service', `${ns}/${svc}`))
       problems.push(`${path}.custom.backendRef: Service ${ns}/${svc} does not exist`);

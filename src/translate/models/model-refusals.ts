@@ -83,11 +83,12 @@ export function modelRefusals(m: { key: string; obj: { spec?: unknown } }): IrRe
   const spec = rec(m.obj.spec) ?? {};
   return uniqueRefusals([
     ...objectRefusals('GwModel', source, spec),
-    ...valueRefusals(uncheckedModelSpec(m.obj.spec), source),
+    // A backendRef is where the model is called: no baseURL needed then.
+    ...valueRefusals(uncheckedModelSpec(m.obj.spec), source, rec(rec(spec.custom)?.backendRef) !== undefined),
   ]);
 }
 
-function valueRefusals(spec: UncheckedModelSpec, source: string): IrRefusal[] {
+function valueRefusals(spec: UncheckedModelSpec, source: string, hasBackendRef: boolean): IrRefusal[] {
   const provider = spec.provider;
   if (provider === undefined) return [];
   if (!MODEL_KINDS[provider]) {
@@ -95,7 +96,7 @@ function valueRefusals(spec: UncheckedModelSpec, source: string): IrRefusal[] {
     const reason = `provider ${provider} is not supported by this release (supported: ${supported})`;
     return [{ field: 'spec.provider', source, reason, security: false }];
   }
-  if (!spec.baseURL && !DEFAULT_BASE[provider] && !SETTINGS_ADDRESSED.has(provider))
+  if (!spec.baseURL && !hasBackendRef && !DEFAULT_BASE[provider] && !SETTINGS_ADDRESSED.has(provider))
     return [{ field: 'spec.baseURL', source, reason: `provider ${provider} needs a baseURL`, security: false }];
   return [];
 }

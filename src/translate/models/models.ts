@@ -3,6 +3,7 @@
 import { aiProviderSettings } from '../backends/backend-ai.js';
 import { modelAuth, type ModelAuth } from './model-auth.js';
 import { promptGuardLookup, promptGuardRefProblems, translatePromptGuard } from '../backends/prompt-guard.js';
+import { modelBackend, type ModelBackend } from './model-backend.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
 /** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
@@ -80,13 +81,20 @@ function translateModel(
     : undefined;
   // A guard step whose reference or key did not resolve refuses the model (503); the status says which.
   const guardProblem = guard ? promptGuardRefProblems([{ backend: '', promptGuard: guard }])[0] : undefined;
+  const backend = spec?.provider !== undefined ? modelBackend(ctx, ns, spec) : undefined;
+  const backendProblem = backend && 'problem' in backend ? backend.problem : undefined;
   const resolvedProblem =
-    missingModel ?? (typeof credential === 'string' ? credential : undefined) ?? guardProblem?.message;
+    missingModel ??
+    backendProblem ??
+    (typeof credential === 'string' ? credential : undefined) ??
+    guardProblem?.message;
   const unresolvedReason = missingModel
     ? 'ModelNotFound'
-    : typeof credential === 'string'
-      ? 'InvalidBackendAuth'
-      : (guardProblem?.reason ?? 'InvalidBackendAuth');
+    : backendProblem
+      ? 'BackendNotFound'
+      : typeof credential === 'string'
+        ? 'InvalidBackendAuth'
+        : (guardProblem?.reason ?? 'InvalidBackendAuth');
   const parentNames: string[] = [];
   // Invalid but setting security fields: served as a model that refuses every request (issue 31).
   const closed = invalidObjectRefusals('GwModel', m);
@@ -125,7 +133,7 @@ function translateModel(
             'ResolvedRefs',
             !resolvedProblem,
             resolvedProblem ? unresolvedReason : 'ResolvedRefs',
-            resolvedProblem ?? 'all references resolved',
+            resolvedProblem ?? resolvedMessage(backend),
             gen,
             now,
           ),
@@ -136,7 +144,7 @@ function translateModel(
   });
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
-  return validModel(m, spec, parentNames, credential, guard);
+  return validModel(m, spec, parentNames, credential, guard, backend);
 }
 
 /** The IR Model of a valid GwModel exposed on `parents`: match, target, refusals and its own authorization. */
@@ -146,6 +154,7 @@ function validModel(
   parents: string[],
   credential: ModelAuth | string | undefined,
   promptGuard: PromptGuardInput | undefined,
+  backend: ModelBackend | undefined,
 ): ModelInput {
   const out: ModelInput = {
     name: modelName(m.key),
@@ -153,7 +162,7 @@ function validModel(
     match: modelMatch(spec.match?.model ?? m.obj.metadata.name),
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
-  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential);
+  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential, backend);
   const health = spec.policies?.health;
   if (out.provider && health) out.provider.health = outlierDetection(health, `GwModel ${m.key}`);
   const refusals = modelRefusals(m);
@@ -222,7 +231,11 @@ function parentTarget(
 }
 
 /** `spec.provider` and its settings as the IR ModelProvider: kind, base URL (or the vendor's), typed settings, credential. */
-function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undefined): ModelProviderInput {
+function modelProvider(
+  spec: GwModelSpec,
+  credential: ModelAuth | string | undefined,
+  backend: ModelBackend | undefined,
+): ModelProviderInput {
   const policies: ModelPolicies = spec.policies ?? {};
   const auth = policies.auth;
   // Inline keys travel once, as the credential, not again inside policiesJson.
@@ -238,6 +251,11 @@ function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undef
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
   };
+  if (backend && 'problem' in backend) out.backendProblem = backend.problem;
+  else if (backend) {
+    out.baseUrl = backend.baseUrl;
+    if (backend.inferencePool) out.inferencePool = backend.inferencePool;
+  }
   if (typeof credential === 'object') {
     if (credential.credential) out.credential = credential.credential;
     if (credential.location) out.credentialLocation = credential.location;
@@ -292,6 +310,14 @@ function routing(ns: string, vm: VirtualModel): ModelInput['routing'] {
       targets: conditional.targets.map((t) => target(t, { when: t.when ?? '' })),
     };
   return { kind: 'WEIGHTED', targets: (weighted?.targets ?? []).map((t) => target(t, { weight: t.weight ?? 1 })) };
+}
+
+/** ResolvedRefs=True's message; for a pool, how many ready endpoints it has (0 means requests answer 503). */
+function resolvedMessage(backend: ModelBackend | undefined): string {
+  const pool = backend && 'inferencePool' in backend ? backend.inferencePool : undefined;
+  if (!pool) return 'all references resolved';
+  const n = pool.endpoints?.length ?? 0;
+  return `all references resolved; ${pool.name} has ${n} ready endpoint${n === 1 ? '' : 's'}`;
 }
 
 /** A virtual model's targets must name existing GwModels in its namespace. */

@@ -15,6 +15,8 @@ export interface TranslateOptions {
   discoveryNamespaceSelectors?: Record<string, unknown>[];
   /** Translate GwModels (chart value agentgatewayModels.enabled); off by default. */
   enableModels?: boolean;
+  /** Resolve InferencePools (chart value inferenceExtension.enabled); off: a reference to one does not resolve. */
+  enableInferenceExtension?: boolean;
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gw.dev/gateway-controller';

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { gatewaySpec, listenerSetSpec, routeParents } from './gateway-api.js';
 import { uncheckedModelSpec, uncheckedPolicySpec } from './gw-unchecked.js';
 import { stableStringify } from './read.js';
+import { podFingerprintPart } from './inference-pool.js';
 import {
   GROUP,
   isClusterScoped,
@@ -119,7 +120,14 @@ export function putObject(store: Store, kind: Kind, obj: KubeObject, source: str
   const normalized: KubeObject = ns === undefined ? obj : { ...obj, metadata: { ...obj.metadata, namespace: ns } };
   const problems: Problem[] = validateObject(kind, normalized, source);
   removeObject(store, kind, key);
-  const entry: StoredObject = { kind, key, obj: normalized, source, problems, fingerprint: fingerprintOf(normalized) };
+  const entry: StoredObject = {
+    kind,
+    key,
+    obj: normalized,
+    source,
+    problems,
+    fingerprint: fingerprintOf(kind, normalized),
+  };
   let m = store.objects.get(kind);
   if (!m) store.objects.set(kind, (m = new Map()));
   m.set(key, entry);
@@ -139,7 +147,7 @@ export function removeObject(store: Store, kind: Kind, key: string): StoredObjec
   return old;
 }
 
-function fingerprintOf(obj: KubeObject): string {
+function fingerprintOf(kind: Kind, obj: KubeObject): string {
   const { status: _status, metadata, ...rest } = obj;
   const {
     resourceVersion: _rv,
@@ -147,7 +155,7 @@ function fingerprintOf(obj: KubeObject): string {
     ...meta
   } = metadata as ObjectMeta & { resourceVersion?: unknown; managedFields?: unknown };
   return createHash('sha256')
-    .update(stableStringify({ ...rest, metadata: meta }))
+    .update(stableStringify({ ...rest, metadata: meta, ...podFingerprintPart(kind, obj) }))
     .digest('base64url')
     .slice(0, 22);
 }

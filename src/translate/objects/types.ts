@@ -19,6 +19,9 @@ export const KINDS = [
   'GwParameters',
   'GwModel',
   'BackendTLSPolicy',
+  // Gateway API Inference Extension (--enable-inference-extension): a pool and the Pods its selector picks.
+  'InferencePool',
+  'Pod',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 

@@ -17,7 +17,11 @@ export interface LlmProxy {
   close(): Promise<void>;
 }
 
-export async function startLlmProxy(manifests: string, opts: Partial<RuntimeOptions> = {}): Promise<LlmProxy> {
+export async function startLlmProxy(
+  manifests: string,
+  opts: Partial<RuntimeOptions> = {},
+  translate: { enableInferenceExtension?: boolean } = {},
+): Promise<LlmProxy> {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -27,7 +31,7 @@ export async function startLlmProxy(manifests: string, opts: Partial<RuntimeOpti
   });
   let now = 1_800_000_000_000;
   const runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), clock: () => now, ...opts });
-  await runtime.apply(translatedIr(manifests, 'default/web', { enableModels: true }));
+  await runtime.apply(translatedIr(manifests, 'default/web', { enableModels: true, ...translate }));
   return {
     runtime,
     logs,

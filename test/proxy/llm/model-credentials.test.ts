@@ -39,6 +39,8 @@ function choose(
       credentialLocation: null,
       extraCredentials: [],
       health: null,
+      inferencePool: null,
+      backendProblem: '',
     },
   };
   const table = modelTableOf(route, [model]);

@@ -5,6 +5,7 @@ import type { AiProviderSettings as _gw_ir_v1_AiProviderSettings, AiProviderSett
 import type { CredentialLocation as _gw_ir_v1_CredentialLocation, CredentialLocation__Output as _gw_ir_v1_CredentialLocation__Output } from '../../../gw/ir/v1/CredentialLocation.js';
 import type { PlacedKey as _gw_ir_v1_PlacedKey, PlacedKey__Output as _gw_ir_v1_PlacedKey__Output } from '../../../gw/ir/v1/PlacedKey.js';
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
+import type { InferencePoolTarget as _gw_ir_v1_InferencePoolTarget, InferencePoolTarget__Output as _gw_ir_v1_InferencePoolTarget__Output } from '../../../gw/ir/v1/InferencePoolTarget.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -51,6 +52,17 @@ export interface ModelProvider {
    * proxy's default LLM backoff (docs/proxy.md "Passive health").
    */
   'health'?: (_gw_ir_v1_OutlierDetection | null);
+  /**
+   * `spec.custom.backendRef` to an InferencePool: the pool's endpoints and endpoint picker. Set, the
+   * proxy calls the endpoint the picker names (or, without a picker, the pool's endpoints in turn) at
+   * base_url's path; base_url's host is never dialled.
+   */
+  'inferencePool'?: (_gw_ir_v1_InferencePoolTarget | null);
+  /**
+   * Set when `spec.custom.backendRef` does not resolve (the GwModel's ResolvedRefs says why): the proxy
+   * answers 503 no_backend rather than call anything else.
+   */
+  'backendProblem'?: (string);
 }
 
 export interface ModelProvider__Output {
@@ -98,4 +110,15 @@ export interface ModelProvider__Output {
    * proxy's default LLM backoff (docs/proxy.md "Passive health").
    */
   'health': (_gw_ir_v1_OutlierDetection__Output | null);
+  /**
+   * `spec.custom.backendRef` to an InferencePool: the pool's endpoints and endpoint picker. Set, the
+   * proxy calls the endpoint the picker names (or, without a picker, the pool's endpoints in turn) at
+   * base_url's path; base_url's host is never dialled.
+   */
+  'inferencePool': (_gw_ir_v1_InferencePoolTarget__Output | null);
+  /**
+   * Set when `spec.custom.backendRef` does not resolve (the GwModel's ResolvedRefs says why): the proxy
+   * answers 503 no_backend rather than call anything else.
+   */
+  'backendProblem': (string);
 }
