@@ -32,6 +32,12 @@ export function scopeRefusals(
         'traffic.buffer',
         `${on} do not buffer answers by this setting: it applies to forwarded HTTP routes`,
       );
+    if (eff.fields['traffic.transformation'] !== undefined)
+      refuse(
+        'transformation',
+        'traffic.transformation',
+        `${on} do not apply traffic.transformation: it applies to forwarded HTTP routes`,
+      );
     const proc = eff.fields['traffic.extProc'];
     const phases = proc && responsePhases(proc.processingOptions ?? {});
     // An answer the processor was meant to see (or change) is never passed on unseen: the route is refused.

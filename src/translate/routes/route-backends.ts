@@ -7,6 +7,7 @@ import { edgeCredential } from '../backends/backend-auth.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
 import { backendTls } from '../backends/backend-tls.js';
 import { edgeConnection } from '../backends/backend-connection.js';
+import { edgeTransformation } from '../backends/backend-transformation.js';
 import { serviceBackendTls } from '../backends/backend-tls-policy.js';
 import { gwBackendName, serviceBackendName, translateGwBackend, translateService } from '../backends/backends.js';
 import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrails.js';
@@ -200,7 +201,9 @@ export function backendRef(
   const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2');
   if (!connection.ok) return { reason: 'InvalidBackendTunnel', message: connection.message };
   Object.assign(out, connection.settings);
-  const refused = [...http.refusals, ...connection.refusals];
+  const transformation = edgeTransformation(irBackend, merged, subMerged);
+  if (transformation.transformation) out.transformation = transformation.transformation;
+  const refused = [...http.refusals, ...connection.refusals, ...transformation.refusals];
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
   for (const r of refused) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];

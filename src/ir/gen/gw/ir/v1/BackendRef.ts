@@ -10,6 +10,7 @@ import type { HttpVersion as _gw_ir_v1_HttpVersion, HttpVersion__Output as _gw_i
 import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal__Output } from '../../../gw/ir/v1/Refusal.js';
 import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
+import type { Transformation as _gw_ir_v1_Transformation, Transformation__Output as _gw_ir_v1_Transformation__Output } from '../../../gw/ir/v1/Transformation.js';
 
 export interface BackendRef {
   /**
@@ -76,6 +77,11 @@ export interface BackendRef {
    * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
+  /**
+   * `backend.transformation` of an edge to an HTTP backend: applied after the route's request
+   * transformation and before its response one.
+   */
+  'transformation'?: (_gw_ir_v1_Transformation | null);
 }
 
 export interface BackendRef__Output {
@@ -143,4 +149,9 @@ export interface BackendRef__Output {
    * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
+  /**
+   * `backend.transformation` of an edge to an HTTP backend: applied after the route's request
+   * transformation and before its response one.
+   */
+  'transformation': (_gw_ir_v1_Transformation__Output | null);
 }
