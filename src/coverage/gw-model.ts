@@ -29,7 +29,10 @@ const policies: CoverageTable = {
     ),
     'tls.*': refused(`TLS settings ${notYetPlural}`, true),
   }),
-  'headers.*': refused(`header changes ${notYetPlural}`),
+  'headers.*': enforced(
+    'ModelProvider.requestHeaders',
+    'the request sent to the provider, by the code of traffic.headerModifiers; the credential is added after them',
+  ),
   'tunnel.*': refused(`tunnelling ${notYet}`, true),
   'health.*': refused(`outlier detection (health) ${notYet}`),
   'transformations[].*': refused(`CEL transformations ${notYetPlural}`),

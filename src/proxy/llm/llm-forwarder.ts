@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Agent } from '../http/undici.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
+import { applyHeaderModifier } from '../http/route-filters.js';
 import type { GuardRequestContext } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
 import type { ErrorCode } from '../proxy-error.js';
@@ -289,10 +290,7 @@ export class LlmForwarder {
     for (const p of candidates) {
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
-      const headers: Record<string, string | string[]> = {
-        ...withoutSpent(upstreamHeaders(req.headers), credential.spent),
-        ...credential.headers,
-      };
+      const headers = providerHeaders(req, p, credential);
       for (const h of ['content-type', 'accept'] as const) {
         const v = req.headers[h];
         if (v) headers[h] = v;
@@ -381,15 +379,10 @@ export class LlmForwarder {
         res,
         route,
         p,
-        this.chatCall(
-          route,
-          p,
-          clientBody,
-          { ...withoutSpent(upstreamHeaders(req.headers), credential.spent), ...credential.headers },
-          guardCtx,
-          client,
-          { credential, signal },
-        ),
+        this.chatCall(route, p, clientBody, providerHeaders(req, p, credential), guardCtx, client, {
+          credential,
+          signal,
+        }),
         signal,
       );
       if (outcome === 'done') return;
@@ -723,4 +716,18 @@ function codeOf(err: unknown): string {
 function retryAfterMs(v: unknown): number {
   const n = Number(Array.isArray(v) ? v[0] : v);
   return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
+}
+
+/**
+ * What the provider is sent: the client's headers without its spent tokens, changed by the provider's header
+ * modifier (GwModel `policies.headers`, the code of `traffic.headerModifiers`), then the credential on top.
+ */
+function providerHeaders(
+  req: IncomingMessage,
+  p: LlmProvider,
+  credential: { headers: Record<string, string>; spent: readonly string[] },
+): Record<string, string | string[]> {
+  const client = withoutSpent(upstreamHeaders(req.headers), credential.spent);
+  const changed = p.requestHeaders ? withoutHopByHop(applyHeaderModifier(client, p.requestHeaders)) : client;
+  return { ...changed, ...credential.headers };
 }

@@ -4,6 +4,7 @@ import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/i
 import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import type { VendorEndpoint } from './vendors.js';
+import type { HeaderModifier } from '../../ir/types.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -22,6 +23,8 @@ export interface LlmProvider {
   credentialLocation?: CredentialLocation | null;
   /** GwModel `policies.auth.credentials`: further keys, each at its own location. Secret: never log them. */
   extraCredentials?: { key: string; location: CredentialLocation | null }[];
+  /** GwModel `policies.headers`: changes of the client's headers sent on, before the credential is added. */
+  requestHeaders?: HeaderModifier;
   /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
   moderation?: OpenAiModeration;
 }

@@ -15,6 +15,7 @@ import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { toAuthorization } from '../policies/ir-policy.js';
+import { headerModifier } from '../policies/ir-traffic.js';
 import type { ModelInput, ModelProviderInput, ModelTargetInput, RouteInput } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
 import type { ListenerInfo } from '../listeners/listeners.js';
@@ -221,6 +222,7 @@ function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undef
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
   };
+  if (policies.headers) out.requestHeaders = headerModifier(policies.headers);
   if (typeof credential === 'object') {
     if (credential.credential) out.credential = credential.credential;
     if (credential.location) out.credentialLocation = credential.location;

@@ -58,7 +58,8 @@ export function typedTraffic(fields: EffectiveFields): TrafficPolicyInput | unde
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function headerModifier(s: HeaderStep): HeaderModifierInput {
+/** A Gateway API HTTPHeaderFilter (traffic.headerModifiers, GwModel policies.headers) as the IR HeaderModifier. */
+export function headerModifier(s: HeaderStep): HeaderModifierInput {
   return { set: s.set ?? [], add: s.add ?? [], remove: s.remove ?? [] };
 }
 

@@ -37,6 +37,7 @@ function choose(
       credentialProblem: over.credentialProblem ?? '',
       credentialLocation: null,
       extraCredentials: [],
+      requestHeaders: null,
     },
   };
   const table = modelTableOf(route, [model]);
