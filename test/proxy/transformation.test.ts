@@ -75,6 +75,10 @@ describe('GwPolicy transformations and conditional direct responses on forwarded
           traffic: `{transformation: {request: {set: [{name: X-Ok, value: "'fine'"}, {name: X-Needs, value: "request.headers['x-missing']"}]}}}`,
         },
         {
+          name: 'limited',
+          traffic: `{rateLimit: {local: [{requests: 1, unit: Minutes}]}, transformation: {request: {set: [{name: X-Needs, value: "request.headers['x-missing']"}]}}}`,
+        },
+        {
           name: 'keyed',
           traffic: `{apiKeyAuthentication: {secretRef: {name: keys}}, transformation: {request: {set: [{name: X-Tenant, value: apiKey.tenant}], remove: [Authorization]}}}`,
         },
@@ -142,6 +146,13 @@ describe('GwPolicy transformations and conditional direct responses on forwarded
     expect(body.error).toBe('transformation_failed');
     expect(body.error_description).toContain('traffic.transformation.request.set[1] (x-needs)');
     expect(seen.length).toBe(before);
+  });
+
+  it('runs after the rate limit: a refused request is answered 429 and never evaluated', async () => {
+    expect((await rawRequest(`${base}/limited`)).status).toBe(500);
+    const refused = await rawRequest(`${base}/limited`);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'rate_limited' });
   });
 
   it('runs after authentication: it reads the API key metadata, and can drop the credential before the backend', async () => {
