@@ -116,6 +116,7 @@ const plan = compileTransformation(
       remove: ['X-Debug'],
       body: "{'model': 'gpt-small', 'user': request.headers['x-user'], 'messages': request.json.messages}",
     },
+    response: null,
   },
   'traffic.transformation',
   (path, message) => {
