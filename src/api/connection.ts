@@ -137,3 +137,4 @@ export const Transformation = Type.Object({
 });
 
 export type BackendTLS = Static<typeof BackendTLS>;
+export type Transformation = Static<typeof Transformation>;

@@ -30,6 +30,12 @@ export const expressionVariables = {
   extProcResponse: ['request', 'jwt', 'response'],
   /** GwModel `policies.authorization`: evaluated once the chat request is read, before a model is called. */
   modelAuthorization: ['jwt', 'request', 'llmRequest', 'apiKey'],
+  /** traffic/backend `transformation.request`: evaluated after authentication, before the first try. */
+  transformationRequest: ['request', 'jwt', 'apiKey'],
+  /** traffic/backend `transformation.response`: evaluated when the backend's answer arrives. */
+  transformationResponse: ['request', 'jwt', 'apiKey', 'response'],
+  /** traffic.directResponse `condition`, `bodyExpression` and header values: answered before authentication. */
+  directResponse: ['request'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;

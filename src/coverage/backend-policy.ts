@@ -64,7 +64,15 @@ export const backendHealth: CoverageTable = {
 };
 
 export const backendTransformation: CoverageTable = {
-  'transformation.*': refused(`request and response transformations ${notYetPlural}`),
+  'transformation.*': enforced(
+    'BackendRef.transformation',
+    'edges to HTTP backends (static, a2a, dynamicForwardProxy, aws); refused on status on MCP and AI edges',
+  ),
+};
+
+/** Per AI provider `policies.transformation`: the LLM forwarder does not apply it. */
+export const providerTransformation: CoverageTable = {
+  'transformation.*': refused(`request and response transformations per AI provider ${notYetPlural}`),
 };
 
 /** Guards of LLM prompts and answers. */

@@ -7,7 +7,7 @@ import {
   backendFull,
   backendHealth,
   backendTls,
-  backendTransformation,
+  providerTransformation,
 } from './backend-policy.js';
 import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
@@ -51,7 +51,7 @@ const groupProvider: CoverageTable = {
     ...backendConnection,
     ...backendDialRefused,
     ...backendHealth,
-    ...backendTransformation,
+    ...providerTransformation,
     ...backendAi,
   }),
 };

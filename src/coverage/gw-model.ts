@@ -28,7 +28,10 @@ const policies: CoverageTable = {
   }),
   // The same steps and proxy code as GwPolicy backend.ai.promptGuard, run for requests this model serves.
   ...promptGuard('promptGuard'),
-  'headers.*': refused(`header changes ${notYetPlural}`),
+  'headers.*': enforced(
+    'ModelProvider.requestHeaders',
+    'the request sent to the provider, by the code of traffic.headerModifiers; the credential is added after them',
+  ),
   'tunnel.*': refused(`tunnelling ${notYet}`, true),
   'health.consecutiveFailures': enforced(
     'ModelProvider.health',

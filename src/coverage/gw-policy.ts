@@ -1,8 +1,6 @@
 // Coverage of GwPolicy: what the proxy acts on, what is refused, what only the control plane reads.
 import { backendFull } from './backend-policy.js';
-import { controlPlane, enforced, guarding, refused, under, type CoverageTable } from './types.js';
-
-const notYetPlural = 'are not supported by this proxy yet';
+import { controlPlane, enforced, guarding, under, type CoverageTable } from './types.js';
 
 const h2Note = 'HTTPS listeners that negotiate h2; per port, the smallest a listener on it sets';
 
@@ -51,7 +49,10 @@ const traffic: CoverageTable = {
   ),
   'delay.*': enforced('TrafficPolicy.delay'),
   hostRewrite: enforced('TrafficPolicy.hostRewrite', 'forwarded HTTP routes; refused on status for MCP and LLM routes'),
-  'transformation.*': refused(`request and response transformations ${notYetPlural}`),
+  'transformation.*': enforced(
+    'TrafficPolicy.transformation',
+    'forwarded HTTP routes (CEL header and body edits, compiled once per snapshot); refused on status for MCP and LLM routes',
+  ),
   'timeouts.*': enforced('TrafficPolicy.timeouts'),
   'retry.*': enforced('TrafficPolicy.retry'),
   'headerModifiers.*': enforced('TrafficPolicy.requestHeaders', 'and TrafficPolicy.responseHeaders'),
@@ -61,7 +62,10 @@ const traffic: CoverageTable = {
     "LLM routes: each answer's input + output tokens count against later requests; refused on status for other routes",
   ),
   'directResponse.*': enforced('TrafficPolicy.directResponse'),
-  'directResponse.conditional[].*': refused(`conditional direct responses ${notYetPlural}`),
+  'directResponse.conditional[].*': enforced(
+    'DirectResponse.conditional',
+    'first entry whose condition holds answers; none: the request goes on',
+  ),
 };
 
 const frontendTable: CoverageTable = {

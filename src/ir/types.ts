@@ -416,6 +416,18 @@ export type {
   TrafficTimeouts as TrafficTimeoutsInput,
 } from './gen/gw/ir/v1/TrafficTimeouts.js';
 export type {
+  Transformation__Output as Transformation,
+  Transformation as TransformationInput,
+} from './gen/gw/ir/v1/Transformation.js';
+export type {
+  TransformationHeader__Output as TransformationHeader,
+  TransformationHeader as TransformationHeaderInput,
+} from './gen/gw/ir/v1/TransformationHeader.js';
+export type {
+  TransformationStep__Output as TransformationStep,
+  TransformationStep as TransformationStepInput,
+} from './gen/gw/ir/v1/TransformationStep.js';
+export type {
   UnservedBackend__Output as UnservedBackend,
   UnservedBackend as UnservedBackendInput,
 } from './gen/gw/ir/v1/UnservedBackend.js';

@@ -37,6 +37,7 @@ export const errorStatus = {
   no_backend: 500,
   direct_response_unsupported: 500,
   processing_failed: 500,
+  transformation_failed: 500,
   route_type_not_supported: 501,
   provider_not_supported: 501,
   policy_not_enforced: 503,

@@ -84,16 +84,16 @@ describe('refusalsOf', () => {
       ['spec.backend.tls.keyExchangeGroups[0]', true],
     ]);
   });
-  it('refuses a value only where the table lists it: conditional direct responses are refused, strategy.merge Replace and token limits are enforced', () => {
+  it('refuses a value only where the table lists it: conditional direct responses, strategy.merge Replace and token limits are enforced', () => {
     expect(refusalsOf('GwPolicy', { strategy: { merge: 'Replace' } })).toEqual([]);
     expect(refusalsOf('GwPolicy', { traffic: { rateLimit: { local: [{ tokens: 10, unit: 'Minutes' }] } } })).toEqual(
       [],
     );
     expect(
       refusalsOf('GwPolicy', {
-        traffic: { directResponse: { status: 200, conditional: [{ when: 'true', status: 201 }] } },
-      }).map((r) => [r.field, r.security]),
-    ).toEqual([['spec.traffic.directResponse.conditional[0]', false]]);
+        traffic: { directResponse: { conditional: [{ condition: 'true', response: { status: 201 } }] } },
+      }),
+    ).toEqual([]);
   });
   it('keeps array indexes in the field path', () => {
     const spec = {

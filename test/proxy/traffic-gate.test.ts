@@ -1,10 +1,6 @@
 // GwPolicy traffic rate limits and direct responses, before dispatch, on forwarded and MCP routes alike:
 // translated from manifests, served by a real runtime whose rate-limit clock the test moves.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from '../../src/ir/types.js';
-import { createMetrics } from '../../src/proxy/metrics.js';
-import { TrafficGate } from '../../src/proxy/policy/traffic-gate.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
 import { translatedIr } from './translated-ir.js';
@@ -108,37 +104,12 @@ describe('GwPolicy traffic settings answered before dispatch', () => {
     expect(hits).toBe(before);
   });
 
-  it('answers 500 for a direct response that needs the request, rather than forwarding it', async () => {
+  it('answers a direct response whose body reads the request, evaluated per request, without forwarding it', async () => {
     const before = hits;
-    const res = await rawRequest(`${base}/dynamic`);
-    expect(res.status).toBe(500);
-    expect(JSON.parse(res.body)).toMatchObject({ error: 'direct_response_unsupported' });
+    const res = await rawRequest(`${base}/dynamic/a?q=1`);
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('/dynamic/a');
+    expect((await rawRequest(`${base}/dynamic/b`)).body).toBe('/dynamic/b');
     expect(hits).toBe(before);
-  });
-});
-
-describe('TrafficGate logging', () => {
-  it('warns once per route about a direct response it cannot serve, however many snapshots arrive', () => {
-    const lines: string[] = [];
-    const gate = new TrafficGate(
-      pino(
-        { level: 'warn' },
-        {
-          write: (l: string) => {
-            lines.push(l);
-          },
-        },
-      ),
-      createMetrics(),
-    );
-    const route = {
-      name: 'r',
-      traffic: { directResponse: { status: 200, body: '', headers: [{ name: 'x-path', value: 'request.path' }] } },
-    } as unknown as Route;
-    gate.compile([route]);
-    gate.compile([route]);
-    expect(lines.map((l) => JSON.parse(l) as { route: string; msg: string })).toEqual([
-      expect.objectContaining({ route: 'r', msg: expect.stringContaining('cannot be served') }),
-    ]);
   });
 });

@@ -14,7 +14,14 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Agent } from './undici.js';
 import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
-import type { Backend, BackendTls, HeaderModifier, PathMatch, Route } from '../../ir/types.js';
+import type {
+  Backend,
+  BackendTls,
+  HeaderModifier,
+  PathMatch,
+  Route,
+  Transformation as IrTransformation,
+} from '../../ir/types.js';
 import { upstreamRequestHeaders, withoutHopByHop } from './forward-headers.js';
 import { sendError, sendProxyError } from './http-error.js';
 import { ProxyError } from '../proxy-error.js';
@@ -51,6 +58,14 @@ import {
   type TrafficPlan,
 } from '../policy/traffic-policy.js';
 import { delayMs } from '../policy/delay.js';
+import { compileTransformation, type TransformPlan, type TransformStep } from '../policy/transformation.js';
+import {
+  DEFAULT_TRANSFORM_RESPONSE_BYTES,
+  requestBodyRead,
+  responseSteps,
+  transformAnswer,
+  transformRequest,
+} from './transform-forward.js';
 import { bufferResponse } from '../policy/buffer.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
@@ -98,6 +113,8 @@ export interface ForwardTarget {
   tcp?: UpstreamTcp;
   /** `backend.health`: this target is ejected from the route's choice after failures in a row. */
   health?: OutlierSettings;
+  /** `backend.transformation` of this edge: after the route's request step, before its response step. */
+  transformation?: TransformPlan;
 }
 
 export interface ForwardRoute {
@@ -117,6 +134,8 @@ export interface ForwardRoute {
   hostRewrite?: string;
   /** GwPolicy `traffic.buffer.response`. */
   responseBuffer?: BufferPlan;
+  /** GwPolicy `traffic.transformation`: its request step runs once per request, before the first try. */
+  transformation?: TransformPlan;
   maxRequestBytes: number;
   /** The route's filters (request headers and URL rewrite run here) and the matches a prefix rewrite needs. */
   filters: RouteFilters | null;
@@ -172,6 +191,7 @@ export function forwardRouteOf(
       ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
       ...(ref.tunnel ? { tunnel: ref.tunnel } : {}),
       ...(ref.tcp ? { tcp: ref.tcp } : {}),
+      ...edgeTransformation(ref.transformation),
     };
     const addr = httpAddressOf(b);
     const health = outlierSettings(ref.health);
@@ -230,8 +250,15 @@ function trafficExtras(t: TrafficPlan | undefined, maxRequestBytes: number): Par
     ...(t.delay ? { delay: t.delay } : {}),
     ...(t.hostRewrite ? { hostRewrite: t.hostRewrite } : {}),
     ...(t.responseBuffer ? { responseBuffer: t.responseBuffer } : {}),
+    ...(t.transformation ? { transformation: t.transformation } : {}),
     ...(t.requestBuffer?.failOpen && !t.retry ? { maxRequestBytes: Number.POSITIVE_INFINITY } : { maxRequestBytes }),
   };
+}
+
+/** An edge's compiled `backend.transformation` (checkSnapshot reported its problems already). */
+function edgeTransformation(t: IrTransformation | null | undefined): { transformation?: TransformPlan } {
+  const plan = t ? compileTransformation(t, 'transformation', () => undefined) : undefined;
+  return plan ? { transformation: plan } : {};
 }
 
 /** One item chosen with probability weight / total; weight 0 is never chosen; undefined when all are 0. */
@@ -272,6 +299,7 @@ const UNHEALTHY = new Set<Failure>(['connect', 'tls', 'timeout', 'reset']);
 
 /** What every try of one request sends: target and headers, and the body when it was buffered whole. */
 interface Outgoing {
+  method: string;
   path: string;
   headers: HeaderMap;
   hasBody: boolean;
@@ -408,7 +436,7 @@ export class HttpForwarder {
     preserveHeaderCase: boolean,
     answer: AnswerHook | undefined,
   ): Promise<void> {
-    const out = await this.outgoing(req, res, route);
+    const out = await this.outgoing(req, res, route, caller);
     if (!out) return;
     if (preserveHeaderCase) out.headerCase = caseOf(req.rawHeaders);
     for (let tried = 1; ; tried++) {
@@ -427,12 +455,15 @@ export class HttpForwarder {
     req: IncomingMessage,
     res: ServerResponse,
     route: ForwardRoute,
+    caller: Caller,
   ): Promise<Outgoing | undefined> {
     const limit = route.maxRequestBytes;
     const hasBody = requestHasBody(req);
     let buffered: Buffer | null = null;
     // A signature covers the body's hash: AgentCore requests are buffered whole (bounded by the route's limit).
-    if (hasBody && (route.retry || route.targets.some((t) => t.agentCore))) {
+    // So is a body a transformation reads.
+    const transformsBody = requestBodyRead(route.transformation, ...route.targets.map((t) => t.transformation));
+    if (hasBody && (route.retry || transformsBody || route.targets.some((t) => t.agentCore))) {
       const b = await bufferBody(req, limit);
       if (b === 'too_large') {
         this.rejectTooLarge(req, res, limit);
@@ -444,7 +475,17 @@ export class HttpForwarder {
     const { path, headers } = upstreamRequest(req, route);
     if (!hasBody) delete headers['content-length'];
     if (buffered) headers['content-length'] = String(buffered.length);
-    return { path, headers, hasBody, buffered };
+    const out = { method: req.method ?? 'GET', path, headers, hasBody, buffered };
+    const step = route.transformation?.request;
+    if (!step) return out;
+    try {
+      return transformRequest(step, out, caller, 'traffic.transformation.request');
+    } catch (err) {
+      req.resume();
+      this.opts.log.info({ route: route.name, reason: (err as ProxyError).code }, (err as Error).message);
+      sendProxyError(res, err as ProxyError);
+      return undefined;
+    }
   }
 
   /** One try; `retry` when another should follow (its backoff already waited), `done` once the client has its answer. */
@@ -454,7 +495,10 @@ export class HttpForwarder {
     route: ForwardRoute,
     t: Try,
   ): Promise<'retry' | 'done'> {
-    const { target, tried, out, signal } = t;
+    const { target, tried, signal } = t;
+    const out = target.transformation?.request
+      ? outFor(target.transformation.request, t, 'backend.transformation.request')
+      : t.out;
     const attempt = new AbortController();
     const onAbort = (): void => attempt.abort(signal.reason);
     if (signal.aborted) onAbort();
@@ -467,11 +511,12 @@ export class HttpForwarder {
     // A dynamic target becomes the destination this request names, for the log and the TLS name.
     let sentTo = target;
     try {
-      const to = await this.addressed(req, t, attempt.signal);
+      if (out instanceof ProxyError) throw out;
+      const to = await this.addressed(req, { ...t, out }, attempt.signal);
       sentTo = to.target;
       body = out.buffered ?? (out.hasBody ? req.pipe(new ByteLimit(route.maxRequestBytes)) : null);
       const call = await this.callOf(target, to, out);
-      const method = target.agentCore ? 'POST' : (req.method ?? 'GET');
+      const method = target.agentCore ? 'POST' : out.method;
       const t0 = target.health ? this.clock() : 0;
       const up = await this.send(target, to, { ...call, method, body, signal: attempt.signal }, out.headerCase);
       if (target.health) this.observed(route, target, up, t0);
@@ -483,7 +528,7 @@ export class HttpForwarder {
         return await this.retryOrFail(req, res, route, { sentTo, tried, why: `status ${up.statusCode}`, signal });
       }
       const processed = t.answer ? await t.answer(up, res) : up;
-      if (processed) await this.respond(res, route, sentTo, processed);
+      if (processed) await this.respond(res, route, sentTo, processed, t.caller);
       return 'done';
     } catch (err) {
       return await this.tryFailed(err, req, res, route, { sentTo, body, tried, attempt: attempt.signal, signal });
@@ -554,7 +599,18 @@ export class HttpForwarder {
     route: ForwardRoute,
     target: ForwardTarget,
     up: UpstreamResponse,
+    caller: Caller,
   ): Promise<void> {
+    const steps = responseSteps(route.transformation, target.transformation);
+    if (steps.length > 0) {
+      const maxBytes = route.responseBuffer?.maxBytes ?? DEFAULT_TRANSFORM_RESPONSE_BYTES;
+      const done = await transformAnswer(res.req, up, steps, caller, maxBytes);
+      if (done.body) {
+        res.writeHead(up.statusCode, done.headers).end(done.body);
+        return;
+      }
+      up = { ...up, headers: done.headers };
+    }
     if (route.responseBuffer) return this.respondBuffered(res, route, target, up, route.responseBuffer);
     if (up.endedWithHeaders && respondHeadersOnly(res, up.statusCode, withoutHopByHop(up.headers))) return;
     res.writeHead(up.statusCode, clientHeaders(res, up));
@@ -841,6 +897,15 @@ export class HttpForwarder {
     let c = this.counters.get(key);
     if (!c) this.counters.set(key, (c = make()));
     c.inc();
+  }
+}
+
+/** A try's request after its edge's request step, or the failure to answer with. */
+function outFor(step: TransformStep, t: Try, at: string): Outgoing | ProxyError {
+  try {
+    return transformRequest(step, t.out, t.caller, at);
+  } catch (err) {
+    return err as ProxyError;
   }
 }
 

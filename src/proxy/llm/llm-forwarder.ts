@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Agent } from '../http/undici.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
+import { applyHeaderModifier } from '../http/route-filters.js';
 import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
 import type { ErrorCode } from '../proxy-error.js';
@@ -309,10 +310,7 @@ export class LlmForwarder {
     for (const p of candidates) {
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
-      const headers: Record<string, string | string[]> = {
-        ...withoutSpent(upstreamHeaders(req.headers), credential.spent),
-        ...credential.headers,
-      };
+      const headers = providerHeaders(req, p, credential);
       for (const h of ['content-type', 'accept'] as const) {
         const v = req.headers[h];
         if (v) headers[h] = v;
@@ -404,15 +402,11 @@ export class LlmForwarder {
         res,
         route,
         p,
-        this.chatCall(
-          route,
-          p,
-          clientBody,
-          { ...withoutSpent(upstreamHeaders(req.headers), credential.spent), ...credential.headers },
-          guardCtx,
-          client,
-          { credential, signal, clientHeaders: req.headers },
-        ),
+        this.chatCall(route, p, clientBody, providerHeaders(req, p, credential), guardCtx, client, {
+          credential,
+          signal,
+          clientHeaders: req.headers,
+        }),
         signal,
       );
       if (outcome === 'done') return;
@@ -778,4 +772,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function codeOf(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   return String(e?.code ?? e?.cause?.code ?? '');
+}
+
+/**
+ * What the provider is sent: the client's headers without its spent tokens, changed by the provider's header
+ * modifier (GwModel `policies.headers`, the code of `traffic.headerModifiers`), then the credential on top.
+ */
+function providerHeaders(
+  req: IncomingMessage,
+  p: LlmProvider,
+  credential: { headers: Record<string, string>; spent: readonly string[] },
+): Record<string, string | string[]> {
+  const client = withoutSpent(upstreamHeaders(req.headers), credential.spent);
+  const changed = p.requestHeaders ? withoutHopByHop(applyHeaderModifier(client, p.requestHeaders)) : client;
+  return { ...changed, ...credential.headers };
 }

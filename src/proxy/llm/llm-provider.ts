@@ -7,6 +7,7 @@ import type { InferencePoolTarget__Output as InferencePoolTarget } from '../../i
 import type { VendorEndpoint } from './vendors.js';
 import type { OutlierSettings } from '../policy/outlier.js';
 import type { LlmGuards } from '../guard/types.js';
+import type { HeaderModifier } from '../../ir/types.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -27,6 +28,8 @@ export interface LlmProvider {
   extraCredentials?: { key: string; location: CredentialLocation | null }[];
   /** `health` (passive health) of this provider, or of the GwModel; unset: the default LLM backoff. */
   health?: OutlierSettings;
+  /** GwModel `policies.headers`: changes of the client's headers sent on, before the credential is added. */
+  requestHeaders?: HeaderModifier;
   /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
   moderation?: OpenAiModeration;
   /** A GwModel's own `policies.promptGuard`, run after the route's guards (src/proxy/guard, the same code). */

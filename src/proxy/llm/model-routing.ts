@@ -212,6 +212,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     ...(settings.model ? { model: settings.model } : {}),
     ...(p.credentialLocation ? { credentialLocation: p.credentialLocation } : {}),
     ...(p.extraCredentials.length > 0 ? { extraCredentials: p.extraCredentials } : {}),
+    ...(p.requestHeaders ? { requestHeaders: p.requestHeaders } : {}),
     ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
     ...(p.inferencePool ? { pool: p.inferencePool } : {}),
   };

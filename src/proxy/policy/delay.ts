@@ -3,19 +3,13 @@
 import type { IncomingMessage } from 'node:http';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { DelayPlan } from './traffic-policy.js';
+import { requestOf } from './direct-response.js';
 
 /** Milliseconds to wait before dispatching `req`; 0 for none. */
 export function delayMs(delay: DelayPlan | undefined, req: IncomingMessage): number {
   if (!delay) return 0;
   if (delay.kind === 'fixed') return delay.ms;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers))
-    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const value = delay.program.evaluate({
-    request: { method: req.method ?? 'GET', path: q < 0 ? url : url.slice(0, q), headers },
-  });
+  const value = delay.program.evaluate({ request: requestOf(req) });
   if (typeof value === 'string') return parseDurationMs(value) ?? 0;
   if (typeof value === 'number' || typeof value === 'bigint') return Math.max(0, Number(value));
   // A CEL duration (google.protobuf.Duration): seconds and nanos.

@@ -9,6 +9,7 @@ import type { ProxyMetrics } from '../metrics.js';
 import { RateLimits, type RouteLimiter, type RouteLimits } from './rate-limit.js';
 import { modifyRequestHeaders, modifyResponseHeaders } from '../http/route-filters.js';
 import { csrfRefusal } from './csrf.js';
+import { answerDirect } from './direct-response.js';
 import { compileTraffic, type TrafficPlan } from './traffic-policy.js';
 
 export interface RouteTraffic {
@@ -18,8 +19,6 @@ export interface RouteTraffic {
 
 export class TrafficGate {
   private readonly limits: RateLimits;
-  /** Routes already told about: each unenforced setting is logged once per route, not per snapshot. */
-  private readonly warned = new Set<string>();
 
   constructor(
     private readonly log: Logger,
@@ -35,12 +34,6 @@ export class TrafficGate {
     for (const route of routes) {
       const { plan } = compileTraffic(route);
       plans.set(route.name, plan);
-      if (plan.directResponse?.kind === 'unsupported')
-        this.warnOnce(
-          route.name,
-          'direct',
-          `traffic.directResponse cannot be served: ${plan.directResponse.reason}; requests get 500`,
-        );
     }
     const limiters = this.limits.update(
       new Map<string, RouteLimits>(
@@ -74,33 +67,12 @@ export class TrafficGate {
       return true;
     }
     const direct = t.plan.directResponse;
-    if (!direct) return false;
-    req.resume();
-    if (direct.kind === 'unsupported')
-      sendError(
-        res,
-        'direct_response_unsupported',
-        `the direct response of route ${route} cannot be served by this proxy yet`,
-      );
-    else
-      res
-        .writeHead(direct.response.status, {
-          ...direct.response.headers,
-          'content-length': String(Buffer.byteLength(direct.response.body)),
-        })
-        .end(direct.response.body);
-    return true;
+    return direct ? answerDirect(req, res, route, direct) : false;
   }
 
   /** Counts an LLM answer's tokens against the route's token limits (nothing when it has none). */
   chargeTokens(t: RouteTraffic | undefined, tokens: number): void {
     t?.limiter?.charge(tokens, this.limits.now());
-  }
-
-  private warnOnce(route: string, what: string, message: string): void {
-    if (this.warned.has(`${what} ${route}`)) return;
-    this.warned.add(`${what} ${route}`);
-    this.log.warn({ route }, message);
   }
 }
 

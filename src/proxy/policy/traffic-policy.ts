@@ -10,7 +10,9 @@ import type {
   TrafficPolicy,
 } from '../../ir/types.js';
 import { resourcesOf } from '../../ir/load.js';
-import { compileCel, type CompiledCel } from './cel/env.js';
+import { compileCel, expressionVariables, type CompiledCel } from './cel/env.js';
+import { compileAt } from './cel/snapshot-cel.js';
+import { compileTransformation, type TransformPlan } from './transformation.js';
 
 export interface RetryPlan {
   /** Retries after the first try (Gateway API `attempts`). */
@@ -39,6 +41,19 @@ export interface DirectResponse {
   headers: Record<string, string>;
 }
 
+/** A direct response whose body or header values are CEL over the request, evaluated per request. */
+export interface DirectAnswer {
+  status: number;
+  body: string | CompiledCel;
+  headers: (readonly [string, CompiledCel])[];
+}
+
+/** `directResponse.conditional` (or one unconditional entry): the first entry whose condition holds answers. */
+export interface DirectChoice {
+  when?: CompiledCel;
+  answer: DirectAnswer;
+}
+
 /** `traffic.buffer.request` / `.response`: past `maxBytes` the body is refused, or passed on unbuffered with `failOpen`. */
 export interface BufferPlan {
   maxBytes: number;
@@ -56,8 +71,10 @@ export interface TrafficPlan {
   limits: RequestLimit[];
   /** `tokens` limits (LLM routes): charged with each answer's usage. */
   tokenLimits: TokenLimit[];
-  /** Set when the policy asks for a direct response; `unsupported` explains why it cannot be served yet. */
-  directResponse?: { kind: 'static'; response: DirectResponse } | { kind: 'unsupported'; reason: string };
+  /** Set when the policy asks for a direct response: fixed, or chosen and filled per request. */
+  directResponse?: { kind: 'static'; response: DirectResponse } | { kind: 'cel'; choices: DirectChoice[] };
+  /** `traffic.transformation`: forwarded HTTP routes (the translator refuses it on others). */
+  transformation?: TransformPlan;
   delay?: DelayPlan;
   hostRewrite?: string;
   requestBuffer?: BufferPlan;
@@ -114,15 +131,26 @@ export function compileTraffic(route: Route): { plan: TrafficPlan; problems: Fie
     plan.requestBuffer = { maxBytes: Number(t.requestBuffer.maxBytes), failOpen: !!t.requestBuffer.failOpen };
   if (t.responseBuffer)
     plan.responseBuffer = { maxBytes: Number(t.responseBuffer.maxBytes), failOpen: !!t.responseBuffer.failOpen };
+  if (t.transformation) {
+    const tr = compileTransformation(t.transformation, 'transformation', bad);
+    if (tr) plan.transformation = tr;
+  }
   if (t.csrf) plan.csrf = { additionalOrigins: (t.csrf.additionalOrigins ?? []).map((o) => o.toLowerCase()) };
   return { plan, problems };
 }
 
-/** Problems of every route's traffic fields, for the snapshot check: a malformed value NACKs the snapshot. */
+/** Problems of every route's traffic fields and edge transformations, for the snapshot check: a malformed value NACKs the snapshot. */
 export function trafficProblems(snapshot: Snapshot, source: string): Problem[] {
-  return [...resourcesOf(snapshot, 'route').values()].flatMap((route) =>
-    compileTraffic(route).problems.map((p) => ({ source, object: `Route ${route.name}`, ...p })),
-  );
+  return [...resourcesOf(snapshot, 'route').values()].flatMap((route) => {
+    const problems = compileTraffic(route).problems;
+    route.backends.forEach((ref, i) => {
+      if (ref.transformation)
+        compileTransformation(ref.transformation, `backends[${i}].transformation`, (path, message) =>
+          problems.push({ path, message }),
+        );
+    });
+    return problems.map((p) => ({ source, object: `Route ${route.name}`, ...p }));
+  });
 }
 
 /** The HTTPRoute rule's own `timeouts` when it sets any (the more specific setting), else the policy's. */
@@ -175,32 +203,61 @@ function constantCel(source: string): string | undefined {
   }
 }
 
-function directResponseOf(
-  d: IrDirectResponse,
-  bad: (path: string, message: string) => void,
-): TrafficPlan['directResponse'] {
-  if (d.conditional?.length) return { kind: 'unsupported', reason: 'conditional direct responses are not served yet' };
-  if (d.status < 200 || d.status > 599)
-    return void bad('directResponse.status', `must be between 200 and 599, got ${d.status}`);
-  let body = d.body ?? '';
-  if (d.bodyExpression !== undefined) {
-    const value = constantCel(d.bodyExpression);
-    if (value === undefined)
-      return { kind: 'unsupported', reason: 'a bodyExpression that reads the request is not served yet' };
-    body = value;
+type Bad = (path: string, message: string) => void;
+
+function directResponseOf(d: IrDirectResponse, bad: Bad): TrafficPlan['directResponse'] {
+  if (d.conditional?.length) {
+    const choices: DirectChoice[] = [];
+    for (const [i, c] of d.conditional.entries()) {
+      const at = `directResponse.conditional[${i}]`;
+      const when =
+        c.condition !== undefined && c.condition !== null
+          ? compileAt(c.condition, expressionVariables.directResponse, `${at}.condition`, bad)
+          : undefined;
+      const answer = c.response && directAnswerOf(c.response, `${at}.response`, bad);
+      if (!answer || (c.condition && !when)) return undefined;
+      choices.push({ ...(when ? { when } : {}), answer });
+    }
+    return { kind: 'cel', choices };
   }
-  const headers: Record<string, string> = {};
+  const answer = directAnswerOf(d, 'directResponse', bad);
+  if (!answer) return undefined;
+  const fixed = staticAnswer(d);
+  return fixed ? { kind: 'static', response: fixed } : { kind: 'cel', choices: [{ answer }] };
+}
+
+function directAnswerOf(d: IrDirectResponse, at: string, bad: Bad): DirectAnswer | undefined {
+  if (d.status < 200 || d.status > 599) return void bad(`${at}.status`, `must be between 200 and 599, got ${d.status}`);
+  let body: DirectAnswer['body'] = d.body ?? '';
+  if (d.bodyExpression !== undefined && d.bodyExpression !== null) {
+    const c = compileAt(d.bodyExpression, expressionVariables.directResponse, `${at}.bodyExpression`, bad);
+    if (!c) return undefined;
+    body = c;
+  }
+  const headers: DirectAnswer['headers'] = [];
   for (const [i, h] of (d.headers ?? []).entries()) {
-    if (!TOKEN.test(h.name)) return void bad(`directResponse.headers[${i}].name`, 'must be a valid header name');
+    if (!TOKEN.test(h.name)) return void bad(`${at}.headers[${i}].name`, 'must be a valid header name');
+    const c = compileAt(
+      h.valueExpression,
+      expressionVariables.directResponse,
+      `${at}.headers[${i}].valueExpression`,
+      bad,
+    );
+    if (!c) return undefined;
+    headers.push([h.name.toLowerCase(), c]);
+  }
+  return { status: d.status, body, headers };
+}
+
+/** The answer when no expression reads the request: computed once here instead of per request. */
+function staticAnswer(d: IrDirectResponse): DirectResponse | undefined {
+  const body = d.bodyExpression !== undefined && d.bodyExpression !== null ? constantCel(d.bodyExpression) : d.body;
+  if (body === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const h of d.headers ?? []) {
     const value = constantCel(h.valueExpression);
-    if (value === undefined)
-      return {
-        kind: 'unsupported',
-        reason: `header ${h.name} uses a CEL value that reads the request, which is not served yet`,
-      };
-    if (BREAKS.test(value))
-      return void bad(`directResponse.headers[${i}].valueExpression`, 'must not yield line breaks');
+    if (value === undefined || BREAKS.test(value)) return undefined;
     headers[h.name.toLowerCase()] = value;
   }
-  return { kind: 'static', response: { status: d.status, body, headers } };
+  return { status: d.status, body: body ?? '', headers };
 }

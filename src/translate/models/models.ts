@@ -17,6 +17,7 @@ import { uncheckedModelSpec } from '../objects/gw-unchecked.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { toAuthorization } from '../policies/ir-policy.js';
+import { headerModifier } from '../policies/ir-traffic.js';
 import { outlierDetection } from '../backends/backend-health.js';
 import type { ModelInput, ModelProviderInput, ModelTargetInput, PromptGuardInput, RouteInput } from '../../ir/types.js';
 import type { Named } from '../built-ir.js';
@@ -256,6 +257,7 @@ function modelProvider(
     out.baseUrl = backend.baseUrl;
     if (backend.inferencePool) out.inferencePool = backend.inferencePool;
   }
+  if (policies.headers) out.requestHeaders = headerModifier(policies.headers);
   if (typeof credential === 'object') {
     if (credential.credential) out.credential = credential.credential;
     if (credential.location) out.credentialLocation = credential.location;

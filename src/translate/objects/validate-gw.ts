@@ -61,6 +61,47 @@ function authorizationExpressions(s: CelAuthorizations): [string, string, readon
   );
 }
 
+/**
+ * Transformation and direct-response expressions compiled with the proxy's environment and the variables the
+ * proxy binds there: one it would reject would NACK the snapshot, so the object is refused here, by field path.
+ */
+function shapingCelProblems(
+  s: Pick<GwPolicySpec, 'traffic' | 'backend'> & Pick<GwBackendSpec, 'policies'>,
+  bad: Bad,
+): void {
+  const check = (path: string, source: string | undefined, vars: readonly CelVariable[]): void => {
+    const why = source === undefined ? undefined : celCompileProblem(source, vars);
+    if (why) bad(path, why);
+  };
+  const places = [
+    ['spec.traffic.transformation', s.traffic?.transformation],
+    ['spec.backend.transformation', s.backend?.transformation],
+    ['spec.policies.transformation', s.policies?.transformation],
+  ] as const;
+  for (const [path, t] of places)
+    for (const side of ['request', 'response'] as const) {
+      const step = t?.[side];
+      const vars =
+        side === 'request' ? expressionVariables.transformationRequest : expressionVariables.transformationResponse;
+      for (const field of ['set', 'add'] as const)
+        (step?.[field] ?? []).forEach((h, i) => check(`${path}.${side}.${field}[${i}].value`, h.value, vars));
+      check(`${path}.${side}.body`, step?.body, vars);
+    }
+  const d = s.traffic?.directResponse;
+  if (!d) return;
+  const entries = d.conditional?.map((c, i) => [`conditional[${i}].response.`, c.response, c.condition] as const) ?? [
+    ['', d, undefined] as const,
+  ];
+  for (const [at, r, condition] of entries) {
+    const path = `spec.traffic.directResponse.${at}`;
+    check(`${path.replace(/response\.$/, '')}condition`, condition, expressionVariables.directResponse);
+    check(`${path}bodyExpression`, r.bodyExpression, expressionVariables.directResponse);
+    (r.headers ?? []).forEach((h, i) =>
+      check(`${path}headers[${i}].value`, h.value, expressionVariables.directResponse),
+    );
+  }
+}
+
 /** The problems of a Gw object whose spec passed its schema. */
 export function gwProblems(kind: GwKind, spec: unknown, bad: Bad): void {
   switch (kind) {
@@ -87,6 +128,7 @@ function backendProblems(s: GwBackendSpec, bad: Bad): void {
       `exactly one of ${BACKEND_KINDS.join(', ')} must be set, got ${set.length === 0 ? 'none' : set.join(', ')}`,
     );
   authorizationCelProblems(s, bad);
+  shapingCelProblems(s, bad);
   const targets = s.mcp?.targets;
   if (!targets) return;
   if (targets.length < 1 || targets.length > 128)
@@ -118,6 +160,7 @@ function policyProblems(s: GwPolicySpec, bad: Bad): void {
   if (s.frontend === undefined && s.traffic === undefined && s.backend === undefined)
     bad('spec', 'at least one of frontend, traffic or backend must be set');
   authorizationCelProblems(s, bad);
+  shapingCelProblems(s, bad);
 }
 
 function modelProblems(s: GwModelSpec, bad: Bad): void {

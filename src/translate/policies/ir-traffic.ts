@@ -4,6 +4,7 @@ import type { TrafficPolicy as ApiTraffic, DirectResponsePolicy } from '../../ap
 import type { BufferLimitInput, DirectResponseInput, HeaderModifierInput, TrafficPolicyInput } from '../../ir/types.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { parseByteSize } from './byte-size.js';
+import { transformationInput } from './ir-transformation.js';
 import { sectionOf, type EffectiveFields } from './policy-sections.js';
 
 type Field<K extends keyof ApiTraffic> = NonNullable<ApiTraffic[K]>;
@@ -51,12 +52,14 @@ export function typedTraffic(fields: EffectiveFields): TrafficPolicyInput | unde
   const b = traffic.buffer;
   if (b?.request) out.requestBuffer = bufferLimit(b.request);
   if (b?.response) out.responseBuffer = bufferLimit(b.response);
+  if (traffic.transformation) out.transformation = transformationInput(traffic.transformation);
   const csrf = traffic.csrf;
   if (csrf) out.csrf = { additionalOrigins: csrf.additionalOrigins ?? [] };
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function headerModifier(s: HeaderStep): HeaderModifierInput {
+/** A Gateway API HTTPHeaderFilter (traffic.headerModifiers, GwModel policies.headers) as the IR HeaderModifier. */
+export function headerModifier(s: HeaderStep): HeaderModifierInput {
   return { set: s.set ?? [], add: s.add ?? [], remove: s.remove ?? [] };
 }
 

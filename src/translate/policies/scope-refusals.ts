@@ -32,6 +32,12 @@ export function scopeRefusals(
         'traffic.buffer',
         `${on} do not buffer answers by this setting: it applies to forwarded HTTP routes`,
       );
+    if (eff.fields['traffic.transformation'] !== undefined)
+      refuse(
+        'transformation',
+        'traffic.transformation',
+        `${on} do not apply traffic.transformation: it applies to forwarded HTTP routes`,
+      );
     if (buffer?.request?.failureMode === 'FailOpen')
       refuse(
         'buffer.request.failureMode',

@@ -8,6 +8,7 @@ import { policyBackendResolver } from '../policies/ext-auth.js';
 import { backendTls } from '../backends/backend-tls.js';
 import { edgeConnection } from '../backends/backend-connection.js';
 import { edgeHealth } from '../backends/backend-health.js';
+import { edgeTransformation } from '../backends/backend-transformation.js';
 import { serviceBackendTls } from '../backends/backend-tls-policy.js';
 import { gwBackendName, serviceBackendName, translateGwBackend, translateService } from '../backends/backends.js';
 import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrails.js';
@@ -203,7 +204,9 @@ export function backendRef(
   Object.assign(out, connection.settings);
   const health = edgeHealth(irBackend, merged, subMerged);
   if (health.health) out.health = health.health;
-  const refused = [...http.refusals, ...connection.refusals, ...health.refusals];
+  const transformation = edgeTransformation(irBackend, merged, subMerged);
+  if (transformation.transformation) out.transformation = transformation.transformation;
+  const refused = [...http.refusals, ...connection.refusals, ...health.refusals, ...transformation.refusals];
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
   for (const r of refused) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];

@@ -42,7 +42,7 @@ describe('GwModel routing', () => {
       targets:
       - {modelRef: {name: vault-no-secret}, model: a-large, priority: 0}
       - {modelRef: {name: internal-c}, model: c-large, priority: 10}`,
-      )}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}${gwModel(
+      )}${gwModel('headed', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, headers: {set: [{name: X-Team, value: blue}, {name: Authorization, value: forged}], add: [{name: X-Tags, value: gw}], remove: [X-Internal]}}`)}${gwModel('guarded', `  provider: OpenAI\n  baseURL: http://127.0.0.1:${a.port}/v1\n  policies: {auth: {key: ${KEY_A}}, promptGuard: {request: [{regex: {builtins: [Ssn]}}]}}`)}${gwModel(
         'tagged',
         `  provider: Custom
   baseURL: http://127.0.0.1:${a.port}/v1
@@ -71,6 +71,19 @@ describe('GwModel routing', () => {
       headers: { authorization: `Bearer ${KEY_A}` },
       body: { model: 'gpt-4o' },
     });
+  });
+
+  it("changes the headers sent to a GwModel's provider by its policies.headers, and keeps its credential on top", async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('headed'), {
+      'x-internal': 'not for vendors',
+      'x-tags': 'client',
+    });
+    expect(res.status).toBe(200);
+    const sent = a.received[0]?.headers ?? {};
+    expect(sent['x-team']).toBe('blue');
+    expect(sent['x-tags']).toBe('client,gw');
+    expect(sent['x-internal']).toBeUndefined();
+    expect(sent.authorization).toBe(`Bearer ${KEY_A}`);
   });
 
   it('sends a prefix match to Anthropic, converted, with the requested model name', async () => {
@@ -183,6 +196,7 @@ describe('GwModel routing', () => {
       'careful',
       'gpt-4o',
       'guarded',
+      'headed',
       'mistral-small',
       'smart',
       'tagged',

@@ -41,6 +41,7 @@ function choose(
       health: null,
       inferencePool: null,
       backendProblem: '',
+      requestHeaders: null,
     },
   };
   const table = modelTableOf(route, [model]);

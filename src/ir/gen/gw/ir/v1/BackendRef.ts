@@ -11,6 +11,7 @@ import type { Refusal as _gw_ir_v1_Refusal, Refusal__Output as _gw_ir_v1_Refusal
 import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
+import type { Transformation as _gw_ir_v1_Transformation, Transformation__Output as _gw_ir_v1_Transformation__Output } from '../../../gw/ir/v1/Transformation.js';
 
 export interface BackendRef {
   /**
@@ -82,6 +83,11 @@ export interface BackendRef {
    * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
    */
   'health'?: (_gw_ir_v1_OutlierDetection | null);
+  /**
+   * `backend.transformation` of an edge to an HTTP backend: applied after the route's request
+   * transformation and before its response one.
+   */
+  'transformation'?: (_gw_ir_v1_Transformation | null);
 }
 
 export interface BackendRef__Output {
@@ -154,4 +160,9 @@ export interface BackendRef__Output {
    * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
    */
   'health': (_gw_ir_v1_OutlierDetection__Output | null);
+  /**
+   * `backend.transformation` of an edge to an HTTP backend: applied after the route's request
+   * transformation and before its response one.
+   */
+  'transformation': (_gw_ir_v1_Transformation__Output | null);
 }

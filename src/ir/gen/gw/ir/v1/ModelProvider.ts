@@ -6,6 +6,7 @@ import type { CredentialLocation as _gw_ir_v1_CredentialLocation, CredentialLoca
 import type { PlacedKey as _gw_ir_v1_PlacedKey, PlacedKey__Output as _gw_ir_v1_PlacedKey__Output } from '../../../gw/ir/v1/PlacedKey.js';
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
 import type { InferencePoolTarget as _gw_ir_v1_InferencePoolTarget, InferencePoolTarget__Output as _gw_ir_v1_InferencePoolTarget__Output } from '../../../gw/ir/v1/InferencePoolTarget.js';
+import type { HeaderModifier as _gw_ir_v1_HeaderModifier, HeaderModifier__Output as _gw_ir_v1_HeaderModifier__Output } from '../../../gw/ir/v1/HeaderModifier.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -63,6 +64,11 @@ export interface ModelProvider {
    * answers 503 no_backend rather than call anything else.
    */
   'backendProblem'?: (string);
+  /**
+   * `spec.policies.headers`: header changes of the request sent to the provider, applied by the code of
+   * `traffic.headerModifiers` before the credential is added (which they cannot replace or remove).
+   */
+  'requestHeaders'?: (_gw_ir_v1_HeaderModifier | null);
 }
 
 export interface ModelProvider__Output {
@@ -121,4 +127,9 @@ export interface ModelProvider__Output {
    * answers 503 no_backend rather than call anything else.
    */
   'backendProblem': (string);
+  /**
+   * `spec.policies.headers`: header changes of the request sent to the provider, applied by the code of
+   * `traffic.headerModifiers` before the credential is added (which they cannot replace or remove).
+   */
+  'requestHeaders': (_gw_ir_v1_HeaderModifier__Output | null);
 }

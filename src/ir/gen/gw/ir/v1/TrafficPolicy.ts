@@ -8,6 +8,7 @@ import type { DirectResponse as _gw_ir_v1_DirectResponse, DirectResponse__Output
 import type { TrafficDelay as _gw_ir_v1_TrafficDelay, TrafficDelay__Output as _gw_ir_v1_TrafficDelay__Output } from '../../../gw/ir/v1/TrafficDelay.js';
 import type { BufferLimit as _gw_ir_v1_BufferLimit, BufferLimit__Output as _gw_ir_v1_BufferLimit__Output } from '../../../gw/ir/v1/BufferLimit.js';
 import type { Csrf as _gw_ir_v1_Csrf, Csrf__Output as _gw_ir_v1_Csrf__Output } from '../../../gw/ir/v1/Csrf.js';
+import type { Transformation as _gw_ir_v1_Transformation, Transformation__Output as _gw_ir_v1_Transformation__Output } from '../../../gw/ir/v1/Transformation.js';
 
 /**
  * The route's effective traffic policy, typed; unset means none of these settings.
@@ -57,6 +58,10 @@ export interface TrafficPolicy {
    * spec.traffic.csrf: set means unsafe cross-site requests are refused.
    */
   'csrf'?: (_gw_ir_v1_Csrf | null);
+  /**
+   * spec.traffic.transformation: CEL header and body edits of forwarded HTTP requests and answers.
+   */
+  'transformation'?: (_gw_ir_v1_Transformation | null);
   '_hostRewrite'?: "hostRewrite";
 }
 
@@ -108,5 +113,9 @@ export interface TrafficPolicy__Output {
    * spec.traffic.csrf: set means unsafe cross-site requests are refused.
    */
   'csrf': (_gw_ir_v1_Csrf__Output | null);
+  /**
+   * spec.traffic.transformation: CEL header and body edits of forwarded HTTP requests and answers.
+   */
+  'transformation': (_gw_ir_v1_Transformation__Output | null);
   '_hostRewrite'?: "hostRewrite";
 }

@@ -1,0 +1,158 @@
+// GwPolicy `transformation` (traffic, and backend on a route → backend edge): CEL header and body edits of
+// a forwarded request and of its answer. Each step compiles once per snapshot; per request the expressions
+// evaluate to a plain HeaderModifier applied by the same code as `headerModifiers` (route-filters.ts), then
+// the body. Every expression is evaluated before anything is changed: one that fails fails the whole step,
+// so a message is never sent half-edited. Behaviour: docs/proxy.md "Transformations".
+import type { Transformation as IrTransformation, TransformationStep as IrStep } from '../../ir/types.js';
+import { applyHeaderModifier, type HeaderMap } from '../http/route-filters.js';
+import { withoutHopByHop } from '../http/forward-headers.js';
+import { expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
+import { celBody, celText, compileAt, type Bad } from './cel/snapshot-cel.js';
+
+/** Pseudo-headers a request step may set: the request line, not a header. */
+const PSEUDO = new Set([':path', ':method', ':authority']);
+const TOKEN = /^:?[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+const BREAKS = /[\r\n\0]/;
+
+export interface TransformStep {
+  readonly remove: readonly string[];
+  readonly set: readonly (readonly [string, CompiledCel])[];
+  readonly add: readonly (readonly [string, CompiledCel])[];
+  readonly body?: CompiledCel;
+  /** Some expression reads `<side>.body` or `<side>.json`, or the step replaces the body: the body is held whole. */
+  readonly readsBody: boolean;
+  /** Some expression reads `<side>.json`: a JSON body is parsed once for it. */
+  readonly readsJson: boolean;
+}
+
+export interface TransformPlan {
+  request?: TransformStep;
+  response?: TransformStep;
+}
+
+/** The plan of one IR transformation; problems are reported under `at` (`traffic.transformation`). */
+export function compileTransformation(t: IrTransformation, at: string, bad: Bad): TransformPlan | undefined {
+  const plan: TransformPlan = {};
+  const request = t.request && compileStep(t.request, 'request', `${at}.request`, bad);
+  const response = t.response && compileStep(t.response, 'response', `${at}.response`, bad);
+  if (request) plan.request = request;
+  if (response) plan.response = response;
+  return request || response ? plan : undefined;
+}
+
+function compileStep(s: IrStep, side: 'request' | 'response', at: string, bad: Bad): TransformStep | undefined {
+  const allowed =
+    side === 'request' ? expressionVariables.transformationRequest : expressionVariables.transformationResponse;
+  const pairs = (list: IrStep['set'], field: 'set' | 'add'): [string, CompiledCel][] =>
+    (list ?? []).flatMap((h, i): [string, CompiledCel][] => {
+      const name = h.name.toLowerCase();
+      const pseudoOk = field === 'set' && side === 'request' && PSEUDO.has(name);
+      if (!TOKEN.test(name) || (name.startsWith(':') && !pseudoOk)) {
+        bad(
+          `${at}.${field}[${i}].name`,
+          `must be a header name${side === 'request' ? ' or :path, :method, :authority (set only)' : ''}`,
+        );
+        return [];
+      }
+      const c = compileAt(h.expression, allowed, `${at}.${field}[${i}].expression`, bad);
+      return c ? [[name, c]] : [];
+    });
+  const set = pairs(s.set, 'set');
+  const add = pairs(s.add, 'add');
+  const body = s.body !== undefined && s.body !== null ? compileAt(s.body, allowed, `${at}.body`, bad) : undefined;
+  const sources = [...set, ...add].map(([, c]) => c.source).concat(body ? [body.source] : []);
+  const reads = (member: string): boolean =>
+    sources.some((src) => new RegExp(`\\b${side}\\s*\\.\\s*${member}\\b|\\[\\s*['"]${member}['"]\\s*\\]`).test(src));
+  const readsJson = reads('json');
+  return {
+    remove: (s.remove ?? []).map((n) => n.toLowerCase()),
+    set,
+    add,
+    ...(body ? { body } : {}),
+    readsBody: body !== undefined || readsJson || reads('body'),
+    readsJson,
+  };
+}
+
+/** A message as a step sees and changes it. `body` is null when it was not read (it then streams on untouched). */
+export interface Message {
+  headers: HeaderMap;
+  body: Buffer | null;
+  /** The request line (request steps only). */
+  method?: string;
+  path?: string;
+}
+
+/** An expression that did not give a usable value: the field it came from, never the value. */
+export class TransformFailure extends Error {}
+
+/** The CEL view of a message: `method`, `path`, `host`, `headers` (one value each), `body`, `json` when read. */
+export function messageView(
+  m: Message,
+  step: TransformStep,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  const view: Record<string, unknown> = { ...extra, headers };
+  if (m.method !== undefined) view.method = m.method;
+  if (m.path !== undefined) view.path = m.path.split('?')[0];
+  if (headers.host !== undefined) view.host = headers.host;
+  if (m.body && step.readsBody) view.body = m.body.toString('utf8');
+  if (m.body && step.readsJson) view.json = parsedJson(m.body);
+  return view;
+}
+
+function parsedJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The message after the step: every expression evaluated first, then remove, set, add (the header
+ * modifier's order) and the body. A TransformFailure names the field whose expression failed.
+ */
+export function applyStep(
+  step: TransformStep,
+  m: Message,
+  bindings: CelBindings,
+  at: string,
+): Message | TransformFailure {
+  const text = (list: TransformStep['set'], field: string): { name: string; value: string }[] | TransformFailure => {
+    const out: { name: string; value: string }[] = [];
+    for (const [i, [name, c]] of list.entries()) {
+      const v = celText(c.evaluate(bindings));
+      if (v instanceof Error) return new TransformFailure(`${at}.${field}[${i}] (${name}) ${v.message}`);
+      if (BREAKS.test(v)) return new TransformFailure(`${at}.${field}[${i}] (${name}) yields a line break`);
+      out.push({ name, value: v });
+    }
+    return out;
+  };
+  const set = text(step.set, 'set');
+  if (set instanceof TransformFailure) return set;
+  const add = text(step.add, 'add');
+  if (add instanceof TransformFailure) return add;
+  let body = m.body;
+  if (step.body) {
+    const b = celBody(step.body.evaluate(bindings));
+    if (b instanceof Error) return new TransformFailure(`${at}.body ${b.message}`);
+    body = b;
+  }
+  const out: Message = { ...m, body };
+  const plain = set.filter((h) => {
+    if (!h.name.startsWith(':')) return true;
+    if (h.name === ':path') out.path = h.value.startsWith('/') ? h.value : `/${h.value}`;
+    else if (h.name === ':method') out.method = h.value.toUpperCase();
+    else out.headers = { ...out.headers, host: h.value };
+    return false;
+  });
+  out.headers = withoutHopByHop(applyHeaderModifier(out.headers, { remove: [...step.remove], set: plain, add }));
+  if (step.body) {
+    delete out.headers['transfer-encoding'];
+    out.headers['content-length'] = String(body?.length ?? 0);
+  }
+  return out;
+}
