@@ -219,12 +219,7 @@ export class ProxyRuntime {
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
-    this.llm = new LlmForwarder({
-      log: this.log,
-      metrics: this.metrics,
-      identities: this.forwarder.identities,
-      ...(opts.clock ? { clock: opts.clock } : {}),
-    });
+
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
@@ -235,6 +230,13 @@ export class ProxyRuntime {
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
     this.extProc = new ExtProcClients(this.log);
+    this.llm = new LlmForwarder({
+      log: this.log,
+      metrics: this.metrics,
+      identities: this.forwarder.identities,
+      extAuth: this.extAuth,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },

@@ -49,6 +49,7 @@ import { chooseModel, modelList } from './model-routing.js';
 import { ProviderHealth } from './provider-health.js';
 import { providerCredential, withCredentialQuery, type ProviderCredential } from './provider-credential.js';
 import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
+import { requestCopy, type ExtAuthClient } from '../auth/ext-auth.js';
 
 export interface LlmForwarderOptions {
   log: Logger;
@@ -64,6 +65,8 @@ export interface LlmForwarderOptions {
   env?: Record<string, string | undefined>;
   /** Exchanged and signed tokens, shared with the other edges so one cache serves them all. */
   identities?: BackendIdentities;
+  /** Asks a provider's own `backend.extAuth` before each try of it; a route with one fails closed without it. */
+  extAuth?: ExtAuthClient;
 }
 
 export interface LlmClient {
@@ -204,7 +207,7 @@ export class LlmForwarder {
     res.on('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
     try {
-      if (chat) await this.serve(req, res, route, client, body, abort.signal);
+      if (chat) await this.serve(req, res, route, client, { body, raw }, abort.signal);
       else await this.servePlain(req, res, route, client, type, raw, abort.signal);
     } finally {
       clearTimeout(timer);
@@ -287,14 +290,16 @@ export class LlmForwarder {
     }
     const failures: Failure[] = [];
     for (const p of candidates) {
+      const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
+      if (!tryReq) return;
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
       const headers: Record<string, string | string[]> = {
-        ...withoutSpent(upstreamHeaders(req.headers), credential.spent),
+        ...withoutSpent(upstreamHeaders(tryReq.headers), credential.spent),
         ...credential.headers,
       };
       for (const h of ['content-type', 'accept'] as const) {
-        const v = req.headers[h];
+        const v = tryReq.headers[h];
         if (v) headers[h] = v;
       }
       if (raw.length > 0) headers['content-length'] = String(raw.length);
@@ -331,7 +336,7 @@ export class LlmForwarder {
     res: ServerResponse,
     route: LlmRoute,
     client: LlmClient,
-    body: ChatBody,
+    { body, raw }: { body: ChatBody; raw: Buffer },
     signal: AbortSignal,
   ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
@@ -368,6 +373,8 @@ export class LlmForwarder {
         }
         clientBody = guarded.body;
       }
+      const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
+      if (!tryReq) return;
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
       if (p.moderation) {
@@ -385,7 +392,7 @@ export class LlmForwarder {
           route,
           p,
           clientBody,
-          { ...withoutSpent(upstreamHeaders(req.headers), credential.spent), ...credential.headers },
+          { ...withoutSpent(upstreamHeaders(tryReq.headers), credential.spent), ...credential.headers },
           guardCtx,
           client,
           { credential, signal },
@@ -403,6 +410,40 @@ export class LlmForwarder {
   private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
     const e = p.endpoint;
     return e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
+  }
+
+  /**
+   * The provider's own `backend.extAuth`, asked before this try: the request the try sends (a copy, so headers
+   * one provider's service adds never reach another provider), or undefined when the client was answered.
+   */
+  private async authorizeTry(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    client: LlmClient,
+    raw: Buffer,
+  ): Promise<IncomingMessage | undefined> {
+    if (!p.extAuth) return req;
+    if (!this.opts.extAuth) {
+      sendError(
+        res,
+        'policy_not_enforced',
+        `provider ${p.name} of route ${route.name} has backend.extAuth, which this proxy cannot ask`,
+      );
+      return undefined;
+    }
+    const call = telemetryOf(res)?.call('ext_authz');
+    const checked = await this.opts.extAuth.check(
+      requestCopy(req, raw),
+      res,
+      route.name,
+      p.extAuth,
+      client.claims,
+      call?.headers,
+    );
+    call?.end({ 'gw.ext_authz.allowed': checked !== undefined, 'gen_ai.provider.name': p.name });
+    return checked?.req;
   }
 
   /** The provider's credential for this request; undefined when there is none to send, and the client was answered. */

@@ -5,6 +5,8 @@ import type { CredentialLocation__Output as CredentialLocation } from '../../ir/
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import type { VendorEndpoint } from './vendors.js';
 
+import type { ExtAuthRoute } from '../auth/ext-auth.js';
+
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
   name: string;
@@ -24,4 +26,6 @@ export interface LlmProvider {
   extraCredentials?: { key: string; location: CredentialLocation | null }[];
   /** `openai.moderation`: the prompt and answer are checked at `endpoint.moderationPath` (src/proxy/llm/moderation.ts). */
   moderation?: OpenAiModeration;
+  /** The provider's own `backend.extAuth`: asked before each try of this provider (src/proxy/auth/ext-auth.ts). */
+  extAuth?: ExtAuthRoute;
 }

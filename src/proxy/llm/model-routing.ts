@@ -178,6 +178,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     promptAppend: [],
     tls: null,
     requestTimeoutMs: 0,
+    extAuthorization: null,
   };
   return {
     name: m.name,

@@ -75,7 +75,9 @@ export function ruleRoute(
   if (extAuthProblem) problems.edges.push(extAuthProblem);
   const readSecret = policySecretReader(ctx, eff.provenance);
   const backendMcp = backendMcpSecurity(edges);
-  const backendExt = backendExtAuth(edges, ctx);
+  const backendExt = backendExtAuth(edges, ctx, (name) =>
+    sink.backends.get(name)?.ai?.groups?.flatMap((g) => (g.providers ?? []).map((p) => p.name ?? '')),
+  );
   const backendExtRefusals = backendExt.refusal ? [backendExt.refusal] : [];
   const jwksBackend = jwksBackendResolver(ctx, eff.provenance);
   const jwksProblem = jwksRefProblem(eff.fields, jwksBackend);

@@ -4,6 +4,7 @@ import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _g
 import type { AiFieldValue as _gw_ir_v1_AiFieldValue, AiFieldValue__Output as _gw_ir_v1_AiFieldValue__Output } from '../../../gw/ir/v1/AiFieldValue.js';
 import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Output as _gw_ir_v1_AiPromptMessage__Output } from '../../../gw/ir/v1/AiPromptMessage.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
 
 export interface AiProviderEdge {
   /**
@@ -36,6 +37,12 @@ export interface AiProviderEdge {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs'?: (number);
+  /**
+   * `backend.extAuth` of this provider (its own policies or a sectionName-targeted one) when the route's providers
+   * differ on it: asked before each try of this provider (failover asks the next provider's). Unset: none for this
+   * provider. The route-wide Policy.backend_ext_authorization carries a setting all providers share instead.
+   */
+  'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -69,4 +76,10 @@ export interface AiProviderEdge__Output {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs': (number);
+  /**
+   * `backend.extAuth` of this provider (its own policies or a sectionName-targeted one) when the route's providers
+   * differ on it: asked before each try of this provider (failover asks the next provider's). Unset: none for this
+   * provider. The route-wide Policy.backend_ext_authorization carries a setting all providers share instead.
+   */
+  'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
 }
