@@ -40,7 +40,16 @@ spec:
       - {name: b, openai: {}, host: 127.0.0.1, port: ${b.port}}
 ${guarded(name, guardedProvider)}`;
     proxy = await startLlmProxy(`${GATEWAY}
-${backend('guardedfirst', 'a')}${backend('plainfirst', 'b')}${aiRoute('guardedfirst', '/gf', 'guardedfirst')}${aiRoute('plainfirst', '/pf', 'plainfirst')}`);
+${backend('guardedfirst', 'a')}${backend('plainfirst', 'b')}${aiRoute('guardedfirst', '/gf', 'guardedfirst')}${aiRoute('plainfirst', '/pf', 'plainfirst')}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: both, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /both}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: guardedfirst}, {group: gw.dev, kind: GwBackend, name: plainfirst}]
+`);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -97,5 +106,13 @@ ${backend('guardedfirst', 'a')}${backend('plainfirst', 'b')}${aiRoute('guardedfi
     const allowed = await chat(`${proxy.base}/pf/chat/completions`, body, { 'x-user': 'alice' });
     expect(allowed.status).toBe(200);
     expect(b.received[0]?.headers['x-auth-user']).toBe('alice');
+  });
+
+  it('refuses a route over two ai backends whose providers differ on extAuth with 503, trying no provider', async () => {
+    const res = await chat(`${proxy.base}/both/chat/completions`, body, { 'x-user': 'alice' });
+    expect(res.status).toBe(503);
+    expect(res.text).toContain('spec.backend.extAuth');
+    expect(checks()).toEqual([]);
+    expect(a.received.length + b.received.length).toBe(0);
   });
 });
