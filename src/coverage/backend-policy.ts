@@ -133,7 +133,7 @@ export const backendMcp: CoverageTable = guarding({
 export const backendExtAuth: CoverageTable = guarding({
   'extAuth.*': enforced(
     'Policy.backendExtAuthorization',
-    'asked after routing, after traffic.extAuth; every backend of the route must carry the same setting, and one per MCP target or AI provider is refused on the route',
+    'asked after routing, after traffic.extAuth; per AI provider (AiProviderEdge.extAuthorization) before each try of that provider; backends of one route that differ, and one per MCP target, are refused on the route',
   ),
 });
 

@@ -225,13 +225,7 @@ export class ProxyRuntime {
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
-    this.llm = new LlmForwarder({
-      log: this.log,
-      metrics: this.metrics,
-      identities: this.forwarder.identities,
-      outliers,
-      ...(opts.clock ? { clock: opts.clock } : {}),
-    });
+
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
@@ -242,6 +236,14 @@ export class ProxyRuntime {
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
     this.extProc = new ExtProcClients(this.log);
+    this.llm = new LlmForwarder({
+      log: this.log,
+      metrics: this.metrics,
+      identities: this.forwarder.identities,
+      extAuth: this.extAuth,
+      outliers,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },

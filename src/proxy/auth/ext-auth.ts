@@ -487,6 +487,14 @@ function responseMetadata(
   return out;
 }
 
+/**
+ * A request already read (the LLM forwarder buffers bodies) as a fresh stream of `body`, with headers of its own:
+ * what an allow adds stays on this copy. The copy is what `check` reads (forwardBody) and answers with.
+ */
+export function requestCopy(req: IncomingMessage, body: Buffer): IncomingMessage {
+  return replay(Object.assign(Object.create(req) as IncomingMessage, { headers: { ...req.headers } }), body);
+}
+
 /** The body was read to ask the service; the backend gets the same bytes from a fresh request stream. */
 function replay(req: IncomingMessage, body: Buffer | undefined): IncomingMessage {
   if (!body) return req;

@@ -58,6 +58,7 @@ import type { InferencePoolTarget } from '../../ir/types.js';
 
 /** Client credentials an endpoint picker is not shown: it chooses a Pod, it does not authenticate. */
 const PICKER_HIDDEN = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
+import { requestCopy, type ExtAuthClient } from '../auth/ext-auth.js';
 
 export interface LlmForwarderOptions {
   log: Logger;
@@ -77,6 +78,8 @@ export interface LlmForwarderOptions {
   outliers?: OutlierDetector;
   /** How long an InferencePool's endpoint picker may take to answer, in ms (default 5000). */
   pickerTimeoutMs?: number;
+  /** Asks a provider's own `backend.extAuth` before each try of it; a route with one fails closed without it. */
+  extAuth?: ExtAuthClient;
 }
 
 export interface LlmClient {
@@ -225,7 +228,7 @@ export class LlmForwarder {
     res.on('close', onClose);
     const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
     try {
-      if (chat) await this.serve(req, res, route, client, body, abort.signal);
+      if (chat) await this.serve(req, res, route, client, { body, raw }, abort.signal);
       else await this.servePlain(req, res, route, client, type, raw, abort.signal);
     } finally {
       clearTimeout(timer);
@@ -308,11 +311,13 @@ export class LlmForwarder {
     }
     const failures: Failure[] = [];
     for (const p of candidates) {
+      const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
+      if (!tryReq) return;
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
-      const headers = providerHeaders(req, p, credential);
+      const headers = providerHeaders(tryReq, p, credential);
       for (const h of ['content-type', 'accept'] as const) {
-        const v = req.headers[h];
+        const v = tryReq.headers[h];
         if (v) headers[h] = v;
       }
       if (raw.length > 0) headers['content-length'] = String(raw.length);
@@ -350,7 +355,7 @@ export class LlmForwarder {
     res: ServerResponse,
     route: LlmRoute,
     client: LlmClient,
-    body: ChatBody,
+    { body, raw }: { body: ChatBody; raw: Buffer },
     signal: AbortSignal,
   ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
@@ -389,6 +394,8 @@ export class LlmForwarder {
         }
         clientBody = guarded.body;
       }
+      const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
+      if (!tryReq) return;
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
       if (p.moderation) {
@@ -402,7 +409,7 @@ export class LlmForwarder {
         res,
         route,
         p,
-        this.chatCall(route, p, clientBody, providerHeaders(req, p, credential), guardCtx, client, {
+        this.chatCall(route, p, clientBody, providerHeaders(tryReq, p, credential), guardCtx, client, {
           credential,
           signal,
           clientHeaders: req.headers,
@@ -420,6 +427,40 @@ export class LlmForwarder {
   private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
     const e = p.endpoint;
     return e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
+  }
+
+  /**
+   * The provider's own `backend.extAuth`, asked before this try: the request the try sends (a copy, so headers
+   * one provider's service adds never reach another provider), or undefined when the client was answered.
+   */
+  private async authorizeTry(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    client: LlmClient,
+    raw: Buffer,
+  ): Promise<IncomingMessage | undefined> {
+    if (!p.extAuth) return req;
+    if (!this.opts.extAuth) {
+      sendError(
+        res,
+        'policy_not_enforced',
+        `provider ${p.name} of route ${route.name} has backend.extAuth, which this proxy cannot ask`,
+      );
+      return undefined;
+    }
+    const call = telemetryOf(res)?.call('ext_authz');
+    const checked = await this.opts.extAuth.check(
+      requestCopy(req, raw),
+      res,
+      route.name,
+      p.extAuth,
+      client.claims,
+      call?.headers,
+    );
+    call?.end({ 'gw.ext_authz.allowed': checked !== undefined, 'gen_ai.provider.name': p.name });
+    return checked?.req;
   }
 
   /** The provider's credential for this request; undefined when there is none to send, and the client was answered. */

@@ -9,6 +9,8 @@ import type { OutlierSettings } from '../policy/outlier.js';
 import type { LlmGuards } from '../guard/types.js';
 import type { HeaderModifier } from '../../ir/types.js';
 
+import type { ExtAuthRoute } from '../auth/ext-auth.js';
+
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
   name: string;
@@ -36,4 +38,6 @@ export interface LlmProvider {
   guards?: LlmGuards;
   /** GwModel custom.backendRef to an InferencePool: each call goes to the endpoint picked from it (endpoint-picker.ts); `endpoint`'s host and port are replaced. */
   pool?: InferencePoolTarget;
+  /** The provider's own `backend.extAuth`: asked before each try of this provider (src/proxy/auth/ext-auth.ts). */
+  extAuth?: ExtAuthRoute;
 }

@@ -6,6 +6,7 @@ import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { compileCel } from '../policy/cel/env.js';
+import { compileExtAuth } from '../auth/ext-auth.js';
 import type { GuardedEdge, LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
 import { outlierSettings } from '../policy/outlier.js';
@@ -77,6 +78,7 @@ function llmRouteOf(
 ): LlmRoute {
   const groups: LlmProvider[][] = [];
   const problems: string[] = [];
+  let extAuthUnenforced = false;
   for (const g of backend.ai?.groups ?? []) {
     const out: LlmProvider[] = [];
     for (const p of g.providers) {
@@ -85,6 +87,12 @@ function llmRouteOf(
       const endpoint = vendorEndpoint(p, settings, edge?.tls ?? ref.tls);
       if (!endpoint.ok) {
         problems.push(`provider ${p.name}: ${endpoint.message}`);
+        continue;
+      }
+      const extAuth = edge?.extAuthorization ? compileExtAuth(edge.extAuthorization) : undefined;
+      if (typeof extAuth === 'string') {
+        problems.push(`provider ${p.name}: backend.extAuth (${extAuth})`);
+        extAuthUnenforced = true;
         continue;
       }
       if (settings.moderation && !endpoint.endpoint.moderationPath) {
@@ -101,6 +109,7 @@ function llmRouteOf(
         requestTimeoutMs: edge?.requestTimeoutMs ?? 0,
         ...(edge?.health ? { health: outlierSettings(edge.health) } : {}),
         ...(settings.moderation ? { moderation: settings.moderation } : {}),
+        ...(extAuth ? { extAuth } : {}),
       });
     }
     if (out.length > 0) groups.push(out);
@@ -116,6 +125,7 @@ function llmRouteOf(
     tryDeadlineMs: t?.backendRequestMs ?? 0,
     // A route with a provider it cannot serve refuses every request rather than quietly using only the others.
     ...(problems.length > 0 ? { unsupported: problems.join('; ') } : {}),
+    ...(extAuthUnenforced ? { unsupportedCode: 'policy_not_enforced' as const } : {}),
     ...refusedEdge(ref),
     ...(guards ? { guards } : {}),
   };

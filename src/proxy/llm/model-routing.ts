@@ -201,6 +201,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     tls: null,
     requestTimeoutMs: 0,
     health: null,
+    extAuthorization: null,
   };
   return {
     name: m.name,

@@ -269,7 +269,13 @@ interface ExtAuthEdge {
     string,
     { fields?: Record<string, string>; provenance?: Record<string, { source?: string }> }
   >;
+  backend: string;
+  /** On an edge to an `ai` backend: a provider's own setting is written on its entry. */
+  ai?: { providers?: Record<string, { extAuthorization?: ExtAuthorizationInput | null }> } | null;
 }
+
+/** The provider names of an IR backend; undefined for any backend but `ai`. */
+export type AiProvidersOf = (backend: string) => string[] | undefined;
 
 /** The backend-level extAuth of a route: its typed form, or why it cannot be enforced (the route then answers 503). */
 export interface BackendExtAuth {
@@ -277,37 +283,81 @@ export interface BackendExtAuth {
   refusal?: IrRefusal;
 }
 
+interface Setting {
+  text?: string;
+  source: string;
+}
+
+const settingOf = (p: ExtAuthEdge['policy']): Setting => ({
+  text: p?.fields?.['backend.extAuth'],
+  source: p?.provenance?.['backend.extAuth']?.source ?? '',
+});
+
 /**
- * `backend.extAuth` (a GwPolicy's `backend`, a GwBackend's `policies`) of a route's edges. The proxy asks the
- * service once per request after routing, so every live edge must carry the same setting; edges that differ,
- * an edge without it next to one with it, or a setting on one MCP target only are refused, never skipped.
+ * `backend.extAuth` (a GwPolicy's `backend`, a GwBackend's `policies`) of a route's edges. A setting every live
+ * edge (and every MCP target / AI provider on it) shares is asked once per request after routing. AI providers
+ * of a route's one `ai` edge may differ: each provider's own is asked before each try of it (written on the
+ * edge's AiProviderEdge). Anything else that differs (backends of one route, MCP targets) is refused, never skipped.
  */
-export function backendExtAuth(edges: readonly ExtAuthEdge[], ctx: Ctx): BackendExtAuth {
+export function backendExtAuth(edges: readonly ExtAuthEdge[], ctx: Ctx, providersOf: AiProvidersOf): BackendExtAuth {
   const live = edges.filter((e) => (e.weight ?? 1) > 0);
-  const seen = live.map((e) => ({
-    text: e.policy?.fields?.['backend.extAuth'],
-    source: e.policy?.provenance?.['backend.extAuth']?.source ?? '',
-  }));
-  const first = seen.find((s) => s.text !== undefined);
+  const seen = live.map((e) => settingOf(e.policy));
+  // A target / provider with merged policies of its own carries the edge's setting too unless it replaces it.
   const perTarget = live.flatMap((e) =>
-    Object.entries(e.targetPolicies ?? {}).filter(([, p]) => p.fields?.['backend.extAuth'] !== undefined),
+    Object.entries(e.targetPolicies ?? {}).map(([name, p]) => ({ name, edge: e, ...settingOf(p) })),
   );
+  const first = [...seen, ...perTarget].find((s) => s.text !== undefined);
   const refuse = (source: string, reason: string): BackendExtAuth => ({
     refusal: { field: 'spec.backend.extAuth', source, reason, security: true },
   });
-  if (perTarget[0]) {
-    const [target, p] = perTarget[0];
-    const source = p.provenance?.['backend.extAuth']?.source ?? '';
-    return refuse(source, `backend.extAuth per MCP target (${target}) is not supported; set it on the backend`);
-  }
   if (!first?.text) return {};
-  if (new Set(seen.map((s) => s.text ?? '')).size > 1)
+  const texts = new Set([...seen, ...perTarget].map((s) => s.text ?? ''));
+  if (texts.size === 1) return typedOrRefusal(first, ctx, refuse);
+  const mcpTarget = perTarget.find((t) => !providersOf(t.edge.backend) && t.text !== seen[live.indexOf(t.edge)]?.text);
+  if (mcpTarget)
+    return refuse(
+      mcpTarget.source || first.source,
+      `backend.extAuth per MCP target (${mcpTarget.name}) is not supported; set it on the backend`,
+    );
+  const [only] = live;
+  const providers = only && providersOf(only.backend);
+  if (live.length !== 1 || !only || !providers)
     return refuse(first.source, 'backend.extAuth must be the same on every backend of the route');
-  const setting = JSON.parse(first.text) as ExtAuthPolicy;
+  return perProvider(only, providers, ctx, refuse);
+}
+
+/** Writes each provider's own setting on the `ai` edge; none of them usable means the route is refused. */
+function perProvider(
+  edge: ExtAuthEdge,
+  names: readonly string[],
+  ctx: Ctx,
+  refuse: (source: string, reason: string) => BackendExtAuth,
+): BackendExtAuth {
+  const edgeSetting = settingOf(edge.policy);
+  for (const name of [...names].sort()) {
+    const own = edge.targetPolicies?.[name];
+    const setting = own ? settingOf(own) : edgeSetting;
+    if (setting.text === undefined) continue;
+    const checked = typedOrRefusal(setting, ctx, (source, reason) => refuse(source, `provider ${name}: ${reason}`));
+    if (checked.refusal) return checked;
+    if (!checked.typed) continue;
+    // An edge without provider settings has no AiEdge yet; an entry with only this field changes nothing else.
+    const providers = ((edge.ai ??= {}).providers ??= {});
+    (providers[name] ??= {}).extAuthorization = checked.typed;
+  }
+  return {};
+}
+
+function typedOrRefusal(
+  setting: Setting,
+  ctx: Ctx,
+  refuse: (source: string, reason: string) => BackendExtAuth,
+): BackendExtAuth {
+  const parsed = JSON.parse(setting.text ?? '{}') as ExtAuthPolicy;
   const typed = toExtAuth(
-    setting,
-    policyBackendResolver(ctx, { 'traffic.extAuth': { source: first.source } as FieldOrigin }),
+    parsed,
+    policyBackendResolver(ctx, { 'traffic.extAuth': { source: setting.source } as FieldOrigin }),
   );
-  if (typeof typed === 'string') return refuse(first.source, typed);
+  if (typeof typed === 'string') return refuse(setting.source, typed);
   return { typed };
 }

@@ -77,7 +77,9 @@ export function ruleRoute(
   const backendMcp = backendMcpSecurity(edges, (source) =>
     jwksBackendResolver(ctx, { 'backend.mcp': { source, level: 'BackendOwn', overridden: [] } }, 'backend.mcp'),
   );
-  const backendExt = backendExtAuth(edges, ctx);
+  const backendExt = backendExtAuth(edges, ctx, (name) =>
+    sink.backends.get(name)?.ai?.groups?.flatMap((g) => (g.providers ?? []).map((p) => p.name ?? '')),
+  );
   const backendExtRefusals = backendExt.refusal ? [backendExt.refusal] : [];
   const jwksBackend = jwksBackendResolver(ctx, eff.provenance);
   const jwksProblem = jwksRefProblem(eff.fields, jwksBackend);

@@ -5,6 +5,7 @@ import type { AiFieldValue as _gw_ir_v1_AiFieldValue, AiFieldValue__Output as _g
 import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Output as _gw_ir_v1_AiPromptMessage__Output } from '../../../gw/ir/v1/AiPromptMessage.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
+import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
 
 export interface AiProviderEdge {
   /**
@@ -41,6 +42,12 @@ export interface AiProviderEdge {
    * `backend.health` of the provider's merged policies; unset means the proxy's default LLM backoff.
    */
   'health'?: (_gw_ir_v1_OutlierDetection | null);
+  /**
+   * `backend.extAuth` of this provider (its own policies or a sectionName-targeted one) when the route's providers
+   * differ on it: asked before each try of this provider (failover asks the next provider's). Unset: none for this
+   * provider. The route-wide Policy.backend_ext_authorization carries a setting all providers share instead.
+   */
+  'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -78,4 +85,10 @@ export interface AiProviderEdge__Output {
    * `backend.health` of the provider's merged policies; unset means the proxy's default LLM backoff.
    */
   'health': (_gw_ir_v1_OutlierDetection__Output | null);
+  /**
+   * `backend.extAuth` of this provider (its own policies or a sectionName-targeted one) when the route's providers
+   * differ on it: asked before each try of this provider (failover asks the next provider's). Unset: none for this
+   * provider. The route-wide Policy.backend_ext_authorization carries a setting all providers share instead.
+   */
+  'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
 }
