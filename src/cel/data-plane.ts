@@ -30,6 +30,8 @@ export const expressionVariables = {
   extProcResponse: ['request', 'jwt', 'response'],
   /** GwModel `policies.authorization`: evaluated once the chat request is read, before a model is called. */
   modelAuthorization: ['jwt', 'request', 'llmRequest', 'apiKey'],
+  /** AI `transformations` / `finalTransformations` (and GwModel's): evaluated per provider on the request body about to be sent. */
+  aiTransformation: ['llmRequest', 'request', 'jwt', 'apiKey'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;

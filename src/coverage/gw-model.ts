@@ -32,8 +32,14 @@ const policies: CoverageTable = {
   'headers.*': refused(`header changes ${notYetPlural}`),
   'tunnel.*': refused(`tunnelling ${notYet}`, true),
   'health.*': refused(`outlier detection (health) ${notYet}`),
-  'transformations[].*': refused(`CEL transformations ${notYetPlural}`),
-  'finalTransformations[].*': refused(`CEL transformations ${notYetPlural}`),
+  'transformations[].*': enforced(
+    'ModelProvider.transformations',
+    'CEL per field on the chat request, by the same code as backend.ai.transformations',
+  ),
+  'finalTransformations[].*': enforced(
+    'ModelProvider.finalTransformations',
+    "CEL per field on the body in the provider's format, by the same code as backend.ai.finalTransformations",
+  ),
 };
 
 export const gwModelCoverage: CoverageTable = {

@@ -9,6 +9,7 @@ export const errorStatus = {
   bad_request: 400,
   invalid_request: 400,
   invalid_host: 400,
+  transformation_failed: 400,
   invalid_client_metadata: 400,
   invalid_redirect_uri: 400,
   unauthorized: 401,

@@ -18,7 +18,10 @@ import { UpstreamTlsPool } from '../http/upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
 import { CloudAuth, CloudAuthFailure } from './cloud-auth.js';
-import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
+import { checkChatRequest, shapeChatRequest, type ChatBody, type Checked } from './chat-request.js';
+import { applyTransformations } from './field-transformations.js';
+import { placeCacheBreakpoints } from './prompt-caching.js';
+import type { CelBindings } from '../policy/cel/env.js';
 import {
   EVENT_STREAM,
   errorTypeOf,
@@ -287,6 +290,8 @@ export class LlmForwarder {
     }
     const failures: Failure[] = [];
     for (const p of candidates) {
+      const body = plainBody(p, raw, req, client);
+      if (!Buffer.isBuffer(body)) return this.untransformed(res, route, p, body);
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
       const headers: Record<string, string | string[]> = {
@@ -297,13 +302,13 @@ export class LlmForwarder {
         const v = req.headers[h];
         if (v) headers[h] = v;
       }
-      if (raw.length > 0) headers['content-length'] = String(raw.length);
+      if (body.length > 0) headers['content-length'] = String(body.length);
       const call: Call = {
         model,
         method: req.method ?? 'GET',
         path: withCredentialQuery(pathOf(p) ?? path, credential.query),
         headers,
-        body: raw.length > 0 ? raw : null,
+        body: body.length > 0 ? body : null,
         errorFormat: 'openai',
         answer: async (out, up) => {
           out.writeHead(up.statusCode, withoutHopByHop(up.headers));
@@ -343,6 +348,7 @@ export class LlmForwarder {
     let guarded: { text: string; body: ChatBody } | undefined;
     const failures: Failure[] = [];
     let unshaped: string | undefined;
+    const bindings = transformationBindings(guardCtx, client);
     for (const p of candidates) {
       const shaped = shapeChatRequest(body, p.edge, p.model);
       if (!shaped.ok) {
@@ -350,7 +356,16 @@ export class LlmForwarder {
         unshaped = `${shaped.field} ${shaped.message}`;
         continue;
       }
-      let clientBody = shaped.body;
+      const transformed = applyTransformations(
+        shaped.body,
+        p.transformations?.before ?? [],
+        bindings,
+        'transformations',
+      );
+      if (!transformed.ok) return this.untransformed(res, route, p, transformed);
+      let clientBody = transformed.body;
+      if (typeof clientBody.model !== 'string' || clientBody.model === '')
+        return sendError(res, 'transformation_failed', `provider ${p.name}: transformations left no model`);
       if (route.guards?.request) {
         const text = JSON.stringify(clientBody);
         if (guarded?.text !== text) {
@@ -368,6 +383,8 @@ export class LlmForwarder {
         }
         clientBody = guarded.body;
       }
+      const payload = providerPayload(p, clientBody, bindings);
+      if (!payload.ok) return this.untransformed(res, route, p, payload);
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
       if (p.moderation) {
@@ -385,6 +402,7 @@ export class LlmForwarder {
           route,
           p,
           clientBody,
+          JSON.stringify(payload.body),
           { ...withoutSpent(upstreamHeaders(req.headers), credential.spent), ...credential.headers },
           guardCtx,
           client,
@@ -398,6 +416,15 @@ export class LlmForwarder {
     }
     if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 'invalid_request', unshaped);
     else this.giveUp(res, route, failures, signal);
+  }
+
+  /** A transformation failed to evaluate: the request ends here, with the field named (never its value). */
+  private untransformed(res: ServerResponse, route: LlmRoute, p: LlmProvider, failed: Failed): void {
+    this.opts.log.warn(
+      { route: route.name, provider: p.name, field: failed.field, reason: failed.message },
+      'LLM field transformation failed; the request is not sent',
+    );
+    sendError(res, 'transformation_failed', `provider ${p.name}: ${failed.field} ${failed.message}`);
   }
 
   private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
@@ -424,6 +451,7 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     clientBody: ChatBody,
+    payload: string,
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
     client: LlmClient,
@@ -432,13 +460,6 @@ export class LlmForwarder {
     const e = p.endpoint;
     const model = String(clientBody.model);
     const stream = clientBody.stream === true;
-    const payload = JSON.stringify(
-      e.format === 'anthropic'
-        ? toAnthropicRequest(clientBody)
-        : e.format === 'bedrock'
-          ? toConverseRequest(clientBody, e.guardrail)
-          : clientBody,
-    );
     const streamType = e.format === 'bedrock' ? EVENT_STREAM : 'text/event-stream';
     return {
       model,
@@ -473,7 +494,7 @@ export class LlmForwarder {
           ? {
               tokens: (provider, m, u) => {
                 this.usage.tokens(provider, m, u);
-                if (u) tel.tokens(u.input, u.output);
+                if (u) tel.tokens(u);
               },
             }
           : this.usage;
@@ -685,6 +706,54 @@ export class LlmForwarder {
       sendError(res, 'gateway_timeout', `route ${route.name}: providers did not answer in time: ${tried}`);
     else sendError(res, 'no_healthy_provider', `route ${route.name}: no provider could be reached: ${tried}`);
   }
+}
+
+/** What field transformations may read besides the body (`request`, `jwt`, `apiKey`): the guards' view of the request. */
+function transformationBindings(guardCtx: GuardRequestContext, client: LlmClient): CelBindings {
+  return {
+    request: guardCtx.request as unknown as Record<string, unknown>,
+    ...(client.claims ? { jwt: client.claims } : {}),
+    ...(client.apiKey ? { apiKey: client.apiKey } : {}),
+  };
+}
+
+/**
+ * The body of a request of another route type (embeddings, responses, passthrough, ...) for one provider: as
+ * it came, or, when the provider has field transformations, the JSON body with both lists applied in turn
+ * (nothing is converted on these routes). A body that is not a JSON object cannot be transformed: refused.
+ */
+function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: LlmClient): Buffer | Failed {
+  const t = p.transformations;
+  if (!t) return raw;
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    body = undefined;
+  }
+  if (!isObject(body))
+    return { ok: false, field: 'transformations', message: 'need a JSON object body; this request has none' };
+  const bindings = transformationBindings(guardContext(req, client, body), client);
+  const before = applyTransformations(body, t.before, bindings, 'transformations');
+  if (!before.ok) return before;
+  const after = applyTransformations(before.body, t.after, bindings, 'finalTransformations');
+  return after.ok ? Buffer.from(JSON.stringify(after.body)) : after;
+}
+
+type Failed = Extract<Checked, { ok: false }>;
+
+/**
+ * The body one provider gets, in its format: converted (Anthropic, Bedrock Converse), with cache breakpoints
+ * (`promptCaching`), then `finalTransformations` over the result; or the transformation that failed.
+ */
+function providerPayload(p: LlmProvider, clientBody: ChatBody, bindings: CelBindings): Checked {
+  const e = p.endpoint;
+  if (e.format === 'openai')
+    return applyTransformations(clientBody, p.transformations?.after ?? [], bindings, 'finalTransformations');
+  const converted =
+    e.format === 'anthropic' ? toAnthropicRequest(clientBody) : toConverseRequest(clientBody, e.guardrail);
+  placeCacheBreakpoints(converted, p.edge?.promptCaching, e.format, String(clientBody.model));
+  return applyTransformations(converted, p.transformations?.after ?? [], bindings, 'finalTransformations');
 }
 
 /** What prompt guards may read about the request; its headers are copied only when a guard reads them (most routes have none). */

@@ -4,6 +4,7 @@ import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/i
 import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/gw/ir/v1/OpenAiModeration.js';
 import type { VendorEndpoint } from './vendors.js';
+import type { CompiledTransformations } from './field-transformations.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -16,6 +17,8 @@ export interface LlmProvider {
   model?: string;
   /** Shaping and credential of this provider on this edge; unset fields mean none. */
   edge?: AiProviderEdge;
+  /** `transformations` / `finalTransformations` of this provider on this edge (or of the GwModel), compiled once per snapshot. */
+  transformations?: CompiledTransformations;
   /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
   requestTimeoutMs: number;
   /** GwModel `policies.auth.location`: where the credential goes instead of the vendor's own header. */

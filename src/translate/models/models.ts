@@ -1,6 +1,6 @@
 // GwModel → IR Model: which requests a model serves (match, visibility), where they go (a provider or
 // virtual routing over other models) and which listeners or routes expose it.
-import { aiProviderSettings } from '../backends/backend-ai.js';
+import { aiProviderSettings, fieldTransformations } from '../backends/backend-ai.js';
 import { modelAuth, type ModelAuth } from './model-auth.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
@@ -221,6 +221,10 @@ function modelProvider(spec: GwModelSpec, credential: ModelAuth | string | undef
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
   };
+  const transformations = fieldTransformations(policies.transformations);
+  const finalTransformations = fieldTransformations(policies.finalTransformations);
+  if (transformations.length > 0) out.transformations = transformations;
+  if (finalTransformations.length > 0) out.finalTransformations = finalTransformations;
   if (typeof credential === 'object') {
     if (credential.credential) out.credential = credential.credential;
     if (credential.location) out.credentialLocation = credential.location;

@@ -2,7 +2,7 @@
 // backend it names, and the edge's merged backend policy with TLS, credentials, guards and refusals.
 import type { BackendInput, BackendRefInput } from '../../ir/types.js';
 import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
-import { backendAi } from '../backends/backend-ai.js';
+import { backendAi, promptCachingRefusals } from '../backends/backend-ai.js';
 import { edgeCredential } from '../backends/backend-auth.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
 import { backendTls } from '../backends/backend-tls.js';
@@ -200,7 +200,8 @@ export function backendRef(
   const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2');
   if (!connection.ok) return { reason: 'InvalidBackendTunnel', message: connection.message };
   Object.assign(out, connection.settings);
-  const refused = [...http.refusals, ...connection.refusals];
+  const aiProviders = (irBackend?.ai?.groups ?? []).flatMap((g) => g.providers ?? []);
+  const refused = [...http.refusals, ...connection.refusals, ...promptCachingRefusals(aiProviders, merged, subMerged)];
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
   for (const r of refused) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];

@@ -33,6 +33,8 @@ function choose(
       settings: null,
       settingsJson: '{}',
       policiesJson: over.policiesJson ?? '{}',
+      transformations: [],
+      finalTransformations: [],
       credential: over.credential ?? null,
       credentialProblem: over.credentialProblem ?? '',
       credentialLocation: null,

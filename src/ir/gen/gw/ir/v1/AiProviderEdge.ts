@@ -4,6 +4,8 @@ import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _g
 import type { AiFieldValue as _gw_ir_v1_AiFieldValue, AiFieldValue__Output as _gw_ir_v1_AiFieldValue__Output } from '../../../gw/ir/v1/AiFieldValue.js';
 import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Output as _gw_ir_v1_AiPromptMessage__Output } from '../../../gw/ir/v1/AiPromptMessage.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldTransformation__Output as _gw_ir_v1_AiFieldTransformation__Output } from '../../../gw/ir/v1/AiFieldTransformation.js';
+import type { AiPromptCaching as _gw_ir_v1_AiPromptCaching, AiPromptCaching__Output as _gw_ir_v1_AiPromptCaching__Output } from '../../../gw/ir/v1/AiPromptCaching.js';
 
 export interface AiProviderEdge {
   /**
@@ -36,6 +38,20 @@ export interface AiProviderEdge {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs'?: (number);
+  /**
+   * `backend.ai.transformations`: CEL per field on the client-format chat request (after defaults,
+   * overrides, prompt enrichment and the provider's model, so they outrank all of them).
+   */
+  'transformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  /**
+   * `backend.ai.finalTransformations`: CEL per field on the body in the provider's format (after conversion).
+   */
+  'finalTransformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  /**
+   * `backend.ai.promptCaching`: cache breakpoints the proxy places for Anthropic and Bedrock providers;
+   * unset means none (src/proxy/llm/prompt-caching.ts).
+   */
+  'promptCaching'?: (_gw_ir_v1_AiPromptCaching | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -69,4 +85,18 @@ export interface AiProviderEdge__Output {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs': (number);
+  /**
+   * `backend.ai.transformations`: CEL per field on the client-format chat request (after defaults,
+   * overrides, prompt enrichment and the provider's model, so they outrank all of them).
+   */
+  'transformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  /**
+   * `backend.ai.finalTransformations`: CEL per field on the body in the provider's format (after conversion).
+   */
+  'finalTransformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  /**
+   * `backend.ai.promptCaching`: cache breakpoints the proxy places for Anthropic and Bedrock providers;
+   * unset means none (src/proxy/llm/prompt-caching.ts).
+   */
+  'promptCaching': (_gw_ir_v1_AiPromptCaching__Output | null);
 }

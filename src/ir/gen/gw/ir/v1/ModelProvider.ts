@@ -4,6 +4,7 @@ import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _g
 import type { AiProviderSettings as _gw_ir_v1_AiProviderSettings, AiProviderSettings__Output as _gw_ir_v1_AiProviderSettings__Output } from '../../../gw/ir/v1/AiProviderSettings.js';
 import type { CredentialLocation as _gw_ir_v1_CredentialLocation, CredentialLocation__Output as _gw_ir_v1_CredentialLocation__Output } from '../../../gw/ir/v1/CredentialLocation.js';
 import type { PlacedKey as _gw_ir_v1_PlacedKey, PlacedKey__Output as _gw_ir_v1_PlacedKey__Output } from '../../../gw/ir/v1/PlacedKey.js';
+import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldTransformation__Output as _gw_ir_v1_AiFieldTransformation__Output } from '../../../gw/ir/v1/AiFieldTransformation.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -45,6 +46,11 @@ export interface ModelProvider {
    * `spec.policies.auth.credentials`: further keys, each sent at its own location.
    */
   'extraCredentials'?: (_gw_ir_v1_PlacedKey)[];
+  /**
+   * `spec.policies.transformations` / `finalTransformations`: applied by the same code as an `ai` edge's.
+   */
+  'transformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  'finalTransformations'?: (_gw_ir_v1_AiFieldTransformation)[];
 }
 
 export interface ModelProvider__Output {
@@ -87,4 +93,9 @@ export interface ModelProvider__Output {
    * `spec.policies.auth.credentials`: further keys, each sent at its own location.
    */
   'extraCredentials': (_gw_ir_v1_PlacedKey__Output)[];
+  /**
+   * `spec.policies.transformations` / `finalTransformations`: applied by the same code as an `ai` edge's.
+   */
+  'transformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  'finalTransformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
 }
