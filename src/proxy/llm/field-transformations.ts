@@ -2,6 +2,7 @@
 // `policies.transformations` / `finalTransformations`): CEL per dotted field of an LLM request body,
 // compiled once per snapshot and applied per request. Behaviour: docs/llm-providers.md "Field transformations".
 import { celToJson, compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
+import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { deletePath, setPath, type ChatBody, type Checked } from './chat-request.js';
 
 export interface FieldTransformation {
@@ -36,7 +37,7 @@ export function compileTransformations(before: IrList, after: IrList, at: string
 
 /** The compiled lists of an edge (or GwModel provider); an Error naming the place, list and field when one does not compile. */
 export function providerTransformations(
-  lists: { transformations: IrList; finalTransformations: IrList } | undefined,
+  lists: Pick<AiProviderEdge, 'transformations' | 'finalTransformations'> | undefined,
   at: string,
 ): CompiledTransformations | undefined | Error {
   try {

@@ -356,29 +356,14 @@ export class LlmForwarder {
         unshaped = `${shaped.field} ${shaped.message}`;
         continue;
       }
-      const transformed = applyTransformations(
-        shaped.body,
-        p.transformations?.before ?? [],
-        bindings,
-        'transformations',
-      );
+      const transformed = transformedRequest(shaped.body, p, bindings);
       if (!transformed.ok) return this.untransformed(res, route, p, transformed);
       let clientBody = transformed.body;
-      if (typeof clientBody.model !== 'string' || clientBody.model === '')
-        return sendError(res, 'transformation_failed', `provider ${p.name}: transformations left no model`);
       if (route.guards?.request) {
         const text = JSON.stringify(clientBody);
         if (guarded?.text !== text) {
           const verdict = await route.guards.request(clientBody, guardCtx);
-          if (verdict.action === 'reject') {
-            res
-              .writeHead(verdict.status, {
-                'content-type': verdict.contentType,
-                'content-length': Buffer.byteLength(verdict.body),
-              })
-              .end(verdict.body);
-            return;
-          }
+          if (verdict.action === 'reject') return void sendVerdict(res, verdict);
           guarded = { text, body: verdict.action === 'modify' ? verdict.body : clientBody };
         }
         clientBody = guarded.body;
@@ -741,6 +726,19 @@ function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: Ll
 }
 
 type Failed = Extract<Checked, { ok: false }>;
+
+/** A request guard's rejection, as it is. */
+function sendVerdict(res: ServerResponse, v: { status: number; contentType: string; body: string }): void {
+  res.writeHead(v.status, { 'content-type': v.contentType, 'content-length': Buffer.byteLength(v.body) }).end(v.body);
+}
+
+/** The shaped chat request with the provider's `transformations` applied; they must leave a model. */
+function transformedRequest(shaped: ChatBody, p: LlmProvider, bindings: CelBindings): Checked {
+  const out = applyTransformations(shaped, p.transformations?.before ?? [], bindings, 'transformations');
+  if (out.ok && (typeof out.body.model !== 'string' || out.body.model === ''))
+    return { ok: false, field: 'transformations field model', message: 'left no model' };
+  return out;
+}
 
 /**
  * The body one provider gets, in its format: converted (Anthropic, Bedrock Converse), with cache breakpoints
