@@ -36,6 +36,8 @@ export const expressionVariables = {
   transformationResponse: ['request', 'jwt', 'apiKey', 'response'],
   /** traffic.directResponse `condition`, `bodyExpression` and header values: answered before authentication. */
   directResponse: ['request'],
+  /** AI `transformations` / `finalTransformations` (and GwModel's): evaluated per provider on the request body about to be sent. */
+  aiTransformation: ['llmRequest', 'request', 'jwt', 'apiKey'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;

@@ -114,9 +114,18 @@ export const backendAi: CoverageTable = {
   'ai.prompt.prepend[].*': enforced('AiProviderEdge.promptPrepend'),
   'ai.prompt.append[].*': enforced('AiProviderEdge.promptAppend'),
   'ai.routes': enforced('AiEdge.routes'),
-  'ai.promptCaching.*': refused(`prompt caching ${notYet}`),
-  'ai.transformations[].*': refused(`CEL transformations of AI requests ${notYetPlural}`),
-  'ai.finalTransformations[].*': refused(`CEL transformations of AI requests ${notYetPlural}`),
+  'ai.promptCaching.*': enforced(
+    'AiProviderEdge.promptCaching',
+    'cache_control breakpoints (Anthropic) and cachePoints (Bedrock Converse) for the model families that take them; other providers and families are named on status',
+  ),
+  'ai.transformations[].*': enforced(
+    'AiProviderEdge.transformations',
+    'CEL per field on the chat request; outranks defaults, overrides, prompt enrichment and the model setting',
+  ),
+  'ai.finalTransformations[].*': enforced(
+    'AiProviderEdge.finalTransformations',
+    "CEL per field on the body in the provider's format",
+  ),
   ...promptGuard('ai.promptGuard'),
 };
 

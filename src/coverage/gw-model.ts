@@ -40,8 +40,14 @@ const policies: CoverageTable = {
   'health.ejectionDuration': enforced('ModelProvider.health'),
   'health.maxEjectionPercent': enforced('ModelProvider.health', 'of the targets of the virtual model that chose it'),
   'health.unhealthyCondition': refused(`a CEL unhealthyCondition ${notYet}`),
-  'transformations[].*': refused(`CEL transformations ${notYetPlural}`),
-  'finalTransformations[].*': refused(`CEL transformations ${notYetPlural}`),
+  'transformations[].*': enforced(
+    'ModelProvider.transformations',
+    'CEL per field on the chat request, by the same code as backend.ai.transformations',
+  ),
+  'finalTransformations[].*': enforced(
+    'ModelProvider.finalTransformations',
+    "CEL per field on the body in the provider's format, by the same code as backend.ai.finalTransformations",
+  ),
 };
 
 export const gwModelCoverage: CoverageTable = {

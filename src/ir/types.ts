@@ -15,10 +15,18 @@ export type {
 } from './gen/gw/ir/v1/AiCredential.js';
 export type { AiEdge__Output as AiEdge, AiEdge as AiEdgeInput } from './gen/gw/ir/v1/AiEdge.js';
 export type {
+  AiFieldTransformation__Output as AiFieldTransformation,
+  AiFieldTransformation as AiFieldTransformationInput,
+} from './gen/gw/ir/v1/AiFieldTransformation.js';
+export type {
   AiFieldValue__Output as AiFieldValue,
   AiFieldValue as AiFieldValueInput,
 } from './gen/gw/ir/v1/AiFieldValue.js';
 export type { AiGroup__Output as AiGroup, AiGroup as AiGroupInput } from './gen/gw/ir/v1/AiGroup.js';
+export type {
+  AiPromptCaching__Output as AiPromptCaching,
+  AiPromptCaching as AiPromptCachingInput,
+} from './gen/gw/ir/v1/AiPromptCaching.js';
 export type {
   AiPromptMessage__Output as AiPromptMessage,
   AiPromptMessage as AiPromptMessageInput,

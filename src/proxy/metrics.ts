@@ -209,7 +209,7 @@ function llmMetrics(registry: Registry) {
     llmTokens: counter(
       registry,
       'gw_llm_tokens_total',
-      'Tokens LLM providers reported in response usage (streamed too), by provider, model and kind (input, output).',
+      'Tokens LLM providers reported in response usage (streamed too), by provider, model and kind (input, output; cache_read and cache_write count the part of input read from or written to the vendor prompt cache).',
       ['provider', 'model', 'kind'],
     ),
     llmModeration: counter(

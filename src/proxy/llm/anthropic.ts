@@ -11,8 +11,30 @@ const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const DEFAULT_MAX_TOKENS = 4096;
 
 export interface Usage {
+  /** Every input token, cached ones included (OpenAI's prompt_tokens). */
   input: number;
   output: number;
+  /** Input tokens read from the vendor's prompt cache (part of `input`); unset when none. */
+  cacheRead?: number;
+  /** Input tokens written to the vendor's prompt cache (part of `input`); unset when none. */
+  cacheWrite?: number;
+}
+
+/** `usage` with the cache counts set when they are not 0 (most answers have none). */
+export function withCacheCounts(u: Usage, read: number, write: number): Usage {
+  if (read > 0) u.cacheRead = read;
+  if (write > 0) u.cacheWrite = write;
+  return u;
+}
+
+/** OpenAI's usage object; cache reads also as `prompt_tokens_details.cached_tokens`, as OpenAI reports its own. */
+export function openAiUsage(u: Usage): Obj {
+  return {
+    prompt_tokens: u.input,
+    completion_tokens: u.output,
+    total_tokens: u.input + u.output,
+    ...(u.cacheRead ? { prompt_tokens_details: { cached_tokens: u.cacheRead } } : {}),
+  };
 }
 
 /** Text of an OpenAI content value (a string, or parts of which the text ones count). */
@@ -119,18 +141,13 @@ export function finishReason(stop: unknown): string | null {
   return typeof stop === 'string' ? (FINISH[stop] ?? 'stop') : null;
 }
 
-function openAiUsage(u: Usage): Obj {
-  return { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output };
-}
-
 export function anthropicUsage(u: unknown): Usage {
   const o = isObject(u) ? u : {};
   const n = (v: unknown) => (typeof v === 'number' ? v : 0);
   // Cached input tokens are input tokens too; OpenAI's prompt_tokens counts them.
-  return {
-    input: n(o.input_tokens) + n(o.cache_read_input_tokens) + n(o.cache_creation_input_tokens),
-    output: n(o.output_tokens),
-  };
+  const read = n(o.cache_read_input_tokens),
+    write = n(o.cache_creation_input_tokens);
+  return withCacheCounts({ input: n(o.input_tokens) + read + write, output: n(o.output_tokens) }, read, write);
 }
 
 /** The OpenAI chat completion for a buffered Anthropic message. */
@@ -164,7 +181,7 @@ export function fromAnthropicError(body: unknown): unknown {
 export class AnthropicStreamConverter {
   private id = '';
   private model = '';
-  private readonly usage: Usage = { input: 0, output: 0 };
+  private usage: Usage = { input: 0, output: 0 };
   private readonly toolIndex = new Map<number, number>();
   private finish: string | null = null;
 
@@ -203,9 +220,7 @@ export class AnthropicStreamConverter {
         const m = isObject(e.message) ? e.message : {};
         this.id = String(m.id ?? '');
         this.model = String(m.model ?? '');
-        const u = anthropicUsage(m.usage);
-        this.usage.input = u.input;
-        this.usage.output = u.output;
+        this.usage = anthropicUsage(m.usage);
         return this.chunk({ role: 'assistant', content: '' });
       }
       case 'content_block_start': {
@@ -230,7 +245,7 @@ export class AnthropicStreamConverter {
         const d = isObject(e.delta) ? e.delta : {};
         const u = isObject(e.usage) ? e.usage : {};
         if (typeof u.output_tokens === 'number') this.usage.output = u.output_tokens;
-        if (typeof u.input_tokens === 'number') this.usage.input = anthropicUsage(u).input;
+        if (typeof u.input_tokens === 'number') this.usage = { ...anthropicUsage(u), output: this.usage.output };
         this.finish = finishReason(d.stop_reason);
         return this.finish ? this.chunk({}, this.finish) : '';
       }

@@ -2,7 +2,7 @@
 // ConverseStream events (already decoded from the event-stream framing). Pure apart from the id and clock
 // passed in. Field mapping: docs/llm-providers.md.
 import type { ChatBody } from './chat-request.js';
-import type { Usage } from './anthropic.js';
+import { openAiUsage, withCacheCounts, type Usage } from './anthropic.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -139,17 +139,10 @@ export function converseUsage(u: unknown): Usage {
   const o = isObject(u) ? u : {};
   const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
   // Cached input tokens are input tokens too; OpenAI's prompt_tokens counts them.
-  return {
-    input: n(o.inputTokens) + n(o.cacheReadInputTokens) + n(o.cacheWriteInputTokens),
-    output: n(o.outputTokens),
-  };
+  const read = n(o.cacheReadInputTokens),
+    write = n(o.cacheWriteInputTokens);
+  return withCacheCounts({ input: n(o.inputTokens) + read + write, output: n(o.outputTokens) }, read, write);
 }
-
-const openAiUsage = (u: Usage): Obj => ({
-  prompt_tokens: u.input,
-  completion_tokens: u.output,
-  total_tokens: u.input + u.output,
-});
 
 /** The OpenAI chat completion for a buffered Converse response (which carries no id or model: they are given). */
 export function fromConverseResponse(resp: Obj, id: string, model: string, nowSeconds: number): Obj {
@@ -203,7 +196,7 @@ export function fromConverseError(body: unknown, errorType = ''): unknown {
  * decoded event in order, then `end()` for the closing `[DONE]`.
  */
 export class ConverseStreamConverter {
-  private readonly usage: Usage = { input: 0, output: 0 };
+  private usage: Usage = { input: 0, output: 0 };
   private readonly toolIndex = new Map<number, number>();
 
   constructor(
@@ -257,8 +250,7 @@ export class ConverseStreamConverter {
         return this.chunk({}, finishReason(e.stopReason) ?? 'stop');
       case 'metadata': {
         const u = converseUsage(e.usage);
-        this.usage.input = u.input;
-        this.usage.output = u.output;
+        this.usage = u;
         return this.includeUsage
           ? `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.nowSeconds, model: this.model, choices: [], usage: openAiUsage(u) })}\n\n`
           : '';

@@ -72,7 +72,7 @@ function getPath(obj: Record<string, unknown>, path: string): unknown {
 }
 
 /** Sets `a.b.c`, creating objects on the way (a non-object in the way is replaced). */
-function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+export function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
   if (parts.some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype')) return;
   let cur = obj;
@@ -82,4 +82,11 @@ function setPath(obj: Record<string, unknown>, path: string, value: unknown): vo
     else cur = cur[part] = {};
   }
   cur[parts[parts.length - 1] as string] = value;
+}
+
+/** Removes `a.b.c` when it exists; objects on the way are left as they are. */
+export function deletePath(obj: Record<string, unknown>, path: string): void {
+  const parts = path.split('.');
+  const parent = parts.length > 1 ? getPath(obj, parts.slice(0, -1).join('.')) : obj;
+  if (isObject(parent)) delete parent[parts[parts.length - 1] as string];
 }

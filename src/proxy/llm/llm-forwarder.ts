@@ -20,7 +20,10 @@ import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
 import { toCohereRequest } from './cohere.js';
 import { CloudAuth, CloudAuthFailure } from './cloud-auth.js';
-import { checkChatRequest, shapeChatRequest, type ChatBody } from './chat-request.js';
+import { checkChatRequest, shapeChatRequest, type ChatBody, type Checked } from './chat-request.js';
+import { applyTransformations } from './field-transformations.js';
+import { placeCacheBreakpoints } from './prompt-caching.js';
+import type { CelBindings } from '../policy/cel/env.js';
 import {
   EVENT_STREAM,
   errorTypeOf,
@@ -313,6 +316,8 @@ export class LlmForwarder {
     for (const p of candidates) {
       const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
       if (!tryReq) return;
+      const body = plainBody(p, raw, req, client);
+      if (!Buffer.isBuffer(body)) return this.untransformed(res, route, p, body);
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
       const headers = providerHeaders(tryReq, p, credential);
@@ -320,13 +325,13 @@ export class LlmForwarder {
         const v = tryReq.headers[h];
         if (v) headers[h] = v;
       }
-      if (raw.length > 0) headers['content-length'] = String(raw.length);
+      if (body.length > 0) headers['content-length'] = String(body.length);
       const call: Call = {
         model,
         method: req.method ?? 'GET',
         path: withCredentialQuery(pathOf(p) ?? path, credential.query),
         headers,
-        body: raw.length > 0 ? raw : null,
+        body: body.length > 0 ? body : null,
         clientHeaders: req.headers,
         errorFormat: 'openai',
         answer: async (out, up) => {
@@ -367,6 +372,7 @@ export class LlmForwarder {
     let guarded: { text: string; guards: LlmGuards; body: ChatBody } | undefined;
     const failures: Failure[] = [];
     let unshaped: string | undefined;
+    const bindings = transformationBindings(guardCtx, client);
     for (const p of candidates) {
       const shaped = shapeChatRequest(body, p.edge, p.model);
       if (!shaped.ok) {
@@ -374,26 +380,22 @@ export class LlmForwarder {
         unshaped = `${shaped.field} ${shaped.message}`;
         continue;
       }
-      let clientBody = shaped.body;
+      const transformed = transformedRequest(shaped.body, p, bindings);
+      if (!transformed.ok) return this.untransformed(res, route, p, transformed);
+      let clientBody = transformed.body;
       // A GwModel's own guards (model routes have no edge guards) or the edge's.
       const guards = p.guards ?? route.guards;
       if (guards?.request) {
         const text = JSON.stringify(clientBody);
         if (guarded?.text !== text || guarded.guards !== guards) {
           const verdict = await guards.request(clientBody, guardCtx);
-          if (verdict.action === 'reject') {
-            res
-              .writeHead(verdict.status, {
-                'content-type': verdict.contentType,
-                'content-length': Buffer.byteLength(verdict.body),
-              })
-              .end(verdict.body);
-            return;
-          }
+          if (verdict.action === 'reject') return void sendVerdict(res, verdict);
           guarded = { text, guards, body: verdict.action === 'modify' ? verdict.body : clientBody };
         }
         clientBody = guarded.body;
       }
+      const payload = providerPayload(p, clientBody, bindings);
+      if (!payload.ok) return this.untransformed(res, route, p, payload);
       const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
       if (!tryReq) return;
       const credential = await this.credential(res, p, client, req);
@@ -409,11 +411,16 @@ export class LlmForwarder {
         res,
         route,
         p,
-        this.chatCall(route, p, clientBody, providerHeaders(tryReq, p, credential), guardCtx, client, {
-          credential,
-          signal,
-          clientHeaders: req.headers,
-        }),
+        this.chatCall(
+          route,
+          p,
+          clientBody,
+          JSON.stringify(payload.body),
+          providerHeaders(tryReq, p, credential),
+          guardCtx,
+          client,
+          { credential, signal, clientHeaders: req.headers },
+        ),
         signal,
       );
       if (outcome === 'done') return;
@@ -422,6 +429,15 @@ export class LlmForwarder {
     }
     if (failures.length === 0 && unshaped && !signal.aborted) sendError(res, 'invalid_request', unshaped);
     else this.giveUp(res, route, failures, signal);
+  }
+
+  /** A transformation failed to evaluate: the request ends here, with the field named (never its value). */
+  private untransformed(res: ServerResponse, route: LlmRoute, p: LlmProvider, failed: Failed): void {
+    this.opts.log.warn(
+      { route: route.name, provider: p.name, field: failed.field, reason: failed.message },
+      'LLM field transformation failed; the request is not sent',
+    );
+    sendError(res, 'transformation_failed', `provider ${p.name}: ${failed.field} ${failed.message}`);
   }
 
   private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
@@ -482,6 +498,7 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     clientBody: ChatBody,
+    payload: string,
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
     client: LlmClient,
@@ -490,7 +507,6 @@ export class LlmForwarder {
     const e = p.endpoint;
     const model = String(clientBody.model);
     const stream = clientBody.stream === true;
-    const payload = JSON.stringify(upstreamBody(e, clientBody));
     const streamType = e.format === 'bedrock' ? EVENT_STREAM : 'text/event-stream';
     return {
       model,
@@ -526,7 +542,7 @@ export class LlmForwarder {
           ? {
               tokens: (provider, m, u) => {
                 this.usage.tokens(provider, m, u);
-                if (u) tel.tokens(u.input, u.output);
+                if (u) tel.tokens(u);
               },
             }
           : this.usage;
@@ -774,12 +790,72 @@ export class LlmForwarder {
   }
 }
 
-/** The chat request in the provider's wire format. */
-function upstreamBody(e: LlmProvider['endpoint'], body: ChatBody): unknown {
-  if (e.format === 'anthropic') return toAnthropicRequest(body);
-  if (e.format === 'bedrock') return toConverseRequest(body, e.guardrail);
-  if (e.format === 'cohere') return toCohereRequest(body);
-  return body;
+/** What field transformations may read besides the body (`request`, `jwt`, `apiKey`): the guards' view of the request. */
+function transformationBindings(guardCtx: GuardRequestContext, client: LlmClient): CelBindings {
+  return {
+    request: guardCtx.request as unknown as Record<string, unknown>,
+    ...(client.claims ? { jwt: client.claims } : {}),
+    ...(client.apiKey ? { apiKey: client.apiKey } : {}),
+  };
+}
+
+/**
+ * The body of a request of another route type (embeddings, responses, passthrough, ...) for one provider: as
+ * it came, or, when the provider has field transformations, the JSON body with both lists applied in turn
+ * (nothing is converted on these routes). A body that is not a JSON object cannot be transformed: refused.
+ */
+function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: LlmClient): Buffer | Failed {
+  const t = p.transformations;
+  if (!t) return raw;
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    body = undefined;
+  }
+  if (!isObject(body))
+    return { ok: false, field: 'transformations', message: 'need a JSON object body; this request has none' };
+  const bindings = transformationBindings(guardContext(req, client, body), client);
+  const before = applyTransformations(body, t.before, bindings, 'transformations');
+  if (!before.ok) return before;
+  const after = applyTransformations(before.body, t.after, bindings, 'finalTransformations');
+  return after.ok ? Buffer.from(JSON.stringify(after.body)) : after;
+}
+
+type Failed = Extract<Checked, { ok: false }>;
+
+/** A request guard's rejection, as it is. */
+function sendVerdict(res: ServerResponse, v: { status: number; contentType: string; body: string }): void {
+  res.writeHead(v.status, { 'content-type': v.contentType, 'content-length': Buffer.byteLength(v.body) }).end(v.body);
+}
+
+/** The shaped chat request with the provider's `transformations` applied; they must leave a model. */
+function transformedRequest(shaped: ChatBody, p: LlmProvider, bindings: CelBindings): Checked {
+  const out = applyTransformations(shaped, p.transformations?.before ?? [], bindings, 'transformations');
+  if (out.ok && (typeof out.body.model !== 'string' || out.body.model === ''))
+    return { ok: false, field: 'transformations field model', message: 'left no model' };
+  return out;
+}
+
+/**
+ * The body one provider gets, in its format: converted (Anthropic, Bedrock Converse), with cache breakpoints
+ * (`promptCaching`), then `finalTransformations` over the result; or the transformation that failed.
+ */
+function providerPayload(p: LlmProvider, clientBody: ChatBody, bindings: CelBindings): Checked {
+  const e = p.endpoint;
+  if (e.format === 'openai')
+    return applyTransformations(clientBody, p.transformations?.after ?? [], bindings, 'finalTransformations');
+  if (e.format === 'cohere')
+    return applyTransformations(
+      toCohereRequest(clientBody),
+      p.transformations?.after ?? [],
+      bindings,
+      'finalTransformations',
+    );
+  const converted =
+    e.format === 'anthropic' ? toAnthropicRequest(clientBody) : toConverseRequest(clientBody, e.guardrail);
+  placeCacheBreakpoints(converted, p.edge?.promptCaching, e.format, String(clientBody.model));
+  return applyTransformations(converted, p.transformations?.after ?? [], bindings, 'finalTransformations');
 }
 
 /** What prompt guards may read about the request; its headers are copied only when a guard reads them (most routes have none). */

@@ -10,6 +10,7 @@ import type { LlmGuards } from '../guard/types.js';
 import type { HeaderModifier } from '../../ir/types.js';
 
 import type { ExtAuthRoute } from '../auth/ext-auth.js';
+import type { CompiledTransformations } from './field-transformations.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -22,6 +23,8 @@ export interface LlmProvider {
   model?: string;
   /** Shaping and credential of this provider on this edge; unset fields mean none. */
   edge?: AiProviderEdge;
+  /** `transformations` / `finalTransformations` of this provider on this edge (or of the GwModel), compiled once per snapshot. */
+  transformations?: CompiledTransformations;
   /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
   requestTimeoutMs: number;
   /** GwModel `policies.auth.location`: where the credential goes instead of the vendor's own header. */

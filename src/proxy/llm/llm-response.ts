@@ -12,6 +12,7 @@ import {
   anthropicUsage,
   fromAnthropicError,
   fromAnthropicResponse,
+  withCacheCounts,
   type Usage,
 } from './anthropic.js';
 import { CohereStreamConverter, cohereUsage, fromCohereError, fromCohereResponse } from './cohere.js';
@@ -70,6 +71,14 @@ export class LlmUsage implements UsageSink {
       this.counter(`t ${provider} ${m} output`, () => this.metrics.llmTokens.labels(provider, m, 'output')).inc(
         usage.output,
       );
+    if (usage.cacheRead)
+      this.counter(`t ${provider} ${m} cache_read`, () => this.metrics.llmTokens.labels(provider, m, 'cache_read')).inc(
+        usage.cacheRead,
+      );
+    if (usage.cacheWrite)
+      this.counter(`t ${provider} ${m} cache_write`, () =>
+        this.metrics.llmTokens.labels(provider, m, 'cache_write'),
+      ).inc(usage.cacheWrite);
   }
 
   private counter(key: string, make: () => { inc(n?: number): void }): { inc(n?: number): void } {
@@ -115,10 +124,17 @@ function prematureClose(): Error {
 function openAiUsage(u: unknown): Usage | undefined {
   if (typeof u !== 'object' || u === null) return undefined;
   const o = u as Record<string, unknown>;
-  return {
-    input: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : 0,
-    output: typeof o.completion_tokens === 'number' ? o.completion_tokens : 0,
-  };
+  const details =
+    typeof o.prompt_tokens_details === 'object' && o.prompt_tokens_details !== null ? o.prompt_tokens_details : {};
+  const cached = (details as Record<string, unknown>).cached_tokens;
+  return withCacheCounts(
+    {
+      input: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : 0,
+      output: typeof o.completion_tokens === 'number' ? o.completion_tokens : 0,
+    },
+    typeof cached === 'number' ? cached : 0,
+    0,
+  );
 }
 
 function parseJson(buf: Buffer): unknown {

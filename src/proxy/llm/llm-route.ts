@@ -6,6 +6,7 @@ import type { Problem } from '../../problem.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { compileCel } from '../policy/cel/env.js';
+import { providerTransformations } from './field-transformations.js';
 import { compileExtAuth } from '../auth/ext-auth.js';
 import type { GuardedEdge, LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
@@ -99,6 +100,11 @@ function llmRouteOf(
         problems.push(`provider ${p.name}: inline moderation needs an OpenAI provider`);
         continue;
       }
+      const transformations = providerTransformations(edge, `provider ${p.name}`);
+      if (transformations instanceof Error) {
+        problems.push(transformations.message);
+        continue;
+      }
       out.push({
         name: p.name,
         kind: p.kind,
@@ -106,6 +112,7 @@ function llmRouteOf(
         ...(settings.model ? { model: settings.model } : {}),
         ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
+        ...(transformations ? { transformations } : {}),
         requestTimeoutMs: edge?.requestTimeoutMs ?? 0,
         ...(edge?.health ? { health: outlierSettings(edge.health) } : {}),
         ...(settings.moderation ? { moderation: settings.moderation } : {}),
@@ -173,6 +180,10 @@ export function aiProblems(snapshot: Snapshot, source: string): Problem[] {
     if (r.kind === 'backend' && r.backend?.kind === 'ai') problems.push(...aiBackendProblems(r.backend, source));
     if (r.kind === 'model' && r.model?.routing?.kind === 'CONDITIONAL')
       problems.push(...modelProblems(r.model, source));
+    const mp = r.kind === 'model' ? r.model?.provider : undefined;
+    const compiled = mp && providerTransformations(mp, '');
+    if (compiled instanceof Error)
+      problems.push({ source, object: `Model ${r.model?.name ?? ''}`, path: 'provider', message: compiled.message });
     if (r.kind === 'route' && r.route) problems.push(...aiEdgeProblems(r.route, source));
   }
   return problems;
@@ -237,6 +248,8 @@ function aiEdgeProblems(route: Route, source: string): Problem[] {
       for (const f of [...p.defaults, ...p.overrides])
         if (!isJson(f.valueJson))
           problems.push({ source, object, path: at, message: `value of field ${f.field} must be JSON text` });
+      const compiled = providerTransformations(p, '');
+      if (compiled instanceof Error) problems.push({ source, object, path: at, message: compiled.message });
     }
   });
   return problems;

@@ -14,6 +14,7 @@ import type { Refusal__Output as IrRefusal } from '../../ir/gen/gw/ir/v1/Refusal
 import type { ErrorCode } from '../proxy-error.js';
 import { compileModelAuthorization, ruleActions } from '../auth/authorization.js';
 import { outlierSettings } from '../policy/outlier.js';
+import { providerTransformations } from './field-transformations.js';
 
 type IrModel = Model__Output;
 
@@ -191,6 +192,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
         ? settingsEndpoint(m, p.kind, settings)
         : urlEndpoint(m, p.kind, settings);
   if (!endpoint.ok) return notSupported(`GwModel ${m.name}: ${endpoint.message}`);
+  // The GwModel's policies as an edge's: the forwarder applies both through the same code.
   const edge: AiProviderEdge = {
     credential: p.credential,
     modelAliases: {},
@@ -202,12 +204,19 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     requestTimeoutMs: 0,
     health: null,
     extAuthorization: null,
+    transformations: p.transformations,
+    finalTransformations: p.finalTransformations,
+    promptCaching: null,
   };
+  const transformations = providerTransformations(edge, `GwModel ${m.name} spec.policies`);
+  // Fail closed: the snapshot check refuses such a snapshot, so this is only reached without it.
+  if (transformations instanceof Error) return notSupported(transformations.message);
   return {
     name: m.name,
     kind: p.kind,
     endpoint: endpoint.endpoint,
     edge,
+    ...(transformations ? { transformations } : {}),
     requestTimeoutMs: 0,
     ...(p.health ? { health: outlierSettings(p.health) } : {}),
     ...(settings.model ? { model: settings.model } : {}),

@@ -20,7 +20,15 @@ export interface RequestFacts {
   subject?: string;
   traceId?: string;
   mcp?: { method: string; tool?: string; session?: string };
-  llm?: { provider?: string; model?: string; inputTokens?: number; outputTokens?: number };
+  llm?: {
+    provider?: string;
+    model?: string;
+    inputTokens?: number;
+    outputTokens?: number;
+    /** Input tokens read from / written to the vendor's prompt cache (part of inputTokens). */
+    cacheReadTokens?: number;
+    cacheWriteTokens?: number;
+  };
 }
 
 type Names = Record<
@@ -39,7 +47,9 @@ type Names = Record<
   | 'llmProvider'
   | 'llmModel'
   | 'inputTokens'
-  | 'outputTokens',
+  | 'outputTokens'
+  | 'cacheReadTokens'
+  | 'cacheWriteTokens',
   string
 >;
 
@@ -60,6 +70,8 @@ const shortNames: Names = {
   llmModel: 'llm_model',
   inputTokens: 'input_tokens',
   outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens',
+  cacheWriteTokens: 'cache_write_tokens',
 };
 
 /** The `Otel` preset: OpenTelemetry HTTP, GenAI and MCP semantic-convention attribute names. */
@@ -80,6 +92,8 @@ const otelNames: Names = {
   llmModel: 'gen_ai.request.model',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
+  cacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
+  cacheWriteTokens: 'gen_ai.usage.cache_creation.input_tokens',
 };
 
 /** The line's fields before `attributes` apply; unknown facts are left out. */
@@ -102,6 +116,8 @@ export function accessLogFields(f: RequestFacts, otel: boolean): Record<string, 
     [n.llmModel, f.llm?.model],
     [n.inputTokens, f.llm?.inputTokens],
     [n.outputTokens, f.llm?.outputTokens],
+    [n.cacheReadTokens, f.llm?.cacheReadTokens],
+    [n.cacheWriteTokens, f.llm?.cacheWriteTokens],
   ];
   return Object.fromEntries(all.filter((e): e is [string, string | number] => e[1] !== undefined));
 }

@@ -208,8 +208,16 @@ export class RequestTelemetry {
     this.llmSpan?.setAttributes({ [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GEN_AI_REQUEST_MODEL]: model });
   }
 
-  tokens(input: number, output: number): void {
-    this.facts.llm = { ...this.facts.llm, inputTokens: input, outputTokens: output };
+  /** An answer's token usage; the cache counts (part of `input`) only when the vendor reported some. */
+  tokens(u: { input: number; output: number; cacheRead?: number; cacheWrite?: number }): void {
+    const { input, output } = u;
+    this.facts.llm = {
+      ...this.facts.llm,
+      inputTokens: input,
+      outputTokens: output,
+      ...(u.cacheRead ? { cacheReadTokens: u.cacheRead } : {}),
+      ...(u.cacheWrite ? { cacheWriteTokens: u.cacheWrite } : {}),
+    };
     this.llmSpan?.setAttributes({ [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: input, [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: output });
   }
 

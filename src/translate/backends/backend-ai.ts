@@ -6,12 +6,15 @@ import type { MergedFields } from '../policies/policy-merge.js';
 import { backendTls } from './backend-tls.js';
 import type { Ctx } from '../objects/context.js';
 import { secretData } from '../policies/policy-secrets.js';
+import { CACHING_KINDS, cachingSupport } from '../../ir/prompt-caching.js';
 import type {
   AiCredentialInput,
+  AiProviderInput,
   AiEdgeInput,
   AiProviderEdgeInput,
   AiProviderSettingsInput,
   AiRouteTypeInput,
+  Refusal,
   RefusalInput,
 } from '../../ir/types.js';
 import { cloudCredential } from './cloud-credentials.js';
@@ -23,35 +26,55 @@ import { outlierDetection } from './backend-health.js';
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
-/** `backend.ai` fields this release does not apply, with whether skipping one would weaken security. */
-const AI_NOT_APPLIED: [
-  field: 'transformations' | 'finalTransformations' | 'promptCaching',
-  security: boolean,
-  reason: string,
-][] = [
-  ['transformations', false, 'CEL field transformations of LLM requests are not applied by this release'],
-  [
-    'finalTransformations',
-    false,
-    'CEL field transformations after provider conversion are not applied by this release',
-  ],
-  ['promptCaching', false, 'automatic prompt caching is not applied by this release'],
-];
-
 /**
  * Pure: the `backend.ai` fields of one merged edge (or provider) policy this release does not apply, as
  * refusals naming the object that set them; the IR AiEdge carries them and the proxy refuses the edge.
+ * Every field is applied today (transformations and prompt caching came with issue 34); the hook stays
+ * for the next field a release cannot apply.
  */
 export function aiEdgeRefusals(m: MergedFields): RefusalInput[] {
-  const ai = m.fields['backend.ai'];
-  if (!ai) return [];
-  const source = m.provenance['backend.ai']?.source ?? '';
-  return AI_NOT_APPLIED.filter(([field]) => ai[field] !== undefined).map(([field, security, reason]) => ({
-    field: `backend.ai.${field}`,
-    source,
-    reason,
-    security,
-  }));
+  void m;
+  return [];
+}
+
+/**
+ * Status-only refusals of `promptCaching` (the proxy serves the provider without breakpoints, and the
+ * status says so rather than claim caching): a provider whose wire format takes no breakpoints (only
+ * Anthropic messages and Bedrock Converse do), or whose `model` setting names a family without caching.
+ */
+export function promptCachingRefusals(
+  providers: readonly AiProviderInput[],
+  edge: MergedFields,
+  perProvider: Record<string, MergedFields>,
+): Refusal[] {
+  const out: Refusal[] = [];
+  for (const p of providers) {
+    const m = perProvider[p.name ?? ''] ?? edge;
+    if (!m.fields['backend.ai']?.promptCaching) continue;
+    const source = m.provenance['backend.ai']?.source ?? '';
+    const field = source.startsWith('GwPolicy ') ? 'spec.backend.ai.promptCaching' : 'spec.policies.ai.promptCaching';
+    const name = p.name ?? '';
+    const format = wireFormatOf(p);
+    const model = p.settings?.model ?? '';
+    let reason: string | undefined;
+    if (!CACHING_KINDS.has(format))
+      reason = `provider ${name} speaks the ${format} format, which takes no cache breakpoints (only Anthropic and Bedrock providers do); prompt caching is not applied to it`;
+    else if (model && !cachingSupport(format, model))
+      reason = `provider ${name} calls model ${model}, whose family has no prompt caching; prompt caching is not applied to it`;
+    if (reason) out.push({ field, source, reason, security: false });
+  }
+  return out;
+}
+
+/** The wire format the proxy speaks to a provider (src/proxy/llm/vendors.ts): custom providers with only a Messages format speak Anthropic's. */
+function wireFormatOf(p: AiProviderInput): string {
+  if (p.kind === 'custom') {
+    const formats = p.settings?.formats ?? [];
+    const messagesOnly =
+      formats.some((f) => f.format === 'Messages') && !formats.some((f) => f.format === 'Completions');
+    return messagesOnly ? 'anthropic' : 'openai';
+  }
+  return p.kind === 'anthropic' || p.kind === 'bedrock' ? p.kind : 'openai';
 }
 
 const ROUTE_TYPES: Record<string, AiRouteTypeInput> = {
@@ -94,7 +117,10 @@ export function backendAi(
       p.requestTimeoutMs !== undefined ||
       p.health !== undefined ||
       Object.keys(p.modelAliases ?? {}).length > 0 ||
-      [p.defaults, p.overrides, p.promptPrepend, p.promptAppend].some((list) => (list?.length ?? 0) > 0);
+      p.promptCaching !== undefined ||
+      [p.defaults, p.overrides, p.promptPrepend, p.promptAppend, p.transformations, p.finalTransformations].some(
+        (list) => (list?.length ?? 0) > 0,
+      );
   }
   const routes = edge.fields['backend.ai']?.routes ?? {};
   for (const suffix of Object.keys(routes).sort()) {
@@ -122,7 +148,16 @@ function providerEdge(
     overrides: fieldValues(ai.overrides),
     promptPrepend: messages(ai.prompt?.prepend),
     promptAppend: messages(ai.prompt?.append),
+    transformations: fieldTransformations(ai.transformations),
+    finalTransformations: fieldTransformations(ai.finalTransformations),
   };
+  const caching = ai.promptCaching;
+  if (caching)
+    out.promptCaching = {
+      system: caching.system ?? true,
+      messages: caching.messages ?? true,
+      tools: caching.tools ?? false,
+    };
   const aliases = ai.modelAliases ?? {};
   for (const k of Object.keys(aliases).sort()) {
     const v = aliases[k];
@@ -185,6 +220,13 @@ function fieldValues(v: BackendAi['defaults']): { field: string; valueJson: stri
   return (v ?? []).flatMap((f) =>
     f.field && f.value !== undefined ? [{ field: f.field, valueJson: stableStringify(f.value) }] : [],
   );
+}
+
+/** `{field, expression}` lists as the IR carries them (the snapshot check compiles each expression). */
+export function fieldTransformations(
+  v: readonly { field?: string; expression?: string }[] | undefined,
+): { field: string; expression: string }[] {
+  return (v ?? []).flatMap(({ field, expression }) => (field && expression ? [{ field, expression }] : []));
 }
 
 function messages(v: NonNullable<BackendAi['prompt']>['prepend']): { role: string; content: string }[] {

@@ -1,6 +1,6 @@
 // GwModel → IR Model: which requests a model serves (match, visibility), where they go (a provider or
 // virtual routing over other models) and which listeners or routes expose it.
-import { aiProviderSettings } from '../backends/backend-ai.js';
+import { aiProviderSettings, fieldTransformations } from '../backends/backend-ai.js';
 import { modelAuth, type ModelAuth } from './model-auth.js';
 import { promptGuardLookup, promptGuardRefProblems, translatePromptGuard } from '../backends/prompt-guard.js';
 import { modelBackend, type ModelBackend } from './model-backend.js';
@@ -258,6 +258,10 @@ function modelProvider(
     if (backend.inferencePool) out.inferencePool = backend.inferencePool;
   }
   if (policies.headers) out.requestHeaders = headerModifier(policies.headers);
+  const transformations = fieldTransformations(policies.transformations);
+  const finalTransformations = fieldTransformations(policies.finalTransformations);
+  if (transformations.length > 0) out.transformations = transformations;
+  if (finalTransformations.length > 0) out.finalTransformations = finalTransformations;
   if (typeof credential === 'object') {
     if (credential.credential) out.credential = credential.credential;
     if (credential.location) out.credentialLocation = credential.location;

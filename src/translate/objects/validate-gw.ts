@@ -129,6 +129,12 @@ function backendProblems(s: GwBackendSpec, bad: Bad): void {
     );
   authorizationCelProblems(s, bad);
   shapingCelProblems(s, bad);
+  transformationCelProblems('spec.policies.ai', s.policies?.ai, bad);
+  (s.ai?.groups ?? []).forEach((g, gi) =>
+    (g.providers ?? []).forEach((p, pi) =>
+      transformationCelProblems(`spec.ai.groups[${gi}].providers[${pi}].policies.ai`, p.policies?.ai, bad),
+    ),
+  );
   const targets = s.mcp?.targets;
   if (!targets) return;
   if (targets.length < 1 || targets.length > 128)
@@ -161,6 +167,24 @@ function policyProblems(s: GwPolicySpec, bad: Bad): void {
     bad('spec', 'at least one of frontend, traffic or backend must be set');
   authorizationCelProblems(s, bad);
   shapingCelProblems(s, bad);
+  transformationCelProblems('spec.backend.ai', s.backend?.ai, bad);
+}
+
+type FieldTransformationLists = {
+  transformations?: readonly { expression: string }[];
+  finalTransformations?: readonly { expression: string }[];
+};
+
+/**
+ * AI field transformations compiled with the proxy's environment (`llmRequest`, `request`, `jwt`, `apiKey`): one
+ * that does not compile would refuse every request the proxy sends through it, so the object is refused here.
+ */
+function transformationCelProblems(at: string, lists: FieldTransformationLists | undefined, bad: Bad): void {
+  for (const list of ['transformations', 'finalTransformations'] as const)
+    (lists?.[list] ?? []).forEach((t, i) => {
+      const why = celCompileProblem(t.expression, expressionVariables.aiTransformation);
+      if (why) bad(`${at}.${list}[${i}].expression`, why);
+    });
 }
 
 function modelProblems(s: GwModelSpec, bad: Bad): void {
@@ -174,6 +198,7 @@ function modelProblems(s: GwModelSpec, bad: Bad): void {
     const why = celCompileProblem(e, expressionVariables.modelAuthorization);
     if (why) bad(`spec.policies.authorization.policy.matchExpressions[${i}]`, why);
   });
+  transformationCelProblems('spec.policies', s.policies, bad);
 }
 
 /** authorizationCelWarnings as `path: message` lines, for status conditions. */

@@ -2,7 +2,7 @@
 // backend it names, and the edge's merged backend policy with TLS, credentials, guards and refusals.
 import type { BackendInput, BackendRefInput } from '../../ir/types.js';
 import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '../../coverage/effective.js';
-import { backendAi } from '../backends/backend-ai.js';
+import { backendAi, promptCachingRefusals } from '../backends/backend-ai.js';
 import { edgeCredential } from '../backends/backend-auth.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
 import { backendTls } from '../backends/backend-tls.js';
@@ -206,7 +206,14 @@ export function backendRef(
   if (health.health) out.health = health.health;
   const transformation = edgeTransformation(irBackend, merged, subMerged);
   if (transformation.transformation) out.transformation = transformation.transformation;
-  const refused = [...http.refusals, ...connection.refusals, ...health.refusals, ...transformation.refusals];
+  const aiProviders = (irBackend?.ai?.groups ?? []).flatMap((g) => g.providers ?? []);
+  const refused = [
+    ...http.refusals,
+    ...connection.refusals,
+    ...health.refusals,
+    ...transformation.refusals,
+    ...promptCachingRefusals(aiProviders, merged, subMerged),
+  ];
   // A policy's status names what it sets that this edge does not apply (the GwBackend's own says so itself).
   for (const r of refused) {
     const policy = /^GwPolicy (.+)$/.exec(r.source)?.[1];

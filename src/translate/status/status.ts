@@ -20,7 +20,11 @@ import { gatewayClassSpec } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
 import { stableStringify } from '../objects/read.js';
 import { getObject, type Store } from '../objects/store.js';
-import { GROUP, namespaceOf, splitObjectKey, type StoredObject } from '../objects/types.js';
+import { GROUP, displayName, namespaceOf, splitObjectKey, type StoredObject } from '../objects/types.js';
+import { promptCachingRefusals } from '../backends/backend-ai.js';
+import type { MergedFields } from '../policies/policy-merge.js';
+import type { BackendFull } from '../../api/index.js';
+import type { BackendInput } from '../../ir/types.js';
 import { backendTlsPolicyConditions } from '../backends/backend-tls-policy.js';
 import { MAX_POLICY_ANCESTORS, policyStatus } from './policy-status.js';
 
@@ -143,9 +147,13 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   const now = options.now;
   const spec = gwSpec('GwBackend', e);
   if (problemText || !spec) return [condition('Accepted', false, 'Invalid', problemText, gen, now)];
-  const { refProblems } = translateGwBackend(newCtx(store, options), e.key, spec);
+  const { refProblems, backend, targetPolicies } = translateGwBackend(newCtx(store, options), e.key, spec);
   const refused = enforcedCondition(
-    refusalText([...specRefusals('GwBackend', spec), ...ownHttpVersionRefusals(spec)]),
+    refusalText([
+      ...specRefusals('GwBackend', spec),
+      ...ownHttpVersionRefusals(spec),
+      ...ownPromptCachingRefusals(e.key, spec, backend, targetPolicies),
+    ]),
     '',
     gen,
     now,
@@ -166,6 +174,29 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
 }
 
 const optional = <T>(v: T | undefined): T[] => (v === undefined ? [] : [v]);
+
+/** The GwBackend's own `promptCaching` (backend-wide or a provider's) on a provider or fixed model that takes no breakpoints. */
+function ownPromptCachingRefusals(
+  key: string,
+  spec: GwBackendSpec,
+  backend: BackendInput,
+  own: Record<string, BackendFull>,
+): FieldRefusal[] {
+  const source = displayName('GwBackend', key);
+  const merged = (ai: BackendFull['ai']) => ({
+    fields: ai ? { 'backend.ai': ai } : {},
+    provenance: ai ? { 'backend.ai': { source } } : {},
+  });
+  const providers = (backend.ai?.groups ?? []).flatMap((g) => g.providers ?? []);
+  const perProvider = Object.fromEntries(
+    Object.entries(own).map(([name, p]) => [name, merged(p.ai ?? spec.policies?.ai)]),
+  );
+  return promptCachingRefusals(
+    providers,
+    merged(spec.policies?.ai) as MergedFields,
+    perProvider as Record<string, MergedFields>,
+  );
+}
 
 /** `policies.http.version` of a GwBackend the HTTP forwarder does not serve (MCP, AI, AgentCore): refused. */
 function ownHttpVersionRefusals(spec: GwBackendSpec): FieldRefusal[] {

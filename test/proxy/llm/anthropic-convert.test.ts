@@ -93,7 +93,12 @@ describe('Anthropic → OpenAI responses', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 13, completion_tokens: 4, total_tokens: 17 },
+      usage: {
+        prompt_tokens: 13,
+        completion_tokens: 4,
+        total_tokens: 17,
+        prompt_tokens_details: { cached_tokens: 10 },
+      },
     });
   });
 

@@ -35,6 +35,11 @@ export interface FakeBedrock {
 }
 
 export const BEDROCK_USAGE = { inputTokens: 9, outputTokens: 4, totalTokens: 13 };
+/** What the fake adds to its usage when the request carries a `cachePoint`, as Bedrock reports cache use. */
+export const BEDROCK_CACHE_USAGE = { cacheReadInputTokens: 50, cacheWriteInputTokens: 8 };
+
+const usageFor = (cached: boolean): Record<string, number> =>
+  cached ? { ...BEDROCK_USAGE, ...BEDROCK_CACHE_USAGE } : BEDROCK_USAGE;
 
 const sha256 = (v: string | Buffer): string => createHash('sha256').update(v).digest('hex');
 const hmac = (k: string | Buffer, v: string): Buffer => createHmac('sha256', k).update(v).digest();
@@ -100,11 +105,11 @@ export function frame(headers: Record<string, string>, payload: unknown, breakCr
 const event = (type: string, payload: unknown): Buffer =>
   frame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload);
 
-function streamFrames(mode: BedrockMode): Buffer[] {
+function streamFrames(mode: BedrockMode, cached: boolean): Buffer[] {
   const start = event('messageStart', { role: 'assistant' });
   const end = (stop: string) => [
     event('messageStop', { stopReason: stop }),
-    event('metadata', { usage: BEDROCK_USAGE, metrics: { latencyMs: 12 } }),
+    event('metadata', { usage: usageFor(cached), metrics: { latencyMs: 12 } }),
   ];
   if (mode.kind === 'tool') {
     return [
@@ -148,7 +153,7 @@ function streamFrames(mode: BedrockMode): Buffer[] {
   ];
 }
 
-function converse(mode: BedrockMode): unknown {
+function converse(mode: BedrockMode, cached: boolean): unknown {
   const content =
     mode.kind === 'tool'
       ? [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tu-1', name: 'get_weather', input: { city: 'Paris' } } }]
@@ -156,7 +161,7 @@ function converse(mode: BedrockMode): unknown {
   return {
     output: { message: { role: 'assistant', content } },
     stopReason: mode.kind === 'tool' ? 'tool_use' : 'end_turn',
-    usage: BEDROCK_USAGE,
+    usage: usageFor(cached),
     metrics: { latencyMs: 12 },
   };
 }
@@ -194,14 +199,15 @@ export async function startFakeBedrock(secrets: Record<string, string>): Promise
       };
       if (!v.valid) return error(403, 'InvalidSignatureException', 'fake: the request signature does not match');
       const mode = fake.mode;
+      const cached = raw.includes('"cachePoint"');
       if (mode.kind === 'status') return error(mode.status, mode.type, `fake ${mode.status}`);
       if (!(req.url ?? '').endsWith('/converse-stream')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(converse(mode)));
+        res.end(JSON.stringify(converse(mode, cached)));
         return;
       }
       res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
-      const bytes = Buffer.concat(streamFrames(mode));
+      const bytes = Buffer.concat(streamFrames(mode, cached));
       // Small pieces with pauses: frames straddle the proxy's reads.
       let at = 0;
       const next = (): void => {

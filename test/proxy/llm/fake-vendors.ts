@@ -48,6 +48,8 @@ export const COHERE_USAGE = {
   billed_units: { input_tokens: 17, output_tokens: 4 },
   tokens: { input_tokens: 23, output_tokens: 4 },
 };
+/** What the fake adds to its usage when the request carries a `cache_control` breakpoint, as the vendor reports cache use. */
+export const ANTHROPIC_CACHE_USAGE = { cache_creation_input_tokens: 20, cache_read_input_tokens: 100 };
 
 function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {
@@ -131,6 +133,7 @@ function anthropic(
   held: { release?: () => void },
 ): void {
   const model = body.model;
+  const cache = JSON.stringify(body).includes('"cache_control"') ? ANTHROPIC_CACHE_USAGE : {};
   if (body.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
@@ -141,7 +144,7 @@ function anthropic(
         model,
         content: [{ type: 'text', text: 'Hello' }],
         stop_reason: 'end_turn',
-        usage: ANTHROPIC_USAGE,
+        usage: { ...ANTHROPIC_USAGE, ...cache },
       }),
     );
     return;
@@ -155,7 +158,7 @@ function anthropic(
       role: 'assistant',
       model,
       content: [],
-      usage: { input_tokens: 13, output_tokens: 1 },
+      usage: { input_tokens: 13, output_tokens: 1, ...cache },
     },
   });
   sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });

@@ -1,13 +1,13 @@
-// `backend.ai` fields this release does not apply (transformations, finalTransformations, promptCaching)
-// reach the proxy as AiEdge refusals decided by the translator: the edge is refused, the vendor never
-// called, instead of the request being sent without them; and custom.providerOverride on a GwBackend
-// provider, now typed, labels its metrics (issue 14). Against a loopback fake OpenAI.
+// `backend.ai` fields that used to be refused (transformations, promptCaching: issue 34) no longer refuse
+// the edge; promptCaching on a provider that takes no breakpoints is named on status only (translate
+// tests) and the request goes as it is; custom.providerOverride on a GwBackend provider, now typed,
+// labels its metrics (issue 14). Against a loopback fake OpenAI.
 import { describe, expect, it } from 'vitest';
 import { GATEWAY, aiBackend, aiPolicy, aiRoute, chat, counter, useFakeAndProxy } from './llm-harness.js';
 
 const policy = aiPolicy;
 
-describe('backend.ai fields refused on LLM routes', () => {
+describe('backend.ai fields on LLM routes that were once refused', () => {
   const t = useFakeAndProxy(
     'openai',
     (port) =>
@@ -20,25 +20,16 @@ describe('backend.ai fields refused on LLM routes', () => {
     expect(t.fake.received).toHaveLength(1);
   });
 
-  it('refuses an edge whose policy sets backend.ai.transformations, naming the field and the policy', async () => {
+  it('serves an edge whose policy sets backend.ai.transformations, with the field set', async () => {
     const res = await chat(`${t.proxy.base}/shaped/v1/chat/completions`, body);
-    expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({
-      error: {
-        code: 'provider_not_supported',
-        message: expect.stringContaining('GwPolicy default/shape backend.ai.transformations'),
-      },
-    });
-    expect(t.fake.received).toEqual([]);
+    expect(res.status).toBe(200);
+    expect(t.fake.received[0]?.body).toEqual({ ...body, max_tokens: 10 });
   });
 
-  it('refuses an edge whose policy sets backend.ai.promptCaching', async () => {
+  it('serves an OpenAI provider with promptCaching unchanged (no breakpoints: its API takes none)', async () => {
     const res = await chat(`${t.proxy.base}/cached/v1/chat/completions`, body);
-    expect(res.status).toBe(501);
-    expect(res.json()).toMatchObject({
-      error: { code: 'provider_not_supported', message: expect.stringContaining('backend.ai.promptCaching') },
-    });
-    expect(t.fake.received).toEqual([]);
+    expect(res.status).toBe(200);
+    expect(t.fake.received[0]?.body).toEqual(body);
   });
 
   it("labels a GwBackend custom provider's metrics with custom.providerOverride", async () => {

@@ -34,6 +34,8 @@ function choose(
       settings: null,
       settingsJson: '{}',
       policiesJson: over.policiesJson ?? '{}',
+      transformations: [],
+      finalTransformations: [],
       credential: over.credential ?? null,
       credentialProblem: over.credentialProblem ?? '',
       credentialLocation: null,

@@ -21,9 +21,9 @@ export interface AiEdge {
   'routes'?: ({[key: string]: _gw_ir_v1_AiRouteType});
   /**
    * `backend.ai` fields of the edge or of one of its providers that this release does not apply
-   * (`transformations`, `finalTransformations`, `promptCaching`; src/translate/backends/backend-ai.ts
-   * aiEdgeRefusals): the proxy refuses the edge (`policy_not_enforced` when one concerns security,
-   * else `provider_not_supported`) rather than serve it without them.
+   * (none today; src/translate/backends/backend-ai.ts aiEdgeRefusals): the proxy refuses the edge
+   * (`policy_not_enforced` when one concerns security, else `provider_not_supported`) rather than serve
+   * it without them.
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
 }
@@ -45,9 +45,9 @@ export interface AiEdge__Output {
   'routes': ({[key: string]: _gw_ir_v1_AiRouteType__Output});
   /**
    * `backend.ai` fields of the edge or of one of its providers that this release does not apply
-   * (`transformations`, `finalTransformations`, `promptCaching`; src/translate/backends/backend-ai.ts
-   * aiEdgeRefusals): the proxy refuses the edge (`policy_not_enforced` when one concerns security,
-   * else `provider_not_supported`) rather than serve it without them.
+   * (none today; src/translate/backends/backend-ai.ts aiEdgeRefusals): the proxy refuses the edge
+   * (`policy_not_enforced` when one concerns security, else `provider_not_supported`) rather than serve
+   * it without them.
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
 }

@@ -6,6 +6,8 @@ import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Out
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
 import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
+import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldTransformation__Output as _gw_ir_v1_AiFieldTransformation__Output } from '../../../gw/ir/v1/AiFieldTransformation.js';
+import type { AiPromptCaching as _gw_ir_v1_AiPromptCaching, AiPromptCaching__Output as _gw_ir_v1_AiPromptCaching__Output } from '../../../gw/ir/v1/AiPromptCaching.js';
 
 export interface AiProviderEdge {
   /**
@@ -48,6 +50,20 @@ export interface AiProviderEdge {
    * provider. The route-wide Policy.backend_ext_authorization carries a setting all providers share instead.
    */
   'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
+  /**
+   * `backend.ai.transformations`: CEL per field on the client-format chat request (after defaults,
+   * overrides, prompt enrichment and the provider's model, so they outrank all of them).
+   */
+  'transformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  /**
+   * `backend.ai.finalTransformations`: CEL per field on the body in the provider's format (after conversion).
+   */
+  'finalTransformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  /**
+   * `backend.ai.promptCaching`: cache breakpoints the proxy places for Anthropic and Bedrock providers;
+   * unset means none (src/proxy/llm/prompt-caching.ts).
+   */
+  'promptCaching'?: (_gw_ir_v1_AiPromptCaching | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -91,4 +107,18 @@ export interface AiProviderEdge__Output {
    * provider. The route-wide Policy.backend_ext_authorization carries a setting all providers share instead.
    */
   'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
+  /**
+   * `backend.ai.transformations`: CEL per field on the client-format chat request (after defaults,
+   * overrides, prompt enrichment and the provider's model, so they outrank all of them).
+   */
+  'transformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  /**
+   * `backend.ai.finalTransformations`: CEL per field on the body in the provider's format (after conversion).
+   */
+  'finalTransformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  /**
+   * `backend.ai.promptCaching`: cache breakpoints the proxy places for Anthropic and Bedrock providers;
+   * unset means none (src/proxy/llm/prompt-caching.ts).
+   */
+  'promptCaching': (_gw_ir_v1_AiPromptCaching__Output | null);
 }

@@ -7,6 +7,7 @@ import type { PlacedKey as _gw_ir_v1_PlacedKey, PlacedKey__Output as _gw_ir_v1_P
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
 import type { InferencePoolTarget as _gw_ir_v1_InferencePoolTarget, InferencePoolTarget__Output as _gw_ir_v1_InferencePoolTarget__Output } from '../../../gw/ir/v1/InferencePoolTarget.js';
 import type { HeaderModifier as _gw_ir_v1_HeaderModifier, HeaderModifier__Output as _gw_ir_v1_HeaderModifier__Output } from '../../../gw/ir/v1/HeaderModifier.js';
+import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldTransformation__Output as _gw_ir_v1_AiFieldTransformation__Output } from '../../../gw/ir/v1/AiFieldTransformation.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -69,6 +70,11 @@ export interface ModelProvider {
    * `traffic.headerModifiers` before the credential is added (which they cannot replace or remove).
    */
   'requestHeaders'?: (_gw_ir_v1_HeaderModifier | null);
+  /**
+   * `spec.policies.transformations` / `finalTransformations`: applied by the same code as an `ai` edge's.
+   */
+  'transformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  'finalTransformations'?: (_gw_ir_v1_AiFieldTransformation)[];
 }
 
 export interface ModelProvider__Output {
@@ -132,4 +138,9 @@ export interface ModelProvider__Output {
    * `traffic.headerModifiers` before the credential is added (which they cannot replace or remove).
    */
   'requestHeaders': (_gw_ir_v1_HeaderModifier__Output | null);
+  /**
+   * `spec.policies.transformations` / `finalTransformations`: applied by the same code as an `ai` edge's.
+   */
+  'transformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  'finalTransformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
 }
