@@ -178,6 +178,8 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     promptAppend: [],
     tls: null,
     requestTimeoutMs: 0,
+    tunnel: null,
+    tcp: null,
   };
   return {
     name: m.name,

@@ -4,6 +4,8 @@ import type { AiCredential as _gw_ir_v1_AiCredential, AiCredential__Output as _g
 import type { AiFieldValue as _gw_ir_v1_AiFieldValue, AiFieldValue__Output as _gw_ir_v1_AiFieldValue__Output } from '../../../gw/ir/v1/AiFieldValue.js';
 import type { AiPromptMessage as _gw_ir_v1_AiPromptMessage, AiPromptMessage__Output as _gw_ir_v1_AiPromptMessage__Output } from '../../../gw/ir/v1/AiPromptMessage.js';
 import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
+import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
 
 export interface AiProviderEdge {
   /**
@@ -36,6 +38,14 @@ export interface AiProviderEdge {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs'?: (number);
+  /**
+   * `backend.tunnel` of the provider's merged policies: its connections go through this forward proxy.
+   */
+  'tunnel'?: (_gw_ir_v1_UpstreamTunnel | null);
+  /**
+   * `backend.tcp` of the provider's merged policies: how its connections are dialled.
+   */
+  'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -69,4 +79,12 @@ export interface AiProviderEdge__Output {
    * `backend.http.requestTimeout` of the provider's merged policies, in ms; 0 means none.
    */
   'requestTimeoutMs': (number);
+  /**
+   * `backend.tunnel` of the provider's merged policies: its connections go through this forward proxy.
+   */
+  'tunnel': (_gw_ir_v1_UpstreamTunnel__Output | null);
+  /**
+   * `backend.tcp` of the provider's merged policies: how its connections are dialled.
+   */
+  'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
 }

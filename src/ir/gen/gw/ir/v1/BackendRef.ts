@@ -76,6 +76,15 @@ export interface BackendRef {
    * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
+  /**
+   * MCP target name → the forward proxy of that target from its own `policies.tunnel` (or a
+   * sectionName-targeted `backend.tunnel`); a target without an entry uses `tunnel`.
+   */
+  'targetTunnels'?: ({[key: string]: _gw_ir_v1_UpstreamTunnel});
+  /**
+   * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
+   */
+  'targetTcp'?: ({[key: string]: _gw_ir_v1_UpstreamTcp});
 }
 
 export interface BackendRef__Output {
@@ -143,4 +152,13 @@ export interface BackendRef__Output {
    * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
+  /**
+   * MCP target name → the forward proxy of that target from its own `policies.tunnel` (or a
+   * sectionName-targeted `backend.tunnel`); a target without an entry uses `tunnel`.
+   */
+  'targetTunnels': ({[key: string]: _gw_ir_v1_UpstreamTunnel__Output});
+  /**
+   * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
+   */
+  'targetTcp': ({[key: string]: _gw_ir_v1_UpstreamTcp__Output});
 }
