@@ -74,12 +74,10 @@ describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
     const spec = {
       traffic: { cors: { allowOrigins: ['*'] } },
-      backend: { health: { consecutiveFailures: 3 }, tls: { keyExchangeGroups: ['X25519MLKEM768'] } },
+      backend: { health: { consecutiveFailures: 3 }, tls: { keyExchangeGroups: ['X25519_MLKEM768'] } },
     };
-    expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.backend.health', false],
-      ['spec.backend.tls.keyExchangeGroups[0]', true],
-    ]);
+    // tls.keyExchangeGroups is enforced (BackendTls.keyExchangeGroups): only health is named.
+    expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([['spec.backend.health', false]]);
   });
   it('refuses a value only where the table lists it: conditional direct responses are refused, strategy.merge Replace and token limits are enforced', () => {
     expect(refusalsOf('GwPolicy', { strategy: { merge: 'Replace' } })).toEqual([]);
@@ -97,11 +95,11 @@ describe('refusalsOf', () => {
       mcp: {
         targets: [
           { name: 'a', static: { host: 'h', port: 1 } },
-          { name: 'b', static: { host: 'h', port: 1, policies: { tunnel: { proxy: 'x' } } } },
+          { name: 'b', static: { host: 'h', port: 1, policies: { http: { version: 'HTTP2' } } } },
         ],
       },
     };
-    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tunnel']);
+    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.http']);
   });
 });
 

@@ -84,7 +84,7 @@ describe('one upstream dialer on every upstream kind', () => {
   let runtime: ProxyRuntime;
   let base: string;
   const filling: Socket[] = [];
-  const selected: (string | false)[] = [];
+  const selected: (string | false | null)[] = [];
 
   beforeAll(async () => {
     const ca = await testCa();

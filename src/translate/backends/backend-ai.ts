@@ -133,7 +133,7 @@ function providerEdge(
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
   // Like TLS: a provider whose tunnel cannot be built leaves the edge out, never goes around the proxy.
-  const connection = upstreamConnection(ctx, m);
+  const connection = upstreamConnection(ctx, m, resolverOf(m));
   if (!connection.ok) return connection.message;
   if (connection.tunnel) out.tunnel = connection.tunnel;
   if (connection.tcp) out.tcp = connection.tcp;

@@ -5,10 +5,9 @@ import type { BackendInput, BackendRefInput } from '../../ir/types.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { IrRefusal } from '../../coverage/effective.js';
 import { readAny, type Ctx } from '../objects/context.js';
-import { namespaceOfSource } from './backend-identity.js';
+import { namespaceOfSource, type EndpointResolver } from './backend-identity.js';
 import { decoded } from '../listeners/certificates.js';
 import { dataOf } from '../objects/gateway-api.js';
-import { policyBackendResolver } from '../policies/ext-auth.js';
 import type { EffectivePolicy, MergedFields } from '../policies/policy-merge.js';
 
 /** Backend kinds whose edge-level settings the proxy's upstream dialer applies (AI providers: backend-ai.ts). */
@@ -27,6 +26,8 @@ export function edgeConnection(
   subMerged: Record<string, EffectivePolicy>,
   /** The edge speaks HTTP/2 upstream (node:http2, which dials on its own). */
   h2: boolean,
+  /** Resolves a policy's backendRef (`tunnel.backendRef`) for the policy that set it. */
+  resolverOf: (m: MergedFields) => EndpointResolver,
 ): EdgeConnection {
   const refusals: IrRefusal[] = [];
   const settings: Connection = {};
@@ -49,13 +50,13 @@ export function edgeConnection(
     return { ok: false, message: 'backend.tunnel: tunnels to HTTP/2 backends are not supported; use HTTP1' };
   // AI providers carry their own (the edge's unless they set one): backend-ai.ts providerEdge.
   if (!dialled || kind === 'ai') return { ok: true, settings, refusals };
-  const own = upstreamConnection(ctx, merged);
+  const own = upstreamConnection(ctx, merged, resolverOf(merged));
   if (!own.ok) return own;
   if (own.tunnel) settings.tunnel = own.tunnel;
   if (own.tcp) settings.tcp = own.tcp;
   if (kind !== 'mcp') return { ok: true, settings, refusals };
   for (const [name, m] of Object.entries(subMerged)) {
-    const sub = upstreamConnection(ctx, m);
+    const sub = upstreamConnection(ctx, m, resolverOf(m));
     if (!sub.ok) return sub;
     if (sub.tunnel && m.provenance['backend.tunnel']?.source !== merged.provenance['backend.tunnel']?.source)
       (settings.targetTunnels ??= {})[name] = sub.tunnel;
@@ -69,8 +70,9 @@ export function edgeConnection(
 export function upstreamConnection(
   ctx: Ctx,
   merged: MergedFields,
+  resolve: EndpointResolver,
 ): { ok: true; tunnel?: BackendRefInput['tunnel']; tcp?: BackendRefInput['tcp'] } | { ok: false; message: string } {
-  const tunnel = tunnelOf(ctx, merged);
+  const tunnel = tunnelOf(ctx, merged, resolve);
   if (!tunnel.ok) return tunnel;
   const tcp = tcpOf(merged);
   return { ok: true, ...(tunnel.tunnel ? { tunnel: tunnel.tunnel } : {}), ...(tcp ? { tcp } : {}) };
@@ -94,12 +96,13 @@ function tcpOf(merged: MergedFields): BackendRefInput['tcp'] {
 function tunnelOf(
   ctx: Ctx,
   merged: MergedFields,
+  resolve: EndpointResolver,
 ): { ok: true; tunnel?: BackendRefInput['tunnel'] } | { ok: false; message: string } {
   const t = merged.fields['backend.tunnel'];
   if (!t) return { ok: true };
   const source = merged.provenance['backend.tunnel']?.source ?? '';
   const at = (field: string) => `${source ? `${source} ` : ''}backend.tunnel.${field}`;
-  const target = proxyUrl(ctx, merged, t);
+  const target = proxyUrl(t, resolve);
   if ('problem' in target) return { ok: false, message: `${at('backendRef')}: ${target.problem}` };
   const url = new URL(target.url);
   const tls = url.protocol === 'https:';
@@ -127,12 +130,11 @@ function tunnelOf(
 
 /** The forward proxy's URL: `url`, or the Service / static GwBackend `backendRef` names (plain HTTP to it). */
 function proxyUrl(
-  ctx: Ctx,
-  merged: MergedFields,
   t: NonNullable<MergedFields['fields']['backend.tunnel']>,
+  resolve: EndpointResolver,
 ): { url: string } | { problem: string } {
   if (t.url) return { url: t.url };
-  const r = policyBackendResolver(ctx, merged.provenance)('backend.tunnel', t.backendRef ?? {});
+  const r = resolve('backend.tunnel', t.backendRef ?? { name: '' });
   if ('problem' in r) return { problem: r.problem };
   if (/:0$/.test(r.url)) return { problem: 'a Service backendRef needs a port' };
   // The IR's tunnel TLS is the system roots' only: a GwBackend's own TLS settings cannot be honoured.

@@ -42,7 +42,7 @@ export const tokenTypeUri = (t: string): string => TOKEN_TYPES[t] ?? t;
 export type EndpointResolver = (
   field: string,
   ref: NonNullable<Exchange['backendRef']>,
-) => { url: string } | { problem: string };
+) => { url: string; tls?: unknown } | { problem: string };
 
 /** Where the setting's pieces come from: Secrets of `ns`, `at(field)` naming `backend.auth.<field>`. */
 export interface IdentityScope {

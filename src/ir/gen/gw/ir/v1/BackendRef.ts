@@ -69,11 +69,11 @@ export interface BackendRef {
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
   /**
-   * `backend.tunnel` of an edge to an HTTP backend: its connections go through this forward proxy.
+   * `backend.tunnel` of an edge to a static, a2a, Service or MCP backend: its connections go through this forward proxy.
    */
   'tunnel'?: (_gw_ir_v1_UpstreamTunnel | null);
   /**
-   * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
+   * `backend.tcp` of an edge to a static, a2a, Service or MCP backend: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
   /**
@@ -145,11 +145,11 @@ export interface BackendRef__Output {
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
   /**
-   * `backend.tunnel` of an edge to an HTTP backend: its connections go through this forward proxy.
+   * `backend.tunnel` of an edge to a static, a2a, Service or MCP backend: its connections go through this forward proxy.
    */
   'tunnel': (_gw_ir_v1_UpstreamTunnel__Output | null);
   /**
-   * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
+   * `backend.tcp` of an edge to a static, a2a, Service or MCP backend: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
   /**
