@@ -63,6 +63,13 @@ data: {ca.crt: ${JSON.stringify(p.ca)}}
     route('mcp-tunnel', 'mcp-tunnel'),
     aiBackend('ai-tunnel', `openai: {model: gpt-4o}, host: 127.0.0.1, port: ${p.vendor}`, `{${via('Auto')}}`),
     route('ai-tunnel', 'ai-tunnel'),
+    staticBackend('fwd', Number(p.proxy.split(':')[1])),
+    aiBackend(
+      'ai-ref',
+      `openai: {model: gpt-4o}, host: 127.0.0.1, port: ${p.vendor}`,
+      '{tunnel: {backendRef: {group: gw.dev, kind: GwBackend, name: fwd}, mode: Connect, secretRef: {name: proxy-auth}}}',
+    ),
+    route('ai-ref', 'ai-ref'),
     aiBackend('ai-hole', `openai: {model: gpt-4o}, host: 127.0.0.1, port: ${p.hole}`, '{tcp: {connectTimeout: 300ms}}'),
     route('ai-hole', 'ai-hole'),
     staticBackend('alpn', p.alpn),
@@ -152,6 +159,13 @@ describe('one upstream dialer on every upstream kind', () => {
       method: 'POST',
       target: `http://127.0.0.1:${vendor.port}/v1/chat/completions`,
     });
+  });
+
+  it('finds the forward proxy a tunnel.backendRef names (a static GwBackend) and CONNECTs through it', async () => {
+    const before = proxy.handled.length;
+    const res = await chat(`${base}/ai-ref/v1/chat/completions`, ask);
+    expect(res.status).toBe(200);
+    expect(proxy.handled.slice(before)).toContainEqual({ method: 'CONNECT', target: `127.0.0.1:${vendor.port}` });
   });
 
   it("bounds an AI provider's connect by its policies.tcp.connectTimeout", async () => {
