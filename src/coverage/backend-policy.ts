@@ -35,8 +35,14 @@ export const backendTls: CoverageTable = guarding({
   'tls.sni': enforced('BackendTls.sni'),
   'tls.insecureSkipVerify': enforced('BackendTls.insecureSkipVerify'),
   'tls.verifySubjectAltNames[]': enforced('BackendTls.verifySubjectAltNames'),
-  'tls.alpnProtocols[]': refused(`upstream ALPN protocol choice ${notYet}`, true),
-  'tls.keyExchangeGroups[]': refused(`upstream TLS key exchange groups ${notYet}`, true),
+  'tls.alpnProtocols[]': enforced(
+    'BackendTls.alpnProtocols',
+    'offered as written; the connection speaks the h2 or http/1.1 the backend selects (HTTP/2 edges need h2 in the list), any other selection fails the connection (test/proxy/upstream-connection.test.ts)',
+  ),
+  'tls.keyExchangeGroups[]': enforced(
+    'BackendTls.keyExchangeGroups',
+    "only these groups are offered; X25519_MLKEM768 needs OpenSSL 3.5 (Node 24, the image's): an older Node NACKs the snapshot naming it (fails closed)",
+  ),
 });
 
 /** Connection settings every edge kind has. */
@@ -45,10 +51,43 @@ export const backendConnection: CoverageTable = {
   'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
 };
 
-/** How connections are dialled where only the HTTP forwarder's dialer applies them (AI provider groups). */
-export const backendDialRefused: CoverageTable = {
-  'tcp.*': refused(`upstream TCP settings (connectTimeout, keepalive) per AI provider ${notYetPlural}`),
-  'tunnel.*': refused(`tunnelling AI provider connections through a proxy ${notYet}`, true),
+/** How connections are dialled: the proxy's one upstream dialer (proxy/http/upstream-dial.ts) on every HTTP/1.1 upstream. */
+export const backendDial: CoverageTable = {
+  'tcp.connectTimeout': enforced(
+    'UpstreamTcp.connectTimeoutMs',
+    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service, MCP targets and AI providers; refused on HTTP/2 edges',
+  ),
+  'tcp.keepalive.time': enforced(
+    'UpstreamTcp.keepaliveTimeMs',
+    'idle time before the first probe; refused on HTTP/2 edges',
+  ),
+  'tcp.keepalive.interval': enforced(
+    'UpstreamTcp.keepaliveIntervalMs',
+    "needs Node 24 (the image's): an older Node NACKs the snapshot naming the field",
+  ),
+  'tcp.keepalive.retries': enforced(
+    'UpstreamTcp.keepaliveProbes',
+    "needs Node 24 (the image's): an older Node NACKs the snapshot naming the field",
+  ),
+  // Security: an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed).
+  ...guarding({
+    'tunnel.url': enforced(
+      'UpstreamTunnel.host',
+      'static, a2a, Service, MCP targets and AI providers: an https URL means TLS to the proxy; an HTTP/2 edge with a tunnel is left out (test/proxy/upstream-tunnel.test.ts)',
+    ),
+    'tunnel.mode': enforced(
+      'UpstreamTunnel.connectAlways',
+      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
+    ),
+    'tunnel.secretRef.*': enforced(
+      'UpstreamTunnel.proxyAuthorization',
+      "Proxy-Authorization: Basic from the Secret's username and password",
+    ),
+    'tunnel.backendRef.*': enforced(
+      'UpstreamTunnel.host',
+      'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
+    ),
+  }),
 };
 
 export const backendHealth: CoverageTable = {
@@ -162,29 +201,5 @@ export const backendFull: CoverageTable = {
     'BackendRef.httpVersion',
     'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; refused on MCP and AI edges',
   ),
-  // Like the version: the HTTP forwarder's dialer applies them; MCP and AI edges refuse them on the route
-  // (edgeConnection in translate/backends/backend-connection.ts).
-  'tcp.connectTimeout': enforced(
-    'UpstreamTcp.connectTimeoutMs',
-    'HTTP backends: TCP connect, tunnel set-up and TLS handshake; refused on MCP and AI edges',
-  ),
-  'tcp.keepalive.time': enforced('UpstreamTcp.keepaliveTimeMs', 'HTTP backends; refused on MCP and AI edges'),
-  'tcp.keepalive.interval': refused(`the upstream keepalive probe interval ${notYet}; only keepalive.time is applied`),
-  'tcp.keepalive.retries': refused(`the upstream keepalive probe count ${notYet}; only keepalive.time is applied`),
-  // Security: an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed).
-  ...guarding({
-    'tunnel.url': enforced(
-      'UpstreamTunnel.host',
-      'HTTP backends: an https URL means TLS to the proxy; refused on MCP and AI edges (test/proxy/upstream-tunnel.test.ts)',
-    ),
-    'tunnel.mode': enforced(
-      'UpstreamTunnel.connectAlways',
-      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
-    ),
-    'tunnel.secretRef.*': enforced(
-      'UpstreamTunnel.proxyAuthorization',
-      "Proxy-Authorization: Basic from the Secret's username and password",
-    ),
-    'tunnel.backendRef.*': refused(`a tunnel through a backendRef ${notYet}; set url`),
-  }),
+  ...backendDial,
 };

@@ -3,7 +3,7 @@ import {
   backendAi,
   backendAuth,
   backendConnection,
-  backendDialRefused,
+  backendDial,
   backendFull,
   backendHealth,
   backendTls,
@@ -49,19 +49,18 @@ const groupProvider: CoverageTable = {
     ...backendAuth,
     ...backendTls,
     ...backendConnection,
-    ...backendDialRefused,
+    ...backendDial,
     ...backendHealth,
     ...providerTransformation,
     ...backendAi,
   }),
 };
 
-/** Per-target settings of an MCP `static` target: the credential and TLS reach the target today. */
+/** Per-target settings of an MCP `static` target: the credential, TLS, tunnel and TCP settings reach the target. */
 const mcpTargetPolicies: CoverageTable = {
   ...backendAuth,
   'http.*': refused(`HTTP settings per MCP target ${notYet}`),
-  'tcp.*': refused(`TCP settings per MCP target ${notYet}`),
-  'tunnel.*': refused(`tunnelling MCP target connections ${notYet}`, true),
+  ...backendDial,
   ...backendTls,
 };
 

@@ -451,8 +451,8 @@ export class ProxyRuntime {
       const ref = route.backends.find((b) => b.weight > 0) ?? route.backends[0];
       const mcp = ref ? backends.get(ref.backend)?.mcp : undefined;
       const backend = mcp
-        ? mcpBackendWithTls(mcpBackendWithCredentials(mcp, ref), ref, (host, tls) =>
-            this.forwarder.tlsDispatcher(ref?.backend ?? '', host, tls),
+        ? mcpBackendWithTls(mcpBackendWithCredentials(mcp, ref), ref, (host, connection) =>
+            this.forwarder.connectionDispatcher(ref?.backend ?? '', host, connection),
           )
         : undefined;
       const maxRequestBytes =

@@ -11,7 +11,7 @@ import { httpAddressOf } from './http/http-forward.js';
 import { cidrProblem } from './net/public-address.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
-import { keepaliveProblems } from './http/connection-settings.js';
+import { keepaliveProblems, upstreamKeepaliveProblems } from './http/connection-settings.js';
 import { proxyProtocolProblems } from './http/proxy-protocol.js';
 import { metricLabelProblems } from './telemetry/metric-labels.js';
 import { trafficProblems } from './policy/traffic-policy.js';
@@ -27,6 +27,7 @@ export function checkSnapshot(snapshot: Snapshot, source: string): Problem[] {
   problems.push(...proxyProtocolProblems(resourcesOf(snapshot, 'listener').values(), source));
   for (const l of resourcesOf(snapshot, 'listener').values()) problems.push(...metricLabelProblems(l, source));
   problems.push(...keepaliveProblems(resourcesOf(snapshot, 'listener').values(), source));
+  problems.push(...upstreamKeepaliveProblems(resourcesOf(snapshot, 'route').values(), source));
   problems.push(...trafficProblems(snapshot, source));
   problems.push(...backendTlsProblems(snapshot, source));
   problems.push(...aiProblems(snapshot, source));

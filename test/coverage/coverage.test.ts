@@ -76,12 +76,12 @@ describe('refusalsOf', () => {
       traffic: { cors: { allowOrigins: ['*'] } },
       backend: {
         health: { unhealthyCondition: 'response.code >= 500' },
-        tls: { keyExchangeGroups: ['X25519MLKEM768'] },
+        tls: { keyExchangeGroups: ['X25519_MLKEM768'] },
       },
     };
+    // tls.keyExchangeGroups is enforced (BackendTls.keyExchangeGroups): only the CEL health condition is named.
     expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
       ['spec.backend.health.unhealthyCondition', false],
-      ['spec.backend.tls.keyExchangeGroups[0]', true],
     ]);
   });
   it('refuses a value only where the table lists it: conditional direct responses, strategy.merge Replace and token limits are enforced', () => {
@@ -100,11 +100,11 @@ describe('refusalsOf', () => {
       mcp: {
         targets: [
           { name: 'a', static: { host: 'h', port: 1 } },
-          { name: 'b', static: { host: 'h', port: 1, policies: { tunnel: { proxy: 'x' } } } },
+          { name: 'b', static: { host: 'h', port: 1, policies: { http: { version: 'HTTP2' } } } },
         ],
       },
     };
-    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.tunnel']);
+    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.http']);
   });
 });
 

@@ -75,4 +75,17 @@ describe('keepalive interval and probes on a Node that cannot set them', () => {
     ]);
     expect(keepaliveProblems(listeners(asked), 'xds', true)).toEqual([]);
   });
+
+  it('refuses an upstream keepalive interval or probe count (backend.tcp) on a Node that cannot set them', async () => {
+    const { upstreamKeepaliveProblems } = await import('../../src/proxy/http/connection-settings.js');
+    const tcp = { connectTimeoutMs: 0, keepaliveTimeMs: 30_000, keepaliveIntervalMs: 5_000, keepaliveProbes: 3 };
+    const timeOnly = { connectTimeoutMs: 0, keepaliveTimeMs: 30_000, keepaliveIntervalMs: 0, keepaliveProbes: 0 };
+    const route = { name: 'r', backends: [{ tcp: timeOnly, targetTcp: { t: tcp }, ai: null }] } as never;
+    expect(upstreamKeepaliveProblems([route], 'xds', false).map(formatProblem)).toEqual([
+      expect.stringMatching(
+        /^xds: Route r: backends\[0\]\.targetTcp\.t: backend\.tcp\.keepalive interval and retries need Node 24/,
+      ),
+    ]);
+    expect(upstreamKeepaliveProblems([route], 'xds', true)).toEqual([]);
+  });
 });

@@ -14,6 +14,8 @@ const settings = (o: Partial<BackendTls> = {}): BackendTls => ({
   insecureSkipVerify: 'SKIP_NONE',
   verifySubjectAltNames: [],
   source: 'GwPolicy default/p',
+  alpnProtocols: [],
+  keyExchangeGroups: [],
   ...o,
 });
 

@@ -4,7 +4,8 @@
 import type { Server, IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Problem } from '../../problem.js';
-import type { Listener } from '../../ir/types.js';
+import type { Listener, Route } from '../../ir/types.js';
+import type { UpstreamTcp__Output as UpstreamTcp } from '../../ir/gen/gw/ir/v1/UpstreamTcp.js';
 
 /** One port's settings; unset ones keep the proxy's defaults. */
 export interface BindConnectionSettings {
@@ -71,6 +72,16 @@ type KeepaliveEx = (enable: boolean, initialDelayMs: number, intervalMs: number,
 const probesSupported = Socket.prototype.setKeepAlive.length >= 4;
 export const keepaliveProbesSupported = (): boolean => probesSupported;
 
+/**
+ * TCP keepalive on `socket`: idle time, then (Node 24) probe interval and count; 0 keeps the platform's.
+ * Callers refuse an interval or count on an older Node before they get here (keepaliveProblems).
+ */
+export function setKeepalive(socket: Socket, timeMs: number, intervalMs = 0, probes = 0): void {
+  if ((intervalMs || probes) && probesSupported)
+    (socket.setKeepAlive as KeepaliveEx).call(socket, true, timeMs, intervalMs, probes);
+  else socket.setKeepAlive(true, timeMs);
+}
+
 /** The schema's defaults (180s, 9), which every keepalive policy carries unless it sets its own. */
 const DEFAULT_INTERVAL_MS = 180_000;
 const DEFAULT_PROBES = 9;
@@ -104,6 +115,42 @@ export function keepaliveProblems(
   return out;
 }
 
+/**
+ * Route edges asking for an upstream keepalive interval or probe count (`backend.tcp.keepalive`) on a Node
+ * that cannot set them: refused by name, like the listeners' (the upstream dialer would apply only `time`).
+ */
+export function upstreamKeepaliveProblems(
+  routes: Iterable<Route>,
+  source: string,
+  supported = keepaliveProbesSupported(),
+): Problem[] {
+  if (supported) return [];
+  const out: Problem[] = [];
+  for (const r of routes)
+    r.backends.forEach((b, i) => {
+      const all: [string, UpstreamTcp | null | undefined][] = [
+        [`backends[${i}].tcp`, b.tcp],
+        ...Object.entries(b.targetTcp ?? {}).map(([t, tcp]): [string, UpstreamTcp] => [
+          `backends[${i}].targetTcp.${t}`,
+          tcp,
+        ]),
+        ...Object.entries(b.ai?.providers ?? {}).map(([p, e]): [string, UpstreamTcp | null] => [
+          `backends[${i}].ai.providers.${p}.tcp`,
+          e.tcp,
+        ]),
+      ];
+      for (const [path, tcp] of all)
+        if (tcp?.keepaliveIntervalMs || tcp?.keepaliveProbes)
+          out.push({
+            source,
+            object: `Route ${r.name}`,
+            path,
+            message: `backend.tcp.keepalive interval and retries need Node 24 or later (TCP keepalive interval and probe count); this proxy runs on Node ${process.versions.node}`,
+          });
+    });
+  return out;
+}
+
 /** Per-connection state of the maximum-age rule. */
 interface Conn {
   inFlight: Set<ServerResponse>;
@@ -125,10 +172,8 @@ export class ConnectionSettings {
     server.on('connection', (socket: Socket) => {
       const { keepaliveMs, keepaliveIntervalMs, keepaliveProbes } = this.settings;
       if (!keepaliveMs) return;
-      if ((keepaliveIntervalMs || keepaliveProbes) && probesSupported)
-        // Node 24; an older Node gets here only with the defaults (checkSnapshot refuses other values).
-        (socket.setKeepAlive as KeepaliveEx)(true, keepaliveMs, keepaliveIntervalMs ?? 0, keepaliveProbes ?? 0);
-      else socket.setKeepAlive(true, keepaliveMs);
+      // Node 24; an older Node gets here only with the defaults (checkSnapshot refuses other values).
+      setKeepalive(socket, keepaliveMs, keepaliveIntervalMs, keepaliveProbes);
     });
     server.on(socketEvent, (socket: Socket) => this.onSocket(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));

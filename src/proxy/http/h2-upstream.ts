@@ -109,7 +109,7 @@ export class H2Upstreams {
       this.sessions.delete(oldest);
       s.close();
     }
-    const s = http2.connect(origin, tls ? { ...tls, ALPNProtocols: ['h2'] } : {});
+    const s = http2.connect(origin, tls ? { ALPNProtocols: ['h2'], ...tls } : {});
     s.setTimeout(this.opts.connectTimeoutMs, () => {
       // Only a session that never connected times out here; an idle connected one is left to the server.
       if (!s.connecting) return;

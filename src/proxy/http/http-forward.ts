@@ -82,9 +82,11 @@ import type { AnswerHook } from '../ext/ext-proc-answer.js';
 import {
   TunnelRefused,
   UpstreamDialers,
+  needsDialer,
   absoluteForm,
   proxyName,
-  type DialPlan,
+  dialPlan,
+  type UpstreamConnection,
   type UpstreamTcp,
   type UpstreamTunnel,
 } from './upstream-dial.js';
@@ -388,9 +390,17 @@ export class HttpForwarder {
     };
   }
 
-  /** The upstream TLS dispatcher for `backend` at `host`: MCP targets over TLS dial through the same pool. */
-  tlsDispatcher(backend: string, host: string, tls: BackendTls): Dispatcher {
-    return this.tls.dispatcher(backend, host, tls);
+  /**
+   * The dispatcher of a client of its own (an MCP target) with these connection settings: the TLS pool's,
+   * or this forwarder's dialer when a tunnel, TCP settings or an ALPN list ask for it.
+   */
+  connectionDispatcher(backend: string, host: string, c: UpstreamConnection): Dispatcher {
+    if (!needsDialer(c)) return this.tls.dispatcher(backend, host, c.tls as BackendTls);
+    return this.dialers.routed(
+      backend,
+      host,
+      dialPlan(c, (tls) => this.tls.connectOptions(backend, host, tls)),
+    );
   }
 
   /** `caller`: who authentication found, and the Authorization header as the client sent it (`backend.auth`). */
@@ -794,28 +804,21 @@ export class HttpForwarder {
       const key = `${target.backend} ${call.origin} ${target.tls ? (target.tls.sni ?? '') : 'h2c'}`;
       return this.h2.request(key, call, tls);
     }
-    if ((target.tunnel || target.tcp) && !target.agentCore)
-      return this.dialled(target, to.target.host, call, headerCase);
+    if (needsDialer(target) && !target.agentCore) return this.dialled(target, to.target.host, call, headerCase);
     const dispatcher =
       target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
     if (!headerCase) return dispatcher.request({ ...call, method: call.method as Dispatcher.HttpMethod });
     return casedRequest(dispatcher, { ...call, headers: recased(call.headers, headerCase) });
   }
 
-  /** One try on an edge with `backend.tunnel` or `backend.tcp`: its own dialer, absolute form when Auto says so. */
+  /** One try on an edge with `backend.tunnel`, `backend.tcp` or an ALPN list: its own dialer, absolute form when Auto says so. */
   private async dialled(
     target: ForwardTarget,
     host: string,
     call: UpstreamRequest,
     headerCase?: Map<string, string>,
   ): Promise<UpstreamResponse> {
-    const plan: DialPlan = {
-      ...(target.tunnel ? { tunnel: target.tunnel } : {}),
-      ...(target.tcp ? { tcp: target.tcp } : {}),
-      ...(target.tls
-        ? { tls: this.tls.connectOptions(target.backend, host, target.tls), tlsSettings: target.tls }
-        : {}),
-    };
+    const plan = dialPlan(target, (tls) => this.tls.connectOptions(target.backend, host, tls));
     const dispatcher = this.dialers.dispatcher(target.backend, host, plan);
     const t = plan.tunnel;
     const viaProxy = t && absoluteForm(plan);

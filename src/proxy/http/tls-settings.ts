@@ -38,6 +38,11 @@ const OPENSSL_GROUPS: Readonly<Record<string, string>> = {
   ...(postQuantumSupported ? { X25519_MLKEM768: 'X25519MLKEM768' } : {}),
 };
 
+/** The API's group names as OpenSSL's, and those this Node's OpenSSL does not have (or nobody knows). */
+export function opensslGroups(names: readonly string[]): { names: string[]; unknown: string[] } {
+  return { names: names.flatMap((g) => OPENSSL_GROUPS[g] ?? []), unknown: names.filter((g) => !OPENSSL_GROUPS[g]) };
+}
+
 const VERSIONS: Readonly<Record<string, SecureVersion>> = {
   TLS_PROTOCOL_VERSION_1_2: 'TLSv1.2',
   TLS_PROTOCOL_VERSION_1_3: 'TLSv1.3',

@@ -1,13 +1,16 @@
-// How the HTTP forwarder dials a backend whose edge sets `backend.tunnel` or `backend.tcp`: one undici
-// dispatcher per (backend, host, settings), closed once idle. A tunnel is an HTTP forward proxy: CONNECT
-// (then the backend's TLS inside it) or, in Auto mode for plaintext backends, absolute-form requests sent
-// to the proxy. Behaviour: docs/proxy.md "Tunnels".
+// The one upstream dialer of edges whose settings undici's own connector cannot apply: `backend.tunnel`
+// (an HTTP forward proxy: CONNECT, then the backend's TLS inside it, or in Auto mode for plaintext backends
+// absolute-form requests sent to the proxy), `backend.tcp` (connect timeout, keepalive with probe interval
+// and count) and `backend.tls.alpnProtocols` (undici always offers its own ALPN list). One undici dispatcher
+// per (backend, host, settings), closed once idle; HTTP/2 upstreams dial through `dialSocket` too.
+// Behaviour: docs/proxy.md "Tunnels".
 import { createHash } from 'node:crypto';
-import { connect as tcpConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { connect as tcpConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
-import { Agent, buildConnector } from './undici.js';
+import { Agent } from './undici.js';
+import { setKeepalive } from './connection-settings.js';
 import type { BackendTls } from '../../ir/types.js';
 import type { UpstreamTcp__Output as UpstreamTcp } from '../../ir/gen/gw/ir/v1/UpstreamTcp.js';
 import type { UpstreamTunnel__Output as UpstreamTunnel } from '../../ir/gen/gw/ir/v1/UpstreamTunnel.js';
@@ -37,6 +40,25 @@ export class TunnelRefused extends Error {
 /** Whether requests of this plan go to the proxy in absolute form (Auto mode, plaintext backend). */
 export const absoluteForm = (plan: DialPlan): boolean =>
   plan.tunnel !== undefined && !plan.tunnel.connectAlways && plan.tls === undefined;
+
+/** The connection settings of one upstream as the IR carries them (an edge, an MCP target, an AI provider). */
+export interface UpstreamConnection {
+  tunnel?: UpstreamTunnel | null;
+  tcp?: UpstreamTcp | null;
+  tls?: BackendTls | null;
+}
+
+/** The dial plan of these settings; `tlsOptions` makes Node's TLS options of the settings (upstream-tls.ts). */
+export function dialPlan(c: UpstreamConnection, tlsOptions: (tls: BackendTls) => ConnectionOptions): DialPlan {
+  return {
+    ...(c.tunnel ? { tunnel: c.tunnel } : {}),
+    ...(c.tcp ? { tcp: c.tcp } : {}),
+    ...(c.tls ? { tls: tlsOptions(c.tls), tlsSettings: c.tls } : {}),
+  };
+}
+
+/** Whether an upstream's settings need this dialer rather than a plain agent or the TLS pool (upstream-tls.ts). */
+export const needsDialer = (s: UpstreamConnection): boolean => !!s.tunnel || !!s.tcp || !!s.tls?.alpnProtocols?.length;
 
 /** `host:port` of the proxy, for messages (never its credential). */
 export const proxyName = (t: UpstreamTunnel): string => `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`;
@@ -80,25 +102,37 @@ export class UpstreamDialers {
     await Promise.all(agents.map((a) => a.destroy()));
   }
 
+  /**
+   * The dispatcher for a client that sends origin-form requests (MCP targets, AI providers): in Auto mode
+   * to a plaintext upstream its requests go to the proxy in absolute form, with the proxy's credential.
+   */
+  routed(backend: string, host: string, plan: DialPlan): Dispatcher {
+    const d = this.dispatcher(backend, host, plan);
+    const t = plan.tunnel;
+    if (!t || !absoluteForm(plan)) return d;
+    return d.compose((dispatch) => (opts, handler) => {
+      const origin = new URL(String(opts.origin)).origin;
+      const headers = withHeaders(opts.headers, {
+        host: new URL(origin).host,
+        ...(t.proxyAuthorization ? { 'proxy-authorization': t.proxyAuthorization } : {}),
+      });
+      return dispatch({ ...opts, origin: proxyOrigin(t), path: `${origin}${opts.path}`, headers }, handler);
+    });
+  }
+
   private build(plan: DialPlan): Agent {
     const timeout = plan.tcp?.connectTimeoutMs || this.opts.connectTimeoutMs;
-    const keepAliveInitialDelay = plan.tcp?.keepaliveTimeMs || 60_000;
-    const { servername, ...tls } = plan.tls ?? {};
-    const base = buildConnector({ timeout, keepAlive: true, keepAliveInitialDelay, ...tls });
-    const tunnel = plan.tunnel;
-    const connect: Undici.buildConnector.connector =
-      !tunnel || absoluteForm(plan)
-        ? (o, cb) => base(plan.tls ? { ...o, servername: servername ?? '' } : o, cb)
-        : (o, cb) => {
-            openTunnel(tunnel, `${o.hostname}:${o.port}`, timeout).then(
-              (socket) => {
-                socket.setKeepAlive(true, keepAliveInitialDelay);
-                if (o.protocol !== 'https:') cb(null, socket);
-                else base({ ...o, servername: servername ?? '', httpSocket: socket }, cb);
-              },
-              (err: Error) => cb(err, null),
-            );
-          };
+    const connect: Undici.buildConnector.connector = (o, cb) => {
+      const to = {
+        host: o.hostname,
+        port: Number(o.port) || (o.protocol === 'https:' ? 443 : 80),
+        https: o.protocol === 'https:',
+      };
+      dialSocket(plan, to, timeout).then(
+        (socket) => cb(null, socket),
+        (err: Error) => cb(err, null),
+      );
+    };
     return new Agent({
       connect,
       headersTimeout: this.opts.headersTimeoutMs,
@@ -107,6 +141,109 @@ export class UpstreamDialers {
       connections: 1024,
     });
   }
+}
+
+/** `http(s)://host:port` of the forward proxy. */
+export const proxyOrigin = (t: UpstreamTunnel): string => `${t.tls ? 'https' : 'http'}://${proxyName(t)}`;
+
+/** Undici request headers (an object or a flat array) with `extra` set where the caller did not set them. */
+function withHeaders(
+  headers: Dispatcher.DispatchOptions['headers'],
+  extra: Record<string, string>,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (Array.isArray(headers))
+    for (let i = 0; i + 1 < headers.length; i += 2) out[String(headers[i]).toLowerCase()] = String(headers[i + 1]);
+  else if (headers && typeof headers === 'object')
+    for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>))
+      if (v !== undefined) out[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(extra)) if (k === 'proxy-authorization' || out[k] === undefined) out[k] = v;
+  return out;
+}
+
+/** Protocols the proxy's upstream clients speak after a handshake (undici speaks both; node:http2 only h2). */
+const SPOKEN = new Set(['http/1.1', 'h2']);
+
+/**
+ * One connection to `to` with the plan's settings: direct or through the tunnel, keepalive set, then TLS
+ * when `to.https` (the plan's options, its ALPN list offered as written). Everything, the tunnel's
+ * set-up and the TLS handshake included, must finish within `timeoutMs`.
+ */
+export async function dialSocket(
+  plan: DialPlan,
+  to: { host: string; port: number; https: boolean },
+  timeoutMs: number,
+  speaks: ReadonlySet<string> = SPOKEN,
+): Promise<Socket> {
+  const deadline = Date.now() + timeoutMs;
+  const host = to.host.replace(/^\[(.*)\]$/, '$1');
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${to.port}`;
+  const tunnel = plan.tunnel && !absoluteForm(plan) ? plan.tunnel : undefined;
+  const socket = tunnel ? await openTunnel(tunnel, authority, timeoutMs) : await openTcp(host, to.port, timeoutMs);
+  const tcp = plan.tcp;
+  setKeepalive(socket, tcp?.keepaliveTimeMs || 60_000, tcp?.keepaliveIntervalMs, tcp?.keepaliveProbes);
+  if (!to.https) return socket;
+  // In absolute form the TLS is the proxy's own (an https proxy URL): system roots, its host name.
+  const tls = plan.tls && !absoluteForm(plan) ? plan.tls : { servername: isIP(host) ? '' : host };
+  return secure(socket, tls, Math.max(1, deadline - Date.now()), speaks);
+}
+
+function connectTimeout(what: string): Error {
+  return Object.assign(new Error(`${what} timed out`), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+}
+
+/** A TCP connection, or a connect timeout error (the socket destroyed). */
+function openTcp(host: string, port: number, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect({ host, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(connectTimeout(`connecting to ${host}:${port}`));
+    }, timeoutMs);
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+  });
+}
+
+/** TLS over `socket` with these options; the protocol the server selects must be one the client speaks. */
+function secure(
+  socket: Socket,
+  opts: ConnectionOptions,
+  timeoutMs: number,
+  speaks: ReadonlySet<string>,
+): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const s = tlsConnect({ ...opts, ALPNProtocols: opts.ALPNProtocols ?? ['http/1.1'], socket });
+    const fail = (err: Error): void => {
+      clearTimeout(timer);
+      s.destroy();
+      socket.destroy();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(connectTimeout('the TLS handshake')), timeoutMs);
+    s.once('error', fail);
+    s.once('secureConnect', () => {
+      const chosen = s.alpnProtocol;
+      if (chosen && !speaks.has(chosen)) {
+        fail(
+          Object.assign(new Error(`the backend selected ALPN protocol ${chosen}, which this client does not speak`), {
+            code: 'ERR_GW_ALPN_UNSPOKEN',
+          }),
+        );
+        return;
+      }
+      clearTimeout(timer);
+      s.off('error', fail);
+      resolve(s);
+    });
+  });
 }
 
 const MAX_RESPONSE_HEAD = 16 * 1024;
@@ -164,10 +301,11 @@ export function openTunnel(t: UpstreamTunnel, authority: string, timeoutMs: numb
 function planKey(backend: string, host: string, plan: DialPlan): string {
   const h = createHash('sha256');
   const t = plan.tunnel;
+  const tcp = plan.tcp;
   for (const part of [
     host,
     t ? `${t.host} ${t.port} ${t.tls} ${t.connectAlways} ${t.proxyAuthorization}` : '',
-    `${plan.tcp?.connectTimeoutMs ?? 0} ${plan.tcp?.keepaliveTimeMs ?? 0}`,
+    `${tcp?.connectTimeoutMs ?? 0} ${tcp?.keepaliveTimeMs ?? 0} ${tcp?.keepaliveIntervalMs ?? 0} ${tcp?.keepaliveProbes ?? 0}`,
     plan.tlsSettings ? JSON.stringify(plan.tlsSettings) : '',
   ])
     h.update(String(part)).update('\0');

@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, buildConnector } from './undici.js';
 import type { BackendTls, Snapshot } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
+import { opensslGroups } from './tls-settings.js';
 
 export interface UpstreamTlsOptions {
   log: Logger;
@@ -89,6 +90,7 @@ export class UpstreamTlsPool {
       ...(tls.clientCertChainPem ? { cert: tls.clientCertChainPem, key: tls.clientPrivateKeyPem } : {}),
       rejectUnauthorized: skip !== 'SKIP_ALL',
       checkServerIdentity: identityCheck(skip, tls.verifySubjectAltNames),
+      ...handshakeOptions(tls),
     };
   }
 
@@ -113,6 +115,8 @@ export class UpstreamTlsPool {
       ...(tls.clientCertChainPem ? { cert: tls.clientCertChainPem, key: tls.clientPrivateKeyPem } : {}),
       rejectUnauthorized: skip !== 'SKIP_ALL',
       checkServerIdentity: identityCheck(skip, tls.verifySubjectAltNames),
+      // Not ALPNProtocols: undici's connector sets its own list, so edges with one dial through upstream-dial.ts.
+      ...(tls.keyExchangeGroups?.length ? { ecdhCurve: handshakeOptions(tls).ecdhCurve } : {}),
     });
     return new Agent({
       connect: (o, cb) =>
@@ -144,6 +148,15 @@ export class UpstreamTlsPool {
     if (this.socketErrors.size >= 256) this.socketErrors.delete(this.socketErrors.keys().next().value as number);
     this.socketErrors.set(port, code);
   }
+}
+
+/** `alpnProtocols` (offered as written) and `keyExchangeGroups` (OpenSSL's names) of the settings. */
+function handshakeOptions(tls: BackendTls): Pick<ConnectionOptions, 'ALPNProtocols' | 'ecdhCurve'> {
+  const groups = opensslGroups(tls.keyExchangeGroups ?? []);
+  return {
+    ...(tls.alpnProtocols?.length ? { ALPNProtocols: [...tls.alpnProtocols] } : {}),
+    ...(groups.names.length ? { ecdhCurve: groups.names.join(':') } : {}),
+  };
 }
 
 function identityCheck(
@@ -180,6 +193,8 @@ function settingsKey(backend: string, host: string, tls: BackendTls): string {
     tls.sni,
     tls.insecureSkipVerify,
     ...tls.verifySubjectAltNames,
+    `alpn ${(tls.alpnProtocols ?? []).join(',')}`,
+    `groups ${(tls.keyExchangeGroups ?? []).join(',')}`,
   ])
     h.update(part).update('\0');
   return `${backend}\0${h.digest('hex')}`;
@@ -231,6 +246,10 @@ export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[
           `backends[${i}].targetTls.${t}`,
           tls,
         ]),
+        ...Object.entries(b.ai?.providers ?? {}).map(([p, e]): [string, BackendTls | null] => [
+          `backends[${i}].ai.providers.${p}.tls`,
+          e.tls,
+        ]),
       ];
       for (const [path, tls] of all) {
         if (!tls) continue;
@@ -248,6 +267,12 @@ export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[
 export function tlsSettingsProblem(tls: BackendTls): string | undefined {
   if (!tls.clientCertChainPem !== !tls.clientPrivateKeyPem)
     return 'must set both client_cert_chain_pem and client_private_key_pem, or neither';
+  const groups = opensslGroups(tls.keyExchangeGroups ?? []);
+  // Fails closed: a connection with fewer groups than asked for (or OpenSSL's defaults) is never made.
+  if (groups.unknown.length)
+    return groups.unknown.includes('X25519_MLKEM768')
+      ? `key_exchange_groups X25519_MLKEM768 needs OpenSSL 3.5 (Node 24); this proxy runs on Node ${process.versions.node} with OpenSSL ${process.versions.openssl}`
+      : `key_exchange_groups names groups this proxy does not know: ${groups.unknown.join(', ')}`;
   // createSecureContext skips CA blocks it cannot parse, which would silently trust fewer roots.
   const caBlocks = tls.caPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
   if (tls.caPem && caBlocks.length === 0) return 'ca_pem holds no PEM certificate';

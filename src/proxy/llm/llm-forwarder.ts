@@ -15,6 +15,7 @@ import type { ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
+import { UpstreamDialers, dialPlan, needsDialer } from '../http/upstream-dial.js';
 import { UpstreamTlsPool } from '../http/upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
@@ -131,6 +132,7 @@ interface Call {
 export class LlmForwarder {
   private readonly agent: Agent;
   private readonly tls: UpstreamTlsPool;
+  private readonly dialers: UpstreamDialers;
   private readonly health: ProviderHealth;
   private readonly usage: LlmUsage;
   private readonly moderation: ProviderModeration;
@@ -168,11 +170,15 @@ export class LlmForwarder {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: headersTimeout,
     });
+    this.dialers = new UpstreamDialers({
+      connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+      headersTimeoutMs: headersTimeout,
+    });
   }
 
   async close(): Promise<void> {
     this.extProc.close();
-    await Promise.all([this.agent.destroy(), this.tls.close()]);
+    await Promise.all([this.agent.destroy(), this.tls.close(), this.dialers.close()]);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient): Promise<void> {
@@ -440,9 +446,18 @@ export class LlmForwarder {
     sendError(res, 'transformation_failed', `provider ${p.name}: ${failed.field} ${failed.message}`);
   }
 
+  /** The provider's connections: its TLS, and the upstream dialer when a tunnel, TCP settings or ALPN ask for it. */
   private dispatcherOf(route: LlmRoute, p: LlmProvider): Dispatcher {
     const e = p.endpoint;
-    return e.tls ? this.tls.dispatcher(`${route.backend}/${p.name}`, e.host, e.tls) : this.agent;
+    const key = `${route.backend}/${p.name}`;
+    const c = { tls: e.tls, tunnel: p.edge?.tunnel, tcp: p.edge?.tcp };
+    if (needsDialer(c))
+      return this.dialers.routed(
+        key,
+        e.host,
+        dialPlan(c, (t) => this.tls.connectOptions(key, e.host, t)),
+      );
+    return e.tls ? this.tls.dispatcher(key, e.host, e.tls) : this.agent;
   }
 
   /**

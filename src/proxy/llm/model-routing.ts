@@ -207,6 +207,8 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     transformations: p.transformations,
     finalTransformations: p.finalTransformations,
     promptCaching: null,
+    tunnel: null,
+    tcp: null,
   };
   const transformations = providerTransformations(edge, `GwModel ${m.name} spec.policies`);
   // Fail closed: the snapshot check refuses such a snapshot, so this is only reached without it.

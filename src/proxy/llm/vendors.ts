@@ -46,6 +46,8 @@ export const SYSTEM_ROOTS: BackendTls = {
   insecureSkipVerify: 'SKIP_NONE',
   verifySubjectAltNames: [],
   source: 'vendor default',
+  alpnProtocols: [],
+  keyExchangeGroups: [],
 };
 
 export const ANTHROPIC_VERSION = '2023-06-01';

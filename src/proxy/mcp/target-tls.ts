@@ -1,35 +1,47 @@
-// TLS to MCP targets (`backend.tls` on the edge, a target's own `policies.tls`: IR BackendRef.tls and
-// target_tls). The targets of a route's copy of its backend carry a dispatcher from the proxy's one upstream
-// TLS implementation (http/upstream-tls.ts, the pool static backends use) and are dialled over https.
+// How the proxy connects to MCP targets: TLS (`backend.tls` on the edge, a target's own `policies.tls`: IR
+// BackendRef.tls and target_tls), the forward proxy (`tunnel`, target_tunnels) and dialer settings (`tcp`,
+// target_tcp). The targets of a route's copy of its backend carry a dispatcher from the proxy's one upstream
+// dialer (http/upstream-dial.ts, or the TLS pool static backends use) and, with TLS, are dialled over https.
 import type { Dispatcher } from 'undici';
-import type { BackendRef, BackendTls, McpBackend, McpTarget } from '../../ir/types.js';
+import type { BackendRef, McpBackend, McpTarget } from '../../ir/types.js';
+import type { UpstreamConnection } from '../http/upstream-dial.js';
 import { copyTarget } from '../backend-auth.js';
 
-/** The pool's dispatcher for one target host with these settings (looked up per request, so idle ones close). */
-export type TlsDial = (host: string, tls: BackendTls) => Dispatcher;
+/** The dispatcher for one target host with these settings (looked up per request, so idle ones close). */
+export type TargetDial = (host: string, connection: UpstreamConnection) => Dispatcher;
 
 const byTarget = new WeakMap<McpTarget, () => Dispatcher>();
 
-/** The route's MCP backend with TLS attached to its remote targets (a copy when any has TLS). */
-export function mcpBackendWithTls(backend: McpBackend, ref: BackendRef | undefined, dial: TlsDial): McpBackend {
-  if (!ref || (!ref.tls && Object.keys(ref.targetTls ?? {}).length === 0)) return backend;
-  const targets = backend.targets.map((t) => {
-    const tls = ref.targetTls?.[t.name] ?? ref.tls;
-    if (!tls || !t.remote) return t;
-    const url = new URL(t.remote.url);
-    // The target's port stays as configured (443 is https's default and drops out of the URL).
-    const port = url.port || '80';
-    url.protocol = 'https:';
-    url.port = port;
-    const copy = { ...copyTarget(t), remote: { ...t.remote, url: url.toString() } };
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    byTarget.set(copy, () => dial(host, tls));
-    return copy;
-  });
-  return { ...backend, targets };
+/** The target's connection settings: its own, else the edge's. */
+function connectionOf(ref: BackendRef, name: string): UpstreamConnection {
+  const tls = ref.targetTls?.[name] ?? ref.tls;
+  const tunnel = ref.targetTunnels?.[name] ?? ref.tunnel;
+  const tcp = ref.targetTcp?.[name] ?? ref.tcp;
+  return { ...(tls ? { tls } : {}), ...(tunnel ? { tunnel } : {}), ...(tcp ? { tcp } : {}) };
 }
 
-/** How to get a target's TLS dispatcher (ask per request: the pool closes idle ones); undefined for plain HTTP. */
+/** The route's MCP backend with connection settings attached to its remote targets (a copy when any has some). */
+export function mcpBackendWithTls(backend: McpBackend, ref: BackendRef | undefined, dial: TargetDial): McpBackend {
+  if (!ref) return backend;
+  const targets = backend.targets.map((t) => {
+    const c = connectionOf(ref, t.name);
+    if ((!c.tls && !c.tunnel && !c.tcp) || !t.remote) return t;
+    const url = new URL(t.remote.url);
+    if (c.tls) {
+      // The target's port stays as configured (443 is https's default and drops out of the URL).
+      const port = url.port || '80';
+      url.protocol = 'https:';
+      url.port = port;
+    }
+    const copy = { ...copyTarget(t), remote: { ...t.remote, url: url.toString() } };
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    byTarget.set(copy, () => dial(host, c));
+    return copy;
+  });
+  return targets.some((t, i) => t !== backend.targets[i]) ? { ...backend, targets } : backend;
+}
+
+/** How to get a target's dispatcher (ask per request: the pool closes idle ones); undefined for the shared pool. */
 export function targetDial(target: McpTarget): (() => Dispatcher) | undefined {
   return byTarget.get(target);
 }

@@ -3,6 +3,7 @@
 // ones) with the credential Secret and TLS references resolved. Pure: every read goes through the context. Messages name the field and the object,
 // never the key.
 import type { MergedFields } from '../policies/policy-merge.js';
+import { upstreamConnection } from './backend-connection.js';
 import { backendTls } from './backend-tls.js';
 import type { Ctx } from '../objects/context.js';
 import { secretData } from '../policies/policy-secrets.js';
@@ -114,6 +115,8 @@ export function backendAi(
     any ||=
       p.credential !== undefined ||
       p.tls !== undefined ||
+      p.tunnel !== undefined ||
+      p.tcp !== undefined ||
       p.requestTimeoutMs !== undefined ||
       p.health !== undefined ||
       Object.keys(p.modelAliases ?? {}).length > 0 ||
@@ -166,6 +169,11 @@ function providerEdge(
   const tls = backendTls(ctx, m);
   if (!tls.ok) return tls.message;
   if (tls.tls) out.tls = tls.tls;
+  // Like TLS: a provider whose tunnel cannot be built leaves the edge out, never goes around the proxy.
+  const connection = upstreamConnection(ctx, m, resolverOf(m));
+  if (!connection.ok) return connection.message;
+  if (connection.tunnel) out.tunnel = connection.tunnel;
+  if (connection.tcp) out.tcp = connection.tcp;
   const timeout = m.fields['backend.http']?.requestTimeout;
   const timeoutMs = timeout ? (parseDurationMs(timeout) ?? 0) : 0;
   if (timeoutMs > 0) out.requestTimeoutMs = timeoutMs;

@@ -36,6 +36,8 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
     insecureSkipVerify: SKIP[tls.insecureSkipVerify ?? ''] ?? 'SKIP_NONE',
     verifySubjectAltNames: [...(tls.verifySubjectAltNames ?? [])],
     source,
+    ...(tls.alpnProtocols?.length ? { alpnProtocols: [...tls.alpnProtocols] } : {}),
+    ...(tls.keyExchangeGroups?.length ? { keyExchangeGroups: [...tls.keyExchangeGroups] } : {}),
   };
   const mtls = tls.mtlsCertificateRef?.[0];
   if (mtls) {

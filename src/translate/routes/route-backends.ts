@@ -198,8 +198,18 @@ export function backendRef(
   refuseTargetGuardrails(out, merged, subMerged);
   const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
+  // node:http2 speaks only h2: a list without it would make every connection fail after the handshake.
+  const alpn = out.tls?.alpnProtocols ?? [];
+  if (http.version === 'HTTP2' && alpn.length > 0 && !alpn.includes('h2'))
+    return {
+      reason: 'InvalidBackendTLS',
+      message:
+        `${out.tls?.source ?? ''} backend.tls.alpnProtocols: an HTTP/2 backend needs h2 in the list, got ${alpn.join(', ')}`.trim(),
+    };
   // Like TLS: an edge whose tunnel cannot be built is left out, never sent around the proxy it names.
-  const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2');
+  const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2', (m) =>
+    policyBackendResolver(ctx, m.provenance),
+  );
   if (!connection.ok) return { reason: 'InvalidBackendTunnel', message: connection.message };
   Object.assign(out, connection.settings);
   const health = edgeHealth(irBackend, merged, subMerged);

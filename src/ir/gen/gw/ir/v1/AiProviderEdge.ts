@@ -8,6 +8,8 @@ import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__
 import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
 import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldTransformation__Output as _gw_ir_v1_AiFieldTransformation__Output } from '../../../gw/ir/v1/AiFieldTransformation.js';
 import type { AiPromptCaching as _gw_ir_v1_AiPromptCaching, AiPromptCaching__Output as _gw_ir_v1_AiPromptCaching__Output } from '../../../gw/ir/v1/AiPromptCaching.js';
+import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
+import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
 
 export interface AiProviderEdge {
   /**
@@ -64,6 +66,14 @@ export interface AiProviderEdge {
    * unset means none (src/proxy/llm/prompt-caching.ts).
    */
   'promptCaching'?: (_gw_ir_v1_AiPromptCaching | null);
+  /**
+   * `backend.tunnel` of the provider's merged policies: its connections go through this forward proxy.
+   */
+  'tunnel'?: (_gw_ir_v1_UpstreamTunnel | null);
+  /**
+   * `backend.tcp` of the provider's merged policies: how its connections are dialled.
+   */
+  'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -121,4 +131,12 @@ export interface AiProviderEdge__Output {
    * unset means none (src/proxy/llm/prompt-caching.ts).
    */
   'promptCaching': (_gw_ir_v1_AiPromptCaching__Output | null);
+  /**
+   * `backend.tunnel` of the provider's merged policies: its connections go through this forward proxy.
+   */
+  'tunnel': (_gw_ir_v1_UpstreamTunnel__Output | null);
+  /**
+   * `backend.tcp` of the provider's merged policies: how its connections are dialled.
+   */
+  'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
 }

@@ -71,11 +71,11 @@ export interface BackendRef {
    */
   'refusals'?: (_gw_ir_v1_Refusal)[];
   /**
-   * `backend.tunnel` of an edge to an HTTP backend: its connections go through this forward proxy.
+   * `backend.tunnel` of an edge to a static, a2a, Service or MCP backend: its connections go through this forward proxy.
    */
   'tunnel'?: (_gw_ir_v1_UpstreamTunnel | null);
   /**
-   * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
+   * `backend.tcp` of an edge to a static, a2a, Service or MCP backend: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
   /**
@@ -88,6 +88,15 @@ export interface BackendRef {
    * transformation and before its response one.
    */
   'transformation'?: (_gw_ir_v1_Transformation | null);
+  /**
+   * MCP target name → the forward proxy of that target from its own `policies.tunnel` (or a
+   * sectionName-targeted `backend.tunnel`); a target without an entry uses `tunnel`.
+   */
+  'targetTunnels'?: ({[key: string]: _gw_ir_v1_UpstreamTunnel});
+  /**
+   * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
+   */
+  'targetTcp'?: ({[key: string]: _gw_ir_v1_UpstreamTcp});
 }
 
 export interface BackendRef__Output {
@@ -148,11 +157,11 @@ export interface BackendRef__Output {
    */
   'refusals': (_gw_ir_v1_Refusal__Output)[];
   /**
-   * `backend.tunnel` of an edge to an HTTP backend: its connections go through this forward proxy.
+   * `backend.tunnel` of an edge to a static, a2a, Service or MCP backend: its connections go through this forward proxy.
    */
   'tunnel': (_gw_ir_v1_UpstreamTunnel__Output | null);
   /**
-   * `backend.tcp` of an edge to an HTTP backend: how its connections are dialled.
+   * `backend.tcp` of an edge to a static, a2a, Service or MCP backend: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
   /**
@@ -165,4 +174,13 @@ export interface BackendRef__Output {
    * transformation and before its response one.
    */
   'transformation': (_gw_ir_v1_Transformation__Output | null);
+  /**
+   * MCP target name → the forward proxy of that target from its own `policies.tunnel` (or a
+   * sectionName-targeted `backend.tunnel`); a target without an entry uses `tunnel`.
+   */
+  'targetTunnels': ({[key: string]: _gw_ir_v1_UpstreamTunnel__Output});
+  /**
+   * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
+   */
+  'targetTcp': ({[key: string]: _gw_ir_v1_UpstreamTcp__Output});
 }

@@ -32,6 +32,15 @@ export interface BackendTls {
    * Where the settings and references came from, e.g. `GwPolicy ns/name`; diagnostics only.
    */
   'source'?: (string);
+  /**
+   * `alpnProtocols`: offered in the ClientHello in this order; empty means the client's own (http/1.1, or h2
+   * for HTTP/2 edges). The connection speaks what the backend selects, if the client speaks it.
+   */
+  'alpnProtocols'?: (string)[];
+  /**
+   * `keyExchangeGroups` (the API's names, e.g. X25519_MLKEM768); empty means OpenSSL's defaults.
+   */
+  'keyExchangeGroups'?: (string)[];
 }
 
 /**
@@ -64,4 +73,13 @@ export interface BackendTls__Output {
    * Where the settings and references came from, e.g. `GwPolicy ns/name`; diagnostics only.
    */
   'source': (string);
+  /**
+   * `alpnProtocols`: offered in the ClientHello in this order; empty means the client's own (http/1.1, or h2
+   * for HTTP/2 edges). The connection speaks what the backend selects, if the client speaks it.
+   */
+  'alpnProtocols': (string)[];
+  /**
+   * `keyExchangeGroups` (the API's names, e.g. X25519_MLKEM768); empty means OpenSSL's defaults.
+   */
+  'keyExchangeGroups': (string)[];
 }

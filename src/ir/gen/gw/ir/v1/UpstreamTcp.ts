@@ -13,6 +13,14 @@ export interface UpstreamTcp {
    * `keepalive.time` in ms: idle time before the first TCP keepalive probe.
    */
   'keepaliveTimeMs'?: (number);
+  /**
+   * `keepalive.interval` in ms: time between unanswered probes (Node 24's setKeepAlive; 0: the platform's).
+   */
+  'keepaliveIntervalMs'?: (number);
+  /**
+   * `keepalive.retries`: unanswered probes before the connection is dropped (0: the platform's).
+   */
+  'keepaliveProbes'?: (number);
 }
 
 /**
@@ -27,4 +35,12 @@ export interface UpstreamTcp__Output {
    * `keepalive.time` in ms: idle time before the first TCP keepalive probe.
    */
   'keepaliveTimeMs': (number);
+  /**
+   * `keepalive.interval` in ms: time between unanswered probes (Node 24's setKeepAlive; 0: the platform's).
+   */
+  'keepaliveIntervalMs': (number);
+  /**
+   * `keepalive.retries`: unanswered probes before the connection is dropped (0: the platform's).
+   */
+  'keepaliveProbes': (number);
 }
