@@ -1,7 +1,7 @@
 // OpenAI chat completions ⇄ Anthropic messages: the request, the buffered response, errors and the SSE
 // stream. Pure apart from the clock passed in. Field mapping: docs/proxy.md "LLM backends".
 import type { ChatBody } from './chat-request.js';
-import { chatCompletion } from './openai-wire.js';
+import { chatCompletion, openAiUsageOf } from './openai-wire.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -27,15 +27,8 @@ export function withCacheCounts(u: Usage, read: number, write: number): Usage {
   return u;
 }
 
-/** OpenAI's usage object; cache reads also as `prompt_tokens_details.cached_tokens`, as OpenAI reports its own. */
-export function openAiUsage(u: Usage): Obj {
-  return {
-    prompt_tokens: u.input,
-    completion_tokens: u.output,
-    total_tokens: u.input + u.output,
-    ...(u.cacheRead ? { prompt_tokens_details: { cached_tokens: u.cacheRead } } : {}),
-  };
-}
+/** OpenAI's usage object (openai-wire.ts, shared by every converting format). */
+export const openAiUsage = openAiUsageOf;
 
 /** Text of an OpenAI content value (a string, or parts of which the text ones count). */
 function textOf(content: unknown): string {

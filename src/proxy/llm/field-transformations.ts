@@ -22,10 +22,15 @@ type IrList = readonly { field: string; expression: string }[];
  * Compiles both lists; undefined when both are empty. Throws an Error naming the list and index (`at` is
  * the IR place, e.g. `provider openai`) when an expression does not compile: the caller refuses the provider.
  */
-export function compileTransformations(before: IrList, after: IrList, at: string): CompiledTransformations | undefined {
-  if (before.length + after.length === 0) return undefined;
-  const compile = (list: IrList, name: string): FieldTransformation[] =>
-    list.map((t, i) => {
+export function compileTransformations(
+  before: IrList | undefined,
+  after: IrList | undefined,
+  at: string,
+): CompiledTransformations | undefined {
+  // A snapshot not decoded from the wire (translator output read as is) leaves empty lists out.
+  if ((before?.length ?? 0) + (after?.length ?? 0) === 0) return undefined;
+  const compile = (list: IrList | undefined, name: string): FieldTransformation[] =>
+    (list ?? []).map((t, i) => {
       try {
         return { field: t.field, expression: compileCel(t.expression, expressionVariables.aiTransformation) };
       } catch (err) {

@@ -5,6 +5,8 @@
 interface Usage {
   input: number;
   output: number;
+  /** Input tokens read from the provider's prompt cache (Anthropic, Bedrock). */
+  cacheRead?: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -16,8 +18,14 @@ export interface AnswerHead {
   model: unknown;
 }
 
+/** OpenAI's usage object; cache reads also as `prompt_tokens_details.cached_tokens`, as OpenAI reports its own. */
 export function openAiUsageOf(u: Usage): Obj {
-  return { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output };
+  return {
+    prompt_tokens: u.input,
+    completion_tokens: u.output,
+    total_tokens: u.input + u.output,
+    ...(u.cacheRead ? { prompt_tokens_details: { cached_tokens: u.cacheRead } } : {}),
+  };
 }
 
 /** One `chat.completion.chunk` SSE event for choice 0. */

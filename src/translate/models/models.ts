@@ -74,28 +74,7 @@ function translateModel(
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const credential = spec?.provider !== undefined ? modelAuth(ctx, m.key, ns, spec) : undefined;
-  const missingModel = spec ? refProblem(ctx, ns, spec) : undefined;
-  const guardSpec = spec?.provider !== undefined ? spec.policies?.promptGuard : undefined;
-  const guard = guardSpec
-    ? translatePromptGuard(guardSpec, `GwModel ${m.key}`, promptGuardLookup(ctx), 'spec.policies.promptGuard')
-    : undefined;
-  // A guard step whose reference or key did not resolve refuses the model (503); the status says which.
-  const guardProblem = guard ? promptGuardRefProblems([{ backend: '', promptGuard: guard }])[0] : undefined;
-  const backend = spec?.provider !== undefined ? modelBackend(ctx, ns, spec) : undefined;
-  const backendProblem = backend && 'problem' in backend ? backend.problem : undefined;
-  const resolvedProblem =
-    missingModel ??
-    backendProblem ??
-    (typeof credential === 'string' ? credential : undefined) ??
-    guardProblem?.message;
-  const unresolvedReason = missingModel
-    ? 'ModelNotFound'
-    : backendProblem
-      ? 'BackendNotFound'
-      : typeof credential === 'string'
-        ? 'InvalidBackendAuth'
-        : (guardProblem?.reason ?? 'InvalidBackendAuth');
+  const { credential, guard, backend, resolvedProblem, unresolvedReason } = resolveModelRefs(ctx, m, ns, spec);
   const parentNames: string[] = [];
   // Invalid but setting security fields: served as a model that refuses every request (issue 31).
   const closed = invalidObjectRefusals('GwModel', m);
@@ -146,6 +125,33 @@ function translateModel(
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
   return validModel(m, spec, parentNames, credential, guard, backend);
+}
+
+/** What a GwModel refers to (credential, guard steps, backendRef), and the first that does not resolve, for ResolvedRefs. */
+function resolveModelRefs(ctx: Ctx, m: StoredObject, ns: string, spec: GwModelSpec | undefined) {
+  const credential = spec?.provider !== undefined ? modelAuth(ctx, m.key, ns, spec) : undefined;
+  const missingModel = spec ? refProblem(ctx, ns, spec) : undefined;
+  const guardSpec = spec?.provider !== undefined ? spec.policies?.promptGuard : undefined;
+  const guard = guardSpec
+    ? translatePromptGuard(guardSpec, `GwModel ${m.key}`, promptGuardLookup(ctx), 'spec.policies.promptGuard')
+    : undefined;
+  // A guard step whose reference or key did not resolve refuses the model (503); the status says which.
+  const guardProblem = guard ? promptGuardRefProblems([{ backend: '', promptGuard: guard }])[0] : undefined;
+  const backend = spec?.provider !== undefined ? modelBackend(ctx, ns, spec) : undefined;
+  const backendProblem = backend && 'problem' in backend ? backend.problem : undefined;
+  const resolvedProblem =
+    missingModel ??
+    backendProblem ??
+    (typeof credential === 'string' ? credential : undefined) ??
+    guardProblem?.message;
+  const unresolvedReason = missingModel
+    ? 'ModelNotFound'
+    : backendProblem
+      ? 'BackendNotFound'
+      : typeof credential === 'string'
+        ? 'InvalidBackendAuth'
+        : (guardProblem?.reason ?? 'InvalidBackendAuth');
+  return { credential, guard, backend, resolvedProblem, unresolvedReason };
 }
 
 /** The IR Model of a valid GwModel exposed on `parents`: match, target, refusals and its own authorization. */
