@@ -1,5 +1,5 @@
 // Response guards on streamed answers (`promptGuard.streaming: Buffered`) through the real translator and a
-// real listener: loopback fakes of the OpenAI, Anthropic and Bedrock (ConverseStream) APIs stream SSE or
+// real listener: loopback fakes of the OpenAI, Anthropic, Cohere and Bedrock (ConverseStream) APIs stream SSE or
 // event-stream frames (the vendors cannot be reached from tests), the seed 000 reference webhook runs for
 // real, and the OpenAI Python SDK (PyPI `openai`, scripts/python-openai.sh) reads one guarded stream.
 import { execFile } from 'node:child_process';
@@ -10,7 +10,7 @@ import { createPromptGuards, type PromptGuards } from '../../../src/proxy/guard/
 import { webhookBackend } from '../guard/guard-harness.js';
 import { startReferenceWebhook, type ReferenceWebhook } from '../guard/reference-webhook.js';
 import { BEDROCK_USAGE, startFakeBedrock, type FakeBedrock } from './fake-bedrock.js';
-import { ANTHROPIC_USAGE, OPENAI_USAGE } from './fake-vendors.js';
+import { ANTHROPIC_USAGE, OPENAI_USAGE, startFakeVendor, type FakeVendor } from './fake-vendors.js';
 import {
   GATEWAY,
   aiBackend,
@@ -18,6 +18,8 @@ import {
   aiRoute,
   chat,
   counter,
+  gwModel,
+  modelRoute,
   secret,
   sseData,
   startLlmProxy,
@@ -241,5 +243,37 @@ ${aiRoute('bedrock', '/bedrock', 'bedrock')}`);
     expect(res.status).toBe(451);
     expect(res.json()).toEqual({ error: 'prompt_guard_rejected', error_description: 'no cities' });
     expect(res.text).not.toContain('Paris');
+  });
+});
+
+describe('response guards of a GwModel on streams converted from Cohere events', () => {
+  let fake: FakeVendor;
+  let proxy: LlmProxy;
+  beforeAll(async () => {
+    fake = await startFakeVendor('cohere');
+    proxy = await startLlmProxy(
+      `${GATEWAY}${modelRoute('llm', '/v1')}${gwModel(
+        'command-a',
+        `  provider: Cohere
+  baseURL: http://127.0.0.1:${fake.port}/v2
+  policies:
+    auth: {key: k}
+    promptGuard: {streaming: Buffered, response: [${maskEmail}]}`,
+      )}`,
+    );
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await fake?.close();
+  });
+
+  it('masks the streamed answer and keeps the converted finish and [DONE]', async () => {
+    fake.mode = { kind: 'ok', content: 'reach me at jane@example.com' };
+    const res = await chat(`${proxy.base}/v1/chat/completions`, ask('command-a'));
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('jane@example.com');
+    expect(streamedText(res.text)).toBe('reach me at <EMAIL>');
+    expect(res.text).toContain('"finish_reason":"stop"');
+    expect(sseData(res.text).at(-1)).toBe('[DONE]');
   });
 });
