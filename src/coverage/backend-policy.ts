@@ -117,7 +117,10 @@ export const providerTransformation: CoverageTable = {
 /** Guards of LLM prompts and answers. */
 export const promptGuard = (at: string): CoverageTable =>
   guarding({
-    [`${at}.streaming`]: enforced('PromptGuard.streaming'),
+    [`${at}.streaming`]: enforced(
+      'PromptGuard.streaming',
+      'Buffered: response guards check a streamed answer held whole (GUARDRAIL_STREAM_BUFFER_BYTES, more is 502) before any of it is sent; Disabled: streams pass unchecked',
+    ),
     [`${at}.request[].regex.*`]: enforced('RegexGuard.patterns'),
     [`${at}.response[].regex.*`]: enforced('RegexGuard.patterns'),
     [`${at}.request[].webhook.*`]: enforced('WebhookGuard.host'),
@@ -134,7 +137,7 @@ export const promptGuard = (at: string): CoverageTable =>
     ),
     [`${at}.response[].bedrockGuardrails.*`]: enforced(
       'PromptGuardStep.bedrockGuardrails',
-      "Bedrock's ApplyGuardrail checks a buffered answer; streamed answers as for every response guard",
+      "Bedrock's ApplyGuardrail checks the answer (streamed ones with streaming Buffered); blocked: customResponse, anonymized: masked",
     ),
     [`${at}.request[].googleModelArmor.*`]: enforced(
       'PromptGuardStep.modelArmor',
@@ -142,7 +145,7 @@ export const promptGuard = (at: string): CoverageTable =>
     ),
     [`${at}.response[].googleModelArmor.*`]: enforced(
       'PromptGuardStep.modelArmor',
-      "Model Armor's sanitizeModelResponse checks a buffered answer; streamed answers as for every response guard",
+      "Model Armor's sanitizeModelResponse checks the answer (streamed ones with streaming Buffered); MATCH_FOUND: customResponse",
     ),
   });
 

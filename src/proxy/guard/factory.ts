@@ -92,7 +92,7 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
       const refuse = (): Promise<GuardVerdict> => Promise.resolve(notEnforced(route, ref));
       return { request: refuse, response: refuse };
     }
-    return guardsOf(pg as PromptGuard, steps, route, ref, glog);
+    return guardsOf(pg as PromptGuard, steps, settings.streamBufferBytes, glog);
   };
   return {
     llmGuards,
@@ -106,21 +106,15 @@ export function createPromptGuards(opts: PromptGuardsOptions = {}): PromptGuards
 function guardsOf(
   pg: PromptGuard,
   steps: { request: GuardStep[]; response: GuardStep[] },
-  route: Route,
-  ref: GuardedEdge,
+  streamBufferBytes: number,
   log: Logger,
 ): LlmGuards {
-  const guardsStreaming = pg.streaming === 'PROMPT_GUARD_STREAMING_BUFFERED' && steps.response.length > 0;
   const out: LlmGuards = {};
-  if (steps.request.length > 0 || guardsStreaming) {
-    out.request = (body, ctx) => {
-      // Streamed responses never reach response(): a policy that asks for them to be guarded is refused, not ignored.
-      if (guardsStreaming && body.stream === true)
-        return Promise.resolve(notEnforced(route, ref, 'streamed responses (promptGuard.streaming Buffered)'));
-      return runSteps(steps.request, body, 'request', ctx, log);
-    };
-  }
-  if (steps.response.length > 0) out.response = (body, ctx) => runSteps(steps.response, body, 'response', ctx, log);
+  if (steps.request.length > 0) out.request = (body, ctx) => runSteps(steps.request, body, 'request', ctx, log);
+  if (steps.response.length === 0) return out;
+  out.response = (body, ctx) => runSteps(steps.response, body, 'response', ctx, log);
+  // Buffered: the forwarder holds streamed answers for response(); Disabled lets them pass unchecked.
+  if (pg.streaming === 'PROMPT_GUARD_STREAMING_BUFFERED') out.heldStreams = { maxBytes: streamBufferBytes };
   return out;
 }
 
@@ -151,11 +145,11 @@ async function runSteps(
   return modified ? { action: 'modify', body: current } : { action: 'allow' };
 }
 
-function notEnforced(route: Route, ref: GuardedEdge, what = 'prompt guards'): GuardVerdict {
+function notEnforced(route: Route, ref: GuardedEdge): GuardVerdict {
   return errorVerdict(
     503,
     'guard_not_enforced',
-    `route ${route.name} backend ${ref.backend} has ${what} this proxy does not enforce; refusing rather than forwarding unguarded`,
+    `route ${route.name} backend ${ref.backend} has prompt guards this proxy does not enforce; refusing rather than forwarding unguarded`,
   );
 }
 

@@ -26,8 +26,16 @@ export type GuardVerdict =
 export interface LlmGuards {
   /** Before the prompt goes upstream; `body` is in the client's (OpenAI chat-completions) format. */
   request?(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict>;
-  /** Before a buffered (non-streaming) response returns to the client, in the client's format. */
+  /**
+   * Before a response returns to the client, in the client's format: a buffered (non-streaming) one, and a
+   * streamed one assembled into a `chat.completion` when `heldStreams` is set.
+   */
   response?(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict>;
+  /**
+   * Set when streamed answers must be checked too (`promptGuard.streaming: Buffered`): the forwarder holds
+   * the stream whole, at most `maxBytes` of it (more fails closed), and releases it only after `response`.
+   */
+  heldStreams?: { maxBytes: number };
 }
 
 /**

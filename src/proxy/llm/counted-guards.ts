@@ -15,5 +15,6 @@ export function countedGuards(guards: LlmGuards | undefined, metrics: ProxyMetri
   return {
     ...(guards.request ? { request: counted('request', guards.request.bind(guards)) } : {}),
     ...(guards.response ? { response: counted('response', guards.response.bind(guards)) } : {}),
+    ...(guards.heldStreams ? { heldStreams: guards.heldStreams } : {}),
   };
 }

@@ -46,6 +46,7 @@ import {
   type Answer,
   type UsageSink,
 } from './llm-response.js';
+import { sendVerdict } from './held-stream.js';
 import { ProviderModeration } from './moderation.js';
 import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
@@ -840,10 +841,6 @@ function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: Ll
 type Failed = Extract<Checked, { ok: false }>;
 
 /** A request guard's rejection, as it is. */
-function sendVerdict(res: ServerResponse, v: { status: number; contentType: string; body: string }): void {
-  res.writeHead(v.status, { 'content-type': v.contentType, 'content-length': Buffer.byteLength(v.body) }).end(v.body);
-}
-
 /** The shaped chat request with the provider's `transformations` applied; they must leave a model. */
 function transformedRequest(shaped: ChatBody, p: LlmProvider, bindings: CelBindings): Checked {
   const out = applyTransformations(shaped, p.transformations?.before ?? [], bindings, 'transformations');

@@ -1,6 +1,6 @@
 // The LLM provider's answer on its way to the client: buffered JSON (converted, guarded, counted) or an
-// SSE stream passed on event by event (converted for Anthropic). Usage goes to the proxy's metrics.
-import { once } from 'node:events';
+// SSE stream passed on event by event (converted for Anthropic, Cohere and Bedrock; held for response
+// guards by held-stream.ts). Usage goes to the proxy's metrics.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
@@ -18,6 +18,7 @@ import {
 import { CohereStreamConverter, cohereUsage, fromCohereError, fromCohereResponse } from './cohere.js';
 import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';
 import { EventStreamDecoder, type EventMessage } from './event-stream.js';
+import { sendVerdict, streamOut } from './held-stream.js';
 import type { WireFormat } from './vendors.js';
 
 /** A non-streamed provider response larger than this is refused (502): it is buffered whole to convert and guard it. */
@@ -230,28 +231,17 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
   );
   if (a.guards?.response) {
     const verdict = await a.guards.response(out, a.guardCtx);
-    if (verdict.action === 'reject') {
-      res
-        .writeHead(verdict.status, {
-          'content-type': verdict.contentType,
-          'content-length': Buffer.byteLength(verdict.body),
-        })
-        .end(verdict.body);
-      return;
-    }
+    if (verdict.action === 'reject') return sendVerdict(res, verdict);
     if (verdict.action === 'modify') out = verdict.body;
   }
   sendJson(res, status, out);
 }
 
-async function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-}
-
 /**
- * An SSE response, event by event as it arrives (never buffered whole). OpenAI-format bytes pass through
- * unchanged and are only read for `usage`; Anthropic events are converted. Throws when the upstream
- * breaks off; the caller then cuts the client connection (its status is long sent).
+ * An SSE response, event by event as it arrives (held whole only for response guards, `streamOut`).
+ * OpenAI-format bytes pass through unchanged and are only read for `usage`; Anthropic and Cohere events
+ * are converted. Throws when the upstream breaks off; the caller then cuts the client connection (or
+ * answers 502 when a held stream's status is not sent yet).
  */
 export async function relayStream(
   res: ServerResponse,
@@ -260,8 +250,7 @@ export async function relayStream(
   a: Answer,
   includeUsage: boolean,
 ): Promise<void> {
-  res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  res.flushHeaders();
+  const out = streamOut(res, status, a);
   const conv =
     a.format === 'anthropic'
       ? new AnthropicStreamConverter(a.nowSeconds, includeUsage)
@@ -285,16 +274,16 @@ export async function relayStream(
   try {
     for await (const chunk of body) {
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-      if (!conv) await write(res, chunk as Buffer);
+      if (!conv) await out.write(chunk as Buffer);
       else if (pending) {
         const text = pending;
         pending = '';
-        await write(res, text);
+        await out.write(text);
       }
-      if (res.destroyed) return;
+      if (out.stopped) return;
     }
-    if (conv) await write(res, conv.end());
-    res.end();
+    if (conv) await out.write(conv.end());
+    await out.end();
   } finally {
     a.usage.tokens(a.provider, a.model, conv ? conv.tokens : usage);
   }
@@ -322,8 +311,7 @@ export async function relayEventStream(
   a: Answer,
   includeUsage: boolean,
 ): Promise<void> {
-  res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  res.flushHeaders();
+  const out = streamOut(res, status, a);
   const decoder = new EventStreamDecoder();
   const conv = new ConverseStreamConverter(a.id, a.model, a.nowSeconds, includeUsage);
   try {
@@ -332,12 +320,12 @@ export async function relayEventStream(
         .feed(chunk as Buffer)
         .map((m) => converseEvent(conv, m))
         .join('');
-      if (text) await write(res, text);
-      if (res.destroyed) return;
+      if (text) await out.write(text);
+      if (out.stopped) return;
     }
     if (decoder.buffered > 0) throw new Error('the event stream ended inside a message');
-    await write(res, conv.end());
-    res.end();
+    await out.write(conv.end());
+    await out.end();
   } finally {
     a.usage.tokens(a.provider, a.model, conv.tokens);
   }

@@ -7,8 +7,13 @@ import { chat, ctxOf, guardsFor, llmManifests, webhookBackend, webhookRef } from
 import { startReferenceWebhook, type ReferenceWebhook } from './reference-webhook.js';
 
 describe('webhook pool settings from the environment', () => {
-  it('defaults to 100 connections, 300 s keepalive and a 10 s call timeout', () => {
-    expect(webhookPoolSettings({})).toEqual({ maxConnections: 100, keepAliveSeconds: 300, timeoutSeconds: 10 });
+  it('defaults to 100 connections, 300 s keepalive, a 10 s call timeout and 8 MiB of held stream', () => {
+    expect(webhookPoolSettings({})).toEqual({
+      maxConnections: 100,
+      keepAliveSeconds: 300,
+      timeoutSeconds: 10,
+      streamBufferBytes: 8 * 1024 * 1024,
+    });
     expect(webhookPoolSettings({ GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: '' })).toMatchObject({ maxConnections: 100 });
   });
 
@@ -18,8 +23,9 @@ describe('webhook pool settings from the environment', () => {
         GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: '0',
         GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: ' 30 ',
         GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: '2',
+        GUARDRAIL_STREAM_BUFFER_BYTES: '65536',
       }),
-    ).toEqual({ maxConnections: 0, keepAliveSeconds: 30, timeoutSeconds: 2 });
+    ).toEqual({ maxConnections: 0, keepAliveSeconds: 30, timeoutSeconds: 2, streamBufferBytes: 65536 });
   });
 
   it('rejects malformed values naming every bad variable', () => {
@@ -27,6 +33,7 @@ describe('webhook pool settings from the environment', () => {
       GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: 'lots',
       GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: '0',
       GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: '1.5',
+      GUARDRAIL_STREAM_BUFFER_BYTES: '100',
     };
     expect(() => webhookPoolSettings(env)).toThrow(ProblemError);
     expect(() => createPromptGuards({ env })).toThrow(
@@ -34,6 +41,7 @@ describe('webhook pool settings from the environment', () => {
         'environment: GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: must be a whole number from 0 to 1000000, got "lots"',
         'environment: GUARDRAIL_WEBHOOK_KEEPALIVE_SECONDS: must be a whole number from 1 to 1000000, got "0"',
         'environment: GUARDRAIL_WEBHOOK_TIMEOUT_SECONDS: must be a whole number from 1 to 1000000, got "1.5"',
+        'environment: GUARDRAIL_STREAM_BUFFER_BYTES: must be a whole number from 1024 to 67108864, got "100"',
       ].join('\n'),
     );
     expect(() => webhookPoolSettings({ GUARDRAIL_WEBHOOK_MAX_CONNECTIONS: '-1' })).toThrow(/got "-1"/);

@@ -102,24 +102,21 @@ describe('unenforceable prompt guards', () => {
     );
   });
 
-  it('refuses streamed requests when promptGuard.streaming is Buffered and response guards exist', async () => {
+  it('asks the forwarder to hold streamed answers when promptGuard.streaming is Buffered and response guards exist', async () => {
     const { guards } = guardsFor(
       llmManifests({ streaming: 'Buffered', response: [{ regex: { action: 'Mask', builtins: ['Email'] } }] }),
       all,
+      { GUARDRAIL_STREAM_BUFFER_BYTES: '4096' },
     );
-    const streamed = { ...hi, stream: true };
-    expect(errorOf(await guards?.request?.(streamed, ctxOf(streamed)))).toMatchObject({
-      status: 503,
-      error: 'guard_not_enforced',
-      error_description: expect.stringContaining('streamed responses') as string,
-    });
-    expect(await guards?.request?.(hi, ctxOf(hi))).toEqual({ action: 'allow' });
+    expect(guards?.heldStreams).toEqual({ maxBytes: 4096 });
+    expect(guards?.request).toBeUndefined();
   });
 
   it('lets streamed requests through by default (streaming Disabled: response guards skip streamed responses)', async () => {
     const { guards } = guardsFor(llmManifests({ response: [{ regex: { action: 'Mask', builtins: ['Email'] } }] }), all);
     expect(guards?.request).toBeUndefined();
     expect(guards?.response).toBeDefined();
+    expect(guards?.heldStreams).toBeUndefined();
   });
 
   it('acts on the typed prompt_guard only: the translator emits it for every edge whose policy sets promptGuard, the proxy reads no backend.ai JSON', () => {

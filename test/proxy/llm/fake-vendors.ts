@@ -65,6 +65,13 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   });
 }
 
+/** A streamed answer's text in two events: `ok` mode's `content` split in the middle, else `Hel` + `lo`. */
+function streamedHalves(mode: FakeMode): [string, string] {
+  const text = (mode.kind === 'ok' && mode.content) || 'Hello';
+  const mid = text === 'Hello' ? 3 : Math.ceil(text.length / 2);
+  return [text.slice(0, mid), text.slice(mid)];
+}
+
 const sse = (res: ServerResponse, event: string | undefined, data: unknown): void => {
   res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 };
@@ -104,10 +111,11 @@ function openAi(
     model,
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
-  sse(res, undefined, chunk({ role: 'assistant', content: 'Hel' }));
+  const [first, second] = streamedHalves(mode);
+  sse(res, undefined, chunk({ role: 'assistant', content: first }));
   if (mode.kind === 'break') return void setTimeout(() => res.socket?.destroy(), 30);
   const rest = (): void => {
-    sse(res, undefined, chunk({ content: 'lo' }));
+    sse(res, undefined, chunk({ content: second }));
     sse(res, undefined, chunk({}, 'stop'));
     const opts = body.stream_options as { include_usage?: boolean } | undefined;
     if (opts?.include_usage)
@@ -162,10 +170,11 @@ function anthropic(
     },
   });
   sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+  const [first, second] = streamedHalves(mode);
   sse(res, 'content_block_delta', {
     type: 'content_block_delta',
     index: 0,
-    delta: { type: 'text_delta', text: 'Hel' },
+    delta: { type: 'text_delta', text: first },
   });
   if (mode.kind === 'break') return void setTimeout(() => res.socket?.destroy(), 30);
   const rest = (): void => {
@@ -173,7 +182,7 @@ function anthropic(
     sse(res, 'content_block_delta', {
       type: 'content_block_delta',
       index: 0,
-      delta: { type: 'text_delta', text: 'lo' },
+      delta: { type: 'text_delta', text: second },
     });
     sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
     sse(res, 'message_delta', {
@@ -227,10 +236,11 @@ function cohere(
     return;
   }
   ev('content-start', { index: 0, delta: { message: { content: { type: 'text', text: '' } } } });
-  ev('content-delta', { index: 0, delta: { message: { content: { text: 'Hel' } } } });
+  const [first, second] = streamedHalves(mode);
+  ev('content-delta', { index: 0, delta: { message: { content: { text: first } } } });
   if (mode.kind === 'break') return void setTimeout(() => res.socket?.destroy(), 30);
   const rest = (): void => {
-    ev('content-delta', { index: 0, delta: { message: { content: { text: 'lo' } } } });
+    ev('content-delta', { index: 0, delta: { message: { content: { text: second } } } });
     ev('content-end', { index: 0 });
     ev('message-end', { delta: { finish_reason: 'COMPLETE', usage: COHERE_USAGE } });
     res.end();

@@ -12,7 +12,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPromptGuards, type PromptGuards } from '../../../src/proxy/guard/factory.js';
 import { startUrlServer, type UrlServer } from '../../fixtures/url-server.js';
 import { startFakeTokenEndpoint, type FakeTokenEndpoint } from './fake-token-endpoint.js';
-import { GATEWAY, aiBackend, aiPolicy, aiRoute, chat, secret, sseData, useFakeAndProxy } from './llm-harness.js';
+import {
+  GATEWAY,
+  aiBackend,
+  aiPolicy,
+  aiRoute,
+  chat,
+  secret,
+  sseData,
+  streamedText,
+  useFakeAndProxy,
+} from './llm-harness.js';
 import { startModelArmorStandin, type ModelArmorStandin } from './model-armor-standin.js';
 
 const repo = join(import.meta.dirname, '../../..');
@@ -84,7 +94,8 @@ ${secret('gcp-sa', { 'credentials.json': serviceAccount() })}
 ${backend('bedrock')}${guards('bedrock', bedrockStep('aws-guard'))}${aiRoute('bedrock', '/bedrock', 'bedrock')}
 ${backend('buffered')}${guards('buffered', bedrockStep('aws-guard'), 'Buffered')}${aiRoute('buffered', '/buffered', 'buffered')}
 ${backend('wrong')}${guards('wrong', bedrockStep('aws-wrong'))}${aiRoute('wrong', '/wrong', 'wrong')}
-${backend('armor')}${guards('armor', armorStep)}${aiRoute('armor', '/armor', 'armor')}`;
+${backend('armor')}${guards('armor', armorStep)}${aiRoute('armor', '/armor', 'armor')}
+${backend('armor-buffered')}${guards('armor-buffered', armorStep, 'Buffered')}${aiRoute('armor-buffered', '/armor-buffered', 'armor-buffered')}`;
     },
     {
       llmGuards: (route, ref, log) => {
@@ -152,17 +163,35 @@ ${backend('armor')}${guards('armor', armorStep)}${aiRoute('armor', '/armor', 'ar
     expect(calls.every((c) => c.signatureProblem === null)).toBe(true);
   });
 
-  it('Bedrock, streamed answers: the prompt is checked first; with Buffered a stream is refused rather than passed unchecked', async () => {
+  it('Bedrock, streamed answers: with Disabled only the prompt is checked, a stream passes unchecked', async () => {
     const from = (await bedrockCalls()).length;
     const blocked = await chat(`${t.proxy.base}/bedrock/v1/chat/completions`, ask('BLOCKME', { stream: true }));
     expect(blocked.status).toBe(451);
+    t.fake.mode = { kind: 'ok', content: 'here is BLOCKME content' };
     const streamed = await chat(`${t.proxy.base}/bedrock/v1/chat/completions`, ask('hello', { stream: true }));
     expect(streamed.status).toBe(200);
     expect(sseData(streamed.text).at(-1)).toBe('[DONE]');
     expect((await bedrockCalls(from)).map((c) => c.params?.source)).toEqual(['INPUT', 'INPUT']);
-    const buffered = await chat(`${t.proxy.base}/buffered/v1/chat/completions`, ask('hello', { stream: true }));
-    expect(buffered.status).toBe(503);
-    expect(buffered.json()).toMatchObject({ error: 'guard_not_enforced' });
+  });
+
+  it('Bedrock, streamed answers with Buffered: the assembled answer is checked (OUTPUT) before any of it is sent', async () => {
+    const from = (await bedrockCalls()).length;
+    t.fake.mode = { kind: 'ok', content: 'here is BLOCKME content' };
+    const blocked = await chat(`${t.proxy.base}/buffered/v1/chat/completions`, ask('hello', { stream: true }));
+    expect(blocked.status).toBe(451);
+    expect(blocked.json()).toEqual({ error: 'prompt_guard_rejected', error_description: 'stopped by the guardrail' });
+    expect(blocked.text).not.toContain('BLOCKME');
+    const calls = await bedrockCalls(from);
+    expect(calls.map((c) => c.params?.source)).toEqual(['INPUT', 'OUTPUT']);
+    expect(calls[1]?.params?.content).toEqual([{ text: { text: 'here is BLOCKME content' } }]);
+    expect(calls.every((c) => c.signatureProblem === null && c.invalid === null)).toBe(true);
+    t.fake.mode = { kind: 'ok', content: 'write to jane@example.com today' };
+    const masked = await chat(`${t.proxy.base}/buffered/v1/chat/completions`, ask('hello', { stream: true }));
+    expect(masked.status).toBe(200);
+    expect(masked.headers.get('content-type')).toBe('text/event-stream');
+    expect(masked.text).not.toContain('jane@example.com');
+    expect(streamedText(masked.text)).toBe('write to {EMAIL} today');
+    expect(sseData(masked.text).at(-1)).toBe('[DONE]');
   });
 
   it('Bedrock: a signature the service does not accept fails closed (502) and names no secret', async () => {
@@ -196,6 +225,19 @@ ${backend('armor')}${guards('armor', armorStep)}${aiRoute('armor', '/armor', 'ar
     expect(calls.every((c) => c.claims?.iss === SA_EMAIL)).toBe(true);
     expect(calls[0]?.claims?.scope).toBe('https://www.googleapis.com/auth/cloud-platform');
     expect(secretsLogged()).toBe(false);
+  });
+
+  it('Model Armor, streamed answers with Buffered: a matching answer is refused, a clean one released as streamed', async () => {
+    t.fake.mode = { kind: 'ok', content: 'an answer with BLOCKME' };
+    const res = await chat(`${t.proxy.base}/armor-buffered/v1/chat/completions`, ask('hello', { stream: true }));
+    expect(res.status).toBe(403);
+    expect(res.json()).toMatchObject({ error: 'prompt_guard_rejected' });
+    expect(stand.armor?.received.at(-1)?.body).toEqual({ modelResponseData: { text: 'an answer with BLOCKME' } });
+    t.fake.mode = { kind: 'ok', content: 'a clean answer' };
+    const clean = await chat(`${t.proxy.base}/armor-buffered/v1/chat/completions`, ask('hello', { stream: true }));
+    expect(clean.status).toBe(200);
+    expect(streamedText(clean.text)).toBe('a clean answer');
+    expect(stand.armor?.received.at(-1)?.body).toEqual({ modelResponseData: { text: 'a clean answer' } });
   });
 
   it('Model Armor: a matching answer is refused after sanitizeModelResponse', async () => {

@@ -6,6 +6,7 @@ import { GATEWAY, aiBackend, aiRoute, chat, useFakeAndProxy } from './llm-harnes
 
 /** Rejects prompts mentioning "forbidden", masks digits in prompts, and upper-cases answers containing "Hello". */
 class WordGuards implements LlmGuards {
+  heldStreams?: { maxBytes: number };
   readonly seen: { phase: string; body: Record<string, unknown>; ctx: GuardRequestContext }[] = [];
 
   request(body: Record<string, unknown>, ctx: GuardRequestContext): Promise<GuardVerdict> {
@@ -117,7 +118,7 @@ ${aiRoute('llm', '/llm', 'llm')}`,
     });
   });
 
-  it('does not buffer streamed responses for the response guard', async () => {
+  it('does not buffer streamed responses for the response guard unless the guards ask', async () => {
     const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
       model: 'm',
       stream: true,
@@ -126,5 +127,30 @@ ${aiRoute('llm', '/llm', 'llm')}`,
     expect(res.status).toBe(200);
     expect(res.text).toContain('"content":"Hel"');
     expect(guards.seen.map((s) => s.phase)).toEqual(['request']);
+  });
+});
+
+describe('prompt guards that ask for streamed answers (heldStreams)', () => {
+  const guards = Object.assign(new WordGuards(), { heldStreams: { maxBytes: 1 << 20 } });
+  const t = useFakeAndProxy(
+    'openai',
+    (port) =>
+      `${GATEWAY}${aiBackend('llm', `openai: {}, host: 127.0.0.1, port: ${port}`)}${aiRoute('llm', '/llm', 'llm')}`,
+    { llmGuards: () => guards },
+  );
+
+  it('holds a streamed answer for the response guard and streams what it returned', async () => {
+    const res = await chat(`${t.proxy.base}/llm/chat/completions`, {
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('"content":"Hel"');
+    expect(res.text).toContain('"content":"HELLO"');
+    expect(guards.seen.find((s) => s.phase === 'response')?.body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+    });
   });
 });

@@ -117,6 +117,16 @@ export function sseData(text: string): string[] {
     .map((l) => l.slice(6));
 }
 
+/** The text a client reading an OpenAI chat-completions stream puts together: every `delta.content`, in order. */
+export function streamedText(text: string): string {
+  return sseData(text)
+    .filter((d) => d !== '[DONE]')
+    .map((d) => JSON.parse(d) as { choices?: { delta?: { content?: unknown } }[] })
+    .flatMap((c) => c.choices ?? [])
+    .map((c) => (typeof c.delta?.content === 'string' ? c.delta.content : ''))
+    .join('');
+}
+
 /** The value of one sample of a counter in the runtime's registry, 0 when absent. */
 export async function counter(runtime: ProxyRuntime, name: string, labels: Record<string, string>): Promise<number> {
   const metric = await runtime.metrics.registry.getSingleMetric(name)?.get();

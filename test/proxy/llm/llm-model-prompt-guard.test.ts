@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookBackend } from '../guard/guard-harness.js';
 import { startReferenceWebhook, type ReferenceWebhook } from '../guard/reference-webhook.js';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
-import { GATEWAY, chat, counter, gwModel, modelRoute, startLlmProxy, type LlmProxy } from './llm-harness.js';
+import { GATEWAY, chat, counter, gwModel, modelRoute, sseData, startLlmProxy, type LlmProxy } from './llm-harness.js';
 import { parseManifests } from '../../../src/controller/local/manifests.js';
 import { translateAll } from '../../../src/translate/state.js';
 import { createStore, putObject } from '../../../src/translate/objects/store.js';
@@ -134,7 +134,7 @@ describe('GwModel policies.promptGuard', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('masks a buffered answer, and refuses a streamed request when streaming is Buffered rather than stream it unguarded', async () => {
+  it('masks a buffered answer, and a streamed one too when streaming is Buffered', async () => {
     fake.mode = { kind: 'ok', content: 'yours is 123-45-6789' };
     const res = await chat(`${proxy.base}/v1/chat/completions`, { model: 'buffered', messages: user('hi') });
     expect(res.json()).toMatchObject({ choices: [{ message: { content: 'yours is <SSN>' } }] });
@@ -144,9 +144,10 @@ describe('GwModel policies.promptGuard', () => {
       stream: true,
       messages: user('hi'),
     });
-    expect(streamed.status).toBe(503);
-    expect(streamed.text).toContain('guard_not_enforced');
-    expect(fake.received).toEqual([]);
+    expect(streamed.status).toBe(200);
+    expect(streamed.text).toContain('yours is <SSN>');
+    expect(streamed.text).not.toContain('6789');
+    expect(sseData(streamed.text).at(-1)).toBe('[DONE]');
   });
 
   it('refuses with 503 a model whose webhook guard does not resolve, and says so on its status', async () => {
