@@ -59,6 +59,8 @@ import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backen
 import { ExtProcClients } from '../ext/ext-proc-client.js';
 import { EndpointPicker } from './endpoint-picker.js';
 import type { InferencePoolTarget } from '../../ir/types.js';
+import { EMPTY_CATALOG, celModel, type ModelCatalog } from './model-catalog.js';
+import { routeModelList } from './catalog-models.js';
 
 /** Client credentials an endpoint picker is not shown: it chooses a Pod, it does not authenticate. */
 const PICKER_HIDDEN = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
@@ -84,6 +86,8 @@ export interface LlmForwarderOptions {
   pickerTimeoutMs?: number;
   /** Asks a provider's own `backend.extAuth` before each try of it; a route with one fails closed without it. */
   extAuth?: ExtAuthClient;
+  /** The model catalog in use (`/v1/models`, cost metrics, CEL `llm.model`); none unless given. */
+  catalog?: () => ModelCatalog;
 }
 
 export interface LlmClient {
@@ -196,12 +200,16 @@ export class LlmForwarder {
       );
       return refuse(route.unsupportedCode ?? 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
     }
-    if (route.models && req.method === 'GET' && path.endsWith('/models')) {
+    const type = routeTypeOf(route.routes, path);
+    const catalog = this.catalog();
+    const listing = route.models ? path.endsWith('/models') : catalog.size > 0 && type === 'AI_ROUTE_MODELS';
+    if (req.method === 'GET' && listing) {
+      // With a catalog the gateway answers from it; a GwModel route without one lists its exact model names.
       req.resume();
-      sendJson(res, 200, modelList(route.models));
+      const models = route.models;
+      sendJson(res, 200, catalog.size === 0 && models ? modelList(models) : routeModelList(route, catalog));
       return;
     }
-    const type = routeTypeOf(route.routes, path);
     const chat = type === 'AI_ROUTE_COMPLETIONS';
     if (type === 'AI_ROUTE_REALTIME')
       return refuse(
@@ -265,6 +273,7 @@ export class LlmForwarder {
         ...(client.apiKey ? { apiKey: client.apiKey } : {}),
         request,
         llmRequest: body,
+        llm: { model: celModel(this.catalog().lookup(body.model)) },
       },
       this.random,
     );
@@ -277,6 +286,18 @@ export class LlmForwarder {
         'GwModel sets fields this proxy does not apply; refusing its requests',
       );
     return { error: choice.error, message: choice.message };
+  }
+
+  /** The model catalog in use; the empty one without a catalog. */
+  private catalog(): ModelCatalog {
+    return this.opts.catalog?.() ?? EMPTY_CATALOG;
+  }
+
+  /** `bindings` with CEL `llm.model` for the model one provider is sent (its catalog entry), when there is a catalog. */
+  private withCatalogModel(bindings: CelBindings, p: LlmProvider, model: unknown): CelBindings {
+    const catalog = this.catalog();
+    if (catalog.size === 0 || typeof model !== 'string') return bindings;
+    return { ...bindings, llm: { model: celModel(catalog.lookup(model, p.kind)) } };
   }
 
   private logOnce(key: object, fields: Record<string, unknown>, message: string): void {
@@ -386,7 +407,8 @@ export class LlmForwarder {
         unshaped = `${shaped.field} ${shaped.message}`;
         continue;
       }
-      const transformed = transformedRequest(shaped.body, p, bindings);
+      const modelBindings = this.withCatalogModel(bindings, p, shaped.body.model);
+      const transformed = transformedRequest(shaped.body, p, modelBindings);
       if (!transformed.ok) return this.untransformed(res, route, p, transformed);
       let clientBody = transformed.body;
       // A GwModel's own guards (model routes have no edge guards) or the edge's.
@@ -400,7 +422,7 @@ export class LlmForwarder {
         }
         clientBody = guarded.body;
       }
-      const payload = providerPayload(p, clientBody, bindings);
+      const payload = providerPayload(p, clientBody, modelBindings);
       if (!payload.ok) return this.untransformed(res, route, p, payload);
       const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
       if (!tryReq) return;
@@ -553,14 +575,13 @@ export class LlmForwarder {
         }
         const tel = telemetryOf(res);
         tel?.llm(p.metricsProvider ?? p.name, model);
-        const usage: UsageSink = tel
-          ? {
-              tokens: (provider, m, u) => {
-                this.usage.tokens(provider, m, u);
-                if (u) tel.tokens(u);
-              },
-            }
-          : this.usage;
+        const price = this.catalog().lookup(model, p.kind);
+        const usage: UsageSink = {
+          tokens: (provider, m, u) => {
+            this.usage.tokens(provider, m, u, price);
+            if (u) tel?.tokens(u);
+          },
+        };
         const answer: Answer = {
           id: e.format === 'bedrock' ? `chatcmpl-${randomUUID()}` : '',
           provider: p.metricsProvider ?? p.name,
