@@ -149,7 +149,7 @@ export function celCompileProblem(source: string, allowed: readonly CelVariable[
 export const variableMembers: Partial<Record<CelVariable, readonly string[]>> = {
   request: ['method', 'path', 'host', 'headers'],
   mcp: ['method', 'tool', 'prompt', 'resource'],
-  /** `llm.model`: the model catalog's entry of the model called (docs/llm.md "Model catalog"). */
+  /** `llm.model`: the model catalog's entry of the model called (docs/llm-providers.md "Model catalog"). */
   llm: ['model'],
   source: ['address', 'port'],
   destination: ['address', 'port'],

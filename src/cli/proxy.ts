@@ -27,7 +27,7 @@ Options:
       --log-format <fmt>     json | text (default json)
       --no-watch             Do not reload when the file changes
       --model-catalog <f>    A model catalog file, repeatable (env GW_MODEL_CATALOG, comma-separated);
-                             reloaded on change (docs/llm.md "Model catalog")
+                             reloaded on change (docs/llm-providers.md "Model catalog")
 ${workersHelp}
   -h, --help                 Show this help
 

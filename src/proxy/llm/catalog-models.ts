@@ -1,5 +1,5 @@
 // `/v1/models` from the model catalog: the entries a route can reach. On an `ai` route, those its providers
-// serve; on a GwModel route, those a public model answers to by name and can call. Behaviour: docs/llm.md
+// serve; on a GwModel route, those a public model answers to by name and can call. Behaviour: docs/llm-providers.md
 // "Model catalog".
 import type { LlmRoute } from './llm-route.js';
 import type { LlmProvider } from './llm-provider.js';

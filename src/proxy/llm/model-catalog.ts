@@ -1,6 +1,6 @@
 // Model catalogs (GwParameters `modelCatalog`, `gw proxy --model-catalog`): what is known about each model
 // a provider serves (context window, prices, capabilities). Parsed and checked here (pure); read, watched
-// and swapped by catalog-store.ts. Format and uses: docs/llm.md "Model catalog".
+// and swapped by catalog-store.ts. Format and uses: docs/llm-providers.md "Model catalog".
 import { parse as parseYaml } from 'yaml';
 
 /** One catalog entry as the proxy uses it; prices in US dollars per million tokens. */

@@ -1,4 +1,4 @@
-// The model catalog through a real listener (docs/llm.md "Model catalog"): `/v1/models` answered from the
+// The model catalog through a real listener (docs/llm-providers.md "Model catalog"): `/v1/models` answered from the
 // catalog with the models each route can reach, the cost of an answer in gw_llm_cost_usd_total, and CEL
 // `llm.model.*` in a GwModel's authorization rules and in an AI transformation, against a loopback fake of
 // the OpenAI API; a `..data` swap of the mounted file changes what is listed without a restart.
@@ -58,7 +58,7 @@ describe('model catalog on LLM routes', () => {
     publish(catalog());
     symlinkSync(join('..data', 'catalog.json'), join(dir, 'catalog.json'));
     const provider = `  provider: OpenAI\n  baseURL: http://127.0.0.1:${vendor.port}/v1\n  policies: {auth: {key: sk-x}`;
-    const cheapOnly = `, authorization: {action: Deny, policy: {matchExpressions: ['llm.model.inputCostPerMillion > 10.0']}}}`;
+    const cheapOnly = `, authorization: {action: Allow, policy: {matchExpressions: ['llm.model.inputCostPerMillion <= 10.0']}}}`;
     proxy = await startLlmProxy(
       `${GATEWAY}${aiBackend('openai', `openai: {}, host: 127.0.0.1, port: ${vendor.port}`, `{auth: {key: sk-x}}`)}---
 apiVersion: gw.dev/v1alpha1
@@ -120,11 +120,13 @@ ${aiRoute('direct', '/direct', 'openai')}${modelRoute('llm', '/v1')}${gwModel('g
     expect(vendor.received[0]?.body).toMatchObject({ model: 'gpt-4o', user: 'window-128000' });
   });
 
-  it("lets a GwModel's authorization rule decide by the catalog's price of the requested model", async () => {
+  it("lets a GwModel's authorization rule allow only models the catalog prices low enough", async () => {
     vendor.received.length = 0;
     expect((await chat(`${proxy.base}/v1/chat/completions`, body('gpt-4o'))).status).toBe(200);
     const denied = await chat(`${proxy.base}/v1/chat/completions`, body('gpt-4.5'));
     expect(denied.status).toBe(403);
+    // A model the catalog does not price is not allowed by a rule on its price.
+    expect((await chat(`${proxy.base}/v1/chat/completions`, body('gpt-unlisted'))).status).toBe(403);
     expect(vendor.received.map((r) => (r.body as { model: string }).model)).toEqual(['gpt-4o']);
   });
 

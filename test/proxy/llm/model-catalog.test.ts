@@ -1,4 +1,4 @@
-// Model catalog files (docs/llm.md "Model catalog"): parsing and checking (every problem names the file and
+// Model catalog files (docs/llm-providers.md "Model catalog"): parsing and checking (every problem names the file and
 // the entry), merging sources, and the store's reload when a ConfigMap mount swaps its `..data` symlink:
 // a good file replaces the catalog, a bad one is logged once and the catalog in use is kept.
 import { once } from 'node:events';
