@@ -172,7 +172,7 @@ export class ProxyRuntime {
   private readonly forwarder: HttpForwarder;
   private readonly llm: LlmForwarder;
   /** Set when the proxy has model catalog files; emits `reload` after each re-read. */
-  readonly modelCatalog?: ModelCatalogStore;
+  readonly modelCatalog: ModelCatalogStore | undefined;
   /** The built-in prompt guards when none were given; owns the webhook connection pool. */
   private readonly guards?: PromptGuards;
   private readonly llmGuards: LlmGuardsFactory;
@@ -202,15 +202,7 @@ export class ProxyRuntime {
     this.limits = limitsWith({ ...opts.limits, ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}) });
     const l = this.limits;
     // First: a bad catalog stops the start before anything else is opened.
-    if (opts.modelCatalogFiles?.length)
-      this.modelCatalog = new ModelCatalogStore({
-        files: opts.modelCatalogFiles,
-        log: this.log,
-        onReload: (result, models) => {
-          this.metrics.catalogReloads.inc({ result });
-          this.metrics.catalogModels.set(models);
-        },
-      });
+    this.modelCatalog = catalogStore(opts.modelCatalogFiles, this.log, this.metrics);
     configureTargetQueue(l.targetQueue);
     this.sessions = new SessionRegistry(
       this.log,
@@ -258,7 +250,7 @@ export class ProxyRuntime {
       extAuth: this.extAuth,
       outliers,
       ...(opts.clock ? { clock: opts.clock } : {}),
-      ...(this.modelCatalog ? { catalog: () => (this.modelCatalog as ModelCatalogStore).current() } : {}),
+      catalog: () => this.modelCatalog?.current(),
     });
     this.endpoint = {
       sessions: this.sessions,
@@ -740,4 +732,21 @@ export class ProxyRuntime {
       this.services,
     );
   }
+}
+
+/** The store of the model catalog files, counted in `metrics`; undefined without files. Throws on a bad file. */
+function catalogStore(
+  files: readonly string[] | undefined,
+  log: Logger,
+  metrics: ProxyMetrics,
+): ModelCatalogStore | undefined {
+  if (!files?.length) return undefined;
+  return new ModelCatalogStore({
+    files,
+    log,
+    onReload: (result, models) => {
+      metrics.catalogReloads.inc({ result });
+      metrics.catalogModels.set(models);
+    },
+  });
 }

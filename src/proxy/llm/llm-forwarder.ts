@@ -87,7 +87,7 @@ export interface LlmForwarderOptions {
   /** Asks a provider's own `backend.extAuth` before each try of it; a route with one fails closed without it. */
   extAuth?: ExtAuthClient;
   /** The model catalog in use (`/v1/models`, cost metrics, CEL `llm.model`); none unless given. */
-  catalog?: () => ModelCatalog;
+  catalog?: () => ModelCatalog | undefined;
 }
 
 export interface LlmClient {
