@@ -273,7 +273,7 @@ export class LlmForwarder {
         ...(client.apiKey ? { apiKey: client.apiKey } : {}),
         request,
         llmRequest: body,
-        llm: { model: celModel(this.catalog().lookup(body.model)) },
+        ...this.catalogBinding(body.model),
       },
       this.random,
     );
@@ -293,11 +293,17 @@ export class LlmForwarder {
     return this.opts.catalog?.() ?? EMPTY_CATALOG;
   }
 
-  /** `bindings` with CEL `llm.model` for the model one provider is sent (its catalog entry), when there is a catalog. */
-  private withCatalogModel(bindings: CelBindings, p: LlmProvider, model: unknown): CelBindings {
+  /** CEL `llm.model` for `model` (its catalog entry, by `kind` when given); nothing without a catalog. */
+  private catalogBinding(model: unknown, kind?: string): CelBindings {
     const catalog = this.catalog();
-    if (catalog.size === 0 || typeof model !== 'string') return bindings;
-    return { ...bindings, llm: { model: celModel(catalog.lookup(model, p.kind)) } };
+    if (catalog.size === 0 || typeof model !== 'string') return {};
+    return { llm: { model: celModel(catalog.lookup(model, kind)) } };
+  }
+
+  /** `bindings` with CEL `llm.model` for the model one provider is sent, when there is a catalog. */
+  private withCatalogModel(bindings: CelBindings, p: LlmProvider, model: unknown): CelBindings {
+    const llm = this.catalogBinding(model, p.kind);
+    return llm.llm ? { ...bindings, ...llm } : bindings;
   }
 
   private logOnce(key: object, fields: Record<string, unknown>, message: string): void {

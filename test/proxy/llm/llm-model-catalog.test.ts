@@ -3,10 +3,8 @@
 // `llm.model.*` in a GwModel's authorization rules and in an AI transformation, against a loopback fake of
 // the OpenAI API; a `..data` swap of the mounted file changes what is listed without a restart.
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configMapVolume, type ConfigMapVolume } from '../../support/configmap-volume.js';
 import { OPENAI_USAGE, startFakeVendor, type FakeVendor } from './fake-vendors.js';
 import {
   GATEWAY,
@@ -41,22 +39,11 @@ const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'H
 describe('model catalog on LLM routes', () => {
   let vendor: FakeVendor;
   let proxy: LlmProxy;
-  let dir: string;
-  let version = 0;
-  /** Writes the catalog as the kubelet updates a ConfigMap volume: a new version directory, then `..data` swapped to it. */
-  const publish = (text: string): void => {
-    const v = `..v${++version}`;
-    mkdirSync(join(dir, v));
-    writeFileSync(join(dir, v, 'catalog.json'), text);
-    symlinkSync(v, join(dir, '..data_tmp'));
-    renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
-  };
+  let volume: ConfigMapVolume;
 
   beforeAll(async () => {
     vendor = await startFakeVendor('openai');
-    dir = mkdtempSync(join(tmpdir(), 'gw-catalog-'));
-    publish(catalog());
-    symlinkSync(join('..data', 'catalog.json'), join(dir, 'catalog.json'));
+    volume = configMapVolume('catalog.json', catalog());
     const provider = `  provider: OpenAI\n  baseURL: http://127.0.0.1:${vendor.port}/v1\n  policies: {auth: {key: sk-x}`;
     const cheapOnly = `, authorization: {action: Allow, policy: {matchExpressions: ['llm.model.inputCostPerMillion <= 10.0']}}}`;
     proxy = await startLlmProxy(
@@ -71,13 +58,13 @@ spec:
       routes: {/v1/models: Models}
       transformations: [{field: user, expression: '"window-" + string(llm.model.contextWindow)'}]
 ${aiRoute('direct', '/direct', 'openai')}${modelRoute('llm', '/v1')}${gwModel('gpt', `  match: {model: gpt-*}\n${provider}${cheapOnly}`)}`,
-      { modelCatalogFiles: [join(dir, 'catalog.json')] },
+      { modelCatalogFiles: [volume.file] },
     );
   });
   afterAll(async () => {
     await proxy?.close();
     await vendor?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    volume?.remove();
   });
 
   const models = async (path: string) => {
@@ -134,12 +121,12 @@ ${aiRoute('direct', '/direct', 'openai')}${modelRoute('llm', '/v1')}${gwModel('g
     const store = proxy.runtime.modelCatalog;
     if (!store) throw new Error('the runtime has no catalog store');
     let reloaded = once(store, 'reload');
-    publish(catalog([{ name: 'gpt-5', provider: 'OpenAI', contextWindow: 400000 }]));
+    volume.swap(catalog([{ name: 'gpt-5', provider: 'OpenAI', contextWindow: 400000 }]));
     expect(await reloaded).toEqual(['applied']);
     expect((await models('/direct/v1/models')).map((m) => m.id)).toEqual(['gpt-4.5', 'gpt-4o', 'gpt-5']);
 
     reloaded = once(store, 'reload');
-    publish('{"models": [{"name": "gpt-6", "provider": "OpenAI", "contextWindow": -1}]}');
+    volume.swap('{"models": [{"name": "gpt-6", "provider": "OpenAI", "contextWindow": -1}]}');
     expect(await reloaded).toEqual(['rejected']);
     expect((await models('/direct/v1/models')).map((m) => m.id)).toEqual(['gpt-4.5', 'gpt-4o', 'gpt-5']);
     expect(await counter(proxy.runtime, 'gw_model_catalog_reloads_total', { result: 'rejected' })).toBe(1);

@@ -2,14 +2,14 @@
 // the entry), merging sources, and the store's reload when a ConfigMap mount swaps its `..data` symlink:
 // a good file replaces the catalog, a bad one is logged once and the catalog in use is kept.
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelCatalog, celModel, parseCatalog } from '../../../src/proxy/llm/model-catalog.js';
 import { ModelCatalogStore } from '../../../src/proxy/llm/catalog-store.js';
+import { configMapVolume, type ConfigMapVolume } from '../../support/configmap-volume.js';
 
 const data = join(import.meta.dirname, 'testdata', 'catalog');
 const read = (f: string) => readFileSync(join(data, f), 'utf8');
@@ -66,40 +66,17 @@ describe('model catalog files', () => {
 });
 
 describe('model catalog store', () => {
-  const dirs: string[] = [];
+  const volumes: ConfigMapVolume[] = [];
   const stores: ModelCatalogStore[] = [];
   afterEach(() => {
     for (const s of stores.splice(0)) s.close();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    for (const v of volumes.splice(0)) v.remove();
   });
-
-  /** A directory laid out as the kubelet writes a ConfigMap volume: `key` → `..data/key` → `..<version>/key`. */
-  function configMapDir(key: string, text: string): { dir: string; file: string; swap(text: string): void } {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-catalog-'));
-    dirs.push(dir);
-    let version = 0;
-    const write = (t: string): string => {
-      const v = `..2026_11_29_${++version}`;
-      mkdirSync(join(dir, v));
-      writeFileSync(join(dir, v, key), t);
-      return v;
-    };
-    let current = write(text);
-    symlinkSync(current, join(dir, '..data'));
-    symlinkSync(join('..data', key), join(dir, key));
-    return {
-      dir,
-      file: join(dir, key),
-      // The kubelet's atomic update: a new version directory, `..data_tmp` renamed over `..data`, the old one removed.
-      swap(t) {
-        const next = write(t);
-        symlinkSync(next, join(dir, '..data_tmp'));
-        renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
-        rmSync(join(dir, current), { recursive: true });
-        current = next;
-      },
-    };
-  }
+  const configMapDir = (key: string, text: string): ConfigMapVolume => {
+    const v = configMapVolume(key, text);
+    volumes.push(v);
+    return v;
+  };
 
   function logSink(): { log: ReturnType<typeof pino>; lines: string[] } {
     const lines: string[] = [];
