@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelCatalog, celModel, parseCatalog } from '../../../src/proxy/llm/model-catalog.js';
 import { ModelCatalogStore } from '../../../src/proxy/llm/catalog-store.js';
@@ -78,7 +78,7 @@ describe('model catalog store', () => {
     return v;
   };
 
-  function logSink(): { log: ReturnType<typeof pino>; lines: string[] } {
+  function logSink(): { log: Logger; lines: string[] } {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
