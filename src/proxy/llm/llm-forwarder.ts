@@ -349,7 +349,7 @@ export class LlmForwarder {
     for (const p of candidates) {
       const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
       if (!tryReq) return;
-      const body = plainBody(p, raw, req, client);
+      const body = plainBody(p, raw, req, client, (model) => this.catalogBinding(model, p.kind));
       if (!Buffer.isBuffer(body)) return this.untransformed(res, route, p, body);
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
@@ -846,7 +846,13 @@ function transformationBindings(guardCtx: GuardRequestContext, client: LlmClient
  * it came, or, when the provider has field transformations, the JSON body with both lists applied in turn
  * (nothing is converted on these routes). A body that is not a JSON object cannot be transformed: refused.
  */
-function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: LlmClient): Buffer | Failed {
+function plainBody(
+  p: LlmProvider,
+  raw: Buffer,
+  req: IncomingMessage,
+  client: LlmClient,
+  llm: (model: unknown) => CelBindings,
+): Buffer | Failed {
   const t = p.transformations;
   if (!t) return raw;
   let body: unknown;
@@ -857,7 +863,7 @@ function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: Ll
   }
   if (!isObject(body))
     return { ok: false, field: 'transformations', message: 'need a JSON object body; this request has none' };
-  const bindings = transformationBindings(guardContext(req, client, body), client);
+  const bindings = { ...transformationBindings(guardContext(req, client, body), client), ...llm(body.model) };
   const before = applyTransformations(body, t.before, bindings, 'transformations');
   if (!before.ok) return before;
   const after = applyTransformations(before.body, t.after, bindings, 'finalTransformations');

@@ -55,7 +55,7 @@ spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
   backend:
     ai:
-      routes: {/v1/models: Models}
+      routes: {/v1/models: Models, /v1/embeddings: Embeddings}
       transformations: [{field: user, expression: '"window-" + string(llm.model.contextWindow)'}]
 ${aiRoute('direct', '/direct', 'openai')}${modelRoute('llm', '/v1')}${gwModel('gpt', `  match: {model: gpt-*}\n${provider}${cheapOnly}`)}`,
       { modelCatalogFiles: [volume.file] },
@@ -105,6 +105,9 @@ ${aiRoute('direct', '/direct', 'openai')}${modelRoute('llm', '/v1')}${gwModel('g
     const res = await chat(`${proxy.base}/direct/v1/chat/completions`, body('gpt-4o'));
     expect(res.status).toBe(200);
     expect(vendor.received[0]?.body).toMatchObject({ model: 'gpt-4o', user: 'window-128000' });
+    const embeddings = await chat(`${proxy.base}/direct/v1/embeddings`, { model: 'gpt-4.5', input: 'x' });
+    expect(embeddings.status).toBe(200);
+    expect(vendor.received[1]?.body).toEqual({ model: 'gpt-4.5', input: 'x', user: 'window-128000' });
   });
 
   it("lets a GwModel's authorization rule allow only models the catalog prices low enough", async () => {
