@@ -582,12 +582,16 @@ export class LlmForwarder {
         const tel = telemetryOf(res);
         tel?.llm(p.metricsProvider ?? p.name, model);
         const price = this.catalog().lookup(model, p.kind);
-        const usage: UsageSink = {
-          tokens: (provider, m, u) => {
-            this.usage.tokens(provider, m, u, price);
-            if (u) tel?.tokens(u);
-          },
-        };
+        // No wrapper per call when there is neither a trace nor a price to pass on.
+        const usage: UsageSink =
+          tel || price
+            ? {
+                tokens: (provider, m, u) => {
+                  this.usage.tokens(provider, m, u, price);
+                  if (u) tel?.tokens(u);
+                },
+              }
+            : this.usage;
         const answer: Answer = {
           id: e.format === 'bedrock' ? `chatcmpl-${randomUUID()}` : '',
           provider: p.metricsProvider ?? p.name,
