@@ -9,13 +9,19 @@ type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
 export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey', 'extauthz'] as const;
+/** The model catalog's metadata of the model called (`llm.model.*`): only expressions evaluated per model name it. */
+export const llmVariable = 'llm' as const;
 /** What an external processor answered (`dynamic_metadata`): only access logs, evaluated after it, name it. */
 export const extProcVariable = 'extProc' as const;
 /** Connection attributes (`source.address`, `destination.port`, ...): only network authorization names them. */
 export const connectionVariables = ['source', 'destination'] as const;
 /** `response` exists only once a request is done (access logs): expressions evaluated before cannot name it. */
 export type CelVariable =
-  (typeof celVariables)[number] | (typeof connectionVariables)[number] | 'response' | typeof extProcVariable;
+  | (typeof celVariables)[number]
+  | (typeof connectionVariables)[number]
+  | 'response'
+  | typeof extProcVariable
+  | typeof llmVariable;
 export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
@@ -29,7 +35,7 @@ export const expressionVariables = {
   /** traffic.extProc `responseAttributes`: evaluated when the backend's answer arrives (`response.code`, `response.headers`). */
   extProcResponse: ['request', 'jwt', 'response'],
   /** GwModel `policies.authorization`: evaluated once the chat request is read, before a model is called. */
-  modelAuthorization: ['jwt', 'request', 'llmRequest', 'apiKey'],
+  modelAuthorization: ['jwt', 'request', 'llmRequest', 'apiKey', 'llm'],
   /** traffic/backend `transformation.request`: evaluated after authentication, before the first try. */
   transformationRequest: ['request', 'jwt', 'apiKey'],
   /** traffic/backend `transformation.response`: evaluated when the backend's answer arrives. */
@@ -37,7 +43,7 @@ export const expressionVariables = {
   /** traffic.directResponse `condition`, `bodyExpression` and header values: answered before authentication. */
   directResponse: ['request'],
   /** AI `transformations` / `finalTransformations` (and GwModel's): evaluated per provider on the request body about to be sent. */
-  aiTransformation: ['llmRequest', 'request', 'jwt', 'apiKey'],
+  aiTransformation: ['llmRequest', 'request', 'jwt', 'apiKey', 'llm'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;
@@ -57,6 +63,7 @@ function dataPlaneCel(): { cel: CelLibrary; env: ReturnType<CelLibrary['celEnv']
         llmRequest: dynMap,
         apiKey: dynMap,
         extauthz: dynMap,
+        llm: dynMap,
         source: dynMap,
         destination: dynMap,
         response: dynMap,
@@ -110,6 +117,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         llmRequest: bindings.llmRequest ?? {},
         apiKey: bindings.apiKey ?? {},
         extauthz: bindings.extauthz ?? {},
+        llm: bindings.llm ?? {},
         source: bindings.source ?? {},
         destination: bindings.destination ?? {},
         response: bindings.response ?? {},
@@ -141,6 +149,8 @@ export function celCompileProblem(source: string, allowed: readonly CelVariable[
 export const variableMembers: Partial<Record<CelVariable, readonly string[]>> = {
   request: ['method', 'path', 'host', 'headers'],
   mcp: ['method', 'tool', 'prompt', 'resource'],
+  /** `llm.model`: the model catalog's entry of the model called (docs/llm-providers.md "Model catalog"). */
+  llm: ['model'],
   source: ['address', 'port'],
   destination: ['address', 'port'],
 };

@@ -40,6 +40,8 @@ interface Bootstrap {
   shutdown?: { minDelay?: string; maxDelay?: string };
   /** GwParameters `rawConfig.limits`: flag values by camelCase flag name; flags and environment win. */
   limits?: unknown;
+  /** GwParameters `modelCatalog`: the files the deployer mounts (--model-catalog and GW_MODEL_CATALOG win). */
+  modelCatalog?: { files?: unknown };
 }
 
 /**
@@ -100,7 +102,17 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
     ...(caFile ? { caFile } : {}),
     ...(serverName ? { serverName } : {}),
     ...(listenAddress ? { listenAddress } : {}),
+    ...catalogOf(boot, configFile),
   };
+}
+
+/** The bootstrap file's catalog files, checked: a list of absolute paths. */
+function catalogOf(boot: Bootstrap, configFile: string | undefined): { modelCatalogFiles?: string[] } {
+  const files = boot.modelCatalog?.files;
+  if (files === undefined) return {};
+  if (!Array.isArray(files) || files.some((f) => typeof f !== 'string' || !f.startsWith('/')))
+    throw new Error(`--config ${configFile}: modelCatalog.files: must be a list of absolute paths`);
+  return files.length > 0 ? { modelCatalogFiles: files as string[] } : {};
 }
 
 /**

@@ -26,6 +26,8 @@ Options:
       --log-level <level>    trace | debug | info | warn | error | silent, or info,gw::xds=debug (default info)
       --log-format <fmt>     json | text (default json)
       --no-watch             Do not reload when the file changes
+      --model-catalog <f>    A model catalog file, repeatable (env GW_MODEL_CATALOG, comma-separated);
+                             reloaded on change (docs/llm-providers.md "Model catalog")
 ${workersHelp}
   -h, --help                 Show this help
 
@@ -51,6 +53,7 @@ const flagOptions = {
   'log-level': { type: 'string', default: process.env.GW_LOG_LEVEL ?? 'info' },
   'log-format': { type: 'string', default: process.env.GW_LOG_FORMAT ?? 'json' },
   'no-watch': { type: 'boolean' },
+  'model-catalog': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   ...xdsFlags,
   ...limitFlags,
@@ -69,6 +72,8 @@ interface ProxySettings {
   workers: number;
   sessionKeys: SessionKeys;
   xdsMode: boolean;
+  /** `--model-catalog` files, else GW_MODEL_CATALOG's; unset: none (xDS mode: the bootstrap file's). */
+  catalogFiles: string[] | undefined;
   /** This process's ops endpoints (a worker's are private: the primary answers for all workers). */
   ops: { readyAddress: string; metricsAddress: string };
 }
@@ -126,6 +131,7 @@ function resolveSettings(argv: string[]): ProxySettings | number {
       workers: resolveWorkers(values.workers, process.env),
       sessionKeys: sessionKeysFrom(process.env),
       xdsMode: wantsXds(values, process.env, values.file !== undefined),
+      catalogFiles: catalogFilesOf(values['model-catalog'], process.env.GW_MODEL_CATALOG),
       ops: cluster.isWorker
         ? { readyAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0' }
         : { readyAddress: values['ready-address'], metricsAddress: values['metrics-address'] },
@@ -178,7 +184,14 @@ function usageError(values: ProxyFlags): string | undefined {
   return undefined;
 }
 
-async function runXdsMode({ values, format, limits, sessionKeys, ops }: ProxySettings): Promise<number> {
+/** The catalog files a flag or the environment names; undefined when neither does. */
+function catalogFilesOf(flag: string[] | undefined, env: string | undefined): string[] | undefined {
+  const files = flag ?? env?.split(',').map((f) => f.trim());
+  const named = files?.filter((f) => f !== '');
+  return named && named.length > 0 ? named : undefined;
+}
+
+async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFiles }: ProxySettings): Promise<number> {
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
   try {
     const xds = resolveXdsOptions(values, process.env);
@@ -192,6 +205,7 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops }: ProxySet
         security: createRouteSecurity(),
         ...ops,
         serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
+        ...(catalogFiles ? { modelCatalogFiles: catalogFiles } : {}),
       },
       log,
       (proxy) => {
@@ -220,7 +234,14 @@ async function validateOnly(file: string): Promise<number> {
   }
 }
 
-async function runStandaloneMode({ values, format, limits, sessionKeys, ops }: ProxySettings): Promise<number> {
+async function runStandaloneMode({
+  values,
+  format,
+  limits,
+  sessionKeys,
+  ops,
+  catalogFiles,
+}: ProxySettings): Promise<number> {
   const file = values.file ?? '';
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
   let standalone;
@@ -233,6 +254,7 @@ async function runStandaloneMode({ values, format, limits, sessionKeys, ops }: P
       security: createRouteSecurity(),
       watch: !values['no-watch'],
       ...ops,
+      ...(catalogFiles ? { modelCatalogFiles: catalogFiles } : {}),
       serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
     });
   } catch (err) {

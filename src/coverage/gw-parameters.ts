@@ -1,5 +1,5 @@
 // Coverage of GwParameters: the deployer reads almost all of it; what nothing reads is refused.
-import { controlPlane, refused, type CoverageTable } from './types.js';
+import { controlPlane, type CoverageTable } from './types.js';
 
 const deployer = controlPlane('deployer (proxy workload)');
 
@@ -25,5 +25,7 @@ export const gwParametersCoverage: CoverageTable = {
   'spec.shutdown.*': controlPlane(
     'deployer: the proxy bootstrap file (config.json shutdown) and terminationGracePeriodSeconds; the proxy drains by it on SIGTERM',
   ),
-  'spec.modelCatalog.*': refused('model catalogs are mounted into the pod, but the proxy does not read them yet'),
+  'spec.modelCatalog.*': controlPlane(
+    'deployer: each ConfigMap key mounted and listed in the bootstrap file (modelCatalog.files); gw proxy reads, checks and reloads them for /v1/models, gw_llm_cost_usd_total and CEL llm.model',
+  ),
 };

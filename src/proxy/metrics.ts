@@ -218,6 +218,23 @@ function llmMetrics(registry: Registry) {
       'Inline moderation checks of LLM providers (openai.moderation), by provider, phase (input, output) and result (passed, flagged, error).',
       ['provider', 'phase', 'result'],
     ),
+    llmCost: counter(
+      registry,
+      'gw_llm_cost_usd_total',
+      "US dollars LLM answers cost by the model catalog's prices (tokens reported in usage times the price per million), by provider, model and kind (input, output); models without a catalog price are not counted.",
+      ['provider', 'model', 'kind'],
+    ),
+    catalogReloads: counter(
+      registry,
+      'gw_model_catalog_reloads_total',
+      'Reads of the model catalog files by result (applied, rejected: a bad file, the catalog in use kept; unchanged).',
+      ['result'],
+    ),
+    catalogModels: new Gauge({
+      name: 'gw_model_catalog_models',
+      help: 'Models in the model catalog in use.',
+      registers: [registry],
+    }),
     guardVerdicts: counter(
       registry,
       'gw_llm_guard_verdicts_total',

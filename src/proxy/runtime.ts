@@ -21,6 +21,7 @@ import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
 import { compileLlmRoute } from './llm/llm-route.js';
+import { ModelCatalogStore } from './llm/catalog-store.js';
 import { SessionRegistry } from './mcp/sessions.js';
 import type { SessionKeys } from './mcp/session-keys.js';
 import { checkSnapshot } from './snapshot-check.js';
@@ -106,6 +107,8 @@ export interface RuntimeOptions {
   llmGuards?: LlmGuardsFactory;
   /** How long an external authorization check may take (default 5 s); tests shorten it. */
   extAuthTimeoutMs?: number;
+  /** Model catalog files (`--model-catalog`, GwParameters `modelCatalog`): read at start (a bad one throws), reloaded on change. */
+  modelCatalogFiles?: readonly string[];
 }
 
 /** What a bind's server is created with; `apply` swaps them on a running one. */
@@ -168,6 +171,8 @@ export class ProxyRuntime {
   private readonly services: PipelineServices;
   private readonly forwarder: HttpForwarder;
   private readonly llm: LlmForwarder;
+  /** Set when the proxy has model catalog files; emits `reload` after each re-read. */
+  readonly modelCatalog: ModelCatalogStore | undefined;
   /** The built-in prompt guards when none were given; owns the webhook connection pool. */
   private readonly guards?: PromptGuards;
   private readonly llmGuards: LlmGuardsFactory;
@@ -196,6 +201,8 @@ export class ProxyRuntime {
     this.metrics = opts.metrics ?? createMetrics();
     this.limits = limitsWith({ ...opts.limits, ...(opts.sessionIdleMs ? { sessionIdleMs: opts.sessionIdleMs } : {}) });
     const l = this.limits;
+    // First: a bad catalog stops the start before anything else is opened.
+    this.modelCatalog = catalogStore(opts.modelCatalogFiles, this.log, this.metrics);
     configureTargetQueue(l.targetQueue);
     this.sessions = new SessionRegistry(
       this.log,
@@ -243,6 +250,7 @@ export class ProxyRuntime {
       extAuth: this.extAuth,
       outliers,
       ...(opts.clock ? { clock: opts.clock } : {}),
+      catalog: () => this.modelCatalog?.current(),
     });
     this.endpoint = {
       sessions: this.sessions,
@@ -433,6 +441,7 @@ export class ProxyRuntime {
     await this.sessions.closeAll();
     await this.forwarder.close();
     await this.llm.close();
+    this.modelCatalog?.close();
     await this.guards?.close();
     await this.extAuth.close();
     this.extProc.close();
@@ -723,4 +732,21 @@ export class ProxyRuntime {
       this.services,
     );
   }
+}
+
+/** The store of the model catalog files, counted in `metrics`; undefined without files. Throws on a bad file. */
+function catalogStore(
+  files: readonly string[] | undefined,
+  log: Logger,
+  metrics: ProxyMetrics,
+): ModelCatalogStore | undefined {
+  if (!files?.length) return undefined;
+  return new ModelCatalogStore({
+    files,
+    log,
+    onReload: (result, models) => {
+      metrics.catalogReloads.inc({ result });
+      metrics.catalogModels.set(models);
+    },
+  });
 }

@@ -25,6 +25,8 @@ export interface StandaloneOptions {
   serverInfo?: { name: string; title: string; version: string };
   /** Keys sealing MCP session ids (SESSION_KEY); unset: a random key of this process. */
   sessionKeys?: SessionKeys;
+  /** Model catalog files (`--model-catalog`; GwParameters `modelCatalog` in a cluster): see RuntimeOptions. */
+  modelCatalogFiles?: readonly string[];
 }
 
 export interface Standalone {
@@ -46,6 +48,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<Standalo
     ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.sessionKeys ? { sessionKeys: opts.sessionKeys } : {}),
+    ...(opts.modelCatalogFiles ? { modelCatalogFiles: opts.modelCatalogFiles } : {}),
   });
   await runtime.apply(first.snapshot, file);
   runtime.metrics.reloads.inc({ result: 'applied' });

@@ -36,6 +36,8 @@ export interface XdsProxyOptions {
   backoff?: BackoffOptions;
   /** Keys sealing MCP session ids (SESSION_KEY); unset: a random key of this process. */
   sessionKeys?: SessionKeys;
+  /** Model catalog files (`--model-catalog`; GwParameters `modelCatalog` in a cluster): see RuntimeOptions. */
+  modelCatalogFiles?: readonly string[];
 }
 
 export interface XdsProxy {
@@ -54,6 +56,7 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
     ...(opts.serverInfo ? { serverInfo: opts.serverInfo } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.sessionKeys ? { sessionKeys: opts.sessionKeys } : {}),
+    ...(opts.modelCatalogFiles ? { modelCatalogFiles: opts.modelCatalogFiles } : {}),
   });
   // The readiness check needs the client, which must not connect before the ops ports are bound.
   const holder: { client?: XdsClient } = {};

@@ -121,9 +121,9 @@ describe('refusalsOf on enforced durations', () => {
 });
 
 describe('refusalsOf on free-form values', () => {
-  it('refuses an object-valued field by its own path, and no rawConfig key (each is one the proxy reads)', () => {
-    const catalog = { modelCatalog: { sources: [{ configMap: { name: 'c' } }] } };
-    expect(refusalsOf('GwParameters', catalog).map((r) => r.field)).toEqual(['spec.modelCatalog']);
+  it('refuses no modelCatalog source and no rawConfig key (the proxy reads each)', () => {
+    const catalog = { modelCatalog: { sources: [{ configMap: { name: 'c', key: 'models.yaml' } }] } };
+    expect(refusalsOf('GwParameters', catalog)).toEqual([]);
     expect(
       refusalsOf('GwParameters', { rawConfig: { limits: { maxSessions: 3 }, logging: { level: 'debug' } } }),
     ).toEqual([]);

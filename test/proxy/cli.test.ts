@@ -62,6 +62,25 @@ describe('gw proxy command', () => {
     expect(await portIsFree(port)).toBe(true);
   });
 
+  it('exits 1 naming the model catalog file and entry before binding the port', async () => {
+    const port = await freePort();
+    const catalog = path.join(dir, 'catalog.json');
+    writeFileSync(catalog, JSON.stringify({ models: [{ name: 'gpt-4o', provider: 'OpenAI', contextWindow: 0 }] }));
+    const run = gw(['proxy', '-f', configFile('with-catalog.yaml', port)], {
+      FIXTURE_NAME: 'x',
+      GW_MODEL_CATALOG: catalog,
+    });
+    expect(await run.exited).toBe(1);
+    // One line naming the file and the entry (the other stderr lines are log records).
+    expect(
+      run
+        .err()
+        .split('\n')
+        .filter((l) => !l.startsWith('{') && l !== ''),
+    ).toEqual([`gw proxy: ${catalog}: models[0] (gpt-4o).contextWindow: must be a positive integer, got 0`]);
+    expect(await portIsFree(port)).toBe(true);
+  });
+
   it('validates a file with --validate-only and reports problems with their paths', async () => {
     const good = gw(['proxy', '-f', configFile('good.yaml', 3000), '--validate-only'], { FIXTURE_NAME: 'x' });
     expect(await good.exited).toBe(0);

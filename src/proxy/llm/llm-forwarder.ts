@@ -60,6 +60,8 @@ import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backen
 import { ExtProcClients } from '../ext/ext-proc-client.js';
 import { EndpointPicker } from './endpoint-picker.js';
 import type { InferencePoolTarget } from '../../ir/types.js';
+import { EMPTY_CATALOG, celModel, type ModelCatalog } from './model-catalog.js';
+import { routeModelList } from './catalog-models.js';
 
 /** Client credentials an endpoint picker is not shown: it chooses a Pod, it does not authenticate. */
 const PICKER_HIDDEN = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
@@ -85,6 +87,8 @@ export interface LlmForwarderOptions {
   pickerTimeoutMs?: number;
   /** Asks a provider's own `backend.extAuth` before each try of it; a route with one fails closed without it. */
   extAuth?: ExtAuthClient;
+  /** The model catalog in use (`/v1/models`, cost metrics, CEL `llm.model`); none unless given. */
+  catalog?: () => ModelCatalog | undefined;
 }
 
 export interface LlmClient {
@@ -197,12 +201,16 @@ export class LlmForwarder {
       );
       return refuse(route.unsupportedCode ?? 'provider_not_supported', `route ${route.name}: ${route.unsupported}`);
     }
-    if (route.models && req.method === 'GET' && path.endsWith('/models')) {
+    const type = routeTypeOf(route.routes, path);
+    const catalog = this.catalog();
+    const listing = route.models ? path.endsWith('/models') : catalog.size > 0 && type === 'AI_ROUTE_MODELS';
+    if (req.method === 'GET' && listing) {
+      // With a catalog the gateway answers from it; a GwModel route without one lists its exact model names.
       req.resume();
-      sendJson(res, 200, modelList(route.models));
+      const models = route.models;
+      sendJson(res, 200, catalog.size === 0 && models ? modelList(models) : routeModelList(route, catalog));
       return;
     }
-    const type = routeTypeOf(route.routes, path);
     const chat = type === 'AI_ROUTE_COMPLETIONS';
     if (type === 'AI_ROUTE_REALTIME')
       return refuse(
@@ -266,6 +274,7 @@ export class LlmForwarder {
         ...(client.apiKey ? { apiKey: client.apiKey } : {}),
         request,
         llmRequest: body,
+        ...this.catalogBinding(body.model),
       },
       this.random,
     );
@@ -278,6 +287,24 @@ export class LlmForwarder {
         'GwModel sets fields this proxy does not apply; refusing its requests',
       );
     return { error: choice.error, message: choice.message };
+  }
+
+  /** The model catalog in use; the empty one without a catalog. */
+  private catalog(): ModelCatalog {
+    return this.opts.catalog?.() ?? EMPTY_CATALOG;
+  }
+
+  /** CEL `llm.model` for `model` (its catalog entry, by `kind` when given); nothing without a catalog. */
+  private catalogBinding(model: unknown, kind?: string): CelBindings {
+    const catalog = this.catalog();
+    if (catalog.size === 0 || typeof model !== 'string') return {};
+    return { llm: { model: celModel(catalog.lookup(model, kind)) } };
+  }
+
+  /** `bindings` with CEL `llm.model` for the model one provider is sent, when there is a catalog. */
+  private withCatalogModel(bindings: CelBindings, p: LlmProvider, model: unknown): CelBindings {
+    const llm = this.catalogBinding(model, p.kind);
+    return llm.llm ? { ...bindings, ...llm } : bindings;
   }
 
   private logOnce(key: object, fields: Record<string, unknown>, message: string): void {
@@ -323,7 +350,7 @@ export class LlmForwarder {
     for (const p of candidates) {
       const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
       if (!tryReq) return;
-      const body = plainBody(p, raw, req, client);
+      const body = plainBody(p, raw, req, client, (model) => this.catalogBinding(model, p.kind));
       if (!Buffer.isBuffer(body)) return this.untransformed(res, route, p, body);
       const credential = await this.credential(res, p, client, req);
       if (!credential) return;
@@ -387,7 +414,8 @@ export class LlmForwarder {
         unshaped = `${shaped.field} ${shaped.message}`;
         continue;
       }
-      const transformed = transformedRequest(shaped.body, p, bindings);
+      const modelBindings = this.withCatalogModel(bindings, p, shaped.body.model);
+      const transformed = transformedRequest(shaped.body, p, modelBindings);
       if (!transformed.ok) return this.untransformed(res, route, p, transformed);
       let clientBody = transformed.body;
       // A GwModel's own guards (model routes have no edge guards) or the edge's.
@@ -401,7 +429,7 @@ export class LlmForwarder {
         }
         clientBody = guarded.body;
       }
-      const payload = providerPayload(p, clientBody, bindings);
+      const payload = providerPayload(p, clientBody, modelBindings);
       if (!payload.ok) return this.untransformed(res, route, p, payload);
       const tryReq = await this.authorizeTry(req, res, route, p, client, raw);
       if (!tryReq) return;
@@ -554,14 +582,17 @@ export class LlmForwarder {
         }
         const tel = telemetryOf(res);
         tel?.llm(p.metricsProvider ?? p.name, model);
-        const usage: UsageSink = tel
-          ? {
-              tokens: (provider, m, u) => {
-                this.usage.tokens(provider, m, u);
-                if (u) tel.tokens(u);
-              },
-            }
-          : this.usage;
+        const price = this.catalog().lookup(model, p.kind);
+        // No wrapper per call when there is neither a trace nor a price to pass on.
+        const usage: UsageSink =
+          tel || price
+            ? {
+                tokens: (provider, m, u) => {
+                  this.usage.tokens(provider, m, u, price);
+                  if (u) tel?.tokens(u);
+                },
+              }
+            : this.usage;
         const answer: Answer = {
           id: e.format === 'bedrock' ? `chatcmpl-${randomUUID()}` : '',
           provider: p.metricsProvider ?? p.name,
@@ -820,7 +851,13 @@ function transformationBindings(guardCtx: GuardRequestContext, client: LlmClient
  * it came, or, when the provider has field transformations, the JSON body with both lists applied in turn
  * (nothing is converted on these routes). A body that is not a JSON object cannot be transformed: refused.
  */
-function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: LlmClient): Buffer | Failed {
+function plainBody(
+  p: LlmProvider,
+  raw: Buffer,
+  req: IncomingMessage,
+  client: LlmClient,
+  llm: (model: unknown) => CelBindings,
+): Buffer | Failed {
   const t = p.transformations;
   if (!t) return raw;
   let body: unknown;
@@ -831,7 +868,7 @@ function plainBody(p: LlmProvider, raw: Buffer, req: IncomingMessage, client: Ll
   }
   if (!isObject(body))
     return { ok: false, field: 'transformations', message: 'need a JSON object body; this request has none' };
-  const bindings = transformationBindings(guardContext(req, client, body), client);
+  const bindings = { ...transformationBindings(guardContext(req, client, body), client), ...llm(body.model) };
   const before = applyTransformations(body, t.before, bindings, 'transformations');
   if (!before.ok) return before;
   const after = applyTransformations(before.body, t.after, bindings, 'finalTransformations');

@@ -20,6 +20,7 @@ import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverse
 import { EventStreamDecoder, type EventMessage } from './event-stream.js';
 import { sendVerdict, streamOut } from './held-stream.js';
 import type { WireFormat } from './vendors.js';
+import type { CatalogModel } from './model-catalog.js';
 
 /** A non-streamed provider response larger than this is refused (502): it is buffered whole to convert and guard it. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -61,9 +62,11 @@ export class LlmUsage implements UsageSink {
     this.counter(`r ${provider} ${m} ${status}`, () => this.metrics.llmRequests.labels(provider, m, status)).inc();
   }
 
-  tokens(provider: string, model: string, usage: Usage | undefined): void {
+  /** `price`: the model's catalog entry; with it the answer's cost is counted too (gw_llm_cost_usd_total). */
+  tokens(provider: string, model: string, usage: Usage | undefined, price?: CatalogModel): void {
     if (!usage) return;
     const m = this.model(model);
+    if (price) this.cost(provider, m, usage, price);
     if (usage.input > 0)
       this.counter(`t ${provider} ${m} input`, () => this.metrics.llmTokens.labels(provider, m, 'input')).inc(
         usage.input,
@@ -80,6 +83,19 @@ export class LlmUsage implements UsageSink {
       this.counter(`t ${provider} ${m} cache_write`, () =>
         this.metrics.llmTokens.labels(provider, m, 'cache_write'),
       ).inc(usage.cacheWrite);
+  }
+
+  private cost(provider: string, m: string, usage: Usage, price: CatalogModel): void {
+    const input = price.inputCostPerMillion;
+    const output = price.outputCostPerMillion;
+    if (input !== undefined && usage.input > 0)
+      this.counter(`c ${provider} ${m} input`, () => this.metrics.llmCost.labels(provider, m, 'input')).inc(
+        (usage.input * input) / 1e6,
+      );
+    if (output !== undefined && usage.output > 0)
+      this.counter(`c ${provider} ${m} output`, () => this.metrics.llmCost.labels(provider, m, 'output')).inc(
+        (usage.output * output) / 1e6,
+      );
   }
 
   private counter(key: string, make: () => { inc(n?: number): void }): { inc(n?: number): void } {

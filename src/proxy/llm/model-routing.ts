@@ -29,7 +29,7 @@ interface Refusal {
   refusals?: IrRefusal[];
 }
 
-interface ModelEntry {
+export interface ModelEntry {
   model: IrModel;
   /** Set for provider models: how to call it (the upstream model is filled per request), or why it cannot be served. */
   provider?: LlmProvider | Refusal;
@@ -129,7 +129,8 @@ function safeCompile(when: string): CompiledCel | undefined {
   }
 }
 
-function matches(m: IrModel, requested: string): boolean {
+/** Whether `requested` is a name model `m` answers to (its match: exact, prefix, suffix or any). */
+export function matches(m: IrModel, requested: string): boolean {
   const match = m.match;
   switch (match?.kind) {
     case 'exact':
