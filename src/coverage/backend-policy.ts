@@ -97,8 +97,9 @@ export const backendHealth: CoverageTable = {
   ),
   'health.ejectionDuration': enforced('OutlierDetection.baseEjectionMs', 'doubled per repeated ejection up to 300s'),
   'health.maxEjectionPercent': enforced('OutlierDetection.maxEjectionPercent'),
-  'health.unhealthyCondition': refused(
-    `a CEL unhealthyCondition ${notYet}; the default (connect failure, reset, timeout, 5xx, 429) applies`,
+  'health.unhealthyCondition': enforced(
+    'OutlierDetection.unhealthyCondition',
+    'CEL over response.code and response.headers, compiled once per snapshot, in place of the default 5xx/429 rule; connect failures, resets and timeouts always count',
   ),
 };
 
