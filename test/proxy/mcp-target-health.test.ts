@@ -1,7 +1,8 @@
 // Passive health (`backend.health`) on MCP targets, translated from manifests and served by a real proxy
 // runtime in front of real streamable-HTTP MCP servers: a backend of two targets under load with one killed
 // midway fails no more requests than consecutiveFailures, then serves without it (its tools not listed, a
-// call to it answered at once with an error naming the ejection), and without health every request fails.
+// call to it answered at once with an error naming the ejection), and without health every request fails;
+// in an open (stateful) session calls to the dead target turn into the ejection error after consecutiveFailures.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
@@ -10,7 +11,7 @@ import { GATEWAY_WEB, routeBackendPolicy, translatedIr } from './translated-ir.j
 import { aiRoute } from './llm/llm-harness.js';
 
 /** A GwBackend of MCP targets `a` and `b` (stateless: every request initializes both; FailClosed). */
-const backend = (name: string, a: HttpFixture, b: HttpFixture): string => {
+const backend = (name: string, a: HttpFixture, b: HttpFixture, routing = 'Stateless'): string => {
   const target = (t: string, f: HttpFixture) =>
     `{name: ${t}, static: {host: 127.0.0.1, port: ${new URL(f.url).port}, path: /mcp}}`;
   return `---
@@ -19,7 +20,7 @@ kind: GwBackend
 metadata: {name: ${name}, namespace: default}
 spec:
   mcp:
-    sessionRouting: Stateless
+    sessionRouting: ${routing}
     targets: [${target('a', a)}, ${target('b', b)}]
 `;
 };
@@ -37,7 +38,7 @@ describe('passive health on MCP targets', () => {
   let now = 1_800_000_000_000;
 
   beforeAll(async () => {
-    for (const n of ['a1', 'b1', 'a2', 'b2']) fx[n] = await startHttpFixture({ id: n, json: true });
+    for (const n of ['a1', 'b1', 'a2', 'b2', 'a3', 'b3']) fx[n] = await startHttpFixture({ id: n, json: true });
     const f = (n: string): HttpFixture => fx[n] as HttpFixture;
     const manifests = [
       GATEWAY_WEB,
@@ -46,6 +47,9 @@ describe('passive health on MCP targets', () => {
       routeBackendPolicy('guarded', '{health: {consecutiveFailures: 2, ejectionDuration: 30s}}'),
       backend('bare', f('a2'), f('b2')),
       aiRoute('bare', '/bare', 'bare'),
+      backend('held', f('a3'), f('b3'), 'Stateful'),
+      aiRoute('held', '/held', 'held'),
+      routeBackendPolicy('held', '{health: {consecutiveFailures: 2}}'),
     ].join('\n');
     runtime = new ProxyRuntime({ log: pino({ level: 'silent' }), clock: () => now });
     await runtime.apply(translatedIr(manifests));
@@ -58,10 +62,10 @@ describe('passive health on MCP targets', () => {
 
   let id = 0;
   /** One JSON-RPC request; the parsed answer (an error when the HTTP status is not 200). */
-  async function rpc(path: string, method: string, params: Record<string, unknown> = {}) {
+  async function rpc(path: string, method: string, params: Record<string, unknown> = {}, session?: string) {
     const res = await fetch(`${base}${path}`, {
       method: 'POST',
-      headers,
+      headers: session ? { ...headers, 'mcp-session-id': session } : headers,
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
     });
     const text = await res.text();
@@ -107,7 +111,7 @@ describe('passive health on MCP targets', () => {
     expect(toolNames(list)).toContain('a_echo');
     expect(toolNames(list)).not.toContain('b_echo');
     const call = await rpc('/guarded', 'tools/call', { name: 'b_echo', arguments: { text: 'x' } });
-    expect(call.error?.message).toMatch(/target b is ejected by passive health .* tried again in 30s/);
+    expect(call.error?.message).toMatch(/^target b: ejected by passive health .* tried again in 30s$/);
     expect(call.error?.data).toEqual({ target: 'b', retryAfterSeconds: 30 });
   });
 
@@ -123,5 +127,35 @@ describe('passive health on MCP targets', () => {
   it('without health the same kill fails every request that follows', async () => {
     const failed = await load('/bare', 40, 10, () => (fx.b2 as HttpFixture).close());
     expect(failed).toBe(31);
+  });
+
+  it('in an open session, calls to a target that keeps failing get the ejection error and new sessions leave it out', async () => {
+    const init = await fetch(`${base}/held`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    expect(session).not.toBe('');
+    await (fx.b3 as HttpFixture).close();
+    const calls = [];
+    for (let i = 0; i < 4; i++)
+      calls.push(await rpc('/held', 'tools/call', { name: 'b_echo', arguments: { text: 'x' } }, session));
+    const messages = calls.map((c) => c.error?.message ?? '');
+    // Two failed tries (consecutiveFailures), then the ejection answered without dialling.
+    expect(messages.slice(0, 2).every((m) => m.includes('ECONNREFUSED'))).toBe(true);
+    expect(messages.slice(2).every((m) => /^target b: ejected by passive health/.test(m))).toBe(true);
+    const names = toolNames(await rpc('/held', 'tools/list', {}, session));
+    expect(names).toContain('a_echo');
+    expect(names.some((n) => n.startsWith('b_'))).toBe(false);
+    // FailClosed: a new session would fail on the dead target; it leaves the ejected one out instead.
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } };
+    expect((await rpc('/held', 'initialize', params)).error).toBeUndefined();
   });
 });

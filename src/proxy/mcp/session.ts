@@ -635,7 +635,7 @@ export class McpSession {
       const ejected = owner !== undefined && this.opts.health?.ejected(owner) ? this.opts.health : undefined;
       if (ejected && owner !== undefined) {
         const err = ejected.ejectedError(owner);
-        return rpcError(req.id, err.code, messageOf(err), err.data);
+        return rpcError(req.id, err.code, `target ${owner}: ${messageOf(err)}`, err.data);
       }
       return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
     }

@@ -53,12 +53,12 @@ export class TargetHealth {
     return !this.members.every((m) => this.outliers.isEjected(this.pool, m));
   }
 
-  /** The error a call to an ejected target answers with. */
+  /** The error a call to an ejected target answers with (the session puts `target <name>: ` before it). */
   ejectedError(target: string): RpcError {
     const seconds = Math.max(1, Math.ceil((this.outliers.until(this.pool, target) - this.clock()) / 1000));
     return new RpcError(
       InternalError,
-      `target ${target} is ejected by passive health (backend.health) after failing repeatedly; it is tried again in ${seconds}s`,
+      `ejected by passive health (backend.health) after failing repeatedly; it is tried again in ${seconds}s`,
       { target, retryAfterSeconds: seconds },
     );
   }
