@@ -1,6 +1,7 @@
 // Passive health (`health`) of AI providers and GwModels, translated from manifests and served by the real
 // runtime with a clock the test moves, against loopback stand-ins of the OpenAI API: priority groups fail
-// over only when every provider of one is ejected, latency (EWMA) orders a group, a GwModel's own health.
+// over only when every provider of one is ejected, latency (EWMA) orders a group, a GwModel's own health,
+// and `unhealthyCondition` deciding which answers count as failures (on a provider and on a GwModel).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +48,7 @@ describe('passive health of AI providers and GwModels', () => {
   }
 
   beforeAll(async () => {
-    for (const n of ['a', 'b', 'c', 'a2', 'b2', 'c2', 'm1', 'm2', 'cx', 'cy'])
+    for (const n of ['a', 'b', 'c', 'a2', 'b2', 'c2', 'm1', 'm2', 'cx', 'cy', 'cm1', 'cm2'])
       fakes[n] = await startFakeVendor('openai');
     timed.fast = await startTimed('fast', 10);
     timed.slow = await startTimed('slow', 400);
@@ -93,6 +94,16 @@ ${groups('prio', [['a', 'b'], ['c']], f)}${groups('cond', [['cx'], ['cy']], f)}$
       targets:
       - {modelRef: {name: flaky}, model: big, priority: 0}
       - {modelRef: {name: backup}, model: big, priority: 1}`,
+      )}${gwModel('choosy', model(f('cm1'), 'consecutiveFailures: 1, unhealthyCondition: "response.code == 503"'))}${gwModel(
+        'spare',
+        model(f('cm2'), 'consecutiveFailures: 2'),
+      )}${gwModel(
+        'picky',
+        `  virtualModel:
+    failover:
+      targets:
+      - {modelRef: {name: choosy}, model: big, priority: 0}
+      - {modelRef: {name: spare}, model: big, priority: 1}`,
       )}`,
       { clock: () => now },
     );
@@ -169,5 +180,15 @@ ${groups('prio', [['a', 'b'], ['c']], f)}${groups('cond', [['cx'], ['cy']], f)}$
     (fakes.cx as FakeVendor).mode = { kind: 'status', status: 503 };
     for (let i = 0; i < 5; i++) expect((await chat(`${proxy.base}/cond/chat`, body())).status).toBe(200);
     expect([hits('cx'), hits('cy')]).toEqual([6, 10]);
+  });
+
+  it("applies a GwModel's own unhealthyCondition: 500s fail over without ejecting it, a 503 ejects it", async () => {
+    (fakes.cm1 as FakeVendor).mode = { kind: 'status', status: 500 };
+    const picky = () => chat(`${proxy.base}/v1/chat/completions`, body('picky'));
+    for (let i = 0; i < 3; i++) expect((await picky()).status).toBe(200);
+    expect([hits('cm1'), hits('cm2')]).toEqual([3, 3]);
+    (fakes.cm1 as FakeVendor).mode = { kind: 'status', status: 503 };
+    for (let i = 0; i < 3; i++) expect((await picky()).status).toBe(200);
+    expect([hits('cm1'), hits('cm2')]).toEqual([4, 6]);
   });
 });
