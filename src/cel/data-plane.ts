@@ -44,6 +44,8 @@ export const expressionVariables = {
   directResponse: ['request'],
   /** AI `transformations` / `finalTransformations` (and GwModel's): evaluated per provider on the request body about to be sent. */
   aiTransformation: ['llmRequest', 'request', 'jwt', 'apiKey', 'llm'],
+  /** `health.unhealthyCondition`: evaluated on each answer of a backend, provider or MCP target that sets it. */
+  unhealthyCondition: ['response'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
   accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;

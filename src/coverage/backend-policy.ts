@@ -93,12 +93,13 @@ export const backendDial: CoverageTable = {
 export const backendHealth: CoverageTable = {
   'health.consecutiveFailures': enforced(
     'OutlierDetection.consecutiveFailures',
-    "HTTP (static, a2a, Service) edges eject from the route's pool, AI providers from their backend's; refused on MCP, dynamicForwardProxy and AgentCore edges",
+    "HTTP (static, a2a, Service) edges eject from the route's pool, MCP targets from their backend's (left out of sessions and lists, calls fail fast), AI providers from their backend's; refused on dynamicForwardProxy and AgentCore edges",
   ),
   'health.ejectionDuration': enforced('OutlierDetection.baseEjectionMs', 'doubled per repeated ejection up to 300s'),
   'health.maxEjectionPercent': enforced('OutlierDetection.maxEjectionPercent'),
-  'health.unhealthyCondition': refused(
-    `a CEL unhealthyCondition ${notYet}; the default (connect failure, reset, timeout, 5xx, 429) applies`,
+  'health.unhealthyCondition': enforced(
+    'OutlierDetection.unhealthyCondition',
+    'CEL over response.code and response.headers, compiled once per snapshot, in place of the default 5xx/429 rule (HTTP backends, AI providers); connect failures, resets and timeouts always count; refused on MCP edges',
   ),
 };
 

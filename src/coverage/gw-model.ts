@@ -39,7 +39,10 @@ const policies: CoverageTable = {
   ),
   'health.ejectionDuration': enforced('ModelProvider.health'),
   'health.maxEjectionPercent': enforced('ModelProvider.health', 'of the targets of the virtual model that chose it'),
-  'health.unhealthyCondition': refused(`a CEL unhealthyCondition ${notYet}`),
+  'health.unhealthyCondition': enforced(
+    'ModelProvider.health',
+    'CEL over response.code and response.headers in place of the default 5xx/429 rule, by the code of backend.health',
+  ),
   'transformations[].*': enforced(
     'ModelProvider.transformations',
     'CEL per field on the chat request, by the same code as backend.ai.transformations',

@@ -17,6 +17,7 @@ import { HttpForwarder, forwardRouteOf } from './http/http-forward.js';
 import { mcpBackendWithCredentials } from './backend-auth.js';
 import { mcpBackendWithTls } from './mcp/target-tls.js';
 import { identityRefusal, identityTargets } from './mcp/target-identity.js';
+import { targetHealthOf } from './mcp/target-health.js';
 import type { LlmGuardsFactory } from './guard/types.js';
 import { createPromptGuards, type PromptGuards } from './guard/factory.js';
 import { LlmForwarder } from './llm/llm-forwarder.js';
@@ -169,6 +170,8 @@ export class ProxyRuntime {
   private readonly ports = new Map<string, BoundPort>();
   private readonly endpoint: EndpointContext;
   private readonly services: PipelineServices;
+  /** Passive health of every pool: HTTP backends, AI providers, GwModels and MCP targets. */
+  private readonly outliers: OutlierDetector;
   private readonly forwarder: HttpForwarder;
   private readonly llm: LlmForwarder;
   /** Set when the proxy has model catalog files; emits `reload` after each re-read. */
@@ -221,9 +224,9 @@ export class ProxyRuntime {
       opts.sessionKeys,
       opts.clock,
     );
-    const outliers = new OutlierDetector(opts.clock ?? Date.now, {
+    const outliers = (this.outliers = new OutlierDetector(opts.clock ?? Date.now, {
       ejected: (pool, endpoint, reason) => this.metrics.upstreamEjections.inc({ pool, endpoint, reason }),
-    });
+    }));
     this.metrics.ejected.now = () => outliers.ejectedNow();
     this.forwarder = new HttpForwarder({
       log: this.log,
@@ -504,6 +507,8 @@ export class ProxyRuntime {
       if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
       const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
       if (retry) compiled.retry = retry;
+      const health = backend && targetHealthOf(this.outliers, route.name, backend, ref, this.opts.clock ?? Date.now);
+      if (health) compiled.health = health;
       this.logRefused(compiled);
       this.logOpenProxy(compiled);
       if (backend && ref?.mcpGuardrails)

@@ -72,17 +72,15 @@ describe('coverage table', () => {
 
 describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
-    const spec = {
-      traffic: { cors: { allowOrigins: ['*'] } },
-      backend: {
-        health: { unhealthyCondition: 'response.code >= 500' },
-        tls: { keyExchangeGroups: ['X25519_MLKEM768'] },
-      },
-    };
-    // tls.keyExchangeGroups is enforced (BackendTls.keyExchangeGroups): only the CEL health condition is named.
-    expect(refusalsOf('GwPolicy', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.backend.health.unhealthyCondition', false],
+    const policies = { http: { requestTimeout: '5s' }, tls: { keyExchangeGroups: ['X25519_MLKEM768'] } };
+    const spec = { mcp: { targets: [{ name: 't', static: { host: 'a.example', port: 80, policies } }] } };
+    // tls.keyExchangeGroups is enforced (BackendTls.keyExchangeGroups): only the target's HTTP settings are named.
+    expect(refusalsOf('GwBackend', spec).map((r) => [r.field, r.security])).toEqual([
+      ['spec.mcp.targets[0].static.policies.http', false],
     ]);
+    // health.unhealthyCondition is enforced (issue 37): a GwPolicy setting it and cors has nothing refused.
+    const policy = { traffic: { cors: { allowOrigins: ['*'] } }, backend: { health: { unhealthyCondition: 'true' } } };
+    expect(refusalsOf('GwPolicy', policy)).toEqual([]);
   });
   it('refuses a value only where the table lists it: conditional direct responses, strategy.merge Replace and token limits are enforced', () => {
     expect(refusalsOf('GwPolicy', { strategy: { merge: 'Replace' } })).toEqual([]);

@@ -11,13 +11,15 @@ interface Named extends Upstream {
   /** Status it answers; 200 with its name as the body by default. */
   status: number;
   retryAfter?: string;
+  /** Sent with every answer. */
+  headers: Record<string, string>;
 }
 
 async function named(name: string): Promise<Named> {
-  const state = { hits: 0, status: 200, retryAfter: undefined as string | undefined };
+  const state = { hits: 0, status: 200, retryAfter: undefined as string | undefined, headers: {} };
   const up = await startUpstream((_req, res) => {
     state.hits++;
-    res.writeHead(state.status, state.retryAfter ? { 'retry-after': state.retryAfter } : {});
+    res.writeHead(state.status, { ...state.headers, ...(state.retryAfter ? { 'retry-after': state.retryAfter } : {}) });
     res.end(name);
   });
   return Object.assign(state, up);
@@ -54,7 +56,7 @@ describe('passive health on HTTP backends', () => {
   beforeAll(async () => {
     for (const n of ['live', 'doomed', 'ctl1', 'ctl2', 'conc1', 'conc2', 'ok', 'flaky', 'bad1', 'bad2', 'all1', 'all2'])
       ups[n] = await named(n);
-    for (const n of ['steady', 'busy']) ups[n] = await named(n);
+    for (const n of ['steady', 'busy', 'plain', 'degraded', 'fine', 'erring']) ups[n] = await named(n);
     const port = (n: string): number => (ups[n] as Named).port;
     const health = (h: string) => `{health: {${h}}}`;
     const manifests = [
@@ -67,6 +69,16 @@ describe('passive health on HTTP backends', () => {
       route('bound', ['bad1', 'bad2'], health('consecutiveFailures: 1, maxEjectionPercent: 50')),
       route('panic', ['all1', 'all2'], health('consecutiveFailures: 1, maxEjectionPercent: 100')),
       route('retry', ['steady', 'busy'], health('consecutiveFailures: 5, ejectionDuration: 10s')),
+      route(
+        'celheader',
+        ['plain', 'degraded'],
+        health(`consecutiveFailures: 2, unhealthyCondition: "'x-degraded' in response.headers"`),
+      ),
+      route(
+        'celcode',
+        ['fine', 'erring'],
+        health('consecutiveFailures: 2, unhealthyCondition: "response.code == 404"'),
+      ),
     ].join('');
     runtime = new ProxyRuntime({ log, clock: () => now });
     await runtime.apply(translatedIr(manifests));
@@ -196,5 +208,28 @@ describe('passive health on HTTP backends', () => {
     expect(await metric('gw_upstream_ejections_total')).toMatch(
       /pool="HTTPRoute\/default\/retry\/0",endpoint="GwBackend\/default\/busy",reason="retry_after"\} 1/,
     );
+  });
+
+  it('unhealthyCondition decides what fails: a 200 whose headers it names ejects after consecutiveFailures', async () => {
+    const degraded = ups.degraded as Named;
+    degraded.headers = { 'x-degraded': '1' };
+    for (let i = 0; i < 200 && degraded.hits < 2; i++) expect((await get('/celheader/x')).status).toBe(200);
+    expect(degraded.hits).toBe(2);
+    for (let i = 0; i < 20; i++) expect((await get('/celheader/x')).body).toBe('plain');
+    expect(await metric('gw_upstream_ejections_total')).toMatch(
+      /pool="HTTPRoute\/default\/celheader\/0",endpoint="GwBackend\/default\/degraded",reason="failures"\} 1/,
+    );
+  });
+
+  it('unhealthyCondition replaces the default rule: 503s it does not match never eject, 404s it matches do', async () => {
+    const erring = ups.erring as Named;
+    erring.status = 503;
+    for (let i = 0; i < 40; i++) await get('/celcode/x');
+    expect(erring.hits).toBeGreaterThan(10);
+    const before = erring.hits;
+    erring.status = 404;
+    for (let i = 0; i < 200 && erring.hits < before + 2; i++) await get('/celcode/x');
+    expect(erring.hits).toBe(before + 2);
+    for (let i = 0; i < 20; i++) expect((await get('/celcode/x')).body).toBe('fine');
   });
 });

@@ -11,6 +11,17 @@ const GW = 'gateway.networking.k8s.io';
 
 function routes(): RouteInput[] {
   const { store, put } = smallStore(['r0', 'r1', 'r2']);
+  // A backend that sets a refused field (HTTP settings per MCP target): every edge to it carries the refusal.
+  put('GwBackend', {
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwBackend',
+    metadata: { name: 'b', namespace: 'ns' },
+    spec: {
+      mcp: {
+        targets: [{ name: 't', static: { host: '10.0.0.1', port: 80, policies: { http: { requestTimeout: '5s' } } } }],
+      },
+    },
+  });
   put('GwPolicy', {
     apiVersion: 'gw.dev/v1alpha1',
     kind: 'GwPolicy',
@@ -21,8 +32,6 @@ function routes(): RouteInput[] {
         cors: { allowOrigins: ['https://app.example'] },
         authorization: { policy: { matchExpressions: ['request.path.startsWith("/r")'] } },
       },
-      // Refused (not supported by the proxy yet): every edge carries the refusal.
-      backend: { health: { unhealthyCondition: 'response.code >= 500' } },
     },
   });
   const state = translateAll(store, OPTIONS);
@@ -49,8 +58,9 @@ describe('IR parts one policy gives many rules', () => {
   });
 
   it('are one refusal object per refused field and source', () => {
-    const refusals = all.map((r) => r.refusals?.find((x) => x.field === 'spec.backend.health.unhealthyCondition'));
-    expect(refusals[0]).toMatchObject({ source: 'GwPolicy ns/all', security: false });
+    const field = 'spec.mcp.targets[0].static.policies.http';
+    const refusals = all.map((r) => r.refusals?.find((x) => x.field === field));
+    expect(refusals[0]).toMatchObject({ source: 'GwBackend ns/b', security: false });
     for (const x of refusals) expect(x).toBe(refusals[0]);
   });
 });

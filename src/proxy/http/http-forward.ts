@@ -37,7 +37,13 @@ import {
 } from './route-filters.js';
 import { bufferBody, errorCode, failureKind, mayRetry, retryDelayMs, sleep } from '../policy/retry.js';
 import { allowList } from '../net/public-address.js';
-import { OutlierDetector, outlierSettings, retryAfterMs, type OutlierSettings } from '../policy/outlier.js';
+import {
+  OutlierDetector,
+  outlierSettings,
+  retryAfterMs,
+  unhealthyAnswer,
+  type OutlierSettings,
+} from '../policy/outlier.js';
 import {
   destinationNotAllowed,
   destinationOf,
@@ -678,10 +684,10 @@ export class HttpForwarder {
     return left.some((t) => t.weight > 0) ? left : route.targets;
   }
 
-  /** A status from a target that sets `health`: 5xx and 429 are failures (Retry-After honoured), the rest successes. */
+  /** A status from a target that sets `health`: failures by its `unhealthyCondition` or 5xx and 429 (Retry-After honoured). */
   private observed(route: ForwardRoute, target: ForwardTarget, up: UpstreamResponse, t0: number): void {
     const status = up.statusCode;
-    if (status < 500 && status !== 429) {
+    if (!unhealthyAnswer(target.health, status, up.headers)) {
       this.outliers.succeeded(route.name, target.backend, this.clock() - t0);
       return;
     }

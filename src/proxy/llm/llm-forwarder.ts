@@ -54,7 +54,7 @@ import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
 import type { PlainRouteType, WireFormat } from './vendors.js';
 import { chooseModel, modelList } from './model-routing.js';
 import { ProviderHealth } from './provider-health.js';
-import { OutlierDetector, retryAfterMs } from '../policy/outlier.js';
+import { OutlierDetector } from '../policy/outlier.js';
 import { providerCredential, withCredentialQuery, type ProviderCredential } from './provider-credential.js';
 import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
 import { ExtProcClients } from '../ext/ext-proc-client.js';
@@ -643,8 +643,8 @@ export class LlmForwarder {
       const up = await this.send(res, route, p, call, trySignal);
       if (!('statusCode' in up)) return up;
       this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
+      this.health.answered(route.backend, p, route.groups, up, this.clock() - t0, this.clock());
       if (up.statusCode >= 500 || up.statusCode === 429) return await this.failedStatus(route, p, call, up);
-      this.health.succeeded(route.backend, p, this.clock() - t0);
       started = true;
       await call.answer(res, up);
       return 'done';
@@ -751,7 +751,7 @@ export class LlmForwarder {
     });
   }
 
-  /** A 5xx or 429: the provider is marked failed and its answer kept, in case no other provider answers. */
+  /** A 5xx or 429: the next provider is tried and this answer kept, in case no other provider answers. */
   private async failedStatus(
     route: LlmRoute,
     p: LlmProvider,
@@ -759,7 +759,6 @@ export class LlmForwarder {
     up: Dispatcher.ResponseData,
   ): Promise<Failure> {
     const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
-    this.health.failed(route.backend, p, route.groups, retryAfterMs(up.headers['retry-after'], this.clock()));
     this.opts.log.warn(
       { route: route.name, provider: p.name, status: up.statusCode },
       'LLM provider failed; trying the next one',

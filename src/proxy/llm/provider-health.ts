@@ -6,7 +6,13 @@
 // from a lone provider must not black out its route); only providers that asked to be left alone
 // (Retry-After) are not. The clock and randomness are passed in.
 import type { LlmProvider } from './llm-route.js';
-import { LLM_BACKOFF, type OutlierDetector, type OutlierSettings } from '../policy/outlier.js';
+import {
+  LLM_BACKOFF,
+  retryAfterMs,
+  unhealthyAnswer,
+  type OutlierDetector,
+  type OutlierSettings,
+} from '../policy/outlier.js';
 
 export class ProviderHealth {
   constructor(
@@ -35,6 +41,23 @@ export class ProviderHealth {
   failed(backend: string, p: LlmProvider, groups: readonly (readonly LlmProvider[])[], retryAfterMs = 0): void {
     const members = groups.flat().map((m) => m.name);
     this.outliers.failed(backend, p.name, settingsOf(p), members, retryAfterMs);
+  }
+
+  /**
+   * An answer from `p`: a failure or a success by the provider's `unhealthyCondition`, else by status (5xx
+   * and 429 fail; a Retry-After on a failure is honoured). `latencyMs`: time to the response's headers.
+   */
+  answered(
+    backend: string,
+    p: LlmProvider,
+    groups: readonly (readonly LlmProvider[])[],
+    up: { statusCode: number; headers: Readonly<Record<string, string | string[] | undefined>> },
+    latencyMs: number,
+    now: number,
+  ): void {
+    if (unhealthyAnswer(p.health, up.statusCode, up.headers))
+      this.failed(backend, p, groups, retryAfterMs(up.headers['retry-after'], now));
+    else this.succeeded(backend, p, latencyMs);
   }
 
   /** `latencyMs`: time to the response's headers, for the EWMA that orders a group. */

@@ -29,6 +29,8 @@ export interface CatalogOptions {
   onTargetFailure(target: string, phase: string): void;
   /** The target's connection, revived if its process died (session-recovery.ts); undefined when there is none. */
   live(target: string): Promise<Upstream | undefined>;
+  /** Left out by passive health (target-health.ts): no list asks it. */
+  ejected?(target: string): boolean;
 }
 
 export class Catalog {
@@ -52,7 +54,7 @@ export class Catalog {
     const capability = lists[kind].capability;
     return Object.fromEntries(
       [...this.opts.upstreams.values()]
-        .filter((u) => (u.alive || u.processLocal) && u.capabilities[capability])
+        .filter((u) => (u.alive || u.processLocal) && u.capabilities[capability] && !this.opts.ejected?.(u.name))
         .map((u) => [u.name, undefined]),
     );
   }
@@ -130,6 +132,11 @@ export class Catalog {
     await this.refresh(kind);
     const up = this.opts.upstreams.get(this.routes[kind].get(exposed) ?? '');
     return up ? { up, name: exposed } : undefined;
+  }
+
+  /** The target a prefixed name names, connected or not; undefined when names are not prefixed. */
+  prefixOwner(exposed: string): string | undefined {
+    return this.opts.prefixed ? splitPrefixed(exposed, this.opts.targetNames)?.target : undefined;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { RetryPlan } from '../policy/traffic-policy.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
 import type { SessionRegistry } from './sessions.js';
 import type { ToolCallOutcome } from './session.js';
+import type { TargetHealth } from './target-health.js';
 
 export interface McpRoute {
   name: string;
@@ -21,6 +22,8 @@ export interface McpRoute {
   retry?: RetryPlan;
   /** Targets with a per-request identity (target-identity.ts): their credential is obtained for every request. */
   identityTargets?: McpTarget[];
+  /** Passive health of the targets (`backend.health`); unset when no target sets it. */
+  health?: TargetHealth;
 }
 
 export interface EndpointContext {

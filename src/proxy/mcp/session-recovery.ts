@@ -22,6 +22,8 @@ export interface RecoveryHost {
   sealed(): SealedTarget[] | undefined;
   /** A fresh target session, initialized with the client's capabilities. */
   connect(target: McpTarget): Promise<Upstream>;
+  /** Wraps the upstream's calls once more, outside recovery (passive health, target-health.ts). */
+  guard?(up: Upstream): Upstream;
   log: Logger;
 }
 
@@ -45,7 +47,7 @@ export class TargetRecovery {
         return (this.raw.get(fresh) ?? fresh.call)(method, params, opts);
       }
     };
-    return up;
+    return this.host.guard ? this.host.guard(up) : up;
   }
 
   /** A live connection to the target: revives a dead process-local one. */

@@ -27,6 +27,7 @@ export function sessionOptions(route: McpRoute, ctx: EndpointContext, id: string
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
     ...(route.retry ? { retry: route.retry } : {}),
+    ...(route.health ? { health: route.health } : {}),
   };
 }
 

@@ -30,7 +30,7 @@ import { SessionGone, TargetRecovery } from './session-recovery.js';
 import { endTargetSession } from './target-session.js';
 import { type SealedTarget, type SessionSealer, type SessionState, subjectOf } from './session-seal.js';
 import { type Continuation, type HeldCalls, InputBridge, heldElsewhere, isBridgeState } from './input-bridge.js';
-import { SATURATED_MARK, TargetSaturated } from './upstream-fetch.js';
+import { isSaturated } from './upstream-fetch.js';
 import { ProxyError } from '../proxy-error.js';
 import { decodeCursor, encodeCursor, usesPrefix } from './multiplex.js';
 import { EventLog, SseStream } from './sse-stream.js';
@@ -50,6 +50,7 @@ import {
 } from './modern.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
+import type { TargetHealth } from './target-health.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
@@ -95,6 +96,8 @@ export interface SessionOptions {
   callTimeoutMs?: number;
   /** The route's `traffic.retry` for requests to remote streamable-HTTP targets. */
   retry?: RetryPlan;
+  /** Passive health of the targets (`backend.health`): ejected ones are left out and fail fast. */
+  health?: TargetHealth;
   /** The client speaks 2026-07-28: this session serves one of its requests, described by the envelope. */
   modern?: { envelope: Envelope; listening: boolean };
   /** Seals the continuation of a 2025 target's requests for input to a 2026 client, and holds the calls only this process can finish (input-bridge.ts). */
@@ -160,11 +163,13 @@ export class McpSession {
         });
     }
     const targetNames = opts.backend.targets.map((t) => t.name);
+    const health = opts.health;
     this.recovery = new TargetRecovery({
       backend: opts.backend,
       upstreams: this.upstreams,
       sealed: () => this.sealed,
       connect: (t) => this.connectTarget(t),
+      ...(health ? { guard: (up: Upstream) => health.guard(up) } : {}),
       log: opts.log,
     });
     this.catalog = new Catalog({
@@ -176,6 +181,7 @@ export class McpSession {
       log: opts.log,
       onTargetFailure: opts.onTargetFailure,
       live: (name) => this.recovery.live(name),
+      ...(health ? { ejected: (name: string) => health.ejected(name) } : {}),
     });
   }
 
@@ -300,7 +306,11 @@ export class McpSession {
   private async connectAll(
     resumeOf: (name: string) => ResumeAt | undefined,
   ): Promise<{ text: string; saturated: boolean } | undefined> {
-    const targets = this.opts.backend.targets;
+    // Targets ejected by passive health are left out, as if they were not there (FailClosed included).
+    const health = this.opts.health;
+    const targets = health
+      ? this.opts.backend.targets.filter((t) => !health.ejected(t.name))
+      : this.opts.backend.targets;
     const results = await Promise.allSettled(targets.map((t) => this.connectTarget(t, resumeOf(t.name))));
     const failures: string[] = [];
     let saturated = 0;
@@ -319,9 +329,15 @@ export class McpSession {
     return { text: failures.join('; '), saturated: saturated === failures.length };
   }
 
+  /** A connection to the target; its outcome counts for passive health. */
+  private connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
+    const health = this.opts.health;
+    return health ? health.observe(t.name, () => this.dialTarget(t, resume)) : this.dialTarget(t, resume);
+  }
+
   // Streamable-HTTP targets directly; the SDK client, for stdio and legacy SSE targets, loads with the
   // first snapshot that has one (the runtime awaits it at apply).
-  private async connectTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
+  private async dialTarget(t: McpTarget, resume?: ResumeAt): Promise<Upstream> {
     const modern = this.opts.modern;
     const dial: TargetDial = {
       target: t,
@@ -613,7 +629,16 @@ export class McpSession {
         return isRpcError(err) ? rpcError(req.id, InternalError, messageOf(err)) : internalError(req.id, err, this.log);
       }
     }
-    if (!found) return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
+    if (!found) {
+      // A prefixed name of a target passive health left out: say so rather than that the name is unknown.
+      const owner = this.catalog.prefixOwner(exposed);
+      const ejected = owner !== undefined && this.opts.health?.ejected(owner) ? this.opts.health : undefined;
+      if (ejected && owner !== undefined) {
+        const err = ejected.ejectedError(owner);
+        return rpcError(req.id, err.code, `target ${owner}: ${messageOf(err)}`, err.data);
+      }
+      return rpcError(req.id, InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${exposed}`);
+    }
     const out = await this.forward(found.up, req, found.name === exposed ? p : { ...p, name: found.name }, ctx);
     // Counted by the target's own tool names only: a client cannot mint label values.
     if (kind === 'tools' && out) this.opts.onToolCall?.(found.up.name, found.name, toolCallOutcome(out));
@@ -914,11 +939,4 @@ export function mcpContextOf(req: JsonRpcRequest): AuthorizeContext['mcp'] {
     else if (ref.type === 'ref/resource') mcp.resource = String(ref.uri ?? '');
   }
   return mcp;
-}
-
-/** Whether `err` (or an error it wraps) is a target pool that was full with its queue full too. */
-function isSaturated(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (e instanceof TargetSaturated || e.message.includes(SATURATED_MARK)) return true;
-  return false;
 }

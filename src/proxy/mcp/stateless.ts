@@ -50,6 +50,7 @@ export async function statelessSession(
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
     ...(route.retry ? { retry: route.retry } : {}),
+    ...(route.health ? { health: route.health } : {}),
   });
   const first = messages.find(isRequest);
   if (!first) return session; // notifications and responses only: nothing to connect for

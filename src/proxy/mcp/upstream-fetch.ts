@@ -26,6 +26,13 @@ export class TargetSaturated extends Error {
   readonly code = 'GW_TARGET_SATURATED';
 }
 
+/** Whether `err` (or an error it wraps) is a target pool that was full with its queue full too. */
+export function isSaturated(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof TargetSaturated || e.message.includes(SATURATED_MARK)) return true;
+  return false;
+}
+
 // Requests in flight or queued per origin on `upstreamAgent` (undici keeps no bound on its queue).
 const pending = new Map<string, number>();
 

@@ -205,8 +205,10 @@ export function httpResumer(
 }
 
 /** A POST the target answered with a non-2xx status (the wording the SDK's client transport uses). */
-export function postRefused(status: number, body: string): Error {
-  return new Error(`Streamable HTTP error: Error POSTing to endpoint (HTTP ${status}): ${body.slice(0, 500)}`);
+export function postRefused(status: number, body: string): Error & { status: number } {
+  const text = `Streamable HTTP error: Error POSTing to endpoint (HTTP ${status}): ${body.slice(0, 500)}`;
+  // The status rides along for passive health (target-health.ts), which counts only 5xx and 429 as failures.
+  return Object.assign(new Error(text), { status });
 }
 
 /** The JSON-RPC error answering call `id` in a refusal's body, if that is what the body holds. */

@@ -7,6 +7,7 @@
 // feeds an EWMA of latency that orders equal-priority members. State lives in one proxy replica; the clock
 // is passed in. Behaviour: docs/proxy.md "Passive health".
 import type { OutlierDetection } from '../../ir/types.js';
+import { compileCel, expressionVariables, type CompiledCel } from './cel/env.js';
 
 export interface OutlierSettings {
   consecutiveFailures: number;
@@ -14,6 +15,8 @@ export interface OutlierSettings {
   maxEjectionMs: number;
   /** 0-100 of the pool. */
   maxEjectionPercent: number;
+  /** `unhealthyCondition`, compiled once per snapshot: decides which responses are failures. */
+  unhealthy?: CompiledCel;
 }
 
 /** An LLM provider without `health`: out for 5 s after one failure, doubled up to 60 s; the whole pool may be out. */
@@ -24,15 +27,48 @@ export const LLM_BACKOFF: OutlierSettings = {
   maxEjectionPercent: 100,
 };
 
-/** The IR's resolved `health`, or undefined when it is unset. */
+/**
+ * The IR's resolved `health`, or undefined when it is unset. Its `unhealthyCondition` is compiled here, when
+ * the snapshot is applied; one the translator let through that does not compile leaves the default rule
+ * (the translator refuses such an object, so this only guards a snapshot from elsewhere).
+ */
 export function outlierSettings(h: OutlierDetection | null | undefined): OutlierSettings | undefined {
   if (!h) return undefined;
+  const unhealthy = h.unhealthyCondition ? compiledCondition(h.unhealthyCondition) : undefined;
   return {
     consecutiveFailures: Math.max(1, h.consecutiveFailures),
     baseEjectionMs: h.baseEjectionMs,
     maxEjectionMs: Math.max(h.maxEjectionMs, h.baseEjectionMs),
     maxEjectionPercent: Math.min(100, h.maxEjectionPercent),
+    ...(unhealthy ? { unhealthy } : {}),
   };
+}
+
+function compiledCondition(source: string): CompiledCel | undefined {
+  try {
+    return compileCel(source, expressionVariables.unhealthyCondition);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether an answer counts as a failure: what `unhealthyCondition` says when it evaluates to a boolean (over
+ * `response.code` and `response.headers`), else the default rule, a 5xx or a 429. No answer at all (connect
+ * error, reset, timeout) is a failure whatever the condition.
+ */
+export function unhealthyAnswer(
+  s: OutlierSettings | undefined,
+  status: number,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): boolean {
+  if (s?.unhealthy) {
+    const flat: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) if (v !== undefined) flat[k] = [v].flat().join(',');
+    const v = s.unhealthy.evaluate({ response: { code: status, headers: flat } });
+    if (typeof v === 'boolean') return v;
+  }
+  return status >= 500 || status === 429;
 }
 
 /** A Retry-After header (seconds or an HTTP-date) in ms from `now`; 0 when absent or unreadable. */

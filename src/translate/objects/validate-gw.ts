@@ -87,6 +87,8 @@ function shapingCelProblems(
         (step?.[field] ?? []).forEach((h, i) => check(`${path}.${side}.${field}[${i}].value`, h.value, vars));
       check(`${path}.${side}.body`, step?.body, vars);
     }
+  check('spec.backend.health.unhealthyCondition', s.backend?.health?.unhealthyCondition, unhealthyVars);
+  check('spec.policies.health.unhealthyCondition', s.policies?.health?.unhealthyCondition, unhealthyVars);
   const d = s.traffic?.directResponse;
   if (!d) return;
   const entries = d.conditional?.map((c, i) => [`conditional[${i}].response.`, c.response, c.condition] as const) ?? [
@@ -131,9 +133,11 @@ function backendProblems(s: GwBackendSpec, bad: Bad): void {
   shapingCelProblems(s, bad);
   transformationCelProblems('spec.policies.ai', s.policies?.ai, bad);
   (s.ai?.groups ?? []).forEach((g, gi) =>
-    (g.providers ?? []).forEach((p, pi) =>
-      transformationCelProblems(`spec.ai.groups[${gi}].providers[${pi}].policies.ai`, p.policies?.ai, bad),
-    ),
+    (g.providers ?? []).forEach((p, pi) => {
+      const at = `spec.ai.groups[${gi}].providers[${pi}].policies`;
+      transformationCelProblems(`${at}.ai`, p.policies?.ai, bad);
+      unhealthyConditionProblem(`${at}.health`, p.policies?.health, bad);
+    }),
   );
   const targets = s.mcp?.targets;
   if (!targets) return;
@@ -187,7 +191,16 @@ function transformationCelProblems(at: string, lists: FieldTransformationLists |
     });
 }
 
+const unhealthyVars = expressionVariables.unhealthyCondition;
+
+/** `health.unhealthyCondition` compiled as the proxy will (over `response`): one that does not compile is refused here. */
+function unhealthyConditionProblem(at: string, h: { unhealthyCondition?: string } | undefined, bad: Bad): void {
+  const why = h?.unhealthyCondition === undefined ? undefined : celCompileProblem(h.unhealthyCondition, unhealthyVars);
+  if (why) bad(`${at}.unhealthyCondition`, why);
+}
+
 function modelProblems(s: GwModelSpec, bad: Bad): void {
+  unhealthyConditionProblem('spec.policies.health', s.policies?.health, bad);
   const set = (['provider', 'virtualModel'] as const).filter((k) => s[k] !== undefined);
   if (set.length !== 1) bad('spec', 'exactly one of provider or virtualModel must be set');
   const parents = s.parentRefs;

@@ -214,6 +214,7 @@ export function backendRef(
   Object.assign(out, connection.settings);
   const health = edgeHealth(irBackend, merged, subMerged);
   if (health.health) out.health = health.health;
+  if (health.targetHealth) out.targetHealth = health.targetHealth;
   const transformation = edgeTransformation(irBackend, merged, subMerged);
   if (transformation.transformation) out.transformation = transformation.transformation;
   const aiProviders = (irBackend?.ai?.groups ?? []).flatMap((g) => g.providers ?? []);

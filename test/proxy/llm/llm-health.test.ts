@@ -1,6 +1,7 @@
 // Passive health (`health`) of AI providers and GwModels, translated from manifests and served by the real
 // runtime with a clock the test moves, against loopback stand-ins of the OpenAI API: priority groups fail
-// over only when every provider of one is ejected, latency (EWMA) orders a group, a GwModel's own health.
+// over only when every provider of one is ejected, latency (EWMA) orders a group, a GwModel's own health,
+// and `unhealthyCondition` deciding which answers count as failures (on a provider and on a GwModel).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +48,8 @@ describe('passive health of AI providers and GwModels', () => {
   }
 
   beforeAll(async () => {
-    for (const n of ['a', 'b', 'c', 'a2', 'b2', 'c2', 'm1', 'm2']) fakes[n] = await startFakeVendor('openai');
+    for (const n of ['a', 'b', 'c', 'a2', 'b2', 'c2', 'm1', 'm2', 'cx', 'cy', 'cm1', 'cm2'])
+      fakes[n] = await startFakeVendor('openai');
     timed.fast = await startTimed('fast', 10);
     timed.slow = await startTimed('slow', 400);
     const p = (name: string, port: number) => `{name: ${name}, openai: {}, host: 127.0.0.1, port: ${port}}`;
@@ -66,7 +68,10 @@ ${gs.map((g) => `    - providers: [${g.map((n) => p(n, port(n))).join(', ')}]`).
       `  provider: OpenAI\n  baseURL: http://127.0.0.1:${port}/v1\n  visibility: Internal\n  policies: {auth: {key: k}, health: {${h}}}`;
     proxy = await startLlmProxy(
       `${GATEWAY}
-${groups('prio', [['a', 'b'], ['c']], f)}${groups('prio2', [['a2', 'b2'], ['c2']], f)}${groups(
+${groups('prio', [['a', 'b'], ['c']], f)}${groups('cond', [['cx'], ['cy']], f)}${aiRoute('cond', '/cond', 'cond')}${routeBackendPolicy(
+        'cond',
+        health('consecutiveFailures: 1, maxEjectionPercent: 100, unhealthyCondition: "response.code == 503"'),
+      )}${groups('prio2', [['a2', 'b2'], ['c2']], f)}${groups(
         'speed',
         [['fast', 'slow']],
         (n) => (timed[n] as Timed).port,
@@ -89,6 +94,16 @@ ${groups('prio', [['a', 'b'], ['c']], f)}${groups('prio2', [['a2', 'b2'], ['c2']
       targets:
       - {modelRef: {name: flaky}, model: big, priority: 0}
       - {modelRef: {name: backup}, model: big, priority: 1}`,
+      )}${gwModel('choosy', model(f('cm1'), 'consecutiveFailures: 1, unhealthyCondition: "response.code == 503"'))}${gwModel(
+        'spare',
+        model(f('cm2'), 'consecutiveFailures: 2'),
+      )}${gwModel(
+        'picky',
+        `  virtualModel:
+    failover:
+      targets:
+      - {modelRef: {name: choosy}, model: big, priority: 0}
+      - {modelRef: {name: spare}, model: big, priority: 1}`,
       )}`,
       { clock: () => now },
     );
@@ -156,5 +171,24 @@ ${groups('prio', [['a', 'b'], ['c']], f)}${groups('prio2', [['a2', 'b2'], ['c2']
     (fakes.m1 as FakeVendor).mode = { kind: 'ok' };
     await chat(`${proxy.base}/v1/chat/completions`, body('smart'));
     expect([hits('m1'), hits('m2')]).toEqual([3, 5]);
+  });
+
+  it('counts failures by unhealthyCondition: 500s it does not match fail over but never eject, a 503 it matches does', async () => {
+    (fakes.cx as FakeVendor).mode = { kind: 'status', status: 500 };
+    for (let i = 0; i < 5; i++) expect((await chat(`${proxy.base}/cond/chat`, body())).status).toBe(200);
+    expect([hits('cx'), hits('cy')]).toEqual([5, 5]);
+    (fakes.cx as FakeVendor).mode = { kind: 'status', status: 503 };
+    for (let i = 0; i < 5; i++) expect((await chat(`${proxy.base}/cond/chat`, body())).status).toBe(200);
+    expect([hits('cx'), hits('cy')]).toEqual([6, 10]);
+  });
+
+  it("applies a GwModel's own unhealthyCondition: 500s fail over without ejecting it, a 503 ejects it", async () => {
+    (fakes.cm1 as FakeVendor).mode = { kind: 'status', status: 500 };
+    const picky = () => chat(`${proxy.base}/v1/chat/completions`, body('picky'));
+    for (let i = 0; i < 3; i++) expect((await picky()).status).toBe(200);
+    expect([hits('cm1'), hits('cm2')]).toEqual([3, 3]);
+    (fakes.cm1 as FakeVendor).mode = { kind: 'status', status: 503 };
+    for (let i = 0; i < 3; i++) expect((await picky()).status).toBe(200);
+    expect([hits('cm1'), hits('cm2')]).toEqual([4, 6]);
   });
 });

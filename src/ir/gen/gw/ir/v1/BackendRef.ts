@@ -79,8 +79,8 @@ export interface BackendRef {
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
   /**
-   * `backend.health` of an edge to an HTTP backend: the route's HTTP backends form one pool whose failing
-   * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
+   * `backend.health` of an edge to an HTTP or MCP backend: the route's HTTP backends (or the MCP backend's
+   * targets) form one pool whose failing members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
    */
   'health'?: (_gw_ir_v1_OutlierDetection | null);
   /**
@@ -97,6 +97,11 @@ export interface BackendRef {
    * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
    */
   'targetTcp'?: ({[key: string]: _gw_ir_v1_UpstreamTcp});
+  /**
+   * MCP target name → its own `policies.health` (or a sectionName-targeted `backend.health`); a target
+   * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
+   */
+  'targetHealth'?: ({[key: string]: _gw_ir_v1_OutlierDetection});
 }
 
 export interface BackendRef__Output {
@@ -165,8 +170,8 @@ export interface BackendRef__Output {
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
   /**
-   * `backend.health` of an edge to an HTTP backend: the route's HTTP backends form one pool whose failing
-   * members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
+   * `backend.health` of an edge to an HTTP or MCP backend: the route's HTTP backends (or the MCP backend's
+   * targets) form one pool whose failing members are ejected (docs/proxy.md "Passive health"); unset means no ejection.
    */
   'health': (_gw_ir_v1_OutlierDetection__Output | null);
   /**
@@ -183,4 +188,9 @@ export interface BackendRef__Output {
    * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
    */
   'targetTcp': ({[key: string]: _gw_ir_v1_UpstreamTcp__Output});
+  /**
+   * MCP target name → its own `policies.health` (or a sectionName-targeted `backend.health`); a target
+   * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
+   */
+  'targetHealth': ({[key: string]: _gw_ir_v1_OutlierDetection__Output});
 }

@@ -28,6 +28,11 @@ export interface OutlierDetection {
    * Where it came from (`GwPolicy ns/name`, `GwModel ns/name`); diagnostics only.
    */
   'source'?: (string);
+  /**
+   * `unhealthyCondition`: CEL over `response` (`code`, `headers`); when set, a response counts as a failure
+   * exactly when it is true (instead of 5xx or 429). Connect errors, resets and timeouts always count.
+   */
+  'unhealthyCondition'?: (string);
 }
 
 /**
@@ -57,4 +62,9 @@ export interface OutlierDetection__Output {
    * Where it came from (`GwPolicy ns/name`, `GwModel ns/name`); diagnostics only.
    */
   'source': (string);
+  /**
+   * `unhealthyCondition`: CEL over `response` (`code`, `headers`); when set, a response counts as a failure
+   * exactly when it is true (instead of 5xx or 429). Connect errors, resets and timeouts always count.
+   */
+  'unhealthyCondition': (string);
 }
