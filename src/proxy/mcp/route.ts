@@ -2,6 +2,7 @@
 // stateless.ts and the runtime share, kept apart so those files need not import each other.
 import type { McpBackend, McpTarget } from '../../ir/types.js';
 import type { BackendIdentities } from '../auth/backend-identity.js';
+import type { ExtAuthClient, ExtAuthRoute } from '../auth/ext-auth.js';
 import type { RouteSecurity } from '../auth/hooks.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
@@ -21,6 +22,8 @@ export interface McpRoute {
   retry?: RetryPlan;
   /** Targets with a per-request identity (target-identity.ts): their credential is obtained for every request. */
   identityTargets?: McpTarget[];
+  /** Target name → its own `backend.extAuth` (target-ext-auth.ts), asked before a client request reaches it. */
+  targetExtAuth?: ReadonlyMap<string, ExtAuthRoute>;
 }
 
 export interface EndpointContext {
@@ -32,4 +35,6 @@ export interface EndpointContext {
   onToolCall?(target: string, tool: string, outcome: ToolCallOutcome): void;
   /** Exchanged and signed tokens, shared with the other edges; unset: no MCP target gets a per-request identity. */
   identities?: BackendIdentities;
+  /** Asks the targets' `backend.extAuth`; unset: a target with one refuses every request it would serve. */
+  extAuth?: ExtAuthClient;
 }

@@ -1,0 +1,95 @@
+// backend.extAuth per MCP target: a GwPolicy aimed at one target with sectionName gives that target a service of
+// its own, asked before a client request reaches it; the other target is never asked about. Translated from
+// manifests, served by a real runtime, two real streamable-HTTP MCP targets and the loopback ext_authz stand-in
+// (ext-auth-server.ts: x-user alice is allowed, bob denied with 403), for a 2025 client and a 2026-07-28 client.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHttpFixture, type HttpFixture } from '../../fixtures/mcp-http-server.js';
+import { generations } from '../generations.js';
+import { GATEWAY, startLlmProxy, type LlmProxy } from '../llm/llm-harness.js';
+import { startExtAuthServer, type ExtAuthServer } from './ext-auth-server.js';
+
+const manifests = (open: number, guarded: number, svc: string): string => `${GATEWAY}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: tools, namespace: default}
+spec:
+  mcp:
+    targets:
+    - {name: open, static: {host: 127.0.0.1, port: ${open}, path: /mcp}}
+    - {name: guarded, static: {host: 127.0.0.1, port: ${guarded}, path: /mcp}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: guarded-target, namespace: default}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: tools, sectionName: guarded}]
+  backend: {extAuth: {url: "${svc}/target-guarded", http: {allowedRequestHeaders: [X-User]}, forwardBody: {maxSize: "64Ki"}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mcp, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /mcp}}]
+    backendRefs: [{group: gw.dev, kind: GwBackend, name: tools}]
+`;
+
+type Tool = { name: string };
+
+describe.each(generations)('backend.extAuth per MCP target ($generation client)', (g) => {
+  let open: HttpFixture, guarded: HttpFixture;
+  let authz: ExtAuthServer;
+  let proxy: LlmProxy;
+  const url = (): string => `${proxy.base}/mcp`;
+  const port = (f: HttpFixture): number => Number(new URL(f.url).port);
+
+  beforeAll(async () => {
+    [open, guarded] = await Promise.all([startHttpFixture({ id: 'open' }), startHttpFixture({ id: 'guarded' })]);
+    authz = await startExtAuthServer();
+    proxy = await startLlmProxy(manifests(port(open), port(guarded), `http://127.0.0.1:${authz.port}`));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await Promise.all([open?.close(), guarded?.close(), authz?.close()]);
+  });
+  beforeEach(() => {
+    authz.checks.length = 0;
+  });
+
+  it("lists and calls the guarded target's tools for an allowed client, its service sent the JSON-RPC body", async () => {
+    const c = await g.open(url(), { 'x-user': 'alice' });
+    const listed = await c.call('tools/list');
+    const names = (listed.body.result as { tools: Tool[] }).tools.map((t) => t.name);
+    expect(names).toContain('open_echo');
+    expect(names).toContain('guarded_echo');
+    const called = await c.call('tools/call', { name: 'guarded_echo', arguments: { text: 'hi' } });
+    expect(called.body.error).toBeUndefined();
+    expect(JSON.stringify(called.body.result)).toContain('guarded:hi');
+    // One check per client request that reached the target, each with that request's body.
+    expect(authz.checks.map((ch) => ch.url)).toEqual(['/target-guarded/mcp', '/target-guarded/mcp']);
+    expect(authz.checks[0]?.body).toContain('"tools/list"');
+    expect(authz.checks[1]?.body).toContain('"tools/call"');
+  });
+
+  it("drops a denied target's tools from the list and answers a call to it with a JSON-RPC error", async () => {
+    const c = await g.open(url(), { 'x-user': 'bob' });
+    const listed = await c.call('tools/list');
+    expect(listed.status).toBe(200);
+    const names = (listed.body.result as { tools: Tool[] }).tools.map((t) => t.name);
+    expect(names).toContain('open_echo');
+    expect(names.filter((n) => n.startsWith('guarded_'))).toEqual([]);
+    const denied = await c.call('tools/call', { name: 'guarded_echo', arguments: { text: 'hi' } });
+    expect(denied.status).toBe(200);
+    expect(denied.body.error).toEqual({
+      code: -32003,
+      message: 'target guarded: the authorization service denied this request',
+      data: { target: 'guarded', status: 403, body: JSON.stringify({ denied: 'bob' }) },
+    });
+    // The other target is never asked about, and serves the same client.
+    const other = await c.call('tools/call', { name: 'open_echo', arguments: { text: 'yo' } });
+    expect(JSON.stringify(other.body.result)).toContain('open:yo');
+    expect(authz.checks.map((ch) => ch.url)).toEqual(['/target-guarded/mcp', '/target-guarded/mcp']);
+  });
+});
