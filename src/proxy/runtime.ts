@@ -85,22 +85,20 @@ function externalServices(route: Route): {
 
 /**
  * `backend.extAuth` written per edge (the route's edges or an MCP edge's targets differ): an MCP route's targets'
- * services, and what of it the route cannot ask (a setting that does not compile, one on an LLM route's edge).
+ * services, and a setting that does not compile. An LLM route serves its `ai` edge, whose settings are per provider.
  */
 function edgeExtAuth(
   route: Route,
   ref: Route['backends'][number] | undefined,
-  served: { mcp: McpBackend | undefined; llm: boolean },
+  mcp: McpBackend | undefined,
 ): { targetExtAuth?: ReadonlyMap<string, ExtAuthRoute>; unenforced: string[] } {
-  if (served.mcp) {
-    const checks = targetExtAuth(ref, served.mcp);
+  if (mcp) {
+    const checks = targetExtAuth(ref, mcp);
     if (typeof checks === 'string') return { unenforced: [checks] };
     return checks ? { targetExtAuth: checks, unenforced: [] } : { unenforced: [] };
   }
   const unenforced: string[] = [];
   for (const b of route.backends) {
-    if (served.llm && (b.extAuthorization || Object.keys(b.targetExtAuthorization ?? {}).length > 0))
-      unenforced.push(`backend.extAuth of backend ${b.backend} (an LLM route asks it per AI provider only)`);
     const c = b.extAuthorization ? compileExtAuth(b.extAuthorization) : undefined;
     if (typeof c === 'string') unenforced.push(`backend.extAuth of backend ${b.backend} (${c})`);
   }
@@ -494,7 +492,7 @@ export class ProxyRuntime {
       const ext = externalServices(route);
       if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
       const identity = backend ? identityTargets(backend) : [];
-      const perEdge = edgeExtAuth(route, ref, { mcp: mcp ?? undefined, llm: llm !== undefined });
+      const perEdge = edgeExtAuth(route, ref, mcp ?? undefined);
       const compiled: CompiledRoute = {
         name: route.name,
         route,

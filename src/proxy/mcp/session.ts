@@ -676,8 +676,7 @@ export class McpSession {
     ctx: CallContext,
     continued?: Continuation,
   ): Promise<JsonRpcResponse | undefined> {
-    // The target's own backend.extAuth, when it has one, decides before anything is sent to it.
-    const gate = targetDenial(found.name);
+    const gate = targetDenial(found.name); // the target's own backend.extAuth decides before it is sent anything
     const denied = gate && (await gate);
     if (denied) return deniedCall(req.id, denied);
     let up = found;
