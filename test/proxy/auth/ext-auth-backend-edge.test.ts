@@ -41,6 +41,13 @@ spec:
     backendRefs:
     - {group: gw.dev, kind: GwBackend, name: guarded, weight: 1}
     - {group: gw.dev, kind: GwBackend, name: plain, weight: 1}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: split-retry, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: split}]
+  traffic: {retry: {attempts: 3, backoff: 1ms, codes: [503]}}
 `;
 
 describe('backend.extAuth per weighted backend edge', () => {
@@ -49,19 +56,23 @@ describe('backend.extAuth per weighted backend edge', () => {
   let authz: ExtAuthServer;
   let proxy: LlmProxy;
   // 24 requests at weights 1:1: both edges are picked (a miss has probability 2^-23).
-  const send = (user: string) =>
+  const send = (user: string, path = '/split/x') =>
     Promise.all(
       Array.from({ length: 24 }, async () => {
-        const res = await fetch(`${proxy.base}/split/x`, { headers: { 'x-user': user } });
+        const res = await fetch(`${proxy.base}${path}`, { headers: { 'x-user': user } });
         return { status: res.status, text: await res.text() };
       }),
     );
 
   beforeAll(async () => {
-    const answer = (name: string) => (req: { headers: IncomingHttpHeaders }, res: { end(s: string): void }) => {
-      received[name]?.push(req.headers);
-      res.end(name);
-    };
+    // The guarded backend fails requests to /split/fail with 503 (the route retries 503).
+    const answer =
+      (name: string) =>
+      (req: { url?: string; headers: IncomingHttpHeaders }, res: { statusCode: number; end(s: string): void }) => {
+        received[name]?.push(req.headers);
+        if (name === 'guarded' && req.url === '/split/fail') res.statusCode = 503;
+        res.end(name);
+      };
     [guarded, plain] = await Promise.all([startUpstream(answer('guarded')), startUpstream(answer('plain'))]);
     authz = await startExtAuthServer();
     proxy = await startLlmProxy(manifests(guarded.port, plain.port, `http://127.0.0.1:${authz.port}`));
@@ -99,5 +110,19 @@ describe('backend.extAuth per weighted backend edge', () => {
     expect(received.guarded).toEqual([]);
     expect(received.plain).toHaveLength(served.length);
     expect(authz.checks).toHaveLength(denied.length);
+  });
+
+  it('retries only on edges asking the same service, so what a service allowed never reaches another edge', async () => {
+    const answers = await send('alice', '/split/fail');
+    const failed = answers.filter((a) => a.status === 503);
+    const served = answers.filter((a) => a.status === 200);
+    // A request first sent to the guarded edge stays there (the try and 3 retries, one check); one sent to plain is served.
+    expect(failed.length).toBeGreaterThan(0);
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.every((a) => a.text === 'plain')).toBe(true);
+    expect(received.guarded).toHaveLength(failed.length * 4);
+    expect(received.plain).toHaveLength(served.length);
+    expect(received.plain?.every((h) => h['x-auth-user'] === undefined)).toBe(true);
+    expect(authz.checks).toHaveLength(failed.length);
   });
 });
