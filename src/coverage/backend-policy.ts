@@ -185,7 +185,7 @@ export const backendMcp: CoverageTable = guarding({
 export const backendExtAuth: CoverageTable = guarding({
   'extAuth.*': enforced(
     'Policy.backendExtAuthorization',
-    'asked after routing, after traffic.extAuth; per AI provider (AiProviderEdge.extAuthorization) before each try of that provider; backends of one route that differ, and one per MCP target, are refused on the route',
+    'asked after routing, after traffic.extAuth, when every edge shares it; otherwise per edge (BackendRef.extAuthorization) once the weighted pick chose it, per MCP target (BackendRef.targetExtAuthorization) before each client request reaching that target, per AI provider (AiProviderEdge.extAuthorization) before each try of that provider',
   ),
 });
 

@@ -54,7 +54,8 @@ import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts } from './policy/traffic-policy.js';
 import { refusedSecurity } from './policy/refusals.js';
-import { ExtAuthClient, compileExtAuth } from './auth/ext-auth.js';
+import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
+import { targetExtAuth } from './mcp/target-ext-auth.js';
 import { ExtProcClients } from './ext/ext-proc-client.js';
 import { compileExtProc } from './ext/ext-proc-session.js';
 
@@ -82,6 +83,28 @@ function externalServices(route: Route): {
       ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
     ],
   };
+}
+
+/**
+ * `backend.extAuth` written per edge (the route's edges or an MCP edge's targets differ): an MCP route's targets'
+ * services, and a setting that does not compile. An LLM route serves its `ai` edge, whose settings are per provider.
+ */
+function edgeExtAuth(
+  route: Route,
+  ref: Route['backends'][number] | undefined,
+  mcp: McpBackend | undefined,
+): { targetExtAuth?: ReadonlyMap<string, ExtAuthRoute>; unenforced: string[] } {
+  if (mcp) {
+    const checks = targetExtAuth(ref, mcp);
+    if (typeof checks === 'string') return { unenforced: [checks] };
+    return checks ? { targetExtAuth: checks, unenforced: [] } : { unenforced: [] };
+  }
+  const unenforced: string[] = [];
+  for (const b of route.backends) {
+    const c = b.extAuthorization ? compileExtAuth(b.extAuthorization) : undefined;
+    if (typeof c === 'string') unenforced.push(`backend.extAuth of backend ${b.backend} (${c})`);
+  }
+  return { unenforced };
 }
 
 /** The smallest `frontend.http.maxBufferSize` of the route's listeners (0: none sets it). */
@@ -228,9 +251,15 @@ export class ProxyRuntime {
       ejected: (pool, endpoint, reason) => this.metrics.upstreamEjections.inc({ pool, endpoint, reason }),
     }));
     this.metrics.ejected.now = () => outliers.ejectedNow();
+    this.extAuth = new ExtAuthClient({
+      log: this.log,
+      ...(opts.extAuthTimeoutMs ? { timeoutMs: opts.extAuthTimeoutMs } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     this.forwarder = new HttpForwarder({
       log: this.log,
       metrics: this.metrics,
+      extAuth: this.extAuth,
       outliers,
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
@@ -240,11 +269,6 @@ export class ProxyRuntime {
     if (!opts.llmGuards) this.guards = createPromptGuards();
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
     this.traffic = new TrafficGate(this.log, this.metrics, opts.clock);
-    this.extAuth = new ExtAuthClient({
-      log: this.log,
-      ...(opts.extAuthTimeoutMs ? { timeoutMs: opts.extAuthTimeoutMs } : {}),
-      ...(opts.clock ? { clock: opts.clock } : {}),
-    });
     this.extProc = new ExtProcClients(this.log);
     this.llm = new LlmForwarder({
       log: this.log,
@@ -264,6 +288,7 @@ export class ProxyRuntime {
       onTargetFailure: (target, phase) =>
         this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
       identities: this.forwarder.identities,
+      extAuth: this.extAuth,
     };
     this.services = {
       traffic: this.traffic,
@@ -479,11 +504,13 @@ export class ProxyRuntime {
       const ext = externalServices(route);
       if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
       const identity = backend ? identityTargets(backend) : [];
+      const perEdge = edgeExtAuth(route, ref, mcp ?? undefined);
       const compiled: CompiledRoute = {
         name: route.name,
         route,
         backend: backend ?? noMcpBackend,
         ...(identity.length > 0 ? { identityTargets: identity } : {}),
+        ...(perEdge.targetExtAuth ? { targetExtAuth: perEdge.targetExtAuth } : {}),
         forward,
         llm,
         traffic: traffic.get(route.name),
@@ -493,6 +520,7 @@ export class ProxyRuntime {
         unenforced: [
           ...refusedSecurity(route, { security: this.opts.security !== undefined }),
           ...ext.unenforced,
+          ...perEdge.unenforced,
           // Prompt guards run only where the LLM forwarder reads the prompt; anywhere else they would be skipped silently.
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']

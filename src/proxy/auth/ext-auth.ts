@@ -179,6 +179,13 @@ export interface Checked {
   metadata?: Record<string, unknown>;
 }
 
+/** What the service decided about one request; `refused`: the proxy denies (a failed call, a body too large). */
+export type Verdict =
+  | { kind: 'allow'; checked: Checked }
+  | (Extract<Decision, { kind: 'deny' }> & { redirect: unknown })
+  | { kind: 'refused'; code: 'forbidden' | 'payload_too_large'; message: string }
+  | { kind: 'gone' };
+
 export class ExtAuthClient {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
   private readonly grpc = new GrpcClients();
@@ -200,6 +207,26 @@ export class ExtAuthClient {
     /** The check's trace context (`traceparent`), when the request is traced. */
     trace?: Record<string, string>,
   ): Promise<Checked | undefined> {
+    const v = await this.decide(req, route, ext, claims, trace, res);
+    if (v.kind === 'allow') return v.checked;
+    if (v.kind === 'deny') sendDenial(res, v);
+    else if (v.kind === 'refused')
+      sendError(res, v.code, v.message, v.code === 'payload_too_large' ? { connection: 'close' } : {});
+    return undefined;
+  }
+
+  /**
+   * The service's verdict on `req` without answering anyone: an MCP target's check (mcp/target-ext-auth.ts)
+   * turns a denial into that call's JSON-RPC error. `res`, when given, receives the allow's response headers.
+   */
+  async decide(
+    req: IncomingMessage,
+    route: string,
+    ext: ExtAuthRoute,
+    claims: Record<string, unknown> | null,
+    trace: Record<string, string> | undefined,
+    res?: ServerResponse,
+  ): Promise<Verdict> {
     const { path } = splitTarget(req.url);
     const bindings: CelBindings = {
       request: { method: req.method ?? 'GET', path, headers: flatHeaders(req) },
@@ -207,9 +234,14 @@ export class ExtAuthClient {
     };
     // A condition that fails to evaluate does not hold, as for CEL authorization rules.
     const plan = ext.branches.find((b) => !b.condition || holds(b.condition, bindings))?.plan;
-    if (!plan) return { req };
-    const body = await readBody(req, res, plan);
-    if (body === null) return undefined;
+    if (!plan) return { kind: 'allow', checked: { req } };
+    const body = await readBody(req, plan);
+    if (body === 'gone') return { kind: 'gone' };
+    if (body === 'too_large') {
+      req.resume();
+      const message = `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`;
+      return { kind: 'refused', code: 'payload_too_large', message };
+    }
     const key = plan.cache?.keyOf(bindings);
     const cached = key !== undefined ? plan.cache?.get(key, this.now()) : undefined;
     const outcome =
@@ -222,21 +254,24 @@ export class ExtAuthClient {
     if (outcome.kind === 'failed') {
       if (plan.failOpen) {
         log.warn({ why: outcome.why }, 'authorization service call failed; continuing (failureMode FailOpen)');
-        return { req: replay(req, body) };
+        return { kind: 'allow', checked: { req: replay(req, body) } };
       }
       log.warn({ why: outcome.why }, 'authorization service call failed; denying (failureMode FailClosed)');
       if (!body) req.resume();
-      sendError(res, 'forbidden', 'the authorization service could not decide; access is denied');
-      return undefined;
+      return {
+        kind: 'refused',
+        code: 'forbidden',
+        message: 'the authorization service could not decide; access is denied',
+      };
     }
     if (outcome.kind === 'deny') {
       log.info({ status: outcome.status }, 'authorization service denied the request');
       if (!body) req.resume();
-      sendDenial(res, outcome, plan.redirect?.evaluate(bindings));
-      return undefined;
+      return { ...outcome, redirect: plan.redirect?.evaluate(bindings) };
     }
     applyAllow(req, res, outcome, log);
-    return { req: replay(req, body), ...(outcome.metadata ? { metadata: outcome.metadata } : {}) };
+    const checked = { req: replay(req, body), ...(outcome.metadata ? { metadata: outcome.metadata } : {}) };
+    return { kind: 'allow', checked };
   }
 
   private async askGrpc(
@@ -316,37 +351,18 @@ export class ExtAuthClient {
 }
 
 /**
- * forwardBody: the client body (at most maxSize bytes; a larger one gets 413 before the service is asked).
- * Undefined when the plan reads no body; null when the response was already sent.
+ * forwardBody: the client body (at most maxSize bytes; a larger one is refused before the service is asked).
+ * Undefined when the plan reads no body; 'gone' when the client left.
  */
-async function readBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  plan: ExtAuthPlan,
-): Promise<Buffer | undefined | null> {
+async function readBody(req: IncomingMessage, plan: ExtAuthPlan): Promise<Buffer | undefined | 'too_large' | 'gone'> {
   if (plan.maxBodyBytes === undefined) return undefined;
-  const b =
-    Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes
-      ? 'too_large'
-      : await bufferBody(req, plan.maxBodyBytes);
-  if (b === 'gone') return null;
-  if (b === 'too_large') {
-    req.resume();
-    sendError(
-      res,
-      'payload_too_large',
-      `the request body exceeds the ${plan.maxBodyBytes} bytes the authorization service may read`,
-      {
-        connection: 'close',
-      },
-    );
-    return null;
-  }
-  return b;
+  if (Number(req.headers['content-length'] ?? '0') > plan.maxBodyBytes) return 'too_large';
+  return bufferBody(req, plan.maxBodyBytes);
 }
 
 /** The denial as the service gave it; a 401 becomes a 302 to http.redirect's URL when that yields one. */
-function sendDenial(res: ServerResponse, d: Extract<Decision, { kind: 'deny' }>, redirect: unknown): void {
+function sendDenial(res: ServerResponse, d: Extract<Verdict, { kind: 'deny' }>): void {
+  const { redirect } = d;
   if (d.status === 401 && typeof redirect === 'string' && redirect !== '' && !/[\r\n\0]/.test(redirect)) {
     res.writeHead(302, { location: redirect, 'content-length': '0' });
     res.end();
@@ -364,7 +380,7 @@ const validValue = /^[^\r\n\0]*$/;
 /** The allow's changes to the upstream request and the client response; an unusable header is skipped and logged. */
 function applyAllow(
   req: IncomingMessage,
-  res: ServerResponse,
+  res: ServerResponse | undefined,
   d: Extract<Decision, { kind: 'allow' }>,
   log: Logger,
 ): void {
@@ -384,8 +400,8 @@ function applyAllow(
       req.headers[m.name] = had === undefined ? m.value : `${[had].flat().join(', ')}, ${m.value}`;
   }
   for (const name of d.remove ?? []) if (!protectedHeaders.has(name) && !name.startsWith(':')) delete req.headers[name];
-  for (const m of d.responseHeaders ?? []) {
-    if (!usable(m)) continue;
+  for (const m of res ? (d.responseHeaders ?? []) : []) {
+    if (!usable(m) || !res) continue;
     if (m.action === 'append') res.appendHeader(m.name, m.value);
     else if (m.action !== 'setIfPresent' || res.hasHeader(m.name))
       if (m.action !== 'addIfAbsent' || !res.hasHeader(m.name)) res.setHeader(m.name, m.value);

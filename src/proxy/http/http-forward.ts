@@ -16,6 +16,7 @@ import { Agent } from './undici.js';
 import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
 import type {
   Backend,
+  BackendRef,
   BackendTls,
   HeaderModifier,
   PathMatch,
@@ -83,6 +84,8 @@ import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
 import { BackendIdentities, IdentityFailure, isIdentity, type Caller } from '../auth/backend-identity.js';
 import { flatHeaders } from '../mcp/request.js';
+import { compileExtAuth, type ExtAuthClient, type ExtAuthRoute } from '../auth/ext-auth.js';
+import { authorizeEdge } from '../auth/edge-ext-auth.js';
 import type { TunnelDialer } from './tunnel-dialer.js';
 import type { AnswerHook } from '../ext/ext-proc-answer.js';
 import {
@@ -123,6 +126,8 @@ export interface ForwardTarget {
   health?: OutlierSettings;
   /** `backend.transformation` of this edge: after the route's request step, before its response step. */
   transformation?: TransformPlan;
+  /** `backend.extAuth` of this edge (the route's edges differ): asked once the weighted pick chose it. */
+  extAuth?: ExtAuthRoute;
 }
 
 export interface ForwardRoute {
@@ -172,6 +177,8 @@ export interface ForwarderOptions {
   clock?: () => number;
   /** Passive health state, shared with the other edges so one gauge shows it; one of its own unless given. */
   outliers?: OutlierDetector;
+  /** Asks an edge's own `backend.extAuth`; a route with one fails closed without it. */
+  extAuth?: ExtAuthClient;
 }
 
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
@@ -200,6 +207,7 @@ export function forwardRouteOf(
       ...(ref.tunnel ? { tunnel: ref.tunnel } : {}),
       ...(ref.tcp ? { tcp: ref.tcp } : {}),
       ...edgeTransformation(ref.transformation),
+      ...edgeExtAuth(ref.extAuthorization),
     };
     const addr = httpAddressOf(b);
     const health = outlierSettings(ref.health);
@@ -261,6 +269,12 @@ function trafficExtras(t: TrafficPlan | undefined, maxRequestBytes: number): Par
     ...(t.transformation ? { transformation: t.transformation } : {}),
     ...(t.requestBuffer?.failOpen && !t.retry ? { maxRequestBytes: Number.POSITIVE_INFINITY } : { maxRequestBytes }),
   };
+}
+
+/** An edge's compiled `backend.extAuth`; one that does not compile refuses the route (runtime.ts). */
+function edgeExtAuth(e: BackendRef['extAuthorization']): { extAuth?: ExtAuthRoute } {
+  const plan = e ? compileExtAuth(e) : undefined;
+  return typeof plan === 'object' ? { extAuth: plan } : {};
 }
 
 /** An edge's compiled `backend.transformation` (checkSnapshot reported its problems already). */
@@ -452,11 +466,22 @@ export class HttpForwarder {
     preserveHeaderCase: boolean,
     answer: AnswerHook | undefined,
   ): Promise<void> {
-    const out = await this.outgoing(req, res, route, caller);
+    const first = pickWeighted(this.unejected(route), this.random);
+    // The chosen edge's own service decides before the request is built: the headers it adds are sent.
+    const asked = first?.extAuth ? await this.authorizeEdge(req, res, route, first, caller) : req;
+    if (!asked) return;
+    const out = await this.outgoing(asked, res, route, caller);
     if (!out) return;
-    if (preserveHeaderCase) out.headerCase = caseOf(req.rawHeaders);
+    if (preserveHeaderCase) out.headerCase = caseOf(asked.rawHeaders);
     for (let tried = 1; ; tried++) {
-      const target = pickWeighted(this.unejected(route), this.random);
+      // A retry goes only to edges asking the service the first pick asked (none when it asked none).
+      const target =
+        tried === 1
+          ? first
+          : pickWeighted(
+              this.unejected(route).filter((t) => t.extAuth === first?.extAuth),
+              this.random,
+            );
       if (!target) {
         sendError(res, 'no_backend', `route ${route.name} has no backend with a weight above 0`);
         return;
@@ -464,6 +489,20 @@ export class HttpForwarder {
       const outcome = await this.tryOnce(req, res, route, { target, tried, out, signal, caller, answer });
       if (outcome === 'done') return;
     }
+  }
+
+  /** The edge's own `backend.extAuth`: the request to send on, or undefined once the client was answered. */
+  private authorizeEdge(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ForwardRoute,
+    target: ForwardTarget,
+    caller: Caller,
+  ): Promise<IncomingMessage | undefined> {
+    const ext = target.extAuth as ExtAuthRoute;
+    const edge = `backend ${target.backend}`;
+    const c = { client: this.opts.extAuth, route: route.name, edge, ext, claims: caller.claims ?? null };
+    return authorizeEdge(req, res, { ...c, attributes: { 'gw.backend': target.backend } });
   }
 
   /** The request as every try sends it; undefined when it was answered here (body too large) or the client left. */

@@ -66,6 +66,7 @@ import { routeModelList } from './catalog-models.js';
 /** Client credentials an endpoint picker is not shown: it chooses a Pod, it does not authenticate. */
 const PICKER_HIDDEN = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
 import { requestCopy, type ExtAuthClient } from '../auth/ext-auth.js';
+import { authorizeEdge } from '../auth/edge-ext-auth.js';
 
 export interface LlmForwarderOptions {
   log: Logger;
@@ -502,25 +503,14 @@ export class LlmForwarder {
     raw: Buffer,
   ): Promise<IncomingMessage | undefined> {
     if (!p.extAuth) return req;
-    if (!this.opts.extAuth) {
-      sendError(
-        res,
-        'policy_not_enforced',
-        `provider ${p.name} of route ${route.name} has backend.extAuth, which this proxy cannot ask`,
-      );
-      return undefined;
-    }
-    const call = telemetryOf(res)?.call('ext_authz');
-    const checked = await this.opts.extAuth.check(
-      requestCopy(req, raw),
-      res,
-      route.name,
-      p.extAuth,
-      client.claims,
-      call?.headers,
-    );
-    call?.end({ 'gw.ext_authz.allowed': checked !== undefined, 'gen_ai.provider.name': p.name });
-    return checked?.req;
+    return authorizeEdge(requestCopy(req, raw), res, {
+      client: this.opts.extAuth,
+      route: route.name,
+      edge: `provider ${p.name}`,
+      ext: p.extAuth,
+      claims: client.claims,
+      attributes: { 'gen_ai.provider.name': p.name },
+    });
   }
 
   /** The provider's credential for this request; undefined when there is none to send, and the client was answered. */

@@ -7,6 +7,7 @@ import { InternalError, messageOf } from './jsonrpc.js';
 import { exposedName, splitPrefixed } from './multiplex.js';
 import type { Upstream } from './target-connection.js';
 import { SessionGone } from './session-recovery.js';
+import { targetDenial } from './target-ext-auth.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 export const lists: Record<ListKind, { method: string; key: string; capability: keyof ServerCapabilities }> = {
@@ -67,6 +68,9 @@ export class Catalog {
     const { failOpen } = this.opts;
     const pages = await Promise.all(
       Object.entries(pending).map(async ([target, cursor]) => {
+        // A target whose own backend.extAuth denies this request adds nothing to the list (target-ext-auth.ts).
+        const gate = targetDenial(target);
+        if (gate && (await gate)) return undefined;
         const up = await this.opts.live(target).catch((err: unknown) => {
           if (err instanceof SessionGone || !failOpen) throw err;
           return undefined;

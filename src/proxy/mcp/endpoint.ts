@@ -29,6 +29,7 @@ import { isModernPost, modernStatus } from './modern.js';
 import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { EndpointContext, McpRoute } from './route.js';
 import { withTargetIdentities } from './target-identity.js';
+import { TargetGate, gateBody, withTargetGate } from './target-ext-auth.js';
 
 /** `authorization`: the Authorization header as the client sent it (a per-request identity's subject token). */
 export async function handleMcp(
@@ -40,15 +41,22 @@ export async function handleMcp(
   apiKey?: Record<string, unknown>,
   authorization?: string,
 ): Promise<void> {
-  const targets = route.identityTargets;
-  if (!targets?.length || !ctx.identities) return serveMcp(req, res, route, claims, ctx, apiKey);
-  const caller = { claims, ...(authorization ? { authorization } : {}), ...(apiKey ? { apiKey } : {}) };
-  const failed = await withTargetIdentities(ctx.identities, targets, req, caller, () =>
-    serveMcp(req, res, route, claims, ctx, apiKey),
-  );
-  if (!failed) return;
-  req.resume();
-  sendError(res, failed.code, failed.message);
+  // Targets with a backend.extAuth of their own are checked when this request first reaches each of them.
+  const checks = route.targetExtAuth;
+  const gate = checks && new TargetGate(req, res, { client: ctx.extAuth, route: route.name, targets: checks, claims });
+  return gate ? withTargetGate(gate, withIdentities) : withIdentities();
+
+  async function withIdentities(): Promise<void> {
+    const targets = route.identityTargets;
+    if (!targets?.length || !ctx.identities) return serveMcp(req, res, route, claims, ctx, apiKey);
+    const caller = { claims, ...(authorization ? { authorization } : {}), ...(apiKey ? { apiKey } : {}) };
+    const failed = await withTargetIdentities(ctx.identities, targets, req, caller, () =>
+      serveMcp(req, res, route, claims, ctx, apiKey),
+    );
+    if (!failed) return;
+    req.resume();
+    sendError(res, failed.code, failed.message);
+  }
 }
 
 async function serveMcp(
@@ -176,6 +184,7 @@ async function readMessages(
   }
   const body = await readBody(req, res, route.maxRequestBytes);
   if (!body) return undefined;
+  gateBody(body);
   const text = body.toString('utf8');
   if (nestedDeeperThan(text)) {
     sendJson(

@@ -2,6 +2,7 @@
 // stateless.ts and the runtime share, kept apart so those files need not import each other.
 import type { McpBackend, McpTarget } from '../../ir/types.js';
 import type { BackendIdentities } from '../auth/backend-identity.js';
+import type { ExtAuthClient, ExtAuthRoute } from '../auth/ext-auth.js';
 import type { RouteSecurity } from '../auth/hooks.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import type { McpGuardrailChain } from './guardrails/index.js';
@@ -24,6 +25,8 @@ export interface McpRoute {
   identityTargets?: McpTarget[];
   /** Passive health of the targets (`backend.health`); unset when no target sets it. */
   health?: TargetHealth;
+  /** Target name → its own `backend.extAuth` (target-ext-auth.ts), asked before a client request reaches it. */
+  targetExtAuth?: ReadonlyMap<string, ExtAuthRoute>;
 }
 
 export interface EndpointContext {
@@ -35,4 +38,6 @@ export interface EndpointContext {
   onToolCall?(target: string, tool: string, outcome: ToolCallOutcome): void;
   /** Exchanged and signed tokens, shared with the other edges; unset: no MCP target gets a per-request identity. */
   identities?: BackendIdentities;
+  /** Asks the targets' `backend.extAuth`; unset: a target with one refuses every request it would serve. */
+  extAuth?: ExtAuthClient;
 }

@@ -51,6 +51,7 @@ import {
 import type { McpGuardrailChain } from './guardrails/index.js';
 import type { RetryPlan } from '../policy/traffic-policy.js';
 import type { TargetHealth } from './target-health.js';
+import { allowedTargets, deniedCall, targetDenial } from './target-ext-auth.js';
 
 export const supportedVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const latestVersion = '2025-11-25';
@@ -538,7 +539,7 @@ export class McpSession {
           }
         : asked;
     const listener = (this.listener = new Listen(req.id, sink, filter, this.log));
-    listener.start(this.alive());
+    listener.start(await allowedTargets(this.alive()));
     await Promise.race([listener.acknowledged, closed]);
     listener.acknowledge();
     await closed;
@@ -700,6 +701,9 @@ export class McpSession {
     ctx: CallContext,
     continued?: Continuation,
   ): Promise<JsonRpcResponse | undefined> {
+    const gate = targetDenial(found.name); // the target's own backend.extAuth decides before it is sent anything
+    const denied = gate && (await gate);
+    if (denied) return deniedCall(req.id, denied);
     let up = found;
     let params = sent;
     // A 2026 client's retry of a multi round-trip request: the state goes back to the target that issued it.

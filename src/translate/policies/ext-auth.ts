@@ -272,6 +272,10 @@ interface ExtAuthEdge {
   backend: string;
   /** On an edge to an `ai` backend: a provider's own setting is written on its entry. */
   ai?: { providers?: Record<string, { extAuthorization?: ExtAuthorizationInput | null }> } | null;
+  /** The edge's own setting, written when the route's edges differ. */
+  extAuthorization?: ExtAuthorizationInput | null;
+  /** MCP target name → its own setting, written when the edge's targets differ. */
+  targetExtAuthorization?: Record<string, ExtAuthorizationInput>;
 }
 
 /** The provider names of an IR backend; undefined for any backend but `ai`. */
@@ -288,6 +292,8 @@ interface Setting {
   source: string;
 }
 
+type Refuse = (source: string, reason: string) => BackendExtAuth;
+
 const settingOf = (p: ExtAuthEdge['policy']): Setting => ({
   text: p?.fields?.['backend.extAuth'],
   source: p?.provenance?.['backend.extAuth']?.source ?? '',
@@ -295,44 +301,52 @@ const settingOf = (p: ExtAuthEdge['policy']): Setting => ({
 
 /**
  * `backend.extAuth` (a GwPolicy's `backend`, a GwBackend's `policies`) of a route's edges. A setting every live
- * edge (and every MCP target / AI provider on it) shares is asked once per request after routing. AI providers
- * of a route's one `ai` edge may differ: each provider's own is asked before each try of it (written on the
- * edge's AiProviderEdge). Anything else that differs (backends of one route, MCP targets) is refused, never skipped.
+ * edge (and every MCP target / AI provider on it) shares is asked once per request after routing. When they
+ * differ, each edge carries its own: an HTTP edge's is asked once the weighted pick chose it, an MCP target's
+ * before each call to it, an AI provider's before each try of it. A setting that cannot be compiled refuses the route.
  */
 export function backendExtAuth(edges: readonly ExtAuthEdge[], ctx: Ctx, providersOf: AiProvidersOf): BackendExtAuth {
-  const live = edges.filter((e) => (e.weight ?? 1) > 0);
+  // A lone edge with weight 0 is served as weight 1 (the IR's rule): its setting counts.
+  const live = edges.length === 1 ? edges : edges.filter((e) => (e.weight ?? 1) > 0);
   const seen = live.map((e) => settingOf(e.policy));
   // A target / provider with merged policies of its own carries the edge's setting too unless it replaces it.
-  const perTarget = live.flatMap((e) =>
-    Object.entries(e.targetPolicies ?? {}).map(([name, p]) => ({ name, edge: e, ...settingOf(p) })),
-  );
+  const perTarget = live.flatMap((e) => Object.values(e.targetPolicies ?? {}).map(settingOf));
   const first = [...seen, ...perTarget].find((s) => s.text !== undefined);
-  const refuse = (source: string, reason: string): BackendExtAuth => ({
+  const refuse: Refuse = (source, reason) => ({
     refusal: { field: 'spec.backend.extAuth', source, reason, security: true },
   });
   if (!first?.text) return {};
   const texts = new Set([...seen, ...perTarget].map((s) => s.text ?? ''));
   if (texts.size === 1) return typedOrRefusal(first, ctx, refuse);
-  const mcpTarget = perTarget.find((t) => !providersOf(t.edge.backend) && t.text !== seen[live.indexOf(t.edge)]?.text);
-  if (mcpTarget)
-    return refuse(
-      mcpTarget.source || first.source,
-      `backend.extAuth per MCP target (${mcpTarget.name}) is not supported; set it on the backend`,
-    );
-  const [only] = live;
-  const providers = only && providersOf(only.backend);
-  if (live.length !== 1 || !only || !providers)
-    return refuse(first.source, 'backend.extAuth must be the same on every backend of the route');
-  return perProvider(only, providers, ctx, refuse);
+  for (const edge of live) {
+    const providers = providersOf(edge.backend);
+    const checked = providers ? perProvider(edge, providers, ctx, refuse) : perEdge(edge, ctx, refuse);
+    if (checked.refusal) return checked;
+  }
+  return {};
 }
 
-/** Writes each provider's own setting on the `ai` edge; none of them usable means the route is refused. */
-function perProvider(
-  edge: ExtAuthEdge,
-  names: readonly string[],
-  ctx: Ctx,
-  refuse: (source: string, reason: string) => BackendExtAuth,
-): BackendExtAuth {
+/** Writes the edge's own setting, and each MCP target's that differs from it, on the edge. */
+function perEdge(edge: ExtAuthEdge, ctx: Ctx, refuse: Refuse): BackendExtAuth {
+  const own = settingOf(edge.policy);
+  if (own.text !== undefined) {
+    const checked = typedOrRefusal(own, ctx, (source, reason) => refuse(source, `backend ${edge.backend}: ${reason}`));
+    if (!checked.typed) return checked;
+    edge.extAuthorization = checked.typed;
+  }
+  for (const name of Object.keys(edge.targetPolicies ?? {}).sort()) {
+    const setting = settingOf(edge.targetPolicies?.[name]);
+    // No setting of its own: the proxy asks the edge's (the stricter reading).
+    if (setting.text === undefined || setting.text === own.text) continue;
+    const checked = typedOrRefusal(setting, ctx, (source, reason) => refuse(source, `MCP target ${name}: ${reason}`));
+    if (!checked.typed) return checked;
+    (edge.targetExtAuthorization ??= {})[name] = checked.typed;
+  }
+  return {};
+}
+
+/** Writes each provider's own setting on the `ai` edge; one of them unusable means the route is refused. */
+function perProvider(edge: ExtAuthEdge, names: readonly string[], ctx: Ctx, refuse: Refuse): BackendExtAuth {
   const edgeSetting = settingOf(edge.policy);
   for (const name of [...names].sort()) {
     const own = edge.targetPolicies?.[name];
@@ -348,11 +362,7 @@ function perProvider(
   return {};
 }
 
-function typedOrRefusal(
-  setting: Setting,
-  ctx: Ctx,
-  refuse: (source: string, reason: string) => BackendExtAuth,
-): BackendExtAuth {
+function typedOrRefusal(setting: Setting, ctx: Ctx, refuse: Refuse): BackendExtAuth {
   const parsed = JSON.parse(setting.text ?? '{}') as ExtAuthPolicy;
   const typed = toExtAuth(
     parsed,

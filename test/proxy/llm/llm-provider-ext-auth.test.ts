@@ -108,11 +108,13 @@ spec:
     expect(b.received[0]?.headers['x-auth-user']).toBe('alice');
   });
 
-  it('refuses a route over two ai backends whose providers differ on extAuth with 503, trying no provider', async () => {
-    const res = await chat(`${proxy.base}/both/chat/completions`, body, { 'x-user': 'alice' });
-    expect(res.status).toBe(503);
-    expect(res.text).toContain('spec.backend.extAuth');
-    expect(checks()).toEqual([]);
+  it("serves a route over two ai backends whose providers differ with the first edge's providers, each asking its own", async () => {
+    const res = await chat(`${proxy.base}/both/chat/completions`, body, { 'x-user': 'bob' });
+    expect(res.status).toBe(403);
+    expect(checks()).toEqual(['/provider-a/both/chat/completions']);
     expect(a.received.length + b.received.length).toBe(0);
+    const allowed = await chat(`${proxy.base}/both/chat/completions`, body, { 'x-user': 'alice' });
+    expect(allowed.status).toBe(200);
+    expect(a.received[0]?.headers['x-auth-user']).toBe('alice');
   });
 });

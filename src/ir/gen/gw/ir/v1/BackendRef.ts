@@ -12,6 +12,7 @@ import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
 import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__Output as _gw_ir_v1_OutlierDetection__Output } from '../../../gw/ir/v1/OutlierDetection.js';
 import type { Transformation as _gw_ir_v1_Transformation, Transformation__Output as _gw_ir_v1_Transformation__Output } from '../../../gw/ir/v1/Transformation.js';
+import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
 
 export interface BackendRef {
   /**
@@ -97,6 +98,17 @@ export interface BackendRef {
    * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
    */
   'targetTcp'?: ({[key: string]: _gw_ir_v1_UpstreamTcp});
+  /**
+   * `backend.extAuth` of this edge when the route's edges (or an MCP edge's targets) differ; a setting they all
+   * share is Policy.backend_ext_authorization instead. Asked once the weighted pick chose this edge (HTTP
+   * backends), or before each call to a target of this edge without an entry in target_ext_authorization (MCP).
+   */
+  'extAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
+  /**
+   * MCP target name → that target's own `backend.extAuth` (its `policies.extAuth` or a sectionName-targeted
+   * GwPolicy), asked before each client request the target serves; a target without an entry uses ext_authorization.
+   */
+  'targetExtAuthorization'?: ({[key: string]: _gw_ir_v1_ExtAuthorization});
   /**
    * MCP target name → its own `policies.health` (or a sectionName-targeted `backend.health`); a target
    * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
@@ -188,6 +200,17 @@ export interface BackendRef__Output {
    * MCP target name → its own `policies.tcp`; a target without an entry uses `tcp`.
    */
   'targetTcp': ({[key: string]: _gw_ir_v1_UpstreamTcp__Output});
+  /**
+   * `backend.extAuth` of this edge when the route's edges (or an MCP edge's targets) differ; a setting they all
+   * share is Policy.backend_ext_authorization instead. Asked once the weighted pick chose this edge (HTTP
+   * backends), or before each call to a target of this edge without an entry in target_ext_authorization (MCP).
+   */
+  'extAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
+  /**
+   * MCP target name → that target's own `backend.extAuth` (its `policies.extAuth` or a sectionName-targeted
+   * GwPolicy), asked before each client request the target serves; a target without an entry uses ext_authorization.
+   */
+  'targetExtAuthorization': ({[key: string]: _gw_ir_v1_ExtAuthorization__Output});
   /**
    * MCP target name → its own `policies.health` (or a sectionName-targeted `backend.health`); a target
    * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
