@@ -23,7 +23,7 @@ const provider: CoverageTable = {
   ...guarding({
     'openai.moderation.*': enforced(
       'AiProviderSettings.moderation',
-      "the provider's /moderations endpoint checks the prompt and buffered answers (Block → 403 content_flagged)",
+      "the provider's /moderations endpoint checks the prompt and the answer, a streamed one held whole (GUARDRAIL_STREAM_BUFFER_BYTES) and checked before any of it is sent (Block → 403 content_flagged)",
     ),
   }),
   'azureopenai.*': enforced('AiProvider.settings'),

@@ -129,6 +129,8 @@ export interface RuntimeOptions {
   /** Prompt guards of LLM routes (src/proxy/guard); without it LLM requests are not guarded. */
   /** Prompt guards of LLM routes; default the built-in ones (regex, webhook) with GUARDRAIL_WEBHOOK_* from the environment. */
   llmGuards?: LlmGuardsFactory;
+  /** Most bytes of a streamed answer held for provider moderation; default GUARDRAIL_STREAM_BUFFER_BYTES (tests shorten it). */
+  streamBufferBytes?: number;
   /** How long an external authorization check may take (default 5 s); tests shorten it. */
   extAuthTimeoutMs?: number;
   /** Model catalog files (`--model-catalog`, GwParameters `modelCatalog`): read at start (a bad one throws), reloaded on change. */
@@ -278,6 +280,7 @@ export class ProxyRuntime {
       outliers,
       ...(opts.clock ? { clock: opts.clock } : {}),
       catalog: () => this.modelCatalog?.current(),
+      ...(opts.streamBufferBytes ? { streamBufferBytes: opts.streamBufferBytes } : {}),
     });
     this.endpoint = {
       sessions: this.sessions,

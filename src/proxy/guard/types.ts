@@ -35,7 +35,11 @@ export interface LlmGuards {
    * Set when streamed answers must be checked too (`promptGuard.streaming: Buffered`): the forwarder holds
    * the stream whole, at most `maxBytes` of it (more fails closed), and releases it only after `response`.
    */
-  heldStreams?: { maxBytes: number };
+  heldStreams?: {
+    maxBytes: number;
+    /** The setting that holds streams, named when one outgrows `maxBytes` (default `promptGuard.streaming Buffered`). */
+    by?: string;
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 // A streamed answer on its way to the client (OpenAI `chat.completion.chunk` SSE, whatever the provider's
 // own format: the converters run first). Unguarded, it is written event by event. With response guards
-// and `promptGuard.streaming: Buffered` it is held whole (bounded), assembled into the `chat.completion`
+// and `promptGuard.streaming: Buffered`, or a provider's own output moderation (`openai.moderation`,
+// moderation.ts), it is held whole (bounded), assembled into the `chat.completion`
 // the guards read, and released only after them: the original events (allow), a rewrite carrying the
 // modified answer (modify), or the guard's own error answer in place of the stream (reject). The status
 // line waits with the events, so a rejection is a plain HTTP error the SDKs raise with its status.
@@ -46,7 +47,7 @@ function sseHead(res: ServerResponse, status: number): void {
 export function streamOut(res: ServerResponse, status: number, a: StreamAnswer): StreamOut {
   const response = a.guards?.response;
   const held = a.guards?.heldStreams;
-  if (response && held) return new HeldStream(res, status, a, held.maxBytes, response.bind(a.guards));
+  if (response && held) return new HeldStream(res, status, a, held, response.bind(a.guards));
   return new DirectStream(res, status);
 }
 
@@ -83,7 +84,7 @@ class HeldStream implements StreamOut {
     private readonly res: ServerResponse,
     private readonly status: number,
     private readonly a: StreamAnswer,
-    private readonly maxBytes: number,
+    private readonly held: { maxBytes: number; by?: string },
     private readonly check: (body: Obj, ctx: GuardRequestContext) => Promise<GuardVerdict>,
   ) {}
 
@@ -95,14 +96,14 @@ class HeldStream implements StreamOut {
     if (this.over) return Promise.resolve();
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.size += b.length;
-    if (this.size > this.maxBytes) {
+    if (this.size > this.held.maxBytes) {
       // Fail closed: nothing of an answer the guards could not see reaches the client.
       this.over = true;
       this.parts.length = 0;
       sendError(
         this.res,
         'response_too_large',
-        `provider ${this.a.provider} streamed more than ${this.maxBytes} bytes, the most a prompt guard holds to check a streamed answer (promptGuard.streaming Buffered)`,
+        `provider ${this.a.provider} streamed more than ${this.held.maxBytes} bytes, the most held to check a streamed answer (${this.held.by ?? 'promptGuard.streaming Buffered'})`,
       );
     } else this.parts.push(b);
     return Promise.resolve();

@@ -48,6 +48,7 @@ import {
 } from './llm-response.js';
 import { sendVerdict } from './held-stream.js';
 import { ProviderModeration } from './moderation.js';
+import { webhookPoolSettings } from '../guard/pool-env.js';
 import { telemetryOf } from '../telemetry/request-telemetry.js';
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { routeTypeOf, type LlmProvider, type LlmRoute } from './llm-route.js';
@@ -80,6 +81,8 @@ export interface LlmForwarderOptions {
   headersTimeoutMs?: number;
   /** The proxy's environment (AWS keys, AZURE_AUTHORITY_HOST); process.env unless given. */
   env?: Record<string, string | undefined>;
+  /** Most bytes of a streamed answer held for `openai.moderation`; default GUARDRAIL_STREAM_BUFFER_BYTES of `env`. */
+  streamBufferBytes?: number;
   /** Exchanged and signed tokens, shared with the other edges so one cache serves them all. */
   identities?: BackendIdentities;
   /** Passive health state, shared with the other edges so one gauge shows it; one of its own unless given. */
@@ -158,7 +161,12 @@ export class LlmForwarder {
     this.random = opts.random ?? Math.random;
     this.health = new ProviderHealth(opts.outliers ?? new OutlierDetector(this.clock), this.random);
     this.usage = new LlmUsage(opts.metrics);
-    this.moderation = new ProviderModeration(opts.log, opts.metrics, (route, p) => this.dispatcherOf(route, p));
+    this.moderation = new ProviderModeration(
+      opts.log,
+      opts.metrics,
+      (route, p) => this.dispatcherOf(route, p),
+      opts.streamBufferBytes ?? webhookPoolSettings(opts.env ?? process.env).streamBufferBytes,
+    );
     this.loggedRefusals = new WeakSet();
     this.extProc = new ExtProcClients(opts.log);
     this.picker = new EndpointPicker(this.extProc, opts.pickerTimeoutMs ?? 5_000);
@@ -592,7 +600,11 @@ export class LlmForwarder {
           usage: usageSink(usage, client.onTokens),
           guardCtx,
         };
-        const guards = this.moderation.answerGuards(res, route, p, moderation.credential.headers, moderation.signal);
+        const guards = this.moderation.answerGuards(res, route, p, {
+          credential: moderation.credential.headers,
+          signal: moderation.signal,
+          stream,
+        });
         if (guards) answer.guards = guards;
         const includeUsage = isObject(clientBody.stream_options) && clientBody.stream_options.include_usage === true;
         if (stream && e.format === 'bedrock' && contentType.startsWith(EVENT_STREAM)) {

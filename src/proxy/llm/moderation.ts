@@ -142,13 +142,12 @@ export class ProviderModeration {
     private readonly log: Logger,
     private readonly metrics: ProxyMetrics,
     private readonly dispatcherOf: (route: LlmRoute, p: LlmProvider) => Dispatcher,
+    /** Most bytes of a streamed answer held for moderation (GUARDRAIL_STREAM_BUFFER_BYTES, as for prompt guards). */
+    private readonly streamBufferBytes: number,
   ) {}
 
-  /**
-   * The prompt's check (and, for a provider that moderates answers, whether the answer can be checked at
-   * all: streamed answers cannot). The error to answer with, or undefined to go on.
-   */
-  async input(
+  /** The prompt's check. The error to answer with, or undefined to go on. */
+  input(
     res: ServerResponse,
     route: LlmRoute,
     p: LlmProvider,
@@ -156,31 +155,31 @@ export class ProviderModeration {
     credential: Record<string, string>,
     signal: AbortSignal,
   ): Promise<ProxyError | undefined> {
-    if (moderationMode(p.moderation, 'output') && body.stream === true)
-      return new ProxyError(
-        'policy_not_enforced',
-        `provider ${p.name} moderates answers (openai.moderation.policy.output), which this proxy cannot do for streamed responses; send the request with stream: false`,
-      );
     return this.check(res, route, p, 'input', body, credential, signal);
   }
 
-  /** The prompt guards' response step, then the provider's answer moderation (buffered answers only). */
+  /**
+   * The prompt guards' response step, then the provider's answer moderation. A streamed answer is held
+   * (held-stream.ts, at most `streamBufferBytes`), assembled once and moderated whole before any of it is
+   * sent; the prompt guards' response step sees it only when they hold streams themselves (Buffered).
+   */
   answerGuards(
     res: ServerResponse,
     route: LlmRoute,
     p: LlmProvider,
-    credential: Record<string, string>,
-    signal: AbortSignal,
+    call: { credential: Record<string, string>; signal: AbortSignal; stream: boolean },
   ): LlmGuards | undefined {
     const inner = p.guards ?? route.guards;
     if (!moderationMode(p.moderation, 'output')) return inner;
+    const guard = call.stream && !inner?.heldStreams ? undefined : inner?.response?.bind(inner);
     return {
       ...inner,
+      heldStreams: inner?.heldStreams ?? { maxBytes: this.streamBufferBytes, by: 'openai.moderation.policy.output' },
       response: async (body, ctx) => {
-        const verdict = inner?.response ? await inner.response(body, ctx) : ({ action: 'allow' } as const);
+        const verdict = guard ? await guard(body, ctx) : ({ action: 'allow' } as const);
         if (verdict.action === 'reject') return verdict;
         const checked = verdict.action === 'modify' ? verdict.body : body;
-        const refused = await this.check(res, route, p, 'output', checked, credential, signal);
+        const refused = await this.check(res, route, p, 'output', checked, call.credential, call.signal);
         if (!refused) return verdict;
         const text = JSON.stringify(errorBodyFor(res, refused.code, refused.message));
         return { action: 'reject', status: refused.status, contentType: 'application/json', body: text };
