@@ -51,6 +51,26 @@ export const backendConnection: CoverageTable = {
   'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
 };
 
+/** `tunnel`: security, an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed). */
+export const backendTunnel: CoverageTable = guarding({
+    'tunnel.url': enforced(
+      'UpstreamTunnel.host',
+      'static, a2a, Service, MCP targets and AI providers: an https URL means TLS to the proxy; an HTTP/2 edge with a tunnel is left out (test/proxy/upstream-tunnel.test.ts)',
+    ),
+    'tunnel.mode': enforced(
+      'UpstreamTunnel.connectAlways',
+      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
+    ),
+    'tunnel.secretRef.*': enforced(
+      'UpstreamTunnel.proxyAuthorization',
+      "Proxy-Authorization: Basic from the Secret's username and password",
+    ),
+    'tunnel.backendRef.*': enforced(
+      'UpstreamTunnel.host',
+      'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
+    ),
+});
+
 /** How connections are dialled: the proxy's one upstream dialer (proxy/http/upstream-dial.ts) on every HTTP/1.1 upstream. */
 export const backendDial: CoverageTable = {
   'tcp.connectTimeout': enforced(
@@ -69,25 +89,7 @@ export const backendDial: CoverageTable = {
     'UpstreamTcp.keepaliveProbes',
     "needs Node 24 (the image's): an older Node NACKs the snapshot naming the field",
   ),
-  // Security: an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed).
-  ...guarding({
-    'tunnel.url': enforced(
-      'UpstreamTunnel.host',
-      'static, a2a, Service, MCP targets and AI providers: an https URL means TLS to the proxy; an HTTP/2 edge with a tunnel is left out (test/proxy/upstream-tunnel.test.ts)',
-    ),
-    'tunnel.mode': enforced(
-      'UpstreamTunnel.connectAlways',
-      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
-    ),
-    'tunnel.secretRef.*': enforced(
-      'UpstreamTunnel.proxyAuthorization',
-      "Proxy-Authorization: Basic from the Secret's username and password",
-    ),
-    'tunnel.backendRef.*': enforced(
-      'UpstreamTunnel.host',
-      'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
-    ),
-  }),
+  ...backendTunnel,
 };
 
 export const backendHealth: CoverageTable = {

@@ -1,7 +1,7 @@
 // GwModel routing (IR `Model` resources): which model a chat request's `model` selects on a route, and
 // the providers (in failover groups) that serve it. Compiled once per snapshot; resolved per request.
 // Behaviour: docs/proxy.md "LLM backends" (GwModel routing).
-import type { Route } from '../../ir/types.js';
+import type { BackendTls, Route } from '../../ir/types.js';
 import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
@@ -200,14 +200,14 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     overrides: [],
     promptPrepend: [],
     promptAppend: [],
-    tls: null,
+    tls: p.tls,
     requestTimeoutMs: 0,
     health: null,
     extAuthorization: null,
     transformations: p.transformations,
     finalTransformations: p.finalTransformations,
     promptCaching: null,
-    tunnel: null,
+    tunnel: p.tunnel,
     tcp: null,
   };
   const transformations = providerTransformations(edge, `GwModel ${m.name} spec.policies`);
@@ -229,6 +229,10 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     ...(p.inferencePool ? { pool: p.inferencePool } : {}),
   };
 }
+
+/** `spec.policies.tls` when set (TLS whatever the baseURL's scheme, as `backend.tls` on an edge); else system roots on https. */
+const modelTls = (m: IrModel, https: boolean): BackendTls | null =>
+  m.provider?.tls ?? (https ? SYSTEM_ROOTS : null);
 
 const irProvider = (
   m: IrModel,
@@ -258,7 +262,7 @@ function settingsEndpoint(m: IrModel, kind: string, settings: Settings): VendorR
   return vendorEndpoint(
     irProvider(m, kind, settings, { host, port, path: '', pathPrefix: '' }),
     settings,
-    url && https ? SYSTEM_ROOTS : null,
+    modelTls(m, !!url && https),
   );
 }
 
@@ -292,7 +296,7 @@ function azureOpenAiEndpoint(m: IrModel, settings: Settings): VendorResult {
       }
     : { ...settings, endpoint: host, apiVersion: 'v1' };
   const at = { host, port: Number(url.port) || (https ? 443 : 80), path: '', pathPrefix: '' };
-  return vendorEndpoint(irProvider(m, 'azureopenai', s, at), s, https ? SYSTEM_ROOTS : null);
+  return vendorEndpoint(irProvider(m, 'azureopenai', s, at), s, modelTls(m, https));
 }
 
 /** Providers addressed by a base URL (their own or the vendor's default, filled by the translator). */
@@ -320,7 +324,7 @@ function urlEndpoint(m: IrModel, kind: string, settings: Settings): VendorResult
     pathPrefix: kind === 'custom' ? '' : prefix,
   };
   const s = kind === 'custom' ? { ...settings, formats } : settings;
-  return vendorEndpoint(irProvider(m, kind, s, at), s, https ? SYSTEM_ROOTS : null);
+  return vendorEndpoint(irProvider(m, kind, s, at), s, modelTls(m, https));
 }
 
 /**
