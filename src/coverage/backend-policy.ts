@@ -53,33 +53,33 @@ export const backendConnection: CoverageTable = {
 
 /** `tunnel`: security, an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed). */
 export const backendTunnel: CoverageTable = guarding({
-    'tunnel.url': enforced(
-      'UpstreamTunnel.host',
-      'static, a2a, Service, MCP targets and AI providers: an https URL means TLS to the proxy; an HTTP/2 edge with a tunnel is left out (test/proxy/upstream-tunnel.test.ts)',
-    ),
-    'tunnel.mode': enforced(
-      'UpstreamTunnel.connectAlways',
-      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
-    ),
-    'tunnel.secretRef.*': enforced(
-      'UpstreamTunnel.proxyAuthorization',
-      "Proxy-Authorization: Basic from the Secret's username and password",
-    ),
-    'tunnel.backendRef.*': enforced(
-      'UpstreamTunnel.host',
-      'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
-    ),
+  'tunnel.url': enforced(
+    'UpstreamTunnel.host',
+    'static, a2a, Service (HTTP/1.1 and HTTP/2 edges), MCP targets, AI providers and GwModel providers: an https URL means TLS to the proxy; HTTP/2 edges always CONNECT (test/proxy/upstream-tunnel.test.ts, upstream-connection.test.ts, upstream-model-connection.test.ts)',
+  ),
+  'tunnel.mode': enforced(
+    'UpstreamTunnel.connectAlways',
+    'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
+  ),
+  'tunnel.secretRef.*': enforced(
+    'UpstreamTunnel.proxyAuthorization',
+    "Proxy-Authorization: Basic from the Secret's username and password",
+  ),
+  'tunnel.backendRef.*': enforced(
+    'UpstreamTunnel.host',
+    'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
+  ),
 });
 
 /** How connections are dialled: the proxy's one upstream dialer (proxy/http/upstream-dial.ts) on every HTTP/1.1 upstream. */
 export const backendDial: CoverageTable = {
   'tcp.connectTimeout': enforced(
     'UpstreamTcp.connectTimeoutMs',
-    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service, MCP targets and AI providers; refused on HTTP/2 edges',
+    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service (HTTP/1.1 and HTTP/2 edges), MCP targets and AI providers',
   ),
   'tcp.keepalive.time': enforced(
     'UpstreamTcp.keepaliveTimeMs',
-    'idle time before the first probe; refused on HTTP/2 edges',
+    'idle time before the first probe; HTTP/1.1 and HTTP/2 edges alike',
   ),
   'tcp.keepalive.interval': enforced(
     'UpstreamTcp.keepaliveIntervalMs',

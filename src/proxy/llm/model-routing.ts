@@ -231,8 +231,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
 }
 
 /** `spec.policies.tls` when set (TLS whatever the baseURL's scheme, as `backend.tls` on an edge); else system roots on https. */
-const modelTls = (m: IrModel, https: boolean): BackendTls | null =>
-  m.provider?.tls ?? (https ? SYSTEM_ROOTS : null);
+const modelTls = (m: IrModel, https: boolean): BackendTls | null => m.provider?.tls ?? (https ? SYSTEM_ROOTS : null);
 
 const irProvider = (
   m: IrModel,

@@ -162,8 +162,8 @@ function resolveModelRefs(ctx: Ctx, m: StoredObject, ns: string, spec: GwModelSp
           ? 'InvalidBackendTunnel'
           : 'InvalidBackendTLS'
         : typeof credential === 'string'
-        ? 'InvalidBackendAuth'
-        : (guardProblem?.reason ?? 'InvalidBackendAuth');
+          ? 'InvalidBackendAuth'
+          : (guardProblem?.reason ?? 'InvalidBackendAuth');
   return { credential, guard, backend, connection, resolvedProblem, unresolvedReason };
 }
 

@@ -207,9 +207,7 @@ export function backendRef(
         `${out.tls?.source ?? ''} backend.tls.alpnProtocols: an HTTP/2 backend needs h2 in the list, got ${alpn.join(', ')}`.trim(),
     };
   // Like TLS: an edge whose tunnel cannot be built is left out, never sent around the proxy it names.
-  const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2', (m) =>
-    policyBackendResolver(ctx, m.provenance),
-  );
+  const connection = edgeConnection(ctx, irBackend, merged, subMerged, (m) => policyBackendResolver(ctx, m.provenance));
   if (!connection.ok) return { reason: 'InvalidBackendTunnel', message: connection.message };
   Object.assign(out, connection.settings);
   const health = edgeHealth(irBackend, merged, subMerged);
