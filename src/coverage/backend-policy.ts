@@ -48,7 +48,10 @@ export const backendTls: CoverageTable = guarding({
 /** Connection settings every edge kind has. */
 export const backendConnection: CoverageTable = {
   'http.requestTimeout': enforced('AiProviderEdge.requestTimeoutMs', 'read on AI provider edges'),
-  'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
+  'http.version': enforced(
+    'AiProviderEdge.httpVersion',
+    'AI providers: HTTP2 is ALPN h2 on https, prior knowledge on http, by the HTTP/2 client of HTTP backends (test/proxy/upstream-http-version.test.ts)',
+  ),
 };
 
 /** `tunnel`: security, an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed). */
@@ -201,7 +204,7 @@ export const backendFull: CoverageTable = {
   // target or AI provider, the translator refuses it on status (httpVersionOf in route-backends.ts).
   'http.version': enforced(
     'BackendRef.httpVersion',
-    'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; refused on MCP and AI edges',
+    'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; AI edges pass it to each provider (AiProviderEdge.httpVersion); refused on MCP edges',
   ),
   ...backendDial,
 };
