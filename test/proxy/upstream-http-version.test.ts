@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { issueLeaf, testCa } from '../support/test-certs.js';
 import { startFakeVendor, type FakeVendor } from './llm/fake-vendors.js';
-import { aiBackend, aiRoute, chat } from './llm/llm-harness.js';
+import { aiBackend, aiRoute, chat, sseData } from './llm/llm-harness.js';
 import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
 
 const ask = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] };
@@ -61,6 +61,17 @@ describe('policies.http.version on AI providers', () => {
     const h1 = await chat(`${base}/ai-h1-to-h2c/v1/chat/completions`, ask);
     expect(h1.status).toBeGreaterThanOrEqual(500);
     expect(h2c.received.length).toBe(before + 1);
+  });
+
+  it('relays a streamed answer from an HTTP/2 provider event by event', async () => {
+    const before = h2c.received.length;
+    const res = await chat(`${base}/ai-h2c/v1/chat/completions`, { ...ask, stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const data = sseData(res.text);
+    expect(data.at(-1)).toBe('[DONE]');
+    expect(data.length).toBeGreaterThan(2);
+    expect(h2c.received.slice(before).map((r) => r.version)).toEqual(['2.0']);
   });
 
   it('calls an https provider over HTTP/2 by ALPN h2 with its policies.tls; without the field, HTTP/1.1', async () => {
