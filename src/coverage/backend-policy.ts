@@ -48,18 +48,41 @@ export const backendTls: CoverageTable = guarding({
 /** Connection settings every edge kind has. */
 export const backendConnection: CoverageTable = {
   'http.requestTimeout': enforced('AiProviderEdge.requestTimeoutMs', 'read on AI provider edges'),
-  'http.version': refused(`choosing the upstream HTTP version ${notYet}`),
+  'http.version': enforced(
+    'AiProviderEdge.httpVersion',
+    'AI providers: HTTP2 is ALPN h2 on https, prior knowledge on http, by the HTTP/2 client of HTTP backends (test/proxy/upstream-http-version.test.ts)',
+  ),
 };
+
+/** `tunnel`: security, an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed). */
+export const backendTunnel: CoverageTable = guarding({
+  'tunnel.url': enforced(
+    'UpstreamTunnel.host',
+    'static, a2a, Service (HTTP/1.1 and HTTP/2 edges), MCP targets, AI providers and GwModel providers: an https URL means TLS to the proxy; HTTP/2 edges always CONNECT (test/proxy/upstream-tunnel.test.ts, upstream-connection.test.ts, upstream-model-connection.test.ts)',
+  ),
+  'tunnel.mode': enforced(
+    'UpstreamTunnel.connectAlways',
+    'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
+  ),
+  'tunnel.secretRef.*': enforced(
+    'UpstreamTunnel.proxyAuthorization',
+    "Proxy-Authorization: Basic from the Secret's username and password",
+  ),
+  'tunnel.backendRef.*': enforced(
+    'UpstreamTunnel.host',
+    'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
+  ),
+});
 
 /** How connections are dialled: the proxy's one upstream dialer (proxy/http/upstream-dial.ts) on every HTTP/1.1 upstream. */
 export const backendDial: CoverageTable = {
   'tcp.connectTimeout': enforced(
     'UpstreamTcp.connectTimeoutMs',
-    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service, MCP targets and AI providers; refused on HTTP/2 edges',
+    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service (HTTP/1.1 and HTTP/2 edges), MCP targets and AI providers',
   ),
   'tcp.keepalive.time': enforced(
     'UpstreamTcp.keepaliveTimeMs',
-    'idle time before the first probe; refused on HTTP/2 edges',
+    'idle time before the first probe; HTTP/1.1 and HTTP/2 edges alike',
   ),
   'tcp.keepalive.interval': enforced(
     'UpstreamTcp.keepaliveIntervalMs',
@@ -69,25 +92,7 @@ export const backendDial: CoverageTable = {
     'UpstreamTcp.keepaliveProbes',
     "needs Node 24 (the image's): an older Node NACKs the snapshot naming the field",
   ),
-  // Security: an egress rule may depend on it; a tunnel that cannot be built leaves the edge out (fails closed).
-  ...guarding({
-    'tunnel.url': enforced(
-      'UpstreamTunnel.host',
-      'static, a2a, Service, MCP targets and AI providers: an https URL means TLS to the proxy; an HTTP/2 edge with a tunnel is left out (test/proxy/upstream-tunnel.test.ts)',
-    ),
-    'tunnel.mode': enforced(
-      'UpstreamTunnel.connectAlways',
-      'Connect: always CONNECT; Auto: absolute-form for plaintext HTTP upstreams, CONNECT for TLS ones',
-    ),
-    'tunnel.secretRef.*': enforced(
-      'UpstreamTunnel.proxyAuthorization',
-      "Proxy-Authorization: Basic from the Secret's username and password",
-    ),
-    'tunnel.backendRef.*': enforced(
-      'UpstreamTunnel.host',
-      'a Service (its cluster name and port) or a static GwBackend (plain HTTP to it), with the ReferenceGrant rules of policy backendRefs',
-    ),
-  }),
+  ...backendTunnel,
 };
 
 export const backendHealth: CoverageTable = {
@@ -203,7 +208,7 @@ export const backendFull: CoverageTable = {
   // target or AI provider, the translator refuses it on status (httpVersionOf in route-backends.ts).
   'http.version': enforced(
     'BackendRef.httpVersion',
-    'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; refused on MCP and AI edges',
+    'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; AI edges pass it to each provider (AiProviderEdge.httpVersion); refused on MCP edges',
   ),
   ...backendDial,
 };

@@ -1,10 +1,9 @@
 // Coverage of GwModel: the model's match and target, and the provider `policies` the proxy reads
 // from ModelProvider.policiesJson (anything it cannot apply refuses the model there, and here).
-import { promptGuard } from './backend-policy.js';
+import { backendTls, backendTunnel, promptGuard } from './backend-policy.js';
 import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
 
 const notYet = 'is not applied to GwModel traffic by this proxy yet';
-const notYetPlural = 'are not applied to GwModel traffic by this proxy yet';
 
 const policies: CoverageTable = {
   ...guarding({
@@ -24,7 +23,6 @@ const policies: CoverageTable = {
       'Model.authorization',
       'CEL over jwt, request, llmRequest and apiKey; a virtual model sends a request only to targets whose own rules allow it',
     ),
-    'tls.*': refused(`TLS settings ${notYetPlural}`, true),
   }),
   // The same steps and proxy code as GwPolicy backend.ai.promptGuard, run for requests this model serves.
   ...promptGuard('promptGuard'),
@@ -32,7 +30,9 @@ const policies: CoverageTable = {
     'ModelProvider.requestHeaders',
     'the request sent to the provider, by the code of traffic.headerModifiers; the credential is added after them',
   ),
-  'tunnel.*': refused(`tunnelling ${notYet}`, true),
+  // The same resolution (translate/backends) and dialer (proxy/http/upstream-dial.ts) as GwPolicy backend.tls / tunnel.
+  ...backendTls,
+  ...backendTunnel,
   'health.consecutiveFailures': enforced(
     'ModelProvider.health',
     "a failing provider model is left out of its virtual models' failover while ejected",

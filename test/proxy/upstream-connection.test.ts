@@ -2,9 +2,15 @@
 // a per-MCP-target and a per-AI-provider tunnel through a real forward proxy (test/forwardproxy, goproxy,
 // which records each CONNECT and absolute-form request), a provider's connect timeout against a listener
 // whose full backlog drops SYNs, and backend.tls alpnProtocols / keyExchangeGroups against TLS servers that
-// record the protocol they selected or accept only one group.
+// record the protocol they selected or accept only one group. HTTP/2 edges (h2c and h2 by ALPN) dial through
+// the same dialer: their tunnel and connect timeout apply.
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import {
+  createServer as createH2cServer,
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2Server,
+} from 'node:http2';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { pino } from 'pino';
@@ -43,6 +49,7 @@ interface Ports {
   hole: number;
   alpn: number;
   p256: number;
+  h2c: number;
   ca: string;
 }
 
@@ -78,6 +85,11 @@ data: {ca.crt: ${JSON.stringify(p.ca)}}
     staticBackend('p256', p.p256),
     route('groups-p256', 'p256', `{${tls(', keyExchangeGroups: [P-256]')}}`),
     route('groups-p384', 'p256', `{${tls(', keyExchangeGroups: [P-384]')}}`),
+    staticBackend('h2c', p.h2c),
+    route('h2c-tunnel', 'h2c', `{http: {version: HTTP2}, ${via('Auto')}}`),
+    route('h2-tunnel', 'alpn', `{http: {version: HTTP2}, ${tls('')}, ${via('Connect')}}`),
+    staticBackend('h2-hole', p.hole),
+    route('h2-hole', 'h2-hole', '{http: {version: HTTP2}, tcp: {connectTimeout: 300ms}}'),
   ].join('---\n');
 }
 
@@ -88,6 +100,8 @@ describe('one upstream dialer on every upstream kind', () => {
   let vendor: FakeVendor;
   let alpn: Http2SecureServer;
   let p256: Server;
+  let h2c: Http2Server;
+  const h2cSeen: string[] = [];
   let runtime: ProxyRuntime;
   let base: string;
   const filling: Socket[] = [];
@@ -99,10 +113,12 @@ describe('one upstream dialer on every upstream kind', () => {
     // Answers h2 and HTTP/1.1 alike; records the protocol each connection's handshake selected.
     alpn = createSecureServer({ cert: leaf.cert, key: leaf.key, allowHTTP1: true }, (_req, res) => res.end('alpn'));
     alpn.on('secureConnection', (s: TLSSocket) => selected.push(s.alpnProtocol));
+    h2c = createH2cServer((req, res) => (h2cSeen.push(req.httpVersion), res.end('h2c')));
     p256 = createHttpsServer({ cert: leaf.cert, key: leaf.key, ecdhCurve: 'P-256' }, (_req, res) => res.end('p256'));
     await Promise.all([
       new Promise<void>((r) => alpn.listen(0, '127.0.0.1', r)),
       new Promise<void>((r) => p256.listen(0, '127.0.0.1', r)),
+      new Promise<void>((r) => h2c.listen(0, '127.0.0.1', r)),
     ]);
     [proxy, hole, mcp, vendor] = await Promise.all([
       ForwardProxy.start({ user: 'gw', password: PASSWORD }),
@@ -122,6 +138,7 @@ describe('one upstream dialer on every upstream kind', () => {
           hole: Number(port),
           alpn: (alpn.address() as AddressInfo).port,
           p256: (p256.address() as AddressInfo).port,
+          h2c: (h2c.address() as AddressInfo).port,
           ca: ca.caCert,
         }),
         'default/web',
@@ -136,6 +153,7 @@ describe('one upstream dialer on every upstream kind', () => {
     await Promise.all([proxy?.stop(), hole?.stop(), mcp?.close(), vendor?.close()]);
     alpn?.close();
     p256?.close();
+    h2c?.close();
   });
 
   it("reaches an MCP target through its own policies.tunnel (CONNECT with the Secret's credential)", async () => {
@@ -192,5 +210,37 @@ describe('one upstream dialer on every upstream kind', () => {
     const refused = await rawRequest(`${base}/groups-p384/x`);
     expect(refused.status).toBe(503);
     expect(refused.body).toContain('TLS to backend');
+  });
+
+  it('tunnels an h2c edge: CONNECT even in Auto mode (absolute form is HTTP/1.1), HTTP/2 inside', async () => {
+    const before = proxy.handled.length;
+    h2cSeen.length = 0;
+    const res = await rawRequest(`${base}/h2c-tunnel/x`);
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('h2c');
+    expect(h2cSeen).toEqual(['2.0']);
+    const handled = proxy.handled.slice(before);
+    expect(handled).toContainEqual({ method: 'CONNECT', target: `127.0.0.1:${(h2c.address() as AddressInfo).port}` });
+    expect(handled.every((h) => !h.refused)).toBe(true);
+  });
+
+  it('tunnels an h2 edge: CONNECT, then TLS with the test CA selecting h2 by ALPN inside the tunnel', async () => {
+    const before = proxy.handled.length;
+    selected.length = 0;
+    const res = await rawRequest(`${base}/h2-tunnel/x`);
+    expect(res.status).toBe(200);
+    expect(selected).toEqual(['h2']);
+    expect(proxy.handled.slice(before)).toContainEqual({
+      method: 'CONNECT',
+      target: `127.0.0.1:${(alpn.address() as AddressInfo).port}`,
+    });
+  });
+
+  it("bounds an HTTP/2 edge's connect by its policies.tcp.connectTimeout", async () => {
+    const started = Date.now();
+    const res = await rawRequest(`${base}/h2-hole/x`);
+    // The default connect timeout is 10 s: an answer well before it means the edge's 300 ms applied.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(res.status).toBeGreaterThanOrEqual(500);
   });
 });

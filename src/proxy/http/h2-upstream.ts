@@ -2,11 +2,14 @@
 // http, ALPN `h2` on https with the edge's TLS settings. node:http2 rather than undici, because undici's
 // HTTP/2 client drops response trailers, which gRPC needs (its status travels in them). One session per
 // origin and TLS settings, many streams on it; a session that closes or gets GOAWAY is replaced on the next
-// request. Bounded, so a dynamic forward proxy naming many hosts cannot grow it without end.
+// request. Bounded, so a dynamic forward proxy naming many hosts cannot grow it without end. Every session's
+// connection is dialled by the one upstream dialer (upstream-dial.ts, through http2.connect's
+// createConnection): the edge's tunnel (always CONNECT: absolute form is HTTP/1.1's), connect timeout and
+// keepalive apply as on HTTP/1.1 edges, and an https session must have selected h2 by ALPN.
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import type { Readable } from 'node:stream';
-import type { ConnectionOptions } from 'node:tls';
 import { CONNECTION_SPECIFIC } from './h2-compat.js';
+import { dialSocket, type DialPlan } from './upstream-dial.js';
 
 const MAX_SESSIONS = 256;
 /** RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2; `host` becomes `:authority`. */
@@ -37,14 +40,27 @@ export interface H2UpstreamsOptions {
   connectTimeoutMs: number;
 }
 
+/** The only protocol node:http2 speaks after a TLS handshake. */
+const H2_ONLY: ReadonlySet<string> = new Set(['h2']);
+
+/** A session being dialled, then open; `session` is set once it is. */
+interface Entry {
+  dialled: Promise<ClientHttp2Session>;
+  session?: ClientHttp2Session;
+}
+
 export class H2Upstreams {
-  private readonly sessions = new Map<string, ClientHttp2Session>();
+  private readonly sessions = new Map<string, Entry>();
 
   constructor(private readonly opts: H2UpstreamsOptions) {}
 
-  /** One request on the session for `key` (origin and TLS identity); `tls` unset means h2c. */
-  request(key: string, req: UpstreamRequest, tls?: ConnectionOptions): Promise<UpstreamResponse> {
-    const session = this.session(key, req.origin, tls);
+  /**
+   * One request on the session for `key` (the origin and the plan's identity, upstream-dial.ts dialKey);
+   * `plan.tls` unset means h2c.
+   */
+  async request(key: string, req: UpstreamRequest, plan: DialPlan = {}): Promise<UpstreamResponse> {
+    const session = await this.session(key, req.origin, plan);
+    if (req.signal.aborted) throw req.signal.reason as Error;
     return new Promise((resolve, reject) => {
       const headers: http2.OutgoingHttpHeaders = {
         ':method': req.method,
@@ -93,37 +109,56 @@ export class H2Upstreams {
   async close(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(all.map((s) => new Promise<void>((done) => (s.destroyed ? done() : s.close(() => done())))));
+    await Promise.all(
+      all.map(async (e) => {
+        const s = await e.dialled.catch(() => undefined);
+        if (s) await new Promise<void>((done) => (s.destroyed ? done() : s.close(() => done())));
+      }),
+    );
   }
 
-  private session(key: string, origin: string, tls?: ConnectionOptions): ClientHttp2Session {
+  private session(key: string, origin: string, plan: DialPlan): Promise<ClientHttp2Session> {
     const live = this.sessions.get(key);
-    if (live && !live.closed && !live.destroyed) {
+    if (live && (!live.session || (!live.session.closed && !live.session.destroyed))) {
       // Most recently used last: the first entry is the one to close when the map is full.
       this.sessions.delete(key);
       this.sessions.set(key, live);
-      return live;
+      return live.dialled;
     }
     if (this.sessions.size >= MAX_SESSIONS) {
-      const [oldest, s] = this.sessions.entries().next().value as [string, ClientHttp2Session];
+      const [oldest, e] = this.sessions.entries().next().value as [string, Entry];
       this.sessions.delete(oldest);
-      s.close();
+      void e.dialled.then((s) => s.close()).catch(() => undefined);
     }
-    const s = http2.connect(origin, tls ? { ALPNProtocols: ['h2'], ...tls } : {});
-    s.setTimeout(this.opts.connectTimeoutMs, () => {
-      // Only a session that never connected times out here; an idle connected one is left to the server.
-      if (!s.connecting) return;
-      s.destroy(Object.assign(new Error(`connect timeout to ${origin}`), { code: 'UND_ERR_CONNECT_TIMEOUT' }));
-    });
-    s.once('connect', () => s.setTimeout(0));
+    const entry: Entry = { dialled: this.dial(key, origin, plan) };
+    entry.dialled.then(
+      (s) => (entry.session = s),
+      () => this.sessions.get(key) === entry && this.sessions.delete(key),
+    );
+    this.sessions.set(key, entry);
+    return entry.dialled;
+  }
+
+  /** A session over a connection of the one upstream dialer; it leaves the map when it closes or gets GOAWAY. */
+  private async dial(key: string, origin: string, plan: DialPlan): Promise<ClientHttp2Session> {
+    const url = new URL(origin);
+    const https = url.protocol === 'https:';
+    const timeout = plan.tcp?.connectTimeoutMs || this.opts.connectTimeoutMs;
+    const h2Plan: DialPlan = {
+      ...plan,
+      ...(plan.tunnel ? { tunnel: { ...plan.tunnel, connectAlways: true } } : {}),
+      ...(plan.tls ? { tls: { ALPNProtocols: ['h2'], ...plan.tls } } : {}),
+    };
+    const to = { host: url.hostname, port: Number(url.port) || (https ? 443 : 80), https };
+    const socket = await dialSocket(h2Plan, to, timeout, H2_ONLY);
+    const s = http2.connect(origin, { createConnection: () => socket });
     // Errors reach the streams that use the session; a session that ends is replaced on the next request.
     s.on('error', () => undefined);
     const drop = (): void => {
-      if (this.sessions.get(key) === s) this.sessions.delete(key);
+      if (this.sessions.get(key)?.session === s) this.sessions.delete(key);
     };
     s.once('close', drop);
     s.once('goaway', drop);
-    this.sessions.set(key, s);
     return s;
   }
 }

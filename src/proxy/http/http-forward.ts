@@ -95,6 +95,7 @@ import {
   absoluteForm,
   proxyName,
   dialPlan,
+  planKey,
   type UpstreamConnection,
   type UpstreamTcp,
   type UpstreamTunnel,
@@ -845,9 +846,9 @@ export class HttpForwarder {
     headerCase?: Map<string, string>,
   ): Promise<UpstreamResponse> {
     if (target.h2 && !target.agentCore) {
-      const tls = target.tls ? this.tls.connectOptions(target.backend, to.target.host, target.tls) : undefined;
-      const key = `${target.backend} ${call.origin} ${target.tls ? (target.tls.sni ?? '') : 'h2c'}`;
-      return this.h2.request(key, call, tls);
+      const host = to.target.host;
+      const plan = dialPlan(target, (tls) => this.tls.connectOptions(target.backend, host, tls));
+      return this.h2.request(planKey(target.backend, call.origin, plan), call, plan);
     }
     if (needsDialer(target) && !target.agentCore) return this.dialled(target, to.target.host, call, headerCase);
     const dispatcher =

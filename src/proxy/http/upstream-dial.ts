@@ -2,7 +2,7 @@
 // (an HTTP forward proxy: CONNECT, then the backend's TLS inside it, or in Auto mode for plaintext backends
 // absolute-form requests sent to the proxy), `backend.tcp` (connect timeout, keepalive with probe interval
 // and count) and `backend.tls.alpnProtocols` (undici always offers its own ALPN list). One undici dispatcher
-// per (backend, host, settings), closed once idle; HTTP/2 upstreams dial through `dialSocket` too.
+// per (backend, host, settings), closed once idle; HTTP/2 upstreams (h2-upstream.ts) dial through `dialSocket` too.
 // Behaviour: docs/proxy.md "Tunnels".
 import { createHash } from 'node:crypto';
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
@@ -298,7 +298,7 @@ export function openTunnel(t: UpstreamTunnel, authority: string, timeoutMs: numb
 }
 
 /** The plan's identity: a hash, so the map never holds the proxy credential or key material as a string key. */
-function planKey(backend: string, host: string, plan: DialPlan): string {
+export function planKey(backend: string, host: string, plan: DialPlan): string {
   const h = createHash('sha256');
   const t = plan.tunnel;
   const tcp = plan.tcp;

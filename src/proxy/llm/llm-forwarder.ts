@@ -15,7 +15,8 @@ import type { ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
-import { UpstreamDialers, dialPlan, needsDialer } from '../http/upstream-dial.js';
+import { UpstreamDialers, dialPlan, needsDialer, planKey } from '../http/upstream-dial.js';
+import { H2Upstreams, type UpstreamResponse } from '../http/h2-upstream.js';
 import { UpstreamTlsPool } from '../http/upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
@@ -135,13 +136,14 @@ interface Call {
   clientHeaders: IncomingHttpHeaders;
   /** The format of the provider's error bodies as the client should get them (Anthropic's are converted for chat). */
   errorFormat: WireFormat;
-  answer(res: ServerResponse, up: Dispatcher.ResponseData): Promise<void>;
+  answer(res: ServerResponse, up: UpstreamResponse): Promise<void>;
 }
 
 export class LlmForwarder {
   private readonly agent: Agent;
   private readonly tls: UpstreamTlsPool;
   private readonly dialers: UpstreamDialers;
+  private readonly h2: H2Upstreams;
   private readonly health: ProviderHealth;
   private readonly usage: LlmUsage;
   private readonly moderation: ProviderModeration;
@@ -188,11 +190,12 @@ export class LlmForwarder {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: headersTimeout,
     });
+    this.h2 = new H2Upstreams({ connectTimeoutMs: opts.connectTimeoutMs ?? 10_000 });
   }
 
   async close(): Promise<void> {
     this.extProc.close();
-    await Promise.all([this.agent.destroy(), this.tls.close(), this.dialers.close()]);
+    await Promise.all([this.agent.destroy(), this.tls.close(), this.dialers.close(), this.h2.close()]);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, route: LlmRoute, client: LlmClient): Promise<void> {
@@ -694,12 +697,12 @@ export class LlmForwarder {
     p: LlmProvider,
     call: Call,
     signal: AbortSignal,
-  ): Promise<Dispatcher.ResponseData | Failure> {
+  ): Promise<UpstreamResponse | Failure> {
     const kind = p.edge?.credential?.kind;
     // Keys and passthrough tokens are already in the call's headers: no cloud step (and no await) for them.
     if (kind !== 'aws' && kind !== 'azure' && kind !== 'gcp') return this.request(res, route, p, call, signal);
-    return this.cloudHeaders(route, p, call).then<Dispatcher.ResponseData | Failure>(
-      (cloud): Failure | Promise<Dispatcher.ResponseData> =>
+    return this.cloudHeaders(route, p, call).then<UpstreamResponse | Failure>(
+      (cloud): Failure | Promise<UpstreamResponse> =>
         cloud instanceof CloudAuthFailure
           ? { kind: 'credential', provider: p, code: cloud.code, message: cloud.message }
           : this.request(res, route, p, call, signal, cloud),
@@ -738,13 +741,24 @@ export class LlmForwarder {
     call: Call,
     signal: AbortSignal,
     cloud?: Record<string, string>,
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<UpstreamResponse> {
     const e = p.endpoint;
     const trace = telemetryOf(res)?.upstreamHeaders();
     // The call's headers are its own (built per provider): completed in place rather than copied.
     const headers = Object.assign(signedOnly(call.headers, p), cloud, trace);
+    const origin = `${e.tls !== undefined ? 'https' : 'http'}://${e.host}:${e.port}`;
+    // `http.version: HTTP2`: the HTTP/2 client of HTTP backends, dialled by the same plan as HTTP/1.1.
+    if (p.edge?.httpVersion === 'HTTP2') {
+      const key = `${route.backend}/${p.name}`;
+      const plan = dialPlan({ tls: e.tls, tunnel: p.edge.tunnel, tcp: p.edge.tcp }, (t) =>
+        this.tls.connectOptions(key, e.host, t),
+      );
+      const body = typeof call.body === 'string' ? Buffer.from(call.body) : call.body;
+      const h2Call = { origin, path: call.path, method: call.method, signal, headers, body };
+      return this.h2.request(planKey(key, origin, plan), h2Call, plan);
+    }
     return this.dispatcherOf(route, p).request({
-      origin: `${e.tls !== undefined ? 'https' : 'http'}://${e.host}:${e.port}`,
+      origin,
       path: call.path,
       method: call.method as Dispatcher.HttpMethod,
       signal,
@@ -754,12 +768,7 @@ export class LlmForwarder {
   }
 
   /** A 5xx or 429: the next provider is tried and this answer kept, in case no other provider answers. */
-  private async failedStatus(
-    route: LlmRoute,
-    p: LlmProvider,
-    call: Call,
-    up: Dispatcher.ResponseData,
-  ): Promise<Failure> {
+  private async failedStatus(route: LlmRoute, p: LlmProvider, call: Call, up: UpstreamResponse): Promise<Failure> {
     const buf = await readBounded(up.body, MAX_RESPONSE_BYTES);
     this.opts.log.warn(
       { route: route.name, provider: p.name, status: up.statusCode },

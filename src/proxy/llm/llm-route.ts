@@ -213,9 +213,11 @@ function aiBackendProblems(b: Backend, source: string): Problem[] {
   return problems;
 }
 
-/** Every conditional target's `when` compiles with the variables a model decision has. */
+/** Every conditional target's `when` compiles with the variables a model decision has; the provider's TLS is usable. */
 function modelProblems(m: Model, source: string): Problem[] {
   const problems: Problem[] = [];
+  const tls = m.provider?.tls && tlsSettingsProblem(m.provider.tls);
+  if (tls) problems.push({ source, object: `Model ${m.name}`, path: 'provider.tls', message: tls });
   m.routing?.targets.forEach((t, i) => {
     if (!t.when) return;
     try {

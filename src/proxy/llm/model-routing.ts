@@ -1,7 +1,7 @@
 // GwModel routing (IR `Model` resources): which model a chat request's `model` selects on a route, and
 // the providers (in failover groups) that serve it. Compiled once per snapshot; resolved per request.
 // Behaviour: docs/proxy.md "LLM backends" (GwModel routing).
-import type { Route } from '../../ir/types.js';
+import type { BackendTls, Route } from '../../ir/types.js';
 import type { Model__Output } from '../../ir/gen/gw/ir/v1/Model.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { compileCel, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
@@ -201,15 +201,16 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     overrides: [],
     promptPrepend: [],
     promptAppend: [],
-    tls: null,
+    tls: p.tls,
     requestTimeoutMs: 0,
     health: null,
     extAuthorization: null,
     transformations: p.transformations,
     finalTransformations: p.finalTransformations,
     promptCaching: null,
-    tunnel: null,
+    tunnel: p.tunnel,
     tcp: null,
+    httpVersion: 'HTTP_VERSION_UNSPECIFIED',
   };
   const transformations = providerTransformations(edge, `GwModel ${m.name} spec.policies`);
   // Fail closed: the snapshot check refuses such a snapshot, so this is only reached without it.
@@ -230,6 +231,9 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     ...(p.inferencePool ? { pool: p.inferencePool } : {}),
   };
 }
+
+/** `spec.policies.tls` when set (TLS whatever the baseURL's scheme, as `backend.tls` on an edge); else system roots on https. */
+const modelTls = (m: IrModel, https: boolean): BackendTls | null => m.provider?.tls ?? (https ? SYSTEM_ROOTS : null);
 
 const irProvider = (
   m: IrModel,
@@ -259,7 +263,7 @@ function settingsEndpoint(m: IrModel, kind: string, settings: Settings): VendorR
   return vendorEndpoint(
     irProvider(m, kind, settings, { host, port, path: '', pathPrefix: '' }),
     settings,
-    url && https ? SYSTEM_ROOTS : null,
+    modelTls(m, !!url && https),
   );
 }
 
@@ -293,7 +297,7 @@ function azureOpenAiEndpoint(m: IrModel, settings: Settings): VendorResult {
       }
     : { ...settings, endpoint: host, apiVersion: 'v1' };
   const at = { host, port: Number(url.port) || (https ? 443 : 80), path: '', pathPrefix: '' };
-  return vendorEndpoint(irProvider(m, 'azureopenai', s, at), s, https ? SYSTEM_ROOTS : null);
+  return vendorEndpoint(irProvider(m, 'azureopenai', s, at), s, modelTls(m, https));
 }
 
 /** Providers addressed by a base URL (their own or the vendor's default, filled by the translator). */
@@ -321,7 +325,7 @@ function urlEndpoint(m: IrModel, kind: string, settings: Settings): VendorResult
     pathPrefix: kind === 'custom' ? '' : prefix,
   };
   const s = kind === 'custom' ? { ...settings, formats } : settings;
-  return vendorEndpoint(irProvider(m, kind, s, at), s, https ? SYSTEM_ROOTS : null);
+  return vendorEndpoint(irProvider(m, kind, s, at), s, modelTls(m, https));
 }
 
 /**

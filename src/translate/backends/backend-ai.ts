@@ -118,6 +118,7 @@ export function backendAi(
       p.tunnel !== undefined ||
       p.tcp !== undefined ||
       p.requestTimeoutMs !== undefined ||
+      p.httpVersion !== undefined ||
       p.health !== undefined ||
       Object.keys(p.modelAliases ?? {}).length > 0 ||
       p.promptCaching !== undefined ||
@@ -177,6 +178,8 @@ function providerEdge(
   const timeout = m.fields['backend.http']?.requestTimeout;
   const timeoutMs = timeout ? (parseDurationMs(timeout) ?? 0) : 0;
   if (timeoutMs > 0) out.requestTimeoutMs = timeoutMs;
+  // The edge's or the provider's own `http.version`: HTTP2 is the forwarder's HTTP/2 client (h2-upstream.ts).
+  if (m.fields['backend.http']?.version === 'HTTP2') out.httpVersion = 'HTTP2';
   const health = m.fields['backend.health'];
   if (health) out.health = outlierDetection(health, m.provenance['backend.health']?.source ?? '');
   const auth = m.fields['backend.auth'];

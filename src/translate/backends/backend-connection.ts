@@ -24,30 +24,25 @@ export function edgeConnection(
   merged: EffectivePolicy,
   /** Per MCP target / AI provider policies. */
   subMerged: Record<string, EffectivePolicy>,
-  /** The edge speaks HTTP/2 upstream (node:http2, which dials on its own). */
-  h2: boolean,
   /** Resolves a policy's backendRef (`tunnel.backendRef`) for the policy that set it. */
   resolverOf: (m: MergedFields) => EndpointResolver,
 ): EdgeConnection {
   const refusals: IrRefusal[] = [];
   const settings: Connection = {};
   const kind = irBackend?.kind ?? '';
-  const dialled = DIALLED_KINDS.has(kind) && !h2;
-  const what = h2 ? 'HTTP/2' : kind || 'this';
+  // HTTP/1.1 and HTTP/2 edges alike: node:http2 sessions dial through the same dialer (h2-upstream.ts).
+  const dialled = DIALLED_KINDS.has(kind);
   for (const field of ['tunnel', 'tcp'] as const) {
     if (!merged.fields[`backend.${field}`] || dialled) continue;
     const source = merged.provenance[`backend.${field}`]?.source ?? '';
     refusals.push({
       field: source.startsWith('GwPolicy ') ? `spec.backend.${field}` : `spec.policies.${field}`,
       source,
-      reason: `backend.${field} applies to static, a2a, Service, MCP and AI backends over HTTP/1.1, not to ${what} backends`,
+      reason: `backend.${field} applies to static, a2a, Service, MCP and AI backends, not to ${kind || 'this'} backends`,
       // A tunnel may be an egress rule: where it does not apply the route fails closed (503), never goes direct.
       security: field === 'tunnel',
     });
   }
-  // Sending around the proxy a tunnel names could break an egress rule: such an edge is left out instead.
-  if (h2 && merged.fields['backend.tunnel'])
-    return { ok: false, message: 'backend.tunnel: tunnels to HTTP/2 backends are not supported; use HTTP1' };
   // AI providers carry their own (the edge's unless they set one): backend-ai.ts providerEdge.
   if (!dialled || kind === 'ai') return { ok: true, settings, refusals };
   const own = upstreamConnection(ctx, merged, resolverOf(merged));

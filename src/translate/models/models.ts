@@ -4,6 +4,7 @@ import { aiProviderSettings, fieldTransformations } from '../backends/backend-ai
 import { modelAuth, type ModelAuth } from './model-auth.js';
 import { promptGuardLookup, promptGuardRefProblems, translatePromptGuard } from '../backends/prompt-guard.js';
 import { modelBackend, type ModelBackend } from './model-backend.js';
+import { modelConnection, type ModelConnection } from './model-connection.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
 /** For the status writer: the GwModel fields the proxy refuses (one RefusalInput per field path). */
@@ -74,7 +75,12 @@ function translateModel(
   const ns = m.obj.metadata.namespace ?? '';
   const gen = m.obj.metadata.generation ?? 0;
   const now = ctx.options.now;
-  const { credential, guard, backend, resolvedProblem, unresolvedReason } = resolveModelRefs(ctx, m, ns, spec);
+  const { credential, guard, backend, connection, resolvedProblem, unresolvedReason } = resolveModelRefs(
+    ctx,
+    m,
+    ns,
+    spec,
+  );
   const parentNames: string[] = [];
   // Invalid but setting security fields: served as a model that refuses every request (issue 31).
   const closed = invalidObjectRefusals('GwModel', m);
@@ -124,7 +130,7 @@ function translateModel(
   });
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
-  return validModel(m, spec, parentNames, credential, guard, backend);
+  return validModel(m, spec, parentNames, credential, guard, { backend, connection });
 }
 
 /** What a GwModel refers to (credential, guard steps, backendRef), and the first that does not resolve, for ResolvedRefs. */
@@ -139,19 +145,26 @@ function resolveModelRefs(ctx: Ctx, m: StoredObject, ns: string, spec: GwModelSp
   const guardProblem = guard ? promptGuardRefProblems([{ backend: '', promptGuard: guard }])[0] : undefined;
   const backend = spec?.provider !== undefined ? modelBackend(ctx, ns, spec) : undefined;
   const backendProblem = backend && 'problem' in backend ? backend.problem : undefined;
+  const connection = spec?.provider !== undefined ? modelConnection(ctx, m.key, spec) : undefined;
+  const connectionProblem = typeof connection === 'string' ? connection : undefined;
   const resolvedProblem =
     missingModel ??
     backendProblem ??
+    connectionProblem ??
     (typeof credential === 'string' ? credential : undefined) ??
     guardProblem?.message;
   const unresolvedReason = missingModel
     ? 'ModelNotFound'
     : backendProblem
       ? 'BackendNotFound'
-      : typeof credential === 'string'
-        ? 'InvalidBackendAuth'
-        : (guardProblem?.reason ?? 'InvalidBackendAuth');
-  return { credential, guard, backend, resolvedProblem, unresolvedReason };
+      : connectionProblem
+        ? connectionProblem.startsWith('spec.policies.tunnel')
+          ? 'InvalidBackendTunnel'
+          : 'InvalidBackendTLS'
+        : typeof credential === 'string'
+          ? 'InvalidBackendAuth'
+          : (guardProblem?.reason ?? 'InvalidBackendAuth');
+  return { credential, guard, backend, connection, resolvedProblem, unresolvedReason };
 }
 
 /** The IR Model of a valid GwModel exposed on `parents`: match, target, refusals and its own authorization. */
@@ -161,7 +174,7 @@ function validModel(
   parents: string[],
   credential: ModelAuth | string | undefined,
   promptGuard: PromptGuardInput | undefined,
-  backend: ModelBackend | undefined,
+  target: { backend: ModelBackend | undefined; connection: ModelConnection | string | undefined },
 ): ModelInput {
   const out: ModelInput = {
     name: modelName(m.key),
@@ -169,7 +182,7 @@ function validModel(
     match: modelMatch(spec.match?.model ?? m.obj.metadata.name),
     visibility: spec.visibility === 'Internal' ? 'INTERNAL' : 'PUBLIC',
   };
-  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential, backend);
+  if (spec.provider !== undefined) out.provider = modelProvider(spec, credential, target);
   const health = spec.policies?.health;
   if (out.provider && health) out.provider.health = outlierDetection(health, `GwModel ${m.key}`);
   const refusals = modelRefusals(m);
@@ -241,7 +254,7 @@ function parentTarget(
 function modelProvider(
   spec: GwModelSpec,
   credential: ModelAuth | string | undefined,
-  backend: ModelBackend | undefined,
+  { backend, connection }: { backend: ModelBackend | undefined; connection: ModelConnection | string | undefined },
 ): ModelProviderInput {
   const policies: ModelPolicies = spec.policies ?? {};
   const auth = policies.auth;
@@ -258,6 +271,9 @@ function modelProvider(
     settingsJson: stableStringify(settingsOf(spec)),
     policiesJson: stableStringify(shown),
   };
+  // TLS or a tunnel that cannot be built: never called without them (503 no_backend), like a missing backendRef.
+  if (typeof connection === 'string') out.backendProblem = connection;
+  else if (connection) Object.assign(out, connection);
   if (backend && 'problem' in backend) out.backendProblem = backend.problem;
   else if (backend) {
     out.baseUrl = backend.baseUrl;

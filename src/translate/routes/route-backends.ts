@@ -207,9 +207,7 @@ export function backendRef(
         `${out.tls?.source ?? ''} backend.tls.alpnProtocols: an HTTP/2 backend needs h2 in the list, got ${alpn.join(', ')}`.trim(),
     };
   // Like TLS: an edge whose tunnel cannot be built is left out, never sent around the proxy it names.
-  const connection = edgeConnection(ctx, irBackend, merged, subMerged, http.version === 'HTTP2', (m) =>
-    policyBackendResolver(ctx, m.provenance),
-  );
+  const connection = edgeConnection(ctx, irBackend, merged, subMerged, (m) => policyBackendResolver(ctx, m.provenance));
   if (!connection.ok) return { reason: 'InvalidBackendTunnel', message: connection.message };
   Object.assign(out, connection.settings);
   const health = edgeHealth(irBackend, merged, subMerged);
@@ -239,8 +237,9 @@ export function backendRef(
 const FORWARDED_KINDS = new Set(['static', 'a2a', 'dynamicForwardProxy']);
 
 /**
- * `backend.http.version` of the edge: set on an HTTP backend's edge; refused (on status, not silently left
- * out) on an MCP, AI or AgentCore edge and per MCP target or AI provider, where this proxy does not choose it.
+ * `backend.http.version` of the edge: set on an HTTP backend's edge; on an AI edge each provider carries
+ * its merged one (AiProviderEdge.http_version, backend-ai.ts); refused (on status, not silently left out)
+ * on an MCP or AgentCore edge and per MCP target, where this proxy does not choose it.
  */
 function httpVersionOf(
   irBackend: BackendInput | undefined,
@@ -256,12 +255,14 @@ function httpVersionOf(
     const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
     refusals.push({ field: path, source, reason, security: false });
   };
-  // A target's or provider's own setting (a GwPolicy with sectionName); a GwBackend's per-target and
-  // per-provider `policies.http` are refused by the coverage table already.
+  // AI providers apply the edge's and their own (backend-ai.ts providerEdge).
+  if (irBackend?.kind === 'ai') return { refusals };
+  // A target's own setting (a GwPolicy with sectionName); a GwBackend's per-target `policies.http` is
+  // refused by the coverage table already.
   for (const [name, m] of Object.entries(subMerged)) {
     const source = m.provenance['backend.http']?.source ?? '';
     if (versionIn(m) && source.startsWith('GwPolicy ') && source !== merged.provenance['backend.http']?.source)
-      refuse(m, `the upstream HTTP version is not chosen per MCP target or AI provider (${name}) by this proxy`);
+      refuse(m, `the upstream HTTP version is not chosen per MCP target (${name}) by this proxy`);
   }
   const version = versionIn(merged);
   if (!version)

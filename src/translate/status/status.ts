@@ -198,14 +198,17 @@ function ownPromptCachingRefusals(
   );
 }
 
-/** `policies.http.version` of a GwBackend the HTTP forwarder does not serve (MCP, AI, AgentCore): refused. */
+/** `policies.http.version` of a GwBackend whose upstream HTTP version the proxy does not choose (MCP, AgentCore): refused. */
 function ownHttpVersionRefusals(spec: GwBackendSpec): FieldRefusal[] {
   if (spec.policies?.http?.version === undefined) return [];
   if (spec.static !== undefined || spec.a2a !== undefined || spec.dynamicForwardProxy !== undefined) return [];
+  // AI providers apply it (each provider's merged policies, AiProviderEdge.http_version).
+  if (spec.ai !== undefined) return [];
   return [
     {
       field: 'spec.policies.http.version',
-      reason: 'the upstream HTTP version is chosen only for HTTP backends (static, a2a, dynamicForwardProxy)',
+      reason:
+        'the upstream HTTP version is chosen only for HTTP backends (static, a2a, dynamicForwardProxy) and AI providers',
       security: false,
     },
   ];

@@ -9,6 +9,13 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import {
+  createServer as createH2cServer,
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+} from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 
@@ -16,6 +23,8 @@ export interface Received {
   path: string;
   /** The request came over TLS. */
   tls: boolean;
+  /** The HTTP version it came in (`1.1`, `2.0`). */
+  version: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
 }
@@ -272,10 +281,14 @@ function moderation(res: ServerResponse, body: Record<string, unknown>, mode: Fa
   res.end(JSON.stringify({ id: 'modr-1', model: body.model, results }));
 }
 
-/** With `tls` the fake serves HTTPS with that certificate and key (PEM). */
+/**
+ * With `tls` the fake serves HTTPS with that certificate and key (PEM). With `http2` it is an HTTP/2 server:
+ * h2c only (prior knowledge) without `tls`, h2 and HTTP/1.1 by ALPN with it.
+ */
 export async function startFakeVendor(
   vendor: 'openai' | 'anthropic' | 'cohere',
   tls?: { cert: string; key: string },
+  opts: { http2?: boolean } = {},
 ): Promise<FakeVendor> {
   const received: Received[] = [];
   const held: { release?: () => void } = {};
@@ -285,6 +298,7 @@ export async function startFakeVendor(
       received.push({
         path: req.url ?? '',
         tls: (req.socket as TLSSocket).encrypted === true,
+        version: req.httpVersion,
         headers: req.headers,
         body,
       });
@@ -324,7 +338,21 @@ export async function startFakeVendor(
       else anthropic(res, body, mode, held);
     });
   };
-  const server: Server = tls ? createHttpsServer(tls, handler) : createServer(handler);
+  const h2 = handler as unknown as (req: Http2ServerRequest, res: Http2ServerResponse) => void;
+  const server: Server = (
+    opts.http2
+      ? tls
+        ? createSecureServer({ ...tls, allowHTTP1: true }, h2)
+        : createH2cServer(h2)
+      : tls
+        ? createHttpsServer(tls, handler)
+        : createServer(handler)
+  ) as Server;
+  const sessions = new Set<Http2Session>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(fake, {
     port: (server.address() as AddressInfo).port,
@@ -333,7 +361,9 @@ export async function startFakeVendor(
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const session of sessions) session.destroy();
+        // HTTP/2 servers have no such method; their sessions are destroyed above.
+        if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
       }),
   }) as FakeVendor;
 }

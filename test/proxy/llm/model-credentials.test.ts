@@ -44,6 +44,8 @@ function choose(
       inferencePool: null,
       backendProblem: '',
       requestHeaders: null,
+      tls: null,
+      tunnel: null,
     },
   };
   const table = modelTableOf(route, [model]);

@@ -10,6 +10,7 @@ import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldT
 import type { AiPromptCaching as _gw_ir_v1_AiPromptCaching, AiPromptCaching__Output as _gw_ir_v1_AiPromptCaching__Output } from '../../../gw/ir/v1/AiPromptCaching.js';
 import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
+import type { HttpVersion as _gw_ir_v1_HttpVersion, HttpVersion__Output as _gw_ir_v1_HttpVersion__Output } from '../../../gw/ir/v1/HttpVersion.js';
 
 export interface AiProviderEdge {
   /**
@@ -74,6 +75,11 @@ export interface AiProviderEdge {
    * `backend.tcp` of the provider's merged policies: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
+  /**
+   * `backend.http.version` of the provider's merged policies: HTTP2 calls it over HTTP/2 (ALPN h2 on https,
+   * prior knowledge on http) by the code of BackendRef.http_version; unset or HTTP1 speaks HTTP/1.1.
+   */
+  'httpVersion'?: (_gw_ir_v1_HttpVersion);
 }
 
 export interface AiProviderEdge__Output {
@@ -139,4 +145,9 @@ export interface AiProviderEdge__Output {
    * `backend.tcp` of the provider's merged policies: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
+  /**
+   * `backend.http.version` of the provider's merged policies: HTTP2 calls it over HTTP/2 (ALPN h2 on https,
+   * prior knowledge on http) by the code of BackendRef.http_version; unset or HTTP1 speaks HTTP/1.1.
+   */
+  'httpVersion': (_gw_ir_v1_HttpVersion__Output);
 }

@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/ir.proto
+// Original file: proto/gw/ir/v1/upstream.proto
 
 export const HttpVersion = {
   /**

@@ -8,6 +8,8 @@ import type { OutlierDetection as _gw_ir_v1_OutlierDetection, OutlierDetection__
 import type { InferencePoolTarget as _gw_ir_v1_InferencePoolTarget, InferencePoolTarget__Output as _gw_ir_v1_InferencePoolTarget__Output } from '../../../gw/ir/v1/InferencePoolTarget.js';
 import type { HeaderModifier as _gw_ir_v1_HeaderModifier, HeaderModifier__Output as _gw_ir_v1_HeaderModifier__Output } from '../../../gw/ir/v1/HeaderModifier.js';
 import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldTransformation__Output as _gw_ir_v1_AiFieldTransformation__Output } from '../../../gw/ir/v1/AiFieldTransformation.js';
+import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
+import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 
 export interface ModelProvider {
   'provider'?: (string);
@@ -75,6 +77,16 @@ export interface ModelProvider {
    */
   'transformations'?: (_gw_ir_v1_AiFieldTransformation)[];
   'finalTransformations'?: (_gw_ir_v1_AiFieldTransformation)[];
+  /**
+   * `spec.policies.tls`, resolved as GwPolicy `backend.tls` is: the provider is called over TLS with these
+   * settings (whatever the baseURL's scheme); unset means system roots for an https baseURL, plain HTTP otherwise.
+   */
+  'tls'?: (_gw_ir_v1_BackendTls | null);
+  /**
+   * `spec.policies.tunnel`, resolved as GwPolicy `backend.tunnel` is: the provider's connections go through
+   * this forward proxy (src/proxy/http/upstream-dial.ts).
+   */
+  'tunnel'?: (_gw_ir_v1_UpstreamTunnel | null);
 }
 
 export interface ModelProvider__Output {
@@ -143,4 +155,14 @@ export interface ModelProvider__Output {
    */
   'transformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
   'finalTransformations': (_gw_ir_v1_AiFieldTransformation__Output)[];
+  /**
+   * `spec.policies.tls`, resolved as GwPolicy `backend.tls` is: the provider is called over TLS with these
+   * settings (whatever the baseURL's scheme); unset means system roots for an https baseURL, plain HTTP otherwise.
+   */
+  'tls': (_gw_ir_v1_BackendTls__Output | null);
+  /**
+   * `spec.policies.tunnel`, resolved as GwPolicy `backend.tunnel` is: the provider's connections go through
+   * this forward proxy (src/proxy/http/upstream-dial.ts).
+   */
+  'tunnel': (_gw_ir_v1_UpstreamTunnel__Output | null);
 }
