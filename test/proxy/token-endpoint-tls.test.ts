@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSigningKey, startProvider, type OidcHarness } from '../support/oidc/provider.js';
 import { registerExchangeGrants, TOKEN_EXCHANGE, type ExchangeGrants } from '../support/oidc/token-exchange.js';
 import { seen, startAuthBench, type AuthBench } from './http-auth-harness.js';
+import { explainedAndStatuses } from './secret-surfaces.js';
+import { trafficManifests, type TrafficCase } from './traffic-manifests.js';
 
 const pem = (f: string): string => readFileSync(join(import.meta.dirname, 'tls-testdata', f), 'utf8');
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -25,6 +27,10 @@ describe('token endpoint through a backendRef with the backend TLS', () => {
   let front: TlsServer;
   let bench: AuthBench;
   let userKey: CryptoKey;
+  let cases: TrafficCase[] = [];
+  let extra = '';
+  /** Tokens the authorization server issued and the user tokens the clients sent: never shown anywhere. */
+  const tokens: string[] = [];
   /** Client certificates the front saw, by common name ('' for none). */
   const clientNames: string[] = [];
 
@@ -83,7 +89,7 @@ kind: ConfigMap
 metadata: {name: ${name}, namespace: default}
 data: {ca.crt: ${JSON.stringify(pem(crt))}}
 `;
-    const extra = [
+    extra = [
       ca('as-ca', 'ca.crt'),
       ca('other-ca', 'b.crt'),
       `
@@ -109,14 +115,12 @@ data: {clientSecret: ${b64(SECRET)}}
     const jwks = JSON.stringify(JSON.stringify({ keys: [users.publicJwk] }));
     const exchange = (backend: string) =>
       `{jwtAuthentication: {providers: [{issuer: "${ISSUER}", jwks: {inline: ${jwks}}}]}}\n  backend: {auth: {oauthTokenExchange: {backendRef: {group: gw.dev, kind: GwBackend, name: ${backend}}, path: /as/token, audiences: [tools], clientAuth: {clientId: gw, secretRef: {name: as-client}}}}}`;
-    bench = await startAuthBench(
-      [
-        { name: 'trusted', traffic: exchange('as') },
-        { name: 'wrongca', traffic: exchange('as-other-ca') },
-        { name: 'nocert', traffic: exchange('as-no-cert') },
-      ],
-      extra,
-    );
+    cases = [
+      { name: 'trusted', traffic: exchange('as') },
+      { name: 'wrongca', traffic: exchange('as-other-ca') },
+      { name: 'nocert', traffic: exchange('as-no-cert') },
+    ];
+    bench = await startAuthBench(cases, extra);
   });
 
   afterAll(async () => {
@@ -140,6 +144,7 @@ data: {clientSecret: ${b64(SECRET)}}
 
   it('exchanges over TLS with the CA, SNI and client certificate of the backend and sends only the new token', async () => {
     const alice = await userToken('alice');
+    tokens.push(alice);
     const before = grants.issued.length;
     const res = await bench.get('/trusted/x', { authorization: `Bearer ${alice}` });
     expect(res.status, res.body).toBe(200);
@@ -149,12 +154,14 @@ data: {clientSecret: ${b64(SECRET)}}
     expect(seen(res).headers.authorization).toBe(`Bearer ${issued[0]?.token}`);
     expect(JSON.stringify(seen(res).headers)).not.toContain(alice);
     expect(clientNames.at(-1)).toBe('gw-proxy');
+    tokens.push(issued[0]?.token ?? '');
   });
 
   it.each(['wrongca', 'nocert'])(
     'fails closed when the TLS to the token endpoint fails (%s): 502, nothing forwarded',
     async (name) => {
       const bob = await userToken('bob');
+      tokens.push(bob);
       const before = grants.issued.length;
       const hits = bench.hits();
       const res = await bench.get(`/${name}/x`, { authorization: `Bearer ${bob}` });
@@ -167,4 +174,18 @@ data: {clientSecret: ${b64(SECRET)}}
       expect(bench.logged.join('')).not.toContain(SECRET);
     },
   );
+
+  it('never shows the client secret, the client key or a token in logs, gw explain, statuses or metrics', async () => {
+    expect(tokens.filter((t) => t !== '')).toHaveLength(4);
+    const { explained, statuses } = explainedAndStatuses(
+      trafficManifests(1, cases, extra),
+      cases.map((c) => c.name),
+    );
+    expect(explained).toContain('oauthTokenExchange');
+    // The error bodies are checked where they are answered; the other bodies are the echo upstream's, which repeats the token it got.
+    const text = [...bench.logged, explained, statuses, await bench.metrics()].join('\n');
+    const clientKey = pem('client.key').split('\n')[1] ?? '';
+    expect(clientKey.length).toBeGreaterThan(20);
+    for (const s of [...tokens, SECRET, clientKey]) expect(text).not.toContain(s);
+  });
 });
