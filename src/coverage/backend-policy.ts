@@ -15,7 +15,7 @@ export const backendAuth: CoverageTable = guarding({
   'auth.gcp.*': enforced('AiCredential.gcp'),
   'auth.oauthTokenExchange.*': enforced(
     'AiCredential.tokenExchange',
-    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets and AI providers (auth/backend-identity.ts); a backendRef to a GwBackend with policies.tls or a Service with a BackendTLSPolicy refuses the edge (token requests are not sent in the clear)',
+    'on every edge: static, a2a, Service, dynamicForwardProxy, MCP targets (streamable HTTP and legacy SSE) and AI providers (auth/backend-identity.ts); a backendRef to a GwBackend with policies.tls or a Service with a BackendTLSPolicy is called with that TLS (TokenExchangeCredential.tls)',
   ),
   'auth.crossAppAccess.*': enforced(
     'AiCredential.crossAppAccess',
@@ -182,7 +182,7 @@ export const backendMcp: CoverageTable = guarding({
   'mcp.guardrails.*': enforced('BackendRef.mcpGuardrails'),
   'mcp.authentication.*': enforced(
     'Policy.mcpAuthentication',
-    "the route's MCP token check, as traffic.jwtAuthentication.mcp; keys by jwks.url, or jwks.backendRef with the backend's TLS (McpAuthentication.jwksTls)",
+    "the route's MCP token check, as traffic.jwtAuthentication.mcp; keys by jwks.url, or jwks.backendRef with the backend's TLS (McpAuthentication.jwksTls); clientSecretRef added to relayed authorization_code / refresh_token requests for clientId (McpAuthentication.clientSecret)",
   ),
   'mcp.authorization.*': enforced('Policy.authorization', "joined to the route's rules, one evaluation"),
 });

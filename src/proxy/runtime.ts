@@ -528,7 +528,7 @@ export class ProxyRuntime {
           ...(!llm && route.backends.some((b) => b.promptGuard)
             ? ['backend.ai.promptGuard (its backend is not an ai backend)']
             : []),
-          ...(backend ? [identityRefusal(backend, speaksStreamableHttp)].filter((r) => r !== undefined) : []),
+          ...(backend ? [identityRefusal(backend)].filter((r) => r !== undefined) : []),
         ],
         noBackend: !backend && !forward && !llm,
       };

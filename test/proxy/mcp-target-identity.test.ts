@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
+import { startSseFixture, type SseFixture } from '../fixtures/mcp-sse-server.js';
 import {
   crossAppAccessYaml,
   EXCHANGE_BASIC_SECRET,
@@ -31,11 +32,16 @@ const signerPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .privateKey.export({ type: 'pkcs1', format: 'pem' })
   .toString();
 
-function manifests(x: ExchangeServer, port: number): string {
+function manifests(x: ExchangeServer, port: number, ssePort: number): string {
   const basic = 'clientAuth: {clientId: gw-basic, secretRef: {name: as-basic}}';
   const exchange = (url: string) =>
     `oauthTokenExchange: {url: "${url}", path: /as/token, audiences: [tools], ${basic}}`;
-  const tools = (name: string, auth: string): string => `---
+  const sse = { port: ssePort, path: '/sse', protocol: 'SSE' };
+  const tools = (
+    name: string,
+    auth: string,
+    t: { port: number; path: string; protocol?: string } = { port, path: '/mcp' },
+  ): string => `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}, namespace: default}
@@ -45,8 +51,9 @@ spec:
     - name: t
       static:
         host: 127.0.0.1
-        port: ${port}
-        path: /mcp
+        port: ${t.port}
+        path: ${t.path}
+        ${t.protocol ? `protocol: ${t.protocol}` : ''}
         policies: {auth: {${auth}}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
@@ -83,19 +90,31 @@ data: {signingKey: ${b64(signerPem)}}
 ${tools('tools', exchange(x.as.origin))}${tools('down', exchange('http://127.0.0.1:1'))}${tools(
     'xaa',
     crossAppAccessYaml(x),
-  )}${tools('signed', 'jwtSign: {signingKeyRef: {name: signer}, kid: k-mcp, claims: {iss: gw, aud: tools}}')}`;
+  )}${tools('signed', 'jwtSign: {signingKeyRef: {name: signer}, kid: k-mcp, claims: {iss: gw, aud: tools}}')}${tools(
+    'sse',
+    exchange(x.as.origin),
+    sse,
+  )}${tools('sseq', 'jwtSign: {signingKeyRef: {name: signer}, location: {queryParameter: {name: access_token}}}', sse)}${tools(
+    'httpq',
+    `oauthTokenExchange: {url: "${x.as.origin}", path: /as/token, audiences: [tools], ${basic}, location: {queryParameter: {name: token}}}`,
+  )}`;
 }
 
 describe('backend identities on MCP targets', () => {
+  const ports = (): [number, number] => [Number(new URL(fixture.url).port), Number(new URL(sseFixture.url).port)];
   let x: ExchangeServer;
   let fixture: HttpFixture;
+  let sseFixture: SseFixture;
   let runtime: ProxyRuntime;
   let base: string;
   const logged: string[] = [];
+  /** JWTs the gateway signed and sent targets: never in a log either. */
+  const minted: string[] = [];
 
   beforeAll(async () => {
     x = await startExchangeServer(undefined, { crossApp: true });
     fixture = await startHttpFixture({ id: 'exchanged' });
+    sseFixture = await startSseFixture('legacy');
     const sink = new Writable({
       write(chunk: Buffer, _e, done) {
         logged.push(chunk.toString());
@@ -103,13 +122,14 @@ describe('backend identities on MCP targets', () => {
       },
     });
     runtime = new ProxyRuntime({ log: pino({ level: 'debug' }, sink), security: createRouteSecurity() });
-    await runtime.apply(translatedIr(manifests(x, Number(new URL(fixture.url).port))));
+    await runtime.apply(translatedIr(manifests(x, ...ports())));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
   });
 
   afterAll(async () => {
     await runtime?.close();
     await fixture?.close();
+    await sseFixture?.close();
     await x?.close();
   });
 
@@ -184,11 +204,72 @@ describe('backend identities on MCP targets', () => {
   it('sends the target a JWT the gateway signed with the key from the Secret, with its kid and claims', async () => {
     const seen = await session('/signed', await x.userToken('nina'));
     const jwt = String(seen[0]?.authorization).replace(/^Bearer /, '');
+    minted.push(jwt);
     const publicPem = createPublicKey(signerPem).export({ type: 'spki', format: 'pem' }).toString();
     const { payload, protectedHeader } = await jwtVerify(jwt, await importSPKI(publicPem, 'RS256'));
     expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: 'k-mcp' });
     expect(payload).toMatchObject({ iss: 'gw', aud: 'tools' });
     for (const h of seen) expect(h.authorization).toBe(`Bearer ${jwt}`);
+  });
+
+  /** One MCP session through `path` (a tool call and tools/list) with the client's `token`, answered by the SSE fixture. */
+  const sseSession = async (path: string, token: string) => {
+    const seenBefore = sseFixture.requests.length;
+    const { client } = await connectClient(`${base}${path}`, {}, { authorization: `Bearer ${token}` });
+    try {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 's' } }))).toBe('legacy:s');
+      await client.listTools();
+    } finally {
+      await client.close();
+    }
+    const seen = sseFixture.requests.slice(seenBefore);
+    // The SSE GET, then initialize, notifications/initialized, the call and tools/list on the message endpoint.
+    expect(seen.filter((r) => r.method === 'GET')).toHaveLength(1);
+    expect(seen.filter((r) => r.method === 'POST').length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(seen)).not.toContain(token);
+    return seen;
+  };
+
+  it('sends a legacy SSE target the exchanged token on the SSE GET and on every POST to its message endpoint', async () => {
+    const olga = await x.userToken('olga');
+    const before = x.grants.issued.length;
+    const seen = await sseSession('/sse', olga);
+    const issued = x.grants.issued.slice(before);
+    expect(issued).toHaveLength(1);
+    expect(issued[0]).toMatchObject({ grant: TOKEN_EXCHANGE, sub: 'olga' });
+    for (const r of seen) expect(r.headers.authorization).toBe(`Bearer ${issued[0]?.token}`);
+  });
+
+  it('adds a queryParameter identity to the SSE URL and to the message endpoint URL the target announced', async () => {
+    const seen = await sseSession('/sseq', await x.userToken('pia'));
+    const urls = seen.map((r) => new URL(r.url, 'http://target'));
+    const jwt = urls[0]?.searchParams.get('access_token') ?? '';
+    minted.push(jwt);
+    const publicPem = createPublicKey(signerPem).export({ type: 'spki', format: 'pem' }).toString();
+    await jwtVerify(jwt, await importSPKI(publicPem, 'RS256'));
+    expect(urls[0]?.pathname).toBe('/sse');
+    for (const u of urls.slice(1)) {
+      expect(u.pathname).toBe('/messages');
+      expect(u.searchParams.get('sessionId')).toBeTruthy();
+      expect(u.searchParams.get('access_token')).toBe(jwt);
+    }
+    for (const r of seen) expect(r.headers.authorization).toBeUndefined();
+  });
+
+  it('adds a queryParameter identity to every request to a streamable-HTTP target', async () => {
+    const before = x.grants.issued.length;
+    const urlsBefore = fixture.requests.length;
+    await session('/httpq', await x.userToken('quinn'));
+    const issued = x.grants.issued.slice(before);
+    expect(issued).toHaveLength(1);
+    const sent = fixture.requests.slice(urlsBefore);
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    for (const r of sent) {
+      const u = new URL(r.url, 'http://target');
+      expect(u.pathname).toBe('/mcp');
+      expect(u.searchParams.get('token')).toBe(issued[0]?.token);
+    }
+    for (const h of fixture.headers.slice(urlsBefore)) expect(h.authorization).toBeUndefined();
   });
 
   it('answers 502 when the token endpoint cannot be reached, and the target is never called', async () => {
@@ -223,14 +304,22 @@ describe('backend identities on MCP targets', () => {
       ),
     );
     expect(tokens.length).toBeGreaterThan(issued.length);
-    const port = Number(new URL(fixture.url).port);
-    const { explained, statuses } = explainedAndStatuses(manifests(x, port), ['tools', 'down', 'xaa', 'signed']);
+    const { explained, statuses } = explainedAndStatuses(manifests(x, ...ports()), [
+      'tools',
+      'down',
+      'xaa',
+      'signed',
+      'sse',
+      'sseq',
+      'httpq',
+    ]);
     expect(explained).toContain('crossAppAccess');
     const metrics = await runtime.metrics.registry.metrics();
     expect(metrics).toMatch(/gw_http_requests_total\{[^}]*\} [1-9]/);
     expect(logged.length).toBeGreaterThan(0);
     const text = [...logged, explained, statuses, metrics].join('\n');
-    for (const s of [...tokens, EXCHANGE_BASIC_SECRET, EXCHANGE_RAS_SECRET, signerPem.split('\n')[1] ?? ''])
+    expect(minted).toHaveLength(2);
+    for (const s of [...tokens, ...minted, EXCHANGE_BASIC_SECRET, EXCHANGE_RAS_SECRET, signerPem.split('\n')[1] ?? ''])
       expect(text).not.toContain(s);
   });
 });

@@ -185,9 +185,25 @@ function credentialSummary(c: AiCredentialInput): AiCredentialInput {
       return { ...c, azure: { ...c.azure, clientSecret: hide(c.azure?.clientSecret) } };
     case 'gcp':
       return { ...c, gcp: { ...c.gcp, privateKey: hide(c.gcp?.privateKey) } };
+    case 'tokenExchange':
+      return { ...c, tokenExchange: endpointTlsSummary(c.tokenExchange) };
+    case 'crossAppAccess':
+      return {
+        ...c,
+        crossAppAccess: {
+          identityProvider: endpointTlsSummary(c.crossAppAccess?.identityProvider),
+          resourceServer: endpointTlsSummary(c.crossAppAccess?.resourceServer),
+        },
+      };
     default:
       return c;
   }
+}
+
+/** A token endpoint's TLS (TokenExchangeCredential.tls) summarised like any backend TLS. */
+function endpointTlsSummary<T extends { tls?: BackendTlsInput | null }>(e: T | null | undefined): T | undefined {
+  if (!e) return undefined;
+  return e.tls ? { ...e, tls: tlsSummary(e.tls) } : e;
 }
 
 /** Certificates as subject and fingerprint, keys as a hash prefix: goldens never hold key material. */

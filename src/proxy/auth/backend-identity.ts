@@ -8,6 +8,7 @@ import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1
 import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { TokenExchangeCredential__Output as TokenExchangeCredential } from '../../ir/gen/gw/ir/v1/TokenExchangeCredential.js';
 import { compileCel, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
+import type { JwksTlsFetch } from './jwks-fetch.js';
 import { signedAssertion } from './jwt-sign.js';
 import { ExchangeFailure, TokenExchanges, type ExchangeInput } from './token-exchange.js';
 
@@ -58,8 +59,12 @@ export class BackendIdentities {
   readonly exchanges: TokenExchanges;
   private readonly compiled = new WeakMap<TokenExchangeCredential, Map<string, CompiledCel>>();
 
-  constructor(private readonly clock: () => number) {
-    this.exchanges = new TokenExchanges(clock);
+  /** `tlsFetch` calls token endpoints named by a backendRef with their backend's TLS (jwks-fetch.ts). */
+  constructor(
+    private readonly clock: () => number,
+    tlsFetch?: JwksTlsFetch,
+  ) {
+    this.exchanges = new TokenExchanges(clock, tlsFetch);
   }
 
   /**

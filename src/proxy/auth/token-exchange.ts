@@ -6,6 +6,7 @@
 // error code, never a token or a secret.
 import { createHash } from 'node:crypto';
 import type { TokenExchangeCredential__Output as TokenExchangeCredential } from '../../ir/gen/gw/ir/v1/TokenExchangeCredential.js';
+import type { JwksTlsFetch } from './jwks-fetch.js';
 import { clientAssertion } from './jwt-sign.js';
 import { TokenCache, tokenLiving, type CachedToken } from './token-cache.js';
 
@@ -37,7 +38,11 @@ export class TokenExchanges {
   private readonly fingerprints = new WeakMap<TokenExchangeCredential, string>();
   private readonly inFlight = new Map<string, Promise<CachedToken | ExchangeFailure>>();
 
-  constructor(private readonly clock: () => number) {}
+  /** `tlsFetch` sends token requests to endpoints that carry the TLS of their backendRef (`tls`). */
+  constructor(
+    private readonly clock: () => number,
+    private readonly tlsFetch?: JwksTlsFetch,
+  ) {}
 
   /** The exchanged token for `input`, from the cache while it is fresh. `who` names the backend in messages. */
   async token(c: TokenExchangeCredential, input: ExchangeInput, who: string): Promise<string | ExchangeFailure> {
@@ -50,7 +55,7 @@ export class TokenExchanges {
     const flightKey = `${policy} ${key}`;
     let pending = this.inFlight.get(flightKey);
     if (!pending) {
-      pending = exchange(c, input, now, who).finally(() => this.inFlight.delete(flightKey));
+      pending = exchange(c, input, now, who, this.tlsFetch).finally(() => this.inFlight.delete(flightKey));
       this.inFlight.set(flightKey, pending);
     }
     const got = await pending;
@@ -131,12 +136,16 @@ async function exchange(
   input: ExchangeInput,
   now: number,
   who: string,
+  tlsFetch: JwksTlsFetch | undefined,
 ): Promise<CachedToken | ExchangeFailure> {
   const where = `${who}: token endpoint ${new URL(c.tokenUrl).host}`;
+  // An endpoint with its backend's TLS is never called without it: no fetcher for it means no request at all.
+  const send = c.tls ? tlsFetch?.(c.tls, c.tokenUrl) : fetch;
+  if (!send) return new ExchangeFailure('credential_unavailable', `${where} needs TLS this proxy was not given`);
   const { form, headers } = await tokenRequest(c, input, now);
   let res: Response;
   try {
-    res = await fetch(c.tokenUrl, {
+    res = await send(c.tokenUrl, {
       method: 'POST',
       headers,
       body: form.toString(),

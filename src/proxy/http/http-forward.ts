@@ -82,6 +82,7 @@ import { caseOf, recased } from './header-case.js';
 import { casedRequest, clientHeaders } from './cased-request.js';
 import { CloudAuth, CloudAuthFailure } from '../llm/cloud-auth.js';
 import { MissingClientToken, withCredential } from '../backend-auth.js';
+import { pooledTlsFetch } from '../auth/jwks-fetch.js';
 import { BackendIdentities, IdentityFailure, isIdentity, type Caller } from '../auth/backend-identity.js';
 import { flatHeaders } from '../mcp/request.js';
 import { compileExtAuth, type ExtAuthClient, type ExtAuthRoute } from '../auth/ext-auth.js';
@@ -376,7 +377,6 @@ export class HttpForwarder {
     this.pseudonym = `gw-${randomBytes(4).toString('hex')}`;
     this.env = opts.env ?? process.env;
     this.cloudAuth = new CloudAuth({ clock: opts.clock ?? Date.now, env: this.env });
-    this.identities = new BackendIdentities(opts.clock ?? Date.now);
     this.agent = new Agent({
       connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
       headersTimeout: opts.headersTimeoutMs ?? 300_000,
@@ -390,6 +390,8 @@ export class HttpForwarder {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
     });
+    // Token endpoints named by a backendRef with TLS are dialled through this forwarder's backend TLS pool.
+    this.identities = new BackendIdentities(opts.clock ?? Date.now, pooledTlsFetch(this.tls, 'token endpoint'));
     this.dialers = new UpstreamDialers({
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,

@@ -15,7 +15,7 @@ import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
 import { identityOfTarget, upstreamHeadersOf } from '../backend-auth.js';
-import { requestIdentity } from './target-identity.js';
+import { identityQueryDial, requestIdentity } from './target-identity.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
 import { type Discovered, discoverAnswers, sentKey } from './discover-cache.js';
 import { InternalError, InvalidParams, messageOf } from './jsonrpc.js';
@@ -116,6 +116,8 @@ class HttpTarget implements Upstream {
   private identity: Record<string, string> | undefined;
   private readonly hasIdentity: boolean;
   private readonly dispatcher: (() => Dispatcher) | undefined;
+  /** The GET stream's: never the request pool, whose connection it would pin for the session's life. */
+  private readonly streamDispatcher: (() => Dispatcher) | undefined;
   /** The GET stream's request, aborted on close; and the timer of its next reconnect. */
   private stream: AbortController | undefined;
   private reconnect: NodeJS.Timeout | undefined;
@@ -137,7 +139,10 @@ class HttpTarget implements Upstream {
     this.url = targetUrl(target, target.remote.url);
     this.headers = upstreamHeadersOf(target);
     this.hasIdentity = identityOfTarget(target) !== undefined;
-    this.dispatcher = targetDial(target);
+    // A query-parameter identity rides on the dispatcher: every request to the target gets it (target-identity.ts).
+    const tlsDial = targetDial(target);
+    this.dispatcher = identityQueryDial(target, tlsDial, upstreamAgent) ?? tlsDial;
+    this.streamDispatcher = identityQueryDial(target, tlsDial, streamAgent) ?? tlsDial;
     const onRetry = (tried: number, why: string): void => log.debug({ tried, why }, 'retrying request to target');
     const callerOptions: HttpCallerOptions = {
       url: this.url,
@@ -400,7 +405,7 @@ class HttpTarget implements Upstream {
         method: 'GET',
         headers,
         // Never from the request pool: the stream would pin a pooled connection for the session's life.
-        dispatcher: this.dispatcher?.() ?? streamAgent,
+        dispatcher: this.streamDispatcher?.() ?? streamAgent,
         signal: abort.signal,
       }),
     ).then(

@@ -4,7 +4,7 @@
 import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
 import { upstreamHeadersOf } from '../backend-auth.js';
-import { requestIdentity } from './target-identity.js';
+import { requestCredential, requestIdentity, withIdentityQuery } from './target-identity.js';
 import { targetDial } from './target-tls.js';
 import { upstreamAgent } from './upstream-fetch.js';
 import { sendWithRetry } from './upstream-retry.js';
@@ -27,7 +27,7 @@ export async function targetKnowsSession(
 ): Promise<boolean> {
   if (!target.remote) return false;
   try {
-    const res = await request(target.remote.url, {
+    const res = await request(withIdentityQuery(target.remote.url, requestCredential(target.name)), {
       method: 'POST',
       headers: {
         ...headersFor(target, sessionId, protocolVersion),
@@ -60,7 +60,7 @@ export async function endTargetSession(
   const remote = target.remote;
   if (!remote) return;
   const send = () =>
-    request(remote.url, {
+    request(withIdentityQuery(remote.url, requestCredential(target.name)), {
       method: 'DELETE',
       headers: { ...headersFor(target, sessionId, protocolVersion), ...identity },
       dispatcher: targetDial(target)?.() ?? upstreamAgent,

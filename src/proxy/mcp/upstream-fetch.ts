@@ -66,7 +66,7 @@ export function admitTargetRequest(origin: string, limit = TARGET_CONNECTIONS + 
  */
 export const streamAgent = new Agent({ keepAliveTimeout: 10_000 });
 
-type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   if (!headers) return {};

@@ -11,9 +11,10 @@ import type { Logger } from 'pino';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { McpTarget } from '../../ir/types.js';
-import { dialFetch } from './upstream-fetch.js';
+import { dialFetch, type FetchLike } from './upstream-fetch.js';
+import { latestIdentity, withIdentityQuery, type TargetCredential } from './target-identity.js';
 import type { UpstreamCall } from './upstream-http.js';
-import { upstreamHeadersOf } from '../backend-auth.js';
+import { identityOfTarget, upstreamHeadersOf } from '../backend-auth.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
 import { targetDial } from './target-tls.js';
 import type { TargetDial, Upstream } from './target-connection.js';
@@ -71,6 +72,17 @@ function sdkCaller(client: Client): UpstreamCall {
     });
 }
 
+/** `send` with the identity's headers and query parameter on every request (the SSE GET and the message POSTs). */
+function identityFetch(send: FetchLike, identity: () => TargetCredential | undefined): FetchLike {
+  return (input, init) => {
+    const c = identity();
+    if (!c) return send(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [k, v] of Object.entries(c.headers)) headers.set(k, v);
+    return send(withIdentityQuery(String(input), c), { ...init, headers });
+  };
+}
+
 function createTransport(target: McpTarget, log: Logger): Transport {
   if (target.transport === 'stdio' && target.stdio) {
     const t = new StdioClientTransport({
@@ -89,10 +101,13 @@ function createTransport(target: McpTarget, log: Logger): Transport {
   }
   if (target.transport === 'remote' && target.remote?.protocol === 'SSE') {
     // The edge's backend.auth credential on every request; over TLS through the target's dispatcher (target-tls.ts).
+    // A per-request identity (target-identity.ts) goes on the SSE GET and on every POST to the message endpoint.
     const dial = targetDial(target);
+    const send: FetchLike = dial ? dialFetch(dial) : fetch;
+    const identity = identityOfTarget(target) ? latestIdentity(target.name) : undefined;
     return new SSEClientTransport(new URL(target.remote.url), {
       requestInit: { headers: upstreamHeadersOf(target) },
-      ...(dial ? { fetch: dialFetch(dial) } : {}),
+      ...(identity ? { fetch: identityFetch(send, identity) } : dial ? { fetch: send } : {}),
     });
   }
   throw new Error(`target ${target.name} has no transport the MCP SDK client serves`);

@@ -12,7 +12,7 @@ import { secretData } from '../policies/policy-secrets.js';
 import { celCompileProblem, type CelVariable } from '../../cel/data-plane.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { BackendAuth } from '../../api/index.js';
-import type { AiCredentialInput } from '../../ir/types.js';
+import type { AiCredentialInput, BackendTlsInput } from '../../ir/types.js';
 import type { CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { OAuthClientCredential } from '../../ir/gen/gw/ir/v1/OAuthClientCredential.js';
 import type { TokenExchangeCredential as TokenExchangeCredentialInput } from '../../ir/gen/gw/ir/v1/TokenExchangeCredential.js';
@@ -44,7 +44,7 @@ export const tokenTypeUri = (t: string): string => TOKEN_TYPES[t] ?? t;
 export type EndpointResolver = (
   field: string,
   ref: NonNullable<Exchange['backendRef']>,
-) => { url: string; tls?: unknown } | { problem: string };
+) => { url: string; tls?: BackendTlsInput } | { problem: string };
 
 /** Where the setting's pieces come from: Secrets of `ns`, `at(field)` naming `backend.auth.<field>`. */
 export interface IdentityScope {
@@ -133,7 +133,7 @@ function exchangeStep(s: IdentityScope, e: Exchange, prefix: string): TokenExcha
   const grant = e.grantType ?? 'TokenExchange';
   if (grant === 'JwtBearer' && e.actorToken) return `${at('actorToken')}: only applies to grantType TokenExchange`;
   const base = endpointUrl(s, e, at);
-  if (base.problem) return base.problem;
+  if (base.url === undefined) return base.problem;
   for (const [field, cel] of celFields(e)) {
     const why = celCompileProblem(cel, identityVariables);
     if (why) return `${at(field)}: ${why}`;
@@ -159,6 +159,7 @@ function exchangeStep(s: IdentityScope, e: Exchange, prefix: string): TokenExcha
     ...(e.location ? { location: location(e.location) } : {}),
     cacheMaxEntries: e.cache?.inMemory?.maxEntries ?? 8192,
     cacheDefaultTtlSeconds: Math.floor(ttl / 1000),
+    ...(base.tls ? { tls: base.tls } : {}),
   };
 }
 
@@ -187,37 +188,39 @@ export function jwtSignCredential(s: IdentityScope, j: JwtSign): AiCredentialInp
   };
 }
 
-/** Whether a BackendTLSPolicy covers the Service port a token endpoint's backendRef names (or cannot be read). */
-function serviceAsksTls(s: IdentityScope, ref: NonNullable<Exchange['backendRef']>): boolean {
-  if ((ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service') return false;
+/** The TLS of the BackendTLSPolicy covering the Service port a token endpoint's backendRef names, or why it cannot be read. */
+function serviceTls(s: IdentityScope, ref: NonNullable<Exchange['backendRef']>): { tls?: BackendTlsInput } | string {
+  if ((ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service') return {};
   const svc = read(s.ctx, 'Service', nameKey(ref.namespace ?? s.ns, ref.name ?? ''));
-  if (!svc) return false;
+  if (!svc) return {};
   const tls = serviceBackendTls(s.ctx, svc, ref.port ?? 0, '', () => undefined);
-  return !tls.ok || tls.tls !== undefined;
+  if (!tls.ok) return tls.message;
+  return tls.tls ? { tls: tls.tls } : {};
 }
 
-function endpointUrl(
-  s: IdentityScope,
-  e: Exchange,
-  at: (f: string) => string,
-): { url: string; problem?: undefined } | { url?: undefined; problem: string } {
+type Endpoint = { url: string; tls?: BackendTlsInput; problem?: undefined } | { url?: undefined; problem: string };
+
+/**
+ * The token endpoint's URL, and for a backendRef the backend's TLS (its own `policies.tls`, or the Service port's
+ * BackendTLSPolicy): token requests carry client secrets and tokens, so they go with that TLS or not at all.
+ */
+function endpointUrl(s: IdentityScope, e: Exchange, at: (f: string) => string): Endpoint {
   let origin = e.url;
+  let tls: BackendTlsInput | undefined;
   if (e.backendRef) {
     const r = s.resolve('backend.auth', e.backendRef);
     if ('problem' in r) return { problem: `${at('backendRef')}: ${r.problem}` };
-    // Token requests carry client secrets and tokens: never sent in the clear to a backend that asks for TLS.
-    if (r.tls || serviceAsksTls(s, e.backendRef))
-      return {
-        problem: `${at('backendRef')}: the backend's TLS settings (policies.tls, BackendTLSPolicy) cannot be applied to token requests; use url with https://`,
-      };
-    origin = r.url;
+    const svc = serviceTls(s, e.backendRef);
+    if (typeof svc === 'string') return { problem: `${at('backendRef')}: ${svc}` };
+    tls = (r.tls as BackendTlsInput | undefined) ?? svc.tls;
+    origin = tls ? r.url.replace(/^http:/, 'https:') : r.url;
   }
   if (origin === undefined) return { problem: `${at('url')}: one of url and backendRef is needed` };
   if (!/^https?:\/\//i.test(origin)) return { problem: `${at('url')}: must be an http:// or https:// URL` };
   const u = new URL(origin);
   // `path` (default `/`) is appended to whatever path the URL already has.
   const path = e.path && e.path !== '/' ? e.path : '';
-  return { url: `${u.origin}${u.pathname.replace(/\/+$/, '')}${path}` || `${u.origin}/` };
+  return { url: `${u.origin}${u.pathname.replace(/\/+$/, '')}${path}` || `${u.origin}/`, ...(tls ? { tls } : {}) };
 }
 
 function celFields(e: Exchange): [string, string][] {

@@ -5,7 +5,9 @@ import type { IrRefusal } from '../../coverage/effective.js';
 import type { AuthorizationRuleInput, McpAuthenticationInput, PolicyFieldsInput } from '../../ir/types.js';
 import { stableStringify, str } from '../objects/read.js';
 import type { AuthorizationSpec, McpSettings } from '../objects/gw-types.js';
+import type { Ctx } from '../objects/context.js';
 import { noJwksBackends, type JwksBackendResolver } from './jwks-backend.js';
+import { secretData } from './policy-secrets.js';
 
 type McpAuthentication = NonNullable<McpSettings['authentication']>;
 
@@ -43,15 +45,34 @@ function parsed(text: string | undefined): McpSettings | undefined {
   }
 }
 
+/** A key of a Secret in the namespace of the object that set the field: its value, or why there is none. */
+export type McpSecretReader = (ref: { name: string; key?: string }) => { value: string } | { problem: string };
+
+/** Without the translation context no Secret is read: a `clientSecretRef` is refused rather than dropped. */
+const noSecrets: McpSecretReader = () => ({ problem: 'cannot be read here' });
+
+/** Secrets of the namespace of `source` (`GwBackend ns/name`, `GwPolicy ns/name`); messages never quote a value. */
+export function mcpSecretReader(ctx: Ctx, source: string): McpSecretReader {
+  const ns = /^\S+ ([^/\s]+)\//.exec(source)?.[1] ?? '';
+  return (ref) => {
+    const key = ref.key ?? 'clientSecret';
+    const data = secretData(ctx, ns, ref.name);
+    if (!data) return { problem: `Secret ${ns}/${ref.name} does not exist` };
+    const value = (data[key] ?? '').trim();
+    return value ? { value } : { problem: `Secret ${ns}/${ref.name} has no non-empty key ${key}` };
+  };
+}
+
 /**
  * The edges' `backend.mcp.authentication` / `.authorization`. Every client request of an MCP route is checked
  * before an edge is chosen, so edges that disagree, or a setting on one MCP target only, are refused.
- * `jwksFrom` resolves `authentication.jwks.backendRef` for the object (`GwBackend ns/name`, `GwPolicy ns/name`)
- * that set it.
+ * `jwksFrom` resolves `authentication.jwks.backendRef`, and `secretsFrom` reads `authentication.clientSecretRef`,
+ * for the object (`GwBackend ns/name`, `GwPolicy ns/name`) that set it.
  */
 export function backendMcpSecurity(
   edges: readonly McpEdge[],
   jwksFrom: (source: string) => JwksBackendResolver = () => noJwksBackends,
+  secretsFrom: (source: string) => McpSecretReader = () => noSecrets,
 ): BackendMcpSecurity {
   const out: BackendMcpSecurity = { refusals: [] };
   const live = edges.filter((e) => (e.weight ?? 1) > 0);
@@ -60,7 +81,7 @@ export function backendMcpSecurity(
   const authorization = agreed(live, 'authorization', out.refusals);
   if (authorization) out.authorization = authorization;
   const a = out.authentication;
-  const auth = a && toBackendMcpAuth(a.value, jwksFrom(a.source));
+  const auth = a && toBackendMcpAuth(a.value, jwksFrom(a.source), secretsFrom(a.source));
   if (a && typeof auth === 'string') {
     out.refusals.push(refusal('authentication', a.source, auth));
     delete out.authentication;
@@ -100,14 +121,22 @@ function refusal(f: string, source: string, reason: string): IrRefusal {
 
 /**
  * The deprecated MCPAuthentication form as the IR McpAuthentication, or why it cannot be enforced as written.
- * Keys through `jwks.backendRef` (+ `path`) are fetched with the backend's TLS, as jwtAuthentication's.
+ * Keys through `jwks.backendRef` (+ `path`) are fetched with the backend's TLS, as jwtAuthentication's;
+ * `clientSecretRef` (key `clientSecret`) is the secret of the gateway's own registration at the provider, which
+ * the proxy adds to the token requests it relays for `clientId` (authorization_code, refresh_token).
  */
 export function toBackendMcpAuth(
   a: McpAuthentication,
   jwksBackend: JwksBackendResolver = noJwksBackends,
+  secrets: McpSecretReader = noSecrets,
 ): McpAuthenticationInput | string {
-  if (a.clientSecretRef !== undefined)
-    return 'clientSecretRef: a client secret for backend.mcp.authentication is not supported; use traffic.jwtAuthentication.mcp';
+  let clientSecret = '';
+  if (a.clientSecretRef !== undefined) {
+    if (!a.clientId) return 'clientSecretRef: needs clientId, the registration the secret belongs to';
+    const got = secrets(a.clientSecretRef);
+    if ('problem' in got) return `clientSecretRef: ${got.problem}`;
+    clientSecret = got.value;
+  }
   const ref = a.jwks.backendRef;
   const viaRef = ref && jwksBackend(ref, a.jwks.path);
   if (viaRef && 'problem' in viaRef) return `jwks.backendRef: ${viaRef.problem}`;
@@ -119,7 +148,7 @@ export function toBackendMcpAuth(
     audiences: [...(a.audiences ?? [])],
     provider: (a.provider ?? '').toUpperCase() as McpAuthenticationInput['provider'],
     clientId: a.clientId ?? '',
-    clientSecret: '',
+    clientSecret,
     jwksUrl: path ? `${url.replace(/\/$/, '')}${path}` : url,
     jwksInline: '',
     moreProviders: [],

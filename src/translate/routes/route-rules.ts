@@ -9,7 +9,7 @@ import type { ListenerInfo } from '../listeners/listeners.js';
 import type { Ctx } from '../objects/context.js';
 import type { RouteRule } from '../objects/gateway-api.js';
 import { objectKey, type StoredObject } from '../objects/types.js';
-import { backendMcpSecurity, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
+import { backendMcpSecurity, mcpSecretReader, type BackendMcpSecurity } from '../policies/backend-mcp-auth.js';
 import { closedFieldName, isInvalidObjectRefusal } from '../policies/invalid-objects.js';
 import { scopeRefusals } from '../policies/scope-refusals.js';
 import {
@@ -74,8 +74,11 @@ export function ruleRoute(
   const extAuthProblem = extAuthRefProblem(eff.fields, resolveBackend);
   if (extAuthProblem) problems.edges.push(extAuthProblem);
   const readSecret = policySecretReader(ctx, eff.provenance);
-  const backendMcp = backendMcpSecurity(edges, (source) =>
-    jwksBackendResolver(ctx, { 'backend.mcp': { source, level: 'BackendOwn', overridden: [] } }, 'backend.mcp'),
+  const backendMcp = backendMcpSecurity(
+    edges,
+    (source) =>
+      jwksBackendResolver(ctx, { 'backend.mcp': { source, level: 'BackendOwn', overridden: [] } }, 'backend.mcp'),
+    (source) => mcpSecretReader(ctx, source),
   );
   const backendExt = backendExtAuth(edges, ctx, (name) =>
     sink.backends.get(name)?.ai?.groups?.flatMap((g) => (g.providers ?? []).map((p) => p.name ?? '')),

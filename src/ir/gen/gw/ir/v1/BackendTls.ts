@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/upstream.proto
+// Original file: proto/gw/ir/v1/tls.proto
 
 import type { InsecureSkipVerify as _gw_ir_v1_InsecureSkipVerify, InsecureSkipVerify__Output as _gw_ir_v1_InsecureSkipVerify__Output } from '../../../gw/ir/v1/InsecureSkipVerify.js';
 

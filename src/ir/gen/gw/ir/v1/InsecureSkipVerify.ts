@@ -1,4 +1,4 @@
-// Original file: proto/gw/ir/v1/upstream.proto
+// Original file: proto/gw/ir/v1/tls.proto
 
 /**
  * What upstream certificate verification is skipped (GwPolicy `backend.tls.insecureSkipVerify`).

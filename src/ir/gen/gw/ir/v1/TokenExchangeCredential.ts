@@ -2,6 +2,7 @@
 
 import type { OAuthClientCredential as _gw_ir_v1_OAuthClientCredential, OAuthClientCredential__Output as _gw_ir_v1_OAuthClientCredential__Output } from '../../../gw/ir/v1/OAuthClientCredential.js';
 import type { CredentialLocation as _gw_ir_v1_CredentialLocation, CredentialLocation__Output as _gw_ir_v1_CredentialLocation__Output } from '../../../gw/ir/v1/CredentialLocation.js';
+import type { BackendTls as _gw_ir_v1_BackendTls, BackendTls__Output as _gw_ir_v1_BackendTls__Output } from '../../../gw/ir/v1/BackendTls.js';
 
 /**
  * RFC 8693 token exchange or RFC 7523 jwt-bearer grant, done per request (cached).
@@ -53,6 +54,11 @@ export interface TokenExchangeCredential {
    * Lifetime of a token whose answer names no expires_in.
    */
   'cacheDefaultTtlSeconds'?: (number);
+  /**
+   * TLS to the token endpoint when it is named by a backendRef to a backend with TLS (its `policies.tls`, or the
+   * BackendTLSPolicy of the Service port); unset means an `https://` token_url is checked against the system roots.
+   */
+  'tls'?: (_gw_ir_v1_BackendTls | null);
 }
 
 /**
@@ -105,4 +111,9 @@ export interface TokenExchangeCredential__Output {
    * Lifetime of a token whose answer names no expires_in.
    */
   'cacheDefaultTtlSeconds': (number);
+  /**
+   * TLS to the token endpoint when it is named by a backendRef to a backend with TLS (its `policies.tls`, or the
+   * BackendTLSPolicy of the Service port); unset means an `https://` token_url is checked against the system roots.
+   */
+  'tls': (_gw_ir_v1_BackendTls__Output | null);
 }
