@@ -209,6 +209,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     promptCaching: null,
     tunnel: null,
     tcp: null,
+    transformation: null,
   };
   const transformations = providerTransformations(edge, `GwModel ${m.name} spec.policies`);
   // Fail closed: the snapshot check refuses such a snapshot, so this is only reached without it.

@@ -10,6 +10,7 @@ import type { AiFieldTransformation as _gw_ir_v1_AiFieldTransformation, AiFieldT
 import type { AiPromptCaching as _gw_ir_v1_AiPromptCaching, AiPromptCaching__Output as _gw_ir_v1_AiPromptCaching__Output } from '../../../gw/ir/v1/AiPromptCaching.js';
 import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
+import type { Transformation as _gw_ir_v1_Transformation, Transformation__Output as _gw_ir_v1_Transformation__Output } from '../../../gw/ir/v1/Transformation.js';
 
 export interface AiProviderEdge {
   /**
@@ -74,6 +75,12 @@ export interface AiProviderEdge {
    * `backend.tcp` of the provider's merged policies: how its connections are dialled.
    */
   'tcp'?: (_gw_ir_v1_UpstreamTcp | null);
+  /**
+   * `backend.transformation` of the provider's merged policies (its own, or the edge's): the request step on
+   * each call to this provider (after its body is converted, before its credential is added), the response
+   * step's header edits on the answer the client gets from it. A response step never reads the body here.
+   */
+  'transformation'?: (_gw_ir_v1_Transformation | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -139,4 +146,10 @@ export interface AiProviderEdge__Output {
    * `backend.tcp` of the provider's merged policies: how its connections are dialled.
    */
   'tcp': (_gw_ir_v1_UpstreamTcp__Output | null);
+  /**
+   * `backend.transformation` of the provider's merged policies (its own, or the edge's): the request step on
+   * each call to this provider (after its body is converted, before its credential is added), the response
+   * step's header edits on the answer the client gets from it. A response step never reads the body here.
+   */
+  'transformation': (_gw_ir_v1_Transformation__Output | null);
 }
