@@ -179,35 +179,6 @@ export function celMemberWarnings(source: string): string[] {
   return [...out];
 }
 
-/**
- * The bindings as CEL values, built once for all the expressions of one request: @bufbuild/cel turns a plain
- * object into a map again on every read of it, in every evaluation; these maps turn each member into a CEL
- * value on its first read only (members no expression reads are never converted).
- */
-export function celActivation(bindings: CelBindings): CelBindings {
-  const out: CelBindings = {};
-  for (const [k, v] of Object.entries(bindings) as [CelVariable, Record<string, unknown> | undefined][])
-    if (v !== undefined) out[k] = (isPlainObject(v) ? lazyCelMap(v) : v) as never;
-  return out;
-}
-
-const lazyCelMap = (v: Record<string, unknown>): CelMap =>
-  celLibrary().cel.celMap(new ConvertOnce(Object.entries(v)) as unknown as ReadonlyMap<string, never>);
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
-
-/** A map whose plain-object members become CEL maps of the same kind on first read, then stay converted. */
-class ConvertOnce extends Map<unknown, unknown> {
-  override get(key: unknown): unknown {
-    const v = super.get(key);
-    if (!isPlainObject(v)) return v;
-    const converted = lazyCelMap(v);
-    super.set(key, converted);
-    return converted;
-  }
-}
-
 /** Whether an expression's text reads `<variable>.<member>` (or `<variable>['<member>']`): what a step must hold for it. */
 export function celReadsMember(source: string, variable: string, member: string): boolean {
   return new RegExp(`\\b${variable}\\s*\\.\\s*${member}\\b|\\[\\s*['"]${member}['"]\\s*\\]`).test(source);

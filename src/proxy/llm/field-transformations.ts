@@ -1,7 +1,7 @@
 // AI field transformations (`backend.ai.transformations` / `finalTransformations`, GwModel
 // `policies.transformations` / `finalTransformations`): CEL per dotted field of an LLM request body,
 // compiled once per snapshot and applied per request. Behaviour: docs/llm-providers.md "Field transformations".
-import { celActivation, celToJson, compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
+import { celToJson, compileCel, expressionVariables, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/ir/v1/AiProviderEdge.js';
 import { deletePath, setPath, type ChatBody, type Checked } from './chat-request.js';
 
@@ -64,7 +64,7 @@ export function applyTransformations(
   stage: 'transformations' | 'finalTransformations',
 ): Checked {
   if (list.length === 0) return { ok: true, body };
-  const scope = celActivation({ ...bindings, llmRequest: body });
+  const scope: CelBindings = { ...bindings, llmRequest: body };
   const values: unknown[] = [];
   for (const t of list) {
     const v = t.expression.evaluate(scope);

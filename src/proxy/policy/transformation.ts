@@ -6,7 +6,7 @@
 import type { Transformation as IrTransformation, TransformationStep as IrStep } from '../../ir/types.js';
 import { applyHeaderModifier, type HeaderMap } from '../http/route-filters.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
-import { celActivation, celReadsMember, expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
+import { celReadsMember, expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
 import { celBody, celText, compileAt, type Bad } from './cel/snapshot-cel.js';
 
 /** Pseudo-headers a request step may set: the request line, not a header. */
@@ -118,8 +118,7 @@ export interface StepValues {
 }
 
 /** Every expression of the step evaluated, nothing changed yet; a TransformFailure names the field that failed. */
-export function evaluateStep(step: TransformStep, given: CelBindings, at: string): StepValues | TransformFailure {
-  const bindings = celActivation(given);
+export function evaluateStep(step: TransformStep, bindings: CelBindings, at: string): StepValues | TransformFailure {
   const text = (list: TransformStep['set'], field: string): { name: string; value: string }[] | TransformFailure => {
     const out: { name: string; value: string }[] = [];
     for (const [i, [name, c]] of list.entries()) {
