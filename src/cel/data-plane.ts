@@ -191,6 +191,11 @@ export function celMemberWarnings(source: string): string[] {
   return [...out];
 }
 
+/** Whether an expression's text reads `<variable>.<member>` (or `<variable>['<member>']`): what a step must hold for it. */
+export function celReadsMember(source: string, variable: string, member: string): boolean {
+  return new RegExp(`\\b${variable}\\s*\\.\\s*${member}\\b|\\[\\s*['"]${member}['"]\\s*\\]`).test(source);
+}
+
 /** True only when the expression evaluated to boolean true; errors and non-booleans do not hold. */
 export function holds(compiled: CompiledCel, bindings: CelBindings): boolean {
   const v = compiled.evaluate(bindings);

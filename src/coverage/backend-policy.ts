@@ -3,7 +3,6 @@
 import { enforced, guarding, refused, type CoverageTable } from './types.js';
 
 const notYet = 'is not supported by this proxy yet';
-const notYetPlural = 'are not supported by this proxy yet';
 
 /** The credential a backend is called with. */
 export const backendAuth: CoverageTable = guarding({
@@ -111,13 +110,16 @@ export const backendHealth: CoverageTable = {
 export const backendTransformation: CoverageTable = {
   'transformation.*': enforced(
     'BackendRef.transformation',
-    'edges to HTTP backends (static, a2a, dynamicForwardProxy, aws); refused on status on MCP and AI edges',
+    'edges to HTTP backends (static, a2a, dynamicForwardProxy, aws); on AI edges each provider applies it (AiProviderEdge.transformation); refused on status on MCP edges',
   ),
 };
 
-/** Per AI provider `policies.transformation`: the LLM forwarder does not apply it. */
+/** Per AI provider `policies.transformation`: the LLM forwarder applies it on each call to that provider. */
 export const providerTransformation: CoverageTable = {
-  'transformation.*': refused(`request and response transformations per AI provider ${notYetPlural}`),
+  'transformation.*': enforced(
+    'AiProviderEdge.transformation',
+    "request step on each call to this provider (its body in the provider's format); response step's header edits on the answer the client gets; a response step that reads or replaces the body is refused on status",
+  ),
 };
 
 /** Guards of LLM prompts and answers. */

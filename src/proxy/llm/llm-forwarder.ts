@@ -11,7 +11,7 @@ import { withoutHopByHop } from '../http/forward-headers.js';
 import { applyHeaderModifier } from '../http/route-filters.js';
 import type { GuardRequestContext, LlmGuards } from '../guard/types.js';
 import { sendError, sendJson } from '../http/http-error.js';
-import type { ErrorCode } from '../proxy-error.js';
+import { ProxyError, type ErrorCode } from '../proxy-error.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
@@ -61,6 +61,7 @@ import { providerCredential, withCredentialQuery, type ProviderCredential } from
 import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
 import { ExtProcClients } from '../ext/ext-proc-client.js';
 import { EndpointPicker } from './endpoint-picker.js';
+import { editAnswerHeaders, shapeProviderCall } from './provider-transformation.js';
 import type { InferencePoolTarget } from '../../ir/types.js';
 import { EMPTY_CATALOG, celModel, type ModelCatalog } from './model-catalog.js';
 import { routeModelList } from './catalog-models.js';
@@ -386,7 +387,9 @@ export class LlmForwarder {
           await pipeline(up.body, out);
         },
       };
-      const outcome = await this.attempt(res, route, p, call, signal);
+      const sent = this.shapedCall(req, res, route, p, call, credential, client);
+      if (!sent) return;
+      const outcome = await this.attempt(res, route, p, sent, signal);
       if (outcome === 'done') return;
       if (signal.aborted) break;
       failures.push(outcome);
@@ -454,22 +457,19 @@ export class LlmForwarder {
           return;
         }
       }
-      const outcome = await this.attempt(
-        res,
+      const call = this.chatCall(
         route,
         p,
-        this.chatCall(
-          route,
-          p,
-          clientBody,
-          JSON.stringify(payload.body),
-          providerHeaders(tryReq, p, credential),
-          guardCtx,
-          client,
-          { credential, signal, clientHeaders: req.headers },
-        ),
-        signal,
+        clientBody,
+        JSON.stringify(payload.body),
+        providerHeaders(tryReq, p, credential),
+        guardCtx,
+        client,
+        { credential, signal, clientHeaders: req.headers },
       );
+      const sent = this.shapedCall(req, res, route, p, call, credential, client);
+      if (!sent) return;
+      const outcome = await this.attempt(res, route, p, sent, signal);
       if (outcome === 'done') return;
       if (signal.aborted) break;
       failures.push(outcome);
@@ -485,6 +485,53 @@ export class LlmForwarder {
       'LLM field transformation failed; the request is not sent',
     );
     sendError(res, 'transformation_failed', `provider ${p.name}: ${failed.field} ${failed.message}`);
+  }
+
+  /**
+   * The call with the provider's own `backend.transformation`: its request step applied and its response
+   * step armed for the answer (provider-transformation.ts); undefined when an expression failed and the
+   * client was answered (nothing was sent).
+   */
+  private shapedCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    credential: ProviderCredential,
+    client: LlmClient,
+  ): Call | undefined {
+    const plan = p.shaping;
+    if (!plan) return call;
+    const failed = (message: string): undefined => {
+      this.opts.log.warn(
+        { route: route.name, provider: p.name, reason: message },
+        'LLM provider transformation failed; the request is not sent',
+      );
+      sendError(res, 'transformation_failed', `provider ${p.name}: ${message}`);
+      return undefined;
+    };
+    let out = call;
+    if (plan.request) {
+      try {
+        out = shapeProviderCall(plan.request, call, credential, client, 'transformation.request');
+      } catch (err) {
+        if (err instanceof ProxyError) return failed(err.message);
+        throw err;
+      }
+    }
+    const step = plan.response;
+    if (!step) return out;
+    const answer = out.answer;
+    return {
+      ...out,
+      answer: async (r, up) => {
+        const problem = editAnswerHeaders(req, r, step, up, client, 'transformation.response');
+        if (!problem) return answer(r, up);
+        up.body.resume();
+        failed(problem.message);
+      },
+    };
   }
 
   /** The provider's connections: its TLS, and the upstream dialer when a tunnel, TCP settings or ALPN ask for it. */

@@ -11,6 +11,7 @@ import type { HeaderModifier } from '../../ir/types.js';
 
 import type { ExtAuthRoute } from '../auth/ext-auth.js';
 import type { CompiledTransformations } from './field-transformations.js';
+import type { TransformPlan } from '../policy/transformation.js';
 
 export interface LlmProvider {
   /** Provider name (unique in the backend): metric label, log field, health key part. */
@@ -25,6 +26,8 @@ export interface LlmProvider {
   edge?: AiProviderEdge;
   /** `transformations` / `finalTransformations` of this provider on this edge (or of the GwModel), compiled once per snapshot. */
   transformations?: CompiledTransformations;
+  /** The provider's merged `backend.transformation`, compiled once per snapshot (provider-transformation.ts). */
+  shaping?: TransformPlan;
   /** `backend.http.requestTimeout` of the provider on this edge, in ms; 0 means none. */
   requestTimeoutMs: number;
   /** GwModel `policies.auth.location`: where the credential goes instead of the vendor's own header. */

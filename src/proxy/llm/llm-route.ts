@@ -7,6 +7,7 @@ import type { AiProviderEdge__Output as AiProviderEdge } from '../../ir/gen/gw/i
 import type { AiRouteType__Output as AiRouteType } from '../../ir/gen/gw/ir/v1/AiRouteType.js';
 import { compileCel } from '../policy/cel/env.js';
 import { providerTransformations } from './field-transformations.js';
+import { providerShaping } from './provider-transformation.js';
 import { compileExtAuth } from '../auth/ext-auth.js';
 import type { GuardedEdge, LlmGuards } from '../guard/types.js';
 import { routeTimeouts, type TrafficPlan } from '../policy/traffic-policy.js';
@@ -105,6 +106,13 @@ function llmRouteOf(
         problems.push(transformations.message);
         continue;
       }
+      const shaping = edge?.transformation
+        ? providerShaping(edge.transformation, `provider ${p.name} transformation`)
+        : undefined;
+      if (typeof shaping === 'string') {
+        problems.push(shaping);
+        continue;
+      }
       out.push({
         name: p.name,
         kind: p.kind,
@@ -113,6 +121,7 @@ function llmRouteOf(
         ...(settings.providerOverride ? { metricsProvider: settings.providerOverride } : {}),
         ...(edge ? { edge } : {}),
         ...(transformations ? { transformations } : {}),
+        ...(shaping ? { shaping } : {}),
         requestTimeoutMs: edge?.requestTimeoutMs ?? 0,
         ...(edge?.health ? { health: outlierSettings(edge.health) } : {}),
         ...(settings.moderation ? { moderation: settings.moderation } : {}),

@@ -211,6 +211,7 @@ function providerOf(m: IrModel): LlmProvider | Refusal {
     tunnel: p.tunnel,
     tcp: null,
     httpVersion: 'HTTP_VERSION_UNSPECIFIED',
+    transformation: null,
   };
   const transformations = providerTransformations(edge, `GwModel ${m.name} spec.policies`);
   // Fail closed: the snapshot check refuses such a snapshot, so this is only reached without it.

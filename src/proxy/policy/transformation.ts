@@ -6,7 +6,7 @@
 import type { Transformation as IrTransformation, TransformationStep as IrStep } from '../../ir/types.js';
 import { applyHeaderModifier, type HeaderMap } from '../http/route-filters.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
-import { expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
+import { celReadsMember, expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
 import { celBody, celText, compileAt, type Bad } from './cel/snapshot-cel.js';
 
 /** Pseudo-headers a request step may set: the request line, not a header. */
@@ -61,8 +61,7 @@ function compileStep(s: IrStep, side: 'request' | 'response', at: string, bad: B
   const add = pairs(s.add, 'add');
   const body = s.body !== undefined && s.body !== null ? compileAt(s.body, allowed, `${at}.body`, bad) : undefined;
   const sources = [...set, ...add].map(([, c]) => c.source).concat(body ? [body.source] : []);
-  const reads = (member: string): boolean =>
-    sources.some((src) => new RegExp(`\\b${side}\\s*\\.\\s*${member}\\b|\\[\\s*['"]${member}['"]\\s*\\]`).test(src));
+  const reads = (member: string): boolean => sources.some((src) => celReadsMember(src, side, member));
   const readsJson = reads('json');
   return {
     remove: (s.remove ?? []).map((n) => n.toLowerCase()),
@@ -111,16 +110,15 @@ function parsedJson(body: Buffer): unknown {
   }
 }
 
-/**
- * The message after the step: every expression evaluated first, then remove, set, add (the header
- * modifier's order) and the body. A TransformFailure names the field whose expression failed.
- */
-export function applyStep(
-  step: TransformStep,
-  m: Message,
-  bindings: CelBindings,
-  at: string,
-): Message | TransformFailure {
+/** A step's expressions evaluated: the header values and the new body (when the step sets one). */
+export interface StepValues {
+  set: { name: string; value: string }[];
+  add: { name: string; value: string }[];
+  body?: Buffer;
+}
+
+/** Every expression of the step evaluated, nothing changed yet; a TransformFailure names the field that failed. */
+export function evaluateStep(step: TransformStep, bindings: CelBindings, at: string): StepValues | TransformFailure {
   const text = (list: TransformStep['set'], field: string): { name: string; value: string }[] | TransformFailure => {
     const out: { name: string; value: string }[] = [];
     for (const [i, [name, c]] of list.entries()) {
@@ -135,24 +133,38 @@ export function applyStep(
   if (set instanceof TransformFailure) return set;
   const add = text(step.add, 'add');
   if (add instanceof TransformFailure) return add;
-  let body = m.body;
-  if (step.body) {
-    const b = celBody(step.body.evaluate(bindings));
-    if (b instanceof Error) return new TransformFailure(`${at}.body ${b.message}`);
-    body = b;
-  }
+  if (!step.body) return { set, add };
+  const b = celBody(step.body.evaluate(bindings));
+  if (b instanceof Error) return new TransformFailure(`${at}.body ${b.message}`);
+  return { set, add, body: b };
+}
+
+/** The message with evaluated values applied: remove, set, add (the header modifier's order), then the body. */
+export function applyValues(step: TransformStep, m: Message, v: StepValues): Message {
+  const body = v.body ?? m.body;
   const out: Message = { ...m, body };
-  const plain = set.filter((h) => {
+  const plain = v.set.filter((h) => {
     if (!h.name.startsWith(':')) return true;
     if (h.name === ':path') out.path = h.value.startsWith('/') ? h.value : `/${h.value}`;
     else if (h.name === ':method') out.method = h.value.toUpperCase();
     else out.headers = { ...out.headers, host: h.value };
     return false;
   });
-  out.headers = withoutHopByHop(applyHeaderModifier(out.headers, { remove: [...step.remove], set: plain, add }));
-  if (step.body) {
+  out.headers = withoutHopByHop(applyHeaderModifier(out.headers, { remove: [...step.remove], set: plain, add: v.add }));
+  if (v.body) {
     delete out.headers['transfer-encoding'];
-    out.headers['content-length'] = String(body?.length ?? 0);
+    out.headers['content-length'] = String(v.body.length);
   }
   return out;
+}
+
+/** The message after the step: every expression evaluated first, then applied (never half edited). */
+export function applyStep(
+  step: TransformStep,
+  m: Message,
+  bindings: CelBindings,
+  at: string,
+): Message | TransformFailure {
+  const v = evaluateStep(step, bindings, at);
+  return v instanceof TransformFailure ? v : applyValues(step, m, v);
 }

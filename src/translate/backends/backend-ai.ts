@@ -24,6 +24,7 @@ import { stableStringify } from '../objects/read.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { identityCredential, identityScope, namespaceOfSource, type EndpointResolver } from './backend-identity.js';
 import { outlierDetection } from './backend-health.js';
+import { providerTransformation } from './backend-transformation.js';
 
 export type BackendAiResult = { ok: true; ai?: AiEdgeInput } | { ok: false; message: string };
 
@@ -122,6 +123,7 @@ export function backendAi(
       p.health !== undefined ||
       Object.keys(p.modelAliases ?? {}).length > 0 ||
       p.promptCaching !== undefined ||
+      p.transformation !== undefined ||
       [p.defaults, p.overrides, p.promptPrepend, p.promptAppend, p.transformations, p.finalTransformations].some(
         (list) => (list?.length ?? 0) > 0,
       );
@@ -155,6 +157,8 @@ function providerEdge(
     transformations: fieldTransformations(ai.transformations),
     finalTransformations: fieldTransformations(ai.finalTransformations),
   };
+  const transformation = providerTransformation(m);
+  if (transformation) out.transformation = transformation;
   const caching = ai.promptCaching;
   if (caching)
     out.promptCaching = {

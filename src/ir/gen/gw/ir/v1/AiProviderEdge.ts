@@ -11,6 +11,7 @@ import type { AiPromptCaching as _gw_ir_v1_AiPromptCaching, AiPromptCaching__Out
 import type { UpstreamTunnel as _gw_ir_v1_UpstreamTunnel, UpstreamTunnel__Output as _gw_ir_v1_UpstreamTunnel__Output } from '../../../gw/ir/v1/UpstreamTunnel.js';
 import type { UpstreamTcp as _gw_ir_v1_UpstreamTcp, UpstreamTcp__Output as _gw_ir_v1_UpstreamTcp__Output } from '../../../gw/ir/v1/UpstreamTcp.js';
 import type { HttpVersion as _gw_ir_v1_HttpVersion, HttpVersion__Output as _gw_ir_v1_HttpVersion__Output } from '../../../gw/ir/v1/HttpVersion.js';
+import type { Transformation as _gw_ir_v1_Transformation, Transformation__Output as _gw_ir_v1_Transformation__Output } from '../../../gw/ir/v1/Transformation.js';
 
 export interface AiProviderEdge {
   /**
@@ -80,6 +81,12 @@ export interface AiProviderEdge {
    * prior knowledge on http) by the code of BackendRef.http_version; unset or HTTP1 speaks HTTP/1.1.
    */
   'httpVersion'?: (_gw_ir_v1_HttpVersion);
+  /**
+   * `backend.transformation` of the provider's merged policies (its own, or the edge's): the request step on
+   * each call to this provider (after its body is converted, before its credential is added), the response
+   * step's header edits on the answer the client gets from it. A response step never reads the body here.
+   */
+  'transformation'?: (_gw_ir_v1_Transformation | null);
 }
 
 export interface AiProviderEdge__Output {
@@ -150,4 +157,10 @@ export interface AiProviderEdge__Output {
    * prior knowledge on http) by the code of BackendRef.http_version; unset or HTTP1 speaks HTTP/1.1.
    */
   'httpVersion': (_gw_ir_v1_HttpVersion__Output);
+  /**
+   * `backend.transformation` of the provider's merged policies (its own, or the edge's): the request step on
+   * each call to this provider (after its body is converted, before its credential is added), the response
+   * step's header edits on the answer the client gets from it. A response step never reads the body here.
+   */
+  'transformation': (_gw_ir_v1_Transformation__Output | null);
 }
