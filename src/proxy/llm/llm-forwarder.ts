@@ -585,6 +585,21 @@ export class LlmForwarder {
     return undefined;
   }
 
+  /** Where one answer's token counts go: the metrics (priced by the catalog) and the request's trace. */
+  private usageOf(res: ServerResponse, p: LlmProvider, model: string): UsageSink {
+    const tel = telemetryOf(res);
+    tel?.llm(p.metricsProvider ?? p.name, model);
+    const price = this.catalog().lookup(model, p.kind);
+    // No wrapper per call when there is neither a trace nor a price to pass on.
+    if (!tel && !price) return this.usage;
+    return {
+      tokens: (provider, m, u) => {
+        this.usage.tokens(provider, m, u, price);
+        if (u) tel?.tokens(u);
+      },
+    };
+  }
+
   /** The chat-completions call to one provider: converted for its format, answered in the client's. */
   private chatCall(
     route: LlmRoute,
@@ -628,19 +643,7 @@ export class LlmForwarder {
           );
           return;
         }
-        const tel = telemetryOf(res);
-        tel?.llm(p.metricsProvider ?? p.name, model);
-        const price = this.catalog().lookup(model, p.kind);
-        // No wrapper per call when there is neither a trace nor a price to pass on.
-        const usage: UsageSink =
-          tel || price
-            ? {
-                tokens: (provider, m, u) => {
-                  this.usage.tokens(provider, m, u, price);
-                  if (u) tel?.tokens(u);
-                },
-              }
-            : this.usage;
+        const usage = this.usageOf(res, p, model);
         const answer: Answer = {
           id: e.format === 'bedrock' ? `chatcmpl-${randomUUID()}` : '',
           provider: p.metricsProvider ?? p.name,
