@@ -47,6 +47,9 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/support/global-setup.ts'],
           testTimeout: 120_000,
+          // One file at a time: the files share one API server and some bound wall-clock time (leader
+          // election's hand-over); two at a time failed two of those at load average 20 (docs/testing.md).
+          maxWorkers: 1,
         },
       },
     ],
