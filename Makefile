@@ -71,24 +71,33 @@ forwardproxy: go
 zitadel-op: go
 	cd test/zitadel-op && go build -trimpath -o bin/gw-zitadel-op .
 
-test-e2e: cluster build
-	@mkdir -p $(REPORTS)
-	$(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
+# The Go-built servers the unit suite (and the Node-majors run) start.
+GO_TOOLS := otelcol extproc opa forwardproxy zitadel-op
 
-test-unit: build otelcol extproc opa forwardproxy zitadel-op
-	@mkdir -p $(REPORTS)
-	$(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
+# Each suite's command, shared by its own target and by `make test` (which builds everything once first).
+UNIT_RUN = mkdir -p $(REPORTS) && $(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
+E2E_RUN = mkdir -p $(REPORTS) && $(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
+NODE_MAJORS_RUN = scripts/node-majors.sh $(REPORTS)
+
+test-e2e: cluster build
+	$(E2E_RUN)
+
+test-unit: build $(GO_TOOLS)
+	$(UNIT_RUN)
 
 # Node 22 and 24 (the users' LTS majors) run the runtime-facing part of the unit suite: scripts/node-majors.sh.
-test-node-majors: build otelcol extproc opa forwardproxy zitadel-op
-	scripts/node-majors.sh $(REPORTS)
+test-node-majors: build $(GO_TOOLS)
+	$(NODE_MAJORS_RUN)
 
-# Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
-test: build typecheck lint
+# Everything a suite needs, built once and two at a time (tsc and ESLint use one core each); then the three
+# suites. Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
+test:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build typecheck lint cluster $(GO_TOOLS)
 	@rm -rf $(REPORTS)
-	@status=0; $(MAKE) --no-print-directory test-unit || status=$$?; \
-	  $(MAKE) --no-print-directory test-e2e || status=$$?; \
-	  $(MAKE) --no-print-directory test-node-majors || status=$$?; \
+	@status=0; \
+	  echo '== unit'; $(UNIT_RUN) || status=$$?; \
+	  echo '== e2e'; $(E2E_RUN) || status=$$?; \
+	  echo '== Node majors'; $(NODE_MAJORS_RUN) || status=$$?; \
 	  node scripts/test-summary.mjs $(REPORTS); exit $$status
 
 # The embedded default: controller (local mode) + one proxy over xDS on examples/local-mcp; see scripts/run-local.sh.

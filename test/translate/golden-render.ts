@@ -256,13 +256,43 @@ export function renderGolden(input: string, source: string): string {
   return stringify(sortKeys(out), { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** Every golden input case, translated: one entry per (case file, gateway). */
-export function* goldenSnapshots(): Generator<{ file: string; gateway: string; snapshot: BuiltSnapshot }> {
-  for (const file of goldenCaseFiles()) {
+export interface GoldenSnapshot {
+  file: string;
+  gateway: string;
+  snapshot: BuiltSnapshot;
+}
+
+const translatedCases = new Map<string, readonly GoldenSnapshot[]>();
+
+/**
+ * One golden input case, translated: one entry per gateway. Translating the cases is most of the cost of
+ * the files that read them, so each is translated once per module instance (files sharing a worker, the
+ * `pure` vitest project, share them). Deep-frozen, so a reader that changed a snapshot fails instead of
+ * changing what the next reader checks.
+ */
+export function goldenCaseSnapshots(file: string): readonly GoldenSnapshot[] {
+  let cached = translatedCases.get(file);
+  if (!cached) {
     const text = goldenInput(readFileSync(join(GOLDEN_DIR, file), 'utf8'));
     const store = createStore();
     for (const { kind, obj } of parseManifests(text, file).objects) putObject(store, kind, obj, file);
-    for (const [gateway, snapshot] of snapshots(translateAll(store, goldenOptions(text))))
-      yield { file, gateway, snapshot };
+    cached = [...snapshots(translateAll(store, goldenOptions(text)))].map(([gateway, snapshot]) =>
+      deepFreeze({ file, gateway, snapshot }),
+    );
+    translatedCases.set(file, cached);
   }
+  return cached;
+}
+
+/** Every golden input case, translated: one entry per (case file, gateway). */
+export function goldenSnapshots(): readonly GoldenSnapshot[] {
+  return goldenCaseFiles().flatMap(goldenCaseSnapshots);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
