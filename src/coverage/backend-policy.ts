@@ -1,8 +1,6 @@
 // Backend settings (GwPolicy `backend`, GwBackend `policies`, per-provider and per-MCP-target
 // `policies`, GwModel `policies`) share one schema; their coverage is written once here.
-import { enforced, guarding, refused, type CoverageTable } from './types.js';
-
-const notYet = 'is not supported by this proxy yet';
+import { enforced, guarding, type CoverageTable } from './types.js';
 
 /** The credential a backend is called with. */
 export const backendAuth: CoverageTable = guarding({

@@ -1,9 +1,7 @@
 // Coverage of GwModel: the model's match and target, and the provider `policies` the proxy reads
 // from ModelProvider.policiesJson (anything it cannot apply refuses the model there, and here).
 import { backendTls, backendTunnel, promptGuard } from './backend-policy.js';
-import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
-
-const notYet = 'is not applied to GwModel traffic by this proxy yet';
+import { enforced, guarding, under, type CoverageTable } from './types.js';
 
 const policies: CoverageTable = {
   ...guarding({
