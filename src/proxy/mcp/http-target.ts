@@ -16,6 +16,7 @@ import { request } from '../http/undici.js';
 import type { McpTarget } from '../../ir/types.js';
 import { identityOfTarget, upstreamHeadersOf } from '../backend-auth.js';
 import { identityQueryDial, requestIdentity } from './target-identity.js';
+import { allowedHeaders } from './target-ext-auth.js';
 import { tlsFailureReason } from '../http/upstream-tls.js';
 import { type Discovered, discoverAnswers, sentKey } from './discover-cache.js';
 import { InternalError, InvalidParams, messageOf } from './jsonrpc.js';
@@ -165,7 +166,7 @@ class HttpTarget implements Upstream {
     // target learnt the client at initialize (the session took a 2026 client's envelope off its requests).
     this.call = (method, params, given) => {
       const env = this.envelope;
-      const opts = this.hasIdentity ? { ...given, headers: { ...this.identityHeaders(), ...given.headers } } : given;
+      const opts = this.requestHeaders(given);
       if (!env) return call(method, params, opts);
       const headers = { ...opts.headers, ...routingHeaders(method, params) };
       const sent = call(method, withEnvelope(params, env), { ...opts, headers });
@@ -369,6 +370,16 @@ class HttpTarget implements Upstream {
     } finally {
       release?.();
     }
+  }
+
+  /**
+   * A call's options with the headers of the client request being served: those its allow by this target's
+   * backend.extAuth set (target-ext-auth.ts), then the identity's; the call's own last.
+   */
+  private requestHeaders(given: CallOptions): CallOptions {
+    const allowed = allowedHeaders(this.name, this.headers);
+    if (!allowed && !this.hasIdentity) return given;
+    return { ...given, headers: { ...allowed, ...this.identityHeaders(), ...given.headers } };
   }
 
   /** The identity's headers of the client request being served, else those of the session's latest request. */

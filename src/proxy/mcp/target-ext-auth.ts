@@ -3,7 +3,9 @@
 // at most once per target and client request, and only when it does reach it: a call routed to the target
 // (tools/call, prompts/get, resources/read…), a list fanned out to it, a subscriptions/listen. Both MCP
 // generations go through here (endpoint.ts sets the request's gate up; session.ts and catalog.ts ask it).
-// A denied call is answered with a JSON-RPC error; a denied target of a list adds nothing to it.
+// A denied call is answered with a JSON-RPC error; a denied target of a list adds nothing to it. The headers
+// an allow sets on the request (allowedResponseHeaders, header mutations) go on that target's calls of this
+// client request (http-target.ts), never on another target's nor on a later request's.
 // Behaviour: docs/auth.md "Backend level".
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,6 +13,7 @@ import type { BackendRef, McpBackend } from '../../ir/types.js';
 import { compileExtAuth, requestCopy, type ExtAuthClient, type ExtAuthRoute } from '../auth/ext-auth.js';
 import { edgeVerdict } from '../auth/edge-ext-auth.js';
 import { rpcError, type JsonRpcResponse } from './jsonrpc.js';
+import { flatHeaders } from './request.js';
 
 /** The JSON-RPC error code of a call a target's authorization service denied (implementation-defined range). */
 export const TargetDenied = -32003;
@@ -45,6 +48,8 @@ export function targetExtAuth(
 export class TargetGate {
   private body: Buffer = Buffer.alloc(0);
   private readonly verdicts = new Map<string, Promise<TargetDenial | undefined>>();
+  /** What each allowing verdict set on the request, by target. */
+  private readonly allowed = new Map<string, Record<string, string>>();
 
   constructor(
     private readonly req: IncomingMessage,
@@ -71,11 +76,21 @@ export class TargetGate {
     return v;
   }
 
+  /** The headers `target`'s allowing verdict set or changed on the request (empty before it was asked). */
+  headers(target: string): Record<string, string> | undefined {
+    return this.allowed.get(target);
+  }
+
   private async ask(target: string, ext: ExtAuthRoute): Promise<TargetDenial | undefined> {
     const { client, route, claims } = this.check;
     const c = { client, route, edge: `MCP target ${target}`, ext, claims, attributes: { 'gw.mcp.target': target } };
-    const v = await edgeVerdict(requestCopy(this.req, this.body), this.res, c);
-    if (v.kind === 'allow') return undefined;
+    const copy = requestCopy(this.req, this.body);
+    const before = flatHeaders(copy);
+    const v = await edgeVerdict(copy, this.res, c);
+    if (v.kind === 'allow') {
+      this.allowed.set(target, changedHeaders(before, flatHeaders(v.checked.req)));
+      return undefined;
+    }
     if (v.kind === 'deny') {
       const message = `target ${target}: the authorization service denied this request`;
       return { target, status: v.status, message, ...(v.body.length > 0 ? { body: v.body.toString('utf8') } : {}) };
@@ -84,6 +99,20 @@ export class TargetGate {
     return { target, status, message: `target ${target}: ${v.kind === 'refused' ? v.message : 'the client left'}` };
   }
 }
+
+/**
+ * The headers an allow set or changed, as the request carries them after it (an append: the joined value). A
+ * header it removed needs nothing: the proxy sends a target none of the client's headers. MCP's own headers and
+ * the framing ones stay the proxy's.
+ */
+function changedHeaders(before: Record<string, string>, after: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(after))
+    if (before[name] !== value && !name.startsWith('mcp-') && !framing.has(name)) out[name] = value;
+  return out;
+}
+
+const framing = new Set(['host', 'content-type', 'content-length', 'accept', 'connection', 'transfer-encoding']);
 
 const current = new AsyncLocalStorage<TargetGate>();
 
@@ -100,6 +129,16 @@ export function gateBody(body: Buffer): void {
 /** Whether the client request being served may reach `target`; undefined when it has no service to ask. */
 export function targetDenial(target: string): Promise<TargetDenial | undefined> | undefined {
   return current.getStore()?.denial(target);
+}
+
+/**
+ * The headers `target`'s service set when it allowed the client request being served, less those `own` names (the
+ * target's credential and static headers stay the proxy's, as on any other edge).
+ */
+export function allowedHeaders(target: string, own: Record<string, string>): Record<string, string> | undefined {
+  const set = current.getStore()?.headers(target);
+  if (!set) return undefined;
+  return Object.fromEntries(Object.entries(set).filter(([name]) => !(name in own)));
 }
 
 /** A denied call's answer: the service's HTTP status and body travel in the error's data. */

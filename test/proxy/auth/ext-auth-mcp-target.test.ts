@@ -51,7 +51,7 @@ const manifests = (open: number, guarded: number, svc: string, opa: string): str
     tools('tools', open, guarded),
     guardedBy(
       'tools',
-      `{url: "${svc}/target-guarded", http: {allowedRequestHeaders: [X-User]}, forwardBody: {maxSize: "64Ki"}}`,
+      `{url: "${svc}/target-guarded", http: {allowedRequestHeaders: [X-User], allowedResponseHeaders: [X-Auth-User]}, forwardBody: {maxSize: "64Ki"}}`,
     ),
     route('tools', '/mcp'),
     tools('shop', open, guarded),
@@ -61,6 +61,10 @@ const manifests = (open: number, guarded: number, svc: string, opa: string): str
   ].join('');
 
 type Tool = { name: string };
+
+/** The headers of the POSTs `f` received from index `from` on. */
+const postsSince = (f: HttpFixture, from: number) =>
+  f.headers.slice(from).filter((_, i) => f.requests[from + i]?.method === 'POST');
 
 describe.each(generations)('backend.extAuth per MCP target ($generation client)', (g) => {
   let open: HttpFixture, guarded: HttpFixture;
@@ -86,6 +90,7 @@ describe.each(generations)('backend.extAuth per MCP target ($generation client)'
 
   it("lists and calls the guarded target's tools for an allowed client, its service sent the JSON-RPC body", async () => {
     const c = await g.open(url(), { 'x-user': 'alice' });
+    const [openFrom, guardedFrom] = [open.headers.length, guarded.headers.length];
     const listed = await c.call('tools/list');
     const names = (listed.body.result as { tools: Tool[] }).tools.map((t) => t.name);
     expect(names).toContain('open_echo');
@@ -97,6 +102,11 @@ describe.each(generations)('backend.extAuth per MCP target ($generation client)'
     expect(authz.checks.map((ch) => ch.url)).toEqual(['/target-guarded/mcp', '/target-guarded/mcp']);
     expect(authz.checks[0]?.body).toContain('"tools/list"');
     expect(authz.checks[1]?.body).toContain('"tools/call"');
+    // The header the allow set (allowedResponseHeaders) reaches the guarded target's calls, and only that one.
+    const toGuarded = postsSince(guarded, guardedFrom).map((h) => h['x-auth-user']);
+    expect(toGuarded).toContain('alice');
+    expect(postsSince(guarded, guardedFrom).map((h) => h['x-auth-internal'])).not.toContain('do-not-copy');
+    expect(postsSince(open, openFrom).some((h) => 'x-auth-user' in h)).toBe(false);
   });
 
   it("drops a denied target's tools from the list and answers a call to it with a JSON-RPC error", async () => {
@@ -120,9 +130,19 @@ describe.each(generations)('backend.extAuth per MCP target ($generation client)'
   });
 
   it("asks Open Policy Agent over gRPC for the guarded target only: a buyer's call is served, a viewer's denied", async () => {
-    const buyer = await g.open(`${proxy.base}/shop`, { authorization: bearer({ sub: 'alice', role: 'buyer' }) });
+    const buyer = await g.open(`${proxy.base}/shop`, {
+      authorization: bearer({ sub: 'alice', role: 'buyer' }),
+      'x-opa-user': 'forged',
+      'x-remove-me': 'secret',
+    });
+    const from = guarded.headers.length;
     const served = await buyer.call('tools/call', { name: 'guarded_echo', arguments: { text: 'hi' } });
     expect(JSON.stringify(served.body.result)).toContain('guarded:hi');
+    // The OkHttpResponse's headers go on the call to the target; the one it removes, and the forged one, do not.
+    const call = postsSince(guarded, from).find((h) => h['x-opa-user'] !== undefined);
+    expect(call?.['x-opa-user']).toBe('alice');
+    expect(call?.['x-opa-tenant']).toBe('acme');
+    expect(call?.['x-remove-me']).toBeUndefined();
     const viewer = await g.open(`${proxy.base}/shop`, { authorization: bearer({ sub: 'bob', role: 'viewer' }) });
     const listed = (await viewer.call('tools/list')).body.result as { tools: Tool[] };
     expect(listed.tools.map((t) => t.name)).toContain('open_echo');
