@@ -114,9 +114,11 @@ function clientAt(path: string, key?: string): Promise<Client> {
   return factory.createFromUrl(`${base}${path}/`);
 }
 
-const message = (text: string, extra: Record<string, unknown> = {}): SendMessageRequest =>
+/** A message; "wait" starts a task that works until cancelled, so it is sent to return at once. */
+const message = (text: string): SendMessageRequest =>
   SendMessageRequest.fromJSON({
-    message: { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }], ...extra },
+    message: { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }] },
+    ...(text === 'wait' ? { configuration: { returnImmediately: true } } : {}),
   });
 
 /** A raw JSON-RPC call through the gateway (0.3 names, refusals the SDK would hide). */
@@ -213,7 +215,7 @@ describe('an A2A SDK client that knows only the gateway', () => {
     const got = await client.getTask({ tenant: '', id: sent.id });
     expect(got.id).toBe(sent.id);
 
-    const waiting = (await client.sendMessage(message('wait', {}), {})) as Task;
+    const waiting = (await client.sendMessage(message('wait'))) as Task;
     expect(waiting.status?.state).toBe(2); // TASK_STATE_WORKING
     const canceled = await client.cancelTask({ tenant: '', id: waiting.id, metadata: undefined });
     expect(canceled.status?.state).toBe(5); // TASK_STATE_CANCELED
@@ -315,5 +317,43 @@ describe('A2A telemetry', () => {
     });
     const server = collector.spans().find((s) => s.spanId === forward.parentSpanId);
     expect(attrs(server?.attributes)['rpc.method']).toBe('SendMessage');
+  });
+});
+
+describe('A2A streams on drain', () => {
+  it('ends a SubscribeToTask stream when the proxy drains, so the client resubscribes elsewhere; the drain does not wait for it', async () => {
+    // A runtime of its own: draining stops its listener.
+    const own = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
+    await own.apply(translatedIr(manifests(agent.port, collector.url)));
+    const ownBase = `http://127.0.0.1:${Object.values(own.boundPorts())[0]}`;
+    try {
+      const send = await fetch(`${ownBase}/echo/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId: 'drain', role: 'ROLE_USER', parts: [{ text: 'wait' }] },
+            configuration: { returnImmediately: true },
+          },
+        }),
+      });
+      const task = ((await send.json()) as { result: { task: { id: string } } }).result.task;
+      const stream = await fetch(`${ownBase}/echo/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: task.id } }),
+      });
+      expect(stream.headers.get('content-type')).toContain('text/event-stream');
+      const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read(); // the task as it stands: the stream is open
+      const outcome = await own.drain({ minMs: 0, maxMs: 10_000 });
+      for (let r = await reader.read(); !r.done; r = await reader.read());
+      expect(outcome).toBe('drained');
+    } finally {
+      await own.close();
+    }
   });
 });

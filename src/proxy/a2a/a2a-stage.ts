@@ -9,6 +9,7 @@ import { upstreamTargetOf, type ForwardRoute } from '../http/http-forward.js';
 import type { UpstreamResponse } from '../http/h2-upstream.js';
 import { schemeOf } from '../http/route-filters.js';
 import { splitTarget } from '../http/route-match.js';
+import { endsOnDrain } from '../http/drain.js';
 import { copyOf } from '../ext/ext-proc-request.js';
 import { withBody, type AnswerHook } from '../ext/ext-proc-answer.js';
 import { bufferResponse } from '../policy/buffer.js';
@@ -59,6 +60,8 @@ export async function readA2a(a: A2aRequest): Promise<A2aRead | undefined> {
   }
   answerErrorsAsJsonRpc(res, call.id);
   a.onCall(call.facts, call.id);
+  // A resubscription only watches a task: on drain it ends, and the client subscribes again elsewhere.
+  if (call.facts.method === 'SubscribeToTask') endsOnDrain(res);
   if (call.facts.method !== 'GetExtendedAgentCard') return { req: copy, facts: call.facts };
   return withPlace(a, copy, extendedCardAnswer, call.facts);
 }
