@@ -15,7 +15,7 @@ import { withBody, type AnswerHook } from '../ext/ext-proc-answer.js';
 import { bufferResponse } from '../policy/buffer.js';
 import { isJsonType, readBody } from '../mcp/request.js';
 import { rpcError } from '../mcp/jsonrpc.js';
-import { isCardFetch, rewriteCard, type CardPlace } from './card.js';
+import { cardBase, isCardFetch, rewriteCard, type CardPlace } from './card.js';
 import { readCall, type A2aFacts } from './call.js';
 
 /** The largest card the gateway rewrites; a larger one is refused (passing it on would leak the agent's address). */
@@ -99,10 +99,12 @@ function withPlace(
     sendError(a.res, 'invalid_host', 'the request names no usable Host for the agent card to point at');
     return undefined;
   }
+  // A card fetch's base is its path without the well-known part; a JSON-RPC call's is the endpoint's path.
+  const upstreamPath = splitTarget(upstreamTargetOf(a.req, a.route).target).path;
   const place = {
     origin: `${schemeOf(a.req)}://${host}`,
-    clientPath: a.path,
-    upstreamPath: splitTarget(upstreamTargetOf(a.req, a.route).target).path,
+    clientBase: cardBase(a.path),
+    upstreamBase: cardBase(upstreamPath),
   };
   return { req, answer: hook(place), ...(facts ? { facts } : {}) };
 }
