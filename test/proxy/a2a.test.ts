@@ -5,6 +5,9 @@
 // refusals are JSON-RPC errors; 0.3 method names are the 1.0 methods to policy; every call is counted by method
 // and traced with the RPC conventions (a real OpenTelemetry Collector). Manifests translated as the controller does.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest, type Task } from '@a2a-js/sdk';
@@ -13,6 +16,7 @@ import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startA2aAgent, type A2aAgent } from '../fixtures/a2a-agent.js';
 import { rawRequest } from './http-forward-harness.js';
+import { httpsManifests } from './https-manifests.js';
 import { attrs, Collector } from './otel-collector.js';
 import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
 
@@ -79,7 +83,10 @@ spec:
       'guarded',
       `{apiKeyAuthentication: ${keys}, authorization: {policy: {matchExpressions: ['${writerOrReads}']}}}`,
     ),
-    route('nocancel', `{authorization: {action: Deny, policy: {matchExpressions: ['a2a.method == "CancelTask"']}}}`),
+    route(
+      'nocancel',
+      `{authorization: {action: Deny, policy: {matchExpressions: ['a2a.method == "CancelTask" || a2a.taskId == "sealed"']}}}`,
+    ),
   ].join('---\n');
 }
 
@@ -255,6 +262,11 @@ describe('an A2A SDK client that knows only the gateway', () => {
     const legacy = await rpc('/nocancel', 'tasks/cancel', { id: waiting.id });
     expect(legacy.status).toBe(403);
     expect(legacy.body.error?.data).toEqual({ error: 'forbidden' });
+    // The task id is read from 0.3 and 1.0 calls alike.
+    expect((await rpc('/nocancel', 'tasks/get', { id: 'sealed' })).status).toBe(403);
+    const sealed = await rpc('/nocancel', 'GetTask', { id: 'sealed' }, { 'a2a-version': '1.0' });
+    expect(sealed.status).toBe(403);
+    expect((await rpc('/nocancel', 'GetTask', { id: 'open' }, { 'a2a-version': '1.0' })).status).toBe(200);
     // Other 0.3 methods go through: message/send answers with a 0.3-shaped task.
     const sent = await rpc('/nocancel', 'message/send', {
       message: { kind: 'message', messageId: 'm03', role: 'user', parts: [{ kind: 'text', text: 'old' }] },
@@ -352,6 +364,45 @@ describe('A2A streams on drain', () => {
       const outcome = await own.drain({ minMs: 0, maxMs: 10_000 });
       for (let r = await reader.read(); !r.done; r = await reader.read());
       expect(outcome).toBe('drained');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('agent cards on an HTTPS listener', () => {
+  it('gives the card https URLs: the scheme is the listener TLS, not the agent’s', async () => {
+    const manifests = httpsManifests(agent.port, '{}').replace(
+      `static: {host: 127.0.0.1, port: ${agent.port}}`,
+      `a2a: {host: 127.0.0.1, port: ${agent.port}}`,
+    );
+    const own = new ProxyRuntime({ log: pino({ level: 'silent' }), security: createRouteSecurity() });
+    await own.apply(translatedIr(manifests));
+    const port = Object.values(own.boundPorts())[0];
+    try {
+      const ca = readFileSync(path.join(import.meta.dirname, 'tls-testdata', 'ca.crt'));
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            servername: 'a.example.test',
+            ca,
+            path: '/.well-known/agent-card.json',
+            headers: { host: `a.example.test:${port}`, 'a2a-version': '1.0' },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks).toString()));
+          },
+        );
+        req.on('error', reject).end();
+      });
+      const card = JSON.parse(body) as { supportedInterfaces: { url: string }[] };
+      expect(card.supportedInterfaces.map((i) => i.url)).toEqual([
+        `https://a.example.test:${port}/`,
+        `https://a.example.test:${port}/`,
+      ]);
     } finally {
       await own.close();
     }
