@@ -52,9 +52,8 @@ export async function readA2a(a: A2aRequest): Promise<A2aRead | undefined> {
   const body = await readBody(req, res, a.limit);
   if (!body) return undefined;
   const call = readCall(body);
-  const copy = copyOf(req, identityHeaders(req), { kind: 'bytes', body });
   if (call.kind === 'unreadable') {
-    if (!a.policed) return { req: copy };
+    if (!a.policed) return { req: copyOf(req, { ...req.headers }, { kind: 'bytes', body }) };
     sendJson(res, 400, rpcError(call.id, call.code, call.reason));
     return undefined;
   }
@@ -62,8 +61,9 @@ export async function readA2a(a: A2aRequest): Promise<A2aRead | undefined> {
   a.onCall(call.facts, call.id);
   // A resubscription only watches a task: on drain it ends, and the client subscribes again elsewhere.
   if (call.facts.method === 'SubscribeToTask') endsOnDrain(res);
-  if (call.facts.method !== 'GetExtendedAgentCard') return { req: copy, facts: call.facts };
-  return withPlace(a, copy, extendedCardAnswer, call.facts);
+  if (call.facts.method !== 'GetExtendedAgentCard')
+    return { req: copyOf(req, { ...req.headers }, { kind: 'bytes', body }), facts: call.facts };
+  return withPlace(a, copyOf(req, identityHeaders(req), { kind: 'bytes', body }), extendedCardAnswer, call.facts);
 }
 
 /** A request that is neither a card fetch nor a JSON-RPC call: forwarded as it is, unless rules must see it. */
