@@ -8,7 +8,7 @@ import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
 type Expr = ReturnType<typeof parse>['expr'];
 
 /** Root variables an expression may name; anything else is rejected when the expression compiles. */
-export const celVariables = ['jwt', 'request', 'mcp', 'llmRequest', 'apiKey', 'extauthz'] as const;
+export const celVariables = ['jwt', 'request', 'mcp', 'a2a', 'llmRequest', 'apiKey', 'extauthz'] as const;
 /** The model catalog's metadata of the model called (`llm.model.*`): only expressions evaluated per model name it. */
 export const llmVariable = 'llm' as const;
 /** What an external processor answered (`dynamic_metadata`): only access logs, evaluated after it, name it. */
@@ -47,7 +47,7 @@ export const expressionVariables = {
   /** `health.unhealthyCondition`: evaluated on each answer of a backend, provider or MCP target that sets it. */
   unhealthyCondition: ['response'],
   /** frontend.accessLog `filter` and `attributes.add`: evaluated once the response is done. */
-  accessLog: ['request', 'response', 'jwt', 'mcp', 'llmRequest', 'extauthz', 'extProc'],
+  accessLog: ['request', 'response', 'jwt', 'mcp', 'a2a', 'llmRequest', 'extauthz', 'extProc'],
 } as const satisfies Record<string, readonly CelVariable[]>;
 
 let env: ReturnType<CelLibrary['celEnv']> | undefined;
@@ -62,6 +62,7 @@ function dataPlaneCel(): { cel: CelLibrary; env: ReturnType<CelLibrary['celEnv']
         jwt: dynMap,
         request: dynMap,
         mcp: dynMap,
+        a2a: dynMap,
         llmRequest: dynMap,
         apiKey: dynMap,
         extauthz: dynMap,
@@ -116,6 +117,7 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
         jwt: bindings.jwt ?? {},
         request: bindings.request ?? {},
         mcp: bindings.mcp ?? {},
+        a2a: bindings.a2a ?? {},
         llmRequest: bindings.llmRequest ?? {},
         apiKey: bindings.apiKey ?? {},
         extauthz: bindings.extauthz ?? {},
@@ -151,6 +153,8 @@ export function celCompileProblem(source: string, allowed: readonly CelVariable[
 export const variableMembers: Partial<Record<CelVariable, readonly string[]>> = {
   request: ['method', 'path', 'host', 'headers'],
   mcp: ['method', 'tool', 'prompt', 'resource'],
+  /** An A2A call (src/proxy/a2a/call.ts): `method` under its A2A 1.0 name, `rpcMethod` as sent. */
+  a2a: ['method', 'rpcMethod', 'taskId', 'contextId', 'role'],
   /** `llm.model`: the model catalog's entry of the model called (docs/llm-providers.md "Model catalog"). */
   llm: ['model'],
   source: ['address', 'port'],

@@ -66,7 +66,10 @@ const mcpTargetPolicies: CoverageTable = {
 
 export const gwBackendCoverage: CoverageTable = {
   'spec.static.*': enforced('Backend.static'),
-  'spec.a2a.*': enforced('Backend.a2a'),
+  'spec.a2a.*': enforced(
+    'Backend.a2a',
+    'forwarded to host:port; agent cards (public and extended) rewritten to the gateway, JSON-RPC interfaces only, signatures dropped; JSON-RPC calls read for CEL a2a.* under their 1.0 names (0.3 names too), refusals as JSON-RPC errors, per-method metrics and RPC spans (test/proxy/a2a.test.ts)',
+  ),
   ...guarding({
     'spec.dynamicForwardProxy.allowedDestinations[]': enforced(
       'DynamicForwardProxyBackend.allowedDestinations',

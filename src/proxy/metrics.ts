@@ -103,6 +103,12 @@ function httpMetrics(registry: Registry) {
 function mcpMetrics(registry: Registry) {
   return {
     mcpRequests: counter(registry, 'gw_mcp_requests_total', 'MCP requests by JSON-RPC method.', ['method']),
+    a2aRequests: counter(
+      registry,
+      'gw_a2a_requests_total',
+      'A2A JSON-RPC calls read on routes to A2A agents, by method under its A2A 1.0 name (other: a method A2A does not define).',
+      ['method'],
+    ),
     targetFailures: counter(registry, 'gw_mcp_target_failures_total', 'Failures talking to MCP targets.', [
       'target',
       'phase',

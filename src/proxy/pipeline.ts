@@ -28,6 +28,9 @@ import { isPreflight, preflightHeaders, responseCorsHeaders } from './policy/cor
 import { delayMs } from './policy/delay.js';
 import { withPolicyRequestHeaders, type TrafficGate } from './policy/traffic-gate.js';
 import { SpanKind, type Span } from '@opentelemetry/api';
+import { chainAnswers, readA2a } from './a2a/a2a-stage.js';
+import type { A2aFacts } from './a2a/call.js';
+import type { AnswerHook } from './ext/ext-proc-answer.js';
 import type { RequestTelemetry } from './telemetry/request-telemetry.js';
 
 /** One request on its way through the stages. */
@@ -51,6 +54,10 @@ export interface Exchange {
   readonly telemetry: RequestTelemetry | undefined;
   /** The external processor's stream of this request (`traffic.extProc`); its response half runs in the forwarder. */
   extProc?: ExtProcSession;
+  /** The A2A call of a request on an A2A route (CEL `a2a`). */
+  a2a?: A2aFacts;
+  /** An agent card answer's rewrite (src/proxy/a2a/card.ts), before the external processor sees it. */
+  a2aAnswer?: AnswerHook;
 }
 
 export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
@@ -63,6 +70,8 @@ export interface PipelineServices {
   llm: LlmForwarder;
   forwarder: HttpForwarder;
   endpoint: EndpointContext;
+  /** An A2A call was read: its method under the A2A 1.0 name (the request metric). */
+  onA2aMethod: (method: string) => void;
 }
 
 /** true: the stage answered and the request is done. Synchronous stages cost no promise. */
@@ -206,10 +215,15 @@ const onRoute: Stage<RoutedExchange>[] = [
       return answered(req);
     },
   },
+  // Routes to A2A agents: the JSON-RPC call is read (authorization sees `a2a.*`) and agent cards are rewritten.
+  {
+    name: 'a2a',
+    run: (x, s) => (x.route.forward?.a2a && x.req.method !== 'CONNECT' ? a2aStage(x, s) : false),
+  },
   // MCP routes authorize per JSON-RPC method inside the endpoint (mcp.tool and friends are known there).
   {
     name: 'authorization',
-    run: ({ req, res, route, claims, apiKey, extauthz }) => {
+    run: ({ req, res, route, claims, apiKey, extauthz, a2a }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
       const host = req.headers.host ?? '';
@@ -220,6 +234,7 @@ const onRoute: Stage<RoutedExchange>[] = [
         ...(extauthz ? { extauthz } : {}),
         request,
         mcp: { method: '' },
+        ...(a2a ? { a2a: { ...a2a } } : {}),
       };
       if (authorize(ctx)) return false;
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
@@ -253,12 +268,15 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async ({ req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc }, s) => {
+    run: async (
+      { req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc, a2aAnswer },
+      s,
+    ) => {
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
         const caller = { authorization: clientAuthorization, claims, ...(apiKey ? { apiKey } : {}) };
-        const answer = extProc && answerHook(extProc, route.forward.responseBuffer?.maxBytes);
+        const answer = chainAnswers(a2aAnswer, extProc && answerHook(extProc, route.forward.responseBuffer?.maxBytes));
         await s.forwarder.handle(req, res, route.forward, caller, listener?.preserveHeaderCase, answer);
       } else {
         const withHeaders = withRequestHeaders(withPolicyRequestHeaders(req, route.traffic), route.route);
@@ -327,6 +345,28 @@ async function externalAuthorization(x: RoutedExchange, s: PipelineServices): Pr
       x.telemetry?.authorizedExternally(x.extauthz);
     }
   }
+  return false;
+}
+
+async function a2aStage(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
+  const forward = x.route.forward;
+  if (!forward) return false;
+  const read = await readA2a({
+    req: x.req,
+    res: x.res,
+    path: x.path,
+    route: forward,
+    policed: x.route.security.authorize !== undefined,
+    limit: x.route.maxRequestBytes,
+    onCall: (facts, id) => {
+      s.onA2aMethod(facts.method);
+      x.telemetry?.a2a(facts, id);
+    },
+  });
+  if (!read) return true;
+  x.req = read.req;
+  if (read.facts) x.a2a = read.facts;
+  if (read.answer) x.a2aAnswer = read.answer;
   return false;
 }
 

@@ -41,6 +41,7 @@ import { NetworkGate, bindNetworkGates, type ConnectionGate } from './http/netwo
 import { ProxyProtocolGate, bindProxySettings, type ProxySettings } from './http/proxy-protocol.js';
 import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './compiled.js';
 import { runPipeline, type PipelineServices } from './pipeline.js';
+import { a2aMethods } from './a2a/call.js';
 import { loadMcpClient } from './lazy/mcp-client.js';
 import { speaksStreamableHttp } from './mcp/http-target.js';
 import { listenerTelemetryOf, otlpUrlsOf } from './telemetry/listener-telemetry.js';
@@ -300,6 +301,8 @@ export class ProxyRuntime {
       llm: this.llm,
       forwarder: this.forwarder,
       endpoint: this.endpoint,
+      onA2aMethod: (m) =>
+        this.child(`a2a ${m}`, () => this.metrics.a2aRequests.labels(a2aMethods.has(m) ? m : 'other')).inc(),
     };
   }
 

@@ -21,7 +21,7 @@ it('reports an authorization rule that names a variable the proxy does not bind'
       source: 'p.yaml',
       object: 'GwPolicy default/p',
       path: 'spec.traffic.authorization.policy.matchExpressions[0]',
-      message: 'names unknown variable "foo"; known variables are jwt, request, mcp, apiKey, extauthz',
+      message: 'names unknown variable "foo"; known variables are jwt, request, mcp, a2a, apiKey, extauthz',
     },
   ]);
 });

@@ -8,7 +8,7 @@ describe('request pipeline', () => {
   it('runs its stages in the documented order', () => {
     const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## A request'));
-    const documented = [...section.matchAll(/^\d+\. \*\*([a-z-]+)\*\*/gm)].map((m) => m[1]);
+    const documented = [...section.matchAll(/^\d+\. \*\*([a-z0-9-]+)\*\*/gm)].map((m) => m[1]);
     expect(stageNames).toEqual(documented);
   });
 

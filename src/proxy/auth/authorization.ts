@@ -33,6 +33,8 @@ export interface AuthorizationContext {
   extauthz?: Record<string, unknown>;
   request: { method: string; path: string; headers: Record<string, string> };
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
+  /** The A2A call a request on an A2A route makes (src/proxy/a2a/call.ts); absent on other requests. */
+  a2a?: Record<string, string>;
 }
 
 export interface Authorizer {
@@ -46,6 +48,8 @@ interface CompiledRule {
   expressions: CompiledCel[];
   /** The MCP names the rule reads (`mcp.tool`, `mcp.prompt`, `mcp.resource`). */
   reads: McpName[];
+  /** The rule reads `a2a`: it applies to A2A calls only. */
+  readsA2a: boolean;
 }
 
 type McpName = 'tool' | 'prompt' | 'resource';
@@ -86,6 +90,7 @@ function compileRules(
       action: rule.action,
       expressions: exprs,
       reads: [...new Set(rule.expressions.flatMap(mcpNamesRead))],
+      readsA2a: rule.expressions.some((e) => /\ba2a\b/.test(e)),
     });
   });
   if (problems.length > 0) throw new ProblemError(problems);
@@ -114,7 +119,7 @@ function decide(
  * to one `allow` rule per string.
  */
 export function compileAuthorization(rules: AuthorizationRule[], where: string, source = 'config'): Authorizer {
-  const compiled = compileRules(rules, where, source, ['jwt', 'request', 'mcp', 'apiKey', 'extauthz']);
+  const compiled = compileRules(rules, where, source, ['jwt', 'request', 'mcp', 'a2a', 'apiKey', 'extauthz']);
   return {
     ruleCount: compiled.length,
     allows(ctx) {
@@ -124,11 +129,17 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
         extauthz: ctx.extauthz,
         request: ctx.request as unknown as Record<string, unknown>,
         mcp: ctx.mcp as unknown as Record<string, unknown>,
+        ...(ctx.a2a ? { a2a: ctx.a2a } : {}),
       };
       // A rule that reads mcp.tool says nothing about a request that names no tool (likewise prompt and
       // resource): it neither allows nor denies it, so `mcp.tool != "x"` leaves prompts/get alone and
-      // `mcp.tool == "x"` does not block initialize. Otherwise a rule matches when all its expressions hold.
-      return decide(compiled, bindings, (r) => r.reads.every((n) => typeof ctx.mcp[n] === 'string'));
+      // `mcp.tool == "x"` does not block initialize. A rule that reads `a2a` applies to A2A calls only (a card
+      // fetch is none). Otherwise a rule matches when all its expressions hold.
+      return decide(
+        compiled,
+        bindings,
+        (r) => r.reads.every((n) => typeof ctx.mcp[n] === 'string') && (!r.readsA2a || ctx.a2a !== undefined),
+      );
     },
   };
 }

@@ -32,6 +32,8 @@ export interface AuthorizeContext {
   apiKey?: Record<string, unknown>;
   request: { method: string; path: string; headers: Record<string, string> };
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
+  /** The A2A call of a request on an A2A route (CEL `a2a`); absent on other requests. */
+  a2a?: Record<string, string>;
 }
 
 /** True allows. Names are the ones the client sees (after prefixing). */

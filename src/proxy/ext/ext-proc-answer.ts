@@ -126,8 +126,8 @@ function dumpable(r: Readable): Readable & { dump(): Promise<void> } {
   });
 }
 
-/** The answer as the forwarder passes it on: processed headers, and the body with framing to match. */
-function withBody(
+/** The answer as the forwarder passes it on: processed headers, and the body with framing to match (A2A cards too). */
+export function withBody(
   up: UpstreamResponse,
   headers: UpstreamResponse['headers'],
   body: { kind: 'bytes'; body: Buffer } | { kind: 'stream'; body: Readable },

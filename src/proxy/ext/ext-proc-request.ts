@@ -92,8 +92,11 @@ function drained(req: IncomingMessage): undefined {
   return undefined;
 }
 
-/** The request as the next stages see it: processed headers, and the processed body with framing to match. */
-function copyOf(
+/**
+ * The request as the next stages see it: processed headers, and the processed body with framing to match.
+ * Also the A2A stage's, which reads the body and hands on a copy carrying it (src/proxy/a2a/a2a-stage.ts).
+ */
+export function copyOf(
   req: IncomingMessage,
   headers: IncomingMessage['headers'],
   body: { kind: 'bytes'; body: Buffer } | { kind: 'stream'; body: Readable } | undefined,

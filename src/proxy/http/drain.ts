@@ -12,6 +12,14 @@ export interface DrainPlan {
   maxMs: number;
 }
 
+/** Answers that are event streams a client resumes elsewhere (A2A SubscribeToTask): a drain ends them too. */
+const resumable = new WeakSet<ServerResponse>();
+
+/** Marks `res` as a stream its client resumes: a drain ends it like an MCP GET stream. */
+export function endsOnDrain(res: ServerResponse): void {
+  resumable.add(res);
+}
+
 /** Responses in flight, so a drain can end the long-lived GET streams among them. */
 export class InFlight {
   private readonly open = new Set<{ req: IncomingMessage; res: ServerResponse }>();
@@ -25,12 +33,13 @@ export class InFlight {
     res.once('close', () => this.open.delete(entry));
   }
 
-  /** Ends every GET whose answer is an event stream (an MCP session's stream); the client reconnects. */
+  /** Ends every GET whose answer is an event stream (an MCP session's stream), and resumable ones; the client reconnects. */
   endEventStreams(): number {
     let ended = 0;
     for (const { req, res } of this.open) {
       // A GET that asked for an event stream (its headers may have gone out with writeHead, unreadable here).
-      if (req.method !== 'GET' || !String(req.headers.accept ?? '').includes('text/event-stream')) continue;
+      const getStream = req.method === 'GET' && String(req.headers.accept ?? '').includes('text/event-stream');
+      if (!getStream && !resumable.has(res)) continue;
       res.end();
       ended++;
     }

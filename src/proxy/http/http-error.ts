@@ -1,6 +1,7 @@
 // The one place HTTP error bodies are written: `{ error, error_description }`, never a stack or secret.
 // On LLM routes the body takes the client's wire format instead (`answerErrorsAs`), so an SDK shows the
 // description: OpenAI's `{ error: { message, type, code } }`, Anthropic's `{ type: 'error', error: { type, message } }`.
+// On A2A JSON-RPC calls it is a JSON-RPC error carrying the call's id (`answerErrorsAsJsonRpc`).
 import type { ServerResponse } from 'node:http';
 import { errorStatus, type ErrorCode, type ProxyError } from '../proxy-error.js';
 
@@ -8,7 +9,11 @@ const answeredWith = new WeakMap<ServerResponse, ErrorCode>();
 
 /** The error wire formats of LLM clients; unset means Gw's own. */
 export type ErrorWire = 'openai' | 'anthropic';
-const wireOf = new WeakMap<ServerResponse, ErrorWire>();
+/** A JSON-RPC client's (A2A): the id of the call the error answers, null before it is known. */
+interface JsonRpcWire {
+  id: string | number | null;
+}
+const wireOf = new WeakMap<ServerResponse, ErrorWire | JsonRpcWire>();
 /** A stand-in that writes the client's response on another's behalf (ext-proc-endpoint.ts): errors count for the original. */
 const standsFor = new WeakMap<ServerResponse, ServerResponse>();
 
@@ -20,6 +25,15 @@ export function respondsFor(alias: ServerResponse, res: ServerResponse): void {
 /** Errors answered on `res` from now on take this client's wire format. */
 export function answerErrorsAs(res: ServerResponse, wire: ErrorWire): void {
   wireOf.set(res, wire);
+}
+
+/**
+ * Errors answered on `res` from now on are JSON-RPC errors with this id: the proxy's status still says who is
+ * at fault, the body is what a JSON-RPC client reads (code -32600 for the client's side, -32603 for the
+ * proxy's or the backend's; `data` carries Gw's error code).
+ */
+export function answerErrorsAsJsonRpc(res: ServerResponse, id: string | number | null): void {
+  wireOf.set(res, { id });
 }
 
 /** The vendors' error types by status (both document the same families; Anthropic calls 5xx api_error). */
@@ -37,8 +51,14 @@ export function errorBodyFor(res: ServerResponse, code: ErrorCode, description: 
   return errorBody(code, description, wireOf.get(res));
 }
 
-function errorBody(code: ErrorCode, description: string, wire: ErrorWire | undefined): unknown {
+function errorBody(code: ErrorCode, description: string, wire: ErrorWire | JsonRpcWire | undefined): unknown {
   const status = errorStatus[code];
+  if (typeof wire === 'object')
+    return {
+      jsonrpc: '2.0',
+      id: wire.id,
+      error: { code: status < 500 ? -32600 : -32603, message: description, data: { error: code } },
+    };
   if (wire === 'openai') return { error: { message: description, type: errorType(status, wire), code, param: null } };
   if (wire === 'anthropic') return { type: 'error', error: { type: errorType(status, wire), message: description } };
   return { error: code, error_description: description };

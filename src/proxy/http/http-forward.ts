@@ -159,6 +159,8 @@ export interface ForwardRoute {
   openProxy?: boolean;
   /** Backend names of the targets that set `health`: the members of the route's ejection pool. */
   healthPool?: string[];
+  /** A backend of the route is an A2A agent: its calls are read and its cards rewritten (src/proxy/a2a). */
+  a2a?: true;
 }
 
 export interface ForwarderOptions {
@@ -186,7 +188,7 @@ export interface ForwarderOptions {
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
 export function httpAddressOf(b: Backend | undefined): { host: string; port: number } | undefined {
   if (b?.kind === 'static' && b.static) return b.static;
-  // A2A agents speak JSON-RPC over plain HTTP at host:port: the same forwarding, nothing protocol-specific.
+  // A2A agents are forwarded to at host:port; the pipeline's `a2a` stage reads their calls and cards.
   if (b?.kind === 'a2a' && b.a2a) return b.a2a;
   return undefined;
 }
@@ -258,6 +260,7 @@ export function forwardRouteOf(
     policyRequestHeaders: traffic?.requestHeaders,
     ...trafficExtras(traffic, maxRequestBytes),
     ...(targets.some((t) => t.dynamic) && !hasAccessControl(route) ? { openProxy: true } : {}),
+    ...(route.backends.some((r) => backends.get(r.backend)?.kind === 'a2a') ? { a2a: true as const } : {}),
   };
 }
 
@@ -990,16 +993,20 @@ function classify(err: unknown, signal: AbortSignal): Failure {
  */
 function upstreamRequest(req: IncomingMessage, route: ForwardRoute): { path: string; headers: HeaderMap } {
   let headers = upstreamRequestHeaders(req.headers, { remoteAddress: req.socket.remoteAddress, proto: schemeOf(req) });
-  const target = originPath(req.url);
   if (route.policyRequestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, route.policyRequestHeaders));
   if (route.hostRewrite) headers.host = route.hostRewrite;
   const f = route.filters;
-  if (!f) return { path: target, headers };
-  if (f.requestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, f.requestHeaders));
-  if (!f.rewrite) return { path: target, headers };
-  const rewritten = rewriteTarget(target, f.rewrite, route.matches);
+  if (f?.requestHeaders) headers = withoutHopByHop(applyHeaderModifier(headers, f.requestHeaders));
+  const rewritten = upstreamTargetOf(req, route);
   if (rewritten.host) headers.host = rewritten.host;
   return { path: rewritten.target, headers };
+}
+
+/** The request target the backend is sent (the route's URL rewrite applied), and the Host that rewrite sets. */
+export function upstreamTargetOf(req: IncomingMessage, route: ForwardRoute): { target: string; host?: string } {
+  const target = originPath(req.url);
+  const rewrite = route.filters?.rewrite;
+  return rewrite ? rewriteTarget(target, rewrite, route.matches) : { target };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface RequestFacts {
   subject?: string;
   traceId?: string;
   mcp?: { method: string; tool?: string; session?: string };
+  /** An A2A call (src/proxy/a2a/call.ts): method under its A2A 1.0 name, and the ids it names. */
+  a2a?: { method: string; taskId: string; contextId: string };
   llm?: {
     provider?: string;
     model?: string;
@@ -135,6 +137,7 @@ export function accessLogBindings(
     response: { code: f.status, durationMs: f.durationMs },
     ...(claims ? { jwt: claims } : {}),
     mcp: { method: f.mcp?.method ?? '', tool: f.mcp?.tool ?? '', session: f.mcp?.session ?? '' },
+    a2a: { method: f.a2a?.method ?? '', taskId: f.a2a?.taskId ?? '', contextId: f.a2a?.contextId ?? '' },
     llmRequest: { provider: f.llm?.provider ?? '', model: f.llm?.model ?? '' },
     ...(said.extProc ? { extProc: said.extProc } : {}),
   };

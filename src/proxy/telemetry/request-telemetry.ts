@@ -29,6 +29,11 @@ import {
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SESSION_ID,
+  ATTR_RPC_JSONRPC_REQUEST_ID,
+  ATTR_RPC_JSONRPC_VERSION,
+  ATTR_RPC_METHOD,
+  ATTR_RPC_METHOD_ORIGINAL,
+  ATTR_RPC_SYSTEM_NAME,
   ATTR_URL_PATH,
 } from './semconv.js';
 import { accessLogBindings, type AccessLogWriter, type RequestFacts } from './access-log.js';
@@ -80,6 +85,8 @@ export class RequestTelemetry {
   private extauthz?: Record<string, unknown>;
   private llmSpan?: Span;
   private mcpSpan?: Span;
+  /** The RPC attributes of an A2A call, for the forward's span. */
+  private rpc?: Attributes;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -144,9 +151,29 @@ export class RequestTelemetry {
     };
   }
 
+  /**
+   * An A2A call (src/proxy/a2a): the RPC semantic conventions on the server span and on the forward's client
+   * span, which is named for the method (`SendMessage`) as the conventions name RPC spans.
+   */
+  a2a(facts: { method: string; rpcMethod: string; taskId: string; contextId: string }, id: string | number): void {
+    const { method, rpcMethod, taskId, contextId } = facts;
+    this.facts.a2a = { method, taskId, contextId };
+    this.rpc = {
+      [ATTR_RPC_SYSTEM_NAME]: 'jsonrpc',
+      [ATTR_RPC_JSONRPC_VERSION]: '2.0',
+      [ATTR_RPC_METHOD]: method,
+      ...(rpcMethod !== method ? { [ATTR_RPC_METHOD_ORIGINAL]: rpcMethod } : {}),
+      [ATTR_RPC_JSONRPC_REQUEST_ID]: String(id),
+      ...(taskId ? { 'gw.a2a.task_id': taskId } : {}),
+      ...(contextId ? { 'gw.a2a.context_id': contextId } : {}),
+    };
+    this.span?.setAttributes(this.rpc);
+  }
+
   /** The upstream forward: a client span whose context the upstream request carries as `traceparent`. */
   forward(headers: IncomingMessage['headers']): void {
-    const span = this.child(this.facts.method, SpanKind.CLIENT, { [ATTR_HTTP_REQUEST_METHOD]: this.facts.method });
+    const name = this.facts.a2a?.method ?? this.facts.method;
+    const span = this.child(name, SpanKind.CLIENT, { [ATTR_HTTP_REQUEST_METHOD]: this.facts.method, ...this.rpc });
     if (!span) return;
     delete headers.tracestate;
     this.tracing?.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);

@@ -17,7 +17,7 @@ export type Bad = (path: string, message: string) => void;
 const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
 
 /** The variables the proxy's CEL authorization binds (src/proxy/auth/authorization.ts compiles with the same list). */
-const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp', 'apiKey', 'extauthz'];
+const AUTHORIZATION_VARIABLES: readonly CelVariable[] = ['jwt', 'request', 'mcp', 'a2a', 'apiKey', 'extauthz'];
 
 /** Where a GwPolicy or a GwBackend sets CEL authorization rules. */
 export type CelAuthorizations = Pick<GwPolicySpec, 'traffic' | 'backend' | 'frontend'> &

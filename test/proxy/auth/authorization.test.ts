@@ -55,7 +55,7 @@ describe('authorization rules', () => {
         'spec.policy.authorization',
       ),
     ).toThrow(
-      'spec.policy.authorization[0].expressions[1]: "claims.sub == \\"a\\"" names unknown variable "claims"; known variables are jwt, request, mcp, apiKey',
+      'spec.policy.authorization[0].expressions[1]: "claims.sub == \\"a\\"" names unknown variable "claims"; known variables are jwt, request, mcp, a2a, apiKey',
     );
   });
 
