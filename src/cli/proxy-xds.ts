@@ -68,7 +68,7 @@ interface Bootstrap {
   /** GwParameters `modelCatalog`: the files the deployer mounts (--model-catalog and GW_MODEL_CATALOG win). */
   modelCatalog?: { files?: unknown };
   /** GwParameters `admin`: the web UI's address and the mounted token Secret's file. */
-  admin?: { address?: string; tokenFile?: string };
+  admin?: { address?: string; tokenFile?: string; metricsPort?: number; readinessPort?: number };
 }
 
 /**
