@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { setAdminToken } from './api.js';
 import { PlaygroundView } from './playground.js';
+import { SnippetsView } from './snippets.js';
 import { ListenersView, LlmViewPage, McpTargetsView, OverviewView, RoutesView } from './views.js';
 
 const PAGES = {
@@ -12,6 +13,7 @@ const PAGES = {
   mcp: { title: 'MCP', view: McpTargetsView },
   llm: { title: 'LLM', view: LlmViewPage },
   playground: { title: 'MCP playground', view: PlaygroundView },
+  clients: { title: 'Client setup', view: SnippetsView },
 } as const;
 type Page = keyof typeof PAGES;
 

@@ -183,6 +183,16 @@ describe('the web UI against make run', () => {
     await page.screenshot({ path: join(shots, 'playground.png'), fullPage: true });
   });
 
+  it("client setup: snippets for common MCP clients with the route's URL and a token placeholder", async () => {
+    await open('clients');
+    await page.getByTestId('snippets').waitFor();
+    const text = await page.getByTestId('snippets').textContent();
+    expect(text).toContain(`claude mcp add --transport http gw ${mcpUrl}`);
+    expect(text).toContain('"mcpServers"');
+    expect(text).toContain('Bearer <your token>');
+    await page.screenshot({ path: join(shots, 'clients.png'), fullPage: true });
+  });
+
   it('LLM: the view renders (the MCP example has no LLM backend)', async () => {
     await open('llm');
     await page.getByTestId('llm').waitFor();
