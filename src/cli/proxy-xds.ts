@@ -47,8 +47,11 @@ function adminOf(
   values: { 'admin-address'?: string | undefined; 'admin-token-file'?: string | undefined },
   env: NodeJS.ProcessEnv,
   boot: Bootstrap,
-): { admin?: { address: string; tokenFile?: string } } {
-  const address = values['admin-address'] ?? env.GW_ADMIN_ADDRESS ?? boot.admin?.address ?? DEFAULT_ADMIN_ADDRESS;
+): { admin?: { address: string; tokenFile?: string; optional?: boolean } } {
+  const given = values['admin-address'] ?? env.GW_ADMIN_ADDRESS ?? boot.admin?.address;
+  // Nobody asked for the default: a port taken by another proxy on this host costs the UI, not the start.
+  if (given === undefined) return { admin: { address: DEFAULT_ADMIN_ADDRESS, optional: true } };
+  const address = given;
   if (address === 'off') return {};
   if (!parseAddress(address))
     throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(address)}`);

@@ -42,7 +42,8 @@ export interface XdsProxyOptions {
   /** Model catalog files (`--model-catalog`; GwParameters `modelCatalog` in a cluster): see RuntimeOptions. */
   modelCatalogFiles?: readonly string[];
   /** The web UI and its API (`--admin-address`, docs/ui.md); unset: none. */
-  admin?: { address: string; tokenFile?: string; worker?: number };
+  /** `optional`: the built-in default, not asked for; failing to bind it logs a warning instead of stopping. */
+  admin?: { address: string; tokenFile?: string; worker?: number; optional?: boolean };
 }
 
 export interface XdsProxy {
@@ -92,22 +93,13 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
   });
   holder.client = c;
   let admin: AdminServer | undefined;
-  if (opts.admin) {
-    const info = {
-      gateway: opts.gateway,
-      pod: opts.podName,
-      version: opts.serverInfo?.version ?? '',
-      ...(opts.admin.worker ? { worker: opts.admin.worker } : {}),
-    };
-    const api = proxyAdminApi(runtime, info, trackXds(c));
-    try {
-      admin = await startAdmin({ ...opts.admin, uiDir: uiDir(), api });
-    } catch (err) {
-      c.close();
-      await ops.close();
-      await runtime.close();
-      throw err;
-    }
+  try {
+    admin = await startAdminOf(opts, runtime, c);
+  } catch (err) {
+    c.close();
+    await ops.close();
+    await runtime.close();
+    throw err;
   }
   c.once('ready', () =>
     log.info({ gateway: opts.gateway, ports: runtime.boundPorts() }, 'first snapshot applied; ready'),
@@ -124,4 +116,30 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
       await runtime.close();
     },
   };
+}
+
+/** The web UI of `opts.admin`; the built-in default (`optional`) only warns when its port is taken. */
+async function startAdminOf(
+  opts: XdsProxyOptions,
+  runtime: ProxyRuntime,
+  client: XdsClient,
+): Promise<AdminServer | undefined> {
+  if (!opts.admin) return undefined;
+  const info = {
+    gateway: opts.gateway,
+    pod: opts.podName,
+    version: opts.serverInfo?.version ?? '',
+    ...(opts.admin.worker ? { worker: opts.admin.worker } : {}),
+  };
+  const api = proxyAdminApi(runtime, info, trackXds(client));
+  try {
+    return await startAdmin({ ...opts.admin, uiDir: uiDir(), api });
+  } catch (err) {
+    if (!opts.admin.optional) throw err;
+    opts.log.warn(
+      { err: (err as Error).message },
+      'web UI not started (the default port is taken); set --admin-address',
+    );
+    return undefined;
+  }
 }

@@ -25,7 +25,7 @@ describe('gw proxy xDS settings', () => {
       podName: 'web-abc',
       tokenFile: '/t',
       limits: { drainMinMs: 5000 },
-      admin: { address: '127.0.0.1:15000' },
+      admin: { address: '127.0.0.1:15000', optional: true },
     });
     expect(resolveXdsOptions({ gateway: 'other/gw', 'xds-ca': '/ca.crt' }, env)).toMatchObject({
       gateway: 'other/gw',
@@ -49,13 +49,13 @@ describe('gw proxy xDS settings', () => {
       tokenFile: '/var/run/t',
       caFile: '/var/run/ca.crt',
       limits: { drainMinMs: 5000 },
-      admin: { address: '127.0.0.1:15000' },
+      admin: { address: '127.0.0.1:15000', optional: true },
     });
     writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1', tls: false, caFile: '/unused' } }));
     expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).not.toHaveProperty('caFile');
   });
 
-  it('serves the web UI on loopback by default; flags over environment over the bootstrap file (GwParameters admin); off turns it off', () => {
+  it('serves the web UI on loopback by default (optional: a taken default port only warns); flags over environment over the bootstrap file (GwParameters admin); off turns it off', () => {
     const file = join(dir, 'admin.json');
     writeFileSync(
       file,
