@@ -10,7 +10,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY proto proto
-RUN npx tsc -p tsconfig.build.json && find dist -name '*.map' -delete
+COPY scripts/build-ui.mjs scripts/
+RUN npx tsc -p tsconfig.build.json && node scripts/build-ui.mjs && find dist -name '*.map' -delete
 
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app

@@ -18,9 +18,11 @@ deps: $(STAMP)
 
 build: deps
 	$(BIN)/tsc -p tsconfig.build.json
+	node scripts/build-ui.mjs
 
 typecheck: deps
 	$(BIN)/tsc -p tsconfig.json
+	$(BIN)/tsc -p tsconfig.ui.json
 
 lint: deps
 	$(BIN)/prettier --check --log-level warn .

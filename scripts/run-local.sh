@@ -3,7 +3,8 @@
 #   1. the upstream: the MCP "everything" server over streamable HTTP on 127.0.0.1:3001 (examples/local-mcp),
 #      or with GW_EXAMPLE=llm a fake OpenAI server on 127.0.0.1:3002 (scripts/fake-openai.mjs, examples/local-llm),
 #   2. `gw controller --manifests <example>` (local mode: xDS on 9978, health 9093, metrics 9092),
-#   3. one `gw proxy` subscribed to Gateway default/local over xDS, serving http://127.0.0.1:3000.
+#   3. one `gw proxy` subscribed to Gateway default/local over xDS, serving http://127.0.0.1:3000, with the web
+#      UI on http://127.0.0.1:15000 (docs/ui.md).
 # Editing a file in the example folder changes what the proxy serves. Ctrl-C stops all three: the proxy
 # drains first (a second Ctrl-C skips the drain), then the controller and the upstream stop.
 set -euo pipefail
@@ -23,6 +24,7 @@ HEALTH_PORT=${GW_EXAMPLE_HEALTH_PORT:-9093}
 CONTROLLER_METRICS_PORT=${GW_EXAMPLE_CONTROLLER_METRICS_PORT:-9092}
 READY=127.0.0.1:${GW_EXAMPLE_READY_PORT:-15021}
 METRICS=127.0.0.1:${GW_EXAMPLE_METRICS_PORT:-15020}
+ADMIN=127.0.0.1:${GW_EXAMPLE_ADMIN_PORT:-15000}
 GW=(node bin/gw.js)
 
 mkdir -p "$STATUS"
@@ -36,7 +38,7 @@ if ! wait_ready "http://127.0.0.1:$HEALTH_PORT/readyz" "$controller" "the contro
   exit 1
 fi
 "${GW[@]}" proxy --xds-address "127.0.0.1:$XDS_PORT" --gateway default/local --pod-name make-run \
-  --listen-address 127.0.0.1 --ready-address $READY --metrics-address $METRICS --log-format text & proxy=$!
+  --listen-address 127.0.0.1 --ready-address $READY --metrics-address $METRICS --admin-address $ADMIN --log-format text & proxy=$!
 trap 'on_signal $proxy' INT TERM
 
 # Readiness: the proxy answers 200 only after its first complete snapshot from the controller.
@@ -53,6 +55,7 @@ if [ "$KIND" = llm ]; then
   Try:    curl -s http://127.0.0.1:3000/v1/chat/completions -H 'content-type: application/json' -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
   Python: OpenAI(base_url="http://127.0.0.1:3000/v1", api_key="unused").chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Hello"}])
   Edit:   $EXAMPLE/*.yaml (the real vendor: see backend.yaml and secret.yaml); statuses in $STATUS
+  Web UI: http://$ADMIN/   (what the proxy serves and why; docs/ui.md)
   Ops:    controller http://127.0.0.1:$HEALTH_PORT/readyz   proxy http://$READY/healthz/ready  http://$METRICS/metrics
   Ctrl-C drains and stops everything; a second Ctrl-C stops at once.
 
@@ -63,6 +66,7 @@ else
   Gw is running (controller in local mode + one proxy over xDS).
   MCP endpoint:  http://127.0.0.1:3000/mcp   (streamable HTTP)
   Try:           curl -s http://127.0.0.1:3000/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+  Web UI:        http://$ADMIN/   (routes, policies, targets, and an MCP playground; docs/ui.md)
   Or:            npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above
   Edit:          $EXAMPLE/*.yaml (e.g. the route's path) and the proxy follows; statuses in $STATUS
   Ops:           controller http://127.0.0.1:$HEALTH_PORT/readyz  http://127.0.0.1:$CONTROLLER_METRICS_PORT/metrics

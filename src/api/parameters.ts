@@ -156,6 +156,34 @@ export const GwParametersSpec = Type.Object(
         'Model catalog sources; effective only on gateway-level parameters.',
       ),
     ),
+    ui: Type.Optional(
+      doc(
+        Type.Object(
+          {
+            address: Type.Optional(
+              doc(
+                ShortString({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\[\\]]*):[0-9]{1,5}$' }),
+                'host:port of the proxy web UI (default 127.0.0.1:15000, reachable by kubectl port-forward).',
+              ),
+            ),
+            tokenSecret: Type.Optional(
+              doc(
+                Type.Object({ name: ObjectName(), key: Type.Optional(ShortString({ default: 'token' })) }),
+                "Secret (gateway's namespace) holding the bearer token the UI's API asks for.",
+              ),
+            ),
+          },
+          rules(
+            rule(
+              "!has(self.address) || self.address.startsWith('127.') || self.address.startsWith('[::1]:') || self.address.startsWith('localhost:') || has(self.tokenSecret)",
+              'an address off loopback needs tokenSecret',
+              '.tokenSecret',
+            ),
+          ),
+        ),
+        'The web UI on the proxy (docs/ui.md); off loopback it needs tokenSecret.',
+      ),
+    ),
     deployment: Type.Optional(doc(Overlay(), 'Overlay merged into the generated Deployment (strategic merge).')),
     daemonSet: Type.Optional(Overlay()),
     service: Type.Optional(Overlay()),

@@ -31,6 +31,34 @@ export const xdsHelp = `xDS mode (instead of -f): configuration from the control
       --config <f>           Bootstrap JSON the deployer mounts (env GW_CONFIG): gateway, xds.*
       --listen-address <ip>  Address for gateway listeners the IR leaves open (env GW_LISTEN_ADDRESS; default all)`;
 
+/** The web UI (docs/ui.md): xDS mode only, one process (with --workers the UI is off). */
+export const adminFlags = {
+  'admin-address': { type: 'string' },
+  'admin-token-file': { type: 'string' },
+} as const;
+
+export const adminHelp = `      --admin-address <a>    Web UI and its API (env GW_ADMIN_ADDRESS; default 127.0.0.1:15000; off: none)
+      --admin-token-file <f> Bearer token the UI's API asks for; required off loopback (env GW_ADMIN_TOKEN_FILE)`;
+
+export const DEFAULT_ADMIN_ADDRESS = '127.0.0.1:15000';
+
+/** The admin settings from flags, environment, then the bootstrap file's `admin` (GwParameters `admin`). */
+function adminOf(
+  values: { 'admin-address'?: string | undefined; 'admin-token-file'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  boot: Bootstrap,
+): { admin?: { address: string; tokenFile?: string; optional?: boolean } } {
+  const given = values['admin-address'] ?? env.GW_ADMIN_ADDRESS ?? boot.admin?.address;
+  // Nobody asked for the default: a port taken by another proxy on this host costs the UI, not the start.
+  if (given === undefined) return { admin: { address: DEFAULT_ADMIN_ADDRESS, optional: true } };
+  const address = given;
+  if (address === 'off') return {};
+  if (!parseAddress(address))
+    throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(address)}`);
+  const tokenFile = values['admin-token-file'] ?? env.GW_ADMIN_TOKEN_FILE ?? boot.admin?.tokenFile;
+  return { admin: { address, ...(tokenFile ? { tokenFile } : {}) } };
+}
+
 export type XdsFlagValues = { [K in keyof typeof xdsFlags]?: string | undefined };
 
 interface Bootstrap {
@@ -42,6 +70,8 @@ interface Bootstrap {
   limits?: unknown;
   /** GwParameters `modelCatalog`: the files the deployer mounts (--model-catalog and GW_MODEL_CATALOG win). */
   modelCatalog?: { files?: unknown };
+  /** GwParameters `admin`: the web UI's address and the mounted token Secret's file. */
+  admin?: { address?: string; tokenFile?: string; metricsPort?: number; readinessPort?: number };
 }
 
 /**
@@ -73,7 +103,10 @@ export function wantsXds(values: XdsFlagValues, env: NodeJS.ProcessEnv, hasFile:
 type Resolved = Omit<XdsProxyOptions, 'log' | 'security' | 'serverInfo' | 'readyAddress' | 'metricsAddress'>;
 
 /** Resolves the xDS settings; throws an Error with a one-line message naming the flag. */
-export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv): Resolved {
+export function resolveXdsOptions(
+  values: XdsFlagValues & { [K in keyof typeof adminFlags]?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): Resolved {
   const configFile = values.config ?? env.GW_CONFIG;
   let boot: Bootstrap = {};
   if (configFile) {
@@ -103,6 +136,7 @@ export function resolveXdsOptions(values: XdsFlagValues, env: NodeJS.ProcessEnv)
     ...(serverName ? { serverName } : {}),
     ...(listenAddress ? { listenAddress } : {}),
     ...catalogOf(boot, configFile),
+    ...adminOf(values, env, boot),
   };
 }
 
@@ -165,6 +199,7 @@ export async function runXdsProxy(
       tls: opts.caFile !== undefined,
       ready: proxy.ops.readyPort,
       metrics: proxy.ops.metricsPort,
+      ...(proxy.admin ? { ui: `http://${opts.admin?.address.replace(/:\d+$/, '')}:${proxy.admin.port}/` } : {}),
     },
     'proxy started in xds mode',
   );

@@ -9,7 +9,16 @@ import { parseAddress } from '../proxy/ops.js';
 import { startStandalone } from '../proxy/standalone.js';
 import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-security.js';
 import { version } from './version.js';
-import { resolveXdsOptions, runXdsProxy, untilSignal, wantsXds, xdsFlags, xdsHelp } from './proxy-xds.js';
+import {
+  adminFlags,
+  adminHelp,
+  resolveXdsOptions,
+  runXdsProxy,
+  untilSignal,
+  wantsXds,
+  xdsFlags,
+  xdsHelp,
+} from './proxy-xds.js';
 import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
 import { refusalLines } from '../config/refusals.js';
 import { sessionKeysFrom, type SessionKeys } from '../proxy/mcp/session-keys.js';
@@ -34,7 +43,8 @@ ${workersHelp}
 Limits (a flag, else its environment variable; docs/proxy.md "Limits"):
 ${limitsHelp}
 
-${xdsHelp}`;
+${xdsHelp}
+${adminHelp}`;
 
 const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -56,6 +66,7 @@ const flagOptions = {
   'model-catalog': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   ...xdsFlags,
+  ...adminFlags,
   ...limitFlags,
   ...workersFlag,
 } as const;
@@ -206,6 +217,8 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFil
         ...ops,
         serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
         ...(catalogFiles ? { modelCatalogFiles: catalogFiles } : {}),
+        // Workers share the admin port like the listeners; each answers with its own session count.
+        ...(xds.admin && cluster.worker ? { admin: { ...xds.admin, worker: cluster.worker.id } } : {}),
       },
       log,
       (proxy) => {

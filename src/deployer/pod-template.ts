@@ -11,6 +11,7 @@ import {
   CONFIG_KEY,
   DEFAULT_SPIFFE_SOCKET,
   MODEL_CATALOG_DIR,
+  UI_TOKEN_DIR,
   METRICS_PORT,
   READINESS_PORT,
   XDS_CA_PATH,
@@ -138,7 +139,12 @@ function volumesAndMounts(ctx: PodContext): { volumes: JsonObject[]; mounts: Jso
     volumes.push({ name: 'xds-ca', configMap: { name: ctx.xdsCaConfigMap } });
     mounts.push({ name: 'xds-ca', mountPath: dir(XDS_CA_PATH), readOnly: true });
   }
-  const { istio, spiffe, modelCatalog } = ctx.typed;
+  const { istio, spiffe, modelCatalog, ui } = ctx.typed;
+  if (ui?.tokenSecret) {
+    const key = ui.tokenSecret.key ?? 'token';
+    volumes.push({ name: 'ui-token', secret: { secretName: ui.tokenSecret.name, items: [{ key, path: key }] } });
+    mounts.push({ name: 'ui-token', mountPath: UI_TOKEN_DIR, readOnly: true });
+  }
   if (istio?.enabled) {
     volumes.push({
       name: 'istio-token',

@@ -13,6 +13,7 @@ export const READINESS_PORT = 15021;
 export const XDS_TOKEN_PATH = '/var/run/secrets/gw/xds-token/token';
 export const XDS_CA_PATH = '/var/run/secrets/gw/xds-ca/ca.crt';
 export const MODEL_CATALOG_DIR = '/etc/gw/model-catalog';
+export const UI_TOKEN_DIR = '/var/run/secrets/gw/ui-token';
 export const DEFAULT_SPIFFE_SOCKET = '/spiffe-workload-api/spire-agent.sock';
 
 export interface ProxyConfigContext {
@@ -27,6 +28,16 @@ export function modelCatalogFiles(typed: TypedParameters): string[] {
   );
 }
 
+/** GwParameters `ui`: the web UI's address and the mounted token file (docs/ui.md). */
+function uiOf(typed: TypedParameters): JsonObject {
+  const ui = typed.ui;
+  if (!ui) return {};
+  return {
+    ...(ui.address ? { address: ui.address } : {}),
+    ...(ui.tokenSecret ? { tokenFile: `${UI_TOKEN_DIR}/${ui.tokenSecret.key ?? 'token'}` } : {}),
+  };
+}
+
 export function buildProxyConfig(typed: TypedParameters, ctx: ProxyConfigContext): JsonObject {
   const { gateway } = ctx;
   const config: JsonObject = {
@@ -37,7 +48,7 @@ export function buildProxyConfig(typed: TypedParameters, ctx: ProxyConfigContext
       tokenFile: XDS_TOKEN_PATH,
       ...(ctx.xdsTls ? { caFile: XDS_CA_PATH } : {}),
     },
-    admin: { metricsPort: METRICS_PORT, readinessPort: READINESS_PORT },
+    admin: { metricsPort: METRICS_PORT, readinessPort: READINESS_PORT, ...uiOf(typed) },
   };
   if (typed.logging) config.logging = { ...typed.logging };
   if (typed.shutdown) config.shutdown = { ...typed.shutdown };

@@ -210,6 +210,8 @@ export class ProxyRuntime {
   private readonly extAuth: ExtAuthClient;
   private readonly extProc: ExtProcClients;
   private applied = false;
+  /** The snapshot serving now (the admin UI's views read it). */
+  private current: Snapshot | undefined;
   /** Set by `drain`: readiness turns false while the proxy still serves. */
   private draining = false;
   private readonly inFlight = new InFlight();
@@ -424,6 +426,17 @@ export class ProxyRuntime {
       bound.server.closeIdleConnections();
     }
     this.applied = true;
+    this.current = snapshot;
+  }
+
+  /** The snapshot serving now; undefined before the first apply. */
+  appliedSnapshot(): Snapshot | undefined {
+    return this.current;
+  }
+
+  /** `pool member` of every endpoint passive health has ejected now. */
+  ejectedNow(): Set<string> {
+    return new Set([...this.outliers.ejectedNow()].map(([pool, member]) => `${pool} ${member}`));
   }
 
   /** Loads, once, the libraries only some snapshots need, so `compile` finds them (nothing loads per request). */

@@ -11,6 +11,9 @@ import { startOps, type OpsServers } from './ops.js';
 import { ProxyRuntime } from './runtime.js';
 import { createXdsApplier } from './xds-apply.js';
 import type { ProxyLimits } from './limits.js';
+import { startAdmin, type AdminServer } from './admin/server.js';
+import { proxyAdminApi, trackXds } from './admin/api.js';
+import { uiDir } from './admin/ui-dir.js';
 
 export { createXdsApplier } from './xds-apply.js';
 
@@ -38,12 +41,16 @@ export interface XdsProxyOptions {
   sessionKeys?: SessionKeys;
   /** Model catalog files (`--model-catalog`; GwParameters `modelCatalog` in a cluster): see RuntimeOptions. */
   modelCatalogFiles?: readonly string[];
+  /** The web UI and its API (`--admin-address`, docs/ui.md); unset: none. */
+  /** `optional`: the built-in default, not asked for; failing to bind it logs a warning instead of stopping. */
+  admin?: { address: string; tokenFile?: string; worker?: number; optional?: boolean };
 }
 
 export interface XdsProxy {
   runtime: ProxyRuntime;
   ops: OpsServers;
   client: XdsClient;
+  admin?: AdminServer;
   close(): Promise<void>;
 }
 
@@ -85,6 +92,15 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
     apply: createXdsApplier(runtime, log, `xds ${opts.address}`, opts.listenAddress),
   });
   holder.client = c;
+  let admin: AdminServer | undefined;
+  try {
+    admin = await startAdminOf(opts, runtime, c);
+  } catch (err) {
+    c.close();
+    await ops.close();
+    await runtime.close();
+    throw err;
+  }
   c.once('ready', () =>
     log.info({ gateway: opts.gateway, ports: runtime.boundPorts() }, 'first snapshot applied; ready'),
   );
@@ -92,10 +108,38 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
     runtime,
     ops,
     client: c,
+    ...(admin ? { admin } : {}),
     close: async () => {
       c.close();
+      await admin?.close();
       await ops.close();
       await runtime.close();
     },
   };
+}
+
+/** The web UI of `opts.admin`; the built-in default (`optional`) only warns when its port is taken. */
+async function startAdminOf(
+  opts: XdsProxyOptions,
+  runtime: ProxyRuntime,
+  client: XdsClient,
+): Promise<AdminServer | undefined> {
+  if (!opts.admin) return undefined;
+  const info = {
+    gateway: opts.gateway,
+    pod: opts.podName,
+    version: opts.serverInfo?.version ?? '',
+    ...(opts.admin.worker ? { worker: opts.admin.worker } : {}),
+  };
+  const api = proxyAdminApi(runtime, info, trackXds(client));
+  try {
+    return await startAdmin({ ...opts.admin, uiDir: uiDir(), api });
+  } catch (err) {
+    if (!opts.admin.optional) throw err;
+    opts.log.warn(
+      { err: (err as Error).message },
+      'web UI not started (the default port is taken); set --admin-address',
+    );
+    return undefined;
+  }
 }

@@ -25,6 +25,7 @@ describe('gw proxy xDS settings', () => {
       podName: 'web-abc',
       tokenFile: '/t',
       limits: { drainMinMs: 5000 },
+      admin: { address: '127.0.0.1:15000', optional: true },
     });
     expect(resolveXdsOptions({ gateway: 'other/gw', 'xds-ca': '/ca.crt' }, env)).toMatchObject({
       gateway: 'other/gw',
@@ -48,9 +49,34 @@ describe('gw proxy xDS settings', () => {
       tokenFile: '/var/run/t',
       caFile: '/var/run/ca.crt',
       limits: { drainMinMs: 5000 },
+      admin: { address: '127.0.0.1:15000', optional: true },
     });
     writeFileSync(file, JSON.stringify({ gateway: 'ns/gw', xds: { address: 'a:1', tls: false, caFile: '/unused' } }));
     expect(resolveXdsOptions({ config: file, 'pod-name': 'p' }, {})).not.toHaveProperty('caFile');
+  });
+
+  it('serves the web UI on loopback by default (optional: a taken default port only warns); flags over environment over the bootstrap file (GwParameters admin); off turns it off', () => {
+    const file = join(dir, 'admin.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        gateway: 'ns/gw',
+        xds: { address: 'a:1' },
+        admin: { address: '0.0.0.0:15000', tokenFile: '/ui/token' },
+      }),
+    );
+    const base = { config: file, 'pod-name': 'p' };
+    expect(resolveXdsOptions(base, {}).admin).toEqual({ address: '0.0.0.0:15000', tokenFile: '/ui/token' });
+    expect(resolveXdsOptions(base, { GW_ADMIN_ADDRESS: '127.0.0.1:9' }).admin).toEqual({
+      address: '127.0.0.1:9',
+      tokenFile: '/ui/token',
+    });
+    expect(
+      resolveXdsOptions({ ...base, 'admin-address': 'off' }, { GW_ADMIN_ADDRESS: '127.0.0.1:9' }),
+    ).not.toHaveProperty('admin');
+    expect(() => resolveXdsOptions({ ...base, 'admin-address': 'nowhere' }, {})).toThrow(
+      '--admin-address must look like host:port or be off, got "nowhere"',
+    );
   });
 
   it("drains by the bootstrap file's shutdown delays (GwParameters shutdown), naming a bad one", () => {

@@ -30,8 +30,8 @@ async function runLlm(withSecret: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'gw-run-llm-'));
   dirs.push(dir);
   cpSync(join(repo, 'examples/local-llm'), dir, { recursive: true });
-  const [listen, upstream, xds, health, cmetrics, ready, metrics] = await Promise.all(
-    Array.from({ length: 7 }, () => freePort()),
+  const [listen, upstream, xds, health, cmetrics, ready, metrics, admin] = await Promise.all(
+    Array.from({ length: 8 }, () => freePort()),
   );
   const edit = (file: string, from: string, to: string) =>
     writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
@@ -53,6 +53,7 @@ async function runLlm(withSecret: boolean) {
       GW_EXAMPLE_CONTROLLER_METRICS_PORT: String(cmetrics),
       GW_EXAMPLE_READY_PORT: String(ready),
       GW_EXAMPLE_METRICS_PORT: String(metrics),
+      GW_EXAMPLE_ADMIN_PORT: String(admin),
     },
   });
   children.push(child);

@@ -1,0 +1,160 @@
+// The MCP playground: a client of a route, from this browser, through the route's normal pipeline. The
+// pasted token goes to the route only (never to the admin API) and lives in this page's memory.
+import { useState } from 'preact/hooks';
+import type { SnapshotView } from './api.js';
+import { McpClient, type Exchange } from './mcp-client.js';
+import { SchemaForm, type InputSchema } from './schema-form.js';
+import { Loading, useApi } from './views.js';
+
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema?: InputSchema;
+}
+
+/** `http://<this host>:<the route's port><its path>` for each route to an MCP backend. */
+export function mcpRouteUrls(s: SnapshotView, host: string): { route: string; url: string }[] {
+  const mcp = new Set(s.backends.filter((b) => b.kind === 'mcp').map((b) => b.name));
+  const out: { route: string; url: string }[] = [];
+  for (const r of s.routes) {
+    if (!r.backends.some((b) => mcp.has(b.backend))) continue;
+    const listener = s.listeners.find((l) => r.listeners.includes(l.name));
+    const bind = s.binds.find((b) => b.name === listener?.bind);
+    const path = /^(?:PathPrefix|Exact) (\/\S*)/.exec(r.matches[0] ?? '')?.[1] ?? '/';
+    const scheme = listener?.protocol === 'HTTPS' ? 'https' : 'http';
+    out.push({ route: r.name, url: `${scheme}://${host}:${bind?.port ?? 80}${path}` });
+  }
+  return out;
+}
+
+function Connect(props: { routes: { route: string; url: string }[]; onConnected: (c: McpClient, tools: Tool[]) => void; log: (e: Exchange) => void }) {
+  const [url, setUrl] = useState(props.routes[0]?.url ?? '');
+  const [token, setToken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const connect = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      const client = new McpClient(url, token, props.log);
+      await client.initialize();
+      const listed = await client.request('tools/list');
+      props.onConnected(client, (listed.tools as Tool[] | undefined) ?? []);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(e) => void connect(e)} data-testid="connect-form">
+      <label>
+        <span>Route</span>
+        <select onChange={(e) => setUrl((e.target as HTMLSelectElement).value)} name="route">
+          {props.routes.map((r) => (
+            <option key={r.route} value={r.url}>
+              {r.route}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span>URL</span>
+        <input type="text" name="url" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        <span>Bearer token</span>
+        <input
+          type="password"
+          name="token"
+          autocomplete="off"
+          value={token}
+          placeholder="sent to the route only"
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <button class="action" type="submit" disabled={busy || url === ''}>
+        Initialize and list tools
+      </button>
+      {error ? <p class="bad" data-testid="connect-error">{error}</p> : null}
+    </form>
+  );
+}
+
+function Tools(props: { client: McpClient; tools: Tool[] }) {
+  const [chosen, setChosen] = useState<Tool | undefined>(props.tools[0]);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<string>('');
+  const call = async (args: Record<string, unknown>): Promise<void> => {
+    if (!chosen) return;
+    setBusy(true);
+    try {
+      const r = await props.client.request('tools/call', { name: chosen.name, arguments: args });
+      setResult(JSON.stringify(r, null, 2));
+    } catch (err) {
+      setResult((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div>
+      <label>
+        <span>Tool ({props.tools.length})</span>
+        <select
+          name="tool"
+          data-testid="tool-select"
+          onChange={(e) => {
+            setChosen(props.tools.find((t) => t.name === (e.target as HTMLSelectElement).value));
+            setResult('');
+          }}
+        >
+          {props.tools.map((t) => (
+            <option key={t.name} value={t.name}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {chosen ? (
+        <>
+          <p class="muted">{chosen.description}</p>
+          <SchemaForm key={chosen.name} schema={chosen.inputSchema ?? {}} busy={busy} onSubmit={(a) => void call(a)} />
+        </>
+      ) : null}
+      {result ? <pre data-testid="tool-result">{result}</pre> : null}
+    </div>
+  );
+}
+
+export function PlaygroundView() {
+  const state = useApi<SnapshotView>('snapshot');
+  const [conn, setConn] = useState<{ client: McpClient; tools: Tool[] }>();
+  const [log, setLog] = useState<Exchange[]>([]);
+  const record = (e: Exchange): void => setLog((l) => [...l, e]);
+  return (
+    <Loading state={state}>
+      {(s) => (
+        <div class="cols">
+          <section data-testid="playground">
+            <h2>MCP playground</h2>
+            <Connect routes={mcpRouteUrls(s, location.hostname)} log={record} onConnected={(client, tools) => setConn({ client, tools })} />
+            {conn ? <Tools client={conn.client} tools={conn.tools} /> : null}
+          </section>
+          <section data-testid="rpc-log">
+            <h2>Raw JSON-RPC</h2>
+            {log.map((e, i) => (
+              <div key={i}>
+                <div class="muted">→ request</div>
+                <pre>{JSON.stringify(e.request, null, 2)}</pre>
+                <div class="muted">← HTTP {e.status}</div>
+                <pre>{JSON.stringify(e.response, null, 2)}</pre>
+              </div>
+            ))}
+          </section>
+        </div>
+      )}
+    </Loading>
+  );
+}
