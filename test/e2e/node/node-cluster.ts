@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startCluster, clusterDir, type Cluster } from '../support/cluster.js';
-import { kubeConfigFrom } from '../support/kube.js';
+import { gatewayApiModule } from '../support/gateway-api.js';
+import { applyFiles, crdNamesIn, kubeConfigFrom, waitForCrdsEstablished } from '../support/kube.js';
 import { e2eStateDir, repoRoot } from '../support/paths.js';
 import { freePort } from '../../proxy/ports.js';
 import { startClusterDns, type ClusterDns } from './cluster-dns.js';
@@ -40,6 +41,7 @@ const PACKAGES: [string, string][] = [
   ['/usr/lib/cni/bridge', 'containernetworking-plugins'],
   ['/usr/sbin/iptables', 'iptables'],
   ['/usr/sbin/ip', 'iproute2'],
+  ['/usr/bin/setpriv', 'util-linux'],
 ];
 
 export interface NodeCluster {
@@ -96,7 +98,8 @@ interface Component {
 
 function startComponent(name: string, cmd: string, args: string[]): Component {
   const log = createWriteStream(join(nodeLogDir, `${name}.log`), { flags: 'a' });
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // SIGKILL when the test process dies without its afterAll (util-linux setpriv sets PR_SET_PDEATHSIG).
+  const child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -139,6 +142,9 @@ state = "${dir}/containerd/state"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "${PAUSE_IMAGE}"
   enable_selinux = false
+  # Lowering a process's oom_score_adj needs CAP_SYS_RESOURCE, which root here lacks (runc's init fails with
+  # "can't get final child's PID from pipe"); kept at or above containerd's own instead.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -161,7 +167,8 @@ function cniConfig(dir: string): string {
         type: 'bridge',
         bridge: BRIDGE,
         isGateway: true,
-        ipMasq: true,
+        // Pods talk only to the node, each other and Service VIPs: no masquerading (and no rules left behind).
+        ipMasq: false,
         hairpinMode: true,
         ipam: {
           type: 'host-local',
@@ -221,6 +228,34 @@ async function removeContainers(ctr: (args: string[]) => Promise<string>): Promi
   }
 }
 
+/**
+ * Removes the KUBE-* chains the kubelet leaves (KUBE-FIREWALL, canaries) and any kube-proxy's `--cleanup`
+ * missed: the jumps to them first, then the chains. Nothing else on these machines names chains KUBE-*.
+ */
+async function removeKubeChains(): Promise<void> {
+  for (const cmd of ['iptables', 'ip6tables']) {
+    for (const table of ['filter', 'nat', 'mangle']) {
+      const rules = (await sh(cmd, ['-t', table, '-S']).catch(() => '')).split('\n');
+      for (const rule of rules.filter((r) => r.startsWith('-A ') && / -j KUBE-/.test(r)))
+        await sh('sh', ['-c', `${cmd} -t ${table} -D ${rule.slice(3)}`]).catch(() => '');
+      for (const chain of rules.filter((r) => r.startsWith('-N KUBE-')).map((r) => r.slice(3))) {
+        await sh(cmd, ['-t', table, '-F', chain]).catch(() => '');
+        await sh(cmd, ['-t', table, '-X', chain]).catch(() => '');
+      }
+    }
+  }
+}
+
+/** Unmounts what the kubelet mounted under `dir` (Secret and projected volumes are tmpfs), deepest first. */
+async function unmountUnder(dir: string): Promise<void> {
+  const mounts = readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1] ?? '')
+    .filter((m) => m.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) await sh('umount', ['-l', m]).catch(() => '');
+}
+
 export async function startNodeCluster(): Promise<NodeCluster> {
   assertNodeArtifacts();
   if (process.getuid?.() !== 0) throw new Error('real node: the suite runs containers and needs root');
@@ -245,10 +280,12 @@ export async function startNodeCluster(): Promise<NodeCluster> {
     await dns?.close();
     await cluster?.stop();
     await run(join(binDir, 'kube-proxy'), ['--cleanup']).catch(() => undefined);
+    await removeKubeChains();
     const netnsAfter = (await sh('ip', ['netns', 'list']).catch(() => '')).split('\n').map((l) => l.split(' ')[0]);
     for (const ns of netnsAfter)
       if (ns && !netnsBefore.has(ns)) await sh('ip', ['netns', 'delete', ns]).catch(() => '');
     await sh('ip', ['link', 'delete', BRIDGE]).catch(() => '');
+    await unmountUnder(dir);
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -268,6 +305,10 @@ export async function startNodeCluster(): Promise<NodeCluster> {
         `--kubelet-client-key=${join(dir, 'apiserver/pki/admin.key')}`,
       ],
     });
+    // The Gateway API CRDs the chart's GatewayClass needs, as global-setup installs them on the shared server.
+    const gatewayApi = gatewayApiModule();
+    await applyFiles(kubeconfig, gatewayApi.crdFiles);
+    await waitForCrdsEstablished(kubeConfigFrom(kubeconfig), crdNamesIn(gatewayApi.crdFiles));
     const pki = join(dir, 'apiserver', 'pki');
     const common = [`--kubeconfig=${kubeconfig}`];
 
@@ -279,7 +320,7 @@ export async function startNodeCluster(): Promise<NodeCluster> {
     await ctr(['images', 'import', '--all-platforms', imageArchive]);
     await ctr(['images', 'import', await buildPauseArchive(join(binDir, 'pause'), join(dir, 'pause'), PAUSE_IMAGE)]);
 
-    dns = await startClusterDns(NODE_IP, new CoreV1Api(kubeConfigFrom(kubeconfig).makeApiClient(CoreV1Api)));
+    dns = await startClusterDns(NODE_IP, kubeConfigFrom(kubeconfig).makeApiClient(CoreV1Api));
 
     components.push(
       startComponent('kube-controller-manager', join(binDir, 'kube-controller-manager'), [

@@ -16,7 +16,6 @@ import { gwImages, startNodeCluster, until, type NodeCluster } from './node-clus
 
 const SYSTEM_NS = 'gw-system';
 const NS = 'apps';
-const LEASE = 'gw-controller';
 const GATEWAY = 'mcp-gateway';
 const registry = 'ghcr.io/gw-dev';
 const tag = gwImages.controller.split(':')[1]!;
@@ -37,8 +36,10 @@ async function readyPods(namespace: string, selector: string): Promise<V1Pod[]> 
   return (await core.listNamespacedPod({ namespace, labelSelector: selector })).items.filter(isReady);
 }
 
+/** The holder of the controller's leader-election Lease (the only Lease in the release's namespace). */
 async function leaseHolder(): Promise<string | undefined> {
-  return (await leases.readNamespacedLease({ name: LEASE, namespace: SYSTEM_NS })).spec?.holderIdentity ?? undefined;
+  const [lease] = (await leases.listNamespacedLease({ namespace: SYSTEM_NS })).items;
+  return lease?.spec?.holderIdentity ?? undefined;
 }
 
 /** The MCP server of the tests: the image's Node running echo-mcp-server.mjs from a ConfigMap, behind a Service. */
