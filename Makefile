@@ -52,9 +52,10 @@ cluster: go
 
 # The real-node suite's node components from the same k8s.io/kubernetes module as the API server, in one
 # `go build` (the packages share most of their dependencies and the build cache), and the pod sandbox's
-# pause program (static: the sandbox image holds nothing else). See docs/testing.md ("The real node").
+# pause program (static: the sandbox image holds nothing else). After `cluster`, not beside it: two go builds
+# at once would both compile the packages they share. See docs/testing.md ("The real node").
 NODE_CMDS = $(addprefix k8s.io/kubernetes/cmd/,kubelet kube-controller-manager kube-scheduler kube-proxy)
-node: go
+node: cluster
 	cd test/cluster && go build -trimpath -ldflags '$(CLUSTER_LDFLAGS)' -o bin/ $(NODE_CMDS)
 	cd test/cluster && CGO_ENABLED=0 go build -trimpath -o bin/pause ./pause
 

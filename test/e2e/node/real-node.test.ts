@@ -135,16 +135,26 @@ async function proxyUrl(): Promise<string> {
   return `http://${svc.spec!.clusterIP}:8080/mcp`;
 }
 
-/** One MCP session through the proxy Service: connect, call `whoami`, close; resolves with the tool's text. */
+/** One MCP session through the proxy Service: connect, call `whoami`, end the session (DELETE); the tool's text. */
 async function callWhoami(url: string): Promise<string> {
   const client = new Client({ name: 'real-node-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
   try {
     const res = (await client.callTool({ name: 'whoami', arguments: {} })) as { content: { text: string }[] };
     return res.content[0]!.text;
   } finally {
+    await transport.terminateSession().catch(() => undefined);
     await client.close();
   }
+}
+
+/** An error and its causes in one line (fetch's `fetch failed` says why only in `cause`). */
+function errorChain(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err; e instanceof Error; e = e.cause)
+    parts.push(`${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ''}`);
+  return parts.join(': ') || String(err);
 }
 
 beforeAll(async () => {
@@ -207,7 +217,7 @@ describe('a real node', () => {
           await callWhoami(url);
           outcomes.ok++;
         } catch (err) {
-          outcomes.failed.push(err instanceof Error ? err.message : String(err));
+          outcomes.failed.push(`${new Date().toISOString()} ${errorChain(err)}`);
         }
       }
     });
