@@ -44,6 +44,9 @@ const PACKAGES: [string, string][] = [
   ['/usr/bin/setpriv', 'util-linux'],
 ];
 
+/** Set once the harness stops the node, so the components' exits are expected and not reported. */
+let stopping = false;
+
 export interface NodeCluster {
   kubeconfig: string;
   server: string;
@@ -386,5 +389,3 @@ export async function startNodeCluster(): Promise<NodeCluster> {
     throw err;
   }
 }
-
-let stopping = false;
