@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster otelcol extproc opa forwardproxy zitadel-op go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -52,6 +52,15 @@ go:
 cluster: go
 	cd test/cluster && go build -trimpath -ldflags '$(CLUSTER_LDFLAGS)' -o bin/gw-cluster .
 
+# The real-node suite's node components from the same k8s.io/kubernetes module as the API server, in one
+# `go build` (the packages share most of their dependencies and the build cache), and the pod sandbox's
+# pause program (static: the sandbox image holds nothing else). After `cluster`, not beside it: two go builds
+# at once would both compile the packages they share. See docs/testing.md ("The real node").
+NODE_CMDS = $(addprefix k8s.io/kubernetes/cmd/,kubelet kube-controller-manager kube-scheduler kube-proxy)
+node: cluster
+	cd test/cluster && go build -trimpath -ldflags '$(CLUSTER_LDFLAGS)' -o bin/ $(NODE_CMDS)
+	cd test/cluster && CGO_ENABLED=0 go build -trimpath -o bin/pause ./pause
+
 # The telemetry tests' OpenTelemetry Collector (OTLP receiver, file exporter) from Go modules (test/otelcol).
 otelcol: go
 	cd test/otelcol && go build -trimpath -o bin/gw-otelcol .
@@ -81,7 +90,7 @@ UNIT_RUN = mkdir -p $(REPORTS) && $(BIN)/vitest run --exclude 'test/e2e/**' --re
 E2E_RUN = mkdir -p $(REPORTS) && $(BIN)/vitest run test/e2e --reporter=default --reporter=json --outputFile.json=$(REPORTS)/e2e.json
 NODE_MAJORS_RUN = scripts/node-majors.sh $(REPORTS)
 
-test-e2e: cluster build
+test-e2e: cluster node image
 	$(E2E_RUN)
 
 test-unit: build $(GO_TOOLS)
@@ -94,7 +103,7 @@ test-node-majors: build $(GO_TOOLS)
 # Everything a suite needs, built once and two at a time (tsc and ESLint use one core each); then the three
 # suites. Runs every test; prints one closing line `tests: N passed, N failed` summed over all suites.
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target build typecheck lint cluster $(GO_TOOLS)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build typecheck lint cluster node image $(GO_TOOLS)
 	@rm -rf $(REPORTS)
 	@status=0; \
 	  echo '== unit'; $(UNIT_RUN) || status=$$?; \

@@ -20,11 +20,11 @@ import (
 const serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
 
 // apiserverArgs is the kube-apiserver command line; written as flags so it reads like a real deployment.
-func apiserverArgs(p pki, certDir, etcdURL string, port int, verbosity int, extra []string) []string {
+func apiserverArgs(p pki, certDir, etcdURL, address string, port int, verbosity int, extra []string) []string {
 	args := []string{
 		"--etcd-servers=" + etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
+		"--bind-address=" + address,
+		"--advertise-address=" + address,
 		fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir=" + certDir,
 		"--tls-cert-file=" + p.ServingCert,

@@ -31,7 +31,7 @@ func pkiIn(dir string) pki {
 
 // ensurePKI generates the CA, the serving and admin certificates and the service-account signing key,
 // unless a previous run left them in dir (a restart against a kept --data-dir keeps old kubeconfigs valid).
-func ensurePKI(dir string) (pki, error) {
+func ensurePKI(dir string, address net.IP) (pki, error) {
 	p := pkiIn(dir)
 	if _, err := os.Stat(p.SAKey); err == nil {
 		return p, nil
@@ -57,7 +57,8 @@ func ensurePKI(dir string) (pki, error) {
 	if err != nil {
 		return p, err
 	}
-	// Names a client inside or outside the (absent) cluster might dial; 10.0.0.1 is the kubernetes Service IP.
+	// Names a client inside or outside the cluster might dial; 10.0.0.1 is the kubernetes Service IP, address
+	// the one the server listens on (a real node's bridge address when pods must reach it).
 	serving := &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "kube-apiserver"},
 		NotBefore:   now,
@@ -65,7 +66,7 @@ func ensurePKI(dir string) (pki, error) {
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), net.ParseIP("10.0.0.1")},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), net.ParseIP("10.0.0.1"), address},
 	}
 	// system:masters is bound to cluster-admin by the RBAC bootstrap policy.
 	admin := &x509.Certificate{

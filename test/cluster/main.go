@@ -2,7 +2,7 @@
 // end-to-end tests (there is no container runtime on CI machines, so no kind). It writes an admin
 // kubeconfig, prints one JSON ready line on stdout, and shuts down cleanly on SIGTERM / SIGINT.
 //
-//	gw-cluster --kubeconfig PATH [--port N] [--data-dir DIR] [--v N] [-- extra kube-apiserver flags]
+//	gw-cluster --kubeconfig PATH [--address IP] [--port N] [--data-dir DIR] [--v N] [-- extra kube-apiserver flags]
 package main
 
 import (
@@ -28,6 +28,7 @@ var version = "dev"
 
 type config struct {
 	kubeconfig   string
+	address      string
 	port         int
 	dataDir      string
 	verbosity    int
@@ -51,7 +52,8 @@ func parseFlags(argv []string) (config, error) {
 	var cfg config
 	fs := flag.NewFlagSet("gw-cluster", flag.ContinueOnError)
 	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "where to write the admin kubeconfig (required)")
-	fs.IntVar(&cfg.port, "port", 0, "API server port on 127.0.0.1; 0 picks a free one")
+	fs.StringVar(&cfg.address, "address", "127.0.0.1", "IP the API server listens on and advertises (a real node's pods reach it there); the serving certificate names it")
+	fs.IntVar(&cfg.port, "port", 0, "API server port on --address; 0 picks a free one")
 	fs.StringVar(&cfg.dataDir, "data-dir", "", "keep certificates and etcd data here across restarts; default: a temporary directory removed on exit")
 	fs.IntVar(&cfg.verbosity, "v", 0, "kube-apiserver log verbosity")
 	fs.BoolVar(&cfg.stopOnStdin, "stop-on-stdin-eof", false, "shut down when stdin closes, so a crashed parent leaves no server behind")
@@ -65,6 +67,9 @@ func parseFlags(argv []string) (config, error) {
 	}
 	if cfg.kubeconfig == "" {
 		return cfg, errors.New("--kubeconfig is required")
+	}
+	if net.ParseIP(cfg.address) == nil {
+		return cfg, fmt.Errorf("--address %q is not an IP address", cfg.address)
 	}
 	cfg.apiserverArg = fs.Args()
 	return cfg, nil
@@ -95,7 +100,7 @@ func run(cfg config) error {
 			return err
 		}
 	}
-	p, err := ensurePKI(pkiDir)
+	p, err := ensurePKI(pkiDir, net.ParseIP(cfg.address))
 	if err != nil {
 		return fmt.Errorf("certificates: %w", err)
 	}
@@ -106,16 +111,17 @@ func run(cfg config) error {
 	}
 	defer etcd.Close()
 
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.port))
+	hostPort := net.JoinHostPort(cfg.address, fmt.Sprint(cfg.port))
+	ln, err := net.Listen("tcp", hostPort)
 	if err != nil {
-		return fmt.Errorf("listen on 127.0.0.1:%d: %w", cfg.port, err)
+		return fmt.Errorf("listen on %s: %w", hostPort, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	server := fmt.Sprintf("https://127.0.0.1:%d", port)
+	server := "https://" + net.JoinHostPort(cfg.address, fmt.Sprint(port))
 
 	done := make(chan error, 1)
 	go func() {
-		done <- runAPIServer(ctx, ln, apiserverArgs(p, certDir, etcdURL, port, cfg.verbosity, cfg.apiserverArg))
+		done <- runAPIServer(ctx, ln, apiserverArgs(p, certDir, etcdURL, cfg.address, port, cfg.verbosity, cfg.apiserverArg))
 	}()
 
 	if err := waitReady(ctx, server, p, done); err != nil {

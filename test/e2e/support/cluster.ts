@@ -14,6 +14,8 @@ export interface ClusterOptions {
   kubeconfig: string;
   /** kube-apiserver and etcd logs go here (the binary's stderr). */
   logFile: string;
+  /** IP the API server listens on and advertises; default 127.0.0.1 (a real node's pods need a bridge address). */
+  address?: string;
   /** Fixed API server port; 0 (default) picks a free one. Restarts need a fixed port to keep the kubeconfig valid. */
   port?: number;
   /** Kept across restarts (certificates and etcd data); default: a temporary directory removed on stop. */
@@ -59,6 +61,7 @@ class ExitedBeforeReady extends Error {}
 async function startClusterOnce(opts: ClusterOptions): Promise<Cluster> {
   mkdirSync(join(opts.logFile, '..'), { recursive: true });
   const args = ['--kubeconfig', opts.kubeconfig, '--port', String(opts.port ?? 0), '--stop-on-stdin-eof'];
+  if (opts.address) args.push('--address', opts.address);
   if (opts.dataDir) args.push('--data-dir', opts.dataDir);
   if (opts.apiserverArgs?.length) args.push('--', ...opts.apiserverArgs);
   // stdin stays an open pipe: if this process dies, EOF tells the server to shut down.
