@@ -3,6 +3,7 @@
 // the translator compiles GwPolicy expressions with it too, so status names what the proxy would refuse.
 // The library loads with the first expression compiled (library.ts).
 import type { CelError, CelList, CelMap, CelUint, CelValue, parse } from '@bufbuild/cel';
+export type { CelMap } from '@bufbuild/cel';
 import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
@@ -22,7 +23,8 @@ export type CelVariable =
   | 'response'
   | typeof extProcVariable
   | typeof llmVariable;
-export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
+/** A variable's members: a plain object (converted on each read), or a CEL map built once with `celMapOf`. */
+export type CelBindings = Partial<Record<CelVariable, Record<string, unknown> | CelMap>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
 export const expressionVariables = {
@@ -82,6 +84,14 @@ export const isCelError = (v: unknown): v is CelError => celLibraryIfLoaded()?.i
 export const isCelList = (v: unknown): v is CelList => celLibraryIfLoaded()?.isCelList(v) ?? false;
 export const isCelMap = (v: unknown): v is CelMap => celLibraryIfLoaded()?.isCelMap(v) ?? false;
 export const isCelUint = (v: unknown): v is CelUint => celLibraryIfLoaded()?.isCelUint(v) ?? false;
+
+/**
+ * Members as a CEL map built once: @bufbuild/cel turns a plain object into a new map on every read of it, so a
+ * binding several expressions read (a transformation step's `request`) is handed over already converted.
+ */
+export function celMapOf(members: ReadonlyMap<string, unknown>): CelMap {
+  return celLibrary().cel.celMap(members as ReadonlyMap<string, never>);
+}
 
 export interface CompiledCel {
   readonly source: string;
