@@ -5,6 +5,7 @@
 import type { CelError, CelList, CelMap, CelUint, CelValue, parse } from '@bufbuild/cel';
 export type { CelMap } from '@bufbuild/cel';
 import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
+import { memberPath, plainMember, readPath } from './shortcut.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
@@ -118,30 +119,51 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
     );
   }
   const program = cel.plan(env, parsed);
+  const run = (bindings: CelBindings): CelValue | Error => {
+    // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
+    const ctx = {
+      jwt: bindings.jwt ?? {},
+      request: bindings.request ?? {},
+      mcp: bindings.mcp ?? {},
+      llmRequest: bindings.llmRequest ?? {},
+      apiKey: bindings.apiKey ?? {},
+      extauthz: bindings.extauthz ?? {},
+      llm: bindings.llm ?? {},
+      source: bindings.source ?? {},
+      destination: bindings.destination ?? {},
+      response: bindings.response ?? {},
+      extProc: bindings.extProc ?? {},
+    };
+    try {
+      return program(ctx as never);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  };
+  if (unknownIdentifiers(parsed.expr, new Set()).length === 0) {
+    const constant = run({});
+    return { source, evaluate: () => constant };
+  }
+  const path = memberPath(parsed.expr);
+  if (!path) return { source, evaluate: run };
+  const root = path.variable as CelVariable;
   return {
     source,
     evaluate(bindings) {
-      // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
-      const ctx = {
-        jwt: bindings.jwt ?? {},
-        request: bindings.request ?? {},
-        mcp: bindings.mcp ?? {},
-        llmRequest: bindings.llmRequest ?? {},
-        apiKey: bindings.apiKey ?? {},
-        extauthz: bindings.extauthz ?? {},
-        llm: bindings.llm ?? {},
-        source: bindings.source ?? {},
-        destination: bindings.destination ?? {},
-        response: bindings.response ?? {},
-        extProc: bindings.extProc ?? {},
-      };
-      try {
-        return program(ctx as never);
-      } catch (err) {
-        return err instanceof Error ? err : new Error(String(err));
-      }
+      const v = readPath(bindings[root], path.keys, celMember);
+      return v === undefined ? run(bindings) : (v as CelValue);
     },
   };
+}
+
+/** A member of a CEL map or a bound plain object, as a CEL select or index with a constant key reads it. */
+function celMember(container: unknown, key: string): unknown {
+  if (!isCelMap(container)) return plainMember(container, key);
+  try {
+    return container.get(key);
+  } catch {
+    return undefined; // a value the library cannot convert: the program gives its error
+  }
 }
 
 /** Why `source` would not compile on the proxy with these variables (one sentence, no subject), or undefined when it would. */
