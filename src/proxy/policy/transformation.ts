@@ -108,14 +108,16 @@ export function messageView(m: Message, step: TransformStep, extra: Record<strin
   if (m.path !== undefined) view.set('path', m.path.split('?')[0]);
   const host = headers.get('host');
   if (host !== undefined) view.set('host', host);
-  if (m.body && step.readsBody) view.set('body', m.body.toString('utf8'));
-  if (m.body && step.readsJson) view.set('json', parsedJson(m.body));
+  // One decoding of the body for both `body` and `json` (a step reading `json` holds the body: readsBody).
+  const text = m.body && step.readsBody ? m.body.toString('utf8') : undefined;
+  if (text !== undefined) view.set('body', text);
+  if (text !== undefined && step.readsJson) view.set('json', parsedJson(text));
   return celMapOf(view);
 }
 
-function parsedJson(body: Buffer): unknown {
+function parsedJson(text: string): unknown {
   try {
-    return JSON.parse(body.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return {};
   }
