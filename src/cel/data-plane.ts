@@ -3,7 +3,9 @@
 // the translator compiles GwPolicy expressions with it too, so status names what the proxy would refuse.
 // The library loads with the first expression compiled (library.ts).
 import type { CelError, CelList, CelMap, CelUint, CelValue, parse } from '@bufbuild/cel';
+export type { CelMap } from '@bufbuild/cel';
 import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
+import { memberPath, plainMember, readPath } from './shortcut.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
@@ -22,7 +24,8 @@ export type CelVariable =
   | 'response'
   | typeof extProcVariable
   | typeof llmVariable;
-export type CelBindings = Partial<Record<CelVariable, Record<string, unknown>>>;
+/** A variable's members: a plain object (converted on each read), or a CEL map built once with `celMapOf`. */
+export type CelBindings = Partial<Record<CelVariable, Record<string, unknown> | CelMap>>;
 
 /** What each kind of policy expression may name, shared by the proxy that evaluates it and the translator that reports on it. */
 export const expressionVariables = {
@@ -84,6 +87,14 @@ export const isCelList = (v: unknown): v is CelList => celLibraryIfLoaded()?.isC
 export const isCelMap = (v: unknown): v is CelMap => celLibraryIfLoaded()?.isCelMap(v) ?? false;
 export const isCelUint = (v: unknown): v is CelUint => celLibraryIfLoaded()?.isCelUint(v) ?? false;
 
+/**
+ * Members as a CEL map built once: @bufbuild/cel turns a plain object into a new map on every read of it, so a
+ * binding several expressions read (a transformation step's `request`) is handed over already converted.
+ */
+export function celMapOf(members: ReadonlyMap<string, unknown>): CelMap {
+  return celLibrary().cel.celMap(members as ReadonlyMap<string, never>);
+}
+
 export interface CompiledCel {
   readonly source: string;
   /** The value, or an Error when evaluation failed (missing field, wrong type, ...). Never throws. */
@@ -109,31 +120,52 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
     );
   }
   const program = cel.plan(env, parsed);
+  const run = (bindings: CelBindings): CelValue | Error => {
+    // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
+    const ctx = {
+      jwt: bindings.jwt ?? {},
+      request: bindings.request ?? {},
+      mcp: bindings.mcp ?? {},
+      a2a: bindings.a2a ?? {},
+      llmRequest: bindings.llmRequest ?? {},
+      apiKey: bindings.apiKey ?? {},
+      extauthz: bindings.extauthz ?? {},
+      llm: bindings.llm ?? {},
+      source: bindings.source ?? {},
+      destination: bindings.destination ?? {},
+      response: bindings.response ?? {},
+      extProc: bindings.extProc ?? {},
+    };
+    try {
+      return program(ctx as never);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  };
+  if (unknownIdentifiers(parsed.expr, new Set()).length === 0) {
+    const constant = run({});
+    return { source, evaluate: () => constant };
+  }
+  const path = memberPath(parsed.expr);
+  if (!path) return { source, evaluate: run };
+  const root = path.variable as CelVariable;
   return {
     source,
     evaluate(bindings) {
-      // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
-      const ctx = {
-        jwt: bindings.jwt ?? {},
-        request: bindings.request ?? {},
-        mcp: bindings.mcp ?? {},
-        a2a: bindings.a2a ?? {},
-        llmRequest: bindings.llmRequest ?? {},
-        apiKey: bindings.apiKey ?? {},
-        extauthz: bindings.extauthz ?? {},
-        llm: bindings.llm ?? {},
-        source: bindings.source ?? {},
-        destination: bindings.destination ?? {},
-        response: bindings.response ?? {},
-        extProc: bindings.extProc ?? {},
-      };
-      try {
-        return program(ctx as never);
-      } catch (err) {
-        return err instanceof Error ? err : new Error(String(err));
-      }
+      const v = readPath(bindings[root], path.keys, celMember);
+      return v === undefined ? run(bindings) : (v as CelValue);
     },
   };
+}
+
+/** A member of a CEL map or a bound plain object, as a CEL select or index with a constant key reads it. */
+function celMember(container: unknown, key: string): unknown {
+  if (!isCelMap(container)) return plainMember(container, key);
+  try {
+    return container.get(key);
+  } catch {
+    return undefined; // a value the library cannot convert: the program gives its error
+  }
 }
 
 /** Why `source` would not compile on the proxy with these variables (one sentence, no subject), or undefined when it would. */

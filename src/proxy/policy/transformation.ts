@@ -6,7 +6,14 @@
 import type { Transformation as IrTransformation, TransformationStep as IrStep } from '../../ir/types.js';
 import { applyHeaderModifier, type HeaderMap } from '../http/route-filters.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
-import { celReadsMember, expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
+import {
+  celMapOf,
+  celReadsMember,
+  expressionVariables,
+  type CelBindings,
+  type CelMap,
+  type CompiledCel,
+} from './cel/env.js';
 import { celBody, celText, compileAt, type Bad } from './cel/snapshot-cel.js';
 
 /** Pseudo-headers a request step may set: the request line, not a header. */
@@ -85,26 +92,32 @@ export interface Message {
 /** An expression that did not give a usable value: the field it came from, never the value. */
 export class TransformFailure extends Error {}
 
-/** The CEL view of a message: `method`, `path`, `host`, `headers` (one value each), `body`, `json` when read. */
-export function messageView(
-  m: Message,
-  step: TransformStep,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(m.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-  const view: Record<string, unknown> = { ...extra, headers };
-  if (m.method !== undefined) view.method = m.method;
-  if (m.path !== undefined) view.path = m.path.split('?')[0];
-  if (headers.host !== undefined) view.host = headers.host;
-  if (m.body && step.readsBody) view.body = m.body.toString('utf8');
-  if (m.body && step.readsJson) view.json = parsedJson(m.body);
-  return view;
+/**
+ * The CEL view of a message: `method`, `path`, `host`, `headers` (one value each), `body`, `json` when read. Built
+ * as CEL maps once per message, so the step's expressions do not each convert it again (docs/performance.md).
+ */
+export function messageView(m: Message, step: TransformStep, extra: Record<string, unknown> = {}): CelMap {
+  const headers = new Map<string, string>();
+  for (const k in m.headers) {
+    const v = m.headers[k];
+    if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  }
+  const view = new Map<string, unknown>(Object.entries(extra));
+  view.set('headers', celMapOf(headers));
+  if (m.method !== undefined) view.set('method', m.method);
+  if (m.path !== undefined) view.set('path', m.path.split('?')[0]);
+  const host = headers.get('host');
+  if (host !== undefined) view.set('host', host);
+  // One decoding of the body for both `body` and `json` (a step reading `json` holds the body: readsBody).
+  const text = m.body && step.readsBody ? m.body.toString('utf8') : undefined;
+  if (text !== undefined) view.set('body', text);
+  if (text !== undefined && step.readsJson) view.set('json', parsedJson(text));
+  return celMapOf(view);
 }
 
-function parsedJson(body: Buffer): unknown {
+function parsedJson(text: string): unknown {
   try {
-    return JSON.parse(body.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return {};
   }
@@ -119,24 +132,30 @@ export interface StepValues {
 
 /** Every expression of the step evaluated, nothing changed yet; a TransformFailure names the field that failed. */
 export function evaluateStep(step: TransformStep, bindings: CelBindings, at: string): StepValues | TransformFailure {
-  const text = (list: TransformStep['set'], field: string): { name: string; value: string }[] | TransformFailure => {
-    const out: { name: string; value: string }[] = [];
-    for (const [i, [name, c]] of list.entries()) {
-      const v = celText(c.evaluate(bindings));
-      if (v instanceof Error) return new TransformFailure(`${at}.${field}[${i}] (${name}) ${v.message}`);
-      if (BREAKS.test(v)) return new TransformFailure(`${at}.${field}[${i}] (${name}) yields a line break`);
-      out.push({ name, value: v });
-    }
-    return out;
-  };
-  const set = text(step.set, 'set');
+  const set = headerValues(step.set, bindings, `${at}.set`);
   if (set instanceof TransformFailure) return set;
-  const add = text(step.add, 'add');
+  const add = headerValues(step.add, bindings, `${at}.add`);
   if (add instanceof TransformFailure) return add;
   if (!step.body) return { set, add };
   const b = celBody(step.body.evaluate(bindings));
   if (b instanceof Error) return new TransformFailure(`${at}.body ${b.message}`);
   return { set, add, body: b };
+}
+
+function headerValues(
+  list: TransformStep['set'],
+  bindings: CelBindings,
+  at: string,
+): { name: string; value: string }[] | TransformFailure {
+  const out: { name: string; value: string }[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const [name, c] = list[i]!;
+    const v = celText(c.evaluate(bindings));
+    if (v instanceof Error) return new TransformFailure(`${at}[${i}] (${name}) ${v.message}`);
+    if (BREAKS.test(v)) return new TransformFailure(`${at}[${i}] (${name}) yields a line break`);
+    out.push({ name, value: v });
+  }
+  return out;
 }
 
 /** The message with evaluated values applied: remove, set, add (the header modifier's order), then the body. */

@@ -43,23 +43,25 @@ export function celJson(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (isCelUint(value)) return Number(value.value);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  // Indexed reads and forEach, not the library's entry generators: a carried-over body (`request.json.messages`) is walked whole.
   if (isCelList(value)) {
-    const out: unknown[] = [];
-    for (const v of value) {
-      const j = celJson(v);
+    const out: unknown[] = new Array(value.size);
+    for (let i = 0; i < value.size; i++) {
+      const j = celJson(value.get(i));
       if (j instanceof CelValueProblem) return j;
-      out.push(j);
+      out[i] = j;
     }
     return out;
   }
   if (isCelMap(value)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of value) {
-      const j = celJson(v);
-      if (j instanceof CelValueProblem) return j;
-      out[String(isCelUint(k) ? k.value : k)] = j;
-    }
-    return out;
+    let problem: CelValueProblem | undefined;
+    value.forEach((v, k) => {
+      const j = problem ?? celJson(v);
+      if (j instanceof CelValueProblem) problem = j;
+      else out[String(isCelUint(k) ? k.value : k)] = j;
+    });
+    return problem ?? out;
   }
   // A plain object handed in as a binding and returned whole (`request.json`).
   if (typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype)
