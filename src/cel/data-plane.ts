@@ -40,6 +40,8 @@ export const expressionVariables = {
   transformationRequest: ['request', 'jwt', 'apiKey'],
   /** traffic/backend `transformation.response`: evaluated when the backend's answer arrives. */
   transformationResponse: ['request', 'jwt', 'apiKey', 'response'],
+  /** traffic.rateLimit.global descriptor entries: evaluated after authentication and authorization, before dispatch. */
+  globalRateLimit: ['request', 'jwt', 'apiKey', 'extauthz'],
   /** traffic.directResponse `condition`, `bodyExpression` and header values: answered before authentication. */
   directResponse: ['request'],
   /** AI `transformations` / `finalTransformations` (and GwModel's): evaluated per provider on the request body about to be sent. */

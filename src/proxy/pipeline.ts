@@ -29,6 +29,7 @@ import { delayMs } from './policy/delay.js';
 import { withPolicyRequestHeaders, type TrafficGate } from './policy/traffic-gate.js';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import type { RequestTelemetry } from './telemetry/request-telemetry.js';
+import type { GlobalRateLimits } from './policy/global-rate-limit.js';
 
 /** One request on its way through the stages. */
 export interface Exchange {
@@ -51,6 +52,8 @@ export interface Exchange {
   readonly telemetry: RequestTelemetry | undefined;
   /** The external processor's stream of this request (`traffic.extProc`); its response half runs in the forwarder. */
   extProc?: ExtProcSession;
+  /** Charges an LLM answer's tokens to the global token limits the request matched (`traffic.rateLimit.global`). */
+  chargeGlobalTokens?: (tokens: number) => void;
 }
 
 export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
@@ -60,6 +63,7 @@ export interface PipelineServices {
   traffic: TrafficGate;
   extAuth: ExtAuthClient;
   extProc: ExtProcClients;
+  globalLimits: GlobalRateLimits;
   llm: LlmForwarder;
   forwarder: HttpForwarder;
   endpoint: EndpointContext;
@@ -212,8 +216,7 @@ const onRoute: Stage<RoutedExchange>[] = [
     run: ({ req, res, route, claims, apiKey, extauthz }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
-      const host = req.headers.host ?? '';
-      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, host, headers: flatHeaders(req) };
+      const request = requestBinding(req);
       const ctx = {
         ...(claims ? { jwt: claims } : {}),
         ...(apiKey ? { apiKey } : {}),
@@ -225,6 +228,13 @@ const onRoute: Stage<RoutedExchange>[] = [
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
       return answered(req);
     },
+  },
+  // After authentication and authorization, so descriptors can name the caller (jwt.sub, apiKey.group) and a
+  // refused request costs nothing; local limits ran before authentication (`traffic`), so a flood of
+  // unauthenticated requests never reaches the shared service.
+  {
+    name: 'global-rate-limit',
+    run: (x, s) => (x.route.globalRateLimit && !x.route.noBackend ? globalRateLimit(x, s) : false),
   },
   // After every check (a processor never sees a request that is refused anyway), before delay and dispatch:
   // retries resend the processed request, prompt guards read the processed body.
@@ -253,7 +263,9 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async ({ req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc }, s) => {
+    run: async (x, s) => {
+      const { req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc } = x;
+      const chargeGlobalTokens = x.chargeGlobalTokens;
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
@@ -271,7 +283,10 @@ const onRoute: Stage<RoutedExchange>[] = [
             claims,
             ...(clientAuthorization ? { authorization: clientAuthorization } : {}),
             ...(apiKey ? { apiKey } : {}),
-            onTokens: (tokens) => s.traffic.chargeTokens(route.traffic, tokens),
+            onTokens: (tokens) => {
+              s.traffic.chargeTokens(route.traffic, tokens);
+              chargeGlobalTokens?.(tokens);
+            },
           });
         else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey, clientAuthorization);
       }
@@ -327,6 +342,55 @@ async function externalAuthorization(x: RoutedExchange, s: PipelineServices): Pr
       x.telemetry?.authorizedExternally(x.extauthz);
     }
   }
+  return false;
+}
+
+/** The request as CEL's `request` sees it in the stages after routing. */
+function requestBinding(req: IncomingMessage): {
+  method: string;
+  path: string;
+  host: string;
+  headers: Record<string, string>;
+} {
+  return {
+    method: req.method ?? 'GET',
+    path: splitTarget(req.url).path,
+    host: req.headers.host ?? '',
+    headers: flatHeaders(req),
+  };
+}
+
+/** traffic.rateLimit.global: one call; 429 when over a limit, 503 (or on, with FailOpen) when the service fails. */
+async function globalRateLimit(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
+  const plan = x.route.globalRateLimit;
+  if (!plan) return false;
+  const bindings = {
+    request: requestBinding(x.req),
+    ...(x.claims ? { jwt: x.claims } : {}),
+    ...(x.apiKey ? { apiKey: x.apiKey } : {}),
+    ...(x.extauthz ? { extauthz: x.extauthz } : {}),
+  };
+  const call = x.telemetry?.call('ratelimit');
+  const decision = await s.globalLimits.check(plan, bindings);
+  call?.end({ 'gw.ratelimit.decision': decision.kind });
+  if (decision.kind === 'unavailable') {
+    if (plan.failOpen) return false;
+    sendError(
+      x.res,
+      'rate_limit_unavailable',
+      `route ${x.route.name}: the rate-limit service did not answer; retry later`,
+    );
+    return answered(x.req);
+  }
+  for (const [k, v] of Object.entries(decision.headers)) x.res.setHeader(k, v);
+  if (decision.kind === 'limited') {
+    sendError(x.res, 'rate_limited', `route ${x.route.name} allows no more requests right now; retry later`, {
+      'retry-after': String(decision.retryAfterSeconds),
+    });
+    return answered(x.req);
+  }
+  const tokens = decision.tokens;
+  if (tokens.length > 0) x.chargeGlobalTokens = (n) => s.globalLimits.charge(plan, tokens, n);
   return false;
 }
 

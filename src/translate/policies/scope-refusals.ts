@@ -64,6 +64,15 @@ export function scopeRefusals(
           'token limits count LLM usage: they apply to LLM routes only',
         );
     });
+    const global = eff.fields['traffic.rateLimit']?.global;
+    global?.descriptors.forEach((d, i) => {
+      if (d.unit === 'Tokens')
+        refuse(
+          `rateLimit.global.descriptors[${i}].unit`,
+          'traffic.rateLimit',
+          'token limits count LLM usage: they apply to LLM routes only',
+        );
+    });
   }
   return out;
 }
