@@ -384,6 +384,7 @@ async function globalRateLimit(x: RoutedExchange, s: PipelineServices): Promise<
   }
   for (const [k, v] of Object.entries(decision.headers)) x.res.setHeader(k, v);
   if (decision.kind === 'limited') {
+    s.traffic.countLimited(x.route.name);
     sendError(x.res, 'rate_limited', `route ${x.route.name} allows no more requests right now; retry later`, {
       'retry-after': String(decision.retryAfterSeconds),
     });

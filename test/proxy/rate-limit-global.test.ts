@@ -87,6 +87,9 @@ describe('global rate limits on an Envoy rate-limit service', () => {
     expect(JSON.parse(refused?.body ?? '{}')).toMatchObject({ error: 'rate_limited' });
     expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused?.headers['retry-after']).toBe(refused?.headers['x-ratelimit-reset']);
+    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_rate_limited_total')).toMatch(
+      /route="HTTPRoute\/default\/shared\/0"\} 1/,
+    );
   });
 
   it('counts each descriptor value on its own, and sends no descriptor whose entry does not evaluate', async () => {
