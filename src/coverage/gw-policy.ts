@@ -67,7 +67,7 @@ const traffic: CoverageTable = {
   ),
   'rateLimit.global.descriptors[].entries[].*': enforced(
     'GlobalRateLimitDescriptor.entries',
-    'CEL over request, jwt, apiKey, extauthz; a descriptor whose entry does not evaluate to text is not sent',
+    'CEL over request, jwt, apiKey, extauthz, and on LLM routes llmRequest and llm (the call then waits for the body; elsewhere refused as a security field, 503); a descriptor whose entry does not evaluate to text is not sent',
   ),
   'rateLimit.global.descriptors[].unit': enforced(
     'GlobalRateLimitDescriptor.tokens',

@@ -30,6 +30,7 @@ import { withPolicyRequestHeaders, type TrafficGate } from './policy/traffic-gat
 import { SpanKind, type Span } from '@opentelemetry/api';
 import type { RequestTelemetry } from './telemetry/request-telemetry.js';
 import type { GlobalRateLimits } from './policy/global-rate-limit.js';
+import type { CelBindings } from './policy/cel/env.js';
 
 /** One request on its way through the stages. */
 export interface Exchange {
@@ -234,7 +235,8 @@ const onRoute: Stage<RoutedExchange>[] = [
   // unauthenticated requests never reaches the shared service.
   {
     name: 'global-rate-limit',
-    run: (x, s) => (x.route.globalRateLimit && !x.route.noBackend ? globalRateLimit(x, s) : false),
+    // Entries naming llmRequest or llm wait for the body: the LLM forwarder makes the one call once it is read.
+    run: (x, s) => (x.route.globalRateLimit && !x.route.noBackend && !deferredLimit(x) ? globalRateLimit(x, s) : false),
   },
   // After every check (a processor never sees a request that is refused anyway), before delay and dispatch:
   // retries resend the processed request, prompt guards read the processed body.
@@ -265,7 +267,6 @@ const onRoute: Stage<RoutedExchange>[] = [
     name: 'dispatch',
     run: async (x, s) => {
       const { req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc } = x;
-      const chargeGlobalTokens = x.chargeGlobalTokens;
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
@@ -283,10 +284,12 @@ const onRoute: Stage<RoutedExchange>[] = [
             claims,
             ...(clientAuthorization ? { authorization: clientAuthorization } : {}),
             ...(apiKey ? { apiKey } : {}),
+            // Read when the answer is in: a deferred check sets it after this call starts.
             onTokens: (tokens) => {
               s.traffic.chargeTokens(route.traffic, tokens);
-              chargeGlobalTokens?.(tokens);
+              x.chargeGlobalTokens?.(tokens);
             },
+            ...(deferredLimit(x) ? { checkLimits: (body: CelBindings) => globalRateLimit(x, s, body) } : {}),
           });
         else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey, clientAuthorization);
       }
@@ -360,11 +363,20 @@ function requestBinding(req: IncomingMessage): {
   };
 }
 
-/** traffic.rateLimit.global: one call; 429 when over a limit, 503 (or on, with FailOpen) when the service fails. */
-async function globalRateLimit(x: RoutedExchange, s: PipelineServices): Promise<boolean> {
+/** Whether the route's global limit names the LLM request body, so the LLM forwarder checks it once the body is read. */
+function deferredLimit(x: RoutedExchange): boolean {
+  return x.route.globalRateLimit?.afterBody === true && x.route.llm !== undefined;
+}
+
+/**
+ * traffic.rateLimit.global: one call; 429 when over a limit, 503 (or on, with FailOpen) when the service fails.
+ * `body` holds `llmRequest` and `llm` when the LLM forwarder asks after reading the request.
+ */
+async function globalRateLimit(x: RoutedExchange, s: PipelineServices, body: CelBindings = {}): Promise<boolean> {
   const plan = x.route.globalRateLimit;
   if (!plan) return false;
   const bindings = {
+    ...body,
     request: requestBinding(x.req),
     ...(x.claims ? { jwt: x.claims } : {}),
     ...(x.apiKey ? { apiKey: x.apiKey } : {}),

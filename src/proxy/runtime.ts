@@ -63,7 +63,10 @@ import { GlobalRateLimits, compileGlobalRateLimit } from './policy/global-rate-l
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
 /** A route's external services (ext_authz, ext_proc, backend ext_authz) and what of them it cannot enforce. */
-function externalServices(route: Route): {
+function externalServices(
+  route: Route,
+  llmRoute: boolean,
+): {
   plan: Pick<CompiledRoute, 'extAuth' | 'extProc' | 'backendExtAuth' | 'globalRateLimit'>;
   unenforced: string[];
 } {
@@ -72,7 +75,9 @@ function externalServices(route: Route): {
   const backendExt = route.policy?.backendExtAuthorization
     ? compileExtAuth(route.policy.backendExtAuthorization)
     : undefined;
-  const global = route.policy?.globalRateLimit ? compileGlobalRateLimit(route.policy.globalRateLimit) : undefined;
+  const global = route.policy?.globalRateLimit
+    ? compileGlobalRateLimit(route.policy.globalRateLimit, llmRoute)
+    : undefined;
   return {
     plan: {
       ...(typeof global === 'object' ? { globalRateLimit: global } : {}),
@@ -512,7 +517,7 @@ export class ProxyRuntime {
           );
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
-      const ext = externalServices(route);
+      const ext = externalServices(route, llm !== undefined);
       if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
       if (ext.plan.globalRateLimit) this.globalLimits.connect(ext.plan.globalRateLimit);
       const identity = backend ? identityTargets(backend) : [];

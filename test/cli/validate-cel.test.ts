@@ -65,8 +65,15 @@ spec:
       source: 'p.yaml',
       object: 'GwPolicy default/p',
       path: 'spec.traffic.rateLimit.global.descriptors[0].entries[1].expression',
-      message: 'names unknown variable "response"; known variables are request, jwt, apiKey, extauthz',
+      message: 'names unknown variable "response"; known variables are request, jwt, apiKey, extauthz, llmRequest, llm',
     },
   ]);
   expect(validateText(limit('apiKey.group'), 'p.yaml').problems).toEqual([]);
+  // LLM routes read the body before the call (a forwarded route refuses these on status, by path).
+  expect(validateText(limit('llmRequest.model'), 'p.yaml').problems).toEqual([]);
+  expect(validateText(limit('llm.model.name'), 'p.yaml').problems).toEqual([]);
+  // A whole map is never text: its descriptor would never be sent, so the limit would be skipped.
+  expect(validateText(limit('llm.model'), 'p.yaml').problems.map((p) => p.message)).toEqual([
+    expect.stringMatching(/^yields a map, never a text value/),
+  ]);
 });

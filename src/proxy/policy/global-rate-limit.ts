@@ -19,6 +19,8 @@ export interface GlobalLimitPlan {
   failOpen: boolean;
   timeoutMs: number;
   descriptors: { entries: (readonly [string, CompiledCel])[]; tokens: boolean }[];
+  /** Some entry names `llmRequest` or `llm`: the one call waits until the LLM forwarder has read the body. */
+  afterBody: boolean;
 }
 
 /** A RateLimitDescriptor as proto-loader encodes it (`hitsAddend` a UInt64Value; 64-bit values as strings). */
@@ -60,21 +62,35 @@ export type LimitDecision =
   | { kind: 'limited'; headers: Record<string, string>; retryAfterSeconds: number }
   | { kind: 'unavailable'; reason: string };
 
+/** The compiled entry, whether it needs the LLM request body, or why it cannot be enforced on this route. */
+function compileEntry(expression: string, llmRoute: boolean): { cel: CompiledCel; afterBody: boolean } | string {
+  try {
+    return { cel: compileCel(expression, expressionVariables.globalRateLimit), afterBody: false };
+  } catch (err) {
+    if (!llmRoute) return (err as Error).message;
+    try {
+      return { cel: compileCel(expression, expressionVariables.globalRateLimitLlm), afterBody: true };
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+}
+
 /** The plan of an IR setting, its expressions compiled once per snapshot; a string says why it cannot be enforced. */
-export function compileGlobalRateLimit(p: GlobalRateLimit): GlobalLimitPlan | string {
+export function compileGlobalRateLimit(p: GlobalRateLimit, llmRoute: boolean): GlobalLimitPlan | string {
   const url = grpcUrlOf(p.url);
   if (typeof url === 'string') return url;
   const secure = url.protocol === 'grpcs:';
   const tls = grpcTlsOf(p.tls, secure);
   const descriptors: GlobalLimitPlan['descriptors'] = [];
+  let afterBody = false;
   for (const [i, d] of p.descriptors.entries()) {
     const entries: (readonly [string, CompiledCel])[] = [];
     for (const [j, e] of d.entries.entries()) {
-      try {
-        entries.push([e.key, compileCel(e.expression, expressionVariables.globalRateLimit)]);
-      } catch (err) {
-        return `descriptors[${i}].entries[${j}].expression ${(err as Error).message}`;
-      }
+      const compiled = compileEntry(e.expression, llmRoute);
+      if (typeof compiled === 'string') return `descriptors[${i}].entries[${j}].expression ${compiled}`;
+      entries.push([e.key, compiled.cel]);
+      afterBody ||= compiled.afterBody;
     }
     descriptors.push({ entries, tokens: d.tokens });
   }
@@ -84,6 +100,7 @@ export function compileGlobalRateLimit(p: GlobalRateLimit): GlobalLimitPlan | st
     failOpen: p.failOpen,
     timeoutMs: p.timeoutMs || defaultGlobalLimitTimeoutMs,
     descriptors,
+    afterBody,
   };
 }
 

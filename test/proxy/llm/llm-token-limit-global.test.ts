@@ -17,6 +17,7 @@ beforeAll(async () => {
   service = await RateLimitService.start(`domain: llm
 descriptors:
   - {key: team, rate_limit: {unit: day, requests_per_unit: ${BUDGET}}}
+  - {key: model, rate_limit: {unit: day, requests_per_unit: 2}}
 `);
 });
 afterAll(async () => {
@@ -38,7 +39,20 @@ spec:
         domain: llm
         timeout: 2s
         descriptors: [{unit: Tokens, entries: [{name: team, expression: 'request.headers["x-team"]'}]}]
-${aiRoute('metered', '/metered', 'openai')}`;
+${aiRoute('metered', '/metered', 'openai')}---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: model-budget, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: per-model}]
+  traffic:
+    rateLimit:
+      global:
+        url: grpc://127.0.0.1:${service.grpcPort}
+        domain: llm
+        timeout: 2s
+        descriptors: [{entries: [{name: model, expression: llmRequest.model}]}]
+${aiRoute('per-model', '/per-model', 'openai')}`;
 }
 
 const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] };
@@ -62,5 +76,21 @@ describe('global token limits on LLM routes', () => {
     expect(t.fake.received).toHaveLength(3);
     // Another team's budget is its own.
     expect((await call('blue')).status).toBe(200);
+  });
+
+  it('keys a request limit by the model the body asks for, read once the LLM forwarder has the body', async () => {
+    const ask = (model: string) =>
+      chat(`${t.proxy.base}/per-model/v1/chat/completions`, { ...body, model }, { 'x-team': 'green' });
+    const before = t.fake.received.length;
+    expect((await ask('gpt-4o')).status).toBe(200);
+    expect((await ask('gpt-4o')).status).toBe(200);
+    const refused = await ask('gpt-4o');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The other model's budget is its own: without the entry both would share none and all would pass.
+    expect((await ask('gpt-4o-mini')).status).toBe(200);
+    expect(t.fake.received.length - before).toBe(3);
+    expect(service.counters('model_gpt-4o-mini')).toEqual([1]);
   });
 });
