@@ -63,6 +63,8 @@ describe('global rate limits on an Envoy rate-limit service', () => {
               ', timeout: 300ms, failureMode: FailOpen',
             )(port),
           },
+          // A forwarded route has no LLM body: the entry could never be filled, so the route refuses.
+          { name: 'llmbody', traffic: global(`{entries: [{name: model, expression: llmRequest.model}]}`)(port) },
         ]),
       ),
     );
@@ -98,6 +100,14 @@ describe('global rate limits on an Envoy rate-limit service', () => {
     expect((await as('b')).status).toBe(200);
     // No x-user: the descriptor is left out, so nothing limits the request (as Envoy drops a descriptor an action cannot fill).
     for (let i = 0; i < 3; i++) expect((await as()).status).toBe(200);
+  });
+
+  it('refuses a forwarded route whose descriptor names the LLM request body, rather than serve it unlimited', async () => {
+    const before = hits;
+    const refused = await rawRequest(`${base}/llmbody`);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'policy_not_enforced' });
+    expect(hits).toBe(before);
   });
 
   it('honours failureMode while Redis is down, never crashes, and limits again once Redis is back', async () => {
