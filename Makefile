@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op ratelimit go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -82,8 +82,13 @@ forwardproxy: go
 zitadel-op: go
 	cd test/zitadel-op && go build -trimpath -o bin/gw-zitadel-op .
 
+# The global rate-limit tests' service: envoyproxy/ratelimit (Envoy's reference RateLimitService on Redis)
+# from Go modules (test/ratelimit).
+ratelimit: go
+	cd test/ratelimit && go build -trimpath -o bin/gw-ratelimit .
+
 # The Go-built servers the unit suite (and the Node-majors run) start.
-GO_TOOLS := otelcol extproc opa forwardproxy zitadel-op
+GO_TOOLS := otelcol extproc opa forwardproxy zitadel-op ratelimit
 
 # Each suite's command, shared by its own target and by `make test` (which builds everything once first).
 UNIT_RUN = mkdir -p $(REPORTS) && $(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json
@@ -127,7 +132,7 @@ run-standalone: build
 image: build
 	scripts/image/build.sh
 
-bench: build extproc opa
+bench: build extproc opa ratelimit
 	@start=$$(date +%s); missed=; for f in bench/*/main.ts; do [ -e "$$f" ] || continue; t=$$(date +%s); \
 	  echo "== $$f (load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
 	  BENCH_FAILOVER=$${BENCH_FAILOVER:-short} $(BIN)/tsx "$$f" || missed="$$missed $$f"; \

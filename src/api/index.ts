@@ -24,6 +24,7 @@ export {
   ExtProc,
   DirectResponsePolicy,
   LocalRateLimit,
+  GlobalRateLimit,
   CORS,
   Timeouts,
   Retry,

@@ -156,6 +156,39 @@ export const LocalRateLimit = Type.Object(
   rules(oneOf(['requests', 'tokens'])),
 );
 
+/** One descriptor entry: `name` is the descriptor key, `expression` CEL whose text value is the entry's value. */
+const GlobalRateLimitEntry = Type.Object({ name: ShortString(), expression: CELExpression() });
+
+/**
+ * `rateLimit.global` (agentgateway's name and shape): limits kept by an Envoy rate-limit service
+ * (envoy.service.ratelimit.v3), shared by every proxy replica. Each descriptor is sent when all its entries
+ * evaluate; `unit: Tokens` descriptors count an LLM answer's tokens, charged after the answer.
+ */
+export const GlobalRateLimit = Type.Object(
+  {
+    ...RemoteTarget,
+    domain: ShortString(),
+    descriptors: Type.Array(
+      Type.Object({
+        entries: Type.Array(GlobalRateLimitEntry, { minItems: 1, maxItems: 16 }),
+        unit: Type.Optional(StringEnum(['Requests', 'Tokens'] as const, { default: 'Requests' })),
+      }),
+      { minItems: 1, maxItems: 16 },
+    ),
+    failureMode: Type.Optional(FailureMode()),
+    timeout: Type.Optional(Duration()),
+  },
+  rules(oneOf(['backendRef', 'url'])),
+);
+
+export const RateLimit = Type.Object(
+  {
+    local: Type.Optional(Type.Array(LocalRateLimit, { minItems: 1, maxItems: 16 })),
+    global: Type.Optional(GlobalRateLimit),
+  },
+  rules(rule('has(self.local) || has(self.global)', 'set local, global or both')),
+);
+
 export const CSRF = Type.Object({
   additionalOrigins: Type.Optional(
     Type.Array(
@@ -239,7 +272,7 @@ export const TrafficPolicy = Type.Object({
   authorization: Type.Optional(Authorization),
   extAuth: Type.Optional(ExtAuthPolicy),
   extProc: Type.Optional(ExtProc),
-  rateLimit: Type.Optional(Type.Object({ local: Type.Array(LocalRateLimit, { minItems: 1, maxItems: 16 }) })),
+  rateLimit: Type.Optional(RateLimit),
   directResponse: Type.Optional(DirectResponsePolicy),
   delay: Type.Optional(Delay),
   csrf: Type.Optional(CSRF),
@@ -253,4 +286,5 @@ export type ExtAuthPolicy = Static<typeof ExtAuthPolicy>;
 export type ExtProc = Static<typeof ExtProc>;
 export type DirectResponsePolicy = Static<typeof DirectResponsePolicy>;
 export type LocalRateLimit = Static<typeof LocalRateLimit>;
+export type GlobalRateLimit = Static<typeof GlobalRateLimit>;
 export type CORS = Static<typeof CORS>;

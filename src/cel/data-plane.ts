@@ -43,6 +43,10 @@ export const expressionVariables = {
   transformationRequest: ['request', 'jwt', 'apiKey'],
   /** traffic/backend `transformation.response`: evaluated when the backend's answer arrives. */
   transformationResponse: ['request', 'jwt', 'apiKey', 'response'],
+  /** traffic.rateLimit.global descriptor entries: evaluated after authentication and authorization, before dispatch. */
+  globalRateLimit: ['request', 'jwt', 'apiKey', 'extauthz'],
+  /** The same on LLM routes, where `llmRequest` (the request body) and `llm` (`llm.model.*`) exist once the body is read. */
+  globalRateLimitLlm: ['request', 'jwt', 'apiKey', 'extauthz', 'llmRequest', 'llm'],
   /** traffic.directResponse `condition`, `bodyExpression` and header values: answered before authentication. */
   directResponse: ['request'],
   /** AI `transformations` / `finalTransformations` (and GwModel's): evaluated per provider on the request body about to be sent. */

@@ -7,7 +7,8 @@ import { validateObject } from '../translate/objects/validate.js';
 import { authorizationCelWarnings, type CelAuthorizations } from '../translate/objects/validate-gw.js';
 import { extAuthCelProblems } from '../translate/policies/ext-auth.js';
 import { extProcCelProblems } from '../translate/policies/ext-proc.js';
-import type { ExtProc } from '../api/index.js';
+import { globalRateLimitCelProblems } from '../translate/policies/global-rate-limit.js';
+import type { ExtProc, GlobalRateLimit } from '../api/index.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_RELEASE } from '../api/gateway-api.js';
 import {
   displayName,
@@ -110,8 +111,11 @@ function manifestProblems(m: unknown, source: string): Problem[] {
     : { ...(m as KubeObject), metadata: { namespace: 'default', ...(meta as KubeObject['metadata']) } };
   const problems = validateObject(kind, placed, source);
   if (problems.length || kind !== 'GwPolicy') return problems;
-  const traffic = (o.spec as { traffic?: { extAuth?: Record<string, unknown>; extProc?: ExtProc } } | undefined)
-    ?.traffic;
+  const traffic = (
+    o.spec as
+      | { traffic?: { extAuth?: Record<string, unknown>; extProc?: ExtProc; rateLimit?: { global?: GlobalRateLimit } } }
+      | undefined
+  )?.traffic;
   const extAuth = traffic?.extAuth;
   const object = displayName(
     kind,
@@ -121,6 +125,12 @@ function manifestProblems(m: unknown, source: string): Problem[] {
     ...(extAuth ? extAuthCelProblems(extAuth).map((p) => ({ ...p, path: `spec.traffic.extAuth.${p.path}` })) : []),
     ...(traffic?.extProc
       ? extProcCelProblems(traffic.extProc).map((p) => ({ ...p, path: `spec.traffic.extProc.${p.path}` }))
+      : []),
+    ...(traffic?.rateLimit?.global
+      ? globalRateLimitCelProblems(traffic.rateLimit.global).map((p) => ({
+          ...p,
+          path: `spec.traffic.rateLimit.global.${p.path}`,
+        }))
       : []),
   ];
   return celProblems.map((p) => ({ source, object, path: p.path, message: p.message }));

@@ -61,6 +61,18 @@ const traffic: CoverageTable = {
     'LocalRateLimit.tokens',
     "LLM routes: each answer's input + output tokens count against later requests; refused on status for other routes",
   ),
+  'rateLimit.global.*': enforced(
+    'Policy.globalRateLimit',
+    "one envoy.service.ratelimit.v3 ShouldRateLimit call per request after authentication and authorization; 429 with Retry-After and the service's x-ratelimit-* headers",
+  ),
+  'rateLimit.global.descriptors[].entries[].*': enforced(
+    'GlobalRateLimitDescriptor.entries',
+    'CEL over request, jwt, apiKey, extauthz, and on LLM routes llmRequest and llm (the call then waits for the body; elsewhere refused as a security field, 503); a descriptor whose entry does not evaluate to text is not sent',
+  ),
+  'rateLimit.global.descriptors[].unit': enforced(
+    'GlobalRateLimitDescriptor.tokens',
+    "Tokens: checked before an LLM request, the answer's input + output tokens sent as hits_addend after it; refused on status for other routes",
+  ),
   'directResponse.*': enforced('TrafficPolicy.directResponse'),
   'directResponse.conditional[].*': enforced(
     'DirectResponse.conditional',

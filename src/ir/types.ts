@@ -188,6 +188,18 @@ export type {
   GcpCredential__Output as GcpCredential,
   GcpCredential as GcpCredentialInput,
 } from './gen/gw/ir/v1/GcpCredential.js';
+export type {
+  GlobalRateLimit__Output as GlobalRateLimit,
+  GlobalRateLimit as GlobalRateLimitInput,
+} from './gen/gw/ir/v1/GlobalRateLimit.js';
+export type {
+  GlobalRateLimitDescriptor__Output as GlobalRateLimitDescriptor,
+  GlobalRateLimitDescriptor as GlobalRateLimitDescriptorInput,
+} from './gen/gw/ir/v1/GlobalRateLimitDescriptor.js';
+export type {
+  GlobalRateLimitEntry__Output as GlobalRateLimitEntry,
+  GlobalRateLimitEntry as GlobalRateLimitEntryInput,
+} from './gen/gw/ir/v1/GlobalRateLimitEntry.js';
 export type { Header__Output as Header, Header as HeaderInput } from './gen/gw/ir/v1/Header.js';
 export type {
   HeaderModifier__Output as HeaderModifier,

@@ -10,6 +10,7 @@ import type { RouteMatcher } from './http/route-match.js';
 import type { LlmRoute } from './llm/llm-route.js';
 import type { McpRoute } from './mcp/route.js';
 import type { RouteTraffic } from './policy/traffic-gate.js';
+import type { GlobalLimitPlan } from './policy/global-rate-limit.js';
 import type { ListenerTelemetry } from './telemetry/request-telemetry.js';
 
 export interface CompiledRoute extends McpRoute {
@@ -25,6 +26,8 @@ export interface CompiledRoute extends McpRoute {
   extProc?: ExtProcPlan;
   /** GwPolicy / GwBackend `backend.extAuth`, the same on every backend of the route: asked after `extAuth`. */
   backendExtAuth?: ExtAuthRoute;
+  /** GwPolicy `traffic.rateLimit.global`: the rate-limit service asked after authorization. */
+  globalRateLimit?: GlobalLimitPlan;
   /** Security settings of the route this proxy cannot enforce: every request gets 503, never the backend. */
   unenforced: string[];
   /** No backend ref survived translation (all invalid, or TLS that cannot be set up): Gateway API says 500. */

@@ -173,7 +173,7 @@ function upstreamMetrics(registry: Registry) {
     rateLimited: counter(
       registry,
       'gw_rate_limited_total',
-      'Requests refused with 429 by a local rate limit (GwPolicy traffic.rateLimit.local), by route.',
+      'Requests refused with 429 by a local or global rate limit (GwPolicy traffic.rateLimit), by route.',
       ['route'],
     ),
   };

@@ -32,6 +32,8 @@ import { chainAnswers, readA2a } from './a2a/a2a-stage.js';
 import type { A2aFacts } from './a2a/call.js';
 import type { AnswerHook } from './ext/ext-proc-answer.js';
 import type { RequestTelemetry } from './telemetry/request-telemetry.js';
+import type { GlobalRateLimits } from './policy/global-rate-limit.js';
+import type { CelBindings } from './policy/cel/env.js';
 
 /** One request on its way through the stages. */
 export interface Exchange {
@@ -58,6 +60,8 @@ export interface Exchange {
   a2a?: A2aFacts;
   /** An agent card answer's rewrite (src/proxy/a2a/card.ts), before the external processor sees it. */
   a2aAnswer?: AnswerHook;
+  /** Charges an LLM answer's tokens to the global token limits the request matched (`traffic.rateLimit.global`). */
+  chargeGlobalTokens?: (tokens: number) => void;
 }
 
 export type RoutedExchange = Exchange & { readonly route: CompiledRoute };
@@ -67,6 +71,7 @@ export interface PipelineServices {
   traffic: TrafficGate;
   extAuth: ExtAuthClient;
   extProc: ExtProcClients;
+  globalLimits: GlobalRateLimits;
   llm: LlmForwarder;
   forwarder: HttpForwarder;
   endpoint: EndpointContext;
@@ -226,8 +231,7 @@ const onRoute: Stage<RoutedExchange>[] = [
     run: ({ req, res, route, claims, apiKey, extauthz, a2a }) => {
       const authorize = route.security.authorize;
       if (!authorize || !(route.forward || route.llm)) return false;
-      const host = req.headers.host ?? '';
-      const request = { method: req.method ?? 'GET', path: splitTarget(req.url).path, host, headers: flatHeaders(req) };
+      const request = requestBinding(req);
       const ctx = {
         ...(claims ? { jwt: claims } : {}),
         ...(apiKey ? { apiKey } : {}),
@@ -240,6 +244,14 @@ const onRoute: Stage<RoutedExchange>[] = [
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);
       return answered(req);
     },
+  },
+  // After authentication and authorization, so descriptors can name the caller (jwt.sub, apiKey.group) and a
+  // refused request costs nothing; local limits ran before authentication (`traffic`), so a flood of
+  // unauthenticated requests never reaches the shared service.
+  {
+    name: 'global-rate-limit',
+    // Entries naming llmRequest or llm wait for the body: the LLM forwarder makes the one call once it is read.
+    run: (x, s) => (x.route.globalRateLimit && !x.route.noBackend && !deferredLimit(x) ? globalRateLimit(x, s) : false),
   },
   // After every check (a processor never sees a request that is refused anyway), before delay and dispatch:
   // retries resend the processed request, prompt guards read the processed body.
@@ -268,10 +280,8 @@ const onRoute: Stage<RoutedExchange>[] = [
   },
   {
     name: 'dispatch',
-    run: async (
-      { req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc, a2aAnswer },
-      s,
-    ) => {
+    run: async (x, s) => {
+      const { req, res, listener, route, claims, apiKey, clientAuthorization, telemetry, extProc, a2aAnswer } = x;
       if (req.method === 'CONNECT') await openTunnel(req, res, route.forward, route.name, s.forwarder.dialer);
       else if (route.forward) {
         telemetry?.forward(req.headers);
@@ -289,7 +299,12 @@ const onRoute: Stage<RoutedExchange>[] = [
             claims,
             ...(clientAuthorization ? { authorization: clientAuthorization } : {}),
             ...(apiKey ? { apiKey } : {}),
-            onTokens: (tokens) => s.traffic.chargeTokens(route.traffic, tokens),
+            // Read when the answer is in: a deferred check sets it after this call starts.
+            onTokens: (tokens) => {
+              s.traffic.chargeTokens(route.traffic, tokens);
+              x.chargeGlobalTokens?.(tokens);
+            },
+            ...(deferredLimit(x) ? { checkLimits: (body: CelBindings) => globalRateLimit(x, s, body) } : {}),
           });
         else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey, clientAuthorization);
       }
@@ -367,6 +382,65 @@ async function a2aStage(x: RoutedExchange, s: PipelineServices): Promise<boolean
   x.req = read.req;
   if (read.facts) x.a2a = read.facts;
   if (read.answer) x.a2aAnswer = read.answer;
+  return false;
+}
+
+/** The request as CEL's `request` sees it in the stages after routing. */
+function requestBinding(req: IncomingMessage): {
+  method: string;
+  path: string;
+  host: string;
+  headers: Record<string, string>;
+} {
+  return {
+    method: req.method ?? 'GET',
+    path: splitTarget(req.url).path,
+    host: req.headers.host ?? '',
+    headers: flatHeaders(req),
+  };
+}
+
+/** Whether the route's global limit names the LLM request body, so the LLM forwarder checks it once the body is read. */
+function deferredLimit(x: RoutedExchange): boolean {
+  return x.route.globalRateLimit?.afterBody === true && x.route.llm !== undefined;
+}
+
+/**
+ * traffic.rateLimit.global: one call; 429 when over a limit, 503 (or on, with FailOpen) when the service fails.
+ * `body` holds `llmRequest` and `llm` when the LLM forwarder asks after reading the request.
+ */
+async function globalRateLimit(x: RoutedExchange, s: PipelineServices, body: CelBindings = {}): Promise<boolean> {
+  const plan = x.route.globalRateLimit;
+  if (!plan) return false;
+  const bindings = {
+    ...body,
+    request: requestBinding(x.req),
+    ...(x.claims ? { jwt: x.claims } : {}),
+    ...(x.apiKey ? { apiKey: x.apiKey } : {}),
+    ...(x.extauthz ? { extauthz: x.extauthz } : {}),
+  };
+  const call = x.telemetry?.call('ratelimit');
+  const decision = await s.globalLimits.check(plan, bindings);
+  call?.end({ 'gw.ratelimit.decision': decision.kind });
+  if (decision.kind === 'unavailable') {
+    if (plan.failOpen) return false;
+    sendError(
+      x.res,
+      'rate_limit_unavailable',
+      `route ${x.route.name}: the rate-limit service did not answer; retry later`,
+    );
+    return answered(x.req);
+  }
+  for (const [k, v] of Object.entries(decision.headers)) x.res.setHeader(k, v);
+  if (decision.kind === 'limited') {
+    s.traffic.countLimited(x.route.name);
+    sendError(x.res, 'rate_limited', `route ${x.route.name} allows no more requests right now; retry later`, {
+      'retry-after': String(decision.retryAfterSeconds),
+    });
+    return answered(x.req);
+  }
+  const tokens = decision.tokens;
+  if (tokens.length > 0) x.chargeGlobalTokens = (n) => s.globalLimits.charge(plan, tokens, n);
   return false;
 }
 

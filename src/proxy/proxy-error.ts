@@ -43,6 +43,7 @@ export const errorStatus = {
   policy_not_enforced: 503,
   not_ready: 503,
   overloaded: 503,
+  rate_limit_unavailable: 503,
   credential_missing: 500,
   loop_detected: 508,
   // The backend

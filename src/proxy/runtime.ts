@@ -59,12 +59,16 @@ import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-aut
 import { targetExtAuth } from './mcp/target-ext-auth.js';
 import { ExtProcClients } from './ext/ext-proc-client.js';
 import { compileExtProc } from './ext/ext-proc-session.js';
+import { GlobalRateLimits, compileGlobalRateLimit } from './policy/global-rate-limit.js';
 
 export const defaultMaxRequestBytes = 2 * 1024 * 1024;
 
 /** A route's external services (ext_authz, ext_proc, backend ext_authz) and what of them it cannot enforce. */
-function externalServices(route: Route): {
-  plan: Pick<CompiledRoute, 'extAuth' | 'extProc' | 'backendExtAuth'>;
+function externalServices(
+  route: Route,
+  llmRoute: boolean,
+): {
+  plan: Pick<CompiledRoute, 'extAuth' | 'extProc' | 'backendExtAuth' | 'globalRateLimit'>;
   unenforced: string[];
 } {
   const extAuth = route.policy?.extAuthorization ? compileExtAuth(route.policy.extAuthorization) : undefined;
@@ -72,8 +76,12 @@ function externalServices(route: Route): {
   const backendExt = route.policy?.backendExtAuthorization
     ? compileExtAuth(route.policy.backendExtAuthorization)
     : undefined;
+  const global = route.policy?.globalRateLimit
+    ? compileGlobalRateLimit(route.policy.globalRateLimit, llmRoute)
+    : undefined;
   return {
     plan: {
+      ...(typeof global === 'object' ? { globalRateLimit: global } : {}),
       ...(typeof extAuth === 'object' ? { extAuth } : {}),
       ...(typeof extProc === 'object' ? { extProc } : {}),
       ...(typeof backendExt === 'object' ? { backendExtAuth: backendExt } : {}),
@@ -82,6 +90,7 @@ function externalServices(route: Route): {
       ...(typeof extAuth === 'string' ? [`traffic.extAuth (${extAuth})`] : []),
       ...(typeof extProc === 'string' ? [`traffic.extProc (${extProc})`] : []),
       ...(typeof backendExt === 'string' ? [`backend.extAuth (${backendExt})`] : []),
+      ...(typeof global === 'string' ? [`traffic.rateLimit.global (${global})`] : []),
     ],
   };
 }
@@ -209,6 +218,7 @@ export class ProxyRuntime {
   private readonly traffic: TrafficGate;
   private readonly extAuth: ExtAuthClient;
   private readonly extProc: ExtProcClients;
+  private readonly globalLimits: GlobalRateLimits;
   private applied = false;
   /** The snapshot serving now (the admin UI's views read it). */
   private current: Snapshot | undefined;
@@ -275,6 +285,7 @@ export class ProxyRuntime {
     this.llmGuards = opts.llmGuards ?? (this.guards as PromptGuards).llmGuards;
     this.traffic = new TrafficGate(this.log, this.metrics, opts.clock);
     this.extProc = new ExtProcClients(this.log);
+    this.globalLimits = new GlobalRateLimits(this.log);
     this.llm = new LlmForwarder({
       log: this.log,
       metrics: this.metrics,
@@ -300,6 +311,7 @@ export class ProxyRuntime {
       traffic: this.traffic,
       extAuth: this.extAuth,
       extProc: this.extProc,
+      globalLimits: this.globalLimits,
       llm: this.llm,
       forwarder: this.forwarder,
       endpoint: this.endpoint,
@@ -491,6 +503,7 @@ export class ProxyRuntime {
     this.modelCatalog?.close();
     await this.guards?.close();
     await this.extAuth.close();
+    this.globalLimits.close();
     this.extProc.close();
     await this.otlp?.close();
   }
@@ -520,8 +533,9 @@ export class ProxyRuntime {
           );
       const forward =
         backend || llm ? undefined : forwardRouteOf(route, backends, maxRequestBytes, traffic.get(route.name)?.plan);
-      const ext = externalServices(route);
+      const ext = externalServices(route, llm !== undefined);
       if (ext.plan.extProc) processorUrls.add(ext.plan.extProc.url);
+      if (ext.plan.globalRateLimit) this.globalLimits.connect(ext.plan.globalRateLimit);
       const identity = backend ? identityTargets(backend) : [];
       const perEdge = edgeExtAuth(route, ref, mcp ?? undefined);
       const compiled: CompiledRoute = {

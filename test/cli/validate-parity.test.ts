@@ -46,6 +46,13 @@ const cases: { name: string; yaml: string; invalid: boolean }[] = [
     invalid: true,
   },
   {
+    name: 'a global rate-limit descriptor entry over a variable the stage does not bind',
+    yaml: policy(
+      "  traffic: {rateLimit: {global: {url: 'grpc://a:1', domain: d, descriptors: [{entries: [{name: k, expression: 'mcp.tool'}]}]}}}",
+    ),
+    invalid: true,
+  },
+  {
     name: 'inheritance without traffic settings',
     yaml: policy('  strategy: {inheritance: Override}\n  frontend: {tcp: {maxConnections: 3}}'),
     invalid: true,

@@ -24,6 +24,10 @@ describe('request pipeline', () => {
     expect(at('external-authorization')).toBeLessThan(at('external-processing'));
     expect(at('authorization')).toBeLessThan(at('external-processing'));
     expect(at('external-processing')).toBeLessThan(at('dispatch'));
+    // Global limits key on the caller (jwt, apiKey), after every check; local ones shield the service before it.
+    expect(at('authorization')).toBeLessThan(at('global-rate-limit'));
+    expect(at('external-authorization')).toBeLessThan(at('global-rate-limit'));
+    expect(at('traffic')).toBeLessThan(at('authentication'));
     expect(at('dispatch')).toBe(stageNames.length - 1);
   });
 });

@@ -18,7 +18,7 @@ import {
 } from '../policy/cel/env.js';
 import { DecisionCache, type Decision, type HeaderMutation } from './ext-auth-cache.js';
 import { checkMethod, checkRequest, decisionOf, type GrpcCheckPlan } from './ext-auth-grpc.js';
-import { GrpcCallError, GrpcClients, type GrpcTls } from '../ext/grpc-clients.js';
+import { GrpcCallError, GrpcClients, grpcTlsOf, type GrpcTls } from '../ext/grpc-clients.js';
 import { withoutHopByHop } from '../http/forward-headers.js';
 import { sendError } from '../http/http-error.js';
 import { flatHeaders } from '../mcp/request.js';
@@ -109,17 +109,7 @@ function compilePlan(p: ExtAuthorization): ExtAuthPlan | string {
   if (p.grpc ? !grpcSchemes.includes(base.protocol) : base.protocol !== 'http:' && base.protocol !== 'https:')
     return `url must be ${p.grpc ? 'grpc, grpcs, http or https' : 'http or https'}, got ${base.protocol}`;
   const secure = base.protocol === 'https:' || base.protocol === 'grpcs:';
-  const tls: GrpcTls | undefined = p.tls
-    ? {
-        ...(p.tls.caPem ? { caPem: p.tls.caPem } : {}),
-        ...(p.tls.clientCertChainPem ? { certChainPem: p.tls.clientCertChainPem } : {}),
-        ...(p.tls.clientPrivateKeyPem ? { privateKeyPem: p.tls.clientPrivateKeyPem } : {}),
-        ...(p.tls.sni ? { serverName: p.tls.sni } : {}),
-        ...(p.tls.insecureSkipVerify === 'SKIP_ALL' ? { skipVerify: true } : {}),
-      }
-    : secure
-      ? {}
-      : undefined;
+  const tls = grpcTlsOf(p.tls, secure);
   let grpc: GrpcCheckPlan | undefined;
   if (p.grpc) {
     const requestMetadata = celMap(p.grpc.requestMetadata, 'grpc.requestMetadata');

@@ -19,6 +19,7 @@ import {
   type ProcessorStream,
 } from './ext-proc-client.js';
 import { fromStruct, sendImmediate, toStruct } from './ext-proc-wire.js';
+import { grpcUrlOf } from './grpc-clients.js';
 import { evaluateMetadata } from '../mcp/guardrails/metadata.js';
 
 /** Envoy's default message_timeout: each message's answer must arrive within it unless processingOptions.timeout says otherwise. */
@@ -49,14 +50,8 @@ export interface ExtProcPlan {
 
 /** The route's plan, or why it cannot be enforced (the runtime then refuses the route with 503). */
 export function compileExtProc(p: ExtProcessing): ExtProcPlan | string {
-  let url: URL;
-  try {
-    url = new URL(p.url);
-  } catch {
-    return `url ${JSON.stringify(p.url)} is not a URL`;
-  }
-  if (url.protocol !== 'grpc:' && url.protocol !== 'grpcs:')
-    return `url must be grpc:// or grpcs://, got ${url.protocol}`;
+  const url = grpcUrlOf(p.url);
+  if (typeof url === 'string') return url;
   const compiled = (
     field: string,
     m: Record<string, string>,

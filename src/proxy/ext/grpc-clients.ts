@@ -1,5 +1,5 @@
-// gRPC plumbing for the proxy's calls to external services (ext_authz today; ext_proc and OTLP/gRPC can
-// share it): the services' .proto files under proto/ loaded once, one channel per target and TLS setting,
+// gRPC plumbing for the proxy's calls to external services (ext_authz and the global rate limit; ext_proc
+// and OTLP/gRPC can share it): the services' .proto files under proto/ loaded once, one channel per target and TLS setting,
 // a deadline per call. Behaviour: docs/auth.md "External authorization" (gRPC).
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { checkServerIdentity } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ipLiteralOf } from '../../xds/client.js';
+import type { BackendTls } from '../../ir/types.js';
 
 // proto/ sits three levels above this file both in src/proxy/ext and in dist/proxy/ext.
 const PROTO_ROOT = fileURLToPath(new URL('../../../proto/', import.meta.url));
@@ -27,6 +28,34 @@ export interface GrpcTarget {
   address: string;
   /** Unset: plaintext (h2c). */
   tls?: GrpcTls;
+}
+
+/**
+ * The IR's BackendTls (a GwBackend's backend.tls) as gRPC TLS; without one, a `secure` scheme (grpcs, https)
+ * means TLS against the system roots and a plain one h2c.
+ */
+export function grpcTlsOf(tls: BackendTls | null | undefined, secure: boolean): GrpcTls | undefined {
+  if (!tls) return secure ? {} : undefined;
+  return {
+    ...(tls.caPem ? { caPem: tls.caPem } : {}),
+    ...(tls.clientCertChainPem ? { certChainPem: tls.clientCertChainPem } : {}),
+    ...(tls.clientPrivateKeyPem ? { privateKeyPem: tls.clientPrivateKeyPem } : {}),
+    ...(tls.sni ? { serverName: tls.sni } : {}),
+    ...(tls.insecureSkipVerify === 'SKIP_ALL' ? { skipVerify: true } : {}),
+  };
+}
+
+/** A grpc:// (h2c) or grpcs:// (TLS) service URL, parsed once; a string says why it is not one. */
+export function grpcUrlOf(text: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `url ${JSON.stringify(text)} is not a URL`;
+  }
+  if (url.protocol !== 'grpc:' && url.protocol !== 'grpcs:')
+    return `url must be grpc:// or grpcs://, got ${url.protocol}`;
+  return url;
 }
 
 const loaded = new Map<string, grpc.ServiceDefinition>();
@@ -94,6 +123,11 @@ export class GrpcClients {
         },
       );
     });
+  }
+
+  /** Starts connecting to `target` now, so the first call's deadline is not spent on the handshake. */
+  connect(target: GrpcTarget): void {
+    this.client(target).getChannel().getConnectivityState(true);
   }
 
   close(): void {

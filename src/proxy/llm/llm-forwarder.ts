@@ -106,6 +106,11 @@ export interface LlmClient {
   authorization?: string;
   /** Told each answer's token usage (input + output): the route's `tokens` rate limits count it. */
   onTokens?: (tokens: number) => void;
+  /**
+   * The route's global rate limit when its descriptors name `llmRequest` or `llm`: asked once the body is read,
+   * with those bindings; true when it answered the request (429 or 503).
+   */
+  checkLimits?: (body: CelBindings) => Promise<boolean>;
 }
 
 class Deadline extends Error {}
@@ -251,6 +256,7 @@ export class LlmForwarder {
       if ('error' in chosen) return refuse(chosen.error, chosen.message);
       route = chosen;
     }
+    if (client.checkLimits && (await client.checkLimits(this.limitBindings(chat ? body : raw)))) return;
     const abort = new AbortController();
     const onClose = (): void => {
       if (!res.writableFinished) abort.abort(new ClientGone());
@@ -312,6 +318,19 @@ export class LlmForwarder {
     const catalog = this.catalog();
     if (catalog.size === 0 || typeof model !== 'string') return {};
     return { llm: { model: celModel(catalog.lookup(model, kind)) } };
+  }
+
+  /** CEL `llmRequest` (the body as the client sent it; a JSON object, else nothing) and `llm.model` of the model it asks for. */
+  private limitBindings(body: ChatBody | Buffer): CelBindings {
+    let json: unknown = body;
+    if (Buffer.isBuffer(body))
+      try {
+        json = JSON.parse(body.toString('utf8'));
+      } catch {
+        json = undefined;
+      }
+    if (!isObject(json)) return {};
+    return { llmRequest: json, ...this.catalogBinding(json.model) };
   }
 
   /** `bindings` with CEL `llm.model` for the model one provider is sent, when there is a catalog. */

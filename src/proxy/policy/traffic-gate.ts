@@ -70,6 +70,11 @@ export class TrafficGate {
     return direct ? answerDirect(req, res, route, direct) : false;
   }
 
+  /** Counts a request another stage refused with 429 for a rate limit (`traffic.rateLimit.global`). */
+  countLimited(route: string): void {
+    this.metrics.rateLimited.inc({ route });
+  }
+
   /** Counts an LLM answer's tokens against the route's token limits (nothing when it has none). */
   chargeTokens(t: RouteTraffic | undefined, tokens: number): void {
     t?.limiter?.charge(tokens, this.limits.now());

@@ -13,6 +13,7 @@ import type {
 import { combinedRules, resourceMetadataOf, type BackendMcpSecurity } from './backend-mcp-auth.js';
 import { anyBackend, noBackends, toExtAuth, type PolicyBackendResolver } from './ext-auth.js';
 import { toExtProc } from './ext-proc.js';
+import { toGlobalRateLimit } from './global-rate-limit.js';
 import { parseByteSize } from './byte-size.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import { noSecrets, type PolicySecretReader } from './policy-secrets.js';
@@ -61,6 +62,9 @@ export function typedPolicy(
   const proc = fields['traffic.extProc'];
   const procTyped = proc && toExtProc(proc, resolveBackend);
   if (procTyped && typeof procTyped !== 'string') out.extProcessing = procTyped;
+  const global = fields['traffic.rateLimit']?.global;
+  const globalTyped = global && toGlobalRateLimit(global, resolveBackend);
+  if (globalTyped && typeof globalTyped !== 'string') out.globalRateLimit = globalTyped;
   const max = parseByteSize(fields['traffic.buffer']?.request?.maxBytes);
   if (max !== undefined) out.maxRequestBytes = max;
   withBackendMcp(out, fields, backendMcp);
@@ -328,6 +332,9 @@ export function unenforceableAuth(
   const proc = traffic.extProc;
   const procWhy = proc && toExtProc(proc, anyBackend);
   if (typeof procWhy === 'string') out.extProc = procWhy;
+  const global = traffic.rateLimit?.global;
+  const globalWhy = global && toGlobalRateLimit(global, anyBackend);
+  if (typeof globalWhy === 'string') out['rateLimit.global'] = globalWhy;
   return out;
 }
 
@@ -371,9 +378,12 @@ export function authRefusals(
   const proc = traffic.extProc;
   const procWhy = proc && toExtProc(proc, resolveBackend);
   if (typeof procWhy === 'string') why.extProc = procWhy;
+  const global = traffic.rateLimit?.global;
+  const globalWhy = global && toGlobalRateLimit(global, resolveBackend);
+  if (typeof globalWhy === 'string') why['rateLimit.global'] = globalWhy;
   const out: IrRefusal[] = Object.entries(why).map(([f, reason]) => ({
     field: `spec.traffic.${f}`,
-    source: sourceOf(`traffic.${f}`),
+    source: sourceOf(`traffic.${f.split('.')[0] ?? f}`),
     reason,
     security: true,
   }));

@@ -33,7 +33,7 @@ export function typedTraffic(fields: EffectiveFields): TrafficPolicyInput | unde
   if (h?.request) out.requestHeaders = headerModifier(h.request);
   if (h?.response) out.responseHeaders = headerModifier(h.response);
   const rl = traffic.rateLimit;
-  if (rl) {
+  if (rl?.local) {
     out.localRateLimits = rl.local.map((l) => ({
       ...(l.tokens !== undefined ? { tokens: l.tokens } : { requests: l.requests ?? 0 }),
       intervalMs: UNIT_MS[l.unit],

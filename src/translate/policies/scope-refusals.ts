@@ -4,6 +4,7 @@
 // anything else (forwarded HTTP).
 import type { IrRefusal } from '../../coverage/effective.js';
 import type { BackendInput as IrBackend, BackendRefInput as IrBackendRef } from '../../ir/types.js';
+import { globalRateLimitLlmEntries } from './global-rate-limit.js';
 import { mcpPreserveToken } from './ir-policy.js';
 import type { EffectivePolicy } from './policy-merge.js';
 
@@ -64,6 +65,24 @@ export function scopeRefusals(
           'token limits count LLM usage: they apply to LLM routes only',
         );
     });
+    const global = eff.fields['traffic.rateLimit']?.global;
+    global?.descriptors.forEach((d, i) => {
+      if (d.unit === 'Tokens')
+        refuse(
+          `rateLimit.global.descriptors[${i}].unit`,
+          'traffic.rateLimit',
+          'token limits count LLM usage: they apply to LLM routes only',
+        );
+    });
+    // A descriptor left out for want of llmRequest/llm would leave the route unlimited: the route refuses instead.
+    for (const path of global ? globalRateLimitLlmEntries(global) : [])
+      out.push({
+        field: `spec.traffic.rateLimit.global.${path}`,
+        source: eff.provenance['traffic.rateLimit']?.source ?? '',
+        reason:
+          'names llmRequest or llm, which only LLM routes have (read from the request body); this route refuses its requests',
+        security: true,
+      });
   }
   return out;
 }

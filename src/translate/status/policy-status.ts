@@ -16,6 +16,7 @@ import { getObject, listObjects, refKind, type Store } from '../objects/store.js
 import { nameKey, type Kind, type StoredObject } from '../objects/types.js';
 import { extAuthCelProblems } from '../policies/ext-auth.js';
 import { extProcCelProblems } from '../policies/ext-proc.js';
+import { globalRateLimitCelProblems } from '../policies/global-rate-limit.js';
 import { unenforceableAuth } from '../policies/ir-policy.js';
 import { apiKeyDuplicates } from '../policies/api-keys.js';
 import { namespaceSecretReader } from '../policies/policy-secrets.js';
@@ -163,9 +164,13 @@ function policyTexts(
   const guardrails = policyGuardrailProblems(ctx, e.key, spec.backend ?? {});
   // Found by compiling, not by the schema: the policy still takes effect (its routes fail closed), so only Accepted says so.
   const extProc = spec.traffic?.extProc;
+  const globalLimit = spec.traffic?.rateLimit?.global;
   const celInvalid = [
     ...(extAuth ? extAuthCelProblems(extAuth).map((p) => `spec.traffic.extAuth.${p.path}: ${p.message}`) : []),
     ...(extProc ? extProcCelProblems(extProc).map((p) => `spec.traffic.extProc.${p.path}: ${p.message}`) : []),
+    ...(globalLimit
+      ? globalRateLimitCelProblems(globalLimit).map((p) => `spec.traffic.rateLimit.global.${p.path}: ${p.message}`)
+      : []),
   ];
   const invalidText = [
     ...(celInvalid.length ? [...celInvalid, 'the routes it reaches refuse their requests with 503'] : []),

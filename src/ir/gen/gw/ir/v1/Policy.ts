@@ -8,6 +8,7 @@ import type { BasicAuthentication as _gw_ir_v1_BasicAuthentication, BasicAuthent
 import type { ApiKeyAuthentication as _gw_ir_v1_ApiKeyAuthentication, ApiKeyAuthentication__Output as _gw_ir_v1_ApiKeyAuthentication__Output } from '../../../gw/ir/v1/ApiKeyAuthentication.js';
 import type { ExtAuthorization as _gw_ir_v1_ExtAuthorization, ExtAuthorization__Output as _gw_ir_v1_ExtAuthorization__Output } from '../../../gw/ir/v1/ExtAuthorization.js';
 import type { ExtProcessing as _gw_ir_v1_ExtProcessing, ExtProcessing__Output as _gw_ir_v1_ExtProcessing__Output } from '../../../gw/ir/v1/ExtProcessing.js';
+import type { GlobalRateLimit as _gw_ir_v1_GlobalRateLimit, GlobalRateLimit__Output as _gw_ir_v1_GlobalRateLimit__Output } from '../../../gw/ir/v1/GlobalRateLimit.js';
 
 /**
  * The effective policy of a route. Unset messages mean "no such policy".
@@ -44,6 +45,11 @@ export interface Policy {
    * backend.extAuth, the same on every backend edge of the route: asked after routing, after ext_authorization.
    */
   'backendExtAuthorization'?: (_gw_ir_v1_ExtAuthorization | null);
+  /**
+   * traffic.rateLimit.global: one ShouldRateLimit call per request to an Envoy rate-limit service, after
+   * authentication and authorization (docs/proxy.md "Rate limits").
+   */
+  'globalRateLimit'?: (_gw_ir_v1_GlobalRateLimit | null);
 }
 
 /**
@@ -81,4 +87,9 @@ export interface Policy__Output {
    * backend.extAuth, the same on every backend edge of the route: asked after routing, after ext_authorization.
    */
   'backendExtAuthorization': (_gw_ir_v1_ExtAuthorization__Output | null);
+  /**
+   * traffic.rateLimit.global: one ShouldRateLimit call per request to an Envoy rate-limit service, after
+   * authentication and authorization (docs/proxy.md "Rate limits").
+   */
+  'globalRateLimit': (_gw_ir_v1_GlobalRateLimit__Output | null);
 }
