@@ -15,6 +15,7 @@ import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrail
 import { edgePromptGuard, promptGuardLookup } from '../backends/prompt-guard.js';
 import type { BackendFull, GwBackendSpec } from '../../api/index.js';
 import { memo, readAny, type Ctx } from '../objects/context.js';
+import { serviceEndpoints } from '../objects/endpoint-slices.js';
 import { serviceSpec, type RouteRule } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
 import { referenceAllowed } from '../objects/refs.js';
@@ -130,7 +131,10 @@ function edgeTarget(ctx: Ctx, r: ResolvedRef, sink: RouteSink): EdgeTarget {
   if (r.kind === 'Service') {
     const port = r.port;
     const name = serviceBackendName(ns, e.obj.metadata.name, port);
-    if (!sink.backends.has(name)) sink.backends.set(name, translateService(ns, e.obj.metadata.name, port));
+    if (!sink.backends.has(name)) {
+      const endpoints = serviceEndpoints(ctx, ns, e.obj.metadata.name, port);
+      sink.backends.set(name, translateService(ns, e.obj.metadata.name, port, endpoints));
+    }
     const levels = atts
       .filter((a) => a.sectionName === undefined || a.sectionName === String(port))
       .map((attachment) => ({
