@@ -130,6 +130,8 @@ export interface ForwardTarget {
   tunnel?: UpstreamTunnel;
   /** `backend.tcp`: connect timeout and keepalive of this edge's connections. */
   tcp?: UpstreamTcp;
+  /** `backend.http.requestTimeout` (ms): each try's deadline when the route sets no `timeouts.backendRequest`. */
+  requestTimeoutMs?: number;
   /** `backend.health`: this target is ejected from the route's choice after failures in a row. */
   health?: OutlierSettings;
   /** `backend.transformation` of this edge: after the route's request step, before its response step. */
@@ -214,6 +216,7 @@ export function forwardRouteOf(
       ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
       ...(ref.tunnel ? { tunnel: ref.tunnel } : {}),
       ...(ref.tcp ? { tcp: ref.tcp } : {}),
+      ...(ref.requestTimeoutMs > 0 ? { requestTimeoutMs: ref.requestTimeoutMs } : {}),
       ...edgeTransformation(ref.transformation),
       ...edgeExtAuth(ref.extAuthorization),
     };
@@ -236,6 +239,7 @@ export function forwardRouteOf(
           weight: ref.weight,
           agentCore: core,
           ...credential,
+          ...(ref.requestTimeoutMs > 0 ? { requestTimeoutMs: ref.requestTimeoutMs } : {}),
         });
     }
   }
@@ -582,10 +586,8 @@ export class HttpForwarder {
     const onAbort = (): void => attempt.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    const attemptTimer =
-      route.tryDeadlineMs > 0
-        ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs)
-        : undefined;
+    const tryMs = route.tryDeadlineMs || (target.requestTimeoutMs ?? 0);
+    const attemptTimer = tryMs > 0 ? setTimeout(() => attempt.abort(new DeadlineExceeded()), tryMs) : undefined;
     let body: Buffer | ByteLimit | null = null;
     // A dynamic target becomes the destination this request names, for the log and the TLS name.
     let sentTo = target;

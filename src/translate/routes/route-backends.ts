@@ -16,6 +16,7 @@ import { edgePromptGuard, promptGuardLookup } from '../backends/prompt-guard.js'
 import type { BackendFull, GwBackendSpec } from '../../api/index.js';
 import { memo, readAny, type Ctx } from '../objects/context.js';
 import { serviceEndpoints } from '../objects/endpoint-slices.js';
+import { parseDurationMs } from '../../ir/duration.js';
 import { serviceSpec, type RouteRule } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
 import { referenceAllowed } from '../objects/refs.js';
@@ -202,6 +203,8 @@ export function backendRef(
   refuseTargetGuardrails(out, merged, subMerged);
   const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
+  const timeout = requestTimeoutOf(irBackend, merged);
+  if (timeout.ms) out.requestTimeoutMs = timeout.ms;
   // node:http2 speaks only h2: a list without it would make every connection fail after the handshake.
   const alpn = out.tls?.alpnProtocols ?? [];
   if (http.version === 'HTTP2' && alpn.length > 0 && !alpn.includes('h2'))
@@ -222,6 +225,7 @@ export function backendRef(
   const aiProviders = (irBackend?.ai?.groups ?? []).flatMap((g) => g.providers ?? []);
   const refused = [
     ...http.refusals,
+    ...timeout.refusals,
     ...connection.refusals,
     ...health.refusals,
     ...transformation.refusals,
@@ -279,6 +283,28 @@ function httpVersionOf(
     return { refusals };
   }
   return { version: version === 'HTTP2' ? 'HTTP2' : 'HTTP1', refusals };
+}
+
+/**
+ * `backend.http.requestTimeout` of the edge: each try's deadline on an HTTP backend (the forwarder); an AI
+ * edge's providers carry their own (backend-ai.ts); refused on status on an MCP edge, where it is not applied.
+ */
+function requestTimeoutOf(
+  irBackend: BackendInput | undefined,
+  merged: EffectivePolicy,
+): { ms?: number; refusals: IrRefusal[] } {
+  const timeout = merged.fields['backend.http']?.requestTimeout;
+  if (!timeout || irBackend?.kind === 'ai') return { refusals: [] };
+  if (irBackend?.kind !== 'mcp') return { ms: parseDurationMs(timeout) ?? 0, refusals: [] };
+  const source = merged.provenance['backend.http']?.source ?? '';
+  const field = source.startsWith('GwPolicy ')
+    ? 'spec.backend.http.requestTimeout'
+    : 'spec.policies.http.requestTimeout';
+  return {
+    refusals: [
+      { field, source, reason: 'a request timeout is not applied to MCP backends by this proxy', security: false },
+    ],
+  };
 }
 
 /** Upstream TLS of the edge: a Gw `backend.tls` on it, else the Service's BackendTLSPolicy. */

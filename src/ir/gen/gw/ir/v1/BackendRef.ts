@@ -114,6 +114,11 @@ export interface BackendRef {
    * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
    */
   'targetHealth'?: ({[key: string]: _gw_ir_v1_OutlierDetection});
+  /**
+   * `backend.http.requestTimeout` of an edge to an HTTP backend (static, a2a, Service, dynamicForwardProxy,
+   * AgentCore), in ms: each try's deadline when the route sets no `timeouts.backendRequest`; 0 means none.
+   */
+  'requestTimeoutMs'?: (number);
 }
 
 export interface BackendRef__Output {
@@ -216,4 +221,9 @@ export interface BackendRef__Output {
    * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
    */
   'targetHealth': ({[key: string]: _gw_ir_v1_OutlierDetection__Output});
+  /**
+   * `backend.http.requestTimeout` of an edge to an HTTP backend (static, a2a, Service, dynamicForwardProxy,
+   * AgentCore), in ms: each try's deadline when the route sets no `timeouts.backendRequest`; 0 means none.
+   */
+  'requestTimeoutMs': (number);
 }
