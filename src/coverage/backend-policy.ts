@@ -46,7 +46,7 @@ export const backendTls: CoverageTable = guarding({
 export const backendConnection: CoverageTable = {
   'http.requestTimeout': enforced(
     'BackendRef.requestTimeoutMs',
-    "HTTP backends (static, a2a, Service, dynamicForwardProxy, AgentCore): each try's deadline unless the route sets timeouts.backendRequest (test/proxy/backend-request-timeout.test.ts); AI providers: AiProviderEdge.requestTimeoutMs; refused on MCP edges",
+    "HTTP backends (static, a2a, Service, dynamicForwardProxy, AgentCore): each try's deadline unless the route sets timeouts.backendRequest (test/proxy/backend-request-timeout.test.ts); AI providers: AiProviderEdge.requestTimeoutMs; MCP edges: the bound of each call to a target unless the route sets timeouts (test/proxy/mcp-timeouts.test.ts)",
   ),
   'http.version': enforced(
     'AiProviderEdge.httpVersion',

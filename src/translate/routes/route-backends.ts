@@ -203,8 +203,9 @@ export function backendRef(
   refuseTargetGuardrails(out, merged, subMerged);
   const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
-  const timeout = requestTimeoutOf(irBackend, merged);
+  const timeout = requestTimeoutOf(irBackend, merged, subMerged);
   if (timeout.ms) out.requestTimeoutMs = timeout.ms;
+  if (timeout.perTarget) out.targetRequestTimeoutMs = timeout.perTarget;
   // node:http2 speaks only h2: a list without it would make every connection fail after the handshake.
   const alpn = out.tls?.alpnProtocols ?? [];
   if (http.version === 'HTTP2' && alpn.length > 0 && !alpn.includes('h2'))
@@ -225,7 +226,6 @@ export function backendRef(
   const aiProviders = (irBackend?.ai?.groups ?? []).flatMap((g) => g.providers ?? []);
   const refused = [
     ...http.refusals,
-    ...timeout.refusals,
     ...connection.refusals,
     ...health.refusals,
     ...transformation.refusals,
@@ -286,25 +286,29 @@ function httpVersionOf(
 }
 
 /**
- * `backend.http.requestTimeout` of the edge: each try's deadline on an HTTP backend (the forwarder); an AI
- * edge's providers carry their own (backend-ai.ts); refused on status on an MCP edge, where it is not applied.
+ * `backend.http.requestTimeout` of the edge: each try's deadline on an HTTP backend (the forwarder), the bound
+ * of each call to a target on an MCP edge, with a target's own setting (its `policies.http` or a
+ * sectionName-targeted GwPolicy) in a map beside it; an AI edge's providers carry their own (backend-ai.ts).
  */
 function requestTimeoutOf(
   irBackend: BackendInput | undefined,
   merged: EffectivePolicy,
-): { ms?: number; refusals: IrRefusal[] } {
-  const timeout = merged.fields['backend.http']?.requestTimeout;
-  if (!timeout || irBackend?.kind === 'ai') return { refusals: [] };
-  if (irBackend?.kind !== 'mcp') return { ms: parseDurationMs(timeout) ?? 0, refusals: [] };
-  const source = merged.provenance['backend.http']?.source ?? '';
-  const field = source.startsWith('GwPolicy ')
-    ? 'spec.backend.http.requestTimeout'
-    : 'spec.policies.http.requestTimeout';
-  return {
-    refusals: [
-      { field, source, reason: 'a request timeout is not applied to MCP backends by this proxy', security: false },
-    ],
+  subMerged: Record<string, EffectivePolicy>,
+): { ms?: number; perTarget?: Record<string, number> } {
+  if (irBackend?.kind === 'ai') return {};
+  const msOf = (m: EffectivePolicy): number => {
+    const timeout = m.fields['backend.http']?.requestTimeout;
+    return timeout ? (parseDurationMs(timeout) ?? 0) : 0;
   };
+  let perTarget: Record<string, number> | undefined;
+  if (irBackend?.kind === 'mcp')
+    for (const [name, m] of Object.entries(subMerged)) {
+      const ms = msOf(m);
+      if (ms && m.provenance['backend.http']?.source !== merged.provenance['backend.http']?.source)
+        (perTarget ??= {})[name] = ms;
+    }
+  const ms = msOf(merged);
+  return { ...(ms ? { ms } : {}), ...(perTarget ? { perTarget } : {}) };
 }
 
 /** Upstream TLS of the edge: a Gw `backend.tls` on it, else the Service's BackendTLSPolicy. */
