@@ -115,7 +115,7 @@ export function enqueueLeaderWork(
 /** Every object we may have something to say about, including routes we no longer serve (to remove our entries). */
 export function allStatusKeys(s: ClusterState): string[] {
   const keys = new Set(s.translation.state?.statuses.keys() ?? []);
-  for (const kind of ['HTTPRoute', 'GRPCRoute', 'GwModel', 'BackendTLSPolicy'] as const)
+  for (const kind of ['HTTPRoute', 'GRPCRoute', 'GwModel', 'BackendTLSPolicy', 'InferencePool'] as const)
     for (const k of s.informers.get(kind)?.cache.keys() ?? []) keys.add(objectKey(kind, k));
   return [...keys];
 }

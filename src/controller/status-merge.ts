@@ -13,6 +13,8 @@ const SHARED: Record<string, 'parents' | 'ancestors'> = {
   HTTPRoute: 'parents',
   GRPCRoute: 'parents',
   GwModel: 'parents',
+  // The Inference Extension's pool: `parents[].controllerName` per Gateway controller.
+  InferencePool: 'parents',
   BackendTLSPolicy: 'ancestors',
 };
 

@@ -34,6 +34,7 @@ const STATUS_KINDS: ReadonlySet<Kind> = new Set<Kind>([
   'GwParameters',
   'GwModel',
   'BackendTLSPolicy',
+  'InferencePool',
 ]);
 
 export class StatusWriter {

@@ -44,7 +44,10 @@ export const backendTls: CoverageTable = guarding({
 
 /** Connection settings every edge kind has. */
 export const backendConnection: CoverageTable = {
-  'http.requestTimeout': enforced('AiProviderEdge.requestTimeoutMs', 'read on AI provider edges'),
+  'http.requestTimeout': enforced(
+    'BackendRef.requestTimeoutMs',
+    "HTTP backends (static, a2a, Service, dynamicForwardProxy, AgentCore): each try's deadline unless the route sets timeouts.backendRequest (test/proxy/backend-request-timeout.test.ts); AI providers: AiProviderEdge.requestTimeoutMs; MCP edges: the bound of each call to a target unless the route sets timeouts (test/proxy/mcp-timeouts.test.ts)",
+  ),
   'http.version': enforced(
     'AiProviderEdge.httpVersion',
     'AI providers: HTTP2 is ALPN h2 on https, prior knowledge on http, by the HTTP/2 client of HTTP backends (test/proxy/upstream-http-version.test.ts)',

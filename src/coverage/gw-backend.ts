@@ -59,7 +59,11 @@ const groupProvider: CoverageTable = {
 /** Per-target settings of an MCP `static` target: the credential, TLS, tunnel and TCP settings reach the target. */
 const mcpTargetPolicies: CoverageTable = {
   ...backendAuth,
-  'http.*': refused(`HTTP settings per MCP target ${notYet}`),
+  'http.requestTimeout': enforced(
+    'BackendRef.targetRequestTimeoutMs',
+    'the bound of each call to this target unless the route sets timeouts (test/proxy/mcp-timeouts.test.ts)',
+  ),
+  'http.version': refused(`the upstream HTTP version per MCP target ${notYet}`),
   ...backendDial,
   ...backendTls,
 };

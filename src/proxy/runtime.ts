@@ -15,7 +15,7 @@ import type { EndpointContext } from './mcp/route.js';
 import { compileGuardrails } from './mcp/guardrails/index.js';
 import { HttpForwarder, forwardRouteOf } from './http/http-forward.js';
 import { mcpBackendWithCredentials } from './backend-auth.js';
-import { mcpBackendWithTls } from './mcp/target-tls.js';
+import { mcpBackendWithTls, targetRequestTimeouts } from './mcp/target-tls.js';
 import { identityRefusal, identityTargets } from './mcp/target-identity.js';
 import { targetHealthOf } from './mcp/target-health.js';
 import type { LlmGuardsFactory } from './guard/types.js';
@@ -566,6 +566,8 @@ export class ProxyRuntime {
       const timeouts = backend ? routeTimeouts(route, traffic.get(route.name)?.plan) : undefined;
       const callTimeoutMs = timeouts?.backendRequestMs || timeouts?.requestMs;
       if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
+      const targetTimeouts = backend && !callTimeoutMs ? targetRequestTimeouts(backend, ref) : undefined;
+      if (targetTimeouts) compiled.targetCallTimeoutMs = targetTimeouts;
       const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
       if (retry) compiled.retry = retry;
       const health = backend && targetHealthOf(this.outliers, route.name, backend, ref, this.opts.clock ?? Date.now);

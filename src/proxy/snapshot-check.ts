@@ -8,6 +8,7 @@ import { resourcesOf } from '../ir/load.js';
 import { agentCoreTargetOf } from './http/agentcore.js';
 import { credentialProblems } from './backend-auth.js';
 import { httpAddressOf } from './http/http-forward.js';
+import { parseEndpoint } from './net/endpoint.js';
 import { cidrProblem } from './net/public-address.js';
 import { aiProblems } from './llm/llm-route.js';
 import { listenerTlsProblems } from './http/listener-tls.js';
@@ -112,6 +113,10 @@ function backendProblems(b: Backend, source: string): Problem[] {
         path: `${b.kind}.port`,
         message: `must be between 1 and 65535, got ${http.port}`,
       });
+    (b.static?.endpoints ?? []).forEach((e, j) => {
+      if (!parseEndpoint(e))
+        problems.push({ source, object, path: `static.endpoints[${j}]`, message: `must be ip:port, got ${e}` });
+    });
     return problems;
   }
   if (b.kind === 'aws' && b.aws) {

@@ -72,11 +72,14 @@ describe('coverage table', () => {
 
 describe('refusalsOf', () => {
   it('names each refused field a policy sets, cut to the refused subtree', () => {
-    const policies = { http: { requestTimeout: '5s' }, tls: { keyExchangeGroups: ['X25519_MLKEM768'] } };
+    const policies = {
+      http: { version: 'HTTP2', requestTimeout: '5s' },
+      tls: { keyExchangeGroups: ['X25519_MLKEM768'] },
+    };
     const spec = { mcp: { targets: [{ name: 't', static: { host: 'a.example', port: 80, policies } }] } };
-    // tls.keyExchangeGroups is enforced (BackendTls.keyExchangeGroups): only the target's HTTP settings are named.
+    // tls.keyExchangeGroups and http.requestTimeout are enforced: only the target's HTTP version is named.
     expect(refusalsOf('GwBackend', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.mcp.targets[0].static.policies.http', false],
+      ['spec.mcp.targets[0].static.policies.http.version', false],
     ]);
     // health.unhealthyCondition is enforced (issue 37): a GwPolicy setting it and cors has nothing refused.
     const policy = { traffic: { cors: { allowOrigins: ['*'] } }, backend: { health: { unhealthyCondition: 'true' } } };
@@ -102,7 +105,9 @@ describe('refusalsOf', () => {
         ],
       },
     };
-    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual(['spec.mcp.targets[1].static.policies.http']);
+    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual([
+      'spec.mcp.targets[1].static.policies.http.version',
+    ]);
   });
 });
 

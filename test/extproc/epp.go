@@ -5,7 +5,10 @@ package main
 // answers the headers with the chosen endpoint in both places the protocol names (the
 // x-gateway-destination-endpoint header and dynamic metadata envoy.lb), followed by the body, streamed
 // back (its "model" replaced when -epp-model is set). It chooses -epp-prefer when that is in the subset
-// the proxy sent (metadata envoy.lb.subset_hint), else the subset's last endpoint.
+// the proxy sent (metadata envoy.lb.subset_hint), else the subset's last endpoint. With -epp-primary it names
+// that endpoint instead and its choice as the fallback (metadata envoy.lb
+// x-gateway-destination-endpoint-fallback). The response phase (headers with the served endpoint in metadata
+// envoy.lb) is recorded like every message and answered with an empty headers response.
 
 import (
 	"encoding/json"
@@ -19,8 +22,9 @@ import (
 
 type eppServer struct {
 	*server
-	prefer string
-	model  string
+	prefer  string
+	model   string
+	primary string
 }
 
 func (s *eppServer) Process(stream extproc.ExternalProcessor_ProcessServer) error {
@@ -49,6 +53,13 @@ func (s *eppServer) Process(stream extproc.ExternalProcessor_ProcessServer) erro
 		case *extproc.ProcessingRequest_RequestBody:
 			body = append(body, r.RequestBody.GetBody()...)
 			last = r.RequestBody.GetEndOfStream()
+		case *extproc.ProcessingRequest_ResponseHeaders:
+			if err := stream.Send(&extproc.ProcessingResponse{Response: &extproc.ProcessingResponse_ResponseHeaders{
+				ResponseHeaders: &extproc.HeadersResponse{},
+			}}); err != nil {
+				return err
+			}
+			continue
 		default:
 			continue
 		}
@@ -78,11 +89,17 @@ func (s *eppServer) decide(subset []string, body []byte) []*extproc.ProcessingRe
 			pick = e
 		}
 	}
-	md, _ := structpb.NewStruct(map[string]any{"envoy.lb": map[string]any{"x-gateway-destination-endpoint": pick}})
+	lb := map[string]any{"x-gateway-destination-endpoint": pick}
+	named := pick
+	if s.primary != "" {
+		lb = map[string]any{"x-gateway-destination-endpoint": s.primary, "x-gateway-destination-endpoint-fallback": pick}
+		named = s.primary
+	}
+	md, _ := structpb.NewStruct(map[string]any{"envoy.lb": lb})
 	headers := &extproc.ProcessingResponse{
 		Response: &extproc.ProcessingResponse_RequestHeaders{RequestHeaders: &extproc.HeadersResponse{
 			Response: &extproc.CommonResponse{ClearRouteCache: true, HeaderMutation: &extproc.HeaderMutation{
-				SetHeaders: []*core.HeaderValueOption{set("x-gateway-destination-endpoint", pick)},
+				SetHeaders: []*core.HeaderValueOption{set("x-gateway-destination-endpoint", named)},
 			}},
 		}},
 		DynamicMetadata: md,

@@ -239,6 +239,7 @@ func main() {
 	epp := flag.Bool("epp", false, "serve as an InferencePool endpoint picker (epp.go)")
 	prefer := flag.String("epp-prefer", "", "-epp: the endpoint (ip:port) to choose when the proxy offers it")
 	model := flag.String("epp-model", "", "-epp: the model name written into the request body")
+	primary := flag.String("epp-primary", "", "-epp: the endpoint named first; the choice becomes its fallback")
 	flag.Parse()
 	var options []grpc.ServerOption
 	if *certFile != "" {
@@ -258,7 +259,7 @@ func main() {
 	g := grpc.NewServer(options...)
 	base := &server{defaults: *defaults, quiet: *quiet}
 	if *epp {
-		extproc.RegisterExternalProcessorServer(g, &eppServer{server: base, prefer: *prefer, model: *model})
+		extproc.RegisterExternalProcessorServer(g, &eppServer{server: base, prefer: *prefer, model: *model, primary: *primary})
 	} else {
 		extproc.RegisterExternalProcessorServer(g, base)
 	}

@@ -16,7 +16,12 @@ describe('MCP calls bounded by route timeouts', () => {
 
   beforeAll(async () => {
     fixture = await startHttpFixture({ id: 'slow' });
-    const tools = mcpBackendManifest('tools', Number(new URL(fixture.url).port));
+    const port = Number(new URL(fixture.url).port);
+    const tools = [
+      mcpBackendManifest('tools', port),
+      mcpBackendManifest('per-target', port, { target: '{http: {requestTimeout: 400ms}}' }),
+      mcpBackendManifest('per-edge', port, { backend: '{http: {requestTimeout: 400ms}}' }),
+    ].join('---\n');
     runtime = new ProxyRuntime({ log });
     await runtime.apply(
       translatedIr(
@@ -31,6 +36,9 @@ describe('MCP calls bounded by route timeouts', () => {
               rule: 'timeouts: {backendRequest: 400ms, request: 1s}',
             },
             { name: 'none', backend: 'tools', traffic: '{cors: {allowOrigins: ["*"]}}' },
+            { name: 'target', backend: 'per-target', traffic: '{cors: {allowOrigins: ["*"]}}' },
+            { name: 'edge', backend: 'per-edge', traffic: '{cors: {allowOrigins: ["*"]}}' },
+            { name: 'routewins', backend: 'per-target', traffic: '{timeouts: {request: 30s}}' },
           ],
           tools,
         ),
@@ -71,6 +79,19 @@ describe('MCP calls bounded by route timeouts', () => {
     const r = await slowCall('rule', 1_000, 4);
     expect(r.error).toMatch(/timed out/i);
     expect(r.tookMs).toBeLessThan(3_000);
+  });
+
+  it("ends a call that outlasts the target's own policies.http.requestTimeout, or the backend's, with a timeout error", async () => {
+    for (const path of ['target', 'edge']) {
+      const r = await slowCall(path, 1_000, 4);
+      expect(r.error, path).toMatch(/timed out/i);
+      expect(r.tookMs, path).toBeLessThan(3_000);
+    }
+    expect((await slowCall('target', 50)).text).toBe('done 2');
+  });
+
+  it("lets the route's timeouts win over the backend's requestTimeout", async () => {
+    expect((await slowCall('routewins', 600)).text).toBe('done 2');
   });
 
   it('lets a call that fits the timeout, or a route without one, finish', async () => {

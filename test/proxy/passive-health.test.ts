@@ -1,6 +1,7 @@
 // Passive health (`backend.health`) on HTTP backends, translated from manifests and served by a real proxy
 // runtime with a clock the tests move: a route's two backends under load with one killed midway, backoff
-// growth, the bound on ejected members, and a 429's Retry-After as the ejection time.
+// growth, the bound on ejected members, and a 429's Retry-After as the ejection time; a Service's Pods (from
+// its EndpointSlices) balanced and ejected one by one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
@@ -13,12 +14,15 @@ interface Named extends Upstream {
   retryAfter?: string;
   /** Sent with every answer. */
   headers: Record<string, string>;
+  /** The Host header of the last request. */
+  host?: string;
 }
 
 async function named(name: string): Promise<Named> {
-  const state = { hits: 0, status: 200, retryAfter: undefined as string | undefined, headers: {} };
-  const up = await startUpstream((_req, res) => {
+  const state = { hits: 0, status: 200, retryAfter: undefined as string | undefined, headers: {}, host: '' };
+  const up = await startUpstream((req, res) => {
     state.hits++;
+    state.host = req.headers.host ?? '';
     res.writeHead(state.status, { ...state.headers, ...(state.retryAfter ? { 'retry-after': state.retryAfter } : {}) });
     res.end(name);
   });
@@ -45,6 +49,32 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /${name}}}]
     backendRefs: [${refs}]
 ${policy ? routeBackendPolicy(name, policy) : ''}`;
+}
+
+/** `n` requests to `get` back to back (a closed loop), `kill` run after `killAt` of them; the failed ones. */
+async function load(
+  get: () => Promise<{ status: number; body: string }>,
+  n: number,
+  killAt: number,
+  kill: () => Promise<void>,
+  workers = 1,
+) {
+  let sent = 0;
+  let failed = 0;
+  const served: string[] = [];
+  let killed: Promise<void> | undefined;
+  const worker = async (): Promise<void> => {
+    while (sent < n) {
+      sent++;
+      if (sent === killAt) killed = kill();
+      const r = await get();
+      if (r.status === 200) served.push(r.body);
+      else failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  await killed;
+  return { failed, served };
 }
 
 describe('passive health on HTTP backends', () => {
@@ -93,30 +123,16 @@ describe('passive health on HTTP backends', () => {
     const r = await rawRequest(`${base}${path}`);
     return { status: r.status, body: r.body };
   };
-  /** `n` requests back to back (a closed loop), `kill` run after `killAt` of them; the failed ones. */
-  async function load(path: string, n: number, killAt: number, kill: () => Promise<void>, workers = 1) {
-    let sent = 0;
-    let failed = 0;
-    const served: string[] = [];
-    let killed: Promise<void> | undefined;
-    const worker = async (): Promise<void> => {
-      while (sent < n) {
-        sent++;
-        if (sent === killAt) killed = kill();
-        const r = await get(path);
-        if (r.status === 200) served.push(r.body);
-        else failed++;
-      }
-    };
-    await Promise.all(Array.from({ length: workers }, worker));
-    await killed;
-    return { failed, served };
-  }
   const metric = (name: string) => runtime.metrics.registry.getSingleMetricAsString(name);
 
   it('ejects a backend killed mid-load: no more failed requests than consecutiveFailures, the rest served', async () => {
     const doomed = ups.doomed as Named;
-    const { failed, served } = await load('/kill/x', 200, 60, () => doomed.close());
+    const { failed, served } = await load(
+      () => get('/kill/x'),
+      200,
+      60,
+      () => doomed.close(),
+    );
     expect(failed).toBeGreaterThan(0);
     expect(failed).toBeLessThanOrEqual(3);
     expect(served.length).toBe(200 - failed);
@@ -127,12 +143,23 @@ describe('passive health on HTTP backends', () => {
   });
 
   it('without health the same kill fails about half of the requests that follow', async () => {
-    const { failed } = await load('/control/x', 100, 20, () => (ups.ctl2 as Named).close());
+    const { failed } = await load(
+      () => get('/control/x'),
+      100,
+      20,
+      () => (ups.ctl2 as Named).close(),
+    );
     expect(failed).toBeGreaterThan(10);
   });
 
   it('with 8 requests in flight, only those already sent to the killed backend fail beyond the threshold', async () => {
-    const { failed, served } = await load('/concurrent/x', 300, 80, () => (ups.conc2 as Named).close(), 8);
+    const { failed, served } = await load(
+      () => get('/concurrent/x'),
+      300,
+      80,
+      () => (ups.conc2 as Named).close(),
+      8,
+    );
     expect(failed).toBeLessThanOrEqual(3 + 7);
     expect(served.slice(-100).every((b) => b === 'conc1')).toBe(true);
   });
@@ -231,5 +258,77 @@ describe('passive health on HTTP backends', () => {
     for (let i = 0; i < 200 && erring.hits < before + 2; i++) await get('/celcode/x');
     expect(erring.hits).toBe(before + 2);
     for (let i = 0; i < 20; i++) expect((await get('/celcode/x')).body).toBe('fine');
+  });
+});
+
+/** Service default/app (port 80 named http) and one EndpointSlice per loopback "pod", each on its own port. */
+function serviceWithPods(pods: Record<string, number>, ready: Record<string, boolean> = {}): string {
+  const slices = Object.entries(pods).map(
+    ([n, port]) => `---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: app-${n}, namespace: default, labels: {kubernetes.io/service-name: app}}
+addressType: IPv4
+ports: [{name: http, port: ${port}}]
+endpoints: [{addresses: [127.0.0.1], conditions: {ready: ${ready[n] ?? true}}}]
+`,
+  );
+  return `---
+apiVersion: v1
+kind: Service
+metadata: {name: app, namespace: default}
+spec: {ports: [{name: http, port: 80, targetPort: 8080}]}
+${slices.join('')}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: app, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /}}]
+    backendRefs: [{name: app, port: 80}]
+${routeBackendPolicy('app', '{health: {consecutiveFailures: 3, ejectionDuration: 30s}}')}`;
+}
+
+// The Service's cluster DNS name does not resolve here: every request served proves the Pods were dialled.
+describe("passive health on a Service's Pods (its EndpointSlices)", () => {
+  const pods: Record<string, Named> = {};
+  let runtime: ProxyRuntime;
+  let base: string;
+
+  beforeAll(async () => {
+    for (const n of ['pod1', 'pod2', 'unready']) pods[n] = await named(n);
+    const ports = Object.fromEntries(Object.entries(pods).map(([n, u]) => [n, u.port]));
+    runtime = new ProxyRuntime({ log });
+    await runtime.apply(translatedIr(GATEWAY_WEB + serviceWithPods(ports, { unready: false })));
+    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    await Promise.all(Object.values(pods).map((u) => u.close()));
+  });
+  const get = async (): Promise<{ status: number; body: string }> => {
+    const r = await rawRequest(`${base}/x`);
+    return { status: r.status, body: r.body };
+  };
+
+  it('balances over the ready Pods and ejects the one killed mid-load: at most consecutiveFailures failed', async () => {
+    const pod1 = pods.pod1 as Named;
+    const pod2 = pods.pod2 as Named;
+    const { failed, served } = await load(get, 200, 60, () => pod2.close());
+    expect(pod1.hits).toBeGreaterThan(0);
+    expect(pod2.hits).toBeGreaterThan(0);
+    expect((pods.unready as Named).hits).toBe(0);
+    expect(failed).toBeGreaterThan(0);
+    expect(failed).toBeLessThanOrEqual(3);
+    expect(served.slice(-100).every((b) => b === 'pod1')).toBe(true);
+    expect(await runtime.metrics.registry.getSingleMetricAsString('gw_upstream_ejections_total')).toContain(
+      `pool="HTTPRoute/default/app/0",endpoint="Service/default/app:80 127.0.0.1:${pod2.port}",reason="failures"} 1`,
+    );
+  });
+
+  it("sends the client's Host to a Pod, not the Pod's address", async () => {
+    await get();
+    expect((pods.pod1 as Named).host).toBe(new URL(base).host);
   });
 });

@@ -33,17 +33,25 @@ spec:
   return [head, ...parts, ...(extra ? [extra] : [])].join('---\n');
 }
 
-/** GwBackend default/`name`: one MCP target `t` at 127.0.0.1:`port` (streamable HTTP at /mcp). */
-export function mcpBackendManifest(name: string, port: number): string {
+/**
+ * GwBackend default/`name`: one MCP target `t` at 127.0.0.1:`port` (streamable HTTP at /mcp), with the
+ * target's own `policies` and the backend's `spec.policies` when given (YAML flow text).
+ */
+export function mcpBackendManifest(
+  name: string,
+  port: number,
+  policies: { target?: string; backend?: string } = {},
+): string {
+  const target = policies.target ? `, policies: ${policies.target}` : '';
   return `
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}, namespace: default}
-spec:
+spec:${policies.backend ? `\n  policies: ${policies.backend}` : ''}
   mcp:
     targets:
     - name: t
-      static: {host: 127.0.0.1, port: ${port}, path: /mcp}
+      static: {host: 127.0.0.1, port: ${port}, path: /mcp${target}}
 `;
 }
 

@@ -18,7 +18,7 @@ function routes(): RouteInput[] {
     metadata: { name: 'b', namespace: 'ns' },
     spec: {
       mcp: {
-        targets: [{ name: 't', static: { host: '10.0.0.1', port: 80, policies: { http: { requestTimeout: '5s' } } } }],
+        targets: [{ name: 't', static: { host: '10.0.0.1', port: 80, policies: { http: { version: 'HTTP2' } } } }],
       },
     },
   });
@@ -58,7 +58,7 @@ describe('IR parts one policy gives many rules', () => {
   });
 
   it('are one refusal object per refused field and source', () => {
-    const field = 'spec.mcp.targets[0].static.policies.http';
+    const field = 'spec.mcp.targets[0].static.policies.http.version';
     const refusals = all.map((r) => r.refusals?.find((x) => x.field === field));
     expect(refusals[0]).toMatchObject({ source: 'GwBackend ns/b', security: false });
     for (const x of refusals) expect(x).toBe(refusals[0]);

@@ -163,6 +163,7 @@ export class ProcessorStream {
   private readonly waiting: { resolve(r: ProcessingResponse): void; reject(e: ExtProcFailure): void }[] = [];
   private failure: ExtProcFailure | undefined;
   private closed = false;
+  private ended = false;
 
   constructor(
     private readonly call: grpc.ClientDuplexStream<ProcessingRequest, ProcessingResponse>,
@@ -214,13 +215,27 @@ export class ProcessorStream {
     });
   }
 
+  /** Half-closes the stream, waits (within the timeout) for the processor's next answer or its end, then ends it. */
+  async finish(): Promise<void> {
+    if (this.closed) return;
+    if (!this.failure) this.halfClose();
+    await this.next().catch(() => undefined);
+    this.close();
+  }
+
   /** Ends the stream: half-closes it, and cancels it if the processor keeps it open. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.failure ??= new ExtProcFailure('the stream was closed');
-    this.call.end();
+    this.halfClose();
     this.call.cancel();
+  }
+
+  private halfClose(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.call.end();
   }
 
   private fail(why: string): void {

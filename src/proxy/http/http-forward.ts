@@ -45,6 +45,7 @@ import {
   unhealthyAnswer,
   type OutlierSettings,
 } from '../policy/outlier.js';
+import { parseEndpoint } from '../net/endpoint.js';
 import {
   destinationNotAllowed,
   destinationOf,
@@ -108,6 +109,11 @@ export interface ForwardTarget {
   host: string;
   port: number;
   weight: number;
+  /**
+   * One ready Pod of a Service (StaticBackend.endpoints): its IP is dialled at `port` while `host` stays the
+   * Service's name (the TLS name); passive health counts it on its own (`memberOf`).
+   */
+  endpoint?: string;
   /** Set when the edge asks for TLS (`backend.tls`): the request goes to `https://host:port`. */
   tls?: BackendTls;
   /** A `dynamicForwardProxy` backend: `host` and `port` are empty and each request's Host names them. */
@@ -124,6 +130,8 @@ export interface ForwardTarget {
   tunnel?: UpstreamTunnel;
   /** `backend.tcp`: connect timeout and keepalive of this edge's connections. */
   tcp?: UpstreamTcp;
+  /** `backend.http.requestTimeout` (ms): each try's deadline when the route sets no `timeouts.backendRequest`. */
+  requestTimeoutMs?: number;
   /** `backend.health`: this target is ejected from the route's choice after failures in a row. */
   health?: OutlierSettings;
   /** `backend.transformation` of this edge: after the route's request step, before its response step. */
@@ -210,21 +218,16 @@ export function forwardRouteOf(
       ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
       ...(ref.tunnel ? { tunnel: ref.tunnel } : {}),
       ...(ref.tcp ? { tcp: ref.tcp } : {}),
+      ...(ref.requestTimeoutMs > 0 ? { requestTimeoutMs: ref.requestTimeoutMs } : {}),
       ...edgeTransformation(ref.transformation),
       ...edgeExtAuth(ref.extAuthorization),
     };
     const addr = httpAddressOf(b);
     const health = outlierSettings(ref.health);
-    if (addr)
-      targets.push({
-        backend: ref.backend,
-        host: addr.host,
-        port: addr.port,
-        weight: ref.weight,
-        ...edge,
-        ...(health ? { health } : {}),
-      });
-    else if (b?.kind === 'dynamicForwardProxy') {
+    if (addr) {
+      const one = { backend: ref.backend, host: addr.host, port: addr.port, weight: ref.weight, ...edge };
+      targets.push(...perEndpoint({ ...one, ...(health ? { health } : {}) }, b?.static?.endpoints ?? []));
+    } else if (b?.kind === 'dynamicForwardProxy') {
       const allowed = allowList(b.dynamicForwardProxy?.allowedDestinations ?? []);
       targets.push({ backend: ref.backend, host: '', port: 0, weight: ref.weight, dynamic: true, allowed, ...edge });
     } else if (b?.kind === 'aws' && b.aws) {
@@ -238,15 +241,16 @@ export function forwardRouteOf(
           weight: ref.weight,
           agentCore: core,
           ...credential,
+          ...(ref.requestTimeoutMs > 0 ? { requestTimeoutMs: ref.requestTimeoutMs } : {}),
         });
     }
   }
   const only = targets[0];
   if (!only) return undefined;
-  // The IR's rule: a lone ref with weight 0 is treated as 1.
-  if (route.backends.length === 1 && only.weight === 0) only.weight = 1;
+  // The IR's rule: a lone ref with weight 0 is treated as 1 (each of its endpoints alike).
+  if (route.backends.length === 1 && only.weight === 0) for (const x of targets) x.weight = 1;
   const t = routeTimeouts(route, traffic);
-  const healthPool = targets.filter((x) => x.health).map((x) => x.backend);
+  const healthPool = targets.filter((x) => x.health).map(memberOf);
   return {
     name: route.name,
     ...(healthPool.length > 0 ? { healthPool } : {}),
@@ -262,6 +266,27 @@ export function forwardRouteOf(
     ...(targets.some((t) => t.dynamic) && !hasAccessControl(route) ? { openProxy: true } : {}),
     ...(route.backends.some((r) => backends.get(r.backend)?.kind === 'a2a') ? { a2a: true as const } : {}),
   };
+}
+
+/**
+ * A Service edge with known ready endpoints becomes one target per endpoint, sharing the edge's weight, so
+ * the proxy balances over the Pods and ejects each on its own (Envoy's EDS). Through a tunnel the forward
+ * proxy dials the Service's name, as before.
+ */
+function perEndpoint(target: ForwardTarget, endpoints: readonly string[]): ForwardTarget[] {
+  const parsed = target.tunnel ? [] : endpoints.flatMap((e) => parseEndpoint(e) ?? []);
+  if (parsed.length === 0) return [target];
+  return parsed.map(({ address, port }) => ({
+    ...target,
+    port,
+    endpoint: address,
+    weight: target.weight / parsed.length,
+  }));
+}
+
+/** A target's name in its route's ejection pool: the backend, or the backend and the Pod it is one of. */
+export function memberOf(t: ForwardTarget): string {
+  return t.endpoint ? `${t.backend} ${isIP(t.endpoint) === 6 ? `[${t.endpoint}]` : t.endpoint}:${t.port}` : t.backend;
 }
 
 /** The traffic settings only forwarded routes act on; `buffer.request` FailOpen streams an oversize body on (not with retry, which must hold it). */
@@ -564,10 +589,8 @@ export class HttpForwarder {
     const onAbort = (): void => attempt.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    const attemptTimer =
-      route.tryDeadlineMs > 0
-        ? setTimeout(() => attempt.abort(new DeadlineExceeded()), route.tryDeadlineMs)
-        : undefined;
+    const tryMs = route.tryDeadlineMs || (target.requestTimeoutMs ?? 0);
+    const attemptTimer = tryMs > 0 ? setTimeout(() => attempt.abort(new DeadlineExceeded()), tryMs) : undefined;
     let body: Buffer | ByteLimit | null = null;
     // A dynamic target becomes the destination this request names, for the log and the TLS name.
     let sentTo = target;
@@ -607,7 +630,7 @@ export class HttpForwarder {
     const { out } = t;
     const to = t.target.dynamic
       ? await this.destination(req, t.target, out.headers, signal)
-      : { target: t.target, address: t.target.host, headers: out.headers };
+      : { target: t.target, address: t.target.endpoint ?? t.target.host, headers: out.headers };
     const c = t.target.credential;
     if (c && isIdentity(c)) {
       const request = { method: req.method ?? 'GET', path: out.path.split('?')[0] ?? '/', headers: flatHeaders(req) };
@@ -725,7 +748,7 @@ export class HttpForwarder {
   private unejected(route: ForwardRoute): ForwardTarget[] {
     if (!route.healthPool) return route.targets;
     const o = this.outliers;
-    const left = route.targets.filter((t) => !t.health || !o.isEjected(route.name, t.backend));
+    const left = route.targets.filter((t) => !t.health || !o.isEjected(route.name, memberOf(t)));
     return left.some((t) => t.weight > 0) ? left : route.targets;
   }
 
@@ -733,7 +756,7 @@ export class HttpForwarder {
   private observed(route: ForwardRoute, target: ForwardTarget, up: UpstreamResponse, t0: number): void {
     const status = up.statusCode;
     if (!unhealthyAnswer(target.health, status, up.headers)) {
-      this.outliers.succeeded(route.name, target.backend, this.clock() - t0);
+      this.outliers.succeeded(route.name, memberOf(target), this.clock() - t0);
       return;
     }
     const wait = status === 429 || status === 503 ? retryAfterMs(up.headers['retry-after'], this.clock()) : 0;
@@ -743,8 +766,11 @@ export class HttpForwarder {
   private observedFailure(route: ForwardRoute, target: ForwardTarget, retryAfter = 0): void {
     const { health } = target;
     if (!health) return;
-    if (this.outliers.failed(route.name, target.backend, health, route.healthPool ?? [], retryAfter))
-      this.opts.log.warn({ route: route.name, backend: target.backend }, 'backend ejected by passive health');
+    if (this.outliers.failed(route.name, memberOf(target), health, route.healthPool ?? [], retryAfter))
+      this.opts.log.warn(
+        { route: route.name, backend: target.backend, ...(target.endpoint ? { endpoint: memberOf(target) } : {}) },
+        'backend ejected by passive health',
+      );
   }
 
   /** After the backoff another try follows, unless the request deadline passed or the client left meanwhile. */

@@ -1,7 +1,9 @@
 // Which Pod of an InferencePool serves one request (GwModel custom.backendRef to a pool): the pool's endpoint
 // picker (EPP) is asked over ext_proc as the Gateway API Inference Extension's protocol says (request headers
-// and body in, `x-gateway-destination-endpoint` out in dynamic metadata `envoy.lb` or a header); without a
-// picker, or with a FailOpen one that cannot answer, the pool's endpoints take turns.
+// and body in, `x-gateway-destination-endpoint` out in dynamic metadata `envoy.lb` or a header, the endpoints
+// after the first and `x-gateway-destination-endpoint-fallback` as fallbacks); the same stream then gets the
+// response headers with the endpoint that served (`x-gateway-destination-endpoint-served`). Without a picker,
+// or with a FailOpen one that cannot answer, the pool's endpoints take turns.
 // Behaviour: docs/llm-providers.md "GwModel backendRef".
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InferencePoolTarget } from '../../ir/types.js';
@@ -12,10 +14,13 @@ import {
   type CommonResponse,
   type ExtProcClients,
   type ProcessingResponse,
+  type ProcessorStream,
 } from '../ext/ext-proc-client.js';
 import { fromStruct, headerMapOf, headersOfMap, toStruct } from '../ext/ext-proc-wire.js';
 
 export const DESTINATION_KEY = 'x-gateway-destination-endpoint';
+const FALLBACK_KEY = 'x-gateway-destination-endpoint-fallback';
+const SERVED_KEY = 'x-gateway-destination-endpoint-served';
 const DESTINATION_NAMESPACE = 'envoy.lb';
 const SUBSET_NAMESPACE = 'envoy.lb.subset_hint';
 const SUBSET_KEY = 'x-gateway-destination-endpoint-subset';
@@ -28,9 +33,25 @@ export interface PickRequest {
   body: Buffer;
 }
 
-/** The endpoint to call, and the body the picker replaced the request's with (if it did). */
+export interface PickedEndpoint {
+  host: string;
+  port: number;
+}
+
+/**
+ * The endpoint to call, the pool's endpoints the picker named after it (tried in order when it cannot be
+ * reached), the body the picker replaced the request's with (if it did), and the picker's stream, open for the
+ * response phase: `served` tells it who answered (and closes it), `close` ends it without.
+ */
 export type Picked =
-  { ok: true; host: string; port: number; body?: Buffer } | { ok: false; code: ErrorCode; message: string };
+  | (PickedEndpoint & { ok: true; fallbacks: PickedEndpoint[]; body?: Buffer; report?: PickerReport })
+  | { ok: false; code: ErrorCode; message: string };
+
+/** The response phase of one picker stream. */
+export interface PickerReport {
+  served(endpoint: PickedEndpoint, status: number, headers: IncomingHttpHeaders): Promise<void>;
+  close(): void;
+}
 
 export class EndpointPicker {
   /** The next turn per pool, for round-robin. */
@@ -62,12 +83,13 @@ export class EndpointPicker {
   private nextTurn(pool: InferencePoolTarget): Picked {
     const turn = this.turns.get(pool.name) ?? 0;
     this.turns.set(pool.name, turn + 1);
-    return { ok: true, ...hostPort(pool.endpoints[turn % pool.endpoints.length] ?? '') };
+    return { ok: true, fallbacks: [], ...hostPort(pool.endpoints[turn % pool.endpoints.length] ?? '') };
   }
 
   /** One ext_proc stream: headers (with the pool's endpoints as the subset hint), then the whole body. */
   private async ask(pool: InferencePoolTarget, req: PickRequest): Promise<Picked> {
     const stream = this.clients.open(pool.pickerUrl, this.timeoutMs);
+    let kept = false;
     try {
       const pseudo = { ':method': req.method, ':path': req.path, ':authority': req.authority, ':scheme': 'http' };
       stream.send({
@@ -77,9 +99,12 @@ export class EndpointPicker {
       if (req.body.length > 0) stream.send({ requestBody: { body: req.body, endOfStream: true } });
       const answers = await this.answers(stream.next.bind(stream), req.body.length > 0);
       if ('immediate' in answers) return answers.immediate;
-      return chosen(pool, answers.named, answers.body);
+      const picked = chosen(pool, answers.named, answers.body);
+      if (!picked.ok) return picked;
+      kept = true;
+      return { ...picked, report: responsePhase(stream) };
     } finally {
-      stream.close();
+      if (!kept) stream.close();
     }
   }
 
@@ -89,6 +114,7 @@ export class EndpointPicker {
     withBody: boolean,
   ): Promise<{ named: string[]; body?: Buffer } | { immediate: Picked }> {
     const named: string[] = [];
+    const fallbacks: string[] = [];
     const chunks: Buffer[] = [];
     let replaced = false;
     for (;;) {
@@ -102,6 +128,8 @@ export class EndpointPicker {
       const meta = fromStruct(r.dynamicMetadata)[DESTINATION_NAMESPACE];
       const fromMeta = (meta as Record<string, unknown> | undefined)?.[DESTINATION_KEY];
       if (typeof fromMeta === 'string') named.push(...fromMeta.split(','));
+      const fallback = (meta as Record<string, unknown> | undefined)?.[FALLBACK_KEY];
+      if (typeof fallback === 'string') fallbacks.push(...fallback.split(','));
       const common: CommonResponse | null | undefined = r.requestHeaders?.response ?? r.requestBody?.response;
       const header = headersOfMap({
         headers: (common?.headerMutation?.setHeaders ?? []).flatMap((h) => (h.header ? [h.header] : [])),
@@ -121,17 +149,21 @@ export class EndpointPicker {
         : r.requestHeaders !== undefined;
       if (done)
         return {
-          named: named.map((s) => s.trim()).filter((s) => s !== ''),
+          named: [...named, ...fallbacks].map((s) => s.trim()).filter((s) => s !== ''),
           ...(replaced ? { body: Buffer.concat(chunks) } : {}),
         };
     }
   }
 }
 
-/** The first endpoint the picker named that is one of the pool's: a picker never sends traffic outside the pool. */
+/**
+ * The first endpoint the picker named that is one of the pool's, and the pool's others it named after it
+ * (fallbacks, in order): a picker never sends traffic outside the pool.
+ */
 function chosen(pool: InferencePoolTarget, named: string[], body: Buffer | undefined): Picked {
   const known = new Set(pool.endpoints);
-  const first = named.find((e) => known.has(e));
+  const inPool = [...new Set(named.filter((e) => known.has(e)))];
+  const first = inPool[0];
   if (!first)
     return {
       ok: false,
@@ -140,7 +172,28 @@ function chosen(pool: InferencePoolTarget, named: string[], body: Buffer | undef
         ? `${pool.name}: the endpoint picker chose ${named[0]}, which is not a ready endpoint of the pool`
         : `${pool.name}: the endpoint picker named no endpoint (${DESTINATION_KEY})`,
     };
-  return { ok: true, ...hostPort(first), ...(body ? { body } : {}) };
+  return { ok: true, ...hostPort(first), fallbacks: inPool.slice(1).map(hostPort), ...(body ? { body } : {}) };
+}
+
+/**
+ * The response phase on the picker's stream: the answer's status and headers, with the endpoint that served in
+ * metadata `envoy.lb` (`x-gateway-destination-endpoint-served`); then the stream is half-closed and ended once
+ * the picker answers or ends it (the response body is not sent).
+ */
+function responsePhase(stream: ProcessorStream): PickerReport {
+  return {
+    async served(endpoint, status, headers) {
+      const served = endpoint.host.includes(':')
+        ? `[${endpoint.host}]:${endpoint.port}`
+        : `${endpoint.host}:${endpoint.port}`;
+      stream.send({
+        responseHeaders: { headers: headerMapOf(headers, { ':status': String(status) }), endOfStream: false },
+        metadataContext: { filterMetadata: { [DESTINATION_NAMESPACE]: toStruct({ [SERVED_KEY]: served }) } },
+      });
+      await stream.finish();
+    },
+    close: () => stream.close(),
+  };
 }
 
 function hostPort(endpoint: string): { host: string; port: number } {

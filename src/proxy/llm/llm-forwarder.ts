@@ -60,7 +60,7 @@ import { OutlierDetector } from '../policy/outlier.js';
 import { providerCredential, withCredentialQuery, type ProviderCredential } from './provider-credential.js';
 import { BackendIdentities, IdentityFailure, withoutSpent } from '../auth/backend-identity.js';
 import { ExtProcClients } from '../ext/ext-proc-client.js';
-import { EndpointPicker } from './endpoint-picker.js';
+import { EndpointPicker, type PickedEndpoint, type PickerReport } from './endpoint-picker.js';
 import { editAnswerHeaders, shapeProviderCall } from './provider-transformation.js';
 import type { InferencePoolTarget } from '../../ir/types.js';
 import { EMPTY_CATALOG, celModel, type ModelCatalog } from './model-catalog.js';
@@ -708,14 +708,21 @@ export class LlmForwarder {
     const trySignal = attempt?.signal ?? signal;
     let started = false;
     const t0 = this.clock();
+    let report: PickerReport | undefined;
     try {
+      let fallbacks: PickedEndpoint[] = [];
       if (p.pool) {
         const at = await this.picked(route, p, call);
         if ('kind' in at) return at;
-        [p, call] = [at.p, at.call];
+        [p, call, fallbacks, report] = [at.p, at.call, at.fallbacks, at.report];
       }
-      const up = await this.send(res, route, p, call, trySignal);
+      const sent = await this.sendPicked(res, route, p, call, trySignal, fallbacks);
+      const up = sent.up;
       if (!('statusCode' in up)) return up;
+      p = sent.p;
+      // The picker's response phase runs beside the answer; it never holds the client up.
+      report?.served(p.endpoint, up.statusCode, up.headers).catch(() => undefined);
+      report = undefined;
       this.usage.request(p.metricsProvider ?? p.name, call.model, String(up.statusCode));
       this.health.answered(route.backend, p, route.groups, up, this.clock() - t0, this.clock());
       if (up.statusCode >= 500 || up.statusCode === 429) return await this.failedStatus(route, p, call, up);
@@ -726,13 +733,43 @@ export class LlmForwarder {
       if (started || res.headersSent) return this.brokeOff(res, route, p, signal, err);
       return this.unreachable(route, p, call, signal, trySignal, err);
     } finally {
+      report?.close();
       clearTimeout(timer);
       if (attempt) signal.removeEventListener('abort', onAbort);
     }
   }
 
+  /** A picked InferencePool endpoint that refuses the connection gives way to the picker's fallbacks, in order. */
+  private async sendPicked(
+    res: ServerResponse,
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+    signal: AbortSignal,
+    fallbacks: readonly PickedEndpoint[],
+  ): Promise<{ p: LlmProvider; up: UpstreamResponse | Failure }> {
+    for (const next of fallbacks) {
+      try {
+        return { p, up: await this.send(res, route, p, call, signal) };
+      } catch (err) {
+        if (signal.aborted || !CONNECT_FAILURES.has(codeOf(err))) throw err;
+        const upstream = `${p.endpoint.host}:${p.endpoint.port}`;
+        this.opts.log.warn(
+          { route: route.name, provider: p.name, upstream, code: codeOf(err) },
+          "InferencePool endpoint unreachable; trying the picker's next endpoint",
+        );
+        p = { ...p, endpoint: { ...p.endpoint, host: next.host, port: next.port } };
+      }
+    }
+    return { p, up: await this.send(res, route, p, call, signal) };
+  }
+
   /** The provider at the InferencePool endpoint its picker chose (with the body the picker sent back), or why none. */
-  private async picked(route: LlmRoute, p: LlmProvider, call: Call): Promise<{ p: LlmProvider; call: Call } | Failure> {
+  private async picked(
+    route: LlmRoute,
+    p: LlmProvider,
+    call: Call,
+  ): Promise<{ p: LlmProvider; call: Call; fallbacks: PickedEndpoint[]; report?: PickerReport } | Failure> {
     const pool = p.pool as InferencePoolTarget;
     const e = p.endpoint;
     const body = call.body === null ? Buffer.alloc(0) : Buffer.from(call.body);
@@ -756,7 +793,12 @@ export class LlmForwarder {
     const next = picked.body
       ? { ...call, body: picked.body, headers: { ...call.headers, 'content-length': String(picked.body.length) } }
       : call;
-    return { p: { ...p, endpoint: { ...e, host: picked.host, port: picked.port } }, call: next };
+    return {
+      p: { ...p, endpoint: { ...e, host: picked.host, port: picked.port } },
+      call: next,
+      fallbacks: picked.fallbacks,
+      ...(picked.report ? { report: picked.report } : {}),
+    };
   }
 
   /** The call to the provider, with its cloud credential (signed) and the request's trace context. */
@@ -1013,6 +1055,14 @@ const lazyHeaders: PropertyDescriptor = {
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Connection failures after which an InferencePool picker's next endpoint is tried. */
+const CONNECT_FAILURES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function codeOf(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;

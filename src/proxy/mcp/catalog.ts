@@ -25,7 +25,8 @@ export interface CatalogOptions {
   targetNames: string[];
   prefixed: boolean;
   failOpen: boolean;
-  timeoutMs: number;
+  /** Bound of one list call to `target`. */
+  timeoutMs(target: string): number;
   log: Logger;
   onTargetFailure(target: string, phase: string): void;
   /** The target's connection, revived if its process died (session-recovery.ts); undefined when there is none. */
@@ -80,7 +81,9 @@ export class Catalog {
           throw new RpcError(InternalError, `target ${target} is not connected`);
         }
         try {
-          const result = await up.call(spec.method, cursor ? { cursor } : {}, { timeoutMs: this.opts.timeoutMs });
+          const result = await up.call(spec.method, cursor ? { cursor } : {}, {
+            timeoutMs: this.opts.timeoutMs(target),
+          });
           return { target, result: result as Item };
         } catch (err) {
           if (err instanceof SessionGone) throw err;

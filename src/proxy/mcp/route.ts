@@ -19,6 +19,8 @@ export interface McpRoute {
   guardrails?: McpGuardrailChain;
   /** Bound of one call to a target, from the route's `timeouts`; unset means the session default. */
   callTimeoutMs?: number;
+  /** Target name → its `backend.http.requestTimeout` (ms), the bound of a call when the route sets no `timeouts`. */
+  targetCallTimeoutMs?: Readonly<Record<string, number>>;
   /** GwPolicy `traffic.retry`: requests to remote targets that may safely be sent again. */
   retry?: RetryPlan;
   /** Targets with a per-request identity (target-identity.ts): their credential is obtained for every request. */

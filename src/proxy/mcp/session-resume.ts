@@ -26,6 +26,7 @@ export function sessionOptions(route: McpRoute, ctx: EndpointContext, id: string
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
+    ...(route.targetCallTimeoutMs ? { targetCallTimeoutMs: route.targetCallTimeoutMs } : {}),
     ...(route.retry ? { retry: route.retry } : {}),
     ...(route.health ? { health: route.health } : {}),
   };

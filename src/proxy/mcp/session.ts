@@ -95,6 +95,8 @@ export interface SessionOptions {
   guardrails?: McpGuardrailChain;
   /** Bound of one call to a target (the route's `timeouts`); default 5 minutes. */
   callTimeoutMs?: number;
+  /** Target name → its `backend.http.requestTimeout`, used when the route sets no `timeouts`. */
+  targetCallTimeoutMs?: Readonly<Record<string, number>>;
   /** The route's `traffic.retry` for requests to remote streamable-HTTP targets. */
   retry?: RetryPlan;
   /** Passive health of the targets (`backend.health`): ejected ones are left out and fail fast. */
@@ -178,12 +180,17 @@ export class McpSession {
       targetNames,
       prefixed: usesPrefix(opts.backend.prefixMode, targetNames.length),
       failOpen: opts.backend.failureMode === 'FAIL_OPEN',
-      timeoutMs: opts.callTimeoutMs || defaultCallTimeoutMs,
+      timeoutMs: (target) => this.callTimeoutMs(target),
       log: opts.log,
       onTargetFailure: opts.onTargetFailure,
       live: (name) => this.recovery.live(name),
       ...(health ? { ejected: (name: string) => health.ejected(name) } : {}),
     });
+  }
+
+  /** Bound of one call to `target`: the route's timeouts, else the target's request timeout, else 5 minutes. */
+  private callTimeoutMs(target: string): number {
+    return this.opts.callTimeoutMs || this.opts.targetCallTimeoutMs?.[target] || defaultCallTimeoutMs;
   }
 
   /** A new answer stream for a POST, live until `finishStream`. */
@@ -743,7 +750,7 @@ export class McpSession {
     try {
       const opts = {
         cancel,
-        timeoutMs: this.opts.callTimeoutMs || defaultCallTimeoutMs,
+        timeoutMs: this.callTimeoutMs(up.name),
         onprogress,
         ...(ctx.trace ? { headers: ctx.trace } : {}),
       };

@@ -49,6 +49,7 @@ export async function statelessSession(
     ...(route.security.authorize ? { authorize: route.security.authorize } : {}),
     ...(route.guardrails ? { guardrails: route.guardrails } : {}),
     ...(route.callTimeoutMs ? { callTimeoutMs: route.callTimeoutMs } : {}),
+    ...(route.targetCallTimeoutMs ? { targetCallTimeoutMs: route.targetCallTimeoutMs } : {}),
     ...(route.retry ? { retry: route.retry } : {}),
     ...(route.health ? { health: route.health } : {}),
   });

@@ -1,6 +1,6 @@
 // How the proxy connects to MCP targets: TLS (`backend.tls` on the edge, a target's own `policies.tls`: IR
 // BackendRef.tls and target_tls), the forward proxy (`tunnel`, target_tunnels) and dialer settings (`tcp`,
-// target_tcp). The targets of a route's copy of its backend carry a dispatcher from the proxy's one upstream
+// target_tcp), and the request timeout of calls to them (target_request_timeout_ms). The targets of a route's copy of its backend carry a dispatcher from the proxy's one upstream
 // dialer (http/upstream-dial.ts, or the TLS pool static backends use) and, with TLS, are dialled over https.
 import type { Dispatcher } from 'undici';
 import type { BackendRef, McpBackend, McpTarget } from '../../ir/types.js';
@@ -39,6 +39,23 @@ export function mcpBackendWithTls(backend: McpBackend, ref: BackendRef | undefin
     return copy;
   });
   return targets.some((t, i) => t !== backend.targets[i]) ? { ...backend, targets } : backend;
+}
+
+/**
+ * Each target's `backend.http.requestTimeout` (its own, else the edge's), in ms: the bound of a call to it
+ * when the route sets no `timeouts`; undefined when no target has one.
+ */
+export function targetRequestTimeouts(
+  backend: McpBackend,
+  ref: BackendRef | undefined,
+): Record<string, number> | undefined {
+  if (!ref) return undefined;
+  let out: Record<string, number> | undefined;
+  for (const t of backend.targets) {
+    const ms = ref.targetRequestTimeoutMs?.[t.name] || ref.requestTimeoutMs;
+    if (ms) (out ??= {})[t.name] = ms;
+  }
+  return out;
 }
 
 /** How to get a target's dispatcher (ask per request: the pool closes idle ones); undefined for the shared pool. */

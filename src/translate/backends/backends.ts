@@ -54,11 +54,17 @@ export function gwBackendName(key: string): string {
   return `GwBackend/${key}`;
 }
 
-export function translateService(namespace: string, name: string, port: number): BackendInput {
+/** `endpoints`: the Service's ready `ip:port` from its EndpointSlices (objects/endpoint-slices.ts), empty when none are known. */
+export function translateService(
+  namespace: string,
+  name: string,
+  port: number,
+  endpoints: string[] = [],
+): BackendInput {
   return {
     name: serviceBackendName(namespace, name, port),
     kind: 'static',
-    static: { host: serviceHost(name, namespace), port },
+    static: { host: serviceHost(name, namespace), port, ...(endpoints.length > 0 ? { endpoints } : {}) },
   };
 }
 

@@ -6,6 +6,7 @@ import type { InferencePoolTargetInput } from '../../ir/types.js';
 import { serviceHost } from '../backends/backends.js';
 import { serviceSpec } from '../objects/gateway-api.js';
 import { lookup, read, type Ctx } from '../objects/context.js';
+import { readyEndpoints } from '../objects/endpoint-slices.js';
 import { inferencePoolSpec, readyPodIp } from '../objects/inference-pool.js';
 import { selectorMatches } from '../objects/read.js';
 
@@ -84,27 +85,4 @@ function inferencePool(ctx: Ctx, ns: string, name: string): InferencePoolTargetI
   // none ready leaves the URL empty, and failureMode decides.
   const [first] = readyEndpoints(ctx, ns, picker.name, portName);
   return { ...out, pickerUrl: first ? `grpc://${first}` : '', pickerFailOpen: picker.failOpen, hasPicker: true };
-}
-
-/** `ip:port` of the ready endpoints the Service's EndpointSlices list for its port `portName`; sorted. */
-function readyEndpoints(ctx: Ctx, ns: string, service: string, portName: string): string[] {
-  const out = new Set<string>();
-  for (const key of lookup(ctx, 'byNamespace', `EndpointSlice/${ns}`)) {
-    const slice = read(ctx, 'EndpointSlice', key);
-    const o = slice?.obj as { endpoints?: unknown; ports?: unknown } | undefined;
-    if (!slice || slice.obj.metadata.labels?.['kubernetes.io/service-name'] !== service) continue;
-    const ports = Array.isArray(o?.ports) ? (o.ports as { name?: string; port?: number }[]) : [];
-    const port = ports.find((p) => (p.name ?? '') === portName)?.port;
-    if (!port) continue;
-    for (const e of Array.isArray(o?.endpoints) ? (o.endpoints as SliceEndpoint[]) : []) {
-      if (e.conditions?.ready === false) continue;
-      for (const ip of e.addresses ?? []) out.add(ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
-    }
-  }
-  return [...out].sort();
-}
-
-interface SliceEndpoint {
-  addresses?: string[];
-  conditions?: { ready?: boolean };
 }

@@ -4,6 +4,7 @@ import { aiProviderSettings, fieldTransformations } from '../backends/backend-ai
 import { modelAuth, type ModelAuth } from './model-auth.js';
 import { promptGuardLookup, promptGuardRefProblems, translatePromptGuard } from '../backends/prompt-guard.js';
 import { modelBackend, type ModelBackend } from './model-backend.js';
+import { inferencePoolPiece } from './inference-pool-status.js';
 import { modelConnection, type ModelConnection } from './model-connection.js';
 import { DEFAULT_BASE, MODEL_KINDS, SETTINGS_KEY, modelRefusals, settingsOf } from './model-refusals.js';
 
@@ -82,6 +83,7 @@ function translateModel(
     spec,
   );
   const parentNames: string[] = [];
+  const onGateway = { seen: false, attached: false, why: '' };
   // Invalid but setting security fields: served as a model that refuses every request (issue 31).
   const closed = invalidObjectRefusals('GwModel', m);
   (uncheckedModelSpec(m.obj.spec).parentRefs ?? []).forEach((ref) => {
@@ -91,6 +93,9 @@ function translateModel(
     if (!target) return;
     const { names, why } = target;
     const ok = m.problems.length === 0 && why === '' && names.length > 0;
+    onGateway.seen = true;
+    onGateway.attached ||= ok;
+    onGateway.why ||= why;
     const closes = closed.length
       ? `; it sets ${closed.map(closedFieldName).join(', ')}, so requests for this model answer 503 policy_not_enforced until it is fixed`
       : '';
@@ -128,6 +133,8 @@ function translateModel(
     });
     if (ok || (closed.length > 0 && why === '')) parentNames.push(...names);
   });
+  const pool = onGateway.seen ? inferencePoolPiece(ctx, gw, m, spec, backend, onGateway) : undefined;
+  if (pool) piece(...pool);
   if (parentNames.length === 0) return undefined;
   if (!spec) return closed.length ? closedModel(m, parentNames, closed) : undefined;
   return validModel(m, spec, parentNames, credential, guard, { backend, connection });

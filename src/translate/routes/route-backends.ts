@@ -15,6 +15,8 @@ import { mcpGuardrails, refuseTargetGuardrails } from '../backends/mcp-guardrail
 import { edgePromptGuard, promptGuardLookup } from '../backends/prompt-guard.js';
 import type { BackendFull, GwBackendSpec } from '../../api/index.js';
 import { memo, readAny, type Ctx } from '../objects/context.js';
+import { serviceEndpoints } from '../objects/endpoint-slices.js';
+import { parseDurationMs } from '../../ir/duration.js';
 import { serviceSpec, type RouteRule } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
 import { referenceAllowed } from '../objects/refs.js';
@@ -130,7 +132,10 @@ function edgeTarget(ctx: Ctx, r: ResolvedRef, sink: RouteSink): EdgeTarget {
   if (r.kind === 'Service') {
     const port = r.port;
     const name = serviceBackendName(ns, e.obj.metadata.name, port);
-    if (!sink.backends.has(name)) sink.backends.set(name, translateService(ns, e.obj.metadata.name, port));
+    if (!sink.backends.has(name)) {
+      const endpoints = serviceEndpoints(ctx, ns, e.obj.metadata.name, port);
+      sink.backends.set(name, translateService(ns, e.obj.metadata.name, port, endpoints));
+    }
     const levels = atts
       .filter((a) => a.sectionName === undefined || a.sectionName === String(port))
       .map((attachment) => ({
@@ -198,6 +203,9 @@ export function backendRef(
   refuseTargetGuardrails(out, merged, subMerged);
   const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
+  const timeout = requestTimeoutOf(irBackend, merged, subMerged);
+  if (timeout.ms) out.requestTimeoutMs = timeout.ms;
+  if (timeout.perTarget) out.targetRequestTimeoutMs = timeout.perTarget;
   // node:http2 speaks only h2: a list without it would make every connection fail after the handshake.
   const alpn = out.tls?.alpnProtocols ?? [];
   if (http.version === 'HTTP2' && alpn.length > 0 && !alpn.includes('h2'))
@@ -275,6 +283,32 @@ function httpVersionOf(
     return { refusals };
   }
   return { version: version === 'HTTP2' ? 'HTTP2' : 'HTTP1', refusals };
+}
+
+/**
+ * `backend.http.requestTimeout` of the edge: each try's deadline on an HTTP backend (the forwarder), the bound
+ * of each call to a target on an MCP edge, with a target's own setting (its `policies.http` or a
+ * sectionName-targeted GwPolicy) in a map beside it; an AI edge's providers carry their own (backend-ai.ts).
+ */
+function requestTimeoutOf(
+  irBackend: BackendInput | undefined,
+  merged: EffectivePolicy,
+  subMerged: Record<string, EffectivePolicy>,
+): { ms?: number; perTarget?: Record<string, number> } {
+  if (irBackend?.kind === 'ai') return {};
+  const msOf = (m: EffectivePolicy): number => {
+    const timeout = m.fields['backend.http']?.requestTimeout;
+    return timeout ? (parseDurationMs(timeout) ?? 0) : 0;
+  };
+  let perTarget: Record<string, number> | undefined;
+  if (irBackend?.kind === 'mcp')
+    for (const [name, m] of Object.entries(subMerged)) {
+      const ms = msOf(m);
+      if (ms && m.provenance['backend.http']?.source !== merged.provenance['backend.http']?.source)
+        (perTarget ??= {})[name] = ms;
+    }
+  const ms = msOf(merged);
+  return { ...(ms ? { ms } : {}), ...(perTarget ? { perTarget } : {}) };
 }
 
 /** Upstream TLS of the edge: a Gw `backend.tls` on it, else the Service's BackendTLSPolicy. */

@@ -14,6 +14,7 @@ import { authorizationCelWarningLines } from '../objects/validate-gw.js';
 import { refusalText, type FieldRefusal } from '../../coverage/index.js';
 import { specRefusals } from './spec-refusals.js';
 import { modelRefusals } from '../models/model-refusals.js';
+import { inferencePoolParents } from '../models/inference-pool-status.js';
 import { newCtx, type TranslateOptions } from '../objects/context.js';
 import { translateGwBackend } from '../backends/backends.js';
 import { gatewayClassSpec } from '../objects/gateway-api.js';
@@ -77,6 +78,10 @@ export function objectStatus(
       const refused = enforcedCondition(refusalText(modelRefusals(e)), '', gen, now);
       const parents = parentsOf(pieces).slice(0, MAX_MODEL_PARENTS);
       return { parents: refused ? parents.map((p) => ({ ...p, conditions: [...p.conditions, refused] })) : parents };
+    }
+    case 'InferencePool': {
+      const parents = inferencePoolParents(pieces);
+      return parents.length ? { parents } : undefined;
     }
     case 'GwBackend':
       return { conditions: backendConditions(store, e, problemText, options).slice(0, MAX_BACKEND_CONDITIONS) };

@@ -1,7 +1,8 @@
 // GwModel custom.backendRef to a real InferencePool (CRD from the extension's Go module) against a real API
 // server: the controller with --enable-models --enable-inference-extension watches the pool and its Pods,
 // counts the ready ones (readiness is Pod status, written here through the status subresource as a kubelet
-// would: this API server runs no kubelet), and says when the pool is gone.
+// would: this API server runs no kubelet), writes the pool's status.parents beside another controller's,
+// and says when the pool is gone.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { KubeClient } from '../../../src/controller/kube-client.js';
@@ -132,6 +133,49 @@ describe('GwModel backendRef to an InferencePool', () => {
     });
     const one = await resolvedRefs((c) => (c.message ?? '').includes('1 ready endpoint'), 'the Ready Pod counted');
     expect(one.message).toContain(`InferencePool ${ns()}/llama has 1 ready endpoint`);
+  });
+
+  it("writes the pool's status.parents for its Gateway, keeping another controller's entry", async () => {
+    const other = {
+      parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: ns(), name: 'elsewhere' },
+      controllerName: 'example.net/other-controller',
+      conditions: [
+        {
+          type: 'Accepted',
+          status: 'True',
+          reason: 'Accepted',
+          message: 'theirs',
+          lastTransitionTime: new Date().toISOString(),
+        },
+      ],
+    };
+    // Another controller writes its entry alone (a merge patch replaces the list): ours must come back beside it.
+    await new KubeClient(kc).request(
+      'PATCH',
+      `/apis/inference.networking.k8s.io/v1/namespaces/${ns()}/inferencepools/llama/status`,
+      { contentType: 'application/merge-patch+json', body: { status: { parents: [other] } } },
+    );
+    const parents = await eventually(
+      async () => {
+        const pool = await read(kc, POOL_API, 'InferencePool', 'llama', ns());
+        const list = (pool.status as { parents?: Obj[] } | undefined)?.parents ?? [];
+        const ours = list.find((p) => p.controllerName === controllerName);
+        const theirs = list.find((p) => p.controllerName === other.controllerName);
+        return ours && theirs ? { ours, theirs } : undefined;
+      },
+      60_000,
+      'our parent entry beside theirs',
+    );
+    expect(parents.ours.parentRef).toEqual({
+      group: 'gateway.networking.k8s.io',
+      kind: 'Gateway',
+      namespace: ns(),
+      name: 'web',
+    });
+    const conds = conditionsOf({ conditions: parents.ours.conditions });
+    expect(conds.find((c) => c.type === 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(conds.find((c) => c.type === 'ResolvedRefs')).toMatchObject({ status: 'True', reason: 'ResolvedRefs' });
+    expect(conditionsOf({ conditions: parents.theirs.conditions })[0]?.message).toBe('theirs');
   });
 
   it('says BackendNotFound once the pool is deleted', async () => {

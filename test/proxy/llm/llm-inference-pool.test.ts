@@ -2,8 +2,11 @@
 // loopback OpenAI stand-ins (fake-vendors.ts) play the pool's model servers: one Pod stand-in at 127.0.0.1
 // with two targetPorts, one per server. The endpoint picker is the real test ext_proc server (test/extproc,
 // `-epp` mode), reached through its Service's EndpointSlice at 127.0.0.1; it is told to choose the second
-// server, so a proxy that ignored it and took turns would send half the requests to the first.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// server, so a proxy that ignored it and took turns would send half the requests to the first. A second picker
+// names a closed port of the pool first and its choice as the fallback (metadata
+// x-gateway-destination-endpoint-fallback): served only if the proxy reads that key.
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExtProcServer, bodyOf, headerOf } from '../ext/ext-proc-server.js';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
 import { GATEWAY, chat, gwModel, modelRoute, startLlmProxy, type LlmProxy } from './llm-harness.js';
@@ -55,24 +58,44 @@ ${gwModel(
 )}`;
 }
 
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
 describe('GwModel backendRef to an InferencePool', () => {
   let a: FakeVendor, b: FakeVendor;
   let epp: ExtProcServer;
+  let fallbackEpp: ExtProcServer;
+  let dead: number;
   let proxy: LlmProxy;
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startFakeVendor('openai'), startFakeVendor('openai')]);
     epp = await ExtProcServer.start(['-epp', '-epp-prefer', `127.0.0.1:${b.port}`, '-epp-model', 'chosen-by-epp']);
+    dead = await closedPort();
+    fallbackEpp = await ExtProcServer.start([
+      '-epp',
+      '-epp-prefer',
+      `127.0.0.1:${b.port}`,
+      '-epp-primary',
+      `127.0.0.1:${dead}`,
+    ]);
     const unreachable = 1; // nothing listens on port 1 of loopback
+    const fallback = pool('fallback', [dead, b.port], { port: Number(new URL(fallbackEpp.url).port) });
     proxy = await startLlmProxy(
-      `${GATEWAY}${modelRoute('llm', '/v1')}${pool('picked', [a.port, b.port], { port: Number(new URL(epp.url).port) })}${pool('turns', [a.port, b.port])}${pool('lost', [a.port], { port: unreachable })}${pool('open', [a.port, b.port], { port: unreachable, failureMode: 'FailOpen' })}`,
+      `${GATEWAY}${modelRoute('llm', '/v1')}${pool('picked', [a.port, b.port], { port: Number(new URL(epp.url).port) })}${pool('turns', [a.port, b.port])}${pool('lost', [a.port], { port: unreachable })}${pool('open', [a.port, b.port], { port: unreachable, failureMode: 'FailOpen' })}${fallback}`,
       {},
       { enableInferenceExtension: true },
     );
   });
   afterAll(async () => {
     await proxy?.close();
-    await Promise.all([a?.close(), b?.close(), epp?.close()]);
+    await Promise.all([a?.close(), b?.close(), epp?.close(), fallbackEpp?.close()]);
   });
   afterEach(() => {
     a.received.length = 0;
@@ -102,6 +125,37 @@ describe('GwModel backendRef to an InferencePool', () => {
       'x-gateway-destination-endpoint-subset': [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`].sort(),
     });
     expect(JSON.parse(bodyOf(seen[1]?.requestBody))).toMatchObject({ model: 'picked-llama' });
+  });
+
+  it('tells the picker which endpoint served, with the response status and headers, on the same stream', async () => {
+    const res = await chat(`${proxy.base}/v1/chat/completions`, body('picked-llama'), { 'x-test': 'served' });
+    expect(res.status).toBe(200);
+    const phase = await vi.waitFor(() => {
+      const m = epp.stream('served').find((x) => x.responseHeaders);
+      if (!m) throw new Error('no response phase yet');
+      return m;
+    });
+    expect(phase.metadataContext?.filterMetadata?.['envoy.lb']).toEqual({
+      'x-gateway-destination-endpoint-served': `127.0.0.1:${b.port}`,
+    });
+    expect(headerOf(phase.responseHeaders?.headers, ':status')).toBe('200');
+    expect(headerOf(phase.responseHeaders?.headers, 'content-type')).toContain('application/json');
+  });
+
+  it("falls back to the endpoint under the picker's fallback key when its first choice refuses connections", async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await chat(`${proxy.base}/v1/chat/completions`, body('fallback-llama'), { 'x-test': `fb-${i}` });
+      expect(res.status).toBe(200);
+    }
+    expect(b.received).toHaveLength(2);
+    const phase = await vi.waitFor(() => {
+      const m = fallbackEpp.stream('fb-0').find((x) => x.responseHeaders);
+      if (!m) throw new Error('no response phase yet');
+      return m;
+    });
+    expect(phase.metadataContext?.filterMetadata?.['envoy.lb']).toEqual({
+      'x-gateway-destination-endpoint-served': `127.0.0.1:${b.port}`,
+    });
   });
 
   it('takes the pool endpoints in turn when the pool has no endpoint picker', async () => {

@@ -114,6 +114,17 @@ export interface BackendRef {
    * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
    */
   'targetHealth'?: ({[key: string]: _gw_ir_v1_OutlierDetection});
+  /**
+   * `backend.http.requestTimeout` of an edge to an HTTP backend (static, a2a, Service, dynamicForwardProxy,
+   * AgentCore), in ms: each try's deadline when the route sets no `timeouts.backendRequest`; 0 means none.
+   * On an MCP edge: the bound of each call to a target without an entry in target_request_timeout_ms.
+   */
+  'requestTimeoutMs'?: (number);
+  /**
+   * MCP target name → its own `policies.http.requestTimeout` (or a sectionName-targeted `backend.http`), in ms:
+   * the bound of each call to that target when the route sets no `timeouts`.
+   */
+  'targetRequestTimeoutMs'?: ({[key: string]: number});
 }
 
 export interface BackendRef__Output {
@@ -216,4 +227,15 @@ export interface BackendRef__Output {
    * without an entry uses `health`. An MCP edge's targets form one pool (docs/proxy.md "Passive health").
    */
   'targetHealth': ({[key: string]: _gw_ir_v1_OutlierDetection__Output});
+  /**
+   * `backend.http.requestTimeout` of an edge to an HTTP backend (static, a2a, Service, dynamicForwardProxy,
+   * AgentCore), in ms: each try's deadline when the route sets no `timeouts.backendRequest`; 0 means none.
+   * On an MCP edge: the bound of each call to a target without an entry in target_request_timeout_ms.
+   */
+  'requestTimeoutMs': (number);
+  /**
+   * MCP target name → its own `policies.http.requestTimeout` (or a sectionName-targeted `backend.http`), in ms:
+   * the bound of each call to that target when the route sets no `timeouts`.
+   */
+  'targetRequestTimeoutMs': ({[key: string]: number});
 }
