@@ -13,6 +13,7 @@ import { resolveXdsOptions, runXdsProxy, untilSignal, wantsXds, xdsFlags, xdsHel
 import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
 import { refusalLines } from '../config/refusals.js';
 import { sessionKeysFrom, type SessionKeys } from '../proxy/mcp/session-keys.js';
+import { identityFromEnv } from '../proxy/identity/from-env.js';
 import { reportToPrimary, resolveWorkers, runPrimary, workersFlag, workersHelp } from './proxy-workers.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
@@ -195,6 +196,7 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFil
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
   try {
     const xds = resolveXdsOptions(values, process.env);
+    const identity = identityFromEnv(process.env, log);
     return await runXdsProxy(
       {
         ...xds,
@@ -206,6 +208,7 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFil
         ...ops,
         serverInfo: { name: 'gw', title: 'Gw MCP gateway', version: version() },
         ...(catalogFiles ? { modelCatalogFiles: catalogFiles } : {}),
+        ...(identity ? { identity } : {}),
       },
       log,
       (proxy) => {

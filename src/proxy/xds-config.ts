@@ -11,6 +11,7 @@ import { startOps, type OpsServers } from './ops.js';
 import { ProxyRuntime } from './runtime.js';
 import { createXdsApplier } from './xds-apply.js';
 import type { ProxyLimits } from './limits.js';
+import type { IdentityProvider } from './identity/from-env.js';
 
 export { createXdsApplier } from './xds-apply.js';
 
@@ -38,6 +39,8 @@ export interface XdsProxyOptions {
   sessionKeys?: SessionKeys;
   /** Model catalog files (`--model-catalog`; GwParameters `modelCatalog` in a cluster): see RuntimeOptions. */
   modelCatalogFiles?: readonly string[];
+  /** The workload identity (src/proxy/identity/from-env.ts); closed with the proxy. */
+  identity?: IdentityProvider;
 }
 
 export interface XdsProxy {
@@ -57,6 +60,7 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.sessionKeys ? { sessionKeys: opts.sessionKeys } : {}),
     ...(opts.modelCatalogFiles ? { modelCatalogFiles: opts.modelCatalogFiles } : {}),
+    ...(opts.identity ? { identity: opts.identity.identity } : {}),
   });
   // The readiness check needs the client, which must not connect before the ops ports are bound.
   const holder: { client?: XdsClient } = {};
@@ -96,6 +100,7 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
       c.close();
       await ops.close();
       await runtime.close();
+      opts.identity?.close();
     },
   };
 }
