@@ -284,6 +284,7 @@ export class ProxyRuntime {
       outliers,
       ...(opts.clock ? { clock: opts.clock } : {}),
       catalog: () => this.modelCatalog?.current(),
+      ...(opts.identity ? { identity: opts.identity } : {}),
       ...(opts.streamBufferBytes ? { streamBufferBytes: opts.streamBufferBytes } : {}),
     });
     this.endpoint = {
