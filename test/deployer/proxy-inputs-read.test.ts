@@ -65,7 +65,7 @@ describe('what the deployer renders for the proxy is read by the proxy', () => {
         },
         spiffe: { socketPath: '/run/spire/agent.sock' },
         modelCatalog: { sources: [{ configMap: { name: 'models' } }] },
-        shutdown: { min: '1s', max: '5s' },
+        shutdown: { minDelay: '1s', maxDelay: '5s' },
       },
     },
     options: { controllerService: { name: 'gw', namespace: 'gw-system' }, proxyImage: { repository: 'proxy' } },
