@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op ratelimit go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op ratelimit spire go crds gateway-api-schemas run run-llm run-standalone bench clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -87,8 +87,12 @@ zitadel-op: go
 ratelimit: go
 	cd test/ratelimit && go build -trimpath -o bin/gw-ratelimit .
 
+# The workload-identity tests' SPIRE server and agent (github.com/spiffe/spire's own CLIs in one binary; test/spire).
+spire: go
+	cd test/spire && go build -trimpath -o bin/gw-spire .
+
 # The Go-built servers the unit suite (and the Node-majors run) start.
-GO_TOOLS := otelcol extproc opa forwardproxy zitadel-op ratelimit
+GO_TOOLS := otelcol extproc opa forwardproxy zitadel-op ratelimit spire
 
 # Each suite's command, shared by its own target and by `make test` (which builds everything once first).
 UNIT_RUN = mkdir -p $(REPORTS) && $(BIN)/vitest run --exclude 'test/e2e/**' --reporter=default --reporter=json --outputFile.json=$(REPORTS)/unit.json

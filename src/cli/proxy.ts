@@ -22,6 +22,7 @@ import {
 import { limitFlags, limitsHelp, resolveLimits } from './proxy-limits.js';
 import { refusalLines } from '../config/refusals.js';
 import { sessionKeysFrom, type SessionKeys } from '../proxy/mcp/session-keys.js';
+import { identityFromEnv } from '../proxy/identity/from-env.js';
 import { reportToPrimary, resolveWorkers, runPrimary, workersFlag, workersHelp } from './proxy-workers.js';
 
 const help = `Usage: gw proxy -f <config.yaml> [options]
@@ -206,6 +207,7 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFil
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
   try {
     const xds = resolveXdsOptions(values, process.env);
+    const identity = identityFromEnv(process.env, log);
     return await runXdsProxy(
       {
         ...xds,
@@ -219,6 +221,7 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFil
         ...(catalogFiles ? { modelCatalogFiles: catalogFiles } : {}),
         // Workers share the admin port like the listeners; each answers with its own session count.
         ...(xds.admin && cluster.worker ? { admin: { ...xds.admin, worker: cluster.worker.id } } : {}),
+        ...(identity ? { identity } : {}),
       },
       log,
       (proxy) => {

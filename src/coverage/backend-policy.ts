@@ -27,7 +27,7 @@ export const backendAuth: CoverageTable = guarding({
 /** Upstream TLS: who the proxy talks to and who can read it. */
 export const backendTls: CoverageTable = guarding({
   'tls.caCertificateRefs[].*': enforced('BackendTls.caPem'),
-  'tls.certificateSource': enforced('BackendTls.clientCertChainPem'),
+  'tls.certificateSource': enforced('BackendTls.workloadIdentity'),
   'tls.mtlsCertificateRef[].*': enforced('BackendTls.clientCertChainPem'),
   'tls.sni': enforced('BackendTls.sni'),
   'tls.insecureSkipVerify': enforced('BackendTls.insecureSkipVerify'),

@@ -15,8 +15,12 @@ export const gwParametersCoverage: CoverageTable = {
   'spec.env[].*': deployer,
   'spec.resources.*': deployer,
   'spec.logging.*': deployer,
-  'spec.istio.*': deployer,
-  'spec.spiffe.*': deployer,
+  'spec.istio.*': controlPlane(
+    'deployer → GW_ISTIO_ENABLED, CA_ADDR, TRUST_DOMAIN, istio-ca token and root mounts; src/proxy/identity/istio-ca.ts requests the mesh certificate (network is not read yet)',
+  ),
+  'spec.spiffe.*': controlPlane(
+    'deployer → SPIFFE_ENDPOINT_SOCKET and the CSI socket mount; src/proxy/identity/workload-api.ts fetches the SVID and bundles',
+  ),
   'spec.rawConfig.logging.*': controlPlane('deployer: merged under spec.logging into the proxy log settings'),
   'spec.rawConfig.shutdown.*': controlPlane('deployer: merged under spec.shutdown into the bootstrap file'),
   'spec.rawConfig.limits.*': controlPlane(

@@ -105,6 +105,8 @@ function controllerEnv(ctx: PodContext): Array<JsonObject & { name: string }> {
   const { istio, spiffe } = ctx.typed;
   if (istio?.enabled) {
     env.push({ name: 'GW_ISTIO_ENABLED', value: 'true' });
+    // The proxy's mesh identity is spiffe://<trust domain>/ns/<POD_NAMESPACE>/sa/<SERVICE_ACCOUNT>.
+    env.push({ name: 'SERVICE_ACCOUNT', ...fieldRef('spec.serviceAccountName') });
     if (istio.caAddress) env.push({ name: 'CA_ADDR', value: istio.caAddress });
     if (istio.trustDomain) env.push({ name: 'TRUST_DOMAIN', value: istio.trustDomain });
     if (istio.additionalTrustDomains?.length)

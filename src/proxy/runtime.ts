@@ -26,6 +26,7 @@ import { ModelCatalogStore } from './llm/catalog-store.js';
 import { SessionRegistry } from './mcp/sessions.js';
 import type { SessionKeys } from './mcp/session-keys.js';
 import { checkSnapshot } from './snapshot-check.js';
+import type { WorkloadIdentity } from './identity/workload-identity.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { OutlierDetector } from './policy/outlier.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
@@ -145,6 +146,8 @@ export interface RuntimeOptions {
   extAuthTimeoutMs?: number;
   /** Model catalog files (`--model-catalog`, GwParameters `modelCatalog`): read at start (a bad one throws), reloaded on change. */
   modelCatalogFiles?: readonly string[];
+  /** The proxy's SPIFFE / Istio identity (src/proxy/identity), for `certificateSource: SPIFFE` edges and listeners. */
+  identity?: WorkloadIdentity;
 }
 
 /** What a bind's server is created with; `apply` swaps them on a running one. */
@@ -278,6 +281,7 @@ export class ProxyRuntime {
       outliers,
       selfPorts: () => [...this.ports.values()].map((b) => b.port),
       ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.identity ? { identity: opts.identity } : {}),
     });
 
     // Built at start-up so a bad GUARDRAIL_WEBHOOK_* value stops the proxy before it serves anything.
@@ -294,6 +298,7 @@ export class ProxyRuntime {
       outliers,
       ...(opts.clock ? { clock: opts.clock } : {}),
       catalog: () => this.modelCatalog?.current(),
+      ...(opts.identity ? { identity: opts.identity } : {}),
       ...(opts.streamBufferBytes ? { streamBufferBytes: opts.streamBufferBytes } : {}),
     });
     this.endpoint = {

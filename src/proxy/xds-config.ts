@@ -14,6 +14,7 @@ import type { ProxyLimits } from './limits.js';
 import { startAdmin, type AdminServer } from './admin/server.js';
 import { proxyAdminApi, trackXds } from './admin/api.js';
 import { uiDir } from './admin/ui-dir.js';
+import type { IdentityProvider } from './identity/from-env.js';
 
 export { createXdsApplier } from './xds-apply.js';
 
@@ -44,6 +45,8 @@ export interface XdsProxyOptions {
   /** The web UI and its API (`--admin-address`, docs/ui.md); unset: none. */
   /** `optional`: the built-in default, not asked for; failing to bind it logs a warning instead of stopping. */
   admin?: { address: string; tokenFile?: string; worker?: number; optional?: boolean };
+  /** The workload identity (src/proxy/identity/from-env.ts); closed with the proxy. */
+  identity?: IdentityProvider;
 }
 
 export interface XdsProxy {
@@ -64,6 +67,7 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.sessionKeys ? { sessionKeys: opts.sessionKeys } : {}),
     ...(opts.modelCatalogFiles ? { modelCatalogFiles: opts.modelCatalogFiles } : {}),
+    ...(opts.identity ? { identity: opts.identity.identity } : {}),
   });
   // The readiness check needs the client, which must not connect before the ops ports are bound.
   const holder: { client?: XdsClient } = {};
@@ -114,6 +118,7 @@ export async function startXdsProxy(opts: XdsProxyOptions): Promise<XdsProxy> {
       await admin?.close();
       await ops.close();
       await runtime.close();
+      opts.identity?.close();
     },
   };
 }

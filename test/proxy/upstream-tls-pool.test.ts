@@ -16,6 +16,7 @@ const settings = (o: Partial<BackendTls> = {}): BackendTls => ({
   source: 'GwPolicy default/p',
   alpnProtocols: [],
   keyExchangeGroups: [],
+  workloadIdentity: false,
   ...o,
 });
 

@@ -75,6 +75,7 @@ import {
   transformRequest,
 } from './transform-forward.js';
 import { bufferResponse } from '../policy/buffer.js';
+import type { WorkloadIdentity } from '../identity/workload-identity.js';
 import { UpstreamTlsPool } from './upstream-tls.js';
 import { agentCoreCall, agentCoreTargetOf, type AgentCoreTarget } from './agentcore.js';
 import { CONNECTION_SPECIFIC } from './h2-compat.js';
@@ -174,6 +175,8 @@ export interface ForwardRoute {
 export interface ForwarderOptions {
   log: Logger;
   metrics: ProxyMetrics;
+  /** The proxy's workload identity, for `certificateSource: SPIFFE` backends (src/proxy/identity). */
+  identity?: WorkloadIdentity;
   /** Uniform in [0, 1): the weighted pick. Injected so tests can pin it. */
   random?: () => number;
   connectTimeoutMs?: number;
@@ -415,6 +418,7 @@ export class HttpForwarder {
     });
     this.tls = new UpstreamTlsPool({
       log: opts.log,
+      ...(opts.identity ? { identity: opts.identity } : {}),
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 300_000,
     });

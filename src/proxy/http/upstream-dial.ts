@@ -39,7 +39,7 @@ export class TunnelRefused extends Error {
 
 /** Whether requests of this plan go to the proxy in absolute form (Auto mode, plaintext backend). */
 export const absoluteForm = (plan: DialPlan): boolean =>
-  plan.tunnel !== undefined && !plan.tunnel.connectAlways && plan.tls === undefined;
+  plan.tunnel !== undefined && !plan.tunnel.connectAlways && plan.tlsSettings === undefined;
 
 /** The connection settings of one upstream as the IR carries them (an edge, an MCP target, an AI provider). */
 export interface UpstreamConnection {
@@ -50,11 +50,18 @@ export interface UpstreamConnection {
 
 /** The dial plan of these settings; `tlsOptions` makes Node's TLS options of the settings (upstream-tls.ts). */
 export function dialPlan(c: UpstreamConnection, tlsOptions: (tls: BackendTls) => ConnectionOptions): DialPlan {
-  return {
+  const plan: DialPlan = {
     ...(c.tunnel ? { tunnel: c.tunnel } : {}),
     ...(c.tcp ? { tcp: c.tcp } : {}),
-    ...(c.tls ? { tls: tlsOptions(c.tls), tlsSettings: c.tls } : {}),
+    ...(c.tls && !c.tls.workloadIdentity ? { tls: tlsOptions(c.tls), tlsSettings: c.tls } : {}),
   };
+  const identityTls = c.tls?.workloadIdentity ? c.tls : undefined;
+  if (identityTls) {
+    plan.tlsSettings = identityTls;
+    // Made at each dial: a rotated workload identity reaches new connections (and none is made without one).
+    Object.defineProperty(plan, 'tls', { get: () => tlsOptions(identityTls), enumerable: true });
+  }
+  return plan;
 }
 
 /** Whether an upstream's settings need this dialer rather than a plain agent or the TLS pool (upstream-tls.ts). */

@@ -10,6 +10,8 @@ import { Agent, buildConnector } from './undici.js';
 import type { BackendTls, Snapshot } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
 import { opensslGroups } from './tls-settings.js';
+import { NO_IDENTITY, SPIFFE_ID_REFUSED, identityClientOptions } from '../identity/identity-tls.js';
+import type { WorkloadIdentity } from '../identity/workload-identity.js';
 
 export interface UpstreamTlsOptions {
   log: Logger;
@@ -17,6 +19,8 @@ export interface UpstreamTlsOptions {
   headersTimeoutMs: number;
   /** A dispatcher unused this long (no request started) is closed; in-flight requests still finish. */
   idleCloseMs?: number;
+  /** The proxy's SPIFFE / Istio identity, for `certificateSource: SPIFFE` edges; unset: such edges fail. */
+  identity?: WorkloadIdentity;
 }
 
 interface Entry {
@@ -84,6 +88,12 @@ export class UpstreamTlsPool {
   connectOptions(backend: string, host: string, tls: BackendTls): ConnectionOptions {
     this.warnInsecure(backend, tls);
     const skip = tls.insecureSkipVerify;
+    if (tls.workloadIdentity)
+      return {
+        servername: tls.sni || (isIP(host) ? '' : host),
+        ...identityClientOptions(this.opts.identity, spiffeIds(tls)),
+        ...handshakeOptions(tls),
+      };
     return {
       servername: tls.sni || (isIP(host) ? '' : host),
       ...(tls.caPem ? { ca: tls.caPem } : {}),
@@ -109,6 +119,7 @@ export class UpstreamTlsPool {
     const skip = tls.insecureSkipVerify;
     // Without an explicit name undici would send the client's Host header as SNI; an IP gets no SNI at all.
     const servername = tls.sni || (isIP(host) ? '' : host);
+    if (tls.workloadIdentity) return this.buildWithIdentity(servername, tls);
     const base = buildConnector({
       timeout: this.opts.connectTimeoutMs,
       ...(tls.caPem ? { ca: tls.caPem } : {}),
@@ -124,6 +135,46 @@ export class UpstreamTlsPool {
           socket?.on('error', (e: { code?: unknown }) => this.remember(socket.localPort, e.code));
           cb(err as Error, socket as never);
         }),
+      headersTimeout: this.opts.headersTimeoutMs,
+      bodyTimeout: 0,
+      keepAliveTimeout: 30_000,
+      connections: 1024,
+    });
+  }
+
+  /**
+   * A `certificateSource: SPIFFE` dispatcher: each new connection takes the identity current at its
+   * handshake (a rotation reaches new connections; pooled ones keep the certificate they were made with).
+   */
+  private buildWithIdentity(servername: string, tls: BackendTls): Agent {
+    let made: { generation: number; connect: ReturnType<typeof buildConnector> } | undefined;
+    const connector = (): ReturnType<typeof buildConnector> => {
+      const generation = this.opts.identity?.generation ?? -1;
+      if (made?.generation !== generation)
+        made = {
+          generation,
+          connect: buildConnector({
+            timeout: this.opts.connectTimeoutMs,
+            ...identityClientOptions(this.opts.identity, spiffeIds(tls)),
+            ...(tls.keyExchangeGroups?.length ? { ecdhCurve: handshakeOptions(tls).ecdhCurve } : {}),
+          }),
+        };
+      return made.connect;
+    };
+    return new Agent({
+      connect: (o, cb) => {
+        let base: ReturnType<typeof buildConnector>;
+        try {
+          base = connector();
+        } catch (err) {
+          cb(err as Error, null);
+          return;
+        }
+        base({ ...o, servername }, (err, socket) => {
+          socket?.on('error', (e: { code?: unknown }) => this.remember(socket.localPort, e.code));
+          cb(err as Error, socket as never);
+        });
+      },
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: 0,
       keepAliveTimeout: 30_000,
@@ -182,6 +233,11 @@ function identityCheck(
   };
 }
 
+/** The SPIFFE IDs a `certificateSource: SPIFFE` edge accepts: the URIs of verifySubjectAltNames. */
+function spiffeIds(tls: BackendTls): string[] {
+  return tls.verifySubjectAltNames.filter((n) => n.startsWith('spiffe://'));
+}
+
 /** The settings' identity: a hash, so the map never holds key material as a string key. */
 function settingsKey(backend: string, host: string, tls: BackendTls): string {
   const h = createHash('sha256');
@@ -195,6 +251,7 @@ function settingsKey(backend: string, host: string, tls: BackendTls): string {
     ...tls.verifySubjectAltNames,
     `alpn ${(tls.alpnProtocols ?? []).join(',')}`,
     `groups ${(tls.keyExchangeGroups ?? []).join(',')}`,
+    `identity ${tls.workloadIdentity === true}`,
   ])
     h.update(part).update('\0');
   return `${backend}\0${h.digest('hex')}`;
@@ -223,6 +280,8 @@ export function tlsFailureReason(err: unknown): string | undefined {
     return 'the backend certificate is expired or not yet valid';
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'the backend certificate does not match the host name';
   if (code === SAN_MISMATCH) return 'the backend certificate carries none of verifySubjectAltNames';
+  if (code === SPIFFE_ID_REFUSED) return 'the backend SPIFFE ID is not allowed or not anchored in its trust bundle';
+  if (code === NO_IDENTITY) return 'the proxy has no workload identity for certificateSource SPIFFE';
   if (code.startsWith('ERR_SSL_') && code.includes('CERTIFICATE_REQUIRED'))
     return 'the backend requires a client certificate';
   if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return 'the handshake failed';
@@ -265,6 +324,8 @@ export function backendTlsProblems(snapshot: Snapshot, source: string): Problem[
 
 /** What makes these TLS settings unusable (unparseable PEM, a certificate without its key), or undefined. */
 export function tlsSettingsProblem(tls: BackendTls): string | undefined {
+  if (tls.workloadIdentity && (tls.caPem || tls.clientCertChainPem || tls.clientPrivateKeyPem))
+    return 'workload_identity takes the CA and client certificate from the proxy identity; ca_pem and client_* must be empty';
   if (!tls.clientCertChainPem !== !tls.clientPrivateKeyPem)
     return 'must set both client_cert_chain_pem and client_private_key_pem, or neither';
   const groups = opensslGroups(tls.keyExchangeGroups ?? []);

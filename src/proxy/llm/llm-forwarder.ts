@@ -1,6 +1,7 @@
 // The LLM data plane: an OpenAI chat-completions request on an `ai` route is checked, shaped per provider,
 // guarded and sent to the first healthy provider, failing over across providers and priority groups
 // until a response starts. Behaviour: docs/proxy.md "LLM backends".
+import type { WorkloadIdentity } from '../identity/workload-identity.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -72,6 +73,8 @@ import { requestCopy, type ExtAuthClient } from '../auth/ext-auth.js';
 import { authorizeEdge } from '../auth/edge-ext-auth.js';
 
 export interface LlmForwarderOptions {
+  /** The proxy's workload identity, for providers with `tls.certificateSource: SPIFFE` (src/proxy/identity). */
+  identity?: WorkloadIdentity;
   log: Logger;
   metrics: ProxyMetrics;
   /** Milliseconds now (provider backoff); injected by tests. */
@@ -189,6 +192,7 @@ export class LlmForwarder {
     });
     this.tls = new UpstreamTlsPool({
       log: opts.log,
+      ...(opts.identity ? { identity: opts.identity } : {}),
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: headersTimeout,
     });

@@ -48,6 +48,7 @@ export const SYSTEM_ROOTS: BackendTls = {
   source: 'vendor default',
   alpnProtocols: [],
   keyExchangeGroups: [],
+  workloadIdentity: false,
 };
 
 export const ANTHROPIC_VERSION = '2023-06-01';

@@ -23,11 +23,6 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
   const source = merged.provenance['backend.tls']?.source ?? '';
   const ns = namespaceOf(source);
   const at = (field: string) => `${source ? `${source} ` : ''}backend.tls.${field}`;
-  if (tls.certificateSource === 'SPIFFE')
-    return {
-      ok: false,
-      message: `${at('certificateSource')}: SPIFFE is not supported; use Inline with mtlsCertificateRef and caCertificateRefs`,
-    };
   const out: BackendTlsInput = {
     caPem: '',
     clientCertChainPem: '',
@@ -38,6 +33,9 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
     source,
     ...(tls.alpnProtocols?.length ? { alpnProtocols: [...tls.alpnProtocols] } : {}),
     ...(tls.keyExchangeGroups?.length ? { keyExchangeGroups: [...tls.keyExchangeGroups] } : {}),
+    // The CRD's CEL rule keeps mtlsCertificateRef and caCertificateRefs unset with SPIFFE; the proxy
+    // supplies both from its workload identity (docs/proxy.md "Workload identity").
+    ...(tls.certificateSource === 'SPIFFE' ? { workloadIdentity: true } : {}),
   };
   const mtls = tls.mtlsCertificateRef?.[0];
   if (mtls) {

@@ -41,6 +41,13 @@ export interface BackendTls {
    * `keyExchangeGroups` (the API's names, e.g. X25519_MLKEM768); empty means OpenSSL's defaults.
    */
   'keyExchangeGroups'?: (string)[];
+  /**
+   * `certificateSource: SPIFFE`: the client certificate is the proxy's workload identity (SPIFFE SVID, or the
+   * Istio mesh certificate) and the server is verified against its trust bundles; ca_pem and the client
+   * certificate fields are then empty. The server's SPIFFE ID must be one of verify_subject_alt_names' URIs,
+   * or, when none are given, any ID of the proxy's own trust domain. A proxy without an identity refuses it.
+   */
+  'workloadIdentity'?: (boolean);
 }
 
 /**
@@ -82,4 +89,11 @@ export interface BackendTls__Output {
    * `keyExchangeGroups` (the API's names, e.g. X25519_MLKEM768); empty means OpenSSL's defaults.
    */
   'keyExchangeGroups': (string)[];
+  /**
+   * `certificateSource: SPIFFE`: the client certificate is the proxy's workload identity (SPIFFE SVID, or the
+   * Istio mesh certificate) and the server is verified against its trust bundles; ca_pem and the client
+   * certificate fields are then empty. The server's SPIFFE ID must be one of verify_subject_alt_names' URIs,
+   * or, when none are given, any ID of the proxy's own trust domain. A proxy without an identity refuses it.
+   */
+  'workloadIdentity': (boolean);
 }

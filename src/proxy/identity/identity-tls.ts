@@ -1,0 +1,82 @@
+// TLS settings made from the proxy's workload identity: the client side of `certificateSource: SPIFFE`
+// backends, and (peer-verification) the check that the other side's SPIFFE ID is one that is allowed and
+// that its chain ends in the bundle of that ID's own trust domain (a federated CA cannot vouch for another domain).
+import { X509Certificate } from 'node:crypto';
+import type { ConnectionOptions, PeerCertificate } from 'node:tls';
+import { trustDomainOf, spiffeIdOf, type IdentitySnapshot, type WorkloadIdentity } from './workload-identity.js';
+
+/** Error codes the forwarder turns into reasons (upstream-tls.ts tlsFailureReason). */
+export const NO_IDENTITY = 'ERR_GW_NO_WORKLOAD_IDENTITY';
+export const SPIFFE_ID_REFUSED = 'ERR_GW_SPIFFE_ID_REFUSED';
+
+/** Every trust domain's CA certificates in one PEM bundle, for OpenSSL's chain building. */
+export function allBundlesPem(s: IdentitySnapshot): string {
+  return [...s.bundles.values()].join('');
+}
+
+/**
+ * Options of a client connection presenting the current identity and verifying the server by SPIFFE ID:
+ * one of `allowedIds` (URIs of verifySubjectAltNames), or any ID of the proxy's own trust domain when none
+ * are given. Throws (code NO_IDENTITY) when the proxy has no identity yet: the connection is not made.
+ */
+export function identityClientOptions(
+  identity: WorkloadIdentity | undefined,
+  allowedIds: readonly string[],
+): ConnectionOptions {
+  const s = identity?.current;
+  if (!s)
+    throw Object.assign(
+      new Error(
+        identity
+          ? 'the proxy has not received its workload identity yet'
+          : 'the proxy has no workload identity (SPIFFE_ENDPOINT_SOCKET and GW_ISTIO_ENABLED are unset)',
+      ),
+      { code: NO_IDENTITY },
+    );
+  // Fail closed rather than present a certificate every peer would refuse (the source is retrying meanwhile).
+  if (s.certificate.expiresAt <= Date.now())
+    throw Object.assign(new Error('the workload identity has expired and was not renewed'), { code: NO_IDENTITY });
+  return {
+    cert: s.certificate.certChainPem,
+    key: s.certificate.privateKeyPem,
+    ca: allBundlesPem(s),
+    rejectUnauthorized: true,
+    checkServerIdentity: (_host, cert) => peerIdProblem(s, allowedIds, cert),
+  };
+}
+
+/** Why a verified peer chain is not acceptable, or undefined when it is. */
+export function peerIdProblem(
+  s: IdentitySnapshot,
+  allowedIds: readonly string[],
+  cert: PeerCertificate,
+): Error | undefined {
+  const refused = (message: string) => Object.assign(new Error(message), { code: SPIFFE_ID_REFUSED });
+  const id = spiffeIdOf(cert);
+  const td = id && trustDomainOf(id);
+  if (!id || !td) return refused('the peer certificate carries no SPIFFE ID');
+  const own = trustDomainOf(s.certificate.spiffeId);
+  const allowed = allowedIds.length > 0 ? allowedIds.includes(id) : td === own;
+  if (!allowed) return refused('the peer SPIFFE ID is not one of those allowed');
+  if (!chainEndsIn(cert, s.bundles.get(td)))
+    return refused("the peer chain is not anchored in its trust domain's bundle");
+  return undefined;
+}
+
+/** True when some certificate of the verified chain (Node links it up to the trusted root) is in `bundlePem`. */
+function chainEndsIn(cert: PeerCertificate, bundlePem: string | undefined): boolean {
+  if (!bundlePem) return false;
+  const roots = new Set(
+    (bundlePem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []).map(
+      (b) => new X509Certificate(b).fingerprint256,
+    ),
+  );
+  const seen = new Set<string>();
+  let c: PeerCertificate | undefined = cert;
+  while (c && !seen.has(c.fingerprint256)) {
+    if (roots.has(c.fingerprint256)) return true;
+    seen.add(c.fingerprint256);
+    c = (c as PeerCertificate & { issuerCertificate?: PeerCertificate }).issuerCertificate;
+  }
+  return false;
+}
