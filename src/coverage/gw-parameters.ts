@@ -32,4 +32,13 @@ export const gwParametersCoverage: CoverageTable = {
   'spec.modelCatalog.*': controlPlane(
     'deployer: each ConfigMap key mounted and listed in the bootstrap file (modelCatalog.files); gw proxy reads, checks and reloads them for /v1/models, gw_llm_cost_usd_total and CEL llm.model',
   ),
+  'spec.ui.*': controlPlane(
+    'deployer → bootstrap file admin.address; gw proxy serves the web UI and its read-only API there (src/proxy/admin)',
+  ),
+  'spec.ui.tokenSecret.*': {
+    ...controlPlane(
+      'deployer: the Secret key mounted at /var/run/secrets/gw/ui-token; gw proxy asks for it as the bearer token of the admin address (src/proxy/admin)',
+    ),
+    security: true,
+  },
 };

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Listener, McpBackend, Route, Snapshot } from '../ir/types.js';
+import type { BackendRef, Listener, McpBackend, Route, Snapshot } from '../ir/types.js';
 import { resourcesOf } from '../ir/load.js';
 import { ProblemError } from '../problem.js';
 import type { RouteSecurityFactory } from './auth/hooks.js';
@@ -54,7 +54,7 @@ import { compileRouteMatcher, matchTarget, selectListener } from './http/route-m
 import { normalizeHost, parseRequestTarget } from './http/request-target.js';
 import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
-import { routeTimeouts } from './policy/traffic-policy.js';
+import { routeTimeouts, type TrafficPlan } from './policy/traffic-policy.js';
 import { refusedSecurity } from './policy/refusals.js';
 import { ExtAuthClient, compileExtAuth, type ExtAuthRoute } from './auth/ext-auth.js';
 import { targetExtAuth } from './mcp/target-ext-auth.js';
@@ -248,23 +248,7 @@ export class ProxyRuntime {
     // First: a bad catalog stops the start before anything else is opened.
     this.modelCatalog = catalogStore(opts.modelCatalogFiles, this.log, this.metrics);
     configureTargetQueue(l.targetQueue);
-    this.sessions = new SessionRegistry(
-      this.log,
-      {
-        maxSessions: l.maxSessions,
-        maxSessionsPerClient: l.maxSessionsPerClient,
-        idleMs: l.sessionIdleMs,
-        maxAgeMs: l.sessionMaxAgeMs,
-        inputTimeoutMs: l.mcpInputTimeoutMs,
-      },
-      {
-        onCount: (n) => this.metrics.sessions.set(n),
-        onExpired: () => this.metrics.sessionsExpired.inc(),
-        onRefused: (reason) => this.metrics.sessionsRefused.inc({ reason }),
-      },
-      opts.sessionKeys,
-      opts.clock,
-    );
+    this.sessions = sessionRegistryOf(opts, l, this.log, this.metrics);
     const outliers = (this.outliers = new OutlierDetector(opts.clock ?? Date.now, {
       ejected: (pool, endpoint, reason) => this.metrics.upstreamEjections.inc({ pool, endpoint, reason }),
     }));
@@ -567,20 +551,9 @@ export class ProxyRuntime {
         ],
         noBackend: !backend && !forward && !llm,
       };
-      // On MCP routes a JSON-RPC call to a target is the backend request; the client's POST lasts as long.
-      const timeouts = backend ? routeTimeouts(route, traffic.get(route.name)?.plan) : undefined;
-      const callTimeoutMs = timeouts?.backendRequestMs || timeouts?.requestMs;
-      if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
-      const targetTimeouts = backend && !callTimeoutMs ? targetRequestTimeouts(backend, ref) : undefined;
-      if (targetTimeouts) compiled.targetCallTimeoutMs = targetTimeouts;
-      const retry = backend ? traffic.get(route.name)?.plan.retry : undefined;
-      if (retry) compiled.retry = retry;
-      const health = backend && targetHealthOf(this.outliers, route.name, backend, ref, this.opts.clock ?? Date.now);
-      if (health) compiled.health = health;
+      if (backend) this.addMcpCallPlan(compiled, backend, ref, traffic.get(route.name)?.plan);
       this.logRefused(compiled);
       this.logOpenProxy(compiled);
-      if (backend && ref?.mcpGuardrails)
-        compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
       for (const l of route.listeners) routesByListener.set(l, [...(routesByListener.get(l) ?? []), compiled]);
     }
     const out = new Map<string, CompiledListener[]>();
@@ -593,6 +566,27 @@ export class ProxyRuntime {
     void this.otlp?.retain(otlpUrls);
     this.extProc.retain(processorUrls);
     return out;
+  }
+
+  /** What only MCP routes carry: each call's timeout, retries, the targets' passive health, guardrails. */
+  private addMcpCallPlan(
+    compiled: CompiledRoute,
+    backend: McpBackend,
+    ref: BackendRef | undefined,
+    plan: TrafficPlan | undefined,
+  ): void {
+    const route = compiled.route;
+    // On MCP routes a JSON-RPC call to a target is the backend request; the client's POST lasts as long.
+    const timeouts = routeTimeouts(route, plan);
+    const callTimeoutMs = timeouts?.backendRequestMs || timeouts?.requestMs;
+    if (callTimeoutMs) compiled.callTimeoutMs = callTimeoutMs;
+    const targetTimeouts = callTimeoutMs ? undefined : targetRequestTimeouts(backend, ref);
+    if (targetTimeouts) compiled.targetCallTimeoutMs = targetTimeouts;
+    if (plan?.retry) compiled.retry = plan.retry;
+    const health = targetHealthOf(this.outliers, route.name, backend, ref, this.opts.clock ?? Date.now);
+    if (health) compiled.health = health;
+    if (ref?.mcpGuardrails)
+      compiled.guardrails = compileGuardrails(ref.mcpGuardrails, this.log.child({ route: route.name }));
   }
 
   /** One listener's routes and settings; the OTLP URLs its telemetry uses are added to `otlpUrls`. */
@@ -822,4 +816,25 @@ function catalogStore(
       metrics.catalogModels.set(models);
     },
   });
+}
+
+/** The MCP session registry of these limits, counted in the proxy's metrics. */
+function sessionRegistryOf(opts: RuntimeOptions, l: ProxyLimits, log: Logger, metrics: ProxyMetrics): SessionRegistry {
+  return new SessionRegistry(
+    log,
+    {
+      maxSessions: l.maxSessions,
+      maxSessionsPerClient: l.maxSessionsPerClient,
+      idleMs: l.sessionIdleMs,
+      maxAgeMs: l.sessionMaxAgeMs,
+      inputTimeoutMs: l.mcpInputTimeoutMs,
+    },
+    {
+      onCount: (n) => metrics.sessions.set(n),
+      onExpired: () => metrics.sessionsExpired.inc(),
+      onRefused: (reason) => metrics.sessionsRefused.inc({ reason }),
+    },
+    opts.sessionKeys,
+    opts.clock,
+  );
 }
