@@ -47,9 +47,10 @@ export class Spire {
     try {
       procs.push(daemon(['server', 'run', '-config', path.join(dir, 'server.conf')], 'server'));
       await until(() => cli(['server', 'healthcheck', '-socketPath', serverSocket]), procs[0]!, 'SPIRE server');
-      const token = (await cli(['server', 'token', 'generate', '-socketPath', serverSocket, '-ttl', '600']))
-        .replace(/^Token:\s*/, '')
-        .trim();
+      // `Token: <uuid>`, then (on stdout too) a warning that the token names no extra SPIFFE ID.
+      const generated = await cli(['server', 'token', 'generate', '-socketPath', serverSocket, '-ttl', '600']);
+      const token = /Token:\s*(\S+)/.exec(generated)?.[1];
+      if (!token) throw new Error(`SPIRE server token generate printed no token: ${generated}`);
       await cli([
         'server', 'entry', 'create', '-socketPath', serverSocket,
         '-parentID', `spiffe://${TRUST_DOMAIN}/spire/agent/join_token/${token}`,
