@@ -231,6 +231,63 @@ export function celMemberWarnings(source: string): string[] {
   return [...out];
 }
 
+/** A whole variable or map (`llm.model`, `request.headers`) as a value that must be text: it never is. */
+const wholeMap = /^\s*(request|jwt|apiKey|extauthz|llmRequest|llm|request\.headers|llm\.model)\s*$/;
+
+/**
+ * Why an expression that must yield text (a rate-limit descriptor entry) never can, or undefined. Shared by the
+ * translator's status and the proxy, so the proxy refuses what the status calls invalid instead of serving the
+ * route with that descriptor always left out.
+ */
+export function celWholeMapProblem(expression: string): string | undefined {
+  return wholeMap.test(expression)
+    ? 'yields a map, never a text value, so its descriptor would never be sent; name a member (e.g. llm.model.name, llmRequest.model)'
+    : undefined;
+}
+
+/**
+ * What an expression reads, from its syntax tree (never its text, so a string literal such as `"a2a-admins"`
+ * or `"/mcp.tool"` reads nothing): `variables` it names, and `members` read as `<variable>.<member>` or
+ * `<variable>['<member>']`. Empty when the expression does not parse (it is refused elsewhere).
+ */
+export function celReads(source: string): { variables: Set<string>; members: Set<string> } {
+  const variables = new Set<string>();
+  const members = new Set<string>();
+  let parsed;
+  try {
+    parsed = dataPlaneCel().cel.parse(source);
+  } catch {
+    return { variables, members };
+  }
+  type Node = { exprKind?: { case?: string; value?: Record<string, unknown> } };
+  const identOf = (e: unknown): string | undefined => {
+    const k = (e as Node | undefined)?.exprKind;
+    return k?.case === 'identExpr' ? (k.value?.name as string) : undefined;
+  };
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (v === null || typeof v !== 'object') return;
+    const k = (v as Node).exprKind;
+    const name = identOf(v);
+    if (name) variables.add(name);
+    if (k?.case === 'selectExpr') {
+      const root = identOf(k.value?.operand);
+      if (root) members.add(`${root}.${String(k.value?.field)}`);
+    }
+    if (k?.case === 'callExpr' && k.value?.function === '_[_]') {
+      const [target, key] = k.value.args as unknown[];
+      const root = identOf(target);
+      const c = (key as Node | undefined)?.exprKind;
+      const constant =
+        c?.case === 'constExpr' ? (c.value?.constantKind as { case?: string; value?: unknown }) : undefined;
+      if (root && constant?.case === 'stringValue') members.add(`${root}.${String(constant.value)}`);
+    }
+    for (const x of Object.values(v)) walk(x);
+  };
+  walk(parsed.expr);
+  return { variables, members };
+}
+
 /** Whether an expression's text reads `<variable>.<member>` (or `<variable>['<member>']`): what a step must hold for it. */
 export function celReadsMember(source: string, variable: string, member: string): boolean {
   return new RegExp(`\\b${variable}\\s*\\.\\s*${member}\\b|\\[\\s*['"]${member}['"]\\s*\\]`).test(source);

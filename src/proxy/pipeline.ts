@@ -239,6 +239,7 @@ const onRoute: Stage<RoutedExchange>[] = [
         request,
         mcp: { method: '' },
         ...(a2a ? { a2a: { ...a2a } } : {}),
+        ...(route.forward?.a2a ? { a2aRoute: true } : {}),
       };
       if (authorize(ctx)) return false;
       sendError(res, 'forbidden', `route ${route.name} does not allow this request`);

@@ -1,6 +1,7 @@
 // CEL authorization rules (seed 001 "Authorization"): compiled once at load, evaluated per request.
 import { ProblemError, type Problem } from '../../problem.js';
 import {
+  celReads,
   compileCel,
   connectionVariables,
   expressionVariables,
@@ -35,6 +36,8 @@ export interface AuthorizationContext {
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
   /** The A2A call a request on an A2A route makes (src/proxy/a2a/call.ts); absent on other requests. */
   a2a?: Record<string, string>;
+  /** The request is on a route to an A2A agent: only there does a rule reading `a2a` skip a request with no call. */
+  a2aRoute?: boolean;
 }
 
 export interface Authorizer {
@@ -54,11 +57,10 @@ interface CompiledRule {
 
 type McpName = 'tool' | 'prompt' | 'resource';
 
-/** Which of `mcp.tool`, `mcp.prompt`, `mcp.resource` an expression reads (dot or index form). */
+/** Which of `mcp.tool`, `mcp.prompt`, `mcp.resource` an expression reads (dot or index form, from its syntax tree). */
 function mcpNamesRead(src: string): McpName[] {
-  return (['tool', 'prompt', 'resource'] as const).filter((n) =>
-    new RegExp(`\\bmcp\\s*(\\.\\s*${n}\\b|\\[\\s*["']${n}["']\\s*\\])`).test(src),
-  );
+  const { members } = celReads(src);
+  return (['tool', 'prompt', 'resource'] as const).filter((n) => members.has(`mcp.${n}`));
 }
 
 /**
@@ -90,7 +92,7 @@ function compileRules(
       action: rule.action,
       expressions: exprs,
       reads: [...new Set(rule.expressions.flatMap(mcpNamesRead))],
-      readsA2a: rule.expressions.some((e) => /\ba2a\b/.test(e)),
+      readsA2a: rule.expressions.some((e) => celReads(e).variables.has('a2a')),
     });
   });
   if (problems.length > 0) throw new ProblemError(problems);
@@ -133,12 +135,15 @@ export function compileAuthorization(rules: AuthorizationRule[], where: string, 
       };
       // A rule that reads mcp.tool says nothing about a request that names no tool (likewise prompt and
       // resource): it neither allows nor denies it, so `mcp.tool != "x"` leaves prompts/get alone and
-      // `mcp.tool == "x"` does not block initialize. A rule that reads `a2a` applies to A2A calls only (a card
-      // fetch is none). Otherwise a rule matches when all its expressions hold.
+      // `mcp.tool == "x"` does not block initialize. On a route to an A2A agent a rule that reads `a2a` applies to
+      // A2A calls only (a card fetch is none); on any other route it is evaluated, and its `a2a` reads fail (an
+      // Allow there never holds). Otherwise a rule matches when all its expressions hold.
       return decide(
         compiled,
         bindings,
-        (r) => r.reads.every((n) => typeof ctx.mcp[n] === 'string') && (!r.readsA2a || ctx.a2a !== undefined),
+        (r) =>
+          r.reads.every((n) => typeof ctx.mcp[n] === 'string') &&
+          (!r.readsA2a || ctx.a2a !== undefined || ctx.a2aRoute !== true),
       );
     },
   };

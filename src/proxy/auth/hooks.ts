@@ -34,6 +34,8 @@ export interface AuthorizeContext {
   mcp: { method: string; tool?: string; prompt?: string; resource?: string };
   /** The A2A call of a request on an A2A route (CEL `a2a`); absent on other requests. */
   a2a?: Record<string, string>;
+  /** The request is on a route to an A2A agent: only there does a rule reading `a2a` skip a request with no call. */
+  a2aRoute?: boolean;
 }
 
 /** True allows. Names are the ones the client sees (after prefixing). */

@@ -64,4 +64,20 @@ describe('authorization rules', () => {
     expect(a.allows(fill({ jwt: { roles: ['mcp.user'] } }))).toBe(true);
     expect(a.allows(fill({ jwt: { roles: ['other'] } }))).toBe(false);
   });
+
+  it('reads a rule\'s variables from its syntax: "a2a" or "mcp.tool" inside a string is no read, and the rule still decides', () => {
+    const groups = compileAuthorization([{ action: 'allow', expressions: ['"a2a-users" in jwt.groups'] }], 'r');
+    expect(groups.allows(fill({ jwt: { groups: ['other'] } }))).toBe(false);
+    expect(groups.allows(fill({ jwt: { groups: ['a2a-users'] } }))).toBe(true);
+    const scope = compileAuthorization([{ action: 'allow', expressions: ['jwt.scope == "mcp.tool"'] }], 'r');
+    expect(scope.allows(fill({ jwt: { scope: 'read' }, mcp: { method: 'initialize' } }))).toBe(false);
+  });
+
+  it("evaluates a rule reading a2a on a route that is not an A2A route (an Allow there never holds); skips it only for an A2A route's card fetch", () => {
+    const rules = compileAuthorization([{ action: 'allow', expressions: ['a2a.method == "GetTask"'] }], 'r');
+    expect(rules.allows(fill({}))).toBe(false);
+    expect(rules.allows({ ...fill({}), a2aRoute: true })).toBe(true);
+    expect(rules.allows({ ...fill({}), a2aRoute: true, a2a: { method: 'CancelTask' } })).toBe(false);
+    expect(rules.allows({ ...fill({}), a2aRoute: true, a2a: { method: 'GetTask' } })).toBe(true);
+  });
 });
