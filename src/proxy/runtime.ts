@@ -288,8 +288,10 @@ export class ProxyRuntime {
     this.endpoint = {
       sessions: this.sessions,
       serverInfo: opts.serverInfo ?? { name: 'gw', title: 'Gw MCP gateway', version: '0.1.0' },
-      onMcpMethod: (m) =>
-        this.child(`mcp ${m}`, () => this.metrics.mcpRequests.labels(knownMethods.has(m) ? m : 'other')).inc(),
+      onMcpMethod: (m) => {
+        const label = knownMethods.has(m) ? m : 'other';
+        this.child(`mcp ${label}`, () => this.metrics.mcpRequests.labels(label)).inc();
+      },
       onToolCall: (target, tool, outcome) => this.metrics.toolCalls.inc({ target, tool, outcome }),
       onTargetFailure: (target, phase) =>
         this.metrics.targetFailures.inc({ target, phase: knownMethods.has(phase) ? phase : 'other' }),
@@ -304,8 +306,11 @@ export class ProxyRuntime {
       llm: this.llm,
       forwarder: this.forwarder,
       endpoint: this.endpoint,
-      onA2aMethod: (m) =>
-        this.child(`a2a ${m}`, () => this.metrics.a2aRequests.labels(a2aMethods.has(m) ? m : 'other')).inc(),
+      // The cache key is the label, never the client's method name (unbounded: any string a client sends).
+      onA2aMethod: (m) => {
+        const label = a2aMethods.has(m) ? m : 'other';
+        this.child(`a2a ${label}`, () => this.metrics.a2aRequests.labels(label)).inc();
+      },
     };
   }
 

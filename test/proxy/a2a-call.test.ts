@@ -2,6 +2,7 @@
 // the task id, context id and role CEL `a2a` carries, from 1.0 and 0.3 shapes alike; and what it refuses.
 import { describe, expect, it } from 'vitest';
 import { readCall } from '../../src/proxy/a2a/call.js';
+import { isRestPath } from '../../src/proxy/a2a/a2a-stage.js';
 
 const body = (method: string, params: unknown, id: unknown = 1): Buffer =>
   Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
@@ -35,6 +36,11 @@ describe('reading an A2A call', () => {
       'GetTaskPushNotificationConfig',
       't5',
     ]);
+    // The agent reads 0.3's get by `id`: a decoy `taskId` beside it is not what rules see.
+    expect(task('tasks/pushNotificationConfig/get', { id: 'sealed', taskId: 'decoy' })).toEqual([
+      'GetTaskPushNotificationConfig',
+      'sealed',
+    ]);
     expect(task('agent/getAuthenticatedExtendedCard', {})).toEqual(['GetExtendedAgentCard', '']);
     // A method A2A does not define keeps its own name.
     expect(task('tasks/explode', { id: 't6' })).toEqual(['tasks/explode', 't6']);
@@ -50,5 +56,18 @@ describe('reading an A2A call', () => {
     });
     const deep = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${'['.repeat(200)}${']'.repeat(200)}}`;
     expect(readCall(Buffer.from(deep))).toMatchObject({ kind: 'unreadable', code: -32600 });
+  });
+
+  it("knows the HTTP+JSON binding's paths, which a route with rules refuses (the path, not the body, names the method there)", () => {
+    for (const p of [
+      '/a/tasks/T:cancel',
+      '/a/message:send',
+      '/v1/tasks/T',
+      '/a/tasks/T/pushNotificationConfigs',
+      '/a/extendedAgentCard',
+      '/v1/card',
+    ])
+      expect(isRestPath(p), p).toBe(true);
+    for (const p of ['/', '/a2a', '/agents/billing/']) expect(isRestPath(p), p).toBe(false);
   });
 });

@@ -49,6 +49,9 @@ export async function readA2a(a: A2aRequest): Promise<A2aRead | undefined> {
   const { req, res } = a;
   if (isCardFetch(req.method, a.path)) return withPlace(a, copyOf(req, identityHeaders(req), undefined), cardAnswer);
   if (req.method !== 'POST' || !isJsonType(req.headers['content-type'])) return unread(a, { req });
+  // The agent may also serve its HTTP+JSON binding, where the path (not the body) names the method: on a route
+  // with rules a JSON body at such a path would be judged by one method and run as another, so it is refused.
+  if (a.policed && isRestPath(a.path)) return unread(a, { req });
   const body = await readBody(req, res, a.limit);
   if (!body) return undefined;
   const call = readCall(body);
@@ -64,6 +67,19 @@ export async function readA2a(a: A2aRequest): Promise<A2aRead | undefined> {
   if (call.facts.method !== 'GetExtendedAgentCard')
     return { req: copyOf(req, { ...req.headers }, { kind: 'bytes', body }), facts: call.facts };
   return withPlace(a, copyOf(req, identityHeaders(req), { kind: 'bytes', body }), extendedCardAnswer, call.facts);
+}
+
+/**
+ * A path of A2A's HTTP+JSON binding (`/message:send`, `/tasks/{id}:cancel`, `/v1/tasks/{id}`,
+ * `/tasks/{id}/pushNotificationConfigs`, `/extendedAgentCard`, `/v1/card`): a segment with a `:` or one of its
+ * resource names.
+ */
+export function isRestPath(path: string): boolean {
+  return path
+    .split('/')
+    .some(
+      (seg) => seg.includes(':') || ['tasks', 'pushNotificationConfigs', 'extendedAgentCard', 'card'].includes(seg),
+    );
 }
 
 /** A request that is neither a card fetch nor a JSON-RPC call: forwarded as it is, unless rules must see it. */

@@ -20,6 +20,13 @@ const legacyNames: Record<string, string> = {
   'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
 };
 
+/** A2A 0.3's push-notification config methods that name their task `params.id`. */
+const legacyConfigById = new Set([
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
+]);
+
 /** The A2A 1.0 methods: the label values of the request metric (anything else counts as `other`). */
 export const a2aMethods = new Set([
   'SendMessage',
@@ -117,7 +124,10 @@ function factsOf(rpcMethod: string, params: Record<string, unknown>): A2aFacts {
   if (method === 'SendMessage' || method === 'SendStreamingMessage')
     return { ...facts, taskId: str(message.taskId), contextId: str(message.contextId), role: roleOf(message.role) };
   if (method === 'ListTasks') return { ...facts, contextId: str(params.contextId) };
-  // Push-notification configs name their task `taskId` (1.0, and 0.3's set) or `id` (0.3's get, list, delete).
-  if (method.includes('PushNotificationConfig')) return { ...facts, taskId: str(params.taskId) || str(params.id) };
+  // Push-notification configs name their task `taskId` (1.0, and 0.3's set) or `id` (0.3's get, list, delete):
+  // the field is chosen by the name sent, as the agent chooses it, never the first one present (a decoy
+  // `taskId` beside the real `id` would be judged while the agent serves `id`).
+  if (method.includes('PushNotificationConfig'))
+    return { ...facts, taskId: legacyConfigById.has(rpcMethod) ? str(params.id) : str(params.taskId) };
   return { ...facts, taskId: str(params.id) };
 }
