@@ -6,7 +6,7 @@
 import type { MethodDefinition } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { GlobalRateLimit } from '../../ir/types.js';
-import { compileCel, expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
+import { celWholeMapProblem, compileCel, expressionVariables, type CelBindings, type CompiledCel } from './cel/env.js';
 import { celText } from './cel/snapshot-cel.js';
 import { GrpcCallError, GrpcClients, grpcService, grpcTlsOf, grpcUrlOf, type GrpcTarget } from '../ext/grpc-clients.js';
 
@@ -64,6 +64,8 @@ export type LimitDecision =
 
 /** The compiled entry, whether it needs the LLM request body, or why it cannot be enforced on this route. */
 function compileEntry(expression: string, llmRoute: boolean): { cel: CompiledCel; afterBody: boolean } | string {
+  const whole = celWholeMapProblem(expression);
+  if (whole) return whole;
   try {
     return { cel: compileCel(expression, expressionVariables.globalRateLimit), afterBody: false };
   } catch (err) {

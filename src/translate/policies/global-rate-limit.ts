@@ -3,23 +3,19 @@
 // their requests rather than run unlimited.
 import type { GlobalRateLimit } from '../../api/index.js';
 import type { GlobalRateLimitInput } from '../../ir/types.js';
-import { celCompileProblem, expressionVariables } from '../../cel/data-plane.js';
+import { celCompileProblem, celWholeMapProblem, expressionVariables } from '../../cel/data-plane.js';
 import { parseDurationMs } from '../../ir/duration.js';
 import type { PolicyBackendResolver } from './ext-auth.js';
 
 /** Envoy's rate-limit filter caps nothing; a deadline past a minute only hides an outage. */
 const maxTimeoutMs = 60_000;
 
-/** An entry that is a whole variable or map (`llm.model`, `request.headers`): never a text value, so its descriptor would always be left out. */
-const mapEntry = /^\s*(request|jwt|apiKey|extauthz|llmRequest|llm|request\.headers|llm\.model)\s*$/;
-
 /** Every descriptor entry expression that does not compile on the proxy (path under traffic.rateLimit.global, message). */
 export function globalRateLimitCelProblems(g: GlobalRateLimit): { path: string; message: string }[] {
   return g.descriptors.flatMap((d, i) =>
     d.entries.flatMap((e, j) => {
-      const message = mapEntry.test(e.expression)
-        ? 'yields a map, never a text value, so its descriptor would never be sent; name a member (e.g. llm.model.name, llmRequest.model)'
-        : celCompileProblem(e.expression, expressionVariables.globalRateLimitLlm);
+      const message =
+        celWholeMapProblem(e.expression) ?? celCompileProblem(e.expression, expressionVariables.globalRateLimitLlm);
       return message === undefined ? [] : [{ path: `descriptors[${i}].entries[${j}].expression`, message }];
     }),
   );
