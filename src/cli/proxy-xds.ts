@@ -31,7 +31,7 @@ export const xdsHelp = `xDS mode (instead of -f): configuration from the control
       --config <f>           Bootstrap JSON the deployer mounts (env GW_CONFIG): gateway, xds.*
       --listen-address <ip>  Address for gateway listeners the IR leaves open (env GW_LISTEN_ADDRESS; default all)`;
 
-/** The web UI (docs/ui.md): xDS mode only, one process (with --workers the UI is off). */
+/** The web UI (docs/ui.md): xDS mode only; with --workers every worker answers on the shared admin port. */
 export const adminFlags = {
   'admin-address': { type: 'string' },
   'admin-token-file': { type: 'string' },

@@ -205,9 +205,10 @@ function catalogFilesOf(flag: string[] | undefined, env: string | undefined): st
 
 async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFiles }: ProxySettings): Promise<number> {
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
+  let identity: ReturnType<typeof identityFromEnv>;
   try {
     const xds = resolveXdsOptions(values, process.env);
-    const identity = identityFromEnv(process.env, log);
+    identity = identityFromEnv(process.env, log);
     return await runXdsProxy(
       {
         ...xds,
@@ -234,6 +235,8 @@ async function runXdsMode({ values, format, limits, sessionKeys, ops, catalogFil
       },
     );
   } catch (err) {
+    // A start that failed leaves no open Workload API stream or renewal timer keeping the process alive.
+    identity?.close();
     return reportFailure(err);
   }
 }

@@ -12,7 +12,11 @@ interface Tool {
   inputSchema?: InputSchema;
 }
 
-/** `http://<this host>:<the route's port><its path>` for each route to an MCP backend. */
+/**
+ * `http://<host>:<the route's port><its path>` for each route to an MCP backend. The host is the route's (or its
+ * listener's) first exact host name, so the call matches that route and not a catch-all beside it; this page's
+ * host only when neither names one. The URL stays editable and is shown before the token is sent.
+ */
 export function mcpRouteUrls(s: SnapshotView, host: string): { route: string; url: string }[] {
   const mcp = new Set(s.backends.filter((b) => b.kind === 'mcp').map((b) => b.name));
   const out: { route: string; url: string }[] = [];
@@ -22,7 +26,8 @@ export function mcpRouteUrls(s: SnapshotView, host: string): { route: string; ur
     const bind = s.binds.find((b) => b.name === listener?.bind);
     const path = /^(?:PathPrefix|Exact) (\/\S*)/.exec(r.matches[0] ?? '')?.[1] ?? '/';
     const scheme = listener?.protocol === 'HTTPS' ? 'https' : 'http';
-    out.push({ route: r.name, url: `${scheme}://${host}:${bind?.port ?? 80}${path}` });
+    const exact = [...r.hostnames, ...(listener?.hostnames ?? [])].find((h) => h !== '' && !h.includes('*'));
+    out.push({ route: r.name, url: `${scheme}://${exact ?? host}:${bind?.port ?? 80}${path}` });
   }
   return out;
 }

@@ -83,11 +83,11 @@ function routeView(r: Route): RouteView {
   };
 }
 
-/** A URL without user info, query or fragment: those are where credentials hide. */
+/** A URL's scheme and host only: user info, query and even the path can carry credentials (`/mcp/<key>/sse`). */
 export function safeUrl(text: string): string {
   try {
     const u = new URL(text);
-    return `${u.protocol}//${u.host}${u.pathname}`;
+    return `${u.protocol}//${u.host}`;
   } catch {
     return '(not a URL)';
   }

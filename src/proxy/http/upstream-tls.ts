@@ -150,7 +150,9 @@ export class UpstreamTlsPool {
     let made: { generation: number; connect: ReturnType<typeof buildConnector> } | undefined;
     const connector = (): ReturnType<typeof buildConnector> => {
       const generation = this.opts.identity?.generation ?? -1;
-      if (made?.generation !== generation)
+      // An identity that expired without a renewal is checked at every dial (identityClientOptions throws).
+      const expiresAt = this.opts.identity?.current?.certificate.expiresAt ?? 0;
+      if (made?.generation !== generation || expiresAt <= Date.now())
         made = {
           generation,
           connect: buildConnector({

@@ -37,6 +37,17 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
     // supplies both from its workload identity (docs/proxy.md "Workload identity").
     ...(tls.certificateSource === 'SPIFFE' ? { workloadIdentity: true } : {}),
   };
+  // With SPIFFE the peer is checked by its SPIFFE ID: a DNS name in the list would be dropped and widen the check
+  // to the whole trust domain, so it is refused instead.
+  const notIds =
+    tls.certificateSource === 'SPIFFE'
+      ? (tls.verifySubjectAltNames ?? []).filter((n) => !n.startsWith('spiffe://'))
+      : [];
+  if (notIds.length > 0)
+    return {
+      ok: false,
+      message: `${at('verifySubjectAltNames')}: with certificateSource SPIFFE every entry must be a spiffe:// ID (not ${notIds.map((n) => `"${n}"`).join(', ')})`,
+    };
   const mtls = tls.mtlsCertificateRef?.[0];
   if (mtls) {
     const name = mtls.name;

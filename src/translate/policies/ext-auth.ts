@@ -226,6 +226,18 @@ export function policyBackendResolver(ctx: Ctx, provenance: Record<string, Field
         provenance: { 'backend.tls': { source } as FieldOrigin },
       });
       if (!tls.ok) return { problem: tls.message, reason: 'BackendNotFound' };
+      // The gRPC and HTTP clients of policy services dial with a CA and a client certificate only: a workload
+      // identity they would not present nor check is refused, never dialled with public roots instead.
+      if (tls.tls?.verifySubjectAltNames?.length)
+        return {
+          problem: `${source} policies.tls.verifySubjectAltNames is not applied by the clients of policy services (they check the host name or sni)`,
+          reason: 'InvalidKind',
+        };
+      if (tls.tls?.workloadIdentity)
+        return {
+          problem: `${source} policies.tls.certificateSource: SPIFFE is not supported for a policy service (external authorization, processing, rate limits, JWKS)`,
+          reason: 'InvalidKind',
+        };
       return { url, ...(tls.tls ? { tls: tls.tls } : {}) };
     }
     return {

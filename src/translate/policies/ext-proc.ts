@@ -47,6 +47,10 @@ export function toExtProc(e: ExtProc, resolve: PolicyBackendResolver): ExtProces
   if (e.backendRef) {
     const r = resolve('traffic.extProc', e.backendRef);
     if ('problem' in r) return `backendRef: ${r.problem}`;
+    // The processor's channel carries no CA or client certificate: a backend that asks for TLS is refused,
+    // never dialled in plaintext.
+    if (r.tls)
+      return 'backendRef: the backend sets policies.tls, which is not applied to an external processor; use url: grpcs://host:port';
     url = r.url.replace(/^https?:/i, 'grpc:');
   }
   if (url === undefined) return 'one of url and backendRef is needed';

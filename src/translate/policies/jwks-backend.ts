@@ -70,6 +70,9 @@ function gwBackendTarget(ctx: Ctx, ns: string, name: string, port: number | unde
     ? backendTls(ctx, { fields: { 'backend.tls': tlsValue }, provenance: { 'backend.tls': origin } })
     : { ok: true };
   if (!tls.ok) return { problem: tls.message };
+  // The JWKS fetcher dials with a CA and a client certificate only; it does not present a workload identity.
+  if (tls.tls?.workloadIdentity)
+    return { problem: `${source} policies.tls.certificateSource: SPIFFE is not supported for a JWKS backend` };
   return { host: st.host, port: port ?? st.port, ...(tls.tls ? { tls: tls.tls } : {}) };
 }
 

@@ -11,7 +11,15 @@ import { proxyAdminApi } from '../../../src/proxy/admin/api.js';
 import { startAdmin, type AdminServer } from '../../../src/proxy/admin/server.js';
 import { rawRequest } from '../http-forward-harness.js';
 
-const SECRETS = ['client-secret-9f3e', 'a'.repeat(64), 'url-pass-77', 'url-token-88', 'stdio-arg-key-55', 'env-key-66'];
+const SECRETS = [
+  'client-secret-9f3e',
+  'a'.repeat(64),
+  'url-pass-77',
+  'url-token-88',
+  'stdio-arg-key-55',
+  'env-key-66',
+  'path-key-99',
+];
 
 const snapshot = normalizeSnapshot({
   version: 'v7',
@@ -42,7 +50,7 @@ const snapshot = normalizeSnapshot({
             {
               name: 'remote',
               remote: {
-                url: `https://user:${SECRETS[2]}@tools.example/mcp?token=${SECRETS[3]}`,
+                url: `https://user:${SECRETS[2]}@tools.example/mcp/${SECRETS[6]}/sse?token=${SECRETS[3]}`,
                 protocol: 'STREAMABLE_HTTP',
               },
             },
@@ -103,7 +111,7 @@ describe('the admin API on loopback', () => {
         {
           backend: 'GwBackend/default/tools',
           name: 'remote',
-          transport: 'STREAMABLE_HTTP https://tools.example/mcp',
+          transport: 'STREAMABLE_HTTP https://tools.example',
           health: 'ejected',
         },
         { backend: 'GwBackend/default/tools', name: 'local', transport: 'stdio server', health: 'serving' },
