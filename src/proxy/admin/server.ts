@@ -6,10 +6,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
 import { join, normalize } from 'node:path';
 import { sendError } from '../http/http-error.js';
 import { bindFailure, parseAddress } from '../ops.js';
+import { hostnameOf, isLoopbackName, sameOrigin } from '../net/loopback.js';
 
 export const API_PREFIX = '/ui/api/v1/';
 
@@ -46,20 +46,6 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 };
-
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
-
-/** The host part of a Host header (`127.0.0.1:15000`, `[::1]:15000`, `localhost`). */
-function hostOfHeader(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  const m = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(value);
-  return m?.[1];
-}
 
 function readToken(file: string): Buffer {
   let text: string;
@@ -109,12 +95,13 @@ function handler(opts: AdminOptions, token: Buffer | undefined) {
     const path = (req.url ?? '/').split('?')[0] as string;
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendError(res, 'method_not_allowed', 'the admin UI and its API are read-only (GET)');
-    if (!token && !isLoopbackHost(hostOfHeader(req.headers.host)))
+    const host = hostnameOf(req.headers.host ?? '');
+    if (!token && !(host !== undefined && isLoopbackName(host)))
       return sendError(res, 'forbidden', 'without an admin token the UI answers only to a loopback Host');
     if (!path.startsWith(API_PREFIX)) return serveStatic(res, opts.uiDir, path);
     // Same origin only: a page elsewhere gets no answer it could read, token or not.
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`)
+    if (origin !== undefined && !sameOrigin(origin, req.headers.host ?? ''))
       return sendError(res, 'forbidden', 'the admin API answers its own origin only');
     if (token && !bearerMatches(req, token))
       return sendError(res, 'unauthorized', 'the admin API needs `Authorization: Bearer <admin token>`');
@@ -125,7 +112,7 @@ function handler(opts: AdminOptions, token: Buffer | undefined) {
 export async function startAdmin(opts: AdminOptions): Promise<AdminServer> {
   const parsed = parseAddress(opts.address);
   if (!parsed) throw new Error(`--admin-address ${opts.address}: must look like host:port`);
-  if (!opts.tokenFile && !isLoopbackHost(parsed.host))
+  if (!opts.tokenFile && !isLoopbackName((parsed.host ?? '').toLowerCase()))
     throw new Error(`--admin-address ${opts.address}: off loopback the admin UI needs --admin-token-file`);
   const token = opts.tokenFile ? readToken(opts.tokenFile) : undefined;
   const server: Server = createServer(handler(opts, token));

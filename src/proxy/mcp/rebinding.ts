@@ -2,28 +2,9 @@
 // A page on evil.example that re-points its name at 127.0.0.1 reaches a loopback listener with
 // `Host: evil.example` and `Origin: http://evil.example`; both are refused with 403 here.
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import type { Route } from '../../ir/types.js';
 import { originMatches } from '../policy/cors.js';
-
-function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return a === '::1' || (isIP(a) === 4 && a.startsWith('127.'));
-}
-
-function isLoopbackName(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host.replace(/^\[|\]$/g, ''));
-}
-
-/** The host name of a Host header or an origin's authority, lower-case, without port; undefined if malformed. */
-function hostnameOf(authority: string): string | undefined {
-  try {
-    return new URL(`http://${authority}`).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
+import { hostnameOf, isLoopbackAddress, isLoopbackName, sameOrigin } from '../net/loopback.js';
 
 function named(host: string, patterns: readonly string[]): boolean {
   return patterns.some((p) => {
@@ -58,12 +39,4 @@ export function rebindingRefusal(
   if (route.policy?.cors?.allowOrigins.some((o) => originMatches(o, origin))) return undefined;
   if (sameOrigin(origin, hostHeader)) return undefined;
   return `origin ${origin} is not allowed by the route's CORS policy (DNS rebinding protection)`;
-}
-
-function sameOrigin(origin: string, hostHeader: string): boolean {
-  try {
-    return new URL(origin).host.toLowerCase() === hostHeader.toLowerCase();
-  } catch {
-    return false; // `null` (an opaque origin) or garbage: never the request's own
-  }
 }

@@ -137,6 +137,18 @@ describe('the admin API on loopback', () => {
     const post = await rawRequest(`${base}/ui/api/v1/overview`, { method: 'POST' });
     expect(post.status).toBe(405);
   });
+
+  it('answers its own origin and loopback names as the MCP endpoint does (case-insensitive, *.localhost)', async () => {
+    const port = new URL(base).port;
+    const own = await rawRequest(`${base}/ui/api/v1/overview`, {
+      headers: { host: `localhost:${port}`, origin: `http://LocalHost:${port}` },
+    });
+    expect(own.status).toBe(200);
+    const sub = await rawRequest(`${base}/ui/api/v1/overview`, {
+      headers: { host: `ui.localhost:${port}` },
+    });
+    expect(sub.status).toBe(200);
+  });
 });
 
 describe('the admin token', () => {
