@@ -127,10 +127,11 @@ async function measure(builds: [string, Proxy[]][]): Promise<Map<string, Sides>>
     for (const [tag, [a, b]] of r % 2 === 0 ? builds : [...builds].reverse()) {
       const sides = out.get(tag)!;
       let product = 1;
-      for (const [plain, shaped] of [
+      const swaps: [Proxy, Proxy][] = [
         [a!, b!],
         [b!, a!],
-      ]) {
+      ];
+      for (const [plain, shaped] of swaps) {
         const [p, s] = await Promise.all([cpuPerCall(plain, 'plain', ms), cpuPerCall(shaped, 'shaped', ms)]);
         sides.plain.calls += p.n;
         sides.plain.perCall.push(p.us);
