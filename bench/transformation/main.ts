@@ -1,144 +1,235 @@
-// Benchmark: the CPU cost of GwPolicy traffic.transformation per call through the real proxy runtime — a
-// route with 5 header transformations (3 set from CEL over the request, 1 add, 1 remove) and a body built
-// from the request's JSON with 2 fields set, against the same route without them. Both sides POST the same
-// JSON body to the same upstream. Client, proxy and upstream share this process, so figures are CPU per
-// call of the whole process; the machine's load moves absolute figures, so the result is a ratio: in every
-// round both sides run back to back (order alternating), and the median of the per-round ratios is reported.
-// Bounded: BENCH_SECONDS per side (default 6) over BENCH_ROUNDS rounds (default 6).
+// Benchmark: the proxy's CPU cost per call of GwPolicy traffic.transformation — a route with 5 header
+// transformations (3 set from CEL over the request, 1 add, 1 remove) and a body built from the request's JSON
+// with 2 fields set, against the same route without them (routes.ts). The proxy runs alone in its own process
+// (proxy.ts, the built runtime); this process is the load generator and the upstream, so only the proxy's own CPU
+// (read from it per slice, GC threads included) is counted. Both sides POST the same JSON body, `concurrency` at
+// a time, in short slices interleaved pair by pair (order alternating); each pair gives a shaped / plain ratio of
+// CPU per call and the median of the ratios is the figure (goal ≤ 1.10×), with its quartiles and range.
+// Then the engine alone (`messageView` + `applyStep`, the same plan) in a loop, figures of BENCH_ENGINE_CALLS.
+// Bounded: BENCH_SECONDS per side (default 8) in BENCH_ROUNDS pairs (default 16), BENCH_CONCURRENCY (8).
+// BENCH_BASELINE=<another checkout with dist/ built> serves and loops that build too, interleaved (A/B in one run).
+// BENCH_STRICT=1 exits non-zero when the goal is missed. Needs dist/ (npx tsc -p tsconfig.build.json).
 // Run: npx tsx bench/transformation/main.ts
+import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { pino } from 'pino';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
-import { ProxyRuntime } from '../../src/proxy/runtime.js';
-import { applyStep, compileTransformation, messageView } from '../../src/proxy/policy/transformation.js';
+import type * as EngineModule from '../../src/proxy/policy/transformation.js';
 import { readAll, startUpstream } from '../../test/proxy/http-forward-harness.js';
-import { translatedIr } from '../../test/proxy/translated-ir.js';
-import { trafficManifests } from '../../test/proxy/traffic-manifests.js';
+import { payload, requestHeaders, shapedTransformation } from './routes.js';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 6);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
-const concurrency = 8;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 16);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const engineCalls = Number(process.env.BENCH_ENGINE_CALLS ?? 20_000);
+const engineFigures = Number(process.env.BENCH_ENGINE_FIGURES ?? 5);
+const baseline = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+const GOAL = 1.1;
 
-const upstream = await startUpstream((req, res) => {
-  void readAll(req).then((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
-});
-const headers = [
-  `set: [{name: X-Tenant, value: "request.headers['x-user'] + '@' + request.host"}, {name: X-Route, value: "'shaped'"}, {name: X-Method, value: request.method}]`,
-  `add: [{name: X-Via, value: "'gw'"}]`,
-  `remove: [X-Debug]`,
-].join(', ');
-const body = `body: "{'model': 'gpt-small', 'user': request.headers['x-user'], 'messages': request.json.messages}"`;
-const runtime = new ProxyRuntime({ log: pino({ level: 'silent' }) });
-await runtime.apply(
-  translatedIr(
-    trafficManifests(upstream.port, [
-      { name: 'plain', traffic: '{}' },
-      { name: 'shaped', traffic: `{transformation: {request: {${headers}, ${body}}}}` },
-    ]),
-  ),
-);
-const base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+/** A proxy process: where it listens, and its CPU microseconds so far. */
+interface Proxy {
+  tag: string;
+  child: ChildProcess;
+  base: string;
+  cpuUs(): Promise<number>;
+}
+
+async function startProxy(tag: string, upstreamPort: number, checkout?: string): Promise<Proxy> {
+  const child = fork(path.join(here, 'proxy.ts'), [String(upstreamPort), ...(checkout ? [checkout] : [])], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = <T>(pick: (m: unknown) => T | undefined): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => reject(new Error(`the ${tag} proxy exited with ${code}`));
+      const onMessage = (m: unknown): void => {
+        const v = pick(m);
+        if (v === undefined) return;
+        child.off('message', onMessage).off('exit', onExit);
+        resolve(v);
+      };
+      child.on('message', onMessage).once('exit', onExit);
+    });
+  const field = (name: string) => (m: unknown) => (m as Record<string, unknown> | null)?.[name];
+  const base = await next(field('url') as (m: unknown) => string | undefined);
+  return {
+    tag,
+    child,
+    base,
+    cpuUs: () => {
+      const got = next(field('cpuUs') as (m: unknown) => number | undefined);
+      child.send('cpu');
+      return got;
+    },
+  };
+}
+
 const agent = new Agent({ connections: concurrency });
-const payload = JSON.stringify({
-  model: 'gpt-large',
-  messages: [
-    { role: 'system', content: 'You answer briefly.' },
-    { role: 'user', content: 'What is the capital of France?' },
-  ],
-  max_tokens: 64,
-});
 
-/** Calls to `path` for `ms`, `concurrency` at a time: count and CPU microseconds per call. */
-async function side(path: string, ms: number): Promise<{ n: number; cpuUs: number }> {
+/** Calls to `url` for `ms`, `concurrency` at a time: how many answered. */
+async function slice(url: string, ms: number): Promise<number> {
   const until = Date.now() + ms;
-  const cpu = process.cpuUsage();
   let n = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (Date.now() < until) {
-        const res = await request(`${base}${path}`, {
-          dispatcher: agent,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-user': 'ann', 'x-debug': '1' },
-          body: payload,
-        });
+        const res = await request(url, { dispatcher: agent, method: 'POST', headers: requestHeaders, body: payload });
         await res.body.dump();
-        if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}`);
+        if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
         n++;
       }
     }),
   );
-  const used = process.cpuUsage(cpu);
-  return { n, cpuUs: (used.user + used.system) / n };
+  return n;
 }
 
-const totals: Record<string, { n: number; cpu: number }> = {};
-const ratios: number[] = [];
-await side('/plain/x', 500); // warm-up: JIT, CEL library load, connections
-await side('/shaped/x', 500);
-const loadBefore = loadavg()[0] ?? 0;
-for (let r = 0; r < rounds; r++) {
-  const order = r % 2 === 0 ? ['plain', 'shaped'] : ['shaped', 'plain'];
-  const round: Record<string, number> = {};
-  for (const name of order) {
-    const got = await side(`/${name}/x`, (seconds * 1000) / rounds);
-    const t = (totals[name] ??= { n: 0, cpu: 0 });
-    t.n += got.n;
-    t.cpu += got.cpuUs * got.n;
-    round[name] = got.cpuUs;
-  }
-  ratios.push((round.shaped ?? 0) / (round.plain ?? 1));
+/** The proxy's CPU microseconds per call over one slice of `route`. */
+async function cpuPerCall(p: Proxy, route: string, ms: number): Promise<{ n: number; us: number }> {
+  const before = await p.cpuUs();
+  const n = await slice(`${p.base}/${route}/x`, ms);
+  return { n, us: ((await p.cpuUs()) - before) / n };
 }
-const sorted = [...ratios].sort((a, b) => a - b);
-const mid = sorted.length / 2;
-const median = sorted.length % 2 ? (sorted[Math.floor(mid)] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-console.log(
-  `transformation bench (load average ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? 0).toFixed(2)} after; ${seconds}s per side in ${rounds} rounds, ${concurrency} at a time)`,
-);
-for (const [name, t] of Object.entries(totals))
-  console.log(
-    `  ${name.padEnd(7)} ${(t.n / seconds).toFixed(0).padStart(6)} calls/s  ${(t.cpu / t.n).toFixed(0).padStart(6)} µs CPU/call`,
+
+const sortedOf = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
+/** The value at fraction `q` of the sorted values (linear between neighbours). */
+function quantile(sorted: number[], q: number): number {
+  const at = (sorted.length - 1) * q;
+  const lo = sorted[Math.floor(at)] ?? NaN;
+  const hi = sorted[Math.ceil(at)] ?? NaN;
+  return lo + (hi - lo) * (at - Math.floor(at));
+}
+
+interface Side {
+  calls: number;
+  perCall: number[];
+}
+interface Sides {
+  plain: Side;
+  shaped: Side;
+  /** Per pair, shaped / plain CPU per call: the geometric mean of its two slices' ratios. */
+  ratios: number[];
+}
+
+/**
+ * `rounds` pairs of slices on each twin (two processes of one build): in a slice one twin serves the plain route
+ * and the other the shaped one at the same time, so both meet the same machine; the next slice swaps them, so a
+ * difference between the two processes cancels out of the pair's ratio.
+ */
+async function measure(builds: [string, Proxy[]][]): Promise<Map<string, Sides>> {
+  const out = new Map<string, Sides>(
+    builds.map(([tag]) => [tag, { plain: { calls: 0, perCall: [] }, shaped: { calls: 0, perCall: [] }, ratios: [] }]),
   );
-console.log(
-  `  shaped / plain CPU per call: median ${median.toFixed(3)}× (goal ≤ 1.10×; rounds: ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
-);
-// The engine alone, as the forwarder calls it per request (the same plan as the shaped route): CPU per call of
-// the request view, the 5 header edits and the body, without the HTTP around it.
-const plan = compileTransformation(
-  {
-    request: {
-      set: [
-        { name: 'X-Tenant', expression: "request.headers['x-user'] + '@' + request.host" },
-        { name: 'X-Route', expression: "'shaped'" },
-        { name: 'X-Method', expression: 'request.method' },
-      ],
-      add: [{ name: 'X-Via', expression: "'gw'" }],
-      remove: ['X-Debug'],
-      body: "{'model': 'gpt-small', 'user': request.headers['x-user'], 'messages': request.json.messages}",
-    },
-    response: null,
-  },
-  'traffic.transformation',
-  (path, message) => {
-    throw new Error(`${path}: ${message}`);
-  },
-);
-const step = plan?.request;
-if (!step) throw new Error('no request step');
-const message = {
-  method: 'POST',
-  path: '/shaped/x',
-  headers: { host: 'gw.local', 'content-type': 'application/json', 'x-user': 'ann', 'x-debug': '1' },
-  body: Buffer.from(payload),
-};
-const engineCalls = 20_000;
-const engineCpu = process.cpuUsage();
-for (let i = 0; i < engineCalls; i++) {
-  const out = applyStep(step, message, { request: messageView(message, step) }, 'traffic.transformation.request');
-  if (out instanceof Error) throw out;
+  const ms = (seconds * 1000) / rounds / 2;
+  for (let r = 0; r < rounds; r++) {
+    for (const [tag, [a, b]] of r % 2 === 0 ? builds : [...builds].reverse()) {
+      const sides = out.get(tag)!;
+      let product = 1;
+      const swaps: [Proxy, Proxy][] = [
+        [a!, b!],
+        [b!, a!],
+      ];
+      for (const [plain, shaped] of swaps) {
+        const [p, s] = await Promise.all([cpuPerCall(plain, 'plain', ms), cpuPerCall(shaped, 'shaped', ms)]);
+        sides.plain.calls += p.n;
+        sides.plain.perCall.push(p.us);
+        sides.shaped.calls += s.n;
+        sides.shaped.perCall.push(s.us);
+        product *= s.us / p.us;
+      }
+      sides.ratios.push(Math.sqrt(product));
+    }
+  }
+  return out;
 }
-const engineUsed = process.cpuUsage(engineCpu);
-console.log(`  engine alone: ${((engineUsed.user + engineUsed.system) / engineCalls).toFixed(1)} µs CPU per request`);
-await runtime.close();
-await agent.close();
-await upstream.close();
+
+/** One build's lines and the docs/performance.md table row; true when the goal is met. */
+function report(tag: string, s: Sides, load: string): boolean {
+  const r = sortedOf(s.ratios);
+  const median = quantile(r, 0.5);
+  const us = (side: Side): number => quantile(sortedOf(side.perCall), 0.5);
+  const f = (x: number): string => x.toFixed(3);
+  const met = median <= GOAL;
+  console.log(
+    `  ${tag.padEnd(5)} plain ${(s.plain.calls / seconds).toFixed(0)} calls/s, ${us(s.plain).toFixed(0)} µs CPU/call; shaped ${(s.shaped.calls / seconds).toFixed(0)} calls/s, ${us(s.shaped).toFixed(0)} µs CPU/call (medians of slices)`,
+  );
+  console.log(
+    `  ${tag.padEnd(5)} shaped / plain proxy CPU per call: median ${f(median)}× of ${r.length} pairs, quartiles ${f(quantile(r, 0.25))}–${f(quantile(r, 0.75))}, range ${f(r[0] ?? NaN)}–${f(r.at(-1) ?? NaN)} (goal ≤ ${GOAL.toFixed(2)}×: ${met ? 'met' : 'missed'})`,
+  );
+  console.log(
+    `  row: | ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC | ${tag} | ${load} | ${us(s.plain).toFixed(0)} | ${us(s.shaped).toFixed(0)} | ${f(median)}× | ${f(quantile(r, 0.25))}–${f(quantile(r, 0.75))} | ${f(r[0] ?? NaN)}–${f(r.at(-1) ?? NaN)} | ${met ? 'met' : 'missed'} |`,
+  );
+  return met;
+}
+
+type Engine = typeof EngineModule;
+
+/** CPU microseconds per request of the engine alone (the request view, the 5 header edits and the body). */
+function engineLoop(engine: Engine): number {
+  const plan = engine.compileTransformation(shapedTransformation, 'traffic.transformation', (at, message) => {
+    throw new Error(`${at}: ${message}`);
+  });
+  const step = plan?.request;
+  if (!step) throw new Error('no request step');
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < engineCalls; i++) {
+    const message = {
+      method: 'POST',
+      path: '/shaped/x',
+      headers: { host: 'gw.local', ...requestHeaders },
+      body: Buffer.from(payload),
+    };
+    const out = engine.applyStep(step, message, { request: engine.messageView(message, step) }, 'at');
+    if (out instanceof Error) throw out;
+  }
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / engineCalls;
+}
+
+const load = (): string => (loadavg()[0] ?? 0).toFixed(2);
+
+async function main(): Promise<boolean> {
+  const upstream = await startUpstream((req, res) => {
+    void readAll(req).then((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  });
+  const builds: [string, Proxy[]][] = [];
+  for (const [tag, checkout] of [['this', undefined], ...(baseline ? [['base', baseline]] : [])] as const)
+    builds.push([
+      tag,
+      [await startProxy(tag, upstream.port, checkout), await startProxy(tag, upstream.port, checkout)],
+    ]);
+  const proxies = builds.flatMap(([, twins]) => twins);
+  try {
+    for (const p of proxies) for (const name of ['plain', 'shaped']) await slice(`${p.base}/${name}/x`, 1000); // JIT, connections
+    const before = load();
+    const sides = await measure(builds);
+    const loads = `${before}–${load()}`;
+    console.log(
+      `transformation bench: the proxy's own CPU per call (its process alone), load average ${loads}; ${seconds}s per side in ${rounds} pairs of two ${((seconds * 1000) / rounds / 2).toFixed(0)} ms slices, twin processes ${concurrency} calls at a time each`,
+    );
+    const met = builds.map(([tag]) => report(tag, sides.get(tag)!, loads)).every(Boolean);
+    const engines: [string, Engine][] = [];
+    for (const [tag, checkout] of [['this', root], ...(baseline ? [['base', baseline]] : [])] as const)
+      engines.push([
+        tag,
+        (await import(pathToFileURL(path.join(checkout, 'dist/proxy/policy/transformation.js')).href)) as Engine,
+      ]);
+    const figures = new Map(engines.map(([tag]) => [tag, [] as number[]]));
+    engineLoop(engines[0]![1]); // warm-up
+    for (let i = 0; i < engineFigures; i++) for (const [tag, e] of engines) figures.get(tag)!.push(engineLoop(e));
+    for (const [tag, xs] of figures)
+      console.log(
+        `  ${tag.padEnd(5)} engine alone (load average ${load()}): ${xs.map((x) => x.toFixed(1)).join(', ')} µs CPU per request (median ${quantile(sortedOf(xs), 0.5).toFixed(1)})`,
+      );
+    return met;
+  } finally {
+    for (const p of proxies) p.child.disconnect();
+    await agent.close();
+    await upstream.close();
+  }
+}
+
+const met = await main();
+if (process.env.BENCH_STRICT === '1' && !met) process.exitCode = 1;

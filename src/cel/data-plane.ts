@@ -6,6 +6,7 @@ import type { CelError, CelList, CelMap, CelUint, CelValue, parse } from '@bufbu
 export type { CelMap } from '@bufbuild/cel';
 import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
 import { memberPath, plainMember, readPath } from './shortcut.js';
+export { celJsonOf, jsonSourceOf } from './json-view.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
@@ -124,29 +125,19 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
     );
   }
   const program = cel.plan(env, parsed);
+  // The variables the expression names: only those are bound per evaluation (the program resolves no other).
+  const named = unknownIdentifiers(parsed.expr, new Set()) as CelVariable[];
   const run = (bindings: CelBindings): CelValue | Error => {
     // Unbound variables become empty maps so `jwt.sub` without a token is an evaluation error, not a crash.
-    const ctx = {
-      jwt: bindings.jwt ?? {},
-      request: bindings.request ?? {},
-      mcp: bindings.mcp ?? {},
-      a2a: bindings.a2a ?? {},
-      llmRequest: bindings.llmRequest ?? {},
-      apiKey: bindings.apiKey ?? {},
-      extauthz: bindings.extauthz ?? {},
-      llm: bindings.llm ?? {},
-      source: bindings.source ?? {},
-      destination: bindings.destination ?? {},
-      response: bindings.response ?? {},
-      extProc: bindings.extProc ?? {},
-    };
+    const ctx: Partial<Record<CelVariable, unknown>> = {};
+    for (const name of named) ctx[name] = bindings[name] ?? {};
     try {
       return program(ctx as never);
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }
   };
-  if (unknownIdentifiers(parsed.expr, new Set()).length === 0) {
+  if (named.length === 0) {
     const constant = run({});
     return { source, evaluate: () => constant };
   }

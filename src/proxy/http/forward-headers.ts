@@ -27,10 +27,15 @@ export function withoutHopByHop(headers: Headers): Record<string, string | strin
     if (value === undefined) continue;
     const key = name.toLowerCase();
     // `:authority`, `:path`, ...: an HTTP/2 client's pseudo-headers belong to its hop (Host carries the authority).
-    if (HOP_BY_HOP.has(key) || key.startsWith('proxy-') || key.startsWith(':') || named?.has(key)) continue;
+    if (isHopByHop(key) || key.startsWith(':') || named?.has(key)) continue;
     out[key] = value;
   }
   return out;
+}
+
+/** A lower-case header name that is always hop-by-hop: the fixed list and every `proxy-*` (not those Connection names). */
+export function isHopByHop(name: string): boolean {
+  return HOP_BY_HOP.has(name) || name.startsWith('proxy-');
 }
 
 /** The header names a Connection header lists, lower-cased; undefined when there is none (the usual case). */

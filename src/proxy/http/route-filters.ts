@@ -24,6 +24,11 @@ const DEFAULT_PORT: Record<string, number> = { http: 80, https: 443 };
 export function applyHeaderModifier(headers: HeaderMap, mod: HeaderModifier): HeaderMap {
   const out: HeaderMap = { ...headers };
   for (const name of mod.remove) delete out[name.toLowerCase()];
+  return setAndAddHeaders(out, mod);
+}
+
+/** `set`, then `add`, of a header modifier, applied to `out` itself (a map the caller owns); returns `out`. */
+export function setAndAddHeaders(out: HeaderMap, mod: Pick<HeaderModifier, 'set' | 'add'>): HeaderMap {
   for (const h of mod.set) out[h.name.toLowerCase()] = h.value;
   for (const h of mod.add) {
     const name = h.name.toLowerCase();

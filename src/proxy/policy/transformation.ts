@@ -4,9 +4,10 @@
 // the body. Every expression is evaluated before anything is changed: one that fails fails the whole step,
 // so a message is never sent half-edited. Behaviour: docs/proxy.md "Transformations".
 import type { Transformation as IrTransformation, TransformationStep as IrStep } from '../../ir/types.js';
-import { applyHeaderModifier, type HeaderMap } from '../http/route-filters.js';
-import { withoutHopByHop } from '../http/forward-headers.js';
+import { applyHeaderModifier, setAndAddHeaders, type HeaderMap } from '../http/route-filters.js';
+import { isHopByHop, withoutHopByHop } from '../http/forward-headers.js';
 import {
+  celJsonOf,
   celMapOf,
   celReadsMember,
   expressionVariables,
@@ -30,6 +31,10 @@ export interface TransformStep {
   readonly readsBody: boolean;
   /** Some expression reads `<side>.json`: a JSON body is parsed once for it. */
   readonly readsJson: boolean;
+  /** Header names removed (lower case). */
+  readonly removed: ReadonlySet<string>;
+  /** No pseudo-header is set and no name set or added is hop-by-hop: the header edits take one copy (applyValues). */
+  readonly onePass: boolean;
 }
 
 export interface TransformPlan {
@@ -70,8 +75,11 @@ function compileStep(s: IrStep, side: 'request' | 'response', at: string, bad: B
   const sources = [...set, ...add].map(([, c]) => c.source).concat(body ? [body.source] : []);
   const reads = (member: string): boolean => sources.some((src) => celReadsMember(src, side, member));
   const readsJson = reads('json');
+  const remove = (s.remove ?? []).map((n) => n.toLowerCase());
   return {
-    remove: (s.remove ?? []).map((n) => n.toLowerCase()),
+    remove,
+    removed: new Set(remove),
+    onePass: [...set, ...add].every(([name]) => !name.startsWith(':') && !isHopByHop(name)),
     set,
     add,
     ...(body ? { body } : {}),
@@ -93,33 +101,121 @@ export interface Message {
 export class TransformFailure extends Error {}
 
 /**
- * The CEL view of a message: `method`, `path`, `host`, `headers` (one value each), `body`, `json` when read. Built
- * as CEL maps once per message, so the step's expressions do not each convert it again (docs/performance.md).
+ * The CEL view of a message: `method`, `path`, `host`, `headers` (one value each), `body`, `json` when read, and
+ * `extra`. Its members are read straight from the message when an expression reads them (the body decoded and
+ * parsed at most once, on the first read, so a step whose expressions do not reach `json` never parses it); it
+ * lives as long as the message's step, nothing is kept across requests (docs/performance.md).
  */
 export function messageView(m: Message, step: TransformStep, extra: Record<string, unknown> = {}): CelMap {
-  const headers = new Map<string, string>();
-  for (const k in m.headers) {
-    const v = m.headers[k];
-    if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-  }
-  const view = new Map<string, unknown>(Object.entries(extra));
-  view.set('headers', celMapOf(headers));
-  if (m.method !== undefined) view.set('method', m.method);
-  if (m.path !== undefined) view.set('path', m.path.split('?')[0]);
-  const host = headers.get('host');
-  if (host !== undefined) view.set('host', host);
-  // One decoding of the body for both `body` and `json` (a step reading `json` holds the body: readsBody).
-  const text = m.body && step.readsBody ? m.body.toString('utf8') : undefined;
-  if (text !== undefined) view.set('body', text);
-  if (text !== undefined && step.readsJson) view.set('json', parsedJson(text));
-  return celMapOf(view);
+  return celMapOf(new MessageMembers(m, step, extra));
 }
 
-function parsedJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return {};
+/** The members of a message's view, in the order a whole-view read lists them. */
+class MessageMembers implements ReadonlyMap<string, unknown> {
+  private readonly names: string[];
+  private headersView: CelMap | undefined;
+  private text: string | undefined;
+  private json: unknown;
+
+  constructor(
+    private readonly m: Message,
+    private readonly step: TransformStep,
+    private readonly extra: Record<string, unknown>,
+  ) {
+    this.names = Object.keys(extra).filter((k) => !MESSAGE_MEMBERS.has(k));
+    this.names.push('headers');
+    if (m.method !== undefined) this.names.push('method');
+    if (m.path !== undefined) this.names.push('path');
+    if (headerText(m.headers, 'host') !== undefined) this.names.push('host');
+    if (m.body && step.readsBody) this.names.push('body');
+    if (m.body && step.readsBody && step.readsJson) this.names.push('json');
+  }
+
+  get(key: unknown): unknown {
+    switch (key) {
+      case 'headers':
+        return (this.headersView ??= celMapOf(new HeaderMembers(this.m.headers)));
+      case 'method':
+        return this.m.method;
+      case 'path':
+        return this.m.path?.split('?')[0];
+      case 'host':
+        return headerText(this.m.headers, 'host');
+      case 'body':
+        return this.m.body && this.step.readsBody ? (this.text ??= this.m.body.toString('utf8')) : undefined;
+      case 'json':
+        if (!this.m.body || !this.step.readsBody || !this.step.readsJson) return undefined;
+        return (this.json ??= celJsonOf((this.text ??= this.m.body.toString('utf8'))));
+      default:
+        return typeof key === 'string' && Object.hasOwn(this.extra, key) ? this.extra[key] : undefined;
+    }
+  }
+  has(key: unknown): boolean {
+    return this.get(key) !== undefined;
+  }
+  get size(): number {
+    return this.names.length;
+  }
+  keys(): MapIterator<string> {
+    return this.names.values();
+  }
+  values(): MapIterator<unknown> {
+    return this.names.map((k) => this.get(k)).values();
+  }
+  entries(): MapIterator<[string, unknown]> {
+    return this.names.map((k): [string, unknown] => [k, this.get(k)]).values();
+  }
+  forEach(each: (value: unknown, key: string, map: ReadonlyMap<string, unknown>) => void, self?: unknown): void {
+    for (const k of this.names) each.call(self, this.get(k), k, this);
+  }
+  [Symbol.iterator](): MapIterator<[string, unknown]> {
+    return this.entries();
+  }
+}
+
+/** The members a message's view fills itself; `extra` cannot shadow them. */
+const MESSAGE_MEMBERS = new Set(['headers', 'method', 'path', 'host', 'body', 'json']);
+
+/** One header as one value (several joined with `, `), or undefined when absent. */
+function headerText(headers: HeaderMap, name: string): string | undefined {
+  if (!Object.hasOwn(headers, name)) return undefined;
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** A message's headers as `request.headers` reads them: each read straight from the message. */
+class HeaderMembers implements ReadonlyMap<string, string> {
+  constructor(private readonly headers: HeaderMap) {}
+  get(key: unknown): string | undefined {
+    return typeof key === 'string' ? headerText(this.headers, key) : undefined;
+  }
+  has(key: unknown): boolean {
+    return this.get(key) !== undefined;
+  }
+  private names(): string[] {
+    return Object.keys(this.headers).filter((k) => this.headers[k] !== undefined);
+  }
+  get size(): number {
+    return this.names().length;
+  }
+  keys(): MapIterator<string> {
+    return this.names().values();
+  }
+  values(): MapIterator<string> {
+    return this.names()
+      .map((k) => this.get(k)!)
+      .values();
+  }
+  entries(): MapIterator<[string, string]> {
+    return this.names()
+      .map((k): [string, string] => [k, this.get(k)!])
+      .values();
+  }
+  forEach(each: (value: string, key: string, map: ReadonlyMap<string, string>) => void, self?: unknown): void {
+    for (const k of this.names()) each.call(self, this.get(k)!, k, this);
+  }
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.entries();
   }
 }
 
@@ -160,6 +256,8 @@ function headerValues(
 
 /** The message with evaluated values applied: remove, set, add (the header modifier's order), then the body. */
 export function applyValues(step: TransformStep, m: Message, v: StepValues): Message {
+  const fast = step.onePass && m.headers.connection === undefined ? applyInOnePass(step, m, v) : undefined;
+  if (fast) return fast;
   const body = v.body ?? m.body;
   const out: Message = { ...m, body };
   const plain = v.set.filter((h) => {
@@ -186,4 +284,29 @@ export function applyStep(
 ): Message | TransformFailure {
   const v = evaluateStep(step, bindings, at);
   return v instanceof TransformFailure ? v : applyValues(step, m, v);
+}
+
+/**
+ * `applyValues` with one copy of the headers, when that gives the same map: no pseudo-header set, no name set or
+ * added that is hop-by-hop, no Connection header (so the hop-by-hop headers are the same before and after), and
+ * every name in lower case; undefined when a name is not.
+ */
+function applyInOnePass(step: TransformStep, m: Message, v: StepValues): Message | undefined {
+  const headers: HeaderMap = {};
+  for (const name in m.headers) {
+    const value = m.headers[name];
+    if (name.toLowerCase() !== name) return undefined; // the modifier and the filter would each see another name
+    if (value === undefined || step.removed.has(name)) continue;
+    if (isHopByHop(name) || name.startsWith(':')) continue;
+    headers[name] = value;
+  }
+  setAndAddHeaders(headers, v);
+  const out: Message = { headers, body: v.body ?? m.body };
+  if (m.method !== undefined) out.method = m.method;
+  if (m.path !== undefined) out.path = m.path;
+  if (v.body) {
+    delete headers['transfer-encoding'];
+    headers['content-length'] = String(v.body.length);
+  }
+  return out;
 }

@@ -3,7 +3,16 @@
 // NACKs the snapshot), so a request only evaluates; `celText` and `celJson` turn a result into a header
 // value or JSON without guessing. Shared by transformations, conditional direct responses and the AI field
 // transformations.
-import { compileCel, isCelError, isCelList, isCelMap, isCelUint, type CelVariable, type CompiledCel } from './env.js';
+import {
+  compileCel,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  jsonSourceOf,
+  type CelVariable,
+  type CompiledCel,
+} from './env.js';
 
 export type Bad = (path: string, message: string) => void;
 
@@ -43,6 +52,9 @@ export function celJson(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (isCelUint(value)) return Number(value.value);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  // A part of a body's JSON carried over whole (`request.json.messages`): the JSON it was read from, as it is.
+  const source = jsonSourceOf(value);
+  if (source !== undefined) return source;
   // Indexed reads and forEach, not the library's entry generators: a carried-over body (`request.json.messages`) is walked whole.
   if (isCelList(value)) {
     const out: unknown[] = new Array(value.size);
