@@ -207,11 +207,11 @@ export const backendFull: CoverageTable = {
   ...backendAi,
   ...backendMcp,
   ...backendExtAuth,
-  // A route → backend edge's version: forwarded HTTP backends apply it; on MCP and AI edges, and per MCP
-  // target or AI provider, the translator refuses it on status (httpVersionOf in route-backends.ts).
+  // A route → backend edge's version: forwarded HTTP backends (AgentCore too) and MCP targets apply it, AI
+  // edges pass it to each provider (httpVersionOf in route-backends.ts).
   'http.version': enforced(
     'BackendRef.httpVersion',
-    'HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; AI edges pass it to each provider (AiProviderEdge.httpVersion); refused on MCP edges',
+    "HTTP backends: HTTP2 is h2c prior knowledge on http, ALPN h2 on https; AgentCore: ALPN h2 with AWS's TLS (test/proxy/agentcore.test.ts); MCP edges: the same for each remote target without its own (test/proxy/mcp-target-http-version.test.ts); AI edges pass it to each provider (AiProviderEdge.httpVersion)",
   ),
   ...backendDial,
 };

@@ -9,9 +9,7 @@ import {
   backendTls,
   providerTransformation,
 } from './backend-policy.js';
-import { enforced, guarding, refused, under, type CoverageTable } from './types.js';
-
-const notYet = 'is not supported by this proxy yet';
+import { enforced, guarding, under, type CoverageTable } from './types.js';
 
 /** One AI provider (`ai.provider` or `ai.groups[].providers[]`): vendor settings travel typed (AiProviderSettings). */
 const provider: CoverageTable = {
@@ -56,14 +54,17 @@ const groupProvider: CoverageTable = {
   }),
 };
 
-/** Per-target settings of an MCP `static` target: the credential, TLS, tunnel and TCP settings reach the target. */
+/** Per-target settings of an MCP `static` target: the credential, TLS, tunnel, TCP and HTTP settings reach the target. */
 const mcpTargetPolicies: CoverageTable = {
   ...backendAuth,
   'http.requestTimeout': enforced(
     'BackendRef.targetRequestTimeoutMs',
     'the bound of each call to this target unless the route sets timeouts (test/proxy/mcp-timeouts.test.ts)',
   ),
-  'http.version': refused(`the upstream HTTP version per MCP target ${notYet}`),
+  'http.version': enforced(
+    'BackendRef.targetHttpVersions',
+    'HTTP2: h2c prior knowledge on http, ALPN h2 alone on https (streamable HTTP and legacy SSE targets, through tunnels by CONNECT); HTTP1: HTTP/1.1 only, h2 left out of an ALPN list (test/proxy/mcp-target-http-version.test.ts)',
+  ),
   ...backendDial,
   ...backendTls,
 };

@@ -63,9 +63,9 @@ export function mcpBackendWithCredentials(backend: McpBackend, ref: BackendRef |
   return { ...backend, targets };
 }
 
-/** A copy of `target` that keeps the credential attached to it (for further per-route settings). */
-export function copyTarget(target: McpTarget): McpTarget {
-  const copy = { ...target };
+/** A copy of `target` with `changes`, keeping the credential attached to it (for further per-route settings). */
+export function copyTarget(target: McpTarget, changes: Partial<McpTarget> = {}): McpTarget {
+  const copy = { ...target, ...changes };
   const headers = byTarget.get(target);
   if (headers) byTarget.set(copy, headers);
   const identity = identityByTarget.get(target);

@@ -71,16 +71,14 @@ describe('coverage table', () => {
 });
 
 describe('refusalsOf', () => {
-  it('names each refused field a policy sets, cut to the refused subtree', () => {
+  it("refuses none of an MCP target's own policies: its HTTP version, request timeout and TLS groups are enforced", () => {
     const policies = {
       http: { version: 'HTTP2', requestTimeout: '5s' },
       tls: { keyExchangeGroups: ['X25519_MLKEM768'] },
     };
     const spec = { mcp: { targets: [{ name: 't', static: { host: 'a.example', port: 80, policies } }] } };
-    // tls.keyExchangeGroups and http.requestTimeout are enforced: only the target's HTTP version is named.
-    expect(refusalsOf('GwBackend', spec).map((r) => [r.field, r.security])).toEqual([
-      ['spec.mcp.targets[0].static.policies.http.version', false],
-    ]);
+    // Issue 37: the last refused row (a target's http.version) is enforced (BackendRef.targetHttpVersions).
+    expect(refusalsOf('GwBackend', spec)).toEqual([]);
     // health.unhealthyCondition is enforced (issue 37): a GwPolicy setting it and cors has nothing refused.
     const policy = { traffic: { cors: { allowOrigins: ['*'] } }, backend: { health: { unhealthyCondition: 'true' } } };
     expect(refusalsOf('GwPolicy', policy)).toEqual([]);
@@ -101,13 +99,12 @@ describe('refusalsOf', () => {
       mcp: {
         targets: [
           { name: 'a', static: { host: 'h', port: 1 } },
-          { name: 'b', static: { host: 'h', port: 1, policies: { http: { version: 'HTTP2' } } } },
+          { name: 'b', static: { host: 'h', port: 1, policies: { tls: { sni: 'x' }, http: { version: 'HTTP2' } } } },
         ],
       },
     };
-    expect(refusalsOf('GwBackend', spec).map((r) => r.field)).toEqual([
-      'spec.mcp.targets[1].static.policies.http.version',
-    ]);
+    // No GwBackend field is refused any more (issue 37): the security fields keep their indexes the same way.
+    expect(securityFieldsOf('GwBackend', spec)).toEqual(['spec.mcp.targets[1].static.policies.tls.sni']);
   });
 });
 

@@ -20,14 +20,16 @@ const arn = (id: string): string => `arn:aws:bedrock-agentcore:us-west-2:1234567
 function agentRoute(
   name: string,
   runtime: string,
-  extra: { qualifier?: string; rule?: string; traffic?: string } = {},
+  extra: { qualifier?: string; rule?: string; traffic?: string; policies?: string } = {},
 ): string {
   return `---
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}, namespace: default}
 spec:
-  aws: {agentCore: {agentRuntimeArn: '${arn(runtime)}'${extra.qualifier ? `, qualifier: ${extra.qualifier}` : ''}}}
+  aws: {agentCore: {agentRuntimeArn: '${arn(runtime)}'${extra.qualifier ? `, qualifier: ${extra.qualifier}` : ''}}}${
+    extra.policies ? `\n  policies: ${extra.policies}` : ''
+  }
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -251,5 +253,75 @@ describe('AWS AgentCore backends', () => {
     expect(agentCoreTargetOf({ agentRuntimeArn: arn('b-2'), qualifier: '' })).toMatchObject({
       host: 'bedrock-agentcore.us-west-2.amazonaws.com',
     });
+  });
+});
+
+describe('AWS AgentCore backends with http.version HTTP2', () => {
+  let fake: FakeAgentCore;
+  let runtime: ProxyRuntime;
+  let base: string;
+  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+
+  beforeAll(async () => {
+    // An endpoint that speaks HTTP/2 by prior knowledge only: a call sent over HTTP/1.1 never reaches it.
+    fake = await startFakeAgentCore({ AKIDAGENTCORE: SECRET }, { h2c: true });
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE',
+      AWS_SECRET_ACCESS_KEY: SECRET,
+      AWS_SESSION_TOKEN: SESSION_TOKEN,
+      GW_AGENTCORE_ENDPOINT: `http://127.0.0.1:${fake.port}`,
+    });
+    const manifests =
+      GATEWAY_WEB +
+      agentRoute('h2', 'echo-h2', { policies: '{http: {version: HTTP2}}' }) +
+      agentRoute('h2stream', 'stream-h2', { policies: '{http: {version: HTTP2}}' }) +
+      agentRoute('h1', 'echo-h1');
+    const ir = translatedIr(manifests);
+    expect(ir.resources.flatMap((r) => r.route?.backends.flatMap((b) => b.refusals) ?? [])).toEqual([]);
+    runtime = new ProxyRuntime({ log });
+    await runtime.apply(ir);
+    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+  });
+
+  afterAll(async () => {
+    fake?.release();
+    await runtime?.close();
+    await fake?.close();
+    for (const k of ENV_KEYS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  });
+
+  it('sends the signed InvokeAgentRuntime call over HTTP/2 (h2c on an http endpoint), the signature covering :authority', async () => {
+    const payload = JSON.stringify({ prompt: 'over h2' });
+    const res = await rawRequest(`${base}/h2`, {
+      method: 'POST',
+      body: payload,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ runtime: 'echo-h2', qualifier: null, payload });
+    expect(fake.received.at(-1)).toMatchObject({ httpVersion: '2.0', signatureValid: true, body: payload });
+  });
+
+  it('streams an SSE answer over HTTP/2 event by event', async () => {
+    const res = await fetch(`${base}/h2stream`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    // The fake holds its last event until released: the first must arrive before that.
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('"part":1');
+    fake.release();
+    let rest = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(rest).toContain('"part":2');
+    expect(fake.received.at(-1)).toMatchObject({ arn: arn('stream-h2'), httpVersion: '2.0', signatureValid: true });
+  });
+
+  it('fails without the setting: HTTP/1.1 is all the call would speak', async () => {
+    const res = await rawRequest(`${base}/h1`, { method: 'POST', body: '{}' });
+    expect(res.status).toBeGreaterThanOrEqual(502);
+    expect(fake.received.some((r) => r.arn === arn('echo-h1'))).toBe(false);
   });
 });

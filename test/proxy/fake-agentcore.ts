@@ -3,8 +3,8 @@
 // (written from AWS's documentation, sharing no code with the proxy's signer) and answers by the runtime
 // id in the ARN: `echo-*` JSON describing the call, `stream-*` an SSE stream whose last event waits for
 // `release()`, `flaky-*` 503 on its first call and JSON after, `slow-*` never.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { startTestServer } from '../fixtures/test-server.js';
 import { verify } from './llm/fake-bedrock.js';
 
 export interface AgentCoreReceived {
@@ -15,6 +15,8 @@ export interface AgentCoreReceived {
   qualifier: string | null;
   headers: IncomingHttpHeaders;
   body: string;
+  /** '1.1' or '2.0'. */
+  httpVersion: string;
   signatureValid: boolean;
   accessKeyId: string;
   /** `day/region/service` of the signature. */
@@ -31,8 +33,14 @@ export interface FakeAgentCore {
 
 const INVOCATIONS = /^\/runtimes\/([^/?]+)\/invocations(?:\?(.*))?$/;
 
-/** `secrets`: secret access key by access key id, the keys the fake accepts. */
-export async function startFakeAgentCore(secrets: Record<string, string>): Promise<FakeAgentCore> {
+/**
+ * `secrets`: secret access key by access key id, the keys the fake accepts. `h2c`: served by node:http2 by prior
+ * knowledge alone, where the host a signature covers is `:authority` (RFC 9113 §8.3.1: it replaces Host).
+ */
+export async function startFakeAgentCore(
+  secrets: Record<string, string>,
+  opts: { h2c?: boolean } = {},
+): Promise<FakeAgentCore> {
   const received: AgentCoreReceived[] = [];
   let released = false;
   const calls = new Map<string, number>();
@@ -42,6 +50,7 @@ export async function startFakeAgentCore(secrets: Record<string, string>): Promi
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
+      if (req.httpVersionMajor === 2) req.headers.host ??= String(req.headers[':authority'] ?? '');
       const m = INVOCATIONS.exec(req.url ?? '');
       const arn = m ? decodeURIComponent(m[1] ?? '') : '';
       const qualifier = m?.[2] ? new URLSearchParams(m[2]).get('qualifier') : null;
@@ -53,6 +62,7 @@ export async function startFakeAgentCore(secrets: Record<string, string>): Promi
         qualifier,
         headers: req.headers,
         body: raw.toString(),
+        httpVersion: req.httpVersion,
         signatureValid: v.valid,
         accessKeyId: v.accessKeyId,
         scope: v.scope,
@@ -91,19 +101,14 @@ export async function startFakeAgentCore(secrets: Record<string, string>): Promi
       res.end(JSON.stringify({ runtime, qualifier, payload: raw.toString() }));
     });
   };
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startTestServer(handler, opts.h2c ? { http2: { allowHTTP1: false } } : {});
   return {
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     received,
     release: () => {
       released = true;
       for (const f of waiting.splice(0)) f();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 }

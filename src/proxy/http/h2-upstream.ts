@@ -9,7 +9,7 @@
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import type { Readable } from 'node:stream';
 import { CONNECTION_SPECIFIC } from './h2-compat.js';
-import { dialSocket, type DialPlan } from './upstream-dial.js';
+import { dialSocket, H2_ONLY, type DialPlan } from './upstream-dial.js';
 
 const MAX_SESSIONS = 256;
 /** RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2; `host` becomes `:authority`. */
@@ -39,9 +39,6 @@ export interface UpstreamResponse {
 export interface H2UpstreamsOptions {
   connectTimeoutMs: number;
 }
-
-/** The only protocol node:http2 speaks after a TLS handshake. */
-const H2_ONLY: ReadonlySet<string> = new Set(['h2']);
 
 /** A session being dialled, then open; `session` is set once it is. */
 interface Entry {

@@ -99,6 +99,7 @@ import {
   proxyName,
   dialPlan,
   planKey,
+  type DialPlan,
   type UpstreamConnection,
   type UpstreamTcp,
   type UpstreamTunnel,
@@ -196,6 +197,16 @@ export interface ForwarderOptions {
   extAuth?: ExtAuthClient;
 }
 
+/**
+ * An HTTP/2 AgentCore call's dial plan: AWS's own TLS (the system's roots, the endpoint's host name) on https, h2c
+ * on an http endpoint (GW_AGENTCORE_ENDPOINT); `backend.tls` never applies to AgentCore.
+ */
+function agentCorePlan(origin: string): DialPlan {
+  const url = new URL(origin);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return url.protocol === 'https:' ? { tls: { servername: isIP(host) ? '' : host } } : {};
+}
+
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
 export function httpAddressOf(b: Backend | undefined): { host: string; port: number } | undefined {
   if (b?.kind === 'static' && b.static) return b.static;
@@ -244,6 +255,7 @@ export function forwardRouteOf(
           weight: ref.weight,
           agentCore: core,
           ...credential,
+          ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
           ...(ref.requestTimeoutMs > 0 ? { requestTimeoutMs: ref.requestTimeoutMs } : {}),
         });
     }
@@ -880,9 +892,11 @@ export class HttpForwarder {
     call: UpstreamRequest,
     headerCase?: Map<string, string>,
   ): Promise<UpstreamResponse> {
-    if (target.h2 && !target.agentCore) {
+    if (target.h2) {
       const host = to.target.host;
-      const plan = dialPlan(target, (tls) => this.tls.connectOptions(target.backend, host, tls));
+      const plan = target.agentCore
+        ? agentCorePlan(call.origin)
+        : dialPlan(target, (tls) => this.tls.connectOptions(target.backend, host, tls));
       return this.h2.request(planKey(target.backend, call.origin, plan), call, plan);
     }
     if (needsDialer(target) && !target.agentCore) return this.dialled(target, to.target.host, call, headerCase);

@@ -24,6 +24,12 @@ export interface DialPlan {
   tls?: ConnectionOptions;
   /** The TLS settings `tls` was made from: part of the dispatcher's identity. */
   tlsSettings?: BackendTls;
+  /**
+   * Clients of their own (MCP targets): HTTP2 speaks HTTP/2 through undici's HTTP/2 client (prior knowledge on
+   * http, ALPN h2 alone on https), HTTP1 HTTP/1.1 alone (h2 left out of an ALPN list); unset: what the backend
+   * selects of the ALPN list, HTTP/1.1 without one.
+   */
+  version?: 'HTTP1' | 'HTTP2';
 }
 
 /** The forward proxy answered CONNECT (or an absolute-form request) with `status`: nothing reached the backend. */
@@ -39,13 +45,15 @@ export class TunnelRefused extends Error {
 
 /** Whether requests of this plan go to the proxy in absolute form (Auto mode, plaintext backend). */
 export const absoluteForm = (plan: DialPlan): boolean =>
-  plan.tunnel !== undefined && !plan.tunnel.connectAlways && plan.tlsSettings === undefined;
+  plan.tunnel !== undefined && !plan.tunnel.connectAlways && plan.tlsSettings === undefined && plan.version !== 'HTTP2';
 
 /** The connection settings of one upstream as the IR carries them (an edge, an MCP target, an AI provider). */
 export interface UpstreamConnection {
   tunnel?: UpstreamTunnel | null;
   tcp?: UpstreamTcp | null;
   tls?: BackendTls | null;
+  /** `backend.http.version` of a client of its own (an MCP target); HTTP forwarding edges use h2-upstream.ts. */
+  httpVersion?: 'HTTP1' | 'HTTP2';
 }
 
 /** The dial plan of these settings; `tlsOptions` makes Node's TLS options of the settings (upstream-tls.ts). */
@@ -53,19 +61,32 @@ export function dialPlan(c: UpstreamConnection, tlsOptions: (tls: BackendTls) =>
   const plan: DialPlan = {
     ...(c.tunnel ? { tunnel: c.tunnel } : {}),
     ...(c.tcp ? { tcp: c.tcp } : {}),
-    ...(c.tls && !c.tls.workloadIdentity ? { tls: tlsOptions(c.tls), tlsSettings: c.tls } : {}),
+    ...(c.tls && !c.tls.workloadIdentity ? { tls: alpnFor(tlsOptions(c.tls), c.httpVersion), tlsSettings: c.tls } : {}),
+    ...(c.httpVersion ? { version: c.httpVersion } : {}),
   };
   const identityTls = c.tls?.workloadIdentity ? c.tls : undefined;
   if (identityTls) {
     plan.tlsSettings = identityTls;
     // Made at each dial: a rotated workload identity reaches new connections (and none is made without one).
-    Object.defineProperty(plan, 'tls', { get: () => tlsOptions(identityTls), enumerable: true });
+    Object.defineProperty(plan, 'tls', {
+      get: () => alpnFor(tlsOptions(identityTls), c.httpVersion),
+      enumerable: true,
+    });
   }
   return plan;
 }
 
+/** The ALPN list a version asks for: h2 alone for HTTP2, the list without h2 (else http/1.1) for HTTP1. */
+function alpnFor(tls: ConnectionOptions, version: UpstreamConnection['httpVersion']): ConnectionOptions {
+  if (version === 'HTTP2') return { ...tls, ALPNProtocols: ['h2'] };
+  if (version !== 'HTTP1') return tls;
+  const offered = ((tls.ALPNProtocols ?? []) as string[]).filter((p) => p !== 'h2');
+  return { ...tls, ALPNProtocols: offered.length ? offered : ['http/1.1'] };
+}
+
 /** Whether an upstream's settings need this dialer rather than a plain agent or the TLS pool (upstream-tls.ts). */
-export const needsDialer = (s: UpstreamConnection): boolean => !!s.tunnel || !!s.tcp || !!s.tls?.alpnProtocols?.length;
+export const needsDialer = (s: UpstreamConnection): boolean =>
+  !!s.tunnel || !!s.tcp || !!s.tls?.alpnProtocols?.length || s.httpVersion === 'HTTP2';
 
 /** `host:port` of the proxy, for messages (never its credential). */
 export const proxyName = (t: UpstreamTunnel): string => `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`;
@@ -129,14 +150,15 @@ export class UpstreamDialers {
 
   private build(plan: DialPlan): Agent {
     const timeout = plan.tcp?.connectTimeoutMs || this.opts.connectTimeoutMs;
+    const h2 = plan.version === 'HTTP2';
     const connect: Undici.buildConnector.connector = (o, cb) => {
       const to = {
         host: o.hostname,
         port: Number(o.port) || (o.protocol === 'https:' ? 443 : 80),
         https: o.protocol === 'https:',
       };
-      dialSocket(plan, to, timeout).then(
-        (socket) => cb(null, socket),
+      dialSocket(plan, to, timeout, h2 ? H2_ONLY : SPOKEN).then(
+        (socket) => (h2 ? h2Socket(socket, to.https, cb) : cb(null, socket)),
         (err: Error) => cb(err, null),
       );
     };
@@ -146,6 +168,7 @@ export class UpstreamDialers {
       bodyTimeout: 0,
       keepAliveTimeout: 30_000,
       connections: 1024,
+      ...(h2 ? { allowH2: true } : {}),
     });
   }
 }
@@ -170,6 +193,29 @@ function withHeaders(
 
 /** Protocols the proxy's upstream clients speak after a handshake (undici speaks both; node:http2 only h2). */
 const SPOKEN = new Set(['http/1.1', 'h2']);
+/** What an HTTP/2 connection may select: h2 alone. */
+export const H2_ONLY: ReadonlySet<string> = new Set(['h2']);
+
+/**
+ * Hands an HTTP/2 connection to undici, whose client speaks HTTP/2 on a socket whose `alpnProtocol` is h2 (as
+ * its own connector marks an h2c one): prior knowledge on plain TCP; over TLS the server must have selected h2
+ * (one without ALPN would otherwise be spoken to in HTTP/1.1).
+ */
+function h2Socket(socket: Socket, https: boolean, cb: Parameters<Undici.buildConnector.connector>[1]): void {
+  const tls = socket as Socket & { alpnProtocol?: string | false | null };
+  if (!https) tls.alpnProtocol = 'h2';
+  else if (tls.alpnProtocol !== 'h2') {
+    socket.destroy();
+    cb(
+      Object.assign(new Error('the backend selected no ALPN protocol; HTTP/2 (http.version HTTP2) needs h2'), {
+        code: 'ERR_GW_ALPN_UNSPOKEN',
+      }),
+      null,
+    );
+    return;
+  }
+  cb(null, socket);
+}
 
 /**
  * One connection to `to` with the plan's settings: direct or through the tunnel, keepalive set, then TLS
@@ -314,6 +360,7 @@ export function planKey(backend: string, host: string, plan: DialPlan): string {
     t ? `${t.host} ${t.port} ${t.tls} ${t.connectAlways} ${t.proxyAuthorization}` : '',
     `${tcp?.connectTimeoutMs ?? 0} ${tcp?.keepaliveTimeMs ?? 0} ${tcp?.keepaliveIntervalMs ?? 0} ${tcp?.keepaliveProbes ?? 0}`,
     plan.tlsSettings ? JSON.stringify(plan.tlsSettings) : '',
+    plan.version ?? '',
   ])
     h.update(String(part)).update('\0');
   return `${backend}\0${h.digest('hex')}`;

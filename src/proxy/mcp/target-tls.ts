@@ -1,6 +1,7 @@
 // How the proxy connects to MCP targets: TLS (`backend.tls` on the edge, a target's own `policies.tls`: IR
-// BackendRef.tls and target_tls), the forward proxy (`tunnel`, target_tunnels) and dialer settings (`tcp`,
-// target_tcp), and the request timeout of calls to them (target_request_timeout_ms). The targets of a route's copy of its backend carry a dispatcher from the proxy's one upstream
+// BackendRef.tls and target_tls), the forward proxy (`tunnel`, target_tunnels), dialer settings (`tcp`,
+// target_tcp), the HTTP version (`http.version`, target_http_versions: HTTP2 through the one dialer's HTTP/2
+// dispatcher, upstream-dial.ts) and the request timeout of calls to them (target_request_timeout_ms). The targets of a route's copy of its backend carry a dispatcher from the proxy's one upstream
 // dialer (http/upstream-dial.ts, or the TLS pool static backends use) and, with TLS, are dialled over https.
 import type { Dispatcher } from 'undici';
 import type { BackendRef, McpBackend, McpTarget } from '../../ir/types.js';
@@ -17,7 +18,13 @@ function connectionOf(ref: BackendRef, name: string): UpstreamConnection {
   const tls = ref.targetTls?.[name] ?? ref.tls;
   const tunnel = ref.targetTunnels?.[name] ?? ref.tunnel;
   const tcp = ref.targetTcp?.[name] ?? ref.tcp;
-  return { ...(tls ? { tls } : {}), ...(tunnel ? { tunnel } : {}), ...(tcp ? { tcp } : {}) };
+  const version = ref.targetHttpVersions?.[name] ?? ref.httpVersion;
+  return {
+    ...(tls ? { tls } : {}),
+    ...(tunnel ? { tunnel } : {}),
+    ...(tcp ? { tcp } : {}),
+    ...(version === 'HTTP2' || version === 'HTTP1' ? { httpVersion: version } : {}),
+  };
 }
 
 /** The route's MCP backend with connection settings attached to its remote targets (a copy when any has some). */
@@ -25,7 +32,8 @@ export function mcpBackendWithTls(backend: McpBackend, ref: BackendRef | undefin
   if (!ref) return backend;
   const targets = backend.targets.map((t) => {
     const c = connectionOf(ref, t.name);
-    if ((!c.tls && !c.tunnel && !c.tcp) || !t.remote) return t;
+    // HTTP1 alone needs nothing of its own: the shared pools speak HTTP/1.1.
+    if ((!c.tls && !c.tunnel && !c.tcp && c.httpVersion !== 'HTTP2') || !t.remote) return t;
     const url = new URL(t.remote.url);
     if (c.tls) {
       // The target's port stays as configured (443 is https's default and drops out of the URL).
@@ -33,7 +41,8 @@ export function mcpBackendWithTls(backend: McpBackend, ref: BackendRef | undefin
       url.protocol = 'https:';
       url.port = port;
     }
-    const copy = { ...copyTarget(t), remote: { ...t.remote, url: url.toString() } };
+    // One copy: a spread of copyTarget's would lose the credential attached to it.
+    const copy = copyTarget(t, { remote: { ...t.remote, url: url.toString() } });
     const host = url.hostname.replace(/^\[|\]$/g, '');
     byTarget.set(copy, () => dial(host, c));
     return copy;

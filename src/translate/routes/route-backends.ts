@@ -203,6 +203,7 @@ export function backendRef(
   refuseTargetGuardrails(out, merged, subMerged);
   const http = httpVersionOf(irBackend, merged, subMerged, grpc || (r.kind === 'Service' && h2cServicePort(r)));
   if (http.version) out.httpVersion = http.version;
+  if (http.perTarget) out.targetHttpVersions = http.perTarget;
   const timeout = requestTimeoutOf(irBackend, merged, subMerged);
   if (timeout.ms) out.requestTimeoutMs = timeout.ms;
   if (timeout.perTarget) out.targetRequestTimeoutMs = timeout.perTarget;
@@ -241,13 +242,14 @@ export function backendRef(
   return out;
 }
 
-/** Backend kinds the HTTP forwarder serves: the only edges whose upstream HTTP version can be chosen. */
-const FORWARDED_KINDS = new Set(['static', 'a2a', 'dynamicForwardProxy']);
+/** Backend kinds whose upstream HTTP version is chosen per edge: the HTTP forwarder's (AgentCore's too) and MCP targets. */
+const VERSIONED_KINDS = new Set(['static', 'a2a', 'dynamicForwardProxy', 'aws', 'mcp']);
 
 /**
- * `backend.http.version` of the edge: set on an HTTP backend's edge; on an AI edge each provider carries
- * its merged one (AiProviderEdge.http_version, backend-ai.ts); refused (on status, not silently left out)
- * on an MCP or AgentCore edge and per MCP target, where this proxy does not choose it.
+ * `backend.http.version` of the edge: set on an HTTP or MCP backend's edge, with each MCP target's own (its
+ * `policies.http.version` or a sectionName-targeted GwPolicy) in a map beside it; on an AI edge each provider
+ * carries its merged one (AiProviderEdge.http_version, backend-ai.ts); refused (on status, not silently left
+ * out) on an edge of any other kind.
  */
 function httpVersionOf(
   irBackend: BackendInput | undefined,
@@ -255,34 +257,32 @@ function httpVersionOf(
   subMerged: Record<string, EffectivePolicy>,
   /** No policy setting it: HTTP/2 for GRPCRoute edges and `kubernetes.io/h2c` Service ports (GEP-1911). */
   h2ByDefault: boolean,
-): { version?: 'HTTP1' | 'HTTP2'; refusals: IrRefusal[] } {
+): { version?: 'HTTP1' | 'HTTP2'; perTarget?: Record<string, 'HTTP1' | 'HTTP2'>; refusals: IrRefusal[] } {
   const refusals: IrRefusal[] = [];
   const versionIn = (m: EffectivePolicy) => m.fields['backend.http']?.version;
-  const refuse = (m: EffectivePolicy, reason: string): void => {
-    const source = m.provenance['backend.http']?.source ?? '';
-    const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
-    refusals.push({ field: path, source, reason, security: false });
-  };
   // AI providers apply the edge's and their own (backend-ai.ts providerEdge).
   if (irBackend?.kind === 'ai') return { refusals };
-  // A target's own setting (a GwPolicy with sectionName); a GwBackend's per-target `policies.http` is
-  // refused by the coverage table already.
-  for (const [name, m] of Object.entries(subMerged)) {
-    const source = m.provenance['backend.http']?.source ?? '';
-    if (versionIn(m) && source.startsWith('GwPolicy ') && source !== merged.provenance['backend.http']?.source)
-      refuse(m, `the upstream HTTP version is not chosen per MCP target (${name}) by this proxy`);
-  }
+  const kind = irBackend?.kind ?? '';
+  let perTarget: Record<string, 'HTTP1' | 'HTTP2'> | undefined;
+  if (kind === 'mcp')
+    for (const [name, m] of Object.entries(subMerged)) {
+      const own = versionIn(m);
+      if (own && m.provenance['backend.http']?.source !== merged.provenance['backend.http']?.source)
+        (perTarget ??= {})[name] = own === 'HTTP2' ? 'HTTP2' : 'HTTP1';
+    }
   const version = versionIn(merged);
-  if (!version)
-    return FORWARDED_KINDS.has(irBackend?.kind ?? '') && h2ByDefault ? { version: 'HTTP2', refusals } : { refusals };
-  if (!FORWARDED_KINDS.has(irBackend?.kind ?? '')) {
-    refuse(
-      merged,
-      `the upstream HTTP version is chosen only for HTTP backends, not for ${irBackend?.kind ?? 'this'} backends`,
-    );
+  if (!version) {
+    const byDefault = VERSIONED_KINDS.has(kind) && kind !== 'mcp' && kind !== 'aws' && h2ByDefault;
+    return { ...(byDefault ? { version: 'HTTP2' as const } : {}), ...(perTarget ? { perTarget } : {}), refusals };
+  }
+  if (!VERSIONED_KINDS.has(kind)) {
+    const source = merged.provenance['backend.http']?.source ?? '';
+    const path = source.startsWith('GwPolicy ') ? 'spec.backend.http.version' : 'spec.policies.http.version';
+    const reason = `the upstream HTTP version is chosen for HTTP, AgentCore, MCP and AI backends, not for ${kind || 'this'} backends`;
+    refusals.push({ field: path, source, reason, security: false });
     return { refusals };
   }
-  return { version: version === 'HTTP2' ? 'HTTP2' : 'HTTP1', refusals };
+  return { version: version === 'HTTP2' ? 'HTTP2' : 'HTTP1', ...(perTarget ? { perTarget } : {}), refusals };
 }
 
 /**

@@ -156,7 +156,6 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
   const refused = enforcedCondition(
     refusalText([
       ...specRefusals('GwBackend', spec),
-      ...ownHttpVersionRefusals(spec),
       ...ownPromptCachingRefusals(e.key, spec, backend, targetPolicies),
     ]),
     '',
@@ -201,20 +200,4 @@ function ownPromptCachingRefusals(
     merged(spec.policies?.ai) as MergedFields,
     perProvider as Record<string, MergedFields>,
   );
-}
-
-/** `policies.http.version` of a GwBackend whose upstream HTTP version the proxy does not choose (MCP, AgentCore): refused. */
-function ownHttpVersionRefusals(spec: GwBackendSpec): FieldRefusal[] {
-  if (spec.policies?.http?.version === undefined) return [];
-  if (spec.static !== undefined || spec.a2a !== undefined || spec.dynamicForwardProxy !== undefined) return [];
-  // AI providers apply it (each provider's merged policies, AiProviderEdge.http_version).
-  if (spec.ai !== undefined) return [];
-  return [
-    {
-      field: 'spec.policies.http.version',
-      reason:
-        'the upstream HTTP version is chosen only for HTTP backends (static, a2a, dynamicForwardProxy) and AI providers',
-      security: false,
-    },
-  ];
 }

@@ -63,8 +63,9 @@ export interface BackendRef {
    */
   'targetTls'?: ({[key: string]: _gw_ir_v1_BackendTls});
   /**
-   * `backend.http.version` of an edge to an HTTP backend (static, a2a, dynamicForwardProxy): HTTP2 speaks
-   * HTTP/2 upstream (prior knowledge on http, ALPN h2 on https); unset or HTTP1 speaks HTTP/1.1.
+   * `backend.http.version` of an edge to an HTTP backend (static, a2a, dynamicForwardProxy) or to an MCP
+   * backend (each remote target without an entry in target_http_versions): HTTP2 speaks HTTP/2 upstream
+   * (prior knowledge on http, ALPN h2 on https); unset or HTTP1 speaks HTTP/1.1.
    */
   'httpVersion'?: (_gw_ir_v1_HttpVersion);
   /**
@@ -125,6 +126,12 @@ export interface BackendRef {
    * the bound of each call to that target when the route sets no `timeouts`.
    */
   'targetRequestTimeoutMs'?: ({[key: string]: number});
+  /**
+   * MCP target name → its own `policies.http.version` (or a sectionName-targeted `backend.http`); a target
+   * without an entry uses http_version. HTTP2 speaks HTTP/2 to the target (prior knowledge on http, ALPN h2
+   * on https), HTTP1 HTTP/1.1 only (h2 left out of the ALPN list).
+   */
+  'targetHttpVersions'?: ({[key: string]: _gw_ir_v1_HttpVersion});
 }
 
 export interface BackendRef__Output {
@@ -176,8 +183,9 @@ export interface BackendRef__Output {
    */
   'targetTls': ({[key: string]: _gw_ir_v1_BackendTls__Output});
   /**
-   * `backend.http.version` of an edge to an HTTP backend (static, a2a, dynamicForwardProxy): HTTP2 speaks
-   * HTTP/2 upstream (prior knowledge on http, ALPN h2 on https); unset or HTTP1 speaks HTTP/1.1.
+   * `backend.http.version` of an edge to an HTTP backend (static, a2a, dynamicForwardProxy) or to an MCP
+   * backend (each remote target without an entry in target_http_versions): HTTP2 speaks HTTP/2 upstream
+   * (prior knowledge on http, ALPN h2 on https); unset or HTTP1 speaks HTTP/1.1.
    */
   'httpVersion': (_gw_ir_v1_HttpVersion__Output);
   /**
@@ -238,4 +246,10 @@ export interface BackendRef__Output {
    * the bound of each call to that target when the route sets no `timeouts`.
    */
   'targetRequestTimeoutMs': ({[key: string]: number});
+  /**
+   * MCP target name → its own `policies.http.version` (or a sectionName-targeted `backend.http`); a target
+   * without an entry uses http_version. HTTP2 speaks HTTP/2 to the target (prior knowledge on http, ALPN h2
+   * on https), HTTP1 HTTP/1.1 only (h2 left out of the ALPN list).
+   */
+  'targetHttpVersions': ({[key: string]: _gw_ir_v1_HttpVersion__Output});
 }
