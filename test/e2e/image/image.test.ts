@@ -42,8 +42,8 @@ describe('make image', () => {
   }
 
   beforeAll(async () => {
-    const archive = await currentImageArchive();
     dir = mkdtempSync(join(tmpdir(), 'gw-image-'));
+    const archive = await currentImageArchive();
     mkdirSync(join(dir, 'oci'));
     await run('tar', ['-xf', archive, '-C', join(dir, 'oci')]);
     fixture = await startHttpFixture({ id: 'image' });
@@ -104,7 +104,8 @@ describe('make image', () => {
     let output = '';
     proxy.stdout?.on('data', (c: Buffer) => (output += c.toString()));
     proxy.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-    const deadline = Date.now() + 20_000;
+    // A guard only: the loop ends as soon as the proxy answers ready, which a loaded machine can take long for.
+    const deadline = Date.now() + 120_000;
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${ready}/healthz/ready`).then(
         (r) => r.ok,
@@ -120,5 +121,5 @@ describe('make image', () => {
     const result = await client.callTool({ name: 'echo', arguments: { text: 'from the image' } });
     expect(JSON.stringify(result.content)).toContain('from the image');
     await client.close();
-  });
+  }, 180_000);
 });
