@@ -23,7 +23,8 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // Proxies the tests start run one process unless a test asks for workers (`--workers 2`): the default,
     // one worker per CPU, would multiply xDS streams and ports every test counts. resolveWorkers is unit-tested.
-    env: { GW_WORKERS: '1' },
+    // `make run`'s scripts wait 30 s for a process to be ready; a loaded CI machine can take longer to start one.
+    env: { GW_WORKERS: '1', GW_RUN_READY_SECONDS: '120' },
     reporters: ['default'],
     // Three projects: the e2e API server (a globalSetup) starts only when e2e files are selected, and pure
     // files share a worker. `include` is per project: `extends: true` concatenates arrays, it does not replace them.

@@ -11,14 +11,16 @@ ready_from() {
   [ "$pid" = "$2" ]
 }
 
-# wait_ready URL PID WHAT: polls for 30 s; fails early when PID has exited (its one-line error is above).
+# wait_ready URL PID WHAT: polls for GW_RUN_READY_SECONDS (default 30) of wall-clock time, not a number of polls
+# (each poll is slower on a loaded machine); fails early when PID has exited (its one-line error is above).
 wait_ready() {
-  for _ in $(seq 1 150); do
+  local limit=${GW_RUN_READY_SECONDS:-30} start=$SECONDS
+  while ((SECONDS - start < limit)); do
     ready_from "$1" "$2" && return 0
     kill -0 "$2" 2>/dev/null || { echo "$3 exited before it was ready; see the line above" >&2; return 1; }
     sleep 0.2
   done
-  echo "$3 did not become ready in 30 s; see the logs above" >&2
+  echo "$3 did not become ready in $limit s (GW_RUN_READY_SECONDS); see the logs above" >&2
   return 1
 }
 

@@ -9,12 +9,16 @@ import { translatedIr } from './translated-ir.js';
 import { trafficManifests } from './traffic-manifests.js';
 import { waitFor } from '../system/harness.js';
 
-/** Day windows: a run never straddles a reset. */
+/**
+ * Year windows: envoyproxy/ratelimit's windows start at multiples of the unit since the epoch, so a day window
+ * resets at every midnight UTC and a run that straddles one sees its counters start over; a year's reset is a
+ * single instant a year.
+ */
 export const serviceConfig = `domain: gw-test
 descriptors:
-  - {key: route, value: shared, rate_limit: {unit: day, requests_per_unit: 3}}
-  - {key: route, value: failure, rate_limit: {unit: day, requests_per_unit: 100000}}
-  - {key: user, rate_limit: {unit: day, requests_per_unit: 2}}
+  - {key: route, value: shared, rate_limit: {unit: year, requests_per_unit: 3}}
+  - {key: route, value: failure, rate_limit: {unit: year, requests_per_unit: 100000}}
+  - {key: user, rate_limit: {unit: year, requests_per_unit: 2}}
 `;
 
 const global =
@@ -40,27 +44,28 @@ describe('global rate limits on an Envoy rate-limit service', () => {
     await runtime.apply(
       translatedIr(
         trafficManifests(upstream.port, [
-          // 2s: a loaded test machine can be slow to answer the very first call.
+          // Timeouts are only a guard here: a loaded test machine can take seconds to answer a call (the first
+          // one opens the channel), and a call that times out is refused, which the counts would read as a bug.
           {
             name: 'shared',
-            traffic: global(`{entries: [{name: route, expression: "'shared'"}]}`, ', timeout: 2s')(port),
+            traffic: global(`{entries: [{name: route, expression: "'shared'"}]}`, ', timeout: 10s')(port),
           },
           {
             name: 'peruser',
             traffic: global(
               `{entries: [{name: user, expression: 'request.headers["x-user"]'}]}`,
-              ', timeout: 2s',
+              ', timeout: 10s',
             )(port),
           },
           {
             name: 'closed',
-            traffic: global(`{entries: [{name: route, expression: "'failure'"}]}`, ', timeout: 300ms')(port),
+            traffic: global(`{entries: [{name: route, expression: "'failure'"}]}`, ', timeout: 5s')(port),
           },
           {
             name: 'open',
             traffic: global(
               `{entries: [{name: route, expression: "'failure'"}]}`,
-              ', timeout: 300ms, failureMode: FailOpen',
+              ', timeout: 5s, failureMode: FailOpen',
             )(port),
           },
           // A forwarded route has no LLM body: the entry could never be filled, so the route refuses.

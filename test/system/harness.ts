@@ -9,7 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { parseControllerFlags } from '../../src/cli/controller.js';
 import { startLocalServer, type LocalServer } from '../../src/controller/local/serve-local.js';
 
-export { freePort } from '../proxy/ports.js';
+import { freePort } from '../proxy/ports.js';
+
+export { freePort };
 
 export const log = pino({ level: process.env.GW_TEST_LOG ?? 'silent' });
 /** Only between polls and paced calls: tests wait for events (waitFor), never for time. */
@@ -208,6 +210,38 @@ export function startProxyProcess(o: {
     ...(o.extra ?? []),
   ]);
   return { ...gw, readyUrl: `http://127.0.0.1:${o.readyPort}/healthz/ready` };
+}
+
+/**
+ * One `gw proxy` (xDS mode, gateway default/web) per loopback address, pods `proxy-0`, `proxy-1`…, each awaited
+ * until ready. When one is not ready within `timeoutMs`, all are stopped and the error holds its output.
+ */
+export async function startReadyProxies(o: {
+  xdsPort: number;
+  listenAddresses: string[];
+  timeoutMs?: number;
+}): Promise<ProxyProcess[]> {
+  const proxies: ProxyProcess[] = [];
+  for (const [i, listenAddress] of o.listenAddresses.entries())
+    proxies.push(
+      startProxyProcess({
+        xdsPort: o.xdsPort,
+        gateway: 'default/web',
+        pod: `proxy-${i}`,
+        listenAddress,
+        readyPort: await freePort(),
+      }),
+    );
+  for (const p of proxies)
+    await waitFor(`proxy ready at ${p.readyUrl}`, () => isReady(p.readyUrl), o.timeoutMs ?? 60_000).catch(
+      async (err: Error) => {
+        const state = p.child.exitCode ?? p.child.signalCode;
+        const how = state === null ? 'still starting' : `exited (${state})`;
+        await Promise.all(proxies.map((q) => q.stop()));
+        throw new Error(`${err.message}; the proxy was ${how}, its output:\n${p.output() || '(none yet)'}`);
+      },
+    );
+  return proxies;
 }
 
 export async function isReady(url: string): Promise<boolean> {

@@ -103,7 +103,7 @@ beforeAll(async () => {
   page.on('request', (r) => {
     if (r.url().startsWith(ui) && JSON.stringify(r.headers()).includes(KEY)) keyToAdmin.push(r.url());
   });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

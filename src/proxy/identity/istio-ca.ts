@@ -86,12 +86,13 @@ export class IstioCaClient {
   }
 
   private async renew(): Promise<void> {
-    const now = (this.o.clock ?? Date.now)();
     let next: number;
     try {
       const expiresAt = await this.fetch();
       this.failures = 0;
-      next = Math.max(1000, (expiresAt - now) / 2);
+      // Half of what is left once the certificate is in hand: read before the call, the clock would count the
+      // key generation and the CA's answer as lifetime still ahead, and a slow call would renew after expiry.
+      next = Math.max(1000, (expiresAt - (this.o.clock ?? Date.now)()) / 2);
     } catch (err) {
       this.failures++;
       next = Math.min(30_000, 500 * 2 ** Math.min(this.failures, 6));

@@ -12,7 +12,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startCluster, clusterDir, type Cluster } from '../support/cluster.js';
 import { gatewayApiModule } from '../support/gateway-api.js';
 import { applyFiles, crdNamesIn, kubeConfigFrom, waitForCrdsEstablished } from '../support/kube.js';
-import { e2eStateDir, repoRoot } from '../support/paths.js';
+import { gwVersion as version, imageArchive } from '../support/image-archive.js';
+import { e2eStateDir } from '../support/paths.js';
 import { freePort } from '../../proxy/ports.js';
 import { startClusterDns, type ClusterDns } from './cluster-dns.js';
 import { buildPauseArchive } from './pause-image.js';
@@ -27,8 +28,6 @@ export const NODE_NAME = 'gw-node';
 export const PAUSE_IMAGE = 'gw.test/pause:1';
 const binDir = join(clusterDir, 'bin');
 export const nodeLogDir = join(e2eStateDir, 'node');
-const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-export const imageArchive = join(repoRoot, 'dist', 'image', `gw-${version}.oci.tar`);
 export const gwImages = {
   controller: `ghcr.io/gw-dev/controller:${version}`,
   proxy: `ghcr.io/gw-dev/proxy:${version}`,

@@ -12,12 +12,13 @@ const PER_CALL = OPENAI_USAGE.prompt_tokens + OPENAI_USAGE.completion_tokens;
 /** Two answers fit, the third is admitted on what is left, and its charge spends the budget. */
 const BUDGET = 2 * PER_CALL + 1;
 
+// Year windows and a 10 s timeout: see rate-limit-global.test.ts (a window reset or a slow answer mid-test).
 let service: RateLimitService;
 beforeAll(async () => {
   service = await RateLimitService.start(`domain: llm
 descriptors:
-  - {key: team, rate_limit: {unit: day, requests_per_unit: ${BUDGET}}}
-  - {key: model, rate_limit: {unit: day, requests_per_unit: 2}}
+  - {key: team, rate_limit: {unit: year, requests_per_unit: ${BUDGET}}}
+  - {key: model, rate_limit: {unit: year, requests_per_unit: 2}}
 `);
 });
 afterAll(async () => {
@@ -37,7 +38,7 @@ spec:
       global:
         url: grpc://127.0.0.1:${service.grpcPort}
         domain: llm
-        timeout: 2s
+        timeout: 10s
         descriptors: [{unit: Tokens, entries: [{name: team, expression: 'request.headers["x-team"]'}]}]
 ${aiRoute('metered', '/metered', 'openai')}---
 apiVersion: gw.dev/v1alpha1
@@ -50,7 +51,7 @@ spec:
       global:
         url: grpc://127.0.0.1:${service.grpcPort}
         domain: llm
-        timeout: 2s
+        timeout: 10s
         descriptors: [{entries: [{name: model, expression: llmRequest.model}]}]
 ${aiRoute('per-model', '/per-model', 'openai')}`;
 }
