@@ -11,7 +11,13 @@ import { Agent, request } from 'undici';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { OutlierDetector, outlierSettings, unhealthyAnswer } from '../../src/proxy/policy/outlier.js';
 import { startUpstream } from '../../test/proxy/http-forward-harness.js';
-import { GATEWAY_WEB, routeBackendPolicy, translatedIr } from '../../test/proxy/translated-ir.js';
+import {
+  GATEWAY_WEB,
+  gwBackendRef,
+  httpRoute,
+  routeBackendPolicy,
+  translatedIr,
+} from '../../test/proxy/translated-ir.js';
 import { printTimedRounds, timedRounds, type TimedRoundsOptions } from '../lib/rounds.js';
 
 const concurrency = 8;
@@ -23,16 +29,8 @@ kind: GwBackend
 metadata: {name: ${name}, namespace: default}
 spec: {static: {host: 127.0.0.1, port: ${upstream.port}}}
 `;
-const route = (name: string): string => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: one}, {group: gw.dev, kind: GwBackend, name: two}]
-`;
+const route = (name: string): string =>
+  httpRoute(name, { backendRefs: `${gwBackendRef('one')}, ${gwBackendRef('two')}` });
 const runtime = new ProxyRuntime({ log: pino({ level: 'silent' }) });
 await runtime.apply(
   translatedIr(
