@@ -48,15 +48,18 @@ function adminOf(
   env: NodeJS.ProcessEnv,
   boot: Bootstrap,
 ): { admin?: { address: string; tokenFile?: string; optional?: boolean } } {
-  const given = values['admin-address'] ?? env.GW_ADMIN_ADDRESS ?? boot.admin?.address;
-  // Nobody asked for the default: a port taken by another proxy on this host costs the UI, not the start.
-  if (given === undefined) return { admin: { address: DEFAULT_ADMIN_ADDRESS, optional: true } };
-  const address = given;
+  const address = values['admin-address'] ?? env.GW_ADMIN_ADDRESS ?? boot.admin?.address;
+  const tokenFile = values['admin-token-file'] ?? env.GW_ADMIN_TOKEN_FILE ?? boot.admin?.tokenFile;
+  const token = tokenFile ? { tokenFile } : {};
+  // A token on the default address is applied (GwParameters ui.tokenSecret alone): it asks for the UI, so a
+  // failure to start it stops the start. Nobody asked for the default otherwise: a port taken by another proxy
+  // on this host costs the UI, not the start.
+  if (address === undefined)
+    return { admin: { address: DEFAULT_ADMIN_ADDRESS, ...(tokenFile ? token : { optional: true }) } };
   if (address === 'off') return {};
   if (!parseAddress(address))
     throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(address)}`);
-  const tokenFile = values['admin-token-file'] ?? env.GW_ADMIN_TOKEN_FILE ?? boot.admin?.tokenFile;
-  return { admin: { address, ...(tokenFile ? { tokenFile } : {}) } };
+  return { admin: { address, ...token } };
 }
 
 export type XdsFlagValues = { [K in keyof typeof xdsFlags]?: string | undefined };

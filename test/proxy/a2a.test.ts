@@ -330,6 +330,21 @@ describe('A2A telemetry', () => {
     const server = collector.spans().find((s) => s.spanId === forward.parentSpanId);
     expect(attrs(server?.attributes)['rpc.method']).toBe('SendMessage');
   });
+
+  it('names the span of a method A2A does not define jsonrpc with rpc.method _OTHER, so clients cannot mint span names', async () => {
+    const trace = 'a2a0c5e1d4b34da6a3ce929d0e0e4736';
+    const minted = `tasks/minted-${Date.now()}`;
+    await rpc('/echo', minted, {}, { traceparent: `00-${trace}-00f067aa0ba902b7-01` });
+    const forward = await collector.waitFor(
+      () => collector.spans().find((s) => s.traceId === trace && s.kind === 3),
+      'the forward span of the unknown method',
+    );
+    expect(forward.name).toBe('jsonrpc');
+    expect(attrs(forward.attributes)).toMatchObject({ 'rpc.method': '_OTHER', 'rpc.method_original': minted });
+    const server = collector.spans().find((s) => s.spanId === forward.parentSpanId);
+    expect(attrs(server?.attributes)).toMatchObject({ 'rpc.method': '_OTHER', 'rpc.method_original': minted });
+    expect(collector.spans().some((s) => s.name.includes(minted))).toBe(false);
+  });
 });
 
 describe('A2A streams on drain', () => {

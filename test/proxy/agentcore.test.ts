@@ -10,7 +10,7 @@ import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startFakeAgentCore, type FakeAgentCore } from './fake-agentcore.js';
 import { log, rawRequest } from './http-forward-harness.js';
-import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
+import { GATEWAY_WEB, httpRoute, routeTrafficPolicy, translatedIr } from './translated-ir.js';
 
 const ENV_KEYS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'GW_AGENTCORE_ENDPOINT'] as const;
 const SECRET = 'agentcore-test-secret-key';
@@ -30,27 +30,7 @@ spec:
   aws: {agentCore: {agentRuntimeArn: '${arn(runtime)}'${extra.qualifier ? `, qualifier: ${extra.qualifier}` : ''}}}${
     extra.policies ? `\n  policies: ${extra.policies}` : ''
   }
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-${extra.rule ?? ''}${
-    extra.traffic
-      ? `---
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  traffic: ${extra.traffic}
-`
-      : ''
-  }`;
+${httpRoute(name, { rule: extra.rule })}${extra.traffic ? routeTrafficPolicy(name, extra.traffic) : ''}`;
 }
 
 const MANIFESTS =

@@ -9,7 +9,7 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { connectClient, textOf } from './harness.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
-import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
+import { GATEWAY_WEB, httpRoute, translatedIr } from './translated-ir.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -21,16 +21,7 @@ metadata: {name: ${name}, namespace: default}
 spec:
   ${spec}
 `;
-  const route = (name: string, prefix: string): string => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: ${prefix}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-`;
+  const route = (name: string, prefix: string): string => httpRoute(name, { prefix });
   const policy = (name: string, auth: string): string => `---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
-import { makeSigningKey, startIdpF, type OidcHarness } from '../support/oidc/provider.js';
+import { makeSigningKey, startIdpF, webClient, type OidcHarness } from '../support/oidc/provider.js';
 import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
 
 const tenant = '7d1b6c2e-0000-4000-8000-00000000c5ef';
@@ -87,16 +87,7 @@ describe('backend.mcp.authentication.clientSecretRef', () => {
     idp = await startIdpF({
       tenantId: tenant,
       clientId,
-      clients: [
-        {
-          client_id: clientId,
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_post',
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          redirect_uris: [redirectUrl],
-        },
-      ],
+      clients: [webClient(clientId, SECRET, redirectUrl)],
       key: await makeSigningKey('idpf-1'),
     });
     fixture = await startHttpFixture({ id: 'tools' });

@@ -4,21 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
-import { gatewayWithStaticBackend, routeBackendPolicy } from './translated-ir.js';
-import { translatedIr } from './translated-ir.js';
+import {
+  gatewayWithStaticBackend,
+  gwBackendRef,
+  httpRoute,
+  routeBackendPolicy,
+  translatedIr,
+} from './translated-ir.js';
 
 /** HTTPRoute `name` on PathPrefix `/name` to GwBackend shop with `requestTimeout`, and the rule's `timeouts` when given. */
 function route(name: string, requestTimeout: string, timeouts?: string): string {
-  return `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: shop}]
-${timeouts ? `    timeouts: ${timeouts}\n` : ''}${routeBackendPolicy(name, `{http: {requestTimeout: ${requestTimeout}}}`)}`;
+  const rule = timeouts ? `    timeouts: ${timeouts}\n` : '';
+  return `${httpRoute(name, { backendRefs: gwBackendRef('shop'), rule })}${routeBackendPolicy(name, `{http: {requestTimeout: ${requestTimeout}}}`)}`;
 }
 
 describe('backend.http.requestTimeout on an HTTP backend', () => {

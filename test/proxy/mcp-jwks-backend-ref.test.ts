@@ -16,7 +16,7 @@ import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { makeSigningKey, startProvider, type OidcHarness } from '../support/oidc/provider.js';
 import { mcpBackendManifest, trafficManifests } from './traffic-manifests.js';
-import { translatedIr } from './translated-ir.js';
+import { httpRoute, translatedIr } from './translated-ir.js';
 
 const pem = (f: string): string => readFileSync(join(import.meta.dirname, 'tls-testdata', f), 'utf8');
 const SECRET = 'svc-secret-2b7e91';
@@ -108,15 +108,7 @@ spec:
   policies:
     mcp:
       authentication: {issuer: "${idp.issuer}", jwks: {backendRef: ${ref(keys)}, path: ${KEYS_PATH}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - {matches: [{path: {type: PathPrefix, value: /${name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]}
-`;
+${httpRoute(name)}`;
     const configMap = (name: string, crt: string) => `
 apiVersion: v1
 kind: ConfigMap

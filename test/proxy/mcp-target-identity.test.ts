@@ -25,7 +25,7 @@ import { connectClient, textOf } from './harness.js';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { explainedAndStatuses } from './secret-surfaces.js';
-import { GATEWAY_WEB, translatedIr } from './translated-ir.js';
+import { GATEWAY_WEB, httpRoute, routeTrafficPolicy, translatedIr } from './translated-ir.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const signerPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -37,6 +37,7 @@ function manifests(x: ExchangeServer, port: number, ssePort: number): string {
   const exchange = (url: string) =>
     `oauthTokenExchange: {url: "${url}", path: /as/token, audiences: [tools], ${basic}}`;
   const sse = { port: ssePort, path: '/sse', protocol: 'SSE' };
+  const userJwt = `{jwtAuthentication: {providers: [{issuer: "${x.userIssuer}", jwks: {inline: ${JSON.stringify(JSON.stringify(x.userJwks))}}}]}}`;
   const tools = (
     name: string,
     auth: string,
@@ -55,23 +56,7 @@ spec:
         path: ${t.path}
         ${t.protocol ? `protocol: ${t.protocol}` : ''}
         policies: {auth: {${auth}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}-jwt, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  traffic: {jwtAuthentication: {providers: [{issuer: "${x.userIssuer}", jwks: {inline: ${JSON.stringify(JSON.stringify(x.userJwks))}}}]}}
-`;
+${httpRoute(name)}${routeTrafficPolicy(`${name}-jwt`, userJwt, name)}`;
   return `${GATEWAY_WEB}---
 apiVersion: v1
 kind: Secret

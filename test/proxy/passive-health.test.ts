@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { log, rawRequest, startUpstream, type Upstream } from './http-forward-harness.js';
-import { GATEWAY_WEB, routeBackendPolicy, translatedIr } from './translated-ir.js';
+import { GATEWAY_WEB, httpRoute, routeBackendPolicy, translatedIr } from './translated-ir.js';
 
 interface Named extends Upstream {
   hits: number;
@@ -39,16 +39,7 @@ spec: {static: {host: 127.0.0.1, port: ${port}}}
 /** HTTPRoute `name` on PathPrefix `/name` splitting evenly over GwBackends `to`, with `backend` policy if given. */
 function route(name: string, to: string[], policy?: string): string {
   const refs = to.map((b) => `{group: gw.dev, kind: GwBackend, name: ${b}, weight: 1}`).join(', ');
-  return `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    backendRefs: [${refs}]
-${policy ? routeBackendPolicy(name, policy) : ''}`;
+  return `${httpRoute(name, { backendRefs: refs })}${policy ? routeBackendPolicy(name, policy) : ''}`;
 }
 
 /** `n` requests to `get` back to back (a closed loop), `kill` run after `killAt` of them; the failed ones. */

@@ -60,12 +60,44 @@ spec:
 
 /** A GwPolicy `name` on HTTPRoute `name` setting `backend` (flow YAML), e.g. `{tls: {...}, http: {version: HTTP2}}`. */
 export function routeBackendPolicy(name: string, backend: string): string {
+  return routePolicy(name, 'backend', backend);
+}
+
+/** A GwPolicy `name` on HTTPRoute `route` (default `name`) setting `traffic` (flow YAML, or a block under it). */
+export function routeTrafficPolicy(name: string, traffic: string, route = name): string {
+  return routePolicy(name, 'traffic', traffic, route);
+}
+
+function routePolicy(name: string, section: string, value: string, route = name): string {
   return `---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: ${name}, namespace: default}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  backend: ${backend}
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${route}}]
+  ${section}: ${value}
 `;
+}
+
+/** A backendRef to GwBackend `name` (flow YAML). */
+export const gwBackendRef = (name: string): string => `{group: gw.dev, kind: GwBackend, name: ${name}}`;
+
+/**
+ * An HTTPRoute `name` on Gateway web with one rule: PathPrefix `prefix` (default `/name`) to `backendRefs` (flow
+ * YAML items, default GwBackend `name`); `ruleName` names the rule, `rule` adds fields to it (lines indented by four).
+ */
+export function httpRoute(
+  name: string,
+  o: { prefix?: string; backendRefs?: string; ruleName?: string; rule?: string } = {},
+): string {
+  return `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - ${o.ruleName ? `name: ${o.ruleName}\n    ` : ''}matches: [{path: {type: PathPrefix, value: ${o.prefix ?? `/${name}`}}}]
+    backendRefs: [${o.backendRefs ?? gwBackendRef(name)}]
+${o.rule ?? ''}`;
 }

@@ -74,6 +74,11 @@ describe('gw proxy xDS settings', () => {
     expect(
       resolveXdsOptions({ ...base, 'admin-address': 'off' }, { GW_ADMIN_ADDRESS: '127.0.0.1:9' }),
     ).not.toHaveProperty('admin');
+    // A token alone is applied on the default address, which it makes required.
+    expect(resolveXdsOptions({ 'xds-address': 'a:1', gateway: 'ns/gw', 'admin-token-file': '/t' }, {}).admin).toEqual({
+      address: '127.0.0.1:15000',
+      tokenFile: '/t',
+    });
     expect(() => resolveXdsOptions({ ...base, 'admin-address': 'nowhere' }, {})).toThrow(
       '--admin-address must look like host:port or be off, got "nowhere"',
     );

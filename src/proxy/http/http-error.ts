@@ -3,6 +3,7 @@
 // description: OpenAI's `{ error: { message, type, code } }`, Anthropic's `{ type: 'error', error: { type, message } }`.
 // On A2A JSON-RPC calls it is a JSON-RPC error carrying the call's id (`answerErrorsAsJsonRpc`).
 import type { ServerResponse } from 'node:http';
+import { InternalError, InvalidRequest, rpcError, type Id } from '../mcp/jsonrpc.js';
 import { errorStatus, type ErrorCode, type ProxyError } from '../proxy-error.js';
 
 const answeredWith = new WeakMap<ServerResponse, ErrorCode>();
@@ -11,7 +12,7 @@ const answeredWith = new WeakMap<ServerResponse, ErrorCode>();
 export type ErrorWire = 'openai' | 'anthropic';
 /** A JSON-RPC client's (A2A): the id of the call the error answers, null before it is known. */
 interface JsonRpcWire {
-  id: string | number | null;
+  id: Id | null;
 }
 const wireOf = new WeakMap<ServerResponse, ErrorWire | JsonRpcWire>();
 /** A stand-in that writes the client's response on another's behalf (ext-proc-endpoint.ts): errors count for the original. */
@@ -32,7 +33,7 @@ export function answerErrorsAs(res: ServerResponse, wire: ErrorWire): void {
  * at fault, the body is what a JSON-RPC client reads (code -32600 for the client's side, -32603 for the
  * proxy's or the backend's; `data` carries Gw's error code).
  */
-export function answerErrorsAsJsonRpc(res: ServerResponse, id: string | number | null): void {
+export function answerErrorsAsJsonRpc(res: ServerResponse, id: Id | null): void {
   wireOf.set(res, { id });
 }
 
@@ -54,11 +55,7 @@ export function errorBodyFor(res: ServerResponse, code: ErrorCode, description: 
 function errorBody(code: ErrorCode, description: string, wire: ErrorWire | JsonRpcWire | undefined): unknown {
   const status = errorStatus[code];
   if (typeof wire === 'object')
-    return {
-      jsonrpc: '2.0',
-      id: wire.id,
-      error: { code: status < 500 ? -32600 : -32603, message: description, data: { error: code } },
-    };
+    return rpcError(wire.id, status < 500 ? InvalidRequest : InternalError, description, { error: code });
   if (wire === 'openai') return { error: { message: description, type: errorType(status, wire), code, param: null } };
   if (wire === 'anthropic') return { type: 'error', error: { type: errorType(status, wire), message: description } };
   return { error: code, error_description: description };

@@ -260,15 +260,18 @@ export class LlmForwarder {
       if ('error' in chosen) return refuse(chosen.error, chosen.message);
       route = chosen;
     }
-    if (client.checkLimits && (await client.checkLimits(this.limitBindings(chat ? body : raw)))) return;
     const abort = new AbortController();
     const onClose = (): void => {
       if (!res.writableFinished) abort.abort(new ClientGone());
     };
     // `on`, not `once` (no wrapper per request): removed below either way, and a second abort is a no-op.
+    // Before the deferred limit check, so a client that leaves while it waits is never sent on to a provider.
     res.on('close', onClose);
-    const timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
+    let timer: NodeJS.Timeout | undefined;
     try {
+      if (client.checkLimits && (await client.checkLimits(this.limitBindings(chat ? body : raw)))) return;
+      if (abort.signal.aborted) return;
+      timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
       if (chat) await this.serve(req, res, route, client, { body, raw }, abort.signal);
       else await this.servePlain(req, res, route, client, type, raw, abort.signal);
     } finally {

@@ -36,6 +36,7 @@ import {
   ATTR_RPC_SYSTEM_NAME,
   ATTR_URL_PATH,
 } from './semconv.js';
+import { a2aMethods } from '../a2a/call.js';
 import { accessLogBindings, type AccessLogWriter, type RequestFacts } from './access-log.js';
 import type { MetricLabels } from './metric-labels.js';
 
@@ -87,6 +88,8 @@ export class RequestTelemetry {
   private mcpSpan?: Span;
   /** The RPC attributes of an A2A call, for the forward's span. */
   private rpc?: Attributes;
+  /** The forward span's name on an A2A call: the method, or `jsonrpc` for one A2A does not define. */
+  private a2aSpanName?: string;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -153,16 +156,20 @@ export class RequestTelemetry {
 
   /**
    * An A2A call (src/proxy/a2a): the RPC semantic conventions on the server span and on the forward's client
-   * span, which is named for the method (`SendMessage`) as the conventions name RPC spans.
+   * span, which is named for the method (`SendMessage`) as the conventions name RPC spans. A method A2A does not
+   * define is `_OTHER` (the name as sent goes in `rpc.method_original`) and its span is named `jsonrpc`: a client
+   * must not mint span names.
    */
   a2a(facts: { method: string; rpcMethod: string; taskId: string; contextId: string }, id: string | number): void {
     const { method, rpcMethod, taskId, contextId } = facts;
     this.facts.a2a = { method, taskId, contextId };
+    const known = a2aMethods.has(method);
+    this.a2aSpanName = known ? method : 'jsonrpc';
     this.rpc = {
       [ATTR_RPC_SYSTEM_NAME]: 'jsonrpc',
       [ATTR_RPC_JSONRPC_VERSION]: '2.0',
-      [ATTR_RPC_METHOD]: method,
-      ...(rpcMethod !== method ? { [ATTR_RPC_METHOD_ORIGINAL]: rpcMethod } : {}),
+      [ATTR_RPC_METHOD]: known ? method : '_OTHER',
+      ...(rpcMethod !== method || !known ? { [ATTR_RPC_METHOD_ORIGINAL]: rpcMethod } : {}),
       [ATTR_RPC_JSONRPC_REQUEST_ID]: String(id),
       ...(taskId ? { 'gw.a2a.task_id': taskId } : {}),
       ...(contextId ? { 'gw.a2a.context_id': contextId } : {}),
@@ -172,7 +179,7 @@ export class RequestTelemetry {
 
   /** The upstream forward: a client span whose context the upstream request carries as `traceparent`. */
   forward(headers: IncomingMessage['headers']): void {
-    const name = this.facts.a2a?.method ?? this.facts.method;
+    const name = this.a2aSpanName ?? this.facts.method;
     const span = this.child(name, SpanKind.CLIENT, { [ATTR_HTTP_REQUEST_METHOD]: this.facts.method, ...this.rpc });
     if (!span) return;
     delete headers.tracestate;

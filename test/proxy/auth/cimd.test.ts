@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { isPublicAddress } from '../../../src/proxy/net/public-address.js';
-import { makeSigningKey, startIdpF, type OidcHarness } from '../../support/oidc/provider.js';
+import { makeSigningKey, startIdpF, webClient, type OidcHarness } from '../../support/oidc/provider.js';
 import { TestOAuthProvider, userAuthorizes } from '../../support/oidc/mcp-oauth-client.js';
 import { issueLeaf, testCa } from '../../support/test-certs.js';
 import { startGateway, type TestGateway } from './gateway.js';
@@ -90,16 +90,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
   docsOrigin = `https://127.0.0.1:${(docs.address() as AddressInfo).port}`;
   gw = await startGateway();
-  const clients = [
-    {
-      client_id: clientId,
-      client_secret: secret,
-      token_endpoint_auth_method: 'client_secret_post',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      redirect_uris: [redirectUrl],
-    },
-  ];
+  const clients = [webClient(clientId, secret, redirectUrl)];
   login = await startIdpF({ tenantId: tenant, clientId, clients, key: await makeSigningKey('cimd-key') });
 });
 

@@ -10,6 +10,7 @@ import { generations } from '../generations.js';
 import { GATEWAY, startLlmProxy, type LlmProxy } from '../llm/llm-harness.js';
 import { startExtAuthServer, type ExtAuthServer } from './ext-auth-server.js';
 import { bearer, OpaServer } from './opa-server.js';
+import { httpRoute } from '../translated-ir.js';
 
 const tools = (name: string, open: number, guarded: number): string => `
 ---
@@ -33,17 +34,7 @@ spec:
   backend: {extAuth: ${extAuth}}
 `;
 
-const route = (name: string, prefix: string): string => `
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: ${prefix}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-`;
+const route = (name: string, prefix: string): string => `\n${httpRoute(name, { prefix })}`;
 
 const manifests = (open: number, guarded: number, svc: string, opa: string): string =>
   [

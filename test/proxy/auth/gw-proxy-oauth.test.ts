@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { makeSigningKey, startIdpF, type OidcHarness } from '../../support/oidc/provider.js';
+import { makeSigningKey, startIdpF, webClient, type OidcHarness } from '../../support/oidc/provider.js';
 import { TestOAuthProvider, userAuthorizes } from '../../support/oidc/mcp-oauth-client.js';
 import { stdioFixture, waitFor } from '../harness.js';
 import { freePort } from '../ports.js';
@@ -84,16 +84,7 @@ beforeAll(async () => {
     clientId,
     key: await makeSigningKey('gw-key'),
     roles: ['mcp.user'],
-    clients: [
-      {
-        client_id: clientId,
-        client_secret: secret,
-        token_endpoint_auth_method: 'client_secret_post',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        redirect_uris: [redirectUrl],
-      },
-    ],
+    clients: [webClient(clientId, secret, redirectUrl)],
   });
   port = await freePort();
   mcpUrl = `http://127.0.0.1:${port}/mcp`;

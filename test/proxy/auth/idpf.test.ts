@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { makeSigningKey, startIdpF, type OidcHarness, type SigningKey } from '../../support/oidc/provider.js';
+import {
+  makeSigningKey,
+  startIdpF,
+  webClient,
+  type OidcHarness,
+  type SigningKey,
+} from '../../support/oidc/provider.js';
 import { TestOAuthProvider, userAuthorizes } from '../../support/oidc/mcp-oauth-client.js';
 import { startGateway, type TestGateway } from './gateway.js';
 
@@ -21,16 +27,7 @@ let mcpUrl: string;
 /** Every response the MCP client saw (headers and body text), to prove the secret never reaches it. */
 const seen: string[] = [];
 
-const clients = () => [
-  {
-    client_id: clientId,
-    client_secret: secret,
-    token_endpoint_auth_method: 'client_secret_post',
-    grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
-    response_types: ['code'],
-    redirect_uris: [redirectUrl],
-  },
-];
+const clients = () => [webClient(clientId, secret, redirectUrl, ['client_credentials'])];
 
 beforeAll(async () => {
   key = await makeSigningKey('idpf-key-1');
@@ -60,6 +57,28 @@ function configureV2(): void {
     },
   });
 }
+
+/** A client-credentials token of the gateway's client from `idp`, for the MCP tools scope. */
+const clientCredentials = (idp: OidcHarness, extra: Record<string, string> = {}) =>
+  idp.clientCredentials({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: secret,
+    scope: `api://${clientId}/mcp.tools`,
+    ...extra,
+  });
+
+/** A POST of `body` to the MCP route with `token` as the bearer. */
+const mcpPost = (token: unknown, body: string) =>
+  fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token as string}`,
+    },
+    body,
+  });
 
 const recordingFetch: typeof fetch = async (input, init) => {
   const res = await fetch(input, init);
@@ -218,23 +237,9 @@ describe('IdpF gateway endpoints', () => {
 
   it('accepts a v2 client-credentials token whose audience is the bare client id', async () => {
     // The seed's by-hand request shape: audience and the `.default` style scope.
-    const r = await login.clientCredentials({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: secret,
-      audience: `api://${clientId}`,
-      scope: `api://${clientId}/mcp.tools`,
-    });
+    const r = await clientCredentials(login, { audience: `api://${clientId}` });
     expect(r.status).toBe(200);
-    const res = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${r.body.access_token as string}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const res = await mcpPost(r.body.access_token, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
     expect(res.status).toBe(200);
   });
 });
@@ -287,41 +292,15 @@ describe('IdpF v1 issuer', () => {
   });
 
   it('accepts a v1 token from the token-service host, verified with the login host keys', async () => {
-    const r = await sts.clientCredentials({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: secret,
-      scope: `api://${clientId}/mcp.tools`,
-    });
+    const r = await clientCredentials(sts);
     expect(r.status).toBe(200);
-    const res = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${r.body.access_token as string}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const res = await mcpPost(r.body.access_token, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
     expect(res.status).toBe(200);
   });
 
   it('rejects a v2 token when the configured issuer is the v1 form', async () => {
-    const r = await login.clientCredentials({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: secret,
-      scope: `api://${clientId}/mcp.tools`,
-    });
-    const res = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${r.body.access_token as string}`,
-      },
-      body: '{}',
-    });
+    const r = await clientCredentials(login);
+    const res = await mcpPost(r.body.access_token, '{}');
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({
       error: 'invalid_token',

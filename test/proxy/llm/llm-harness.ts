@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ProxyRuntime, type RuntimeOptions } from '../../../src/proxy/runtime.js';
-import { GATEWAY_WEB, translatedIr } from '../translated-ir.js';
+import { GATEWAY_WEB, gwBackendRef, httpRoute, translatedIr } from '../translated-ir.js';
 import { startFakeVendor, type FakeVendor } from './fake-vendors.js';
 
 export interface LlmProxy {
@@ -47,22 +47,12 @@ export const GATEWAY = GATEWAY_WEB;
 
 /** An HTTPRoute `name` with one rule sending PathPrefix `prefix` to `backendRef` (YAML flow mapping). */
 function prefixRoute(name: string, prefix: string, backendRef: string, rule?: string): string {
-  return `
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - ${rule ? `name: ${rule}\n    ` : ''}matches: [{path: {type: PathPrefix, value: ${prefix}}}]
-    backendRefs: [${backendRef}]
-`;
+  return `\n${httpRoute(name, { prefix, backendRefs: backendRef, ruleName: rule })}`;
 }
 
 /** An HTTPRoute `name` sending PathPrefix `prefix` to GwBackend `backend`. */
 export function aiRoute(name: string, prefix: string, backend: string): string {
-  return prefixRoute(name, prefix, `{group: gw.dev, kind: GwBackend, name: ${backend}}`);
+  return prefixRoute(name, prefix, gwBackendRef(backend));
 }
 
 /** An HTTPRoute `name` whose one rule, `chat`, sends PathPrefix `prefix` to the GwModel backend `*`. */

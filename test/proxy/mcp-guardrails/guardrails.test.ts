@@ -10,7 +10,7 @@ import { GuardrailUnavailable, type ProcessorRequest } from '../../../src/proxy/
 import { freePort } from '../ports.js';
 import { connectClient, textOf } from '../harness.js';
 import { connectModernClient } from '../modern-client.js';
-import { gatewayWithStaticBackend, translatedIr } from '../translated-ir.js';
+import { gatewayWithStaticBackend, httpRoute, routeTrafficPolicy, translatedIr } from '../translated-ir.js';
 import { capturingLogger, prefixRoutes, startProcessor, startTarget, type Running } from './servers.js';
 
 const secretToken = 'Bearer s3cret-token-value';
@@ -31,24 +31,8 @@ spec:
         processors:
 ${guardrails}`;
   // A route of its own for GwBackend `name`, so its traffic policy touches no other route.
-  const ownRoute = (name: string, traffic: string) => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}, namespace: default}
-spec:
-  parentRefs: [{name: web}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}, namespace: default}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  traffic:
-    ${traffic}
-`;
+  const ownRoute = (name: string, traffic: string) =>
+    `${httpRoute(name)}${routeTrafficPolicy(name, `\n    ${traffic}`)}`;
   const names = ['guarded', 'patterns', 'allheaders', 'closed', 'open', 'missing', 'chain', 'stateless'];
   // The shared Gateway header also brings a static GwBackend no route uses.
   return `${gatewayWithStaticBackend(targetPort, 'unused')}${prefixRoutes(names)}${backend(

@@ -222,3 +222,23 @@ export function startIdpF(o: {
     roles: o.roles,
   });
 }
+
+/**
+ * The gateway's own confidential web client at the provider, as IdpF bridging registers it: `client_secret_post`,
+ * the authorization code flow with refresh (and `extraGrants`), one redirect URI.
+ */
+export function webClient(
+  clientId: string,
+  secret: string,
+  redirectUrl: string,
+  extraGrants: string[] = [],
+): ClientMetadata {
+  return {
+    client_id: clientId,
+    client_secret: secret,
+    token_endpoint_auth_method: 'client_secret_post',
+    grant_types: ['authorization_code', 'refresh_token', ...extraGrants],
+    response_types: ['code'],
+    redirect_uris: [redirectUrl],
+  };
+}
