@@ -1,5 +1,6 @@
 // Live views (docs/ui.md): charts of the proxy's own counters (read every second, rates derived here from a
 // short ring of reads) and the access-log tail (a long poll of the lines the listeners' access logs write).
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, type AccessEntry, type AccessTailView, type LivePoint, type MetricsView } from './api.js';
 
@@ -60,7 +61,7 @@ const W = 420;
 const H = 120;
 
 function fmt(n: number): string {
-  if (n === 0) return '0';
+  if (Number.isInteger(n)) return String(n);
   if (Math.abs(n) >= 100) return n.toFixed(0);
   if (Math.abs(n) >= 1) return n.toFixed(2);
   return n.toPrecision(2);
@@ -70,7 +71,9 @@ function fmt(n: number): string {
 function Chart(props: { id: string; title: string; unit: string; totalUnit?: string; series: Series[] }) {
   const max = Math.max(0, ...props.series.flatMap((s) => s.points));
   const top = max > 0 ? max * 1.1 : 1;
-  const x = (i: number): number => (i * W) / Math.max(1, RING - 2);
+  // The newest point on the right edge: a short ring fills from the right as reads come in.
+  const step = W / (RING - 2);
+  const x = (i: number, n: number): number => W - (n - 1 - i) * step;
   const y = (v: number): number => H - (v / top) * H;
   return (
     <section class="chart" data-testid={`chart-${props.id}`}>
@@ -79,7 +82,7 @@ function Chart(props: { id: string; title: string; unit: string; totalUnit?: str
         <p class="muted">Nothing counted yet.</p>
       ) : (
         <>
-          <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label={props.title}>
+          <svg class="plot" viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label={props.title}>
             <line x1="0" y1={H} x2={W} y2={H} stroke="#d9dde5" />
             <text x="2" y="10" font-size="10" fill="#5b6475">
               {fmt(top)} {props.unit}
@@ -92,7 +95,7 @@ function Chart(props: { id: string; title: string; unit: string; totalUnit?: str
                 fill="none"
                 stroke={COLORS[n % COLORS.length]}
                 stroke-width="1.5"
-                points={s.points.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
+                points={s.points.map((v, i) => `${x(i, s.points.length).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
               />
             ))}
           </svg>
@@ -210,10 +213,12 @@ export function AccessLogView() {
                 </td>
                 <td>
                   {Object.entries(e.fields).map(([k, v]) => (
-                    <span key={k} class="field">
-                      <span class="muted">{k}=</span>
-                      <code>{String(v)}</code>{' '}
-                    </span>
+                    <Fragment key={k}>
+                      <span class="field">
+                        <span class="muted">{k}=</span>
+                        <code>{String(v)}</code>
+                      </span>{' '}
+                    </Fragment>
                   ))}
                 </td>
               </tr>

@@ -327,6 +327,11 @@ describe('the web UI against make run', () => {
       )
       .toBeGreaterThan(0);
     expect(await page.getByTestId('chart-classes').textContent()).toContain('2xx');
+    // A few more reads for the screenshot: the line of the route is drawn from them.
+    const line = page.locator('[data-testid=chart-requests] polyline[data-series="HTTPRoute/default/mcp/0"]');
+    await expect
+      .poll(async () => ((await line.getAttribute('points')) ?? '').split(' ').length, { timeout: 15_000 })
+      .toBeGreaterThan(6);
     expect(await page.getByTestId('chart-latency').textContent()).toContain('HTTPRoute/default/llm/0');
     await page.screenshot({ path: join(shots, 'charts.png'), fullPage: true });
   });
