@@ -41,17 +41,13 @@ async function readStream(res: Response, onText: (t: string) => void, onUsage: (
   }
 }
 
-function Chat(props: { routes: { route: string; url: string }[]; models: string[] }) {
-  const [url, setUrl] = useState(props.routes[0] ? chatUrl(props.routes[0].url) : '');
-  const [token, setToken] = useState('');
-  const [model, setModel] = useState(props.models[0] ?? '');
-  const [prompt, setPrompt] = useState('');
+/** A streamed chat call: the answer as it arrives, the usage the provider reported, or the route's error. */
+function useChat() {
   const [answer, setAnswer] = useState('');
   const [usage, setUsage] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const send = async (e: Event): Promise<void> => {
-    e.preventDefault();
+  const send = async (url: string, token: string, model: string, prompt: string): Promise<void> => {
     setBusy(true);
     setAnswer('');
     setUsage('');
@@ -75,9 +71,24 @@ function Chat(props: { routes: { route: string; url: string }[]; models: string[
       setBusy(false);
     }
   };
+  return { answer, usage, error, busy, send };
+}
+
+function Chat(props: { routes: { route: string; url: string }[]; models: string[] }) {
+  const [url, setUrl] = useState(props.routes[0] ? chatUrl(props.routes[0].url) : '');
+  const [token, setToken] = useState('');
+  const [model, setModel] = useState(props.models[0] ?? '');
+  const [prompt, setPrompt] = useState('');
+  const { answer, usage, error, busy, send } = useChat();
   const field = (set: (v: string) => void) => (e: Event) => set((e.target as HTMLInputElement).value);
   return (
-    <form onSubmit={(e) => void send(e)} data-testid="chat-form">
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send(url, token, model, prompt);
+      }}
+      data-testid="chat-form"
+    >
       <label>
         <span>Route</span>
         <select name="route" onChange={(e) => setUrl(chatUrl((e.target as HTMLSelectElement).value))}>

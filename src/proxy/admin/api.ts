@@ -67,7 +67,11 @@ async function accessTailView(
 ): Promise<AccessTailView> {
   const after = Number(call.query.get('after') ?? '0');
   const wait = Math.min(TAIL_WAIT_MS, Math.max(0, Number(call.query.get('wait') ?? TAIL_WAIT_MS)));
-  const read = await runtime.accessTail.read(Number.isSafeInteger(after) ? after : 0, wait || 0, call.signal);
+  const read = await runtime.accessTail.read(
+    Number.isSafeInteger(after) && after > 0 ? after : 0,
+    wait || 0,
+    call.signal,
+  );
   const listeners = [...resourcesOf(snap, 'listener').values()]
     .filter((l) => l.telemetry?.accessLog)
     .map((l) => l.name);
