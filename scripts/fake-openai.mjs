@@ -1,6 +1,6 @@
 // A fake OpenAI chat-completions server for `make run-llm` (no vendor account needed): POST
 // /v1/chat/completions with `Authorization: Bearer sk-local-example` answers with the last user message
-// echoed back, streamed (SSE) when the request asks for it; anything else gets OpenAI's error shape.
+// echoed back, streamed (SSE) when the request asks for it (usage last with `stream_options.include_usage`); anything else gets OpenAI's error shape.
 // Usage: node scripts/fake-openai.mjs [port] (default 3002; 0 picks one and prints it).
 import { createServer } from 'node:http';
 
@@ -46,6 +46,9 @@ const server = createServer((req, res) => {
         `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: 'assistant', content: text }, null));
       res.write(chunk({}, 'stop'));
+      // As OpenAI does: usage in a last chunk without choices when the client asks for it.
+      if (chat.stream_options?.include_usage)
+        res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
       return res.end('data: [DONE]\n\n');
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(

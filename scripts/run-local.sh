@@ -55,7 +55,7 @@ if [ "$KIND" = llm ]; then
   Try:    curl -s http://127.0.0.1:3000/v1/chat/completions -H 'content-type: application/json' -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
   Python: OpenAI(base_url="http://127.0.0.1:3000/v1", api_key="unused").chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Hello"}])
   Edit:   $EXAMPLE/*.yaml (the real vendor: see backend.yaml and secret.yaml); statuses in $STATUS
-  Web UI: http://$ADMIN/   (what the proxy serves and why; docs/ui.md)
+  Web UI: http://$ADMIN/   (routes, live charts, and an LLM playground that chats through the route; docs/ui.md)
   Ops:    controller http://127.0.0.1:$HEALTH_PORT/readyz   proxy http://$READY/healthz/ready  http://$METRICS/metrics
   Ctrl-C drains and stops everything; a second Ctrl-C stops at once.
 
@@ -66,7 +66,7 @@ else
   Gw is running (controller in local mode + one proxy over xDS).
   MCP endpoint:  http://127.0.0.1:3000/mcp   (streamable HTTP)
   Try:           curl -s http://127.0.0.1:3000/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
-  Web UI:        http://$ADMIN/   (routes, policies, targets, and an MCP playground; docs/ui.md)
+  Web UI:        http://$ADMIN/   (routes, policies, targets, live charts, and MCP, LLM and CEL playgrounds; docs/ui.md)
   Or:            npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above
   Edit:          $EXAMPLE/*.yaml (e.g. the route's path) and the proxy follows; statuses in $STATUS
   Ops:           controller http://127.0.0.1:$HEALTH_PORT/readyz  http://127.0.0.1:$CONTROLLER_METRICS_PORT/metrics

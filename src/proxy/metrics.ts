@@ -91,6 +91,13 @@ export class RequestMetrics {
 function httpMetrics(registry: Registry) {
   return {
     http: new RequestMetrics(registry),
+    routeRequests: new Histogram({
+      name: 'gw_route_request_duration_seconds',
+      help: 'HTTP request latency by route (the IR route name; `-` when no route matched) and status class (2xx … 5xx): the web UI charts requests, errors and latency by route from it.',
+      labelNames: ['route', 'class'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
     errors: counter(
       registry,
       'gw_proxy_errors_total',

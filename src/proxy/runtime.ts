@@ -45,6 +45,7 @@ import { runPipeline, type PipelineServices } from './pipeline.js';
 import { a2aMethods } from './a2a/call.js';
 import { loadMcpClient } from './lazy/mcp-client.js';
 import { speaksStreamableHttp } from './mcp/http-target.js';
+import { AccessTail } from './telemetry/access-tail.js';
 import { listenerTelemetryOf, otlpUrlsOf } from './telemetry/listener-telemetry.js';
 import type { OtlpExporters } from './telemetry/exporters.js';
 import { telemetryOf } from './telemetry/request-telemetry.js';
@@ -175,6 +176,9 @@ interface BoundPort {
 }
 
 // Forwarded routes never reach handleMcp; this only fills the field McpRoute requires.
+/** The route a request matched, read when its response closes (gw_route_request_duration_seconds). */
+const routeOfResponse = new WeakMap<ServerResponse, string>();
+
 const noMcpBackend: McpBackend = {
   targets: [],
   prefixMode: 'PREFIX_MODE_UNSPECIFIED',
@@ -200,6 +204,8 @@ const knownMethods = new Set([
 
 export class ProxyRuntime {
   readonly metrics: ProxyMetrics;
+  /** The web UI's live access-log tail (lines are copied only while someone reads it). */
+  readonly accessTail = new AccessTail();
   readonly sessions: SessionRegistry;
   private readonly limits: ProxyLimits;
   private readonly log: Logger;
@@ -596,7 +602,7 @@ export class ProxyRuntime {
 
   /** One listener's routes and settings; the OTLP URLs its telemetry uses are added to `otlpUrls`. */
   private compileListener(l: Listener, routes: CompiledRoute[], otlpUrls: Set<string>): CompiledListener {
-    const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls);
+    const telemetry = listenerTelemetryOf(l, this.otlp, this.log, otlpUrls, this.accessTail);
     const max = l.limits?.maxConcurrentRequests;
     const connect = this.connectPlan(l);
     return {
@@ -772,6 +778,9 @@ export class ProxyRuntime {
       telemetry?.end(res);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       this.metrics.http.record(req.method ?? 'OTHER', status, seconds, telemetry?.metricLabels());
+      const route = routeOfResponse.get(res) ?? '-';
+      const cls = `${Math.trunc(status / 100)}xx`;
+      this.child(`route ${route} ${cls}`, () => this.metrics.routeRequests.labels(route, cls)).observe(seconds);
       const code = errorCodeOf(res);
       if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
     });
@@ -798,6 +807,7 @@ export class ProxyRuntime {
     const route = routable
       ? listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers })
       : undefined;
+    if (route) routeOfResponse.set(res, route.name);
     const telemetry = listener?.telemetry?.start(req, res, route?.name, path);
     return runPipeline(
       { req, res, listener, route, target, path, claims: null, clientAuthorization: undefined, telemetry },

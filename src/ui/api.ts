@@ -17,63 +17,28 @@ export class ApiError extends Error {
   }
 }
 
-export async function getJson<T>(name: string): Promise<T> {
+export async function getJson<T>(name: string, init: RequestInit = {}): Promise<T> {
   const headers: Record<string, string> = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
-  const res = await fetch(`${API}${name}`, { headers });
+  const res = await fetch(`${API}${name}`, {
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string>) },
+  });
   const body = (await res.json().catch(() => ({}))) as { error_description?: string };
   if (!res.ok) throw new ApiError(res.status, body.error_description ?? `HTTP ${res.status}`);
   return body as T;
 }
 
-export interface Refusal {
-  field: string;
-  source: string;
-  reason: string;
-  security: boolean;
-}
-
-export interface Overview {
-  role: string;
-  gateway: string;
-  pod: string;
-  gwVersion: string;
-  worker: number | null;
-  ready: boolean;
-  snapshotVersion: string;
-  xds: {
-    connected: boolean;
-    version: string;
-    ack: string;
-    nacked: { name: string; message: string }[];
-    updatedAt?: string;
-  } | null;
-}
-
-export interface RouteView {
-  name: string;
-  listeners: string[];
-  hostnames: string[];
-  matches: string[];
-  backends: { backend: string; weight: number }[];
-  policy: { field: string; source: string }[];
-  refusals: Refusal[];
-  unserved: { reason: string; message: string }[];
-}
-
-export interface SnapshotView {
-  binds: { name: string; address: string; port: number }[];
-  listeners: { name: string; bind: string; protocol: string; hostnames: string[]; refusals: Refusal[] }[];
-  routes: RouteView[];
-  backends: { name: string; kind: string; summary: string }[];
-}
-
-export interface McpView {
-  targets: { backend: string; name: string; transport: string; health: string }[];
-  /** `worker`: the count is that worker's only (--workers). */
-  sessions: { active: number; worker: number | null };
-}
-
-export interface LlmView {
-  providers: { backend: string; group: number; name: string; kind: string; host: string; health: string }[];
-  models: { name: string; match: string; target: string; refusals: Refusal[] }[];
-}
+export type {
+  AccessEntry,
+  AccessTailView,
+  CelRequest,
+  CelResult,
+  LivePoint,
+  LlmView,
+  McpView,
+  MetricsView,
+  OverviewView as Overview,
+  RefusalView as Refusal,
+  RouteView,
+  SnapshotView,
+} from '../ui-api/types.js';

@@ -4,7 +4,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { setAdminToken } from './api.js';
 import { PlaygroundView } from './playground.js';
 import { SnippetsView } from './snippets.js';
+import { AccessLogView, ChartsView } from './live.js';
+import { CelPlaygroundView, LlmPlaygroundView } from './try.js';
 import { ListenersView, LlmViewPage, McpTargetsView, OverviewView, RoutesView } from './views.js';
+
+// The live views and the LLM and CEL playgrounds (a block of their own, so other views merge beside it).
+const LIVE_PAGES = {
+  charts: { title: 'Charts', view: ChartsView },
+  'access-log': { title: 'Access log', view: AccessLogView },
+  'llm-playground': { title: 'LLM playground', view: LlmPlaygroundView },
+  cel: { title: 'CEL playground', view: CelPlaygroundView },
+} as const;
 
 const PAGES = {
   overview: { title: 'Overview', view: OverviewView },
@@ -14,6 +24,7 @@ const PAGES = {
   llm: { title: 'LLM', view: LlmViewPage },
   playground: { title: 'MCP playground', view: PlaygroundView },
   clients: { title: 'Client setup', view: SnippetsView },
+  ...LIVE_PAGES,
 } as const;
 type Page = keyof typeof PAGES;
 

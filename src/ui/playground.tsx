@@ -18,7 +18,12 @@ interface Tool {
  * host only when neither names one. The URL stays editable and is shown before the token is sent.
  */
 export function mcpRouteUrls(s: SnapshotView, host: string): { route: string; url: string }[] {
-  const mcp = new Set(s.backends.filter((b) => b.kind === 'mcp').map((b) => b.name));
+  return routeUrls(s, host, 'mcp');
+}
+
+/** The same for the routes to backends of `kind` (`mcp`, `ai`). */
+export function routeUrls(s: SnapshotView, host: string, kind: string): { route: string; url: string }[] {
+  const mcp = new Set(s.backends.filter((b) => b.kind === kind).map((b) => b.name));
   const out: { route: string; url: string }[] = [];
   for (const r of s.routes) {
     if (!r.backends.some((b) => mcp.has(b.backend))) continue;

@@ -252,7 +252,10 @@ export function McpTargetsView() {
                   <td>
                     <code>{t.transport}</code>
                   </td>
-                  <td class={t.health === 'ejected' ? 'bad' : 'good'}>{t.health}</td>
+                  <td class={t.health === 'ejected' ? 'bad' : 'good'}>
+                    {t.health}
+                    {t.ejectedIn.length > 0 ? <span class="muted"> on {t.ejectedIn.join(', ')}</span> : null}
+                  </td>
                 </tr>
               ))}
             </tbody>

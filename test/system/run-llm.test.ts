@@ -107,6 +107,17 @@ describe('make run-llm', () => {
     expect(await runSnippet(run.base)).toEqual({ ok: true, out: 'You said: Hello\n' });
     // A local run makes its own session key: no replica warning on every start.
     expect(run.out).not.toContain('SESSION_KEY');
+    // The web UI's LLM playground (its default origin) may call the route with the headers it sends.
+    const preflight = await fetch(`${run.base}/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://127.0.0.1:15000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:15000');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
   }, 60_000);
 
   it("without the Secret: OpenAI's error shape naming the Secret (the openai SDK's exception shows it), and the controller log counts the problem", async () => {

@@ -13,8 +13,20 @@ import { hostnameOf, isLoopbackName, sameOrigin } from '../net/loopback.js';
 
 export const API_PREFIX = '/ui/api/v1/';
 
-/** What the API reads; each call returns plain data that is safe to show (src/proxy/admin/view.ts). */
-export type AdminApi = Record<string, () => unknown>;
+/** One API call: its query, and a signal that aborts when the client goes away (a long poll stops waiting). */
+export interface ApiCall {
+  query: URLSearchParams;
+  signal: AbortSignal;
+}
+
+/**
+ * What the API reads; each entry returns plain data that is safe to show (src/proxy/admin/view.ts), or a
+ * promise of it. An entry with `post` also takes a JSON body by POST: a pure evaluation that changes nothing.
+ */
+export type AdminApi = Record<string, ((call: ApiCall) => unknown) & { post?: (body: unknown) => unknown }>;
+
+/** The most a POSTed body may hold. */
+const MAX_BODY = 64 * 1024;
 
 export interface AdminServer {
   port: number;
@@ -78,22 +90,61 @@ function serveStatic(res: ServerResponse, uiDir: string, path: string): void {
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': entry.type }).end(body);
 }
 
-function serveApi(req: IncomingMessage, res: ServerResponse, api: AdminApi, path: string): void {
-  const read = api[path.slice(API_PREFIX.length)];
-  if (!read) return sendError(res, 'not_found', `no such API: ${path}`);
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new Error(`the body is larger than ${MAX_BODY} bytes`));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(new Error('the body is not JSON'));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+async function answer(req: IncomingMessage, res: ServerResponse, entry: AdminApi[string], url: URL): Promise<unknown> {
+  if (req.method === 'POST') return entry.post?.(await readBody(req));
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  return entry({ query: url.searchParams, signal: gone.signal });
+}
+
+async function serveApi(req: IncomingMessage, res: ServerResponse, api: AdminApi, url: URL): Promise<void> {
+  const entry = Object.hasOwn(api, url.pathname.slice(API_PREFIX.length))
+    ? api[url.pathname.slice(API_PREFIX.length)]
+    : undefined;
+  if (!entry) return sendError(res, 'not_found', `no such API: ${url.pathname}`);
+  if (req.method === 'POST' && !entry.post)
+    return sendError(res, 'method_not_allowed', 'the admin UI and its API are read-only (GET)');
+  // A JSON body from another origin needs a CORS preflight this server never grants.
+  if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    return sendError(res, 'bad_request', 'POST a JSON body with `Content-Type: application/json`');
   let body: string;
   try {
-    body = JSON.stringify(read());
-  } catch {
+    body = JSON.stringify(await answer(req, res, entry, url));
+  } catch (err) {
+    if (req.method === 'POST') return sendError(res, 'bad_request', (err as Error).message);
     return sendError(res, 'internal_error', 'the view could not be built');
   }
-  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'application/json' }).end(body);
+  if (!res.destroyed) res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'application/json' }).end(body);
 }
 
 function handler(opts: AdminOptions, token: Buffer | undefined) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const path = (req.url ?? '/').split('?')[0] as string;
-    if (req.method !== 'GET' && req.method !== 'HEAD')
+    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    const path = url.pathname;
+    const post = req.method === 'POST' && path.startsWith(API_PREFIX);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !post)
       return sendError(res, 'method_not_allowed', 'the admin UI and its API are read-only (GET)');
     const host = hostnameOf(req.headers.host ?? '');
     if (!token && !(host !== undefined && isLoopbackName(host)))
@@ -105,7 +156,7 @@ function handler(opts: AdminOptions, token: Buffer | undefined) {
       return sendError(res, 'forbidden', 'the admin API answers its own origin only');
     if (token && !bearerMatches(req, token))
       return sendError(res, 'unauthorized', 'the admin API needs `Authorization: Bearer <admin token>`');
-    serveApi(req, res, opts.api, path);
+    void serveApi(req, res, opts.api, url);
   };
 }
 

@@ -3,46 +3,9 @@
 // until someone decides it is safe to show. Policy fields appear by path and source, never by value.
 import { resourcesOf } from '../../ir/load.js';
 import type { Backend, McpTarget, PathMatch, Refusal, Route, RouteMatch, Snapshot } from '../../ir/types.js';
+import type { LlmView, RefusalView, RouteView, SnapshotView, TargetView } from '../../ui-api/types.js';
 
-export interface RefusalView {
-  field: string;
-  source: string;
-  reason: string;
-  security: boolean;
-}
-
-export interface RouteView {
-  name: string;
-  listeners: string[];
-  hostnames: string[];
-  /** `PathPrefix /mcp`, `Exact /v1/models`, with `GET` or header names when the match has them. */
-  matches: string[];
-  backends: { backend: string; weight: number }[];
-  /** Effective policy: each set field's path and the object that set it (no values). */
-  policy: { field: string; source: string }[];
-  refusals: RefusalView[];
-  unserved: { reason: string; message: string }[];
-}
-
-export interface SnapshotView {
-  binds: { name: string; address: string; port: number }[];
-  listeners: { name: string; bind: string; protocol: string; hostnames: string[]; refusals: RefusalView[] }[];
-  routes: RouteView[];
-  backends: { name: string; kind: string; summary: string }[];
-}
-
-export interface TargetView {
-  backend: string;
-  name: string;
-  transport: string;
-  /** `passive: serving` or `passive: ejected` (outlier detection; nothing probes). */
-  health: 'serving' | 'ejected';
-}
-
-export interface LlmView {
-  providers: { backend: string; group: number; name: string; kind: string; host: string; health: string }[];
-  models: { name: string; match: string; target: string; refusals: RefusalView[] }[];
-}
+export type { LlmView, RefusalView, RouteView, SnapshotView, TargetView };
 
 const refusalView = (r: Refusal): RefusalView => ({
   field: r.field,
@@ -128,19 +91,26 @@ function transportOf(t: McpTarget): string {
   return `stdio ${t.stdio?.cmd ?? ''}`;
 }
 
-/** `ejected` holds `pool member` pairs of the outlier detector; MCP pools are named after routes. */
+/**
+ * `ejected` holds `pool member` pairs of the outlier detector. An MCP target's pool is each route to its
+ * backend, so a target is matched in those pools only (the same target name in another backend is not it).
+ */
 export function targetsView(s: Snapshot, ejected: ReadonlySet<string>): TargetView[] {
   const out: TargetView[] = [];
-  const isEjected = (member: string): boolean => [...ejected].some((e) => e.endsWith(` ${member}`));
+  const routes = [...resourcesOf(s, 'route').values()];
   for (const b of resourcesOf(s, 'backend').values()) {
     if (b.kind !== 'mcp') continue;
-    for (const t of b.mcp?.targets ?? [])
+    const pools = routes.filter((r) => r.backends.some((ref) => ref.backend === b.name)).map((r) => r.name);
+    for (const t of b.mcp?.targets ?? []) {
+      const ejectedIn = pools.filter((pool) => ejected.has(`${pool} ${t.name}`));
       out.push({
         backend: b.name,
         name: t.name,
         transport: transportOf(t),
-        health: isEjected(t.name) ? 'ejected' : 'serving',
+        health: ejectedIn.length > 0 ? 'ejected' : 'serving',
+        ejectedIn,
       });
+    }
   }
   return out;
 }
@@ -151,7 +121,8 @@ export function llmView(s: Snapshot, ejected: ReadonlySet<string>): LlmView {
     if (b.kind !== 'ai') continue;
     b.ai?.groups.forEach((g, group) => {
       for (const p of g.providers) {
-        const down = [...ejected].some((e) => e.endsWith(` ${p.name}`));
+        // An AI provider's pool is its backend (llm/provider-health.ts).
+        const down = ejected.has(`${b.name} ${p.name}`);
         providers.push({
           backend: b.name,
           group,

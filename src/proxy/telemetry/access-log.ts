@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Context } from '@opentelemetry/api';
 import { SeverityNumber, type AnyValueMap, type Logger as OtelLogger } from '@opentelemetry/api-logs';
 import type { AccessLog } from '../../ir/types.js';
+import type { AccessTail } from './access-tail.js';
 import { compileCel, expressionVariables, holds, type CelBindings, type CompiledCel } from '../policy/cel/env.js';
 
 /** What the proxy knows about one finished request. */
@@ -172,6 +173,8 @@ export class AccessLogWriter {
     private readonly cfg: AccessLog,
     private readonly log: Logger,
     private readonly otlp: OtelLogger | undefined,
+    /** The web UI's live tail: gets each written line while someone watches it. */
+    private readonly tail?: AccessTail,
   ) {
     // The translator refused what does not compile; the proxy compiles only what reached it.
     if (cfg.filter) this.filter = compileCel(cfg.filter, expressionVariables.accessLog);
@@ -190,6 +193,7 @@ export class AccessLogWriter {
     }
     for (const name of this.remove) delete fields[name];
     this.log.info(fields, 'access');
+    if (this.tail?.watched) this.tail.push(line.facts.listener, fields);
     this.otlp?.emit({
       severityNumber: SeverityNumber.INFO,
       severityText: 'INFO',

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Listener } from '../../ir/types.js';
 import { AccessLogWriter } from './access-log.js';
+import type { AccessTail } from './access-tail.js';
 import type { OtlpExporters } from './exporters.js';
 import { MetricLabels } from './metric-labels.js';
 import { ListenerTelemetry } from './request-telemetry.js';
@@ -19,6 +20,7 @@ export function listenerTelemetryOf(
   otlp: OtlpExporters | undefined,
   log: Logger,
   urls: Set<string>,
+  tail?: AccessTail,
 ): ListenerTelemetry | undefined {
   const t = l.telemetry;
   const labels = t?.metrics?.add.length ? new MetricLabels(t.metrics) : undefined;
@@ -29,7 +31,7 @@ export function listenerTelemetryOf(
   if (logsUrl) urls.add(logsUrl);
   if ((tracesUrl || logsUrl) && !otlp) throw new Error(`listener ${l.name} exports OTLP before the SDK was loaded`);
   const accessLog = t.accessLog
-    ? new AccessLogWriter(t.accessLog, log, logsUrl ? otlp?.logger(logsUrl) : undefined)
+    ? new AccessLogWriter(t.accessLog, log, logsUrl ? otlp?.logger(logsUrl) : undefined, tail)
     : undefined;
   return new ListenerTelemetry(l.name, tracesUrl ? otlp?.tracing(tracesUrl) : undefined, accessLog, labels);
 }
