@@ -3,9 +3,8 @@
 // imports the proxy runtime.
 import cluster from 'node:cluster';
 import { createLogger } from '../log.js';
-import { loadConfigFile } from '../config/load.js';
 import { ProblemError, formatProblem } from '../problem.js';
-import { startStandalone } from '../proxy/standalone.js';
+import type { startStandalone as StartStandalone } from '../proxy/standalone.js';
 import { checkRouteSecurity, createRouteSecurity } from '../proxy/auth/route-security.js';
 import { version } from './version.js';
 import { resolveXdsOptions, runXdsProxy, untilSignal } from './proxy-xds.js';
@@ -61,6 +60,8 @@ export async function runXdsMode({
 
 export async function validateOnly(file: string): Promise<number> {
   try {
+    // The file's schema, validator and YAML parser are loaded only by the modes that read a file.
+    const { loadConfigFile } = await import('../config/load.js');
     const { snapshot, refusals } = await loadConfigFile(file);
     checkRouteSecurity(snapshot, createLogger({ level: 'silent' }));
     for (const line of refusalLines(refusals, file)) console.error(line);
@@ -81,8 +82,9 @@ export async function runStandaloneMode({
 }: ProxySettings): Promise<number> {
   const file = values.file ?? '';
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
-  let standalone;
+  let standalone: Awaited<ReturnType<typeof StartStandalone>>;
   try {
+    const { startStandalone } = await import('../proxy/standalone.js');
     standalone = await startStandalone({
       file,
       log,
