@@ -69,7 +69,7 @@ async function spawnWorkers(name: string, targets: string): Promise<Running> {
   writeFileSync(file, `mcp:\n  port: ${port}\n  host: 127.0.0.1\n  targets:\n${targets}`);
   const modules = path.join(dir, `${name}-modules`);
   mkdirSync(modules);
-  const env = { ...process.env, GW_RECORD_MODULES: modules };
+  const env: NodeJS.ProcessEnv = { ...process.env, GW_RECORD_MODULES: modules };
   delete env.SESSION_KEY;
   const args = ['proxy', '-f', file, '--workers', '2'];
   args.push('--ready-address', `127.0.0.1:${ready}`, '--metrics-address', `127.0.0.1:${metrics}`);
@@ -83,7 +83,8 @@ async function spawnWorkers(name: string, targets: string): Promise<Running> {
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor(
     async () => (await fetch(`http://127.0.0.1:${ready}/healthz/ready`).catch(() => undefined))?.status === 200,
-    60_000,
+    // Four workers compile the proxy under tsx at once: over a minute on a shared 2-core machine.
+    150_000,
   );
   return { child, out: () => out, port, ready, metrics, modules };
 }
@@ -117,7 +118,7 @@ describe('gw proxy --workers 2', () => {
         `    - name: s\n      stdio: { cmd: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(stdioFixture)}], env: { FIXTURE_ID: s } }\n`,
       ),
     ]);
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await Promise.all([stop(remote), stop(local)]);
     await target?.close();
