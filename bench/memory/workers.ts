@@ -85,7 +85,18 @@ async function main(): Promise<void> {
   writeFileSync(path.join(work, 'all.yaml'), manifests);
   const gw = path.join(root, 'bin/gw.js');
   const controller = start(
-    [gw, 'controller', '--manifests', work, '--xds-port', `${xds}`, '--health-port', `${health}`, '--metrics-port', `${metrics}`],
+    [
+      gw,
+      'controller',
+      '--manifests',
+      work,
+      '--xds-port',
+      `${xds}`,
+      '--health-port',
+      `${health}`,
+      '--metrics-port',
+      `${metrics}`,
+    ],
     'controller',
   );
   await until200(`http://127.0.0.1:${health}/readyz`, controller);
@@ -100,7 +111,12 @@ async function main(): Promise<void> {
   await until200(`http://127.0.0.1:${ready}/healthz/ready`, proxy);
   const url = `http://127.0.0.1:${port}/plain/v1/chat/completions`;
   const call = async (): Promise<void> => {
-    const res = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+    const res = await request(url, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      dispatcher: agent,
+    });
     const text = await res.body.text();
     if (res.statusCode !== 200 || !text.includes('Paris')) throw new Error(`${res.statusCode} ${text.slice(0, 200)}`);
   };
@@ -123,10 +139,16 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const f = (n: number): string => n.toFixed(1);
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${kids.length} workers; ${calls} calls in ${seconds} s`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${kids.length} workers; ${calls} calls in ${seconds} s`,
+  );
   console.log(`  primary           PSS ${f(idle.primary)} MiB (goal ≤ 25)`);
   for (const [i, k] of kids.entries())
-    console.log(`  worker pid ${k}  PSS idle ${f(idle.workers[i]!)} MiB (goal ≤ 55), peak under load ${f(peak[i]!)} MiB (goal ≤ 70)`);
+    console.log(
+      `  worker pid ${k}  PSS idle ${f(idle.workers[i]!)} MiB (goal ≤ 55), peak under load ${f(peak[i]!)} MiB (goal ≤ 70)`,
+    );
   console.log(
     `  total             PSS idle ${f(idle.primary + sum(idle.workers))} MiB, under load ${f(idle.primary + sum(peak))} MiB (goal ≤ 120)`,
   );
