@@ -5,7 +5,7 @@ BIN := node_modules/.bin
 STAMP := node_modules/.install-stamp
 REPORTS := .cache/test-reports
 
-.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op ratelimit spire go crds gateway-api-schemas run run-llm run-standalone bench clean image
+.PHONY: deps build typecheck lint test test-unit test-e2e test-node-majors cluster node otelcol extproc opa forwardproxy zitadel-op ratelimit spire go crds gateway-api-schemas run run-llm run-standalone bench bench-anchor clean image
 
 # `npm ci` deletes node_modules first: it runs only when node_modules does not already hold what the lock
 # file names (scripts/deps-current.mjs compares npm's record of the installed tree with the lock file).
@@ -142,6 +142,11 @@ bench: build extproc opa ratelimit
 	  BENCH_FAILOVER=$${BENCH_FAILOVER:-short} $(BIN)/tsx "$$f" || missed="$$missed $$f"; \
 	  echo "== $$f took $$(( $$(date +%s) - t )) s"; done; \
 	  echo "make bench: $$(( $$(date +%s) - start )) s in all (budget 180 s); exited non-zero (a target missed):$${missed:- none}"
+
+# Gw side by side with agentgateway (the Rust anchor); not in `make bench` or CI. AGW_BIN or AGW_MIRROR:
+# scripts/bench-anchor.sh, docs/performance.md "Issue 42".
+bench-anchor: build
+	scripts/bench-anchor.sh
 
 clean:
 	rm -rf dist .cache

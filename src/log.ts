@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
+import type pinoPretty from 'pino-pretty';
+
+// pino-pretty (and its dependencies) is loaded only by a process that logs text: JSON is the default.
+const requireLazily = createRequire(import.meta.url);
 
 export type LogFormat = 'json' | 'text';
 
@@ -89,6 +93,7 @@ export function createLogger(opts: LogOptions = {}): Logger {
   };
   if (format === 'text') {
     const dest = opts.destination ?? process.stderr;
+    const pretty = requireLazily('pino-pretty') as typeof pinoPretty;
     return pino(
       base,
       pretty({ destination: dest, sync: true, colorize: false, translateTime: 'SYS:standard', ignore: 'pid,hostname' }),

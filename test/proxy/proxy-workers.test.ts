@@ -3,7 +3,7 @@
 // and metrics answered by the primary cover both workers. Each request of the client opens a new
 // connection (an undici Agent per request), so the primary spreads them over the workers.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -43,17 +43,38 @@ interface Running {
   port: number;
   ready: number;
   metrics: number;
+  /** Where each process of it records the modules it loads (test/support/record-modules.mjs). */
+  modules: string;
+}
+
+/** The source files (under src/) a process of `r` loaded, keyed by its pid. */
+function loadedSources(r: Running): Map<number, string[]> {
+  const src = path.resolve('src') + path.sep;
+  return new Map(
+    readdirSync(r.modules).map((f) => [
+      Number(path.basename(f, '.txt')),
+      readFileSync(path.join(r.modules, f), 'utf8')
+        .split('\n')
+        .filter((u) => u.startsWith('file:'))
+        .map((u) => new URL(u).pathname)
+        .filter((p) => p.startsWith(src))
+        .map((p) => p.slice(src.length)),
+    ]),
+  );
 }
 
 async function spawnWorkers(name: string, targets: string): Promise<Running> {
   const [port, ready, metrics] = [await freePort(), await freePort(), await freePort()];
   const file = path.join(dir, `${name}.yaml`);
   writeFileSync(file, `mcp:\n  port: ${port}\n  host: 127.0.0.1\n  targets:\n${targets}`);
-  const env = { ...process.env };
+  const modules = path.join(dir, `${name}-modules`);
+  mkdirSync(modules);
+  const env: NodeJS.ProcessEnv = { ...process.env, GW_RECORD_MODULES: modules };
   delete env.SESSION_KEY;
   const args = ['proxy', '-f', file, '--workers', '2'];
   args.push('--ready-address', `127.0.0.1:${ready}`, '--metrics-address', `127.0.0.1:${metrics}`);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], {
+  const record = ['--import', './test/support/record-modules.mjs'];
+  const child = spawn(process.execPath, [...record, '--import', 'tsx', 'test/fixtures/gw-cli.ts', ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -62,9 +83,10 @@ async function spawnWorkers(name: string, targets: string): Promise<Running> {
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor(
     async () => (await fetch(`http://127.0.0.1:${ready}/healthz/ready`).catch(() => undefined))?.status === 200,
-    60_000,
+    // Four workers compile the proxy under tsx at once: over a minute on a shared 2-core machine.
+    150_000,
   );
-  return { child, out: () => out, port, ready, metrics };
+  return { child, out: () => out, port, ready, metrics, modules };
 }
 
 async function stop(r: Running | undefined): Promise<void> {
@@ -96,7 +118,7 @@ describe('gw proxy --workers 2', () => {
         `    - name: s\n      stdio: { cmd: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(stdioFixture)}], env: { FIXTURE_ID: s } }\n`,
       ),
     ]);
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await Promise.all([stop(remote), stop(local)]);
     await target?.close();
@@ -106,6 +128,24 @@ describe('gw proxy --workers 2', () => {
     // Readiness came over IPC; each worker's own log line may still be in its stdout pipe.
     await expect.poll(() => remote.out().match(/"msg":"proxy started"/g)?.length).toBe(2);
     expect(remote.out()).toContain('SESSION_KEY is not set');
+  });
+
+  it('keeps the proxy runtime out of the primary: it loads flags and supervision, the workers serve', () => {
+    const loaded = loadedSources(remote);
+    const primary = loaded.get(remote.child.pid ?? -1) ?? [];
+    expect(primary).toContain('cli/proxy-workers.ts');
+    for (const serving of ['cli/proxy-run.ts', 'proxy/runtime.ts', 'proxy/pipeline.ts', 'proxy/standalone.ts'])
+      expect(primary).not.toContain(serving);
+    // Only the ops server and the session key's parsing come from src/proxy/ (no handler, policy or MCP code).
+    expect(primary.filter((f) => f.startsWith('proxy/')).sort()).toEqual([
+      'proxy/http/http-error.ts',
+      'proxy/mcp/session-keys.ts',
+      'proxy/ops.ts',
+      'proxy/proxy-error.ts',
+    ]);
+    const workers = [...loaded].filter(([pid]) => pid !== remote.child.pid).map(([, files]) => files);
+    expect(workers).toHaveLength(2);
+    for (const files of workers) expect(files).toContain('proxy/runtime.ts');
   });
 
   it('serves whole sessions across both workers and counts both workers in /metrics', async () => {

@@ -1,0 +1,163 @@
+// `gw proxy --workers N` as a user runs it, process by process: PSS (shared pages counted once, from
+// /proc/PID/smaps_rollup) of the primary and of each worker, idle once ready and at its peak under the
+// closed-loop LLM load (16 callers, chat completions to bench/llm/upstream.ts), with the routes of the
+// anchor bench (Gw local mode: `gw controller --manifests` feeds the proxy over xDS). BENCH_WORKERS (default:
+// the proxy's own default, one per CPU), BENCH_SECONDS of load (default 5). Needs dist/ (`make build`).
+// Goals (issue 42): primary ≤ 25 MiB, a worker ≤ 55 MiB idle and ≤ 70 MiB under load, all ≤ 120 MiB.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const workers = process.env.BENCH_WORKERS;
+const children: ChildProcess[] = [];
+const work = mkdtempSync(path.join(tmpdir(), 'gw-bench-workers-'));
+const agent = new Agent({ connections: 16 });
+const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'capital of France?' }] });
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+function start(args: string[], name: string): ChildProcess {
+  const proc = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(proc);
+  proc.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
+  return proc;
+}
+
+async function firstLine(proc: ChildProcess): Promise<string> {
+  const it = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
+  const exited = new Promise<never>((_, reject) => proc.once('exit', (c) => reject(new Error(`exited: ${c}`))));
+  const first = await Promise.race([it.next(), exited]);
+  void (async () => {
+    for await (const _ of it);
+  })();
+  return String(first.value).trim();
+}
+
+/** Polls until the URL answers 200 (the proxy's readiness: every worker ready). */
+async function until200(url: string, proc: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (proc.exitCode !== null) throw new Error(`${url}: the process exited with ${proc.exitCode}`);
+    const ok = await request(url, { dispatcher: agent })
+      .then(async (r) => (await r.body.dump(), r.statusCode === 200))
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered 200`);
+}
+
+const pssMiB = (pid: number): number =>
+  Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+
+function childPids(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function main(): Promise<void> {
+  const upstream = start(['--import', 'tsx', 'bench/llm/upstream.ts'], 'upstream');
+  const upstreamPort = new URL(await firstLine(upstream)).port;
+  const [port, xds, health, metrics, ready, proxyMetrics] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const manifests = readFileSync(path.join(root, 'bench/memory/llm-manifests.yaml'), 'utf8')
+    .replace('${LLM_UPSTREAM_PORT}', upstreamPort)
+    .replace('${GW_PORT}', String(port));
+  writeFileSync(path.join(work, 'all.yaml'), manifests);
+  const gw = path.join(root, 'bin/gw.js');
+  const controller = start(
+    [
+      gw,
+      'controller',
+      '--manifests',
+      work,
+      '--xds-port',
+      `${xds}`,
+      '--health-port',
+      `${health}`,
+      '--metrics-port',
+      `${metrics}`,
+    ],
+    'controller',
+  );
+  await until200(`http://127.0.0.1:${health}/readyz`, controller);
+  const proxy = start(
+    [
+      ...[gw, 'proxy', '--xds-address', `127.0.0.1:${xds}`, '--gateway', 'default/web', '--pod-name', 'bench'],
+      ...['--listen-address', '127.0.0.1', '--ready-address', `127.0.0.1:${ready}`],
+      ...['--metrics-address', `127.0.0.1:${proxyMetrics}`, ...(workers ? ['--workers', workers] : [])],
+    ],
+    'proxy',
+  );
+  await until200(`http://127.0.0.1:${ready}/healthz/ready`, proxy);
+  const url = `http://127.0.0.1:${port}/plain/v1/chat/completions`;
+  const call = async (): Promise<void> => {
+    const res = await request(url, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      dispatcher: agent,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || !text.includes('Paris')) throw new Error(`${res.statusCode} ${text.slice(0, 200)}`);
+  };
+  // Warm every worker's route and pool, then let the process settle before the idle reading.
+  for (let i = 0; i < 200; i++) await Promise.all(Array.from({ length: 16 }, call));
+  global.gc?.();
+  await new Promise((r) => setTimeout(r, 2000));
+  const primary = proxy.pid!;
+  const kids = childPids(primary);
+  const idle = { primary: pssMiB(primary), workers: kids.map(pssMiB) };
+  const peak = kids.map(() => 0);
+  let calls = 0;
+  const end = Date.now() + seconds * 1000;
+  const sampler = setInterval(() => kids.forEach((k, i) => (peak[i] = Math.max(peak[i]!, pssMiB(k)))), 250);
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (Date.now() < end) await call().then(() => calls++);
+    }),
+  );
+  clearInterval(sampler);
+  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+  const f = (n: number): string => n.toFixed(1);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${kids.length} workers; ${calls} calls in ${seconds} s`,
+  );
+  console.log(`  primary           PSS ${f(idle.primary)} MiB (goal ≤ 25)`);
+  for (const [i, k] of kids.entries())
+    console.log(
+      `  worker pid ${k}  PSS idle ${f(idle.workers[i]!)} MiB (goal ≤ 55), peak under load ${f(peak[i]!)} MiB (goal ≤ 70)`,
+    );
+  console.log(
+    `  total             PSS idle ${f(idle.primary + sum(idle.workers))} MiB, under load ${f(idle.primary + sum(peak))} MiB (goal ≤ 120)`,
+  );
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children.reverse()) c.kill();
+  await agent.close();
+  rmSync(work, { recursive: true, force: true });
+}
