@@ -2,6 +2,7 @@
 // Flags follow docs/controller-cli.md; every flag also reads GW_<FLAG_IN_UPPER_SNAKE>, flags winning.
 import type { LevelWithSilent, Logger } from 'pino';
 import { createLogger } from '../log.js';
+import { isLoopbackName } from '../proxy/net/loopback.js';
 import { parseAddress } from '../proxy/ops.js';
 import { DEFAULT_CONTROLLER_NAME } from '../translate/objects/context.js';
 import type { ControllerConfig } from '../controller/config.js';
@@ -190,9 +191,11 @@ function adminSettings({ val }: FlagReader): Pick<ControllerConfig, 'admin'> {
   const given = val('admin-address');
   if (given === 'off') return {};
   if (given === undefined) return { admin: { address: DEFAULT_CONTROLLER_ADMIN_ADDRESS, optional: true } };
-  if (!parseAddress(given))
-    throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(given)}`);
+  const parsed = parseAddress(given);
+  if (!parsed) throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(given)}`);
   const tokenFile = val('admin-token-file');
+  if (!tokenFile && !isLoopbackName((parsed.host ?? '').toLowerCase()))
+    throw new Error(`--admin-address ${given}: off loopback the fleet UI needs --admin-token-file`);
   return { admin: { address: given, ...(tokenFile ? { tokenFile } : {}) } };
 }
 
