@@ -280,7 +280,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** The fleet UI on the proxy's admin server (the controller may not import the proxy; the CLI may). */
-async function controllerUi(admin: NonNullable<ControllerConfig['admin']>, log: Logger): Promise<ControllerUi> {
+export async function controllerUi(admin: NonNullable<ControllerConfig['admin']>, log: Logger): Promise<ControllerUi> {
   const { startAdmin } = await import('../proxy/admin/server.js');
   const { uiDir } = await import('../proxy/admin/ui-dir.js');
   const { version } = await import('./version.js');
