@@ -2,7 +2,8 @@
 # `make run` (and `make run-llm`, GW_EXAMPLE=llm): the embedded default. Three processes, all on loopback:
 #   1. the upstream: the MCP "everything" server over streamable HTTP on 127.0.0.1:3001 (examples/local-mcp),
 #      or with GW_EXAMPLE=llm a fake OpenAI server on 127.0.0.1:3002 (scripts/fake-openai.mjs, examples/local-llm),
-#   2. `gw controller --manifests <example>` (local mode: xDS on 9978, health 9093, metrics 9092),
+#   2. `gw controller --manifests <example>` (local mode: xDS on 9978, health 9093, metrics 9092, and the
+#      fleet UI on http://127.0.0.1:9094: gateways, their proxies, versions applied, NACKs; docs/ui.md),
 #   3. one `gw proxy` subscribed to Gateway default/local over xDS, serving http://127.0.0.1:3000, with the web
 #      UI on http://127.0.0.1:15000 (docs/ui.md).
 # Editing a file in the example folder changes what the proxy serves. Ctrl-C stops all three: the proxy
@@ -25,12 +26,13 @@ CONTROLLER_METRICS_PORT=${GW_EXAMPLE_CONTROLLER_METRICS_PORT:-9092}
 READY=127.0.0.1:${GW_EXAMPLE_READY_PORT:-15021}
 METRICS=127.0.0.1:${GW_EXAMPLE_METRICS_PORT:-15020}
 ADMIN=127.0.0.1:${GW_EXAMPLE_ADMIN_PORT:-15000}
+CONTROLLER_ADMIN=127.0.0.1:${GW_EXAMPLE_CONTROLLER_ADMIN_PORT:-9094}
 GW=(node bin/gw.js)
 
 mkdir -p "$STATUS"
 "${UPSTREAM[@]}" & upstream=$!
 "${GW[@]}" controller --manifests "$EXAMPLE" --status-dir "$STATUS" --xds-port "$XDS_PORT" \
-  --health-port "$HEALTH_PORT" --metrics-port "$CONTROLLER_METRICS_PORT" --log-format text & controller=$!
+  --health-port "$HEALTH_PORT" --metrics-port "$CONTROLLER_METRICS_PORT" --admin-address "$CONTROLLER_ADMIN" --log-format text & controller=$!
 trap 'on_signal $controller' INT TERM
 # The proxy would retry with backoff anyway; waiting keeps the first screen free of reconnect warnings.
 if ! wait_ready "http://127.0.0.1:$HEALTH_PORT/readyz" "$controller" "the controller"; then
@@ -56,6 +58,7 @@ if [ "$KIND" = llm ]; then
   Python: OpenAI(base_url="http://127.0.0.1:3000/v1", api_key="unused").chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Hello"}])
   Edit:   $EXAMPLE/*.yaml (the real vendor: see backend.yaml and secret.yaml); statuses in $STATUS
   Web UI: http://$ADMIN/   (routes, live charts, and an LLM playground that chats through the route; docs/ui.md)
+  Fleet:  http://$CONTROLLER_ADMIN/   (the controller: gateways, their proxies, versions applied, NACKs)
   Ops:    controller http://127.0.0.1:$HEALTH_PORT/readyz   proxy http://$READY/healthz/ready  http://$METRICS/metrics
   Ctrl-C drains and stops everything; a second Ctrl-C stops at once.
 
@@ -67,6 +70,7 @@ else
   MCP endpoint:  http://127.0.0.1:3000/mcp   (streamable HTTP)
   Try:           curl -s http://127.0.0.1:3000/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
   Web UI:        http://$ADMIN/   (routes, policies, targets, live charts, and MCP, LLM and CEL playgrounds; docs/ui.md)
+  Fleet UI:      http://$CONTROLLER_ADMIN/   (the controller: gateways, their proxies, versions applied, NACKs)
   Or:            npx @modelcontextprotocol/inspector  -> Streamable HTTP, URL above
   Edit:          $EXAMPLE/*.yaml (e.g. the route's path) and the proxy follows; statuses in $STATUS
   Ops:           controller http://127.0.0.1:$HEALTH_PORT/readyz  http://127.0.0.1:$CONTROLLER_METRICS_PORT/metrics

@@ -1,9 +1,12 @@
 // `gw controller`: local mode (`--manifests DIR`: xDS and ops endpoints on loopback) or cluster mode.
 // Flags follow docs/controller-cli.md; every flag also reads GW_<FLAG_IN_UPPER_SNAKE>, flags winning.
-import type { LevelWithSilent } from 'pino';
+import type { LevelWithSilent, Logger } from 'pino';
 import { createLogger } from '../log.js';
+import { isLoopbackName } from '../proxy/net/loopback.js';
+import { parseAddress } from '../proxy/ops.js';
 import { DEFAULT_CONTROLLER_NAME } from '../translate/objects/context.js';
 import type { ControllerConfig } from '../controller/config.js';
+import type { ControllerUi } from '../controller/fleet.js';
 
 export type { ControllerConfig } from '../controller/config.js';
 
@@ -21,6 +24,8 @@ const VALUE_FLAGS = [
   'xds-port',
   'health-port',
   'metrics-port',
+  'admin-address',
+  'admin-token-file',
   'log-level',
   'log-format',
   'leader-election-namespace',
@@ -64,6 +69,8 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --xds-mode plaintext|tls|either (default tls; local mode: plaintext)    --xds-port N (default 9978)
   --xds-ca-dir DIR                local mode with tls/either: keep the CA here; proxies use DIR/ca.crt
   --health-port N (default 9093)  --metrics-port N (default 9092)
+  --admin-address HOST:PORT       fleet web UI (default 127.0.0.1:9094; off: none; docs/ui.md)
+  --admin-token-file FILE         bearer token the UI's API asks for; required off loopback
   --enable-models                 translate GwModel resources   --enable-xbackend   --enable-inference-extension
   --log-level LEVEL (default info)   --log-format json|text (default json)
   --leader-elect / --no-leader-elect   --leader-election-namespace NS   --proxy-image REF
@@ -173,7 +180,23 @@ function requiredSettings({ val, bool }: FlagReader): ControllerConfig {
     logFormat,
     istio: istioSettings({ val, bool }),
     once: bool('once') ?? false,
+    ...adminSettings({ val, bool }),
   };
+}
+
+export const DEFAULT_CONTROLLER_ADMIN_ADDRESS = '127.0.0.1:9094';
+
+/** The fleet UI's address: the built-in default is optional (a taken port costs the UI, not the start). */
+function adminSettings({ val }: FlagReader): Pick<ControllerConfig, 'admin'> {
+  const given = val('admin-address');
+  if (given === 'off') return {};
+  if (given === undefined) return { admin: { address: DEFAULT_CONTROLLER_ADMIN_ADDRESS, optional: true } };
+  const parsed = parseAddress(given);
+  if (!parsed) throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(given)}`);
+  const tokenFile = val('admin-token-file');
+  if (!tokenFile && !isLoopbackName((parsed.host ?? '').toLowerCase()))
+    throw new Error(`--admin-address ${given}: off loopback the fleet UI needs --admin-token-file`);
+  return { admin: { address: given, ...(tokenFile ? { tokenFile } : {}) } };
 }
 
 function istioSettings({ val, bool }: FlagReader): Record<string, string | boolean> {
@@ -243,14 +266,42 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const logger = createLogger({ level: cfg.logLevel, format: cfg.logFormat, name: 'controller' });
+  const ui = cfg.admin ? await controllerUi(cfg.admin, logger) : undefined;
   if (!cfg.manifests) {
     const { runClusterController } = await import('../controller/run-cluster.js');
-    return runClusterController(cfg, logger);
+    return runClusterController(cfg, logger, undefined, ui);
   }
   if (cfg.once) {
     const { runLocal } = await import('../controller/local/run-local.js');
     return runLocal(cfg, logger);
   }
   const { serveLocal } = await import('../controller/local/serve-local.js');
-  return serveLocal(cfg, logger);
+  return serveLocal(cfg, logger, undefined, ui);
+}
+
+/** The fleet UI on the proxy's admin server (the controller may not import the proxy; the CLI may). */
+export async function controllerUi(admin: NonNullable<ControllerConfig['admin']>, log: Logger): Promise<ControllerUi> {
+  const { startAdmin } = await import('../proxy/admin/server.js');
+  const { uiDir } = await import('../proxy/admin/ui-dir.js');
+  const { version } = await import('./version.js');
+  return {
+    gwVersion: version(),
+    start: async (api) => {
+      try {
+        return await startAdmin({
+          address: admin.address,
+          ...(admin.tokenFile ? { tokenFile: admin.tokenFile } : {}),
+          uiDir: uiDir(),
+          api,
+        });
+      } catch (err) {
+        if (!admin.optional) throw err;
+        log.warn(
+          { err: (err as Error).message },
+          'fleet UI not started (the default port is taken); set --admin-address',
+        );
+        return undefined;
+      }
+    },
+  };
 }

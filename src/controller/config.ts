@@ -37,6 +37,8 @@ export interface ControllerConfig {
   istio: Record<string, string | boolean>;
   /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
   once: boolean;
+  /** The fleet web UI (`--admin-address`, `--admin-token-file`); `optional`: the built-in default, skipped when taken. */
+  admin?: { address: string; tokenFile?: string; optional?: boolean };
 }
 
 /** The translator options the controller's configuration decides. */

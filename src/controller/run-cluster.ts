@@ -16,11 +16,13 @@ import {
 import { errText } from './workers.js';
 import { createConfigTracer, type ConfigTracer } from './config-tracing.js';
 import { createControllerMetrics, startOpsServer } from './ops-server.js';
+import { startFleetUi, type ControllerUi, type RunningUi } from './fleet.js';
 
 export async function runClusterController(
   cfg: ControllerConfig,
   logger: Logger,
   signal?: AbortSignal,
+  ui?: ControllerUi,
 ): Promise<number> {
   const namespace = cfg.leaderElectionNamespace ?? process.env.POD_NAMESPACE;
   const leaderElect = cfg.leaderElect ?? true;
@@ -52,6 +54,16 @@ export async function runClusterController(
     return stopping.signal.aborted ? 0 : 2;
   }
   const { controller, xds } = started;
+  let fleet: RunningUi;
+  try {
+    fleet = await startFleetUi(ui, 'cluster', controller.source, () => xds.proxies(), logger);
+  } catch (err) {
+    logger.error({ err: errText(err) }, 'cannot start the fleet UI');
+    await xds.close();
+    await controller.stop();
+    await ops.close();
+    return 2;
+  }
   health.xdsOpen = true;
   void controller.ready().then(() => (health.synced = true));
   logger.info({ kubeconfig: cfg.kubeconfig ?? 'in-cluster', leaderElect, namespace }, 'cluster mode started');
@@ -62,6 +74,7 @@ export async function runClusterController(
   await controller.stop();
   await started.tracer?.close();
   await ops.close();
+  await fleet?.close();
   return 0;
 }
 

@@ -42,6 +42,8 @@ export interface ControllerSource extends SnapshotSource {
   /** Replaces a gateway's snapshot (undefined: the gateway is gone or no longer ours). */
   publish(gateway: string, snapshot: BuiltSnapshot | undefined): void;
   setReady(ready: boolean): void;
+  /** Per gateway, the translated resources of its current snapshot by name (the fleet view reads refusals). */
+  built(): ReadonlyMap<string, ReadonlyMap<string, BuiltResource>>;
 }
 
 export function createControllerSource(): ControllerSource {
@@ -56,6 +58,7 @@ export function createControllerSource(): ControllerSource {
     get: held.get,
     subscribe: held.subscribe,
     setReady: held.setReady,
+    built: () => sources,
     publish(gateway, snapshot) {
       if (!snapshot) {
         if (held.get(gateway)) held.delete(gateway);

@@ -84,3 +84,16 @@ function errorText(status: number, body: unknown): string {
   const detail = b?.error_description ?? (typeof b?.error === 'object' ? b.error.message : b?.error);
   return `HTTP ${status}${detail ? `: ${detail}` : ''}`;
 }
+
+/** Every page of a list call (`tools/list`, `prompts/list`, `resources/list`), following `nextCursor`. */
+export async function listAll(client: McpClient, method: string, key: string, maxPages = 50): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const result = await client.request(method, cursor ? { cursor } : {});
+    items.push(...((result[key] as unknown[] | undefined) ?? []));
+    cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
+    if (!cursor) break;
+  }
+  return items;
+}

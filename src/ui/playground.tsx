@@ -2,11 +2,11 @@
 // pasted token goes to the route only (never to the admin API) and lives in this page's memory.
 import { useState } from 'preact/hooks';
 import type { SnapshotView } from './api.js';
-import { McpClient, type Exchange } from './mcp-client.js';
+import { listAll, McpClient, type Exchange } from './mcp-client.js';
 import { SchemaForm, type InputSchema } from './schema-form.js';
 import { Loading, useApi } from './views.js';
 
-interface Tool {
+export interface Tool {
   name: string;
   description?: string;
   inputSchema?: InputSchema;
@@ -37,7 +37,14 @@ export function routeUrls(s: SnapshotView, host: string, kind: string): { route:
   return out;
 }
 
-function Connect(props: { routes: { route: string; url: string }[]; onConnected: (c: McpClient, tools: Tool[]) => void; log: (e: Exchange) => void }) {
+export function Connect(props: {
+  routes: { route: string; url: string }[];
+  onConnected: (c: McpClient, tools: Tool[]) => void | Promise<void>;
+  log: (e: Exchange) => void;
+  label?: string;
+  /** Called as a new connection starts, so a view drops what an earlier token saw. */
+  onStart?: () => void;
+}) {
   const [url, setUrl] = useState(props.routes[0]?.url ?? '');
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
@@ -46,11 +53,11 @@ function Connect(props: { routes: { route: string; url: string }[]; onConnected:
     e.preventDefault();
     setBusy(true);
     setError('');
+    props.onStart?.();
     try {
       const client = new McpClient(url, token, props.log);
       await client.initialize();
-      const listed = await client.request('tools/list');
-      props.onConnected(client, (listed.tools as Tool[] | undefined) ?? []);
+      await props.onConnected(client, (await listAll(client, 'tools/list', 'tools')) as Tool[]);
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -85,7 +92,7 @@ function Connect(props: { routes: { route: string; url: string }[]; onConnected:
         />
       </label>
       <button class="action" type="submit" disabled={busy || url === ''}>
-        Initialize and list tools
+        {props.label ?? 'Initialize and list tools'}
       </button>
       {error ? <p class="bad" data-testid="connect-error">{error}</p> : null}
     </form>

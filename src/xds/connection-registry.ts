@@ -30,6 +30,8 @@ export interface ConnectionRegistry {
   detach(conn: ProxyConnection): void;
   replied(conn: ProxyConnection, outcome: ReplyOutcome): void;
   connections(): ProxyConnection[];
+  /** The version of the snapshot the gateway's proxies are sent now ('' while it has none). */
+  versionOf(gateway: string): string;
   /** Stops pushing and ends every stream with UNAVAILABLE. */
   close(): void;
 }
@@ -91,6 +93,7 @@ export function createConnectionRegistry(opts: RegistryOptions, log: Logger, met
       if (resolved.length > 0) notify('onResolved', () => opts.onResolved?.(conn.gateway, conn.pod, resolved));
     },
     connections: () => [...byGateway.values()].flatMap((set) => [...set]),
+    versionOf: (gateway) => snapshots.get(gateway)?.systemVersion ?? '',
     close() {
       snapshots.close();
       for (const c of [...byGateway.values()].flatMap((set) => [...set]))

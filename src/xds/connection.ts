@@ -41,6 +41,17 @@ export interface ConnectionDeps {
   snapshot: () => VersionedSnapshot | null;
   random?: () => number;
   resendBackoff?: BackoffOptions;
+  /** Wall clock for what the fleet view shows (connected since, last reply). */
+  now?: () => number;
+}
+
+/** The proxy's last answer, as the controller's fleet view shows it (docs/ui.md "Fleet view"). */
+export interface LastReply {
+  ack: 'ACK' | 'NACK';
+  at: number;
+  /** The snapshot version of the response answered ('' when the nonce was forgotten). */
+  version: string;
+  errors: ResourceRefusal[];
 }
 
 export class ProxyConnection {
@@ -60,6 +71,11 @@ export class ProxyConnection {
   private seq = 0;
   private resendAttempt = 0;
   private resendTimer: NodeJS.Timeout | undefined;
+  /** When the stream subscribed (wall clock, ms). */
+  readonly since: number;
+  /** The snapshot version of the last response the proxy applied whole. */
+  appliedVersion = '';
+  lastReply: LastReply | undefined;
 
   constructor(
     readonly id: number,
@@ -71,6 +87,7 @@ export class ProxyConnection {
     private readonly deps: ConnectionDeps,
   ) {
     this.own = new Map(Object.entries(held));
+    this.since = (deps.now ?? Date.now)();
   }
 
   /** Sends what the proxy lacks of the gateway's snapshot (the first response even when empty). */
@@ -148,6 +165,9 @@ export class ProxyConnection {
       // have fixed its cause (a dependency back): send what the proxy lacks now.
       this.push();
     } else this.scheduleResend(errors.length > 0);
+    const version = sent?.systemVersion ?? '';
+    if (errors.length === 0) this.appliedVersion = version;
+    this.lastReply = { ack: errors.length === 0 ? 'ACK' : 'NACK', at: (this.deps.now ?? Date.now)(), version, errors };
     return errors.length === 0 ? { ackedVersion: sent!.systemVersion, errors, resolved } : { errors, resolved };
   }
 

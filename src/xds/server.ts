@@ -83,6 +83,15 @@ export interface ConnectedProxy {
   peer: string;
   /** Names the proxy rejected and has not applied since. */
   rejected: string[];
+  /** Each of those with the proxy's reason (clipped), for the fleet view. */
+  refusals: { name: string; message: string }[];
+  /** Subscribed since (ISO time). */
+  since: string;
+  /** The snapshot version of the last response it applied whole ('' before its first ACK). */
+  applied: string;
+  /** The version its gateway's proxies are sent now: `applied` lags behind while a push is unanswered. */
+  current: string;
+  lastReply: { ack: 'ACK' | 'NACK'; at: string; version: string; errors: { name: string; message: string }[] } | null;
 }
 
 export interface XdsServer {
@@ -155,6 +164,18 @@ export async function createXdsServer(opts: XdsServerOptions): Promise<XdsServer
         pod: c.pod,
         peer: c.peer,
         rejected: [...c.rejected.keys()].sort(),
+        refusals: [...c.rejected].sort(([a], [b]) => a.localeCompare(b)).map(([name, message]) => ({ name, message })),
+        since: new Date(c.since).toISOString(),
+        applied: c.appliedVersion,
+        current: connections.versionOf(c.gateway),
+        lastReply: c.lastReply
+          ? {
+              ack: c.lastReply.ack,
+              at: new Date(c.lastReply.at).toISOString(),
+              version: c.lastReply.version,
+              errors: c.lastReply.errors.map((e) => ({ name: e.name, message: e.message })),
+            }
+          : null,
       })),
     close: async () => {
       if (closing) return;

@@ -19,6 +19,8 @@ import {
 interface Container {
   name: string;
   args?: string[];
+  ports?: { name: string; containerPort: number }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
 }
 interface PolicyRule {
@@ -70,6 +72,31 @@ describe('controller command line', () => {
     expect(flag(args, '--proxy-image')).toBe('proxies.example.com/gw/proxy:0.1.0-rc.1');
     for (const f of ['--enable-models', '--enable-xbackend', '--enable-inference-extension'])
       expect(flag(args, f)).toBe(true);
+  });
+
+  it('serves the fleet UI on loopback by default, and off loopback with the token Secret mounted read-only', () => {
+    expect(flag(controllerArgs(renderCase('defaults')), '--admin-address')).toBe('127.0.0.1:9094');
+    expect(flag(controllerArgs(renderCase('defaults')), '--admin-token-file')).toBeUndefined();
+    const objects = renderCase('ui-token');
+    const args = controllerArgs(objects);
+    expect(flag(args, '--admin-address')).toBe('0.0.0.0:9094');
+    expect(flag(args, '--admin-token-file')).toBe('/var/run/secrets/gw/ui-token/token');
+    const spec = podSpec(objects) as unknown as {
+      containers: Container[];
+      volumes: { name: string; secret?: { secretName: string; items: { key: string; path: string }[] } }[];
+    };
+    const controller = spec.containers.find((c) => c.name === 'controller')!;
+    expect(controller.volumeMounts).toContainEqual({
+      name: 'ui-token',
+      mountPath: '/var/run/secrets/gw/ui-token',
+      readOnly: true,
+    });
+    expect(controller.volumeMounts?.map((m) => m.name)).toContain('scratch');
+    expect(controller.ports).toContainEqual({ name: 'ui', containerPort: 9094, protocol: 'TCP' });
+    expect(spec.volumes.find((v) => v.name === 'ui-token')?.secret).toEqual({
+      secretName: 'gw-ui-token',
+      items: [{ key: 'token', path: 'token' }],
+    });
   });
 
   it('leaves optional flags out at the defaults, so the controller defaults apply', () => {

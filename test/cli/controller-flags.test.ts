@@ -41,6 +41,21 @@ describe('gw controller flags', () => {
     });
   });
 
+  it('serves the fleet UI on loopback by default, and off loopback only with a token file', () => {
+    expect(parseControllerFlags([]).admin).toEqual({ address: '127.0.0.1:9094', optional: true });
+    expect(parseControllerFlags(['--admin-address', 'off']).admin).toBeUndefined();
+    expect(parseControllerFlags(['--admin-address', '0.0.0.0:9094', '--admin-token-file', '/t']).admin).toEqual({
+      address: '0.0.0.0:9094',
+      tokenFile: '/t',
+    });
+    expect(() => parseControllerFlags(['--admin-address', '0.0.0.0:9094'])).toThrow(
+      '--admin-address 0.0.0.0:9094: off loopback the fleet UI needs --admin-token-file',
+    );
+    expect(() => parseControllerFlags(['--admin-address', 'nowhere'])).toThrow(
+      '--admin-address must look like host:port or be off, got "nowhere"',
+    );
+  });
+
   it('rejects bad values with a sentence naming the flag', () => {
     expect(() => parseControllerFlags(['--xds-port', '65536'])).toThrow(
       '--xds-port must be between 0 and 65535, got "65536"',

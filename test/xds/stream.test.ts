@@ -84,6 +84,15 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     expect(p.state.get('listener/a')).toBe('a2');
     expect(p.client.versions().has('policy/bad')).toBe(false);
     expect(server.proxies().find((x) => x.pod === 'proxy-0')?.rejected).toEqual(['policy/bad']);
+    // The fleet view's data: the NACK with its text, and the standing refusal.
+    const seen = server.proxies().find((x) => x.pod === 'proxy-0');
+    expect(seen?.lastReply).toMatchObject({
+      ack: 'NACK',
+      version: seen?.current,
+      errors: [{ name: 'policy/bad', message: 'cannot apply policy/bad' }],
+    });
+    expect(seen?.refusals).toEqual([{ name: 'policy/bad', message: 'cannot apply policy/bad' }]);
+    expect(seen?.applied).not.toBe(seen?.current);
     const metric = await registry.getSingleMetricAsString('gw_xds_nacks_total');
     expect(metric).toMatch(/gw_xds_nacks_total\{gateway="default\/gw"\} [1-9]/);
 
@@ -92,6 +101,10 @@ describe('xds stream (plaintext, real gRPC on loopback)', () => {
     source.set('default/gw', { 'listener/a': res('a2'), 'policy/bad': res('fixed') });
     await waitFor('resolution', () => resolved.some((n) => n.includes('policy/bad')));
     expect(p.state.get('policy/bad')).toBe('fixed');
+    await waitFor('ack', () => server.proxies().find((x) => x.pod === 'proxy-0')?.lastReply?.ack === 'ACK');
+    const after = server.proxies().find((x) => x.pod === 'proxy-0');
+    expect(after?.applied).toBe(after?.current);
+    expect(after?.refusals).toEqual([]);
   });
 
   it('answers a subscriber holding versions with only the difference', async () => {

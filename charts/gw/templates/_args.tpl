@@ -31,6 +31,12 @@ defaults stay the single source for them.
 - {{ $c.service.ports.health | quote }}
 - --metrics-port
 - {{ $c.service.ports.metrics | quote }}
+- --admin-address
+- {{ $c.ui.address | quote }}
+{{- with $c.ui.tokenSecret }}
+- --admin-token-file
+- {{ printf "/var/run/secrets/gw/ui-token/%s" .key | quote }}
+{{- end }}
 {{- if .Values.agentgatewayModels.enabled }}
 - --enable-models
 {{- end }}

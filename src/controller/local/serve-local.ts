@@ -19,6 +19,7 @@ import { withRejections } from '../status-merge.js';
 import { LocalController, type LocalControllerOptions, type ReloadSummary } from './local-controller.js';
 import { renderStatusFile, writeStatusFile } from './status-files.js';
 import { createConfigTracer, type ConfigTracer } from '../config-tracing.js';
+import { startFleetUi, type ControllerUi, type RunningUi } from '../fleet.js';
 
 /** Times (and with a tracer, traces) every reload (initial, and each one the folder watch triggers) and counts failures. */
 class MeteredLocalController extends LocalController {
@@ -53,6 +54,8 @@ export interface LocalServer {
   xds: XdsServer;
   ops: OpsServer;
   metrics: ControllerMetrics;
+  /** The fleet UI's port, when it is on. */
+  uiPort?: number;
   stop(): Promise<void>;
 }
 
@@ -62,6 +65,8 @@ export interface LocalServerOptions {
   debounceMs?: number;
   /** Re-sending what a proxy refused when nothing changed (tests set it long to show they need no timer). */
   xdsResendBackoff?: BackoffOptions;
+  /** The fleet UI (`--admin-address`), started by the CLI's starter. */
+  ui?: ControllerUi;
 }
 
 /** What the pieces of a local server share while it runs. */
@@ -98,24 +103,14 @@ export async function startLocalServer(
   const xds = await startXds(st, controller, host, metrics, opts.xdsResendBackoff);
   tracer?.connected((g) => xds.proxies().flatMap((p) => (p.gateway === g ? [p.pod] : [])));
   if (xds.caBundle && cfg.xdsCaDir) writeFileSync(join(cfg.xdsCaDir, 'ca.crt'), xds.caBundle);
-  let ops: OpsServer;
+  const ops = await startOps(st, host, metrics, xds);
+  let ui: RunningUi;
   try {
-    ops = await startOpsServer({
-      host,
-      healthPort: cfg.healthPort,
-      metricsPort: cfg.metricsPort,
-      registry: metrics.registry,
-      log,
-      checks: [
-        { name: 'manifests loaded', ready: () => st.loaded },
-        { name: 'xds serving', ready: () => st.xdsOpen },
-      ],
-    });
+    ui = await startFleetUi(opts.ui, 'local', st.source, () => xds.proxies(), log);
   } catch (err) {
     await xds.close();
-    throw new Error(
-      `cannot serve health/metrics on ${host}:${cfg.healthPort}/${cfg.metricsPort}: ${(err as Error).message}`,
-    );
+    await ops.close();
+    throw err;
   }
   st.xdsOpen = true;
   controller.start();
@@ -128,6 +123,7 @@ export async function startLocalServer(
       ...(xds.caBundle && cfg.xdsCaDir ? { xdsCa: join(cfg.xdsCaDir, 'ca.crt') } : {}),
       health: ops.healthPort,
       metrics: ops.metricsPort,
+      ...(ui ? { ui: ui.port } : {}),
     },
     'local mode: watching manifests, serving xds',
   );
@@ -137,14 +133,39 @@ export async function startLocalServer(
     xds,
     ops,
     metrics,
+    ...(ui ? { uiPort: ui.port } : {}),
     stop: async () => {
       controller.stop();
       st.xdsOpen = false;
       await xds.close();
       await ops.close();
+      await ui?.close();
       await tracer?.close();
     },
   };
+}
+
+/** Health and metrics; the xDS server is closed when they cannot start. */
+async function startOps(st: LocalState, host: string, metrics: ControllerMetrics, xds: XdsServer): Promise<OpsServer> {
+  const { cfg } = st;
+  try {
+    return await startOpsServer({
+      host,
+      healthPort: cfg.healthPort,
+      metricsPort: cfg.metricsPort,
+      registry: metrics.registry,
+      log: st.log,
+      checks: [
+        { name: 'manifests loaded', ready: () => st.loaded },
+        { name: 'xds serving', ready: () => st.xdsOpen },
+      ],
+    });
+  } catch (err) {
+    await xds.close();
+    throw new Error(
+      `cannot serve health/metrics on ${host}:${cfg.healthPort}/${cfg.metricsPort}: ${(err as Error).message}`,
+    );
+  }
 }
 
 /** The folder's controller; every reload publishes its snapshots and puts standing rejections back in. */
@@ -233,7 +254,12 @@ async function startXds(
 }
 
 /** `gw controller --manifests DIR` until SIGINT/SIGTERM (or `signal`). */
-export async function serveLocal(cfg: ControllerConfig, log: Logger, signal?: AbortSignal): Promise<number> {
+export async function serveLocal(
+  cfg: ControllerConfig,
+  log: Logger,
+  signal?: AbortSignal,
+  ui?: ControllerUi,
+): Promise<number> {
   const dir = cfg.manifests as string;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     log.error({ manifests: dir }, 'the --manifests folder does not exist or is not a folder');
@@ -241,7 +267,7 @@ export async function serveLocal(cfg: ControllerConfig, log: Logger, signal?: Ab
   }
   let server: LocalServer;
   try {
-    server = await startLocalServer(cfg, log);
+    server = await startLocalServer(cfg, log, ui ? { ui } : {});
   } catch (err) {
     log.error({ manifests: cfg.manifests, err: (err as Error).message }, 'local mode cannot start');
     return 2;
