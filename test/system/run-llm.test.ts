@@ -60,7 +60,8 @@ async function runLlm(withSecret: boolean) {
   const run = { out: '', base: `http://127.0.0.1:${listen}/v1` };
   child.stdout?.on('data', (c: Buffer) => (run.out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (run.out += c.toString()));
-  await expect.poll(() => run.out, { timeout: 40_000, interval: 100 }).toContain('OpenAI-compatible base URL');
+  // A guard on the banner event (run-lib waits up to GW_RUN_READY_SECONDS for readiness under vitest).
+  await expect.poll(() => run.out, { timeout: 150_000, interval: 100 }).toContain('OpenAI-compatible base URL');
   return run;
 }
 
@@ -118,7 +119,7 @@ describe('make run-llm', () => {
     });
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:15000');
     expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
-  }, 60_000);
+  }, 240_000);
 
   it("without the Secret: OpenAI's error shape naming the Secret (the openai SDK's exception shows it), and the controller log counts the problem", async () => {
     const run = await runLlm(false);
@@ -136,5 +137,5 @@ describe('make run-llm', () => {
     expect(sdk.ok).toBe(false);
     expect(sdk.out).toContain('openai.InternalServerError: Error code: 500');
     expect(sdk.out).toContain('Secret default/openai-key does not exist');
-  }, 60_000);
+  }, 240_000);
 });

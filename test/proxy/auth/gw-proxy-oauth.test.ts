@@ -124,7 +124,8 @@ describe('gw proxy with MCP authentication', () => {
       async () =>
         (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`).catch(() => undefined))
           ?.status === 200,
-      20_000,
+      // A guard on the proxy's readiness: tsx start-up alone took ~21 s at load average 35.
+      120_000,
     );
 
     const unauth = await fetch(mcpUrl, {
@@ -202,5 +203,5 @@ describe('gw proxy with MCP authentication', () => {
 
     expect(logs.length).toBeGreaterThan(0);
     for (const text of [...seen, logs]) expect(text).not.toContain(secret);
-  }, 60_000);
+  }, 180_000);
 });
