@@ -112,6 +112,7 @@ async function startParts(
       gatewayNamespaces: cfg.gatewayNamespaces,
       enableModels: cfg.enableModels,
       enableInferenceExtension: cfg.enableInferenceExtension,
+      classParametersRefs: cfg.gatewayClassParametersRefs,
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
       leaseName: owned.lease,
