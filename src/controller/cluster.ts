@@ -55,6 +55,8 @@ export interface ClusterControllerOptions {
   enableModels?: boolean;
   /** Watch InferencePools and Pods (GwModel custom.backendRef to an InferencePool). */
   enableInferenceExtension?: boolean;
+  /** `--gateway-class-parameters-refs`, so the translator sees the GwParameters the deployer uses. */
+  classParametersRefs?: Record<string, { name: string; namespace: string }>;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   /** Lease name (default `gw-controller`). */
@@ -179,6 +181,7 @@ function createState(o: ClusterControllerOptions): ClusterState {
         ...(o.discoveryNamespaceSelectors ? { discoveryNamespaceSelectors: o.discoveryNamespaceSelectors } : {}),
         enableModels: o.enableModels ?? false,
         enableInferenceExtension: o.enableInferenceExtension ?? false,
+        ...(o.classParametersRefs ? { classParametersRefs: o.classParametersRefs } : {}),
       }),
       writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
     },

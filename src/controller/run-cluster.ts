@@ -125,6 +125,7 @@ async function startParts(
       gatewayNamespaces: cfg.gatewayNamespaces,
       enableModels: cfg.enableModels,
       enableInferenceExtension: cfg.enableInferenceExtension,
+      classParametersRefs: cfg.gatewayClassParametersRefs,
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
       leaseName: owned.lease,

@@ -184,11 +184,16 @@ const frontendTable: CoverageTable = {
 };
 
 export const gwPolicyCoverage: CoverageTable = {
-  'spec.targetRefs[].*': controlPlane('policy attachment (merge, status)'),
-  'spec.targetSelectors[].*': controlPlane('policy attachment (merge, status)'),
-  'spec.strategy.inheritance': controlPlane('policy merge precedence'),
+  'spec.targetRefs[].*': controlPlane('policy attachment (merge, status)', [
+    'src/translate/policies/policy-targets.ts',
+  ]),
+  'spec.targetSelectors[].*': controlPlane('policy attachment (merge, status)', [
+    'src/translate/policies/policy-targets.ts',
+  ]),
+  'spec.strategy.inheritance': controlPlane('policy merge precedence', ['src/translate/policies/policy-merge.ts']),
   'spec.strategy.merge': controlPlane(
     'policy merge: Replace takes the higher-precedence policy whole instead of field by field',
+    ['src/translate/policies/policy-merge.ts'],
   ),
   ...under('spec.traffic', traffic),
   ...under('spec.frontend', frontendTable),

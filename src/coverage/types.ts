@@ -5,7 +5,9 @@
 
 /** `enforced`: `IrMessage.field` (proto message, camelCase field) the proxy acts on. */
 export type Coverage = (
-  { enforced: string; note?: string } | { refused: string; values?: readonly string[] } | { controlPlane: string }
+  | { enforced: string; note?: string }
+  | { refused: string; values?: readonly string[] }
+  | { controlPlane: string; readers: readonly string[] }
 ) & { security: boolean };
 
 /**
@@ -18,7 +20,15 @@ export const refused = (reason: string, security = false, values?: readonly stri
   values ? { refused: reason, security, values } : { refused: reason, security };
 export const enforced = (irField: string, note?: string): Coverage =>
   note ? { enforced: irField, note, security: false } : { enforced: irField, security: false };
-export const controlPlane = (what: string): Coverage => ({ controlPlane: what, security: false });
+/**
+ * `readers`: the files (repository paths) that consume the field; test/coverage/control-plane-readers.test.ts
+ * checks each exists and names the field, so a "control plane" row cannot hide a setting nothing reads.
+ */
+export const controlPlane = (what: string, readers: readonly string[]): Coverage => ({
+  controlPlane: what,
+  readers,
+  security: false,
+});
 
 /**
  * The same entries, each marked as concerning security: authentication, authorization, extAuth, CSRF, CORS,

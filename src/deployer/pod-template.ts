@@ -112,7 +112,7 @@ function controllerEnv(ctx: PodContext): Array<JsonObject & { name: string }> {
     if (istio.additionalTrustDomains?.length)
       env.push({ name: 'GW_ISTIO_ADDITIONAL_TRUST_DOMAINS', value: istio.additionalTrustDomains.join(',') });
     if (istio.clusterId) env.push({ name: 'ISTIO_META_CLUSTER_ID', value: istio.clusterId });
-    if (istio.network) env.push({ name: 'ISTIO_META_NETWORK', value: istio.network });
+    // istio.network is refused (src/coverage/gw-parameters.ts): the proxy does no multi-network routing.
   }
   if (spiffe)
     env.push({ name: 'SPIFFE_ENDPOINT_SOCKET', value: `unix://${spiffe.socketPath ?? DEFAULT_SPIFFE_SOCKET}` });

@@ -26,7 +26,7 @@ import { ModelCatalogStore } from './llm/catalog-store.js';
 import { SessionRegistry } from './mcp/sessions.js';
 import type { SessionKeys } from './mcp/session-keys.js';
 import { checkSnapshot } from './snapshot-check.js';
-import type { WorkloadIdentity } from './identity/workload-identity.js';
+import type { IdentitySnapshot, WorkloadIdentity } from './identity/workload-identity.js';
 import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { OutlierDetector } from './policy/outlier.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
@@ -53,7 +53,7 @@ import { countedGuards } from './llm/counted-guards.js';
 import { metricLabelNames } from './telemetry/metric-labels.js';
 import { compileRouteMatcher, matchTarget, selectListener } from './http/route-match.js';
 import { normalizeHost, parseRequestTarget } from './http/request-target.js';
-import { TlsBind, bindTlsOf, type BindTls } from './http/listener-tls.js';
+import { TlsBind, bindTlsOf, usesIdentity, type BindTls } from './http/listener-tls.js';
 import { TrafficGate } from './policy/traffic-gate.js';
 import { routeTimeouts, type TrafficPlan } from './policy/traffic-policy.js';
 import { refusedSecurity } from './policy/refusals.js';
@@ -318,7 +318,19 @@ export class ProxyRuntime {
         this.child(`a2a ${label}`, () => this.metrics.a2aRequests.labels(label)).inc();
       },
     };
+    opts.identity?.on('update', this.onIdentity);
   }
+
+  /** A rotated identity: binds serving or verifying with it get new tables (new handshakes; open connections keep theirs). */
+  private readonly onIdentity = (s: IdentitySnapshot): void => {
+    const listeners = this.current ? [...resourcesOf(this.current, 'listener').values()] : [];
+    if (!usesIdentity(listeners)) return;
+    const tables = bindTlsOf(listeners, s);
+    for (const [name, bound] of this.ports) {
+      const table = tables.get(name);
+      if (bound.tls && table && bound.tls.sameServer(table)) bound.tls.update(table);
+    }
+  };
 
   get ready(): boolean {
     return this.applied && !this.draining;
@@ -372,7 +384,7 @@ export class ProxyRuntime {
     const problems = checkSnapshot(snapshot, source);
     if (problems.length > 0) throw new ProblemError(problems);
     const binds = resourcesOf(snapshot, 'bind');
-    const tls = bindTlsOf(resourcesOf(snapshot, 'listener').values());
+    const tls = bindTlsOf(resourcesOf(snapshot, 'listener').values(), this.opts.identity?.current);
     const gates = bindNetworkGates(resourcesOf(snapshot, 'listener').values());
     const proxies = bindProxySettings(resourcesOf(snapshot, 'listener').values());
     const settingsOf = (name: string): BindSettings<BindTls> => ({
@@ -485,6 +497,7 @@ export class ProxyRuntime {
   }
 
   private async closeOnce(): Promise<void> {
+    this.opts.identity?.off('update', this.onIdentity);
     for (const socket of this.connectSockets) socket.destroy();
     await Promise.all(
       [...this.ports.values()].map(
@@ -656,7 +669,15 @@ export class ProxyRuntime {
     });
     live.attach(https);
     server = https;
-    return { server, h2: new H2Sessions(server, (req, res) => server.emit('request', req, res)) };
+    const h2 = new H2Sessions(server, (req, res) => server.emit('request', req, res));
+    // After H2Sessions took the HTTP/1.1 handler, before it runs: a refused client gets no request served.
+    https.prependListener('secureConnection', (socket: TLSSocket) => {
+      const refused = live.refusedClient(socket);
+      if (!refused) return;
+      this.log.debug({ reason: refused }, 'TLS client refused: no acceptable SPIFFE identity');
+      socket.destroy();
+    });
+    return { server, h2 };
   }
 
   /**

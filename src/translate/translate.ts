@@ -69,6 +69,7 @@ export function translateGateway(
   });
   const gw = readAny(ctx, 'Gateway', gatewayKey);
   if (!gw) return done(false, EMPTY);
+  ctx.gateway = gw;
   const className = gatewaySpec(gw).gatewayClassName ?? '';
   if (!isOurClass(ctx, className) || !discovered(ctx, gw)) return done(false, EMPTY);
   const gen = gw.obj.metadata.generation ?? 0;

@@ -83,5 +83,7 @@ export function listenerTlsOf(certificates: ListenerTls['certificates']): Listen
     keyExchangeGroups: [],
     alpnProtocols: [],
     handshakeTimeoutMs: 0,
+    workloadIdentity: false,
+    clientWorkloadIdentity: false,
   };
 }

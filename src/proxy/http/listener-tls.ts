@@ -2,12 +2,16 @@
 // (exact host name over the longest wildcard over a listener without host names); clients that send
 // no SNI get the bind's default. A snapshot swaps the whole table at once, so new connections see the
 // new certificates without rebinding and open ones keep theirs. Key material is never logged: errors
-// name the listener and certificate index and carry only OpenSSL's reason.
-import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
+// name the listener and certificate index and carry only OpenSSL's reason. Listeners with the option
+// `tls-certificate-source: SPIFFE` serve the proxy's workload identity: each rotation rebuilds the table
+// (runtime.ts); `tls-client-verification: SPIFFE` closes clients without an SVID of the proxy's trust domain.
+import { createSecureContext, type SecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
 import type { Listener } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
 import { chooseAlpn, handshakeTimeoutOf, tlsContextSettings, unknownTlsNames } from './tls-settings.js';
+import type { IdentitySnapshot } from '../identity/workload-identity.js';
+import { allBundlesPem, peerIdProblem } from '../identity/identity-tls.js';
 
 /** One listener's secure context, with the listener's name for diagnostics. */
 export interface TlsEntry {
@@ -16,6 +20,8 @@ export interface TlsEntry {
   options: SecureContextOptions;
   /** frontend.tls.alpnProtocols of the listener; empty: every protocol the proxy speaks. */
   alpn: string[];
+  /** Set when clients must present an SVID (`tls-client-verification: SPIFFE`): the identity checked against. */
+  clientIdentity?: { snapshot: IdentitySnapshot | undefined };
 }
 
 /** The certificates of one HTTPS bind. */
@@ -27,17 +33,25 @@ export interface BindTls {
   fallback: TlsEntry;
   /** frontend.tls.handshakeTimeout of the bind's listeners (they agree; the translator refuses otherwise). */
   handshakeTimeoutMs: number;
+  /** Some listener of the bind verifies client SVIDs: the bind asks every client for a certificate. */
+  requestCert: boolean;
 }
 
 /**
  * Secure-context options of one listener: every certificate pair (RSA, ECDSA, ...) in one context, and
  * its frontend.tls versions, ciphers and groups (those of the bind's default context are the ones in force).
  */
-export function listenerContextOptions(l: Listener): SecureContextOptions {
-  const certs = l.tls?.certificates ?? [];
+export function listenerContextOptions(l: Listener, identity?: IdentitySnapshot): SecureContextOptions {
+  // Without an identity yet, a workload-identity listener has no certificate: every handshake fails.
+  const certs = l.tls?.workloadIdentity
+    ? identity
+      ? [{ certChainPem: identity.certificate.certChainPem, privateKeyPem: identity.certificate.privateKeyPem }]
+      : []
+    : (l.tls?.certificates ?? []);
   return {
     cert: certs.map((c) => c.certChainPem),
     key: certs.map((c) => c.privateKeyPem),
+    ...(l.tls?.clientWorkloadIdentity && identity ? { ca: allBundlesPem(identity) } : {}),
     ...tlsContextSettings(l.tls),
   };
 }
@@ -46,7 +60,9 @@ export function listenerContextOptions(l: Listener): SecureContextOptions {
 export function listenerTlsProblems(l: Listener, source: string): Problem[] {
   const object = `Listener ${l.name}`;
   const certs = l.tls?.certificates ?? [];
-  if (certs.length === 0)
+  if (l.tls?.workloadIdentity && certs.length > 0)
+    return [{ source, object, path: 'tls.certificates', message: 'must be empty with workload_identity' }];
+  if (certs.length === 0 && !l.tls?.workloadIdentity)
     return [{ source, object, path: 'tls.certificates', message: 'an HTTPS listener needs at least one certificate' }];
   const problems: Problem[] = [];
   const unknown = unknownTlsNames(l.tls);
@@ -87,25 +103,26 @@ export function listenerTlsProblems(l: Listener, source: string): Problem[] {
 }
 
 /** The table of every bind whose listeners are HTTPS (the snapshot check keeps binds unmixed). */
-export function bindTlsOf(listeners: Iterable<Listener>): Map<string, BindTls> {
+export function bindTlsOf(listeners: Iterable<Listener>, identity?: IdentitySnapshot): Map<string, BindTls> {
   const byBind = new Map<string, Listener[]>();
   for (const l of listeners) if (l.protocol === 'HTTPS') byBind.set(l.bind, [...(byBind.get(l.bind) ?? []), l]);
-  return new Map([...byBind].map(([bind, ls]) => [bind, buildBindTls(ls)]));
+  return new Map([...byBind].map(([bind, ls]) => [bind, buildBindTls(ls, identity)]));
 }
 
 /** Builds a bind's table from its listeners in snapshot order; the caller has checked them. */
-export function buildBindTls(listeners: Listener[]): BindTls {
+export function buildBindTls(listeners: Listener[], identity?: IdentitySnapshot): BindTls {
   const exact = new Map<string, TlsEntry>();
   const wildcard: Array<[string, TlsEntry]> = [];
   let catchAll: TlsEntry | undefined;
   let first: TlsEntry | undefined;
   for (const l of listeners) {
-    const options = listenerContextOptions(l);
+    const options = listenerContextOptions(l, identity);
     const entry: TlsEntry = {
       listener: l.name,
       context: createSecureContext(options),
       options,
       alpn: l.tls?.alpnProtocols ?? [],
+      ...(l.tls?.clientWorkloadIdentity ? { clientIdentity: { snapshot: identity } } : {}),
     };
     first ??= entry;
     if (l.hostnames.length === 0) catchAll ??= entry;
@@ -120,7 +137,13 @@ export function buildBindTls(listeners: Listener[]): BindTls {
     wildcard,
     fallback: catchAll ?? first ?? { listener: '', context: createSecureContext({}), options: {}, alpn: [] },
     handshakeTimeoutMs: handshakeTimeoutOf(listeners[0]?.tls),
+    requestCert: listeners.some((l) => l.tls?.clientWorkloadIdentity),
   };
+}
+
+/** True when the bind serves (or verifies with) the workload identity: a rotation must rebuild it. */
+export function usesIdentity(listeners: Iterable<Listener>): boolean {
+  return [...listeners].some((l) => l.tls?.workloadIdentity || l.tls?.clientWorkloadIdentity);
 }
 
 /** Exact name, else the longest wildcard, else the fallback (a listener without host names, else the first). */
@@ -150,12 +173,28 @@ export class TlsBind {
       ALPNCallback: ({ servername, protocols }) =>
         chooseAlpn(servername ? selectTls(this.table, servername).alpn : this.table.fallback.alpn, protocols),
       handshakeTimeout: this.table.handshakeTimeoutMs,
+      // The chain and SPIFFE ID are checked per listener once the handshake is done (`refusedClient`).
+      ...(this.table.requestCert ? { requestCert: true, rejectUnauthorized: false } : {}),
     };
   }
 
-  /** Node reads the handshake timeout only when the server is created; a new one needs a new server. */
+  /** Node reads the handshake timeout and requestCert only when the server is created; a change needs a new server. */
   sameServer(table: BindTls): boolean {
-    return table.handshakeTimeoutMs === this.table.handshakeTimeoutMs;
+    return table.handshakeTimeoutMs === this.table.handshakeTimeoutMs && table.requestCert === this.table.requestCert;
+  }
+
+  /**
+   * Why a client of a `tls-client-verification: SPIFFE` listener (chosen by its SNI) is refused: no
+   * certificate, a chain not verified against the trust bundles, or no SPIFFE ID of the proxy's own trust
+   * domain anchored in that domain's bundle. Undefined when it may go on.
+   */
+  refusedClient(socket: TLSSocket): string | undefined {
+    const entry = selectTls(this.table, socket.servername || '');
+    if (!entry.clientIdentity) return undefined;
+    const s = entry.clientIdentity.snapshot;
+    if (!s) return 'the proxy has no workload identity to verify clients with';
+    if (!socket.authorized) return `client certificate not verified (${String(socket.authorizationError)})`;
+    return peerIdProblem(s, [], socket.getPeerCertificate(true))?.message;
   }
 
   /**

@@ -8,6 +8,7 @@ import { PEM_CERT, decoded, tlsSecretPair } from '../listeners/certificates.js';
 import type { BackendTlsInput } from '../../ir/types.js';
 import { dataOf, type ObjectReference } from '../objects/gateway-api.js';
 import { GROUP } from '../objects/types.js';
+import { missingIdentity } from '../objects/gateway-identity.js';
 
 export type BackendTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
 
@@ -43,6 +44,8 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
     tls.certificateSource === 'SPIFFE'
       ? (tls.verifySubjectAltNames ?? []).filter((n) => !n.startsWith('spiffe://'))
       : [];
+  const unserved = tls.certificateSource === 'SPIFFE' && missingIdentity(ctx, `${at('certificateSource')}: SPIFFE`);
+  if (unserved) return { ok: false, message: unserved };
   if (notIds.length > 0)
     return {
       ok: false,

@@ -8,6 +8,7 @@ import { record, string } from '../objects/narrow.js';
 import type { ListenerSpec } from './listener-spec.js';
 import { referenceAllowed } from '../objects/refs.js';
 import { GROUP, type StoredObject } from '../objects/types.js';
+import { missingIdentity } from '../objects/gateway-identity.js';
 
 /** Why a listener's TLS settings cannot be programmed, as a Gateway API listener condition. */
 export interface TlsProblem {
@@ -40,6 +41,9 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
     );
   }
   const refs = tls?.certificateRefs ?? [];
+  const options = identityOptions(ctx, tls?.options ?? {}, refs.length > 0);
+  if (!options.ok) return options;
+  if (options.identity.workloadIdentity) return { ok: true, tls: { certificates: [], ...options.identity } };
   if (refs.length === 0)
     return fail(
       'ResolvedRefs',
@@ -83,7 +87,56 @@ export function listenerTls(ctx: Ctx, owner: StoredObject, protocol: string, l: 
       return fail('ResolvedRefs', 'InvalidCertificateRef', `${at}: Secret ${tns}/${name} ${parsed}`);
     certificates.push({ ...parsed, source: `Secret ${tns}/${name}` });
   }
-  return { ok: true, tls: { certificates } };
+  return { ok: true, tls: { certificates, ...options.identity } };
+}
+
+/** The Gateway API listener `tls.options` Gw acts on; any other key is refused, not ignored. */
+export const CERTIFICATE_SOURCE = 'tls-certificate-source';
+export const CLIENT_VERIFICATION = 'tls-client-verification';
+
+/**
+ * The listener's `tls.options`: `tls-certificate-source: SPIFFE` serves the proxy's workload identity instead
+ * of certificateRefs, `tls-client-verification: SPIFFE` requires client SVIDs of its trust domain. Both need
+ * the Gateway's proxy to hold an identity (GwParameters spiffe or istio); an unknown key or value is refused.
+ */
+function identityOptions(
+  ctx: Ctx,
+  options: Record<string, unknown>,
+  hasRefs: boolean,
+):
+  | { ok: true; identity: Pick<ListenerTlsInput, 'workloadIdentity' | 'clientWorkloadIdentity'> }
+  | { ok: false; problem: TlsProblem } {
+  const unknown = Object.keys(options).filter((k) => k !== CERTIFICATE_SOURCE && k !== CLIENT_VERIFICATION);
+  if (unknown.length > 0)
+    return fail(
+      'Accepted',
+      'UnsupportedValue',
+      `tls.options ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not supported; Gw reads ${CERTIFICATE_SOURCE} and ${CLIENT_VERIFICATION}`,
+    );
+  const identity: Pick<ListenerTlsInput, 'workloadIdentity' | 'clientWorkloadIdentity'> = {};
+  for (const [key, field] of [
+    [CERTIFICATE_SOURCE, 'workloadIdentity'],
+    [CLIENT_VERIFICATION, 'clientWorkloadIdentity'],
+  ] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (value !== 'SPIFFE')
+      return fail(
+        'Accepted',
+        'UnsupportedValue',
+        `tls.options ${key}: ${JSON.stringify(value)} is not supported; the only value is SPIFFE`,
+      );
+    const missing = missingIdentity(ctx, `tls.options ${key}: SPIFFE`);
+    if (missing) return fail('Accepted', 'UnsupportedValue', missing);
+    identity[field] = true;
+  }
+  if (identity.workloadIdentity && hasRefs)
+    return fail(
+      'Accepted',
+      'UnsupportedValue',
+      `tls.certificateRefs must be empty when tls.options ${CERTIFICATE_SOURCE} is SPIFFE (the proxy serves its workload identity)`,
+    );
+  return { ok: true, identity };
 }
 
 /**
@@ -127,6 +180,10 @@ export function decoded(v: unknown): string | undefined {
   return text.trim() === '' ? undefined : text;
 }
 
-function fail(condition: TlsProblem['condition'], reason: TlsProblem['reason'], message: string): ListenerTlsResult {
+function fail(
+  condition: TlsProblem['condition'],
+  reason: TlsProblem['reason'],
+  message: string,
+): { ok: false; problem: TlsProblem } {
   return { ok: false, problem: { condition, reason, message } };
 }

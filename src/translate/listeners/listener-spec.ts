@@ -17,7 +17,7 @@ export interface ListenerSpec {
   port?: number;
   hostname?: string;
   /** Set (even empty) when the listener has a `tls` object: an HTTP listener must not. */
-  tls?: { mode?: string; certificateRefs?: CertificateRef[] };
+  tls?: { mode?: string; certificateRefs?: CertificateRef[]; options?: Record<string, unknown> };
   /** Kept as written: route attachment reads its namespaces and selector (listeners.ts). */
   allowedRoutes?: Record<string, unknown>;
 }
@@ -35,7 +35,7 @@ export const listenerSpec = object<ListenerSpec>({
   protocol: string,
   port: number,
   hostname: string,
-  tls: optional({ mode: string, certificateRefs: list(certificateRef) }),
+  tls: optional({ mode: string, certificateRefs: list(certificateRef), options: record }),
   allowedRoutes: record,
 });
 

@@ -17,6 +17,8 @@ export interface TranslateOptions {
   enableModels?: boolean;
   /** Resolve InferencePools (chart value inferenceExtension.enabled); off: a reference to one does not resolve. */
   enableInferenceExtension?: boolean;
+  /** `--gateway-class-parameters-refs`: class name → its GwParameters when the GatewayClass names none. */
+  classParametersRefs?: Record<string, { name: string; namespace: string }>;
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gw.dev/gateway-controller';
@@ -33,6 +35,8 @@ export interface Ctx {
   problems: Problem[];
   /** Per-translation memo for values derived from one object (attachments, translated backends). */
   memo: Map<string, { value: unknown; deps: Set<string> }>;
+  /** The Gateway being translated (unset outside a gateway's translation, e.g. policy status). */
+  gateway?: StoredObject;
 }
 
 /** Computes once per translation; a later use records the dependencies the computation read. */

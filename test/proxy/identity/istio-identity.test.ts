@@ -14,7 +14,7 @@ import { ProxyRuntime } from '../../../src/proxy/runtime.js';
 import { IstioCaClient, istioSettingsFromEnv } from '../../../src/proxy/identity/istio-ca.js';
 import type { IdentitySnapshot } from '../../../src/proxy/identity/workload-identity.js';
 import { log, rawRequest } from '../http-forward-harness.js';
-import { translatedIr } from '../translated-ir.js';
+import { meshIr } from './mesh-gateway.js';
 import { upstreamTlsManifests } from '../upstream-tls-manifests.js';
 import { startStandInCa, type StandInCa } from './istio-ca-standin.js';
 
@@ -57,7 +57,7 @@ describe('Istio mesh identity from the CA at CA_ADDR', () => {
     const port = (mesh.address() as AddressInfo).port;
     runtime = new ProxyRuntime({ log, identity: client.identity });
     await runtime.apply(
-      translatedIr(
+      meshIr(
         upstreamTlsManifests(port, port, [
           { name: 'mesh', tls: `{certificateSource: SPIFFE, verifySubjectAltNames: ['${MESH_BACKEND}']}` },
           {
@@ -65,6 +65,7 @@ describe('Istio mesh identity from the CA at CA_ADDR', () => {
             tls: `{certificateSource: SPIFFE, verifySubjectAltNames: ['spiffe://cluster.local/ns/shop/sa/db']}`,
           },
         ]),
+        'istio',
       ),
     );
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;

@@ -15,7 +15,7 @@ import { WorkloadApiClient } from '../../../src/proxy/identity/workload-api.js';
 import type { IdentitySnapshot } from '../../../src/proxy/identity/workload-identity.js';
 import { allBundlesPem } from '../../../src/proxy/identity/identity-tls.js';
 import { log, rawRequest } from '../http-forward-harness.js';
-import { translatedIr } from '../translated-ir.js';
+import { meshIr } from './mesh-gateway.js';
 import { upstreamTlsManifests } from '../upstream-tls-manifests.js';
 import { PROXY_ID, Spire, TRUST_DOMAIN } from './spire.js';
 
@@ -74,7 +74,7 @@ describe('certificateSource SPIFFE with a real SPIRE agent', () => {
     proxyId = new WorkloadApiClient({ socket: spire.endpoint, log });
     backendId = new WorkloadApiClient({ socket: spire.endpoint, log });
     [backend, foreign] = await Promise.all([svidBackend(backendId, held), plainBackend()]);
-    const ir = translatedIr(
+    const ir = meshIr(
       upstreamTlsManifests(portOf(foreign), portOf(backend), [
         { name: 'by-id', backend: 'mtls', tls: `{certificateSource: SPIFFE, verifySubjectAltNames: ['${PROXY_ID}']}` },
         { name: 'trust-domain', backend: 'mtls', tls: '{certificateSource: SPIFFE}' },
@@ -88,6 +88,7 @@ describe('certificateSource SPIFFE with a real SPIRE agent', () => {
         { name: 'hold', backend: 'mtls', tls: `{certificateSource: SPIFFE, verifySubjectAltNames: ['${PROXY_ID}']}` },
         { name: 'fresh', backend: 'mtls', tls: `{certificateSource: SPIFFE, alpnProtocols: [http/1.1]}` },
       ]),
+      'spiffe',
     );
     runtime = new ProxyRuntime({ log, identity: proxyId.identity });
     bare = new ProxyRuntime({ log });

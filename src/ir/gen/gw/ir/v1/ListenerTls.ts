@@ -40,6 +40,18 @@ export interface ListenerTls {
    * handshakeTimeout in milliseconds; 0: 15 s (the API's default).
    */
   'handshakeTimeoutMs'?: (number);
+  /**
+   * Listener option `tls-certificate-source: SPIFFE`: the served certificate is the proxy's workload identity
+   * (SPIFFE X.509 SVID, or the Istio mesh certificate), replaced on every rotation for new handshakes;
+   * `certificates` is then empty. A proxy without an identity completes no handshake on this listener.
+   */
+  'workloadIdentity'?: (boolean);
+  /**
+   * Listener option `tls-client-verification: SPIFFE`: every client presents a certificate that chains to the
+   * trust bundle of the proxy's own trust domain and carries a SPIFFE ID of that domain; others are closed
+   * before any request is read.
+   */
+  'clientWorkloadIdentity'?: (boolean);
 }
 
 /**
@@ -79,4 +91,16 @@ export interface ListenerTls__Output {
    * handshakeTimeout in milliseconds; 0: 15 s (the API's default).
    */
   'handshakeTimeoutMs': (number);
+  /**
+   * Listener option `tls-certificate-source: SPIFFE`: the served certificate is the proxy's workload identity
+   * (SPIFFE X.509 SVID, or the Istio mesh certificate), replaced on every rotation for new handshakes;
+   * `certificates` is then empty. A proxy without an identity completes no handshake on this listener.
+   */
+  'workloadIdentity': (boolean);
+  /**
+   * Listener option `tls-client-verification: SPIFFE`: every client presents a certificate that chains to the
+   * trust bundle of the proxy's own trust domain and carries a SPIFFE ID of that domain; others are closed
+   * before any request is read.
+   */
+  'clientWorkloadIdentity': (boolean);
 }
