@@ -2,14 +2,13 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+/** An ANSI colour sequence (ESC [ … m), as vitest writes them into failure messages. */
+const COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** The first line of a failure message, without colour codes, cut to a readable length. */
 function firstLine(messages) {
   const text = (messages ?? []).find((m) => typeof m === 'string' && m.length > 0) ?? 'no message';
-  // eslint-disable-next-line no-control-regex
-  return text
-    .replace(/\u001b\[[0-9;]*m/g, '')
-    .split('\n')[0]
-    .slice(0, 300);
+  return text.replace(COLOUR, '').split('\n')[0].slice(0, 300);
 }
 
 const dir = process.argv[2] ?? '.cache/test-reports';
