@@ -58,7 +58,7 @@ export const backendConnection: CoverageTable = {
 export const backendTunnel: CoverageTable = guarding({
   'tunnel.url': enforced(
     'UpstreamTunnel.host',
-    'static, a2a, Service (HTTP/1.1 and HTTP/2 edges), MCP targets, AI providers and GwModel providers: an https URL means TLS to the proxy; HTTP/2 edges always CONNECT (test/proxy/upstream-tunnel.test.ts, upstream-connection.test.ts, upstream-model-connection.test.ts)',
+    'static, a2a, Service (HTTP/1.1 and HTTP/2 edges), AgentCore (always CONNECT to its https endpoint; the SigV4 signature is unchanged), MCP targets, AI providers and GwModel providers: an https URL means TLS to the proxy; HTTP/2 edges always CONNECT (test/proxy/upstream-tunnel.test.ts, upstream-connection.test.ts, upstream-model-connection.test.ts, agentcore.test.ts)',
   ),
   'tunnel.mode': enforced(
     'UpstreamTunnel.connectAlways',
@@ -78,7 +78,7 @@ export const backendTunnel: CoverageTable = guarding({
 export const backendDial: CoverageTable = {
   'tcp.connectTimeout': enforced(
     'UpstreamTcp.connectTimeoutMs',
-    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service (HTTP/1.1 and HTTP/2 edges), MCP targets and AI providers',
+    'TCP connect, tunnel set-up and TLS handshake; static, a2a, Service, AgentCore (HTTP/1.1 and HTTP/2 edges), MCP targets and AI providers',
   ),
   'tcp.keepalive.time': enforced(
     'UpstreamTcp.keepaliveTimeMs',
@@ -98,7 +98,7 @@ export const backendDial: CoverageTable = {
 export const backendHealth: CoverageTable = {
   'health.consecutiveFailures': enforced(
     'OutlierDetection.consecutiveFailures',
-    "HTTP (static, a2a, Service) edges eject from the route's pool, MCP targets from their backend's (left out of sessions and lists, calls fail fast), AI providers from their backend's; refused on dynamicForwardProxy and AgentCore edges",
+    "HTTP (static, a2a, Service, AgentCore) edges eject from the route's pool, MCP targets from their backend's (left out of sessions and lists, calls fail fast), AI providers from their backend's; refused on dynamicForwardProxy edges",
   ),
   'health.ejectionDuration': enforced('OutlierDetection.baseEjectionMs', 'doubled per repeated ejection up to 300s'),
   'health.maxEjectionPercent': enforced('OutlierDetection.maxEjectionPercent'),

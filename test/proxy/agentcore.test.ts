@@ -9,13 +9,41 @@ import { agentCoreTargetOf, invocationPath } from '../../src/proxy/http/agentcor
 import { createRouteSecurity } from '../../src/proxy/auth/route-security.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { startFakeAgentCore, type FakeAgentCore } from './fake-agentcore.js';
+import { ForwardProxy } from './forward-proxy.js';
 import { log, rawRequest } from './http-forward-harness.js';
+import { secret } from './llm/llm-harness.js';
 import { GATEWAY_WEB, httpRoute, routeTrafficPolicy, translatedIr } from './translated-ir.js';
 
 const ENV_KEYS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'GW_AGENTCORE_ENDPOINT'] as const;
 const SECRET = 'agentcore-test-secret-key';
 const SESSION_TOKEN = 'agentcore-test-session-token';
 const arn = (id: string): string => `arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/${id}`;
+
+/** A proxy runtime serving `manifests`, whose translation must refuse nothing (each setting is enforced). */
+async function servedWithoutRefusals(manifests: string): Promise<{ runtime: ProxyRuntime; base: string }> {
+  const ir = translatedIr(manifests);
+  expect(ir.resources.flatMap((r) => r.route?.backends.flatMap((b) => b.refusals) ?? [])).toEqual([]);
+  const runtime = new ProxyRuntime({ log });
+  await runtime.apply(ir);
+  return { runtime, base: `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}` };
+}
+
+/** Points the proxy at a fake on `port` with the test keys; the returned function puts the environment back. */
+function agentCoreEnv(port: number): () => void {
+  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE',
+    AWS_SECRET_ACCESS_KEY: SECRET,
+    AWS_SESSION_TOKEN: SESSION_TOKEN,
+    GW_AGENTCORE_ENDPOINT: `http://127.0.0.1:${port}`,
+  });
+  return () => {
+    for (const k of ENV_KEYS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  };
+}
 
 function agentRoute(
   name: string,
@@ -51,16 +79,11 @@ describe('AWS AgentCore backends', () => {
   let fake: FakeAgentCore;
   let runtime: ProxyRuntime;
   let base: string;
-  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  let restoreEnv = (): void => undefined;
 
   beforeAll(async () => {
     fake = await startFakeAgentCore({ AKIDAGENTCORE: SECRET });
-    Object.assign(process.env, {
-      AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE',
-      AWS_SECRET_ACCESS_KEY: SECRET,
-      AWS_SESSION_TOKEN: SESSION_TOKEN,
-      GW_AGENTCORE_ENDPOINT: `http://127.0.0.1:${fake.port}`,
-    });
+    restoreEnv = agentCoreEnv(fake.port);
     runtime = new ProxyRuntime({ log, security: createRouteSecurity() });
     await runtime.apply(translatedIr(MANIFESTS));
     base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
@@ -70,10 +93,7 @@ describe('AWS AgentCore backends', () => {
     fake?.release();
     await runtime?.close();
     await fake?.close();
-    for (const k of ENV_KEYS) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
+    restoreEnv();
   });
 
   it('sends each request as a SigV4-signed InvokeAgentRuntime call and relays the answer', async () => {
@@ -238,39 +258,34 @@ describe('AWS AgentCore backends', () => {
 
 describe('AWS AgentCore backends with http.version HTTP2', () => {
   let fake: FakeAgentCore;
+  let proxy: ForwardProxy;
   let runtime: ProxyRuntime;
   let base: string;
-  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  let restoreEnv = (): void => undefined;
 
   beforeAll(async () => {
     // An endpoint that speaks HTTP/2 by prior knowledge only: a call sent over HTTP/1.1 never reaches it.
-    fake = await startFakeAgentCore({ AKIDAGENTCORE: SECRET }, { h2c: true });
-    Object.assign(process.env, {
-      AWS_ACCESS_KEY_ID: 'AKIDAGENTCORE',
-      AWS_SECRET_ACCESS_KEY: SECRET,
-      AWS_SESSION_TOKEN: SESSION_TOKEN,
-      GW_AGENTCORE_ENDPOINT: `http://127.0.0.1:${fake.port}`,
-    });
+    [fake, proxy] = await Promise.all([
+      startFakeAgentCore({ AKIDAGENTCORE: SECRET }, { h2c: true }),
+      ForwardProxy.start(),
+    ]);
+    restoreEnv = agentCoreEnv(fake.port);
     const manifests =
       GATEWAY_WEB +
       agentRoute('h2', 'echo-h2', { policies: '{http: {version: HTTP2}}' }) +
       agentRoute('h2stream', 'stream-h2', { policies: '{http: {version: HTTP2}}' }) +
-      agentRoute('h1', 'echo-h1');
-    const ir = translatedIr(manifests);
-    expect(ir.resources.flatMap((r) => r.route?.backends.flatMap((b) => b.refusals) ?? [])).toEqual([]);
-    runtime = new ProxyRuntime({ log });
-    await runtime.apply(ir);
-    base = `http://127.0.0.1:${Object.values(runtime.boundPorts())[0]}`;
+      agentRoute('h1', 'echo-h1') +
+      agentRoute('h2tunnel', 'echo-h2tunnel', {
+        policies: `{http: {version: HTTP2}, tunnel: {url: "http://${proxy.address}"}}`,
+      });
+    ({ runtime, base } = await servedWithoutRefusals(manifests));
   });
 
   afterAll(async () => {
     fake?.release();
     await runtime?.close();
-    await fake?.close();
-    for (const k of ENV_KEYS) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
+    await Promise.all([fake?.close(), proxy?.stop()]);
+    restoreEnv();
   });
 
   it('sends the signed InvokeAgentRuntime call over HTTP/2 (h2c on an http endpoint), the signature covering :authority', async () => {
@@ -299,9 +314,132 @@ describe('AWS AgentCore backends with http.version HTTP2', () => {
     expect(fake.received.at(-1)).toMatchObject({ arn: arn('stream-h2'), httpVersion: '2.0', signatureValid: true });
   });
 
+  it('opens the HTTP/2 session through the tunnel by CONNECT (Auto mode never sends HTTP/2 in absolute form)', async () => {
+    const payload = '{"prompt":"through the tunnel"}';
+    const res = await rawRequest(`${base}/h2tunnel`, { method: 'POST', body: payload });
+    expect(res.status, res.body).toBe(200);
+    expect(fake.received.at(-1)).toMatchObject({
+      arn: arn('echo-h2tunnel'),
+      httpVersion: '2.0',
+      signatureValid: true,
+      body: payload,
+    });
+    expect(proxy.handled).toContainEqual({ method: 'CONNECT', target: `127.0.0.1:${fake.port}` });
+  });
+
   it('fails without the setting: HTTP/1.1 is all the call would speak', async () => {
     const res = await rawRequest(`${base}/h1`, { method: 'POST', body: '{}' });
     expect(res.status).toBeGreaterThanOrEqual(502);
     expect(fake.received.some((r) => r.arn === arn('echo-h1'))).toBe(false);
+  });
+});
+
+const PROXY_PASSWORD = 'agentcore-proxy-Pa55';
+
+/** Two AgentCore runtimes behind one route, each with passive health: `down-*` answers 503 to every call. */
+function pooledRoute(name: string, runtimes: string[], health: string): string {
+  const backends = runtimes
+    .map(
+      (r) => `---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${r}, namespace: default}
+spec:
+  aws: {agentCore: {agentRuntimeArn: '${arn(r)}'}}
+  policies: {health: ${health}}
+`,
+    )
+    .join('');
+  return `${backends}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}, namespace: default}
+spec:
+  parentRefs: [{name: web}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /${name}}}]
+    backendRefs: [${runtimes.map((r) => `{group: gw.dev, kind: GwBackend, name: ${r}}`).join(', ')}]
+`;
+}
+
+describe('AWS AgentCore backends with backend.tunnel, backend.tcp and backend.health', () => {
+  let fake: FakeAgentCore;
+  let proxy: ForwardProxy;
+  let hole: ForwardProxy;
+  let runtime: ProxyRuntime;
+  let base: string;
+  let restoreEnv = (): void => undefined;
+
+  beforeAll(async () => {
+    [fake, proxy, hole] = await Promise.all([
+      startFakeAgentCore({ AKIDAGENTCORE: SECRET }),
+      ForwardProxy.start({ user: 'gw', password: PROXY_PASSWORD }),
+      ForwardProxy.start({ blackhole: true }),
+    ]);
+    restoreEnv = agentCoreEnv(fake.port);
+    const via = (mode: string, auth = 'proxy-auth') =>
+      `{tunnel: {url: "http://${proxy.address}", mode: ${mode}, secretRef: {name: ${auth}}}}`;
+    const manifests =
+      GATEWAY_WEB +
+      secret('proxy-auth', { username: 'gw', password: PROXY_PASSWORD }) +
+      secret('wrong-auth', { username: 'gw', password: `not-${PROXY_PASSWORD}` }) +
+      agentRoute('connect', 'echo-connect', { policies: via('Connect') }) +
+      agentRoute('auto', 'echo-auto', { policies: via('Auto') }) +
+      agentRoute('refused', 'echo-refused', { policies: via('Connect', 'wrong-auth') }) +
+      agentRoute('unanswered', 'echo-unanswered', {
+        policies: `{tunnel: {url: "http://${hole.address}", mode: Connect}, tcp: {connectTimeout: 300ms, keepalive: {time: 30s}}}`,
+      }) +
+      pooledRoute('pool', ['down-1', 'echo-well'], '{consecutiveFailures: 2, ejectionDuration: 60s}');
+    ({ runtime, base } = await servedWithoutRefusals(manifests));
+  });
+
+  afterAll(async () => {
+    await runtime?.close();
+    await Promise.all([fake?.close(), proxy?.stop(), hole?.stop()]);
+    restoreEnv();
+  });
+
+  it('sends the signed call through the forward proxy by CONNECT, with its credential', async () => {
+    const payload = '{"prompt":"via egress"}';
+    const res = await rawRequest(`${base}/connect`, { method: 'POST', body: payload });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ runtime: 'echo-connect', payload });
+    expect(fake.received.at(-1)).toMatchObject({ arn: arn('echo-connect'), signatureValid: true, body: payload });
+    expect(fake.received.at(-1)?.headers['proxy-authorization']).toBeUndefined();
+    expect(proxy.handled).toContainEqual({ method: 'CONNECT', target: `127.0.0.1:${fake.port}` });
+  });
+
+  it('sends it in absolute form in Auto mode to a plaintext endpoint, the signature still valid', async () => {
+    const res = await rawRequest(`${base}/auto`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(200);
+    expect(fake.received.at(-1)).toMatchObject({ arn: arn('echo-auto'), signatureValid: true });
+    const url = `http://127.0.0.1:${fake.port}/runtimes/${encodeURIComponent(arn('echo-auto'))}/invocations`;
+    expect(proxy.handled.map((h) => h.target)).toContain(url);
+  });
+
+  it('answers 502 when the forward proxy refuses the tunnel, nothing reaching AWS and no credential in the body', async () => {
+    const res = await rawRequest(`${base}/refused`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(502);
+    expect(res.body).toContain('refused the tunnel with status 407');
+    expect(res.body).not.toContain(PROXY_PASSWORD);
+    expect(fake.received.some((r) => r.arn === arn('echo-refused'))).toBe(false);
+  });
+
+  it('bounds the tunnel set-up by tcp.connectTimeout: 503 well before the 10s default', async () => {
+    const started = Date.now();
+    const res = await rawRequest(`${base}/unanswered`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(fake.received.some((r) => r.arn === arn('echo-unanswered'))).toBe(false);
+  });
+
+  it('ejects a failing runtime after consecutiveFailures: the rest of the load reaches the healthy one', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 24; i++)
+      statuses.push((await rawRequest(`${base}/pool`, { method: 'POST', body: '{}' })).status);
+    const sick = fake.received.filter((r) => r.arn === arn('down-1')).length;
+    expect(sick).toBeLessThanOrEqual(2);
+    expect(statuses.filter((s) => s !== 200).length).toBe(sick);
+    expect(fake.received.filter((r) => r.arn === arn('echo-well')).length).toBe(24 - sick);
   });
 });

@@ -2,7 +2,7 @@
 // be reached from tests. It verifies each request's SigV4 signature with the Bedrock fake's own verifier
 // (written from AWS's documentation, sharing no code with the proxy's signer) and answers by the runtime
 // id in the ARN: `echo-*` JSON describing the call, `stream-*` an SSE stream whose last event waits for
-// `release()`, `flaky-*` 503 on its first call and JSON after, `slow-*` never.
+// `release()`, `flaky-*` 503 on its first call and JSON after, `down-*` 503 always, `slow-*` never.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { startTestServer } from '../fixtures/test-server.js';
 import { verify } from './llm/fake-bedrock.js';
@@ -81,6 +81,7 @@ export async function startFakeAgentCore(
       );
       if (runtime.startsWith('slow-')) return;
       calls.set(runtime, (calls.get(runtime) ?? 0) + 1);
+      if (runtime.startsWith('down-')) return error(503, 'ServiceUnavailableException', 'fake: the runtime is down');
       if (runtime.startsWith('flaky-') && calls.get(runtime) === 1)
         return error(503, 'ServiceUnavailableException', 'fake: try again');
       if (runtime.startsWith('stream-')) {

@@ -198,13 +198,21 @@ export interface ForwarderOptions {
 }
 
 /**
- * An HTTP/2 AgentCore call's dial plan: AWS's own TLS (the system's roots, the endpoint's host name) on https, h2c
- * on an http endpoint (GW_AGENTCORE_ENDPOINT); `backend.tls` never applies to AgentCore.
+ * An AgentCore call's dial plan: AWS's own TLS (the system's roots, the endpoint's host name) on https, plain
+ * (h2c on HTTP/2 edges) on an http endpoint (GW_AGENTCORE_ENDPOINT); `backend.tls` never applies to AgentCore.
+ * The edge's tunnel and TCP settings apply as on other edges; to an https endpoint the tunnel always CONNECTs
+ * (Auto's rule for TLS upstreams, which `absoluteForm` would otherwise read from `backend.tls`).
  */
-function agentCorePlan(origin: string): DialPlan {
+function agentCorePlan(target: ForwardTarget, origin: string): DialPlan {
   const url = new URL(origin);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  return url.protocol === 'https:' ? { tls: { servername: isIP(host) ? '' : host } } : {};
+  const https = url.protocol === 'https:';
+  const t = target.tunnel;
+  return {
+    ...(https ? { tls: { servername: isIP(host) ? '' : host } } : {}),
+    ...(t ? { tunnel: https ? { ...t, connectAlways: true } : t } : {}),
+    ...(target.tcp ? { tcp: target.tcp } : {}),
+  };
 }
 
 /** The address a backend kind is forwarded to, or undefined for kinds this forwarder does not serve. */
@@ -256,7 +264,10 @@ export function forwardRouteOf(
           agentCore: core,
           ...credential,
           ...(ref.httpVersion === 'HTTP2' ? { h2: true as const } : {}),
+          ...(ref.tunnel ? { tunnel: ref.tunnel } : {}),
+          ...(ref.tcp ? { tcp: ref.tcp } : {}),
           ...(ref.requestTimeoutMs > 0 ? { requestTimeoutMs: ref.requestTimeoutMs } : {}),
+          ...(health ? { health } : {}),
         });
     }
   }
@@ -892,14 +903,18 @@ export class HttpForwarder {
     call: UpstreamRequest,
     headerCase?: Map<string, string>,
   ): Promise<UpstreamResponse> {
-    if (target.h2) {
-      const host = to.target.host;
-      const plan = target.agentCore
-        ? agentCorePlan(call.origin)
+    const host = to.target.host;
+    const plan = (): DialPlan =>
+      target.agentCore
+        ? agentCorePlan(target, call.origin)
         : dialPlan(target, (tls) => this.tls.connectOptions(target.backend, host, tls));
-      return this.h2.request(planKey(target.backend, call.origin, plan), call, plan);
+    if (target.h2) {
+      const p = plan();
+      return this.h2.request(planKey(target.backend, call.origin, p), call, p);
     }
-    if (needsDialer(target) && !target.agentCore) return this.dialled(target, to.target.host, call, headerCase);
+    // An AgentCore edge's `backend.tls` is never used (AWS's own TLS): only its tunnel or TCP settings need the dialer.
+    if (target.agentCore ? target.tunnel || target.tcp : needsDialer(target))
+      return this.dialled(target.backend, host, plan(), call, headerCase);
     const dispatcher =
       target.tls && !target.agentCore ? this.tls.dispatcher(target.backend, to.target.host, target.tls) : this.agent;
     if (!headerCase) return dispatcher.request({ ...call, method: call.method as Dispatcher.HttpMethod });
@@ -908,13 +923,13 @@ export class HttpForwarder {
 
   /** One try on an edge with `backend.tunnel`, `backend.tcp` or an ALPN list: its own dialer, absolute form when Auto says so. */
   private async dialled(
-    target: ForwardTarget,
+    backend: string,
     host: string,
+    plan: DialPlan,
     call: UpstreamRequest,
     headerCase?: Map<string, string>,
   ): Promise<UpstreamResponse> {
-    const plan = dialPlan(target, (tls) => this.tls.connectOptions(target.backend, host, tls));
-    const dispatcher = this.dialers.dispatcher(target.backend, host, plan);
+    const dispatcher = this.dialers.dispatcher(backend, host, plan);
     const t = plan.tunnel;
     const viaProxy = t && absoluteForm(plan);
     const sent = viaProxy

@@ -330,6 +330,9 @@ export function openTunnel(t: UpstreamTunnel, authority: string, timeoutMs: numb
         return;
       }
       socket.off('data', onData);
+      // Paused until its client reads: bytes the backend sends first (an HTTP/2 server's SETTINGS) would
+      // otherwise be emitted to no listener and lost before the client attaches.
+      socket.pause();
       socket.off('error', fail);
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head.subarray(0, end).toString('latin1'))?.[1] ?? 0);
       if (status < 200 || status > 299) {

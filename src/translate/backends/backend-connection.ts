@@ -10,8 +10,8 @@ import { decoded } from '../listeners/certificates.js';
 import { dataOf } from '../objects/gateway-api.js';
 import type { EffectivePolicy, MergedFields } from '../policies/policy-merge.js';
 
-/** Backend kinds whose edge-level settings the proxy's upstream dialer applies (AI providers: backend-ai.ts). */
-const DIALLED_KINDS = new Set(['static', 'a2a', 'mcp', 'ai']);
+/** Backend kinds whose edge-level settings the proxy's upstream dialer applies (AI providers: backend-ai.ts; aws: AgentCore). */
+const DIALLED_KINDS = new Set(['static', 'a2a', 'mcp', 'ai', 'aws']);
 
 type Connection = Pick<BackendRefInput, 'tunnel' | 'tcp' | 'targetTunnels' | 'targetTcp'>;
 
@@ -38,7 +38,7 @@ export function edgeConnection(
     refusals.push({
       field: source.startsWith('GwPolicy ') ? `spec.backend.${field}` : `spec.policies.${field}`,
       source,
-      reason: `backend.${field} applies to static, a2a, Service, MCP and AI backends, not to ${kind || 'this'} backends`,
+      reason: `backend.${field} applies to static, a2a, Service, MCP, AI and AgentCore backends, not to ${kind || 'this'} backends`,
       // A tunnel may be an egress rule: where it does not apply the route fails closed (503), never goes direct.
       security: field === 'tunnel',
     });

@@ -1,6 +1,6 @@
 // `health` (passive outlier detection) of a backend edge, an AI provider or a GwModel, resolved for the IR:
 // the schema's defaults filled and the duration in ms. Where the proxy keeps no pool for it (dynamic forward
-// proxies, AgentCore) it is refused on status rather than accepted and dropped.
+// proxies) it is refused on status rather than accepted and dropped.
 // Behaviour: docs/proxy.md "Passive health"; the shape: docs/api.md "Health".
 import type { BackendFull } from '../../api/index.js';
 import type { BackendInput, OutlierDetectionInput } from '../../ir/types.js';
@@ -13,8 +13,8 @@ export const MAX_EJECTION_MS = 300_000;
 
 type Health = NonNullable<BackendFull['health']>;
 
-/** Kinds whose edges the proxy keeps an ejection pool for: the route's HTTP backends, an MCP backend's targets, an AI backend's providers. */
-const POOLED_KINDS = new Set(['static', 'a2a', 'mcp', 'ai']);
+/** Kinds whose edges the proxy keeps an ejection pool for: the route's HTTP backends (AgentCore ones too), an MCP backend's targets, an AI backend's providers. */
+const POOLED_KINDS = new Set(['static', 'a2a', 'aws', 'mcp', 'ai']);
 
 export function outlierDetection(h: Health, source: string): OutlierDetectionInput {
   const base = parseDurationMs(h.ejectionDuration ?? '30s') ?? 30_000;
@@ -46,7 +46,7 @@ export function edgeHealth(
   if (h && !POOLED_KINDS.has(kind))
     refuse(
       merged,
-      `backend.health applies to HTTP (static, a2a, Service), MCP and AI backends, not to ${kind || 'this'} backends`,
+      `backend.health applies to HTTP (static, a2a, Service, AgentCore), MCP and AI backends, not to ${kind || 'this'} backends`,
     );
   if (kind === 'ai' || !POOLED_KINDS.has(kind)) return { refusals };
   const health = h ? mcpAware(kind, merged, refuse) : undefined;
