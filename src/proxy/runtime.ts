@@ -659,11 +659,14 @@ export class ProxyRuntime {
     }
     const https = createHttpsServer({ ...listenerServerOptions(this.limits), ...live.serverOptions() }, (req, res) => {
       const sni = (req.socket as TLSSocket).servername;
-      if (live.misdirected(sni, req.headers.host))
+      // HTTP/2 names the host in `:authority` (adaptHttp2 copies it to Host later, for routing).
+      const authority = req.headers[':authority'];
+      const host = req.headers.host ?? (typeof authority === 'string' ? authority : undefined);
+      if (live.misdirected(sni, host))
         sendError(
           res,
           'misdirected_request',
-          `host ${req.headers.host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
+          `host ${host ?? ''} is not served on a connection opened for ${String(sni)}; open a new connection`,
         );
       else handler(req, res);
     });

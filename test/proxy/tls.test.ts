@@ -3,6 +3,7 @@
 // mixing HTTP and HTTPS are refused, and no key material reaches the logs.
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { connect as h2connect } from 'node:http2';
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
@@ -155,6 +156,22 @@ describe('HTTPS listeners', () => {
     // Two names under one wildcard listener share its certificate, so either Host is fine.
     expect((await httpsGet('d.example.test', '/nothing-here', 'c.example.test')).status).toBe(404);
     expect((await httpsGet('b.example.test:443', '/nothing-here', 'b.example.test')).status).toBe(404);
+  });
+
+  it('answers 421 over HTTP/2 too, where the host is named in :authority', async () => {
+    const session = h2connect(`https://127.0.0.1:${port}`, { ca, servername: 'b.example.test' });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':path': '/nothing-here', ':authority': 'a.example.test' });
+        stream.on('response', (h) => resolve(Number(h[':status'])));
+        stream.on('error', reject);
+        stream.resume();
+        stream.end();
+      });
+      expect(status).toBe(421);
+    } finally {
+      session.close();
+    }
   });
 
   it('lists tools with the MCP SDK client over HTTPS', async () => {

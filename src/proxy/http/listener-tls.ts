@@ -200,12 +200,16 @@ export class TlsBind {
   /**
    * True when the request's Host belongs to another listener than the one the client's SNI chose:
    * that listener's certificate (and policy) was not the one negotiated, so the client must retry on a
-   * connection of its own (421). Clients without SNI are not checked.
+   * connection of its own (421). A client without SNI negotiated the fallback listener: its Host may name
+   * another listener, except one that verifies clients (`tls-client-verification`), which is reached only over
+   * a connection that listener verified.
    */
   misdirected(servername: string | false | null | undefined, host: string | undefined): boolean {
-    if (!servername || !host) return false;
+    if (!host) return false;
     const name = host.startsWith('[') ? host : host.replace(/:\d+$/, '');
-    return selectTls(this.table, servername).listener !== selectTls(this.table, name).listener;
+    const wanted = selectTls(this.table, name);
+    if (!servername) return wanted.clientIdentity !== undefined && wanted.listener !== this.table.fallback.listener;
+    return selectTls(this.table, servername).listener !== wanted.listener;
   }
 
   attach(server: Pick<HttpsServer, 'setSecureContext'>): void {
