@@ -55,5 +55,8 @@ tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 --format=posix \
 DIFF_ID=$(gzip -dc "$LAYER" | sha256sum | cut -d' ' -f1)
 
 node scripts/image/manifests.mjs "$WORK/oci" "$LAYER" "$DIFF_ID" "$REGISTRY" "$TAG" "$VERSION" "$NODE_VERSION" "$NONROOT"
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$WORK/oci" -cf "$OUT" .
+# Written beside and renamed: an interrupted build never leaves a truncated archive newer than its inputs
+# (test/e2e/support/image-archive.ts reuses an archive by its date).
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$WORK/oci" -cf "$OUT.partial" .
+mv -f "$OUT.partial" "$OUT"
 echo "image: $OUT ($(du -h "$OUT" | cut -f1)) tags $REGISTRY/controller:$TAG $REGISTRY/proxy:$TAG"
