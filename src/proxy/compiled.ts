@@ -35,6 +35,8 @@ export interface CompiledRoute extends McpRoute {
 }
 
 export interface CompiledListener {
+  /** The IR listener's name (the TLS table names the listener a handshake chose by it). */
+  name: string;
   hostnames: string[];
   routes: CompiledRoute[];
   match: RouteMatcher<CompiledRoute>;

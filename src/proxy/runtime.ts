@@ -619,6 +619,7 @@ export class ProxyRuntime {
     const max = l.limits?.maxConcurrentRequests;
     const connect = this.connectPlan(l);
     return {
+      name: l.name,
       hostnames: l.hostnames,
       routes,
       match: compileRouteMatcher(routes, l.hostnames),
@@ -817,7 +818,8 @@ export class ProxyRuntime {
   }
 
   private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const listeners = this.state.get(this.bindOf(server) ?? '') ?? [];
+    const bind = this.bindOf(server) ?? '';
+    const listeners = this.state.get(bind) ?? [];
     const target = parseRequestTarget(req.method, req.url);
     // Parsed once: every later reader of req.url and Host (policy, filters, the upstream) sees what was matched.
     if (target.kind === 'origin') {
@@ -827,6 +829,17 @@ export class ProxyRuntime {
     if (req.headers.host) req.headers.host = normalizeHost(req.headers.host);
     const { host, path, query } = matchTarget(req.method, req.url, req.headers.host);
     const listener = selectListener(listeners, host);
+    // The listener routed to, however its host was named (Host, an absolute-form target, CONNECT, none):
+    // one that verifies clients serves only connections whose handshake it verified.
+    const tls = this.ports.get(bind)?.tls;
+    if (listener && tls?.unverifiedFor(listener.name, (req.socket as TLSSocket).servername)) {
+      sendError(
+        res,
+        'misdirected_request',
+        `host ${host} is served only on a connection opened for it; open a new one`,
+      );
+      return Promise.resolve();
+    }
     const routable = target.kind === 'origin' || target.kind === 'authority';
     const route = routable
       ? listener?.match({ host, method: req.method ?? 'GET', path, query, headers: req.headers })

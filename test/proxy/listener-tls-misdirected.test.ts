@@ -48,3 +48,17 @@ describe('TlsBind.misdirected', () => {
     expect(bind().misdirected('clients.example.com', 'clients.example.com:8443')).toBe(false);
   });
 });
+
+describe('TlsBind.unverifiedFor (the listener a request is routed to, however its host was named)', () => {
+  it('is true for a verifying listener reached over a handshake of another listener or of none', () => {
+    expect(bind().unverifiedFor('clients', 'svid.example.com')).toBe(true);
+    expect(bind().unverifiedFor('clients', undefined)).toBe(true);
+    expect(bind().unverifiedFor('clients', 'unknown.example.com')).toBe(true);
+  });
+
+  it("is false over the verifying listener's own handshake, and for listeners that verify nobody", () => {
+    expect(bind().unverifiedFor('clients', 'clients.example.com')).toBe(false);
+    expect(bind().unverifiedFor('svid', 'clients.example.com')).toBe(false);
+    expect(bind().unverifiedFor('wild', undefined)).toBe(false);
+  });
+});

@@ -212,6 +212,17 @@ export class TlsBind {
     return selectTls(this.table, servername).listener !== wanted.listener;
   }
 
+  /**
+   * True when `listener` verifies clients (`tls-client-verification`) and this connection's handshake (chosen
+   * by its SNI name, the fallback without one) was another listener's, so no client check covered it.
+   */
+  unverifiedFor(listener: string, servername: string | false | null | undefined): boolean {
+    const t = this.table;
+    const entries = [...t.exact.values(), ...t.wildcard.map(([, e]) => e), t.fallback];
+    if (!entries.some((e) => e.listener === listener && e.clientIdentity)) return false;
+    return selectTls(t, servername || '').listener !== listener;
+  }
+
   attach(server: Pick<HttpsServer, 'setSecureContext'>): void {
     this.server = server;
   }
