@@ -136,9 +136,11 @@ describe('gw proxy --workers 2', () => {
     expect(primary).toContain('cli/proxy-workers.ts');
     for (const serving of ['cli/proxy-run.ts', 'proxy/runtime.ts', 'proxy/pipeline.ts', 'proxy/standalone.ts'])
       expect(primary).not.toContain(serving);
-    // Only the ops server and the session key's parsing come from src/proxy/ (no handler, policy or MCP code).
+    // Only the ops server, its error bodies (JSON-RPC's error shape among them) and the session key's parsing
+    // come from src/proxy/ (no handler, policy or MCP session code).
     expect(primary.filter((f) => f.startsWith('proxy/')).sort()).toEqual([
       'proxy/http/http-error.ts',
+      'proxy/mcp/jsonrpc.ts',
       'proxy/mcp/session-keys.ts',
       'proxy/ops.ts',
       'proxy/proxy-error.ts',
