@@ -189,11 +189,18 @@ export const DEFAULT_CONTROLLER_ADMIN_ADDRESS = '127.0.0.1:9094';
 /** The fleet UI's address: the built-in default is optional (a taken port costs the UI, not the start). */
 function adminSettings({ val }: FlagReader): Pick<ControllerConfig, 'admin'> {
   const given = val('admin-address');
-  if (given === 'off') return {};
-  if (given === undefined) return { admin: { address: DEFAULT_CONTROLLER_ADMIN_ADDRESS, optional: true } };
+  const tokenFile = val('admin-token-file');
+  if (given === 'off') {
+    if (tokenFile) throw new Error('--admin-token-file is given with --admin-address off: say which one is meant');
+    return {};
+  }
+  // A token on the default address is applied, and asks for the UI (its start failing stops the start), as on the proxy.
+  if (given === undefined)
+    return {
+      admin: { address: DEFAULT_CONTROLLER_ADMIN_ADDRESS, ...(tokenFile ? { tokenFile } : { optional: true }) },
+    };
   const parsed = parseAddress(given);
   if (!parsed) throw new Error(`--admin-address must look like host:port or be off, got ${JSON.stringify(given)}`);
-  const tokenFile = val('admin-token-file');
   if (!tokenFile && !isLoopbackName((parsed.host ?? '').toLowerCase()))
     throw new Error(`--admin-address ${given}: off loopback the fleet UI needs --admin-token-file`);
   return { admin: { address: given, ...(tokenFile ? { tokenFile } : {}) } };

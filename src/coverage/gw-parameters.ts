@@ -38,7 +38,7 @@ export const gwParametersCoverage: CoverageTable = {
   ]),
   'spec.rawConfig.limits.*': controlPlane(
     'deployer → bootstrap file limits, read by gw proxy at start-up like its limit flags (flags and environment win)',
-    ['src/cli/proxy-limits.ts'],
+    ['src/cli/proxy-xds.ts'],
   ),
   'spec.shutdown.*': controlPlane(
     'deployer: the proxy bootstrap file (config.json shutdown) and terminationGracePeriodSeconds; the proxy drains by it on SIGTERM',

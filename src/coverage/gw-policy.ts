@@ -190,7 +190,7 @@ export const gwPolicyCoverage: CoverageTable = {
   'spec.targetSelectors[].*': controlPlane('policy attachment (merge, status)', [
     'src/translate/policies/policy-targets.ts',
   ]),
-  'spec.strategy.inheritance': controlPlane('policy merge precedence', ['src/translate/policies/policy-merge.ts']),
+  'spec.strategy.inheritance': controlPlane('policy merge precedence', ['src/translate/policies/policy-targets.ts']),
   'spec.strategy.merge': controlPlane(
     'policy merge: Replace takes the higher-precedence policy whole instead of field by field',
     ['src/translate/policies/policy-merge.ts'],

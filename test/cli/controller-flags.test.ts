@@ -44,6 +44,14 @@ describe('gw controller flags', () => {
   it('serves the fleet UI on loopback by default, and off loopback only with a token file', () => {
     expect(parseControllerFlags([]).admin).toEqual({ address: '127.0.0.1:9094', optional: true });
     expect(parseControllerFlags(['--admin-address', 'off']).admin).toBeUndefined();
+    // A token file without an address is applied on the default address, which is then asked for (not optional).
+    expect(parseControllerFlags(['--admin-token-file', '/t']).admin).toEqual({
+      address: '127.0.0.1:9094',
+      tokenFile: '/t',
+    });
+    expect(() => parseControllerFlags(['--admin-address', 'off', '--admin-token-file', '/t'])).toThrow(
+      '--admin-token-file is given with --admin-address off',
+    );
     expect(parseControllerFlags(['--admin-address', '0.0.0.0:9094', '--admin-token-file', '/t']).admin).toEqual({
       address: '0.0.0.0:9094',
       tokenFile: '/t',

@@ -72,6 +72,28 @@ export function celUses(): CelUsesView {
 }
 
 const MAX_EXPRESSION = 4096;
+/** Comprehensions nested deeper multiply their lists' lengths: ten lists of ten are 10^10 steps on the event loop. */
+const MAX_NESTING = 2;
+const MACRO_CALL = /\.\s*(all|exists_one|exists|map|filter)\s*\($/;
+
+/**
+ * How deeply comprehension macros nest in `source`, read from its parentheses (a macro name in a string
+ * literal counts too, which only refuses more).
+ */
+function comprehensionNesting(source: string): number {
+  const open: boolean[] = [];
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '(') {
+      const macro = MACRO_CALL.test(source.slice(Math.max(0, i - 16), i + 1));
+      open.push(macro);
+      if (macro) deepest = Math.max(deepest, ++depth);
+    } else if (c === ')' && open.pop()) depth--;
+  }
+  return deepest;
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -81,7 +103,10 @@ function celRequestProblem(body: unknown): string | undefined {
   if (typeof body.expression !== 'string' || body.expression === '') return 'expression: must be a non-empty string';
   if (body.expression.length > MAX_EXPRESSION) return `expression: longer than ${MAX_EXPRESSION} characters`;
   if (!isObject(body.context)) return 'context: must be a JSON object of variables';
-  if (body.use !== undefined && !(typeof body.use === 'string' && body.use in USES))
+  const nesting = comprehensionNesting(body.expression);
+  if (nesting > MAX_NESTING)
+    return `expression: ${nesting} nested comprehensions (all, exists, exists_one, map, filter); the playground evaluates at most ${MAX_NESTING}, on the proxy's own event loop`;
+  if (body.use !== undefined && !(typeof body.use === 'string' && Object.hasOwn(USES, body.use)))
     return `use: must be one of ${Object.keys(USES).join(', ')}`;
   for (const [k, v] of Object.entries(body.context)) if (!isObject(v)) return `context.${k}: must be a JSON object`;
   return undefined;

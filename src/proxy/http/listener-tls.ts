@@ -11,7 +11,7 @@ import type { Listener } from '../../ir/types.js';
 import type { Problem } from '../../problem.js';
 import { chooseAlpn, handshakeTimeoutOf, tlsContextSettings, unknownTlsNames } from './tls-settings.js';
 import type { IdentitySnapshot } from '../identity/workload-identity.js';
-import { allBundlesPem, peerIdProblem } from '../identity/identity-tls.js';
+import { ownBundlePem, peerIdProblem } from '../identity/identity-tls.js';
 
 /** One listener's secure context, with the listener's name for diagnostics. */
 export interface TlsEntry {
@@ -51,7 +51,7 @@ export function listenerContextOptions(l: Listener, identity?: IdentitySnapshot)
   return {
     cert: certs.map((c) => c.certChainPem),
     key: certs.map((c) => c.privateKeyPem),
-    ...(l.tls?.clientWorkloadIdentity && identity ? { ca: allBundlesPem(identity) } : {}),
+    ...(l.tls?.clientWorkloadIdentity && identity ? { ca: ownBundlePem(identity) } : {}),
     ...tlsContextSettings(l.tls),
   };
 }

@@ -15,6 +15,16 @@ export function allBundlesPem(s: IdentitySnapshot): string {
 }
 
 /**
+ * The proxy's own trust domain's CA certificates: the only roots a listener verifying clients by SPIFFE ID
+ * (which must be of that domain) trusts, so a federated CA cannot sign a chain OpenSSL accepts for it.
+ */
+export function ownBundlePem(s: IdentitySnapshot): string {
+  const own = trustDomainOf(s.certificate.spiffeId);
+  // Without its own domain's bundle (never from SPIRE), every bundle, as before: the peer check still anchors the chain.
+  return (own && s.bundles.get(own)) || allBundlesPem(s);
+}
+
+/**
  * Options of a client connection presenting the current identity and verifying the server by SPIFFE ID:
  * one of `allowedIds` (URIs of verifySubjectAltNames), or any ID of the proxy's own trust domain when none
  * are given. Throws (code NO_IDENTITY) when the proxy has no identity yet: the connection is not made.

@@ -260,6 +260,24 @@ describe('the admin API on loopback', () => {
       phase: 'compile',
       error: expect.stringContaining('is not a valid CEL expression'),
     });
+    // Comprehensions nested past two would run on the proxy's event loop for as long as their lists multiply.
+    const ten = '[0,1,2,3,4,5,6,7,8,9]';
+    const deep = `${ten}.all(a, ${ten}.exists(b, ${ten}.map(c, c).size() > 0))`;
+    expect((await cel({ expression: deep, context })).body).toEqual({
+      ok: false,
+      phase: 'request',
+      error: expect.stringContaining('3 nested comprehensions'),
+    });
+    expect((await cel({ expression: `${ten}.all(a, ${ten}.exists(b, a == b))`, context })).body).toEqual({
+      ok: true,
+      value: true,
+      type: 'bool',
+    });
+    // A use named after an object's own property is not a use.
+    expect((await cel({ expression: 'true', context, use: 'constructor' })).body).toMatchObject({
+      ok: false,
+      phase: 'request',
+    });
     expect((await cel({ expression: 'true', context: { request: 'x' } })).body).toEqual({
       ok: false,
       phase: 'request',
