@@ -73,20 +73,44 @@ export function peerIdProblem(
   return undefined;
 }
 
-/** True when some certificate of the verified chain (Node links it up to the trusted root) is in `bundlePem`. */
+/**
+ * True when the peer's certificate is signed, directly or through CA certificates the peer presented, by a
+ * certificate of `bundlePem` (or is one). The path is found by signatures here rather than read from Node's
+ * issuer links: Node links presented certificates by name only, and completes the chain from a store that is
+ * not the one of a context an SNI callback chose (Node 24 leaves a client of a listener that is not its port's
+ * default with no anchor at all, though OpenSSL verified its chain against that listener's bundle).
+ */
 function chainEndsIn(cert: PeerCertificate, bundlePem: string | undefined): boolean {
   if (!bundlePem) return false;
-  const roots = new Set(
-    (bundlePem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []).map(
-      (b) => new X509Certificate(b).fingerprint256,
-    ),
-  );
-  const seen = new Set<string>();
-  let c: PeerCertificate | undefined = cert;
-  while (c && !seen.has(c.fingerprint256)) {
-    if (roots.has(c.fingerprint256)) return true;
-    seen.add(c.fingerprint256);
-    c = (c as PeerCertificate & { issuerCertificate?: PeerCertificate }).issuerCertificate;
+  const roots = pemBlocks(bundlePem).map((b) => new X509Certificate(b));
+  const [leaf, ...presented] = presentedChain(cert);
+  const used = new Set<string>();
+  for (let c = leaf; c;) {
+    const at = c;
+    if (roots.some((r) => r.fingerprint256 === at.fingerprint256 || signedBy(at, r))) return true;
+    used.add(at.fingerprint256);
+    // Only a CA may sign the next link: a leaf of the domain cannot vouch for a certificate it signed.
+    c = presented.find((p) => p.ca && !used.has(p.fingerprint256) && signedBy(at, p));
   }
   return false;
+}
+
+/** The peer's certificate and those Node linked to it (`getPeerCertificate(true)`), each once. */
+function presentedChain(cert: PeerCertificate): X509Certificate[] {
+  const chain: X509Certificate[] = [];
+  const seen = new Set<string>();
+  for (let c: PeerCertificate | undefined = cert; c?.raw && !seen.has(c.fingerprint256);) {
+    seen.add(c.fingerprint256);
+    chain.push(new X509Certificate(c.raw));
+    c = (c as PeerCertificate & { issuerCertificate?: PeerCertificate }).issuerCertificate;
+  }
+  return chain;
+}
+
+function signedBy(child: X509Certificate, issuer: X509Certificate): boolean {
+  return child.checkIssued(issuer) && child.verify(issuer.publicKey);
+}
+
+function pemBlocks(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
 }

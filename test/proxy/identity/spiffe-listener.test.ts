@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { Agent, request, type AgentOptions } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { connect as tlsConnect, type ConnectionOptions, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../../src/proxy/runtime.js';
 import { WorkloadApiClient } from '../../../src/proxy/identity/workload-api.js';
@@ -27,6 +27,12 @@ function manifests(upstreamPort: number): string {
   - name: verify
     port: 9443
     protocol: HTTPS
+    tls: {options: {tls-certificate-source: SPIFFE, tls-client-verification: SPIFFE}}
+  - {name: open, port: 10443, protocol: HTTPS, hostname: open.example.com, tls: {options: {tls-certificate-source: SPIFFE}}}
+  - name: secure
+    port: 10443
+    protocol: HTTPS
+    hostname: secure.example.com
     tls: {options: {tls-certificate-source: SPIFFE, tls-client-verification: SPIFFE}}`,
   );
   return `${gateway}---
@@ -37,6 +43,25 @@ spec:
   parentRefs: [{name: web}]
   rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: shop}]}]
 `;
+}
+
+/** The status line of one raw HTTP/1.x request written on a TLS connection to `port` (no Node client rewriting it). */
+function rawStatus(port: number, options: ConnectionOptions, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, checkServerIdentity: () => undefined, ...options }, () =>
+      socket.write(head),
+    );
+    let text = '';
+    socket.on('data', (c: Buffer) => {
+      text += c.toString('latin1');
+      if (text.includes('\r\n')) {
+        resolve(text.slice(0, text.indexOf('\r\n')));
+        socket.destroy();
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text.split('\r\n')[0] ?? ''));
+  });
 }
 
 interface Answer {
@@ -67,6 +92,7 @@ describe('listener option tls-certificate-source SPIFFE with a real SPIRE agent'
   let runtime: ProxyRuntime;
   let servePort: number;
   let verifyPort: number;
+  let sharedPort: number;
   const agents: Agent[] = [];
   const agent = (o: AgentOptions = {}): Agent => {
     const a = new Agent({ keepAlive: true, maxSockets: 1, checkServerIdentity: () => undefined, ...o });
@@ -89,6 +115,7 @@ describe('listener option tls-certificate-source SPIFFE with a real SPIRE agent'
     const ports = runtime.boundPorts();
     servePort = ports['default/web/8443'] as number;
     verifyPort = ports['default/web/9443'] as number;
+    sharedPort = ports['default/web/10443'] as number;
     // Started last: translating and applying can hold a loaded machine's event loop for longer than the SVID TTL.
     await Promise.all([proxyId.start().identity.ready(), clientId.start().identity.ready()]);
   }, 180_000);
@@ -126,6 +153,43 @@ describe('listener option tls-certificate-source SPIFFE with a real SPIRE agent'
 
   it('with tls-client-verification SPIFFE, serves a client presenting an SVID of the trust domain', async () => {
     expect((await get(verifyPort, agent(svid()))).status).toBe(200);
+  });
+
+  it('a verifying listener sharing a port is reached only over its own handshake, however the target names it', async () => {
+    const open = { ca: bundle(), servername: 'open.example.com' };
+    // Over the open listener's handshake (no client certificate): its own host is served...
+    expect(
+      await rawStatus(sharedPort, open, 'GET / HTTP/1.1\r\nHost: open.example.com\r\nConnection: close\r\n\r\n'),
+    ).toMatch(/ 200 /);
+    // ...the verifying one's is not, named by Host, by an absolute-form target, or without SNI.
+    expect(
+      await rawStatus(sharedPort, open, 'GET / HTTP/1.1\r\nHost: secure.example.com\r\nConnection: close\r\n\r\n'),
+    ).toMatch(/ 421 /);
+    expect(
+      await rawStatus(
+        sharedPort,
+        open,
+        'GET https://secure.example.com/ HTTP/1.1\r\nHost: open.example.com\r\nConnection: close\r\n\r\n',
+      ),
+    ).toMatch(/ 421 /);
+    expect(
+      await rawStatus(
+        sharedPort,
+        { ca: bundle() },
+        'GET https://secure.example.com/ HTTP/1.1\r\nHost: secure.example.com\r\nConnection: close\r\n\r\n',
+      ),
+    ).toMatch(/ 421 /);
+    // Over its own handshake with an SVID of the domain, the verifying listener serves.
+    const s = clientId.identity.current as IdentitySnapshot;
+    const secure = {
+      ca: bundle(),
+      servername: 'secure.example.com',
+      cert: s.certificate.certChainPem,
+      key: s.certificate.privateKeyPem,
+    };
+    expect(
+      await rawStatus(sharedPort, secure, 'GET / HTTP/1.1\r\nHost: secure.example.com\r\nConnection: close\r\n\r\n'),
+    ).toMatch(/ 200 /);
   });
 
   it('serves a rotated SVID on new handshakes while a connection opened before keeps working', async () => {
