@@ -40,6 +40,8 @@ APP=$ROOTFS/app
 mkdir -p "$APP"
 cp -r package.json package-lock.json bin dist proto "$APP/"
 find "$APP/dist" -name '*.map' -delete
+# Archives of earlier builds live under dist/image: without this each rebuild nested the last one (67 -> 132 MB).
+rm -rf "$APP/dist/image"
 (cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
 
 mkdir -p "$ROOTFS/etc" "$ROOTFS/tmp" "$ROOTFS/home/nonroot"

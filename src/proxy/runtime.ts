@@ -337,9 +337,10 @@ export class ProxyRuntime {
   }
 
   /**
-   * Graceful shutdown (SIGTERM): unready at once, serving as before for `drainMinMs`, then listeners stop
-   * accepting, connections close after their response, GET event streams end, and at `drainMaxMs` after
-   * the call whatever is left is cut; then `close`. `plan` overrides the limits' delays (SIGINT uses 0).
+   * Graceful shutdown (SIGTERM): unready at once, serving as before for `drainMinMs`; then connections close
+   * after their response and GET event streams end, the listeners accept for as long again (at most half of
+   * what is left, for a load balancer late to notice) and stop, and at `drainMaxMs` after the call whatever
+   * is left is cut; then `close`. `plan` overrides the limits' delays (SIGINT uses 0).
    */
   async drain(plan: Partial<DrainPlan> = {}): Promise<'drained' | 'cut'> {
     const minMs = plan.minMs ?? this.limits.drainMinMs;
@@ -353,6 +354,7 @@ export class ProxyRuntime {
       [...this.ports.values()].map((b) => b.server),
       this.inFlight,
       maxMs - minMs,
+      Math.min(minMs, (maxMs - minMs) / 2),
     );
     this.log.info(
       { outcome },

@@ -3,7 +3,8 @@
 // readiness turns false. One replica is drained and replaced under steady load: no request fails. Without
 // the drain (closing at once, as the proxy did before) requests in flight are cut and the load sees errors.
 import { request as httpRequest, Agent, createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as h2Connect, type ClientHttp2Session } from 'node:http2';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import type { Snapshot } from '../../src/ir/types.js';
@@ -114,6 +115,56 @@ function refusesNewConnections(url: string): Promise<boolean> {
   );
 }
 
+/** One HTTP/1.1 request on `socket` (keep-alive unless the server says otherwise): status and `connection` header, or `closed`. */
+function exchange(socket: Socket, path: string): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const done = (outcome: string): void => {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = text.slice(0, end).toLowerCase();
+      const length = /content-length: *(\d+)/.exec(head);
+      const whole = length ? text.length >= end + 4 + Number(length[1]) : text.endsWith('0\r\n\r\n');
+      if (!whole) return;
+      done(`${head.split(' ')[1]} ${/\r\nconnection: *([a-z-]+)/.exec(head)?.[1] ?? 'keep-alive'}`);
+    };
+    const onClose = (): void => done('closed');
+    socket.on('data', onData);
+    socket.on('close', onClose);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  });
+}
+
+/** A request on a new connection: `refused`, or its status and `connection` header. */
+function onNewConnection(port: number, path: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(
+      port,
+      '127.0.0.1',
+      () => void exchange(socket, path).then((o) => (socket.destroy(), resolve(o))),
+    );
+    socket.once('error', () => resolve('refused'));
+  });
+}
+
+/** An HTTP/2 (prior knowledge) GET on `session`: its status once the answer has ended. */
+function h2Get(session: ClientHttp2Session, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path });
+    let status = 0;
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.on('end', () => resolve(status));
+    stream.on('error', reject);
+    stream.resume();
+  });
+}
+
 /** How long the upstream takes to answer: long enough that a drain or a close always finds requests in flight. */
 const ANSWER_MS = 40;
 /** How long a wait for load to flow may take: a guard only, each wait ends at its event. */
@@ -171,6 +222,55 @@ describe('graceful shutdown', () => {
     lb.stop();
     await replicas[1]!.runtime.close();
     expect(failed.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('answers a keep-alive connection reused as the drain begins (with Connection: close) instead of closing it under the request', async () => {
+    const replica = await startReplica(ir);
+    const socket = connect(replica.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    expect(await exchange(socket, '/app/x')).toBe('200 keep-alive');
+    // The connection is idle now, as a pooled one between two requests of a client. The drain starts (no
+    // minimum delay) and the client's next request goes out at the same moment.
+    const drained = replica.runtime.drain({ minMs: 0, maxMs: 10_000 });
+    expect(await exchange(socket, '/app/x')).toBe('200 close');
+    expect(await drained).toBe('drained');
+  }, 60_000);
+
+  it('after the minimum delay keeps accepting for a late load balancer, answering each new connection once, then refuses', async () => {
+    const replica = await startReplica(ir);
+    const drained = replica.runtime.drain({ minMs: 2000, maxMs: 12_000 });
+    // New connections until one is refused: kept alive during the minimum delay, then closed after one
+    // answer during the accept window (as long as the minimum delay: many 40 ms answers), then refused.
+    const seen: string[] = [];
+    while (seen.at(-1) !== 'refused') seen.push(await onNewConnection(replica.port, '/app/x'));
+    const phases = seen.filter((o, i) => o !== seen[i - 1]);
+    expect(phases).toEqual(['200 keep-alive', '200 close', 'refused']);
+    // More than the one connection a listener closing at the minimum delay could have been answering.
+    expect(seen.filter((o) => o === '200 close').length).toBeGreaterThanOrEqual(3);
+    expect(await drained).toBe('drained');
+  }, 60_000);
+
+  it('sends GOAWAY to HTTP/2 sessions, open ones after their streams and new ones after their first', async () => {
+    const replica = await startReplica(ir);
+    const url = `http://127.0.0.1:${replica.port}`;
+    const before = h2Connect(url);
+    const goaway = (s: ClientHttp2Session): Promise<void> => new Promise((r) => s.once('goaway', () => r()));
+    const beforeGoaway = goaway(before);
+    expect(await h2Get(before, '/app/x')).toBe(200);
+    // Served as before during the minimum delay; then the open session gets GOAWAY.
+    const drained = replica.runtime.drain({ minMs: 1000, maxMs: 12_000 });
+    const inFlight = h2Get(before, '/app/x');
+    await beforeGoaway;
+    expect(await inFlight).toBe(200);
+    // A session opened during the accept window is answered once, then told to go.
+    while ((await onNewConnection(replica.port, '/app/x')) !== '200 close');
+    const during = h2Connect(url);
+    const duringGoaway = goaway(during);
+    expect(await h2Get(during, '/app/x')).toBe(200);
+    await duringGoaway;
+    before.close();
+    during.close();
+    expect(await drained).toBe('drained');
   }, 60_000);
 
   it('keeps serving until the minimum delay, then refuses new connections, and cuts what is open at the maximum', async () => {

@@ -1,8 +1,12 @@
-// Graceful shutdown of the traffic listeners (docs/proxy.md "Shutdown"): after the minimum delay the
-// listeners stop accepting, every response closes its connection instead of keeping it alive, idle
-// keep-alive connections are closed, and long-lived GET event streams are ended so their clients reconnect
-// elsewhere; requests in flight finish. Whatever is still open at the maximum delay is cut.
+// Graceful shutdown of the traffic listeners (docs/proxy.md "Shutdown"). After the minimum delay every
+// response closes its connection instead of keeping it alive and long-lived GET event streams are ended so
+// their clients reconnect elsewhere; the listeners keep accepting for an accept window (a load balancer that
+// is late to notice still reaches a replica that answers), then stop. Requests in flight finish. A keep-alive
+// connection is closed only once it has sat idle for IDLE_GRACE_MS: a client that is reusing it sends its next
+// request within that time and is answered with `Connection: close`, so the close never races that request.
+// Whatever is still open at the maximum delay is cut.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 
 /** How long the proxy keeps serving after SIGTERM, and how long it waits for requests in flight. */
 export interface DrainPlan {
@@ -12,6 +16,9 @@ export interface DrainPlan {
   maxMs: number;
 }
 
+/** How long a keep-alive connection must have been idle before a drain closes it. */
+export const IDLE_GRACE_MS = 1000;
+
 /** Answers that are event streams a client resumes elsewhere (A2A SubscribeToTask): a drain ends them too. */
 const resumable = new WeakSet<ServerResponse>();
 
@@ -20,9 +27,16 @@ export function endsOnDrain(res: ServerResponse): void {
   resumable.add(res);
 }
 
-/** Responses in flight, so a drain can end the long-lived GET streams among them. */
+/** An HTTP/1 connection's requests being answered, and since when it has answered none. */
+interface SocketUse {
+  active: number;
+  idleSince: number;
+}
+
+/** Responses in flight, so a drain can end the long-lived GET streams among them, and the HTTP/1 connections they use. */
 export class InFlight {
   private readonly open = new Set<{ req: IncomingMessage; res: ServerResponse }>();
+  private readonly sockets = new Map<Socket, SocketUse>();
   /** Set once draining: responses from then on close their connection. */
   closing = false;
 
@@ -30,7 +44,22 @@ export class InFlight {
     if (this.closing) res.shouldKeepAlive = false;
     const entry = { req, res };
     this.open.add(entry);
-    res.once('close', () => this.open.delete(entry));
+    // HTTP/2 streams share their session (GOAWAY ends it); a CONNECT's socket is a tunnel after the 200.
+    const use = req.httpVersionMajor < 2 && req.method !== 'CONNECT' ? this.useOf(req.socket) : undefined;
+    if (use) use.active++;
+    res.once('close', () => {
+      this.open.delete(entry);
+      if (use && --use.active === 0) use.idleSince = Date.now();
+    });
+  }
+
+  private useOf(socket: Socket): SocketUse {
+    let use = this.sockets.get(socket);
+    if (!use) {
+      this.sockets.set(socket, (use = { active: 0, idleSince: 0 }));
+      socket.once('close', () => this.sockets.delete(socket));
+    }
+    return use;
   }
 
   /** Ends every GET whose answer is an event stream (an MCP session's stream), and resumable ones; the client reconnects. */
@@ -51,28 +80,59 @@ export class InFlight {
     this.closing = true;
     for (const { res } of this.open) if (!res.headersSent) res.shouldKeepAlive = false;
   }
+
+  /** Closes the HTTP/1 connections that have answered everything they were sent and sat idle for `graceMs`. */
+  closeIdleFor(graceMs: number, now = Date.now()): number {
+    let closed = 0;
+    for (const [socket, use] of this.sockets) {
+      if (use.active > 0 || now - use.idleSince < graceMs) continue;
+      socket.destroy();
+      closed++;
+    }
+    return closed;
+  }
 }
 
-/** Stops accepting on `servers` and waits up to `budgetMs` for their connections to end; then cuts the rest. */
+/**
+ * Stops accepting without closing idle connections (Node's `Server.close` closes them at once, racing a
+ * client that is just sending its next request on one); resolves once every connection has ended.
+ */
+function stopAccepting(server: Server): Promise<void> {
+  return new Promise((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+}
+
+/**
+ * Drains `servers` within `budgetMs`: responses close their connections and event streams end at once, the
+ * listeners accept for `acceptMs` more, idle connections close after IDLE_GRACE_MS; then the rest is cut.
+ */
 export async function drainServers(
   servers: Server[],
   inFlight: InFlight,
   budgetMs: number,
+  acceptMs = 0,
 ): Promise<'drained' | 'cut'> {
   inFlight.closeAfterResponse();
-  const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   inFlight.endEventStreams();
-  // A keep-alive connection that turns idle after its last response is closed within 100 ms.
-  const sweep = setInterval(() => {
-    for (const s of servers) s.closeIdleConnections();
-  }, 100);
+  const sweep = setInterval(() => inFlight.closeIdleFor(IDLE_GRACE_MS), 100);
+  let accepting: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const closed = new Promise<void>((resolve) => {
+    accepting = setTimeout(
+      () => void Promise.all(servers.map(stopAccepting)).then(() => resolve()),
+      Math.max(0, Math.min(acceptMs, budgetMs)),
+    );
+  });
   const outcome = await Promise.race([
     closed.then(() => 'drained' as const),
     new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), Math.max(0, budgetMs)))),
   ]);
   clearInterval(sweep);
+  clearTimeout(accepting);
   clearTimeout(timer);
-  if (outcome === 'cut') for (const s of servers) s.closeAllConnections();
+  if (outcome === 'cut')
+    for (const s of servers) {
+      if (s.listening) NetServer.prototype.close.call(s);
+      s.closeAllConnections();
+    }
   return outcome;
 }

@@ -34,6 +34,8 @@ export class H2Sessions {
   /** Plain connections whose first bytes have not arrived yet (h2c-preface.ts). */
   private readonly unsorted = new Set<Socket>();
   private settings: H2Settings = {};
+  /** Set by closeGracefully: a session opened from then on ends after its first stream. */
+  private draining = false;
 
   /** `server` is an `https` server (h2 by ALPN) or a plain `http` one (h2c by preface, read within `prefaceTimeoutMs`). */
   constructor(
@@ -49,6 +51,7 @@ export class H2Sessions {
     this.server.on('session', (s: Http2Session) => {
       this.sessions.add(s);
       s.once('close', () => this.sessions.delete(s));
+      if (this.draining) s.once('stream', () => s.close());
       this.configure(s);
     });
     const toH2 = (socket: Socket): boolean => this.server.emit('connection', socket);
@@ -110,6 +113,7 @@ export class H2Sessions {
 
   /** GOAWAY: streams in flight finish, no new ones start; the session ends when they are done. */
   closeGracefully(): void {
+    this.draining = true;
     for (const s of this.sessions) s.close();
   }
 
