@@ -5,7 +5,7 @@ import { createLogger } from '../log.js';
 import { isLoopbackName } from '../proxy/net/loopback.js';
 import { parseAddress } from '../proxy/ops.js';
 import { DEFAULT_CONTROLLER_NAME } from '../translate/objects/context.js';
-import type { ControllerConfig } from '../controller/config.js';
+import type { ControllerConfig, MeshDefaults } from '../controller/config.js';
 import type { ControllerUi } from '../controller/fleet.js';
 
 export type { ControllerConfig } from '../controller/config.js';
@@ -45,7 +45,6 @@ const BOOL_FLAGS = [
   'enable-xbackend',
   'enable-inference-extension',
   'leader-elect',
-  'istio-enabled',
   'istio-auto-enabled',
   'once',
 ] as const;
@@ -77,7 +76,10 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --service-name NAME (default gw)   --service-namespace NS (default the leader election namespace)
   --release-name NAME             prefix of the CA Secret/ConfigMap and the Lease (default gw)
   --otlp-traces-url URL           trace translations, snapshot pushes and proxy ACKs (OTLP/HTTP protobuf)
-  --istio-enabled --istio-auto-enabled --istio-ca-address --istio-cluster-id --istio-namespace --istio-network --istio-revision`;
+  --istio-ca-address HOST:PORT      CA_ADDR for gateways whose GwParameters set istio.enabled and no caAddress
+  --istio-namespace NS --istio-revision REV   instead: istiod[-REV].NS.svc:15012 (NS default istio-system)
+  --istio-cluster-id ID           ISTIO_META_CLUSTER_ID for those gateways
+  --istio-auto-enabled, --istio-network   refused: not implemented (docs/controller-cli.md)`;
 
 const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g, '_')}`];
 
@@ -206,23 +208,37 @@ function adminSettings({ val }: FlagReader): Pick<ControllerConfig, 'admin'> {
   return { admin: { address: given, ...(tokenFile ? { tokenFile } : {}) } };
 }
 
-function istioSettings({ val, bool }: FlagReader): Record<string, string | boolean> {
-  const istio: Record<string, string | boolean> = {};
-  for (const f of [
-    'istio-ca-address',
-    'istio-cluster-id',
-    'istio-namespace',
-    'istio-network',
-    'istio-revision',
-  ] as const) {
-    const v = val(f);
-    if (v !== undefined) istio[f.slice(6)] = v;
-  }
-  for (const f of ['istio-enabled', 'istio-auto-enabled'] as const) {
-    const v = bool(f);
-    if (v !== undefined) istio[f.slice(6)] = v;
-  }
-  return istio;
+/**
+ * The chart's `istio.*` as deployer defaults (GwParameters `istio` wins). What the controller cannot act on is
+ * refused at start, never accepted and dropped: `istio.enabled` only grants RBAC, so it has no flag.
+ */
+function istioSettings({ val, bool }: FlagReader): MeshDefaults {
+  if (bool('istio-auto-enabled'))
+    throw new Error(
+      '--istio-auto-enabled (chart istio.autoEnabled) is not supported: turn mesh integration on with istio.enabled in the GwParameters of the class (--gateway-class-parameters-refs) or of each Gateway',
+    );
+  if (val('istio-network'))
+    throw new Error(
+      '--istio-network (chart istio.network) is not supported: the proxy does no multi-network routing (east-west gateways), as GwParameters istio.network is refused',
+    );
+  const caAddress = val('istio-ca-address');
+  const namespace = val('istio-namespace');
+  const revision = val('istio-revision');
+  if (caAddress && (namespace || revision))
+    throw new Error(
+      `--istio-${namespace ? 'namespace' : 'revision'} names istiod's Service for the default CA address, and --istio-ca-address already gives it: set one or the other`,
+    );
+  const clusterId = val('istio-cluster-id');
+  const istiod = namespace || revision ? istiodAddress(namespace || 'istio-system', revision) : undefined;
+  return {
+    ...(caAddress || istiod ? { caAddress: caAddress || istiod } : {}),
+    ...(clusterId ? { clusterId } : {}),
+  };
+}
+
+/** istiod's CA port on its Service, `istiod-<revision>` for a revisioned control plane (Istio's own naming). */
+function istiodAddress(namespace: string, revision: string | undefined): string {
+  return `istiod${revision ? `-${revision}` : ''}.${namespace}.svc:15012`;
 }
 
 /** Settings left out of the config when not given. */

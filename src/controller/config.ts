@@ -34,11 +34,21 @@ export interface ControllerConfig {
   releaseName?: string;
   /** OTLP/HTTP traces endpoint: translation passes, snapshot publishes and proxy ACKs are traced there. */
   otlpTracesUrl?: string;
-  istio: Record<string, string | boolean>;
+  /**
+   * Chart `istio.*` defaults for gateways whose GwParameters set `istio.enabled` (docs/chart.md): the CA address
+   * (`--istio-ca-address`, or istiod's Service from `--istio-namespace` / `--istio-revision`) and the cluster id.
+   */
+  istio: MeshDefaults;
   /** Local mode only: load, translate, write statuses once and exit (for CI and scripts). */
   once: boolean;
   /** The fleet web UI (`--admin-address`, `--admin-token-file`); `optional`: the built-in default, skipped when taken. */
   admin?: { address: string; tokenFile?: string; optional?: boolean };
+}
+
+/** What the deployer fills in for a gateway whose GwParameters turn istio on and leave these unset. */
+export interface MeshDefaults {
+  caAddress?: string;
+  clusterId?: string;
 }
 
 /** The translator options the controller's configuration decides. */

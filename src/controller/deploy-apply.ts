@@ -31,7 +31,7 @@ export const FIELD_MANAGER = 'gw-controller';
 export const APPLIED_HASH_ANNOTATION = 'gw.dev/applied-hash';
 
 export interface DeployApplyOptions {
-  render: Omit<DeployerOptions, 'istio'> & { istio?: DeployerOptions['istio'] };
+  render: DeployerOptions;
   /** `--gateway-class-parameters-refs`: class name → GwParameters, for classes without parametersRef. */
   classParametersRefs?: Record<string, { name: string; namespace: string }>;
   now: () => string;

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { ownedNames, type ControllerConfig } from './config.js';
 import type { ImageDefaults } from '../deployer/pod-template.js';
+import type { DeployerOptions } from '../deployer/render.js';
 import { startClusterController, type ClusterController } from './cluster.js';
 import { createDeployer } from './deploy-apply.js';
 import { createXdsServer, type XdsServer } from '../xds/server.js';
@@ -131,13 +132,7 @@ async function startParts(
       leaseName: owned.lease,
       log: logger,
       deploy: createDeployer({
-        render: {
-          controllerService: { name: serviceName, namespace: serviceNamespace },
-          xdsCaConfigMap: owned.xdsCa,
-          xdsPort: cfg.xdsPort,
-          xdsMode: cfg.xdsMode,
-          proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
-        },
+        render: deployerOptionsOf(cfg, namespace),
         classParametersRefs: cfg.gatewayClassParametersRefs,
         ...(cfg.xdsMode === 'plaintext' ? {} : { caBundle: () => caBundle }),
         now: () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
@@ -197,6 +192,18 @@ function timingsFromEnv(): { leaseDurationMs?: number; renewDeadlineMs?: number;
 }
 
 export const DEFAULT_PROXY_IMAGE = 'ghcr.io/gw-dev/proxy:latest';
+
+/** What the deployer renders every Gateway with, from the controller's flags (the chart's values). */
+export function deployerOptionsOf(cfg: ControllerConfig, namespace: string | undefined): DeployerOptions {
+  return {
+    controllerService: { name: cfg.serviceName ?? 'gw', namespace: cfg.serviceNamespace ?? namespace ?? 'default' },
+    xdsCaConfigMap: ownedNames(cfg.releaseName).xdsCa,
+    xdsPort: cfg.xdsPort,
+    xdsMode: cfg.xdsMode,
+    proxyImage: parseImage(cfg.proxyImage ?? DEFAULT_PROXY_IMAGE),
+    istio: cfg.istio,
+  };
+}
 
 /** `registry/repo/name:tag` or `…@sha256:…` → the deployer's image defaults (a digest stays in the tag slot's place). */
 export function parseImage(ref: string): ImageDefaults {

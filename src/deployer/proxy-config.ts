@@ -54,7 +54,11 @@ export function buildProxyConfig(typed: TypedParameters, ctx: ProxyConfigContext
   if (typed.shutdown) config.shutdown = { ...typed.shutdown };
   const files = modelCatalogFiles(typed);
   if (files.length > 0) config.modelCatalog = { files };
-  if (typed.istio?.enabled) config.istio = { ...typed.istio } as JsonObject;
+  // istio.network is refused (src/coverage/gw-parameters.ts): not written here either.
+  if (typed.istio?.enabled) {
+    const { network: _refused, ...istio } = typed.istio;
+    config.istio = istio as JsonObject;
+  }
   if (typed.spiffe) config.spiffe = { socketPath: typed.spiffe.socketPath ?? DEFAULT_SPIFFE_SOCKET };
   // Defaults go under both, so a rawConfig value is kept where no typed field is set.
   const defaults: JsonObject = { logging: { level: 'info', format: 'text' } };

@@ -27,8 +27,8 @@ export interface DeployerOptions {
   xdsCaConfigMap?: string;
   /** The proxy image when parameters do not say (from `--proxy-image`). */
   proxyImage: ImageDefaults;
-  /** Chart-level istio settings, under class-level parameters. */
-  istio?: { enabled?: boolean; caAddress?: string; clusterId?: string; network?: string };
+  /** The chart's istio defaults (`--istio-*`), for gateways whose parameters turn istio on and leave them unset. */
+  istio?: { caAddress?: string; clusterId?: string };
 }
 
 export interface RenderInput {
@@ -101,9 +101,11 @@ function listenerPorts(gateway: GatewayInput, problems: Problem[]): { container:
   return { container, service };
 }
 
+/** The chart's istio defaults under the parameters' own values; a gateway without istio gets none of them. */
 function withDefaults(resolved: ResolvedParameters, options: DeployerOptions): ResolvedParameters {
-  if (!options.istio || resolved.typed.istio?.enabled === false) return resolved;
-  return { ...resolved, typed: { ...resolved.typed, istio: { ...options.istio, ...(resolved.typed.istio ?? {}) } } };
+  const istio = resolved.typed.istio;
+  if (!options.istio || !istio?.enabled) return resolved;
+  return { ...resolved, typed: { ...resolved.typed, istio: { ...options.istio, ...istio } } };
 }
 
 export function renderGatewayWorkload(input: RenderInput): RenderResult {

@@ -49,14 +49,18 @@ describe('controller command line', () => {
     readFileSync(join(repoRoot, 'docs', 'controller-cli.md'), 'utf8').match(/--[a-z][a-z-]*/g),
   );
 
-  it.each(['defaults', 'name-overrides', 'istio-settings', 'rbac-gateway-namespaces', 'service-fields'])(
-    'passes only flags of docs/controller-cli.md (%s)',
-    (name) => {
-      const args = controllerArgs(renderCase(name));
-      expect(args[0]).toBe('controller');
-      expect(args.filter((a) => a.startsWith('--') && !documented.has(a))).toEqual([]);
-    },
-  );
+  it.each([
+    'defaults',
+    'name-overrides',
+    'istio-settings',
+    'istio-istiod',
+    'rbac-gateway-namespaces',
+    'service-fields',
+  ])('passes only flags of docs/controller-cli.md (%s)', (name) => {
+    const args = controllerArgs(renderCase(name));
+    expect(args[0]).toBe('controller');
+    expect(args.filter((a) => a.startsWith('--') && !documented.has(a))).toEqual([]);
+  });
 
   it('passes class parameters and discovery selectors as JSON equal to the values', () => {
     const args = controllerArgs(renderCase('name-overrides'));
@@ -125,9 +129,10 @@ describe('controller command line', () => {
     ]);
     expect(flag(controllerArgs(renderCase('rbac-gateway-namespaces')), '--gateway-namespaces')).toBe('agents,tools');
     const istio = controllerArgs(renderCase('istio-settings'));
-    expect(flag(istio, '--istio-auto-enabled')).toBe(true);
     expect(flag(istio, '--istio-ca-address')).toBe('istiod.istio-system.svc:15012');
-    expect(flag(istio, '--istio-revision')).toBe('1-27');
+    expect(flag(controllerArgs(renderCase('istio-istiod')), '--istio-revision')).toBe('1-27');
+    // istio.enabled grants RBAC only: no flag says it, on or off.
+    expect(flag(istio, '--istio-enabled')).toBeUndefined();
     expect(flag(controllerArgs(renderCase('istio-off')), '--istio-enabled')).toBeUndefined();
   });
 

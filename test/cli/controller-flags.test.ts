@@ -96,3 +96,24 @@ describe('gw controller flags', () => {
     }
   });
 });
+
+describe('gw controller istio flags', () => {
+  it('builds the default CA address from istiod namespace and revision', () => {
+    expect(parseControllerFlags(['--istio-revision', '1-27']).istio).toEqual({
+      caAddress: 'istiod-1-27.istio-system.svc:15012',
+    });
+    expect(parseControllerFlags(['--istio-namespace', 'mesh', '--istio-cluster-id', 'c1']).istio).toEqual({
+      caAddress: 'istiod.mesh.svc:15012',
+      clusterId: 'c1',
+    });
+  });
+
+  it.each([
+    [['--istio-auto-enabled'], '--istio-auto-enabled (chart istio.autoEnabled) is not supported'],
+    [['--istio-network', 'net-1'], '--istio-network (chart istio.network) is not supported'],
+    [['--istio-ca-address', 'a:1', '--istio-namespace', 'ns'], '--istio-namespace names'],
+    [['--istio-enabled'], 'unknown flag --istio-enabled'],
+  ])('refuses %j at start with a message naming it (never accepted and dropped)', (argv, message) => {
+    expect(() => parseControllerFlags(argv)).toThrow(message);
+  });
+});

@@ -61,13 +61,17 @@ defaults stay the single source for them.
 - {{ .Release.Namespace | quote }}
 - --release-name
 - {{ include "gw.clusterName" . | quote }}
-{{- if $istio.enabled }}
-- --istio-enabled
-{{- end }}
+{{- /* istio.enabled grants RBAC only (rbac-istio.yaml); the rest are deployer defaults (docs/chart.md). */}}
 {{- if $istio.autoEnabled }}
-- --istio-auto-enabled
+{{- fail "istio.autoEnabled is not supported: turn mesh integration on with istio.enabled in the GwParameters of the GatewayClass (gatewayClassParametersRefs) or of each Gateway" }}
 {{- end }}
-{{- range $flag, $key := dict "--istio-ca-address" "caAddress" "--istio-cluster-id" "clusterId" "--istio-namespace" "namespace" "--istio-network" "network" "--istio-revision" "revision" }}
+{{- if $istio.network }}
+{{- fail "istio.network is not supported: the proxy does no multi-network routing (east-west gateways), as GwParameters istio.network is refused" }}
+{{- end }}
+{{- if and $istio.caAddress (or $istio.namespace $istio.revision) }}
+{{- fail "istio.namespace and istio.revision name istiod's Service for the default CA address, and istio.caAddress already gives it: set one or the other" }}
+{{- end }}
+{{- range $flag, $key := dict "--istio-ca-address" "caAddress" "--istio-cluster-id" "clusterId" "--istio-namespace" "namespace" "--istio-revision" "revision" }}
 {{- with index $istio $key }}
 - {{ $flag }}
 - {{ . | quote }}

@@ -8,7 +8,7 @@ import { PEM_CERT, decoded, tlsSecretPair } from '../listeners/certificates.js';
 import type { BackendTlsInput } from '../../ir/types.js';
 import { dataOf, type ObjectReference } from '../objects/gateway-api.js';
 import { GROUP } from '../objects/types.js';
-import { missingIdentity } from '../objects/gateway-identity.js';
+import { lacksIdentity, missingIdentity } from '../objects/gateway-identity.js';
 
 export type BackendTlsResult = { ok: true; tls?: BackendTlsInput } | { ok: false; message: string };
 
@@ -69,6 +69,15 @@ export function backendTls(ctx: Ctx, merged: MergedFields): BackendTlsResult {
     out.caPem = bundle.pem;
   }
   return { ok: true, tls: out };
+}
+
+/**
+ * The object (`GwPolicy ns/name`, `GwBackend ns/name target t`) whose `backend.tls` asks for the workload
+ * identity that the proxy of the Gateway being translated lacks; backendTls refuses that edge.
+ */
+export function identityLackingSource(ctx: Ctx, merged: MergedFields): string | undefined {
+  if (merged.fields['backend.tls']?.certificateSource !== 'SPIFFE' || !lacksIdentity(ctx)) return undefined;
+  return merged.provenance['backend.tls']?.source;
 }
 
 /** `ca.crt` of a ConfigMap (text) or Secret (base64), as one or more valid PEM certificates. */

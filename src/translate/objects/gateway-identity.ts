@@ -2,6 +2,7 @@
 // class level, as the deployer merges them) set `spiffe` (the Workload API socket) or `istio.enabled` (the
 // mesh CA). What needs one — the listener option `tls-certificate-source: SPIFFE`, backends with
 // `certificateSource: SPIFFE` — is refused on status without it, never served with another certificate.
+import type { GwBackendSpec } from '../../api/index.js';
 import { gwSpec } from './gw-objects.js';
 import { memo, readAny, type Ctx } from './context.js';
 import { gatewayClassSpec, gatewaySpec } from './gateway-api.js';
@@ -28,9 +29,30 @@ export function gatewayIdentity(ctx: Ctx, gw: StoredObject): 'spiffe' | 'istio' 
   });
 }
 
+/** Whether the proxy of the Gateway being translated has no workload identity (false outside a gateway's translation). */
+export function lacksIdentity(ctx: Ctx): boolean {
+  return ctx.gateway !== undefined && gatewayIdentity(ctx, ctx.gateway) === undefined;
+}
+
 /** Why `what` cannot be served on the Gateway being translated, or undefined when its proxy has an identity. */
 export function missingIdentity(ctx: Ctx, what: string): string | undefined {
-  const gw = ctx.gateway;
-  if (!gw || gatewayIdentity(ctx, gw)) return undefined;
-  return `${what} needs the proxy's workload identity, and the GwParameters of Gateway ${gw.key} set neither spiffe nor istio.enabled`;
+  return ctx.gateway && lacksIdentity(ctx) ? identityMissingText(what, ctx.gateway.key) : undefined;
+}
+
+/** `what` (a field and its value) is not served through Gateway `gatewayKey`, one sentence for statuses. */
+export function identityMissingText(what: string, gatewayKey: string): string {
+  return `${what} needs the proxy's workload identity, and the GwParameters of Gateway ${gatewayKey} set neither spiffe nor istio.enabled`;
+}
+
+/** The paths of a GwBackend's `certificateSource: SPIFFE` settings (own, per MCP target, per AI provider). */
+export function backendIdentityFields(spec: GwBackendSpec): string[] {
+  const at = (path: string, p: { tls?: { certificateSource?: string } } | undefined): string[] =>
+    p?.tls?.certificateSource === 'SPIFFE' ? [`${path}.policies.tls.certificateSource`] : [];
+  return [
+    ...at('spec', spec.policies),
+    ...(spec.mcp?.targets ?? []).flatMap((t, i) => at(`spec.mcp.targets[${i}].static`, t.static?.policies)),
+    ...(spec.ai?.groups ?? []).flatMap((g, gi) =>
+      g.providers.flatMap((p, pi) => at(`spec.ai.groups[${gi}].providers[${pi}]`, p.policies)),
+    ),
+  ];
 }

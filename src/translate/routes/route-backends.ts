@@ -5,7 +5,7 @@ import { mergedRefusals, objectRefusals, uniqueRefusals, type IrRefusal } from '
 import { backendAi, promptCachingRefusals } from '../backends/backend-ai.js';
 import { edgeCredential } from '../backends/backend-auth.js';
 import { policyBackendResolver } from '../policies/ext-auth.js';
-import { backendTls } from '../backends/backend-tls.js';
+import { backendTls, identityLackingSource } from '../backends/backend-tls.js';
 import { edgeConnection } from '../backends/backend-connection.js';
 import { edgeHealth } from '../backends/backend-health.js';
 import { edgeTransformation } from '../backends/backend-transformation.js';
@@ -188,7 +188,10 @@ export function backendRef(
   const guardrails = mcpGuardrails(ctx, merged);
   if (guardrails) out.mcpGuardrails = guardrails;
   const subMerged = subPolicies(gp, routeSide, target, sink);
-  for (const [name, m] of Object.entries(subMerged)) (out.targetPolicies ??= {})[name] = fieldsOf(m);
+  for (const [name, m] of Object.entries(subMerged)) {
+    (out.targetPolicies ??= {})[name] = fieldsOf(m);
+    reportIdentityMissing(ctx, m, gateway, sink);
+  }
   const irBackend = sink.backends.get(out.backend);
   if (irBackend?.mcp) {
     const targetTls = mcpTargetTls(ctx, merged, subMerged);
@@ -319,6 +322,7 @@ function edgeTls(
   gateway: string,
   sink: RouteSink,
 ): BuiltEdge['tls'] | EdgeProblem {
+  reportIdentityMissing(ctx, merged, gateway, sink);
   const tls = backendTls(ctx, merged);
   if (!tls.ok) return { reason: 'InvalidBackendTLS', message: tls.message };
   // A Gw backend.tls on the edge is the explicit, more specific setting; else the Service's BackendTLSPolicy.
@@ -326,6 +330,16 @@ function edgeTls(
   if (std && !tls.tls && !std.ok) return { reason: 'InvalidBackendTLS', message: std.message };
   if (tls.tls) return tls.tls;
   return std?.ok ? std.tls : undefined;
+}
+
+/**
+ * The GwPolicy or GwBackend whose `certificateSource: SPIFFE` this Gateway's proxy cannot serve hears so
+ * per Gateway (issue 38): its status names the Gateways that leave its edges out, not only those that serve it.
+ */
+function reportIdentityMissing(ctx: Ctx, merged: EffectivePolicy, gateway: string, sink: RouteSink): void {
+  const from = /^(GwPolicy|GwBackend) (\S+)/.exec(identityLackingSource(ctx, merged) ?? '');
+  if (from?.[1] && from[2])
+    sink.piece(objectKey(from[1] as 'GwPolicy' | 'GwBackend', from[2]), { kind: 'identityMissing', gateway });
 }
 
 /** Each MCP target's own TLS; like the edge's, settings that cannot be resolved leave the edge out. */

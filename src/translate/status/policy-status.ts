@@ -23,6 +23,7 @@ import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
+import { identityMissingText } from '../objects/gateway-identity.js';
 import {
   condition,
   enforcedCondition,
@@ -244,11 +245,7 @@ function ancestorStatus(
 ): AncestorStatus {
   const gen = e.obj.metadata.generation ?? 0;
   const now = options.now;
-  const attachedTo = [
-    ...new Set(
-      pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
-    ),
-  ].sort();
+  const { attachedTo, inEffect, unserved } = throughGateways(a, pieces);
   const attachable = !problemText && !a.problem;
   const accepted = attachable && !texts.invalidText;
   // Issue 31: invalid, but it sets security fields: it stays attached and what it targets refuses traffic.
@@ -274,7 +271,7 @@ function ancestorStatus(
         : !attachable
           ? 'the policy is not accepted for this target'
           : attachedTo.length
-            ? `in effect through Gateway ${attachedTo.join(', ')}`
+            ? attachedMessage(inEffect, unserved)
             : `no Gateway of controller ${options.controllerName} serves this target`,
       gen,
       now,
@@ -284,7 +281,12 @@ function ancestorStatus(
   if (conflicted) conds.push(conflicted);
   // Present only when something is wrong: the policy still takes effect, but the proxies fail closed.
   const enforced = attachable
-    ? enforcedCondition(refusalText(texts.refusals), texts.enforcedText, gen, now)
+    ? enforcedCondition(
+        refusalText(texts.refusals),
+        [texts.enforcedText, ...unserved.map(unservedText)].filter(Boolean).join('; '),
+        gen,
+        now,
+      )
     : undefined;
   if (enforced) conds.push(enforced);
   const canMatch = attachable ? rulesCanMatchCondition(texts.celWarnings, gen, now) : undefined;
@@ -299,6 +301,39 @@ function ancestorStatus(
   }
   return { ancestorRef: a.ref, controllerName: options.controllerName, conditions: conds };
 }
+
+/**
+ * The Gateways the policy reaches this target through, split into those that serve what it sets and those
+ * whose proxy has no workload identity for its `backend.tls.certificateSource: SPIFFE` (issue 38).
+ */
+function throughGateways(
+  a: Ancestor,
+  pieces: readonly StatusPiece[],
+): { attachedTo: string[]; inEffect: string[]; unserved: string[] } {
+  const attachedTo = [
+    ...new Set(
+      pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
+    ),
+  ].sort();
+  const noIdentity = new Set(pieces.flatMap((p) => (p.kind === 'identityMissing' ? [p.gateway] : [])));
+  return {
+    attachedTo,
+    inEffect: attachedTo.filter((g) => !noIdentity.has(g)),
+    unserved: attachedTo.filter((g) => noIdentity.has(g)),
+  };
+}
+
+function attachedMessage(inEffect: readonly string[], unserved: readonly string[]): string {
+  return [
+    ...(inEffect.length ? [`in effect through Gateway ${inEffect.join(', ')}`] : []),
+    ...(unserved.length
+      ? [`through Gateway ${unserved.join(', ')} the backend edges it reaches are left out (see Enforced)`]
+      : []),
+  ].join('; ');
+}
+
+const unservedText = (gateway: string): string =>
+  `${identityMissingText('spec.backend.tls.certificateSource: SPIFFE', gateway)}, so the backend edges it reaches through that Gateway are left out (their routes say ResolvedRefs=False, InvalidBackendTLS)`;
 
 function conflictCondition(
   a: Ancestor,

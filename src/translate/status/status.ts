@@ -19,6 +19,7 @@ import { newCtx, type TranslateOptions } from '../objects/context.js';
 import { translateGwBackend } from '../backends/backends.js';
 import { gatewayClassSpec } from '../objects/gateway-api.js';
 import { gwSpec } from '../objects/gw-objects.js';
+import { backendIdentityFields, identityMissingText } from '../objects/gateway-identity.js';
 import { stableStringify } from '../objects/read.js';
 import { getObject, type Store } from '../objects/store.js';
 import { GROUP, displayName, namespaceOf, splitObjectKey, type StoredObject } from '../objects/types.js';
@@ -84,7 +85,9 @@ export function objectStatus(
       return parents.length ? { parents } : undefined;
     }
     case 'GwBackend':
-      return { conditions: backendConditions(store, e, problemText, options).slice(0, MAX_BACKEND_CONDITIONS) };
+      return {
+        conditions: backendConditions(store, e, problemText, pieces, options).slice(0, MAX_BACKEND_CONDITIONS),
+      };
     case 'GwParameters':
       return parametersStatus(e, problemText, gen, now);
     case 'GwPolicy':
@@ -147,7 +150,13 @@ function parentsOf(pieces: readonly StatusPiece[]): ParentStatus[] {
     .map(([, p]) => p);
 }
 
-function backendConditions(store: Store, e: StoredObject, problemText: string, options: TranslateOptions): Condition[] {
+function backendConditions(
+  store: Store,
+  e: StoredObject,
+  problemText: string,
+  pieces: readonly StatusPiece[],
+  options: TranslateOptions,
+): Condition[] {
   const gen = e.obj.metadata.generation ?? 0;
   const now = options.now;
   const spec = gwSpec('GwBackend', e);
@@ -158,7 +167,7 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
       ...specRefusals('GwBackend', spec),
       ...ownPromptCachingRefusals(e.key, spec, backend, targetPolicies),
     ]),
-    '',
+    unservedIdentity(spec, pieces),
     gen,
     now,
   );
@@ -175,6 +184,21 @@ function backendConditions(store: Store, e: StoredObject, problemText: string, o
     ...(refused ? [refused] : []),
     ...optional(rulesCanMatchCondition(authorizationCelWarningLines(spec), gen, now)),
   ];
+}
+
+/**
+ * Its `certificateSource: SPIFFE` settings on each Gateway whose proxy has no workload identity (issue 38):
+ * those Gateways' routes leave the backend out, whatever the Gateways with an identity do.
+ */
+function unservedIdentity(spec: GwBackendSpec, pieces: readonly StatusPiece[]): string {
+  const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'identityMissing' ? [p.gateway] : [])))].sort();
+  const fields = backendIdentityFields(spec).join(', ');
+  return gateways
+    .map(
+      (g) =>
+        `${identityMissingText(`${fields}: SPIFFE`, g)}, so the routes of that Gateway leave this backend out (ResolvedRefs=False, InvalidBackendTLS)`,
+    )
+    .join('; ');
 }
 
 const optional = <T>(v: T | undefined): T[] => (v === undefined ? [] : [v]);

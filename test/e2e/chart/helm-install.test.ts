@@ -86,7 +86,8 @@ describe('helm install of charts/gw', () => {
     expect(flagValue(args, '--leader-election-namespace')).toBe(ns);
     expect(flagValue(args, '--proxy-image')).toBe('ghcr.io/gw-dev/proxy:0.1.0');
     expect(args).toContain('--leader-elect');
-    expect(args).toContain('--istio-enabled');
+    // istio.enabled (default true) grants RBAC only; the controller has no flag for it.
+    expect(args).not.toContain('--istio-enabled');
     expect(args).not.toContain('--gateway-namespaces');
     const pod = deploymentView(deployment);
     expect(pod.serviceAccountName).toBe('gw');

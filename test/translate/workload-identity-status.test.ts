@@ -1,0 +1,144 @@
+// A GwPolicy or GwBackend with `certificateSource: SPIFFE` reached through two Gateways, one whose proxy has a
+// workload identity (GwParameters `spiffe`) and one without: its status is decided per Gateway (issue 38),
+// in effect through the first and refused, naming the field and the Gateway, through the second.
+import { describe, expect, it } from 'vitest';
+import { applyChange, translateAll } from '../../src/translate/state.js';
+import { getObject } from '../../src/translate/objects/store.js';
+import { smallStore } from './small-store.js';
+import type { Rec } from '../../src/translate/objects/read.js';
+import type { KubeObject } from '../../src/translate/objects/types.js';
+
+const options = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' } as Parameters<
+  typeof translateAll
+>[1];
+
+const gw = (name: string, params: string): KubeObject => ({
+  kind: 'Gateway',
+  metadata: { name, namespace: 'ns' },
+  spec: {
+    gatewayClassName: 'gw',
+    infrastructure: { parametersRef: { group: 'gw.dev', kind: 'GwParameters', name: params } },
+    listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }],
+  },
+});
+
+const params = (name: string, spec: Rec): KubeObject => ({
+  apiVersion: 'gw.dev/v1alpha1',
+  kind: 'GwParameters',
+  metadata: { name, namespace: 'ns', generation: 1 },
+  spec,
+});
+
+const route = (name: string, gateway: string, backendRef: Rec): KubeObject => ({
+  kind: 'HTTPRoute',
+  metadata: { name, namespace: 'ns' },
+  spec: { parentRefs: [{ name: gateway }], rules: [{ backendRefs: [backendRef] }] },
+});
+
+/** Gateway `mesh` (spiffe) and `plain` (no identity), each with a route to the Service and to the GwBackend. */
+function twoGateways() {
+  const { store, put } = smallStore();
+  put('GwParameters', params('mesh', { spiffe: { socketPath: '/run/spire/agent.sock' } }));
+  put('GwParameters', params('plain', { logging: { level: 'info' } }));
+  put('Gateway', gw('mesh', 'mesh'));
+  put('Gateway', gw('plain', 'plain'));
+  put('Service', {
+    kind: 'Service',
+    metadata: { name: 'payments', namespace: 'ns' },
+    spec: { ports: [{ port: 443 }] },
+  });
+  put('GwPolicy', {
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwPolicy',
+    metadata: { name: 'spiffe', namespace: 'ns', generation: 1 },
+    spec: {
+      targetRefs: [{ group: '', kind: 'Service', name: 'payments' }],
+      backend: { tls: { certificateSource: 'SPIFFE' } },
+    },
+  });
+  put('GwBackend', {
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwBackend',
+    metadata: { name: 'ledger', namespace: 'ns', generation: 1 },
+    spec: { static: { host: 'ledger.example', port: 443 }, policies: { tls: { certificateSource: 'SPIFFE' } } },
+  });
+  for (const g of ['mesh', 'plain']) {
+    put('HTTPRoute', route(`pay-${g}`, g, { name: 'payments', port: 443 }));
+    put('HTTPRoute', route(`ledger-${g}`, g, { group: 'gw.dev', kind: 'GwBackend', name: 'ledger' }));
+  }
+  return { store, put };
+}
+
+type Conditions = Rec[];
+const policyConditions = (s: Map<string, unknown>): Conditions =>
+  (s.get('GwPolicy/ns/spiffe') as { ancestors: { conditions: Conditions }[] }).ancestors[0]?.conditions ?? [];
+const backendConditions = (s: Map<string, unknown>): Conditions =>
+  (s.get('GwBackend/ns/ledger') as { conditions: Conditions }).conditions;
+const byType = (c: Conditions, type: string) => c.find((x) => x.type === type);
+const unserved = (field: string, gateway: string) =>
+  `${field}: SPIFFE needs the proxy's workload identity, and the GwParameters of Gateway ${gateway} set neither spiffe nor istio.enabled`;
+
+describe('certificateSource SPIFFE through Gateways with and without a workload identity', () => {
+  it('says the GwPolicy is in effect through the Gateway with an identity and refused through the other', () => {
+    const { store } = twoGateways();
+    const conditions = policyConditions(translateAll(store, options).statuses);
+    expect(byType(conditions, 'Accepted')).toMatchObject({ status: 'True' });
+    expect(byType(conditions, 'Attached')).toMatchObject({
+      status: 'True',
+      message:
+        'in effect through Gateway ns/mesh; through Gateway ns/plain the backend edges it reaches are left out (see Enforced)',
+    });
+    const enforced = byType(conditions, 'Enforced');
+    expect(enforced).toMatchObject({ status: 'False', reason: 'NotEnforced' });
+    expect(enforced?.message).toContain(unserved('spec.backend.tls.certificateSource', 'ns/plain'));
+    expect(enforced?.message).not.toContain('ns/mesh');
+  });
+
+  it('says the GwBackend is left out by the routes of the Gateway without an identity only', () => {
+    const { store } = twoGateways();
+    const enforced = byType(backendConditions(translateAll(store, options).statuses), 'Enforced');
+    expect(enforced).toMatchObject({ status: 'False', reason: 'NotEnforced' });
+    expect(enforced?.message).toBe(
+      `${unserved('spec.policies.tls.certificateSource', 'ns/plain')}, so the routes of that Gateway leave this backend out (ResolvedRefs=False, InvalidBackendTLS)`,
+    );
+  });
+
+  it('names the per-target field of an MCP GwBackend', () => {
+    const { store, put } = twoGateways();
+    put('GwBackend', {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'ledger', namespace: 'ns', generation: 2 },
+      spec: {
+        mcp: {
+          targets: [
+            { name: 'open', static: { host: 'open.example', port: 80 } },
+            {
+              name: 'books',
+              static: { host: 'books.example', port: 443, policies: { tls: { certificateSource: 'SPIFFE' } } },
+            },
+          ],
+        },
+      },
+    });
+    const enforced = byType(backendConditions(translateAll(store, options).statuses), 'Enforced');
+    expect(enforced?.message).toContain(
+      unserved('spec.mcp.targets[1].static.policies.tls.certificateSource', 'ns/plain'),
+    );
+    expect(enforced?.message).not.toContain('ns/mesh');
+  });
+
+  it('clears both refusals when the second Gateway gets an identity, with no other change', () => {
+    const { store, put } = twoGateways();
+    const state = translateAll(store, options);
+    expect(byType(policyConditions(state.statuses), 'Enforced')).toBeDefined();
+    const previous = getObject(store, 'GwParameters', 'ns/plain');
+    put('GwParameters', params('plain', { istio: { enabled: true } }));
+    applyChange(state, store, 'GwParameters/ns/plain', previous);
+    expect(byType(policyConditions(state.statuses), 'Attached')?.message).toBe(
+      'in effect through Gateway ns/mesh, ns/plain',
+    );
+    expect(byType(policyConditions(state.statuses), 'Enforced')).toBeUndefined();
+    expect(byType(backendConditions(state.statuses), 'Enforced')).toBeUndefined();
+  });
+});
