@@ -13,7 +13,7 @@
 // BENCH_STRICT=1 exits non-zero when the goal is missed. Needs dist/ (npx tsc -p tsconfig.build.json).
 // Run: npx tsx bench/transformation/main.ts
 import { fork, type ChildProcess } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
@@ -206,6 +206,11 @@ async function main(): Promise<boolean> {
     console.log(
       `transformation bench: the proxy's own CPU per call (its process alone), load average ${loads}; ${pairs} pairs of ${(sliceMs / 1000).toFixed(1)} s slices per build (plain, shaped), one proxy loaded at a time, ${concurrency} calls at a time`,
     );
+    const busiest = Math.max(Number(before), Number(load()));
+    if (busiest > availableParallelism())
+      console.log(
+        `  (the load average ${busiest.toFixed(1)} is above the ${availableParallelism()} cores: other work shared this proxy's cores, so the CPU per call is inflated and the ratio noisy; rerun on a quiet machine for a figure to quote)`,
+      );
     const met = builds.map(([tag]) => report(tag, sides.get(tag)!, loads)).every(Boolean);
     const engines: [string, Engine][] = [];
     for (const [tag, checkout] of [['this', root], ...(baseline ? [['base', baseline]] : [])] as const)
