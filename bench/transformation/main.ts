@@ -2,16 +2,18 @@
 // transformations (3 set from CEL over the request, 1 add, 1 remove) and a body built from the request's JSON
 // with 2 fields set, against the same route without them (routes.ts). The proxy runs alone in its own process
 // (proxy.ts, the built runtime); this process is the load generator and the upstream, so only the proxy's own CPU
-// (read from it per slice, GC threads included) is counted. Both sides POST the same JSON body, `concurrency` at
-// a time, in short slices interleaved pair by pair (order alternating); each pair gives a shaped / plain ratio of
-// CPU per call and the median of the ratios is the figure (goal ≤ 1.10×), with its quartiles and range.
+// (`process.cpuUsage()` read from it over IPC around each slice, GC threads included) is counted. Both sides POST
+// the same JSON body, `concurrency` at a time, in slices of some seconds, one proxy loaded at a time: each pair
+// of adjacent slices (plain then shaped, the order swapped every other pair) gives a shaped / plain ratio of CPU
+// per call, and the median of the ratios is the figure (goal ≤ 1.10×), with its quartiles and range.
 // Then the engine alone (`messageView` + `applyStep`, the same plan) in a loop, figures of BENCH_ENGINE_CALLS.
-// Bounded: BENCH_SECONDS per side (default 8) in BENCH_ROUNDS pairs (default 16), BENCH_CONCURRENCY (8).
+// Bounded: BENCH_PAIRS (default 8) pairs of BENCH_SLICE_SECONDS (default 2.5) per build, after a 2 s warm-up:
+// 42 s of load with defaults, 84 s with a baseline; BENCH_CONCURRENCY (8).
 // BENCH_BASELINE=<another checkout with dist/ built> serves and loops that build too, interleaved (A/B in one run).
 // BENCH_STRICT=1 exits non-zero when the goal is missed. Needs dist/ (npx tsc -p tsconfig.build.json).
 // Run: npx tsx bench/transformation/main.ts
 import { fork, type ChildProcess } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
@@ -21,12 +23,14 @@ import { payload, requestHeaders, shapedTransformation } from './routes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 16);
+const sliceMs = Number(process.env.BENCH_SLICE_SECONDS ?? 2.5) * 1000;
+const pairs = Number(process.env.BENCH_PAIRS ?? 8);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const engineCalls = Number(process.env.BENCH_ENGINE_CALLS ?? 20_000);
 const engineFigures = Number(process.env.BENCH_ENGINE_FIGURES ?? 5);
 const baseline = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+/** More options for the proxies' node (BENCH_NODE_ARGS, split on spaces): `--cpu-prof --cpu-prof-dir=<dir>` to profile them. */
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const GOAL = 1.1;
 
 /** A proxy process: where it listens, and its CPU microseconds so far. */
@@ -39,7 +43,7 @@ interface Proxy {
 
 async function startProxy(tag: string, upstreamPort: number, checkout?: string): Promise<Proxy> {
   const child = fork(path.join(here, 'proxy.ts'), [String(upstreamPort), ...(checkout ? [checkout] : [])], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...nodeArgs],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = <T>(pick: (m: unknown) => T | undefined): Promise<T> =>
@@ -109,41 +113,36 @@ interface Side {
 interface Sides {
   plain: Side;
   shaped: Side;
-  /** Per pair, shaped / plain CPU per call: the geometric mean of its two slices' ratios. */
+  /** Per pair of adjacent slices, shaped / plain proxy CPU per call. */
   ratios: number[];
 }
 
 /**
- * `rounds` pairs of slices on each twin (two processes of one build): in a slice one twin serves the plain route
- * and the other the shaped one at the same time, so both meet the same machine; the next slice swaps them, so a
- * difference between the two processes cancels out of the pair's ratio.
+ * `pairs` pairs of slices per build, one proxy loaded at a time: in each pair the build's proxy serves the plain
+ * route for a slice and the shaped route for the next (the order swapped every other pair, and the builds'
+ * order too, so a drift of the machine's load weighs on both sides alike).
  */
-async function measure(builds: [string, Proxy[]][]): Promise<Map<string, Sides>> {
+async function measure(builds: [string, Proxy][]): Promise<Map<string, Sides>> {
   const out = new Map<string, Sides>(
     builds.map(([tag]) => [tag, { plain: { calls: 0, perCall: [] }, shaped: { calls: 0, perCall: [] }, ratios: [] }]),
   );
-  const ms = (seconds * 1000) / rounds / 2;
-  for (let r = 0; r < rounds; r++) {
-    for (const [tag, [a, b]] of r % 2 === 0 ? builds : [...builds].reverse()) {
+  for (let r = 0; r < pairs; r++) {
+    for (const [tag, p] of r % 2 === 0 ? builds : [...builds].reverse()) {
       const sides = out.get(tag)!;
-      let product = 1;
-      const swaps: [Proxy, Proxy][] = [
-        [a!, b!],
-        [b!, a!],
-      ];
-      for (const [plain, shaped] of swaps) {
-        const [p, s] = await Promise.all([cpuPerCall(plain, 'plain', ms), cpuPerCall(shaped, 'shaped', ms)]);
-        sides.plain.calls += p.n;
-        sides.plain.perCall.push(p.us);
-        sides.shaped.calls += s.n;
-        sides.shaped.perCall.push(s.us);
-        product *= s.us / p.us;
+      const got: Record<string, number> = {};
+      for (const route of r % 2 === 0 ? ROUTES : [...ROUTES].reverse()) {
+        const c = await cpuPerCall(p, route, sliceMs);
+        sides[route].calls += c.n;
+        sides[route].perCall.push(c.us);
+        got[route] = c.us;
       }
-      sides.ratios.push(Math.sqrt(product));
+      sides.ratios.push(got.shaped! / got.plain!);
     }
   }
   return out;
 }
+
+const ROUTES = ['plain', 'shaped'] as const;
 
 /** One build's lines and the docs/performance.md table row; true when the goal is met. */
 function report(tag: string, s: Sides, load: string): boolean {
@@ -152,14 +151,15 @@ function report(tag: string, s: Sides, load: string): boolean {
   const us = (side: Side): number => quantile(sortedOf(side.perCall), 0.5);
   const f = (x: number): string => x.toFixed(3);
   const met = median <= GOAL;
+  const side = pairs * (sliceMs / 1000);
   console.log(
-    `  ${tag.padEnd(5)} plain ${(s.plain.calls / seconds).toFixed(0)} calls/s, ${us(s.plain).toFixed(0)} µs CPU/call; shaped ${(s.shaped.calls / seconds).toFixed(0)} calls/s, ${us(s.shaped).toFixed(0)} µs CPU/call (medians of slices)`,
+    `  ${tag.padEnd(5)} plain ${(s.plain.calls / side).toFixed(0)} calls/s, ${us(s.plain).toFixed(1)} µs CPU/call; shaped ${(s.shaped.calls / side).toFixed(0)} calls/s, ${us(s.shaped).toFixed(1)} µs CPU/call (medians of slices)`,
   );
   console.log(
     `  ${tag.padEnd(5)} shaped / plain proxy CPU per call: median ${f(median)}× of ${r.length} pairs, quartiles ${f(quantile(r, 0.25))}–${f(quantile(r, 0.75))}, range ${f(r[0] ?? NaN)}–${f(r.at(-1) ?? NaN)} (goal ≤ ${GOAL.toFixed(2)}×: ${met ? 'met' : 'missed'})`,
   );
   console.log(
-    `  row: | ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC | ${tag} | ${load} | ${us(s.plain).toFixed(0)} | ${us(s.shaped).toFixed(0)} | ${f(median)}× | ${f(quantile(r, 0.25))}–${f(quantile(r, 0.75))} | ${f(r[0] ?? NaN)}–${f(r.at(-1) ?? NaN)} | ${met ? 'met' : 'missed'} |`,
+    `  row: | ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC | ${tag} | ${load} | ${us(s.plain).toFixed(1)} | ${us(s.shaped).toFixed(1)} | ${f(median)}× | ${f(quantile(r, 0.25))}–${f(quantile(r, 0.75))} | ${f(r[0] ?? NaN)}–${f(r.at(-1) ?? NaN)} | ${met ? 'met' : 'missed'} |`,
   );
   return met;
 }
@@ -194,21 +194,23 @@ async function main(): Promise<boolean> {
   const upstream = await startUpstream((req, res) => {
     void readAll(req).then((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
   });
-  const builds: [string, Proxy[]][] = [];
+  const builds: [string, Proxy][] = [];
   for (const [tag, checkout] of [['this', undefined], ...(baseline ? [['base', baseline]] : [])] as const)
-    builds.push([
-      tag,
-      [await startProxy(tag, upstream.port, checkout), await startProxy(tag, upstream.port, checkout)],
-    ]);
-  const proxies = builds.flatMap(([, twins]) => twins);
+    builds.push([tag, await startProxy(tag, upstream.port, checkout)]);
+  const proxies = builds.map(([, p]) => p);
   try {
-    for (const p of proxies) for (const name of ['plain', 'shaped']) await slice(`${p.base}/${name}/x`, 1000); // JIT, connections
+    for (const p of proxies) for (const name of ROUTES) await slice(`${p.base}/${name}/x`, 1000); // JIT, connections
     const before = load();
     const sides = await measure(builds);
     const loads = `${before}–${load()}`;
     console.log(
-      `transformation bench: the proxy's own CPU per call (its process alone), load average ${loads}; ${seconds}s per side in ${rounds} pairs of two ${((seconds * 1000) / rounds / 2).toFixed(0)} ms slices, twin processes ${concurrency} calls at a time each`,
+      `transformation bench: the proxy's own CPU per call (its process alone), load average ${loads}; ${pairs} pairs of ${(sliceMs / 1000).toFixed(1)} s slices per build (plain, shaped), one proxy loaded at a time, ${concurrency} calls at a time`,
     );
+    const busiest = Math.max(Number(before), Number(load()));
+    if (busiest > availableParallelism())
+      console.log(
+        `  (the load average ${busiest.toFixed(1)} is above the ${availableParallelism()} cores: other work shared this proxy's cores, so the CPU per call is inflated and the ratio noisy; rerun on a quiet machine for a figure to quote)`,
+      );
     const met = builds.map(([tag]) => report(tag, sides.get(tag)!, loads)).every(Boolean);
     const engines: [string, Engine][] = [];
     for (const [tag, checkout] of [['this', root], ...(baseline ? [['base', baseline]] : [])] as const)

@@ -5,7 +5,7 @@
 import type { CelError, CelList, CelMap, CelUint, CelValue, parse } from '@bufbuild/cel';
 export type { CelMap } from '@bufbuild/cel';
 import { celLibrary, celLibraryIfLoaded, type CelLibrary } from './library.js';
-import { memberPath, plainMember, readPath } from './shortcut.js';
+import { memberPath, plainMember, readPath, shortcutOf } from './shortcut.js';
 export { celJsonOf, jsonSourceOf } from './json-view.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
@@ -142,12 +142,22 @@ export function compileCel(source: string, allowed: readonly CelVariable[] = cel
     return { source, evaluate: () => constant };
   }
   const path = memberPath(parsed.expr);
-  if (!path) return { source, evaluate: run };
-  const root = path.variable as CelVariable;
+  if (path) {
+    const root = path.variable as CelVariable;
+    return {
+      source,
+      evaluate(bindings) {
+        const v = readPath(bindings[root], path.keys, celMember);
+        return v === undefined ? run(bindings) : (v as CelValue);
+      },
+    };
+  }
+  const shortcut = shortcutOf(parsed.expr);
+  if (!shortcut) return { source, evaluate: run };
   return {
     source,
     evaluate(bindings) {
-      const v = readPath(bindings[root], path.keys, celMember);
+      const v = shortcut(bindings, celMember);
       return v === undefined ? run(bindings) : (v as CelValue);
     },
   };

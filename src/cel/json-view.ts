@@ -30,6 +30,14 @@ export function celJsonOf(text: string): unknown {
   return MAYBE_NOT_FINITE.test(text) ? parsed : viewOf(parsed);
 }
 
+/**
+ * Plain JSON data (every number finite, no other kind of value) as a CEL value, the way a body view is: a map
+ * shortcut's result (shortcut.ts), so a body made of it is this data serialized.
+ */
+export function celJsonData(data: Record<string, unknown>): unknown {
+  return viewOf(data);
+}
+
 /** The JSON a value read from a body view stands for, or undefined when it is not one. */
 export function jsonSourceOf(value: unknown): unknown {
   return typeof value === 'object' && value !== null ? (value as { [SOURCE]?: unknown })[SOURCE] : undefined;
