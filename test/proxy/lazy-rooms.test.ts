@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configToIr } from '../../src/config/to-ir.js';
+import { normalizeSnapshot } from '../../src/ir/load.js';
 import { tempDirs } from '../support/temp-dir.js';
 import { GATEWAY_WEB, gwBackendRef, httpRoute, translatedIr } from './translated-ir.js';
 
@@ -50,15 +51,17 @@ describe('rooms a snapshot does not use stay unloaded', () => {
   });
 
   it('loads the MCP endpoint while applying a snapshot with an MCP backend, before any request', () => {
-    const ir = configToIr(
-      {
-        mcp: {
-          port: 1,
-          host: '127.0.0.1',
-          targets: [{ name: 't', streamableHttp: { url: 'http://127.0.0.1:9/mcp' } }],
+    const ir = normalizeSnapshot(
+      configToIr(
+        {
+          mcp: {
+            port: 1,
+            host: '127.0.0.1',
+            targets: [{ name: 't', streamableHttp: { url: 'http://127.0.0.1:9/mcp' } }],
+          },
         },
-      },
-      'lazy',
+        'lazy',
+      ),
     );
     for (const r of ir.resources) if (r.bind) r.bind.port = 0;
     expect(modulesLoaded('mcp', ir).urls).toContain('/src/proxy/mcp/endpoint.ts');
