@@ -4,7 +4,8 @@
 // BENCH_CHUNKS SSE chunks, default 100). Reports each path's rate and latency, the ratios to direct, the
 // proxy's CPU per call, and per streamed event: (CPU per streamed call − CPU per proxied call) / events.
 // BENCH_BASELINE=<checkout with dist/ built> serves the same routes from that build in a second proxy
-// process, interleaved (A/B in one run); BENCH_PROF=proxy.ts profiles this checkout's proxy (/tmp/gwllmprof).
+// process, interleaved (A/B in one run); BENCH_NODE_FLAGS: extra Node/V8 flags for this checkout's proxy only
+// (with BENCH_BASELINE=. the cost of a flag, e.g. --max-semi-space-size=4, in one run); BENCH_PROF=proxy.ts profiles this checkout's proxy (/tmp/gwllmprof).
 // Loopback only, about half a minute (a minute with a baseline).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,10 +28,14 @@ const floor = process.env.BENCH_FLOOR === '1';
 const only = process.env.BENCH_ONLY?.split(',');
 const children: ChildProcess[] = [];
 
-async function startChild(file: string, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
+async function startChild(
+  file: string,
+  args: string[] = [],
+  flags: string[] = [],
+): Promise<{ proc: ChildProcess; url: string }> {
   const prof =
     process.env.BENCH_PROF === file && args.length === 1 ? ['--cpu-prof', '--cpu-prof-dir=/tmp/gwllmprof'] : [];
-  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, file), ...args], {
+  const proc = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', path.join(here, file), ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.push(proc);
@@ -109,7 +114,7 @@ const load = (): string =>
 async function main(): Promise<void> {
   const up = await startChild('upstream.ts', [String(chunks)]);
   const port = new URL(up.url).port;
-  const proxy = await startChild('proxy.ts', [port]);
+  const proxy = await startChild('proxy.ts', [port], (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
   const paths: Path[] = [
     { name: 'direct', url: `${up.url}/v1/chat/completions`, stream: false },
     { name: 'streamed direct', url: `${up.url}/v1/chat/completions`, stream: true },

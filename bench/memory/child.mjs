@@ -3,6 +3,7 @@
 // Prints one JSON line per reading (after two full collections): bare, import, apply; then one more for
 // each "read" line on stdin, after the bench has driven load. Exits when stdin closes.
 import { readFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,15 @@ import { pino } from 'pino';
 
 const [root, snapshotFile] = process.argv.slice(2);
 const gc = globalThis.gc;
+// GC pauses since start (the readings' own forced collections included): what a V8 flag such as
+// --max-semi-space-size costs, in pause time rather than in CPU per call, which load on the machine blurs.
+const pauses = { ms: 0, count: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    pauses.ms += e.duration;
+    pauses.count++;
+  }
+}).observe({ entryTypes: ['gc'] });
 const reading = (phase, extra = {}) => {
   gc();
   gc();
@@ -23,7 +33,7 @@ const reading = (phase, extra = {}) => {
     1024 * Number(readFileSync('/proc/self/status', 'utf8').match(new RegExp(`${field}:\\s*(\\d+)`))?.[1]);
   const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size;
   const memory = { rss, rssAnon: kib('RssAnon'), rssFile: kib('RssFile'), heap, heapTotal, newSpace, external };
-  console.log(JSON.stringify({ phase, cpuMs, ...memory, ...extra }));
+  console.log(JSON.stringify({ phase, cpuMs, gcMs: pauses.ms, gcCount: pauses.count, ...memory, ...extra }));
 };
 reading('bare');
 const dist = (file) => import(pathToFileURL(path.join(root, 'dist', file)).href);

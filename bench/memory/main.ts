@@ -46,6 +46,8 @@ interface Reading {
   newSpace: number;
   external: number;
   cpuMs: number;
+  gcMs: number;
+  gcCount: number;
   url?: string;
 }
 
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
     `proxy memory after two full GCs, MiB (rss / heap used); warm = after ${calls} calls, ${concurrency} concurrent (load ${load()})`,
   );
   console.log(
-    '| scenario | build | bare | import | apply | warm | warm: RSS anon / file, V8 new space | CPU import + apply, ms | CPU per call, ms |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | build | bare | import | apply | warm | warm: RSS anon / file, V8 new space | CPU import + apply, ms | CPU per call, ms | GC pauses under load, ms (count) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const [scenario, file, driver] of [
     ['MCP tools/call', files.mcp, mcpLoad],
@@ -180,7 +182,8 @@ async function main(): Promise<void> {
       const r = await measure(root, file, driver);
       const w = r[3]!;
       const split = `${mib(w.rssAnon)} / ${mib(w.rssFile)}, ${mib(w.newSpace)}`;
-      const cpu = `${split} | ${(r[2]!.cpuMs - r[0]!.cpuMs).toFixed(0)} | ${((w.cpuMs - r[2]!.cpuMs) / calls).toFixed(3)}`;
+      const gc = `${(w.gcMs - r[2]!.gcMs).toFixed(1)} (${w.gcCount - r[2]!.gcCount})`;
+      const cpu = `${split} | ${(r[2]!.cpuMs - r[0]!.cpuMs).toFixed(0)} | ${((w.cpuMs - r[2]!.cpuMs) / calls).toFixed(3)} | ${gc}`;
       console.log(`| ${scenario} | ${name} | ${r.map((x) => `${mib(x.rss)} / ${mib(x.heap)}`).join(' | ')} | ${cpu} |`);
     }
   console.log(`(load ${load()})`);

@@ -22,10 +22,10 @@ export async function runXdsMode({
   catalogFiles,
 }: ProxySettings): Promise<number> {
   const log = createLogger({ name: 'proxy', level: values['log-level'], format });
-  let identity: ReturnType<typeof identityFromEnv>;
+  let identity: Awaited<ReturnType<typeof identityFromEnv>>;
   try {
     const xds = resolveXdsOptions(values, process.env);
-    identity = identityFromEnv(process.env, log);
+    identity = await identityFromEnv(process.env, log);
     return await runXdsProxy(
       {
         ...xds,

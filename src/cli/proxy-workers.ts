@@ -25,6 +25,22 @@ export function resolveWorkers(flag: string | undefined, env: Record<string, str
   return Number(raw);
 }
 
+/**
+ * V8's young generation per worker, in MiB per semi-space. Node's default lets it grow to 16 (32 MiB of new
+ * space, resident once a worker has served load): about 40 % of an idle worker. docs/performance.md "Issue 42".
+ */
+export const WORKER_SEMI_SPACE_MIB = 4;
+const SEMI_SPACE_FLAG = /^--(?:max|min)[-_]semi[-_]space[-_]size(?:=|$)/;
+
+/**
+ * The Node flags each worker starts with: the primary's own (so `--import` hooks and the like carry over),
+ * plus the smaller young generation unless the user chose a semi-space size (flag or NODE_OPTIONS).
+ */
+export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const chosen = [...execArgv, ...nodeOptions.split(/\s+/)].some((f) => SEMI_SPACE_FLAG.test(f));
+  return chosen ? [...execArgv] : [...execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`];
+}
+
 export interface PrimaryOptions {
   workers: number;
   readyAddress: string;
@@ -37,6 +53,7 @@ export interface PrimaryOptions {
 export async function runPrimary(opts: PrimaryOptions): Promise<number> {
   const { log } = opts;
   const env = workerEnv(opts);
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, opts.env.NODE_OPTIONS) });
   const ready = new Map<number, boolean>();
   let stopping = false;
   const fork = (): Worker => {

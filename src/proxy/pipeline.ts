@@ -20,7 +20,7 @@ import type { RequestTarget } from './http/request-target.js';
 import { errorWireOf } from './llm/error-wire.js';
 import type { LlmForwarder } from './llm/llm-forwarder.js';
 import { mcpPathsOf } from './mcp/mcp-paths.js';
-import { handleMcp } from './mcp/endpoint.js';
+import { loadMcpEndpoint, loadedMcpEndpoint } from './lazy/mcp-endpoint.js';
 import type { EndpointContext } from './mcp/route.js';
 import { rebindingRefusal } from './mcp/rebinding.js';
 import { flatHeaders } from './mcp/request.js';
@@ -307,7 +307,10 @@ const onRoute: Stage<RoutedExchange>[] = [
             },
             ...(deferredLimit(x) ? { checkLimits: (body: CelBindings) => globalRateLimit(x, s, body) } : {}),
           });
-        else await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey, clientAuthorization);
+        else {
+          const { handleMcp } = loadedMcpEndpoint() ?? (await loadMcpEndpoint());
+          await handleMcp(withHeaders, res, route, claims, s.endpoint, apiKey, clientAuthorization);
+        }
       }
       return true;
     },

@@ -44,6 +44,7 @@ import { authEndpointsOf, type CompiledListener, type CompiledRoute } from './co
 import { runPipeline, type PipelineServices } from './pipeline.js';
 import { a2aMethods } from './a2a/call.js';
 import { loadMcpClient } from './lazy/mcp-client.js';
+import { loadMcpEndpoint } from './lazy/mcp-endpoint.js';
 import { speaksStreamableHttp } from './mcp/http-target.js';
 import { AccessTail } from './telemetry/access-tail.js';
 import { listenerTelemetryOf, otlpUrlsOf } from './telemetry/listener-telemetry.js';
@@ -470,11 +471,10 @@ export class ProxyRuntime {
     const listeners = [...resourcesOf(snapshot, 'listener').values()];
     if (!this.otlp && listeners.some((l) => otlpUrlsOf(l).length > 0))
       this.otlp = new (await import('./telemetry/exporters.js')).OtlpExporters();
+    const mcpBackends = [...resourcesOf(snapshot, 'backend').values()].filter((b) => b.mcp);
+    if (mcpBackends.length > 0) await loadMcpEndpoint();
     // Streamable-HTTP targets need no SDK (mcp/http-target.ts); stdio and legacy SSE targets do.
-    const sdkTargets = [...resourcesOf(snapshot, 'backend').values()].some((b) =>
-      b.mcp?.targets.some((t) => !speaksStreamableHttp(t)),
-    );
-    if (sdkTargets) await loadMcpClient();
+    if (mcpBackends.some((b) => b.mcp?.targets.some((t) => !speaksStreamableHttp(t)))) await loadMcpClient();
   }
 
   /** Swaps the per-port settings of every running server for the snapshot's (new connections get them). */

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-http-server.js';
 import { stdioFixture, textOf, waitFor } from './harness.js';
 import { freePort } from './ports.js';
+import { WORKER_SEMI_SPACE_MIB } from '../../src/cli/proxy-workers.js';
 import { tempDirs } from '../support/temp-dir.js';
 
 const dir = tempDirs()('gw-workers-');
@@ -148,6 +149,31 @@ describe('gw proxy --workers 2', () => {
     const workers = [...loaded].filter(([pid]) => pid !== remote.child.pid).map(([, files]) => files);
     expect(workers).toHaveLength(2);
     for (const files of workers) expect(files).toContain('proxy/runtime.ts');
+  });
+
+  it('loads in a worker only what its configuration uses: no Istio CA client, node-forge or all of jose', () => {
+    const workers = readdirSync(remote.modules).filter((f) => f !== `${remote.child.pid}.txt`);
+    expect(workers).toHaveLength(2);
+    for (const f of workers) {
+      const urls = readFileSync(path.join(remote.modules, f), 'utf8');
+      // An MCP route: the endpoint loads (lazy/mcp-endpoint.ts, at apply).
+      expect(urls).toContain('/src/proxy/mcp/endpoint.ts');
+      expect(urls).not.toContain('/src/proxy/identity/istio-ca.ts');
+      expect(urls).not.toContain('/node_modules/node-forge/');
+      expect(urls).not.toMatch(/node_modules\/jose\/dist\/webapi\/index\.js/);
+    }
+  });
+
+  it("runs each worker with a smaller young generation than Node's default, the primary's flags kept", () => {
+    const workers = [...loadedSources(remote).keys()].filter((pid) => pid !== remote.child.pid);
+    expect(workers).toHaveLength(2);
+    for (const pid of workers) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(argv).toContain(`--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
+      expect(argv).toContain('./test/support/record-modules.mjs');
+    }
+    const primary = readFileSync(`/proc/${remote.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(primary.some((a) => a.includes('semi-space'))).toBe(false);
   });
 
   it('serves whole sessions across both workers and counts both workers in /metrics', async () => {

@@ -3,7 +3,7 @@
 // authenticated with (or the one `subjectToken.source` names) and, when it cannot be had, the request is
 // answered here: the client's own token is never sent upstream in its place. Behaviour: docs/auth.md
 // "Backend identities".
-import { decodeJwt } from 'jose';
+import { decodeJwt } from 'jose/jwt/decode';
 import type { AiCredential__Output as AiCredential } from '../../ir/gen/gw/ir/v1/AiCredential.js';
 import type { CredentialLocation__Output as CredentialLocation } from '../../ir/gen/gw/ir/v1/CredentialLocation.js';
 import type { TokenExchangeCredential__Output as TokenExchangeCredential } from '../../ir/gen/gw/ir/v1/TokenExchangeCredential.js';

@@ -2,7 +2,7 @@
 // is read from the configured location, checked against every provider whose issuer equals its `iss`
 // with the same verifier and key cache MCP auth uses, and removed before forwarding unless preserveToken.
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import { decodeJwt } from 'jose';
+import { decodeJwt } from 'jose/jwt/decode';
 import type { Logger } from 'pino';
 import type { Route } from '../../ir/types.js';
 import { ProblemError } from '../../problem.js';

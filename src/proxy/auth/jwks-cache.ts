@@ -1,6 +1,8 @@
 // Signing keys for token verification: fetched, cached, refetched on an unknown `kid` (with a
 // cooldown so forged kids cannot hammer the provider) and when stale, so keys rotate without a restart.
-import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
+import * as errors from 'jose/errors';
+import { createLocalJWKSet } from 'jose/jwks/local';
 import type { Logger } from 'pino';
 
 export class KeysUnavailableError extends Error {

@@ -3,7 +3,8 @@
 // optional `x5c` or `x5t#S256` certificate header). Keys arrive as PEM in the IR and are parsed once
 // per credential. Nothing here logs a key or a token.
 import { X509Certificate, createHash, createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
-import { SignJWT, type JWTHeaderParameters } from 'jose';
+import type { JWTHeaderParameters } from 'jose';
+import { SignJWT } from 'jose/jwt/sign';
 import type { ClientAssertionKey__Output as ClientAssertionKey } from '../../ir/gen/gw/ir/v1/ClientAssertionKey.js';
 import type { JwtSignCredential__Output as JwtSignCredential } from '../../ir/gen/gw/ir/v1/JwtSignCredential.js';
 import { tokenLiving, type CachedToken } from './token-cache.js';

@@ -1,6 +1,8 @@
 // Bearer token verification: asymmetric signatures only, exact issuer, audience in the accepted set,
 // exp / nbf with a small skew. Verified tokens are cached (bounded, until they expire).
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import * as errors from 'jose/errors';
+import { jwtVerify } from 'jose/jwt/verify';
 import { KeysUnavailableError } from './jwks-cache.js';
 
 /** RS*, PS*, ES*, EdDSA: never `none`, never HMAC (a public key must not double as a shared secret). */

@@ -1,10 +1,10 @@
 // Which workload identity the proxy runs with, from the environment the deployer renders
 // (src/deployer/pod-template.ts): SPIFFE_ENDPOINT_SOCKET (GwParameters `spiffe`) starts a Workload API
 // client; GW_ISTIO_ENABLED (GwParameters `istio`) starts the Istio CA client. Both set: SPIFFE wins and
-// the Istio settings are reported as unused, since one process serves one identity.
+// the Istio settings are reported as unused, since one process serves one identity. Each client is imported
+// only when asked for (the Istio CA client brings node-forge, the Workload API client gRPC): a proxy with no
+// workload identity loads neither.
 import type { Logger } from 'pino';
-import { WorkloadApiClient } from './workload-api.js';
-import { IstioCaClient, istioSettingsFromEnv } from './istio-ca.js';
 import type { WorkloadIdentity } from './workload-identity.js';
 
 export interface IdentityProvider {
@@ -13,14 +13,15 @@ export interface IdentityProvider {
 }
 
 /** The provider the environment asks for, started; undefined when it asks for none. Throws on bad settings. */
-export function identityFromEnv(env: NodeJS.ProcessEnv, log: Logger): IdentityProvider | undefined {
+export async function identityFromEnv(env: NodeJS.ProcessEnv, log: Logger): Promise<IdentityProvider | undefined> {
   const socket = env.SPIFFE_ENDPOINT_SOCKET;
   const istio = env.GW_ISTIO_ENABLED === 'true';
   if (socket) {
     if (istio) log.warn('SPIFFE_ENDPOINT_SOCKET and GW_ISTIO_ENABLED are both set: the SPIFFE identity is used');
+    const { WorkloadApiClient } = await import('./workload-api.js');
     return new WorkloadApiClient({ socket, log: log.child({ component: 'spiffe' }) }).start();
   }
-  if (istio)
-    return new IstioCaClient({ ...istioSettingsFromEnv(env), log: log.child({ component: 'istio-ca' }) }).start();
-  return undefined;
+  if (!istio) return undefined;
+  const { IstioCaClient, istioSettingsFromEnv } = await import('./istio-ca.js');
+  return new IstioCaClient({ ...istioSettingsFromEnv(env), log: log.child({ component: 'istio-ca' }) }).start();
 }

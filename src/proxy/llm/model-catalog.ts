@@ -1,7 +1,12 @@
 // Model catalogs (GwParameters `modelCatalog`, `gw proxy --model-catalog`): what is known about each model
 // a provider serves (context window, prices, capabilities). Parsed and checked here (pure); read, watched
 // and swapped by catalog-store.ts. Format and uses: docs/llm-providers.md "Model catalog".
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+
+// The YAML parser (yaml: ~280 KiB of source) loads with the first catalog file, not with every proxy.
+const requireLazily = createRequire(import.meta.url);
+const parseYaml = (text: string): unknown => (requireLazily('yaml') as typeof Yaml).parse(text);
 
 /** One catalog entry as the proxy uses it; prices in US dollars per million tokens. */
 export interface CatalogModel {
