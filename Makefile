@@ -139,7 +139,7 @@ image: build
 bench: build extproc opa ratelimit
 	@start=$$(date +%s); missed=; for f in bench/*/main.ts; do [ -e "$$f" ] || continue; t=$$(date +%s); \
 	  echo "== $$f (load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
-	  BENCH_FAILOVER=$${BENCH_FAILOVER:-short} $(BIN)/tsx "$$f" || missed="$$missed $$f"; \
+	  BENCH_FAILOVER=$${BENCH_FAILOVER:-short} BENCH_PAIRS=$${BENCH_PAIRS:-4} $(BIN)/tsx "$$f" || missed="$$missed $$f"; \
 	  echo "== $$f took $$(( $$(date +%s) - t )) s"; done; \
 	  echo "make bench: $$(( $$(date +%s) - start )) s in all (budget 180 s); exited non-zero (a target missed):$${missed:- none}"
 

@@ -38,10 +38,9 @@ install -D -m 0755 "$WORK/node/package/bin/node" "$ROOTFS/usr/local/bin/node"
 echo "image: Gw $VERSION with production dependencies"
 APP=$ROOTFS/app
 mkdir -p "$APP"
-cp -r package.json package-lock.json bin dist proto "$APP/"
-find "$APP/dist" -name '*.map' -delete
-# Archives of earlier builds live under dist/image: without this each rebuild nested the last one (67 -> 132 MB).
-rm -rf "$APP/dist/image"
+# Image archives (dist/image, or GW_IMAGE_OUT anywhere) stay out: each rebuild nested the last one (67 -> 132 MB).
+tar -cf - --exclude='*.oci.tar' --exclude='*.oci.tar.*' --exclude='*.map' package.json package-lock.json bin dist proto |
+  tar -C "$APP" -xf -
 (cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
 
 mkdir -p "$ROOTFS/etc" "$ROOTFS/tmp" "$ROOTFS/home/nonroot"

@@ -31,7 +31,7 @@ import { createMetrics, type ProxyMetrics } from './metrics.js';
 import { OutlierDetector } from './policy/outlier.js';
 import { limitsWith, type ProxyLimits } from './limits.js';
 import { capConnectionsPerSource, listenerServerOptions } from './http/listener-limits.js';
-import { drainServers, InFlight, type DrainPlan } from './http/drain.js';
+import { drainServers, IDLE_GRACE_MS, InFlight, type DrainPlan } from './http/drain.js';
 import { connectResponse, type ConnectPlan } from './http/connect.js';
 import { configureTargetQueue } from './mcp/upstream-fetch.js';
 import { connectionCaps } from './http/listener-limits.js';
@@ -354,8 +354,11 @@ export class ProxyRuntime {
     const outcome = await drainServers(
       [...this.ports.values()].map((b) => b.server),
       this.inFlight,
-      maxMs - minMs,
-      Math.min(minMs, (maxMs - minMs) / 2),
+      {
+        budgetMs: maxMs - minMs,
+        acceptMs: Math.min(minMs, (maxMs - minMs) / 2),
+        idleGraceMs: plan.idleGraceMs ?? IDLE_GRACE_MS,
+      },
     );
     this.log.info(
       { outcome },

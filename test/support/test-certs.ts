@@ -15,7 +15,7 @@ export const testCa = (commonName = 'gw test CA'): Promise<CaBundle> => createCa
 
 /** A leaf for `names` (DNS names or IPs), signed by `ca`, for serverAuth or clientAuth. */
 export function issueLeaf(ca: CaBundle, names: string[], usage: 'server' | 'client'): Leaf {
-  return sign({ cert: ca.caCert, key: ca.caKey }, names[0] ?? 'leaf', [
+  return sign({ cert: ca.caCert, key: ca.caKey }, names[0] ?? 'leaf', false, [
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: usage === 'server', clientAuth: usage === 'client' },
@@ -30,11 +30,13 @@ export interface CertOptions {
   /** basicConstraints cA with keyCertSign; `keyCertSign` alone is a leaf whose key usage allows signing. */
   ca?: boolean;
   keyCertSign?: boolean;
+  /** Valid for an hour that ended a minute ago. */
+  expired?: boolean;
 }
 
 /** A certificate signed by `issuer`, self-signed without one: for chain checks (names may repeat another's). */
 export function issueCert(issuer: Leaf | undefined, o: CertOptions): Leaf {
-  return sign(issuer, o.commonName, [
+  return sign(issuer, o.commonName, o.expired === true, [
     { name: 'basicConstraints', cA: o.ca === true, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyCertSign: o.ca === true || o.keyCertSign === true, critical: true },
     ...(o.uris?.length ? [{ name: 'subjectAltName', altNames: o.uris.map((value) => ({ type: 6, value })) }] : []),
@@ -42,14 +44,15 @@ export function issueCert(issuer: Leaf | undefined, o: CertOptions): Leaf {
 }
 
 /** A fresh RSA key certified for an hour under `commonName`, by `issuer`'s key (its own without one). */
-function sign(issuer: Leaf | undefined, commonName: string, extensions: object[]): Leaf {
+function sign(issuer: Leaf | undefined, commonName: string, expired: boolean, extensions: object[]): Leaf {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
   cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 3_600_000);
+  const start = expired ? Date.now() - 3_660_000 : Date.now() - 60_000;
+  cert.validity.notBefore = new Date(start);
+  cert.validity.notAfter = new Date(start + 3_600_000);
   const subject = [{ name: 'commonName', value: commonName }];
   cert.setSubject(subject);
   cert.setIssuer(issuer ? forge.pki.certificateFromPem(issuer.cert).subject.attributes : subject);

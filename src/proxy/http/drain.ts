@@ -14,6 +14,8 @@ export interface DrainPlan {
   minMs: number;
   /** Cut whatever is still open this long after the signal. */
   maxMs: number;
+  /** Close a keep-alive connection once it has been idle this long while draining (IDLE_GRACE_MS). */
+  idleGraceMs?: number;
 }
 
 /** How long a keep-alive connection must have been idle before a drain closes it. */
@@ -27,10 +29,11 @@ export function endsOnDrain(res: ServerResponse): void {
   resumable.add(res);
 }
 
-/** An HTTP/1 connection's requests being answered, and since when it has answered none. */
+/** An HTTP/1 connection's requests being answered, since when it has answered none, and what it had read then. */
 interface SocketUse {
   active: number;
   idleSince: number;
+  readAtIdle: number;
 }
 
 /** Responses in flight, so a drain can end the long-lived GET streams among them, and the HTTP/1 connections they use. */
@@ -49,14 +52,17 @@ export class InFlight {
     if (use) use.active++;
     res.once('close', () => {
       this.open.delete(entry);
-      if (use && --use.active === 0) use.idleSince = Date.now();
+      if (use && --use.active === 0) {
+        use.idleSince = Date.now();
+        use.readAtIdle = req.socket.bytesRead;
+      }
     });
   }
 
   private useOf(socket: Socket): SocketUse {
     let use = this.sockets.get(socket);
     if (!use) {
-      this.sockets.set(socket, (use = { active: 0, idleSince: 0 }));
+      this.sockets.set(socket, (use = { active: 0, idleSince: 0, readAtIdle: 0 }));
       socket.once('close', () => this.sockets.delete(socket));
     }
     return use;
@@ -81,11 +87,13 @@ export class InFlight {
     for (const { res } of this.open) if (!res.headersSent) res.shouldKeepAlive = false;
   }
 
-  /** Closes the HTTP/1 connections that have answered everything they were sent and sat idle for `graceMs`. */
+  /** Closes the HTTP/1 connections that have answered everything, read nothing since and sat idle for `graceMs`. */
   closeIdleFor(graceMs: number, now = Date.now()): number {
     let closed = 0;
     for (const [socket, use] of this.sockets) {
       if (use.active > 0 || now - use.idleSince < graceMs) continue;
+      // The next request's head is arriving (no `request` event until all of it has): not idle.
+      if (socket.bytesRead > use.readAtIdle) continue;
       socket.destroy();
       closed++;
     }
@@ -101,19 +109,25 @@ function stopAccepting(server: Server): Promise<void> {
   return new Promise((resolve) => NetServer.prototype.close.call(server, () => resolve()));
 }
 
+/** How a drain's second phase runs: its budget, how long the listeners still accept, when idle connections close. */
+export interface DrainPhase {
+  budgetMs: number;
+  acceptMs: number;
+  idleGraceMs: number;
+}
+
 /**
  * Drains `servers` within `budgetMs`: responses close their connections and event streams end at once, the
- * listeners accept for `acceptMs` more, idle connections close after IDLE_GRACE_MS; then the rest is cut.
+ * listeners accept for `acceptMs` more, idle connections close after `idleGraceMs`; then the rest is cut.
  */
 export async function drainServers(
   servers: Server[],
   inFlight: InFlight,
-  budgetMs: number,
-  acceptMs = 0,
+  { budgetMs, acceptMs, idleGraceMs }: DrainPhase,
 ): Promise<'drained' | 'cut'> {
   inFlight.closeAfterResponse();
   inFlight.endEventStreams();
-  const sweep = setInterval(() => inFlight.closeIdleFor(IDLE_GRACE_MS), 100);
+  const sweep = setInterval(() => inFlight.closeIdleFor(idleGraceMs), 100);
   let accepting: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   const closed = new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { sniffPreface } from './h2c-preface.js';
 import type { H2Settings } from './connection-settings.js';
+import { IDLE_GRACE_MS } from './drain.js';
 
 const MAX_WINDOW = 2 ** 31 - 1;
 const clamp = (v: number | undefined, min: number, max: number): number | undefined =>
@@ -51,7 +52,7 @@ export class H2Sessions {
     this.server.on('session', (s: Http2Session) => {
       this.sessions.add(s);
       s.once('close', () => this.sessions.delete(s));
-      if (this.draining) s.once('stream', () => s.close());
+      if (this.draining) this.endAfterFirstStream(s);
       this.configure(s);
     });
     const toH2 = (socket: Socket): boolean => this.server.emit('connection', socket);
@@ -112,6 +113,13 @@ export class H2Sessions {
   }
 
   /** GOAWAY: streams in flight finish, no new ones start; the session ends when they are done. */
+  /** A session opened while draining: GOAWAY after its first stream, or after IDLE_GRACE_MS if it opens none. */
+  private endAfterFirstStream(s: Http2Session): void {
+    const idle = setTimeout(() => s.close(), IDLE_GRACE_MS);
+    s.once('stream', () => (clearTimeout(idle), s.close()));
+    s.once('close', () => clearTimeout(idle));
+  }
+
   closeGracefully(): void {
     this.draining = true;
     for (const s of this.sessions) s.close();

@@ -90,9 +90,14 @@ function chainEndsIn(cert: PeerCertificate, bundlePem: string | undefined): bool
     if (roots.some((r) => r.fingerprint256 === at.fingerprint256 || signedBy(at, r))) return true;
     used.add(at.fingerprint256);
     // Only a CA may sign the next link: a leaf of the domain cannot vouch for a certificate it signed.
-    c = presented.find((p) => p.ca && !used.has(p.fingerprint256) && signedBy(at, p));
+    // ...and only one valid now: OpenSSL checked the dates of the path it built, which may not be this one.
+    c = presented.find((p) => p.ca && !used.has(p.fingerprint256) && validNow(p) && signedBy(at, p));
   }
   return false;
+}
+
+function validNow(c: X509Certificate, now = Date.now()): boolean {
+  return Date.parse(c.validFrom) <= now && now <= Date.parse(c.validTo);
 }
 
 /** The peer's certificate and those Node linked to it (`getPeerCertificate(true)`), each once. */

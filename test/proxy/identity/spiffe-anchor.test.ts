@@ -78,6 +78,12 @@ describe('SPIFFE peer anchor check', () => {
     );
   });
 
+  it('refuses a chain through an intermediate CA of the domain that has expired', async () => {
+    const intermediate = issueCert(root, { commonName: 'gw.test intermediate', ca: true, expired: true });
+    const svid = issueCert(intermediate, { commonName: 'client', uris: ['spiffe://gw.test/client'] });
+    expect(await problem([svid, intermediate])).toBe("the peer chain is not anchored in its trust domain's bundle");
+  });
+
   it('refuses a certificate signed by a leaf of the domain that is not a CA', async () => {
     const workload = issueCert(root, { commonName: 'workload', uris: ['spiffe://gw.test/w'], keyCertSign: true });
     const forged = issueCert(workload, { commonName: 'forged', uris: ['spiffe://gw.test/admin'] });
