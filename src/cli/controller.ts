@@ -229,9 +229,10 @@ function istioSettings({ val, bool }: FlagReader): MeshDefaults {
       `--istio-${namespace ? 'namespace' : 'revision'} names istiod's Service for the default CA address, and --istio-ca-address already gives it: set one or the other`,
     );
   const clusterId = val('istio-cluster-id');
-  const istiod = namespace || revision ? istiodAddress(namespace || 'istio-system', revision) : undefined;
+  // Nothing set is Istio's own default, istiod in istio-system: a gateway that turns istio on always gets a
+  // CA address (the proxy refuses to start without one).
   return {
-    ...(caAddress || istiod ? { caAddress: caAddress || istiod } : {}),
+    caAddress: caAddress || istiodAddress(namespace || 'istio-system', revision),
     ...(clusterId ? { clusterId } : {}),
   };
 }

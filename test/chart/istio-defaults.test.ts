@@ -52,6 +52,12 @@ describe('chart istio values and the proxies of gateways that turn istio on', ()
     );
   });
 
+  it("gives them Istio's own default, istiod in istio-system, when the chart sets no istio value", () => {
+    const env = proxyEnv('defaults', { enabled: true });
+    expect(env.GW_ISTIO_ENABLED).toBe('true');
+    expect(istioSettingsFromEnv(env).caAddress).toBe('istiod.istio-system.svc:15012');
+  });
+
   it("keeps a gateway's own caAddress and clusterId over the chart's", () => {
     const env = proxyEnv('istio-settings', { enabled: true, caAddress: 'ca.mesh:15012', clusterId: 'own' });
     expect([env.CA_ADDR, env.ISTIO_META_CLUSTER_ID]).toEqual(['ca.mesh:15012', 'own']);

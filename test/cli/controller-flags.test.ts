@@ -98,6 +98,11 @@ describe('gw controller flags', () => {
 });
 
 describe('gw controller istio flags', () => {
+  it("defaults the CA address to Istio's own, istiod in istio-system, when no istio flag is given", () => {
+    expect(parseControllerFlags([]).istio).toEqual({ caAddress: 'istiod.istio-system.svc:15012' });
+    expect(parseControllerFlags(['--istio-ca-address', 'ca.mesh:15012']).istio).toEqual({ caAddress: 'ca.mesh:15012' });
+  });
+
   it('builds the default CA address from istiod namespace and revision', () => {
     expect(parseControllerFlags(['--istio-revision', '1-27']).istio).toEqual({
       caAddress: 'istiod-1-27.istio-system.svc:15012',

@@ -128,6 +128,78 @@ describe('certificateSource SPIFFE through Gateways with and without a workload 
     expect(enforced?.message).not.toContain('ns/mesh');
   });
 
+  it('says left out only for the targetRef whose edges are left out, not for another served through the same Gateway', () => {
+    const { store, put } = smallStore();
+    put('GwParameters', params('plain', { logging: { level: 'info' } }));
+    put('Gateway', gw('plain', 'plain'));
+    put('Service', {
+      kind: 'Service',
+      metadata: { name: 'payments', namespace: 'ns' },
+      spec: { ports: [{ port: 443 }] },
+    });
+    // Its own backend.tls (level BackendOwn) beats the policy's Route level: r2's edge is served.
+    put('GwBackend', {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'ledger', namespace: 'ns', generation: 1 },
+      spec: { static: { host: 'ledger.example', port: 443 }, policies: { tls: { sni: 'ledger.example' } } },
+    });
+    put('HTTPRoute', route('r1', 'plain', { name: 'payments', port: 443 }));
+    put('HTTPRoute', route('r2', 'plain', { group: 'gw.dev', kind: 'GwBackend', name: 'ledger' }));
+    put('GwPolicy', {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwPolicy',
+      metadata: { name: 'spiffe', namespace: 'ns', generation: 1 },
+      spec: {
+        targetRefs: [
+          { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'r1' },
+          { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'r2' },
+        ],
+        backend: { tls: { certificateSource: 'SPIFFE' } },
+      },
+    });
+    const { statuses } = translateAll(store, options);
+    const ancestors = (
+      statuses.get('GwPolicy/ns/spiffe') as { ancestors: { ancestorRef: Rec; conditions: Conditions }[] }
+    ).ancestors;
+    const of = (name: string) => ancestors.find((a) => a.ancestorRef.name === name)?.conditions ?? [];
+    expect(byType(of('r1'), 'Attached')?.message).toBe(
+      'through Gateway ns/plain the backend edges it reaches are left out (see Enforced)',
+    );
+    expect(byType(of('r1'), 'Enforced')).toMatchObject({ status: 'False', reason: 'NotEnforced' });
+    expect(byType(of('r2'), 'Attached')).toMatchObject({
+      status: 'True',
+      message: 'in effect through Gateway ns/plain',
+    });
+    expect(byType(of('r2'), 'Enforced')).toBeUndefined();
+    const r2 = statuses.get('HTTPRoute/ns/r2') as { parents: { conditions: Conditions }[] };
+    expect(byType(r2.parents[0]?.conditions ?? [], 'ResolvedRefs')).toMatchObject({ status: 'True' });
+  });
+
+  it('names at most 16 Gateways in one sentence, however many leave the edges out', () => {
+    const { store, put } = twoGateways();
+    const many = Array.from({ length: 20 }, (_, i) => `plain${String(i).padStart(2, '0')}`);
+    for (const g of many) {
+      put('Gateway', gw(g, 'plain'));
+      put('HTTPRoute', route(`pay-${g}`, g, { name: 'payments', port: 443 }));
+      put('HTTPRoute', route(`ledger-${g}`, g, { group: 'gw.dev', kind: 'GwBackend', name: 'ledger' }));
+    }
+    const { statuses } = translateAll(store, options);
+    // ns/plain and the 20 others: 16 named, the 5 last (in name order) counted.
+    const named = ['ns/plain', ...many.slice(0, 15).map((g) => `ns/${g}`)].join(', ');
+    const backend = byType(backendConditions(statuses), 'Enforced')?.message as string;
+    expect(backend).toBe(
+      `${unserved('spec.policies.tls.certificateSource', `${named} and 5 more`)}, so the routes of those Gateways leave this backend out (ResolvedRefs=False, InvalidBackendTLS)`,
+    );
+    const policy = policyConditions(statuses);
+    expect(byType(policy, 'Enforced')?.message).toBe(
+      `${unserved('spec.backend.tls.certificateSource', `${named} and 5 more`)}, so the backend edges it reaches through those Gateways are left out (their routes say ResolvedRefs=False, InvalidBackendTLS)`,
+    );
+    expect(byType(policy, 'Attached')?.message).toBe(
+      `in effect through Gateway ns/mesh; through Gateway ${named} and 5 more the backend edges it reaches are left out (see Enforced)`,
+    );
+  });
+
   it('clears both refusals when the second Gateway gets an identity, with no other change', () => {
     const { store, put } = twoGateways();
     const state = translateAll(store, options);

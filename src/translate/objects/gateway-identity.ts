@@ -36,12 +36,21 @@ export function lacksIdentity(ctx: Ctx): boolean {
 
 /** Why `what` cannot be served on the Gateway being translated, or undefined when its proxy has an identity. */
 export function missingIdentity(ctx: Ctx, what: string): string | undefined {
-  return ctx.gateway && lacksIdentity(ctx) ? identityMissingText(what, ctx.gateway.key) : undefined;
+  return ctx.gateway && lacksIdentity(ctx) ? identityMissingText(what, [ctx.gateway.key]) : undefined;
 }
 
-/** `what` (a field and its value) is not served through Gateway `gatewayKey`, one sentence for statuses. */
-export function identityMissingText(what: string, gatewayKey: string): string {
-  return `${what} needs the proxy's workload identity, and the GwParameters of Gateway ${gatewayKey} set neither spiffe nor istio.enabled`;
+/** `what` (a field and its value) is not served through these Gateways, one sentence for statuses. */
+export function identityMissingText(what: string, gatewayKeys: readonly string[]): string {
+  return `${what} needs the proxy's workload identity, and the GwParameters of Gateway ${gatewayList(gatewayKeys)} set neither spiffe nor istio.enabled`;
+}
+
+/** Gateways a status message names at most; the rest are counted, so a message stays far below its 32768 characters. */
+export const NAMED_GATEWAYS = 16;
+
+/** `ns/a, ns/b` or, past NAMED_GATEWAYS, the first of them `and N more`. */
+export function gatewayList(keys: readonly string[]): string {
+  const named = keys.slice(0, NAMED_GATEWAYS).join(', ');
+  return keys.length > NAMED_GATEWAYS ? `${named} and ${keys.length - NAMED_GATEWAYS} more` : named;
 }
 
 /** The paths of a GwBackend's `certificateSource: SPIFFE` settings (own, per MCP target, per AI provider). */

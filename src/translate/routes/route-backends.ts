@@ -182,7 +182,7 @@ export function backendRef(
   const merged = backendPolicy(gp, routeSide, target.levels, target.own);
   sink.conflicts.push(...merged.conflicts);
   if (Object.keys(merged.fields).length) out.policy = fieldsOf(merged);
-  const tls = edgeTls(ctx, r, merged, gateway, sink);
+  const tls = edgeTls(ctx, r, merged, [...routeSide, ...target.levels], gateway, sink);
   if (tls && 'reason' in tls) return tls;
   if (tls) out.tls = tls;
   const guardrails = mcpGuardrails(ctx, merged);
@@ -190,7 +190,7 @@ export function backendRef(
   const subMerged = subPolicies(gp, routeSide, target, sink);
   for (const [name, m] of Object.entries(subMerged)) {
     (out.targetPolicies ??= {})[name] = fieldsOf(m);
-    reportIdentityMissing(ctx, m, gateway, sink);
+    reportIdentityMissing(ctx, m, [...routeSide, ...target.levels, ...subLevels(target, name)], gateway, sink);
   }
   const irBackend = sink.backends.get(out.backend);
   if (irBackend?.mcp) {
@@ -319,10 +319,11 @@ function edgeTls(
   ctx: Ctx,
   r: ResolvedRef,
   merged: EffectivePolicy,
+  leveled: readonly Leveled[],
   gateway: string,
   sink: RouteSink,
 ): BuiltEdge['tls'] | EdgeProblem {
-  reportIdentityMissing(ctx, merged, gateway, sink);
+  reportIdentityMissing(ctx, merged, leveled, gateway, sink);
   const tls = backendTls(ctx, merged);
   if (!tls.ok) return { reason: 'InvalidBackendTLS', message: tls.message };
   // A Gw backend.tls on the edge is the explicit, more specific setting; else the Service's BackendTLSPolicy.
@@ -335,11 +336,29 @@ function edgeTls(
 /**
  * The GwPolicy or GwBackend whose `certificateSource: SPIFFE` this Gateway's proxy cannot serve hears so
  * per Gateway (issue 38): its status names the Gateways that leave its edges out, not only those that serve it.
+ * A GwPolicy hears it on the targetRef or targetSelector that won the field here (`leveled`, the merge's
+ * GwPolicy candidates), so its other targets through the same Gateway are not said to be left out.
  */
-function reportIdentityMissing(ctx: Ctx, merged: EffectivePolicy, gateway: string, sink: RouteSink): void {
-  const from = /^(GwPolicy|GwBackend) (\S+)/.exec(identityLackingSource(ctx, merged) ?? '');
-  if (from?.[1] && from[2])
-    sink.piece(objectKey(from[1] as 'GwPolicy' | 'GwBackend', from[2]), { kind: 'identityMissing', gateway });
+function reportIdentityMissing(
+  ctx: Ctx,
+  merged: EffectivePolicy,
+  leveled: readonly Leveled[],
+  gateway: string,
+  sink: RouteSink,
+): void {
+  const source = identityLackingSource(ctx, merged);
+  const from = /^(GwPolicy|GwBackend) (\S+)/.exec(source ?? '');
+  if (!from?.[1] || !from[2]) return;
+  if (from[1] === 'GwBackend') {
+    sink.piece(objectKey('GwBackend', from[2]), { kind: 'identityMissing', gateway });
+    return;
+  }
+  const level = merged.provenance['backend.tls']?.level;
+  const indexes = new Set(
+    leveled.flatMap((l) => (l.attachment.source === source && l.level === level ? [l.attachment.targetIndex] : [])),
+  );
+  for (const targetIndex of indexes)
+    sink.piece(objectKey('GwPolicy', from[2]), { kind: 'identityMissing', gateway, targetIndex });
 }
 
 /** Each MCP target's own TLS; like the edge's, settings that cannot be resolved leave the edge out. */
@@ -367,15 +386,20 @@ function subPolicies(
 ): Record<string, EffectivePolicy> {
   const out: Record<string, EffectivePolicy> = {};
   for (const s of target.subs) {
-    const leveled = target.atts
-      .filter((a) => a.sectionName === s.name)
-      .map((attachment) => ({ attachment, level: 'BackendSection' as const }));
+    const leveled = subLevels(target, s.name);
     if (leveled.length === 0 && !s.values) continue;
     const m = backendPolicy(gp, routeSide, target.levels, target.own, { leveled, source: s.source, values: s.values });
     sink.conflicts.push(...m.conflicts);
     out[s.name] = m;
   }
   return out;
+}
+
+/** The policies aimed at one MCP target or AI provider of the edge (a sectionName-targeted GwPolicy). */
+function subLevels(target: EdgeTarget, name: string): Leveled[] {
+  return target.atts
+    .filter((a) => a.sectionName === name)
+    .map((attachment) => ({ attachment, level: 'BackendSection' as const }));
 }
 
 /** `backend.auth` of a non-AI edge (and its targets), or the LLM settings of an `ai` edge. */

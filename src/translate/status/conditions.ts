@@ -50,8 +50,11 @@ export type StatusPiece =
   | { kind: 'policyConflict'; conflict: Conflict }
   | { kind: 'backendRefProblem'; message: string }
   | { kind: 'backendTlsPolicy'; gateway: string }
-  /** The object's `certificateSource: SPIFFE` is not served through this Gateway: its proxy has no workload identity. */
-  | { kind: 'identityMissing'; gateway: string }
+  /**
+   * The object's `certificateSource: SPIFFE` is not served through this Gateway: its proxy has no workload
+   * identity. For a GwPolicy, `targetIndex` is the targetRef or targetSelector whose edges are left out.
+   */
+  | { kind: 'identityMissing'; gateway: string; targetIndex?: number }
   /** A field the policy sets that does not act on a route it reaches (scope-refusals.ts). */
   | { kind: 'policyRefusal'; field: string; reason: string };
 

@@ -23,7 +23,7 @@ import { namespaceSecretReader } from '../policies/policy-secrets.js';
 import { closedFieldName, invalidObjectRefusals } from '../policies/invalid-objects.js';
 import { attachmentProblem } from '../policies/policy-targets.js';
 import { isOurClass } from '../translate.js';
-import { identityMissingText } from '../objects/gateway-identity.js';
+import { gatewayList, identityMissingText } from '../objects/gateway-identity.js';
 import {
   condition,
   enforcedCondition,
@@ -267,7 +267,7 @@ function ancestorStatus(
       (attachable || closing.length > 0) && attachedTo.length > 0,
       (attachable || closing.length > 0) && attachedTo.length > 0 ? 'Attached' : 'NotAttached',
       closing.length
-        ? `invalid: refusing the traffic of its targets through Gateway ${attachedTo.join(', ')}`
+        ? `invalid: refusing the traffic of its targets through Gateway ${gatewayList(attachedTo)}`
         : !attachable
           ? 'the policy is not accepted for this target'
           : attachedTo.length
@@ -283,7 +283,7 @@ function ancestorStatus(
   const enforced = attachable
     ? enforcedCondition(
         refusalText(texts.refusals),
-        [texts.enforcedText, ...unserved.map(unservedText)].filter(Boolean).join('; '),
+        [texts.enforcedText, unservedText(unserved)].filter(Boolean).join('; '),
         gen,
         now,
       )
@@ -315,7 +315,9 @@ function throughGateways(
       pieces.flatMap((p) => (p.kind === 'policyAttached' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
     ),
   ].sort();
-  const noIdentity = new Set(pieces.flatMap((p) => (p.kind === 'identityMissing' ? [p.gateway] : [])));
+  const noIdentity = new Set(
+    pieces.flatMap((p) => (p.kind === 'identityMissing' && p.targetIndex === a.targetIndex ? [p.gateway] : [])),
+  );
   return {
     attachedTo,
     inEffect: attachedTo.filter((g) => !noIdentity.has(g)),
@@ -325,15 +327,18 @@ function throughGateways(
 
 function attachedMessage(inEffect: readonly string[], unserved: readonly string[]): string {
   return [
-    ...(inEffect.length ? [`in effect through Gateway ${inEffect.join(', ')}`] : []),
+    ...(inEffect.length ? [`in effect through Gateway ${gatewayList(inEffect)}`] : []),
     ...(unserved.length
-      ? [`through Gateway ${unserved.join(', ')} the backend edges it reaches are left out (see Enforced)`]
+      ? [`through Gateway ${gatewayList(unserved)} the backend edges it reaches are left out (see Enforced)`]
       : []),
   ].join('; ');
 }
 
-const unservedText = (gateway: string): string =>
-  `${identityMissingText('spec.backend.tls.certificateSource: SPIFFE', gateway)}, so the backend edges it reaches through that Gateway are left out (their routes say ResolvedRefs=False, InvalidBackendTLS)`;
+/** One sentence for all the Gateways that leave its edges out, named up to NAMED_GATEWAYS (gateway-identity.ts). */
+const unservedText = (gateways: readonly string[]): string =>
+  gateways.length
+    ? `${identityMissingText('spec.backend.tls.certificateSource: SPIFFE', gateways)}, so the backend edges it reaches through ${gateways.length > 1 ? 'those Gateways' : 'that Gateway'} are left out (their routes say ResolvedRefs=False, InvalidBackendTLS)`
+    : '';
 
 function conflictCondition(
   a: Ancestor,

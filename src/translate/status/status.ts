@@ -188,17 +188,15 @@ function backendConditions(
 
 /**
  * Its `certificateSource: SPIFFE` settings on each Gateway whose proxy has no workload identity (issue 38):
- * those Gateways' routes leave the backend out, whatever the Gateways with an identity do.
+ * those Gateways' routes leave the backend out, whatever the Gateways with an identity do. One sentence, the
+ * Gateways named up to NAMED_GATEWAYS (gateway-identity.ts).
  */
 function unservedIdentity(spec: GwBackendSpec, pieces: readonly StatusPiece[]): string {
   const gateways = [...new Set(pieces.flatMap((p) => (p.kind === 'identityMissing' ? [p.gateway] : [])))].sort();
+  if (!gateways.length) return '';
   const fields = backendIdentityFields(spec).join(', ');
-  return gateways
-    .map(
-      (g) =>
-        `${identityMissingText(`${fields}: SPIFFE`, g)}, so the routes of that Gateway leave this backend out (ResolvedRefs=False, InvalidBackendTLS)`,
-    )
-    .join('; ');
+  const those = gateways.length > 1 ? 'those Gateways' : 'that Gateway';
+  return `${identityMissingText(`${fields}: SPIFFE`, gateways)}, so the routes of ${those} leave this backend out (ResolvedRefs=False, InvalidBackendTLS)`;
 }
 
 const optional = <T>(v: T | undefined): T[] => (v === undefined ? [] : [v]);
