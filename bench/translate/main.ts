@@ -1,5 +1,6 @@
-// Translation benchmark (issues 5, 21): full translation of the synthetic cluster, re-translation after
-// one policy change at two cluster sizes (only affected gateways are recomputed), and controller RSS.
+// Translation benchmark (issues 5, 21, 42): full translation of the synthetic cluster, re-translation after
+// one policy change at two cluster sizes (only affected gateways are recomputed), and controller RSS with
+// the encoded bodies it serves proxies held (each snapshot published to the controller's xDS source).
 // Bounded: fixed sizes and iteration counts; exits 1 when a target is missed.
 //
 // Each figure comes from a child process running plain JavaScript, as `gw controller` does: this bench is
@@ -23,6 +24,7 @@ import { runInNewContext } from 'node:vm';
 import type * as TS from 'typescript';
 import type * as StateModule from '../../src/translate/state.js';
 import type * as StoreModule from '../../src/translate/objects/store.js';
+import type * as SourceModule from '../../src/controller/snapshot-source.js';
 import { syntheticCluster, type Cluster } from './cluster.js';
 
 const OPTIONS = { controllerName: 'gw.dev/gateway-controller', now: '2026-01-01T00:00:00Z' };
@@ -34,6 +36,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 interface Api {
   state: typeof StateModule;
   store: typeof StoreModule;
+  source: typeof SourceModule;
 }
 
 /** One figure and the 1-minute load average when it was taken. */
@@ -57,6 +60,8 @@ interface Figures {
   changeLarge: Figure;
   rss: Figure;
   heapUsedMb: number;
+  /** Bytes of the encoded resources the controller holds to serve, all gateways (MB). */
+  bodiesMb: number;
 }
 
 async function loadApi(tree: string | undefined): Promise<Api> {
@@ -64,6 +69,7 @@ async function loadApi(tree: string | undefined): Promise<Api> {
   return {
     state: (await import(`${base}state.js`)) as typeof StateModule,
     store: (await import(`${base}objects/store.js`)) as typeof StoreModule,
+    source: (await import(`${base}../controller/snapshot-source.js`)) as typeof SourceModule,
   };
 }
 
@@ -119,13 +125,19 @@ async function measure(tree: string | undefined): Promise<Figures> {
   const state = api.state.translateAll(large.store, OPTIONS);
   const full = figure(cpuMs(c0));
   const fullWall = performance.now() - w0;
-  // Steady state: the store, every snapshot, every status and the dependency index, nothing else.
+  // What `gw controller` serves: every snapshot encoded and held by its xDS source (issue 42 counts them).
+  const served = api.source.createControllerSource();
+  for (const [gateway, snapshot] of api.state.snapshots(state)) served.publish(gateway, snapshot);
+  // Steady state: the store, every snapshot, every status, the dependency index and the bodies, nothing else.
   gc();
   const mem = process.memoryUsage();
   const rss = figure(mem.rss / 2 ** 20);
   const c1 = process.cpuUsage();
   api.state.translateAll(large.store, OPTIONS);
   const fullWarm = figure(cpuMs(c1));
+  let bodies = 0;
+  for (const gateway of state.gateways.keys())
+    for (const r of served.get(gateway)?.values() ?? []) bodies += r.body.length;
   const changeLarge = figure(oneChange(api, large, state));
   return {
     tree: tree ?? 'src (tsx)',
@@ -140,6 +152,7 @@ async function measure(tree: string | undefined): Promise<Figures> {
     changeLarge,
     rss,
     heapUsedMb: mem.heapUsed / 2 ** 20,
+    bodiesMb: bodies / 2 ** 20,
   };
 }
 
@@ -172,18 +185,20 @@ function rows(f: Figures): Row[] {
       TARGET.changeMs,
     ],
     [
-      'controller RSS with the 10k-object store and all snapshots and statuses held',
+      'controller RSS with the 10k-object store, all snapshots and statuses, and the encoded bodies served held',
       (x) => x.rss,
       mb,
       `≤ ${TARGET.rssMb} MB`,
       TARGET.rssMb,
     ],
+    ['of which JavaScript heap in use', (x) => ({ value: x.heapUsedMb, load: x.rss.load }), mb, ''],
+    ['of which encoded bodies (bytes)', (x) => ({ value: x.bodiesMb, load: x.rss.load }), mb, ''],
   ];
 }
 
 function report(f: Figures): boolean {
   console.log(
-    `${f.tree}${f.flags ? ` (node ${f.flags})` : ''}: cluster ${JSON.stringify(f.counts)}; snapshots: ${f.snapshots}; first run wall ${f.fullWall.toFixed(0)} ms; heap used ${f.heapUsedMb.toFixed(0)} MB`,
+    `${f.tree}${f.flags ? ` (node ${f.flags})` : ''}: cluster ${JSON.stringify(f.counts)}; snapshots: ${f.snapshots}; first run wall ${f.fullWall.toFixed(0)} ms; heap used ${f.heapUsedMb.toFixed(0)} MB; encoded bodies ${f.bodiesMb.toFixed(1)} MB`,
   );
   console.log('| measure | result | target | ok |\n| --- | --- | --- | --- |');
   let ok = true;

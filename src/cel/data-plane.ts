@@ -198,12 +198,26 @@ export const variableMembers: Partial<Record<CelVariable, readonly string[]>> = 
   destination: ['address', 'port'],
 };
 
+// A pure function of the text, and rules repeat across policies: every status refresh of every GwPolicy
+// asks again, and parsing was 11 % of a first full translation at 10k objects. Bounded by entries.
+const memberWarnings = new Map<string, readonly string[]>();
+const MEMBER_WARNINGS_HELD = 4096;
+
 /**
  * Members an expression reads that its variable never has (`mcp.tools`, `request.header`): the rule compiles
  * (the variables are dynamic maps) but that read always fails, so a Deny rule built on it never denies. One
  * sentence per member; empty when there is none or the expression does not parse.
  */
-export function celMemberWarnings(source: string): string[] {
+export function celMemberWarnings(source: string): readonly string[] {
+  let held = memberWarnings.get(source);
+  if (held === undefined) {
+    if (memberWarnings.size >= MEMBER_WARNINGS_HELD) memberWarnings.clear();
+    memberWarnings.set(source, (held = Object.freeze(parsedMemberWarnings(source))));
+  }
+  return held;
+}
+
+function parsedMemberWarnings(source: string): string[] {
   let parsed;
   try {
     parsed = dataPlaneCel().cel.parse(source);

