@@ -15,9 +15,9 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { firstLine, until200 } from '../lib/children.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -49,29 +49,6 @@ function start(args: string[], name: string, env: NodeJS.ProcessEnv = process.en
   children.push(proc);
   proc.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
   return proc;
-}
-
-async function firstLine(proc: ChildProcess): Promise<string> {
-  const it = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (c) => reject(new Error(`exited: ${c}`))));
-  const first = await Promise.race([it.next(), exited]);
-  void (async () => {
-    for await (const _ of it);
-  })();
-  return String(first.value).trim();
-}
-
-/** Polls until the URL answers 200 (the proxy's readiness: every worker ready). */
-async function until200(url: string, proc: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (proc.exitCode !== null) throw new Error(`${url}: the process exited with ${proc.exitCode}`);
-    const ok = await request(url, { dispatcher: agent })
-      .then(async (r) => (await r.body.dump(), r.statusCode === 200))
-      .catch(() => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} never answered 200`);
 }
 
 const pssMiB = (pid: number): number =>
@@ -123,7 +100,7 @@ async function measure([name, build]: [string, string], { port, xds }: Ports): P
     { ...process.env, GW_RECORD_MODULES: modules },
   );
   try {
-    await until200(`http://127.0.0.1:${ready}/healthz/ready`, proxy);
+    await until200(`http://127.0.0.1:${ready}/healthz/ready`, proxy, agent);
     await readings(name, proxy.pid!, `http://127.0.0.1:${port}/plain/v1/chat/completions`, modules);
   } finally {
     if (proxy.exitCode === null) {
@@ -204,7 +181,7 @@ async function main(): Promise<void> {
     ],
     'controller',
   );
-  await until200(`http://127.0.0.1:${health}/readyz`, controller);
+  await until200(`http://127.0.0.1:${health}/readyz`, controller, agent);
   for (const build of builds) await measure(build, { port, xds });
 }
 

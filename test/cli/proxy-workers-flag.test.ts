@@ -20,10 +20,10 @@ describe('resolveWorkers', () => {
 });
 
 describe('workerExecArgv', () => {
-  const small = `--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`;
-  it("keeps the primary's flags and adds the workers' smaller young generation", () => {
-    expect(workerExecArgv(['--import', 'tsx'])).toEqual(['--import', 'tsx', small]);
-    expect(workerExecArgv([], '--enable-source-maps')).toEqual([small]);
+  const small = [`--min-semi-space-size=${WORKER_SEMI_SPACE_MIB}`, `--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`];
+  it("keeps the primary's flags and adds the workers' smaller young generation, at its full size from the start", () => {
+    expect(workerExecArgv(['--import', 'tsx'])).toEqual(['--import', 'tsx', ...small]);
+    expect(workerExecArgv([], '--enable-source-maps')).toEqual(small);
   });
   it('leaves the semi-space size to the user who set one, as a flag or in NODE_OPTIONS', () => {
     expect(workerExecArgv(['--max-semi-space-size=16'])).toEqual(['--max-semi-space-size=16']);

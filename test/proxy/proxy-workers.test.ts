@@ -170,6 +170,7 @@ describe('gw proxy --workers 2', () => {
     for (const pid of workers) {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       expect(argv).toContain(`--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
+      expect(argv).toContain(`--min-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
       expect(argv).toContain('./test/support/record-modules.mjs');
     }
     const primary = readFileSync(`/proc/${remote.child.pid}/cmdline`, 'utf8').split('\0');
