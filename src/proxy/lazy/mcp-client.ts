@@ -3,10 +3,7 @@
 // not with the proxy: streamable-HTTP targets are spoken to without them (mcp/http-target.ts). The runtime
 // awaits this at apply, so a session's first connection finds the module loaded.
 import type * as Upstream from '../mcp/upstream.js';
+import { lazyModule } from './once.js';
 
-let loading: Promise<typeof Upstream> | undefined;
-
-/** mcp/upstream.ts, imported once; later calls resolve with the same module. */
-export function loadMcpClient(): Promise<typeof Upstream> {
-  return (loading ??= import('../mcp/upstream.js'));
-}
+/** mcp/upstream.ts, imported once; later calls resolve with the same module (a failed import is tried again). */
+export const loadMcpClient = lazyModule<typeof Upstream>(() => import('../mcp/upstream.js')).load;

@@ -3,14 +3,12 @@
 // imports it. The runtime awaits this at apply; a request that reaches an MCP route before (a route the
 // runtime did not foresee) waits for the one load, later ones find the module loaded.
 import type * as Endpoint from '../mcp/endpoint.js';
+import { lazyModule } from './once.js';
 
-let loaded: typeof Endpoint | undefined;
-let loading: Promise<typeof Endpoint> | undefined;
+const endpoint = lazyModule<typeof Endpoint>(() => import('../mcp/endpoint.js'));
 
-/** mcp/endpoint.ts, imported once; later calls resolve with the same module. */
-export function loadMcpEndpoint(): Promise<typeof Endpoint> {
-  return (loading ??= import('../mcp/endpoint.js').then((m) => (loaded = m)));
-}
+/** mcp/endpoint.ts, imported once; later calls resolve with the same module (a failed import is tried again). */
+export const loadMcpEndpoint = endpoint.load;
 
 /** The endpoint's module once loaded (no promise on the request path then), else undefined. */
-export const loadedMcpEndpoint = (): typeof Endpoint | undefined => loaded;
+export const loadedMcpEndpoint = endpoint.loaded;
