@@ -17,7 +17,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 /** Where a relayed stream's client-format SSE text goes. */
 export interface StreamOut {
-  write(chunk: string | Buffer): Promise<void>;
+  /** Undefined when the chunk was taken at once (no promise per event); a promise when the client is behind. */
+  write(chunk: string | Buffer): Promise<void> | undefined;
   end(): Promise<void>;
   /** The client left, or the held stream outgrew its bound (already answered): stop reading the provider. */
   readonly stopped: boolean;
@@ -35,8 +36,9 @@ export function sendVerdict(res: ServerResponse, v: { status: number; contentTyp
   res.writeHead(v.status, { 'content-type': v.contentType, 'content-length': Buffer.byteLength(v.body) }).end(v.body);
 }
 
-async function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+function write(res: ServerResponse, chunk: string | Buffer): Promise<void> | undefined {
+  if (res.write(chunk)) return undefined;
+  return Promise.race([once(res, 'drain'), once(res, 'close')]).then(() => undefined);
 }
 
 function sseHead(res: ServerResponse, status: number): void {
@@ -65,7 +67,7 @@ class DirectStream implements StreamOut {
     return this.res.destroyed;
   }
 
-  write(chunk: string | Buffer): Promise<void> {
+  write(chunk: string | Buffer): Promise<void> | undefined {
     return write(this.res, chunk);
   }
 
@@ -92,8 +94,8 @@ class HeldStream implements StreamOut {
     return this.over || this.res.destroyed;
   }
 
-  write(chunk: string | Buffer): Promise<void> {
-    if (this.over) return Promise.resolve();
+  write(chunk: string | Buffer): undefined {
+    if (this.over) return;
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.size += b.length;
     if (this.size > this.held.maxBytes) {
@@ -106,7 +108,6 @@ class HeldStream implements StreamOut {
         `provider ${this.a.provider} streamed more than ${this.held.maxBytes} bytes, the most held to check a streamed answer (${this.held.by ?? 'promptGuard.streaming Buffered'})`,
       );
     } else this.parts.push(b);
-    return Promise.resolve();
   }
 
   async end(): Promise<void> {

@@ -19,6 +19,7 @@ import { CohereStreamConverter, cohereUsage, fromCohereError, fromCohereResponse
 import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';
 import { EventStreamDecoder, type EventMessage } from './event-stream.js';
 import { sendVerdict, streamOut } from './held-stream.js';
+import { eachChunk, prematureClose } from './body-chunks.js';
 import type { WireFormat } from './vendors.js';
 import type { CatalogModel } from './model-catalog.js';
 
@@ -132,10 +133,6 @@ export function readBounded(body: Readable, limit: number): Promise<Buffer | 'to
       if (!body.readableEnded) reject(prematureClose());
     });
   });
-}
-
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function openAiUsage(u: unknown): Usage | undefined {
@@ -253,6 +250,8 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
   sendJson(res, status, out);
 }
 
+const STREAMING = { stream: true };
+
 /**
  * An SSE response, event by event as it arrives (held whole only for response guards, `streamOut`).
  * OpenAI-format bytes pass through unchanged and are only read for `usage`; Anthropic and Cohere events
@@ -288,16 +287,19 @@ export async function relayStream(
   });
   const decoder = new TextDecoder();
   try {
-    for await (const chunk of body) {
-      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-      if (!conv) await out.write(chunk as Buffer);
-      else if (pending) {
+    await eachChunk(
+      body,
+      (chunk) => {
+        parser.feed(decoder.decode(chunk, STREAMING));
+        if (!conv) return out.write(chunk);
+        if (!pending) return undefined;
         const text = pending;
         pending = '';
-        await out.write(text);
-      }
-      if (out.stopped) return;
-    }
+        return out.write(text);
+      },
+      () => out.stopped,
+    );
+    if (out.stopped) return;
     if (conv) await out.write(conv.end());
     await out.end();
   } finally {
