@@ -47,7 +47,6 @@ export function usageSink(usage: UsageSink, onTokens?: (tokens: number) => void)
 
 export class LlmUsage implements UsageSink {
   private readonly models = new Set<string>();
-  private readonly counters = new Map<string, { inc(n?: number): void }>();
 
   constructor(private readonly metrics: ProxyMetrics) {}
 
@@ -60,7 +59,8 @@ export class LlmUsage implements UsageSink {
 
   request(provider: string, model: string, status: string): void {
     const m = this.model(model);
-    this.counter(`r ${provider} ${m} ${status}`, () => this.metrics.llmRequests.labels(provider, m, status)).inc();
+    const key = `${provider} ${m} ${status}`;
+    this.metrics.llmRequests.child(key, { provider, model: m, status }).inc();
   }
 
   /** `price`: the model's catalog entry; with it the answer's cost is counted too (gw_llm_cost_usd_total). */
@@ -69,40 +69,30 @@ export class LlmUsage implements UsageSink {
     const m = this.model(model);
     if (price) this.cost(provider, m, usage, price);
     if (usage.input > 0)
-      this.counter(`t ${provider} ${m} input`, () => this.metrics.llmTokens.labels(provider, m, 'input')).inc(
-        usage.input,
-      );
+      this.metrics.llmTokens.child(`${provider} ${m} input`, { provider, model: m, kind: 'input' }).inc(usage.input);
     if (usage.output > 0)
-      this.counter(`t ${provider} ${m} output`, () => this.metrics.llmTokens.labels(provider, m, 'output')).inc(
-        usage.output,
-      );
+      this.metrics.llmTokens.child(`${provider} ${m} output`, { provider, model: m, kind: 'output' }).inc(usage.output);
     if (usage.cacheRead)
-      this.counter(`t ${provider} ${m} cache_read`, () => this.metrics.llmTokens.labels(provider, m, 'cache_read')).inc(
-        usage.cacheRead,
-      );
+      this.metrics.llmTokens
+        .child(`${provider} ${m} cache_read`, { provider, model: m, kind: 'cache_read' })
+        .inc(usage.cacheRead);
     if (usage.cacheWrite)
-      this.counter(`t ${provider} ${m} cache_write`, () =>
-        this.metrics.llmTokens.labels(provider, m, 'cache_write'),
-      ).inc(usage.cacheWrite);
+      this.metrics.llmTokens
+        .child(`${provider} ${m} cache_write`, { provider, model: m, kind: 'cache_write' })
+        .inc(usage.cacheWrite);
   }
 
   private cost(provider: string, m: string, usage: Usage, price: CatalogModel): void {
     const input = price.inputCostPerMillion;
     const output = price.outputCostPerMillion;
     if (input !== undefined && usage.input > 0)
-      this.counter(`c ${provider} ${m} input`, () => this.metrics.llmCost.labels(provider, m, 'input')).inc(
-        (usage.input * input) / 1e6,
-      );
+      this.metrics.llmCost
+        .child(`${provider} ${m} input`, { provider, model: m, kind: 'input' })
+        .inc((usage.input * input) / 1e6);
     if (output !== undefined && usage.output > 0)
-      this.counter(`c ${provider} ${m} output`, () => this.metrics.llmCost.labels(provider, m, 'output')).inc(
-        (usage.output * output) / 1e6,
-      );
-  }
-
-  private counter(key: string, make: () => { inc(n?: number): void }): { inc(n?: number): void } {
-    let c = this.counters.get(key);
-    if (!c) this.counters.set(key, (c = make()));
-    return c;
+      this.metrics.llmCost
+        .child(`${provider} ${m} output`, { provider, model: m, kind: 'output' })
+        .inc((usage.output * output) / 1e6);
   }
 }
 
