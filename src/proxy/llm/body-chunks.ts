@@ -1,12 +1,14 @@
 // A provider's streamed body read with `data` events rather than `for await`: the async iterator costs a
 // promise, a microtask hop and a `read()` per chunk, the largest share of a relayed event's own JS cost.
+// Chunks that arrive in one socket read (undici emits them in one turn) are handed over as one, so a
+// provider that gets ahead of the proxy costs one client write per read, not one per event.
 import type { Readable } from 'node:stream';
 
 /**
- * Calls `each` with every chunk of `body` until it ends; a promise from `each` (the client is behind) pauses
- * the body until it settles. Settles as `for await` would: rejects with the body's error, with
- * ERR_STREAM_PREMATURE_CLOSE when it closes before its end, or with what `each` threw or rejected with (the
- * body is then destroyed); when `stop()` is true after a chunk, destroys the body and resolves.
+ * Calls `each` with the chunks of `body` until it ends, those of one turn joined; a promise from `each`
+ * (the client is behind) pauses the body until it settles. Settles as `for await` would: rejects with the
+ * body's error, with ERR_STREAM_PREMATURE_CLOSE when it closes before its end, or with what `each` threw or
+ * rejected with (the body is then destroyed); when `stop()` is true after a chunk, destroys the body and resolves.
  */
 export function eachChunk(
   body: Readable,
@@ -16,6 +18,9 @@ export function eachChunk(
   return new Promise((resolve, reject) => {
     if (body.destroyed) return reject(body.errored ?? prematureClose());
     let settled = false;
+    let ended = false;
+    let writing = false;
+    let batch: Buffer[] = [];
     const settle = (err?: unknown): void => {
       if (settled) return;
       settled = true;
@@ -27,29 +32,41 @@ export function eachChunk(
       settle(err);
       body.destroy();
     };
-    // True when the caller asked to stop: the rest of the body is not read.
-    const stopped = (): boolean => {
-      if (!stop()) return false;
-      settle();
-      body.destroy();
-      return true;
+    // After a chunk went out: stop when asked (the rest of the body is not read), else go on or finish.
+    const next = (): void => {
+      writing = false;
+      if (settled) return;
+      if (stop()) {
+        settle();
+        body.destroy();
+      } else if (ended) settle();
+      else body.resume();
     };
-    const onData = (chunk: Buffer): void => {
+    const flush = (): void => {
+      if (settled) return;
+      const chunks = batch;
+      batch = [];
       let pending: Promise<void> | undefined;
       try {
-        pending = each(chunk);
+        pending = each(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
       } catch (err) {
         return fail(err);
       }
-      if (!pending) return void stopped();
+      if (!pending) return next();
       body.pause();
-      pending.then(() => {
-        if (!settled && !stopped()) body.resume();
-      }, fail);
+      pending.then(next, fail);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (batch.push(chunk) > 1) return;
+      writing = true;
+      queueMicrotask(flush);
     };
     body.on('data', onData);
-    // Whichever comes first settles the promise; the later ones are no-ops.
-    body.on('end', () => settle());
+    // Whichever comes first settles the promise; the later ones are no-ops. The end waits for the last write.
+    body.on('end', () => {
+      ended = true;
+      if (!writing) settle();
+    });
     body.on('error', settle);
     body.on('close', () => {
       if (!body.readableEnded) settle(body.errored ?? prematureClose());

@@ -5,7 +5,6 @@
 // the guards read, and released only after them: the original events (allow), a rewrite carrying the
 // modified answer (modify), or the guard's own error answer in place of the stream (reject). The status
 // line waits with the events, so a rejection is a plain HTTP error the SDKs raise with its status.
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import type { GuardRequestContext, GuardVerdict, LlmGuards } from '../guard/types.js';
@@ -38,7 +37,16 @@ export function sendVerdict(res: ServerResponse, v: { status: number; contentTyp
 
 function write(res: ServerResponse, chunk: string | Buffer): Promise<void> | undefined {
   if (res.write(chunk)) return undefined;
-  return Promise.race([once(res, 'drain'), once(res, 'close')]).then(() => undefined);
+  // Both listeners go once either fires: a long stream's waits must not pile up `close` listeners on `res`.
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function sseHead(res: ServerResponse, status: number): void {

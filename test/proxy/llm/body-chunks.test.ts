@@ -20,6 +20,7 @@ describe('eachChunk', () => {
       () => false,
     );
     body.write('a');
+    await new Promise((r) => setImmediate(r));
     body.write('b');
     body.end();
     await new Promise((r) => setImmediate(r));
@@ -28,6 +29,25 @@ describe('eachChunk', () => {
     release();
     await done;
     expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('hands the chunks that arrive in one turn over as one, and ends after the last of them', async () => {
+    const body = new PassThrough();
+    const seen: string[] = [];
+    const done = eachChunk(
+      body,
+      (c) => {
+        seen.push(c.toString());
+        return undefined;
+      },
+      () => false,
+    );
+    body.write('data: 1\n\n');
+    body.write('data: 2\n\n');
+    await new Promise((r) => setImmediate(r));
+    body.end('data: [DONE]\n\n');
+    await done;
+    expect(seen).toEqual(['data: 1\n\ndata: 2\n\n', 'data: [DONE]\n\n']);
   });
 
   it('destroys the body and resolves once the caller stops (the client left)', async () => {
