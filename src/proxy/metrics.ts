@@ -6,6 +6,51 @@ function counter<L extends string>(registry: Registry, name: string, help: strin
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
+/** One labelled series of a batched counter. */
+export interface CounterChild {
+  inc(n?: number): void;
+}
+
+/**
+ * A counter whose `child(key, labels)` counts in a plain number, added
+ * to the series whenever the counter is read (scrape, `get()`): prom-client hashes the label object on
+ * every `inc`, children included, and that hash was a per-request cost of the LLM path.
+ */
+function batchedCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) {
+  const children = new Map<string, { labels: Partial<Record<L, string>>; n: number; inc(n?: number): void }>();
+  const c = new Counter<L>({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const ch of children.values())
+        if (ch.n > 0) {
+          this.inc(ch.labels, ch.n);
+          ch.n = 0;
+        }
+    },
+  });
+  /** The series of `labels` (an absent label is left out of it), looked up by the caller's `key` for them. */
+  const child = (key: string, labels: Partial<Record<L, string>>): CounterChild => {
+    let ch = children.get(key);
+    if (!ch) {
+      ch = {
+        labels,
+        n: 0,
+        inc(n = 1) {
+          // Refused here as prom-client's own `inc` refuses it, not later at a scrape.
+          if (!Number.isFinite(n) || n < 0) throw new TypeError(`a counter cannot be increased by ${n}`);
+          this.n += n;
+        },
+      };
+      children.set(key, ch);
+    }
+    return ch;
+  };
+  return Object.assign(c, { child });
+}
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 /** Distinct combinations of added label values kept apart; past it new ones share the value `overflow`. */
 export const MAX_LABEL_SETS = 1000;
@@ -16,11 +61,11 @@ export const MAX_LABEL_SETS = 1000;
  * changes the set of added names registers both again (their series restart from zero, as after a restart).
  */
 export class RequestMetrics {
-  private requests!: Counter<string>;
+  private requests!: ReturnType<typeof batchedCounter<string>>;
   private latency!: Histogram<string>;
   private names: ReadonlySet<string> = new Set();
   /** Labelled children, looked up once per key: prom-client hashes the label object on every call otherwise. */
-  private readonly children = new Map<string, { requests: Counter.Internal; latency: Histogram.Internal<string> }>();
+  private readonly children = new Map<string, { requests: CounterChild; latency: Histogram.Internal<string> }>();
   private readonly labelSets = new Set<string>();
 
   constructor(private readonly registry: Registry) {
@@ -48,7 +93,7 @@ export class RequestMetrics {
     let c = this.children.get(key);
     if (!c) {
       c = {
-        requests: this.requests.labels({ ...labels, status: String(status) }),
+        requests: this.requests.child(key, { ...labels, status: String(status) }),
         latency: this.latency.labels(labels),
       };
       this.children.set(key, c);
@@ -61,7 +106,7 @@ export class RequestMetrics {
     this.names = new Set(names);
     this.children.clear();
     this.labelSets.clear();
-    this.requests = counter(
+    this.requests = batchedCounter(
       this.registry,
       'gw_http_requests_total',
       'HTTP requests by method and status (and the labels GwPolicy frontend.metrics adds).',
@@ -98,7 +143,7 @@ function httpMetrics(registry: Registry) {
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
-    errors: counter(
+    errors: batchedCounter(
       registry,
       'gw_proxy_errors_total',
       'Requests the proxy answered with one of its own errors, by error code (docs/proxy.md "Error codes") and status.',
@@ -213,13 +258,13 @@ function healthMetrics(registry: Registry) {
 
 function llmMetrics(registry: Registry) {
   return {
-    llmRequests: counter(
+    llmRequests: batchedCounter(
       registry,
       'gw_llm_requests_total',
       'Requests sent to LLM providers (each failover attempt counts), by provider, upstream model and status (HTTP status, or connect / timeout).',
       ['provider', 'model', 'status'],
     ),
-    llmTokens: counter(
+    llmTokens: batchedCounter(
       registry,
       'gw_llm_tokens_total',
       'Tokens LLM providers reported in response usage (streamed too), by provider, model and kind (input, output; cache_read and cache_write count the part of input read from or written to the vendor prompt cache).',
@@ -231,7 +276,7 @@ function llmMetrics(registry: Registry) {
       'Inline moderation checks of LLM providers (openai.moderation), by provider, phase (input, output) and result (passed, flagged, error).',
       ['provider', 'phase', 'result'],
     ),
-    llmCost: counter(
+    llmCost: batchedCounter(
       registry,
       'gw_llm_cost_usd_total',
       "US dollars LLM answers cost by the model catalog's prices (tokens reported in usage times the price per million), by provider, model and kind (input, output); models without a catalog price are not counted.",

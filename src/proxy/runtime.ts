@@ -812,7 +812,7 @@ export class ProxyRuntime {
       const cls = `${Math.trunc(status / 100)}xx`;
       this.child(`route ${route} ${cls}`, () => this.metrics.routeRequests.labels(route, cls)).observe(seconds);
       const code = errorCodeOf(res);
-      if (code) this.child(`err ${code}`, () => this.metrics.errors.labels(code, String(status))).inc();
+      if (code) this.metrics.errors.child(`${code} ${status}`, { code, status: String(status) }).inc();
     });
     try {
       await this.route(server, req, res);

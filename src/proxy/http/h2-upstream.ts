@@ -10,6 +10,7 @@ import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:h
 import type { Readable } from 'node:stream';
 import { CONNECTION_SPECIFIC } from './h2-compat.js';
 import { dialSocket, H2_ONLY, type DialPlan } from './upstream-dial.js';
+import type { CallSignal } from './call-signal.js';
 
 const MAX_SESSIONS = 256;
 /** RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2; `host` becomes `:authority`. */
@@ -23,7 +24,7 @@ export interface UpstreamRequest {
   method: string;
   headers: Headers;
   body: Readable | Buffer | null;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /** The part of undici's ResponseData the forwarder reads; `trailers` is filled by the time the body ends. */

@@ -5,7 +5,6 @@
 // the guards read, and released only after them: the original events (allow), a rewrite carrying the
 // modified answer (modify), or the guard's own error answer in place of the stream (reject). The status
 // line waits with the events, so a rejection is a plain HTTP error the SDKs raise with its status.
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import type { GuardRequestContext, GuardVerdict, LlmGuards } from '../guard/types.js';
@@ -17,7 +16,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 /** Where a relayed stream's client-format SSE text goes. */
 export interface StreamOut {
-  write(chunk: string | Buffer): Promise<void>;
+  /** Undefined when the chunk was taken at once (no promise per event); a promise when the client is behind. */
+  write(chunk: string | Buffer): Promise<void> | undefined;
   end(): Promise<void>;
   /** The client left, or the held stream outgrew its bound (already answered): stop reading the provider. */
   readonly stopped: boolean;
@@ -35,8 +35,18 @@ export function sendVerdict(res: ServerResponse, v: { status: number; contentTyp
   res.writeHead(v.status, { 'content-type': v.contentType, 'content-length': Buffer.byteLength(v.body) }).end(v.body);
 }
 
-async function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+function write(res: ServerResponse, chunk: string | Buffer): Promise<void> | undefined {
+  if (res.write(chunk)) return undefined;
+  // Both listeners go once either fires: a long stream's waits must not pile up `close` listeners on `res`.
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function sseHead(res: ServerResponse, status: number): void {
@@ -65,7 +75,7 @@ class DirectStream implements StreamOut {
     return this.res.destroyed;
   }
 
-  write(chunk: string | Buffer): Promise<void> {
+  write(chunk: string | Buffer): Promise<void> | undefined {
     return write(this.res, chunk);
   }
 
@@ -92,8 +102,8 @@ class HeldStream implements StreamOut {
     return this.over || this.res.destroyed;
   }
 
-  write(chunk: string | Buffer): Promise<void> {
-    if (this.over) return Promise.resolve();
+  write(chunk: string | Buffer): undefined {
+    if (this.over) return;
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.size += b.length;
     if (this.size > this.held.maxBytes) {
@@ -106,7 +116,6 @@ class HeldStream implements StreamOut {
         `provider ${this.a.provider} streamed more than ${this.held.maxBytes} bytes, the most held to check a streamed answer (${this.held.by ?? 'promptGuard.streaming Buffered'})`,
       );
     } else this.parts.push(b);
-    return Promise.resolve();
   }
 
   async end(): Promise<void> {

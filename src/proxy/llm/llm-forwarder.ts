@@ -18,6 +18,7 @@ import { bufferBody } from '../policy/retry.js';
 import { splitTarget } from '../http/route-match.js';
 import { UpstreamDialers, dialPlan, needsDialer, planKey } from '../http/upstream-dial.js';
 import { H2Upstreams, type UpstreamResponse } from '../http/h2-upstream.js';
+import { CallAbort, type CallSignal } from '../http/call-signal.js';
 import { UpstreamTlsPool } from '../http/upstream-tls.js';
 import { toAnthropicRequest } from './anthropic.js';
 import { toConverseRequest } from './bedrock.js';
@@ -260,7 +261,7 @@ export class LlmForwarder {
       if ('error' in chosen) return refuse(chosen.error, chosen.message);
       route = chosen;
     }
-    const abort = new AbortController();
+    const abort = new CallAbort();
     const onClose = (): void => {
       if (!res.writableFinished) abort.abort(new ClientGone());
     };
@@ -270,10 +271,10 @@ export class LlmForwarder {
     let timer: NodeJS.Timeout | undefined;
     try {
       if (client.checkLimits && (await client.checkLimits(this.limitBindings(chat ? body : raw)))) return;
-      if (abort.signal.aborted) return;
+      if (abort.aborted) return;
       timer = route.deadlineMs > 0 ? setTimeout(() => abort.abort(new Deadline()), route.deadlineMs) : undefined;
-      if (chat) await this.serve(req, res, route, client, { body, raw }, abort.signal);
-      else await this.servePlain(req, res, route, client, type, raw, abort.signal);
+      if (chat) await this.serve(req, res, route, client, { body, raw }, abort);
+      else await this.servePlain(req, res, route, client, type, raw, abort);
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
@@ -360,7 +361,7 @@ export class LlmForwarder {
     client: LlmClient,
     type: AiRouteType,
     raw: Buffer,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<void> {
     const { path, query } = splitTarget(req.url);
     const pathOf = (p: LlmProvider): string | undefined =>
@@ -436,7 +437,7 @@ export class LlmForwarder {
     route: LlmRoute,
     client: LlmClient,
     { body, raw }: { body: ChatBody; raw: Buffer },
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<void> {
     const candidates = this.health.order(route.backend, route.groups);
     if (candidates.length === 0) return this.noneHealthy(res, route);
@@ -635,7 +636,7 @@ export class LlmForwarder {
     headers: Record<string, string | string[]>,
     guardCtx: GuardRequestContext,
     client: LlmClient,
-    moderation: { credential: ProviderCredential; signal: AbortSignal; clientHeaders: IncomingHttpHeaders },
+    moderation: { credential: ProviderCredential; signal: CallSignal; clientHeaders: IncomingHttpHeaders },
   ): Call {
     const e = p.endpoint;
     const model = String(clientBody.model);
@@ -703,16 +704,16 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<'done' | Failure> {
     const tryMs = route.tryDeadlineMs || p.requestTimeoutMs;
     // A try with its own deadline gets its own signal; otherwise the request's (the same reasons reach it).
-    const attempt = tryMs > 0 ? new AbortController() : undefined;
+    const attempt = tryMs > 0 ? new CallAbort() : undefined;
     const onAbort = (): void => attempt?.abort(signal.reason);
     if (attempt && signal.aborted) onAbort();
     else if (attempt) signal.addEventListener('abort', onAbort, { once: true });
     const timer = attempt ? setTimeout(() => attempt.abort(new Deadline()), tryMs) : undefined;
-    const trySignal = attempt?.signal ?? signal;
+    const trySignal: CallSignal = attempt ?? signal;
     let started = false;
     const t0 = this.clock();
     let report: PickerReport | undefined;
@@ -752,7 +753,7 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
-    signal: AbortSignal,
+    signal: CallSignal,
     fallbacks: readonly PickedEndpoint[],
   ): Promise<{ p: LlmProvider; up: UpstreamResponse | Failure }> {
     for (const next of fallbacks) {
@@ -814,7 +815,7 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<UpstreamResponse | Failure> {
     const kind = p.edge?.credential?.kind;
     // Keys and passthrough tokens are already in the call's headers: no cloud step (and no await) for them.
@@ -857,7 +858,7 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
-    signal: AbortSignal,
+    signal: CallSignal,
     cloud?: Record<string, string>,
   ): Promise<UpstreamResponse> {
     const e = p.endpoint;
@@ -904,7 +905,7 @@ export class LlmForwarder {
   }
 
   /** Once the status reached the client no other provider may answer: the cut connection tells it the body is incomplete. */
-  private brokeOff(res: ServerResponse, route: LlmRoute, p: LlmProvider, signal: AbortSignal, err: unknown): 'done' {
+  private brokeOff(res: ServerResponse, route: LlmRoute, p: LlmProvider, signal: CallSignal, err: unknown): 'done' {
     if (!(signal.reason instanceof ClientGone))
       this.opts.log.warn({ route: route.name, provider: p.name, code: codeOf(err) }, 'LLM provider response broke off');
     if (res.headersSent) res.destroy();
@@ -919,8 +920,8 @@ export class LlmForwarder {
     route: LlmRoute,
     p: LlmProvider,
     call: Call,
-    signal: AbortSignal,
-    attempt: AbortSignal,
+    signal: CallSignal,
+    attempt: CallSignal,
     err: unknown,
   ): Failure {
     const e = p.endpoint;
@@ -943,7 +944,7 @@ export class LlmForwarder {
   }
 
   /** Every provider failed before answering: the last one's status and body, or what kept them all from answering. */
-  private giveUp(res: ServerResponse, route: LlmRoute, failures: Failure[], signal: AbortSignal): void {
+  private giveUp(res: ServerResponse, route: LlmRoute, failures: Failure[], signal: CallSignal): void {
     if (signal.reason instanceof ClientGone) return;
     if (signal.reason instanceof Deadline) {
       sendError(res, 'gateway_timeout', `route ${route.name}: no provider answered within the request timeout`);

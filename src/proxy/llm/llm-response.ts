@@ -19,6 +19,7 @@ import { CohereStreamConverter, cohereUsage, fromCohereError, fromCohereResponse
 import { ConverseStreamConverter, converseUsage, fromConverseError, fromConverseResponse } from './bedrock.js';
 import { EventStreamDecoder, type EventMessage } from './event-stream.js';
 import { sendVerdict, streamOut } from './held-stream.js';
+import { eachChunk, prematureClose } from './body-chunks.js';
 import type { WireFormat } from './vendors.js';
 import type { CatalogModel } from './model-catalog.js';
 
@@ -46,7 +47,6 @@ export function usageSink(usage: UsageSink, onTokens?: (tokens: number) => void)
 
 export class LlmUsage implements UsageSink {
   private readonly models = new Set<string>();
-  private readonly counters = new Map<string, { inc(n?: number): void }>();
 
   constructor(private readonly metrics: ProxyMetrics) {}
 
@@ -59,7 +59,8 @@ export class LlmUsage implements UsageSink {
 
   request(provider: string, model: string, status: string): void {
     const m = this.model(model);
-    this.counter(`r ${provider} ${m} ${status}`, () => this.metrics.llmRequests.labels(provider, m, status)).inc();
+    const key = `${provider} ${m} ${status}`;
+    this.metrics.llmRequests.child(key, { provider, model: m, status }).inc();
   }
 
   /** `price`: the model's catalog entry; with it the answer's cost is counted too (gw_llm_cost_usd_total). */
@@ -68,40 +69,30 @@ export class LlmUsage implements UsageSink {
     const m = this.model(model);
     if (price) this.cost(provider, m, usage, price);
     if (usage.input > 0)
-      this.counter(`t ${provider} ${m} input`, () => this.metrics.llmTokens.labels(provider, m, 'input')).inc(
-        usage.input,
-      );
+      this.metrics.llmTokens.child(`${provider} ${m} input`, { provider, model: m, kind: 'input' }).inc(usage.input);
     if (usage.output > 0)
-      this.counter(`t ${provider} ${m} output`, () => this.metrics.llmTokens.labels(provider, m, 'output')).inc(
-        usage.output,
-      );
+      this.metrics.llmTokens.child(`${provider} ${m} output`, { provider, model: m, kind: 'output' }).inc(usage.output);
     if (usage.cacheRead)
-      this.counter(`t ${provider} ${m} cache_read`, () => this.metrics.llmTokens.labels(provider, m, 'cache_read')).inc(
-        usage.cacheRead,
-      );
+      this.metrics.llmTokens
+        .child(`${provider} ${m} cache_read`, { provider, model: m, kind: 'cache_read' })
+        .inc(usage.cacheRead);
     if (usage.cacheWrite)
-      this.counter(`t ${provider} ${m} cache_write`, () =>
-        this.metrics.llmTokens.labels(provider, m, 'cache_write'),
-      ).inc(usage.cacheWrite);
+      this.metrics.llmTokens
+        .child(`${provider} ${m} cache_write`, { provider, model: m, kind: 'cache_write' })
+        .inc(usage.cacheWrite);
   }
 
   private cost(provider: string, m: string, usage: Usage, price: CatalogModel): void {
     const input = price.inputCostPerMillion;
     const output = price.outputCostPerMillion;
     if (input !== undefined && usage.input > 0)
-      this.counter(`c ${provider} ${m} input`, () => this.metrics.llmCost.labels(provider, m, 'input')).inc(
-        (usage.input * input) / 1e6,
-      );
+      this.metrics.llmCost
+        .child(`${provider} ${m} input`, { provider, model: m, kind: 'input' })
+        .inc((usage.input * input) / 1e6);
     if (output !== undefined && usage.output > 0)
-      this.counter(`c ${provider} ${m} output`, () => this.metrics.llmCost.labels(provider, m, 'output')).inc(
-        (usage.output * output) / 1e6,
-      );
-  }
-
-  private counter(key: string, make: () => { inc(n?: number): void }): { inc(n?: number): void } {
-    let c = this.counters.get(key);
-    if (!c) this.counters.set(key, (c = make()));
-    return c;
+      this.metrics.llmCost
+        .child(`${provider} ${m} output`, { provider, model: m, kind: 'output' })
+        .inc((usage.output * output) / 1e6);
   }
 }
 
@@ -132,10 +123,6 @@ export function readBounded(body: Readable, limit: number): Promise<Buffer | 'to
       if (!body.readableEnded) reject(prematureClose());
     });
   });
-}
-
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function openAiUsage(u: unknown): Usage | undefined {
@@ -253,6 +240,8 @@ export async function relayBuffered(res: ServerResponse, status: number, body: R
   sendJson(res, status, out);
 }
 
+const STREAMING = { stream: true };
+
 /**
  * An SSE response, event by event as it arrives (held whole only for response guards, `streamOut`).
  * OpenAI-format bytes pass through unchanged and are only read for `usage`; Anthropic and Cohere events
@@ -288,16 +277,19 @@ export async function relayStream(
   });
   const decoder = new TextDecoder();
   try {
-    for await (const chunk of body) {
-      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-      if (!conv) await out.write(chunk as Buffer);
-      else if (pending) {
+    await eachChunk(
+      body,
+      (chunk) => {
+        parser.feed(decoder.decode(chunk, STREAMING));
+        if (!conv) return out.write(chunk);
+        if (!pending) return undefined;
         const text = pending;
         pending = '';
-        await out.write(text);
-      }
-      if (out.stopped) return;
-    }
+        return out.write(text);
+      },
+      () => out.stopped,
+    );
+    if (out.stopped) return;
     if (conv) await out.write(conv.end());
     await out.end();
   } finally {

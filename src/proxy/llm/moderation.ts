@@ -12,6 +12,7 @@ import type { OpenAiModeration__Output as OpenAiModeration } from '../../ir/gen/
 import { errorBodyFor } from '../http/http-error.js';
 import { ProxyError } from '../proxy-error.js';
 import { readBounded } from './llm-response.js';
+import type { CallSignal } from '../http/call-signal.js';
 
 export type ModerationPhase = 'input' | 'output';
 
@@ -31,7 +32,7 @@ export interface ModerationCall {
   path: string;
   /** Credential and fixed headers of the provider; never logged. */
   headers: Record<string, string>;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /** Largest moderation answer read; OpenAI's are a few kB per input. */
@@ -153,7 +154,7 @@ export class ProviderModeration {
     p: LlmProvider,
     body: Record<string, unknown>,
     credential: Record<string, string>,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<ProxyError | undefined> {
     return this.check(res, route, p, 'input', body, credential, signal);
   }
@@ -167,7 +168,7 @@ export class ProviderModeration {
     res: ServerResponse,
     route: LlmRoute,
     p: LlmProvider,
-    call: { credential: Record<string, string>; signal: AbortSignal; stream: boolean },
+    call: { credential: Record<string, string>; signal: CallSignal; stream: boolean },
   ): LlmGuards | undefined {
     const inner = p.guards ?? route.guards;
     if (!moderationMode(p.moderation, 'output')) return inner;
@@ -195,7 +196,7 @@ export class ProviderModeration {
     phase: ModerationPhase,
     body: Record<string, unknown>,
     credential: Record<string, string>,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<ProxyError | undefined> {
     const mode = moderationMode(p.moderation, phase);
     if (!mode || !p.moderation) return undefined;
