@@ -17,18 +17,27 @@ export interface CounterChild {
  * every `inc`, children included, and that hash was a per-request cost of the LLM path.
  */
 function batchedCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) {
-  const children = new Map<string, { labels: Partial<Record<L, string>>; n: number; inc(n?: number): void }>();
+  const children = new Map<
+    string,
+    { labels: Partial<Record<L, string>>; n: number; touched: boolean; inc(n?: number): void }
+  >();
   const c = new Counter<L>({
     name,
     help,
     labelNames,
     registers: [registry],
     collect() {
-      for (const ch of children.values())
-        if (ch.n > 0) {
-          this.inc(ch.labels, ch.n);
-          ch.n = 0;
-        }
+      for (const ch of children.values()) {
+        if (!ch.touched) continue;
+        // Taken before it is added, so a throw cannot repeat at every later scrape. A child counted at 0 still
+        // shows its series. prom-client refuses to add Infinity but lets its sum overflow to +Inf: a sum past
+        // the largest double is added as two of them, so the series reads +Inf as it did unbatched.
+        const n = ch.n;
+        ch.n = 0;
+        ch.touched = false;
+        if (n === Infinity) this.inc(ch.labels, Number.MAX_VALUE);
+        this.inc(ch.labels, Math.min(n, Number.MAX_VALUE));
+      }
     },
   });
   /** The series of `labels` (an absent label is left out of it), looked up by the caller's `key` for them. */
@@ -38,10 +47,12 @@ function batchedCounter<L extends string>(registry: Registry, name: string, help
       ch = {
         labels,
         n: 0,
+        touched: false,
         inc(n = 1) {
           // Refused here as prom-client's own `inc` refuses it, not later at a scrape.
           if (!Number.isFinite(n) || n < 0) throw new TypeError(`a counter cannot be increased by ${n}`);
           this.n += n;
+          this.touched = true;
         },
       };
       children.set(key, ch);
