@@ -154,8 +154,8 @@ describe('external processing of the answers of LLM and MCP routes', () => {
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(text).toContain('"JSONRPC":"2.0"');
     expect(text).not.toContain('"jsonrpc"');
-    const body = processor.stream(id).find((m) => m.responseBody);
-    expect(bodyOf(body?.responseBody)).toContain('"protocolVersion"');
+    const body = await processor.message(id, (m) => m.responseBody !== undefined);
+    expect(bodyOf(body.responseBody)).toContain('"protocolVersion"');
   });
 
   it('MCP route: a tool call answer (SSE) reaches the processor and then the client, buffered or streamed event by event', async () => {

@@ -155,7 +155,7 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     expect(res.status).toBe(200);
     expect(res.headers['x-extproc-response']).toBe('yes');
     expect(res.headers['x-backend-secret']).toBeUndefined();
-    const answer = processor.stream(res.id).find((m) => m.responseHeaders);
+    const answer = await processor.message(res.id, (m) => m.responseHeaders !== undefined);
     expect(headerOf(answer?.responseHeaders?.headers, ':status')).toBe('200');
     expect(headerOf(answer?.responseHeaders?.headers, 'x-backend-secret')).toBe('s3cr3t');
     expect(answer?.attributes?.['envoy.filters.http.ext_proc']).toEqual({ code: 200 });
@@ -171,12 +171,13 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
     // The backend got the processed body; the client gets the processed answer (the echo, upper-cased).
     expect(res.body).toContain('"BODY":"HELLO BODY"');
+    const answered = await processor.message(res.id, (m) => m.responseBody !== undefined);
     const messages = processor.stream(res.id);
     const body = messages.find((m) => m.requestBody);
     expect(bodyOf(body?.requestBody)).toBe('hello body');
     expect(body?.requestBody?.endOfStream).toBe(true);
     expect(messages.find((m) => m.requestHeaders)?.requestHeaders?.endOfStream).toBeFalsy();
-    expect(bodyOf(messages.find((m) => m.responseBody)?.responseBody)).toContain('"body":"HELLO BODY"');
+    expect(bodyOf(answered.responseBody)).toContain('"body":"HELLO BODY"');
   });
 
   it('BufferedPartial: the first 64 KiB go to the processor (end_of_stream false), the rest follows unprocessed', async () => {
@@ -255,8 +256,8 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     });
     expect(got.trailers['x-extproc-trailer']).toBe('response');
     expect(got.trailers['x-backend-trailer']).toBe('from-backend');
-    const t = processor.stream(id).find((m) => m.responseTrailers);
-    expect(headerOf(t?.responseTrailers?.trailers, 'x-backend-trailer')).toBe('from-backend');
+    const t = await processor.message(id, (m) => m.responseTrailers !== undefined);
+    expect(headerOf(t.responseTrailers?.trailers, 'x-backend-trailer')).toBe('from-backend');
   });
 
   it('FailClosed: a processor that fails the call ends the request with 500 before the backend', async () => {
@@ -319,9 +320,8 @@ describe('external processing (traffic.extProc over the real ext_proc protocol)'
     const res = await send('/mcp', { method: 'POST', headers: { 'x-extproc-do': 'resp-header' }, body: '{}' });
     expect(res.status).not.toBe(503);
     expect(res.headers['x-extproc-response']).toBe('yes');
-    expect(headerOf(processor.stream(res.id).find((m) => m.responseHeaders)?.responseHeaders?.headers, ':status')).toBe(
-      String(res.status),
-    );
+    const answer = await processor.message(res.id, (m) => m.responseHeaders !== undefined);
+    expect(headerOf(answer.responseHeaders?.headers, ':status')).toBe(String(res.status));
     const req = await send('/mcpreq', { method: 'POST', headers: { 'x-extproc-do': 'immediate' }, body: '{}' });
     expect(req.status).toBe(403);
   });

@@ -3,6 +3,7 @@
 // message it received comes back here as it decoded it (protojson), so a field Gw writes under a wrong
 // number shows up as missing.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,8 @@ export const bodyOf = (b: { body?: string } | undefined): string => Buffer.from(
 
 export class ExtProcServer {
   private readonly lines: { stream: number; request: SeenMessage }[] = [];
+  /** Emits 'line' for each message recorded. */
+  private readonly recorded = new EventEmitter();
 
   private constructor(
     readonly url: string,
@@ -73,7 +76,10 @@ export class ExtProcServer {
         if (listening) {
           server = new ExtProcServer(`${scheme}://${listening[1]}`, proc);
           resolve(server);
-        } else if (server) server.lines.push(JSON.parse(line) as { stream: number; request: SeenMessage });
+        } else if (server) {
+          server.lines.push(JSON.parse(line) as { stream: number; request: SeenMessage });
+          server.recorded.emit('line');
+        }
       });
     });
   }
@@ -82,6 +88,19 @@ export class ExtProcServer {
   stream(id: string): SeenMessage[] {
     const first = this.lines.find((l) => headerOf(l.request.requestHeaders?.headers, 'x-test') === id);
     return first ? this.lines.filter((l) => l.stream === first.stream).map((l) => l.request) : [];
+  }
+
+  /**
+   * The first message of `id`'s stream that `pick` accepts, once the server's record of it has arrived. The server
+   * prints each message before it answers, but the record comes over its stdout pipe and the answer over gRPC to the
+   * proxy: a response-phase record can reach this process after the client already has its answer.
+   */
+  async message(id: string, pick: (m: SeenMessage) => boolean): Promise<SeenMessage> {
+    for (;;) {
+      const found = this.stream(id).find(pick);
+      if (found) return found;
+      await once(this.recorded, 'line');
+    }
   }
 
   /** Every message of every stream whose request headers carried `x-test: id` (a client's several requests). */
