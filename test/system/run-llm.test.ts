@@ -4,65 +4,24 @@
 // naming it, and the controller log counts it as a problem. The README's "From clone to an LLM call"
 // Python snippet runs as written (only its port changed) with the real `openai` SDK from PyPI
 // (scripts/python-openai.sh), so a README edit that breaks it fails here.
-import { execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../proxy/ports.js';
+import { startMakeRun, type MakeRun } from '../support/make-run.js';
 
 const repo = join(import.meta.dirname, '../..');
-const dirs: string[] = [];
-const children: ReturnType<typeof spawn>[] = [];
+const runs: MakeRun[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    const exited = new Promise((r) => c.once('exit', r));
-    process.kill(-(c.pid as number), 'SIGINT');
-    await exited;
-  }
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const r of runs.splice(0)) await r.stop();
 });
 
-const { SESSION_KEY: _, ...withoutSessionKey } = process.env;
-
 async function runLlm(withSecret: boolean) {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-run-llm-'));
-  dirs.push(dir);
-  cpSync(join(repo, 'examples/local-llm'), dir, { recursive: true });
-  const [listen, upstream, xds, health, cmetrics, ready, metrics, admin] = await Promise.all(
-    Array.from({ length: 8 }, () => freePort()),
-  );
-  const edit = (file: string, from: string, to: string) =>
-    writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
-  edit('gateway.yaml', 'port: 3000', `port: ${listen}`);
-  edit('backend.yaml', 'port: 3002', `port: ${upstream}`);
-  if (!withSecret) rmSync(join(dir, 'secret.yaml'));
-  const child = spawn('bash', ['scripts/run-local.sh'], {
-    cwd: repo,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...withoutSessionKey,
-      GW_EXAMPLE: 'llm',
-      GW_EXAMPLE_DIR: dir,
-      GW_EXAMPLE_STATUS_DIR: join(dir, '.status'),
-      GW_EXAMPLE_UPSTREAM_PORT: String(upstream),
-      GW_EXAMPLE_XDS_PORT: String(xds),
-      GW_EXAMPLE_HEALTH_PORT: String(health),
-      GW_EXAMPLE_CONTROLLER_METRICS_PORT: String(cmetrics),
-      GW_EXAMPLE_READY_PORT: String(ready),
-      GW_EXAMPLE_METRICS_PORT: String(metrics),
-      GW_EXAMPLE_ADMIN_PORT: String(admin),
-    },
-  });
-  children.push(child);
-  const run = { out: '', base: `http://127.0.0.1:${listen}/v1` };
-  child.stdout?.on('data', (c: Buffer) => (run.out += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (run.out += c.toString()));
-  // A guard on the banner event (run-lib waits up to GW_RUN_READY_SECONDS for readiness under vitest).
-  await expect.poll(() => run.out, { timeout: 150_000, interval: 100 }).toContain('OpenAI-compatible base URL');
-  return run;
+  const run = await startMakeRun({ example: 'llm', remove: withSecret ? [] : ['secret.yaml'] });
+  runs.push(run);
+  expect(run.output()).toContain('OpenAI-compatible base URL');
+  return { output: run.output, base: `${run.origin}/v1` };
 }
 
 const exec = promisify(execFile);
@@ -107,7 +66,7 @@ describe('make run-llm', () => {
     expect(body.choices[0]?.message.content).toBe('You said: Hello');
     expect(await runSnippet(run.base)).toEqual({ ok: true, out: 'You said: Hello\n' });
     // A local run makes its own session key: no replica warning on every start.
-    expect(run.out).not.toContain('SESSION_KEY');
+    expect(run.output()).not.toContain('SESSION_KEY');
     // The web UI's LLM playground (its default origin) may call the route with the headers it sends.
     const preflight = await fetch(`${run.base}/chat/completions`, {
       method: 'OPTIONS',
@@ -131,8 +90,8 @@ describe('make run-llm', () => {
         message: expect.stringContaining('Secret default/openai-key does not exist'),
       },
     });
-    expect(run.out).not.toMatch(/problems: 0/);
-    expect(run.out).toContain('GwBackend default/llm: status.ResolvedRefs');
+    expect(run.output()).not.toMatch(/problems: 0/);
+    expect(run.output()).toContain('GwBackend default/llm: status.ResolvedRefs');
     const sdk = await runSnippet(run.base);
     expect(sdk.ok).toBe(false);
     expect(sdk.out).toContain('openai.InternalServerError: Error code: 500');

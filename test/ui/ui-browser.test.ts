@@ -6,13 +6,13 @@
 // tail shows requests as its filter lets them through, the CEL playground evaluates on the proxy, and the page
 // logs no console error. Screenshots of each view go to .cache/ui-screenshots for review (docs/ui/ holds copies).
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../proxy/ports.js';
 import { launchChromium } from '../support/chromium.js';
+import { startMakeRun, type MakeRun } from '../support/make-run.js';
 
 const repo = join(import.meta.dirname, '../..');
 const shots = join(repo, '.cache/ui-screenshots');
@@ -77,27 +77,19 @@ spec:
       backendRefs: [{group: gw.dev, kind: GwBackend, name: llm}]
 `;
 
-let dir: string;
-let child: ReturnType<typeof spawn>;
+let run: MakeRun | undefined;
 let openai: ReturnType<typeof spawn>;
 let browser: Browser;
 let page: Page;
 let ui: string;
 let mcpUrl: string;
 let chatUrl: string;
-const out = { text: '' };
 const consoleErrors: string[] = [];
 /** Requests to the admin address that carried the route's key: there must be none. */
 const keyToAdmin: string[] = [];
 
 async function startRun(): Promise<void> {
-  dir = mkdtempSync(join(tmpdir(), 'gw-ui-'));
-  cpSync(join(repo, 'examples/local-mcp'), dir, { recursive: true });
-  writeFileSync(join(dir, 'policy.yaml'), policy);
-  const [listen, upstream, xds, health, cmetrics, ready, metrics, admin, llmPort] = await Promise.all(
-    Array.from({ length: 9 }, () => freePort()),
-  );
-  writeFileSync(join(dir, 'llm.yaml'), llm(llmPort as number));
+  const llmPort = await freePort();
   openai = spawn(process.execPath, ['scripts/fake-openai.mjs', String(llmPort)], {
     cwd: repo,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -106,43 +98,11 @@ async function startRun(): Promise<void> {
     openai.stdout?.once('data', () => resolve());
     openai.once('exit', (code) => reject(new Error(`scripts/fake-openai.mjs exited (${code})`)));
   });
-  const edit = (file: string, from: string, to: string) =>
-    writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
-  edit('gateway.yaml', 'port: 3000', `port: ${listen}`);
-  edit('backend.yaml', 'port: 3001', `port: ${upstream}`);
-  const { SESSION_KEY: _, ...env } = process.env;
-  child = spawn('bash', ['scripts/run-local.sh'], {
-    cwd: repo,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...env,
-      GW_EXAMPLE_DIR: dir,
-      GW_EXAMPLE_STATUS_DIR: join(dir, '.status'),
-      GW_EXAMPLE_UPSTREAM_PORT: String(upstream),
-      GW_EXAMPLE_XDS_PORT: String(xds),
-      GW_EXAMPLE_HEALTH_PORT: String(health),
-      GW_EXAMPLE_CONTROLLER_METRICS_PORT: String(cmetrics),
-      GW_EXAMPLE_READY_PORT: String(ready),
-      GW_EXAMPLE_METRICS_PORT: String(metrics),
-      GW_EXAMPLE_ADMIN_PORT: String(admin),
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    const take = (c: Buffer): void => {
-      out.text += c.toString();
-      if (out.text.includes('Web UI:')) resolve();
-    };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-    child.once('exit', (code) =>
-      reject(new Error(`scripts/run-local.sh exited (${code}) before the UI was up:\n${out.text}`)),
-    );
-  });
-  ui = `http://127.0.0.1:${admin}/`;
-  mcpUrl = `http://127.0.0.1:${listen}/mcp`;
-  chatUrl = `http://127.0.0.1:${listen}/v1/chat/completions`;
-  expect(out.text).toContain(`Web UI:        ${ui}`);
+  run = await startMakeRun({ files: { 'policy.yaml': policy, 'llm.yaml': llm(llmPort) } });
+  ui = run.ui;
+  mcpUrl = run.mcpUrl;
+  chatUrl = `${run.origin}/v1/chat/completions`;
+  expect(run.output()).toContain(`Web UI:        ${ui}`);
 }
 
 beforeAll(async () => {
@@ -161,13 +121,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (child?.pid) {
-    const exited = new Promise((r) => child.once('exit', r));
-    process.kill(-child.pid, 'SIGINT');
-    await exited;
-  }
+  await run?.stop();
   openai?.kill();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
 /** An MCP initialize through the route with the key (load for the charts and the tail). */
