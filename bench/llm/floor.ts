@@ -1,7 +1,8 @@
 // Bench floor: the least a Node LLM proxy can do per call — node:http in, the body buffered, one undici
 // request to the fake upstream (argv[2], its port) on a keep-alive pool, the answer buffered, parsed and
-// re-serialised (as usage extraction needs), written back. No routing, policy, metrics or guards: its CPU
-// per call is what Node itself costs, the yardstick for the proxy's. Prints its base URL.
+// re-serialised (as usage extraction needs), written back; a `"stream":true` answer (SSE) is relayed chunk by
+// chunk as undici reads it, each chunk one client write. No routing, policy, metrics or guards: its CPU per
+// call, and per streamed event, is what Node itself costs, the yardstick for the proxy's. Prints its base URL.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
@@ -23,6 +24,12 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
         body,
       })
       .then(async (up) => {
+        if (String(up.headers['content-type']).startsWith('text/event-stream')) {
+          res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          up.body.on('data', (c: Buffer) => res.write(c));
+          up.body.on('end', () => res.end());
+          return;
+        }
         const text = JSON.stringify(JSON.parse(await up.body.text()));
         res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
         res.end(text);

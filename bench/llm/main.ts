@@ -22,7 +22,8 @@ const slices = Number(process.env.BENCH_SLICES ?? 6);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const chunks = Number(process.env.BENCH_CHUNKS ?? 100);
 const baseline = process.env.BENCH_BASELINE;
-// BENCH_FLOOR=1 adds a path through floor.ts (bare node:http + undici, no proxy logic): what Node itself costs.
+// BENCH_FLOOR=1 adds two paths through floor.ts (bare node:http + undici, no proxy logic), plain and streamed:
+// what Node itself costs per call and per streamed event.
 const floor = process.env.BENCH_FLOOR === '1';
 // Only these paths (comma-separated names), e.g. BENCH_ONLY=streamed to profile one path alone.
 const only = process.env.BENCH_ONLY?.split(',');
@@ -123,7 +124,10 @@ async function main(): Promise<void> {
   if (only) paths.splice(0, paths.length, ...paths.filter((p) => only.includes(p.name)));
   if (floor) {
     const f = await startChild('floor.ts', [port]);
-    paths.push({ name: 'floor', url: `${f.url}/v1/chat/completions`, stream: false, proxy: f.proc });
+    paths.push(
+      { name: 'floor', url: `${f.url}/v1/chat/completions`, stream: false, proxy: f.proc },
+      { name: 'floor streamed', url: `${f.url}/v1/chat/completions`, stream: true, proxy: f.proc },
+    );
   }
   if (baseline) {
     const base = await startChild('proxy.ts', [port, path.resolve(baseline)]);
@@ -165,21 +169,22 @@ function report(paths: Path[], res: ReturnType<typeof summarize>[], cpu: number[
   const rps = (name: string): number => res[paths.findIndex((p) => p.name === name)]!.rps;
   for (const [k, r] of res.entries()) {
     const sys = (cpu[k]![1]! / (cpu[k]![0]! + cpu[k]![1]!)) * 100;
-    const who = paths[k]!.name === 'floor' ? 'floor' : paths[k]!.proxy ? 'proxy' : 'upstream';
+    const who = paths[k]!.name.startsWith('floor') ? 'floor' : paths[k]!.proxy ? 'proxy' : 'upstream';
     const own = `  ${who} cpu ${perCall(paths[k]!.name).toFixed(3)} ms/call (${sys.toFixed(0)}% sys)`;
     console.log(
       `  ${paths[k]!.name.padEnd(15)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  (n=${r.n})${own}`,
     );
   }
+  const events = chunks + 2;
   for (const tag of baseline ? ['', 'base '] : ['']) {
-    const perEvent = ((perCall(`${tag}streamed`) - perCall(`${tag}proxied`)) * 1000) / (chunks + 2);
+    const perEvent = ((perCall(`${tag}streamed`) - perCall(`${tag}proxied`)) * 1000) / events;
     console.log(
       `  ${(tag || 'this ').padEnd(5)} proxied ${((rps(`${tag}proxied`) / rps('direct')) * 100).toFixed(1)}% of direct; guarded ${((rps(`${tag}guarded`) / rps(`${tag}proxied`)) * 100).toFixed(1)}% of proxied; streamed ${((rps(`${tag}streamed`) / rps('streamed direct')) * 100).toFixed(1)}% of direct; proxy cpu per streamed event ${perEvent.toFixed(2)} us`,
     );
   }
   if (floor)
     console.log(
-      `  floor proxied ${((rps('floor') / rps('direct')) * 100).toFixed(1)}% of direct; proxy cpu per call / floor's ${(perCall('proxied') / perCall('floor')).toFixed(2)}`,
+      `  floor proxied ${((rps('floor') / rps('direct')) * 100).toFixed(1)}% of direct; proxy cpu per call / floor's ${(perCall('proxied') / perCall('floor')).toFixed(2)}; floor cpu per streamed event ${(((perCall('floor streamed') - perCall('floor')) * 1000) / events).toFixed(2)} us, the proxy's / the floor's ${((perCall('streamed') - perCall('proxied')) / (perCall('floor streamed') - perCall('floor'))).toFixed(2)}`,
     );
   if (baseline)
     for (const n of ['proxied', 'guarded', 'streamed'])
