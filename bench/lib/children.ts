@@ -1,5 +1,6 @@
 // Helpers for benches that run Gw and its upstreams as child processes.
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { request, type Agent } from 'undici';
 
@@ -25,4 +26,13 @@ export async function until200(url: string, proc: ChildProcess, agent: Agent): P
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} never answered 200`);
+}
+
+/** A loopback port free a moment ago (for a child's flag: the child binds it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }

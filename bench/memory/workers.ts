@@ -12,12 +12,11 @@
 // Goals (issue 42): primary ≤ 25 MiB, a worker ≤ 55 MiB idle and ≤ 70 MiB under load, all ≤ 120 MiB.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { firstLine, until200 } from '../lib/children.js';
+import { firstLine, freePort, until200 } from '../lib/children.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -35,14 +34,6 @@ const children: ChildProcess[] = [];
 const work = mkdtempSync(path.join(tmpdir(), 'gw-bench-workers-'));
 const agent = new Agent({ connections: 16 });
 const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'capital of France?' }] });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function start(args: string[], name: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
   const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -11,12 +11,11 @@
 // attribution of slow calls to what happened around them (bench/tail/attribute.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { firstLine, until200 } from '../lib/children.js';
+import { firstLine, freePort, until200 } from '../lib/children.js';
 import { median } from '../lib/rounds.js';
 import { initializeBody } from '../mcp-initialize.js';
 import { attribute, type Call } from './attribute.js';
@@ -41,14 +40,6 @@ const la = (): string =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function start(args: string[], name: string, env: Record<string, string> = {}, flags: string[] = []): ChildProcess {
   const trace = traceDir ? ['--import', path.join(root, 'bench/tail/trace.mjs')] : [];
