@@ -235,6 +235,8 @@ export class ProxyRuntime {
   /** Set by `drain`: readiness turns false while the proxy still serves. */
   private draining = false;
   private readonly inFlight = new InFlight();
+  /** Servers of binds a snapshot removed or replaced, still draining, with their bind's name (`retire`). */
+  private readonly retired = new Map<Server, { name: string; bound: BoundPort }>();
   private readonly metricChildren = new Map<string, unknown>();
   /**
    * OTLP providers of `frontend.tracing` / `frontend.accessLog.otlp`, kept across snapshots; created (with the
@@ -428,8 +430,7 @@ export class ProxyRuntime {
       }
       for (const [name, old] of replaced) {
         this.ports.delete(name);
-        old.server.close();
-        old.server.closeIdleConnections();
+        this.retire(name, old);
         this.ports.set(name, await this.listen(old.address, old.port, settingsOf(name)));
         opened.push(name);
       }
@@ -452,8 +453,7 @@ export class ProxyRuntime {
     for (const [name, bound] of [...this.ports]) {
       if (binds.has(name)) continue;
       this.ports.delete(name);
-      bound.server.close();
-      bound.server.closeIdleConnections();
+      this.retire(name, bound);
     }
     this.applied = true;
     this.current = snapshot;
@@ -496,6 +496,23 @@ export class ProxyRuntime {
     }
   }
 
+  /**
+   * A bind's server leaving service (removed, or replaced on its port): the port is free at once; requests
+   * already on its connections are still routed by the bind's name (the new server's configuration, or none
+   * for a removed bind) and close their connections, which drain as at shutdown and are cut at `drainMaxMs`.
+   */
+  private retire(name: string, bound: BoundPort): void {
+    this.retired.set(bound.server, { name, bound });
+    bound.h2?.closeGracefully();
+    void this.inFlight
+      .retire(bound.server, { budgetMs: this.limits.drainMaxMs, idleGraceMs: IDLE_GRACE_MS })
+      .then((outcome) => {
+        this.retired.delete(bound.server);
+        bound.h2?.destroyAll();
+        this.log.debug({ bind: name, outcome }, 'retired listener closed');
+      });
+  }
+
   /** Idempotent: shutdown paths may close twice (the owner and a signal handler); the clients must close once. */
   close(): Promise<void> {
     return (this.closing ??= this.closeOnce());
@@ -515,6 +532,10 @@ export class ProxyRuntime {
       ),
     );
     this.ports.clear();
+    for (const { bound } of this.retired.values()) {
+      bound.server.closeAllConnections();
+      bound.h2?.destroyAll();
+    }
     await this.sessions.closeAll();
     await this.forwarder.close();
     await this.llm.close();
@@ -794,13 +815,13 @@ export class ProxyRuntime {
 
   private bindOf(server: Server): string | undefined {
     for (const [name, b] of this.ports) if (b.server === server) return name;
-    return undefined;
+    return this.retired.get(server)?.name;
   }
 
   private async dispatch(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const start = process.hrtime.bigint();
     adaptHttp2(req, res);
-    this.inFlight.track(req, res);
+    this.inFlight.track(req, res, server);
     res.on('close', () => {
       const status = res.statusCode;
       // Telemetry first: the labels a listener adds to the request metrics are valued from its finished facts.

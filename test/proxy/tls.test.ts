@@ -19,6 +19,7 @@ import { ProblemError } from '../../src/problem.js';
 import { ProxyRuntime } from '../../src/proxy/runtime.js';
 import { checkSnapshot } from '../../src/proxy/snapshot-check.js';
 import { listenerTlsOf, snapshotFor, stdioTarget } from './harness.js';
+import { rawConnection } from './raw-connection.js';
 
 const certDir = path.join(import.meta.dirname, 'tls-testdata');
 const pem = (f: string) => readFileSync(path.join(certDir, f), 'utf8');
@@ -247,6 +248,9 @@ describe('HTTPS listeners', () => {
       const snap = snapshotFor({ targets: [stdioTarget('t')] });
       await plain.apply(snap);
       const before = plain.boundPorts();
+      // A client with a kept-alive plain connection from before the switch.
+      const kept = await rawConnection(Object.values(before)[0] as number);
+      expect((await kept.send('/mcp')).head.toLowerCase()).toContain('connection: keep-alive');
       const bind = snap.resources.find((r) => r.bind)?.bind;
       if (bind) bind.port = Object.values(before)[0] as number;
       const l = snap.resources.find((r) => r.listener)?.listener as Listener;
@@ -265,6 +269,11 @@ describe('HTTPS listeners', () => {
         s.once('error', reject);
       });
       expect(h.subject.CN).toBe('a.example.test');
+      // Its next request is answered on the old connection, which then closes (it reconnects, over TLS now).
+      const again = await kept.send('/mcp');
+      expect(again.head).toMatch(/^HTTP\/1\.1 \d{3}/);
+      expect(again.head.toLowerCase()).toContain('connection: close');
+      await kept.closed;
     } finally {
       await plain.close();
     }

@@ -5,6 +5,9 @@
 // connection is closed only once it has sat idle for IDLE_GRACE_MS: a client that is reusing it sends its next
 // request within that time and is answered with `Connection: close`, so the close never races that request.
 // Whatever is still open at the maximum delay is cut.
+//
+// A bind a new snapshot removes or replaces (HTTP to HTTPS on its port) retires its server the same way, alone:
+// the port is let go at once, its connections are drained by the same rules and cut at the maximum delay.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
@@ -34,21 +37,33 @@ interface SocketUse {
   active: number;
   idleSince: number;
   readAtIdle: number;
+  /** The server that accepted it (undefined where the caller did not say). */
+  server: Server | undefined;
+}
+
+/** A response in flight and the server its request came to. */
+interface Open {
+  req: IncomingMessage;
+  res: ServerResponse;
+  server: Server | undefined;
 }
 
 /** Responses in flight, so a drain can end the long-lived GET streams among them, and the HTTP/1 connections they use. */
 export class InFlight {
-  private readonly open = new Set<{ req: IncomingMessage; res: ServerResponse }>();
+  private readonly open = new Set<Open>();
   private readonly sockets = new Map<Socket, SocketUse>();
+  /** Servers being retired: responses on their connections close them. */
+  private readonly retiring = new Set<Server>();
   /** Set once draining: responses from then on close their connection. */
   closing = false;
 
-  track(req: IncomingMessage, res: ServerResponse): void {
-    if (this.closing) res.shouldKeepAlive = false;
-    const entry = { req, res };
+  /** A request `server` (the listener it came to) is answering; `server` lets a retired bind drain alone. */
+  track(req: IncomingMessage, res: ServerResponse, server?: Server): void {
+    if (this.closing || (server && this.retiring.has(server))) res.shouldKeepAlive = false;
+    const entry = { req, res, server };
     this.open.add(entry);
     // HTTP/2 streams share their session (GOAWAY ends it); a CONNECT's socket is a tunnel after the 200.
-    const use = req.httpVersionMajor < 2 && req.method !== 'CONNECT' ? this.useOf(req.socket) : undefined;
+    const use = req.httpVersionMajor < 2 && req.method !== 'CONNECT' ? this.useOf(req.socket, server) : undefined;
     if (use) use.active++;
     res.once('close', () => {
       this.open.delete(entry);
@@ -59,19 +74,20 @@ export class InFlight {
     });
   }
 
-  private useOf(socket: Socket): SocketUse {
+  private useOf(socket: Socket, server: Server | undefined): SocketUse {
     let use = this.sockets.get(socket);
     if (!use) {
-      this.sockets.set(socket, (use = { active: 0, idleSince: 0, readAtIdle: 0 }));
+      this.sockets.set(socket, (use = { active: 0, idleSince: 0, readAtIdle: 0, server }));
       socket.once('close', () => this.sockets.delete(socket));
     }
     return use;
   }
 
   /** Ends every GET whose answer is an event stream (an MCP session's stream), and resumable ones; the client reconnects. */
-  endEventStreams(): number {
+  endEventStreams(of?: Server): number {
     let ended = 0;
-    for (const { req, res } of this.open) {
+    for (const { req, res, server } of this.open) {
+      if (of && server !== of) continue;
       // A GET that asked for an event stream (its headers may have gone out with writeHead, unreadable here).
       const getStream = req.method === 'GET' && String(req.headers.accept ?? '').includes('text/event-stream');
       if (!getStream && !resumable.has(res)) continue;
@@ -87,10 +103,11 @@ export class InFlight {
     for (const { res } of this.open) if (!res.headersSent) res.shouldKeepAlive = false;
   }
 
-  /** Closes the HTTP/1 connections that have answered everything, read nothing since and sat idle for `graceMs`. */
-  closeIdleFor(graceMs: number, now = Date.now()): number {
+  /** Closes the HTTP/1 connections (of `of` only, if given) that have answered everything, read nothing since and sat idle for `graceMs`. */
+  closeIdleFor(graceMs: number, now = Date.now(), of?: Server): number {
     let closed = 0;
     for (const [socket, use] of this.sockets) {
+      if (of && use.server !== of) continue;
       if (use.active > 0 || now - use.idleSince < graceMs) continue;
       // The next request's head is arriving (no `request` event until all of it has): not idle.
       if (socket.bytesRead > use.readAtIdle) continue;
@@ -98,6 +115,28 @@ export class InFlight {
       closed++;
     }
     return closed;
+  }
+
+  /**
+   * Retires one server (its bind was removed or replaced): it stops accepting at once, its responses close
+   * their connections, its event streams end, its idle connections close after `idleGraceMs`, and whatever is
+   * still open after `budgetMs` is cut. The others serve on.
+   */
+  async retire(server: Server, { budgetMs, idleGraceMs }: Omit<DrainPhase, 'acceptMs'>): Promise<'drained' | 'cut'> {
+    this.retiring.add(server);
+    for (const { res, server: s } of this.open) if (s === server && !res.headersSent) res.shouldKeepAlive = false;
+    this.endEventStreams(server);
+    const sweep = setInterval(() => this.closeIdleFor(idleGraceMs, Date.now(), server), 100);
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      stopAccepting(server).then(() => 'drained' as const),
+      new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), Math.max(0, budgetMs)))),
+    ]);
+    clearInterval(sweep);
+    clearTimeout(timer);
+    this.retiring.delete(server);
+    if (outcome === 'cut') server.closeAllConnections();
+    return outcome;
   }
 }
 

@@ -112,7 +112,6 @@ export class H2Sessions {
     return this.sessions.size;
   }
 
-  /** GOAWAY: streams in flight finish, no new ones start; the session ends when they are done. */
   /** A session opened while draining: GOAWAY after its first stream, or after IDLE_GRACE_MS if it opens none. */
   private endAfterFirstStream(s: Http2Session): void {
     const idle = setTimeout(() => s.close(), IDLE_GRACE_MS);
@@ -120,6 +119,7 @@ export class H2Sessions {
     s.once('close', () => clearTimeout(idle));
   }
 
+  /** GOAWAY: streams in flight finish, no new ones start; the session ends when they are done. */
   closeGracefully(): void {
     this.draining = true;
     for (const s of this.sessions) s.close();
