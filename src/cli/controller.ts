@@ -79,7 +79,8 @@ Options (each also read from GW_<NAME>, e.g. GW_CONTROLLER_NAME):
   --istio-ca-address HOST:PORT      CA_ADDR for gateways whose GwParameters set istio.enabled and no caAddress
   --istio-namespace NS --istio-revision REV   instead: istiod[-REV].NS.svc:15012 (NS default istio-system)
   --istio-cluster-id ID           ISTIO_META_CLUSTER_ID for those gateways
-  --istio-auto-enabled, --istio-network   refused: not implemented (docs/controller-cli.md)`;
+  --istio-auto-enabled            istio on for Gateways of the built-in class whose GwParameters leave istio.enabled unset
+  --istio-network                 refused: not implemented (docs/controller-cli.md)`;
 
 const env = (flag: string) => process.env[`GW_${flag.toUpperCase().replace(/-/g, '_')}`];
 
@@ -209,14 +210,11 @@ function adminSettings({ val }: FlagReader): Pick<ControllerConfig, 'admin'> {
 }
 
 /**
- * The chart's `istio.*` as deployer defaults (GwParameters `istio` wins). What the controller cannot act on is
- * refused at start, never accepted and dropped: `istio.enabled` only grants RBAC, so it has no flag.
+ * The chart's `istio.*` as deployer defaults (GwParameters `istio` wins), and `autoEnabled` as istio.enabled's
+ * default for the built-in class. What the controller cannot act on is refused at start, never accepted and
+ * dropped: `istio.enabled` only grants RBAC, so it has no flag.
  */
 function istioSettings({ val, bool }: FlagReader): MeshDefaults {
-  if (bool('istio-auto-enabled'))
-    throw new Error(
-      '--istio-auto-enabled (chart istio.autoEnabled) is not supported: turn mesh integration on with istio.enabled in the GwParameters of the class (--gateway-class-parameters-refs) or of each Gateway',
-    );
   if (val('istio-network'))
     throw new Error(
       '--istio-network (chart istio.network) is not supported: the proxy does no multi-network routing (east-west gateways), as GwParameters istio.network is refused',
@@ -234,6 +232,8 @@ function istioSettings({ val, bool }: FlagReader): MeshDefaults {
   return {
     caAddress: caAddress || istiodAddress(namespace || 'istio-system', revision),
     ...(clusterId ? { clusterId } : {}),
+    // Mesh integration on by default for the built-in class's Gateways; GwParameters istio.enabled: false opts out.
+    ...(bool('istio-auto-enabled') ? { autoEnabledClass: val('gateway-class-name') ?? 'gw' } : {}),
   };
 }
 

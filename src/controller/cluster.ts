@@ -57,6 +57,8 @@ export interface ClusterControllerOptions {
   enableInferenceExtension?: boolean;
   /** `--gateway-class-parameters-refs`, so the translator sees the GwParameters the deployer uses. */
   classParametersRefs?: Record<string, { name: string; namespace: string }>;
+  /** `--istio-auto-enabled`: the built-in class, istio on for its Gateways unless their GwParameters say. */
+  istioAutoEnabledClass?: string;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   /** Lease name (default `gw-controller`). */
@@ -182,6 +184,7 @@ function createState(o: ClusterControllerOptions): ClusterState {
         enableModels: o.enableModels ?? false,
         enableInferenceExtension: o.enableInferenceExtension ?? false,
         ...(o.classParametersRefs ? { classParametersRefs: o.classParametersRefs } : {}),
+        ...(o.istioAutoEnabledClass ? { istioAutoEnabledClass: o.istioAutoEnabledClass } : {}),
       }),
       writable: (ns) => !ns || !o.gatewayNamespaces?.length || o.gatewayNamespaces.includes(ns),
     },

@@ -49,6 +49,11 @@ export interface ControllerConfig {
 export interface MeshDefaults {
   caAddress?: string;
   clusterId?: string;
+  /**
+   * `--istio-auto-enabled` (chart istio.autoEnabled): the built-in GatewayClass, whose Gateways have istio on
+   * unless their GwParameters (class or gateway level) set istio.enabled themselves.
+   */
+  autoEnabledClass?: string;
 }
 
 /** The translator options the controller's configuration decides. */
@@ -58,6 +63,7 @@ export function translateOptionsOf(cfg: ControllerConfig): Omit<TranslateOptions
     discoveryNamespaceSelectors: cfg.discoveryNamespaceSelectors,
     enableModels: cfg.enableModels,
     enableInferenceExtension: cfg.enableInferenceExtension,
+    ...(cfg.istio.autoEnabledClass ? { istioAutoEnabledClass: cfg.istio.autoEnabledClass } : {}),
   };
 }
 

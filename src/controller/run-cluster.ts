@@ -127,6 +127,7 @@ async function startParts(
       enableModels: cfg.enableModels,
       enableInferenceExtension: cfg.enableInferenceExtension,
       classParametersRefs: cfg.gatewayClassParametersRefs,
+      ...(cfg.istio.autoEnabledClass ? { istioAutoEnabledClass: cfg.istio.autoEnabledClass } : {}),
       leaderElect,
       leaderElectionNamespace: namespace ?? '',
       leaseName: owned.lease,

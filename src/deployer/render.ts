@@ -27,8 +27,12 @@ export interface DeployerOptions {
   xdsCaConfigMap?: string;
   /** The proxy image when parameters do not say (from `--proxy-image`). */
   proxyImage: ImageDefaults;
-  /** The chart's istio defaults (`--istio-*`), for gateways whose parameters turn istio on and leave them unset. */
-  istio?: { caAddress?: string; clusterId?: string };
+  /**
+   * The chart's istio defaults (`--istio-*`), for gateways whose parameters turn istio on and leave them unset;
+   * `autoEnabledClass` (`--istio-auto-enabled`): that class's gateways have istio on unless their parameters set
+   * istio.enabled.
+   */
+  istio?: { caAddress?: string; clusterId?: string; autoEnabledClass?: string };
 }
 
 export interface RenderInput {
@@ -101,17 +105,28 @@ function listenerPorts(gateway: GatewayInput, problems: Problem[]): { container:
   return { container, service };
 }
 
-/** The chart's istio defaults under the parameters' own values; a gateway without istio gets none of them. */
-function withDefaults(resolved: ResolvedParameters, options: DeployerOptions): ResolvedParameters {
+/**
+ * The chart's istio defaults under the parameters' own values; a gateway without istio gets none of them.
+ * Under `--istio-auto-enabled` a gateway of the built-in class whose parameters leave istio.enabled unset has it on.
+ */
+function withDefaults(
+  resolved: ResolvedParameters,
+  gateway: GatewayInput,
+  options: DeployerOptions,
+): ResolvedParameters {
   const istio = resolved.typed.istio;
-  if (!options.istio || !istio?.enabled) return resolved;
-  return { ...resolved, typed: { ...resolved.typed, istio: { ...options.istio, ...istio } } };
+  if (!options.istio) return resolved;
+  const { autoEnabledClass, ...defaults } = options.istio;
+  const enabled =
+    istio?.enabled ?? (autoEnabledClass !== undefined && gateway.spec.gatewayClassName === autoEnabledClass);
+  if (!enabled) return resolved;
+  return { ...resolved, typed: { ...resolved.typed, istio: { ...defaults, ...istio, enabled: true } } };
 }
 
 export function renderGatewayWorkload(input: RenderInput): RenderResult {
   const { gateway, options } = input;
   const problems: Problem[] = [];
-  const resolved = withDefaults(resolveParameters(input.classParameters, input.gatewayParameters), options);
+  const resolved = withDefaults(resolveParameters(input.classParameters, input.gatewayParameters), gateway, options);
   const { typed, overlays } = resolved;
   const name = workloadName(gateway);
   const ns = gateway.metadata.namespace;

@@ -54,6 +54,7 @@ describe('controller command line', () => {
     'name-overrides',
     'istio-settings',
     'istio-istiod',
+    'istio-auto',
     'rbac-gateway-namespaces',
     'service-fields',
   ])('passes only flags of docs/controller-cli.md (%s)', (name) => {
@@ -134,6 +135,7 @@ describe('controller command line', () => {
     // istio.enabled grants RBAC only: no flag says it, on or off.
     expect(flag(istio, '--istio-enabled')).toBeUndefined();
     expect(flag(controllerArgs(renderCase('istio-off')), '--istio-enabled')).toBeUndefined();
+    expect(flag(controllerArgs(renderCase('istio-auto')), '--istio-auto-enabled')).toBe(true);
   });
 
   it('tells the controller its Service and a per-release name when the release is not named gw', () => {

@@ -21,13 +21,20 @@ const gateway: GatewayInput = {
   spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
 };
 
-/** The proxy environment a Gateway with `istio` parameters gets from a controller started as the chart says. */
-function proxyEnv(valuesCase: string, istio: Record<string, unknown>): Record<string, string> {
+/**
+ * The proxy environment a Gateway with `istio` parameters (none: no GwParameters) of class `className` gets
+ * from a controller started as the chart says.
+ */
+function proxyEnv(
+  valuesCase: string,
+  istio: Record<string, unknown> | undefined,
+  className = 'gw',
+): Record<string, string> {
   const args = containers(findObject(renderCase(valuesCase), 'Deployment')).find((c) => c.name === 'controller')!.args!;
   const cfg = parseControllerFlags(args.slice(1));
   const { objects } = renderGatewayWorkload({
-    gateway,
-    gatewayParameters: { metadata: { name: 'p', namespace: 'team-a' }, spec: { istio } },
+    gateway: { ...gateway, spec: { ...gateway.spec, gatewayClassName: className } },
+    ...(istio ? { gatewayParameters: { metadata: { name: 'p', namespace: 'team-a' }, spec: { istio } } } : {}),
     options: deployerOptionsOf(cfg, releaseNamespace),
   });
   const proxy = containers(objects.find((o) => o.kind === 'Deployment') as unknown as K8sObject).find(
@@ -66,5 +73,27 @@ describe('chart istio values and the proxies of gateways that turn istio on', ()
   it('never turns istio on for a gateway whose parameters leave it off', () => {
     const env = proxyEnv('istio-settings', { enabled: false });
     expect([env.GW_ISTIO_ENABLED, env.CA_ADDR, env.ISTIO_META_CLUSTER_ID]).toEqual([undefined, undefined, undefined]);
+    // Without istio.autoEnabled, a gateway with no istio parameters has none either.
+    expect(proxyEnv('istio-settings', undefined).GW_ISTIO_ENABLED).toBeUndefined();
+  });
+
+  it("istio.autoEnabled: on for the chart's class's gateways that leave istio.enabled unset, with the chart's defaults", () => {
+    for (const params of [undefined, {}, { trustDomain: 'mesh.example' }]) {
+      const env = proxyEnv('istio-auto', params, 'gw-mesh');
+      expect(env.GW_ISTIO_ENABLED, JSON.stringify(params)).toBe('true');
+      const settings = istioSettingsFromEnv(env);
+      expect(settings.caAddress).toBe('istiod.istio-system.svc:15012');
+      expect(settings.clusterId).toBe('cluster-1');
+    }
+    expect(istioSettingsFromEnv(proxyEnv('istio-auto', { trustDomain: 'mesh.example' }, 'gw-mesh')).trustDomain).toBe(
+      'mesh.example',
+    );
+  });
+
+  it('istio.autoEnabled: a gateway opts out with istio.enabled false; gateways of other classes are left alone', () => {
+    const out = proxyEnv('istio-auto', { enabled: false }, 'gw-mesh');
+    expect([out.GW_ISTIO_ENABLED, out.CA_ADDR]).toEqual([undefined, undefined]);
+    const other = proxyEnv('istio-auto', undefined, 'another-class');
+    expect([other.GW_ISTIO_ENABLED, other.CA_ADDR]).toEqual([undefined, undefined]);
   });
 });

@@ -113,8 +113,15 @@ describe('gw controller istio flags', () => {
     });
   });
 
+  it('turns istio on by default for the built-in class under --istio-auto-enabled, named by --gateway-class-name', () => {
+    expect(parseControllerFlags(['--istio-auto-enabled']).istio.autoEnabledClass).toBe('gw');
+    expect(
+      parseControllerFlags(['--istio-auto-enabled', '--gateway-class-name', 'gw-mesh']).istio.autoEnabledClass,
+    ).toBe('gw-mesh');
+    expect(parseControllerFlags([]).istio.autoEnabledClass).toBeUndefined();
+  });
+
   it.each([
-    [['--istio-auto-enabled'], '--istio-auto-enabled (chart istio.autoEnabled) is not supported'],
     [['--istio-network', 'net-1'], '--istio-network (chart istio.network) is not supported'],
     [['--istio-ca-address', 'a:1', '--istio-namespace', 'ns'], '--istio-namespace names'],
     [['--istio-enabled'], 'unknown flag --istio-enabled'],

@@ -176,6 +176,27 @@ describe('certificateSource SPIFFE through Gateways with and without a workload 
     expect(byType(r2.parents[0]?.conditions ?? [], 'ResolvedRefs')).toMatchObject({ status: 'True' });
   });
 
+  it('counts istio on for the built-in class under --istio-auto-enabled, unless the GwParameters opt out', () => {
+    const { store, put } = twoGateways();
+    const auto = { ...options, istioAutoEnabledClass: 'gw' };
+    // `plain` leaves istio.enabled unset: its proxy is deployed with the mesh identity, so nothing is left out.
+    let statuses = translateAll(store, auto).statuses;
+    expect(byType(backendConditions(statuses), 'Enforced')).toBeUndefined();
+    expect(byType(policyConditions(statuses), 'Attached')).toMatchObject({
+      status: 'True',
+      message: 'in effect through Gateway ns/mesh, ns/plain',
+    });
+    // Opting out at the Gateway's GwParameters: refused through it again, as without the flag.
+    put('GwParameters', params('plain', { istio: { enabled: false } }));
+    statuses = translateAll(store, auto).statuses;
+    expect(byType(backendConditions(statuses), 'Enforced')?.message).toContain(
+      unserved('spec.policies.tls.certificateSource', 'ns/plain'),
+    );
+    // Another class is not the built-in one.
+    statuses = translateAll(store, { ...options, istioAutoEnabledClass: 'other' }).statuses;
+    expect(byType(backendConditions(statuses), 'Enforced')).toMatchObject({ status: 'False' });
+  });
+
   it('names at most 16 Gateways in one sentence, however many leave the edges out', () => {
     const { store, put } = twoGateways();
     const many = Array.from({ length: 20 }, (_, i) => `plain${String(i).padStart(2, '0')}`);

@@ -63,7 +63,7 @@ defaults stay the single source for them.
 - {{ include "gw.clusterName" . | quote }}
 {{- /* istio.enabled grants RBAC only (rbac-istio.yaml); the rest are deployer defaults (docs/chart.md). */}}
 {{- if $istio.autoEnabled }}
-{{- fail "istio.autoEnabled is not supported: turn mesh integration on with istio.enabled in the GwParameters of the GatewayClass (gatewayClassParametersRefs) or of each Gateway" }}
+- --istio-auto-enabled
 {{- end }}
 {{- if $istio.network }}
 {{- fail "istio.network is not supported: the proxy does no multi-network routing (east-west gateways), as GwParameters istio.network is refused" }}

@@ -19,6 +19,8 @@ export interface TranslateOptions {
   enableInferenceExtension?: boolean;
   /** `--gateway-class-parameters-refs`: class name → its GwParameters when the GatewayClass names none. */
   classParametersRefs?: Record<string, { name: string; namespace: string }>;
+  /** `--istio-auto-enabled`: this class's Gateways have istio on unless their GwParameters set istio.enabled. */
+  istioAutoEnabledClass?: string;
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gw.dev/gateway-controller';

@@ -1,6 +1,6 @@
 // Whether a Gateway's proxy will hold a workload identity: its effective GwParameters (gateway level over
 // class level, as the deployer merges them) set `spiffe` (the Workload API socket) or `istio.enabled` (the
-// mesh CA). What needs one — the listener option `tls-certificate-source: SPIFFE`, backends with
+// mesh CA; left unset, on for the built-in class under --istio-auto-enabled). What needs one — the listener option `tls-certificate-source: SPIFFE`, backends with
 // `certificateSource: SPIFFE` — is refused on status without it, never served with another certificate.
 import type { GwBackendSpec } from '../../api/index.js';
 import { gwSpec } from './gw-objects.js';
@@ -24,7 +24,9 @@ export function gatewayIdentity(ctx: Ctx, gw: StoredObject): 'spiffe' | 'istio' 
         ? gwSpec('GwParameters', readAny(ctx, 'GwParameters', `${gw.obj.metadata.namespace ?? ''}/${ref.name ?? ''}`))
         : undefined;
     if (own?.spiffe ?? classParams?.spiffe) return 'spiffe';
-    if (own?.istio?.enabled ?? classParams?.istio?.enabled) return 'istio';
+    // Unset at both levels: on for the built-in class when the controller runs with --istio-auto-enabled.
+    if (own?.istio?.enabled ?? classParams?.istio?.enabled ?? className === ctx.options.istioAutoEnabledClass)
+      return 'istio';
     return undefined;
   });
 }
