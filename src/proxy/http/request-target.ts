@@ -50,8 +50,15 @@ function originForm(target: string): RequestTarget {
   return { kind: 'origin', url: q < 0 ? path : `${path}?${query}`, path, query };
 }
 
+/**
+ * A path the steps below would leave as it is: no percent-encoding, no backslash, no empty segment, no `.` or
+ * `..` segment. Most paths are; they skip the copy.
+ */
+const NEEDS_WORK = /[%\\]|\/\/|\/\.\.?(?:\/|$)/;
+
 /** The normalised path, or why it has none. `path` starts with `/`. */
 export function normalizePath(path: string): string | { reason: string } {
+  if (!NEEDS_WORK.test(path)) return path;
   let decoded = '';
   for (let i = 0; i < path.length; i++) {
     const c = path[i] ?? '';
@@ -102,6 +109,23 @@ function invalid(target: string, why: string): RequestTarget {
  * A value that is no host at all stays as it was, for whoever reads it to refuse.
  */
 export function normalizeHost(value: string): string {
+  if (value.length > MAX_CACHED_HOST) return spellHost(value);
+  let known = hostSpellings.get(value);
+  if (known === undefined) {
+    // Bounded in entries and in length (a name is at most 253 bytes): a client sending a new Host on every
+    // request costs at most this much memory.
+    if (hostSpellings.size >= MAX_HOST_SPELLINGS) hostSpellings.clear();
+    hostSpellings.set(value, (known = spellHost(value)));
+  }
+  return known;
+}
+
+/** Host values seen and their one spelling: a proxy sees few, and `domainToASCII` was per request. */
+const hostSpellings = new Map<string, string>();
+const MAX_HOST_SPELLINGS = 1024;
+const MAX_CACHED_HOST = 272;
+
+function spellHost(value: string): string {
   const m = /^(\[[^\]]*\]|[^:[\]]*)(:\d*)?$/.exec(value.trim());
   if (!m?.[1]) return value;
   const port = m[2] ?? '';
