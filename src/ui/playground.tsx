@@ -66,9 +66,33 @@ export function Connect(props: {
   };
   return (
     <form onSubmit={(e) => void connect(e)} data-testid="connect-form">
+      <RouteFields routes={props.routes} url={url} token={token} onUrl={setUrl} onToken={setToken} />
+      <button class="action" type="submit" disabled={busy || url === ''}>
+        {props.label ?? 'Initialize and list tools'}
+      </button>
+      {error ? <p class="bad" data-testid="connect-error">{error}</p> : null}
+    </form>
+  );
+}
+
+/**
+ * A playground's route fields: the route (choosing one sets the URL, through `urlOf`), its URL, and the bearer
+ * token, which stays in this page and goes to the route only.
+ */
+export function RouteFields(props: {
+  routes: { route: string; url: string }[];
+  url: string;
+  token: string;
+  onUrl(url: string): void;
+  onToken(token: string): void;
+  urlOf?: (routeUrl: string) => string;
+}) {
+  const value = (e: Event): string => (e.target as HTMLInputElement).value;
+  return (
+    <>
       <label>
         <span>Route</span>
-        <select onChange={(e) => setUrl((e.target as HTMLSelectElement).value)} name="route">
+        <select name="route" onChange={(e) => props.onUrl((props.urlOf ?? String)(value(e)))}>
           {props.routes.map((r) => (
             <option key={r.route} value={r.url}>
               {r.route}
@@ -78,7 +102,7 @@ export function Connect(props: {
       </label>
       <label>
         <span>URL</span>
-        <input type="text" name="url" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+        <input type="text" name="url" value={props.url} onInput={(e) => props.onUrl(value(e))} />
       </label>
       <label>
         <span>Bearer token</span>
@@ -86,16 +110,12 @@ export function Connect(props: {
           type="password"
           name="token"
           autocomplete="off"
-          value={token}
+          value={props.token}
           placeholder="sent to the route only"
-          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          onInput={(e) => props.onToken(value(e))}
         />
       </label>
-      <button class="action" type="submit" disabled={busy || url === ''}>
-        {props.label ?? 'Initialize and list tools'}
-      </button>
-      {error ? <p class="bad" data-testid="connect-error">{error}</p> : null}
-    </form>
+    </>
   );
 }
 

@@ -4,7 +4,7 @@
 // with its own CEL environment against the context typed here.
 import { useState } from 'preact/hooks';
 import { getJson, type CelResult, type LlmView, type SnapshotView } from './api.js';
-import { routeUrls } from './playground.js';
+import { RouteFields, routeUrls } from './playground.js';
 import { Loading, useApi } from './views.js';
 
 /** The chat completions URL under a route's path (`/v1` → `/v1/chat/completions`, `/` → `/v1/chat/completions`). */
@@ -89,31 +89,14 @@ function Chat(props: { routes: { route: string; url: string }[]; models: string[
       }}
       data-testid="chat-form"
     >
-      <label>
-        <span>Route</span>
-        <select name="route" onChange={(e) => setUrl(chatUrl((e.target as HTMLSelectElement).value))}>
-          {props.routes.map((r) => (
-            <option key={r.route} value={r.url}>
-              {r.route}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <span>URL</span>
-        <input type="text" name="url" value={url} onInput={field(setUrl)} />
-      </label>
-      <label>
-        <span>Bearer token</span>
-        <input
-          type="password"
-          name="token"
-          autocomplete="off"
-          value={token}
-          placeholder="sent to the route only"
-          onInput={field(setToken)}
-        />
-      </label>
+      <RouteFields
+        routes={props.routes}
+        url={url}
+        token={token}
+        onUrl={setUrl}
+        onToken={setToken}
+        urlOf={chatUrl}
+      />
       <label>
         <span>Model</span>
         <input type="text" name="model" value={model} placeholder="the route's default" onInput={field(setModel)} />
