@@ -244,7 +244,8 @@ export class ProxyRuntime {
    */
   private otlp?: OtlpExporters;
   /** Sockets of CONNECT requests (tunnels, connections handed back to a bind): no server tracks them. */
-  private readonly connectSockets = new Set<Duplex>();
+  /** CONNECT sockets (tunnels) and the server that accepted each: Node's server no longer tracks them. */
+  private readonly connectSockets = new Map<Duplex, Server>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
   private readonly openLogged = new Set<string>();
@@ -497,9 +498,11 @@ export class ProxyRuntime {
   }
 
   /**
-   * A bind's server leaving service (removed, or replaced on its port): the port is free at once; requests
-   * already on its connections are still routed by the bind's name (the new server's configuration, or none
-   * for a removed bind) and close their connections, which drain as at shutdown and are cut at `drainMaxMs`.
+   * A bind's server leaving service (removed, or replaced on its port): the port is free at once. Requests
+   * already being answered on its connections finish and close them; a request that arrives on one later is
+   * answered 421 (`misdirected_request`, open a new connection), never served: the new server's listeners may
+   * verify what this connection's handshake did not. Idle connections close after the grace, the rest (tunnels
+   * included) is cut at `drainMaxMs` or when the proxy closes.
    */
   private retire(name: string, bound: BoundPort): void {
     this.retired.set(bound.server, { name, bound });
@@ -508,6 +511,7 @@ export class ProxyRuntime {
       .retire(bound.server, { budgetMs: this.limits.drainMaxMs, idleGraceMs: IDLE_GRACE_MS })
       .then((outcome) => {
         this.retired.delete(bound.server);
+        for (const [socket, server] of this.connectSockets) if (server === bound.server) socket.destroy();
         bound.h2?.destroyAll();
         this.log.debug({ bind: name, outcome }, 'retired listener closed');
       });
@@ -520,7 +524,7 @@ export class ProxyRuntime {
 
   private async closeOnce(): Promise<void> {
     this.opts.identity?.off('update', this.onIdentity);
-    for (const socket of this.connectSockets) socket.destroy();
+    for (const socket of this.connectSockets.keys()) socket.destroy();
     await Promise.all(
       [...this.ports.values()].map(
         (b) =>
@@ -536,6 +540,7 @@ export class ProxyRuntime {
       bound.server.closeAllConnections();
       bound.h2?.destroyAll();
     }
+    this.retired.clear();
     await this.sessions.closeAll();
     await this.forwarder.close();
     await this.llm.close();
@@ -716,7 +721,7 @@ export class ProxyRuntime {
    */
   private serveConnect(server: Server): void {
     server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.connectSockets.add(socket);
+      this.connectSockets.set(socket, server);
       socket.once('close', () => this.connectSockets.delete(socket));
       void this.dispatch(server, req, connectResponse(req, socket, head));
     });
@@ -815,7 +820,7 @@ export class ProxyRuntime {
 
   private bindOf(server: Server): string | undefined {
     for (const [name, b] of this.ports) if (b.server === server) return name;
-    return this.retired.get(server)?.name;
+    return undefined;
   }
 
   private async dispatch(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -844,6 +849,15 @@ export class ProxyRuntime {
   }
 
   private route(server: Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const retired = this.retired.get(server);
+    if (retired) {
+      sendError(
+        res,
+        'misdirected_request',
+        `this connection was opened on listener bind ${retired.name} before a configuration change replaced or removed it; open a new one`,
+      );
+      return Promise.resolve();
+    }
     const bind = this.bindOf(server) ?? '';
     const listeners = this.state.get(bind) ?? [];
     const target = parseRequestTarget(req.method, req.url);

@@ -126,16 +126,20 @@ export class InFlight {
     this.retiring.add(server);
     for (const { res, server: s } of this.open) if (s === server && !res.headersSent) res.shouldKeepAlive = false;
     this.endEventStreams(server);
-    const sweep = setInterval(() => this.closeIdleFor(idleGraceMs, Date.now(), server), 100);
+    // Unref'd: a retired listener never keeps the process alive (its close cuts what is left anyway).
+    const sweep = setInterval(() => this.closeIdleFor(idleGraceMs, Date.now(), server), 100).unref();
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       stopAccepting(server).then(() => 'drained' as const),
-      new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), Math.max(0, budgetMs)))),
+      new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), Math.max(0, budgetMs)).unref())),
     ]);
     clearInterval(sweep);
     clearTimeout(timer);
     this.retiring.delete(server);
     if (outcome === 'cut') server.closeAllConnections();
+    // The HTTP server's own close, skipped by stopAccepting, stops its connection-check timer, which would
+    // otherwise keep the server (its TLS contexts, its handlers) alive for the life of the process.
+    server.close();
     return outcome;
   }
 }
