@@ -107,7 +107,8 @@ function listenerPorts(gateway: GatewayInput, problems: Problem[]): { container:
 
 /**
  * The chart's istio defaults under the parameters' own values; a gateway without istio gets none of them.
- * Under `--istio-auto-enabled` a gateway of the built-in class whose parameters leave istio.enabled unset has it on.
+ * Under `--istio-auto-enabled` a gateway of the built-in class whose parameters leave istio.enabled unset has it
+ * on, unless they set `spiffe` (an identity of its own: the translator counts that one, gateway-identity.ts).
  */
 function withDefaults(
   resolved: ResolvedParameters,
@@ -117,8 +118,9 @@ function withDefaults(
   const istio = resolved.typed.istio;
   if (!options.istio) return resolved;
   const { autoEnabledClass, ...defaults } = options.istio;
-  const enabled =
-    istio?.enabled ?? (autoEnabledClass !== undefined && gateway.spec.gatewayClassName === autoEnabledClass);
+  const auto =
+    autoEnabledClass !== undefined && gateway.spec.gatewayClassName === autoEnabledClass && !resolved.typed.spiffe;
+  const enabled = istio?.enabled ?? auto;
   if (!enabled) return resolved;
   return { ...resolved, typed: { ...resolved.typed, istio: { ...defaults, ...istio, enabled: true } } };
 }

@@ -29,12 +29,20 @@ function proxyEnv(
   valuesCase: string,
   istio: Record<string, unknown> | undefined,
   className = 'gw',
+  other: Record<string, unknown> = {},
 ): Record<string, string> {
   const args = containers(findObject(renderCase(valuesCase), 'Deployment')).find((c) => c.name === 'controller')!.args!;
   const cfg = parseControllerFlags(args.slice(1));
   const { objects } = renderGatewayWorkload({
     gateway: { ...gateway, spec: { ...gateway.spec, gatewayClassName: className } },
-    ...(istio ? { gatewayParameters: { metadata: { name: 'p', namespace: 'team-a' }, spec: { istio } } } : {}),
+    ...(istio || Object.keys(other).length > 0
+      ? {
+          gatewayParameters: {
+            metadata: { name: 'p', namespace: 'team-a' },
+            spec: { ...other, ...(istio ? { istio } : {}) },
+          },
+        }
+      : {}),
     options: deployerOptionsOf(cfg, releaseNamespace),
   });
   const proxy = containers(objects.find((o) => o.kind === 'Deployment') as unknown as K8sObject).find(
@@ -95,5 +103,8 @@ describe('chart istio values and the proxies of gateways that turn istio on', ()
     expect([out.GW_ISTIO_ENABLED, out.CA_ADDR]).toEqual([undefined, undefined]);
     const other = proxyEnv('istio-auto', undefined, 'another-class');
     expect([other.GW_ISTIO_ENABLED, other.CA_ADDR]).toEqual([undefined, undefined]);
+    // A gateway with a SPIFFE identity of its own keeps it alone (the translator counts it as spiffe too).
+    const spire = proxyEnv('istio-auto', undefined, 'gw-mesh', { spiffe: { socketPath: '/run/spire/agent.sock' } });
+    expect([spire.GW_ISTIO_ENABLED, spire.CA_ADDR]).toEqual([undefined, undefined]);
   });
 });
