@@ -33,10 +33,15 @@ export interface MakeRun {
   origin: string;
   /** Everything the script printed so far (stdout and stderr). */
   output(): string;
+  /** Resolves once the banner is printed; rejects with the script's output if it exits first (then stopped). */
+  ready: Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Starts the example; resolves once its banner is printed, rejects with the script's output if it exits. */
+/**
+ * Starts the example. Keep the handle before awaiting `ready`, so a test that times out waiting still stops
+ * it (the script's process group holds ports until it does).
+ */
 export async function startMakeRun(options: MakeRunOptions = {}): Promise<MakeRun> {
   const example = options.example ?? 'mcp';
   const dir = mkdtempSync(join(tmpdir(), `gw-run-${example}-`));
@@ -79,23 +84,22 @@ export async function startMakeRun(options: MakeRunOptions = {}): Promise<MakeRu
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const take = (c: Buffer): void => {
-        out.text += c.toString();
-        if (out.text.includes(BANNER_END)) resolve();
-      };
-      child.stdout?.on('data', take);
-      child.stderr?.on('data', take);
-      child.once('exit', (code) =>
-        reject(new Error(`scripts/run-local.sh (${example}) exited (${code}) before its banner:\n${out.text}`)),
-      );
-    });
-  } catch (err) {
+  const started = new Promise<void>((resolve, reject) => {
+    const take = (c: Buffer): void => {
+      out.text += c.toString();
+      if (out.text.includes(BANNER_END)) resolve();
+    };
+    child.stdout?.on('data', take);
+    child.stderr?.on('data', take);
+    child.once('exit', (code) =>
+      reject(new Error(`scripts/run-local.sh (${example}) exited (${code}) before its banner:\n${out.text}`)),
+    );
+  }).catch(async (err: unknown) => {
     await stop();
     throw err;
-  }
+  });
   return {
+    ready: started,
     dir,
     ui: `http://127.0.0.1:${admin}/`,
     fleetUi: `http://127.0.0.1:${cadmin}/`,

@@ -20,6 +20,7 @@ afterEach(async () => {
 async function runLlm(withSecret: boolean) {
   const run = await startMakeRun({ example: 'llm', remove: withSecret ? [] : ['secret.yaml'] });
   runs.push(run);
+  await run.ready;
   expect(run.output()).toContain('OpenAI-compatible base URL');
   return { output: run.output, base: `${run.origin}/v1` };
 }

@@ -99,6 +99,7 @@ async function startRun(): Promise<void> {
     openai.once('exit', (code) => reject(new Error(`scripts/fake-openai.mjs exited (${code})`)));
   });
   run = await startMakeRun({ files: { 'policy.yaml': policy, 'llm.yaml': llm(llmPort) } });
+  await run.ready;
   ui = run.ui;
   mcpUrl = run.mcpUrl;
   chatUrl = `${run.origin}/v1/chat/completions`;

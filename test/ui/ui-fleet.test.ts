@@ -68,6 +68,7 @@ const keyToAdmin: string[] = [];
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   run = await startMakeRun({ files: { 'policy.yaml': policy } });
+  await run.ready;
   expect(run.output()).toContain(`Fleet UI:      ${run.fleetUi}`);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
