@@ -28,6 +28,7 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
           res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           up.body.on('data', (c: Buffer) => res.write(c));
           up.body.on('end', () => res.end());
+          up.body.on('error', () => res.destroy());
           return;
         }
         const text = JSON.stringify(JSON.parse(await up.body.text()));
