@@ -243,8 +243,7 @@ export class ProxyRuntime {
    * OpenTelemetry SDK, about 10 MB) by the first snapshot that names an OTLP URL.
    */
   private otlp?: OtlpExporters;
-  /** Sockets of CONNECT requests (tunnels, connections handed back to a bind): no server tracks them. */
-  /** CONNECT sockets (tunnels) and the server that accepted each: Node's server no longer tracks them. */
+  /** Sockets of CONNECT requests (tunnels, connections handed back to a bind) and the server each came to: no server tracks them. */
   private readonly connectSockets = new Map<Duplex, Server>();
   /** Routes already logged as refusing traffic for an unenforced auth field (once per route and field set). */
   private readonly refusedLogged = new Set<string>();
